@@ -1,0 +1,49 @@
+#include "command.hpp"
+
+#include <iostream>
+
+namespace portacl::cli {
+
+std::map<std::string, Command>& commands() {
+    static std::map<std::string, Command> registry;
+    return registry;
+}
+
+void CommonOptions::add(po::options_description& desc, const std::string& defaultDevice, bool withPrecision) {
+    device = defaultDevice;
+    desc.add_options()("help,h", po::bool_switch(&help), "show this help")(
+        "device,d", po::value(&device)->default_value(defaultDevice.empty() ? "auto" : defaultDevice),
+        "device selection: auto, gpu, cpu, all, P:D, or a vendor/name substring (also PORTACL_DEVICE)")(
+        "profile", po::bool_switch(&profile), "print per-kernel and per-transfer event times")(
+        "no-cache", po::bool_switch(&noCache), "do not use the on-disk program binary cache");
+    if (withPrecision)
+        desc.add_options()("precision,p", po::value(&precision)->default_value("float"), "float, double or mixed");
+}
+
+ContextOptions CommonOptions::contextOptions() const {
+    ContextOptions o = defaultContextOptions();
+    if (noCache) o.useDiskCache = false;
+    o.profile = profile;
+    return o;
+}
+
+bool parseArgs(const std::vector<std::string>& args, const po::options_description& desc,
+               const po::positional_options_description& positional, po::variables_map& vm,
+               const std::string& usage, bool help) {
+    po::store(po::command_line_parser(args).options(desc).positional(positional).run(), vm);
+    po::notify(vm);
+    if (vm.count("help") && vm["help"].as<bool>()) {
+        std::cout << usage << "\n\n" << desc << "\n";
+        return false;
+    }
+    (void)help;
+    return true;
+}
+
+void printProfile(Context& ctx, const CommonOptions& common) {
+    if (!common.profile) return;
+    ctx.finish();
+    ctx.profiler().print(std::cerr, ctx.device().label());
+}
+
+}  // namespace portacl::cli

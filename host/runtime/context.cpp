@@ -1,0 +1,188 @@
+#include "portacl/context.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+
+#include "portacl/error.hpp"
+#include "portacl/kernel_source.hpp"
+
+namespace portacl {
+
+namespace {
+
+std::string humanBytes(double bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 4) {
+        bytes /= 1024;
+        ++u;
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f %s", bytes, units[u]);
+    return buf;
+}
+
+std::string buildLog(const cl::Program& p, const cl::Device& d) {
+    try {
+        return p.getBuildInfo<CL_PROGRAM_BUILD_LOG>(d);
+    } catch (const cl::Error&) {
+        return "(no build log available)";
+    }
+}
+
+}  // namespace
+
+ContextOptions defaultContextOptions() {
+    ContextOptions o;
+    if (const char* v = std::getenv("PORTACL_NO_CACHE"); v && *v && std::string(v) != "0") o.useDiskCache = false;
+    return o;
+}
+
+Context::Context(const DeviceInfo& device, ContextOptions options)
+    : device_(device), options_(options), tuning_(tuningFor(device)) {
+    context_ = clCall("clCreateContext", [&] { return cl::Context(device_.device); });
+    queue_ = clCall("clCreateCommandQueue",
+                    [&] { return cl::CommandQueue(context_, device_.device, CL_QUEUE_PROFILING_ENABLE); });
+    profiler_.setEnabled(options_.profile);
+}
+
+void Context::requirePrecision(Precision p) const {
+    if (p != Precision::Float && !device_.fp64)
+        throw Error("the device " + device_.label() + " has no fp64 support (cl_khr_fp64), so " +
+                    precisionName(p) + " precision cannot run on it; use --precision float");
+}
+
+cl::Program Context::program(const std::string& sourceName, Precision element, const std::string& extraOptions) {
+    requirePrecision(element);
+    std::string options = std::string("-D REAL=") + realTypeName(element) +
+                          " -D PORTACL_DOUBLE=" + (element == Precision::Double ? "1" : "0");
+    const std::string profileOptions = tuning_.buildOptions();
+    if (!profileOptions.empty()) options += " " + profileOptions;
+    if (!extraOptions.empty()) options += " " + extraOptions;
+
+    const std::string source = kernelSource(sourceName);
+    const std::string memoKey = sourceName + "\n" + options + "\n" + std::to_string(fnv1a64(source));
+    if (auto it = programs_.find(memoKey); it != programs_.end()) return it->second;
+
+    const std::vector<cl::Device> devices{device_.device};
+    const std::string cacheKey = ProgramCache::key(device_, source, options);
+    if (options_.useDiskCache) {
+        if (auto binary = cache_.load(cacheKey)) {
+            try {
+                cl::Program::Binaries bins{*binary};
+                cl::Program p(context_, devices, bins);
+                p.build(devices, options.c_str());
+                programs_[memoKey] = p;
+                return p;
+            } catch (const cl::Error&) {
+                // A stale or foreign binary: compile from source below.
+            }
+        }
+    }
+
+    cl::Program p = clCall("clCreateProgramWithSource", [&] { return cl::Program(context_, source); });
+    try {
+        p.build(devices, options.c_str());
+    } catch (const cl::Error& e) {
+        if (e.err() == CL_BUILD_PROGRAM_FAILURE || e.err() == CL_INVALID_BUILD_OPTIONS)
+            throw BuildError(sourceName, device_.label(), options, buildLog(p, device_.device));
+        throw ClError(e.err(), "clBuildProgram(" + sourceName + ")");
+    }
+    if (options_.useDiskCache) {
+        try {
+            auto bins = p.getInfo<CL_PROGRAM_BINARIES>();
+            if (!bins.empty() && !bins.front().empty()) cache_.store(cacheKey, bins.front());
+        } catch (const cl::Error&) {
+            // Devices that cannot return binaries simply are not cached.
+        }
+    }
+    programs_[memoKey] = p;
+    return p;
+}
+
+cl::Kernel Context::kernel(const std::string& source, const std::string& kernelName, Precision element,
+                           const std::string& extraOptions) {
+    cl::Program p = program(source, element, extraOptions);
+    return clCall(("clCreateKernel(" + kernelName + ")").c_str(), [&] { return cl::Kernel(p, kernelName.c_str()); });
+}
+
+void Context::checkFits(std::size_t totalBytes, const std::string& what) const {
+    if (totalBytes > device_.globalMemBytes)
+        throw Error(what + " needs " + humanBytes(static_cast<double>(totalBytes)) + " of device memory, but " +
+                    device_.label() + " has " + humanBytes(static_cast<double>(device_.globalMemBytes)));
+}
+
+cl::Buffer Context::buffer(std::size_t bytes, const std::string& what, cl_mem_flags flags) {
+    if (bytes > device_.maxAllocBytes)
+        throw Error(what + " needs one buffer of " + humanBytes(static_cast<double>(bytes)) + ", but " +
+                    device_.label() + " allows at most " + humanBytes(static_cast<double>(device_.maxAllocBytes)) +
+                    " per buffer");
+    checkFits(bytes, what);
+    return clCall(("clCreateBuffer(" + what + ")").c_str(),
+                  [&] { return cl::Buffer(context_, flags, std::max<std::size_t>(bytes, 1)); });
+}
+
+void Context::write(const cl::Buffer& b, const void* src, std::size_t bytes, const std::string& name,
+                    std::size_t offset) {
+    cl::Event e;
+    clCall("clEnqueueWriteBuffer", [&] { return queue_.enqueueWriteBuffer(b, CL_TRUE, offset, bytes, src, nullptr, &e); });
+    recordEvent(name, EventKind::Transfer, e);
+}
+
+void Context::read(const cl::Buffer& b, void* dst, std::size_t bytes, const std::string& name, std::size_t offset) {
+    cl::Event e;
+    clCall("clEnqueueReadBuffer", [&] { return queue_.enqueueReadBuffer(b, CL_TRUE, offset, bytes, dst, nullptr, &e); });
+    recordEvent(name, EventKind::Transfer, e);
+}
+
+void Context::fill(const cl::Buffer& b, unsigned char byte, std::size_t bytes, const std::string& name) {
+    cl::Event e;
+    clCall("clEnqueueFillBuffer", [&] { return queue_.enqueueFillBuffer(b, byte, 0, bytes, nullptr, &e); });
+    recordEvent(name, EventKind::Transfer, e);
+}
+
+cl::Event Context::launch(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local) {
+    cl::NDRange g = global;
+    if (local.dimensions() > 0) {
+        const std::size_t* gs = global;
+        const std::size_t* ls = local;
+        if (global.dimensions() == 1) g = cl::NDRange(roundUp(gs[0], ls[0]));
+        if (global.dimensions() == 2) g = cl::NDRange(roundUp(gs[0], ls[0]), roundUp(gs[1], ls[1]));
+        if (global.dimensions() == 3)
+            g = cl::NDRange(roundUp(gs[0], ls[0]), roundUp(gs[1], ls[1]), roundUp(gs[2], ls[2]));
+    }
+    const std::string name = k.getInfo<CL_KERNEL_FUNCTION_NAME>();
+    cl::Event e;
+    clCall(("clEnqueueNDRangeKernel(" + name + ")").c_str(),
+           [&] { return queue_.enqueueNDRangeKernel(k, cl::NullRange, g, local, nullptr, &e); });
+    recordEvent(name, EventKind::Kernel, e);
+    return e;
+}
+
+void Context::recordEvent(const std::string& name, EventKind kind, const cl::Event& e) {
+    profiler_.record(name, kind, e);
+    if (timing_) timed_.push_back(e);
+}
+
+void Context::finish() { clCall("clFinish", [&] { return queue_.finish(); }); }
+
+void Context::beginTiming() {
+    timing_ = true;
+    timed_.clear();
+}
+
+double Context::endTiming() {
+    finish();
+    timing_ = false;
+    if (timed_.empty()) return 0.0;
+    cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
+    for (const auto& e : timed_) {
+        first = std::min(first, e.getProfilingInfo<CL_PROFILING_COMMAND_START>());
+        last = std::max(last, e.getProfilingInfo<CL_PROFILING_COMMAND_END>());
+    }
+    timed_.clear();
+    return last > first ? (last - first) * 1e-9 : 0.0;
+}
+
+}  // namespace portacl

@@ -1,0 +1,176 @@
+#include "portacl/tuning.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "portacl/error.hpp"
+
+namespace portacl {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+}
+
+std::string trim(const std::string& s) {
+    std::size_t b = s.find_first_not_of(" \t\r");
+    if (b == std::string::npos) return "";
+    std::size_t e = s.find_last_not_of(" \t\r");
+    return s.substr(b, e - b + 1);
+}
+
+bool contains(const std::string& hay, const std::string& needle) {
+    return lower(hay).find(lower(needle)) != std::string::npos;
+}
+
+double capability(const DeviceInfo& d) { return d.nvComputeMajor + d.nvComputeMinor / 10.0; }
+
+}  // namespace
+
+TuningProfile TuningProfile::parse(const std::string& text, const std::string& name,
+                                   const std::string& path) {
+    TuningProfile p;
+    p.name = name;
+    p.path = path;
+    std::istringstream in(text);
+    std::string line, section;
+    int lineNo = 0;
+    while (std::getline(in, line)) {
+        ++lineNo;
+        const auto hash = line.find('#');
+        if (hash != std::string::npos) line = line.substr(0, hash);
+        line = trim(line);
+        if (line.empty()) continue;
+        if (line.front() == '[') {
+            if (line.back() != ']')
+                throw Error("tuning profile " + path + " line " + std::to_string(lineNo) +
+                            ": a section header must end with ']'");
+            section = lower(trim(line.substr(1, line.size() - 2)));
+            p.sections[section];
+            continue;
+        }
+        const auto eq = line.find('=');
+        if (eq == std::string::npos || section.empty())
+            throw Error("tuning profile " + path + " line " + std::to_string(lineNo) +
+                        ": expected 'key = value' inside a [section]");
+        p.sections[section][lower(trim(line.substr(0, eq)))] = trim(line.substr(eq + 1));
+    }
+    return p;
+}
+
+int TuningProfile::matchScore(const DeviceInfo& d) const {
+    auto it = sections.find("match");
+    if (it == sections.end()) return 0;
+    int score = 0;
+    for (const auto& [key, value] : it->second) {
+        bool ok = true;
+        if (key == "platform") ok = contains(d.platformName, value);
+        else if (key == "vendor") ok = contains(d.vendor, value) || contains(d.platformName, value);
+        else if (key == "device") ok = contains(d.name, value);
+        else if (key == "type") ok = lower(d.type) == lower(value);
+        else if (key == "compute_capability_min") ok = d.nvComputeMajor > 0 && capability(d) + 1e-9 >= std::atof(value.c_str());
+        else if (key == "compute_capability_max") ok = d.nvComputeMajor > 0 && capability(d) - 1e-9 <= std::atof(value.c_str());
+        else if (key == "priority") continue;
+        else continue;  // unknown keys are ignored so that newer profiles load in older engines
+        if (!ok) return -1;
+        ++score;
+    }
+    return score;
+}
+
+int TuningProfile::priority() const { return static_cast<int>(getInt("match", "priority", 0)); }
+
+std::string TuningProfile::get(const std::string& section, const std::string& key,
+                               const std::string& fallback) const {
+    auto s = sections.find(section);
+    if (s == sections.end()) return fallback;
+    auto k = s->second.find(key);
+    return k == s->second.end() ? fallback : k->second;
+}
+
+long TuningProfile::getInt(const std::string& section, const std::string& key, long fallback) const {
+    const std::string v = get(section, key, "");
+    if (v.empty()) return fallback;
+    char* end = nullptr;
+    const long n = std::strtol(v.c_str(), &end, 10);
+    if (end == v.c_str() || *end != '\0')
+        throw Error("tuning profile " + path + ": [" + section + "] " + key + " = '" + v +
+                    "' is not an integer");
+    return n;
+}
+
+std::string TuningProfile::buildOptions() const {
+    std::string out = get("build", "options", "");
+    std::istringstream defs(get("build", "defines", ""));
+    std::string d;
+    while (defs >> d) out += (out.empty() ? "" : " ") + std::string("-D") + d;
+    return out;
+}
+
+std::vector<std::string> tuningSearchPath() {
+    std::vector<std::string> dirs;
+    if (const char* env = std::getenv("PORTACL_PLATFORMS_DIR")) {
+        std::stringstream ss(env);
+        std::string d;
+        while (std::getline(ss, d, ':'))
+            if (!d.empty()) dirs.push_back(d);
+    }
+#ifdef PORTACL_INSTALLED_PLATFORMS_DIR
+    dirs.push_back(PORTACL_INSTALLED_PLATFORMS_DIR);
+#endif
+#ifdef PORTACL_SOURCE_PLATFORMS_DIR
+    dirs.push_back(PORTACL_SOURCE_PLATFORMS_DIR);
+#endif
+    return dirs;
+}
+
+std::vector<TuningProfile> loadTuningProfiles() {
+    std::vector<TuningProfile> out;
+    std::set<std::string> seen;
+    for (const auto& dir : tuningSearchPath()) {
+        std::error_code ec;
+        if (!fs::is_directory(dir, ec)) continue;
+        std::vector<fs::path> files;
+        for (const auto& e : fs::directory_iterator(dir, ec))
+            if (e.path().extension() == ".profile") files.push_back(e.path());
+        std::sort(files.begin(), files.end());
+        for (const auto& f : files) {
+            const std::string stem = f.stem().string();
+            if (!seen.insert(stem).second) continue;
+            std::ifstream in(f);
+            std::stringstream text;
+            text << in.rdbuf();
+            out.push_back(TuningProfile::parse(text.str(), stem, f.string()));
+        }
+    }
+    return out;
+}
+
+TuningProfile tuningFor(const DeviceInfo& device) {
+    const TuningProfile* best = nullptr;
+    int bestScore = -1;
+    const auto all = loadTuningProfiles();
+    for (const auto& p : all) {
+        const int s = p.matchScore(device);
+        if (s < 0) continue;
+        if (!best || s > bestScore || (s == bestScore && p.priority() > best->priority())) {
+            best = &p;
+            bestScore = s;
+        }
+    }
+    if (best) return *best;
+    TuningProfile builtin;
+    builtin.name = "built-in";
+    builtin.path = "(no profile file found)";
+    return builtin;
+}
+
+}  // namespace portacl

@@ -1,0 +1,66 @@
+// Platforms and devices: what exists, the facts that matter about each, and the one selection
+// grammar used by every command (--device) and by the PORTACL_DEVICE environment variable.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "portacl/cl.hpp"
+
+namespace portacl {
+
+struct DeviceInfo {
+    cl::Platform platform;
+    cl::Device device;
+    unsigned platformIndex = 0;
+    unsigned deviceIndex = 0;
+
+    std::string platformName;
+    std::string platformVersion;
+    std::string name;
+    std::string vendor;
+    std::string type;  // "GPU", "CPU", "accelerator", "other"
+    std::string driverVersion;
+    std::string deviceVersion;
+    std::string openclCVersion;
+    unsigned computeUnits = 0;
+    unsigned clockMHz = 0;
+    std::uint64_t globalMemBytes = 0;
+    std::uint64_t maxAllocBytes = 0;
+    std::uint64_t localMemBytes = 0;
+    std::size_t maxWorkGroupSize = 0;
+    bool fp64 = false;
+    bool fp16 = false;
+    bool isGpu = false;
+    bool isCpu = false;
+    // NVIDIA only, through cl_nv_device_attribute_query; 0 elsewhere.
+    unsigned nvComputeMajor = 0;
+    unsigned nvComputeMinor = 0;
+    unsigned warpSize = 0;
+
+    bool isNvidia() const;
+    bool isPocl() const;
+    // "P:D Name (Platform)", the label used in tables.
+    std::string label() const;
+    // A short identifier for a table column: "NVIDIA H200", "PoCL CPU".
+    std::string shortName() const;
+};
+
+// Every device of every platform, in platform then device order. Never throws for "no platform".
+std::vector<DeviceInfo> listDevices();
+
+// Applies the selection grammar to the devices that exist:
+//   auto      first GPU, else the first CPU (saying so once on stderr when it falls back)
+//   gpu, cpu  every device of that type
+//   all       every device
+//   P:D       platform P, device D (0-based, as `portacl devices` numbers them)
+//   other     devices whose name, vendor or platform contains the text (case-insensitive)
+// Several specs may be joined with commas. An empty spec means PORTACL_DEVICE, else "auto".
+// Throws portacl::Error listing the devices that exist when nothing matches.
+std::vector<DeviceInfo> selectDevices(const std::string& spec);
+
+// selectDevices, requiring exactly one: the first match.
+DeviceInfo selectDevice(const std::string& spec);
+
+}  // namespace portacl

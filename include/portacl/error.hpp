@@ -1,0 +1,64 @@
+// Errors the engine raises. Every user-facing failure is one of these, so that the command line can
+// print a single clear sentence and exit non-zero.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace portacl {
+
+// A failure the user can act on: bad input, no such device, not enough memory, no fp64.
+class Error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// The name of an OpenCL status code ("CL_OUT_OF_RESOURCES" for -5), or "CL_UNKNOWN_ERROR(<n>)".
+std::string clStatusName(int status);
+
+// An OpenCL call returned a status other than CL_SUCCESS.
+class ClError : public Error {
+public:
+    ClError(int status, const std::string& call);
+    int status() const { return status_; }
+    const std::string& call() const { return call_; }
+    std::string statusName() const { return clStatusName(status_); }
+
+private:
+    int status_;
+    std::string call_;
+};
+
+// A kernel failed to compile; carries the compiler's log and the options used.
+class BuildError : public Error {
+public:
+    BuildError(const std::string& program, const std::string& device, const std::string& options,
+               const std::string& log);
+    const std::string& log() const { return log_; }
+    const std::string& options() const { return options_; }
+
+private:
+    std::string options_;
+    std::string log_;
+};
+
+
+// Runs an OpenCL call made through the C++ bindings and turns a cl::Error into a ClError that names
+// the status and the call.
+template <typename F>
+auto clCall(const char* what, F&& f) -> decltype(f());
+
+}  // namespace portacl
+
+#include "portacl/cl.hpp"
+
+namespace portacl {
+template <typename F>
+auto clCall(const char* what, F&& f) -> decltype(f()) {
+    try {
+        return f();
+    } catch (const cl::Error& e) {
+        throw ClError(e.err(), std::string(what) + " (" + e.what() + ")");
+    }
+}
+}  // namespace portacl

@@ -1,0 +1,47 @@
+// Event timing: every kernel launch and transfer made through a Context is an OpenCL event with a
+// name; the profiler sums them by name (--profile), and a TimingScope measures the device time of one
+// piece of work (benchmarks).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "portacl/cl.hpp"
+
+namespace portacl {
+
+enum class EventKind { Kernel, Transfer };
+
+struct NamedEvent {
+    std::string name;
+    EventKind kind;
+    cl::Event event;
+};
+
+// Seconds between the start and the end of a finished event (profiling queue required).
+double eventSeconds(const cl::Event& e);
+
+class Profiler {
+public:
+    void setEnabled(bool on) { enabled_ = on; }
+    bool enabled() const { return enabled_; }
+    void record(const std::string& name, EventKind kind, const cl::Event& e);
+
+    struct Row {
+        std::string name;
+        EventKind kind;
+        std::size_t count = 0;
+        double totalSeconds = 0;
+    };
+    // Sums the recorded (finished) events by name, largest total first.
+    std::vector<Row> summary() const;
+    void print(std::ostream& os, const std::string& title) const;
+    void clear() { events_.clear(); }
+
+private:
+    bool enabled_ = false;
+    std::vector<NamedEvent> events_;
+};
+
+}  // namespace portacl
