@@ -1,0 +1,53 @@
+#include <algorithm>
+#include <chrono>
+
+#include "portacl/bench.hpp"
+
+namespace portacl {
+
+namespace {
+std::vector<BenchCase>& registry() {
+    static std::vector<BenchCase> cases;
+    return cases;
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+}  // namespace
+
+bool BenchOptions::wants(Precision p) const {
+    return std::find(precisions.begin(), precisions.end(), p) != precisions.end();
+}
+
+void registerBench(BenchCase c) { registry().push_back(std::move(c)); }
+const std::vector<BenchCase>& benchCases() { return registry(); }
+
+double medianDeviceSeconds(Context& ctx, const std::function<void()>& enqueue, const BenchOptions& opts) {
+    for (int i = 0; i < opts.warmups; ++i) {
+        enqueue();
+        ctx.finish();
+    }
+    std::vector<double> times;
+    for (int i = 0; i < std::max(1, opts.repeats); ++i) {
+        ctx.beginTiming();
+        enqueue();
+        times.push_back(ctx.endTiming());
+    }
+    return median(times);
+}
+
+double medianHostSeconds(const std::function<void()>& work, int repeats) {
+    std::vector<double> times;
+    for (int i = 0; i < std::max(1, repeats); ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        work();
+        times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return median(times);
+}
+
+}  // namespace portacl

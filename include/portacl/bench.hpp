@@ -1,0 +1,71 @@
+// The benchmark registry behind `portacl bench`. Each workload registers one or more cases; the
+// bench driver measures every selected device's peaks (copy bandwidth, FMA throughput) first, then
+// runs each case and prints time, rate, percent of that device's measured peak, and the serial C++
+// reference's time with the speed-up over it.
+#pragma once
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "portacl/context.hpp"
+
+namespace portacl {
+
+struct BenchOptions {
+    bool quick = false;     // sizes that finish in well under a minute on a 2-core CPU
+    int warmups = 2;
+    int repeats = 7;        // median of this many timed runs
+    bool serial = true;     // also time the serial C++ reference (at the same size, or as noted)
+    std::vector<Precision> precisions{Precision::Float, Precision::Double};
+    bool wants(Precision p) const;
+};
+
+struct BenchRecord {
+    std::string workload;   // "vector_sum", "sgemm/register-blocked", "filter/median:5", ...
+    std::string size;       // "2^28", "4096^3", "4096x4096"
+    std::string precision;  // "float", "double", "mixed", "fp16-storage", ...
+    double seconds = std::numeric_limits<double>::quiet_NaN();        // median device time per run
+    double bytes = 0;       // bytes moved per run (for GB/s and % of copy bandwidth)
+    double flops = 0;       // floating-point operations per run (for GFLOP/s and % of FMA peak)
+    double serialSeconds = std::numeric_limits<double>::quiet_NaN();  // serial reference per run
+    std::string note;       // anything a reader needs: "serial timed at 1024^3 and scaled", ...
+};
+
+using BenchFn = std::function<std::vector<BenchRecord>(Context&, const BenchOptions&)>;
+
+struct BenchCase {
+    std::string name;         // the workload family: "vector_sum", "gemm", "fft", "filter", ...
+    std::string description;
+    BenchFn run;
+};
+
+void registerBench(BenchCase c);
+const std::vector<BenchCase>& benchCases();
+
+struct BenchRegistrar {
+    explicit BenchRegistrar(BenchCase c) { registerBench(std::move(c)); }
+};
+#define PORTACL_CONCAT_INNER(a, b) a##b
+#define PORTACL_CONCAT(a, b) PORTACL_CONCAT_INNER(a, b)
+// PORTACL_REGISTER_BENCH("gemm", "matrix product C = A*B", runGemmBench);
+#define PORTACL_REGISTER_BENCH(name, description, fn) \
+    static const ::portacl::BenchRegistrar PORTACL_CONCAT(portacl_bench_, __LINE__)({name, description, fn})
+
+// Runs `enqueue` opts.warmups times untimed, then opts.repeats times, each measured as device time
+// (first kernel start to last kernel end, through events); returns the median in seconds.
+double medianDeviceSeconds(Context& ctx, const std::function<void()>& enqueue, const BenchOptions& opts);
+// The same for host work, by the steady clock.
+double medianHostSeconds(const std::function<void()>& work, int repeats);
+
+// The device's measured peaks, measured once per device by the bench driver.
+struct DevicePeaks {
+    double copyBytesPerSecond = 0;   // read + write
+    double fp32FlopsPerSecond = 0;
+    double fp64FlopsPerSecond = 0;   // 0 without fp64
+};
+DevicePeaks measurePeaks(Context& ctx, const BenchOptions& opts);
+
+}  // namespace portacl
