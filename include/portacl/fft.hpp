@@ -1,0 +1,68 @@
+// Fast Fourier transforms on the device: one interface over two backends, VkFFT (OpenCL backend; the
+// fast one) and clFFT (the design's named library). 1-D, 2-D and 3-D; complex-to-complex,
+// real-to-complex and complex-to-real; float and double; in place or out of place; batched.
+//
+// Conventions (the same for both backends, and the same as NumPy's numpy.fft):
+// - `shape` lists the transform dimensions in C order: the last one varies fastest in memory.
+// - Complex data are interleaved (re, im) pairs of the element type.
+// - R2C: real input of `shape`, complex output of the same shape with the last dimension n/2+1.
+//   C2R: the reverse. In place, the real array's rows are padded to 2*(n/2+1) elements.
+// - Forward has no scaling; Inverse scales by 1/N (N = product of shape), so Inverse(Forward(x)) == x.
+// - Batches are contiguous: batch b starts at b times the size of one transform.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "portacl/context.hpp"
+#include "portacl/precision.hpp"
+
+namespace portacl::fft {
+
+enum class Backend { Auto, VkFFT, ClFFT };
+enum class Kind { C2C, R2C, C2R };
+enum class Direction { Forward, Inverse };
+
+Backend parseBackend(const std::string& name);  // "auto", "vkfft", "clfft"
+const char* backendName(Backend b);
+
+struct PlanDesc {
+    Kind kind = Kind::C2C;
+    std::vector<std::size_t> shape;  // 1 to 3 dimensions, C order
+    std::size_t batch = 1;
+    Precision precision = Precision::Float;  // Float or Double
+    bool inPlace = false;
+    Backend backend = Backend::Auto;  // Auto: VkFFT
+
+    std::string key() const;  // the full description, used as the plan-cache key
+};
+
+// Element counts (of the element type, real numbers) of one transform's input and output buffers,
+// including R2C/C2R padding for in-place transforms.
+std::size_t inputElements(const PlanDesc& d, Direction dir);
+std::size_t outputElements(const PlanDesc& d, Direction dir);
+
+class Plan {
+public:
+    virtual ~Plan() = default;
+    // Enqueues the transform on ctx's queue. For in-place plans pass the same buffer twice.
+    // Raises portacl::Error for buffers too small for the plan.
+    virtual void execute(const cl::Buffer& in, const cl::Buffer& out, Direction dir) = 0;
+    const PlanDesc& desc() const { return desc_; }
+    Backend backend() const { return backend_; }
+
+protected:
+    PlanDesc desc_;
+    Backend backend_ = Backend::VkFFT;
+};
+
+// Plans are cached per context by PlanDesc::key(): the first request builds (and for clFFT bakes,
+// serialized under a global mutex since clFFT's bake is not thread-safe), later ones reuse.
+// A size the chosen backend cannot transform raises portacl::Error; with Backend::Auto such sizes
+// go to VkFFT, which handles any size.
+Plan& plan(Context& ctx, const PlanDesc& desc);
+
+}  // namespace portacl::fft
