@@ -75,6 +75,15 @@ public:
     // Records an event of work enqueued outside launch() (an FFT library, say).
     void recordEvent(const std::string& name, EventKind kind, const cl::Event& e);
 
+    // Per-context state of a module (FFT plan cache, workload scratch buffers): created on first use,
+    // destroyed with the context (before the OpenCL context is released).
+    template <typename T>
+    T& state(const std::string& key) {
+        auto& slot = states_[key];
+        if (!slot) slot = std::make_shared<T>();
+        return *static_cast<T*>(slot.get());
+    }
+
     // Device time of everything launched between begin and end: from the first start to the last end.
     void beginTiming();
     double endTiming();  // finishes the queue; seconds
@@ -90,6 +99,7 @@ private:
     std::map<std::string, cl::Program> programs_;
     bool timing_ = false;
     std::vector<cl::Event> timed_;
+    std::map<std::string, std::shared_ptr<void>> states_;  // declared last: destroyed first
 };
 
 // Rounds n up to a multiple of m (m > 0).
