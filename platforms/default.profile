@@ -1,0 +1,21 @@
+# Defaults for any OpenCL device no other profile matches. Conservative sizes that every device
+# accepts (work-groups of 64 to 256 items, 16x16 tiles).
+[match]
+priority = 0
+
+[build]
+options = -cl-mad-enable
+
+[vector]
+work_group = 256
+
+[gemm]
+# Register-blocked kernel: a work-group computes a TILE_M x TILE_N block of C with
+# (TILE_M/WPT_M) x (TILE_N/WPT_N) work-items, each computing WPT_M x WPT_N outputs.
+tile_m = 64
+tile_n = 64
+tile_k = 16
+wpt_m = 4
+wpt_n = 4
+# Local-memory tiled kernel of the slides: square tiles.
+tile = 16

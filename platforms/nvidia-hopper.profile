@@ -1,0 +1,21 @@
+# NVIDIA Hopper (H100, H200: compute capability 9.0) through NVIDIA's OpenCL driver.
+[match]
+vendor = nvidia
+type = GPU
+compute_capability_min = 9.0
+priority = 20
+
+[build]
+options = -cl-mad-enable -cl-nv-opt-level=3
+defines = PORTACL_WARP_SIZE=32 PORTACL_NVIDIA=1
+
+[vector]
+work_group = 256
+
+[gemm]
+tile_m = 128
+tile_n = 128
+tile_k = 16
+wpt_m = 8
+wpt_n = 8
+tile = 16
