@@ -1,0 +1,48 @@
+// Bench case "vector_sum": c = a + b at 2^28 elements on GPUs (2^24 on CPUs, 2^20 with --quick);
+// three arrays of traffic per run.
+#include <cmath>
+
+#include "portacl/bench.hpp"
+#include "portacl/vector_ops.hpp"
+
+namespace portacl {
+namespace {
+
+template <typename T>
+BenchRecord runOne(Context& ctx, const BenchOptions& opts, unsigned log2n) {
+    const std::size_t n = std::size_t(1) << log2n;
+    const Precision p = precisionOf<T>();
+    ctx.checkFits(3 * n * sizeof(T), "the vector sum bench");
+    std::vector<T> a(n), b(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        a[i] = static_cast<T>(i % 1000) * T(0.5);
+        b[i] = static_cast<T>(i % 777) * T(0.25);
+    }
+    cl::Buffer da = ctx.upload(a, "a", CL_MEM_READ_ONLY), db = ctx.upload(b, "b", CL_MEM_READ_ONLY);
+    cl::Buffer dc = ctx.buffer(n * sizeof(T), "c", CL_MEM_WRITE_ONLY);
+    BenchRecord r;
+    r.workload = "vector_sum";
+    r.size = "2^" + std::to_string(log2n);
+    r.precision = precisionName(p);
+    r.seconds = medianDeviceSeconds(ctx, [&] { vectorSum(ctx, p, da, db, dc, n); }, opts);
+    r.bytes = 3.0 * n * sizeof(T);
+    if (opts.serial) {
+        std::vector<T> c;
+        r.serialSeconds = medianHostSeconds([&] { c = vectorSumReference(a, b); }, 3);
+    }
+    return r;
+}
+
+std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
+    const unsigned log2n = opts.quick ? 20 : (ctx.device().isGpu ? 28 : 24);
+    std::vector<BenchRecord> out;
+    if (opts.wants(Precision::Float)) out.push_back(runOne<float>(ctx, opts, log2n));
+    if (opts.wants(Precision::Double) && ctx.device().fp64) out.push_back(runOne<double>(ctx, opts, log2n));
+    return out;
+}
+
+}  // namespace
+
+PORTACL_REGISTER_BENCH("vector_sum", "c = a + b (three arrays of traffic)", run);
+
+}  // namespace portacl
