@@ -1,0 +1,77 @@
+// Two-phase float/double dispatch (DESIGN.md, "the model of the Voronoi thesis").
+//
+// Phase 1 runs a workload's float kernel on all N items; it writes each item's result and a
+// per-item "undecided" flag (1 where float cannot be trusted: an error bound or a near-tie). The
+// engine compacts the flagged item indices on the device (a parallel, order-preserving stream
+// compaction) and phase 2 runs the workload's double kernel on those items alone.
+//
+//   Precision::Float   phase 1 only; the flagged items are still counted (report.undecided)
+//   Precision::Double  phase 2 on every item (phase 1 does not run)
+//   Precision::Mixed   phase 1 on all items, phase 2 on the flagged ones
+//
+// Kernel contract (both kernels live in one cl/<source>, built twice: phase 1 with -D REAL=float
+// -D PORTACL_DOUBLE=0, phase 2 with -D REAL=double -D PORTACL_DOUBLE=1; guard double code with
+// #if PORTACL_DOUBLE). The engine owns the leading arguments; the workload's own arguments follow,
+// the same list for both kernels, set by TwoPhaseKernels::setArgs from index `firstArg` on:
+//
+//   __kernel void my_phase1(const uint n, __global uchar* undecided, ...workload args)
+//       item i = get_global_id(0); return if i >= n; write the float result and
+//       undecided[i] = 0 or 1 (every i < n must be written).
+//   __kernel void my_phase2(const uint count, __global const uint* items, const uint direct, ...)
+//       k = get_global_id(0); return if k >= count; item i = direct ? k : items[k]
+//       (two_phase_item() in cl/common/two_phase.h); write the double result of item i.
+//
+// See docs/two_phase.md for a worked example.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "portacl/context.hpp"
+#include "portacl/precision.hpp"
+
+namespace portacl {
+
+// Argument indices the engine owns in each phase's kernel.
+constexpr cl_uint kTwoPhase1FirstArg = 2;  // (n, undecided)
+constexpr cl_uint kTwoPhase2FirstArg = 3;  // (count, items, direct)
+
+struct TwoPhaseKernels {
+    std::string source;        // "predicates.cl": cl/<source>
+    std::string phase1;        // float kernel name
+    std::string phase2;        // double kernel name
+    std::string options;       // extra build options for both phases ("" for none)
+    // Sets the workload's own arguments of either kernel, from index firstArg on.
+    std::function<void(cl::Kernel& kernel, cl_uint firstArg)> setArgs;
+};
+
+struct TwoPhaseReport {
+    Precision mode = Precision::Mixed;
+    std::size_t items = 0;        // N
+    std::size_t undecided = 0;    // items phase 1 flagged (0 when phase 1 did not run: Double)
+    std::size_t phase2Items = 0;  // items phase 2 ran on: 0 (Float), N (Double), undecided (Mixed)
+    double phase1Seconds = 0;     // device time of the phase-1 kernel
+    double compactSeconds = 0;    // device time of the compaction kernels (and the count's read)
+    double phase2Seconds = 0;     // device time of the phase-2 kernel
+    double totalSeconds() const { return phase1Seconds + compactSeconds + phase2Seconds; }
+};
+
+// Runs the two phases on items [0, n) and waits for them. A device without fp64 asked for Double
+// or Mixed gets the engine's one-sentence error (Context::requirePrecision) before anything runs.
+// n must be below 2^32.
+TwoPhaseReport runTwoPhase(Context& ctx, Precision mode, std::size_t n, const TwoPhaseKernels& kernels);
+
+// Stream compaction on the device: writes the indices i < n with flags[i] != 0 (uchar flags), in
+// increasing order, to `indices` (room for n uints) and returns how many there are. Work-group
+// prefix sums per tile, one scan of the tile counts, then a scatter.
+std::size_t compactFlags(Context& ctx, const cl::Buffer& flags, std::size_t n, const cl::Buffer& indices);
+// Counts the flags without writing indices (what Float mode reports).
+std::size_t countFlags(Context& ctx, const cl::Buffer& flags, std::size_t n);
+
+// Serial reference of compactFlags.
+std::vector<std::uint32_t> compactFlagsReference(const std::vector<std::uint8_t>& flags);
+
+}  // namespace portacl
