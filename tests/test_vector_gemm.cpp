@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "portacl/error.hpp"
 #include "portacl/gemm.hpp"
 #include "portacl/vector_ops.hpp"
 #include "support/test_support.hpp"
