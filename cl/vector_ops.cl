@@ -14,19 +14,25 @@ __kernel void stream_copy(__global const real4* src, __global real4* dst, const 
     if (i < n4) dst[i] = src[i];
 }
 
-// Each work-item runs 8 independent chains of x = x * y + z for `iterations` rounds: 16 flops per
-// chain step, 128 per round. The result is stored so that the compiler keeps every chain.
+// Each work-item runs 4 independent chains of 8-wide vectors, x = x * y + z, for `iterations`
+// rounds of 8 steps: 512 flops per round. Vectors let CPU devices (PoCL) use their SIMD lanes; GPUs
+// split them into 32 independent scalar chains. The sum is stored so that every chain is kept.
+#if PORTACL_DOUBLE
+typedef double8 real8;
+#else
+typedef float8 real8;
+#endif
 __kernel void fma_peak(__global real* out, const real y, const int iterations) {
     const size_t gid = get_global_id(0);
-    real x0 = (real)gid * (real)1e-9, x1 = x0 + (real)0.1, x2 = x0 + (real)0.2, x3 = x0 + (real)0.3;
-    real x4 = x0 + (real)0.4, x5 = x0 + (real)0.5, x6 = x0 + (real)0.6, x7 = x0 + (real)0.7;
-    const real z = (real)1e-7;
+    const real8 lane = (real8)(0, 1, 2, 3, 4, 5, 6, 7) * (real)1e-3;
+    real8 x0 = (real)gid * (real)1e-9 + lane, x1 = x0 + (real)0.1, x2 = x0 + (real)0.2, x3 = x0 + (real)0.3;
+    const real8 yv = (real8)(y), z = (real8)((real)1e-7);
     for (int i = 0; i < iterations; ++i) {
 #pragma unroll
         for (int j = 0; j < 8; ++j) {
-            x0 = mad(x0, y, z); x1 = mad(x1, y, z); x2 = mad(x2, y, z); x3 = mad(x3, y, z);
-            x4 = mad(x4, y, z); x5 = mad(x5, y, z); x6 = mad(x6, y, z); x7 = mad(x7, y, z);
+            x0 = mad(x0, yv, z); x1 = mad(x1, yv, z); x2 = mad(x2, yv, z); x3 = mad(x3, yv, z);
         }
     }
-    out[gid] = x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7;
+    const real8 s = x0 + x1 + x2 + x3;
+    out[gid] = s.s0 + s.s1 + s.s2 + s.s3 + s.s4 + s.s5 + s.s6 + s.s7;
 }

@@ -39,7 +39,7 @@ double fmaThroughput(Context& ctx, Precision p, const BenchOptions& opts) {
     else k.setArg(1, 0.999999f);
     k.setArg(2, iterations);
     const double s = medianDeviceSeconds(ctx, [&] { ctx.launch(k, cl::NDRange(items), cl::NDRange(wg)); }, opts);
-    return 128.0 * iterations * items / s;  // 8 chains x 8 unrolled steps x 2 flops per iteration
+    return 512.0 * iterations * items / s;  // 4 chains x 8 lanes x 8 unrolled steps x 2 flops per iteration
 }
 
 }  // namespace
