@@ -7,7 +7,7 @@ packages=(
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   libclfft-dev libvkfft-dev
   libboost-program-options-dev libhdf5-dev googletest libgtest-dev
-  libpng-dev libtiff-dev zlib1g-dev
+  libpng-dev libtiff-dev zlib1g-dev libstb-dev libnetpbm-dev
   gemmi-dev
   python3-numpy python3-h5py python3-opencv voronota
 )
