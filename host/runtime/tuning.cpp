@@ -123,6 +123,10 @@ std::vector<std::string> tuningSearchPath() {
         while (std::getline(ss, d, ':'))
             if (!d.empty()) dirs.push_back(d);
     }
+    // Beside a relocated installation: <prefix>/bin/portacl -> <prefix>/share/portacl/platforms.
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) dirs.push_back((exe.parent_path().parent_path() / "share/portacl/platforms").string());
 #ifdef PORTACL_INSTALLED_PLATFORMS_DIR
     dirs.push_back(PORTACL_INSTALLED_PLATFORMS_DIR);
 #endif
