@@ -1,0 +1,144 @@
+// PGM/PPM (plain or raw, maxval up to 65535) through libnetpbm's PAM interface. libnetpbm reports
+// errors by calling a message function and then longjmp-ing to the buffer we set, so every call into
+// it happens inside one setjmp frame that holds no C++ object needing destruction.
+#include <netpbm/pam.h>
+
+#include <cerrno>
+#include <csetjmp>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "io/image_formats.hpp"
+#include "portacl/error.hpp"
+
+namespace portacl::io::detail {
+namespace {
+
+thread_local char netpbmMessage[512];
+
+void onNetpbmError(const char* msg) { std::snprintf(netpbmMessage, sizeof netpbmMessage, "%s", msg); }
+
+void initNetpbm() {
+    static bool done = false;
+    if (!done) {
+        pm_init("portacl", 0);
+        done = true;
+    }
+    pm_setusererrormsgfn(onNetpbmError);
+    std::snprintf(netpbmMessage, sizeof netpbmMessage, "unknown libnetpbm error");
+}
+
+// Reads the header into pam; false on a libnetpbm error.
+bool readHeader(std::FILE* f, struct pam* pam) {
+    jmp_buf jb, *saved = nullptr;
+    pm_setjmpbufsave(&jb, &saved);  // before setjmp: `saved` must not change after it
+    if (setjmp(jb)) {
+        pm_setjmpbuf(saved);
+        return false;
+    }
+    pnm_readpaminit(f, pam, PAM_STRUCT_SIZE(tuple_type));
+    pm_setjmpbuf(saved);
+    return true;
+}
+
+// Reads every row into img (already sized); false on a libnetpbm error (a truncated file).
+bool readRows(struct pam* pam, Image& img) {
+    jmp_buf jb, *saved = nullptr;
+    tuple* volatile row = nullptr;
+    pm_setjmpbufsave(&jb, &saved);  // before setjmp: `saved` must not change after it
+    if (setjmp(jb)) {
+        pm_setjmpbuf(saved);
+        if (row) pnm_freepamrow(row);
+        return false;
+    }
+    row = pnm_allocpamrow(pam);
+    for (int y = 0; y < pam->height; ++y) {
+        pnm_readpamrow(pam, row);
+        for (int x = 0; x < pam->width; ++x)
+            for (unsigned c = 0; c < pam->depth; ++c) {
+                const std::size_t i = (static_cast<std::size_t>(y) * pam->width + x) * pam->depth + c;
+                if (img.type == PixelType::U16) img.samples<unsigned short>()[i] = static_cast<unsigned short>(row[x][c]);
+                else img.data[i] = static_cast<unsigned char>(row[x][c]);
+            }
+    }
+    pnm_freepamrow(row);
+    pm_setjmpbuf(saved);
+    return true;
+}
+
+bool writeRows(struct pam* pam, const Image& img) {
+    jmp_buf jb, *saved = nullptr;
+    tuple* volatile row = nullptr;
+    pm_setjmpbufsave(&jb, &saved);  // before setjmp: `saved` must not change after it
+    if (setjmp(jb)) {
+        pm_setjmpbuf(saved);
+        if (row) pnm_freepamrow(row);
+        return false;
+    }
+    pnm_writepaminit(pam);
+    row = pnm_allocpamrow(pam);
+    for (int y = 0; y < pam->height; ++y) {
+        for (int x = 0; x < pam->width; ++x)
+            for (unsigned c = 0; c < pam->depth; ++c) {
+                const std::size_t i = (static_cast<std::size_t>(y) * pam->width + x) * pam->depth + c;
+                row[x][c] = img.type == PixelType::U16 ? img.samples<unsigned short>()[i] : img.data[i];
+            }
+        pnm_writepamrow(pam, row);
+    }
+    pnm_freepamrow(row);
+    pm_setjmpbuf(saved);
+    return true;
+}
+
+}  // namespace
+
+Image readPnm(const std::string& path) {
+    initNetpbm();
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) throw Error("cannot open image " + path + ": " + std::strerror(errno) + ".");
+    struct pam pam;
+    if (!readHeader(f, &pam)) {
+        std::fclose(f);
+        throw Error("cannot read PGM/PPM " + path + ": " + netpbmMessage + ".");
+    }
+    if (pam.format == PBM_FORMAT || pam.format == RPBM_FORMAT || pam.depth < 1 || pam.depth > 4) {
+        std::fclose(f);
+        throw Error("cannot read " + path + ": only grey (PGM) and colour (PPM) files with 1 to 4 channels are supported.");
+    }
+    Image img;
+    try {
+        img = makeImage(pam.width, pam.height, static_cast<int>(pam.depth), pam.maxval > 255 ? PixelType::U16 : PixelType::U8);
+    } catch (...) {
+        std::fclose(f);
+        throw;
+    }
+    const bool ok = readRows(&pam, img);
+    std::fclose(f);
+    if (!ok) throw Error("cannot read PGM/PPM " + path + ": " + netpbmMessage + ".");
+    return img;
+}
+
+void writePnm(const std::string& path, const Image& img) {
+    initNetpbm();
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) throw Error("cannot create " + path + ": " + std::strerror(errno) + ".");
+    struct pam pam;
+    std::memset(&pam, 0, sizeof pam);
+    pam.size = sizeof pam;
+    pam.len = PAM_STRUCT_SIZE(tuple_type);
+    pam.file = f;
+    pam.format = img.channels == 1 ? RPGM_FORMAT : RPPM_FORMAT;
+    pam.plainformat = 0;
+    pam.width = img.width;
+    pam.height = img.height;
+    pam.depth = static_cast<unsigned>(img.channels);
+    pam.maxval = img.type == PixelType::U16 ? 65535 : 255;
+    std::snprintf(pam.tuple_type, sizeof pam.tuple_type, "%s", img.channels == 1 ? PAM_PGM_TUPLETYPE : PAM_PPM_TUPLETYPE);
+    const bool ok = writeRows(&pam, img);
+    const bool closed = std::fclose(f) == 0;
+    if (!ok) throw Error("cannot write PGM/PPM " + path + ": " + netpbmMessage + ".");
+    if (!closed) throw Error("cannot write " + path + ": " + std::strerror(errno) + ".");
+}
+
+}  // namespace portacl::io::detail

@@ -1,0 +1,141 @@
+// TIFF through libtiff: 8/16-bit unsigned and 32-bit float samples, 1 to 4 per pixel (grey, grey +
+// alpha, RGB, RGBA), strips or tiles, contiguous or separate planes. libtiff's error handler is
+// process-wide; it keeps the last message for the one-sentence error.
+#include <tiffio.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/image_formats.hpp"
+#include "portacl/error.hpp"
+
+namespace portacl::io::detail {
+namespace {
+
+thread_local std::string lastTiffError;
+
+void onTiffError(const char* module, const char* fmt, va_list ap) {
+    char buf[512];
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    lastTiffError = buf;
+}
+
+struct TiffCloser {
+    void operator()(TIFF* t) const { TIFFClose(t); }
+};
+using TiffHandle = std::unique_ptr<TIFF, TiffCloser>;
+
+TiffHandle openTiff(const std::string& path, const char* mode) {
+    TIFFSetErrorHandler(onTiffError);
+    TIFFSetWarningHandler(nullptr);
+    lastTiffError = "unknown libtiff error";
+    return TiffHandle(TIFFOpen(path.c_str(), mode));
+}
+
+[[noreturn]] void fail(const std::string& what, const std::string& path) {
+    throw Error("cannot read TIFF " + path + ": " + what + ".");
+}
+
+}  // namespace
+
+Image readTiff(const std::string& path) {
+    TiffHandle tif = openTiff(path, "r");
+    if (!tif) fail(lastTiffError, path);
+    uint32_t w = 0, h = 0;
+    uint16_t spp = 1, bps = 1, format = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG, photometric = PHOTOMETRIC_MINISBLACK;
+    TIFFGetField(tif.get(), TIFFTAG_IMAGEWIDTH, &w);
+    TIFFGetField(tif.get(), TIFFTAG_IMAGELENGTH, &h);
+    TIFFGetFieldDefaulted(tif.get(), TIFFTAG_SAMPLESPERPIXEL, &spp);
+    TIFFGetFieldDefaulted(tif.get(), TIFFTAG_BITSPERSAMPLE, &bps);
+    TIFFGetFieldDefaulted(tif.get(), TIFFTAG_SAMPLEFORMAT, &format);
+    TIFFGetFieldDefaulted(tif.get(), TIFFTAG_PLANARCONFIG, &planar);
+    TIFFGetField(tif.get(), TIFFTAG_PHOTOMETRIC, &photometric);
+
+    PixelType type;
+    if (bps == 8 && format == SAMPLEFORMAT_UINT) type = PixelType::U8;
+    else if (bps == 16 && format == SAMPLEFORMAT_UINT) type = PixelType::U16;
+    else if (bps == 32 && format == SAMPLEFORMAT_IEEEFP) type = PixelType::F32;
+    else
+        fail("unsupported sample type (" + std::to_string(bps) + "-bit " +
+                 (format == SAMPLEFORMAT_IEEEFP ? "float" : format == SAMPLEFORMAT_INT ? "signed" : "unsigned") +
+                 "; 8/16-bit unsigned and 32-bit float are supported)",
+             path);
+    if (spp < 1 || spp > 4) fail("unsupported channel count " + std::to_string(spp) + " (1 to 4 are supported)", path);
+    if (photometric != PHOTOMETRIC_MINISBLACK && photometric != PHOTOMETRIC_RGB)
+        fail("unsupported photometric interpretation " + std::to_string(photometric) + " (grey or RGB are supported)", path);
+    if (w == 0 || h == 0 || w > (1u << 30) / std::max<uint32_t>(h, 1)) fail("its size is empty or too large", path);
+
+    Image img = makeImage(static_cast<int>(w), static_cast<int>(h), spp, type);
+    const std::size_t bpsBytes = bytesPerSample(type);
+    const std::size_t pixelBytes = bpsBytes * spp;
+    const int planes = planar == PLANARCONFIG_SEPARATE ? spp : 1;
+    // Copies a run of samples of plane p (or all channels when contiguous) into the interleaved image.
+    auto place = [&](const unsigned char* src, uint32_t x0, uint32_t y, uint32_t count, int p) {
+        unsigned char* dst = img.data.data() + (static_cast<std::size_t>(y) * w + x0) * pixelBytes;
+        if (planes == 1) {
+            std::memcpy(dst, src, count * pixelBytes);
+        } else {
+            for (uint32_t i = 0; i < count; ++i) std::memcpy(dst + i * pixelBytes + p * bpsBytes, src + i * bpsBytes, bpsBytes);
+        }
+    };
+    if (TIFFIsTiled(tif.get())) {
+        uint32_t tw = 0, th = 0;
+        TIFFGetField(tif.get(), TIFFTAG_TILEWIDTH, &tw);
+        TIFFGetField(tif.get(), TIFFTAG_TILELENGTH, &th);
+        std::vector<unsigned char> tile(TIFFTileSize(tif.get()));
+        const std::size_t tileRow = static_cast<std::size_t>(tw) * (planes == 1 ? pixelBytes : bpsBytes);
+        for (int p = 0; p < planes; ++p)
+            for (uint32_t ty = 0; ty < h; ty += th)
+                for (uint32_t tx = 0; tx < w; tx += tw) {
+                    if (TIFFReadTile(tif.get(), tile.data(), tx, ty, 0, static_cast<uint16_t>(p)) < 0) fail(lastTiffError, path);
+                    for (uint32_t y = ty; y < std::min(h, ty + th); ++y)
+                        place(tile.data() + (y - ty) * tileRow, tx, y, std::min(tw, w - tx), p);
+                }
+    } else {
+        std::vector<unsigned char> line(TIFFScanlineSize(tif.get()));
+        for (int p = 0; p < planes; ++p)
+            for (uint32_t y = 0; y < h; ++y) {
+                if (TIFFReadScanline(tif.get(), line.data(), y, static_cast<uint16_t>(p)) < 0) fail(lastTiffError, path);
+                place(line.data(), 0, y, w, p);
+            }
+    }
+    return img;
+}
+
+void writeTiff(const std::string& path, const Image& img) {
+    TiffHandle tif = openTiff(path, "w");
+    if (!tif) throw Error("cannot create TIFF " + path + ": " + lastTiffError + ".");
+    const uint16_t bps = static_cast<uint16_t>(8 * bytesPerSample(img.type));
+    TIFFSetField(tif.get(), TIFFTAG_IMAGEWIDTH, static_cast<uint32_t>(img.width));
+    TIFFSetField(tif.get(), TIFFTAG_IMAGELENGTH, static_cast<uint32_t>(img.height));
+    TIFFSetField(tif.get(), TIFFTAG_SAMPLESPERPIXEL, static_cast<uint16_t>(img.channels));
+    TIFFSetField(tif.get(), TIFFTAG_BITSPERSAMPLE, bps);
+    TIFFSetField(tif.get(), TIFFTAG_SAMPLEFORMAT, img.type == PixelType::F32 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT);
+    TIFFSetField(tif.get(), TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    TIFFSetField(tif.get(), TIFFTAG_PHOTOMETRIC, img.channels >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
+    TIFFSetField(tif.get(), TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
+    if (img.channels == 2 || img.channels == 4) {
+        const uint16_t alpha = EXTRASAMPLE_UNASSALPHA;
+        TIFFSetField(tif.get(), TIFFTAG_EXTRASAMPLES, 1, &alpha);
+    }
+    TIFFSetField(tif.get(), TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif.get(), 0));
+    const std::size_t stride = static_cast<std::size_t>(img.width) * img.channels * bytesPerSample(img.type);
+    std::vector<unsigned char> line(stride);  // libtiff may modify the buffer it is given
+    for (int y = 0; y < img.height; ++y) {
+        std::memcpy(line.data(), img.data.data() + y * stride, stride);
+        if (TIFFWriteScanline(tif.get(), line.data(), static_cast<uint32_t>(y), 0) < 0)
+            throw Error("cannot write TIFF " + path + ": " + lastTiffError + ".");
+    }
+    TIFF* raw = tif.release();
+    if (!TIFFFlush(raw)) {
+        TIFFClose(raw);
+        throw Error("cannot write TIFF " + path + ": " + lastTiffError + ".");
+    }
+    TIFFClose(raw);
+}
+
+}  // namespace portacl::io::detail
