@@ -73,8 +73,10 @@ typedef float4 realv;
 __kernel __attribute__((reqd_work_group_size(RX, RY, 1)))
 void gemm_register_blocked(const int M, const int N, const int K, __global const real* A,
                            __global const real* B, __global real* C) {
-    __local real As[2][TK][TM];
-    __local real Bs[2][TK][TN];
+    // Rows padded by 4 elements: the transposed stores into As then spread over the banks instead of
+    // all landing in one, and every row still starts on a 16-byte boundary for the vector loads.
+    __local real As[2][TK][TM + 4];
+    __local real Bs[2][TK][TN + 4];
     const int tx = get_local_id(0), ty = get_local_id(1);
     const int tid = ty * RX + tx;
     const int row0 = get_group_id(1) * TM, col0 = get_group_id(0) * TN;

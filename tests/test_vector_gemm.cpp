@@ -34,7 +34,7 @@ using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(Typed, Precisions);
 
 TYPED_TEST(Typed, VectorSumEqualsReferenceExactly) {
-    for (std::size_t n : {1u, 255u, 1000003u}) {
+    for (std::size_t n : {1u, 3u, 255u, 1000003u}) {
         const auto a = randomVector<TypeParam>(n, 1), b = randomVector<TypeParam>(n, 2);
         // One rounding of one addition: the device result is bit-identical to the reference.
         EXPECT_EQ(vectorSum(test::context(), a, b), vectorSumReference(a, b)) << "n = " << n;
