@@ -1,0 +1,160 @@
+#include "portacl/two_phase.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "portacl/error.hpp"
+
+namespace portacl {
+
+namespace {
+
+constexpr int kCompactItems = 8;  // items per work-item in a compaction tile (COMPACT_ITEMS)
+
+// Scratch buffers of the dispatch, kept per context and grown on demand, so that repeated calls
+// (benchmarks, iterative workloads) allocate nothing.
+struct TwoPhaseState {
+    cl::Buffer flags, items, tileCounts, total;
+    std::size_t flagsBytes = 0, itemsCount = 0, tiles = 0;
+};
+
+void ensure(Context& ctx, cl::Buffer& b, std::size_t& have, std::size_t need, std::size_t elementBytes,
+            const std::string& what) {
+    if (need <= have && have > 0) return;
+    const std::size_t count = std::max<std::size_t>(need, 1);
+    b = ctx.buffer(count * elementBytes, what);
+    have = count;
+}
+
+std::size_t compactionGroupSize(Context& ctx) {
+    const long wanted = ctx.tuning().getInt("two_phase", "compact_work_group", 256);
+    return std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1L, wanted)), 1, ctx.device().maxWorkGroupSize);
+}
+
+std::size_t itemGroupSize(Context& ctx) {
+    const long wanted = ctx.tuning().getInt("two_phase", "item_work_group", 128);
+    return std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1L, wanted)), 1, ctx.device().maxWorkGroupSize);
+}
+
+// The compaction of `flags` (n items): count per tile, scan, and (when indices is given) scatter.
+// Appends its events to `events`; returns the number of flags.
+std::size_t compact(Context& ctx, const cl::Buffer& flags, std::size_t n, const cl::Buffer* indices,
+                    std::vector<cl::Event>& events) {
+    if (n == 0) return 0;
+    if (n > std::numeric_limits<std::uint32_t>::max())
+        throw Error("stream compaction handles at most 2^32 - 1 items, but " + std::to_string(n) + " were given");
+    auto& s = ctx.state<TwoPhaseState>("two_phase");
+    const std::size_t group = compactionGroupSize(ctx);
+    const std::size_t tile = group * kCompactItems;
+    const std::size_t tiles = (n + tile - 1) / tile;
+    ensure(ctx, s.tileCounts, s.tiles, tiles, sizeof(cl_uint), "compaction tile counts");
+    if (!s.total()) s.total = ctx.buffer(sizeof(cl_uint), "compaction total");
+
+    const std::string options = "-D COMPACT_ITEMS=" + std::to_string(kCompactItems);
+    const cl_uint n32 = static_cast<cl_uint>(n), tiles32 = static_cast<cl_uint>(tiles);
+    const auto scratch = cl::Local(group * sizeof(cl_uint));
+
+    cl::Kernel count = ctx.kernel("stream_compaction.cl", "compact_count", Precision::Float, options);
+    count.setArg(0, flags);
+    count.setArg(1, n32);
+    count.setArg(2, s.tileCounts);
+    count.setArg(3, scratch);
+    events.push_back(ctx.launch(count, cl::NDRange(tiles * group), cl::NDRange(group)));
+
+    cl::Kernel scan = ctx.kernel("stream_compaction.cl", "compact_scan_tiles", Precision::Float, options);
+    scan.setArg(0, s.tileCounts);
+    scan.setArg(1, tiles32);
+    scan.setArg(2, s.total);
+    scan.setArg(3, scratch);
+    events.push_back(ctx.launch(scan, cl::NDRange(group), cl::NDRange(group)));
+
+    if (indices) {
+        cl::Kernel scatter = ctx.kernel("stream_compaction.cl", "compact_scatter", Precision::Float, options);
+        scatter.setArg(0, flags);
+        scatter.setArg(1, n32);
+        scatter.setArg(2, s.tileCounts);
+        scatter.setArg(3, *indices);
+        scatter.setArg(4, scratch);
+        events.push_back(ctx.launch(scatter, cl::NDRange(tiles * group), cl::NDRange(group)));
+    }
+
+    cl_uint total = 0;
+    cl::Event read;
+    clCall("clEnqueueReadBuffer",
+           [&] { return ctx.queue().enqueueReadBuffer(s.total, CL_TRUE, 0, sizeof total, &total, nullptr, &read); });
+    ctx.recordEvent("read compaction count", EventKind::Transfer, read);
+    events.push_back(read);
+    return total;
+}
+
+}  // namespace
+
+std::size_t compactFlags(Context& ctx, const cl::Buffer& flags, std::size_t n, const cl::Buffer& indices) {
+    std::vector<cl::Event> events;
+    return compact(ctx, flags, n, &indices, events);
+}
+
+std::size_t countFlags(Context& ctx, const cl::Buffer& flags, std::size_t n) {
+    std::vector<cl::Event> events;
+    return compact(ctx, flags, n, nullptr, events);
+}
+
+std::vector<std::uint32_t> compactFlagsReference(const std::vector<std::uint8_t>& flags) {
+    std::vector<std::uint32_t> out;
+    for (std::size_t i = 0; i < flags.size(); ++i)
+        if (flags[i]) out.push_back(static_cast<std::uint32_t>(i));
+    return out;
+}
+
+TwoPhaseReport runTwoPhase(Context& ctx, Precision mode, std::size_t n, const TwoPhaseKernels& kernels) {
+    if (mode != Precision::Float) ctx.requirePrecision(Precision::Double);
+    if (n > std::numeric_limits<std::uint32_t>::max())
+        throw Error("the two-phase dispatch handles at most 2^32 - 1 items, but " + std::to_string(n) + " were given");
+    TwoPhaseReport report;
+    report.mode = mode;
+    report.items = n;
+    if (n == 0) return report;
+
+    auto& s = ctx.state<TwoPhaseState>("two_phase");
+    const std::size_t group = itemGroupSize(ctx);
+    std::size_t phase2Count = n;
+    cl_uint direct = 1;
+    std::vector<cl::Event> phase1Events, compactEvents, phase2Events;
+
+    if (mode != Precision::Double) {
+        ensure(ctx, s.flags, s.flagsBytes, n, 1, "two-phase undecided flags");
+        cl::Kernel k1 = ctx.kernel(kernels.source, kernels.phase1, Precision::Float, kernels.options);
+        k1.setArg(0, static_cast<cl_uint>(n));
+        k1.setArg(1, s.flags);
+        if (kernels.setArgs) kernels.setArgs(k1, kTwoPhase1FirstArg);
+        phase1Events.push_back(ctx.launch(k1, cl::NDRange(n), cl::NDRange(group)));
+        if (mode == Precision::Float) {
+            report.undecided = compact(ctx, s.flags, n, nullptr, compactEvents);
+            phase2Count = 0;
+        } else {
+            ensure(ctx, s.items, s.itemsCount, n, sizeof(cl_uint), "two-phase item list");
+            report.undecided = compact(ctx, s.flags, n, &s.items, compactEvents);
+            phase2Count = report.undecided;
+            direct = 0;
+        }
+    }
+
+    if (phase2Count > 0) {
+        if (!s.items()) ensure(ctx, s.items, s.itemsCount, 1, sizeof(cl_uint), "two-phase item list");
+        cl::Kernel k2 = ctx.kernel(kernels.source, kernels.phase2, Precision::Double, kernels.options);
+        k2.setArg(0, static_cast<cl_uint>(phase2Count));
+        k2.setArg(1, s.items);
+        k2.setArg(2, direct);
+        if (kernels.setArgs) kernels.setArgs(k2, kTwoPhase2FirstArg);
+        phase2Events.push_back(ctx.launch(k2, cl::NDRange(phase2Count), cl::NDRange(group)));
+    }
+    report.phase2Items = phase2Count;
+    ctx.finish();
+
+    for (const auto& e : phase1Events) report.phase1Seconds += eventSeconds(e);
+    for (const auto& e : compactEvents) report.compactSeconds += eventSeconds(e);
+    for (const auto& e : phase2Events) report.phase2Seconds += eventSeconds(e);
+    return report;
+}
+
+}  // namespace portacl
