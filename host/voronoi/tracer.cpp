@@ -1,0 +1,357 @@
+// Edge-tracing bookkeeping: grid, hidden balls, start vertices, vertex dictionary, edge stack.
+#include "voronoi/tracer.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "portacl/error.hpp"
+
+namespace portacl::voronoi {
+
+using namespace geom;
+
+void BallGrid::build(const std::vector<io::Ball>& balls, const std::vector<char>& use, double cellSize) {
+    double hi[3] = {-1e300, -1e300, -1e300};
+    for (int i = 0; i < 3; ++i) lo[i] = 1e300;
+    std::size_t n = 0;
+    for (std::size_t b = 0; b < balls.size(); ++b) {
+        if (!use[b]) continue;
+        const double p[3] = {balls[b].x, balls[b].y, balls[b].z};
+        for (int i = 0; i < 3; ++i) lo[i] = std::min(lo[i], p[i]), hi[i] = std::max(hi[i], p[i]);
+        ++n;
+    }
+    h = cellSize;
+    std::size_t cells = 1;
+    for (int i = 0; i < 3; ++i) {
+        // Cap the grid at about 8 cells per ball.
+        const double extent = hi[i] - lo[i];
+        dims[i] = std::max(1, static_cast<int>(std::min(extent / h + 1, 2.0 * std::cbrt(8.0 * n) + 1)));
+        cells *= dims[i];
+    }
+    for (int i = 0; i < 3; ++i) h = std::max(h, (hi[i] - lo[i]) / dims[i] * (1 + 1e-9) + 1e-9);
+    std::vector<int> cellOf(balls.size(), -1);
+    cellStart.assign(cells + 1, 0);
+    for (std::size_t b = 0; b < balls.size(); ++b) {
+        if (!use[b]) continue;
+        const double p[3] = {balls[b].x, balls[b].y, balls[b].z};
+        int c[3];
+        for (int i = 0; i < 3; ++i) c[i] = std::min(dims[i] - 1, static_cast<int>((p[i] - lo[i]) / h));
+        cellOf[b] = (c[2] * dims[1] + c[1]) * dims[0] + c[0];
+        ++cellStart[cellOf[b] + 1];
+    }
+    for (std::size_t c = 0; c < cells; ++c) cellStart[c + 1] += cellStart[c];
+    cellBalls.assign(n, 0);
+    std::vector<int> fillPos(cellStart.begin(), cellStart.end() - 1);
+    for (std::size_t b = 0; b < balls.size(); ++b)
+        if (cellOf[b] >= 0) cellBalls[fillPos[cellOf[b]]++] = static_cast<int>(b);
+}
+
+Tracer::Tracer(const std::vector<io::Ball>& balls) : balls_(balls) {
+    if (balls_.empty()) throw Error("the Voronoi diagram needs at least one ball");
+    double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+    for (const auto& b : balls_) {
+        if (!std::isfinite(b.x) || !std::isfinite(b.y) || !std::isfinite(b.z) || !std::isfinite(b.r))
+            throw Error("a ball has a non-finite coordinate or radius");
+        if (b.r < 0) throw Error("a ball has a negative radius");
+        rmax_ = std::max(rmax_, b.r);
+        const double p[3] = {b.x, b.y, b.z};
+        for (int i = 0; i < 3; ++i) lo[i] = std::min(lo[i], p[i]), hi[i] = std::max(hi[i], p[i]);
+    }
+    double volume = 1;
+    for (int i = 0; i < 3; ++i) volume *= std::max(hi[i] - lo[i], 1e-3);
+    const double cell = std::max({2 * rmax_, std::cbrt(volume / balls_.size()), 1e-6});
+
+    // Hidden balls: inside another ball (of two equal balls the later one is hidden).
+    active_.assign(balls_.size(), 1);
+    covered_.assign(balls_.size(), 0);
+    BallGrid all;
+    all.build(balls_, active_, cell);
+    for (std::size_t i = 0; i < balls_.size(); ++i) {
+        const io::Ball& a = balls_[i];
+        const double p[3] = {a.x, a.y, a.z};
+        all.forNear(p, 2 * rmax_, [&](int j) {
+            if (j == static_cast<int>(i) || !active_[i]) return;
+            const io::Ball& b = balls_[j];
+            const double d = std::sqrt((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z));
+            if (d + a.r < b.r || (d + a.r == b.r && (a.r < b.r || j < static_cast<int>(i)))) active_[i] = 0;
+        });
+        if (!active_[i]) ++d_.hiddenBalls;
+    }
+    grid_.build(balls_, active_, cell);
+}
+
+geom::vor_frame Tracer::frameOf(const int tri[3]) const {
+    const io::Ball &a = balls_[tri[0]], &b = balls_[tri[1]], &c = balls_[tri[2]];
+    return vor_make_frame(a.r, b.x - a.x, b.y - a.y, b.z - a.z, b.r, c.x - a.x, c.y - a.y, c.z - a.z, c.r);
+}
+
+void Tracer::startOf(const EdgeTask& task, const vor_frame& f, double* t0, double* s0) const {
+    const Vertex& v = d_.vertices[task.from];
+    const io::Ball& a = balls_[task.tri[0]];
+    *t0 = v.r;
+    *s0 = (v.x - a.x) * f.nx + (v.y - a.y) * f.ny + (v.z - a.z) * f.nz;
+}
+
+bool Tracer::isEmptySphere(const double p[3], double t, const int q[4]) const {
+    const double eps = 1e-9 * (1 + std::fabs(t));
+    bool empty = true;
+    grid_.forNear(p, t + rmax_, [&](int m) {
+        if (!empty || m == q[0] || m == q[1] || m == q[2] || m == q[3]) return;
+        const io::Ball& b = balls_[m];
+        const double d = std::sqrt((p[0] - b.x) * (p[0] - b.x) + (p[1] - b.y) * (p[1] - b.y) + (p[2] - b.z) * (p[2] - b.z));
+        if (d < t + b.r - eps) empty = false;
+    });
+    return empty;
+}
+
+bool Tracer::findStartVertex(int seed, Vertex* out) const {
+    const io::Ball& s = balls_[seed];
+    const double p[3] = {s.x, s.y, s.z};
+    std::vector<std::pair<double, int>> near;
+    double R = 4 * rmax_ + grid_.h;
+    const double span = grid_.h * (grid_.dims[0] + grid_.dims[1] + grid_.dims[2]) + 4 * rmax_;
+    for (const int K : {16, 40}) {
+        while (true) {
+            near.clear();
+            grid_.forNear(p, R, [&](int m) {
+                if (m == seed) return;
+                const io::Ball& b = balls_[m];
+                const double d = std::sqrt((s.x - b.x) * (s.x - b.x) + (s.y - b.y) * (s.y - b.y) + (s.z - b.z) * (s.z - b.z));
+                near.push_back({d - b.r - s.r, m});
+            });
+            if (static_cast<int>(near.size()) >= K || R > span) break;
+            R *= 2;
+        }
+        std::sort(near.begin(), near.end());
+        const int n = std::min<int>(K, static_cast<int>(near.size()));
+        for (int l = 2; l < n; ++l)
+            for (int k = 1; k < l; ++k)
+                for (int j = 0; j < k; ++j) {
+                    int tri[3] = {seed, near[j].second, near[k].second};
+                    const int other = near[l].second;
+                    const vor_frame f = frameOf(tri);
+                    if (f.kind == 0) continue;
+                    const io::Ball& o = balls_[other];
+                    double a, b, c, t[2], sv[2], cond;
+                    vor_ball_line(&f, o.x - s.x, o.y - s.y, o.z - s.z, o.r, &a, &b, &c);
+                    const int m = vor_roots(&f, a, b, c, t, sv, &cond);
+                    for (int i = 0; i < m; ++i) {
+                        Vertex v;
+                        v.x = s.x + f.Ax + f.Bx * t[i] + f.nx * sv[i];
+                        v.y = s.y + f.Ay + f.By * t[i] + f.ny * sv[i];
+                        v.z = s.z + f.Az + f.Bz * t[i] + f.nz * sv[i];
+                        v.r = t[i];
+                        v.q[0] = seed, v.q[1] = tri[1], v.q[2] = tri[2], v.q[3] = other;
+                        const double c3[3] = {v.x, v.y, v.z};
+                        if (!isEmptySphere(c3, v.r, v.q)) continue;
+                        std::sort(v.q, v.q + 4);
+                        *out = v;
+                        return true;
+                    }
+                }
+        if (n < K) break;  // every ball was tried already
+    }
+    return false;
+}
+
+int Tracer::vertexOf(const Vertex& v, bool* isNew) {
+    QuadKey key{{v.q[0], v.q[1], v.q[2], v.q[3]}};
+    auto& ids = dict_[key];
+    for (int id : ids) {
+        const Vertex& w = d_.vertices[id];
+        const double d2 = (w.x - v.x) * (w.x - v.x) + (w.y - v.y) * (w.y - v.y) + (w.z - v.z) * (w.z - v.z);
+        if (d2 < 1e-14 * (1 + v.r * v.r)) {
+            *isNew = false;
+            return id;
+        }
+    }
+    const int id = static_cast<int>(d_.vertices.size());
+    d_.vertices.push_back(v);
+    done_.push_back(0);
+    ids.push_back(id);
+    for (int i = 0; i < 4; ++i) covered_[v.q[i]] = 1;
+    *isNew = true;
+    return id;
+}
+
+int Tracer::slotOf(int vertex, int ball) const {
+    const Vertex& v = d_.vertices[vertex];
+    for (int i = 0; i < 4; ++i)
+        if (v.q[i] == ball) return i;
+    return -1;
+}
+
+void Tracer::pushEdges(int vertex, int arrivedExcluding) {
+    for (int i = 0; i < 4; ++i) {
+        const Vertex& v = d_.vertices[vertex];
+        if (done_[vertex] & (1u << i)) continue;
+        if (v.q[i] == arrivedExcluding) {
+            done_[vertex] |= static_cast<std::uint8_t>(1u << i);
+            continue;
+        }
+        EdgeTask t;
+        t.from = vertex;
+        int n = 0;
+        for (int j = 0; j < 4; ++j)
+            if (j != i) t.tri[n++] = v.q[j];
+        t.bs = v.q[i];
+        t.searchRadius = initialRadius(t.tri[0], v.r);
+        pending_.push_back(t);
+    }
+}
+
+bool Tracer::seedNextComponent() {
+    if (d_.vertices.empty() && nextSeed_ == 0) {
+        // The first start: the ball nearest the centroid, whose vertices are small and quick to check.
+        double c[3] = {0, 0, 0};
+        std::size_t n = 0;
+        for (std::size_t i = 0; i < balls_.size(); ++i)
+            if (active_[i]) c[0] += balls_[i].x, c[1] += balls_[i].y, c[2] += balls_[i].z, ++n;
+        for (double& v : c) v /= n;
+        int best = -1;
+        double bestD = 1e300;
+        for (std::size_t i = 0; i < balls_.size(); ++i) {
+            if (!active_[i]) continue;
+            const double d = (balls_[i].x - c[0]) * (balls_[i].x - c[0]) + (balls_[i].y - c[1]) * (balls_[i].y - c[1]) +
+                             (balls_[i].z - c[2]) * (balls_[i].z - c[2]);
+            if (d < bestD) bestD = d, best = static_cast<int>(i);
+        }
+        Vertex v;
+        if (best >= 0 && findStartVertex(best, &v)) {
+            bool isNew;
+            pushEdges(vertexOf(v, &isNew), -1);
+            ++d_.components;
+            return true;
+        }
+    }
+    // Later starts: any ball that is in no vertex yet (another piece of the diagram, if it has one).
+    for (; nextSeed_ < balls_.size(); ++nextSeed_) {
+        if (!active_[nextSeed_] || covered_[nextSeed_]) continue;
+        Vertex v;
+        if (findStartVertex(static_cast<int>(nextSeed_), &v)) {
+            bool isNew;
+            const int id = vertexOf(v, &isNew);
+            if (!isNew) continue;
+            pushEdges(id, -1);
+            ++d_.components;
+            return true;
+        }
+    }
+    return false;
+}
+
+std::vector<EdgeTask> Tracer::takePending() {
+    std::vector<EdgeTask> out;
+    out.swap(pending_);
+    return out;
+}
+
+EdgeAnswer Tracer::solveSerial(const EdgeTask& task) const {
+    const vor_frame f = frameOf(task.tri);
+    EdgeAnswer ans;
+    if (f.kind == 0) return ans;
+    double t0, s0, slope;
+    startOf(task, f, &t0, &s0);
+    const io::Ball& a = balls_[task.tri[0]];
+    const io::Ball& bs = balls_[task.bs];
+    const int dir = vor_start_direction(&f, t0, s0, bs.x - a.x, bs.y - a.y, bs.z - a.z, bs.r, &slope);
+    vor_search q;
+    vor_search_init(&q, vor_param(&f, t0, s0), dir, 1e-9);
+    const double R = task.searchRadius;
+    const double p[3] = {a.x, a.y, a.z};
+    grid_.forNear(p, R, [&](int m) {
+        if (m == task.tri[0] || m == task.tri[1] || m == task.tri[2]) return;
+        const io::Ball& b = balls_[m];
+        const double dx = b.x - a.x, dy = b.y - a.y, dz = b.z - a.z;
+        if (dx * dx + dy * dy + dz * dz > R * R) return;
+        vor_search_consider(&f, &q, m, dx, dy, dz, b.r);
+    });
+    if (q.bestK >= 0) {
+        double tmin, tmax;
+        vor_arc_extremes(&f, t0, q.x0, q.bestT, vor_param(&f, q.bestT, q.bestS), dir, &tmin, &tmax);
+        const double need = coverRadius(task.tri[0], tmax);
+        if (need > R) {
+            ans.retryRadius = need;
+            return ans;
+        }
+        ans.endBall = q.bestK;
+    } else if (R != kUnboundedRadius) {
+        ans.retryRadius = kUnboundedRadius;
+    }
+    return ans;
+}
+
+void Tracer::accept(const EdgeTask& task, const EdgeAnswer& answer) {
+    ++d_.solvedEdges;
+    const int slot = slotOf(task.from, task.bs);
+    if (done_[task.from] & (1u << slot)) return;  // traced from its other end in the same wave
+    if (answer.retryRadius > 0) {
+        EdgeTask again = task;
+        again.searchRadius = answer.retryRadius;
+        pending_.push_back(again);
+        return;
+    }
+    done_[task.from] |= static_cast<std::uint8_t>(1u << slot);
+    const vor_frame f = frameOf(task.tri);
+    Edge e;
+    e.v0 = task.from;
+    e.v1 = -1;
+    std::copy(task.tri, task.tri + 3, e.g);
+    double t0 = 0, s0 = 0, slope;
+    if (f.kind == 0) {
+        e.minRadius = d_.vertices[task.from].r;
+        d_.edges.push_back(e);
+        return;
+    }
+    startOf(task, f, &t0, &s0);
+    const io::Ball& a = balls_[task.tri[0]];
+    const io::Ball& bs = balls_[task.bs];
+    const int dir = vor_start_direction(&f, t0, s0, bs.x - a.x, bs.y - a.y, bs.z - a.z, bs.r, &slope);
+    const double x0 = vor_param(&f, t0, s0);
+    if (answer.endBall < 0) {
+        // Unbounded: the radius shrinks until s = 0 if the edge heads there, then grows for ever.
+        e.minRadius = (f.kind == 2 && dir * (0 - s0) > 0) ? vor_open_t(&f, 0) : t0;
+        d_.edges.push_back(e);
+        return;
+    }
+    // The end vertex, in double, from the chosen ball (the device may have chosen it in float).
+    vor_search q;
+    vor_search_init(&q, x0, dir, 1e-9);
+    const io::Ball& k = balls_[answer.endBall];
+    vor_search_consider(&f, &q, answer.endBall, k.x - a.x, k.y - a.y, k.z - a.z, k.r);
+    if (q.bestK < 0) {
+        // The chosen ball has no entering root in double (a float decision gone wrong): redo serially.
+        done_[task.from] &= static_cast<std::uint8_t>(~(1u << slot));
+        EdgeTask exact = task;
+        exact.searchRadius = initialRadius(task.tri[0], t0);
+        EdgeAnswer ans = solveSerial(exact);
+        while (ans.retryRadius > 0) exact.searchRadius = ans.retryRadius, ans = solveSerial(exact);
+        --d_.solvedEdges;
+        accept(exact, ans);
+        return;
+    }
+    Vertex v;
+    v.x = a.x + f.Ax + f.Bx * q.bestT + f.nx * q.bestS;
+    v.y = a.y + f.Ay + f.By * q.bestT + f.ny * q.bestS;
+    v.z = a.z + f.Az + f.Bz * q.bestT + f.nz * q.bestS;
+    v.r = q.bestT;
+    v.q[0] = task.tri[0], v.q[1] = task.tri[1], v.q[2] = task.tri[2], v.q[3] = answer.endBall;
+    std::sort(v.q, v.q + 4);
+    bool isNew;
+    const int id = vertexOf(v, &isNew);
+    double tmin, tmax;
+    vor_arc_extremes(&f, t0, x0, q.bestT, vor_param(&f, q.bestT, q.bestS), dir, &tmin, &tmax);
+    e.v1 = id;
+    e.minRadius = tmin;
+    d_.edges.push_back(e);
+    if (isNew) {
+        pushEdges(id, answer.endBall);
+    } else {
+        const int s = slotOf(id, answer.endBall);
+        done_[id] |= static_cast<std::uint8_t>(1u << s);
+    }
+}
+
+Diagram Tracer::finish() { return d_; }
+
+}  // namespace portacl::voronoi

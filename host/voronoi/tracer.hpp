@@ -1,0 +1,135 @@
+// The bookkeeping of edge tracing, shared by the serial reference and the device version: balls and
+// their spatial grid, hidden balls, start vertices, the vertex dictionary and the edge stack. How one
+// edge's end is found (serially or a wave at a time on the device) is up to the caller.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <unordered_map>
+#include <vector>
+
+#include "portacl/voronoi.hpp"
+
+namespace portacl::voronoi {
+
+namespace geom {
+using std::atan2;
+using std::fabs;
+using std::fmax;
+using std::fmin;
+using std::fmod;
+using std::sqrt;
+typedef double real;
+#include "../../cl/common/voronoi_geometry.h"
+}  // namespace geom
+
+constexpr double kUnboundedRadius = std::numeric_limits<double>::infinity();
+
+// Uniform grid over the balls' centres; cells hold ball indices (CSR).
+struct BallGrid {
+    double lo[3] = {0, 0, 0};
+    double h = 1;
+    int dims[3] = {1, 1, 1};
+    std::vector<int> cellStart;  // size cells + 1
+    std::vector<int> cellBalls;  // ball indices, cell by cell
+    void build(const std::vector<io::Ball>& balls, const std::vector<char>& use, double cellSize);
+    // Calls f(ballIndex) for every ball in the cells overlapping the cube around p of half-size R.
+    template <typename F>
+    void forNear(const double p[3], double R, F&& f) const;
+};
+
+// One edge to trace: from vertex `from`, along the three balls `tri`, away from ball `bs`.
+struct EdgeTask {
+    int from;
+    int tri[3];
+    int bs;
+    double searchRadius;   // candidates: balls whose centres lie within this distance of tri[0]'s
+};
+
+// What a search found: the end ball (or -1), or that the search must be redone with a larger radius.
+struct EdgeAnswer {
+    int endBall = -1;
+    double retryRadius = 0;  // > 0: redo with this search radius
+};
+
+class Tracer {
+public:
+    explicit Tracer(const std::vector<io::Ball>& balls);
+
+    const std::vector<io::Ball>& balls() const { return balls_; }
+    const std::vector<char>& active() const { return active_; }  // not hidden
+    const BallGrid& grid() const { return grid_; }
+    double maxRadius() const { return rmax_; }
+    const std::vector<Vertex>& vertices() const { return d_.vertices; }
+
+    // Seeds the next connected component; false when every ball is accounted for.
+    bool seedNextComponent();
+    // The pending edges (the stack), taken all at once.
+    std::vector<EdgeTask> takePending();
+    bool hasPending() const { return !pending_.empty(); }
+    // Records a search's answer: a new or known end vertex, an unbounded edge, or a retry.
+    void accept(const EdgeTask& task, const EdgeAnswer& answer);
+
+    // The serial search of one edge (double, grid-pruned, with the coverage check).
+    EdgeAnswer solveSerial(const EdgeTask& task) const;
+
+    // The frame of a triple and the start (t, s) of a task.
+    geom::vor_frame frameOf(const int tri[3]) const;
+    void startOf(const EdgeTask& task, const geom::vor_frame& f, double* t0, double* s0) const;
+    // A search radius sure to hold every ball that can touch a tangent sphere of radius <= tmax.
+    double coverRadius(int g1, double tmax) const { return 2 * std::max(tmax, 0.0) + balls_[g1].r + rmax_; }
+    double initialRadius(int g1, double tStart) const { return coverRadius(g1, tStart) + 1.5; }
+
+    Diagram finish();
+
+private:
+    struct QuadKey {
+        std::array<int, 4> q;
+        bool operator==(const QuadKey& o) const { return q == o.q; }
+    };
+    struct QuadHash {
+        std::size_t operator()(const QuadKey& k) const {
+            std::uint64_t h = 1469598103934665603ull;
+            for (int v : k.q) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ull;
+            return static_cast<std::size_t>(h);
+        }
+    };
+
+    bool isEmptySphere(const double p[3], double t, const int q[4]) const;
+    bool findStartVertex(int seed, Vertex* out) const;
+    // Vertex id of (q, sphere), adding it when new; *isNew tells which.
+    int vertexOf(const Vertex& v, bool* isNew);
+    void pushEdges(int vertex, int arrivedExcluding);
+    int slotOf(int vertex, int ball) const;
+
+    std::vector<io::Ball> balls_;
+    std::vector<char> active_;
+    std::vector<char> covered_;   // ball appears in some vertex
+    std::size_t nextSeed_ = 0;
+    double rmax_ = 0;
+    BallGrid grid_;
+    Diagram d_;
+    std::vector<std::uint8_t> done_;  // per vertex: bit i = edge excluding q[i] traced
+    std::unordered_map<QuadKey, std::vector<int>, QuadHash> dict_;
+    std::vector<EdgeTask> pending_;
+};
+
+template <typename F>
+void BallGrid::forNear(const double p[3], double R, F&& f) const {
+    int a[3], b[3];
+    for (int i = 0; i < 3; ++i) {
+        const double lo_i = (p[i] - R - lo[i]) / h, hi_i = (p[i] + R - lo[i]) / h;
+        a[i] = lo_i < 0 ? 0 : (lo_i >= dims[i] ? dims[i] : static_cast<int>(lo_i));
+        b[i] = hi_i < 0 ? -1 : (hi_i >= dims[i] - 1 ? dims[i] - 1 : static_cast<int>(hi_i));
+    }
+    for (int z = a[2]; z <= b[2]; ++z)
+        for (int y = a[1]; y <= b[1]; ++y)
+            for (int x = a[0]; x <= b[0]; ++x) {
+                const int c = (z * dims[1] + y) * dims[0] + x;
+                for (int i = cellStart[c]; i < cellStart[c + 1]; ++i) f(cellBalls[i]);
+            }
+}
+
+}  // namespace portacl::voronoi

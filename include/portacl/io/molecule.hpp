@@ -1,0 +1,75 @@
+// Atoms of a molecular structure as balls (centre + van der Waals radius), read from PDB, mmCIF or a
+// plain ball list, with Voronota's conventions: balls numbered from 0 in input order, ATOM records only
+// by default, radii from a (residue, atom name) table with `*` wildcards.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace portacl::io {
+
+struct Ball {
+    double x = 0, y = 0, z = 0, r = 0;
+};
+
+// What a ball came from (empty for plain ball lists); printed after `#` as Voronota does.
+struct AtomLabel {
+    int serial = 0;
+    std::string chain, resName, atomName, element, altLoc, insCode;
+    int resSeq = 0;
+};
+
+// One model of a structure (one frame of an ensemble or trajectory).
+struct Frame {
+    std::vector<Ball> balls;
+    std::vector<AtomLabel> labels;  // same length as balls, or empty
+};
+
+enum class MoleculeFormat { Auto, Pdb, Cif, Xyzr };
+// "pdb", "cif"/"mmcif", "xyzr"/"balls"; throws portacl::Error otherwise.
+MoleculeFormat parseMoleculeFormat(const std::string& text);
+
+// Voronota's radius table: rows `resName atomName radius`, `*` as a whole-field wildcard and as a
+// trailing prefix wildcard in atom names ("C*"). Lookup prefers an exact residue over `*`, then an exact
+// atom name, then the longest matching prefix, then `*`.
+class RadiusTable {
+public:
+    // Voronota's built-in table (by the first letter of the atom name: C 1.70, N 1.55, O 1.52, S 1.80,
+    // P 1.80, H 1.20; anything else 1.70).
+    static RadiusTable voronotaDefault();
+    // Reads a file in Voronota's format; throws portacl::Error naming the file and line when malformed.
+    static RadiusTable fromFile(const std::string& path);
+
+    void add(const std::string& resName, const std::string& atomName, double radius);
+    // The radius, or a negative value when no row matches.
+    double find(const std::string& resName, const std::string& atomName) const;
+
+private:
+    struct Row {
+        std::string res, atom;
+        double radius;
+    };
+    std::vector<Row> rows_;
+};
+
+struct MoleculeOptions {
+    MoleculeFormat format = MoleculeFormat::Auto;  // Auto: by extension (.pdb/.ent, .cif/.mmcif, .xyzr/.balls), else by content
+    std::string radiiFile;      // empty: Voronota's default table
+    bool hydrogens = false;     // keep H/D atoms
+    bool hetero = false;        // keep HETATM records (Voronota's --include-heteroatoms)
+    bool waters = false;        // keep waters (HOH, WAT, DOD, H2O) when hetero atoms are kept
+    bool allAltlocs = true;     // Voronota keeps every alternate location; false keeps blank and the first
+    bool allModels = true;      // every model becomes a frame; false: the first model only
+};
+
+// Reads every frame of a structure or ball file. Throws portacl::Error with one sentence for: a file
+// that cannot be read or is neither PDB nor mmCIF nor a ball list, no atoms left after filtering, an
+// atom with no radius in the table (named), a non-finite coordinate, or a negative radius.
+std::vector<Frame> readMolecule(const std::string& path, const MoleculeOptions& options = {});
+
+// Plain ball list: `x y z r` per line, anything after `#` ignored (Voronota's format).
+std::vector<Ball> readBallList(const std::string& path);
+// Writes balls as Voronota's get-balls-from-atoms-file does (`x y z r # serial chain resSeq resName atomName altLoc iCode`).
+std::string formatBalls(const Frame& frame);
+
+}  // namespace portacl::io

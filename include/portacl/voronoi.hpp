@@ -1,0 +1,56 @@
+// The additively weighted Voronoi diagram of balls (the Euclidean Voronoi diagram of atoms), by edge
+// tracing: its vertices are the empty spheres tangent to four balls, as Voronota's calculate-vertices
+// writes them; its edges join vertices along the locus of spheres tangent to three balls.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "portacl/context.hpp"
+#include "portacl/io/molecule.hpp"
+#include "portacl/precision.hpp"
+
+namespace portacl::voronoi {
+
+struct Vertex {
+    int q[4];              // ball indices, ascending
+    double x, y, z, r;     // tangent sphere: centre and radius (negative when the balls overlap it)
+};
+
+struct Edge {
+    int v0, v1;            // vertex indices; v1 = -1 for an edge unbounded beyond v0
+    int g[3];              // the three balls the edge is equidistant from, ascending
+    double minRadius;      // smallest tangent-sphere radius along the edge (its bottleneck)
+};
+
+struct Diagram {
+    std::vector<Vertex> vertices;
+    std::vector<Edge> edges;
+    int components = 0;            // connected pieces of the vertex-edge graph
+    int hiddenBalls = 0;           // balls inside other balls (no part in the diagram)
+    std::size_t solvedEdges = 0;   // end-vertex searches (including retries with a wider search)
+    std::size_t phase2Edges = 0;   // searches that float could not decide and double redid (mixed)
+    int waves = 0;                 // device launches of the wave tracer (per precision phase 1)
+    double seconds = 0;            // wall time of the computation
+};
+
+struct Options {
+    Precision precision = Precision::Mixed;
+};
+
+// The serial C++ reference: the same tracing with one edge at a time, in double.
+Diagram computeReference(const std::vector<io::Ball>& balls);
+
+// On the device: all pending edges of a wave in one launch per phase. Float: phase 1 decides alone;
+// double: every search in double; mixed: float, then double for the searches float flagged.
+Diagram compute(Context& ctx, const std::vector<io::Ball>& balls, const Options& options = {});
+
+// Voronota's vertex format: `q1 q2 q3 q4 x y z r`, one line per tangent sphere, sorted by quadruple.
+std::string formatVertices(const Diagram& d);
+// `v0 v1 g1 g2 g3 min_radius` (v1 = -1 for unbounded edges), vertex indices into the sorted vertex list.
+std::string formatEdges(const Diagram& d);
+// Sorts vertices by quadruple then centre and renumbers the edges accordingly.
+void canonicalize(Diagram& d);
+
+}  // namespace portacl::voronoi
