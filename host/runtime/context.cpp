@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iostream>
 #include <limits>
 
 #include "portacl/error.hpp"
@@ -89,6 +90,11 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
             throw BuildError(sourceName, device_.label(), options, buildLog(p, device_.device));
         throw ClError(e.err(), "clBuildProgram(" + sourceName + ")");
     }
+    // PORTACL_SHOW_BUILD_LOG=1 prints the compiler's log of successful builds too (with NVIDIA's
+    // -cl-nv-verbose it reports registers and spills per kernel).
+    if (const char* show = std::getenv("PORTACL_SHOW_BUILD_LOG"); show && *show && std::string(show) != "0")
+        std::cerr << "build log of " << sourceName << " [" << options << "] on " << device_.label() << ":\n"
+                  << buildLog(p, device_.device) << "\n";
     if (options_.useDiskCache) {
         try {
             auto bins = p.getInfo<CL_PROGRAM_BINARIES>();
