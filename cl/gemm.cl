@@ -62,6 +62,14 @@ void gemm_tiled(const int M, const int N, const int K, __global const real* A, _
 #define CM (WPTM / 4)
 #define CN (WPTN / 4)
 
+// How far the K-loop of a tile is unrolled: fully unrolled, the compiler hoists every local load
+// and runs out of registers (254 on an H100/H200, one work-group per SM); partly unrolled keeps two.
+#ifndef UNROLL_K
+#define UNROLL_K TK
+#endif
+#define GEMM_PRAGMA(x) _Pragma(#x)
+#define GEMM_UNROLL(n) GEMM_PRAGMA(unroll n)
+
 #if PORTACL_DOUBLE
 typedef double4 realv;
 #define VLOAD vload4
@@ -117,7 +125,7 @@ void gemm_register_blocked(const int M, const int N, const int K, __global const
     for (int t = 0; t < K; t += TK) {
         const int next = t + TK;
         if (next < K) { LOAD_TILES(next) }
-#pragma unroll
+        GEMM_UNROLL(UNROLL_K)
         for (int k = 0; k < TK; ++k) {
             realv a[CM], b[CN];
             for (int i = 0; i < CM; ++i) a[i] = VLOAD(0, &As[buf][k][i * (TM / CM) + ty * 4]);

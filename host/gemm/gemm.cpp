@@ -56,6 +56,7 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
             const long tm = tunable(ctx, element, "tile_m", 64), tn = tunable(ctx, element, "tile_n", 64);
             const long tk = tunable(ctx, element, "tile_k", 16);
             const long wm = tunable(ctx, element, "wpt_m", 4), wn = tunable(ctx, element, "wpt_n", 4);
+            const long unroll = tunable(ctx, element, "unroll_k", tk);
             if (wm % 4 || wn % 4 || tm % wm || tn % wn || (tm * tk) % ((tm / wm) * (tn / wn)) ||
                 (tk * tn) % ((tm / wm) * (tn / wn)))
                 throw Error("the [gemm] tile sizes of tuning profile '" + ctx.tuning().name +
@@ -63,7 +64,8 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
                             "tile_n, and each tile must split evenly over the work-group");
             k = ctx.kernel("gemm.cl", "gemm_register_blocked", element,
                            "-D TM=" + std::to_string(tm) + " -D TN=" + std::to_string(tn) + " -D TK=" +
-                               std::to_string(tk) + " -D WPTM=" + std::to_string(wm) + " -D WPTN=" + std::to_string(wn));
+                               std::to_string(tk) + " -D WPTM=" + std::to_string(wm) + " -D WPTN=" + std::to_string(wn) +
+                               " -D UNROLL_K=" + std::to_string(unroll));
             local = cl::NDRange(tn / wn, tm / wm);
             global = cl::NDRange((N + tn - 1) / tn * (tn / wn), (M + tm - 1) / tm * (tm / wm));
             break;
