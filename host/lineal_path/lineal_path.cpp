@@ -1,0 +1,140 @@
+// The lineal path function on the device. Displacements are grouped by their major axis; for each
+// group the image is transposed so that axis is the packed one, its rows are bit-packed and extended
+// by ML on both sides (wrapped or zero), the run tables E_1..E_{ML+1} are built on the device, and one
+// work-group counts the placements of one displacement (cl/lineal_path.cl).
+#include <algorithm>
+#include <cstdlib>
+
+#include "portacl/error.hpp"
+#include "portacl/lineal_path.hpp"
+#include "result_layout.hpp"
+
+namespace portacl::lineal {
+namespace {
+
+int wrap(int i, int n) { return ((i % n) + n) % n; }
+
+struct Frame {
+    int perm[3];  // frame axis k is original axis perm[k]; frame axis 2 is the packed (major) axis
+    int n[3];
+};
+
+Frame frameFor(int major, const PhaseImage& img) {
+    static const int perms[3][3] = {{1, 2, 0}, {0, 2, 1}, {0, 1, 2}};
+    Frame f;
+    const int ext[3] = {img.nz, img.ny, img.nx};
+    for (int k = 0; k < 3; ++k) {
+        f.perm[k] = perms[major][k];
+        f.n[k] = ext[f.perm[k]];
+    }
+    return f;
+}
+
+// The extended, bit-packed rows of the transposed image: E_1 of the kernel.
+std::vector<cl_uint> packRows(const PhaseImage& img, const Frame& f, int ml, bool periodic, int ew) {
+    const int rows = f.n[0] * f.n[1];
+    std::vector<cl_uint> bits(std::size_t(rows) * ew, 0u);
+    int c[3];
+    for (int a = 0; a < f.n[0]; ++a)
+        for (int b = 0; b < f.n[1]; ++b) {
+            cl_uint* row = bits.data() + (std::size_t(a) * f.n[1] + b) * ew;
+            for (int i = 0; i < ew * 32; ++i) {
+                int x = i - ml;
+                if (periodic)
+                    x = wrap(x, f.n[2]);
+                else if (x < 0 || x >= f.n[2])
+                    continue;
+                c[f.perm[0]] = a;
+                c[f.perm[1]] = b;
+                c[f.perm[2]] = x;
+                if (img.at(c[0], c[1], c[2])) row[i >> 5] |= 1u << (i & 31);
+            }
+        }
+    return bits;
+}
+
+}  // namespace
+
+Result linealPath(Context& ctx, const PhaseImage& img, const Options& opt) {
+    validate(img, opt);
+    Result r = detail::emptyResult(img, opt);
+    const int ml = opt.maxLength, mlz = r.mlz();
+
+    // Displacements by major axis (x on ties, so that every 2-D displacement with |dx| >= |dy| goes
+    // to the untransposed image; equal major components give the same pixels whichever leads).
+    std::vector<std::vector<cl_int4>> groups(3);
+    std::vector<std::vector<std::size_t>> where(3);
+    for (int dz = -mlz; dz <= mlz; ++dz)
+        for (int dy = -ml; dy <= ml; ++dy)
+            for (int dx = -ml; dx <= ml; ++dx) {
+                const int az = std::abs(dz), ay = std::abs(dy), ax = std::abs(dx);
+                const int major = (ax >= ay && ax >= az) ? 2 : (ay >= az ? 1 : 0);
+                const int d[3] = {dz, dy, dx};
+                const Frame f = frameFor(major, img);
+                cl_int4 v;
+                v.s[0] = d[f.perm[0]];
+                v.s[1] = d[f.perm[1]];
+                v.s[2] = d[f.perm[2]];
+                v.s[3] = 0;
+                groups[major].push_back(v);
+                where[major].push_back(r.index(dz, dy, dx));
+            }
+
+    std::size_t ls = std::size_t(ctx.tuning().getInt("lineal_path", "work_group", 256));
+    ls = std::min(ls, ctx.device().maxWorkGroupSize);
+    while (ls & (ls - 1)) ls &= ls - 1;  // the reduction needs a power of two
+    const std::size_t chunk = std::size_t(std::max(1L, ctx.tuning().getInt("lineal_path", "chunk", 65536)));
+    const std::size_t maxRuns = std::size_t(2 * ml + 2);
+    if (maxRuns * sizeof(cl_int4) + ls * sizeof(cl_ulong) + 64 > ctx.device().localMemBytes)
+        throw Error("the maximum length " + std::to_string(ml) + " needs more local memory than the device has");
+
+    cl::Kernel tables = ctx.kernel("lineal_path.cl", "lineal_run_tables", Precision::Float);
+    cl::Kernel count = ctx.kernel("lineal_path.cl", "lineal_count", Precision::Float);
+
+    for (int major = 2; major >= 0; --major) {
+        const auto& list = groups[major];
+        if (list.empty()) continue;
+        const Frame f = frameFor(major, img);
+        const int rows = f.n[0] * f.n[1];
+        const int words = (f.n[2] + 31) / 32;
+        const int ew = words + (2 * ml) / 32 + 2;
+        const std::size_t tableWords = std::size_t(ml + 1) * rows * ew;
+        ctx.checkFits(tableWords * 4 + list.size() * (sizeof(cl_int4) + 8), "the lineal path run tables");
+
+        const auto e1 = packRows(img, f, ml, opt.periodic, ew);
+        cl::Buffer E = ctx.buffer(tableWords * 4, "lineal path run tables");
+        ctx.write(E, e1.data(), e1.size() * 4, "upload packed rows");
+        if (ml > 0) {
+            tables.setArg(0, E);
+            tables.setArg(1, cl_int(rows));
+            tables.setArg(2, cl_int(ew));
+            tables.setArg(3, cl_int(ml));
+            ctx.launch(tables, cl::NDRange(roundUp(std::size_t(rows) * ew, 64)), cl::NDRange(64));
+        }
+        cl::Buffer disp = ctx.upload(list, "lineal path displacements", CL_MEM_READ_ONLY);
+        const std::size_t perLaunch = std::min(chunk, list.size());
+        cl::Buffer out = ctx.buffer(perLaunch * sizeof(cl_ulong), "lineal path counts", CL_MEM_WRITE_ONLY);
+        count.setArg(0, E);
+        count.setArg(1, cl_int(f.n[0]));
+        count.setArg(2, cl_int(f.n[1]));
+        count.setArg(3, cl_int(f.n[2]));
+        count.setArg(4, cl_int(ew));
+        count.setArg(5, cl_int(ml));
+        count.setArg(6, cl_int(opt.periodic ? 1 : 0));
+        count.setArg(7, disp);
+        count.setArg(9, out);
+        count.setArg(10, cl::Local(maxRuns * sizeof(cl_int4)));
+        count.setArg(11, cl::Local(ls * sizeof(cl_ulong)));
+        std::vector<cl_ulong> counts(list.size());
+        for (std::size_t base = 0; base < list.size(); base += perLaunch) {
+            const std::size_t n = std::min(perLaunch, list.size() - base);
+            count.setArg(8, cl_int(base));
+            ctx.launch(count, cl::NDRange(n * ls), cl::NDRange(ls));
+            ctx.read(out, counts.data() + base, n * sizeof(cl_ulong), "download lineal path counts");
+        }
+        for (std::size_t i = 0; i < list.size(); ++i) r.count[where[major][i]] = counts[i];
+    }
+    return r;
+}
+
+}  // namespace portacl::lineal
