@@ -1,0 +1,61 @@
+// portacl gemm: the lecture's matrix product C = A * B with one of its three kernels, checked
+// against the serial reference.
+#include <cmath>
+#include <iostream>
+#include <random>
+
+#include "command.hpp"
+#include "portacl/error.hpp"
+#include "portacl/gemm.hpp"
+
+namespace portacl::cli {
+namespace {
+
+template <typename T>
+int multiplyAndCheck(Context& ctx, GemmKernel kernel, std::size_t m, std::size_t n, std::size_t k) {
+    std::mt19937 gen(7);
+    std::uniform_real_distribution<double> dist(-1, 1);
+    std::vector<T> A(m * k), B(k * n);
+    for (auto& x : A) x = static_cast<T>(dist(gen));
+    for (auto& x : B) x = static_cast<T>(dist(gen));
+    const auto C = gemm(ctx, kernel, m, n, k, A, B);
+    const auto R = gemmReference(m, n, k, A, B);
+    double worst = 0;
+    for (std::size_t i = 0; i < C.size(); ++i) worst = std::max(worst, std::abs(double(C[i]) - double(R[i])));
+    // Rounding of a k-term dot product of values in [-1, 1], in any summation order.
+    const double bound = 2.0 * k * k * std::numeric_limits<T>::epsilon();
+    std::cout << "C = A*B, " << m << "x" << k << " times " << k << "x" << n << ", " << gemmKernelName(kernel)
+              << " kernel, " << precisionName(precisionOf<T>()) << ", on " << ctx.device().label()
+              << ": largest difference from the serial reference " << worst << " (bound " << bound << ")\n";
+    return worst <= bound ? 0 : 1;
+}
+
+int runGemm(const std::vector<std::string>& args) {
+    po::options_description desc("portacl gemm options");
+    CommonOptions common;
+    common.add(desc);
+    std::size_t m = 512, n = 512, k = 512;
+    std::string kernel = "register-blocked";
+    desc.add_options()("m", po::value(&m)->default_value(m), "rows of A and C")(
+        "n", po::value(&n)->default_value(n), "columns of B and C")("k", po::value(&k)->default_value(k),
+                                                                   "columns of A, rows of B")(
+        "kernel", po::value(&kernel)->default_value(kernel), "direct, tiled or register-blocked");
+    po::variables_map vm;
+    if (!parseArgs(args, desc, {}, vm, "usage: portacl gemm [--m M --n N --k K] [--kernel register-blocked]",
+                   common.help))
+        return 0;
+    const GemmKernel which = parseGemmKernel(kernel);
+    const Precision p = common.parsedPrecision();
+    if (p == Precision::Mixed) throw Error("the matrix product has no mixed mode; use float or double");
+    Context ctx(selectDevice(common.device), common.contextOptions());
+    const int rc = p == Precision::Double ? multiplyAndCheck<double>(ctx, which, m, n, k)
+                                          : multiplyAndCheck<float>(ctx, which, m, n, k);
+    printProfile(ctx, common);
+    return rc;
+}
+
+}  // namespace
+
+PORTACL_COMMAND("gemm", "the matrix product C = A*B with one of three kernels, checked against the reference", runGemm);
+
+}  // namespace portacl::cli
