@@ -1,0 +1,118 @@
+// portacl voronoi: the vertices (and optionally edges) of the additively weighted Voronoi diagram of
+// a structure's atoms, in Voronota's vertex format; multi-model input runs every model as a frame.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+#include "command.hpp"
+#include "portacl/error.hpp"
+#include "portacl/io/molecule.hpp"
+#include "portacl/voronoi.hpp"
+
+namespace portacl::cli {
+namespace {
+
+// Writes text to path through a temporary file renamed into place.
+void writeAtomically(const std::string& path, const std::string& text) {
+    const std::string tmp = path + ".tmp." + std::to_string(getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary);
+        out << text;
+        out.close();
+        if (!out) {
+            std::remove(tmp.c_str());
+            throw Error("cannot write '" + path + "'");
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw Error("cannot write '" + path + "'");
+    }
+}
+
+// For frame f of n: "out.txt" stays as is for one frame, else "out.txt" -> "out.<f>.txt".
+std::string framePath(const std::string& path, std::size_t f, std::size_t n) {
+    if (n == 1 || path.empty()) return path;
+    const auto dot = path.find_last_of('.');
+    const auto slash = path.find_last_of('/');
+    const std::string tag = "." + std::to_string(f + 1);
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + tag;
+    return path.substr(0, dot) + tag + path.substr(dot);
+}
+
+int runVoronoi(const std::vector<std::string>& args) {
+    po::options_description desc("portacl voronoi options");
+    CommonOptions common;
+    common.precision = "mixed";
+    std::string input, output, edges, radii, format = "auto", summary;
+    bool hydrogens = false, hetero = false, waters = false, firstAltloc = false, firstModel = false, serial = false;
+    desc.add_options()("input", po::value(&input), "structure (.pdb, .cif) or ball list (.xyzr: x y z r per line)")(
+        "output,o", po::value(&output), "vertices file (Voronota's 'q1 q2 q3 q4 x y z r'); frames of a multi-model input get .1, .2, ... before the extension")(
+        "edges", po::value(&edges), "also write the edges: 'v0 v1 g1 g2 g3 min_radius' (v1 = -1: unbounded)")(
+        "radii", po::value(&radii), "radius table in Voronota's format ('resName atomName radius', * wildcards)")(
+        "format", po::value(&format), "input format: auto (by extension, else by content), pdb, cif, xyzr")(
+        "hydrogens", po::bool_switch(&hydrogens), "keep hydrogen atoms")(
+        "hetero", po::bool_switch(&hetero), "keep HETATM records (Voronota leaves them out by default)")(
+        "waters", po::bool_switch(&waters), "keep waters (with --hetero)")(
+        "first-altloc", po::bool_switch(&firstAltloc), "keep only the first alternate location (default: all, as Voronota)")(
+        "first-model", po::bool_switch(&firstModel), "only the first model of a multi-model file")(
+        "summary", po::value(&summary), "write the summary to this file instead of stderr")(
+        "serial", po::bool_switch(&serial), "run the serial C++ reference instead of the device");
+    common.add(desc);
+    po::positional_options_description pos;
+    pos.add("input", 1);
+    po::variables_map vm;
+    if (!parseArgs(args, desc, pos, vm,
+                   "usage: portacl voronoi INPUT -o vertices.txt [--edges edges.txt] [--radii FILE] [--precision mixed|double|float] [--format pdb|cif|xyzr]",
+                   common.help))
+        return 0;
+    if (input.empty()) throw Error("no input file given (portacl voronoi INPUT -o vertices.txt)");
+    if (output.empty()) throw Error("no output file given (-o vertices.txt)");
+
+    io::MoleculeOptions mo;
+    mo.format = io::parseMoleculeFormat(format);
+    mo.radiiFile = radii;
+    mo.hydrogens = hydrogens;
+    mo.hetero = hetero;
+    mo.waters = waters;
+    mo.allAltlocs = !firstAltloc;
+    mo.allModels = !firstModel;
+    const std::vector<io::Frame> frames = io::readMolecule(input, mo);
+
+    voronoi::Options vo;
+    vo.precision = common.parsedPrecision();
+    std::unique_ptr<Context> ctx;
+    if (!serial) ctx = std::make_unique<Context>(selectDevice(common.device), common.contextOptions());
+
+    std::string report;
+    double total = 0;
+    for (std::size_t f = 0; f < frames.size(); ++f) {
+        const voronoi::Diagram d = serial ? voronoi::computeReference(frames[f].balls) : voronoi::compute(*ctx, frames[f].balls, vo);
+        writeAtomically(framePath(output, f, frames.size()), voronoi::formatVertices(d));
+        if (!edges.empty()) writeAtomically(framePath(edges, f, frames.size()), voronoi::formatEdges(d));
+        char line[512];
+        std::snprintf(line, sizeof line,
+                      "%sballs %zu hidden %d vertices %zu edges %zu components %d phase2_edges %zu searches %zu waves %d seconds %.4f\n",
+                      frames.size() > 1 ? ("frame " + std::to_string(f + 1) + " ").c_str() : "", frames[f].balls.size(),
+                      d.hiddenBalls, d.vertices.size(), d.edges.size(), d.components, d.phase2Edges, d.solvedEdges, d.waves,
+                      d.seconds);
+        report += line;
+        total += d.seconds;
+    }
+    if (frames.size() > 1) {
+        char line[160];
+        std::snprintf(line, sizeof line, "frames %zu seconds %.4f frames_per_second %.2f\n", frames.size(), total, frames.size() / total);
+        report += line;
+    }
+    if (summary.empty()) std::cerr << report;
+    else writeAtomically(summary, report);
+    if (ctx) printProfile(*ctx, common);
+    return 0;
+}
+
+}  // namespace
+
+PORTACL_COMMAND("voronoi", "vertices and edges of the additively weighted Voronoi diagram of atoms (Voronota's format)", runVoronoi);
+
+}  // namespace portacl::cli
