@@ -1,0 +1,366 @@
+// k-Wave's k-space pseudospectral time step (kspaceFirstOrder-OMP/-CUDA), element-wise parts; the
+// FFTs are the engine's. One program per simulation configuration, chosen by defines:
+//   KW_3D                         3-D (else 2-D: the z arrays are not touched)
+//   C0_ARRAY, RHO0_ARRAY, BONA_ARRAY, ABSORB_ARRAY   heterogeneous quantities (else one value at [0])
+//   NONLINEAR, ABSORPTION (0 lossless, 1 power law, 2 Stokes)
+//   ST_<Q>                        storage of quantity Q (common/kwave_storage.h)
+// The inverse FFTs are scaled by 1/N already, so no fftDivider appears here.
+#include "common/real.h"
+#include "common/kwave_storage.h"
+
+#ifndef KW_3D
+#define KW_3D 0
+#endif
+#ifndef C0_ARRAY
+#define C0_ARRAY 0
+#endif
+#ifndef RHO0_ARRAY
+#define RHO0_ARRAY 0
+#endif
+#ifndef BONA_ARRAY
+#define BONA_ARRAY 0
+#endif
+#ifndef ABSORB_ARRAY
+#define ABSORB_ARRAY 0
+#endif
+#ifndef NONLINEAR
+#define NONLINEAR 0
+#endif
+#ifndef ABSORPTION
+#define ABSORPTION 0
+#endif
+#ifndef ST_C2
+#define ST_C2 0
+#endif
+#ifndef ST_RHO0
+#define ST_RHO0 0
+#endif
+#ifndef ST_BONA
+#define ST_BONA 0
+#endif
+#ifndef ST_TAU
+#define ST_TAU 0
+#endif
+#ifndef ST_NABLA
+#define ST_NABLA 0
+#endif
+#ifndef ST_RHO
+#define ST_RHO 0
+#endif
+#ifndef ST_DTRHO
+#define ST_DTRHO 0
+#endif
+#ifndef ST_KAPPA
+#define ST_KAPPA 0
+#endif
+#ifndef ST_SKAPPA
+#define ST_SKAPPA 0
+#endif
+#ifndef ST_P0
+#define ST_P0 0
+#endif
+#ifndef ST_SIGNAL
+#define ST_SIGNAL 0
+#endif
+
+typedef KW_T(ST_C2) c2_t;
+typedef KW_T(ST_RHO0) rho0_t;
+typedef KW_T(ST_BONA) bona_t;
+typedef KW_T(ST_TAU) tau_t;
+typedef KW_T(ST_NABLA) nabla_t;
+typedef KW_T(ST_RHO) rho_t;
+typedef KW_T(ST_DTRHO) dtrho_t;
+typedef KW_T(ST_KAPPA) kappa_t;
+typedef KW_T(ST_SKAPPA) skappa_t;
+typedef KW_T(ST_P0) p0_t;
+typedef KW_T(ST_SIGNAL) signal_t;
+
+#define AT_C0(i) (C0_ARRAY ? (i) : 0)
+#define AT_RHO0(i) (RHO0_ARRAY ? (i) : 0)
+#define AT_BONA(i) (BONA_ARRAY ? (i) : 0)
+#define AT_ABSORB(i) (ABSORB_ARRAY ? (i) : 0)
+
+#define LD_RHO(p, i) KW_LD(ST_RHO, p, i)
+
+// Reduced storage keeps c0 (c^2 overflows fp16) and 1/rho0_sg (dt/rho0_sg underflows fp16), as the
+// thesis does; full storage keeps k-Wave's precomputed c^2 and dt/rho0_sg.
+#if ST_C2
+inline real load_c2(__global const c2_t* c2, size_t i) { const real c = KW_LD(ST_C2, c2, i); return c * c; }
+#else
+inline real load_c2(__global const c2_t* c2, size_t i) { return c2[i]; }
+#endif
+#if ST_DTRHO
+#define LD_DTRHO(p, i) (dt * KW_LD(ST_DTRHO, p, i))
+#else
+#define LD_DTRHO(p, i) ((p)[i])
+#endif
+#define ST_RHO_(p, i, v) KW_ST(ST_RHO, p, i, v)
+
+inline real2 cmul(real2 a, real2 b) { return (real2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+
+// FFT(p) in X -> kappa * dd*_shift_pos * FFT(p) in X, Y, Z (half spectrum).
+__kernel void kwave_pressure_gradient(__global real2* X, __global real2* Y, __global real2* Z,
+                                      __global const kappa_t* kappa, __global const real2* ddx,
+                                      __global const real2* ddy, __global const real2* ddz,
+                                      uint nxr, uint ny, uint nz) {
+    const uint x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+    if (x >= nxr || y >= ny || z >= nz) return;
+    const size_t i = x + (size_t)nxr * (y + (size_t)ny * z);
+    const real2 e = X[i] * KW_LD(ST_KAPPA, kappa, i);
+    X[i] = cmul(e, ddx[x]);
+    Y[i] = cmul(e, ddy[y]);
+#if KW_3D
+    Z[i] = cmul(e, ddz[z]);
+#endif
+}
+
+// FFT(u_i) -> kappa * dd*_shift_neg * FFT(u_i), in place.
+__kernel void kwave_velocity_gradient(__global real2* X, __global real2* Y, __global real2* Z,
+                                      __global const kappa_t* kappa, __global const real2* ddx,
+                                      __global const real2* ddy, __global const real2* ddz,
+                                      uint nxr, uint ny, uint nz) {
+    const uint x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+    if (x >= nxr || y >= ny || z >= nz) return;
+    const size_t i = x + (size_t)nxr * (y + (size_t)ny * z);
+    const real k = KW_LD(ST_KAPPA, kappa, i);
+    X[i] = cmul(X[i] * k, ddx[x]);
+    Y[i] = cmul(Y[i] * k, ddy[y]);
+#if KW_3D
+    Z[i] = cmul(Z[i] * k, ddz[z]);
+#endif
+}
+
+// u = pml_sg * (pml_sg * u - dt/rho0_sg * dp/dxi), per axis.
+__kernel void kwave_velocity(__global real* ux, __global real* uy, __global real* uz,
+                             __global const real* gx, __global const real* gy, __global const real* gz,
+                             __global const dtrho_t* dtrx, __global const dtrho_t* dtry,
+                             __global const dtrho_t* dtrz, __global const real* pmlx,
+                             __global const real* pmly, __global const real* pmlz, real dt, uint nx, uint ny, uint nz) {
+    const uint x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+    if (x >= nx || y >= ny || z >= nz) return;
+    const size_t i = x + (size_t)nx * (y + (size_t)ny * z);
+    const size_t r = AT_RHO0(i);
+    const real ex = pmlx[x], ey = pmly[y];
+    ux[i] = (ux[i] * ex - LD_DTRHO(dtrx, r) * gx[i]) * ex;
+    uy[i] = (uy[i] * ey - LD_DTRHO(dtry, r) * gy[i]) * ey;
+#if KW_3D
+    const real ez = pmlz[z];
+    uz[i] = (uz[i] * ez - LD_DTRHO(dtrz, r) * gz[i]) * ez;
+#endif
+}
+
+// After C2R of the p0 gradient into u: u(-dt/2) = dt/(2 rho0_sg) dp0/dxi, so that u(0) = 0.
+__kernel void kwave_initial_velocity(__global real* ux, __global real* uy, __global real* uz,
+                                     __global const dtrho_t* dtrx, __global const dtrho_t* dtry,
+                                     __global const dtrho_t* dtrz, real dt, ulong n) {
+    const size_t i = get_global_id(0);
+    if (i >= n) return;
+    const size_t r = AT_RHO0(i);
+    ux[i] *= (real)0.5 * LD_DTRHO(dtrx, r);
+    uy[i] *= (real)0.5 * LD_DTRHO(dtry, r);
+#if KW_3D
+    uz[i] *= (real)0.5 * LD_DTRHO(dtrz, r);
+#endif
+}
+
+// rho_i = pml_i * (pml_i * rho_i - dt * rho0 * du_i/dxi); nonlinear: rho0 -> 2 sum(rho) + rho0.
+__kernel void kwave_density(__global rho_t* rhox, __global rho_t* rhoy, __global rho_t* rhoz,
+                            __global const real* dux, __global const real* duy, __global const real* duz,
+                            __global const rho0_t* rho0, __global const real* pmlx, __global const real* pmly,
+                            __global const real* pmlz, real dt, uint nx, uint ny, uint nz) {
+    const uint x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+    if (x >= nx || y >= ny || z >= nz) return;
+    const size_t i = x + (size_t)nx * (y + (size_t)ny * z);
+    const real r0 = KW_LD(ST_RHO0, rho0, AT_RHO0(i));
+    const real rx = LD_RHO(rhox, i), ry = LD_RHO(rhoy, i);
+#if KW_3D
+    const real rz = LD_RHO(rhoz, i);
+#else
+    const real rz = 0;
+#endif
+#if NONLINEAR
+    const real f = ((real)2 * (rx + ry + rz) + r0) * dt;
+#else
+    const real f = r0 * dt;
+#endif
+    const real ex = pmlx[x], ey = pmly[y];
+    ST_RHO_(rhox, i, ex * (ex * rx - f * dux[i]));
+    ST_RHO_(rhoy, i, ey * (ey * ry - f * duy[i]));
+#if KW_3D
+    const real ez = pmlz[z];
+    ST_RHO_(rhoz, i, ez * (ez * rz - f * duz[i]));
+#endif
+}
+
+inline real density_sum(__global const rho_t* rhox, __global const rho_t* rhoy, __global const rho_t* rhoz, size_t i) {
+#if KW_3D
+    return LD_RHO(rhox, i) + LD_RHO(rhoy, i) + LD_RHO(rhoz, i);
+#else
+    return LD_RHO(rhox, i) + LD_RHO(rhoy, i);
+#endif
+}
+
+// Power law, before its FFTs: dux <- rho0 * sum(du) (the tau term's input), duy <- sum(rho) (eta's).
+// In place: each element reads its own values first.
+__kernel void kwave_pressure_terms(__global const rho_t* rhox, __global const rho_t* rhoy,
+                                   __global const rho_t* rhoz, __global real* dux, __global real* duy,
+                                   __global const real* duz, __global const rho0_t* rho0, ulong n) {
+    const size_t i = get_global_id(0);
+    if (i >= n) return;
+#if KW_3D
+    const real du = dux[i] + duy[i] + duz[i];
+#else
+    const real du = dux[i] + duy[i];
+#endif
+    const real s = density_sum(rhox, rhoy, rhoz, i);
+    dux[i] = KW_LD(ST_RHO0, rho0, AT_RHO0(i)) * du;
+    duy[i] = s;
+}
+
+// Spectra of the two absorption terms times |k|^(y-2) and |k|^(y-1).
+__kernel void kwave_absorption_terms(__global real2* X, __global real2* Y, __global const nabla_t* nabla1,
+                                     __global const nabla_t* nabla2, ulong nr) {
+    const size_t i = get_global_id(0);
+    if (i >= nr) return;
+    X[i] *= KW_LD(ST_NABLA, nabla1, i);
+    Y[i] *= KW_LD(ST_NABLA, nabla2, i);
+}
+
+// p = c^2 (sum(rho) [+ B/A sum(rho)^2 / (2 rho0)] [+ tau*tauTerm - eta*etaTerm | + tau rho0 sum(du)]).
+// Power law: tauTerm and etaTerm arrive in dux and duy (after their inverse FFTs).
+__kernel void kwave_pressure(__global real* p, __global const rho_t* rhox, __global const rho_t* rhoy,
+                             __global const rho_t* rhoz, __global const real* dux, __global const real* duy,
+                             __global const real* duz, __global const c2_t* c2, __global const rho0_t* rho0,
+                             __global const bona_t* bona, __global const tau_t* tau, __global const tau_t* eta,
+                             ulong n) {
+    const size_t i = get_global_id(0);
+    if (i >= n) return;
+    const real s = density_sum(rhox, rhoy, rhoz, i);
+    real acc = s;
+#if NONLINEAR
+    acc += KW_LD(ST_BONA, bona, AT_BONA(i)) * s * s / ((real)2 * KW_LD(ST_RHO0, rho0, AT_RHO0(i)));
+#endif
+#if ABSORPTION == 1
+    acc += KW_LD(ST_TAU, tau, AT_ABSORB(i)) * dux[i] - KW_LD(ST_TAU, eta, AT_ABSORB(i)) * duy[i];
+#elif ABSORPTION == 2
+#if KW_3D
+    const real du = dux[i] + duy[i] + duz[i];
+#else
+    const real du = dux[i] + duy[i];
+#endif
+    acc += KW_LD(ST_TAU, tau, AT_ABSORB(i)) * KW_LD(ST_RHO0, rho0, AT_RHO0(i)) * du;
+#endif
+    p[i] = load_c2(c2, AT_C0(i)) * acc;
+}
+
+// p = p0; rho_i = p0 / (N c^2).
+__kernel void kwave_initial_pressure(__global real* p, __global rho_t* rhox, __global rho_t* rhoy,
+                                     __global rho_t* rhoz, __global const p0_t* p0, __global const c2_t* c2,
+                                     ulong n) {
+    const size_t i = get_global_id(0);
+    if (i >= n) return;
+    const real v = KW_LD(ST_P0, p0, i);
+    p[i] = v;
+#if KW_3D
+    const real r = v / ((real)3 * load_c2(c2, AT_C0(i)));
+    ST_RHO_(rhoz, i, r);
+#else
+    const real r = v / ((real)2 * load_c2(c2, AT_C0(i)));
+#endif
+    ST_RHO_(rhox, i, r);
+    ST_RHO_(rhoy, i, r);
+}
+
+// Point sources: mode 0 sets the field at the source points, mode 1 adds. `offset` is the first
+// signal element of this step (t*nsrc when many, else t), `many` whether each point has its own.
+__kernel void kwave_point_source(__global real* field, __global const ulong* index,
+                                 __global const signal_t* signal, uint nsrc, ulong offset, uint many, uint mode) {
+    const uint i = get_global_id(0);
+    if (i >= nsrc) return;
+    const real v = KW_LD(ST_SIGNAL, signal, offset + (many ? i : 0));
+    if (mode == 0) field[index[i]] = v;
+    else field[index[i]] += v;
+}
+
+// Velocity sources keep their signals in the element type (Table 5.1 reduces only the pressure signal).
+__kernel void kwave_velocity_point_source(__global real* field, __global const ulong* index,
+                                          __global const real* signal, uint nsrc, ulong offset, uint many,
+                                          uint mode) {
+    const uint i = get_global_id(0);
+    if (i >= nsrc) return;
+    const real v = signal[offset + (many ? i : 0)];
+    if (mode == 0) field[index[i]] = v;
+    else field[index[i]] += v;
+}
+
+// The same for the split densities (which may be stored in fp16).
+__kernel void kwave_point_source_density(__global rho_t* rhox, __global rho_t* rhoy, __global rho_t* rhoz,
+                                         __global const ulong* index, __global const signal_t* signal,
+                                         uint nsrc, ulong offset, uint many, uint mode) {
+    const uint i = get_global_id(0);
+    if (i >= nsrc) return;
+    const real v = KW_LD(ST_SIGNAL, signal, offset + (many ? i : 0));
+    const size_t j = index[i];
+    ST_RHO_(rhox, j, (mode == 0 ? (real)0 : LD_RHO(rhox, j)) + v);
+    ST_RHO_(rhoy, j, (mode == 0 ? (real)0 : LD_RHO(rhoy, j)) + v);
+#if KW_3D
+    ST_RHO_(rhoz, j, (mode == 0 ? (real)0 : LD_RHO(rhoz, j)) + v);
+#endif
+}
+
+// Additive sources: the spectrum of the scattered source times source_kappa.
+__kernel void kwave_source_kappa(__global real2* X, __global const skappa_t* skappa, ulong nr) {
+    const size_t i = get_global_id(0);
+    if (i >= nr) return;
+    X[i] *= KW_LD(ST_SKAPPA, skappa, i);
+}
+
+__kernel void kwave_add_field(__global real* field, __global const real* s, ulong n) {
+    const size_t i = get_global_id(0);
+    if (i >= n) return;
+    field[i] += s[i];
+}
+
+__kernel void kwave_add_density(__global rho_t* rhox, __global rho_t* rhoy, __global rho_t* rhoz,
+                                __global const real* s, ulong n) {
+    const size_t i = get_global_id(0);
+    if (i >= n) return;
+    const real v = s[i];
+    ST_RHO_(rhox, i, LD_RHO(rhox, i) + v);
+    ST_RHO_(rhoy, i, LD_RHO(rhoy, i) + v);
+#if KW_3D
+    ST_RHO_(rhoz, i, LD_RHO(rhoz, i) + v);
+#endif
+}
+
+// ux at the velocity source points += transducer_source_input[delay + t].
+__kernel void kwave_transducer(__global real* ux, __global const ulong* index, __global const real* signal,
+                               __global const ulong* delay, uint nsrc, ulong t) {
+    const uint i = get_global_id(0);
+    if (i >= nsrc) return;
+    ux[index[i]] += signal[delay[i] + t];
+}
+
+// Sampling at the sensor points: raw (into raw + sample*nsens), running sum of squares, max, min.
+// flags: 1 raw, 2 rms, 4 max, 8 min. `first` initialises the aggregates.
+__kernel void kwave_sample(__global const real* field, __global const ulong* points, uint nsens,
+                           __global real* raw, ulong rawOffset, __global real* sumsq, __global real* mx,
+                           __global real* mn, uint flags, uint first) {
+    const uint i = get_global_id(0);
+    if (i >= nsens) return;
+    const real v = field[points[i]];
+    if (flags & 1u) raw[rawOffset + i] = v;
+    if (flags & 2u) sumsq[i] = first ? v * v : sumsq[i] + v * v;
+    if (flags & 4u) mx[i] = first ? v : fmax(mx[i], v);
+    if (flags & 8u) mn[i] = first ? v : fmin(mn[i], v);
+}
+
+// Max and min over the whole grid. flags: 1 max, 2 min.
+__kernel void kwave_sample_all(__global const real* field, __global real* mx, __global real* mn, ulong n,
+                               uint flags, uint first) {
+    const size_t i = get_global_id(0);
+    if (i >= n) return;
+    const real v = field[i];
+    if (flags & 1u) mx[i] = first ? v : fmax(mx[i], v);
+    if (flags & 2u) mn[i] = first ? v : fmin(mn[i], v);
+}

@@ -1,0 +1,43 @@
+// The precomputed operators of the k-space scheme, in double, shared by the device solver (which
+// stores them on the R2C half-spectrum) and the serial reference (full spectrum):
+//   kappa        = sinc(c_ref |k| dt / 2)                 (k-space correction)
+//   source_kappa = cos(c_ref |k| dt / 2)                  (additive sources)
+//   nabla1       = |k|^(y-2), nabla2 = |k|^(y-1), 0 at k=0 (power-law absorption)
+//   dd*_shift_pos/neg = i k e^(+-i k d/2) per axis         (staggered derivatives)
+// PerfectlyMatchedLayer: k-Wave's profile exp(-alpha c_ref/d (dt/2) ((distance)/size)^4) per axis on
+// the regular and staggered grids. MediumCoefficients: c^2, dt/rho0_sg, tau and eta per point (or one
+// value when homogeneous).
+#pragma once
+
+#include <array>
+#include <complex>
+#include <vector>
+
+#include "portacl/kwave.hpp"
+
+namespace portacl::kwave {
+
+// The wavenumber of FFT bin i of an axis of n points spaced d (k-Wave's ifftshift convention: bin n/2
+// of an even axis is the negative Nyquist frequency).
+double waveNumber(std::size_t i, std::size_t n, double d);
+
+struct KSpaceOperators {
+    std::size_t nxStored = 0;  // nx/2+1 (half spectrum) or nx (full)
+    std::vector<double> kappa, sourceKappa, nabla1, nabla2;  // nxStored * ny * nz, x fastest
+    std::array<std::vector<std::complex<double>>, 3> ddPos, ddNeg;  // per axis: nxStored, ny, nz
+    KSpaceOperators(const Simulation& sim, bool halfSpectrum);
+};
+
+struct PerfectlyMatchedLayer {
+    std::array<std::vector<double>, 3> regular, staggered;  // per axis x, y, z (length nx, ny, nz)
+    explicit PerfectlyMatchedLayer(const Simulation& sim);
+};
+
+struct MediumCoefficients {
+    // One value when homogeneous, else one per grid point.
+    std::vector<double> c2, rho0, bOnA, tau, eta;
+    std::array<std::vector<double>, 3> dtRho0Sg;
+    explicit MediumCoefficients(const Simulation& sim);
+};
+
+}  // namespace portacl::kwave

@@ -1,0 +1,572 @@
+// The device solver: kspaceFirstOrder's main loop (computeMainLoop) as OpenCL kernels (cl/kwave.cl)
+// around the engine's R2C/C2R FFTs. The Simulation must outlive the solver.
+//
+// Device arrays (3-D; 2-D drops the z ones): the state p, u_sg{x,y,z}, rho{x,y,z}; three real
+// scratch fields du{x,y,z} that hold the pressure gradients, then the velocity divergence terms,
+// then the absorption terms; three half spectra; the medium (one value or a grid each); the
+// operators; sources; and the sampling buffers. That is 13 fields less than k-Wave's 16+ for the
+// same case.
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+#include "k_space_operators.hpp"
+#include "portacl/error.hpp"
+#include "portacl/kwave.hpp"
+#include "sensor_recorder.hpp"
+#include "storage_format.hpp"
+
+namespace portacl::kwave {
+namespace {
+
+// Storage of each reduced quantity under a mode (Table 5.1).
+struct StoragePlan {
+    StorageFormat c2 = StorageFormat::Element, rho0 = StorageFormat::Element, bOnA = StorageFormat::Element,
+                  tau = StorageFormat::Element, nabla = StorageFormat::Element, rho = StorageFormat::Element,
+                  dtRho = StorageFormat::Element, kappa = StorageFormat::Element,
+                  sourceKappa = StorageFormat::Element, p0 = StorageFormat::Element,
+                  signal = StorageFormat::Element;
+    explicit StoragePlan(Storage s) {
+        if (s == Storage::Full) return;
+        c2 = rho0 = bOnA = sourceKappa = StorageFormat::Half;
+        p0 = signal = tau = nabla = StorageFormat::BFloat16;
+        if (s == Storage::MixedMid || s == Storage::MixedMax) rho = StorageFormat::Half;
+        if (s == Storage::MixedMax) dtRho = kappa = StorageFormat::Half;
+    }
+};
+
+int code(StorageFormat f) { return static_cast<int>(f); }
+
+std::vector<double> toDouble(const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); }
+
+}  // namespace
+
+struct KSpaceSolver::Impl {
+    Context& ctx;
+    const Simulation& sim;
+    RunOptions opt;
+    const Grid& g;
+    std::size_t n, nr;
+    int dims;
+    Precision prec;
+    std::size_t realBytes;
+    StoragePlan st;
+    std::size_t t = 0;
+    std::size_t deviceBytes = 0;
+
+    cl::Buffer p, u[3], rho[3], du[3], X[3], scratch;
+    cl::Buffer c2, rho0, bOnA, tau, eta, dtRho[3], pml[3], pmlSg[3], kappa, sourceKappa, nabla1, nabla2;
+    cl::Buffer ddPos[3], ddNeg[3], p0;
+    cl::Buffer pIndex, pSignal, uIndex, uSignal[3], trSignal, trDelay;
+    bool additive = false;
+
+    struct Sampler {
+        std::string quantity;
+        int field = 0;  // 0 = p, 1..3 = u
+        QuantityOutputs out;
+        cl::Buffer raw, sumsq, mx, mn, mxAll, mnAll;
+        std::size_t chunk = 0, fill = 0;
+    };
+    std::vector<Sampler> samplers;
+    std::vector<std::uint64_t> points;
+    cl::Buffer pointsBuf;
+    Recording rec;
+
+    cl::Kernel kPressureGradient, kVelocityGradient, kVelocity, kInitialVelocity, kDensity, kPressureTerms,
+        kAbsorptionTerms, kPressure, kInitialPressure, kPointSource, kVelocityPointSource, kPointSourceDensity,
+        kSourceKappa, kAddField, kAddDensity, kTransducer, kSample, kSampleAll;
+    fft::Plan* r2c = nullptr;
+    fft::Plan* c2r = nullptr;
+    cl::NDRange local3 = cl::NullRange;
+
+    Impl(Context& c, const Simulation& s, const RunOptions& o)
+        : ctx(c), sim(s), opt(o), g(s.grid), n(g.size()), nr(g.reducedSize()), dims(g.dimensions()),
+          prec(o.precision), realBytes(o.precision == Precision::Double ? 8 : 4), st(o.storage) {
+        if (prec != Precision::Float && prec != Precision::Double)
+            throw Error("the k-Wave solver runs in single or double precision (or a mixed-* storage mode)");
+        if (o.storage != Storage::Full && prec != Precision::Float)
+            throw Error("the mixed-* storage modes compute in single precision; they cannot be combined with double");
+        if (o.outputs.uNonStaggeredRaw)
+            throw Error("--u_non_staggered_raw is not supported yet by kspaceFirstOrder-OpenCL");
+        validate(sim, "the simulation");
+        ctx.requirePrecision(prec);
+        build();
+        allocate();
+        const int wx = ctx.tuning().getInt("kwave", "work_group_x", 0);
+        if (wx > 0) local3 = cl::NDRange(static_cast<std::size_t>(wx), 1, 1);
+    }
+
+    // ---- set-up -------------------------------------------------------------------------------
+    std::string buildOptions() const {
+        const Medium& m = sim.medium;
+        std::ostringstream os;
+        os << "-D KW_3D=" << (g.is3D() ? 1 : 0) << " -D C0_ARRAY=" << (m.c0.scalar() ? 0 : 1)
+           << " -D RHO0_ARRAY=" << (m.rho0.scalar() ? 0 : 1)
+           << " -D BONA_ARRAY=" << (m.nonlinear && !m.bOnA.scalar() ? 1 : 0)
+           << " -D ABSORB_ARRAY=" << (m.absorption != Absorption::Lossless && !(m.alphaCoeff.scalar() && m.c0.scalar()) ? 1 : 0)
+           << " -D NONLINEAR=" << (m.nonlinear ? 1 : 0) << " -D ABSORPTION=" << static_cast<int>(m.absorption)
+           << " -D ST_C2=" << code(st.c2) << " -D ST_RHO0=" << code(st.rho0) << " -D ST_BONA=" << code(st.bOnA)
+           << " -D ST_TAU=" << code(st.tau) << " -D ST_NABLA=" << code(st.nabla) << " -D ST_RHO=" << code(st.rho)
+           << " -D ST_DTRHO=" << code(st.dtRho) << " -D ST_KAPPA=" << code(st.kappa)
+           << " -D ST_SKAPPA=" << code(st.sourceKappa) << " -D ST_P0=" << code(st.p0)
+           << " -D ST_SIGNAL=" << code(st.signal);
+        return os.str();
+    }
+
+    void build() {
+        const std::string options = buildOptions();
+        auto k = [&](const char* name) { return ctx.kernel("kwave.cl", name, prec, options); };
+        kPressureGradient = k("kwave_pressure_gradient");
+        kVelocityGradient = k("kwave_velocity_gradient");
+        kVelocity = k("kwave_velocity");
+        kInitialVelocity = k("kwave_initial_velocity");
+        kDensity = k("kwave_density");
+        kPressureTerms = k("kwave_pressure_terms");
+        kAbsorptionTerms = k("kwave_absorption_terms");
+        kPressure = k("kwave_pressure");
+        kInitialPressure = k("kwave_initial_pressure");
+        kPointSource = k("kwave_point_source");
+        kVelocityPointSource = k("kwave_velocity_point_source");
+        kPointSourceDensity = k("kwave_point_source_density");
+        kSourceKappa = k("kwave_source_kappa");
+        kAddField = k("kwave_add_field");
+        kAddDensity = k("kwave_add_density");
+        kTransducer = k("kwave_transducer");
+        kSample = k("kwave_sample");
+        kSampleAll = k("kwave_sample_all");
+
+        fft::PlanDesc d;
+        d.kind = fft::Kind::R2C;
+        d.shape = g.is3D() ? std::vector<std::size_t>{g.nz, g.ny, g.nx} : std::vector<std::size_t>{g.ny, g.nx};
+        d.precision = prec;
+        d.inPlace = false;
+        d.backend = opt.fftBackend;
+        r2c = &fft::plan(ctx, d);
+        d.kind = fft::Kind::C2R;
+        c2r = &fft::plan(ctx, d);
+    }
+
+    // Host arrays first, so that the whole working set is checked against the device before any
+    // allocation.
+    void allocate() {
+        const Medium& m = sim.medium;
+        const KSpaceOperators ops(sim, true);
+        const PerfectlyMatchedLayer layer(sim);
+        const MediumCoefficients med(sim);
+
+        struct Upload {
+            cl::Buffer* target;
+            std::vector<unsigned char> bytes;
+            std::string what;
+        };
+        std::vector<Upload> uploads;
+        auto add = [&](cl::Buffer& b, std::vector<unsigned char> bytes, const std::string& what) {
+            uploads.push_back({&b, std::move(bytes), what});
+        };
+        auto reals = [&](const std::vector<double>& v, StorageFormat f) { return encode(v, f, prec); };
+        auto complexes = [&](const std::vector<std::complex<double>>& v) {
+            std::vector<double> flat;
+            for (const auto& c : v) {
+                flat.push_back(c.real());
+                flat.push_back(c.imag());
+            }
+            return encode(flat, StorageFormat::Element, prec);
+        };
+        auto indices = [](const std::vector<std::uint64_t>& v) {
+            std::vector<unsigned char> b(v.size() * 8);
+            if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
+            return b;
+        };
+
+        // Medium. Reduced modes store c0 (not c^2) and 1/rho0_sg (not dt/rho0_sg), as the thesis does.
+        std::vector<double> c2v = med.c2;
+        if (st.c2 != StorageFormat::Element) c2v = toDouble(m.c0.values);
+        add(c2, reals(c2v, st.c2), "c0^2");
+        add(rho0, reals(med.rho0, st.rho0), "rho0");
+        for (int a = 0; a < dims; ++a) {
+            std::vector<double> v = med.dtRho0Sg[a];
+            if (st.dtRho != StorageFormat::Element)
+                for (auto& x : v) x /= sim.dt;
+            add(dtRho[a], reals(v, st.dtRho), "dt/rho0_sg");
+        }
+        add(bOnA, reals(m.nonlinear ? med.bOnA : std::vector<double>{0.0}, st.bOnA), "BonA");
+        add(tau, reals(med.tau.empty() ? std::vector<double>{0.0} : med.tau, st.tau), "absorb_tau");
+        add(eta, reals(med.eta.empty() ? std::vector<double>{0.0} : med.eta, st.tau), "absorb_eta");
+        for (int a = 0; a < 3; ++a) {
+            add(pml[a], reals(layer.regular[a], StorageFormat::Element), "pml");
+            add(pmlSg[a], reals(layer.staggered[a], StorageFormat::Element), "pml_sg");
+            add(ddPos[a], complexes(ops.ddPos[a]), "ddk_shift_pos");
+            add(ddNeg[a], complexes(ops.ddNeg[a]), "ddk_shift_neg");
+        }
+        add(kappa, reals(ops.kappa, st.kappa), "kappa");
+        if (!ops.sourceKappa.empty()) add(sourceKappa, reals(ops.sourceKappa, st.sourceKappa), "source_kappa");
+        if (!ops.nabla1.empty()) {
+            add(nabla1, reals(ops.nabla1, st.nabla), "absorb_nabla1");
+            add(nabla2, reals(ops.nabla2, st.nabla), "absorb_nabla2");
+        }
+        if (!sim.p0.empty()) add(p0, reals(toDouble(sim.p0), st.p0), "p0_source_input");
+        if (sim.p.length) {
+            add(pIndex, indices(sim.p.index), "p_source_index");
+            add(pSignal, reals(toDouble(sim.p.signal), st.signal), "p_source_input");
+        }
+        if (!sim.u.index.empty()) add(uIndex, indices(sim.u.index), "u_source_index");
+        for (int a = 0; a < dims; ++a)
+            if (sim.u.length[a]) add(uSignal[a], reals(toDouble(sim.u.signal[a]), StorageFormat::Element), "u_source_input");
+        if (sim.transducer.length) {
+            add(trSignal, reals(toDouble(sim.transducer.signal), StorageFormat::Element), "transducer_source_input");
+            add(trDelay, indices(sim.transducer.delay), "delay_mask");
+        }
+        additive = (sim.p.length && sim.p.mode == SourceMode::Additive) ||
+                   ((sim.u.length[0] || sim.u.length[1] || sim.u.length[2]) && sim.u.mode == SourceMode::Additive);
+
+        // Sampling buffers.
+        points = sim.sensor.points(g);
+        const auto qs = quantities(g);
+        const std::size_t samplesTotal = sim.nt > opt.outputs.startIndex ? sim.nt - opt.outputs.startIndex : 0;
+        std::size_t samplingBytes = points.size() * 8;
+        for (std::size_t q = 0; q < qs.size(); ++q) {
+            Sampler s;
+            s.quantity = qs[q];
+            s.field = static_cast<int>(q);
+            s.out = outputsOf(qs[q], opt.outputs);
+            if (!s.out.any()) continue;
+            // Raw samples collect on the device for up to ~64 MiB, then go to the host in one read.
+            s.chunk = std::max<std::size_t>(1, std::min<std::size_t>(std::max<std::size_t>(samplesTotal, 1),
+                                                                      (64u << 20) / (points.size() * realBytes)));
+            samplingBytes += ((s.out.raw ? s.chunk : 0) + 3) * points.size() * realBytes + 2 * n * realBytes;
+            samplers.push_back(s);
+        }
+
+        const std::size_t rhoBytes = bytesPerElement(st.rho, prec);
+        const std::size_t stateBytes = n * realBytes * (1 + 2 * dims) + n * rhoBytes * dims + (additive ? n * realBytes : 0);
+        const std::size_t spectrumBytes = nr * 2 * realBytes * dims;
+        std::size_t total = stateBytes + spectrumBytes + samplingBytes;
+        for (const auto& up : uploads) total += up.bytes.size();
+        ctx.checkFits(total, "this " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz) +
+                                 " simulation");
+
+        auto alloc = [&](std::size_t bytes, const std::string& what) {
+            deviceBytes += bytes;
+            cl::Buffer b = ctx.buffer(std::max<std::size_t>(bytes, 8), what);
+            ctx.fill(b, 0, std::max<std::size_t>(bytes, 8), "zero " + what);
+            return b;
+        };
+        for (auto& up : uploads) {
+            deviceBytes += up.bytes.size();
+            *up.target = ctx.buffer(std::max<std::size_t>(up.bytes.size(), 8), up.what);
+            if (!up.bytes.empty()) ctx.write(*up.target, up.bytes.data(), up.bytes.size(), "upload " + up.what);
+        }
+        p = alloc(n * realBytes, "p");
+        for (int a = 0; a < dims; ++a) {
+            u[a] = alloc(n * realBytes, "u_sg");
+            rho[a] = alloc(n * rhoBytes, "rho");
+            du[a] = alloc(n * realBytes, "du");
+            X[a] = alloc(nr * 2 * realBytes, "spectrum");
+        }
+        if (additive) scratch = alloc(n * realBytes, "source scratch");
+        // 2-D: the z arguments of the kernels point at x arrays and are never touched.
+        for (int a = dims; a < 3; ++a) {
+            u[a] = u[0];
+            rho[a] = rho[0];
+            du[a] = du[0];
+            X[a] = X[0];
+            dtRho[a] = dtRho[0];
+        }
+        if (!sensorless()) pointsBuf = ctx.upload(points, "sensor points");
+        deviceBytes += points.size() * 8;
+        for (auto& s : samplers) {
+            const std::size_t ns = points.size();
+            s.raw = alloc((s.out.raw ? s.chunk : 1) * ns * realBytes, "raw samples");
+            s.sumsq = alloc((s.out.rms ? ns : 1) * realBytes, "rms");
+            s.mx = alloc((s.out.max ? ns : 1) * realBytes, "max");
+            s.mn = alloc((s.out.min ? ns : 1) * realBytes, "min");
+            s.mxAll = alloc((s.out.maxAll ? n : 1) * realBytes, "max_all");
+            s.mnAll = alloc((s.out.minAll ? n : 1) * realBytes, "min_all");
+        }
+    }
+    bool sensorless() const { return points.empty(); }
+
+    // ---- launching ----------------------------------------------------------------------------
+    void setReal(cl::Kernel& k, cl_uint i, double v) {
+        if (prec == Precision::Double) k.setArg(i, v);
+        else k.setArg(i, static_cast<float>(v));
+    }
+    template <typename... A>
+    void args(cl::Kernel& k, const A&... a) {
+        cl_uint i = 0;
+        (k.setArg(i++, a), ...);
+    }
+    void launchGrid(cl::Kernel& k, std::size_t nx) { ctx.launch(k, cl::NDRange(nx, g.ny, g.nz), local3); }
+    void launch1(cl::Kernel& k, std::size_t count) { ctx.launch(k, cl::NDRange(count)); }
+    cl_uint u32(std::size_t v) const { return static_cast<cl_uint>(v); }
+    cl_ulong u64(std::size_t v) const { return static_cast<cl_ulong>(v); }
+
+    void pressureGradient() {
+        r2c->execute(p, X[0], fft::Direction::Forward);
+        args(kPressureGradient, X[0], X[1], X[2], kappa, ddPos[0], ddPos[1], ddPos[2], u32(g.reducedNx()), u32(g.ny), u32(g.nz));
+        launchGrid(kPressureGradient, g.reducedNx());
+        for (int a = 0; a < dims; ++a) c2r->execute(X[a], du[a], fft::Direction::Inverse);
+    }
+
+    void computeVelocity() {
+        pressureGradient();
+        args(kVelocity, u[0], u[1], u[2], du[0], du[1], du[2], dtRho[0], dtRho[1], dtRho[2], pmlSg[0], pmlSg[1], pmlSg[2]);
+        setReal(kVelocity, 12, sim.dt);
+        kVelocity.setArg(13, u32(g.nx));
+        kVelocity.setArg(14, u32(g.ny));
+        kVelocity.setArg(15, u32(g.nz));
+        launchGrid(kVelocity, g.nx);
+    }
+
+    // source_mat = real(ifftn(source_kappa .* fftn(source_mat))), k-Wave's additive correction.
+    void filterScratch() {
+        r2c->execute(scratch, X[0], fft::Direction::Forward);
+        args(kSourceKappa, X[0], sourceKappa, u64(nr));
+        launch1(kSourceKappa, nr);
+        c2r->execute(X[0], scratch, fft::Direction::Inverse);
+    }
+
+    void addVelocitySources() {
+        const std::size_t ns = sim.u.index.size();
+        for (int a = 0; a < dims; ++a) {
+            if (sim.u.length[a] <= t) continue;
+            const std::size_t offset = sim.u.many ? t * ns : t;
+            if (sim.u.mode == SourceMode::Additive) {
+                ctx.fill(scratch, 0, n * realBytes, "zero source scratch");
+                args(kVelocityPointSource, scratch, uIndex, uSignal[a], u32(ns), u64(offset), u32(sim.u.many), u32(0));
+                launch1(kVelocityPointSource, ns);
+                filterScratch();
+                args(kAddField, u[a], scratch, u64(n));
+                launch1(kAddField, n);
+            } else {
+                args(kVelocityPointSource, u[a], uIndex, uSignal[a], u32(ns), u64(offset), u32(sim.u.many),
+                     u32(sim.u.mode == SourceMode::Dirichlet ? 0 : 1));
+                launch1(kVelocityPointSource, ns);
+            }
+        }
+        if (sim.transducer.length > t) {
+            args(kTransducer, u[0], uIndex, trSignal, trDelay, u32(ns), u64(t));
+            launch1(kTransducer, ns);
+        }
+    }
+
+    void computeVelocityGradient() {
+        for (int a = 0; a < dims; ++a) r2c->execute(u[a], X[a], fft::Direction::Forward);
+        args(kVelocityGradient, X[0], X[1], X[2], kappa, ddNeg[0], ddNeg[1], ddNeg[2], u32(g.reducedNx()), u32(g.ny), u32(g.nz));
+        launchGrid(kVelocityGradient, g.reducedNx());
+        for (int a = 0; a < dims; ++a) c2r->execute(X[a], du[a], fft::Direction::Inverse);
+    }
+
+    void computeDensity() {
+        args(kDensity, rho[0], rho[1], rho[2], du[0], du[1], du[2], rho0, pml[0], pml[1], pml[2]);
+        setReal(kDensity, 10, sim.dt);
+        kDensity.setArg(11, u32(g.nx));
+        kDensity.setArg(12, u32(g.ny));
+        kDensity.setArg(13, u32(g.nz));
+        launchGrid(kDensity, g.nx);
+    }
+
+    void addPressureSource() {
+        if (sim.p.length <= t) return;
+        const std::size_t ns = sim.p.index.size();
+        const std::size_t offset = sim.p.many ? t * ns : t;
+        if (sim.p.mode == SourceMode::Additive) {
+            ctx.fill(scratch, 0, n * realBytes, "zero source scratch");
+            args(kPointSource, scratch, pIndex, pSignal, u32(ns), u64(offset), u32(sim.p.many), u32(0));
+            launch1(kPointSource, ns);
+            filterScratch();
+            args(kAddDensity, rho[0], rho[1], rho[2], scratch, u64(n));
+            launch1(kAddDensity, n);
+        } else {
+            args(kPointSourceDensity, rho[0], rho[1], rho[2], pIndex, pSignal, u32(ns), u64(offset), u32(sim.p.many),
+                 u32(sim.p.mode == SourceMode::Dirichlet ? 0 : 1));
+            launch1(kPointSourceDensity, ns);
+        }
+    }
+
+    void computePressure() {
+        if (sim.medium.absorption == Absorption::PowerLaw) {
+            args(kPressureTerms, rho[0], rho[1], rho[2], du[0], du[1], du[2], rho0, u64(n));
+            launch1(kPressureTerms, n);
+            r2c->execute(du[0], X[0], fft::Direction::Forward);
+            r2c->execute(du[1], X[1], fft::Direction::Forward);
+            args(kAbsorptionTerms, X[0], X[1], nabla1, nabla2, u64(nr));
+            launch1(kAbsorptionTerms, nr);
+            c2r->execute(X[0], du[0], fft::Direction::Inverse);
+            c2r->execute(X[1], du[1], fft::Direction::Inverse);
+        }
+        args(kPressure, p, rho[0], rho[1], rho[2], du[0], du[1], du[2], c2, rho0, bOnA, tau, eta, u64(n));
+        launch1(kPressure, n);
+    }
+
+    void addInitialPressure() {
+        args(kInitialPressure, p, rho[0], rho[1], rho[2], p0, c2, u64(n));
+        launch1(kInitialPressure, n);
+        r2c->execute(p, X[0], fft::Direction::Forward);
+        args(kPressureGradient, X[0], X[1], X[2], kappa, ddPos[0], ddPos[1], ddPos[2], u32(g.reducedNx()), u32(g.ny), u32(g.nz));
+        launchGrid(kPressureGradient, g.reducedNx());
+        for (int a = 0; a < dims; ++a) c2r->execute(X[a], u[a], fft::Direction::Inverse);
+        args(kInitialVelocity, u[0], u[1], u[2], dtRho[0], dtRho[1], dtRho[2]);
+        setReal(kInitialVelocity, 6, sim.dt);
+        kInitialVelocity.setArg(7, u64(n));
+        launch1(kInitialVelocity, n);
+    }
+
+    cl::Buffer& fieldOf(int f) { return f == 0 ? p : u[f - 1]; }
+
+    void sample() {
+        const cl_uint first = rec.samples == 0 ? 1 : 0;
+        const std::size_t ns = points.size();
+        for (auto& s : samplers) {
+            if (!s.out.sampled()) continue;
+            const cl_uint flags = (s.out.raw ? 1u : 0u) | (s.out.rms ? 2u : 0u) | (s.out.max ? 4u : 0u) | (s.out.min ? 8u : 0u);
+            if (flags) {
+                args(kSample, fieldOf(s.field), pointsBuf, u32(ns), s.raw, u64(s.fill * ns), s.sumsq, s.mx, s.mn, flags, first);
+                launch1(kSample, ns);
+            }
+            const cl_uint allFlags = (s.out.maxAll ? 1u : 0u) | (s.out.minAll ? 2u : 0u);
+            if (allFlags) {
+                args(kSampleAll, fieldOf(s.field), s.mxAll, s.mnAll, u64(n), allFlags, first);
+                launch1(kSampleAll, n);
+            }
+            if (s.out.raw && ++s.fill == s.chunk) flushRaw(s);
+        }
+        ++rec.samples;
+    }
+
+    std::vector<double> downloadReals(const cl::Buffer& b, std::size_t count, const std::string& what) {
+        std::vector<unsigned char> bytes(count * realBytes);
+        if (count) ctx.read(b, bytes.data(), bytes.size(), "download " + what);
+        return decode(bytes, StorageFormat::Element, prec);
+    }
+
+    void flushRaw(Sampler& s) {
+        if (!s.fill) return;
+        const auto v = downloadReals(s.raw, s.fill * points.size(), s.quantity);
+        auto& dst = rec.data[s.quantity];
+        dst.insert(dst.end(), v.begin(), v.end());
+        s.fill = 0;
+    }
+
+    void step() {
+        if (t >= sim.nt) return;
+        computeVelocity();
+        addVelocitySources();
+        computeVelocityGradient();
+        computeDensity();
+        addPressureSource();
+        computePressure();
+        if (t == 0 && !sim.p0.empty()) addInitialPressure();
+        if (t >= opt.outputs.startIndex && !sensorless()) sample();
+        ++t;
+    }
+
+    Recording recording() {
+        for (auto& s : samplers) flushRaw(s);
+        Recording r = rec;
+        const std::size_t ns = points.size();
+        const char* uFinal[3] = {"ux_final", "uy_final", "uz_final"};
+        for (auto& s : samplers) {
+            if (r.samples) {
+                if (s.out.rms) r.data[s.quantity + "_rms"] = downloadReals(s.sumsq, ns, "rms");
+                if (s.out.max) r.data[s.quantity + "_max"] = downloadReals(s.mx, ns, "max");
+                if (s.out.min) r.data[s.quantity + "_min"] = downloadReals(s.mn, ns, "min");
+                if (s.out.maxAll) r.data[s.quantity + "_max_all"] = downloadReals(s.mxAll, n, "max_all");
+                if (s.out.minAll) r.data[s.quantity + "_min_all"] = downloadReals(s.mnAll, n, "min_all");
+            }
+            if (s.out.raw && !r.data.count(s.quantity)) r.data[s.quantity] = {};
+            if (s.out.final) r.data[s.field == 0 ? "p_final" : uFinal[s.field - 1]] = downloadReals(fieldOf(s.field), n, "final field");
+        }
+        return r;
+    }
+
+    std::vector<double> downloadDensity(int a) {
+        std::vector<unsigned char> bytes(n * bytesPerElement(st.rho, prec));
+        ctx.read(rho[a], bytes.data(), bytes.size(), "download rho");
+        return decode(bytes, st.rho, prec);
+    }
+
+    State saveState() {
+        State s;
+        s.timeIndex = t;
+        s.fields["p"] = downloadReals(p, n, "p");
+        const char* un[3] = {"ux_sgx", "uy_sgy", "uz_sgz"};
+        const char* rn[3] = {"rhox", "rhoy", "rhoz"};
+        for (int a = 0; a < dims; ++a) {
+            s.fields[un[a]] = downloadReals(u[a], n, un[a]);
+            s.fields[rn[a]] = downloadDensity(a);
+        }
+        s.recording = recording();
+        // Raw samples live in the recording; the aggregates are restored from it too.
+        return s;
+    }
+
+    void uploadReals(cl::Buffer& b, const std::vector<double>& v, StorageFormat f, const std::string& what) {
+        const auto bytes = encode(v, f, prec);
+        if (!bytes.empty()) ctx.write(b, bytes.data(), bytes.size(), "upload " + what);
+    }
+
+    void restoreState(const State& s) {
+        auto field = [&](const char* name) -> const std::vector<double>& {
+            auto it = s.fields.find(name);
+            if (it == s.fields.end() || it->second.size() != n)
+                throw Error(std::string("the checkpoint lacks the field '") + name + "' of this grid");
+            return it->second;
+        };
+        uploadReals(p, field("p"), StorageFormat::Element, "p");
+        const char* un[3] = {"ux_sgx", "uy_sgy", "uz_sgz"};
+        const char* rn[3] = {"rhox", "rhoy", "rhoz"};
+        for (int a = 0; a < dims; ++a) {
+            uploadReals(u[a], field(un[a]), StorageFormat::Element, un[a]);
+            uploadReals(rho[a], field(rn[a]), st.rho, rn[a]);
+        }
+        t = s.timeIndex;
+        rec = Recording();
+        rec.samples = s.recording.samples;
+        const std::size_t ns = points.size();
+        const char* uFinal[3] = {"ux_final", "uy_final", "uz_final"};
+        (void)uFinal;
+        for (auto& smp : samplers) {
+            smp.fill = 0;
+            auto restore = [&](bool on, const std::string& name, cl::Buffer& b, std::size_t count) {
+                if (!on || !rec.samples) return;
+                auto it = s.recording.data.find(name);
+                if (it == s.recording.data.end() || it->second.size() != count)
+                    throw Error("the checkpoint lacks '" + name + "', which this run records");
+                uploadReals(b, it->second, StorageFormat::Element, name);
+            };
+            if (smp.out.raw) {
+                auto it = s.recording.data.find(smp.quantity);
+                if (rec.samples && (it == s.recording.data.end() || it->second.size() != rec.samples * ns))
+                    throw Error("the checkpoint lacks the raw '" + smp.quantity + "' samples this run records");
+                if (it != s.recording.data.end()) rec.data[smp.quantity] = it->second;
+            }
+            restore(smp.out.rms, smp.quantity + "_rms", smp.sumsq, ns);
+            restore(smp.out.max, smp.quantity + "_max", smp.mx, ns);
+            restore(smp.out.min, smp.quantity + "_min", smp.mn, ns);
+            restore(smp.out.maxAll, smp.quantity + "_max_all", smp.mxAll, n);
+            restore(smp.out.minAll, smp.quantity + "_min_all", smp.mnAll, n);
+        }
+    }
+};
+
+KSpaceSolver::KSpaceSolver(Context& ctx, const Simulation& sim, const RunOptions& options)
+    : impl_(std::make_unique<Impl>(ctx, sim, options)) {}
+KSpaceSolver::~KSpaceSolver() = default;
+
+std::size_t KSpaceSolver::timeIndex() const { return impl_->t; }
+bool KSpaceSolver::done() const { return impl_->t >= impl_->sim.nt; }
+void KSpaceSolver::step() { impl_->step(); }
+void KSpaceSolver::run(std::size_t endStep, const std::function<bool(std::size_t)>& stop) {
+    const std::size_t end = endStep ? std::min(endStep, impl_->sim.nt) : impl_->sim.nt;
+    while (impl_->t < end) {
+        impl_->step();
+        if (stop && stop(impl_->t)) break;
+    }
+}
+Recording KSpaceSolver::recording() { return impl_->recording(); }
+std::size_t KSpaceSolver::deviceBytes() const { return impl_->deviceBytes; }
+KSpaceSolver::State KSpaceSolver::saveState() { return impl_->saveState(); }
+void KSpaceSolver::restoreState(const State& state) { impl_->restoreState(state); }
+
+}  // namespace portacl::kwave

@@ -1,0 +1,219 @@
+// k-Wave-compatible ultrasound simulation: the k-space pseudospectral solver of k-Wave's C++ codes
+// (kspaceFirstOrder-OMP/-CUDA) on any OpenCL device, reading and writing k-Wave's HDF5 files.
+//
+// Conventions (k-Wave's): arrays are (Nz, Ny, Nx) in C order, x fastest; index lists in this API are
+// 0-based (the files hold 1-based MATLAB indices and the reader/writer convert). Time step t (0-based)
+// produces p at t*dt; sample 0 is p0. Velocities live on the staggered grid (x + dx/2) and time
+// (t + dt/2).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "portacl/context.hpp"
+#include "portacl/fft.hpp"
+#include "portacl/precision.hpp"
+
+namespace portacl::kwave {
+
+struct Grid {
+    std::size_t nx = 1, ny = 1, nz = 1;
+    double dx = 1, dy = 1, dz = 1;
+    bool is3D() const { return nz > 1; }
+    int dimensions() const { return is3D() ? 3 : 2; }
+    std::size_t size() const { return nx * ny * nz; }
+    std::size_t reducedNx() const { return nx / 2 + 1; }  // the R2C half-spectrum along x
+    std::size_t reducedSize() const { return reducedNx() * ny * nz; }
+};
+
+// A medium quantity: one value (homogeneous) or one per grid point (heterogeneous).
+struct Field {
+    std::vector<float> values;
+    bool scalar() const { return values.size() == 1; }
+    bool present() const { return !values.empty(); }
+    double at(std::size_t i) const { return values.size() == 1 ? values[0] : values[i]; }
+};
+
+enum class Absorption { Lossless = 0, PowerLaw = 1, Stokes = 2 };
+enum class SourceMode { Dirichlet = 0, AdditiveNoCorrection = 1, Additive = 2 };
+
+struct Medium {
+    Field c0, rho0, rho0Sgx, rho0Sgy, rho0Sgz;  // rho0_sg*: density on the staggered grids
+    bool nonlinear = false;
+    Field bOnA;
+    Absorption absorption = Absorption::Lossless;
+    Field alphaCoeff;        // dB / (MHz^y cm)
+    double alphaPower = 0;   // y
+};
+
+struct Pml {
+    std::array<std::size_t, 3> size{0, 0, 0};  // grid points, inside the grid, per axis x, y, z
+    std::array<double, 3> alpha{2, 2, 2};       // Np per grid point
+};
+
+// A pressure or velocity source: `length` steps of signal (the file's *_source_flag), applied at
+// `index` (0-based). Signal element (point i, step t) is signal[t*index.size() + i] when `many`,
+// else signal[t].
+struct PressureSource {
+    std::size_t length = 0;
+    SourceMode mode = SourceMode::Additive;
+    bool many = false;
+    std::vector<std::uint64_t> index;
+    std::vector<float> signal;
+};
+
+struct VelocitySource {
+    std::array<std::size_t, 3> length{0, 0, 0};  // ux, uy, uz source flags
+    SourceMode mode = SourceMode::Additive;
+    bool many = false;
+    std::vector<std::uint64_t> index;              // u_source_index, shared with the transducer
+    std::array<std::vector<float>, 3> signal;
+};
+
+// Added to ux at the velocity source index: input[delay[i] + t].
+struct TransducerSource {
+    std::size_t length = 0;
+    std::vector<float> signal;
+    std::vector<std::uint64_t> delay;
+};
+
+struct Cuboid {
+    std::array<std::uint64_t, 3> begin{}, end{};  // 0-based, inclusive, (x, y, z)
+    std::array<std::uint64_t, 3> extent() const { return {end[0] - begin[0] + 1, end[1] - begin[1] + 1, end[2] - begin[2] + 1}; }
+};
+
+struct SensorMask {
+    enum class Type { Index = 0, Corners = 1 } type = Type::Index;
+    std::vector<std::uint64_t> index;  // 0-based linear indices, when Type::Index
+    std::vector<Cuboid> cuboids;       // when Type::Corners
+    // The sampled points in output order: the index list, or every cuboid's points (x fastest),
+    // cuboid after cuboid.
+    std::vector<std::uint64_t> points(const struct Grid& grid) const;
+};
+
+struct FileHeader {
+    std::string createdBy, creationDate, fileDescription, majorVersion = "1", minorVersion = "2";
+};
+
+// Everything an input file describes.
+struct Simulation {
+    FileHeader header;
+    Grid grid;
+    std::size_t nt = 0;
+    double dt = 0, cRef = 0;
+    Pml pml;
+    Medium medium;
+    std::vector<float> p0;  // empty: no initial pressure
+    PressureSource p;
+    VelocitySource u;
+    TransducerSource transducer;
+    SensorMask sensor;
+    std::uint64_t axisymmetric = 0, nonuniformGrid = 0;
+};
+
+// Reads a k-Wave input file (format 1.2; 1.0/1.1 too, whose precomputed operators are ignored since
+// they are regenerated). Throws one sentence per problem: wrong file type or version, a missing or
+// mistyped dataset (named), inconsistent sizes.
+Simulation readInputFile(const std::string& path);
+// Writes a k-Wave 1.2 input file as k-Wave MATLAB does (for tests, benchmarks and examples).
+void writeInputFile(const std::string& path, const Simulation& sim);
+// Checks the description for consistency (sizes, indices inside the grid, supported options).
+void validate(const Simulation& sim, const std::string& source);
+
+// Which quantities to record (k-Wave's command line flags).
+struct OutputSelection {
+    bool pRaw = true, pRms = false, pMax = false, pMin = false, pMaxAll = false, pMinAll = false, pFinal = false;
+    bool uRaw = false, uNonStaggeredRaw = false, uRms = false, uMax = false, uMin = false, uMaxAll = false,
+         uMinAll = false, uFinal = false;
+    std::size_t startIndex = 0;  // first sampled step, 0-based (k-Wave's -s minus one)
+    bool copySensorMask = false;
+    bool anyVelocity() const { return uRaw || uNonStaggeredRaw || uRms || uMax || uMin || uMaxAll || uMinAll || uFinal; }
+};
+
+// What a run recorded, by k-Wave dataset name ("p", "p_rms", "ux_max_all", "p_final", ...). Raw
+// series are [sample][sensor point]; sensor aggregates [sensor point]; *_all and *_final the grid.
+// While running, "*_rms" holds the sum of squares; finalize() turns it into the root mean square.
+struct Recording {
+    std::map<std::string, std::vector<double>> data;
+    std::size_t samples = 0;  // sampled steps so far
+    bool finalized = false;
+    void finalize();
+};
+
+// Storage precision of the solver's arrays. Full: all in the element precision. The three reduced
+// modes (thesis Table 5.1) store chosen quantities in fp16 / bfloat16 with float arithmetic.
+enum class Storage { Full, MixedMin, MixedMid, MixedMax };
+const char* storageName(Storage s);
+
+struct RunOptions {
+    Precision precision = Precision::Float;  // Float or Double (element precision of arithmetic)
+    Storage storage = Storage::Full;         // reduced modes need Float
+    fft::Backend fftBackend = fft::Backend::Auto;
+    OutputSelection outputs;
+};
+
+// Parses "single|float|double|mixed-min|mixed-mid|mixed-max".
+void parsePrecisionMode(const std::string& text, Precision& precision, Storage& storage);
+
+// The device solver. Construct, then step() until done() (or run()); recording() downloads what
+// was sampled. saveState()/restoreState() carry everything needed to continue (checkpoints).
+class KSpaceSolver {
+public:
+    KSpaceSolver(Context& ctx, const Simulation& sim, const RunOptions& options);
+    ~KSpaceSolver();
+    KSpaceSolver(const KSpaceSolver&) = delete;
+    KSpaceSolver& operator=(const KSpaceSolver&) = delete;
+
+    std::size_t timeIndex() const;
+    bool done() const;
+    void step();
+    // Steps until `endStep` (0 = Nt) or until `stop(timeIndex)` returns true after a step.
+    void run(std::size_t endStep = 0, const std::function<bool(std::size_t)>& stop = {});
+    // Enqueues one step without sampling bookkeeping on the host (benchmarks time this).
+    Recording recording();  // not finalized
+    std::size_t deviceBytes() const;
+
+    struct State {
+        std::size_t timeIndex = 0;
+        std::map<std::string, std::vector<double>> fields;  // p, ux_sgx, ..., rhox, ...
+        Recording recording;
+    };
+    State saveState();
+    void restoreState(const State& state);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// The serial C++ reference of the same time step, in double precision with its own FFT (a direct
+// mixed-radix DFT): for validation on small grids. Runs `steps` steps (0 = Nt).
+Recording referenceRun(const Simulation& sim, const OutputSelection& outputs, std::size_t steps = 0);
+
+// Facts for the output file header and the closing summary.
+struct RunInfo {
+    std::string createdBy = "kspaceFirstOrder-OpenCL (PortaCL)";
+    std::string hostName;
+    double loadSeconds = 0, preprocessingSeconds = 0, simulationSeconds = 0, postprocessingSeconds = 0;
+    double totalSeconds = 0;
+    std::size_t hostMemoryMB = 0;
+    std::size_t timeIndex = 0;  // steps done
+};
+
+// Writes k-Wave's output file (datasets, shapes, attributes as kspaceFirstOrder-OMP/-CUDA) to a
+// temporary name and renames it to `path`; removes the temporary on failure.
+void writeOutputFile(const std::string& path, const Simulation& sim, const OutputSelection& outputs,
+                     const Recording& recording, const RunInfo& info, int compression = 0);
+
+// Checkpoint files: the solver state plus what identifies the input (grid, Nt, file description).
+void writeCheckpointFile(const std::string& path, const Simulation& sim, const KSpaceSolver::State& state);
+// Throws when the checkpoint belongs to another input.
+KSpaceSolver::State readCheckpointFile(const std::string& path, const Simulation& sim);
+
+}  // namespace portacl::kwave

@@ -1,0 +1,425 @@
+// The k-Wave solver: file formats, the serial reference against the exact k-space solution, the
+// device against the reference, physics checks (wave speed, power-law absorption), checkpoints,
+// reduced-precision storage and bad input.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "kwave/k_space_operators.hpp"
+#include "kwave/reference_fft.hpp"
+#include "portacl/error.hpp"
+#include "portacl/io/hdf5_file.hpp"
+#include "portacl/kwave.hpp"
+#include "support/test_support.hpp"
+
+using namespace portacl;
+using namespace portacl::kwave;
+
+namespace {
+
+std::string tempPath(const std::string& name) {
+    return "/tmp/portacl_test_kwave_" + std::to_string(::getpid()) + "_" + name;
+}
+
+Field scalar(double v) { return Field{{static_cast<float>(v)}}; }
+
+// A homogeneous water-like medium on an nx x ny x nz grid with a smooth ball of initial pressure.
+Simulation ballSimulation(std::size_t nx, std::size_t ny, std::size_t nz, std::size_t nt) {
+    Simulation s;
+    s.grid.nx = nx;
+    s.grid.ny = ny;
+    s.grid.nz = nz;
+    s.grid.dx = s.grid.dy = s.grid.dz = 1e-4;
+    s.nt = nt;
+    s.cRef = 1500;
+    s.dt = 0.3 * s.grid.dx / s.cRef;
+    s.medium.c0 = scalar(1500);
+    s.medium.rho0 = s.medium.rho0Sgx = s.medium.rho0Sgy = s.medium.rho0Sgz = scalar(1000);
+    s.p0.assign(s.grid.size(), 0.0f);
+    const double cx = nx / 2.0, cy = ny / 2.0, cz = nz / 2.0, r = std::min(nx, ny) / 5.0;
+    for (std::size_t z = 0; z < nz; ++z)
+        for (std::size_t y = 0; y < ny; ++y)
+            for (std::size_t x = 0; x < nx; ++x) {
+                const double d2 = (x - cx) * (x - cx) + (y - cy) * (y - cy) + (nz > 1 ? (z - cz) * (z - cz) : 0.0);
+                s.p0[x + nx * (y + ny * z)] = static_cast<float>(1e5 * std::exp(-d2 / (r * r)));
+            }
+    for (std::size_t i = 0; i < s.grid.size(); i += 7) s.sensor.index.push_back(i);
+    return s;
+}
+
+// Makes a simulation heterogeneous, absorbing, nonlinear, with a PML.
+void makeHard(Simulation& s, Absorption absorption = Absorption::PowerLaw) {
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> jitter(-1.0f, 1.0f);
+    const std::size_t n = s.grid.size();
+    auto field = [&](float base, float spread) {
+        Field f;
+        f.values.resize(n);
+        for (auto& v : f.values) v = base + spread * jitter(rng);
+        return f;
+    };
+    s.medium.c0 = field(1500, 100);
+    s.medium.rho0 = field(1000, 80);
+    s.medium.rho0Sgx = field(1000, 80);
+    s.medium.rho0Sgy = field(1000, 80);
+    if (s.grid.is3D()) s.medium.rho0Sgz = field(1000, 80);
+    else s.medium.rho0Sgz = Field{};
+    s.medium.nonlinear = true;
+    s.medium.bOnA = field(6, 1);
+    s.medium.absorption = absorption;
+    s.medium.alphaCoeff = field(0.75f, 0.2f);
+    s.medium.alphaPower = absorption == Absorption::Stokes ? 2.0 : 1.5;
+    s.cRef = 1600;
+    s.pml.size = {3, 3, s.grid.is3D() ? 3u : 0u};
+    s.pml.alpha = {2, 2, 2};
+}
+
+double relativeL2(const std::vector<double>& a, const std::vector<double>& b) {
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        num += (a[i] - b[i]) * (a[i] - b[i]);
+        den += b[i] * b[i];
+    }
+    return std::sqrt(num / std::max(den, 1e-300));
+}
+
+double relativeLinf(const std::vector<double>& a, const std::vector<double>& b) {
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        num = std::max(num, std::abs(a[i] - b[i]));
+        den = std::max(den, std::abs(b[i]));
+    }
+    return num / std::max(den, 1e-300);
+}
+
+OutputSelection everything() {
+    OutputSelection o;
+    o.pRaw = o.pRms = o.pMax = o.pMin = o.pMaxAll = o.pMinAll = o.pFinal = true;
+    o.uRaw = o.uRms = o.uMax = o.uMin = o.uMaxAll = o.uMinAll = o.uFinal = true;
+    return o;
+}
+
+Recording runDevice(const Simulation& s, Precision prec, const OutputSelection& out, Storage storage = Storage::Full) {
+    RunOptions o;
+    o.precision = prec;
+    o.storage = storage;
+    o.outputs = out;
+    KSpaceSolver solver(test::context(), s, o);
+    solver.run();
+    return solver.recording();
+}
+
+// Every recorded quantity of `dev` within `tol` (relative L2 over the whole quantity) of `ref`.
+void expectMatches(const Recording& dev, const Recording& ref, double tol) {
+    ASSERT_EQ(dev.samples, ref.samples);
+    for (const auto& [name, v] : ref.data) {
+        auto it = dev.data.find(name);
+        ASSERT_NE(it, dev.data.end()) << name;
+        ASSERT_EQ(it->second.size(), v.size()) << name;
+        EXPECT_LT(relativeL2(it->second, v), tol) << name;
+    }
+}
+
+}  // namespace
+
+TEST(KWaveFiles, InputRoundTripKeepsEverything) {
+    Simulation s = ballSimulation(12, 10, 8, 5);
+    makeHard(s);
+    s.p.length = 3;
+    s.p.mode = SourceMode::Dirichlet;
+    s.p.many = true;
+    s.p.index = {1, 5, 9};
+    s.p.signal = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    s.sensor.type = SensorMask::Type::Corners;
+    s.sensor.cuboids = {Cuboid{{1, 2, 3}, {4, 5, 6}}};
+    s.header.fileDescription = "round trip";
+    const std::string path = tempPath("input.h5");
+    writeInputFile(path, s);
+    const Simulation r = readInputFile(path);
+    std::remove(path.c_str());
+    EXPECT_EQ(r.grid.nx, 12u);
+    EXPECT_EQ(r.grid.nz, 8u);
+    EXPECT_EQ(r.nt, 5u);
+    EXPECT_FLOAT_EQ(static_cast<float>(r.dt), static_cast<float>(s.dt));
+    EXPECT_EQ(r.medium.c0.values, s.medium.c0.values);
+    EXPECT_EQ(r.medium.alphaCoeff.values, s.medium.alphaCoeff.values);
+    EXPECT_EQ(r.p0, s.p0);
+    EXPECT_EQ(r.p.index, s.p.index);
+    EXPECT_EQ(r.p.signal, s.p.signal);
+    EXPECT_EQ(r.p.mode, SourceMode::Dirichlet);
+    ASSERT_EQ(r.sensor.cuboids.size(), 1u);
+    EXPECT_EQ(r.sensor.cuboids[0].begin[2], 3u);
+    EXPECT_EQ(r.sensor.cuboids[0].end[0], 4u);
+    EXPECT_EQ(r.header.fileDescription, "round trip");
+    EXPECT_EQ(r.header.minorVersion, "2");
+}
+
+TEST(KWaveFiles, FileWrittenAsKWaveWritesIt) {
+    const Simulation s = ballSimulation(8, 6, 1, 3);
+    const std::string path = tempPath("layout.h5");
+    writeInputFile(path, s);
+    const auto f = io::Hdf5File::open(path);
+    EXPECT_EQ(f.readStringAttribute("/", "file_type"), "input");
+    EXPECT_EQ(f.dims("p0_source_input"), (io::Dims{1, 6, 8}));
+    EXPECT_EQ(f.dims("sensor_mask_index"), (io::Dims{1, 1, s.sensor.index.size()}));
+    EXPECT_EQ(f.elementType("Nx"), io::ElementType::UInt64);
+    EXPECT_EQ(f.elementType("c0"), io::ElementType::Float32);
+    EXPECT_EQ(f.readStringAttribute("p0_source_input", "data_type"), "float");
+    EXPECT_EQ(f.readUInt64("sensor_mask_index")[0], 1u) << "indices are 1-based in the file";
+    std::remove(path.c_str());
+}
+
+TEST(KWaveFiles, BadInputNamesTheProblem) {
+    const std::string path = tempPath("bad.h5");
+    const Simulation s = ballSimulation(8, 6, 1, 3);
+    writeInputFile(path, s);
+    {
+        // Drop a required dataset by rewriting the file without it.
+        auto f = io::Hdf5File::open(path, io::Hdf5File::Mode::ReadWrite);
+        f.writeStringAttribute("/", "file_type", "output");
+    }
+    try {
+        readInputFile(path);
+        FAIL() << "an output file was accepted as input";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("not an input file"), std::string::npos) << e.what();
+    }
+    {
+        auto f = io::Hdf5File::create(path);
+        f.writeStringAttribute("/", "file_type", "input");
+        f.writeStringAttribute("/", "major_version", "1");
+        f.writeStringAttribute("/", "minor_version", "2");
+        const std::uint64_t one = 8;
+        f.writeUInt64("Nx", {1, 1, 1}, &one);
+    }
+    try {
+        readInputFile(path);
+        FAIL() << "a file without Ny was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("'Ny'"), std::string::npos) << e.what();
+    }
+    {
+        auto f = io::Hdf5File::open(path, io::Hdf5File::Mode::ReadWrite);
+        f.writeStringAttribute("/", "minor_version", "7");
+    }
+    EXPECT_THROW(readInputFile(path), Error);
+    std::remove(path.c_str());
+    EXPECT_THROW(readInputFile(path), Error);
+}
+
+// The reference reproduces the exact solution of a homogeneous lossless medium on a periodic grid,
+// p(t) = IFFT(FFT(p0) cos(c |k| t)).
+TEST(KWaveReference, MatchesExactKSpaceSolution) {
+    for (const auto& dims : {std::array<std::size_t, 3>{16, 16, 16}, std::array<std::size_t, 3>{32, 24, 1}}) {
+        Simulation s = ballSimulation(dims[0], dims[1], dims[2], 12);
+        OutputSelection out;
+        out.pRaw = false;
+        out.pFinal = true;
+        const Recording r = referenceRun(s, out);
+        const double t = (s.nt - 1) * s.dt;
+        reference::Spectrum spec(s.p0.begin(), s.p0.end());
+        reference::transform(spec, dims, false);
+        for (std::size_t z = 0; z < dims[2]; ++z)
+            for (std::size_t y = 0; y < dims[1]; ++y)
+                for (std::size_t x = 0; x < dims[0]; ++x) {
+                    const double kx = waveNumber(x, dims[0], s.grid.dx), ky = waveNumber(y, dims[1], s.grid.dy);
+                    const double kz = dims[2] > 1 ? waveNumber(z, dims[2], s.grid.dz) : 0.0;
+                    spec[x + dims[0] * (y + dims[1] * z)] *= std::cos(1500.0 * std::sqrt(kx * kx + ky * ky + kz * kz) * t);
+                }
+        reference::transform(spec, dims, true);
+        std::vector<double> exact(spec.size());
+        for (std::size_t i = 0; i < spec.size(); ++i) exact[i] = spec[i].real();
+        EXPECT_LT(relativeL2(r.data.at("p_final"), exact), 1e-9) << dims[0] << "x" << dims[1] << "x" << dims[2];
+    }
+}
+
+// Device against reference, the common path and the hard one, 3-D and 2-D, float and double.
+TEST(KWaveDevice, MatchesReference) {
+    struct Case {
+        std::array<std::size_t, 3> dims;
+        bool hard;
+        Absorption absorption;
+    };
+    for (const Case c : {Case{{16, 16, 16}, false, Absorption::Lossless}, Case{{16, 16, 16}, true, Absorption::PowerLaw},
+                         Case{{32, 24, 1}, true, Absorption::PowerLaw}, Case{{32, 24, 1}, true, Absorption::Stokes}}) {
+        Simulation s = ballSimulation(c.dims[0], c.dims[1], c.dims[2], 10);
+        if (c.hard) makeHard(s, c.absorption);
+        const auto out = everything();
+        const Recording ref = referenceRun(s, out);
+        SCOPED_TRACE(std::to_string(c.dims[0]) + "x" + std::to_string(c.dims[1]) + "x" + std::to_string(c.dims[2]) +
+                     (c.hard ? " heterogeneous nonlinear absorbing " + std::to_string(static_cast<int>(c.absorption)) : " homogeneous"));
+        expectMatches(runDevice(s, Precision::Float, out), ref, 2e-4);
+        if (test::hasFp64()) expectMatches(runDevice(s, Precision::Double, out), ref, 1e-10);
+    }
+}
+
+// Pressure, velocity and transducer sources in every mode, and a cuboid sensor.
+TEST(KWaveDevice, SourcesMatchReference) {
+    for (const SourceMode mode : {SourceMode::Dirichlet, SourceMode::AdditiveNoCorrection, SourceMode::Additive}) {
+        Simulation s = ballSimulation(24, 20, 1, 12);
+        s.p0.clear();
+        s.pml.size = {4, 4, 0};
+        s.p.length = 8;
+        s.p.mode = mode;
+        s.p.many = mode == SourceMode::Additive;
+        s.p.index = {5 + 24 * 10, 6 + 24 * 10, 7 + 24 * 11};
+        for (std::size_t t = 0; t < s.p.length; ++t)
+            for (std::size_t i = 0; i < (s.p.many ? 3u : 1u); ++i)
+                s.p.signal.push_back(static_cast<float>(std::sin(0.7 * t + i) * 10.0));
+        s.u.length = {6, 4, 0};
+        s.u.mode = mode;
+        s.u.index = {12 + 24 * 5, 13 + 24 * 5};
+        for (int a = 0; a < 2; ++a)
+            for (std::size_t t = 0; t < s.u.length[a]; ++t) s.u.signal[a].push_back(static_cast<float>(1e-3 * std::cos(0.5 * t + a)));
+        s.transducer.length = 12;
+        for (int i = 0; i < 12; ++i) s.transducer.signal.push_back(static_cast<float>(1e-3 * std::sin(0.3 * i)));
+        s.transducer.delay = {0, 2};
+        s.transducer.length = 10;
+        s.sensor.type = SensorMask::Type::Corners;
+        s.sensor.cuboids = {Cuboid{{2, 3, 0}, {9, 7, 0}}, Cuboid{{15, 15, 0}, {20, 18, 0}}};
+        s.sensor.index.clear();
+        const auto out = everything();
+        const Recording ref = referenceRun(s, out);
+        SCOPED_TRACE("source mode " + std::to_string(static_cast<int>(mode)));
+        expectMatches(runDevice(s, Precision::Float, out), ref, 2e-4);
+        if (test::hasFp64()) expectMatches(runDevice(s, Precision::Double, out), ref, 1e-10);
+    }
+}
+
+// A plane pulse travels at c: the peak reaches two sensors dx*distance apart distance/c later.
+TEST(KWavePhysics, PlaneWaveTravelsAtSoundSpeed) {
+    Simulation s = ballSimulation(128, 4, 1, 160);
+    s.medium.c0 = scalar(1500);
+    for (std::size_t y = 0; y < 4; ++y)
+        for (std::size_t x = 0; x < 128; ++x) s.p0[x + 128 * y] = static_cast<float>(std::exp(-std::pow((x - 30.0) / 3.0, 2)));
+    s.sensor.index = {40, 70};
+    OutputSelection out;
+    const Recording r = runDevice(s, Precision::Float, out);
+    const auto& p = r.data.at("p");
+    // Peak time of each sensor, refined by a parabola through the three samples around the maximum.
+    auto peak = [&](std::size_t sensor) {
+        std::size_t best = 1;
+        for (std::size_t t = 1; t + 1 < r.samples; ++t)
+            if (p[t * 2 + sensor] > p[best * 2 + sensor]) best = t;
+        const double a = p[(best - 1) * 2 + sensor], b = p[best * 2 + sensor], c = p[(best + 1) * 2 + sensor];
+        return (best + 0.5 * (a - c) / (a - 2 * b + c)) * s.dt;
+    };
+    const double speed = 30 * s.grid.dx / (peak(1) - peak(0));
+    EXPECT_NEAR(speed, 1500.0, 1500.0 * 2e-3);
+}
+
+// A standing wave of one wavenumber decays as exp(-alpha(omega) c t) with alpha = alpha0 omega^y:
+// the decay rates of two wavenumbers have the ratio (omega1/omega2)^y.
+TEST(KWavePhysics, AbsorptionFollowsThePowerLaw) {
+    auto decayRate = [](int mode) {
+        Simulation s = ballSimulation(64, 2, 1, 400);
+        s.medium.absorption = Absorption::PowerLaw;
+        s.medium.alphaPower = 1.5;
+        s.medium.alphaCoeff = scalar(10.0);
+        const double k = 2 * M_PI * mode / (64 * s.grid.dx);
+        for (std::size_t y = 0; y < 2; ++y)
+            for (std::size_t x = 0; x < 64; ++x) s.p0[x + 64 * y] = static_cast<float>(std::cos(k * x * s.grid.dx));
+        s.sensor.index = {0};
+        OutputSelection out;
+        const Recording r = runDevice(s, Precision::Float, out);
+        // Energy-like envelope: the amplitude at the last local maximum of p(0, t) against p0 = 1.
+        const auto& p = r.data.at("p");
+        std::size_t last = 0;
+        for (std::size_t t = 1; t + 1 < p.size(); ++t)
+            if (p[t] > p[t - 1] && p[t] >= p[t + 1]) last = t;
+        const double alpha0 = 10.0 * 100.0 * std::pow(1e-6 / (2 * M_PI), 1.5) / (20.0 * std::log10(std::exp(1.0)));
+        const double omega = 1500.0 * k;
+        const double expected = alpha0 * std::pow(omega, 1.5) * 1500.0;  // 1/s
+        const double measured = -std::log(p[last]) / (last * s.dt);
+        return std::make_pair(measured, expected);
+    };
+    const auto [m4, e4] = decayRate(4);
+    const auto [m8, e8] = decayRate(8);
+    EXPECT_NEAR(m4 / e4, 1.0, 0.03);
+    EXPECT_NEAR(m8 / e8, 1.0, 0.03);
+    EXPECT_NEAR(m8 / m4, std::pow(2.0, 1.5), 0.03 * std::pow(2.0, 1.5));
+}
+
+// Stopping, checkpointing to a file and continuing gives the uninterrupted run's output.
+TEST(KWaveCheckpoint, RestartEqualsUninterruptedRun) {
+    Simulation s = ballSimulation(16, 12, 1, 14);
+    makeHard(s);
+    const auto out = everything();
+    RunOptions o;
+    o.outputs = out;
+    const Recording whole = runDevice(s, Precision::Float, out);
+    const std::string path = tempPath("checkpoint.h5");
+    {
+        KSpaceSolver first(test::context(), s, o);
+        first.run(6);
+        writeCheckpointFile(path, s, first.saveState());
+    }
+    KSpaceSolver second(test::context(), s, o);
+    second.restoreState(readCheckpointFile(path, s));
+    EXPECT_EQ(second.timeIndex(), 6u);
+    second.run();
+    const Recording resumed = second.recording();
+    for (const auto& [name, v] : whole.data) EXPECT_EQ(resumed.data.at(name), v) << name;
+
+    Simulation other = s;
+    other.medium.c0.values[3] += 1.0f;
+    EXPECT_THROW(readCheckpointFile(path, other), Error);
+    std::remove(path.c_str());
+}
+
+// The reduced-storage modes stay close to single precision; their errors are printed for the docs.
+TEST(KWaveStorage, ReducedModesStayCloseToSingle) {
+    Simulation s = ballSimulation(16, 16, 16, 12);
+    makeHard(s);
+    OutputSelection out;
+    out.pFinal = true;
+    const Recording single = runDevice(s, Precision::Float, out);
+    for (const Storage mode : {Storage::MixedMin, Storage::MixedMid, Storage::MixedMax}) {
+        const Recording r = runDevice(s, Precision::Float, out, mode);
+        const double l2 = relativeL2(r.data.at("p_final"), single.data.at("p_final"));
+        const double linf = relativeLinf(r.data.at("p_final"), single.data.at("p_final"));
+        std::printf("[kwave] %s: p_final relative L2 %.3g, Linf %.3g against single\n", storageName(mode), l2, linf);
+        EXPECT_LT(l2, 2e-2) << storageName(mode);
+        EXPECT_GT(l2, 0.0) << storageName(mode) << " should differ from single at all";
+    }
+}
+
+TEST(KWaveOutput, DatasetsShapesAndAttributes) {
+    Simulation s = ballSimulation(12, 10, 1, 6);
+    s.header.fileDescription = "output test";
+    OutputSelection out = everything();
+    out.copySensorMask = true;
+    out.startIndex = 2;
+    const Recording r = runDevice(s, Precision::Float, out);
+    const std::string path = tempPath("output.h5");
+    RunInfo info;
+    info.timeIndex = s.nt;
+    writeOutputFile(path, s, out, r, info);
+    const auto f = io::Hdf5File::open(path);
+    const std::uint64_t ns = s.sensor.index.size();
+    EXPECT_EQ(f.readStringAttribute("/", "file_type"), "output");
+    EXPECT_EQ(f.readStringAttribute("/", "file_description"), "output test");
+    EXPECT_TRUE(f.hasAttribute("/", "total_execution_time"));
+    EXPECT_EQ(f.dims("p"), (io::Dims{1, 4, ns}));
+    EXPECT_EQ(f.dims("ux"), (io::Dims{1, 4, ns}));
+    EXPECT_EQ(f.dims("p_rms"), (io::Dims{1, 1, ns}));
+    EXPECT_EQ(f.dims("p_max_all"), (io::Dims{1, 10, 12}));
+    EXPECT_EQ(f.dims("uy_final"), (io::Dims{1, 10, 12}));
+    EXPECT_FALSE(f.exists("uz"));
+    EXPECT_EQ(f.readScalarUInt64("t_index"), 6u);
+    const auto mask = f.readUInt64("sensor_mask_index");
+    ASSERT_EQ(mask.size(), ns);
+    for (std::size_t i = 0; i < ns; ++i) EXPECT_EQ(mask[i], s.sensor.index[i] + 1) << "1-based in the file";
+    // p_rms is the root mean square of the raw samples.
+    const auto p = f.readFloat("p");
+    const auto rms = f.readFloat("p_rms");
+    for (std::size_t i = 0; i < ns; ++i) {
+        double sum = 0;
+        for (std::size_t t = 0; t < 4; ++t) sum += double(p[t * ns + i]) * p[t * ns + i];
+        EXPECT_NEAR(rms[i], std::sqrt(sum / 4), 1e-5 * std::abs(rms[i]) + 1e-6);
+    }
+    std::remove(path.c_str());
+}
