@@ -1,0 +1,93 @@
+// portacl filter IN OUT --op OP [--op OP ...]: image filtering on one device, the image staying on
+// the device through the whole pipeline of operations. --list names the operations; --bench prints
+// the thesis's speed-up tables (masks 3..9, images 128^2..4096^2) with this device's figures.
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+
+#include "command.hpp"
+#include "portacl/error.hpp"
+#include "portacl/filter.hpp"
+#include "portacl/filter_bench.hpp"
+#include "portacl/io/image.hpp"
+
+namespace portacl::cli {
+namespace {
+
+void printList() {
+    std::cout << "Operations (each --op, applied in order; sizes are odd):\n";
+    for (const auto& h : filter::operationList()) std::cout << "  " << std::left << std::setw(44) << h.syntax << h.description << "\n";
+    std::cout << "Borders (--border): constant (--border-value V), replicate, reflect, reflect101 (default), wrap, as OpenCV's BORDER_*.\n";
+}
+
+int runFilter(const std::vector<std::string>& args) {
+    po::options_description desc("portacl filter options");
+    CommonOptions common;
+    common.add(desc);
+    std::vector<std::string> opSpecs, files;
+    std::string border = "reflect101", depth = "same", sizes, masks;
+    double borderValue = 0;
+    bool list = false, bench = false, reference = false, quick = false;
+    desc.add_options()("op,o", po::value(&opSpecs)->composing(), "an operation (repeat for a pipeline; see --list)")(
+        "border,b", po::value(&border)->default_value("reflect101"), "constant, replicate, reflect, reflect101 or wrap")(
+        "border-value", po::value(&borderValue)->default_value(0), "the constant border's value")(
+        "depth", po::value(&depth)->default_value("same"), "same, or f32: convert to float first (signed gradients, no saturation)")(
+        "reference", po::bool_switch(&reference), "run the serial C++ reference instead of the device")(
+        "list", po::bool_switch(&list), "name every operation and its parameters")(
+        "bench", po::bool_switch(&bench), "the thesis's tables: speed-up over the serial reference, masks 3..9, images 128^2..4096^2")(
+        "quick", po::bool_switch(&quick), "with --bench: small images only")(
+        "bench-sizes", po::value(&sizes)->default_value(""), "with --bench: image sides, e.g. 128,512,4096")(
+        "files", po::value(&files)->composing(), "IN OUT");
+    po::positional_options_description pos;
+    pos.add("files", -1);
+    po::variables_map vm;
+    const std::string usage =
+        "usage: portacl filter IN OUT --op OP [--op OP ...] [--border MODE] [--device SPEC]\n"
+        "       portacl filter --list | --bench [--quick]\n"
+        "e.g.   portacl filter in.png out.png --op median:5 --op sobel --border reflect101";
+    if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
+    if (list) {
+        printList();
+        return 0;
+    }
+    if (bench) {
+        Context ctx(selectDevice(common.device), common.contextOptions());
+        filter::ThesisBenchOptions bo;
+        bo.quick = quick;
+        if (!sizes.empty()) bo.sizes = filter::parseSizeList(sizes);
+        filter::printThesisTables(ctx, bo, std::cout);
+        printProfile(ctx, common);
+        return 0;
+    }
+    if (files.size() != 2) throw Error("give an input and an output image (portacl filter IN OUT --op OP).");
+    if (opSpecs.empty()) throw Error("give at least one --op (portacl filter --list names them).");
+    if (depth != "same" && depth != "f32") throw Error("--depth must be same or f32, not '" + depth + "'.");
+
+    filter::Options options;
+    options.border = filter::parseBorder(border);
+    options.borderValue = borderValue;
+    options.precision = common.parsedPrecision() == Precision::Double ? Precision::Double : Precision::Float;
+    std::vector<filter::Operation> ops;
+    if (depth == "f32") ops.push_back(filter::parseOperation("float"));
+    for (const auto& s : opSpecs) ops.push_back(filter::parseOperation(s));
+
+    const io::Image in = io::readImage(files[0]);
+    filter::validate(in, ops);
+    io::Image out;
+    if (reference) {
+        out = filter::filterReference(in, ops, options);
+    } else {
+        Context ctx(selectDevice(common.device), common.contextOptions());
+        filter::Pipeline pipeline(ctx, ops, options);
+        out = pipeline.run(in);
+        printProfile(ctx, common);
+    }
+    io::writeImage(files[1], out);
+    return 0;
+}
+
+}  // namespace
+
+PORTACL_COMMAND("filter", "image filtering: convolution, smoothing, median, rotating mask, gradients (thesis 003)", runFilter);
+
+}  // namespace portacl::cli

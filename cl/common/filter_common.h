@@ -1,0 +1,67 @@
+// Shared by the filter kernels: OpenCV's border rules (BORDER: 0 constant, 1 replicate, 2 reflect,
+// 3 reflect101, 4 wrap), the sample types, and the integer rounding rules of host/filter/
+// filter_internal.hpp (the serial reference uses the same ones).
+#ifndef PORTACL_FILTER_COMMON_H
+#define PORTACL_FILTER_COMMON_H
+
+#include "common/real.h"
+// Exact sums in a fixed order, like the serial reference: no fused multiply-add.
+#pragma OPENCL FP_CONTRACT OFF
+
+// The index in [0, n) that position p reads, or -1 for a constant-border read outside.
+inline int border_index(int p, int n) {
+    if (p >= 0 && p < n) return p;
+#if BORDER == 0
+    return -1;
+#elif BORDER == 1
+    return p < 0 ? 0 : n - 1;
+#elif BORDER == 4
+    return ((p % n) + n) % n;
+#else
+    if (n == 1) return 0;
+#if BORDER == 3
+    const int delta = 1;
+#else
+    const int delta = 0;
+#endif
+    while (p < 0 || p >= n) p = p < 0 ? -p - 1 + delta : 2 * n - p - 1 - delta;
+    return p;
+#endif
+}
+
+// round(acc / d), halves up; shift >= 0 when d == 2^shift.
+inline long round_div(long acc, long d, int shift) {
+    if (shift == 0) return acc;
+    if (shift > 0) return (acc + (1L << (shift - 1))) >> shift;
+    const long n = 2 * acc + d, q = n / (2 * d);
+    return (n % (2 * d) != 0 && n < 0) ? q - 1 : q;
+}
+
+// round(sqrt(n)) exactly, for n >= 0.
+inline long round_sqrt(long n) {
+    long r = (long)sqrt((float)n);
+    while (r > 0 && (2 * r - 1) * (2 * r - 1) > 4 * n) --r;
+    while ((2 * r + 1) * (2 * r + 1) <= 4 * n) ++r;
+    return r;
+}
+
+// atan2(gy, gx) in degrees, [0, 360).
+inline real direction_degrees(real gx, real gy) {
+    real a = atan2(gy, gx) * (real)57.29577951308232;
+    if (a < (real)0) a += (real)360;
+    if (a >= (real)360) a -= (real)360;
+    return a;
+}
+
+// Integer images: values as int (exact), clamped into the output type (OUT_MAX: 255 or 65535).
+#if INTEGER
+typedef int val_t;
+#else
+typedef real val_t;
+#endif
+
+#ifdef OUT_MAX
+inline DST_T store_int(long v) { return (DST_T)clamp(v, 0L, (long)OUT_MAX); }
+#endif
+
+#endif

@@ -1,0 +1,61 @@
+// Rank-1 masks as two 1-D passes over one channel plane. filter_rows: horizontal sums of each
+// row (border in x) into an intermediate plane, unrounded. filter_cols: vertical sums of those
+// (border in y; rows outside a constant border are the constant row's sum), divided and stored.
+// Both read their input through a local-memory tile. Defines: SRC_T, DST_T, MID_T (int, long or
+// real), INTEGER, OUT_MAX, BORDER, TX, TY, RX, RY.
+#include "common/filter_common.h"
+
+#if INTEGER
+typedef int weight_t;
+#else
+typedef real weight_t;
+#endif
+
+__kernel __attribute__((reqd_work_group_size(TX, TY, 1)))
+void filter_rows(__global const SRC_T* src, __global MID_T* mid, const int w, const int h, const val_t outside,
+                 __global const weight_t* row) {
+    __local val_t tile[TY * (TX + 2 * RX)];
+    const int lx = get_local_id(0), ly = get_local_id(1);
+    const int gx0 = (int)get_group_id(0) * TX - RX, y = (int)get_group_id(1) * TY + ly;
+    const int yc = min(y, h - 1);  // rows past the end load something valid and store nothing
+    for (int i = lx; i < TX + 2 * RX; i += TX) {
+        const int xi = border_index(gx0 + i, w);
+        tile[ly * (TX + 2 * RX) + i] = xi < 0 ? outside : (val_t)src[yc * w + xi];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int x = gx0 + RX + lx;
+    if (x >= w || y >= h) return;
+    __local const val_t* p = tile + ly * (TX + 2 * RX) + lx;
+    MID_T acc = 0;
+#pragma unroll
+    for (int dx = 0; dx < 2 * RX + 1; ++dx) acc = acc + (MID_T)row[dx] * (MID_T)p[dx];
+    mid[y * w + x] = acc;
+}
+
+__kernel __attribute__((reqd_work_group_size(TX, TY, 1)))
+void filter_cols(__global const MID_T* mid, __global DST_T* dst, const int w, const int h, const MID_T outsideRow,
+                 __global const weight_t* col, const long divisor, const int shift) {
+    __local MID_T tile[(TY + 2 * RY) * TX];
+    const int lx = get_local_id(0), ly = get_local_id(1);
+    const int x = (int)get_group_id(0) * TX + lx, gy0 = (int)get_group_id(1) * TY - RY;
+    const int xc = min(x, w - 1);
+    for (int i = ly; i < TY + 2 * RY; i += TY) {
+        const int yi = border_index(gy0 + i, h);
+        tile[i * TX + lx] = yi < 0 ? outsideRow : mid[yi * w + xc];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int y = gy0 + RY + ly;
+    if (x >= w || y >= h) return;
+    __local const MID_T* p = tile + ly * TX + lx;
+#if INTEGER
+    long acc = 0;
+#pragma unroll
+    for (int dy = 0; dy < 2 * RY + 1; ++dy) acc += (long)col[dy] * (long)p[dy * TX];
+    dst[y * w + x] = store_int(round_div(acc, divisor, shift));
+#else
+    real acc = (real)0;
+#pragma unroll
+    for (int dy = 0; dy < 2 * RY + 1; ++dy) acc = acc + col[dy] * p[dy * TX];
+    dst[y * w + x] = (DST_T)acc;
+#endif
+}

@@ -1,0 +1,198 @@
+// Window operations on one channel plane: a TX x TY tile of outputs per work-group, its input with
+// a border of RX x RY loaded once into local memory (border rules applied there), then per pixel:
+//   OP 1  linear: NMASK masks of KW x KH, combined by COMBINE (0 single, 1 L1, 2 L2, 3 direction,
+//         4 x, 5 y, 6 max, 7 max index)
+//   OP 2  median of KW x KH (forgetful selection in registers)
+//   OP 3  averaging with a threshold over KW x KH
+//   OP 4  rotating mask: windows of KW x KH centred at every offset within (KW/2, KH/2)
+// Defines: SRC_T, DST_T, INTEGER, OUT_MAX (integer output), BORDER, TX, TY, RX, RY, KW, KH, OP,
+// NMASK, COMBINE.
+#include "common/filter_common.h"
+
+#define TW (TX + 2 * RX)
+#define TH (TY + 2 * RY)
+
+#if INTEGER
+typedef int weight_t;
+#else
+typedef real weight_t;
+#endif
+
+__kernel __attribute__((reqd_work_group_size(TX, TY, 1)))
+void filter_window(__global const SRC_T* src, __global DST_T* dst, const int w, const int h, const val_t outside,
+                   __global const weight_t* masks, const long divisor, const int shift, const real threshold,
+                   const long limit) {
+    __local val_t tile[TH * TW];
+    const int lx = get_local_id(0), ly = get_local_id(1);
+    const int gx0 = (int)get_group_id(0) * TX - RX, gy0 = (int)get_group_id(1) * TY - RY;
+    for (int i = ly * TX + lx; i < TW * TH; i += TX * TY) {
+        const int ty = i / TW, tx = i - ty * TW;
+        const int xi = border_index(gx0 + tx, w), yi = border_index(gy0 + ty, h);
+        tile[i] = (xi < 0 || yi < 0) ? outside : (val_t)src[yi * w + xi];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int x = gx0 + RX + lx, y = gy0 + RY + ly;
+    if (x >= w || y >= h) return;
+    // Top-left of this pixel's KW x KH window (centred) in the tile.
+    __local const val_t* win = tile + (ly + RY - KH / 2) * TW + (lx + RX - KW / 2);
+
+#if OP == 1
+#if INTEGER
+    long r[NMASK];
+#else
+    real r[NMASK];
+#endif
+    for (int m = 0; m < NMASK; ++m) {
+        __global const weight_t* mk = masks + m * KW * KH;
+#if INTEGER
+        long acc = 0;
+#pragma unroll
+        for (int dy = 0; dy < KH; ++dy)
+#pragma unroll
+            for (int dx = 0; dx < KW; ++dx) acc += (long)mk[dy * KW + dx] * (long)win[dy * TW + dx];
+#else
+        real acc = (real)0;
+#pragma unroll
+        for (int dy = 0; dy < KH; ++dy)
+#pragma unroll
+            for (int dx = 0; dx < KW; ++dx) acc = acc + mk[dy * KW + dx] * win[dy * TW + dx];
+#endif
+        r[m] = acc;
+    }
+#if COMBINE == 3
+    dst[y * w + x] = (DST_T)direction_degrees((real)r[0], (real)r[1]);
+#elif COMBINE == 7
+    int best = 0;
+    for (int m = 1; m < NMASK; ++m)
+        if (r[m] > r[best]) best = m;
+    dst[y * w + x] = (DST_T)(45 * best);
+#else
+#if INTEGER
+    long v;
+#if COMBINE == 0
+    v = round_div(r[0], divisor, shift);
+#elif COMBINE == 1
+    v = (r[0] < 0 ? -r[0] : r[0]) + (r[1] < 0 ? -r[1] : r[1]);
+#elif COMBINE == 2
+    v = round_sqrt(r[0] * r[0] + r[1] * r[1]);
+#elif COMBINE == 4
+    v = r[0];
+#elif COMBINE == 5
+    v = r[1];
+#elif COMBINE == 6
+    v = r[0];
+    for (int m = 1; m < NMASK; ++m) v = max(v, r[m]);
+#endif
+    dst[y * w + x] = store_int(v);
+#else
+    real v;
+#if COMBINE == 0 || COMBINE == 4
+    v = r[0];
+#elif COMBINE == 1
+    v = fabs(r[0]) + fabs(r[1]);
+#elif COMBINE == 2
+    v = sqrt(r[0] * r[0] + r[1] * r[1]);
+#elif COMBINE == 5
+    v = r[1];
+#elif COMBINE == 6
+    v = r[0];
+    for (int m = 1; m < NMASK; ++m) v = fmax(v, r[m]);
+#endif
+    dst[y * w + x] = (DST_T)v;
+#endif
+#endif
+
+#elif OP == 2
+    // Forgetful selection: keep N/2 + 2 values, repeatedly drop the smallest and largest and take
+    // in the next one; the last three hold the median.
+#define N (KW * KH)
+#if N == 1
+    dst[y * w + x] = (DST_T)win[0];
+#else
+#define R (N / 2 + 2)
+    val_t buf[R];
+#pragma unroll
+    for (int i = 0; i < R; ++i) buf[i] = win[(i / KW) * TW + i % KW];
+    int lo = 0;
+    for (int k = R; k < N; ++k) {
+        int imin = lo, imax = lo;
+        for (int i = lo + 1; i < R; ++i) {
+            if (buf[i] < buf[imin]) imin = i;
+            if (buf[i] > buf[imax]) imax = i;
+        }
+        // The minimum goes to lo (then dropped), the maximum to R-1 (overwritten by the next value).
+        val_t t = buf[lo]; buf[lo] = buf[imin]; buf[imin] = t;
+        if (imax == lo) imax = imin;
+        t = buf[R - 1]; buf[R - 1] = buf[imax]; buf[imax] = t;
+        ++lo;
+        buf[R - 1] = win[(k / KW) * TW + k % KW];
+    }
+    // Three values remain (buf[R-3 .. R-1]); the median is their middle.
+    const val_t a = buf[R - 3], b = buf[R - 2], c = buf[R - 1];
+    dst[y * w + x] = (DST_T)max(min(a, b), min(max(a, b), c));
+#endif
+
+#elif OP == 3
+    const val_t f = win[(KH / 2) * TW + KW / 2];
+#if INTEGER
+    long s = 0;
+    for (int dy = 0; dy < KH; ++dy)
+        for (int dx = 0; dx < KW; ++dx) s += win[dy * TW + dx];
+    const long diff = s - (long)(KW * KH) * f;
+    dst[y * w + x] = (DST_T)((diff < 0 ? -diff : diff) <= limit ? round_div(s, KW * KH, -1) : (long)f);
+#else
+    real s = (real)0;
+    for (int dy = 0; dy < KH; ++dy)
+        for (int dx = 0; dx < KW; ++dx) s = s + win[dy * TW + dx];
+    const real mean = s / (real)(KW * KH);
+    dst[y * w + x] = (DST_T)(fabs(mean - f) <= threshold ? mean : f);
+#endif
+
+#elif OP == 4
+    // Windows centred at (x+cx, y+cy), raster order; the first of least dispersion wins.
+    __local const val_t* base = tile + ly * TW + lx;  // top-left of the (2KW-1) x (2KH-1) neighbourhood
+#if INTEGER
+    long bestDisp = -1, bestSum = 0;
+#else
+    real bestVar = (real)0, bestMean = (real)0;
+    int first = 1;
+#endif
+    for (int cy = 0; cy < KH; ++cy)
+        for (int cx = 0; cx < KW; ++cx) {
+            __local const val_t* p = base + cy * TW + cx;
+#if INTEGER
+            long s = 0, q = 0;
+            for (int dy = 0; dy < KH; ++dy)
+                for (int dx = 0; dx < KW; ++dx) {
+                    const long v = p[dy * TW + dx];
+                    s += v;
+                    q += v * v;
+                }
+            const long disp = (long)(KW * KH) * q - s * s;
+            if (bestDisp < 0 || disp < bestDisp) {
+                bestDisp = disp;
+                bestSum = s;
+            }
+#else
+            real s = (real)0, q = (real)0;
+            for (int dy = 0; dy < KH; ++dy)
+                for (int dx = 0; dx < KW; ++dx) {
+                    const real v = p[dy * TW + dx];
+                    s = s + v;
+                    q = q + v * v;
+                }
+            const real mean = s / (real)(KW * KH), var = q / (real)(KW * KH) - mean * mean;
+            if (first || var < bestVar) {
+                bestVar = var;
+                bestMean = mean;
+                first = 0;
+            }
+#endif
+        }
+#if INTEGER
+    dst[y * w + x] = (DST_T)round_div(bestSum, KW * KH, -1);
+#else
+    dst[y * w + x] = (DST_T)bestMean;
+#endif
+#endif
+}

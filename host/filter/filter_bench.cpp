@@ -1,0 +1,160 @@
+// Filter benchmarks: `portacl bench` case "filter" and the thesis tables of `portacl filter --bench`.
+// Device times are kernel times with the image already on the device (as OpenCV's UMat calls are
+// timed); the serial reference is timed at the same size up to a limit and scaled by area above it.
+#include <cmath>
+#include <iomanip>
+#include <random>
+#include <sstream>
+
+#include "portacl/error.hpp"
+#include "portacl/filter.hpp"
+#include "portacl/filter_bench.hpp"
+#include "portacl/progress.hpp"
+
+namespace portacl::filter {
+namespace {
+
+io::Image noiseImage(int side, unsigned seed) {
+    io::Image img = io::makeImage(side, side, 1, io::PixelType::U8);
+    std::mt19937 rng(seed);
+    // Smooth structure plus noise, so medians and gradients see realistic value spreads.
+    for (int y = 0; y < side; ++y)
+        for (int x = 0; x < side; ++x)
+            img.data[static_cast<std::size_t>(y) * side + x] =
+                static_cast<unsigned char>((128 + 60 * std::sin(x * 0.05) * std::cos(y * 0.03)) + (rng() % 64) - 32);
+    return img;
+}
+
+// A k x k user mask that is not rank 1 (so it runs as the 2-D filter2D path), divided by its sum.
+std::string convSpec(int k) {
+    std::ostringstream s;
+    s << "conv:";
+    for (int y = 0; y < k; ++y) {
+        for (int x = 0; x < k; ++x) s << (x ? "," : "") << (1 + (x * 7 + y * 3) % 5);
+        if (y + 1 < k) s << ";";
+    }
+    s << ":sum";
+    return s.str();
+}
+
+struct Timing {
+    double device = NAN, serial = NAN;
+    std::string note;
+};
+
+Timing timeOp(Context& ctx, const std::string& spec, int side, int serialMaxSide, const BenchOptions& bo) {
+    const std::vector<Operation> ops{parseOperation(spec)};
+    Options options;
+    Timing t;
+    const io::Image img = noiseImage(side, 7);
+    Pipeline p(ctx, ops, options);
+    p.upload(img);
+    t.device = medianDeviceSeconds(ctx, [&] { p.enqueue(); }, bo);
+    if (bo.serial) {
+        const int s = std::min(side, serialMaxSide);
+        const io::Image small = s == side ? img : noiseImage(s, 7);
+        t.serial = medianHostSeconds([&] { (void)filterReference(small, ops, options); }, 1) * (double(side) * side) / (double(s) * s);
+        if (s != side) t.note = "serial timed at " + std::to_string(s) + "^2, scaled by area";
+    }
+    return t;
+}
+
+}  // namespace
+
+std::vector<int> parseSizeList(const std::string& text) {
+    std::vector<int> sizes;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        std::size_t used = 0;
+        int v = 0;
+        try {
+            v = std::stoi(item, &used);
+        } catch (...) {
+            used = 0;
+        }
+        if (used != item.size() || v < 16 || v > 65536) throw Error("bad image side '" + item + "' (give sides from 16 to 65536, e.g. 128,512).");
+        sizes.push_back(v);
+    }
+    if (sizes.empty()) throw Error("give at least one image side.");
+    return sizes;
+}
+
+void printThesisTables(Context& ctx, const ThesisBenchOptions& o, std::ostream& out) {
+    // Tables 1-3 of the thesis: CPU time / GPU time of its optimised filters (GeForce 210 vs one
+    // Core 2 Duo E8400 core, probably; sizes 128..4096).
+    static const int thesisSizes[] = {128, 256, 512, 1024, 2048, 4096};
+    static const double convT[4][6] = {{1.25, 4.25, 21.33, 21.08, 30.91, 34.96}, {1.50, 5.50, 13.33, 18.17, 20.38, 24.85},
+                                       {2.50, 7.20, 18.38, 24.20, 26.66, 29.17}, {3.50, 8.43, 26.33, 25.73, 29.01, 31.04}};
+    static const double medianT[4][6] = {{0.86, 2.29, 4.15, 4.84, 5.64, 6.56}, {1.57, 1.82, 2.76, 3.65, 4.10, 4.56},
+                                         {1.50, 2.00, 2.08, 2.68, 3.09, 3.49}, {1.58, 1.60, 1.58, 2.27, 2.63, 3.00}};
+    static const double sobelT[6] = {1.75, 6.25, 24.00, 35.55, 41.66, 49.89};
+    const auto thesisAt = [&](const double* row, int side) {
+        for (int i = 0; i < 6; ++i)
+            if (thesisSizes[i] == side) return row[i];
+        return static_cast<double>(NAN);
+    };
+    std::vector<int> sizes = o.sizes;
+    if (o.quick) sizes = {128, 256};
+    BenchOptions bo;
+    bo.warmups = 1;
+    bo.repeats = o.quick ? 3 : 5;
+    out << "Filter speed-ups over the serial C++ reference on " << ctx.device().label()
+        << " (device kernel time, image on the device; thesis: GeForce 210 vs one Core 2 core)\n";
+    out << std::left << std::setw(14) << "table" << std::setw(8) << "mask" << std::setw(11) << "image" << std::right << std::setw(12)
+        << "device ms" << std::setw(12) << "serial ms" << std::setw(11) << "speed-up" << std::setw(9) << "thesis" << "  note\n";
+    const std::vector<std::pair<std::string, int>> rows = [&] {
+        std::vector<std::pair<std::string, int>> r;
+        for (int k : o.masks) r.push_back({"convolution", k});
+        for (int k : o.masks) r.push_back({"median", k});
+        r.push_back({"sobel", 3});
+        return r;
+    }();
+    Progress progress("filter --bench", rows.size() * sizes.size(), "cases");
+    std::size_t done = 0;
+    for (const auto& [table, k] : rows) {
+        for (int side : sizes) {
+            const std::string spec = table == "convolution" ? convSpec(k) : table == "median" ? "median:" + std::to_string(k) : "sobel";
+            const Timing t = timeOp(ctx, spec, side, o.serialMaxSide, bo);
+            const int ki = (k - 3) / 2;
+            const double thesis = table == "sobel" ? thesisAt(sobelT, side)
+                                  : (ki >= 0 && ki < 4) ? thesisAt(table == "median" ? medianT[ki] : convT[ki], side) : NAN;
+            std::ostringstream size, mask;
+            size << side << "^2";
+            mask << k << "x" << k;
+            out << std::left << std::setw(14) << table << std::setw(8) << mask.str() << std::setw(11) << size.str() << std::right
+                << std::fixed << std::setprecision(3) << std::setw(12) << t.device * 1e3 << std::setw(12) << t.serial * 1e3
+                << std::setprecision(1) << std::setw(11) << t.serial / t.device << std::setprecision(2) << std::setw(9) << thesis
+                << "  " << t.note << "\n";
+            progress.update(++done);
+        }
+    }
+}
+
+std::vector<BenchRecord> runFilterBench(Context& ctx, const BenchOptions& opts) {
+    const int side = opts.quick ? 256 : 4096;
+    const int serialSide = opts.quick ? 128 : 1024;
+    const std::vector<std::string> specs = opts.quick
+        ? std::vector<std::string>{"box:3", "median:3", "sobel"}
+        : std::vector<std::string>{"box:3", "box:9", convSpec(9), "median:3", "median:5", "median:9", "sobel", "scharr",
+                                   "gaussian:9:2.0", "laplace:4:3", "rotating:3"};
+    std::vector<BenchRecord> records;
+    for (const auto& spec : specs) {
+        const Timing t = timeOp(ctx, spec, side, serialSide, opts);
+        BenchRecord r;
+        r.workload = "filter/" + (spec.rfind("conv:", 0) == 0 ? std::string("filter2D:9x9") : spec);
+        r.size = std::to_string(side) + "x" + std::to_string(side) + " u8";
+        r.precision = "u8";
+        r.seconds = t.device;
+        r.bytes = 2.0 * side * side;  // one read and one write of every pixel (the floor any filter moves)
+        r.serialSeconds = t.serial;
+        r.note = t.note;
+        records.push_back(r);
+    }
+    return records;
+}
+
+PORTACL_REGISTER_BENCH("filter", "image filters on a 4096x4096 8-bit grey image on the device (box, filter2D, median, Sobel, ...)",
+                       runFilterBench);
+
+}  // namespace portacl::filter

@@ -1,0 +1,99 @@
+// The integer arithmetic of linear operations on 8- and 16-bit images (shared by the reference and
+// the kernels): exact for integer masks, fixed point for real ones.
+#include <cmath>
+#include <limits>
+
+#include "filter/filter_internal.hpp"
+#include "portacl/error.hpp"
+
+namespace portacl::filter {
+namespace {
+
+bool allInteger(const std::vector<double>& v) {
+    for (double x : v)
+        if (x != std::floor(x) || std::fabs(x) > 1e9) return false;
+    return true;
+}
+
+double absSum(const std::vector<double>& v) {
+    double s = 0;
+    for (double x : v) s += std::fabs(x);
+    return s;
+}
+
+std::vector<std::int32_t> toInt(const std::vector<double>& v, double scale) {
+    std::vector<std::int32_t> out;
+    for (double x : v) out.push_back(static_cast<std::int32_t>(std::llround(x * scale)));
+    return out;
+}
+
+}  // namespace
+
+io::PixelType outputType(const Operation& op, io::PixelType t) {
+    if (op.kind == Operation::Kind::ToFloat) return io::PixelType::F32;
+    if (op.combine == Combine::Direction || op.combine == Combine::MaxIndex) return io::PixelType::F32;
+    return t;
+}
+
+IntegerPlan planInteger(const Operation& op, io::PixelType type) {
+    IntegerPlan plan;
+    const double maxv = static_cast<double>(maxSample(type));
+    const double limit = std::ldexp(1.0, 62);
+    const bool separable = op.combine == Combine::Single && !op.rowFactor.empty();
+    bool integer = op.divisor == std::floor(op.divisor) && op.divisor != 0;
+    for (const auto& m : op.masks) integer = integer && allInteger(m);
+    if (separable) integer = integer && allInteger(op.rowFactor) && allInteger(op.colFactor);
+    const double sign = op.divisor < 0 ? -1.0 : 1.0;  // keep the divisor positive
+    if (integer) {
+        for (const auto& m : op.masks) plan.masks.push_back(toInt(m, sign));
+        if (separable) {
+            plan.row = toInt(op.rowFactor, 1.0);
+            plan.col = toInt(op.colFactor, sign);
+        }
+        plan.divisor = static_cast<std::int64_t>(std::fabs(op.divisor));
+    } else {
+        plan.exact = false;
+        // Fixed point: as many fractional bits as keep every sum inside 62 bits and every weight
+        // inside 31, up to 20 per factor (quantisation error below 2^-21 of the largest weight).
+        if (separable) {
+            const double rs = absSum(op.rowFactor), cs = absSum(op.colFactor) / std::fabs(op.divisor);
+            int br = 20, bc = 20;
+            while (br > 0 && maxv * rs * std::ldexp(1.0, br) >= std::ldexp(1.0, 31)) --br;  // int intermediate
+            while (bc > 0 && maxv * rs * cs * std::ldexp(1.0, br + bc) >= limit) --bc;
+            plan.row = toInt(op.rowFactor, std::ldexp(1.0, br));
+            plan.col = toInt(op.colFactor, std::ldexp(sign / std::fabs(op.divisor), bc));
+            plan.divisor = std::int64_t(1) << (br + bc);
+        } else {
+            double s = 0, mx = 0;
+            for (const auto& m : op.masks) {
+                s = std::max(s, absSum(m));
+                for (double x : m) mx = std::max(mx, std::fabs(x));
+            }
+            s /= std::fabs(op.divisor);
+            mx /= std::fabs(op.divisor);
+            int b = 30;
+            while (b > 0 && (maxv * s * std::ldexp(1.0, b) >= limit || mx * std::ldexp(1.0, b) >= std::ldexp(1.0, 31))) --b;
+            for (const auto& m : op.masks) plan.masks.push_back(toInt(m, std::ldexp(sign / std::fabs(op.divisor), b)));
+            plan.divisor = std::int64_t(1) << b;
+        }
+    }
+    // Refuse coefficients so large that the sums could overflow 64 bits (or a weight 32 bits).
+    for (const auto& m : plan.masks) {
+        double s = 0;
+        for (auto w : m) s += std::fabs(static_cast<double>(w));
+        if (maxv * s >= limit) throw Error("the coefficients of '" + op.spec + "' are too large for exact integer arithmetic.");
+    }
+    for (const auto& m : op.masks)
+        for (double x : m)
+            if (integer && std::fabs(x) >= std::ldexp(1.0, 31)) throw Error("a coefficient of '" + op.spec + "' does not fit 32 bits.");
+    if (separable) {
+        double rs = 0, cs = 0;
+        for (auto w : plan.row) rs += std::fabs(static_cast<double>(w));
+        for (auto w : plan.col) cs += std::fabs(static_cast<double>(w));
+        plan.wideIntermediate = maxv * rs >= std::ldexp(1.0, 31);
+        if (maxv * rs * cs >= limit) throw Error("the coefficients of '" + op.spec + "' are too large for exact integer arithmetic.");
+    }
+    return plan;
+}
+
+}  // namespace portacl::filter

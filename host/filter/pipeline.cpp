@@ -1,0 +1,332 @@
+// The OpenCL path: channel planes live in device buffers from upload() to download(); each
+// operation enqueues one kernel per plane (two for separable masks) into the context's in-order
+// queue, from one plane buffer to another.
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <sstream>
+
+#include "filter/filter_internal.hpp"
+#include "filter/planes.hpp"
+#include "portacl/error.hpp"
+#include "portacl/filter.hpp"
+
+namespace portacl::filter {
+namespace {
+
+const char* clType(io::PixelType t) {
+    switch (t) {
+        case io::PixelType::U8: return "uchar";
+        case io::PixelType::U16: return "ushort";
+        case io::PixelType::F32: return "float";
+    }
+    return "uchar";
+}
+
+struct DevicePlane {
+    cl::Buffer buffer;
+    io::PixelType type = io::PixelType::U8;
+};
+
+bool isPowerOfTwo(std::int64_t d) { return d > 0 && (d & (d - 1)) == 0; }
+int log2i(std::int64_t d) {
+    int s = 0;
+    while ((std::int64_t(1) << s) < d) ++s;
+    return s;
+}
+
+}  // namespace
+
+struct Pipeline::Impl {
+    Context& ctx;
+    std::vector<Operation> ops;
+    Options options;
+    int width = 0, height = 0, colourPlanes = 0;
+    std::vector<DevicePlane> source, planes;  // as uploaded; as filtered so far
+    int sourceColourPlanes = 0;
+    std::map<std::string, cl::Kernel> kernels;
+    std::map<std::string, cl::Buffer> constants;  // weights uploaded once per operation
+    int tx = 16, ty = 16;
+
+    Impl(Context& c, std::vector<Operation> o, Options opt) : ctx(c), ops(std::move(o)), options(opt) {
+        ctx.requirePrecision(options.precision == Precision::Double ? Precision::Double : Precision::Float);
+        tx = static_cast<int>(ctx.tuning().getInt("filter", "tile_x", 16));
+        ty = static_cast<int>(ctx.tuning().getInt("filter", "tile_y", 16));
+    }
+
+    Precision real() const { return options.precision == Precision::Double ? Precision::Double : Precision::Float; }
+
+    cl::Kernel& kernel(const std::string& file, const std::string& name, const std::string& defines) {
+        const std::string key = file + "|" + name + "|" + defines;
+        auto it = kernels.find(key);
+        if (it == kernels.end()) it = kernels.emplace(key, ctx.kernel(file, name, real(), defines)).first;
+        return it->second;
+    }
+
+    std::size_t planeBytes(io::PixelType t) const { return static_cast<std::size_t>(width) * height * bytesPerSample(t); }
+
+    template <typename T>
+    cl::Buffer& weights(const std::string& key, const std::vector<T>& values) {
+        auto it = constants.find(key);
+        if (it == constants.end()) it = constants.emplace(key, ctx.upload(values, "filter weights", CL_MEM_READ_ONLY)).first;
+        return it->second;
+    }
+
+    std::string commonDefines(io::PixelType in, io::PixelType out, int rx, int ry) const {
+        std::ostringstream d;
+        d << "-D SRC_T=" << clType(in) << " -D DST_T=" << clType(out) << " -D INTEGER=" << (in != io::PixelType::F32 ? 1 : 0)
+          << " -D BORDER=" << static_cast<int>(options.border) << " -D TX=" << tx << " -D TY=" << ty << " -D RX=" << rx
+          << " -D RY=" << ry;
+        if (out != io::PixelType::F32) d << " -D OUT_MAX=" << maxSample(out);
+        return d.str();
+    }
+
+    cl::NDRange global2d() const { return cl::NDRange(roundUp(width, tx), roundUp(height, ty)); }
+
+    void setOutside(cl::Kernel& k, int index, io::PixelType t) {
+        if (t != io::PixelType::F32) {
+            k.setArg(index, static_cast<cl_int>(saturate(options.borderValue, t)));
+        } else if (real() == Precision::Double) {
+            k.setArg(index, static_cast<cl_double>(static_cast<float>(options.borderValue)));
+        } else {
+            k.setArg(index, static_cast<cl_float>(options.borderValue));
+        }
+    }
+
+    void setReal(cl::Kernel& k, int index, double v) {
+        if (real() == Precision::Double) k.setArg(index, static_cast<cl_double>(v));
+        else k.setArg(index, static_cast<cl_float>(v));
+    }
+
+    std::vector<unsigned char> realBytes(const std::vector<double>& v) const {
+        std::vector<unsigned char> bytes;
+        for (double x : v) {
+            if (real() == Precision::Double) {
+                const auto* p = reinterpret_cast<const unsigned char*>(&x);
+                bytes.insert(bytes.end(), p, p + sizeof x);
+            } else {
+                const float f = static_cast<float>(x);
+                const auto* p = reinterpret_cast<const unsigned char*>(&f);
+                bytes.insert(bytes.end(), p, p + sizeof f);
+            }
+        }
+        return bytes;
+    }
+
+    // One window kernel over one plane.
+    DevicePlane window(const DevicePlane& in, const Operation& op, std::size_t opIndex) {
+        const io::PixelType outT = outputType(op, in.type);
+        int opCode = 1, rx = op.width / 2, ry = op.height / 2;
+        if (op.kind == Operation::Kind::Median) opCode = 2;
+        if (op.kind == Operation::Kind::ThresholdMean) opCode = 3;
+        if (op.kind == Operation::Kind::RotatingMask) {
+            opCode = 4;
+            rx = 2 * (op.width / 2);
+            ry = 2 * (op.height / 2);
+        }
+        std::ostringstream d;
+        d << commonDefines(in.type, outT, rx, ry) << " -D OP=" << opCode << " -D KW=" << op.width << " -D KH=" << op.height
+          << " -D NMASK=" << std::max<std::size_t>(1, op.masks.size()) << " -D COMBINE=" << static_cast<int>(op.combine);
+        cl::Kernel& k = kernel("filter_window.cl", "filter_window", d.str());
+        DevicePlane out{ctx.buffer(planeBytes(outT), "filtered plane"), outT};
+        std::int64_t divisor = 1;
+        int shift = 0;
+        const std::string wkey = std::to_string(opIndex) + clType(in.type);
+        cl::Buffer maskBuf;
+        if (op.kind == Operation::Kind::Linear) {
+            if (in.type != io::PixelType::F32) {
+                const IntegerPlan plan = planInteger(op, in.type);
+                std::vector<std::int32_t> flat;
+                for (const auto& m : plan.masks) flat.insert(flat.end(), m.begin(), m.end());
+                maskBuf = weights(wkey, flat);
+                divisor = plan.divisor;
+            } else {
+                std::vector<double> flat;
+                for (const auto& m : op.masks)
+                    for (double v : m) flat.push_back(v / op.divisor);
+                maskBuf = weights(wkey, realBytes(flat));
+            }
+        } else {
+            maskBuf = weights("dummy", std::vector<std::int32_t>{0});
+        }
+        shift = divisor == 1 ? 0 : isPowerOfTwo(divisor) ? log2i(divisor) : -1;
+        const std::int64_t n = static_cast<std::int64_t>(op.width) * op.height;
+        k.setArg(0, in.buffer);
+        k.setArg(1, out.buffer);
+        k.setArg(2, static_cast<cl_int>(width));
+        k.setArg(3, static_cast<cl_int>(height));
+        setOutside(k, 4, in.type);
+        k.setArg(5, maskBuf);
+        k.setArg(6, static_cast<cl_long>(divisor));
+        k.setArg(7, static_cast<cl_int>(shift));
+        setReal(k, 8, op.threshold);
+        k.setArg(9, static_cast<cl_long>(std::floor(static_cast<double>(n) * op.threshold)));
+        ctx.launch(k, global2d(), cl::NDRange(tx, ty));
+        return out;
+    }
+
+    DevicePlane separable(const DevicePlane& in, const Operation& op, std::size_t opIndex) {
+        const int rx = op.width / 2, ry = op.height / 2;
+        const bool integer = in.type != io::PixelType::F32;
+        std::string midT = clType(io::PixelType::F32);
+        std::size_t midBytes = 4;
+        cl::Buffer rowBuf, colBuf;
+        std::int64_t divisor = 1;
+        double outsideRow = 0;
+        const double outside = integer ? saturate(options.borderValue, in.type) : static_cast<float>(options.borderValue);
+        if (integer) {
+            const IntegerPlan plan = planInteger(op, in.type);
+            midT = plan.wideIntermediate ? "long" : "int";
+            midBytes = plan.wideIntermediate ? 8 : 4;
+            rowBuf = weights(std::to_string(opIndex) + clType(in.type) + "r", plan.row);
+            colBuf = weights(std::to_string(opIndex) + clType(in.type) + "c", plan.col);
+            divisor = plan.divisor;
+            std::int64_t rs = 0;
+            for (auto v : plan.row) rs += v;
+            outsideRow = static_cast<double>(static_cast<std::int64_t>(outside) * rs);
+        } else {
+            midT = real() == Precision::Double ? "double" : "float";
+            midBytes = real() == Precision::Double ? 8 : 4;
+            std::vector<double> col;
+            for (double v : op.colFactor) col.push_back(v / op.divisor);
+            rowBuf = weights(std::to_string(opIndex) + "rf", realBytes(op.rowFactor));
+            colBuf = weights(std::to_string(opIndex) + "cf", realBytes(col));
+            // The constant row's horizontal sum, in the real type, summed in the kernel's order.
+            if (real() == Precision::Double) {
+                double rs = 0;
+                for (double v : op.rowFactor) rs += v;
+                outsideRow = static_cast<double>(outside) * rs;
+            } else {
+                float rs = 0;
+                for (double v : op.rowFactor) rs += static_cast<float>(v);
+                outsideRow = static_cast<float>(static_cast<float>(outside) * rs);
+            }
+        }
+        const std::string defines = commonDefines(in.type, in.type, rx, ry) + " -D MID_T=" + midT;
+        cl::Buffer mid = ctx.buffer(static_cast<std::size_t>(width) * height * midBytes, "separable intermediate");
+        DevicePlane out{ctx.buffer(planeBytes(in.type), "filtered plane"), in.type};
+
+        cl::Kernel& rows = kernel("filter_separable.cl", "filter_rows", defines);
+        rows.setArg(0, in.buffer);
+        rows.setArg(1, mid);
+        rows.setArg(2, static_cast<cl_int>(width));
+        rows.setArg(3, static_cast<cl_int>(height));
+        setOutside(rows, 4, in.type);
+        rows.setArg(5, rowBuf);
+        ctx.launch(rows, global2d(), cl::NDRange(tx, ty));
+
+        cl::Kernel& cols = kernel("filter_separable.cl", "filter_cols", defines);
+        cols.setArg(0, mid);
+        cols.setArg(1, out.buffer);
+        cols.setArg(2, static_cast<cl_int>(width));
+        cols.setArg(3, static_cast<cl_int>(height));
+        if (midT == "int") cols.setArg(4, static_cast<cl_int>(outsideRow));
+        else if (midT == "long") cols.setArg(4, static_cast<cl_long>(outsideRow));
+        else if (midT == "double") cols.setArg(4, static_cast<cl_double>(outsideRow));
+        else cols.setArg(4, static_cast<cl_float>(outsideRow));
+        cols.setArg(5, colBuf);
+        cols.setArg(6, static_cast<cl_long>(divisor));
+        cols.setArg(7, static_cast<cl_int>(divisor == 1 ? 0 : isPowerOfTwo(divisor) ? log2i(divisor) : -1));
+        ctx.launch(cols, global2d(), cl::NDRange(tx, ty));
+        return out;
+    }
+
+    void grey(const Operation& op) {
+        const io::PixelType t = planes[0].type;
+        std::string defines = std::string("-D SRC_T=") + clType(t) + " -D INTEGER=" + (t != io::PixelType::F32 ? "1" : "0") +
+                              " -D GREY_FLOOR=" + (op.greyFloor ? "1" : "0");
+        cl::Kernel& k = kernel("filter_pointwise.cl", "filter_grey", defines);
+        DevicePlane out{ctx.buffer(planeBytes(t), "grey plane"), t};
+        const int n = width * height;
+        k.setArg(0, planes[0].buffer);
+        k.setArg(1, planes[1].buffer);
+        k.setArg(2, planes[2].buffer);
+        k.setArg(3, out.buffer);
+        k.setArg(4, static_cast<cl_int>(n));
+        ctx.launch(k, cl::NDRange(roundUp(n, 256)), cl::NDRange(256));
+        std::vector<DevicePlane> next{out};
+        if (planes.size() == 4) next.push_back(planes[3]);
+        planes = next;
+        colourPlanes = 1;
+    }
+
+    DevicePlane toFloat(const DevicePlane& in) {
+        if (in.type == io::PixelType::F32) return in;
+        cl::Kernel& k = kernel("filter_pointwise.cl", "filter_to_float", std::string("-D SRC_T=") + clType(in.type) + " -D INTEGER=1 -D GREY_FLOOR=0");
+        DevicePlane out{ctx.buffer(planeBytes(io::PixelType::F32), "float plane"), io::PixelType::F32};
+        const int n = width * height;
+        k.setArg(0, in.buffer);
+        k.setArg(1, out.buffer);
+        k.setArg(2, static_cast<cl_int>(n));
+        ctx.launch(k, cl::NDRange(roundUp(n, 256)), cl::NDRange(256));
+        return out;
+    }
+
+    void enqueue() {
+        planes = source;
+        colourPlanes = sourceColourPlanes;
+        for (std::size_t i = 0; i < ops.size(); ++i) {
+            const Operation& op = ops[i];
+            if (op.kind == Operation::Kind::Grey) {
+                grey(op);
+                continue;
+            }
+            const io::PixelType outT = outputType(op, planes[0].type);
+            for (int c = 0; c < static_cast<int>(planes.size()); ++c) {
+                DevicePlane& p = planes[c];
+                if (op.kind == Operation::Kind::ToFloat || (c >= colourPlanes && outT != p.type)) {
+                    p = toFloat(p);  // alpha follows the image to float
+                    continue;
+                }
+                if (c >= colourPlanes) continue;
+                const bool sep = op.kind == Operation::Kind::Linear && op.combine == Combine::Single && !op.rowFactor.empty();
+                p = sep ? separable(p, op, i) : window(p, op, i);
+            }
+        }
+    }
+
+    void upload(const io::Image& img) {
+        validate(img, ops);
+        width = img.width;
+        height = img.height;
+        sourceColourPlanes = colourPlanes = img.channels == 2 || img.channels == 4 ? img.channels - 1 : img.channels;
+        const std::size_t bps = bytesPerSample(img.type), n = img.pixelCount();
+        ctx.checkFits(img.byteCount() * 4 + n * 8, "the image and its working planes");
+        planes.clear();
+        std::vector<unsigned char> plane(n * bps);
+        for (int c = 0; c < img.channels; ++c) {
+            for (std::size_t i = 0; i < n; ++i)
+                std::memcpy(&plane[i * bps], &img.data[(i * img.channels + c) * bps], bps);
+            planes.push_back({ctx.upload(plane, "image plane"), img.type});
+        }
+        source = planes;
+    }
+
+    io::Image download() {
+        io::Image img = io::makeImage(width, height, static_cast<int>(planes.size()), planes[0].type);
+        const std::size_t bps = bytesPerSample(img.type), n = img.pixelCount();
+        for (int c = 0; c < img.channels; ++c) {
+            const auto plane = ctx.download<unsigned char>(planes[c].buffer, n * bps, "image plane");
+            for (std::size_t i = 0; i < n; ++i)
+                std::memcpy(&img.data[(i * img.channels + c) * bps], &plane[i * bps], bps);
+        }
+        return img;
+    }
+};
+
+Pipeline::Pipeline(Context& ctx, std::vector<Operation> ops, Options options)
+    : impl_(std::make_unique<Impl>(ctx, std::move(ops), options)) {}
+Pipeline::~Pipeline() = default;
+Pipeline::Pipeline(Pipeline&&) noexcept = default;
+
+void Pipeline::upload(const io::Image& in) { impl_->upload(in); }
+void Pipeline::enqueue() { impl_->enqueue(); }
+io::Image Pipeline::download() { return impl_->download(); }
+
+io::Image Pipeline::run(const io::Image& in) {
+    impl_->upload(in);
+    impl_->enqueue();
+    return impl_->download();
+}
+
+}  // namespace portacl::filter

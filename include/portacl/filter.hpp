@@ -1,0 +1,100 @@
+// Image filtering (issue 3, thesis 003): convolution with a user mask, box / binomial / Gaussian
+// smoothing, median, averaging with a threshold, the rotating mask, gradient operators (Roberts,
+// Prewitt, Sobel, Scharr, 8-direction compass) and Laplace, with OpenCV's border modes, on 8-bit,
+// 16-bit and float images, each channel on its own. Every operation has a serial C++ reference
+// (filterReference) and an OpenCL path (Pipeline) that keeps the image on the device between
+// operations. docs/filter.md defines each operation, the borders and the tolerances.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "portacl/context.hpp"
+#include "portacl/io/image.hpp"
+#include "portacl/precision.hpp"
+
+namespace portacl::filter {
+
+// What a read outside the image returns, as OpenCV's BORDER_* (for a row "abcdefgh"):
+// constant iiii|abcdefgh|iiii, replicate aaaa|abcdefgh|hhhh, reflect dcba|abcdefgh|hgfe,
+// reflect101 (default) edcb|abcdefgh|gfed, wrap efgh|abcdefgh|abcd.
+enum class Border { Constant, Replicate, Reflect, Reflect101, Wrap };
+Border parseBorder(const std::string& name);  // throws portacl::Error naming the valid modes
+const char* borderName(Border b);
+// The index in [0, n) that position p reads, or -1 for a constant-border read outside the image.
+int borderIndex(int p, int n, Border b);
+
+// How the responses of a gradient operator's masks become one value.
+enum class Combine {
+    Single,     // one mask (convolution, smoothing, Laplace)
+    L1,         // |Gx| + |Gy| (the thesis's Sobel)
+    L2,         // sqrt(Gx^2 + Gy^2), rounded
+    Direction,  // atan2(Gy, Gx) in degrees [0, 360); the output is float
+    X,          // Gx alone (signed: use a float image or it saturates at 0)
+    Y,          // Gy alone
+    Max,        // compass: the largest of the 8 rotated masks' responses
+    MaxIndex,   // compass: the direction (0, 45, ..., 315 degrees) of that largest response; float
+};
+
+struct Operation {
+    enum class Kind { Linear, Median, ThresholdMean, RotatingMask, Grey, ToFloat };
+    Kind kind = Kind::Linear;
+    std::string spec;  // as written ("median:5"), for messages and listings
+    // Linear: masks of width x height (odd, anchor at the centre), row-major, applied as correlation
+    // (not flipped, like OpenCV's filter2D). One mask, two (Gx, Gy) or eight (compass).
+    int width = 3, height = 3;
+    std::vector<std::vector<double>> masks;
+    double divisor = 1;  // Single: the result is the sum divided by this ("divide by the sum")
+    // Single masks of rank 1 (box, binomial, Gaussian, or a user mask found to be one): the mask is
+    // column (x) row, and runs as a horizontal then a vertical 1-D pass. Empty: a 2-D pass.
+    std::vector<double> rowFactor, colFactor;
+    Combine combine = Combine::Single;
+    double threshold = 0;  // ThresholdMean: T
+    bool greyFloor = false;  // Grey: the thesis's floor instead of rounding
+};
+
+// Parses one --op (see operationList()); throws portacl::Error with one sentence for an unknown
+// name, a bad parameter, an even size, or an unreadable / non-numeric mask file.
+Operation parseOperation(const std::string& spec);
+
+struct OperationHelp {
+    std::string syntax;
+    std::string description;
+};
+std::vector<OperationHelp> operationList();
+
+struct Options {
+    Border border = Border::Reflect101;
+    double borderValue = 0;               // the constant border's value
+    Precision precision = Precision::Float;  // arithmetic of float images (integer images are exact)
+};
+
+// Serial C++ reference: the operations in order, one channel at a time (alpha passes through).
+io::Image filterReference(const io::Image& in, const std::vector<Operation>& ops, const Options& options);
+
+// The same operations on one device. An image uploaded once stays on the device through every
+// operation; run() is upload + apply + download.
+class Pipeline {
+public:
+    Pipeline(Context& ctx, std::vector<Operation> ops, Options options);
+    ~Pipeline();
+    Pipeline(Pipeline&&) noexcept;
+
+    io::Image run(const io::Image& in);
+
+    // For benchmarks: the image on the device, filtered in place by enqueue() (no transfers).
+    void upload(const io::Image& in);
+    void enqueue();
+    io::Image download();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Refuses what the operations cannot take (a mask larger than the image, grey conversion of a
+// one-channel image ...) before any work, with one sentence.
+void validate(const io::Image& in, const std::vector<Operation>& ops);
+
+}  // namespace portacl::filter

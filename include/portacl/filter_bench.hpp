@@ -1,0 +1,31 @@
+// Benchmarks of the filter workload: the "filter" case of `portacl bench` (4096x4096 8-bit grey,
+// the image already on the device, one record per operation) and the thesis's speed-up tables
+// printed by `portacl filter --bench`.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "portacl/bench.hpp"
+
+namespace portacl::filter {
+
+struct ThesisBenchOptions {
+    bool quick = false;                                    // sizes 128 and 256 only
+    std::vector<int> sizes{128, 256, 512, 1024, 2048, 4096};
+    std::vector<int> masks{3, 5, 7, 9};
+    int serialMaxSide = 1024;  // the serial reference is timed up to this side and scaled by area above
+};
+
+// "128,512" -> {128, 512}; throws portacl::Error for anything else.
+std::vector<int> parseSizeList(const std::string& text);
+
+// Tables 1-3 of the thesis (convolution, median, Sobel): per mask and image size, the device time,
+// the serial reference time, our speed-up and the thesis's.
+void printThesisTables(Context& ctx, const ThesisBenchOptions& options, std::ostream& out);
+
+// The `portacl bench` case.
+std::vector<BenchRecord> runFilterBench(Context& ctx, const BenchOptions& opts);
+
+}  // namespace portacl::filter
