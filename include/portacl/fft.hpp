@@ -9,6 +9,9 @@
 //   C2R: the reverse. In place, the real array's rows are padded to 2*(n/2+1) elements.
 // - Forward has no scaling; Inverse scales by 1/N (N = product of shape), so Inverse(Forward(x)) == x.
 // - Batches are contiguous: batch b starts at b times the size of one transform.
+// - Directions: a C2C plan runs both; an R2C plan runs Forward only and a C2R plan Inverse only (the
+//   other direction raises portacl::Error). An out-of-place C2R may overwrite its complex input (both
+//   backends use it as scratch for the multi-dimensional passes, as cuFFT and FFTW do).
 #pragma once
 
 #include <cstddef>
@@ -41,9 +44,14 @@ struct PlanDesc {
 };
 
 // Element counts (of the element type, real numbers) of one transform's input and output buffers,
-// including R2C/C2R padding for in-place transforms.
+// including R2C/C2R padding for in-place transforms. "One transform" is one batch item: the buffers
+// of a batched plan hold `batch` times these (inputBytes/outputBytes give the whole buffer).
+// Raise portacl::Error for a direction the plan's kind does not run.
 std::size_t inputElements(const PlanDesc& d, Direction dir);
 std::size_t outputElements(const PlanDesc& d, Direction dir);
+// Bytes of the whole input and output buffers of a plan: batch * elements * sizeof(element).
+std::size_t inputBytes(const PlanDesc& d, Direction dir);
+std::size_t outputBytes(const PlanDesc& d, Direction dir);
 
 class Plan {
 public:

@@ -1,0 +1,350 @@
+// The FFT interface over both backends, against a direct O(N^2) DFT computed on the host in long
+// double (host/fft/reference_dft.cpp). Relative L2 error, ||got - want|| / ||want||, at most 1e-5 in
+// float and 1e-12 in double. Sizes are small and mostly not powers of two (12, 15, 7x9, 6x10x14),
+// so that the mixed-radix paths run; 17 is a prime that clFFT refuses and VkFFT takes (Bluestein).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <random>
+
+#include "fft/reference_dft.hpp"
+#include "portacl/error.hpp"
+#include "portacl/fft.hpp"
+#include "support/test_support.hpp"
+
+using namespace portacl;
+using namespace portacl::fft;
+using Shape = std::vector<std::size_t>;
+using Complex = std::complex<double>;
+
+namespace {
+
+double tolerance(Precision p) { return p == Precision::Double ? 1e-12 : 1e-5; }
+
+std::size_t product(const Shape& s) {
+    std::size_t n = 1;
+    for (std::size_t v : s) n *= v;
+    return n;
+}
+
+std::vector<double> randomReals(std::size_t n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::vector<double> v(n);
+    for (auto& x : v) x = u(rng);
+    return v;
+}
+
+std::vector<Complex> randomComplex(std::size_t n, unsigned seed) {
+    const auto re = randomReals(2 * n, seed);
+    std::vector<Complex> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = Complex(re[2 * i], re[2 * i + 1]);
+    return v;
+}
+
+double relativeL2(const std::vector<double>& got, const std::vector<double>& want) {
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        num += (got[i] - want[i]) * (got[i] - want[i]);
+        den += want[i] * want[i];
+    }
+    return std::sqrt(num / den);
+}
+
+std::vector<double> interleave(const std::vector<Complex>& c) {
+    std::vector<double> v(2 * c.size());
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        v[2 * i] = c[i].real();
+        v[2 * i + 1] = c[i].imag();
+    }
+    return v;
+}
+
+// Real rows of length n padded to 2*(n/2+1) (the in-place real layout), and back.
+std::vector<double> padRows(const std::vector<double>& x, std::size_t n) {
+    const std::size_t padded = 2 * (n / 2 + 1), rows = x.size() / n;
+    std::vector<double> out(rows * padded, 0.0);
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t j = 0; j < n; ++j) out[r * padded + j] = x[r * n + j];
+    return out;
+}
+std::vector<double> unpadRows(const std::vector<double>& x, std::size_t n) {
+    const std::size_t padded = 2 * (n / 2 + 1), rows = x.size() / padded;
+    std::vector<double> out(rows * n);
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t j = 0; j < n; ++j) out[r * n + j] = x[r * padded + j];
+    return out;
+}
+
+// Runs one transform on the device in the plan's precision: host doubles in, host doubles out.
+template <typename T>
+std::vector<double> runTyped(Plan& p, const std::vector<double>& input, Direction dir, std::size_t outputCount) {
+    Context& ctx = test::context();
+    const std::vector<T> hostIn(input.begin(), input.end());
+    cl::Buffer in = ctx.upload(hostIn, "fft test input");
+    cl::Buffer out = p.desc().inPlace ? in : ctx.buffer(outputBytes(p.desc(), dir), "fft test output");
+    p.execute(in, out, dir);
+    const std::vector<T> hostOut = ctx.download<T>(out, outputCount, "fft test output");
+    return std::vector<double>(hostOut.begin(), hostOut.end());
+}
+
+std::vector<double> run(Plan& p, const std::vector<double>& input, Direction dir, std::size_t outputCount) {
+    return p.desc().precision == Precision::Double ? runTyped<double>(p, input, dir, outputCount)
+                                                   : runTyped<float>(p, input, dir, outputCount);
+}
+
+struct Param {
+    Backend backend;
+    Precision precision;
+};
+
+std::string paramName(const testing::TestParamInfo<Param>& info) {
+    return std::string(backendName(info.param.backend)) + "_" + precisionName(info.param.precision);
+}
+
+class Fft : public testing::TestWithParam<Param> {
+protected:
+    void SetUp() override {
+        if (GetParam().precision == Precision::Double && !test::hasFp64())
+            GTEST_SKIP() << "the test device has no fp64 support";
+    }
+
+    PlanDesc desc(Kind kind, const Shape& shape, std::size_t batch, bool inPlace) const {
+        PlanDesc d;
+        d.kind = kind;
+        d.shape = shape;
+        d.batch = batch;
+        d.inPlace = inPlace;
+        d.precision = GetParam().precision;
+        d.backend = GetParam().backend;
+        return d;
+    }
+
+    // Forward and inverse C2C of a batch of random arrays against the direct DFT.
+    void checkC2C(const Shape& shape, std::size_t batch, bool inPlace) {
+        Plan& p = plan(test::context(), desc(Kind::C2C, shape, batch, inPlace));
+        EXPECT_EQ(p.backend(), GetParam().backend);
+        const std::size_t n = product(shape);
+        const auto x = randomComplex(n * batch, 7);
+        for (Direction dir : {Direction::Forward, Direction::Inverse}) {
+            std::vector<Complex> want;
+            for (std::size_t b = 0; b < batch; ++b) {
+                const auto r = reference::dft({x.begin() + b * n, x.begin() + (b + 1) * n}, shape, dir);
+                want.insert(want.end(), r.begin(), r.end());
+            }
+            const auto got = run(p, interleave(x), dir, 2 * n * batch);
+            EXPECT_LE(relativeL2(got, interleave(want)), tolerance(GetParam().precision))
+                << describeCase("C2C", shape, batch, inPlace) << (dir == Direction::Forward ? " forward" : " inverse");
+        }
+    }
+
+    // R2C of a batch of random real arrays against the direct DFT's half-spectrum.
+    void checkR2C(const Shape& shape, std::size_t batch, bool inPlace) {
+        Plan& p = plan(test::context(), desc(Kind::R2C, shape, batch, inPlace));
+        const std::size_t n = product(shape), last = shape.back();
+        const auto x = randomReals(n * batch, 11);
+        std::vector<Complex> want;
+        for (std::size_t b = 0; b < batch; ++b) {
+            const auto r = reference::dftRealForward({x.begin() + b * n, x.begin() + (b + 1) * n}, shape);
+            want.insert(want.end(), r.begin(), r.end());
+        }
+        const auto got = run(p, inPlace ? padRows(x, last) : x, Direction::Forward, want.size() * 2);
+        EXPECT_LE(relativeL2(got, interleave(want)), tolerance(GetParam().precision))
+            << describeCase("R2C", shape, batch, inPlace);
+    }
+
+    // C2R of the half-spectra of random real arrays: the result is those arrays again, and equals
+    // the direct inverse DFT of the half-spectrum.
+    void checkC2R(const Shape& shape, std::size_t batch, bool inPlace) {
+        Plan& p = plan(test::context(), desc(Kind::C2R, shape, batch, inPlace));
+        const std::size_t n = product(shape), last = shape.back();
+        const auto x = randomReals(n * batch, 13);
+        std::vector<Complex> half;
+        std::vector<double> want;
+        for (std::size_t b = 0; b < batch; ++b) {
+            const std::vector<double> xb(x.begin() + b * n, x.begin() + (b + 1) * n);
+            const auto h = reference::dftRealForward(xb, shape);
+            half.insert(half.end(), h.begin(), h.end());
+            const auto back = reference::dftRealInverse(h, shape);
+            EXPECT_LE(relativeL2(back, xb), 1e-13) << "the reference's own round trip";
+            want.insert(want.end(), back.begin(), back.end());
+        }
+        const std::size_t outCount = inPlace ? half.size() * 2 : n * batch;
+        auto got = run(p, interleave(half), Direction::Inverse, outCount);
+        if (inPlace) got = unpadRows(got, last);
+        EXPECT_LE(relativeL2(got, want), tolerance(GetParam().precision)) << describeCase("C2R", shape, batch, inPlace);
+    }
+
+    static std::string describeCase(const char* kind, const Shape& shape, std::size_t batch, bool inPlace) {
+        std::string s = kind;
+        s += " ";
+        for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
+        return s + " batch " + std::to_string(batch) + (inPlace ? " in place" : " out of place");
+    }
+};
+
+// Each case is one plan per backend and precision (plans compile kernels: PoCL takes seconds each),
+// chosen so that every kind meets 1-D, 2-D and 3-D, in place and out of place, batched and odd.
+TEST_P(Fft, C2C1DBatchedOutOfPlace) { checkC2C({12}, 3, false); }
+TEST_P(Fft, C2C2DOddBatchedInPlace) { checkC2C({7, 9}, 2, true); }
+TEST_P(Fft, C2C3DOutOfPlace) { checkC2C({6, 10, 14}, 1, false); }
+
+TEST_P(Fft, R2C1DOddBatchedInPlace) { checkR2C({15}, 2, true); }
+TEST_P(Fft, R2C2DOddLastOutOfPlace) { checkR2C({7, 9}, 1, false); }
+TEST_P(Fft, R2C3DInPlace) { checkR2C({6, 10, 14}, 1, true); }
+
+TEST_P(Fft, C2R1DBatchedOutOfPlace) { checkC2R({12}, 2, false); }
+TEST_P(Fft, C2R2DOddLastInPlace) { checkC2R({7, 9}, 1, true); }
+TEST_P(Fft, C2R3DBatchedOutOfPlace) { checkC2R({6, 10, 14}, 2, false); }
+
+// Inverse(Forward(x)) == x through the device alone (the plan of C2C2DOddBatchedInPlace, cached).
+TEST_P(Fft, C2CRoundTripRestoresTheInput) {
+    Plan& p = plan(test::context(), desc(Kind::C2C, {7, 9}, 2, true));
+    const auto x = interleave(randomComplex(2 * 63, 3));
+    const auto forward = run(p, x, Direction::Forward, x.size());
+    const auto back = run(p, forward, Direction::Inverse, x.size());
+    EXPECT_LE(relativeL2(back, x), tolerance(GetParam().precision));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, Fft,
+                         testing::Values(Param{Backend::VkFFT, Precision::Float}, Param{Backend::VkFFT, Precision::Double},
+                                         Param{Backend::ClFFT, Precision::Float}, Param{Backend::ClFFT, Precision::Double}),
+                         paramName);
+
+// ---- Sizes clFFT cannot do ----
+
+class PrimeSize : public Fft {};
+
+TEST_P(PrimeSize, VkfftTransformsLength17) {
+    checkC2C({3, 17}, 2, false);
+    checkR2C({17}, 1, true);
+}
+
+INSTANTIATE_TEST_SUITE_P(Vkfft, PrimeSize,
+                         testing::Values(Param{Backend::VkFFT, Precision::Float}, Param{Backend::VkFFT, Precision::Double}),
+                         paramName);
+
+TEST(FftBackends, ClfftRefusesLength17NamingTheSizeAndVkfft) {
+    PlanDesc d;
+    d.shape = {4, 17};
+    d.backend = Backend::ClFFT;
+    try {
+        plan(test::context(), d);
+        FAIL() << "clFFT accepted a length of 17";
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("17"), std::string::npos) << what;
+        EXPECT_NE(what.find("VkFFT"), std::string::npos) << what;
+    }
+}
+
+TEST(FftBackends, AutoIsVkfftForEverySize) {
+    PlanDesc d;
+    d.shape = {17};
+    d.backend = Backend::Auto;
+    EXPECT_EQ(plan(test::context(), d).backend(), Backend::VkFFT);
+    d.shape = {16};
+    EXPECT_EQ(plan(test::context(), d).backend(), Backend::VkFFT);
+}
+
+TEST(FftBackends, ParseAndName) {
+    EXPECT_EQ(parseBackend("clFFT"), Backend::ClFFT);
+    EXPECT_EQ(parseBackend("vkfft"), Backend::VkFFT);
+    EXPECT_EQ(parseBackend("auto"), Backend::Auto);
+    EXPECT_THROW(parseBackend("fftw"), Error);
+    EXPECT_STREQ(backendName(Backend::ClFFT), "clfft");
+}
+
+// ---- The plan cache ----
+
+TEST(FftPlanCache, TheSameDescriptionReturnsTheSamePlan) {
+    Context& ctx = test::context();
+    PlanDesc d;
+    d.kind = Kind::R2C;
+    d.shape = {8, 6};
+    d.backend = Backend::VkFFT;
+    Plan& first = plan(ctx, d);
+    EXPECT_EQ(&plan(ctx, d), &first);
+    PlanDesc autoDesc = d;
+    autoDesc.backend = Backend::Auto;  // Auto resolves to VkFFT before the lookup
+    EXPECT_EQ(&plan(ctx, autoDesc), &first);
+    PlanDesc other = d;
+    other.batch = 2;
+    EXPECT_NE(&plan(ctx, other), &first);
+    EXPECT_NE(other.key(), d.key());
+}
+
+TEST(FftPlanCache, ClfftPlansAreCachedToo) {
+    Context& ctx = test::context();
+    PlanDesc d;
+    d.shape = {12};
+    d.backend = Backend::ClFFT;
+    Plan& first = plan(ctx, d);
+    EXPECT_EQ(&plan(ctx, d), &first);
+    EXPECT_EQ(first.backend(), Backend::ClFFT);
+}
+
+// ---- Sizes and bad use ----
+
+TEST(FftLayout, ElementCountsIncludeTheInPlacePadding) {
+    PlanDesc d;
+    d.kind = Kind::R2C;
+    d.shape = {7, 9};
+    d.batch = 3;
+    EXPECT_EQ(inputElements(d, Direction::Forward), 63u);
+    EXPECT_EQ(outputElements(d, Direction::Forward), 7u * 5 * 2);
+    d.inPlace = true;
+    EXPECT_EQ(inputElements(d, Direction::Forward), 7u * 10);
+    EXPECT_EQ(inputBytes(d, Direction::Forward), 3u * 7 * 10 * sizeof(float));
+    d.kind = Kind::C2R;
+    d.inPlace = false;
+    d.precision = Precision::Double;
+    EXPECT_EQ(inputElements(d, Direction::Inverse), 7u * 5 * 2);
+    EXPECT_EQ(outputBytes(d, Direction::Inverse), 3u * 63 * sizeof(double));
+    d.kind = Kind::C2C;
+    EXPECT_EQ(inputElements(d, Direction::Forward), 126u);
+}
+
+TEST(FftMisuse, RealPlansRunInTheirOwnDirectionOnly) {
+    PlanDesc d;
+    d.kind = Kind::R2C;
+    d.shape = {8};
+    EXPECT_THROW(inputElements(d, Direction::Inverse), Error);
+    Context& ctx = test::context();
+    Plan& p = plan(ctx, d);
+    cl::Buffer in = ctx.buffer(inputBytes(d, Direction::Forward), "in");
+    cl::Buffer out = ctx.buffer(outputBytes(d, Direction::Forward), "out");
+    EXPECT_THROW(p.execute(in, out, Direction::Inverse), Error);
+}
+
+TEST(FftMisuse, BuffersTooSmallOrWronglyPairedAreRefused) {
+    Context& ctx = test::context();
+    PlanDesc d;
+    d.shape = {8};
+    Plan& p = plan(ctx, d);  // C2C out of place: 64 bytes each side
+    cl::Buffer small = ctx.buffer(32, "small");
+    cl::Buffer ok = ctx.buffer(64, "ok");
+    EXPECT_THROW(p.execute(small, ok, Direction::Forward), Error);
+    EXPECT_THROW(p.execute(ok, small, Direction::Forward), Error);
+    EXPECT_THROW(p.execute(ok, ok, Direction::Forward), Error);  // out-of-place plan, one buffer
+    d.inPlace = true;
+    Plan& q = plan(ctx, d);
+    cl::Buffer other = ctx.buffer(64, "other");
+    EXPECT_THROW(q.execute(ok, other, Direction::Forward), Error);
+}
+
+TEST(FftMisuse, BadDescriptionsAreRefused) {
+    Context& ctx = test::context();
+    PlanDesc d;
+    EXPECT_THROW(plan(ctx, d), Error);  // no shape
+    d.shape = {2, 2, 2, 2};
+    EXPECT_THROW(plan(ctx, d), Error);
+    d.shape = {0};
+    EXPECT_THROW(plan(ctx, d), Error);
+    d.shape = {8};
+    d.precision = Precision::Mixed;
+    EXPECT_THROW(plan(ctx, d), Error);
+}
+
+}  // namespace
