@@ -1,0 +1,222 @@
+// portacl kwave (also installed as kspaceFirstOrder-OpenCL): k-Wave's C++ solver command line on any
+// OpenCL device. Reads a k-Wave input file, runs the simulation, writes k-Wave's output file.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "command.hpp"
+#include "portacl/error.hpp"
+#include "portacl/kwave.hpp"
+#include "portacl/version.hpp"
+
+namespace portacl::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::size_t peakHostMB() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<std::size_t>(u.ru_maxrss / 1024);
+}
+
+std::string clockIn(double seconds) {
+    const std::time_t when = std::time(nullptr) + static_cast<std::time_t>(seconds);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%d/%m/%y %H:%M:%S", std::localtime(&when));
+    return buf;
+}
+
+int runKwave(const std::vector<std::string>& args) {
+    po::options_description desc("portacl kwave (kspaceFirstOrder-OpenCL) options");
+    std::string input, output, checkpointFile, device = "auto", fftName = "auto", precisionText = "single";
+    float progressPercent = 5;
+    int compression = 0, verbose = 1, threads = 0, gpu = -1;
+    std::size_t benchmarkSteps = 0, checkpointSteps = 0, startIndex = 1;
+    double checkpointInterval = 0;
+    bool help = false, version = false, profile = false, noCache = false;
+    kwave::OutputSelection out;
+    out.pRaw = false;
+    bool pRaw = false;
+    desc.add_options()("help,h", po::bool_switch(&help), "show this help")(
+        "version", po::bool_switch(&version), "print the version and the file format it reads")(
+        "input,i", po::value(&input), "k-Wave input file (HDF5, format 1.0 to 1.2)")(
+        "output,o", po::value(&output), "output file to write")(
+        "progress,r", po::value(&progressPercent)->default_value(5), "progress print interval in percent")(
+        "compression,c", po::value(&compression)->default_value(0), "deflate level 0-9 of the output datasets")(
+        "benchmark", po::value(&benchmarkSteps), "run only this many time steps")(
+        "verbose", po::value(&verbose)->default_value(1), "0 quiet, 1 progress, 2 also the set-up details")(
+        "checkpoint_file", po::value(&checkpointFile), "checkpoint file: continue from it when it exists, write it when interrupted")(
+        "checkpoint_interval", po::value(&checkpointInterval), "checkpoint after this many seconds")(
+        "checkpoint_timesteps", po::value(&checkpointSteps), "checkpoint after this many time steps")(
+        "p_raw,p", po::bool_switch(&pRaw), "store the pressure time series at the sensor (the default)")(
+        "p_rms", po::bool_switch(&out.pRms), "store the RMS pressure at the sensor")(
+        "p_max", po::bool_switch(&out.pMax), "store the maximum pressure at the sensor")(
+        "p_min", po::bool_switch(&out.pMin), "store the minimum pressure at the sensor")(
+        "p_max_all", po::bool_switch(&out.pMaxAll), "store the maximum pressure over the whole grid")(
+        "p_min_all", po::bool_switch(&out.pMinAll), "store the minimum pressure over the whole grid")(
+        "p_final", po::bool_switch(&out.pFinal), "store the final pressure field")(
+        "u_raw,u", po::bool_switch(&out.uRaw), "store the particle velocity time series at the sensor")(
+        "u_non_staggered_raw", po::bool_switch(&out.uNonStaggeredRaw), "velocity on the non-staggered grid (not supported yet)")(
+        "u_rms", po::bool_switch(&out.uRms), "store the RMS velocity at the sensor")(
+        "u_max", po::bool_switch(&out.uMax), "store the maximum velocity at the sensor")(
+        "u_min", po::bool_switch(&out.uMin), "store the minimum velocity at the sensor")(
+        "u_max_all", po::bool_switch(&out.uMaxAll), "store the maximum velocity over the whole grid")(
+        "u_min_all", po::bool_switch(&out.uMinAll), "store the minimum velocity over the whole grid")(
+        "u_final", po::bool_switch(&out.uFinal), "store the final velocity fields")(
+        "start,s", po::value(&startIndex)->default_value(1), "first time step to sample (1-based)")(
+        "copy_sensor_mask", po::bool_switch(&out.copySensorMask), "copy the sensor mask into the output file")(
+        "gpu,g", po::value(&gpu), "the N-th GPU (k-Wave CUDA's -g); --device is the general form")(
+        "threads,t", po::value(&threads), "CPU threads for the PoCL CPU device")(
+        "device,d", po::value(&device)->default_value("auto"), "device: auto, gpu, cpu, P:D, or a vendor/name substring")(
+        "fft", po::value(&fftName)->default_value("auto"), "FFT library: vkfft or clfft (auto = vkfft)")(
+        "precision", po::value(&precisionText)->default_value("single"), "single, double, mixed-min, mixed-mid or mixed-max")(
+        "profile", po::bool_switch(&profile), "print per-kernel and per-transfer event times")(
+        "no-cache", po::bool_switch(&noCache), "do not use the on-disk program binary cache");
+    po::variables_map vm;
+    if (!parseArgs(args, desc, {}, vm,
+                   "usage: portacl kwave -i input.h5 -o output.h5 [options]\n"
+                   "       kspaceFirstOrder-OpenCL -i input.h5 -o output.h5 [options]",
+                   help))
+        return 0;
+    if (version) {
+        std::cout << "kspaceFirstOrder-OpenCL (PortaCL " << kVersion << "), k-Wave HDF5 file format 1.2 (reads 1.0-1.2)\n";
+        return 0;
+    }
+    if (input.empty()) throw Error("no input file; give one with -i");
+    if (output.empty()) throw Error("no output file; give one with -o");
+    if (startIndex < 1) throw Error("-s counts time steps from 1");
+    if (compression < 0 || compression > 9) throw Error("-c takes a compression level from 0 to 9");
+    if ((checkpointInterval > 0 || checkpointSteps > 0) && checkpointFile.empty())
+        throw Error("--checkpoint_interval and --checkpoint_timesteps need --checkpoint_file");
+    // k-Wave stores p by default when no other quantity is asked for.
+    const bool anyOther = out.pRms || out.pMax || out.pMin || out.pMaxAll || out.pMinAll || out.pFinal || out.anyVelocity();
+    out.pRaw = pRaw || !anyOther;
+    out.startIndex = startIndex - 1;
+
+    kwave::RunOptions options;
+    kwave::parsePrecisionMode(precisionText, options.precision, options.storage);
+    options.fftBackend = fft::parseBackend(fftName);
+    options.outputs = out;
+    if (threads > 0) setenv("POCL_CPU_MAX_CU_NUM", std::to_string(threads).c_str(), 1);
+
+    const auto t0 = Clock::now();
+    const bool talk = verbose > 0;
+    kwave::Simulation sim = kwave::readInputFile(input);
+    if (sim.nt <= out.startIndex) throw Error("-s " + std::to_string(startIndex) + " is past the last time step (Nt = " + std::to_string(sim.nt) + ")");
+    const double loadSeconds = since(t0);
+
+    DeviceInfo info;
+    if (gpu >= 0) {
+        const auto gpus = selectDevices("gpu");
+        if (static_cast<std::size_t>(gpu) >= gpus.size())
+            throw Error("-g " + std::to_string(gpu) + " asks for a GPU that does not exist (" + std::to_string(gpus.size()) + " found)");
+        info = gpus[static_cast<std::size_t>(gpu)];
+    } else {
+        info = selectDevice(device);
+    }
+    ContextOptions co = defaultContextOptions();
+    if (noCache) co.useDiskCache = false;
+    co.profile = profile;
+    Context ctx(info, co);
+
+    const auto& g = sim.grid;
+    if (talk) {
+        std::cout << "┌───────────────────────────────────────────────────────────────┐\n"
+                  << "│                  kspaceFirstOrder-OpenCL (PortaCL)            │\n"
+                  << "└───────────────────────────────────────────────────────────────┘\n"
+                  << "Device:            " << info.label() << "\n"
+                  << "Input file:        " << input << "\n"
+                  << "Output file:       " << output << "\n"
+                  << "Domain size:       " << g.nx << " x " << g.ny << (g.is3D() ? " x " + std::to_string(g.nz) : std::string()) << "\n"
+                  << "Time steps:        " << sim.nt << "\n"
+                  << "Precision:         " << precisionText << "\n";
+    }
+    const auto tPre = Clock::now();
+    kwave::KSpaceSolver solver(ctx, sim, options);
+    if (!checkpointFile.empty() && access(checkpointFile.c_str(), F_OK) == 0) {
+        solver.restoreState(kwave::readCheckpointFile(checkpointFile, sim));
+        if (talk) std::cout << "Restored from:     " << checkpointFile << " at time step " << solver.timeIndex() << "\n";
+    }
+    ctx.finish();
+    const double preSeconds = since(tPre);
+    if (talk) std::cout << "Device memory:     " << (solver.deviceBytes() >> 20) << " MB\n";
+
+    // The main loop, with k-Wave's progress lines and its checkpoint conditions.
+    const std::size_t first = solver.timeIndex();
+    const std::size_t end = benchmarkSteps ? std::min(sim.nt, first + benchmarkSteps) : sim.nt;
+    const auto tSim = Clock::now();
+    double nextReport = progressPercent;
+    bool interrupted = false;
+    if (talk) std::cout << "+---------------+----------------+--------------+----------------------+\n"
+                        << "| progress      |  elapsed time  |  time to go  |  est. finish time    |\n"
+                        << "+---------------+----------------+--------------+----------------------+\n";
+    solver.run(end, [&](std::size_t t) {
+        const double percent = 100.0 * t / sim.nt;
+        if (talk && (percent + 1e-9 >= nextReport || t == end)) {
+            ctx.finish();
+            const double elapsed = since(tSim);
+            const double left = elapsed / static_cast<double>(t - first) * static_cast<double>(end - t);
+            std::printf("| %5.1f%%        | %12.3fs  | %10.3fs  | %20s |\n", percent, elapsed, left, clockIn(left).c_str());
+            std::fflush(stdout);
+            while (nextReport <= percent + 1e-9) nextReport += progressPercent > 0 ? progressPercent : 100;
+        }
+        if (t < end && ((checkpointSteps && t - first >= checkpointSteps) ||
+                        (checkpointInterval > 0 && since(t0) >= checkpointInterval))) {
+            interrupted = true;
+            return true;
+        }
+        return false;
+    });
+    ctx.finish();
+    const double simSeconds = since(tSim);
+    const std::size_t steps = solver.timeIndex() - first;
+
+    const auto tPost = Clock::now();
+    if (interrupted) {
+        kwave::writeCheckpointFile(checkpointFile, sim, solver.saveState());
+        if (talk) std::cout << "Checkpoint:        " << checkpointFile << " at time step " << solver.timeIndex()
+                            << "; run the same command again to continue\n";
+    } else {
+        kwave::RunInfo runInfo;
+        runInfo.timeIndex = solver.timeIndex();
+        runInfo.loadSeconds = loadSeconds;
+        runInfo.preprocessingSeconds = preSeconds;
+        runInfo.simulationSeconds = simSeconds;
+        runInfo.hostMemoryMB = peakHostMB();
+        runInfo.postprocessingSeconds = since(tPost);
+        runInfo.totalSeconds = since(t0);
+        kwave::writeOutputFile(output, sim, out, solver.recording(), runInfo, compression);
+        if (!checkpointFile.empty()) std::remove(checkpointFile.c_str());  // the run is complete
+    }
+    if (talk) {
+        std::cout << "+---------------+----------------+--------------+----------------------+\n"
+                  << std::fixed << std::setprecision(3)
+                  << "Time steps run:    " << steps << "\n"
+                  << "Time per step:     " << (steps ? 1e3 * simSeconds / steps : 0.0) << " ms\n"
+                  << "Simulation time:   " << simSeconds << " s\n"
+                  << "Total time:        " << since(t0) << " s\n"
+                  << "Device memory:     " << (solver.deviceBytes() >> 20) << " MB\n"
+                  << "Host memory peak:  " << peakHostMB() << " MB\n";
+    }
+    if (profile) {
+        ctx.finish();
+        ctx.profiler().print(std::cerr, ctx.device().label());
+    }
+    return 0;
+}
+
+}  // namespace
+
+PORTACL_COMMAND("kwave", "k-Wave ultrasound simulation (kspaceFirstOrder-OpenCL): k-Wave HDF5 in, out", runKwave);
+
+}  // namespace portacl::cli
