@@ -1,0 +1,82 @@
+// portacl lineal-path: the lineal path function of one phase of a 2-D image or 3-D volume, written as
+// HDF5 (maps, profiles, parameters), CSV (one row per displacement) and a PNG of the 2-D map.
+#include <chrono>
+#include <iostream>
+
+#include "command.hpp"
+#include "portacl/error.hpp"
+#include "portacl/io/volume.hpp"
+#include "portacl/lineal_path.hpp"
+#include "portacl/lineal_path/output.hpp"
+
+namespace portacl::cli {
+namespace {
+
+int runLinealPath(const std::vector<std::string>& args) {
+    po::options_description desc("portacl lineal-path options");
+    CommonOptions common;
+    common.add(desc, "", false);
+    std::string input, dataset, h5, csv, png;
+    double phase = 0, threshold = 0, binWidth = 1;
+    int maxLength = -1;
+    bool periodic = false, serial = false;
+    desc.add_options()("input", po::value(&input), "image or volume (.png .tif .bmp .pgm .npy .h5)")(
+        "phase", po::value(&phase), "the phase: pixels with this value")(
+        "threshold", po::value(&threshold), "the phase: pixels >= this value (grey images)")(
+        "max-length,m", po::value(&maxLength), "ML: every displacement with |components| <= ML")(
+        "periodic", po::bool_switch(&periodic), "wrap the image (a periodic unit cell)")(
+        "dataset", po::value(&dataset), "HDF5 dataset to read (default: the file's only dataset)")(
+        "output,o", po::value(&h5), "HDF5 output: L, count, tried, radial and axis/diagonal profiles")(
+        "csv", po::value(&csv), "CSV output: dx,dy[,dz],count,tried,L per displacement")(
+        "png", po::value(&png), "PNG picture of the 2-D map (the dz = 0 layer of a 3-D map)")(
+        "bin-width", po::value(&binWidth)->default_value(1.0), "radius bin width of the isotropic L(r)")(
+        "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device");
+    po::positional_options_description pos;
+    pos.add("input", 1);
+    po::variables_map vm;
+    const std::string usage =
+        "usage: portacl lineal-path IMAGE (--phase V | --threshold T) --max-length ML [--periodic]\n"
+        "                           [-o L.h5] [--csv L.csv] [--png L.png]";
+    if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
+    if (input.empty()) throw Error("name the input image or volume");
+    if (vm.count("phase") == vm.count("threshold")) throw Error("choose the phase with exactly one of --phase and --threshold");
+    if (!vm.count("max-length")) throw Error("give the maximum segment length with --max-length");
+    if (!(binWidth > 0)) throw Error("the radius bin width must be positive");
+
+    const io::Volume vol = io::readVolume(input, dataset);
+    const lineal::PhaseImage img = vm.count("phase") ? lineal::phaseByLabel(vol, phase) : lineal::phaseByThreshold(vol, threshold);
+    const lineal::Options opt{maxLength, periodic};
+    lineal::validate(img, opt);
+
+    const auto t0 = std::chrono::steady_clock::now();
+    lineal::Result r;
+    std::string where = "serial reference";
+    if (serial) {
+        r = lineal::linealPathReference(img, opt);
+    } else {
+        Context ctx(selectDevice(common.device), common.contextOptions());
+        where = ctx.device().label();
+        r = lineal::linealPath(ctx, img, opt);
+        printProfile(ctx, common);
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const auto radial = lineal::radialProfile(r, binWidth);
+
+    std::map<std::string, std::string> params = {{"input", input}, {"device", where}};
+    params[vm.count("phase") ? "phase" : "threshold"] = std::to_string(vm.count("phase") ? phase : threshold);
+    if (!h5.empty()) lineal::writeHdf5(h5, r, radial, params);
+    if (!csv.empty()) lineal::writeCsv(csv, r);
+    if (!png.empty()) lineal::writePng(png, r);
+
+    std::cout << "lineal path of " << (img.is3d() ? std::to_string(img.nz) + "x" : "") << img.ny << "x" << img.nx
+              << (periodic ? " (periodic)" : " (non-periodic)") << ", ML " << maxLength << ": "
+              << r.count.size() << " displacements in " << seconds << " s on " << where << "\n"
+              << "volume fraction L(0) = " << r.L(0, 0, 0) << "\n";
+    return 0;
+}
+
+}  // namespace
+
+PORTACL_COMMAND("lineal-path", "lineal path function L of a phase (2-D/3-D, periodic or not)", runLinealPath);
+
+}  // namespace portacl::cli

@@ -1,0 +1,115 @@
+// Writers of lineal path results (HDF5 through the C API, CSV, PNG through io::writeImage).
+#include <hdf5.h>
+
+#include <cmath>
+#include <iomanip>
+
+#include "portacl/error.hpp"
+#include "portacl/io/image.hpp"
+#include "portacl/lineal_path/output.hpp"
+#include "portacl/output_file.hpp"
+
+namespace portacl::lineal {
+namespace {
+
+void check(herr_t status, const std::string& path, const std::string& what) {
+    if (status < 0) throw Error("cannot write " + what + " to " + path + " (HDF5 reported a failure)");
+}
+
+void dataset(hid_t file, const std::string& name, const std::vector<hsize_t>& dims, hid_t memType, hid_t fileType,
+             const void* data, const std::string& path) {
+    const hid_t space = H5Screate_simple(int(dims.size()), dims.data(), nullptr);
+    const hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    const hid_t ds = H5Dcreate2(file, name.c_str(), fileType, space, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+    H5Pclose(lcpl);
+    H5Sclose(space);
+    if (ds < 0) throw Error("cannot create dataset " + name + " in " + path);
+    const herr_t st = H5Dwrite(ds, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+    H5Dclose(ds);
+    check(st, path, name);
+}
+
+void attribute(hid_t file, const std::string& key, const std::string& value, const std::string& path) {
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, value.size() + 1);
+    H5Tset_strpad(type, H5T_STR_NULLTERM);
+    const hid_t space = H5Screate(H5S_SCALAR);
+    const hid_t a = H5Acreate2(file, key.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT);
+    const herr_t st = a < 0 ? -1 : H5Awrite(a, type, value.c_str());
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(space);
+    H5Tclose(type);
+    check(st, path, "attribute " + key);
+}
+
+}  // namespace
+
+void writeHdf5(const std::string& path, const Result& r, const RadialProfile& radial,
+               const std::map<std::string, std::string>& parameters, const std::vector<double>* s2) {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    const std::string tmp = temporaryPathFor(path);
+    const hid_t file = H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (file < 0) throw Error("cannot create " + path + " (HDF5 could not open it for writing)");
+    try {
+        const std::vector<hsize_t> dims = {hsize_t(r.mz), hsize_t(r.my), hsize_t(r.mx)};
+        const auto L = r.map();
+        dataset(file, "L", dims, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, L.data(), path);
+        dataset(file, "count", dims, H5T_NATIVE_UINT64, H5T_STD_U64LE, r.count.data(), path);
+        dataset(file, "tried", dims, H5T_NATIVE_UINT64, H5T_STD_U64LE, r.tried.data(), path);
+        if (s2) dataset(file, "S2", dims, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, s2->data(), path);
+        const std::vector<hsize_t> nb = {hsize_t(radial.L.size())};
+        dataset(file, "radial/r", nb, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, radial.radius.data(), path);
+        dataset(file, "radial/L", nb, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, radial.L.data(), path);
+        dataset(file, "radial/vectors", nb, H5T_NATIVE_UINT64, H5T_STD_U64LE, radial.vectors.data(), path);
+        for (const auto& p : directionProfiles(r))
+            dataset(file, "profiles/" + p.name, {hsize_t(p.L.size())}, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, p.L.data(), path);
+        std::map<std::string, std::string> attrs = parameters;
+        attrs["max_length"] = std::to_string(r.maxLength);
+        attrs["periodic"] = r.periodic ? "true" : "false";
+        attrs["shape"] = r.nz > 1 ? std::to_string(r.nz) + "x" + std::to_string(r.ny) + "x" + std::to_string(r.nx)
+                                  : std::to_string(r.ny) + "x" + std::to_string(r.nx);
+        attrs["convention"] =
+            "L[dz+MLz, dy+ML, dx+ML] = count/tried; Bresenham segments from p to p+d, ties step diagonally";
+        attrs["radial_bin_width"] = std::to_string(radial.binWidth);
+        for (const auto& [k, v] : attrs) attribute(file, k, v, path);
+        if (H5Fclose(file) < 0) throw Error("cannot write " + path + " (HDF5 could not close it)");
+    } catch (...) {
+        H5Fclose(file);
+        discardTemporary(path);
+        throw;
+    }
+    commitTemporary(path);
+}
+
+void writeCsv(const std::string& path, const Result& r) {
+    writeFileAtomically(path, [&](std::ostream& os) {
+        const bool is3d = r.mz > 1;
+        os << (is3d ? "dx,dy,dz,count,tried,L\n" : "dx,dy,count,tried,L\n");
+        os << std::setprecision(17);
+        const int ml = r.maxLength, mlz = r.mlz();
+        for (int dz = -mlz; dz <= mlz; ++dz)
+            for (int dy = -ml; dy <= ml; ++dy)
+                for (int dx = -ml; dx <= ml; ++dx) {
+                    const std::size_t i = r.index(dz, dy, dx);
+                    os << dx << ',' << dy << ',';
+                    if (is3d) os << dz << ',';
+                    os << r.count[i] << ',' << r.tried[i] << ',' << r.L(i) << '\n';
+                }
+    });
+}
+
+void writePng(const std::string& path, const Result& r) {
+    io::Image img = io::makeImage(r.mx, r.my, 1, io::PixelType::U16);
+    const double top = r.L(0, 0, 0);
+    auto* px = img.samples<unsigned short>();
+    for (int dy = -r.maxLength; dy <= r.maxLength; ++dy)
+        for (int dx = -r.maxLength; dx <= r.maxLength; ++dx) {
+            const double v = top > 0 ? r.L(0, dy, dx) / top : 0.0;
+            px[std::size_t(dy + r.maxLength) * r.mx + std::size_t(dx + r.maxLength)] =
+                static_cast<unsigned short>(std::lround(std::min(1.0, std::max(0.0, v)) * 65535.0));
+        }
+    io::writeImage(path, img);
+}
+
+}  // namespace portacl::lineal
