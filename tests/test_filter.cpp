@@ -1,0 +1,237 @@
+// Filtering: the OpenCL path against the serial reference (equal for integer outputs; float outputs
+// within 1e-5 relative in float, 1e-12 in double), every operation, every border mode, 8/16-bit and
+// float, grey and colour, pipelines; the reference against independent answers (OpenCV's border
+// tables, direct 2-D sums for separable masks, hand-computed values); bad operations.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "filter/filter_internal.hpp"
+#include "filter/planes.hpp"
+#include "portacl/error.hpp"
+#include "portacl/filter.hpp"
+#include "support/test_support.hpp"
+
+using namespace portacl;
+using namespace portacl::filter;
+
+namespace {
+
+// An odd-sized image (partial work-groups at the edges) of smooth structure plus noise.
+io::Image testImage(int w, int h, int channels, io::PixelType t, unsigned seed = 1) {
+    io::Image img = io::makeImage(w, h, channels, t);
+    std::mt19937 rng(seed);
+    const double top = t == io::PixelType::U16 ? 65535 : 255;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            for (int c = 0; c < channels; ++c) {
+                const std::size_t i = (static_cast<std::size_t>(y) * w + x) * channels + c;
+                double v = top * (0.5 + 0.3 * std::sin(0.21 * x + c) * std::cos(0.17 * y)) + std::uniform_real_distribution<double>(-0.2, 0.2)(rng) * top;
+                v = std::min(top, std::max(0.0, v));
+                if (t == io::PixelType::U8) img.data[i] = static_cast<unsigned char>(v);
+                else if (t == io::PixelType::U16) img.samples<unsigned short>()[i] = static_cast<unsigned short>(v);
+                else img.samples<float>()[i] = static_cast<float>(v / top * 2.0 - 0.5);  // some negatives
+            }
+    return img;
+}
+
+std::vector<Operation> parse(const std::vector<std::string>& specs) {
+    std::vector<Operation> ops;
+    for (const auto& s : specs) ops.push_back(parseOperation(s));
+    return ops;
+}
+
+// Integer outputs: equal; float: |a - b| <= tol * (1 + |b|) (directions compared modulo 360).
+void expectMatch(const io::Image& got, const io::Image& want, double tol, const std::string& what) {
+    ASSERT_EQ(got.width, want.width) << what;
+    ASSERT_EQ(got.channels, want.channels) << what;
+    ASSERT_EQ(got.type, want.type) << what;
+    if (got.type != io::PixelType::F32) {
+        std::size_t bad = 0, first = 0;
+        for (std::size_t i = 0; i < got.data.size(); ++i)
+            if (got.data[i] != want.data[i] && bad++ == 0) first = i;
+        EXPECT_EQ(bad, 0u) << what << ": first differing byte " << first;
+        return;
+    }
+    const float *g = got.samples<float>(), *w = want.samples<float>();
+    double worst = 0;
+    for (std::size_t i = 0; i < got.sampleCount(); ++i) {
+        double d = std::fabs(double(g[i]) - w[i]);
+        if (what.find(":dir") != std::string::npos) d = std::min(d, 360.0 - d);
+        worst = std::max(worst, d / (1 + std::fabs(w[i])));
+    }
+    EXPECT_LE(worst, tol) << what;
+}
+
+void compare(const io::Image& img, const std::vector<std::string>& specs, Options o, double tol = 0) {
+    const auto ops = parse(specs);
+    std::string what;
+    for (const auto& s : specs) what += s + " ";
+    what += std::string("border=") + borderName(o.border) + " type=" + io::pixelTypeName(img.type) + " channels=" + std::to_string(img.channels);
+    const io::Image want = filterReference(img, ops, o);
+    Pipeline p(test::context(), ops, o);
+    expectMatch(p.run(img), want, tol, what);
+}
+
+const std::vector<std::string> kEveryOperation = {
+    "conv:1,2,0;-1,3,1;2,0,1", "conv:1,1,1,1,1;1,2,3,2,1;1,1,1,1,1:sum", "conv:1,2,1;2,4,2;1,2,1:sum", "conv:0.1,0.7,-0.2;0.3,0.2,0.1;0.05,0.5,0.25",
+    "box:3", "box:7", "binomial:5", "gaussian:9:2.0", "gaussian:5", "median:3", "median:5", "median:9", "threshold:3:20",
+    "rotating:3", "roberts", "prewitt:l2", "sobel", "sobel:l2", "sobel:dir", "sobel:x", "scharr", "compass:kirsch",
+    "compass:robinson:dir", "compass:sobel", "laplace:4", "laplace:8", "laplace:4:5", "laplace:8:5"};
+
+}  // namespace
+
+// ---- the reference against independent answers ----
+
+TEST(FilterReference, BorderIndexMatchesOpenCvTables) {
+    // OpenCV's documentation, row "abcdefgh" (n = 8), positions -3..-1 and 8..10.
+    const int n = 8;
+    auto row = [&](Border b) {
+        std::string s;
+        for (int p : {-3, -2, -1, 8, 9, 10}) {
+            const int i = borderIndex(p, n, b);
+            s += i < 0 ? 'i' : static_cast<char>('a' + i);
+        }
+        return s;
+    };
+    EXPECT_EQ(row(Border::Constant), "iiiiii");
+    EXPECT_EQ(row(Border::Replicate), "aaahhh");
+    EXPECT_EQ(row(Border::Reflect), "cbahgf");
+    EXPECT_EQ(row(Border::Reflect101), "dcbgfe");
+    EXPECT_EQ(row(Border::Wrap), "fghabc");
+}
+
+TEST(FilterReference, HandComputedValues) {
+    // 3x3 image 1..9; box 3 with constant 0 border at the centre = 5, at the corner (1+2+4+5)/9 -> 1.
+    io::Image img = io::makeImage(3, 3, 1, io::PixelType::U8);
+    for (int i = 0; i < 9; ++i) img.data[i] = static_cast<unsigned char>(i + 1);
+    Options o;
+    o.border = Border::Constant;
+    io::Image out = filterReference(img, parse({"box:3"}), o);
+    EXPECT_EQ(out.data[4], 5);
+    EXPECT_EQ(out.data[0], 1);  // 12/9 = 1.33
+    // Sobel |Gx|+|Gy| at the centre of a ramp 1..9 (rows differ by 3, columns by 1): 8 + 24 = 32.
+    out = filterReference(img, parse({"sobel"}), o);
+    EXPECT_EQ(out.data[4], 32);
+    out = filterReference(img, parse({"median:3"}), o);
+    EXPECT_EQ(out.data[4], 5);
+    EXPECT_EQ(out.data[0], 0);  // five zeros of the border among nine
+    // Rounding halves up: (1+2)/2 via conv 1,1 is not odd-sized; use 1x3 [1 1 0]/2 on 1,2 -> 1.5 -> 2.
+    io::Image row = io::makeImage(3, 1, 1, io::PixelType::U8);
+    row.data = {1, 2, 9};
+    o.border = Border::Replicate;
+    out = filterReference(row, parse({"conv:0,1,1:sum"}), o);
+    EXPECT_EQ(out.data[0], 2);  // (1 + 2) / 2 = 1.5 -> 2
+}
+
+TEST(FilterReference, SeparablePlanEqualsDirectTwoDimensionalSum) {
+    // A rank-1 integer mask runs as two passes; with its factors removed it runs in 2-D. Both are
+    // exact integer arithmetic, so the images are equal.
+    const io::Image img = testImage(40, 33, 1, io::PixelType::U16);
+    Operation sep = parseOperation("conv:1,2,1;2,4,2;1,2,1:sum");
+    ASSERT_FALSE(sep.rowFactor.empty());
+    Operation direct = sep;
+    direct.rowFactor.clear();
+    direct.colFactor.clear();
+    for (Border b : {Border::Constant, Border::Reflect, Border::Wrap}) {
+        Options o;
+        o.border = b;
+        o.borderValue = 7;
+        EXPECT_EQ(filterReference(img, {sep}, o).data, filterReference(img, {direct}, o).data) << borderName(b);
+    }
+}
+
+TEST(FilterReference, SeparableDetection) {
+    std::vector<double> col, row;
+    EXPECT_TRUE(separate({-1, 0, 1, -2, 0, 2, -1, 0, 1}, 3, 3, col, row));  // Sobel Gx
+    EXPECT_EQ(col, (std::vector<double>{1, 2, 1}));
+    EXPECT_EQ(row, (std::vector<double>{-1, 0, 1}));
+    EXPECT_FALSE(separate({0, 1, 0, 1, -4, 1, 0, 1, 0}, 3, 3, col, row));  // Laplace
+    EXPECT_FALSE(parseOperation("conv:1,2,1;2,4,2;1,2,1").rowFactor.empty());
+    EXPECT_TRUE(parseOperation("conv:1,2,0;-1,3,1;2,0,1").rowFactor.empty());
+}
+
+TEST(FilterReference, FixedPointGaussianIsWithinAHundredthOfALevelOfRealArithmetic) {
+    // Integer images take real masks in fixed point; the float image path computes in double.
+    const io::Image img = testImage(50, 41, 1, io::PixelType::U8);
+    io::Image f = io::makeImage(50, 41, 1, io::PixelType::F32);
+    for (std::size_t i = 0; i < img.data.size(); ++i) f.samples<float>()[i] = img.data[i];
+    Options o;
+    o.precision = Precision::Double;
+    const io::Image a = filterReference(img, parse({"gaussian:9:2.0"}), o), b = filterReference(f, parse({"gaussian:9:2.0"}), o);
+    for (std::size_t i = 0; i < a.data.size(); ++i) ASSERT_LE(std::fabs(a.data[i] - b.samples<float>()[i]), 0.5 + 0.01) << i;
+}
+
+// ---- the device against the reference ----
+
+TEST(FilterDevice, EveryOperationOn8BitGreyEqualsReference) {
+    const io::Image img = testImage(61, 47, 1, io::PixelType::U8);
+    for (const auto& s : kEveryOperation) compare(img, {s}, Options{}, 1e-5);
+}
+
+TEST(FilterDevice, EveryBorderModeEqualsReference) {
+    const io::Image img = testImage(37, 29, 1, io::PixelType::U8, 3);
+    for (Border b : {Border::Constant, Border::Replicate, Border::Reflect, Border::Reflect101, Border::Wrap}) {
+        Options o;
+        o.border = b;
+        o.borderValue = 200;
+        compare(img, {"box:5"}, o);                                  // separable
+        compare(img, {"conv:1,0,2,0,1;0,3,0,3,0;2,0,-9,0,2"}, o);    // 5x3, 2-D
+        compare(img, {"median:5"}, o);
+    }
+}
+
+TEST(FilterDevice, SixteenBitColourEqualsReference) {
+    const io::Image img = testImage(45, 38, 4, io::PixelType::U16, 5);  // RGBA: alpha passes through
+    for (const auto& s : {"gaussian:7:1.5", "sobel:l2", "median:5", "rotating:3", "threshold:5:3000", "box:9"})
+        compare(img, {s}, Options{});
+}
+
+TEST(FilterDevice, PipelineWithGreyConversionEqualsReference) {
+    const io::Image img = testImage(64, 48, 3, io::PixelType::U8, 9);
+    compare(img, {"grey", "median:3", "sobel"}, Options{});
+    compare(img, {"grey:floor", "gaussian:5", "laplace:8"}, Options{});
+    compare(img, {"box:3", "float", "sobel:x"}, Options{}, 1e-6);  // signed float gradient
+}
+
+void floatOps(Precision p, double tol) {
+    const io::Image img = testImage(53, 39, 1, io::PixelType::F32, 11);
+    Options o;
+    o.precision = p;
+    o.border = Border::Reflect;
+    for (const auto& s : {"conv:0.1,0.7,-0.2;0.3,0.2,0.1;0.05,0.5,0.25", "gaussian:9:2.0", "box:5", "median:5", "sobel:l2",
+                          "sobel:dir", "threshold:3:0.05", "rotating:3", "compass:kirsch", "laplace:4:5"})
+        compare(img, {s}, o, tol);
+}
+
+TEST(FilterDevice, FloatImagesInFloatWithinTolerance) { floatOps(Precision::Float, 1e-5); }
+
+TEST(FilterDevice, FloatImagesInDoubleWithinTolerance) {
+    if (!test::hasFp64()) GTEST_SKIP() << "the test device has no fp64";
+    floatOps(Precision::Double, 1e-6);  // stored as float: the double sums round once to float
+}
+
+// ---- bad operations and inputs ----
+
+TEST(FilterErrors, BadOperationsAreOneSentence) {
+    for (const std::string s : {"median:4", "box:x", "gaussian:5:abc", "conv:1,2;3,4", "conv:1,a,1", "unknown:3", "median:17",
+                                "sobel:l3", "laplace:6", "conv:/nonexistent/mask.txt", "conv:1,-1,0:sum", "threshold:3"}) {
+        try {
+            parseOperation(s);
+            ADD_FAILURE() << s << " was accepted";
+        } catch (const Error& e) {
+            const std::string m = e.what();
+            EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+            EXPECT_EQ(m.back(), '.') << m;
+        }
+    }
+}
+
+TEST(FilterErrors, MaskLargerThanImageIsRefused) {
+    const io::Image img = testImage(8, 6, 1, io::PixelType::U8);
+    EXPECT_THROW(validate(img, parse({"box:7"})), Error);
+    EXPECT_THROW(validate(img, parse({"rotating:5"})), Error);  // a 9x9 neighbourhood
+    EXPECT_NO_THROW(validate(img, parse({"box:5"})));
+    EXPECT_THROW(validate(img, parse({"grey"})), Error);  // one channel
+}
