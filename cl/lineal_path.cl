@@ -18,6 +18,30 @@ inline uint window32(__global const uint* row, int pos) {
     return sh ? (lo >> sh) | (row[w + 1] << (32 - sh)) : lo;
 }
 
+// E_1: the extended, bit-packed rows of the image seen in the frame (a, b, x), one work-item per
+// (row, word). sa, sb, sx are the original strides of the frame axes.
+__kernel void lineal_pack_rows(__global const uchar* mask, __global uint* E, const int na, const int nb,
+                               const int nx, const int sa, const int sb, const int sx, const int ew,
+                               const int ml, const int periodic) {
+    const size_t gid = get_global_id(0);
+    if (gid >= (size_t)na * nb * ew) return;
+    const int row = (int)(gid / ew), w = (int)(gid % ew);
+    const int a = row / nb, b = row - a * nb;
+    const size_t base = (size_t)a * sa + (size_t)b * sb;
+    uint bits = 0;
+    for (int t = 0; t < 32; ++t) {
+        int x = w * 32 + t - ml;
+        if (periodic) {
+            x %= nx;
+            if (x < 0) x += nx;
+        } else if (x < 0 || x >= nx) {
+            continue;
+        }
+        if (mask[base + (size_t)x * sx]) bits |= 1u << t;
+    }
+    E[gid] = bits;
+}
+
 // E_len for len = 2 .. ML+1 from E_1 (table 0), one work-item per (row, word).
 __kernel void lineal_run_tables(__global uint* E, const int rows, const int ew, const int ml) {
     const size_t gid = get_global_id(0);

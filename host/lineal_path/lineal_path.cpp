@@ -12,8 +12,6 @@
 namespace portacl::lineal {
 namespace {
 
-int wrap(int i, int n) { return ((i % n) + n) % n; }
-
 struct Frame {
     int perm[3];  // frame axis k is original axis perm[k]; frame axis 2 is the packed (major) axis
     int n[3];
@@ -28,29 +26,6 @@ Frame frameFor(int major, const PhaseImage& img) {
         f.n[k] = ext[f.perm[k]];
     }
     return f;
-}
-
-// The extended, bit-packed rows of the transposed image: E_1 of the kernel.
-std::vector<cl_uint> packRows(const PhaseImage& img, const Frame& f, int ml, bool periodic, int ew) {
-    const int rows = f.n[0] * f.n[1];
-    std::vector<cl_uint> bits(std::size_t(rows) * ew, 0u);
-    int c[3];
-    for (int a = 0; a < f.n[0]; ++a)
-        for (int b = 0; b < f.n[1]; ++b) {
-            cl_uint* row = bits.data() + (std::size_t(a) * f.n[1] + b) * ew;
-            for (int i = 0; i < ew * 32; ++i) {
-                int x = i - ml;
-                if (periodic)
-                    x = wrap(x, f.n[2]);
-                else if (x < 0 || x >= f.n[2])
-                    continue;
-                c[f.perm[0]] = a;
-                c[f.perm[1]] = b;
-                c[f.perm[2]] = x;
-                if (img.at(c[0], c[1], c[2])) row[i >> 5] |= 1u << (i & 31);
-            }
-        }
-    return bits;
 }
 
 }  // namespace
@@ -88,9 +63,12 @@ Result linealPath(Context& ctx, const PhaseImage& img, const Options& opt) {
     if (maxRuns * sizeof(cl_int4) + ls * sizeof(cl_ulong) + 64 > ctx.device().localMemBytes)
         throw Error("the maximum length " + std::to_string(ml) + " needs more local memory than the device has");
 
+    cl::Kernel pack = ctx.kernel("lineal_path.cl", "lineal_pack_rows", Precision::Float);
     cl::Kernel tables = ctx.kernel("lineal_path.cl", "lineal_run_tables", Precision::Float);
     cl::Kernel count = ctx.kernel("lineal_path.cl", "lineal_count", Precision::Float);
 
+    const std::size_t stride[3] = {std::size_t(img.ny) * img.nx, std::size_t(img.nx), 1};
+    cl::Buffer mask = ctx.upload(img.mask, "phase mask", CL_MEM_READ_ONLY);
     for (int major = 2; major >= 0; --major) {
         const auto& list = groups[major];
         if (list.empty()) continue;
@@ -101,9 +79,19 @@ Result linealPath(Context& ctx, const PhaseImage& img, const Options& opt) {
         const std::size_t tableWords = std::size_t(ml + 1) * rows * ew;
         ctx.checkFits(tableWords * 4 + list.size() * (sizeof(cl_int4) + 8), "the lineal path run tables");
 
-        const auto e1 = packRows(img, f, ml, opt.periodic, ew);
         cl::Buffer E = ctx.buffer(tableWords * 4, "lineal path run tables");
-        ctx.write(E, e1.data(), e1.size() * 4, "upload packed rows");
+        pack.setArg(0, mask);
+        pack.setArg(1, E);
+        pack.setArg(2, cl_int(f.n[0]));
+        pack.setArg(3, cl_int(f.n[1]));
+        pack.setArg(4, cl_int(f.n[2]));
+        pack.setArg(5, cl_int(stride[f.perm[0]]));
+        pack.setArg(6, cl_int(stride[f.perm[1]]));
+        pack.setArg(7, cl_int(stride[f.perm[2]]));
+        pack.setArg(8, cl_int(ew));
+        pack.setArg(9, cl_int(ml));
+        pack.setArg(10, cl_int(opt.periodic ? 1 : 0));
+        ctx.launch(pack, cl::NDRange(roundUp(std::size_t(rows) * ew, 64)), cl::NDRange(64));
         if (ml > 0) {
             tables.setArg(0, E);
             tables.setArg(1, cl_int(rows));

@@ -94,4 +94,16 @@ Result linealPathReference(const PhaseImage& img, const Options& opt) {
     return r;
 }
 
+namespace detail {
+
+std::vector<std::uint64_t> referenceCounts(const PhaseImage& img, const Options& opt, const std::vector<Offset>& displacements) {
+    const PaddedImage pad(img, img.is3d() ? opt.maxLength : 0, opt.maxLength, opt.periodic);
+    std::vector<std::uint64_t> out;
+    out.reserve(displacements.size());
+    for (const auto& d : displacements) out.push_back(countOnPadded(img, pad, bresenhamSegment(d), opt.periodic, nullptr));
+    return out;
+}
+
+}  // namespace detail
+
 }  // namespace portacl::lineal

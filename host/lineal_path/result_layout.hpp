@@ -10,3 +10,10 @@ namespace portacl::lineal::detail {
 Result emptyResult(const PhaseImage& img, const Options& opt);
 
 }  // namespace portacl::lineal::detail
+
+namespace portacl::lineal::detail {
+
+// The serial reference's counts for a chosen list of displacements (the bench times a sample).
+std::vector<std::uint64_t> referenceCounts(const PhaseImage& img, const Options& opt, const std::vector<Offset>& displacements);
+
+}  // namespace portacl::lineal::detail
