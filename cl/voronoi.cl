@@ -30,7 +30,7 @@ static int search_edge(const uint i, __global const int4* tasks, __global const 
     const int dir = vor_start_direction(&f, t0, s0, bs.x - c1.x, bs.y - c1.y, bs.z - c1.z, bs.w, &slope);
     if (slope < flagTol) flag = 1;
     vor_search q;
-    vor_search_init(&q, vor_param(&f, t0, s0), dir, tieEps);
+    vor_search_init(&q, vor_param(&f, t0, s0), dir, tieEps, flagTol > 0 ? flagTol : tieEps);
 
     const real R = radii[i];
     int lo[3], hi[3];
@@ -66,7 +66,7 @@ static int search_edge(const uint i, __global const int4* tasks, __global const 
         vor_arc_extremes(&f, t0, q.x0, q.bestT, vor_param(&f, q.bestT, q.bestS), dir, &tmin, &tmax);
         const real need = 2 * fmax(tmax, (real)0) + c1.w + rmax;
         if (fabs(need - R) < flagTol * (1 + need)) flag = 1;
-        if (q.best < flagTol || q.second - q.best < flagTol || q.bestCond < flagTol) flag = 1;
+        if (q.best < flagTol || q.second - q.best < flagTol || q.bestCond < flagTol || (flagTol > 0 && q.grazed)) flag = 1;
         if (need > R) {
             // Round up so that the float radius still covers what double asked for.
             retry[i] = (float)need * 1.0001f + 1e-4f;

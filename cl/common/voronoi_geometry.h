@@ -14,6 +14,8 @@
 #define PORTACL_VORONOI_GEOMETRY_H
 
 #define VOR_FN static inline
+// Relative rounding below which a discriminant counts as zero.
+#define VOR_ROOT_TOL ((real)(sizeof(real) == 8 ? 1e-12 : 1e-5))
 #define VOR_TWO_PI ((real)6.283185307179586476925286766559)
 
 typedef struct {
@@ -116,15 +118,24 @@ VOR_FN int vor_roots(const vor_frame* f, real a, real b, real c, real* t, real* 
         *cond = 1;
     } else {
         const real disc = qb * qb - 4 * qa * qc;
-        if (disc < 0) {
+        // The size of the terms behind qb and qc: a discriminant below rounding of these is a double
+        // root (a ball touching the edge where it is tangent to it), not a miss.
+        const real bs = 2 * (fabs(s0 * ds) + fabs(f->Q2 * t0 * dt)) + fabs(f->Q1 * dt);
+        const real cs = s0 * s0 + fabs(f->Q2) * t0 * t0 + fabs(f->Q1 * t0) + fabs(f->Q0);
+        const real tol = VOR_ROOT_TOL * (bs * bs + 4 * fabs(qa) * cs);
+        if (disc < -tol) {
             *cond = scale > 0 ? -disc / scale : 0;
             return 0;
         }
-        *cond = scale > 0 ? disc / scale : 0;
-        const real sq = sqrt(disc);
-        const real q = -(real)0.5 * (qb + (qb >= 0 ? sq : -sq));  // no cancellation
-        lam[n++] = q / qa;
-        if (q != 0) lam[n++] = qc / q;
+        if (disc <= tol) {
+            lam[n++] = -qb / (2 * qa);
+        } else {
+            *cond = scale > 0 ? disc / scale : 0;
+            const real sq = sqrt(disc);
+            const real q = -(real)0.5 * (qb + (qb >= 0 ? sq : -sq));  // no cancellation
+            lam[n++] = q / qa;
+            if (q != 0) lam[n++] = qc / q;
+        }
     }
     int m = 0;
     for (int i = 0; i < n; ++i) {
@@ -177,15 +188,20 @@ typedef struct {
     real x0;          // start position
     int dir;          // travel direction (+1: increasing position)
     real tieEps;      // travel below this counts as 0 (a ball tangent to the start sphere: degenerate vertex)
+    real grazeTol;    // |dg/dx| below this (relative) is a grazing root: decided by a probe step
+    int grazed;       // a root was within grazeTol of a decision (grazing, near-miss, near the start):
+                      // float cannot be trusted with this search
     real best, second;
     real bestT, bestS, bestCond;
     int bestK;
 } vor_search;
 
-VOR_FN void vor_search_init(vor_search* q, real x0, int dir, real tieEps) {
+VOR_FN void vor_search_init(vor_search* q, real x0, int dir, real tieEps, real grazeTol) {
     q->x0 = x0;
     q->dir = dir;
     q->tieEps = tieEps;
+    q->grazeTol = grazeTol;
+    q->grazed = 0;
     q->best = q->second = (real)1e30;
     q->bestT = q->bestS = 0;
     q->bestCond = 1;
@@ -197,14 +213,36 @@ VOR_FN void vor_search_consider(const vor_frame* f, vor_search* q, int k, real d
     real a, b, c, t[2], s[2], cond;
     vor_ball_line(f, dx, dy, dz, rk, &a, &b, &c);
     const int m = vor_roots(f, a, b, c, t, s, &cond);
+    if (m == 0 && cond < q->grazeTol) q->grazed = 1;  // nearly touches the edge
     for (int i = 0; i < m; ++i) {
         real dt, ds;
         vor_tangent(f, t[i], s[i], &dt, &ds);
         const real g = (real)q->dir * (a * dt + b * ds);
-        if (!(g > 0)) continue;  // leaving or grazing: not an end
+        const real gn = sqrt((a * a + b * b) * (dt * dt + ds * ds));
+        if (!(g > q->grazeTol * gn)) {
+            if (!(g >= -q->grazeTol * gn)) continue;  // leaving: not an end
+            // Grazing (a double root, e.g. a fifth ball on the sphere where the edge is narrowest):
+            // the ball ends the edge if it intersects the sphere a small step further on.
+            q->grazed = 1;
+            const real h = (real)1e-4 * (1 + fabs(vor_param(f, t[i], s[i])));
+            real tp, sp;
+            if (f->kind == 1) {
+                const real phi = vor_param(f, t[i], s[i]) + (real)q->dir * h;
+                tp = f->tc + f->at * cos(phi);
+                sp = f->as * sin(phi);
+            } else {
+                sp = s[i] + (real)q->dir * h;
+                tp = vor_open_t(f, sp);
+            }
+            if (!(a * tp + b * sp - c > 0)) continue;
+        }
         real d = vor_travel(f, q->x0, vor_param(f, t[i], s[i]), q->dir);
+        if (f->kind == 1 && d > VOR_TWO_PI - q->grazeTol) q->grazed = 1;
         if (f->kind == 1 && d > VOR_TWO_PI - q->tieEps) d -= VOR_TWO_PI;
-        if (d < -q->tieEps) continue;  // behind the start
+        if (d < -q->tieEps) {
+            if (d > -q->grazeTol) q->grazed = 1;  // just behind the start
+            continue;
+        }
         if (d < q->tieEps) d = 0;
         if (d < q->best || (d == q->best && k < q->bestK)) {
             q->second = q->best;

@@ -57,6 +57,7 @@ Tracer::Tracer(const std::vector<io::Ball>& balls) : balls_(balls) {
         const double p[3] = {b.x, b.y, b.z};
         for (int i = 0; i < 3; ++i) lo[i] = std::min(lo[i], p[i]), hi[i] = std::max(hi[i], p[i]);
     }
+    farRadius_ = 1e6 * (std::sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2])) + 1);
     double volume = 1;
     for (int i = 0; i < 3; ++i) volume *= std::max(hi[i] - lo[i], 1e-3);
     const double cell = std::max({2 * rmax_, std::cbrt(volume / balls_.size()), 1e-6});
@@ -145,6 +146,7 @@ bool Tracer::findStartVertex(int seed, Vertex* out) const {
                         const double c3[3] = {v.x, v.y, v.z};
                         if (!isEmptySphere(c3, v.r, v.q)) continue;
                         std::sort(v.q, v.q + 4);
+                        canonicalSphere(&v);
                         *out = v;
                         return true;
                     }
@@ -152,6 +154,27 @@ bool Tracer::findStartVertex(int seed, Vertex* out) const {
         if (n < K) break;  // every ball was tried already
     }
     return false;
+}
+
+void Tracer::canonicalSphere(Vertex* v) const {
+    const vor_frame f = frameOf(v->q);
+    if (f.kind == 0) return;
+    const io::Ball& a = balls_[v->q[0]];
+    const io::Ball& o = balls_[v->q[3]];
+    double la, lb, lc, t[2], s[2], cond;
+    vor_ball_line(&f, o.x - a.x, o.y - a.y, o.z - a.z, o.r, &la, &lb, &lc);
+    const int m = vor_roots(&f, la, lb, lc, t, s, &cond);
+    double best = 1e300;
+    Vertex out = *v;
+    for (int i = 0; i < m; ++i) {
+        const double x = a.x + f.Ax + f.Bx * t[i] + f.nx * s[i];
+        const double y = a.y + f.Ay + f.By * t[i] + f.ny * s[i];
+        const double z = a.z + f.Az + f.Bz * t[i] + f.nz * s[i];
+        const double d = (x - v->x) * (x - v->x) + (y - v->y) * (y - v->y) + (z - v->z) * (z - v->z) + (t[i] - v->r) * (t[i] - v->r);
+        if (d < best) best = d, out.x = x, out.y = y, out.z = z, out.r = t[i];
+    }
+    // Only a nearby root is the same sphere (a far one is the quadruple's other tangent sphere).
+    if (best < 1e-8 * (1 + v->r * v->r)) *v = out;
 }
 
 int Tracer::vertexOf(const Vertex& v, bool* isNew) {
@@ -256,7 +279,7 @@ EdgeAnswer Tracer::solveSerial(const EdgeTask& task) const {
     const io::Ball& bs = balls_[task.bs];
     const int dir = vor_start_direction(&f, t0, s0, bs.x - a.x, bs.y - a.y, bs.z - a.z, bs.r, &slope);
     vor_search q;
-    vor_search_init(&q, vor_param(&f, t0, s0), dir, 1e-9);
+    vor_search_init(&q, vor_param(&f, t0, s0), dir, 1e-9, 1e-9);
     const double R = task.searchRadius;
     const double p[3] = {a.x, a.y, a.z};
     grid_.forNear(p, R, [&](int m) {
@@ -316,7 +339,7 @@ void Tracer::accept(const EdgeTask& task, const EdgeAnswer& answer) {
     }
     // The end vertex, in double, from the chosen ball (the device may have chosen it in float).
     vor_search q;
-    vor_search_init(&q, x0, dir, 1e-9);
+    vor_search_init(&q, x0, dir, 1e-9, 1e-9);
     const io::Ball& k = balls_[answer.endBall];
     vor_search_consider(&f, &q, answer.endBall, k.x - a.x, k.y - a.y, k.z - a.z, k.r);
     if (q.bestK < 0) {
@@ -337,6 +360,26 @@ void Tracer::accept(const EdgeTask& task, const EdgeAnswer& answer) {
     v.r = q.bestT;
     v.q[0] = task.tri[0], v.q[1] = task.tri[1], v.q[2] = task.tri[2], v.q[3] = answer.endBall;
     std::sort(v.q, v.q + 4);
+    canonicalSphere(&v);
+    if (v.r > farRadius_) {
+        // Tangent to (nearly) coplanar balls on the hull: at this size a sphere cannot be told from
+        // a plane in double, so the edge counts as unbounded.
+        ++d_.unresolvedEdges;
+        e.minRadius = t0;
+        d_.edges.push_back(e);
+        return;
+    }
+    if (v.r > 4 * grid_.h) {
+        // Large spheres (the hull) are where near-coplanar balls make the solve lose digits: a sphere
+        // that is not empty in double is not accepted; the edge is recorded as unbounded.
+        const double c3[3] = {v.x, v.y, v.z};
+        if (!isEmptySphere(c3, v.r, v.q)) {
+            ++d_.unresolvedEdges;
+            e.minRadius = t0;
+            d_.edges.push_back(e);
+            return;
+        }
+    }
     bool isNew;
     const int id = vertexOf(v, &isNew);
     double tmin, tmax;

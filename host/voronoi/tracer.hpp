@@ -16,6 +16,8 @@ namespace portacl::voronoi {
 
 namespace geom {
 using std::atan2;
+using std::cos;
+using std::sin;
 using std::fabs;
 using std::fmax;
 using std::fmin;
@@ -97,6 +99,9 @@ private:
         }
     };
 
+    // Recomputes a vertex's sphere from its sorted quadruple (balls q0, q1, q2 and q3), so that its
+    // coordinates do not depend on the edge it was reached by.
+    void canonicalSphere(Vertex* v) const;
     bool isEmptySphere(const double p[3], double t, const int q[4]) const;
     bool findStartVertex(int seed, Vertex* out) const;
     // Vertex id of (q, sphere), adding it when new; *isNew tells which.
@@ -109,6 +114,7 @@ private:
     std::vector<char> covered_;   // ball appears in some vertex
     std::size_t nextSeed_ = 0;
     double rmax_ = 0;
+    double farRadius_ = 0;  // vertices beyond this radius (1e6 x the balls' extent) count as at infinity
     BallGrid grid_;
     Diagram d_;
     std::vector<std::uint8_t> done_;  // per vertex: bit i = edge excluding q[i] traced

@@ -1,0 +1,366 @@
+// Voronoi diagram of balls: input against Voronota's balls, vertices against Voronota's
+// triangulation (1EMA, both radius sets), device against the serial reference, mixed against
+// double, and planted degeneracies against the voronota binary when it is installed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "portacl/error.hpp"
+#include "portacl/io/molecule.hpp"
+#include "portacl/voronoi.hpp"
+#include "support/test_support.hpp"
+
+using namespace portacl;
+
+namespace {
+
+const std::string kEma = "pdb/voronota_1EMA/";
+
+std::vector<io::Ball> readExpectedBalls(const std::string& rel) { return io::readBallList(test::dataPath(rel)); }
+
+struct Sphere {
+    double x, y, z, r;
+};
+// Quadruple -> its tangent spheres, from text in Voronota's format.
+std::map<std::array<int, 4>, std::vector<Sphere>> parseVertices(const std::string& text) {
+    std::map<std::array<int, 4>, std::vector<Sphere>> out;
+    std::istringstream in(text);
+    std::array<int, 4> q;
+    Sphere s;
+    while (in >> q[0] >> q[1] >> q[2] >> q[3] >> s.x >> s.y >> s.z >> s.r) {
+        std::sort(q.begin(), q.end());
+        out[q].push_back(s);
+    }
+    return out;
+}
+std::string readText(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// Same quadruples, each sphere matched within tol (relative to r/10 Å for spheres above 10 Å); returns the number of differing quadruples.
+int countDifferences(const std::string& a, const std::string& b, double tol, double* maxDiff = nullptr) {
+    auto A = parseVertices(a), B = parseVertices(b);
+    int bad = 0;
+    double worst = 0;
+    for (const auto& [q, spheres] : A) {
+        auto it = B.find(q);
+        if (it == B.end() || it->second.size() != spheres.size()) { ++bad; continue; }
+        for (const Sphere& s : spheres) {
+            double best = 1e300;
+            for (const Sphere& t : it->second)
+                best = std::min(best, std::max({std::fabs(s.x - t.x), std::fabs(s.y - t.y), std::fabs(s.z - t.z), std::fabs(s.r - t.r)}));
+            worst = std::max(worst, best);
+            if (best > tol * std::max(1.0, std::fabs(s.r) / 10)) ++bad;
+        }
+    }
+    for (const auto& [q, spheres] : B)
+        if (!A.count(q)) ++bad;
+    if (maxDiff) *maxDiff = worst;
+    return bad;
+}
+
+// Degenerate vertices (5+ balls on one sphere) have no unique quadruples: compare the distinct
+// spheres (within 1e-2 Å: Voronota's own solutions of planted degenerate spheres are off by ~3e-3)
+// and, per sphere, the set of balls the quadruples name. Spheres of radius above 1000 Å are left
+// out: tangent to near-coplanar equal balls on the hull, they are numerical noise in both programs.
+struct SphereGroup {
+    Sphere s;
+    std::set<int> balls;
+};
+std::vector<SphereGroup> sphereGroups(const std::string& text) {
+    std::vector<SphereGroup> out;
+    for (const auto& [q, spheres] : parseVertices(text))
+        for (const Sphere& s : spheres) {
+            if (std::fabs(s.r) > 1000) continue;
+            SphereGroup* g = nullptr;
+            for (auto& h : out)
+                if (std::max({std::fabs(h.s.x - s.x), std::fabs(h.s.y - s.y), std::fabs(h.s.z - s.z), std::fabs(h.s.r - s.r)}) < 1e-2) g = &h;
+            if (!g) out.push_back({s, {}}), g = &out.back();
+            g->balls.insert(q.begin(), q.end());
+        }
+    return out;
+}
+// Returns a description of the first difference, or "" when the groups agree.
+std::string compareSphereGroups(const std::string& a, const std::string& b) {
+    const auto A = sphereGroups(a), B = sphereGroups(b);
+    for (const auto* pair : {&A, &B}) {
+        const auto& X = *pair;
+        const auto& Y = pair == &A ? B : A;
+        for (const auto& g : X) {
+            const SphereGroup* match = nullptr;
+            for (const auto& h : Y)
+                if (std::max({std::fabs(h.s.x - g.s.x), std::fabs(h.s.y - g.s.y), std::fabs(h.s.z - g.s.z), std::fabs(h.s.r - g.s.r)}) < 1e-2) match = &h;
+            std::ostringstream os;
+            os << (pair == &A ? "ours" : "voronota's") << " sphere " << g.s.x << " " << g.s.y << " " << g.s.z << " " << g.s.r;
+            if (!match) return os.str() + " has no counterpart";
+            if (match->balls != g.balls) return os.str() + " touches other balls";
+        }
+    }
+    return "";
+}
+
+// Every vertex sphere is empty: no ball other than its four intersects it (brute force).
+int countNonEmpty(const voronoi::Diagram& d, const std::vector<io::Ball>& balls) {
+    int bad = 0;
+    for (const auto& v : d.vertices)
+        for (std::size_t i = 0; i < balls.size(); ++i) {
+            if (std::find(v.q, v.q + 4, static_cast<int>(i)) != v.q + 4) continue;
+            const double dist = std::sqrt((v.x - balls[i].x) * (v.x - balls[i].x) + (v.y - balls[i].y) * (v.y - balls[i].y) +
+                                          (v.z - balls[i].z) * (v.z - balls[i].z));
+            if (dist < v.r + balls[i].r - 1e-6 * std::max(1.0, std::fabs(v.r))) {
+                ++bad;
+                break;
+            }
+        }
+    return bad;
+}
+
+void writeBalls(const std::string& path, const std::vector<io::Ball>& balls) {
+    std::ofstream out(path);
+    out.precision(17);
+    for (const auto& b : balls) out << b.x << ' ' << b.y << ' ' << b.z << ' ' << b.r << '\n';
+}
+bool haveVoronota() { return std::system("voronota --help >/dev/null 2>&1") == 0 || std::system("command -v voronota >/dev/null 2>&1") == 0; }
+std::string runVoronota(const std::vector<io::Ball>& balls) {
+    const std::string in = testing::TempDir() + "voronoi_balls.txt", out = testing::TempDir() + "voronoi_vertices.txt";
+    writeBalls(in, balls);
+    EXPECT_EQ(std::system(("voronota calculate-vertices < " + in + " > " + out).c_str()), 0);
+    return readText(out);
+}
+
+void expectBallsEqual(const std::vector<io::Ball>& got, const std::vector<io::Ball>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        EXPECT_NEAR(got[i].x, want[i].x, 1e-9) << "ball " << i;
+        EXPECT_NEAR(got[i].y, want[i].y, 1e-9) << "ball " << i;
+        EXPECT_NEAR(got[i].z, want[i].z, 1e-9) << "ball " << i;
+        EXPECT_NEAR(got[i].r, want[i].r, 1e-9) << "ball " << i;
+    }
+}
+
+}  // namespace
+
+TEST(VoronoiInput, PdbBallsEqualVoronotaDefaultRadii) {
+    const auto frames = io::readMolecule(test::dataPath(kEma + "structure.pdb"));
+    ASSERT_EQ(frames.size(), 1u);
+    expectBallsEqual(frames[0].balls, readExpectedBalls(kEma + "expected/default_radii/balls"));
+}
+
+TEST(VoronoiInput, PdbBallsEqualVoronotaCustomRadii) {
+    io::MoleculeOptions o;
+    o.radiiFile = test::dataPath(kEma + "radii");
+    const auto frames = io::readMolecule(test::dataPath(kEma + "structure.pdb"), o);
+    expectBallsEqual(frames[0].balls, readExpectedBalls(kEma + "expected/custom_radii/balls"));
+}
+
+TEST(VoronoiInput, CifGivesVoronotasBalls) {
+    // The mmCIF file marks MSE and CRO as ATOM (the PDB file as HETATM), so it has 54 atoms more;
+    // every PDB ball is among them, in the same order.
+    const auto pdb = io::readMolecule(test::dataPath(kEma + "structure.pdb"));
+    const auto cif = io::readMolecule(test::dataPath(kEma + "structure.cif"));
+    ASSERT_EQ(cif[0].balls.size(), 1771u);
+    std::size_t j = 0;
+    for (const auto& b : cif[0].balls)
+        if (j < pdb[0].balls.size() && b.x == pdb[0].balls[j].x && b.y == pdb[0].balls[j].y && b.z == pdb[0].balls[j].z && b.r == pdb[0].balls[j].r) ++j;
+    EXPECT_EQ(j, pdb[0].balls.size());
+    if (haveVoronota()) {
+        const std::string out = testing::TempDir() + "voronoi_cif_balls.txt";
+        ASSERT_EQ(std::system(("voronota get-balls-from-atoms-file --input-format mmcif < " + test::dataPath(kEma + "structure.cif") + " > " + out).c_str()), 0);
+        expectBallsEqual(cif[0].balls, io::readBallList(out));
+    }
+}
+
+TEST(VoronoiInput, MultiModelFileGivesFrames) {
+    io::MoleculeOptions o;
+    o.hetero = true;
+    const auto frames = io::readMolecule(test::dataPath("pdb/nmr_neopetrosiamide_2JUY.pdb"), o);
+    ASSERT_EQ(frames.size(), 24u);
+    EXPECT_EQ(frames[0].balls.size(), 392u - 182u);  // hydrogens left out
+    EXPECT_EQ(frames[23].balls.size(), frames[0].balls.size());
+}
+
+TEST(VoronoiInput, BadInputIsOneSentence) {
+    const std::string dir = testing::TempDir();
+    const std::string text = dir + "voronoi_not_a_structure.pdb";
+    std::ofstream(text) << "hello world\nthis is not a structure\n";
+    EXPECT_THROW(io::readMolecule(text), Error);
+    const std::string neg = dir + "voronoi_negative.xyzr";
+    std::ofstream(neg) << "0 0 0 1\n1 1 1 -2\n";
+    EXPECT_THROW(io::readMolecule(neg), Error);
+    const std::string nan = dir + "voronoi_nan.xyzr";
+    std::ofstream(nan) << "0 0 nan 1\n";
+    EXPECT_THROW(io::readMolecule(nan), Error);
+    const std::string radii = dir + "voronoi_radii_no_default";
+    std::ofstream(radii) << "* C* 1.7\n* N* 1.55\n";  // no O, no S, no default row
+    io::MoleculeOptions o;
+    o.radiiFile = radii;
+    try {
+        io::readMolecule(test::dataPath(kEma + "structure.pdb"), o);
+        FAIL() << "expected an error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("no entry for atom O"), std::string::npos) << e.what();
+    }
+    io::MoleculeOptions none;
+    none.hetero = false;
+    const std::string het = dir + "voronoi_only_het.pdb";
+    std::ofstream(het) << "HETATM    1  O   HOH A   1       0.000   0.000   0.000  1.00  0.00           O\nEND\n";
+    EXPECT_THROW(io::readMolecule(het, none), Error);
+}
+
+TEST(VoronoiReference, EqualsVoronotaOn1EMADefaultRadii) {
+    const auto d = voronoi::computeReference(readExpectedBalls(kEma + "expected/default_radii/balls"));
+    double worst = 0;
+    EXPECT_EQ(countDifferences(voronoi::formatVertices(d), readText(test::dataPath(kEma + "expected/default_radii/triangulation")), 1e-6, &worst), 0);
+    EXPECT_EQ(d.vertices.size(), 11306u);
+    EXPECT_LT(worst, 1e-6);
+}
+
+TEST(VoronoiReference, EqualsVoronotaOn1EMACustomRadii) {
+    const auto d = voronoi::computeReference(readExpectedBalls(kEma + "expected/custom_radii/balls"));
+    EXPECT_EQ(countDifferences(voronoi::formatVertices(d), readText(test::dataPath(kEma + "expected/custom_radii/triangulation")), 1e-6), 0);
+    EXPECT_EQ(d.vertices.size(), 11283u);
+}
+
+TEST(VoronoiReference, EdgesJoinVerticesSharingTheirTriple) {
+    const auto d = voronoi::computeReference(readExpectedBalls(kEma + "expected/default_radii/balls"));
+    for (const auto& e : d.edges) {
+        for (int v : {e.v0, e.v1}) {
+            if (v < 0) continue;
+            const auto& q = d.vertices[v].q;
+            for (int g : e.g) ASSERT_NE(std::find(q, q + 4, g), q + 4);
+            ASSERT_LE(e.minRadius, d.vertices[v].r + 1e-9);
+        }
+    }
+    // Every vertex has four edges (counting each edge at both its ends).
+    std::vector<int> degree(d.vertices.size(), 0);
+    for (const auto& e : d.edges) {
+        ++degree[e.v0];
+        if (e.v1 >= 0) ++degree[e.v1];
+    }
+    for (int deg : degree) EXPECT_EQ(deg, 4);
+}
+
+class VoronoiDevice : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        if (!test::hasFp64()) return;
+        balls_ = new std::vector<io::Ball>(readExpectedBalls(kEma + "expected/default_radii/balls"));
+        ref_ = new std::string(voronoi::formatVertices(voronoi::computeReference(*balls_)));
+    }
+    static void TearDownTestSuite() {
+        delete balls_;
+        delete ref_;
+    }
+    static std::vector<io::Ball>* balls_;
+    static std::string* ref_;
+};
+std::vector<io::Ball>* VoronoiDevice::balls_ = nullptr;
+std::string* VoronoiDevice::ref_ = nullptr;
+
+TEST_F(VoronoiDevice, DoubleEqualsSerialReference) {
+    if (!test::hasFp64()) GTEST_SKIP() << "no fp64 on the test device";
+    voronoi::Options o;
+    o.precision = Precision::Double;
+    EXPECT_TRUE(voronoi::formatVertices(voronoi::compute(test::context(), *balls_, o)) == *ref_)
+        << "differing vertices: " << countDifferences(voronoi::formatVertices(voronoi::compute(test::context(), *balls_, o)), *ref_, 1e-6);
+}
+
+TEST_F(VoronoiDevice, MixedEqualsDoubleAndCountsPhase2) {
+    if (!test::hasFp64()) GTEST_SKIP() << "no fp64 on the test device";
+    voronoi::Options o;
+    o.precision = Precision::Mixed;
+    const auto d = voronoi::compute(test::context(), *balls_, o);
+    EXPECT_TRUE(voronoi::formatVertices(d) == *ref_) << "differing vertices: " << countDifferences(voronoi::formatVertices(d), *ref_, 1e-6);
+    EXPECT_GT(d.phase2Edges, 0u);
+    EXPECT_LT(d.phase2Edges, d.solvedEdges);
+    std::printf("[ info ] 1EMA mixed: %zu of %zu searches went to phase 2\n", d.phase2Edges, d.solvedEdges);
+}
+
+TEST_F(VoronoiDevice, FloatAloneReportsDifferingVertices) {
+    if (!test::hasFp64()) GTEST_SKIP() << "no fp64 on the test device";
+    voronoi::Options o;
+    o.precision = Precision::Float;
+    const auto d = voronoi::compute(test::context(), *balls_, o);
+    const int differing = countDifferences(voronoi::formatVertices(d), *ref_, 1e-6);
+    std::printf("[ info ] 1EMA float alone: %d differing vertices of %zu (%zu searches flagged)\n", differing,
+                d.vertices.size(), d.phase2Edges);
+    EXPECT_GT(d.vertices.size(), 0u);
+}
+
+namespace {
+// Random balls with planted degeneracies: five balls on one sphere, and a block of equal balls on a lattice.
+std::vector<io::Ball> plantedBalls(unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(0, 12), ur(1.2, 1.9);
+    std::vector<io::Ball> balls;
+    for (int i = 0; i < 60; ++i) balls.push_back({u(rng), u(rng), u(rng), ur(rng)});
+    // Five balls tangent to the sphere of centre (20, 6, 6) and radius 2: centres at 2 + r from it.
+    const double dirs[5][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0.6, -0.8, 0}};
+    const double rs[5] = {1.5, 1.7, 1.2, 1.6, 1.4};
+    for (int i = 0; i < 5; ++i)
+        balls.push_back({20 + dirs[i][0] * (2 + rs[i]), 6 + dirs[i][1] * (2 + rs[i]), 6 + dirs[i][2] * (2 + rs[i]), rs[i]});
+    for (int x = 0; x < 3; ++x)
+        for (int y = 0; y < 3; ++y)
+            for (int z = 0; z < 3; ++z) balls.push_back({30 + 2.5 * x, 2.5 * y, 2.5 * z, 1.0});
+    return balls;
+}
+}  // namespace
+
+TEST(VoronoiDegenerate, PlantedDegeneraciesMatchVoronota) {
+    for (unsigned seed : {1u, 2u}) {
+        const auto balls = plantedBalls(seed);
+        const auto d = voronoi::computeReference(balls);
+        ASSERT_GT(d.vertices.size(), 0u);
+        const std::string ours = voronoi::formatVertices(d);
+        if (test::hasFp64()) {
+            voronoi::Options o;
+            o.precision = Precision::Mixed;
+            EXPECT_TRUE(voronoi::formatVertices(voronoi::compute(test::context(), balls, o)) == ours)
+                << "device (mixed) differs from the serial reference, seed " << seed;
+        }
+        if (!haveVoronota()) {
+            std::printf("[ info ] voronota not installed: planted degeneracies checked against the reference only\n");
+            continue;
+        }
+        EXPECT_EQ(countNonEmpty(d, balls), 0) << "seed " << seed;
+        EXPECT_EQ(compareSphereGroups(ours, runVoronota(balls)), "") << "seed " << seed;
+    }
+}
+
+TEST(VoronoiDegenerate, OctahedronAndCubicLatticeMatchVoronota) {
+    std::vector<io::Ball> octa{{1, 0, 0, .5}, {-1, 0, 0, .5}, {0, 1, 0, .5}, {0, -1, 0, .5}, {0, 0, 1, .5}, {0, 0, -1, .5}};
+    std::vector<io::Ball> lattice;
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j)
+            for (int k = 0; k < 4; ++k) lattice.push_back({2.0 * i, 2.0 * j, 2.0 * k, 0.8});
+    for (const auto* balls : {&octa, &lattice}) {
+        const auto d = voronoi::computeReference(*balls);
+        ASSERT_GT(d.vertices.size(), 0u);
+        EXPECT_EQ(countNonEmpty(d, *balls), 0);
+        if (haveVoronota()) EXPECT_EQ(compareSphereGroups(voronoi::formatVertices(d), runVoronota(*balls)), "");
+    }
+}
+
+TEST(VoronoiComponents, SeparateClustersAreAllFound) {
+    std::vector<io::Ball> balls;
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> u(0, 6);
+    for (int c = 0; c < 3; ++c)
+        for (int i = 0; i < 12; ++i) balls.push_back({u(rng) + 100.0 * c, u(rng), u(rng), 1.0 + 0.1 * (i % 4)});
+    const auto d = voronoi::computeReference(balls);
+    // Clusters 100 Å apart still share vertices (huge spheres between them): one connected diagram
+    // that must still equal Voronota's.
+    if (haveVoronota()) EXPECT_EQ(countDifferences(voronoi::formatVertices(d), runVoronota(balls), 1e-6), 0);
+    std::set<int> used;
+    for (const auto& v : d.vertices) used.insert(v.q, v.q + 4);
+    EXPECT_EQ(used.size(), balls.size());
+}
