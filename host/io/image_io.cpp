@@ -69,7 +69,7 @@ Image readImage(const std::string& path) {
     if (got >= 4 && (std::memcmp(magic, "II*\0", 4) == 0 || std::memcmp(magic, "MM\0*", 4) == 0))
         return detail::readTiff(path);
     if (got >= 2 && magic[0] == 'B' && magic[1] == 'M') return detail::readBmp(path);
-    if (got >= 2 && magic[0] == 'P' && magic[1] >= '2' && magic[1] <= '7' && magic[1] != '4')
+    if (got >= 2 && magic[0] == 'P' && magic[1] >= '1' && magic[1] <= '7')  // PBM too, to refuse it by name
         return detail::readPnm(path);
     if (got == 0) throw Error("image " + path + " is empty.");
     throw Error("image " + path + " is not a PNG, TIFF, BMP, PGM or PPM file.");

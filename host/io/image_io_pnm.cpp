@@ -104,7 +104,9 @@ Image readPnm(const std::string& path) {
     }
     if (pam.format == PBM_FORMAT || pam.format == RPBM_FORMAT || pam.depth < 1 || pam.depth > 4) {
         std::fclose(f);
-        throw Error("cannot read " + path + ": only grey (PGM) and colour (PPM) files with 1 to 4 channels are supported.");
+        throw Error("cannot read " + path + (pam.depth < 1 || pam.depth > 4
+                                                 ? ": " + std::to_string(pam.depth) + " channels are not supported (1 to 4 are)."
+                                                 : ": 1-bit PBM is not supported (8- and 16-bit grey PGM and colour PPM are)."));
     }
     Image img;
     try {
