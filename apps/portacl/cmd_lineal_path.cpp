@@ -8,6 +8,7 @@
 #include "portacl/io/volume.hpp"
 #include "portacl/lineal_path.hpp"
 #include "portacl/lineal_path/output.hpp"
+#include "portacl/lineal_path/two_point.hpp"
 
 namespace portacl::cli {
 namespace {
@@ -15,11 +16,11 @@ namespace {
 int runLinealPath(const std::vector<std::string>& args) {
     po::options_description desc("portacl lineal-path options");
     CommonOptions common;
-    common.add(desc, "", false);
+    common.add(desc);
     std::string input, dataset, h5, csv, png;
     double phase = 0, threshold = 0, binWidth = 1;
     int maxLength = -1;
-    bool periodic = false, serial = false;
+    bool periodic = false, serial = false, s2 = false;
     desc.add_options()("input", po::value(&input), "image or volume (.png .tif .bmp .pgm .npy .h5)")(
         "phase", po::value(&phase), "the phase: pixels with this value")(
         "threshold", po::value(&threshold), "the phase: pixels >= this value (grey images)")(
@@ -30,6 +31,7 @@ int runLinealPath(const std::vector<std::string>& args) {
         "csv", po::value(&csv), "CSV output: dx,dy[,dz],count,tried,L per displacement")(
         "png", po::value(&png), "PNG picture of the 2-D map (the dz = 0 layer of a 3-D map)")(
         "bin-width", po::value(&binWidth)->default_value(1.0), "radius bin width of the isotropic L(r)")(
+        "s2", po::bool_switch(&s2), "also the two-point probability S2 (FFT; --precision float|double), into -o")(
         "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device");
     po::positional_options_description pos;
     pos.add("input", 1);
@@ -42,6 +44,8 @@ int runLinealPath(const std::vector<std::string>& args) {
     if (vm.count("phase") == vm.count("threshold")) throw Error("choose the phase with exactly one of --phase and --threshold");
     if (!vm.count("max-length")) throw Error("give the maximum segment length with --max-length");
     if (!(binWidth > 0)) throw Error("the radius bin width must be positive");
+    if (s2 && h5.empty()) throw Error("--s2 writes into the HDF5 output: give -o FILE.h5");
+    if (s2 && !serial) parsePrecision(common.precision);
 
     const io::Volume vol = io::readVolume(input, dataset);
     const lineal::PhaseImage img = vm.count("phase") ? lineal::phaseByLabel(vol, phase) : lineal::phaseByThreshold(vol, threshold);
@@ -50,13 +54,16 @@ int runLinealPath(const std::vector<std::string>& args) {
 
     const auto t0 = std::chrono::steady_clock::now();
     lineal::Result r;
+    std::vector<double> s2map;
     std::string where = "serial reference";
     if (serial) {
         r = lineal::linealPathReference(img, opt);
+        if (s2) s2map = lineal::twoPointProbabilityReference(img, opt);
     } else {
         Context ctx(selectDevice(common.device), common.contextOptions());
         where = ctx.device().label();
         r = lineal::linealPath(ctx, img, opt);
+        if (s2) s2map = lineal::twoPointProbability(ctx, img, opt, common.parsedPrecision());
         printProfile(ctx, common);
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -64,7 +71,8 @@ int runLinealPath(const std::vector<std::string>& args) {
 
     std::map<std::string, std::string> params = {{"input", input}, {"device", where}};
     params[vm.count("phase") ? "phase" : "threshold"] = std::to_string(vm.count("phase") ? phase : threshold);
-    if (!h5.empty()) lineal::writeHdf5(h5, r, radial, params);
+    if (s2) params["s2_precision"] = serial ? "serial (exact sums)" : common.precision;
+    if (!h5.empty()) lineal::writeHdf5(h5, r, radial, params, s2 ? &s2map : nullptr);
     if (!csv.empty()) lineal::writeCsv(csv, r);
     if (!png.empty()) lineal::writePng(png, r);
 
