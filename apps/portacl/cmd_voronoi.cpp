@@ -46,7 +46,7 @@ int runVoronoi(const std::vector<std::string>& args) {
     CommonOptions common;
     common.precision = "mixed";
     std::string input, output, edges, radii, format = "auto", summary;
-    bool hydrogens = false, hetero = false, waters = false, firstAltloc = false, firstModel = false, serial = false;
+    bool hydrogens = false, hetero = false, waters = false, allAltlocs = false, firstModel = false, serial = false;
     desc.add_options()("input", po::value(&input), "structure (.pdb, .cif) or ball list (.xyzr: x y z r per line)")(
         "output,o", po::value(&output), "vertices file (Voronota's 'q1 q2 q3 q4 x y z r'); frames of a multi-model input get .1, .2, ... before the extension")(
         "edges", po::value(&edges), "also write the edges: 'v0 v1 g1 g2 g3 min_radius' (v1 = -1: unbounded)")(
@@ -55,7 +55,7 @@ int runVoronoi(const std::vector<std::string>& args) {
         "hydrogens", po::bool_switch(&hydrogens), "keep hydrogen atoms")(
         "hetero", po::bool_switch(&hetero), "keep HETATM records (Voronota leaves them out by default)")(
         "waters", po::bool_switch(&waters), "keep waters (with --hetero)")(
-        "first-altloc", po::bool_switch(&firstAltloc), "keep only the first alternate location (default: all, as Voronota)")(
+        "all-altlocs", po::bool_switch(&allAltlocs), "keep every alternate location (default: the first of each residue, as Voronota)")(
         "first-model", po::bool_switch(&firstModel), "only the first model of a multi-model file")(
         "summary", po::value(&summary), "write the summary to this file instead of stderr")(
         "serial", po::bool_switch(&serial), "run the serial C++ reference instead of the device");
@@ -76,7 +76,7 @@ int runVoronoi(const std::vector<std::string>& args) {
     mo.hydrogens = hydrogens;
     mo.hetero = hetero;
     mo.waters = waters;
-    mo.allAltlocs = !firstAltloc;
+    mo.allAltlocs = allAltlocs;
     mo.allModels = !firstModel;
     const std::vector<io::Frame> frames = io::readMolecule(input, mo);
 

@@ -189,8 +189,12 @@ std::vector<Frame> readMolecule(const std::string& path, const MoleculeOptions& 
     std::vector<Frame> frames;
     for (const auto& model : models) {
         Frame f;
+        // The first alternate location of each residue is kept (Voronota's default).
+        std::string residueKey;
         char firstAltloc = 0;
         for (const auto& a : model.atoms) {
+            const std::string key = a.label.chain + ":" + std::to_string(a.label.resSeq) + a.label.insCode + a.label.resName;
+            if (key != residueKey) residueKey = key, firstAltloc = 0;
             if (a.hetero && !options.hetero) continue;
             if (isWater(a.label.resName) && !options.waters) continue;
             if (a.hydrogen && !options.hydrogens) continue;

@@ -58,7 +58,7 @@ struct MoleculeOptions {
     bool hydrogens = false;     // keep H/D atoms
     bool hetero = false;        // keep HETATM records (Voronota's --include-heteroatoms)
     bool waters = false;        // keep waters (HOH, WAT, DOD, H2O) when hetero atoms are kept
-    bool allAltlocs = true;     // Voronota keeps every alternate location; false keeps blank and the first
+    bool allAltlocs = false;    // false: blank and the first alternate location of each residue (Voronota); true: all
     bool allModels = true;      // every model becomes a frame; false: the first model only
 };
 
