@@ -2,7 +2,7 @@
 // a border of RX x RY loaded once into local memory (border rules applied there), then per pixel:
 //   OP 1  linear: NMASK masks of KW x KH, combined by COMBINE (0 single, 1 L1, 2 L2, 3 direction,
 //         4 x, 5 y, 6 max, 7 max index)
-//   OP 2  median of KW x KH (forgetful selection in registers)
+//   OP 2  median of KW x KH (forgetful selection by compare-exchange, in registers)
 //   OP 3  averaging with a threshold over KW x KH
 //   OP 4  rotating mask: windows of KW x KH centred at every offset within (KW/2, KH/2)
 // Defines: SRC_T, DST_T, INTEGER, OUT_MAX (integer output), BORDER, TX, TY, RX, RY, KW, KH, OP,
@@ -110,21 +110,19 @@ void filter_window(__global const SRC_T* src, __global DST_T* dst, const int w, 
     dst[y * w + x] = (DST_T)win[0];
 #else
 #define R (N / 2 + 2)
+    // Compare-exchanges only, every index a compile-time constant once unrolled: the buffer stays
+    // in registers (no dynamically indexed private array, which would go to memory).
+#define CSWAP(a, b) { const val_t lo_ = min(a, b); b = max(a, b); a = lo_; }
     val_t buf[R];
 #pragma unroll
     for (int i = 0; i < R; ++i) buf[i] = win[(i / KW) * TW + i % KW];
-    int lo = 0;
+#pragma unroll
     for (int k = R; k < N; ++k) {
-        int imin = lo, imax = lo;
-        for (int i = lo + 1; i < R; ++i) {
-            if (buf[i] < buf[imin]) imin = i;
-            if (buf[i] > buf[imax]) imax = i;
-        }
-        // The minimum goes to lo (then dropped), the maximum to R-1 (overwritten by the next value).
-        val_t t = buf[lo]; buf[lo] = buf[imin]; buf[imin] = t;
-        if (imax == lo) imax = imin;
-        t = buf[R - 1]; buf[R - 1] = buf[imax]; buf[imax] = t;
-        ++lo;
+        const int lo = k - R;  // buf[lo .. R-1] are the values still in play
+#pragma unroll
+        for (int i = lo + 1; i < R; ++i) CSWAP(buf[lo], buf[i]);      // minimum to buf[lo]: dropped
+#pragma unroll
+        for (int i = lo + 1; i < R - 1; ++i) CSWAP(buf[i], buf[R - 1]);  // maximum to buf[R-1]: replaced
         buf[R - 1] = win[(k / KW) * TW + k % KW];
     }
     // Three values remain (buf[R-3 .. R-1]); the median is their middle.
