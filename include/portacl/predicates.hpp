@@ -1,0 +1,57 @@
+// Robust geometric predicates on batches of float points, through the two-phase dispatch
+// (two_phase.hpp): float with a rigorous error bound on every query, exact double-based evaluation on
+// the device for the queries float cannot decide. Sign conventions are Shewchuk's:
+//   orient3d(a,b,c,d)   > 0 when d lies below the plane through a, b, c (a, b, c counterclockwise
+//                       seen from above), < 0 above, 0 when coplanar: sign det [a-d; b-d; c-d].
+//   insphere(a,b,c,d,e) > 0 when e lies inside the sphere through a, b, c, d, < 0 outside, 0 when
+//                       cospherical, provided orient3d(a,b,c,d) > 0 (the sign flips otherwise).
+// Layout: `points` are packed float x, y, z (point p at [3p, 3p+2]); an orient3d query is 4 point
+// indices (a, b, c, d), an insphere query 5 (a, b, c, d, e), packed. Coordinates must be finite.
+// Float mode returns float's sign for every query (possibly wrong where it was flagged); Double and
+// Mixed return the exact sign of every query. See docs/two_phase.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "portacl/context.hpp"
+#include "portacl/precision.hpp"
+#include "portacl/two_phase.hpp"
+
+namespace portacl::predicates {
+
+enum class Predicate { Orient3d, Insphere };
+
+// Point indices per query: 4 (orient3d) or 5 (insphere).
+std::size_t arity(Predicate p);
+const char* predicateName(Predicate p);
+
+// The code phase 2 writes for an insphere query outside its exact domain (a coordinate difference
+// not representable in one double); evaluate() finishes such queries on the host.
+constexpr std::int8_t kUnresolved = 2;
+
+struct Result {
+    std::vector<std::int8_t> signs;  // one per query: -1, 0, +1
+    TwoPhaseReport report;           // items, flagged (undecided), phase-2 items, device times
+    std::size_t hostResolved = 0;    // insphere queries finished by the exact host reference
+};
+
+// Evaluates a batch on the device. Throws portacl::Error for a malformed batch (queries not a
+// multiple of the arity, an index past the last point, a non-finite coordinate) and, on a device
+// without fp64, for Double or Mixed.
+Result evaluate(Context& ctx, Predicate p, const std::vector<float>& points,
+                const std::vector<std::uint32_t>& queries, Precision mode);
+
+// The same on buffers already on the device (what a workload and the benchmark use): `signs` holds
+// one char per query; in Double/Mixed an insphere sign may be kUnresolved (see above). No checks.
+TwoPhaseReport evaluateOnDevice(Context& ctx, Predicate p, const cl::Buffer& points, const cl::Buffer& queries,
+                                std::size_t queryCount, const cl::Buffer& signs, Precision mode);
+
+// Serial exact references (big-integer evaluation, independent of any floating-point reasoning).
+int orient3dExact(const float* a, const float* b, const float* c, const float* d);
+int insphereExact(const float* a, const float* b, const float* c, const float* d, const float* e);
+std::vector<std::int8_t> evaluateReference(Predicate p, const std::vector<float>& points,
+                                           const std::vector<std::uint32_t>& queries);
+
+}  // namespace portacl::predicates

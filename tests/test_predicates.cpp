@@ -1,0 +1,282 @@
+// The two-phase predicates against the exact big-integer reference: a crafted near-degenerate batch
+// where float alone gets signs wrong, where Mixed and Double get every sign exact, and where phase 2
+// ran on the flagged items only (never on the clearly non-degenerate ones mixed into the batch).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "portacl/error.hpp"
+#include "portacl/predicates.hpp"
+#include "support/test_support.hpp"
+
+namespace portacl::predicates {
+namespace {
+
+struct Batch {
+    std::vector<float> points;
+    std::vector<std::uint32_t> queries;
+    std::vector<bool> wellConditioned;  // per query: far from degenerate, must never be flagged
+    std::uint32_t add(float x, float y, float z) {
+        points.insert(points.end(), {x, y, z});
+        return static_cast<std::uint32_t>(points.size() / 3 - 1);
+    }
+};
+
+float nudge(float x, int ulps) {
+    for (; ulps > 0; --ulps) x = std::nextafter(x, INFINITY);
+    for (; ulps < 0; ++ulps) x = std::nextafter(x, -INFINITY);
+    return x;
+}
+
+// orient3d queries: d on (or a few ulps off) the plane through a, b, c, far from the origin;
+// exactly coplanar integer points; and well-conditioned tetrahedra.
+Batch orient3dBatch(unsigned seed) {
+    Batch b;
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+    std::uniform_int_distribution<int> ulps(-1, 1), small(-20, 20), axis(0, 2);
+    for (int q = 0; q < 1500; ++q) {
+        const int kind = q % 3;
+        if (kind == 0) {  // nearly coplanar: d is the rounded plane point, moved by up to 1 ulp;
+            // coordinates of order 1 (full mantissas: float fails) or near 1000 (differences exact)
+            const float scale = q % 2 ? 2.0f : 1000.0f;
+            const float o[3] = {scale * unit(rng), scale * unit(rng), scale * unit(rng)};
+            float u[3], v[3];
+            for (int k = 0; k < 3; ++k) u[k] = unit(rng), v[k] = unit(rng);
+            const float s = unit(rng), t = unit(rng);
+            std::uint32_t ids[4];
+            ids[0] = b.add(o[0], o[1], o[2]);
+            ids[1] = b.add(o[0] + u[0], o[1] + u[1], o[2] + u[2]);
+            ids[2] = b.add(o[0] + v[0], o[1] + v[1], o[2] + v[2]);
+            float d[3] = {o[0] + s * u[0] + t * v[0], o[1] + s * u[1] + t * v[1], o[2] + s * u[2] + t * v[2]};
+            const int k = axis(rng);
+            d[k] = nudge(d[k], ulps(rng));
+            ids[3] = b.add(d[0], d[1], d[2]);
+            b.queries.insert(b.queries.end(), ids, ids + 4);
+            b.wellConditioned.push_back(false);
+        } else if (kind == 1) {  // exactly coplanar: z = 3x - 2y + 7 on small integers
+            std::uint32_t ids[4];
+            for (auto& id : ids) {
+                const float x = static_cast<float>(small(rng)), y = static_cast<float>(small(rng));
+                id = b.add(x, y, 3 * x - 2 * y + 7);
+            }
+            b.queries.insert(b.queries.end(), ids, ids + 4);
+            b.wellConditioned.push_back(false);
+        } else {  // a fat tetrahedron somewhere in [-10, 10]^3, either orientation
+            const float o[3] = {10 * unit(rng), 10 * unit(rng), 10 * unit(rng)};
+            const float flip = unit(rng) < 0 ? -1.0f : 1.0f;
+            const float corners[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0.3f, 0.3f, flip}};
+            for (const auto& c : corners)
+                b.queries.push_back(b.add(o[0] + c[0] + 0.1f * unit(rng), o[1] + c[1] + 0.1f * unit(rng),
+                                          o[2] + c[2] + 0.1f * unit(rng)));
+            b.wellConditioned.push_back(true);
+        }
+    }
+    return b;
+}
+
+// insphere queries: five points on (or a few ulps off) a sphere far from the origin; exactly
+// cospherical integer points; and a point clearly inside or outside a fat tetrahedron's sphere.
+Batch insphereBatch(unsigned seed) {
+    Batch b;
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> unit(-1.0f, 1.0f), big(-1024.0f, 1024.0f);
+    std::uniform_int_distribution<int> ulps(-1, 1), axis(0, 2), pick(0, 17);
+    // Integer points on the sphere of radius 5 about the origin.
+    const int onSphere[18][3] = {{5, 0, 0}, {-5, 0, 0}, {0, 5, 0}, {0, -5, 0}, {0, 0, 5},  {0, 0, -5},
+                                 {3, 4, 0}, {-3, 4, 0}, {3, -4, 0}, {4, 0, 3}, {4, 0, -3}, {-4, 0, 3},
+                                 {0, 3, 4}, {0, -3, 4}, {0, 3, -4}, {4, 3, 0}, {0, 4, -3}, {-3, 0, -4}};
+    for (int q = 0; q < 900; ++q) {
+        const int kind = q % 3;
+        if (kind == 0) {  // rounded points of a sphere of radius ~1 about a center near 1 or 1000
+            const float scale = q % 2 ? 1.0f : 1000.0f;
+            const float o[3] = {scale * unit(rng), scale * unit(rng), scale * unit(rng)};
+            const float r = 0.5f + std::fabs(unit(rng));
+            std::uint32_t ids[5];
+            for (int p = 0; p < 5; ++p) {
+                float dir[3] = {unit(rng), unit(rng), unit(rng)};
+                const float len = std::sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+                float x[3];
+                for (int k = 0; k < 3; ++k) x[k] = o[k] + r * dir[k] / len;
+                if (p == 4) x[axis(rng)] = nudge(x[axis(rng)], ulps(rng));
+                ids[p] = b.add(x[0], x[1], x[2]);
+            }
+            b.queries.insert(b.queries.end(), ids, ids + 5);
+            b.wellConditioned.push_back(false);
+        } else if (kind == 1) {
+            const float c[3] = {std::round(big(rng)), std::round(big(rng)), std::round(big(rng))};
+            for (int p = 0; p < 5; ++p) {
+                const int* s = onSphere[pick(rng)];
+                b.queries.push_back(b.add(c[0] + s[0], c[1] + s[1], c[2] + s[2]));
+            }
+            b.wellConditioned.push_back(false);
+        } else {  // sphere through a fat tetrahedron (center (0.5, 0.5, 0.5)); e at 0.3 or 3 radii
+            const float o[3] = {10 * unit(rng), 10 * unit(rng), 10 * unit(rng)};
+            const float corners[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+            for (const auto& c : corners) b.queries.push_back(b.add(o[0] + c[0], o[1] + c[1], o[2] + c[2]));
+            const float f = unit(rng) < 0 ? 0.3f : 3.0f;
+            b.queries.push_back(b.add(o[0] + 0.5f + f * 0.5f, o[1] + 0.5f + f * 0.5f, o[2] + 0.5f + f * 0.5f));
+            b.wellConditioned.push_back(true);
+        }
+    }
+    return b;
+}
+
+// Runs Mixed with phase 2 writing to a separate, sentinel-filled buffer, so that the items phase 2
+// touched are visible one by one. Returns them (as a mask) together with the report.
+std::vector<bool> phase2Items(Predicate p, const Batch& b, TwoPhaseReport& report) {
+    Context& ctx = test::context();
+    const std::size_t n = b.wellConditioned.size();
+    const cl::Buffer points = ctx.upload(b.points, "points"), queries = ctx.upload(b.queries, "queries");
+    const cl::Buffer signs1 = ctx.buffer(n, "phase-1 signs");
+    const std::vector<std::int8_t> sentinel(n, 100);
+    const cl::Buffer signs2 = ctx.upload(sentinel, "phase-2 signs");
+    const std::string name = predicateName(p);
+    TwoPhaseKernels kernels{"predicates.cl", name + "_phase1", name + "_phase2", "",
+                            [&](cl::Kernel& k, cl_uint first) {
+                                k.setArg(first, points);
+                                k.setArg(first + 1, queries);
+                                k.setArg(first + 2, first == kTwoPhase2FirstArg ? signs2 : signs1);
+                            }};
+    report = runTwoPhase(ctx, Precision::Mixed, n, kernels);
+    const auto touched = ctx.download<std::int8_t>(signs2, n, "phase-2 signs");
+    std::vector<bool> mask(n);
+    for (std::size_t i = 0; i < n; ++i) mask[i] = touched[i] != 100;
+    return mask;
+}
+
+void checkBatch(Predicate p, const Batch& b) {
+    Context& ctx = test::context();
+    const auto exact = evaluateReference(p, b.points, b.queries);
+    const std::size_t n = exact.size();
+
+    const Result single = evaluate(ctx, p, b.points, b.queries, Precision::Float);
+    ASSERT_EQ(single.signs.size(), n);
+    EXPECT_EQ(single.report.phase2Items, 0u);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < n; ++i) wrong += single.signs[i] != exact[i];
+    EXPECT_GT(wrong, 0u) << "the crafted batch should defeat float alone";
+    std::size_t wellConditioned = 0;
+    for (bool w : b.wellConditioned) wellConditioned += w;
+    EXPECT_LE(single.report.undecided, n - wellConditioned);
+    std::cout << predicateName(p) << ": " << n << " queries, float wrong on " << wrong << ", flagged "
+              << single.report.undecided << "\n";
+
+    if (!test::hasFp64()) GTEST_SKIP() << "the test device has no fp64: Mixed and Double not run";
+
+    const Result mixed = evaluate(ctx, p, b.points, b.queries, Precision::Mixed);
+    EXPECT_EQ(mixed.report.undecided, single.report.undecided);
+    EXPECT_EQ(mixed.report.phase2Items, mixed.report.undecided);
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(mixed.signs[i], exact[i]) << "mixed, query " << i;
+
+    const Result full = evaluate(ctx, p, b.points, b.queries, Precision::Double);
+    EXPECT_EQ(full.report.phase2Items, n);
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(full.signs[i], exact[i]) << "double, query " << i;
+
+    // Phase 2 ran exactly on the flagged items: as many as were flagged, every item float got
+    // wrong among them, none of the well-conditioned ones.
+    TwoPhaseReport report;
+    const auto touched = phase2Items(p, b, report);
+    std::size_t touchedCount = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        touchedCount += touched[i];
+        if (single.signs[i] != exact[i]) EXPECT_TRUE(touched[i]) << "float was wrong on unflagged query " << i;
+        if (b.wellConditioned[i]) EXPECT_FALSE(touched[i]) << "well-conditioned query " << i << " was flagged";
+    }
+    EXPECT_EQ(touchedCount, report.undecided);
+    EXPECT_EQ(touchedCount, single.report.undecided);
+}
+
+TEST(Predicates, Orient3dNearDegenerateBatch) { checkBatch(Predicate::Orient3d, orient3dBatch(7)); }
+
+TEST(Predicates, InsphereNearDegenerateBatch) { checkBatch(Predicate::Insphere, insphereBatch(11)); }
+
+TEST(Predicates, SignConventionsAreShewchuks) {
+    // a, b, c counterclockwise seen from +z; d below the plane: orient3d > 0.
+    const std::vector<float> pts = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, -1, 0.5f, 0.5f, -0.5f, 5, 5, 5, 0, 0, 1};
+    EXPECT_EQ(orient3dExact(&pts[0], &pts[3], &pts[6], &pts[9]), 1);
+    EXPECT_EQ(orient3dExact(&pts[0], &pts[3], &pts[6], &pts[18]), -1);
+    // With orient3d(a,b,c,d) > 0: the sphere's center is inside (+1), a far point outside (-1).
+    EXPECT_EQ(insphereExact(&pts[0], &pts[3], &pts[6], &pts[9], &pts[12]), 1);
+    EXPECT_EQ(insphereExact(&pts[0], &pts[3], &pts[6], &pts[9], &pts[15]), -1);
+    // The device agrees, in every mode the device supports.
+    Context& ctx = test::context();
+    const std::vector<std::uint32_t> o = {0, 1, 2, 3, 0, 1, 2, 6}, s = {0, 1, 2, 3, 4, 0, 1, 2, 3, 5};
+    for (Precision mode : {Precision::Float, Precision::Mixed, Precision::Double}) {
+        if (mode != Precision::Float && !test::hasFp64()) continue;
+        EXPECT_EQ(evaluate(ctx, Predicate::Orient3d, pts, o, mode).signs, (std::vector<std::int8_t>{1, -1}));
+        EXPECT_EQ(evaluate(ctx, Predicate::Insphere, pts, s, mode).signs, (std::vector<std::int8_t>{1, -1}));
+    }
+}
+
+TEST(Predicates, ExactStageDecidesWhatDoubleCannot) {
+    // Off the plane x + y + z = 1 by 2^-60, and off the sphere |p| = 5 by 2^-54 in |e|^2: nonzero
+    // signs below double's error bound, so they come from the exact expansion stage.
+    if (!test::hasFp64()) GTEST_SKIP() << "no fp64";
+    const float t = 0x1p-60f, s = 0x1p-27f;
+    const std::vector<float> pts = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0.5f, 0.5f, t, 0.5f, 0.5f, -t,
+                                    5, 0, 0, 0, 5, 0, 0, 0, 5, -5, 0, 0, 3, 4, s, 3, 4, 0};
+    const std::vector<std::uint32_t> o = {0, 1, 2, 3, 0, 1, 2, 4, 1, 0, 2, 3};
+    const std::vector<std::uint32_t> sp = {5, 6, 7, 8, 9, 6, 5, 7, 8, 9, 5, 6, 7, 8, 10};
+    const auto o3 = evaluateReference(Predicate::Orient3d, pts, o);
+    const auto is = evaluateReference(Predicate::Insphere, pts, sp);
+    EXPECT_EQ(o3[0], -o3[1]);
+    EXPECT_EQ(o3[0], -o3[2]);
+    EXPECT_NE(o3[0], 0);
+    EXPECT_EQ(is[0], -is[1]);
+    EXPECT_NE(is[0], 0);
+    EXPECT_EQ(is[2], 0);
+    Context& ctx = test::context();
+    for (Precision mode : {Precision::Mixed, Precision::Double}) {
+        EXPECT_EQ(evaluate(ctx, Predicate::Orient3d, pts, o, mode).signs, o3);
+        const Result r = evaluate(ctx, Predicate::Insphere, pts, sp, mode);
+        EXPECT_EQ(r.signs, is);
+        EXPECT_EQ(r.hostResolved, 0u);
+    }
+}
+
+TEST(Predicates, WideExponentRangesStayExact) {
+    // Coordinates whose differences are not one double (2^60 next to 2^-60): orient3d stays on the
+    // device's general exact path; insphere is finished by the host and counted.
+    if (!test::hasFp64()) GTEST_SKIP() << "no fp64";
+    const float big = 0x1p60f, tiny = 0x1p-60f;
+    const std::vector<float> pts = {big, 0, 0, tiny, 0, 0, 0, tiny, 0, 0, 0, tiny, big, big, 0, -tiny, -tiny, -tiny};
+    const std::vector<std::uint32_t> o = {0, 1, 2, 3, 1, 2, 3, 5, 0, 4, 1, 2};
+    const std::vector<std::uint32_t> s = {0, 1, 2, 3, 5, 1, 2, 3, 5, 0};
+    Context& ctx = test::context();
+    for (Precision mode : {Precision::Mixed, Precision::Double}) {
+        const Result r1 = evaluate(ctx, Predicate::Orient3d, pts, o, mode);
+        EXPECT_EQ(r1.signs, evaluateReference(Predicate::Orient3d, pts, o));
+        EXPECT_EQ(r1.hostResolved, 0u);
+        const Result r2 = evaluate(ctx, Predicate::Insphere, pts, s, mode);
+        EXPECT_EQ(r2.signs, evaluateReference(Predicate::Insphere, pts, s));
+    }
+}
+
+TEST(Predicates, EmptyBatch) {
+    const Result r = evaluate(test::context(), Predicate::Orient3d, {}, {}, Precision::Float);
+    EXPECT_TRUE(r.signs.empty());
+    EXPECT_EQ(r.report.items, 0u);
+}
+
+TEST(Predicates, MalformedBatchesAreRefusedWithOneSentence) {
+    Context& ctx = test::context();
+    const std::vector<float> pts = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    EXPECT_THROW(evaluate(ctx, Predicate::Orient3d, pts, {0, 1, 2}, Precision::Float), Error);
+    EXPECT_THROW(evaluate(ctx, Predicate::Orient3d, pts, {0, 1, 2, 4}, Precision::Float), Error);
+    EXPECT_THROW(evaluate(ctx, Predicate::Orient3d, {0, 0}, {}, Precision::Float), Error);
+    std::vector<float> bad = pts;
+    bad[4] = NAN;
+    try {
+        evaluate(ctx, Predicate::Insphere, bad, {0, 1, 2, 3, 0}, Precision::Float);
+        FAIL() << "a NaN coordinate was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("point 1 has a non-finite coordinate"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace portacl::predicates
