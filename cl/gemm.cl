@@ -72,10 +72,13 @@ void gemm_tiled(const int M, const int N, const int K, __global const real* A, _
 
 #if PORTACL_DOUBLE
 typedef double4 realv;
-#define VLOAD vload4
 #else
 typedef float4 realv;
+#endif
 #define VLOAD vload4
+#define VSTORE vstore4
+#ifndef FULL_TILES
+#define FULL_TILES 0
 #endif
 
 __kernel __attribute__((reqd_work_group_size(RX, RY, 1)))
@@ -96,6 +99,31 @@ void gemm_register_blocked(const int M, const int N, const int K, __global const
     // Each work-item stages (TM*TK)/THREADS elements of A and (TK*TN)/THREADS of B per K-step,
     // prefetched into registers one step ahead so that global loads overlap the arithmetic.
     const int LA = (TM * TK) / THREADS, LB = (TK * TN) / THREADS;
+#if FULL_TILES
+    // Every tile lies inside the matrices (the host checked M, N, K): unguarded 4-vector loads.
+    realv ra[(TM * TK) / THREADS / 4], rb[(TK * TN) / THREADS / 4];
+#define LOAD_TILES(t)                                                                  \
+    for (int l = 0; l < LA / 4; ++l) {                                                 \
+        const int idx = tid + l * THREADS, m = idx / (TK / 4), k4 = idx % (TK / 4);   \
+        ra[l] = VLOAD(0, A + (size_t)(row0 + m) * K + (t) + k4 * 4);                   \
+    }                                                                                  \
+    for (int l = 0; l < LB / 4; ++l) {                                                 \
+        const int idx = tid + l * THREADS, k = idx / (TN / 4), n4 = idx % (TN / 4);   \
+        rb[l] = VLOAD(0, B + (size_t)((t) + k) * N + col0 + n4 * 4);                   \
+    }
+#define STORE_TILES(buf)                                                               \
+    for (int l = 0; l < LA / 4; ++l) {                                                 \
+        const int idx = tid + l * THREADS, m = idx / (TK / 4), k = (idx % (TK / 4)) * 4; \
+        As[buf][k + 0][m] = ra[l].s0;                                                  \
+        As[buf][k + 1][m] = ra[l].s1;                                                  \
+        As[buf][k + 2][m] = ra[l].s2;                                                  \
+        As[buf][k + 3][m] = ra[l].s3;                                                  \
+    }                                                                                  \
+    for (int l = 0; l < LB / 4; ++l) {                                                 \
+        const int idx = tid + l * THREADS;                                             \
+        VSTORE(rb[l], 0, &Bs[buf][idx / (TN / 4)][(idx % (TN / 4)) * 4]);              \
+    }
+#else
     real ra[(TM * TK) / THREADS], rb[(TK * TN) / THREADS];
 #define LOAD_TILES(t)                                                                  \
     for (int l = 0; l < LA; ++l) {                                                     \
@@ -117,6 +145,7 @@ void gemm_register_blocked(const int M, const int N, const int K, __global const
         const int idx = tid + l * THREADS;                                             \
         Bs[buf][idx / TN][idx % TN] = rb[l];                                           \
     }
+#endif
 
     LOAD_TILES(0)
     STORE_TILES(0)
@@ -157,7 +186,9 @@ void gemm_register_blocked(const int M, const int N, const int K, __global const
             const int c = col0 + j * (TN / CN) + tx * 4;
             __global real* out = C + (size_t)r * N + c;
             const realv v = acc[i][j];
-            if (c + 3 < N) {
+            if (FULL_TILES) {
+                VSTORE(v, 0, out);
+            } else if (c + 3 < N) {
                 out[0] = v.s0; out[1] = v.s1; out[2] = v.s2; out[3] = v.s3;
             } else {
                 if (c < N) out[0] = v.s0;

@@ -57,15 +57,17 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
             const long tk = tunable(ctx, element, "tile_k", 16);
             const long wm = tunable(ctx, element, "wpt_m", 4), wn = tunable(ctx, element, "wpt_n", 4);
             const long unroll = tunable(ctx, element, "unroll_k", tk);
-            if (wm % 4 || wn % 4 || tm % wm || tn % wn || (tm * tk) % ((tm / wm) * (tn / wn)) ||
-                (tk * tn) % ((tm / wm) * (tn / wn)))
+            if (wm % 4 || wn % 4 || tm % wm || tn % wn || tk % 4 || (tm * tk) % (4 * (tm / wm) * (tn / wn)) ||
+                (tk * tn) % (4 * (tm / wm) * (tn / wn)))
                 throw Error("the [gemm] tile sizes of tuning profile '" + ctx.tuning().name +
                             "' are inconsistent: wpt_m and wpt_n must be multiples of 4 dividing tile_m and "
-                            "tile_n, and each tile must split evenly over the work-group");
+                            "tile_n, tile_k a multiple of 4, and each tile must split evenly in 4-vectors over the work-group");
             k = ctx.kernel("gemm.cl", "gemm_register_blocked", element,
                            "-D TM=" + std::to_string(tm) + " -D TN=" + std::to_string(tn) + " -D TK=" +
                                std::to_string(tk) + " -D WPTM=" + std::to_string(wm) + " -D WPTN=" + std::to_string(wn) +
-                               " -D UNROLL_K=" + std::to_string(unroll));
+                               " -D UNROLL_K=" + std::to_string(unroll) +
+                               // Matrices made of whole tiles take the unguarded, vectorized path.
+                               " -D FULL_TILES=" + (M % tm == 0 && N % tn == 0 && K % tk == 0 ? "1" : "0"));
             local = cl::NDRange(tn / wn, tm / wm);
             global = cl::NDRange((N + tn - 1) / tn * (tn / wn), (M + tm - 1) / tm * (tm / wm));
             break;
