@@ -1,0 +1,72 @@
+// Incremental lineal path counts under pixel swaps (reconstruction by simulated annealing). A swap
+// clears phase pixel a and sets pixel b. For a displacement d with segment offsets o_j, only the
+// placements p = a - o_j and p = b - o_j can change: those through a lose their count if their segment
+// was in the phase, those through b gain one if their segment is in the phase after the swap (a
+// placement through both has neither). The image is periodic; X holds 0/1 per pixel.
+#include "common/real.h"
+
+inline int wrapc(int i, int n) {
+    i %= n;
+    return i < 0 ? i + n : i;
+}
+
+// Whether the segment at placement (pz, py, px) lies in the phase, with pixel `cleared` read as 0 and
+// `set` read as 1 (-1: none).
+inline int fits(__global const uchar* X, int nz, int ny, int nx, __global const int4* seg, int len, int pz, int py,
+                int px, int cleared, int set) {
+    for (int m = 0; m < len; ++m) {
+        const int4 o = seg[m];
+        const int q = (wrapc(pz + o.x, nz) * ny + wrapc(py + o.y, ny)) * nx + wrapc(px + o.z, nx);
+        const int v = q == cleared ? 0 : (q == set ? 1 : X[q]);
+        if (!v) return 0;
+    }
+    return 1;
+}
+
+// delta[i*nd + d]: change of the count of displacement d under candidate swap i = (a, b).
+__kernel void anneal_delta(__global const uchar* X, const int nz, const int ny, const int nx,
+                           __global const int4* seg, __global const int* segStart, const int nd,
+                           __global const int2* swaps, const int K, __global int* delta) {
+    const int d = get_global_id(0), i = get_global_id(1);
+    if (d >= nd || i >= K) return;
+    const int a = swaps[i].x, b = swaps[i].y;
+    const int az = a / (ny * nx), ay = (a / nx) % ny, ax = a % nx;
+    const int bz = b / (ny * nx), by = (b / nx) % ny, bx = b % nx;
+    __global const int4* s = seg + segStart[d];
+    const int len = segStart[d + 1] - segStart[d];
+    int change = 0;
+    for (int j = 0; j < len; ++j) {
+        const int4 o = s[j];
+        change -= fits(X, nz, ny, nx, s, len, az - o.x, ay - o.y, ax - o.z, -1, -1);
+        change += fits(X, nz, ny, nx, s, len, bz - o.x, by - o.y, bx - o.z, a, b);
+    }
+    delta[(size_t)i * nd + d] = change;
+}
+
+// dE[i] = sum_d (e_d + delta/N)^2 - e_d^2 with e_d = count_d/N - target_d; one work-group per candidate.
+__kernel void anneal_energy(__global const int* delta, __global const real* e, const real invN, const int nd,
+                            __global real* dE, __local real* part) {
+    const int i = get_group_id(0), lid = get_local_id(0), ls = get_local_size(0);
+    real acc = 0;
+    for (int d = lid; d < nd; d += ls) {
+        const real dl = (real)delta[(size_t)i * nd + d] * invN;
+        acc += dl * (2 * e[d] + dl);
+    }
+    part[lid] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = ls >> 1; s > 0; s >>= 1) {
+        if (lid < s) part[lid] += part[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) dE[i] = part[0];
+}
+
+// Applies candidate i: the counts and the residuals e.
+__kernel void anneal_apply(__global long* counts, __global real* e, __global const real* target,
+                           __global const int* delta, const int i, const int nd, const real invN) {
+    const int d = get_global_id(0);
+    if (d >= nd) return;
+    const long c = counts[d] + delta[(size_t)i * nd + d];
+    counts[d] = c;
+    e[d] = (real)c * invN - target[d];
+}

@@ -1,0 +1,355 @@
+// Simulated annealing over pixel swaps (see reconstruct.hpp): targets, the random start, the cooling
+// schedule, candidate choice from a counter-based generator, the batched Metropolis walk, history and
+// checkpoints.
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "portacl/error.hpp"
+#include "portacl/io/volume.hpp"
+#include "portacl/lineal_path/reconstruct.hpp"
+#include "portacl/output_file.hpp"
+#include "portacl/progress.hpp"
+
+namespace portacl::lineal {
+namespace {
+
+std::uint64_t splitmix(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+// The r-th random word of chain step `step`: independent of batching.
+std::uint64_t draw(std::uint64_t seed, std::uint64_t step, std::uint64_t r) {
+    return splitmix(splitmix(seed ^ 0x6a09e667f3bcc909ULL) ^ splitmix(step * 64 + r));
+}
+double uniform(std::uint64_t w) { return double(w >> 11) * (1.0 / 9007199254740992.0); }
+
+std::uint64_t fnv(const void* data, std::size_t n, std::uint64_t h = 1469598103934665603ULL) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ULL;
+    return h;
+}
+
+void checkCell(const Target& t) {
+    const int smallest = t.nz > 1 ? std::min({t.nz, t.ny, t.nx}) : std::min(t.ny, t.nx);
+    if (t.maxLength < 1 || t.maxLength >= smallest)
+        throw Error("the reconstruction needs 1 <= ML < the cell's smallest side (" + std::to_string(smallest) + "), got " +
+                    std::to_string(t.maxLength));
+    const std::uint64_t n = std::uint64_t(t.nz) * t.ny * t.nx;
+    if (t.phasePixels == 0 || t.phasePixels >= n) throw Error("the target's phase fills none or all of the cell");
+}
+
+// A pixel is on the phase boundary when one of its 8 (2-D) or 26 (3-D) periodic neighbours differs;
+// an isolated pixel is such a pixel too.
+bool onBoundary(const PhaseImage& img, std::uint32_t i) {
+    const int z = int(i / std::uint32_t(img.ny * img.nx)), y = int((i / img.nx) % img.ny), x = int(i % img.nx);
+    const std::uint8_t v = img.mask[i];
+    const int rz = img.nz > 1 ? 1 : 0;
+    for (int dz = -rz; dz <= rz; ++dz)
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx)
+                if (img.at((z + dz + img.nz) % img.nz, (y + dy + img.ny) % img.ny, (x + dx + img.nx) % img.nx) != v) return true;
+    return false;
+}
+
+// Pixel lists of the two phases with O(1) swap updates.
+struct PhaseLists {
+    std::vector<std::uint32_t> in, out;
+    std::vector<std::uint32_t> where;  // position of each pixel in its list
+    explicit PhaseLists(const PhaseImage& img) : where(img.size()) {
+        for (std::uint32_t i = 0; i < img.size(); ++i) {
+            auto& l = img.mask[i] ? in : out;
+            where[i] = std::uint32_t(l.size());
+            l.push_back(i);
+        }
+    }
+    void swap(std::uint32_t a, std::uint32_t b) {  // a leaves the phase, b joins it
+        const std::uint32_t ia = where[a], ib = where[b];
+        in[ia] = b;
+        out[ib] = a;
+        where[b] = ia;
+        where[a] = ib;
+    }
+};
+
+// Candidate of chain step `step`: a phase pixel and a non-phase pixel, uniformly or (biased) among
+// the boundary pixels by rejection (up to 32 draws each, then the last draw).
+std::pair<std::uint32_t, std::uint32_t> candidate(const PhaseImage& img, const PhaseLists& lists, const AnnealOptions& opt,
+                                                  std::uint64_t step) {
+    auto pick = [&](const std::vector<std::uint32_t>& list, std::uint64_t stream) {
+        std::uint32_t p = 0;
+        for (int k = 0; k < 32; ++k) {
+            p = list[draw(opt.seed, step, stream + k) % list.size()];
+            if (!opt.biased || onBoundary(img, p)) break;
+        }
+        return p;
+    };
+    return {pick(lists.in, 1), pick(lists.out, 33)};
+}
+
+}  // namespace
+
+std::string Target::fingerprint() const {
+    std::uint64_t h = fnv(L.data(), L.size() * sizeof(double));
+    const int shape[4] = {nz, ny, nx, maxLength};
+    h = fnv(shape, sizeof(shape), h);
+    std::ostringstream os;
+    os << std::hex << h;
+    return os.str();
+}
+
+Target targetFromImage(Context& ctx, const PhaseImage& img, int maxLength) {
+    const Result r = linealPath(ctx, img, {maxLength, true});
+    Target t;
+    t.nz = img.nz;
+    t.ny = img.ny;
+    t.nx = img.nx;
+    t.maxLength = maxLength;
+    t.L = r.map();
+    t.phasePixels = img.phaseCount();
+    checkCell(t);
+    return t;
+}
+
+Target targetFromFile(const std::string& path) {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    const io::Volume L = io::readHdf5Dataset(path, "L");
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    auto attr = [&](const char* name) {
+        std::string v;
+        const hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+        if (a < 0) return v;
+        const hid_t type = H5Aget_type(a);
+        v.resize(H5Tget_size(type));
+        H5Aread(a, type, &v[0]);
+        H5Tclose(type);
+        H5Aclose(a);
+        while (!v.empty() && v.back() == '\0') v.pop_back();
+        return v;
+    };
+    const std::string periodic = attr("periodic"), shape = attr("shape"), ml = attr("max_length");
+    H5Fclose(f);
+    if (shape.empty() || ml.empty())
+        throw Error(path + " is not a descriptor file of portacl lineal-path (no shape or max_length attribute)");
+    if (periodic != "true") throw Error(path + " describes a non-periodic image; the reconstruction needs a periodic target");
+    Target t;
+    std::vector<int> dims;
+    std::stringstream ss(shape);
+    for (std::string part; std::getline(ss, part, 'x');) dims.push_back(std::atoi(part.c_str()));
+    if (dims.size() == 3) {
+        t.nz = dims[0];
+        t.ny = dims[1];
+        t.nx = dims[2];
+    } else if (dims.size() == 2) {
+        t.ny = dims[0];
+        t.nx = dims[1];
+    } else {
+        throw Error(path + " has a shape attribute this reader does not understand: " + shape);
+    }
+    t.maxLength = std::atoi(ml.c_str());
+    t.L = L.data;
+    const std::size_t expect = std::size_t(t.nz > 1 ? 2 * t.maxLength + 1 : 1) * (2 * t.maxLength + 1) * (2 * t.maxLength + 1);
+    if (t.L.size() != expect) throw Error(path + ": /L does not have the size its max_length attribute implies");
+    const double n = double(t.nz) * t.ny * t.nx;
+    const std::size_t centre = t.L.size() / 2;
+    t.phasePixels = std::uint64_t(std::llround(t.L[centre] * n));
+    checkCell(t);
+    return t;
+}
+
+PhaseImage randomStart(const Target& t, std::uint64_t seed) {
+    PhaseImage img;
+    img.nz = t.nz;
+    img.ny = t.ny;
+    img.nx = t.nx;
+    img.mask.assign(img.size(), 0);
+    std::vector<std::uint32_t> idx(img.size());
+    for (std::uint32_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    for (std::size_t i = 0; i < t.phasePixels; ++i) {  // partial Fisher-Yates from the seeded stream
+        const std::size_t j = i + draw(seed, ~0ULL - i, 0) % (idx.size() - i);
+        std::swap(idx[i], idx[j]);
+        img.mask[idx[i]] = 1;
+    }
+    return img;
+}
+
+double temperatureAt(const AnnealOptions& opt, std::uint64_t step) {
+    const std::uint64_t cycle = std::max<std::uint64_t>(1, opt.steps / std::uint64_t(opt.reheats + 1));
+    const double f = double(step % cycle) / double(cycle);
+    return opt.tMax * std::pow(opt.tMin / opt.tMax, f);
+}
+
+double errorOf(const Target& t, const std::vector<std::uint64_t>& counts) {
+    const double n = double(t.nz) * t.ny * t.nx;
+    double e = 0;
+    for (std::size_t d = 0; d < counts.size(); ++d) {
+        const double r = double(counts[d]) / n - t.L[d];
+        e += r * r;
+    }
+    return e;
+}
+
+void anneal(SwapEvaluator& ev, const Target& t, const AnnealOptions& opt, AnnealState& st) {
+    if (!(opt.tMax > 0) || !(opt.tMin > 0) || opt.tMin > opt.tMax) throw Error("the temperatures need 0 < Tmin <= Tmax");
+    PhaseLists lists(ev.image());
+    st.error = errorOf(t, ev.counts());
+    Progress progress("reconstruct", opt.steps, "steps");
+    std::uint64_t batch = 1, lastHistory = st.step, lastCheckpoint = st.step;
+    auto record = [&] {
+        st.history.push_back({st.step, temperatureAt(opt, st.step), st.error, st.accepted});
+    };
+    if (st.history.empty()) record();
+    while (st.step < opt.steps && st.error > 0) {
+        const std::uint64_t k = std::min<std::uint64_t>(batch, opt.steps - st.step);
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> swaps;
+        for (std::uint64_t i = 0; i < k; ++i) swaps.push_back(candidate(ev.image(), lists, opt, st.step + i));
+        const auto dE = ev.deltaErrors(swaps);
+        std::uint64_t used = k;
+        for (std::uint64_t i = 0; i < k; ++i) {
+            const std::uint64_t s = st.step + i;
+            const double T = temperatureAt(opt, s);
+            if (dE[i] <= 0 || uniform(draw(opt.seed, s, 0)) < std::exp(-dE[i] / T)) {
+                ev.apply(i);
+                lists.swap(swaps[i].first, swaps[i].second);
+                st.error = errorOf(t, ev.counts());  // exact, from the integer counts
+                ++st.accepted;
+                used = i + 1;
+                break;
+            }
+        }
+        st.step += used;
+        // Long rejection streaks get wider batches; an early acceptance narrows them again.
+        batch = used == k ? std::min<std::uint64_t>(batch * 2, std::uint64_t(std::max(1, opt.maxBatch)))
+                          : std::max<std::uint64_t>(1, used * 2);
+        if (st.step - lastHistory >= opt.historyEvery || st.error <= 0 || st.step >= opt.steps) {
+            record();
+            lastHistory = st.step;
+        }
+        if (opt.checkpointEvery && !opt.checkpointPath.empty() && st.step - lastCheckpoint >= opt.checkpointEvery) {
+            st.image = ev.image();
+            writeCheckpoint(opt.checkpointPath, t, opt, st);
+            lastCheckpoint = st.step;
+        }
+        if (opt.progress) {
+            std::ostringstream extra;
+            extra << "T=" << temperatureAt(opt, st.step) << " E=" << st.error << " accepted="
+                  << (st.step ? 100.0 * double(st.accepted) / double(st.step) : 0.0) << "%";
+            progress.update(st.step, extra.str());
+        }
+    }
+    progress.finish();
+    st.image = ev.image();
+}
+
+// Checkpoint layout (little-endian host order): "PCLRECON" magic, u32 version, fingerprint string
+// (u32 length + bytes), seed, steps, reheats, tMax, tMin, biased, step, accepted, error, nz, ny, nx,
+// image bytes, history count + records, then the FNV-1a checksum of everything before it.
+namespace {
+struct Writer {
+    std::string buf;
+    template <typename T> void put(const T& v) { buf.append(reinterpret_cast<const char*>(&v), sizeof(T)); }
+    void str(const std::string& s) {
+        put(std::uint32_t(s.size()));
+        buf += s;
+    }
+};
+struct Reader {
+    const std::string& buf;
+    std::size_t pos = 0;
+    const std::string& path;
+    template <typename T> T get() {
+        if (pos + sizeof(T) > buf.size()) throw Error("the checkpoint " + path + " is corrupt (truncated)");
+        T v;
+        std::memcpy(&v, buf.data() + pos, sizeof(T));
+        pos += sizeof(T);
+        return v;
+    }
+    std::string str() {
+        const auto n = get<std::uint32_t>();
+        if (pos + n > buf.size()) throw Error("the checkpoint " + path + " is corrupt (truncated)");
+        std::string s = buf.substr(pos, n);
+        pos += n;
+        return s;
+    }
+};
+}  // namespace
+
+void writeCheckpoint(const std::string& path, const Target& t, const AnnealOptions& opt, const AnnealState& s) {
+    Writer w;
+    w.buf = "PCLRECON";
+    w.put(std::uint32_t(1));
+    w.str(t.fingerprint());
+    w.put(opt.seed);
+    w.put(opt.steps);
+    w.put(std::int32_t(opt.reheats));
+    w.put(opt.tMax);
+    w.put(opt.tMin);
+    w.put(std::uint8_t(opt.biased));
+    w.put(s.step);
+    w.put(s.accepted);
+    w.put(s.error);
+    w.put(std::int32_t(s.image.nz));
+    w.put(std::int32_t(s.image.ny));
+    w.put(std::int32_t(s.image.nx));
+    w.buf.append(reinterpret_cast<const char*>(s.image.mask.data()), s.image.mask.size());
+    w.put(std::uint64_t(s.history.size()));
+    for (const auto& r : s.history) {
+        w.put(r.step);
+        w.put(r.temperature);
+        w.put(r.error);
+        w.put(r.accepted);
+    }
+    w.put(fnv(w.buf.data(), w.buf.size()));
+    writeFileAtomically(path, [&](std::ostream& os) { os.write(w.buf.data(), std::streamsize(w.buf.size())); }, true);
+}
+
+AnnealState readCheckpoint(const std::string& path, const Target& t, AnnealOptions& opt) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error("cannot open the checkpoint " + path);
+    const std::string buf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (buf.size() < 16 || buf.compare(0, 8, "PCLRECON") != 0)
+        throw Error(path + " is not a reconstruction checkpoint of portacl");
+    std::uint64_t sum;
+    std::memcpy(&sum, buf.data() + buf.size() - 8, 8);
+    if (fnv(buf.data(), buf.size() - 8) != sum) throw Error("the checkpoint " + path + " is corrupt (its checksum does not match)");
+    const std::string body = buf.substr(0, buf.size() - 8);
+    Reader r{body, 8, path};
+    if (r.get<std::uint32_t>() != 1) throw Error("the checkpoint " + path + " has an unknown version");
+    if (r.str() != t.fingerprint()) throw Error("the checkpoint " + path + " belongs to another target");
+    opt.seed = r.get<std::uint64_t>();
+    opt.steps = std::max(opt.steps, r.get<std::uint64_t>());
+    opt.reheats = r.get<std::int32_t>();
+    opt.tMax = r.get<double>();
+    opt.tMin = r.get<double>();
+    opt.biased = r.get<std::uint8_t>() != 0;
+    AnnealState s;
+    s.step = r.get<std::uint64_t>();
+    s.accepted = r.get<std::uint64_t>();
+    s.error = r.get<double>();
+    s.image.nz = r.get<std::int32_t>();
+    s.image.ny = r.get<std::int32_t>();
+    s.image.nx = r.get<std::int32_t>();
+    if (s.image.nz != t.nz || s.image.ny != t.ny || s.image.nx != t.nx) throw Error("the checkpoint " + path + " belongs to another target");
+    if (r.pos + s.image.size() > body.size()) throw Error("the checkpoint " + path + " is corrupt (truncated)");
+    s.image.mask.assign(body.begin() + std::ptrdiff_t(r.pos), body.begin() + std::ptrdiff_t(r.pos + s.image.size()));
+    r.pos += s.image.size();
+    if (s.image.phaseCount() != t.phasePixels) throw Error("the checkpoint " + path + " is corrupt (wrong phase fraction)");
+    const auto n = r.get<std::uint64_t>();
+    for (std::uint64_t i = 0; i < n; ++i) {
+        AnnealRecord rec;
+        rec.step = r.get<std::uint64_t>();
+        rec.temperature = r.get<double>();
+        rec.error = r.get<double>();
+        rec.accepted = r.get<std::uint64_t>();
+        s.history.push_back(rec);
+    }
+    return s;
+}
+
+}  // namespace portacl::lineal

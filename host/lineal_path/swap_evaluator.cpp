@@ -1,0 +1,219 @@
+// Incremental lineal path counts under pixel swaps: on the device (cl/lineal_path_anneal.cl) and the
+// serial reference, with the same placement rule (see the kernel's header comment).
+#include <cmath>
+
+#include "portacl/error.hpp"
+#include "portacl/lineal_path/reconstruct.hpp"
+
+namespace portacl::lineal {
+namespace {
+
+using Swaps = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+
+// Segments of every displacement of the target's map, concatenated, with start offsets.
+struct SegmentTable {
+    std::vector<cl_int4> offsets;
+    std::vector<cl_int> start;  // nd + 1 entries
+    explicit SegmentTable(const Target& t) {
+        const int ml = t.maxLength, mlz = t.nz > 1 ? ml : 0;
+        for (int dz = -mlz; dz <= mlz; ++dz)
+            for (int dy = -ml; dy <= ml; ++dy)
+                for (int dx = -ml; dx <= ml; ++dx) {
+                    start.push_back(cl_int(offsets.size()));
+                    for (const auto& o : bresenhamSegment({dz, dy, dx})) {
+                        cl_int4 v;
+                        v.s[0] = o[0];
+                        v.s[1] = o[1];
+                        v.s[2] = o[2];
+                        v.s[3] = 0;
+                        offsets.push_back(v);
+                    }
+                }
+        start.push_back(cl_int(offsets.size()));
+    }
+    int displacements() const { return int(start.size()) - 1; }
+};
+
+std::vector<std::uint64_t> fullCounts(const PhaseImage& img, const Target& t) {
+    return linealPathReference(img, {t.maxLength, true}).count;
+}
+
+void checkStart(const Target& t, const PhaseImage& img) {
+    if (img.nz != t.nz || img.ny != t.ny || img.nx != t.nx)
+        throw Error("the start image does not have the target's cell size");
+}
+
+class ReferenceEvaluator : public SwapEvaluator {
+public:
+    ReferenceEvaluator(const Target& t, const PhaseImage& start) : t_(t), seg_(t), img_(start) {
+        checkStart(t, start);
+        counts_ = fullCounts(start, t);
+    }
+    std::vector<double> deltaErrors(const Swaps& swaps) override {
+        const int nd = seg_.displacements();
+        const double invN = 1.0 / double(img_.size());
+        last_.assign(swaps.size() * std::size_t(nd), 0);
+        std::vector<double> dE(swaps.size(), 0.0);
+        for (std::size_t i = 0; i < swaps.size(); ++i) {
+            const auto [a, b] = swaps[i];
+            for (int d = 0; d < nd; ++d) {
+                int change = 0;
+                const int s0 = seg_.start[d], len = seg_.start[d + 1] - s0;
+                for (int j = 0; j < len; ++j) {
+                    const auto& o = seg_.offsets[s0 + j];
+                    change -= fits(coords(a), o, s0, len, -1, -1);
+                    change += fits(coords(b), o, s0, len, int(a), int(b));
+                }
+                last_[i * nd + d] = change;
+                const double e = double(counts_[d]) * invN - t_.L[d], dl = change * invN;
+                dE[i] += dl * (2 * e + dl);
+            }
+        }
+        swaps_ = swaps;
+        return dE;
+    }
+    void apply(std::size_t i) override {
+        const int nd = seg_.displacements();
+        for (int d = 0; d < nd; ++d) counts_[d] = std::uint64_t(std::int64_t(counts_[d]) + last_[i * nd + d]);
+        img_.mask[swaps_[i].first] = 0;
+        img_.mask[swaps_[i].second] = 1;
+    }
+    std::vector<std::uint64_t> counts() override { return counts_; }
+    const PhaseImage& image() const override { return img_; }
+
+private:
+    std::array<int, 3> coords(std::uint32_t i) const {
+        return {int(i / std::uint32_t(img_.ny * img_.nx)), int((i / img_.nx) % img_.ny), int(i % img_.nx)};
+    }
+    static int wrap(int i, int n) { return ((i % n) + n) % n; }
+    int fits(const std::array<int, 3>& c, const cl_int4& o, int s0, int len, int cleared, int set) const {
+        const int pz = c[0] - o.s[0], py = c[1] - o.s[1], px = c[2] - o.s[2];
+        for (int m = 0; m < len; ++m) {
+            const auto& q4 = seg_.offsets[s0 + m];
+            const int q = (wrap(pz + q4.s[0], img_.nz) * img_.ny + wrap(py + q4.s[1], img_.ny)) * img_.nx +
+                          wrap(px + q4.s[2], img_.nx);
+            const int v = q == cleared ? 0 : (q == set ? 1 : img_.mask[q]);
+            if (!v) return 0;
+        }
+        return 1;
+    }
+
+    Target t_;
+    SegmentTable seg_;
+    PhaseImage img_;
+    std::vector<std::uint64_t> counts_;
+    std::vector<int> last_;
+    Swaps swaps_;
+};
+
+template <typename T>
+class DeviceEvaluator : public SwapEvaluator {
+public:
+    DeviceEvaluator(Context& ctx, const Target& t, const PhaseImage& start) : ctx_(ctx), seg_(t), img_(start) {
+        checkStart(t, start);
+        nd_ = seg_.displacements();
+        invN_ = T(1) / T(double(start.size()));
+        const auto c = linealPath(ctx, start, {t.maxLength, true}).count;
+        std::vector<cl_long> counts(c.begin(), c.end());
+        std::vector<T> target(t.L.begin(), t.L.end()), e(nd_);
+        for (int d = 0; d < nd_; ++d) e[d] = T(double(c[d]) / double(start.size()) - t.L[d]);
+        X_ = ctx.upload(img_.mask, "anneal image");
+        seg = ctx.upload(seg_.offsets, "anneal segments", CL_MEM_READ_ONLY);
+        start_ = ctx.upload(seg_.start, "anneal segment starts", CL_MEM_READ_ONLY);
+        counts_ = ctx.upload(counts, "anneal counts");
+        target_ = ctx.upload(target, "anneal target", CL_MEM_READ_ONLY);
+        e_ = ctx.upload(e, "anneal residuals");
+        const Precision p = precisionOf<T>();
+        delta_ = ctx.kernel("lineal_path_anneal.cl", "anneal_delta", p);
+        energy_ = ctx.kernel("lineal_path_anneal.cl", "anneal_energy", p);
+        apply_ = ctx.kernel("lineal_path_anneal.cl", "anneal_apply", p);
+        ls_ = std::min<std::size_t>(std::size_t(ctx.tuning().getInt("lineal_path", "anneal_work_group", 128)),
+                                    ctx.device().maxWorkGroupSize);
+        while (ls_ & (ls_ - 1)) ls_ &= ls_ - 1;
+    }
+    std::vector<double> deltaErrors(const Swaps& swaps) override {
+        const int K = int(swaps.size());
+        if (K > capacity_) {
+            capacity_ = K;
+            swapBuf_ = ctx_.buffer(std::size_t(K) * sizeof(cl_int2), "anneal candidates", CL_MEM_READ_ONLY);
+            deltaBuf_ = ctx_.buffer(std::size_t(K) * nd_ * sizeof(cl_int), "anneal count changes");
+            dEBuf_ = ctx_.buffer(std::size_t(K) * sizeof(T), "anneal error changes");
+        }
+        std::vector<cl_int2> s(K);
+        for (int i = 0; i < K; ++i) {
+            s[i].s[0] = cl_int(swaps[i].first);
+            s[i].s[1] = cl_int(swaps[i].second);
+        }
+        ctx_.write(swapBuf_, s.data(), s.size() * sizeof(cl_int2), "upload anneal candidates");
+        delta_.setArg(0, X_);
+        delta_.setArg(1, cl_int(img_.nz));
+        delta_.setArg(2, cl_int(img_.ny));
+        delta_.setArg(3, cl_int(img_.nx));
+        delta_.setArg(4, seg);
+        delta_.setArg(5, start_);
+        delta_.setArg(6, cl_int(nd_));
+        delta_.setArg(7, swapBuf_);
+        delta_.setArg(8, cl_int(K));
+        delta_.setArg(9, deltaBuf_);
+        ctx_.launch(delta_, cl::NDRange(roundUp(std::size_t(nd_), 64), std::size_t(K)), cl::NDRange(64, 1));
+        energy_.setArg(0, deltaBuf_);
+        energy_.setArg(1, e_);
+        energy_.setArg(2, invN_);
+        energy_.setArg(3, cl_int(nd_));
+        energy_.setArg(4, dEBuf_);
+        energy_.setArg(5, cl::Local(ls_ * sizeof(T)));
+        ctx_.launch(energy_, cl::NDRange(std::size_t(K) * ls_), cl::NDRange(ls_));
+        const auto dE = ctx_.download<T>(dEBuf_, std::size_t(K), "anneal error changes");
+        swaps_ = swaps;
+        return std::vector<double>(dE.begin(), dE.end());
+    }
+    void apply(std::size_t i) override {
+        apply_.setArg(0, counts_);
+        apply_.setArg(1, e_);
+        apply_.setArg(2, target_);
+        apply_.setArg(3, deltaBuf_);
+        apply_.setArg(4, cl_int(i));
+        apply_.setArg(5, cl_int(nd_));
+        apply_.setArg(6, invN_);
+        ctx_.launch(apply_, cl::NDRange(roundUp(std::size_t(nd_), 64)), cl::NDRange(64));
+        const auto [a, b] = swaps_[i];
+        img_.mask[a] = 0;
+        img_.mask[b] = 1;
+        const cl_uchar zero = 0, one = 1;
+        ctx_.write(X_, &zero, 1, "anneal swap", a);
+        ctx_.write(X_, &one, 1, "anneal swap", b);
+    }
+    std::vector<std::uint64_t> counts() override {
+        const auto c = ctx_.download<cl_long>(counts_, std::size_t(nd_), "anneal counts");
+        return std::vector<std::uint64_t>(c.begin(), c.end());
+    }
+    const PhaseImage& image() const override { return img_; }
+
+private:
+    Context& ctx_;
+    SegmentTable seg_;
+    PhaseImage img_;
+    int nd_ = 0, capacity_ = 0;
+    T invN_;
+    std::size_t ls_ = 128;
+    cl::Buffer X_, seg, start_, counts_, target_, e_, swapBuf_, deltaBuf_, dEBuf_;
+    cl::Kernel delta_, energy_, apply_;
+    Swaps swaps_;
+};
+
+}  // namespace
+
+std::unique_ptr<SwapEvaluator> makeDeviceEvaluator(Context& ctx, const Target& t, const PhaseImage& start, Precision p) {
+    if (p == Precision::Double) {
+        ctx.requirePrecision(p);
+        return std::make_unique<DeviceEvaluator<double>>(ctx, t, start);
+    }
+    if (p != Precision::Float) throw Error("the reconstruction runs in float or double, not mixed");
+    return std::make_unique<DeviceEvaluator<float>>(ctx, t, start);
+}
+
+std::unique_ptr<SwapEvaluator> makeReferenceEvaluator(const Target& t, const PhaseImage& start) {
+    return std::make_unique<ReferenceEvaluator>(t, start);
+}
+
+}  // namespace portacl::lineal

@@ -1,0 +1,92 @@
+// Reconstruction of a periodic two-phase image whose lineal path function matches a target, by
+// simulated annealing (the thesis's Sec. 3.2): swap a phase pixel with a non-phase pixel (the volume
+// fraction stays), objective E = sum over displacements d of (L(d) - L_target(d))^2, Metropolis
+// acceptance at a temperature that cools exponentially from Tmax to Tmin, restarting at Tmax for each
+// reheat. A swap changes only the placements whose segment passes through one of the two pixels, so
+// the exact counts are updated incrementally; many candidate swaps are evaluated at once on the device.
+//
+// Reproducibility: candidate k of the chain (its two pixels and its acceptance draw) comes from a
+// counter-based generator keyed by (seed, k) and the current image, so the chain does not depend on how
+// many candidates the device evaluates per batch: a batch is walked in order, the first accepted swap is
+// applied and the candidates after it are drawn again from the new image.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "portacl/lineal_path.hpp"
+
+namespace portacl::lineal {
+
+// What to match: L of one phase for every displacement of [-ML, ML]^D, on a periodic cell.
+struct Target {
+    int nz = 1, ny = 0, nx = 0;  // the cell to reconstruct
+    int maxLength = 0;
+    std::vector<double> L;       // map order of Result
+    std::uint64_t phasePixels = 0;  // round(L(0) * N)
+    std::string fingerprint() const;  // identifies the target in checkpoints
+};
+Target targetFromImage(Context& ctx, const PhaseImage& img, int maxLength);
+// An HDF5 file written by `portacl lineal-path -o` of a periodic image (its /L and shape attribute).
+Target targetFromFile(const std::string& path);
+
+// Incremental counts of one image under candidate swaps.
+class SwapEvaluator {
+public:
+    virtual ~SwapEvaluator() = default;
+    // Change of E for each candidate (a = index of a phase pixel, b = of a non-phase pixel).
+    virtual std::vector<double> deltaErrors(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& swaps) = 0;
+    // Applies candidate i of the last deltaErrors call: the image and its exact counts.
+    virtual void apply(std::size_t i) = 0;
+    virtual std::vector<std::uint64_t> counts() = 0;
+    virtual const PhaseImage& image() const = 0;
+};
+// On the device, in float or double (the ΔE sums; the counts are exact either way).
+std::unique_ptr<SwapEvaluator> makeDeviceEvaluator(Context& ctx, const Target& t, const PhaseImage& start, Precision p);
+// Serial C++ reference, ΔE in double.
+std::unique_ptr<SwapEvaluator> makeReferenceEvaluator(const Target& t, const PhaseImage& start);
+
+struct AnnealOptions {
+    std::uint64_t steps = 100000;  // candidate swaps evaluated, at most
+    double tMax = 1e-3, tMin = 1e-6;
+    int reheats = 0;                // extra cooling cycles from Tmax
+    std::uint64_t seed = 1;
+    bool biased = true;             // the thesis's boundary/isolated pixel choice
+    int maxBatch = 256;             // candidates per device evaluation, at most
+    std::uint64_t historyEvery = 1000;
+    std::uint64_t checkpointEvery = 0;  // 0: none
+    std::string checkpointPath;
+    bool progress = true;
+};
+
+struct AnnealRecord {
+    std::uint64_t step;
+    double temperature, error;
+    std::uint64_t accepted;
+};
+
+struct AnnealState {
+    PhaseImage image;
+    std::uint64_t step = 0, accepted = 0;
+    double error = 0;
+    std::vector<AnnealRecord> history;
+};
+
+// A random image with the target's number of phase pixels (seeded).
+PhaseImage randomStart(const Target& t, std::uint64_t seed);
+// Runs the chain from `state` (a fresh random start or a resumed checkpoint) until the step budget is
+// spent or E is exactly 0. `evaluator` must hold state.image.
+void anneal(SwapEvaluator& evaluator, const Target& t, const AnnealOptions& opt, AnnealState& state);
+double temperatureAt(const AnnealOptions& opt, std::uint64_t step);
+// Exact E of counts against the target (N = cell size).
+double errorOf(const Target& t, const std::vector<std::uint64_t>& counts);
+
+// Checkpoints: magic, version, target fingerprint, options that define the chain, step, image,
+// history, and a checksum. readCheckpoint rejects a corrupt file or one of another target with one
+// sentence.
+void writeCheckpoint(const std::string& path, const Target& t, const AnnealOptions& opt, const AnnealState& s);
+AnnealState readCheckpoint(const std::string& path, const Target& t, AnnealOptions& opt);
+
+}  // namespace portacl::lineal
