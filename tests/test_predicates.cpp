@@ -3,7 +3,9 @@
 // ran on the flagged items only (never on the clearly non-degenerate ones mixed into the batch).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -15,7 +17,7 @@
 namespace portacl::predicates {
 namespace {
 
-struct Batch {
+struct CraftedBatch {
     std::vector<float> points;
     std::vector<std::uint32_t> queries;
     std::vector<bool> wellConditioned;  // per query: far from degenerate, must never be flagged
@@ -33,8 +35,8 @@ float nudge(float x, int ulps) {
 
 // orient3d queries: d on (or a few ulps off) the plane through a, b, c, far from the origin;
 // exactly coplanar integer points; and well-conditioned tetrahedra.
-Batch orient3dBatch(unsigned seed) {
-    Batch b;
+CraftedBatch orient3dBatch(unsigned seed) {
+    CraftedBatch b;
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
     std::uniform_int_distribution<int> ulps(-1, 1), small(-20, 20), axis(0, 2);
@@ -80,8 +82,8 @@ Batch orient3dBatch(unsigned seed) {
 
 // insphere queries: five points on (or a few ulps off) a sphere far from the origin; exactly
 // cospherical integer points; and a point clearly inside or outside a fat tetrahedron's sphere.
-Batch insphereBatch(unsigned seed) {
-    Batch b;
+CraftedBatch insphereBatch(unsigned seed) {
+    CraftedBatch b;
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> unit(-1.0f, 1.0f), big(-1024.0f, 1024.0f);
     std::uniform_int_distribution<int> ulps(-1, 1), axis(0, 2), pick(0, 17);
@@ -127,7 +129,7 @@ Batch insphereBatch(unsigned seed) {
 
 // Runs Mixed with phase 2 writing to a separate, sentinel-filled buffer, so that the items phase 2
 // touched are visible one by one. Returns them (as a mask) together with the report.
-std::vector<bool> phase2Items(Predicate p, const Batch& b, TwoPhaseReport& report) {
+std::vector<bool> phase2Items(Predicate p, const CraftedBatch& b, TwoPhaseReport& report) {
     Context& ctx = test::context();
     const std::size_t n = b.wellConditioned.size();
     const cl::Buffer points = ctx.upload(b.points, "points"), queries = ctx.upload(b.queries, "queries");
@@ -148,7 +150,7 @@ std::vector<bool> phase2Items(Predicate p, const Batch& b, TwoPhaseReport& repor
     return mask;
 }
 
-void checkBatch(Predicate p, const Batch& b) {
+void checkBatch(Predicate p, const CraftedBatch& b) {
     Context& ctx = test::context();
     const auto exact = evaluateReference(p, b.points, b.queries);
     const std::size_t n = exact.size();
@@ -253,6 +255,22 @@ TEST(Predicates, WideExponentRangesStayExact) {
         EXPECT_EQ(r1.hostResolved, 0u);
         const Result r2 = evaluate(ctx, Predicate::Insphere, pts, s, mode);
         EXPECT_EQ(r2.signs, evaluateReference(Predicate::Insphere, pts, s));
+    }
+}
+
+TEST(Predicates, SerialMixedAlgorithmIsExact) {
+    // The bench's CPU column: the float filter in C++ then big integers; exact on the crafted
+    // batches and on a synthetic batch with degenerate queries.
+    for (Predicate p : {Predicate::Orient3d, Predicate::Insphere}) {
+        const CraftedBatch crafted = p == Predicate::Orient3d ? orient3dBatch(5) : insphereBatch(6);
+        EXPECT_EQ(evaluateSerial(p, crafted.points, crafted.queries),
+                  evaluateReference(p, crafted.points, crafted.queries));
+        const auto synthetic = syntheticBatch(p, 3000, 500, 0.05, 3);
+        const auto exact = evaluateReference(p, synthetic.points, synthetic.queries);
+        EXPECT_EQ(evaluateSerial(p, synthetic.points, synthetic.queries), exact);
+        EXPECT_GT(std::count(exact.begin(), exact.end(), 0), 50) << "the degenerate queries are exactly degenerate";
+        if (test::hasFp64())
+            EXPECT_EQ(evaluate(test::context(), p, synthetic.points, synthetic.queries, Precision::Mixed).signs, exact);
     }
 }
 

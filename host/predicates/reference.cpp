@@ -5,6 +5,10 @@
 // analysis is involved, which makes this an independent check of the device's filters.
 #include <cmath>
 
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC reports a false "may be used uninitialized" inside cpp_int's small-value storage.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <boost/multiprecision/cpp_int.hpp>
 
 #include "portacl/predicates.hpp"

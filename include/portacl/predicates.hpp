@@ -48,6 +48,20 @@ Result evaluate(Context& ctx, Predicate p, const std::vector<float>& points,
 TwoPhaseReport evaluateOnDevice(Context& ctx, Predicate p, const cl::Buffer& points, const cl::Buffer& queries,
                                 std::size_t queryCount, const cl::Buffer& signs, Precision mode);
 
+// A synthetic batch: n queries over `cloud` random points in [-100, 100]^3; each query is, with
+// probability degenerateFraction, made of integer points on one plane (orient3d) or one sphere
+// (insphere), whose exact sign is 0. For the benchmark and `portacl predicates`.
+struct Batch {
+    std::vector<float> points;
+    std::vector<std::uint32_t> queries;
+};
+Batch syntheticBatch(Predicate p, std::size_t n, std::size_t cloud, double degenerateFraction, unsigned seed);
+
+// The mixed algorithm as plain serial C++ (the same float filter, then the exact big-integer
+// evaluation of the undecided queries): the CPU column of the benchmark. Exact signs.
+std::vector<std::int8_t> evaluateSerial(Predicate p, const std::vector<float>& points,
+                                        const std::vector<std::uint32_t>& queries);
+
 // Serial exact references (big-integer evaluation, independent of any floating-point reasoning).
 int orient3dExact(const float* a, const float* b, const float* c, const float* d);
 int insphereExact(const float* a, const float* b, const float* c, const float* d, const float* e);
