@@ -45,5 +45,14 @@ TEST(StreamCompaction, ManyTilesExerciseTheChunkedTileScan) {
     expectCompactionMatchesSerial(5'000'000, 0.01, 99);
 }
 
+TEST(TwoPhaseDispatch, EmptyBatchRunsNothing) {
+    // No kernel is built or launched for zero items (the names below do not exist).
+    TwoPhaseKernels kernels{"predicates.cl", "no_such_phase1", "no_such_phase2", "", nullptr};
+    const TwoPhaseReport r = runTwoPhase(test::context(), Precision::Float, 0, kernels);
+    EXPECT_EQ(r.items, 0u);
+    EXPECT_EQ(r.undecided, 0u);
+    EXPECT_EQ(r.phase2Items, 0u);
+}
+
 }  // namespace
 }  // namespace portacl
