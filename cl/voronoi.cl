@@ -11,11 +11,24 @@
 
 // Writes end[i] (ball index or -1) and retry[i] (0, or the search radius to redo the search with);
 // returns 1 when float cannot be trusted with this search.
-static int search_edge(const uint i, __global const int4* tasks, __global const real4* starts,
-                       __global const real* radii, __global const real4* balls, __global const int* cellStart,
-                       __global const real4* cellBalls, __global const int* cellIndex, const real4 gridLo,
-                       const real h, const int4 dims, const real rmax, const real tieEps, const real flagTol,
-                       __global int* end, __global float* retry) {
+static int search_edge(const uint i, __global const int4* tasks, __global const int* taskFrame,
+                       __global const real4* starts, __global const real* radii, __global const real4* balls,
+                       __global const int* cellStart, __global const real4* cellBalls, __global const int* cellIndex,
+                       __global const real4* frameGrid, __global const int4* frameDims, __global const int2* frameOffsets,
+                       __global const real* frameRmax, const real tieEps, const real flagTol, __global int* end,
+                       __global float* retry) {
+    // The task's frame: its balls, grid (origin and cell size), grid shape and offsets into the
+    // concatenated arrays of all frames of the batch.
+    const int fr = taskFrame[i];
+    const real4 grid = frameGrid[fr];
+    const int4 dims = frameDims[fr];
+    const int2 offs = frameOffsets[fr];
+    const real rmax = frameRmax[fr];
+    const real h = grid.w;
+    balls += offs.x;
+    cellBalls += offs.y;
+    cellIndex += offs.y;
+    cellStart += dims.w;
     const int4 task = tasks[i];
     const real4 c1 = balls[task.x], c2 = balls[task.y], c3 = balls[task.z], bs = balls[task.w];
     const vor_frame f = vor_make_frame(c1.w, c2.x - c1.x, c2.y - c1.y, c2.z - c1.z, c2.w, c3.x - c1.x, c3.y - c1.y,
@@ -34,7 +47,7 @@ static int search_edge(const uint i, __global const int4* tasks, __global const 
 
     const real R = radii[i];
     int lo[3], hi[3];
-    const real p[3] = {c1.x, c1.y, c1.z}, gl[3] = {gridLo.x, gridLo.y, gridLo.z};
+    const real p[3] = {c1.x, c1.y, c1.z}, gl[3] = {grid.x, grid.y, grid.z};
     const int dm[3] = {dims.x, dims.y, dims.z};
     for (int a = 0; a < 3; ++a) {
         if (R >= VOR_ALL_BALLS) {
@@ -80,11 +93,14 @@ static int search_edge(const uint i, __global const int4* tasks, __global const 
 }
 
 #define VOR_ARGS                                                                                              \
-    __global const int4 *tasks, __global const real4 *starts, __global const real *radii,                    \
-        __global const real4 *balls, __global const int *cellStart, __global const real4 *cellBalls,         \
-        __global const int *cellIndex, const real4 gridLo, const real h, const int4 dims, const real rmax,    \
+    __global const int4 *tasks, __global const int *taskFrame, __global const real4 *starts,                 \
+        __global const real *radii, __global const real4 *balls, __global const int *cellStart,              \
+        __global const real4 *cellBalls, __global const int *cellIndex, __global const real4 *frameGrid,     \
+        __global const int4 *frameDims, __global const int2 *frameOffsets, __global const real *frameRmax,   \
         const real tieEps, const real flagTol, __global int *end, __global float *retry
-#define VOR_PASS tasks, starts, radii, balls, cellStart, cellBalls, cellIndex, gridLo, h, dims, rmax, tieEps, flagTol, end, retry
+#define VOR_PASS                                                                                              \
+    tasks, taskFrame, starts, radii, balls, cellStart, cellBalls, cellIndex, frameGrid, frameDims, frameOffsets, \
+        frameRmax, tieEps, flagTol, end, retry
 
 __kernel void voronoi_edges_phase1(const uint n, __global uchar* undecided, VOR_ARGS) {
     const uint i = get_global_id(0);

@@ -85,10 +85,19 @@ int runVoronoi(const std::vector<std::string>& args) {
     std::unique_ptr<Context> ctx;
     if (!serial) ctx = std::make_unique<Context>(selectDevice(common.device), common.contextOptions());
 
+    // Every frame's diagram first (on the device, all frames traced together), then the files.
+    std::vector<voronoi::Diagram> diagrams;
+    if (serial) {
+        for (const auto& f : frames) diagrams.push_back(voronoi::computeReference(f.balls));
+    } else {
+        std::vector<std::vector<io::Ball>> balls;
+        for (const auto& f : frames) balls.push_back(f.balls);
+        diagrams = voronoi::computeFrames(*ctx, balls, vo);
+    }
     std::string report;
     double total = 0;
     for (std::size_t f = 0; f < frames.size(); ++f) {
-        const voronoi::Diagram d = serial ? voronoi::computeReference(frames[f].balls) : voronoi::compute(*ctx, frames[f].balls, vo);
+        const voronoi::Diagram& d = diagrams[f];
         writeAtomically(framePath(output, f, frames.size()), voronoi::formatVertices(d));
         if (!edges.empty()) writeAtomically(framePath(edges, f, frames.size()), voronoi::formatEdges(d));
         char line[512];

@@ -48,6 +48,11 @@ Diagram computeReference(const std::vector<io::Ball>& balls);
 // double: every search in double; mixed: float, then double for the searches float flagged.
 Diagram compute(Context& ctx, const std::vector<io::Ball>& balls, const Options& options = {});
 
+// Several frames (models of an ensemble, trajectory snapshots) traced together: each wave's pending
+// edges of every frame go to the device in one launch. Diagram::seconds is the batch's time per frame.
+std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<io::Ball>>& frames,
+                                   const Options& options = {});
+
 // Voronota's vertex format: `q1 q2 q3 q4 x y z r`, one line per tangent sphere, sorted by quadruple.
 std::string formatVertices(const Diagram& d);
 // `v0 v1 g1 g2 g3 min_radius` (v1 = -1 for unbounded edges), vertex indices into the sorted vertex list.
