@@ -5,9 +5,10 @@
 // placement through both has neither). The image is periodic; X holds 0/1 per pixel.
 #include "common/real.h"
 
+// Coordinates here lie in (-2n, 3n) (ML < n): two conditional steps instead of a division.
 inline int wrapc(int i, int n) {
-    i %= n;
-    return i < 0 ? i + n : i;
+    i = i < 0 ? i + n : (i >= n ? i - n : i);
+    return i < 0 ? i + n : (i >= n ? i - n : i);
 }
 
 // Whether the segment at placement (pz, py, px) lies in the phase, with pixel `cleared` read as 0 and

@@ -180,6 +180,7 @@ PhaseImage randomStart(const Target& t, std::uint64_t seed) {
 }
 
 double temperatureAt(const AnnealOptions& opt, std::uint64_t step) {
+    if (step >= opt.steps) return opt.tMin;
     const std::uint64_t cycle = std::max<std::uint64_t>(1, opt.steps / std::uint64_t(opt.reheats + 1));
     const double f = double(step % cycle) / double(cycle);
     return opt.tMax * std::pow(opt.tMin / opt.tMax, f);

@@ -1,0 +1,160 @@
+// portacl reconstruct: a periodic two-phase image whose lineal path function matches a target (from
+// an image or a `portacl lineal-path -o` file), by simulated annealing over pixel swaps.
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <memory>
+
+#include "command.hpp"
+#include "portacl/error.hpp"
+#include "portacl/io/image.hpp"
+#include "portacl/io/volume.hpp"
+#include "portacl/lineal_path/output.hpp"
+#include "portacl/lineal_path/reconstruct.hpp"
+#include "portacl/output_file.hpp"
+
+namespace portacl::cli {
+namespace {
+
+std::string extensionOf(const std::string& p) {
+    const auto dot = p.find_last_of('.');
+    return dot == std::string::npos ? "" : p.substr(dot + 1);
+}
+
+void writeResultImage(const std::string& path, const lineal::PhaseImage& img) {
+    const std::string ext = extensionOf(path);
+    if (ext == "npy") {
+        io::Volume v;
+        v.nz = img.nz;
+        v.ny = img.ny;
+        v.nx = img.nx;
+        v.data.assign(img.mask.begin(), img.mask.end());
+        io::writeNpyU8(path, v);
+        return;
+    }
+    if (img.is3d()) throw Error("a 3-D result can only be written as .npy, not ." + ext);
+    io::Image out = io::makeImage(img.nx, img.ny, 1, io::PixelType::U8);
+    for (std::size_t i = 0; i < img.size(); ++i) out.data[i] = img.mask[i] ? 255 : 0;
+    io::writeImage(path, out);
+}
+
+int runReconstruct(const std::vector<std::string>& args) {
+    po::options_description desc("portacl reconstruct options");
+    CommonOptions common;
+    common.add(desc);
+    std::string input, dataset, targetFile, output, history, descriptors, checkpoint, resume, size;
+    double phase = 0, threshold = 0;
+    int maxLength = -1;
+    bool unbiased = false, serial = false;
+    lineal::AnnealOptions opt;
+    desc.add_options()("input", po::value(&input), "target image or volume (its phase is matched)")(
+        "phase", po::value(&phase), "the phase of the target image: pixels with this value")(
+        "threshold", po::value(&threshold), "the phase of the target image: pixels >= this value")(
+        "dataset", po::value(&dataset), "HDF5 dataset of the target image")(
+        "max-length,m", po::value(&maxLength), "ML of the matched lineal path function")(
+        "target", po::value(&targetFile), "a descriptor file of `portacl lineal-path -o` (periodic) instead of an image")(
+        "size", po::value(&size), "cell to reconstruct, NYxNX or NZxNYxNX (default: the target's)")(
+        "steps", po::value(&opt.steps)->default_value(opt.steps), "step budget (candidate swaps)")(
+        "tmax", po::value(&opt.tMax)->default_value(opt.tMax), "start temperature of each cooling cycle")(
+        "tmin", po::value(&opt.tMin)->default_value(opt.tMin), "end temperature")(
+        "reheats", po::value(&opt.reheats)->default_value(0), "extra cooling cycles from Tmax")(
+        "seed", po::value(&opt.seed)->default_value(1), "random seed (the chain is reproducible)")(
+        "unbiased", po::bool_switch(&unbiased), "choose swap pixels uniformly, not on phase boundaries")(
+        "batch", po::value(&opt.maxBatch)->default_value(256), "candidate swaps per device evaluation, at most")(
+        "checkpoint", po::value(&checkpoint), "checkpoint file, rewritten every --checkpoint-every steps")(
+        "checkpoint-every", po::value(&opt.checkpointEvery)->default_value(10000), "steps between checkpoints")(
+        "resume", po::value(&resume), "continue from this checkpoint (same target)")(
+        "output,o", po::value(&output), "the reconstructed image (.png .tif .bmp for 2-D, .npy)")(
+        "history", po::value(&history), "error history CSV: step,temperature,error,accepted")(
+        "descriptors", po::value(&descriptors), "final lineal path of the result, HDF5")(
+        "serial", po::bool_switch(&serial), "evaluate swaps with the serial C++ reference");
+    po::positional_options_description pos;
+    pos.add("input", 1);
+    po::variables_map vm;
+    const std::string usage =
+        "usage: portacl reconstruct (IMAGE (--phase V | --threshold T) --max-length ML | --target L.h5)\n"
+        "                           -o RESULT [--steps N] [--tmax T] [--tmin T] [--reheats R] [--seed S]\n"
+        "                           [--history H.csv] [--descriptors D.h5] [--checkpoint C] [--resume C]";
+    if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
+    opt.biased = !unbiased;
+    if (output.empty()) throw Error("name the output image with -o");
+    if (input.empty() == targetFile.empty()) throw Error("give the target either as an image or with --target, not both");
+    const Precision precision = common.parsedPrecision();
+
+    std::unique_ptr<Context> ctx;
+    if (!serial || !input.empty()) ctx = std::make_unique<Context>(selectDevice(common.device), common.contextOptions());
+    lineal::Target t;
+    if (!input.empty()) {
+        if (vm.count("phase") == vm.count("threshold")) throw Error("choose the phase with exactly one of --phase and --threshold");
+        if (maxLength < 1) throw Error("give the maximum segment length with --max-length (at least 1)");
+        const io::Volume vol = io::readVolume(input, dataset);
+        const auto img = vm.count("phase") ? lineal::phaseByLabel(vol, phase) : lineal::phaseByThreshold(vol, threshold);
+        lineal::validate(img, {maxLength, true});
+        t = lineal::targetFromImage(*ctx, img, maxLength);
+    } else {
+        t = lineal::targetFromFile(targetFile);
+    }
+    if (!size.empty()) {
+        std::vector<int> d;
+        std::size_t at = 0;
+        while (at <= size.size()) {
+            const auto x = size.find('x', at);
+            d.push_back(std::atoi(size.substr(at, x == std::string::npos ? std::string::npos : x - at).c_str()));
+            if (x == std::string::npos) break;
+            at = x + 1;
+        }
+        if ((d.size() != 2 && d.size() != 3) || *std::min_element(d.begin(), d.end()) < 1)
+            throw Error("--size must be NYxNX or NZxNYxNX, got " + size);
+        if ((d.size() == 3) != (t.nz > 1)) throw Error("--size must have the target's dimension");
+        const double fraction = t.L[t.L.size() / 2];
+        t.nz = d.size() == 3 ? d[0] : 1;
+        t.ny = d[d.size() - 2];
+        t.nx = d[d.size() - 1];
+        t.phasePixels = std::uint64_t(std::llround(fraction * double(t.nz) * t.ny * t.nx));
+        const int smallest = t.nz > 1 ? std::min({t.nz, t.ny, t.nx}) : std::min(t.ny, t.nx);
+        if (t.maxLength >= smallest) throw Error("the cell " + size + " is too small for ML " + std::to_string(t.maxLength));
+        if (t.phasePixels == 0) throw Error("the cell " + size + " is too small to hold the target's phase fraction");
+    }
+
+    lineal::AnnealState st;
+    if (!resume.empty()) {
+        st = lineal::readCheckpoint(resume, t, opt);
+        if (vm["steps"].defaulted() == false) opt.steps = vm["steps"].as<std::uint64_t>();
+        if (checkpoint.empty()) checkpoint = resume;
+    } else {
+        st.image = lineal::randomStart(t, opt.seed);
+    }
+    opt.checkpointPath = checkpoint;
+    if (checkpoint.empty()) opt.checkpointEvery = 0;
+
+    auto ev = serial ? lineal::makeReferenceEvaluator(t, st.image) : lineal::makeDeviceEvaluator(*ctx, t, st.image, precision);
+    const std::uint64_t startStep = st.step;
+    const auto t0 = std::chrono::steady_clock::now();
+    lineal::anneal(*ev, t, opt, st);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!checkpoint.empty()) lineal::writeCheckpoint(checkpoint, t, opt, st);
+
+    writeResultImage(output, st.image);
+    if (!history.empty())
+        writeFileAtomically(history, [&](std::ostream& os) {
+            os << "step,temperature,error,accepted\n";
+            os.precision(17);
+            for (const auto& r : st.history) os << r.step << ',' << r.temperature << ',' << r.error << ',' << r.accepted << '\n';
+        });
+    if (!descriptors.empty()) {
+        const auto r = lineal::linealPathReference(st.image, {t.maxLength, true});
+        lineal::writeHdf5(descriptors, r, lineal::radialProfile(r), {{"target", t.fingerprint()}, {"error", std::to_string(st.error)}});
+    }
+    const double steps = double(st.step - startStep);
+    std::cout << "reconstructed " << (t.nz > 1 ? std::to_string(t.nz) + "x" : "") << t.ny << "x" << t.nx << " against L with ML "
+              << t.maxLength << ": " << st.step << " steps, " << st.accepted << " accepted, error " << st.error << ", "
+              << (seconds > 0 ? steps / seconds : 0.0) << " steps/s\n";
+    if (ctx) printProfile(*ctx, common);
+    return 0;
+}
+
+}  // namespace
+
+PORTACL_COMMAND("reconstruct", "periodic two-phase image matching a target lineal path (simulated annealing)", runReconstruct);
+
+}  // namespace portacl::cli
