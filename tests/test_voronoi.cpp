@@ -364,3 +364,57 @@ TEST(VoronoiComponents, SeparateClustersAreAllFound) {
     for (const auto& v : d.vertices) used.insert(v.q, v.q + 4);
     EXPECT_EQ(used.size(), balls.size());
 }
+
+TEST(VoronoiFrames, BatchedFramesEqualEachFrameAlone) {
+    if (!test::hasFp64()) GTEST_SKIP() << "no fp64 on the test device";
+    const auto frames = io::readMolecule(test::dataPath("pdb/nmr_neopetrosiamide_2JUY.pdb"));
+    ASSERT_EQ(frames.size(), 24u);
+    std::vector<std::vector<io::Ball>> some = {frames[0].balls, frames[7].balls, frames[23].balls};
+    voronoi::Options o;
+    o.precision = Precision::Mixed;
+    const auto batch = voronoi::computeFrames(test::context(), some, o);
+    ASSERT_EQ(batch.size(), some.size());
+    for (std::size_t f = 0; f < some.size(); ++f)
+        EXPECT_TRUE(voronoi::formatVertices(batch[f]) == voronoi::formatVertices(voronoi::computeReference(some[f])))
+            << "frame " << f;
+}
+
+namespace {
+int runCli(const std::string& args, std::string* err = nullptr) {
+    const std::string errFile = testing::TempDir() + "voronoi_cli_stderr.txt";
+    const int rc = std::system((std::string(PORTACL_CLI_PATH) + " voronoi " + args + " 2>" + errFile).c_str());
+    if (err) *err = readText(errFile);
+    return rc;
+}
+bool fileExists(const std::string& p) { return std::ifstream(p).good(); }
+}  // namespace
+
+TEST(VoronoiCli, WritesVoronotasFormatEdgesAndSummary) {
+    const std::string dir = testing::TempDir();
+    const std::string out = dir + "voronoi_cli_vertices.txt", edges = dir + "voronoi_cli_edges.txt";
+    std::remove(out.c_str());
+    std::string err;
+    ASSERT_EQ(runCli(test::dataPath(kEma + "structure.pdb") + " -o " + out + " --edges " + edges +
+                         " --serial --radii " + test::dataPath(kEma + "radii"), &err), 0) << err;
+    EXPECT_EQ(countDifferences(readText(out), readText(test::dataPath(kEma + "expected/custom_radii/triangulation")), 1e-6), 0);
+    EXPECT_NE(err.find("vertices 11283"), std::string::npos) << err;
+    EXPECT_NE(err.find("components 1"), std::string::npos) << err;
+    EXPECT_NE(readText(edges).find(" -1 "), std::string::npos);  // unbounded edges are there
+}
+
+TEST(VoronoiCli, BadInputGivesOneSentenceAndNoFile) {
+    const std::string dir = testing::TempDir();
+    const std::string out = dir + "voronoi_cli_bad.txt";
+    const std::string bad = dir + "voronoi_cli_bad_input.pdb";
+    std::ofstream(bad) << "neither PDB nor mmCIF\n";
+    const std::string neg = dir + "voronoi_cli_negative.xyzr";
+    std::ofstream(neg) << "0 0 0 1\n3 0 0 -1\n0 3 0 1\n0 0 3 1\n";
+    for (const std::string& input : {bad, neg, dir + "voronoi_cli_missing.pdb"}) {
+        std::remove(out.c_str());
+        std::string err;
+        EXPECT_NE(runCli(input + " -o " + out + " --serial", &err), 0) << input;
+        EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+        EXPECT_EQ(err.rfind("portacl voronoi: ", 0), 0u) << err;
+        EXPECT_FALSE(fileExists(out)) << input;
+    }
+}
