@@ -24,11 +24,10 @@
 // (u = 2^-53; no underflow: every nonzero intermediate stays above 2^-910 for float inputs). If that
 // cannot decide, the determinant is evaluated exactly with Shewchuk's expansion arithmetic
 // (two_sum, two_product through fma, scale_expansion_zeroelim, fast_expansion_sum_zeroelim; exact
-// for round-to-nearest-even IEEE double). orient3d is exact for every finite input (at most 192
-// components). insphere's exact stage needs every difference exact in one double (true when, on
-// each axis, the query's nonzero coordinates lie within a factor of about 2^28 of each other, or
-// are equal); otherwise the kernel writes PREDICATE_UNRESOLVED and the host finishes that item with
-// the exact serial reference (a general device path would need ~37k components per item).
+// for round-to-nearest-even IEEE double). orient3d works on the exact differences (at most 192
+// components); insphere on the raw coordinates, whose pairwise products are exact doubles (at most
+// 1440 components; differences as two-term expansions would need ~37k). Both are exact for every
+// finite float input.
 //
 // Products that feed an exact sum come from fma(a, b, 0.0), not a*b, so that a compiler allowed to
 // contract (-cl-mad-enable) cannot fuse them into the following addition and break two_sum.
@@ -36,8 +35,6 @@
 #include "common/two_phase.h"
 
 #pragma OPENCL FP_CONTRACT OFF
-
-#define PREDICATE_UNRESOLVED 2
 
 inline float3 point_at(__global const float* points, const uint p) { return vload3(p, points); }
 
@@ -258,81 +255,69 @@ __kernel void orient3d_phase2(const uint count, __global const uint* items, cons
     signs[i] = fabs(det) > bound ? sign_of_double(det) : orient3d_exact(a, b, c, d);
 }
 
-// One difference as a single double when that is exact; false otherwise.
-inline bool single_difference(const float a, const float b, double* x) {
-    double e[2];
-    const int n = exact_difference(a, b, e);
-    *x = e[n - 1];
-    return n == 1;
-}
+// The exact insphere stage works on the raw coordinates, where every product of two floats is exact
+// in one double (48 significant bits, exponents far inside double's range), so no difference has to
+// be exact: insphere = sign det [p, |p|^2, 1] over the rows a, b, c, d, e (subtracting row e and then
+// 2 e_x, 2 e_y, 2 e_z times the coordinate columns from the lift column turns it into Shewchuk's
+// 4 x 4 determinant above). Expanded along the lift column: det = sum_m (-1)^(m+1) |p_m|^2 D4(rows
+// other than m), with D4(p,q,r,s) = det [p, 1; q, 1; r, 1; s, 1] = -D3(q,r,s) + D3(p,r,s) - D3(p,q,s)
+// + D3(p,q,r) and D3 the 3 x 3 determinant of the coordinates.
 
-// m = p*q - r*s for doubles: at most 4 components.
-inline int minor2_single(const double p, const double q, const double r, const double s, double* m) {
-    double pq[2], rs[2];
-    two_product(p, q, &pq[1], &pq[0]);
-    two_product(-r, s, &rs[1], &rs[0]);
-    return expansion_sum(2, pq, 2, rs, m);
-}
-
-// abc = az*bc - bz*ac + cz*ab (and its rotations): at most 24 components.
-inline int minor3(const double z1, const int n1, const double* m1, const double z2, const int n2, const double* m2,
-                  const double z3, const int n3, const double* m3, double* out) {
-    double s1[8], s2[8], s3[8], s12[16];
-    const int k1 = scale_expansion(n1, m1, z1, s1);
-    const int k2 = scale_expansion(n2, m2, z2, s2);
-    const int k3 = scale_expansion(n3, m3, z3, s3);
+// D3(p, q, r) = pz (qx ry - rx qy) - qz (px ry - rx py) + rz (px qy - qx py): at most 12 components.
+inline int det3_raw(const float3 p, const float3 q, const float3 r, double* out) {
+    double mqr[2], mpr[2], mpq[2];
+    two_sum(fma((double)q.x, (double)r.y, 0.0), -fma((double)r.x, (double)q.y, 0.0), &mqr[1], &mqr[0]);
+    two_sum(fma((double)p.x, (double)r.y, 0.0), -fma((double)r.x, (double)p.y, 0.0), &mpr[1], &mpr[0]);
+    two_sum(fma((double)p.x, (double)q.y, 0.0), -fma((double)q.x, (double)p.y, 0.0), &mpq[1], &mpq[0]);
+    double s1[4], s2[4], s3[4], s12[8];
+    const int k1 = scale_expansion(2, mqr, (double)p.z, s1);
+    const int k2 = scale_expansion(2, mpr, -(double)q.z, s2);
+    const int k3 = scale_expansion(2, mpq, (double)r.z, s3);
     const int k12 = expansion_sum(k1, s1, k2, s2, s12);
     return expansion_sum(k12, s12, k3, s3, out);
 }
 
-// |p|^2 exactly: at most 6 components.
-inline int lift(const double x, const double y, const double z, double* out) {
-    double xx[2], yy[2], zz[2], xy[4];
-    two_product(x, x, &xx[1], &xx[0]);
-    two_product(y, y, &yy[1], &yy[0]);
-    two_product(z, z, &zz[1], &zz[0]);
-    const int n = expansion_sum(2, xx, 2, yy, xy);
-    return expansion_sum(n, xy, 2, zz, out);
+// D4(p, q, r, s): at most 48 components.
+inline int det4_raw(const float3 p, const float3 q, const float3 r, const float3 s, double* out) {
+    double t1[12], t2[12], t3[12], t4[12], s12[24], s34[24];
+    const int n1 = det3_raw(q, r, s, t1), n2 = det3_raw(p, r, s, t2);
+    const int n3 = det3_raw(p, q, s, t3), n4 = det3_raw(p, q, r, t4);
+    negate_expansion(n1, t1);
+    negate_expansion(n3, t3);
+    const int n12 = expansion_sum(n1, t1, n2, t2, s12);
+    const int n34 = expansion_sum(n3, t3, n4, t4, s34);
+    return expansion_sum(n12, s12, n34, s34, out);
 }
 
-// The exact insphere sign, or PREDICATE_UNRESOLVED when some difference is not one double.
+// sign * |p|^2 exactly: at most 3 components.
+inline int lift_raw(const float3 p, const double sign, double* out) {
+    double x[1] = {sign * (double)p.x * (double)p.x}, y[1] = {sign * (double)p.y * (double)p.y};
+    double z[1] = {sign * (double)p.z * (double)p.z}, xy[2];
+    const int n = expansion_sum(1, x, 1, y, xy);
+    return expansion_sum(n, xy, 1, z, out);
+}
+
+// The exact insphere sign for any finite float input.
 inline char insphere_exact(const float3 pa, const float3 pb, const float3 pc, const float3 pd, const float3 pe) {
-    double ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz;
-    bool exact = single_difference(pa.x, pe.x, &ax) & single_difference(pa.y, pe.y, &ay) &
-                 single_difference(pa.z, pe.z, &az) & single_difference(pb.x, pe.x, &bx) &
-                 single_difference(pb.y, pe.y, &by) & single_difference(pb.z, pe.z, &bz) &
-                 single_difference(pc.x, pe.x, &cx) & single_difference(pc.y, pe.y, &cy) &
-                 single_difference(pc.z, pe.z, &cz) & single_difference(pd.x, pe.x, &dx) &
-                 single_difference(pd.y, pe.y, &dy) & single_difference(pd.z, pe.z, &dz);
-    if (!exact) return (char)PREDICATE_UNRESOLVED;
-
-    double ab[4], bc[4], cd[4], da[4], ac[4], bd[4];
-    const int nab = minor2_single(ax, by, bx, ay, ab), nbc = minor2_single(bx, cy, cx, by, bc);
-    const int ncd = minor2_single(cx, dy, dx, cy, cd), nda = minor2_single(dx, ay, ax, dy, da);
-    const int nac = minor2_single(ax, cy, cx, ay, ac), nbd = minor2_single(bx, dy, dx, by, bd);
-
-    double abc[24], bcd[24], cda[24], dab[24];
-    const int nabc = minor3(az, nbc, bc, -bz, nac, ac, cz, nab, ab, abc);
-    const int nbcd = minor3(bz, ncd, cd, -cz, nbd, bd, dz, nbc, bc, bcd);
-    const int ncda = minor3(cz, nda, da, dz, nac, ac, az, ncd, cd, cda);
-    const int ndab = minor3(dz, nab, ab, az, nbd, bd, bz, nda, da, dab);
-
-    double alift[6], blift[6], clift[6], dlift[6];
-    const int nal = lift(ax, ay, az, alift), nbl = lift(bx, by, bz, blift);
-    const int ncl = lift(cx, cy, cz, clift), ndl = lift(dx, dy, dz, dlift);
-    negate_expansion(ncl, clift);
-    negate_expansion(nal, alift);
-
-    // det = dlift*abc - clift*dab + blift*cda - alift*bcd, accumulated term by term.
-    double term[288], scaled[48], tmp[288], acc[1152], next[1152];
-    int n = expansion_product(nabc, abc, ndl, dlift, acc, scaled, tmp);
-    int tn = expansion_product(ndab, dab, ncl, clift, term, scaled, tmp);
-    int m = expansion_sum(n, acc, tn, term, next);
-    tn = expansion_product(ncda, cda, nbl, blift, term, scaled, tmp);
-    n = expansion_sum(m, next, tn, term, acc);
-    tn = expansion_product(nbcd, bcd, nal, alift, term, scaled, tmp);
-    m = expansion_sum(n, acc, tn, term, next);
-    return expansion_sign(m, next);
+    const float3 rows[5] = {pa, pb, pc, pd, pe};
+    double o[48], l[3], term[288], scaled[96], tmp[288], acc[1440], next[1440];
+    int n = 0;
+    for (int m = 0; m < 5; ++m) {
+        float3 rest[4];
+        for (int j = 0, r = 0; j < 5; ++j)
+            if (j != m) rest[r++] = rows[j];
+        const int on = det4_raw(rest[0], rest[1], rest[2], rest[3], o);
+        const int ln = lift_raw(rows[m], (m % 2) ? 1.0 : -1.0, l);  // (-1)^(m+1)
+        const int tn = expansion_product(on, o, ln, l, term, scaled, tmp);
+        if (n == 0) {
+            for (int k = 0; k < tn; ++k) acc[k] = term[k];
+            n = tn;
+        } else {
+            n = expansion_sum(n, acc, tn, term, next);
+            for (int k = 0; k < n; ++k) acc[k] = next[k];
+        }
+    }
+    return expansion_sign(n, acc);
 }
 
 __kernel void insphere_phase2(const uint count, __global const uint* items, const uint direct,

@@ -48,7 +48,6 @@ int runPredicates(const std::vector<std::string>& args) {
     std::cout << which << " on " << ctx.device().label() << ", " << precisionName(mode) << ": " << r.report.items
               << " queries, " << r.report.undecided << " flagged by phase 1, " << r.report.phase2Items
               << " run by phase 2";
-    if (r.hostResolved) std::cout << ", " << r.hostResolved << " finished on the host";
     std::cout << "\n" << std::fixed << std::setprecision(3) << "device time: phase 1 " << r.report.phase1Seconds * 1e3
               << " ms, compaction " << r.report.compactSeconds * 1e3 << " ms, phase 2 "
               << r.report.phase2Seconds * 1e3 << " ms\n";

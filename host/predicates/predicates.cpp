@@ -58,15 +58,6 @@ Result evaluate(Context& ctx, Predicate p, const std::vector<float>& points, con
     result.report = evaluateOnDevice(ctx, p, pointsBuf, queriesBuf, n, signsBuf, mode);
     result.signs = ctx.download<std::int8_t>(signsBuf, n, "predicate signs");
 
-    // Queries outside the device's exact insphere domain are finished by the exact reference.
-    for (std::size_t i = 0; i < n; ++i) {
-        if (result.signs[i] != kUnresolved) continue;
-        const float* pts = points.data();
-        const std::uint32_t* q = &queries[k * i];
-        result.signs[i] = static_cast<std::int8_t>(
-            insphereExact(pts + 3 * q[0], pts + 3 * q[1], pts + 3 * q[2], pts + 3 * q[3], pts + 3 * q[4]));
-        ++result.hostResolved;
-    }
     return result;
 }
 

@@ -27,14 +27,9 @@ enum class Predicate { Orient3d, Insphere };
 std::size_t arity(Predicate p);
 const char* predicateName(Predicate p);
 
-// The code phase 2 writes for an insphere query outside its exact domain (a coordinate difference
-// not representable in one double); evaluate() finishes such queries on the host.
-constexpr std::int8_t kUnresolved = 2;
-
 struct Result {
     std::vector<std::int8_t> signs;  // one per query: -1, 0, +1
     TwoPhaseReport report;           // items, flagged (undecided), phase-2 items, device times
-    std::size_t hostResolved = 0;    // insphere queries finished by the exact host reference
 };
 
 // Evaluates a batch on the device. Throws portacl::Error for a malformed batch (queries not a
@@ -44,7 +39,7 @@ Result evaluate(Context& ctx, Predicate p, const std::vector<float>& points,
                 const std::vector<std::uint32_t>& queries, Precision mode);
 
 // The same on buffers already on the device (what a workload and the benchmark use): `signs` holds
-// one char per query; in Double/Mixed an insphere sign may be kUnresolved (see above). No checks.
+// one char per query. No checks.
 TwoPhaseReport evaluateOnDevice(Context& ctx, Predicate p, const cl::Buffer& points, const cl::Buffer& queries,
                                 std::size_t queryCount, const cl::Buffer& signs, Precision mode);
 
