@@ -236,23 +236,25 @@ TEST(KWaveReference, MatchesExactKSpaceSolution) {
     }
 }
 
-// Device against reference, the common path and the hard one, 3-D and 2-D, float and double.
+// Device against reference: the hard path (heterogeneous, nonlinear, absorbing, PML) in 3-D and 2-D,
+// power law and Stokes, float and (3-D power law) double. The homogeneous lossless path is covered by
+// the source test below. (Each case is one more kernel build on a cold PoCL cache, so the list is short.)
 TEST(KWaveDevice, MatchesReference) {
     struct Case {
         std::array<std::size_t, 3> dims;
-        bool hard;
         Absorption absorption;
+        bool alsoDouble;
     };
-    for (const Case c : {Case{{16, 16, 16}, false, Absorption::Lossless}, Case{{16, 16, 16}, true, Absorption::PowerLaw},
-                         Case{{32, 24, 1}, true, Absorption::PowerLaw}, Case{{32, 24, 1}, true, Absorption::Stokes}}) {
+    for (const Case c : {Case{{16, 16, 16}, Absorption::PowerLaw, true}, Case{{32, 24, 1}, Absorption::PowerLaw, false},
+                         Case{{32, 24, 1}, Absorption::Stokes, false}}) {
         Simulation s = ballSimulation(c.dims[0], c.dims[1], c.dims[2], 10);
-        if (c.hard) makeHard(s, c.absorption);
+        makeHard(s, c.absorption);
         const auto out = everything();
         const Recording ref = referenceRun(s, out);
         SCOPED_TRACE(std::to_string(c.dims[0]) + "x" + std::to_string(c.dims[1]) + "x" + std::to_string(c.dims[2]) +
-                     (c.hard ? " heterogeneous nonlinear absorbing " + std::to_string(static_cast<int>(c.absorption)) : " homogeneous"));
+                     " heterogeneous nonlinear absorbing " + std::to_string(static_cast<int>(c.absorption)));
         expectMatches(runDevice(s, Precision::Float, out), ref, 2e-4);
-        if (test::hasFp64()) expectMatches(runDevice(s, Precision::Double, out), ref, 1e-10);
+        if (c.alsoDouble && test::hasFp64()) expectMatches(runDevice(s, Precision::Double, out), ref, 1e-10);
     }
 }
 
@@ -285,7 +287,6 @@ TEST(KWaveDevice, SourcesMatchReference) {
         const Recording ref = referenceRun(s, out);
         SCOPED_TRACE("source mode " + std::to_string(static_cast<int>(mode)));
         expectMatches(runDevice(s, Precision::Float, out), ref, 2e-4);
-        if (test::hasFp64()) expectMatches(runDevice(s, Precision::Double, out), ref, 1e-10);
     }
 }
 

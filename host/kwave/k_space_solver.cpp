@@ -230,9 +230,11 @@ struct KSpaceSolver::Impl {
             s.field = static_cast<int>(q);
             s.out = outputsOf(qs[q], opt.outputs);
             if (!s.out.any()) continue;
-            // Raw samples collect on the device for up to ~64 MiB, then go to the host in one read.
-            s.chunk = std::max<std::size_t>(1, std::min<std::size_t>(std::max<std::size_t>(samplesTotal, 1),
-                                                                      (64u << 20) / (points.size() * realBytes)));
+            // Raw samples collect on the device for up to 256 steps (and at most 64 MiB), then go to
+            // the host in one read.
+            s.chunk = std::max<std::size_t>(
+                1, std::min({std::max<std::size_t>(samplesTotal, 1), std::size_t(256),
+                             (std::size_t(64) << 20) / (points.size() * realBytes)}));
             samplingBytes += ((s.out.raw ? s.chunk : 0) + 3) * points.size() * realBytes + 2 * n * realBytes;
             samplers.push_back(s);
         }

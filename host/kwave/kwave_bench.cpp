@@ -1,0 +1,115 @@
+// Bench case "kwave": time per step of the k-Wave solver. --quick: 32^3, heterogeneous, power-law
+// absorbing, nonlinear, p0 source. Full: 64^3 and 128^3 (absorbing linear homogeneous, and the
+// heterogeneous absorbing nonlinear case), and on GPUs 256^3 heterogeneous absorbing nonlinear with
+// p0 (the anchor: k-Wave CUDA 3.6 ms/step and 2.25 GB on an H200), each reduced-storage mode
+// beside single precision. One run = one time step (FFTs, kernels and sensor sampling).
+#include <cmath>
+#include <random>
+#include <sstream>
+
+#include "portacl/bench.hpp"
+#include "portacl/kwave.hpp"
+
+namespace portacl::kwave {
+namespace {
+
+Field constant(float v) { return Field{{v}}; }
+
+// A smooth Gaussian ball of 1 MPa in water-like tissue; heterogeneous media get +-5 % noise.
+Simulation benchSimulation(std::size_t n, bool heterogeneous, bool nonlinear) {
+    Simulation s;
+    s.grid.nx = s.grid.ny = s.grid.nz = n;
+    s.grid.dx = s.grid.dy = s.grid.dz = 1e-4;
+    s.nt = 1u << 30;  // the bench steps as often as it likes
+    s.cRef = 1600;
+    s.dt = 0.3 * s.grid.dx / s.cRef;
+    s.pml.size = {10, 10, 10};
+    const std::size_t total = s.grid.size();
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> noise(-1.0f, 1.0f);
+    auto field = [&](float base) {
+        if (!heterogeneous) return constant(base);
+        Field f;
+        f.values.resize(total);
+        for (auto& v : f.values) v = base * (1.0f + 0.05f * noise(rng));
+        return f;
+    };
+    s.medium.c0 = field(1500);
+    s.medium.rho0 = field(1000);
+    s.medium.rho0Sgx = heterogeneous ? s.medium.rho0 : constant(1000);
+    s.medium.rho0Sgy = s.medium.rho0Sgx;
+    s.medium.rho0Sgz = s.medium.rho0Sgx;
+    s.medium.absorption = Absorption::PowerLaw;
+    s.medium.alphaCoeff = field(0.75f);
+    s.medium.alphaPower = 1.5;
+    s.medium.nonlinear = nonlinear;
+    if (nonlinear) s.medium.bOnA = field(6.0f);
+    s.p0.resize(total);
+    const double c = n / 2.0, r = n / 10.0;
+    for (std::size_t z = 0; z < n; ++z)
+        for (std::size_t y = 0; y < n; ++y)
+            for (std::size_t x = 0; x < n; ++x) {
+                const double d2 = (x - c) * (x - c) + (y - c) * (y - c) + (z - c) * (z - c);
+                s.p0[x + n * (y + n * z)] = static_cast<float>(1e6 * std::exp(-d2 / (r * r)));
+            }
+    for (std::size_t i = 0; i < total; i += 997) s.sensor.index.push_back(i);
+    return s;
+}
+
+BenchRecord runCase(Context& ctx, const BenchOptions& opts, const Simulation& sim, const std::string& name,
+                    Precision prec, Storage storage, bool serial) {
+    RunOptions o;
+    o.precision = prec;
+    o.storage = storage;
+    KSpaceSolver solver(ctx, sim, o);
+    BenchRecord r;
+    r.workload = "kwave/" + name;
+    r.size = std::to_string(sim.grid.nx) + "^3";
+    r.precision = storage == Storage::Full ? precisionName(prec) : storageName(storage);
+    r.seconds = medianDeviceSeconds(ctx, [&] { solver.step(); }, opts);
+    std::ostringstream note;
+    note << "per time step; device memory " << (solver.deviceBytes() >> 20) << " MiB";
+    if (serial) {
+        // The serial reference (double, radix-2 DFTs) timed over 2 steps with its set-up.
+        r.serialSeconds = medianHostSeconds([&] { referenceRun(sim, OutputSelection{}, 2); }, 1) / 2;
+        note << "; serial reference: double precision, set-up included";
+    }
+    r.note = note.str();
+    return r;
+}
+
+std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
+    std::vector<BenchRecord> out;
+    auto both = [&](const Simulation& sim, const std::string& name, bool serial) {
+        if (opts.wants(Precision::Float)) out.push_back(runCase(ctx, opts, sim, name, Precision::Float, Storage::Full, serial));
+        if (opts.wants(Precision::Double) && ctx.device().fp64)
+            out.push_back(runCase(ctx, opts, sim, name, Precision::Double, Storage::Full, false));
+    };
+    auto reduced = [&](const Simulation& sim, const std::string& name) {
+        if (!opts.wants(Precision::Float) && !opts.wants(Precision::Mixed)) return;
+        for (const Storage s : {Storage::MixedMin, Storage::MixedMid, Storage::MixedMax})
+            out.push_back(runCase(ctx, opts, sim, name, Precision::Float, s, false));
+    };
+    const std::string hard = "heterogeneous-absorbing-nonlinear-p0";
+    if (opts.quick) {
+        both(benchSimulation(32, true, true), hard, opts.serial);
+        return out;
+    }
+    for (const std::size_t n : {64u, 128u}) {
+        both(benchSimulation(n, false, false), "homogeneous-absorbing-linear-p0", opts.serial && n == 64);
+        both(benchSimulation(n, true, true), hard, false);
+    }
+    reduced(benchSimulation(128, true, true), hard);
+    if (ctx.device().isGpu) {
+        const Simulation big = benchSimulation(256, true, true);
+        both(big, hard, false);
+        reduced(big, hard);
+    }
+    return out;
+}
+
+}  // namespace
+
+PORTACL_REGISTER_BENCH("kwave", "k-Wave pseudospectral ultrasound solver: time per step (64^3, 128^3; 256^3 on GPUs)", run);
+
+}  // namespace portacl::kwave
