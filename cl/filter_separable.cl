@@ -2,7 +2,8 @@
 // row (border in x) into an intermediate plane, unrounded. filter_cols: vertical sums of those
 // (border in y; rows outside a constant border are the constant row's sum), divided and stored.
 // Both read their input through a local-memory tile. Defines: SRC_T, DST_T, MID_T (int, long or
-// real), INTEGER, OUT_MAX, BORDER, TX, TY, RX, RY.
+// real), ACC_T (int or long: the vertical sums; the host proves they fit), INTEGER, OUT_MAX, BORDER,
+// TX, TY, RX, RY.
 #include "common/filter_common.h"
 
 #if INTEGER
@@ -48,9 +49,9 @@ void filter_cols(__global const MID_T* mid, __global DST_T* dst, const int w, co
     if (x >= w || y >= h) return;
     __local const MID_T* p = tile + ly * TX + lx;
 #if INTEGER
-    long acc = 0;
+    ACC_T acc = 0;
 #pragma unroll
-    for (int dy = 0; dy < 2 * RY + 1; ++dy) acc += (long)col[dy] * (long)p[dy * TX];
+    for (int dy = 0; dy < 2 * RY + 1; ++dy) acc += (ACC_T)col[dy] * (ACC_T)p[dy * TX];
     dst[y * w + x] = store_int(round_div(acc, divisor, shift));
 #else
     real acc = (real)0;

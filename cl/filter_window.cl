@@ -5,11 +5,12 @@
 //   OP 2  median of KW x KH (forgetful selection by compare-exchange, in registers)
 //   OP 3  averaging with a threshold over KW x KH
 //   OP 4  rotating mask: windows of KW x KH centred at every offset within (KW/2, KH/2)
-// Defines: SRC_T, DST_T, INTEGER, OUT_MAX (integer output), BORDER, TX, TY, RX, RY, KW, KH, OP,
-// NMASK, COMBINE.
+// Each work-item computes PX outputs, TX apart (so that a row of work-items writes contiguous
+// pixels at every step). Defines: SRC_T, DST_T, INTEGER, ACC_T (int or long: the host proves the
+// sums fit), OUT_MAX (integer output), BORDER, TX, TY, PX, RX, RY, KW, KH, OP, NMASK, COMBINE.
 #include "common/filter_common.h"
 
-#define TW (TX + 2 * RX)
+#define TW (TX * PX + 2 * RX)
 #define TH (TY + 2 * RY)
 
 #if INTEGER
@@ -24,32 +25,36 @@ void filter_window(__global const SRC_T* src, __global DST_T* dst, const int w, 
                    const long limit) {
     __local val_t tile[TH * TW];
     const int lx = get_local_id(0), ly = get_local_id(1);
-    const int gx0 = (int)get_group_id(0) * TX - RX, gy0 = (int)get_group_id(1) * TY - RY;
+    const int gx0 = (int)get_group_id(0) * (TX * PX) - RX, gy0 = (int)get_group_id(1) * TY - RY;
     for (int i = ly * TX + lx; i < TW * TH; i += TX * TY) {
         const int ty = i / TW, tx = i - ty * TW;
         const int xi = border_index(gx0 + tx, w), yi = border_index(gy0 + ty, h);
         tile[i] = (xi < 0 || yi < 0) ? outside : (val_t)src[yi * w + xi];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    const int x = gx0 + RX + lx, y = gy0 + RY + ly;
-    if (x >= w || y >= h) return;
+    const int y = gy0 + RY + ly;
+    if (y >= h) return;
+#pragma unroll
+    for (int px = 0; px < PX; ++px) {
+    const int lxp = lx + px * TX, x = gx0 + RX + lxp;
+    if (x >= w) break;
     // Top-left of this pixel's KW x KH window (centred) in the tile.
-    __local const val_t* win = tile + (ly + RY - KH / 2) * TW + (lx + RX - KW / 2);
+    __local const val_t* win = tile + (ly + RY - KH / 2) * TW + (lxp + RX - KW / 2);
 
 #if OP == 1
 #if INTEGER
-    long r[NMASK];
+    ACC_T r[NMASK];
 #else
     real r[NMASK];
 #endif
     for (int m = 0; m < NMASK; ++m) {
         __global const weight_t* mk = masks + m * KW * KH;
 #if INTEGER
-        long acc = 0;
+        ACC_T acc = 0;
 #pragma unroll
         for (int dy = 0; dy < KH; ++dy)
 #pragma unroll
-            for (int dx = 0; dx < KW; ++dx) acc += (long)mk[dy * KW + dx] * (long)win[dy * TW + dx];
+            for (int dx = 0; dx < KW; ++dx) acc += (ACC_T)mk[dy * KW + dx] * (ACC_T)win[dy * TW + dx];
 #else
         real acc = (real)0;
 #pragma unroll
@@ -68,20 +73,20 @@ void filter_window(__global const SRC_T* src, __global DST_T* dst, const int w, 
     dst[y * w + x] = (DST_T)(45 * best);
 #else
 #if INTEGER
-    long v;
+    long v;  // (ACC_T values widen losslessly)
 #if COMBINE == 0
     v = round_div(r[0], divisor, shift);
 #elif COMBINE == 1
-    v = (r[0] < 0 ? -r[0] : r[0]) + (r[1] < 0 ? -r[1] : r[1]);
+    v = (long)(r[0] < 0 ? -r[0] : r[0]) + (long)(r[1] < 0 ? -r[1] : r[1]);
 #elif COMBINE == 2
-    v = round_sqrt(r[0] * r[0] + r[1] * r[1]);
+    v = round_sqrt((long)r[0] * r[0] + (long)r[1] * r[1]);
 #elif COMBINE == 4
     v = r[0];
 #elif COMBINE == 5
     v = r[1];
 #elif COMBINE == 6
     v = r[0];
-    for (int m = 1; m < NMASK; ++m) v = max(v, r[m]);
+    for (int m = 1; m < NMASK; ++m) v = max(v, (long)r[m]);
 #endif
     dst[y * w + x] = store_int(v);
 #else
@@ -148,7 +153,7 @@ void filter_window(__global const SRC_T* src, __global DST_T* dst, const int w, 
 
 #elif OP == 4
     // Windows centred at (x+cx, y+cy), raster order; the first of least dispersion wins.
-    __local const val_t* base = tile + ly * TW + lx;  // top-left of the (2KW-1) x (2KH-1) neighbourhood
+    __local const val_t* base = tile + ly * TW + lxp;  // top-left of the (2KW-1) x (2KH-1) neighbourhood
 #if INTEGER
     long bestDisp = -1, bestSum = 0;
 #else
@@ -193,4 +198,5 @@ void filter_window(__global const SRC_T* src, __global DST_T* dst, const int w, 
     dst[y * w + x] = (DST_T)bestMean;
 #endif
 #endif
+    }  // px
 }

@@ -26,6 +26,7 @@ struct IntegerPlan {
     std::vector<std::int32_t> row, col;            // separable factors (Single only), else empty
     std::int64_t divisor = 1;                      // > 0
     bool wideIntermediate = false;
+    bool narrow = false;  // every final sum fits 32 bits (the kernels then accumulate in int)
     bool exact = true;  // false when the mask was quantised to fixed point
 };
 IntegerPlan planInteger(const Operation& op, io::PixelType type);

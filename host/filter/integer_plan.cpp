@@ -71,8 +71,13 @@ IntegerPlan planInteger(const Operation& op, io::PixelType type) {
             }
             s /= std::fabs(op.divisor);
             mx /= std::fabs(op.divisor);
+            // 32-bit sums when that still leaves 20 fractional bits (8-bit images), else 64-bit.
             int b = 30;
-            while (b > 0 && (maxv * s * std::ldexp(1.0, b) >= limit || mx * std::ldexp(1.0, b) >= std::ldexp(1.0, 31))) --b;
+            while (b > 0 && (maxv * s * std::ldexp(1.0, b) >= std::ldexp(1.0, 31) || mx * std::ldexp(1.0, b) >= std::ldexp(1.0, 31))) --b;
+            if (b < 20) {
+                b = 30;
+                while (b > 0 && (maxv * s * std::ldexp(1.0, b) >= limit || mx * std::ldexp(1.0, b) >= std::ldexp(1.0, 31))) --b;
+            }
             for (const auto& m : op.masks) plan.masks.push_back(toInt(m, std::ldexp(sign / std::fabs(op.divisor), b)));
             plan.divisor = std::int64_t(1) << b;
         }
@@ -86,11 +91,18 @@ IntegerPlan planInteger(const Operation& op, io::PixelType type) {
     for (const auto& m : op.masks)
         for (double x : m)
             if (integer && std::fabs(x) >= std::ldexp(1.0, 31)) throw Error("a coefficient of '" + op.spec + "' does not fit 32 bits.");
+    plan.narrow = true;
+    for (const auto& m : plan.masks) {
+        double s = 0;
+        for (auto w : m) s += std::fabs(static_cast<double>(w));
+        plan.narrow = plan.narrow && maxv * s < std::ldexp(1.0, 31) && (op.combine != Combine::L1 || 2 * maxv * s < std::ldexp(1.0, 31));
+    }
     if (separable) {
         double rs = 0, cs = 0;
         for (auto w : plan.row) rs += std::fabs(static_cast<double>(w));
         for (auto w : plan.col) cs += std::fabs(static_cast<double>(w));
         plan.wideIntermediate = maxv * rs >= std::ldexp(1.0, 31);
+        plan.narrow = maxv * rs * cs < std::ldexp(1.0, 31);
         if (maxv * rs * cs >= limit) throw Error("the coefficients of '" + op.spec + "' are too large for exact integer arithmetic.");
     }
     return plan;

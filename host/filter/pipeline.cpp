@@ -46,12 +46,19 @@ struct Pipeline::Impl {
     int sourceColourPlanes = 0;
     std::map<std::string, cl::Kernel> kernels;
     std::map<std::string, cl::Buffer> constants;  // weights uploaded once per operation
-    int tx = 16, ty = 16;
+    int tx = 16, ty = 16, px = 1;
 
     Impl(Context& c, std::vector<Operation> o, Options opt) : ctx(c), ops(std::move(o)), options(opt) {
         ctx.requirePrecision(options.precision == Precision::Double ? Precision::Double : Precision::Float);
-        tx = static_cast<int>(ctx.tuning().getInt("filter", "tile_x", 16));
-        ty = static_cast<int>(ctx.tuning().getInt("filter", "tile_y", 16));
+        // GPUs: 32 work-items along a row (one warp writes 32 contiguous pixels), 4 outputs each;
+        // CPUs (PoCL): square tiles, one output per work-item (PoCL vectorises across work-items).
+        const bool gpu = ctx.device().isGpu;
+        tx = static_cast<int>(ctx.tuning().getInt("filter", "tile_x", gpu ? 32 : 16));
+        ty = static_cast<int>(ctx.tuning().getInt("filter", "tile_y", gpu ? 8 : 16));
+        px = static_cast<int>(ctx.tuning().getInt("filter", "pixels_per_item", gpu ? 4 : 1));
+        if (tx < 1 || ty < 1 || px < 1 || static_cast<std::size_t>(tx * ty) > ctx.device().maxWorkGroupSize)
+            throw Error("the [filter] tile of the tuning profile " + ctx.tuning().name + " (" + std::to_string(tx) + "x" +
+                        std::to_string(ty) + ") does not fit a work-group of this device.");
     }
 
     Precision real() const { return options.precision == Precision::Double ? Precision::Double : Precision::Float; }
@@ -82,6 +89,9 @@ struct Pipeline::Impl {
     }
 
     cl::NDRange global2d() const { return cl::NDRange(roundUp(width, tx), roundUp(height, ty)); }
+    cl::NDRange globalWindow(int perItem) const {
+        return cl::NDRange((static_cast<std::size_t>(width) + tx * perItem - 1) / (tx * perItem) * tx, roundUp(height, ty));
+    }
 
     void setOutside(cl::Kernel& k, int index, io::PixelType t) {
         if (t != io::PixelType::F32) {
@@ -124,8 +134,13 @@ struct Pipeline::Impl {
             rx = 2 * (op.width / 2);
             ry = 2 * (op.height / 2);
         }
+        // Outputs per work-item: as many as the tile's local memory allows (half the device's).
+        const std::size_t valBytes = in.type != io::PixelType::F32 ? 4 : real() == Precision::Double ? 8 : 4;
+        int perItem = px;
+        while (perItem > 1 && (static_cast<std::size_t>(tx) * perItem + 2 * rx) * (ty + 2 * ry) * valBytes > ctx.device().localMemBytes / 2) --perItem;
+        const bool narrow = op.kind == Operation::Kind::Linear && in.type != io::PixelType::F32 && planInteger(op, in.type).narrow;
         std::ostringstream d;
-        d << commonDefines(in.type, outT, rx, ry) << " -D OP=" << opCode << " -D KW=" << op.width << " -D KH=" << op.height
+        d << commonDefines(in.type, outT, rx, ry) << " -D PX=" << perItem << " -D ACC_T=" << (narrow ? "int" : "long") << " -D OP=" << opCode << " -D KW=" << op.width << " -D KH=" << op.height
           << " -D NMASK=" << std::max<std::size_t>(1, op.masks.size()) << " -D COMBINE=" << static_cast<int>(op.combine);
         cl::Kernel& k = kernel("filter_window.cl", "filter_window", d.str());
         DevicePlane out{ctx.buffer(planeBytes(outT), "filtered plane"), outT};
@@ -161,7 +176,7 @@ struct Pipeline::Impl {
         k.setArg(7, static_cast<cl_int>(shift));
         setReal(k, 8, op.threshold);
         k.setArg(9, static_cast<cl_long>(std::floor(static_cast<double>(n) * op.threshold)));
-        ctx.launch(k, global2d(), cl::NDRange(tx, ty));
+        ctx.launch(k, globalWindow(perItem), cl::NDRange(tx, ty));
         return out;
     }
 
@@ -202,7 +217,8 @@ struct Pipeline::Impl {
                 outsideRow = static_cast<float>(static_cast<float>(outside) * rs);
             }
         }
-        const std::string defines = commonDefines(in.type, in.type, rx, ry) + " -D MID_T=" + midT;
+        const bool narrow = integer && planInteger(op, in.type).narrow;
+        const std::string defines = commonDefines(in.type, in.type, rx, ry) + " -D MID_T=" + midT + " -D ACC_T=" + (narrow ? "int" : "long");
         cl::Buffer mid = ctx.buffer(static_cast<std::size_t>(width) * height * midBytes, "separable intermediate");
         DevicePlane out{ctx.buffer(planeBytes(in.type), "filtered plane"), in.type};
 
