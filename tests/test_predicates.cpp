@@ -34,14 +34,15 @@ float nudge(float x, int ulps) {
 }
 
 // orient3d queries: d on (or a few ulps off) the plane through a, b, c, far from the origin;
-// exactly coplanar integer points; and well-conditioned tetrahedra.
+// exactly coplanar integer points; points off a plane by 2^-30..2^-140; well-conditioned tetrahedra.
 CraftedBatch orient3dBatch(unsigned seed) {
     CraftedBatch b;
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
     std::uniform_int_distribution<int> ulps(-1, 1), small(-20, 20), axis(0, 2);
-    for (int q = 0; q < 1500; ++q) {
-        const int kind = q % 3;
+    std::uniform_int_distribution<int> tinyExponent(30, 140);
+    for (int q = 0; q < 2000; ++q) {
+        const int kind = q % 4;
         if (kind == 0) {  // nearly coplanar: d is the rounded plane point, moved by up to 1 ulp;
             // coordinates of order 1 (full mantissas: float fails) or near 1000 (differences exact)
             const float scale = q % 2 ? 2.0f : 1000.0f;
@@ -57,6 +58,17 @@ CraftedBatch orient3dBatch(unsigned seed) {
             const int k = axis(rng);
             d[k] = nudge(d[k], ulps(rng));
             ids[3] = b.add(d[0], d[1], d[2]);
+            b.queries.insert(b.queries.end(), ids, ids + 4);
+            b.wellConditioned.push_back(false);
+        } else if (kind == 3) {  // a, b, c on the plane z = x; d off it by +-2^-k, k in [30, 140]: the
+            // nonzero sign lies below double's error bound for most k, so the exact stage decides it
+            std::uint32_t ids[4];
+            for (int p = 0; p < 3; ++p) {
+                const float x = unit(rng), y = unit(rng);
+                ids[p] = b.add(x, y, x);
+            }
+            const float t = std::ldexp(unit(rng) < 0 ? -1.0f : 1.0f, -tinyExponent(rng));
+            ids[3] = b.add(0.0f, unit(rng), t);
             b.queries.insert(b.queries.end(), ids, ids + 4);
             b.wellConditioned.push_back(false);
         } else if (kind == 1) {  // exactly coplanar: z = 3x - 2y + 7 on small integers
@@ -81,7 +93,8 @@ CraftedBatch orient3dBatch(unsigned seed) {
 }
 
 // insphere queries: five points on (or a few ulps off) a sphere far from the origin; exactly
-// cospherical integer points; and a point clearly inside or outside a fat tetrahedron's sphere.
+// cospherical integer points; e off a sphere by 2^-56..2^-280 in |e|^2; and a point clearly inside
+// or outside a fat tetrahedron's sphere.
 CraftedBatch insphereBatch(unsigned seed) {
     CraftedBatch b;
     std::mt19937 rng(seed);
@@ -91,8 +104,9 @@ CraftedBatch insphereBatch(unsigned seed) {
     const int onSphere[18][3] = {{5, 0, 0}, {-5, 0, 0}, {0, 5, 0}, {0, -5, 0}, {0, 0, 5},  {0, 0, -5},
                                  {3, 4, 0}, {-3, 4, 0}, {3, -4, 0}, {4, 0, 3}, {4, 0, -3}, {-4, 0, 3},
                                  {0, 3, 4}, {0, -3, 4}, {0, 3, -4}, {4, 3, 0}, {0, 4, -3}, {-3, 0, -4}};
-    for (int q = 0; q < 900; ++q) {
-        const int kind = q % 3;
+    std::uniform_int_distribution<int> tinyExponent(28, 140);
+    for (int q = 0; q < 1200; ++q) {
+        const int kind = q % 4;
         if (kind == 0) {  // rounded points of a sphere of radius ~1 about a center near 1 or 1000
             const float scale = q % 2 ? 1.0f : 1000.0f;
             const float o[3] = {scale * unit(rng), scale * unit(rng), scale * unit(rng)};
@@ -106,6 +120,20 @@ CraftedBatch insphereBatch(unsigned seed) {
                 if (p == 4) x[axis(rng)] = nudge(x[axis(rng)], ulps(rng));
                 ids[p] = b.add(x[0], x[1], x[2]);
             }
+            b.queries.insert(b.queries.end(), ids, ids + 5);
+            b.wellConditioned.push_back(false);
+        } else if (kind == 3) {  // four integer points of the radius-5 sphere about the origin and e
+            // = an integer point of it with its zero coordinate replaced by +-2^-k: outside by 2^-2k
+            std::uint32_t ids[5];
+            for (int p = 0; p < 4; ++p) {
+                const int* v = onSphere[pick(rng)];
+                ids[p] = b.add(float(v[0]), float(v[1]), float(v[2]));
+            }
+            const int* v = onSphere[6 + pick(rng) % 12];  // these have exactly one zero coordinate
+            float e[3] = {float(v[0]), float(v[1]), float(v[2])};
+            for (auto& x : e)
+                if (x == 0.0f) x = std::ldexp(unit(rng) < 0 ? -1.0f : 1.0f, -tinyExponent(rng));
+            ids[4] = b.add(e[0], e[1], e[2]);
             b.queries.insert(b.queries.end(), ids, ids + 5);
             b.wellConditioned.push_back(false);
         } else if (kind == 1) {
@@ -164,8 +192,10 @@ void checkBatch(Predicate p, const CraftedBatch& b) {
     std::size_t wellConditioned = 0;
     for (bool w : b.wellConditioned) wellConditioned += w;
     EXPECT_LE(single.report.undecided, n - wellConditioned);
-    std::cout << predicateName(p) << ": " << n << " queries, float wrong on " << wrong << ", flagged "
-              << single.report.undecided << "\n";
+    std::size_t nonzero = 0;
+    for (auto e : exact) nonzero += e != 0;
+    std::cout << predicateName(p) << ": " << n << " queries (" << nonzero << " exact signs nonzero), float wrong on "
+              << wrong << ", flagged " << single.report.undecided << "\n";
 
     if (!test::hasFp64()) GTEST_SKIP() << "the test device has no fp64: Mixed and Double not run";
 
