@@ -341,6 +341,16 @@ __kernel void kwave_transducer(__global real* ux, __global const ulong* index, _
     ux[index[i]] += signal[delay[i] + t];
 }
 
+// --u_non_staggered_raw: the spectrum of u_i times e^(-i k_i d_i/2) along its own axis, which moves
+// it from the staggered grid back to the regular one.
+__kernel void kwave_unstagger(__global real2* X, __global const real2* shift, uint axis, uint nxr, uint ny,
+                              uint nz) {
+    const uint x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+    if (x >= nxr || y >= ny || z >= nz) return;
+    const size_t i = x + (size_t)nxr * (y + (size_t)ny * z);
+    X[i] = cmul(X[i], shift[axis == 0 ? x : axis == 1 ? y : z]);
+}
+
 // Sampling at the sensor points: raw (into raw + sample*nsens), running sum of squares, max, min.
 // flags: 1 raw, 2 rms, 4 max, 8 min. `first` initialises the aggregates.
 __kernel void kwave_sample(__global const real* field, __global const ulong* points, uint nsens,

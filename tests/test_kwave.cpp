@@ -99,6 +99,7 @@ OutputSelection everything() {
     OutputSelection o;
     o.pRaw = o.pRms = o.pMax = o.pMin = o.pMaxAll = o.pMinAll = o.pFinal = true;
     o.uRaw = o.uRms = o.uMax = o.uMin = o.uMaxAll = o.uMinAll = o.uFinal = true;
+    o.uNonStaggeredRaw = true;
     return o;
 }
 
@@ -415,6 +416,7 @@ TEST(KWaveOutput, DatasetsShapesAndAttributes) {
     EXPECT_EQ(f.dims("p_max_all"), (io::Dims{1, 24, 32}));
     EXPECT_EQ(f.dims("uy_final"), (io::Dims{1, 24, 32}));
     EXPECT_FALSE(f.exists("uz"));
+    EXPECT_EQ(f.dims("ux_non_staggered"), (io::Dims{1, 4, ns}));
     EXPECT_EQ(f.readScalarUInt64("t_index"), 6u);
     const auto mask = f.readUInt64("sensor_mask_index");
     ASSERT_EQ(mask.size(), ns);

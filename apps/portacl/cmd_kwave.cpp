@@ -66,7 +66,7 @@ int runKwave(const std::vector<std::string>& args) {
         "p_min_all", po::bool_switch(&out.pMinAll), "store the minimum pressure over the whole grid")(
         "p_final", po::bool_switch(&out.pFinal), "store the final pressure field")(
         "u_raw,u", po::bool_switch(&out.uRaw), "store the particle velocity time series at the sensor")(
-        "u_non_staggered_raw", po::bool_switch(&out.uNonStaggeredRaw), "velocity on the non-staggered grid (not supported yet)")(
+        "u_non_staggered_raw", po::bool_switch(&out.uNonStaggeredRaw), "store the velocity time series moved to the regular grid")(
         "u_rms", po::bool_switch(&out.uRms), "store the RMS velocity at the sensor")(
         "u_max", po::bool_switch(&out.uMax), "store the maximum velocity at the sensor")(
         "u_min", po::bool_switch(&out.uMin), "store the minimum velocity at the sensor")(

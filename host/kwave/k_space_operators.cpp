@@ -50,10 +50,12 @@ KSpaceOperators::KSpaceOperators(const Simulation& sim, bool halfSpectrum) {
     for (int a = 0; a < 3; ++a) {
         ddPos[a].resize(lengths[a]);
         ddNeg[a].resize(lengths[a]);
+        shiftNeg[a].resize(lengths[a]);
         for (std::size_t i = 0; i < lengths[a]; ++i) {
             const double k = (a == 2 && !g.is3D()) ? 0.0 : waveNumber(i, ns[a], ds[a]);
             ddPos[a][i] = I * k * std::exp(I * (0.5 * k * ds[a]));
             ddNeg[a][i] = I * k * std::exp(-I * (0.5 * k * ds[a]));
+            shiftNeg[a][i] = std::exp(-I * (0.5 * k * ds[a]));
         }
     }
 }

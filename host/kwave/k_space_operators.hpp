@@ -4,6 +4,7 @@
 //   source_kappa = cos(c_ref |k| dt / 2)                  (additive sources)
 //   nabla1       = |k|^(y-2), nabla2 = |k|^(y-1), 0 at k=0 (power-law absorption)
 //   dd*_shift_pos/neg = i k e^(+-i k d/2) per axis         (staggered derivatives)
+//   *_shift_neg_r = e^(-i k d/2) per axis                  (velocity back to the regular grid)
 // PerfectlyMatchedLayer: k-Wave's profile exp(-alpha c_ref/d (dt/2) ((distance)/size)^4) per axis on
 // the regular and staggered grids. MediumCoefficients: c^2, dt/rho0_sg, tau and eta per point (or one
 // value when homogeneous).
@@ -25,6 +26,7 @@ struct KSpaceOperators {
     std::size_t nxStored = 0;  // nx/2+1 (half spectrum) or nx (full)
     std::vector<double> kappa, sourceKappa, nabla1, nabla2;  // nxStored * ny * nz, x fastest
     std::array<std::vector<std::complex<double>>, 3> ddPos, ddNeg;  // per axis: nxStored, ny, nz
+    std::array<std::vector<std::complex<double>>, 3> shiftNeg;      // e^(-i k d/2): staggered to regular grid
     KSpaceOperators(const Simulation& sim, bool halfSpectrum);
 };
 

@@ -56,7 +56,7 @@ struct KSpaceSolver::Impl {
 
     cl::Buffer p, u[3], rho[3], du[3], X[3], scratch;
     cl::Buffer c2, rho0, bOnA, tau, eta, dtRho[3], pml[3], pmlSg[3], kappa, sourceKappa, nabla1, nabla2;
-    cl::Buffer ddPos[3], ddNeg[3], p0;
+    cl::Buffer ddPos[3], ddNeg[3], shiftNeg[3], p0;
     cl::Buffer pIndex, pSignal, uIndex, uSignal[3], trSignal, trDelay;
     bool additive = false;
 
@@ -74,7 +74,7 @@ struct KSpaceSolver::Impl {
 
     cl::Kernel kPressureGradient, kVelocityGradient, kVelocity, kInitialVelocity, kDensity, kPressureTerms,
         kAbsorptionTerms, kPressure, kInitialPressure, kPointSource, kVelocityPointSource, kPointSourceDensity,
-        kSourceKappa, kAddField, kAddDensity, kTransducer, kSample, kSampleAll;
+        kSourceKappa, kAddField, kAddDensity, kTransducer, kSample, kSampleAll, kUnstagger;
     fft::Plan* r2c = nullptr;
     fft::Plan* c2r = nullptr;
     cl::NDRange local3 = cl::NullRange;
@@ -86,8 +86,6 @@ struct KSpaceSolver::Impl {
             throw Error("the k-Wave solver runs in single or double precision (or a mixed-* storage mode)");
         if (o.storage != Storage::Full && prec != Precision::Float)
             throw Error("the mixed-* storage modes compute in single precision; they cannot be combined with double");
-        if (o.outputs.uNonStaggeredRaw)
-            throw Error("--u_non_staggered_raw is not supported yet by kspaceFirstOrder-OpenCL");
         validate(sim, "the simulation");
         ctx.requirePrecision(prec);
         build();
@@ -134,6 +132,7 @@ struct KSpaceSolver::Impl {
         kTransducer = k("kwave_transducer");
         kSample = k("kwave_sample");
         kSampleAll = k("kwave_sample_all");
+        kUnstagger = k("kwave_unstagger");
 
         fft::PlanDesc d;
         d.kind = fft::Kind::R2C;
@@ -197,6 +196,7 @@ struct KSpaceSolver::Impl {
             add(pmlSg[a], reals(layer.staggered[a], StorageFormat::Element), "pml_sg");
             add(ddPos[a], complexes(ops.ddPos[a]), "ddk_shift_pos");
             add(ddNeg[a], complexes(ops.ddNeg[a]), "ddk_shift_neg");
+            if (opt.outputs.uNonStaggeredRaw) add(shiftNeg[a], complexes(ops.shiftNeg[a]), "shift_neg_r");
         }
         add(kappa, reals(ops.kappa, st.kappa), "kappa");
         if (!ops.sourceKappa.empty()) add(sourceKappa, reals(ops.sourceKappa, st.sourceKappa), "source_kappa");
@@ -227,7 +227,7 @@ struct KSpaceSolver::Impl {
         for (std::size_t q = 0; q < qs.size(); ++q) {
             Sampler s;
             s.quantity = qs[q];
-            s.field = static_cast<int>(q);
+            s.field = kwave::fieldOf(qs[q]);
             s.out = outputsOf(qs[q], opt.outputs);
             if (!s.out.any()) continue;
             // Raw samples collect on the device for up to 256 steps (and at most 64 MiB), then go to
@@ -414,7 +414,17 @@ struct KSpaceSolver::Impl {
         launch1(kInitialVelocity, n);
     }
 
-    cl::Buffer& fieldOf(int f) { return f == 0 ? p : u[f - 1]; }
+    // The field a sampler reads; for the non-staggered velocities, computed into du[0] (free while
+    // sampling) from the spectrum of u times e^(-i k d/2) along its axis.
+    cl::Buffer& sampledField(int f) {
+        if (f < 4) return f == 0 ? p : u[f - 1];
+        const int a = f - 4;
+        r2c->execute(u[a], X[0], fft::Direction::Forward);
+        args(kUnstagger, X[0], shiftNeg[a], u32(a), u32(g.reducedNx()), u32(g.ny), u32(g.nz));
+        launchGrid(kUnstagger, g.reducedNx());
+        c2r->execute(X[0], du[0], fft::Direction::Inverse);
+        return du[0];
+    }
 
     void sample() {
         const cl_uint first = rec.samples == 0 ? 1 : 0;
@@ -423,12 +433,12 @@ struct KSpaceSolver::Impl {
             if (!s.out.sampled()) continue;
             const cl_uint flags = (s.out.raw ? 1u : 0u) | (s.out.rms ? 2u : 0u) | (s.out.max ? 4u : 0u) | (s.out.min ? 8u : 0u);
             if (flags) {
-                args(kSample, fieldOf(s.field), pointsBuf, u32(ns), s.raw, u64(s.fill * ns), s.sumsq, s.mx, s.mn, flags, first);
+                args(kSample, sampledField(s.field), pointsBuf, u32(ns), s.raw, u64(s.fill * ns), s.sumsq, s.mx, s.mn, flags, first);
                 launch1(kSample, ns);
             }
             const cl_uint allFlags = (s.out.maxAll ? 1u : 0u) | (s.out.minAll ? 2u : 0u);
             if (allFlags) {
-                args(kSampleAll, fieldOf(s.field), s.mxAll, s.mnAll, u64(n), allFlags, first);
+                args(kSampleAll, sampledField(s.field), s.mxAll, s.mnAll, u64(n), allFlags, first);
                 launch1(kSampleAll, n);
             }
             if (s.out.raw && ++s.fill == s.chunk) flushRaw(s);
@@ -477,7 +487,7 @@ struct KSpaceSolver::Impl {
                 if (s.out.minAll) r.data[s.quantity + "_min_all"] = downloadReals(s.mnAll, n, "min_all");
             }
             if (s.out.raw && !r.data.count(s.quantity)) r.data[s.quantity] = {};
-            if (s.out.final) r.data[s.field == 0 ? "p_final" : uFinal[s.field - 1]] = downloadReals(fieldOf(s.field), n, "final field");
+            if (s.out.final) r.data[s.field == 0 ? "p_final" : uFinal[s.field - 1]] = downloadReals(sampledField(s.field), n, "final field");
         }
         return r;
     }

@@ -8,7 +8,9 @@ namespace portacl::kwave {
 
 QuantityOutputs outputsOf(const std::string& q, const OutputSelection& s) {
     QuantityOutputs o;
-    if (q == "p") {
+    if (q.find("_non_staggered") != std::string::npos) {
+        o.raw = s.uNonStaggeredRaw;
+    } else if (q == "p") {
         o = {s.pRaw, s.pRms, s.pMax, s.pMin, s.pMaxAll, s.pMinAll, s.pFinal};
     } else {
         o = {s.uRaw, s.uRms, s.uMax, s.uMin, s.uMaxAll, s.uMinAll, s.uFinal};
@@ -16,9 +18,15 @@ QuantityOutputs outputsOf(const std::string& q, const OutputSelection& s) {
     return o;
 }
 
+int fieldOf(const std::string& q) {
+    if (q == "p") return 0;
+    const int axis = q[1] - 'x';
+    return (q.find("_non_staggered") != std::string::npos ? 4 : 1) + axis;
+}
+
 std::vector<std::string> quantities(const Grid& grid) {
-    if (grid.is3D()) return {"p", "ux", "uy", "uz"};
-    return {"p", "ux", "uy"};
+    if (grid.is3D()) return {"p", "ux", "uy", "uz", "ux_non_staggered", "uy_non_staggered", "uz_non_staggered"};
+    return {"p", "ux", "uy", "ux_non_staggered", "uy_non_staggered"};
 }
 
 void sampleOnHost(Recording& rec, const std::string& q, const QuantityOutputs& out,

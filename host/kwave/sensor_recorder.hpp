@@ -19,8 +19,11 @@ struct QuantityOutputs {
 // The outputs of "p" or a velocity component.
 QuantityOutputs outputsOf(const std::string& quantity, const OutputSelection& sel);
 
-// The quantities of a simulation: "p", "ux", "uy" and in 3-D "uz".
+// The quantities of a simulation: "p", "ux", "uy" (and "uz" in 3-D), then the velocities moved to the
+// regular grid, "ux_non_staggered", ... (--u_non_staggered_raw).
 std::vector<std::string> quantities(const Grid& grid);
+// 0 for p, 1 + axis for u on the staggered grid, 4 + axis for u moved to the regular grid.
+int fieldOf(const std::string& quantity);
 
 // Records one sampled step of `field` (grid-sized) into `rec` (sample number rec.samples, which the
 // caller advances after all quantities are recorded).
