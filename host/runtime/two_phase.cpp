@@ -36,6 +36,13 @@ std::size_t itemGroupSize(Context& ctx) {
     return std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1L, wanted)), 1, ctx.device().maxWorkGroupSize);
 }
 
+// The tuned work-group size, no larger than this kernel allows on this device (a kernel with a
+// large private frame may allow fewer work-items than the device maximum).
+std::size_t fitGroup(Context& ctx, const cl::Kernel& k, std::size_t wanted) {
+    const std::size_t allowed = k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device().device);
+    return std::max<std::size_t>(1, std::min(wanted, allowed));
+}
+
 // The compaction of `flags` (n items): count per tile, scan, and (when indices is given) scatter.
 // Appends its events to `events`; returns the number of flags.
 std::size_t compact(Context& ctx, const cl::Buffer& flags, std::size_t n, const cl::Buffer* indices,
@@ -44,24 +51,26 @@ std::size_t compact(Context& ctx, const cl::Buffer& flags, std::size_t n, const 
     if (n > std::numeric_limits<std::uint32_t>::max())
         throw Error("stream compaction handles at most 2^32 - 1 items, but " + std::to_string(n) + " were given");
     auto& s = ctx.state<TwoPhaseState>("two_phase");
-    const std::size_t group = compactionGroupSize(ctx);
+    const std::string options = "-D COMPACT_ITEMS=" + std::to_string(kCompactItems);
+    cl::Kernel count = ctx.kernel("stream_compaction.cl", "compact_count", Precision::Float, options);
+    cl::Kernel scan = ctx.kernel("stream_compaction.cl", "compact_scan_tiles", Precision::Float, options);
+    cl::Kernel scatter = ctx.kernel("stream_compaction.cl", "compact_scatter", Precision::Float, options);
+    // One work-group size for all three kernels: the tiles of count and scatter must be the same.
+    const std::size_t group =
+        fitGroup(ctx, count, fitGroup(ctx, scan, fitGroup(ctx, scatter, compactionGroupSize(ctx))));
     const std::size_t tile = group * kCompactItems;
     const std::size_t tiles = (n + tile - 1) / tile;
     ensure(ctx, s.tileCounts, s.tiles, tiles, sizeof(cl_uint), "compaction tile counts");
     if (!s.total()) s.total = ctx.buffer(sizeof(cl_uint), "compaction total");
-
-    const std::string options = "-D COMPACT_ITEMS=" + std::to_string(kCompactItems);
     const cl_uint n32 = static_cast<cl_uint>(n), tiles32 = static_cast<cl_uint>(tiles);
     const auto scratch = cl::Local(group * sizeof(cl_uint));
 
-    cl::Kernel count = ctx.kernel("stream_compaction.cl", "compact_count", Precision::Float, options);
     count.setArg(0, flags);
     count.setArg(1, n32);
     count.setArg(2, s.tileCounts);
     count.setArg(3, scratch);
     events.push_back(ctx.launch(count, cl::NDRange(tiles * group), cl::NDRange(group)));
 
-    cl::Kernel scan = ctx.kernel("stream_compaction.cl", "compact_scan_tiles", Precision::Float, options);
     scan.setArg(0, s.tileCounts);
     scan.setArg(1, tiles32);
     scan.setArg(2, s.total);
@@ -69,7 +78,6 @@ std::size_t compact(Context& ctx, const cl::Buffer& flags, std::size_t n, const 
     events.push_back(ctx.launch(scan, cl::NDRange(group), cl::NDRange(group)));
 
     if (indices) {
-        cl::Kernel scatter = ctx.kernel("stream_compaction.cl", "compact_scatter", Precision::Float, options);
         scatter.setArg(0, flags);
         scatter.setArg(1, n32);
         scatter.setArg(2, s.tileCounts);
@@ -127,7 +135,7 @@ TwoPhaseReport runTwoPhase(Context& ctx, Precision mode, std::size_t n, const Tw
         k1.setArg(0, static_cast<cl_uint>(n));
         k1.setArg(1, s.flags);
         if (kernels.setArgs) kernels.setArgs(k1, kTwoPhase1FirstArg);
-        phase1Events.push_back(ctx.launch(k1, cl::NDRange(n), cl::NDRange(group)));
+        phase1Events.push_back(ctx.launch(k1, cl::NDRange(n), cl::NDRange(fitGroup(ctx, k1, group))));
         if (mode == Precision::Float) {
             report.undecided = compact(ctx, s.flags, n, nullptr, compactEvents);
             phase2Count = 0;
@@ -146,7 +154,7 @@ TwoPhaseReport runTwoPhase(Context& ctx, Precision mode, std::size_t n, const Tw
         k2.setArg(1, s.items);
         k2.setArg(2, direct);
         if (kernels.setArgs) kernels.setArgs(k2, kTwoPhase2FirstArg);
-        phase2Events.push_back(ctx.launch(k2, cl::NDRange(phase2Count), cl::NDRange(group)));
+        phase2Events.push_back(ctx.launch(k2, cl::NDRange(phase2Count), cl::NDRange(fitGroup(ctx, k2, group))));
     }
     report.phase2Items = phase2Count;
     ctx.finish();
