@@ -116,7 +116,8 @@ private:
         check(clfftSetPlanScale(handle_, CLFFT_FORWARD, 1.0f), "clfftSetPlanScale");
         check(clfftSetPlanScale(handle_, CLFFT_BACKWARD, scaleOnDevice ? 1.0f : 1.0f / static_cast<float>(totalPoints(d))),
               "clfftSetPlanScale");
-        if (scaleOnDevice && d.kind != Kind::R2C) scale_ = ctx.kernel("fft_scale.cl", "fft_scale", d.precision);
+        mark_ = ctx.kernel("fft_support.cl", "fft_timing_mark", Precision::Float);
+        if (scaleOnDevice && d.kind != Kind::R2C) scale_ = ctx.kernel("fft_support.cl", "fft_scale", d.precision);
 
         // Row lengths in each side's own elements. Real rows are padded to 2*(n/2+1) in place.
         const std::size_t n0 = lengths[0];
@@ -151,6 +152,7 @@ private:
     }
 
     Context& ctx_;
+    cl::Kernel mark_;   // fft_timing_mark: see execute()
     cl::Kernel scale_;  // double plans only: the inverse's 1/N, applied in double (see build())
     clfftPlanHandle handle_ = 0;
     bool created_ = false;
@@ -163,12 +165,10 @@ void ClfftPlan::execute(const cl::Buffer& in, const cl::Buffer& out, Direction d
     cl_mem input = in(), output = out();
     const std::string name = eventName(desc_, backend_, dir);
 
-    // clFFT returns the event of its last kernel only. A marker enqueued first on the in-order
-    // queue marks where the transform's first kernel can start, so that the span from the
-    // marker's start to the last kernel's end is the transform's device time.
-    cl::Event start;
-    clCall("clEnqueueMarkerWithWaitList", [&] { return ctx_.queue().enqueueMarkerWithWaitList(nullptr, &start); });
-    ctx_.recordEvent(name + " (start marker)", EventKind::Kernel, start);
+    // clFFT returns the event of its last kernel only. An empty kernel enqueued first on the
+    // in-order queue marks where the transform starts, so that the span from its start to the last
+    // kernel's end covers the whole transform (plus the empty kernel, a few microseconds).
+    ctx_.launch(mark_, cl::NDRange(1));
 
     cl_event last = nullptr;
     const clfftStatus s = clfftEnqueueTransform(handle_, dir == Direction::Forward ? CLFFT_FORWARD : CLFFT_BACKWARD, 1,

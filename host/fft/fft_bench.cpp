@@ -54,7 +54,7 @@ BenchRecord timePair(Context& ctx, Backend backend, std::size_t side, const Benc
     r.flops = 2.0 * 2.5 * static_cast<double>(n) * std::log2(static_cast<double>(n));
     r.note = std::string("out of place, plans cached; bytes: input + output once per transform; flops: 2.5 N log2 N "
                          "per real transform; time: ") +
-             (backend == Backend::VkFFT ? "events of VkFFT's kernels" : "marker before each transform to clFFT's last kernel") +
+             (backend == Backend::VkFFT ? "events of VkFFT's kernels" : "an empty kernel before each transform to clFFT's last kernel") +
              (backend == Backend::ClFFT && forward.precision == Precision::Double
                   ? " (+ the 1/N scale kernel: clFFT scales in float only)"
                   : "") +
