@@ -111,6 +111,11 @@ void Hdf5File::createGroup(const std::string& name) {
     if (!g.valid()) throw Error("cannot create the group " + name + " in " + path_);
 }
 
+void Hdf5File::remove(const std::string& name) {
+    if (!exists(name) || H5Ldelete(file_, objectPath(name).c_str(), H5P_DEFAULT) < 0)
+        throw Error("cannot remove '" + name + "' from " + path_);
+}
+
 Dims Hdf5File::dims(const std::string& dataset) const {
     if (!exists(dataset)) throw Error(path_ + " has no dataset '" + dataset + "'");
     Handle d(H5Dopen2(file_, objectPath(dataset).c_str(), H5P_DEFAULT));

@@ -41,6 +41,7 @@ public:
     // Names are paths from the root ("p", "/p/1"). Groups are created one level at a time.
     bool exists(const std::string& name) const;
     void createGroup(const std::string& name);
+    void remove(const std::string& name);  // unlinks a dataset or group
 
     Dims dims(const std::string& dataset) const;           // throws naming the dataset when missing
     ElementType elementType(const std::string& dataset) const;

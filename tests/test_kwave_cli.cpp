@@ -1,0 +1,129 @@
+// The kwave command line: bad input ends in one sentence, a non-zero exit and no output file; a run
+// interrupted by checkpoints and continued writes the same output as an uninterrupted run.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "portacl/io/hdf5_file.hpp"
+#include "portacl/kwave.hpp"
+
+using namespace portacl;
+
+namespace {
+
+std::string temp(const std::string& name) { return "/tmp/portacl_kwave_cli_" + std::to_string(::getpid()) + "_" + name; }
+
+bool exists(const std::string& path) { return std::ifstream(path).good(); }
+
+struct Result {
+    int status;
+    std::string err;
+};
+
+Result runCli(const std::string& arguments) {
+    const std::string errPath = temp("stderr.txt");
+    const std::string cmd = std::string(PORTACL_CLI_PATH) + " kwave --verbose 0 " + arguments + " 2>" + errPath + " >/dev/null";
+    const int rc = std::system(cmd.c_str());
+    std::stringstream ss;
+    ss << std::ifstream(errPath).rdbuf();
+    std::remove(errPath.c_str());
+    return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, ss.str()};
+}
+
+// The last line of stderr (the engine may print a device notice before it).
+std::string lastLine(const std::string& text) {
+    std::string t = text;
+    while (!t.empty() && t.back() == '\n') t.pop_back();
+    const auto pos = t.rfind('\n');
+    return pos == std::string::npos ? t : t.substr(pos + 1);
+}
+
+kwave::Simulation smallSimulation() {
+    kwave::Simulation s;
+    s.grid.nx = 32;
+    s.grid.ny = 24;
+    s.grid.dx = s.grid.dy = 1e-4;
+    s.nt = 20;
+    s.cRef = 1500;
+    s.dt = 0.3 * 1e-4 / 1500;
+    s.pml.size = {4, 4, 0};
+    s.medium.c0 = kwave::Field{{1500.0f}};
+    s.medium.rho0 = s.medium.rho0Sgx = s.medium.rho0Sgy = kwave::Field{{1000.0f}};
+    s.p0.assign(s.grid.size(), 0.0f);
+    for (std::size_t y = 0; y < 24; ++y)
+        for (std::size_t x = 0; x < 32; ++x)
+            s.p0[x + 32 * y] = static_cast<float>(std::exp(-((x - 16.0) * (x - 16.0) + (y - 12.0) * (y - 12.0)) / 8.0));
+    for (std::size_t i = 0; i < s.grid.size(); i += 11) s.sensor.index.push_back(i);
+    return s;
+}
+
+}  // namespace
+
+TEST(KWaveCli, BadInputGivesOneSentenceAndNoOutput) {
+    const std::string in = temp("in.h5"), out = temp("out.h5");
+    std::remove(out.c_str());
+
+    auto expectRefused = [&](const std::string& args, const std::string& needle) {
+        const Result r = runCli(args);
+        EXPECT_NE(r.status, 0) << args;
+        EXPECT_NE(lastLine(r.err).find(needle), std::string::npos) << r.err;
+        EXPECT_FALSE(exists(out)) << "an output file was left behind by: " << args;
+        std::remove(out.c_str());
+    };
+    expectRefused("-i " + temp("missing.h5") + " -o " + out, "cannot open");
+    expectRefused("-o " + out, "no input file");
+
+    kwave::writeInputFile(in, smallSimulation());
+    {
+        auto f = io::Hdf5File::open(in, io::Hdf5File::Mode::ReadWrite);
+        f.remove("c0");
+    }
+    expectRefused("-i " + in + " -o " + out, "'c0'");
+
+    kwave::writeInputFile(in, smallSimulation());
+    expectRefused("-i " + in + " -o " + out + " -s 50", "past the last time step");
+    expectRefused("-i " + in + " -o " + out + " --precision quad", "unknown precision");
+
+    // An output file is not an input file.
+    ASSERT_EQ(runCli("-i " + in + " -o " + out).status, 0);
+    const std::string out2 = temp("out2.h5");
+    const Result r = runCli("-i " + out + " -o " + out2);
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(lastLine(r.err).find("not an input file"), std::string::npos) << r.err;
+    EXPECT_FALSE(exists(out2));
+    std::remove(out.c_str());
+    std::remove(in.c_str());
+}
+
+TEST(KWaveCli, CheckpointedRunEqualsUninterruptedRun) {
+    const std::string in = temp("ck_in.h5"), whole = temp("whole.h5"), pieces = temp("pieces.h5"), ck = temp("ck.h5");
+    kwave::writeInputFile(in, smallSimulation());
+    ASSERT_EQ(runCli("-i " + in + " -o " + whole + " -p --p_max --p_final --u_rms").status, 0);
+    const std::string args = "-i " + in + " -o " + pieces + " -p --p_max --p_final --u_rms --checkpoint_file " + ck +
+                             " --checkpoint_timesteps 7";
+    for (int run = 0; run < 2; ++run) {
+        ASSERT_EQ(runCli(args).status, 0);
+        EXPECT_TRUE(exists(ck)) << "run " << run << " should have stopped at a checkpoint";
+        EXPECT_FALSE(exists(pieces));
+    }
+    ASSERT_EQ(runCli(args).status, 0);
+    EXPECT_FALSE(exists(ck)) << "the checkpoint is removed when the run completes";
+    const auto a = io::Hdf5File::open(whole), b = io::Hdf5File::open(pieces);
+    for (const char* name : {"p", "p_max", "p_final", "ux_rms", "uy_rms"}) EXPECT_EQ(a.readFloat(name), b.readFloat(name)) << name;
+
+    // A checkpoint of another input is refused.
+    kwave::Simulation other = smallSimulation();
+    other.p0[5] = 0.5f;
+    const std::string otherIn = temp("other_in.h5");
+    kwave::writeInputFile(otherIn, other);
+    ASSERT_EQ(runCli("-i " + in + " -o " + pieces + " --checkpoint_file " + ck + " --checkpoint_timesteps 5").status, 0);
+    const Result r = runCli("-i " + otherIn + " -o " + temp("never.h5") + " --checkpoint_file " + ck);
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(lastLine(r.err).find("belongs to another input"), std::string::npos) << r.err;
+    EXPECT_FALSE(exists(temp("never.h5")));
+    for (const auto& p : {in, whole, pieces, ck, otherIn}) std::remove(p.c_str());
+}
