@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <vector>
 
@@ -43,6 +46,36 @@ TEST(StreamCompaction, MatchesSerialAtTileBoundariesAndOddSizes) {
 TEST(StreamCompaction, ManyTilesExerciseTheChunkedTileScan) {
     // More tiles than one chunk of the single-work-group scan (256 * 8 tiles at the default sizes).
     expectCompactionMatchesSerial(5'000'000, 0.01, 99);
+}
+
+TEST(StreamCompaction, AnyWorkGroupSizeFromTheProfile) {
+    // Work-group sizes that are not powers of two, through a profile that shadows the PoCL one.
+    const std::string dir = ::testing::TempDir() + "portacl_two_phase_profiles";
+    std::filesystem::create_directories(dir);
+    const std::string previous = std::getenv("PORTACL_PLATFORMS_DIR") ? std::getenv("PORTACL_PLATFORMS_DIR") : "";
+    for (int group : {1, 3, 100}) {
+        {
+            std::ofstream f(dir + "/zz_two_phase_test.profile");
+            const DeviceInfo& d = test::context().device();  // more specific than any shipped profile
+            f << "[match]\nplatform = " << d.platformName << "\ndevice = " << d.name << "\ntype = " << d.type
+              << "\nvendor = " << d.vendor << "\npriority = 1000\n[two_phase]\ncompact_work_group = " << group << "\n";
+        }
+        setenv("PORTACL_PLATFORMS_DIR", dir.c_str(), 1);
+        Context ctx(test::context().device());
+        ASSERT_EQ(ctx.tuning().getInt("two_phase", "compact_work_group", 0), group);
+        for (std::size_t n : {1u, 7u, 799u, 800u, 801u, 30011u}) {
+            const auto flags = randomFlags(n, 0.3, static_cast<unsigned>(n + group));
+            const auto expected = compactFlagsReference(flags);
+            cl::Buffer flagsBuf = ctx.upload(flags, "flags");
+            cl::Buffer indices = ctx.buffer(n * sizeof(cl_uint), "indices");
+            const std::size_t count = compactFlags(ctx, flagsBuf, n, indices);
+            ASSERT_EQ(count, expected.size()) << "group " << group << ", n " << n;
+            EXPECT_EQ(ctx.download<std::uint32_t>(indices, count, "indices"), expected) << "group " << group;
+        }
+    }
+    if (previous.empty()) unsetenv("PORTACL_PLATFORMS_DIR");
+    else setenv("PORTACL_PLATFORMS_DIR", previous.c_str(), 1);
+    std::filesystem::remove_all(dir);
 }
 
 TEST(TwoPhaseDispatch, EmptyBatchRunsNothing) {
