@@ -24,10 +24,38 @@ inline int fits(__global const uchar* X, int nz, int ny, int nx, __global const 
     return 1;
 }
 
-// delta[i*nd + d]: change of the count of displacement d under candidate swap i = (a, b).
+inline int pixelAfter(__global const uchar* X, int q, int cleared, int set) {
+    return q == cleared ? 0 : (q == set ? 1 : X[q]);
+}
+
+// Change of the S2 count of displacement (dz, dy, dx) under the swap: only the pairs (p, p + d) with
+// p in {a, a - d, b, b - d} can change (each distinct p once).
+inline int s2Change(__global const uchar* X, int nz, int ny, int nx, int az, int ay, int ax, int bz, int by, int bx,
+                    int dz, int dy, int dx, int a, int b) {
+    int ps[4];
+    ps[0] = a;
+    ps[1] = (wrapc(az - dz, nz) * ny + wrapc(ay - dy, ny)) * nx + wrapc(ax - dx, nx);
+    ps[2] = b;
+    ps[3] = (wrapc(bz - dz, nz) * ny + wrapc(by - dy, ny)) * nx + wrapc(bx - dx, nx);
+    int change = 0;
+    for (int k = 0; k < 4; ++k) {
+        int seen = 0;
+        for (int m = 0; m < k; ++m) seen |= ps[m] == ps[k];
+        if (seen) continue;
+        const int p = ps[k];
+        const int pz = p / (ny * nx), py = (p / nx) % ny, px = p % nx;
+        const int q = (wrapc(pz + dz, nz) * ny + wrapc(py + dy, ny)) * nx + wrapc(px + dx, nx);
+        change += pixelAfter(X, p, a, b) * pixelAfter(X, q, a, b) - X[p] * X[q];
+    }
+    return change;
+}
+
+// delta[i*nd + d]: change of the count of displacement d under candidate swap i = (a, b); with
+// s2 != 0 also delta2[i*nd + d], the change of its S2 count (d = the segment's last offset).
 __kernel void anneal_delta(__global const uchar* X, const int nz, const int ny, const int nx,
                            __global const int4* seg, __global const int* segStart, const int nd,
-                           __global const int2* swaps, const int K, __global int* delta) {
+                           __global const int2* swaps, const int K, __global int* delta, const int s2,
+                           __global int* delta2) {
     const int d = get_global_id(0), i = get_global_id(1);
     if (d >= nd || i >= K) return;
     const int a = swaps[i].x, b = swaps[i].y;
@@ -42,16 +70,26 @@ __kernel void anneal_delta(__global const uchar* X, const int nz, const int ny, 
         change += fits(X, nz, ny, nx, s, len, bz - o.x, by - o.y, bx - o.z, a, b);
     }
     delta[(size_t)i * nd + d] = change;
+    if (s2) {
+        const int4 e = s[len - 1];
+        delta2[(size_t)i * nd + d] = s2Change(X, nz, ny, nx, az, ay, ax, bz, by, bx, e.x, e.y, e.z, a, b);
+    }
 }
 
 // dE[i] = sum_d (e_d + delta/N)^2 - e_d^2 with e_d = count_d/N - target_d; one work-group per candidate.
+// With s2 != 0 adds w2 * sum_d (e2_d + delta2/N)^2 - e2_d^2.
 __kernel void anneal_energy(__global const int* delta, __global const real* e, const real invN, const int nd,
-                            __global real* dE, __local real* part) {
+                            __global real* dE, __local real* part, const int s2, __global const int* delta2,
+                            __global const real* e2, const real w2) {
     const int i = get_group_id(0), lid = get_local_id(0), ls = get_local_size(0);
     real acc = 0;
     for (int d = lid; d < nd; d += ls) {
         const real dl = (real)delta[(size_t)i * nd + d] * invN;
         acc += dl * (2 * e[d] + dl);
+        if (s2) {
+            const real d2 = (real)delta2[(size_t)i * nd + d] * invN;
+            acc += w2 * d2 * (2 * e2[d] + d2);
+        }
     }
     part[lid] = acc;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -62,7 +100,7 @@ __kernel void anneal_energy(__global const int* delta, __global const real* e, c
     if (lid == 0) dE[i] = part[0];
 }
 
-// Applies candidate i: the counts and the residuals e.
+// Applies candidate i to one set of counts and residuals (called for L, and for S2 when matched).
 __kernel void anneal_apply(__global long* counts, __global real* e, __global const real* target,
                            __global const int* delta, const int i, const int nd, const real invN) {
     const int d = get_global_id(0);

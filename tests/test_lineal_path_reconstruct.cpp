@@ -54,6 +54,7 @@ void randomSwaps(lp::SwapEvaluator& ev, const lp::Target& t, int swaps, unsigned
     }
     const auto full = lp::linealPathReference(ev.image(), {t.maxLength, true});
     EXPECT_EQ(ev.counts(), full.count);
+    if (!t.S2.empty()) EXPECT_EQ(ev.s2Counts(), lp::twoPointCounts(ev.image(), t.maxLength));
 }
 
 }  // namespace
@@ -74,8 +75,23 @@ TEST(LinealPathReconstruct, IncrementalCountsEqualFullRecomputation3D) {
     randomSwaps(*dev, t, 1000, 6);
 }
 
+TEST(LinealPathReconstruct, IncrementalCountsWithS2) {
+    const auto t = lp::targetFromImage(context(), randomImage(1, 14, 17, 0.5, 21), 4, 0.5);
+    ASSERT_EQ(t.S2.size(), t.L.size());
+    const auto start = randomImage(1, 14, 17, 0.5, 22);
+    auto dev = lp::makeDeviceEvaluator(context(), t, start, Precision::Float);
+    randomSwaps(*dev, t, 1000, 23);
+    auto ref = lp::makeReferenceEvaluator(t, start);
+    randomSwaps(*ref, t, 1000, 23);
+    const auto t3 = lp::targetFromImage(context(), randomImage(6, 7, 8, 0.5, 24), 2, 1.0);
+    auto dev3 = lp::makeDeviceEvaluator(context(), t3, randomImage(6, 7, 8, 0.5, 25), Precision::Float);
+    randomSwaps(*dev3, t3, 1000, 26);
+}
+
 TEST(LinealPathReconstruct, DeviceErrorChangesEqualReference) {
-    const auto t = lp::targetFromImage(context(), randomImage(1, 18, 22, 0.4, 7), 5);
+  for (double w2 : {0.0, 0.7}) {
+    SCOPED_TRACE(w2);
+    const auto t = lp::targetFromImage(context(), randomImage(1, 18, 22, 0.4, 7), 5, w2);
     const auto start = randomImage(1, 18, 22, 0.4, 8);
     auto ref = lp::makeReferenceEvaluator(t, start);
     std::vector<std::pair<std::uint32_t, std::uint32_t>> batch;
@@ -92,6 +108,7 @@ TEST(LinealPathReconstruct, DeviceErrorChangesEqualReference) {
         const double tol = p == Precision::Float ? 1e-8 : 1e-15;
         for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << portacl::precisionName(p) << " candidate " << i;
     }
+  }
 }
 
 TEST(LinealPathReconstruct, ChainIndependentOfBatchAndEvaluator) {

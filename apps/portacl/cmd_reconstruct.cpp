@@ -43,7 +43,7 @@ int runReconstruct(const std::vector<std::string>& args) {
     CommonOptions common;
     common.add(desc);
     std::string input, dataset, targetFile, output, history, descriptors, checkpoint, resume, size;
-    double phase = 0, threshold = 0;
+    double phase = 0, threshold = 0, s2Weight = 0;
     int maxLength = -1;
     bool unbiased = false, serial = false;
     lineal::AnnealOptions opt;
@@ -53,6 +53,7 @@ int runReconstruct(const std::vector<std::string>& args) {
         "dataset", po::value(&dataset), "HDF5 dataset of the target image")(
         "max-length,m", po::value(&maxLength), "ML of the matched lineal path function")(
         "target", po::value(&targetFile), "a descriptor file of `portacl lineal-path -o` (periodic) instead of an image")(
+        "s2-weight", po::value(&s2Weight)->default_value(0.0), "also match S2 with this weight (0: L only)")(
         "size", po::value(&size), "cell to reconstruct, NYxNX or NZxNYxNX (default: the target's)")(
         "steps", po::value(&opt.steps)->default_value(opt.steps), "step budget (candidate swaps)")(
         "tmax", po::value(&opt.tMax)->default_value(opt.tMax), "start temperature of each cooling cycle")(
@@ -90,10 +91,11 @@ int runReconstruct(const std::vector<std::string>& args) {
         const io::Volume vol = io::readVolume(input, dataset);
         const auto img = vm.count("phase") ? lineal::phaseByLabel(vol, phase) : lineal::phaseByThreshold(vol, threshold);
         lineal::validate(img, {maxLength, true});
-        t = lineal::targetFromImage(*ctx, img, maxLength);
+        t = lineal::targetFromImage(*ctx, img, maxLength, s2Weight);
     } else {
-        t = lineal::targetFromFile(targetFile);
+        t = lineal::targetFromFile(targetFile, s2Weight);
     }
+    if (s2Weight < 0) throw Error("the S2 weight must be zero or positive");
     if (!size.empty()) {
         std::vector<int> d;
         std::size_t at = 0;

@@ -97,6 +97,10 @@ std::pair<std::uint32_t, std::uint32_t> candidate(const PhaseImage& img, const P
 
 std::string Target::fingerprint() const {
     std::uint64_t h = fnv(L.data(), L.size() * sizeof(double));
+    if (!S2.empty()) {
+        h = fnv(S2.data(), S2.size() * sizeof(double), h);
+        h = fnv(&s2Weight, sizeof(s2Weight), h);
+    }
     const int shape[4] = {nz, ny, nx, maxLength};
     h = fnv(shape, sizeof(shape), h);
     std::ostringstream os;
@@ -104,7 +108,25 @@ std::string Target::fingerprint() const {
     return os.str();
 }
 
-Target targetFromImage(Context& ctx, const PhaseImage& img, int maxLength) {
+std::vector<std::uint64_t> twoPointCounts(const PhaseImage& img, int maxLength) {
+    const int mlz = img.is3d() ? maxLength : 0;
+    std::vector<std::uint64_t> out;
+    for (int dz = -mlz; dz <= mlz; ++dz)
+        for (int dy = -maxLength; dy <= maxLength; ++dy)
+            for (int dx = -maxLength; dx <= maxLength; ++dx) {
+                std::uint64_t both = 0;
+                for (int z = 0; z < img.nz; ++z)
+                    for (int y = 0; y < img.ny; ++y) {
+                        const int z2 = ((z + dz) % img.nz + img.nz) % img.nz, y2 = ((y + dy) % img.ny + img.ny) % img.ny;
+                        for (int x = 0; x < img.nx; ++x)
+                            both += img.at(z, y, x) & img.at(z2, y2, ((x + dx) % img.nx + img.nx) % img.nx);
+                    }
+                out.push_back(both);
+            }
+    return out;
+}
+
+Target targetFromImage(Context& ctx, const PhaseImage& img, int maxLength, double s2Weight) {
     const Result r = linealPath(ctx, img, {maxLength, true});
     Target t;
     t.nz = img.nz;
@@ -114,10 +136,14 @@ Target targetFromImage(Context& ctx, const PhaseImage& img, int maxLength) {
     t.L = r.map();
     t.phasePixels = img.phaseCount();
     checkCell(t);
+    if (s2Weight > 0) {
+        t.s2Weight = s2Weight;
+        for (auto c : twoPointCounts(img, maxLength)) t.S2.push_back(double(c) / double(img.size()));
+    }
     return t;
 }
 
-Target targetFromFile(const std::string& path) {
+Target targetFromFile(const std::string& path, double s2Weight) {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     const io::Volume L = io::readHdf5Dataset(path, "L");
     const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -160,6 +186,14 @@ Target targetFromFile(const std::string& path) {
     const std::size_t centre = t.L.size() / 2;
     t.phasePixels = std::uint64_t(std::llround(t.L[centre] * n));
     checkCell(t);
+    if (s2Weight > 0) {
+        const hid_t g = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+        const bool has = g >= 0 && H5Lexists(g, "S2", H5P_DEFAULT) > 0;
+        if (g >= 0) H5Fclose(g);
+        if (!has) throw Error(path + " has no /S2 to match; write it with `portacl lineal-path --s2`");
+        t.S2 = io::readHdf5Dataset(path, "S2").data;
+        t.s2Weight = s2Weight;
+    }
     return t;
 }
 
@@ -186,12 +220,20 @@ double temperatureAt(const AnnealOptions& opt, std::uint64_t step) {
     return opt.tMax * std::pow(opt.tMin / opt.tMax, f);
 }
 
-double errorOf(const Target& t, const std::vector<std::uint64_t>& counts) {
+double errorOf(const Target& t, const std::vector<std::uint64_t>& counts, const std::vector<std::uint64_t>& s2Counts) {
     const double n = double(t.nz) * t.ny * t.nx;
     double e = 0;
     for (std::size_t d = 0; d < counts.size(); ++d) {
         const double r = double(counts[d]) / n - t.L[d];
         e += r * r;
+    }
+    if (!t.S2.empty() && s2Counts.size() == t.S2.size()) {
+        double e2 = 0;
+        for (std::size_t d = 0; d < s2Counts.size(); ++d) {
+            const double r = double(s2Counts[d]) / n - t.S2[d];
+            e2 += r * r;
+        }
+        e += t.s2Weight * e2;
     }
     return e;
 }
@@ -199,7 +241,7 @@ double errorOf(const Target& t, const std::vector<std::uint64_t>& counts) {
 void anneal(SwapEvaluator& ev, const Target& t, const AnnealOptions& opt, AnnealState& st) {
     if (!(opt.tMax > 0) || !(opt.tMin > 0) || opt.tMin > opt.tMax) throw Error("the temperatures need 0 < Tmin <= Tmax");
     PhaseLists lists(ev.image());
-    st.error = errorOf(t, ev.counts());
+    st.error = errorOf(t, ev.counts(), ev.s2Counts());
     Progress progress("reconstruct", opt.steps, "steps");
     std::uint64_t batch = 1, lastHistory = st.step, lastCheckpoint = st.step;
     auto record = [&] {
@@ -218,7 +260,7 @@ void anneal(SwapEvaluator& ev, const Target& t, const AnnealOptions& opt, Anneal
             if (dE[i] <= 0 || uniform(draw(opt.seed, s, 0)) < std::exp(-dE[i] / T)) {
                 ev.apply(i);
                 lists.swap(swaps[i].first, swaps[i].second);
-                st.error = errorOf(t, ev.counts());  // exact, from the integer counts
+                st.error = errorOf(t, ev.counts(), ev.s2Counts());  // exact, from the integer counts
                 ++st.accepted;
                 used = i + 1;
                 break;

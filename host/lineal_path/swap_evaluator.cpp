@@ -48,11 +48,13 @@ public:
     ReferenceEvaluator(const Target& t, const PhaseImage& start) : t_(t), seg_(t), img_(start) {
         checkStart(t, start);
         counts_ = fullCounts(start, t);
+        if (!t.S2.empty()) counts2_ = twoPointCounts(start, t.maxLength);
     }
     std::vector<double> deltaErrors(const Swaps& swaps) override {
         const int nd = seg_.displacements();
         const double invN = 1.0 / double(img_.size());
         last_.assign(swaps.size() * std::size_t(nd), 0);
+        last2_.assign(counts2_.empty() ? 0 : swaps.size() * std::size_t(nd), 0);
         std::vector<double> dE(swaps.size(), 0.0);
         for (std::size_t i = 0; i < swaps.size(); ++i) {
             const auto [a, b] = swaps[i];
@@ -67,6 +69,12 @@ public:
                 last_[i * nd + d] = change;
                 const double e = double(counts_[d]) * invN - t_.L[d], dl = change * invN;
                 dE[i] += dl * (2 * e + dl);
+                if (!counts2_.empty()) {
+                    const int c2 = s2Change(a, b, seg_.offsets[s0 + len - 1]);
+                    last2_[i * nd + d] = c2;
+                    const double e2 = double(counts2_[d]) * invN - t_.S2[d], d2 = c2 * invN;
+                    dE[i] += t_.s2Weight * d2 * (2 * e2 + d2);
+                }
             }
         }
         swaps_ = swaps;
@@ -75,13 +83,38 @@ public:
     void apply(std::size_t i) override {
         const int nd = seg_.displacements();
         for (int d = 0; d < nd; ++d) counts_[d] = std::uint64_t(std::int64_t(counts_[d]) + last_[i * nd + d]);
+        for (std::size_t d = 0; d < counts2_.size(); ++d)
+            counts2_[d] = std::uint64_t(std::int64_t(counts2_[d]) + last2_[i * nd + d]);
         img_.mask[swaps_[i].first] = 0;
         img_.mask[swaps_[i].second] = 1;
     }
     std::vector<std::uint64_t> counts() override { return counts_; }
+    std::vector<std::uint64_t> s2Counts() override { return counts2_; }
     const PhaseImage& image() const override { return img_; }
 
 private:
+    int at(int z, int y, int x) const {
+        return img_.mask[(std::size_t(wrap(z, img_.nz)) * img_.ny + wrap(y, img_.ny)) * img_.nx + wrap(x, img_.nx)];
+    }
+    // The S2 count change of displacement d: pairs (p, p + d) with p in {a, a - d, b, b - d}.
+    int s2Change(std::uint32_t a, std::uint32_t b, const cl_int4& d) const {
+        const auto ca = coords(a), cb = coords(b);
+        const std::array<int, 3> ps[4] = {ca, {ca[0] - d.s[0], ca[1] - d.s[1], ca[2] - d.s[2]}, cb,
+                                          {cb[0] - d.s[0], cb[1] - d.s[1], cb[2] - d.s[2]}};
+        auto lin = [&](const std::array<int, 3>& c) {
+            return (wrap(c[0], img_.nz) * img_.ny + wrap(c[1], img_.ny)) * img_.nx + wrap(c[2], img_.nx);
+        };
+        auto after = [&](int q) { return q == int(a) ? 0 : q == int(b) ? 1 : int(img_.mask[q]); };
+        int change = 0;
+        for (int k = 0; k < 4; ++k) {
+            bool seen = false;
+            for (int m = 0; m < k; ++m) seen |= lin(ps[m]) == lin(ps[k]);
+            if (seen) continue;
+            const int p = lin(ps[k]), q = lin({ps[k][0] + d.s[0], ps[k][1] + d.s[1], ps[k][2] + d.s[2]});
+            change += after(p) * after(q) - int(img_.mask[p]) * int(img_.mask[q]);
+        }
+        return change;
+    }
     std::array<int, 3> coords(std::uint32_t i) const {
         return {int(i / std::uint32_t(img_.ny * img_.nx)), int((i / img_.nx) % img_.ny), int(i % img_.nx)};
     }
@@ -101,8 +134,8 @@ private:
     Target t_;
     SegmentTable seg_;
     PhaseImage img_;
-    std::vector<std::uint64_t> counts_;
-    std::vector<int> last_;
+    std::vector<std::uint64_t> counts_, counts2_;
+    std::vector<int> last_, last2_;
     Swaps swaps_;
 };
 
@@ -123,6 +156,19 @@ public:
         counts_ = ctx.upload(counts, "anneal counts");
         target_ = ctx.upload(target, "anneal target", CL_MEM_READ_ONLY);
         e_ = ctx.upload(e, "anneal residuals");
+        s2_ = !t.S2.empty();
+        w2_ = T(t.s2Weight);
+        if (s2_) {
+            const auto c2 = twoPointCounts(start, t.maxLength);
+            std::vector<cl_long> counts2(c2.begin(), c2.end());
+            std::vector<T> target2(t.S2.begin(), t.S2.end()), e2(nd_);
+            for (int d = 0; d < nd_; ++d) e2[d] = T(double(c2[d]) / double(start.size()) - t.S2[d]);
+            counts2_ = ctx.upload(counts2, "anneal S2 counts");
+            target2_ = ctx.upload(target2, "anneal S2 target", CL_MEM_READ_ONLY);
+            e2_ = ctx.upload(e2, "anneal S2 residuals");
+        } else {
+            e2_ = ctx.buffer(sizeof(T), "anneal S2 residuals (unused)");
+        }
         const Precision p = precisionOf<T>();
         delta_ = ctx.kernel("lineal_path_anneal.cl", "anneal_delta", p);
         energy_ = ctx.kernel("lineal_path_anneal.cl", "anneal_energy", p);
@@ -138,6 +184,7 @@ public:
             swapBuf_ = ctx_.buffer(std::size_t(K) * sizeof(cl_int2), "anneal candidates", CL_MEM_READ_ONLY);
             deltaBuf_ = ctx_.buffer(std::size_t(K) * nd_ * sizeof(cl_int), "anneal count changes");
             dEBuf_ = ctx_.buffer(std::size_t(K) * sizeof(T), "anneal error changes");
+            delta2Buf_ = ctx_.buffer(s2_ ? std::size_t(K) * nd_ * sizeof(cl_int) : sizeof(cl_int), "anneal S2 count changes");
         }
         std::vector<cl_int2> s(K);
         for (int i = 0; i < K; ++i) {
@@ -155,6 +202,8 @@ public:
         delta_.setArg(7, swapBuf_);
         delta_.setArg(8, cl_int(K));
         delta_.setArg(9, deltaBuf_);
+        delta_.setArg(10, cl_int(s2_ ? 1 : 0));
+        delta_.setArg(11, delta2Buf_);
         ctx_.launch(delta_, cl::NDRange(roundUp(std::size_t(nd_), 64), std::size_t(K)), cl::NDRange(64, 1));
         energy_.setArg(0, deltaBuf_);
         energy_.setArg(1, e_);
@@ -162,6 +211,10 @@ public:
         energy_.setArg(3, cl_int(nd_));
         energy_.setArg(4, dEBuf_);
         energy_.setArg(5, cl::Local(ls_ * sizeof(T)));
+        energy_.setArg(6, cl_int(s2_ ? 1 : 0));
+        energy_.setArg(7, delta2Buf_);
+        energy_.setArg(8, e2_);
+        energy_.setArg(9, w2_);
         ctx_.launch(energy_, cl::NDRange(std::size_t(K) * ls_), cl::NDRange(ls_));
         const auto dE = ctx_.download<T>(dEBuf_, std::size_t(K), "anneal error changes");
         swaps_ = swaps;
@@ -176,6 +229,13 @@ public:
         apply_.setArg(5, cl_int(nd_));
         apply_.setArg(6, invN_);
         ctx_.launch(apply_, cl::NDRange(roundUp(std::size_t(nd_), 64)), cl::NDRange(64));
+        if (s2_) {
+            apply_.setArg(0, counts2_);
+            apply_.setArg(1, e2_);
+            apply_.setArg(2, target2_);
+            apply_.setArg(3, delta2Buf_);
+            ctx_.launch(apply_, cl::NDRange(roundUp(std::size_t(nd_), 64)), cl::NDRange(64));
+        }
         const auto [a, b] = swaps_[i];
         img_.mask[a] = 0;
         img_.mask[b] = 1;
@@ -187,6 +247,11 @@ public:
         const auto c = ctx_.download<cl_long>(counts_, std::size_t(nd_), "anneal counts");
         return std::vector<std::uint64_t>(c.begin(), c.end());
     }
+    std::vector<std::uint64_t> s2Counts() override {
+        if (!s2_) return {};
+        const auto c = ctx_.download<cl_long>(counts2_, std::size_t(nd_), "anneal S2 counts");
+        return std::vector<std::uint64_t>(c.begin(), c.end());
+    }
     const PhaseImage& image() const override { return img_; }
 
 private:
@@ -194,7 +259,9 @@ private:
     SegmentTable seg_;
     PhaseImage img_;
     int nd_ = 0, capacity_ = 0;
-    T invN_;
+    T invN_, w2_ = 0;
+    bool s2_ = false;
+    cl::Buffer counts2_, target2_, e2_, delta2Buf_;
     std::size_t ls_ = 128;
     cl::Buffer X_, seg, start_, counts_, target_, e_, swapBuf_, deltaBuf_, dEBuf_;
     cl::Kernel delta_, energy_, apply_;

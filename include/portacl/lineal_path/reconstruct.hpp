@@ -20,17 +20,25 @@
 
 namespace portacl::lineal {
 
-// What to match: L of one phase for every displacement of [-ML, ML]^D, on a periodic cell.
+// What to match: L of one phase for every displacement of [-ML, ML]^D, on a periodic cell, and
+// optionally its two-point probability S2 on the same displacements:
+// E = sum_d (L - L_target)^2 + s2Weight * sum_d (S2 - S2_target)^2.
 struct Target {
     int nz = 1, ny = 0, nx = 0;  // the cell to reconstruct
     int maxLength = 0;
     std::vector<double> L;       // map order of Result
+    std::vector<double> S2;      // same order; empty when S2 is not matched
+    double s2Weight = 0;
     std::uint64_t phasePixels = 0;  // round(L(0) * N)
     std::string fingerprint() const;  // identifies the target in checkpoints
 };
-Target targetFromImage(Context& ctx, const PhaseImage& img, int maxLength);
-// An HDF5 file written by `portacl lineal-path -o` of a periodic image (its /L and shape attribute).
-Target targetFromFile(const std::string& path);
+// s2Weight > 0 also matches S2 (exact, from the serial sums).
+Target targetFromImage(Context& ctx, const PhaseImage& img, int maxLength, double s2Weight = 0);
+// An HDF5 file written by `portacl lineal-path -o` of a periodic image (its /L and shape attribute;
+// /S2 too when s2Weight > 0, which needs a file written with --s2).
+Target targetFromFile(const std::string& path, double s2Weight = 0);
+// Exact S2 counts #{p : p and p + d in the phase} of a periodic image, in map order.
+std::vector<std::uint64_t> twoPointCounts(const PhaseImage& img, int maxLength);
 
 // Incremental counts of one image under candidate swaps.
 class SwapEvaluator {
@@ -41,6 +49,8 @@ public:
     // Applies candidate i of the last deltaErrors call: the image and its exact counts.
     virtual void apply(std::size_t i) = 0;
     virtual std::vector<std::uint64_t> counts() = 0;
+    // Exact S2 counts (empty when the target has no S2).
+    virtual std::vector<std::uint64_t> s2Counts() = 0;
     virtual const PhaseImage& image() const = 0;
 };
 // On the device, in float or double (the ΔE sums; the counts are exact either way).
@@ -80,8 +90,8 @@ PhaseImage randomStart(const Target& t, std::uint64_t seed);
 // spent or E is exactly 0. `evaluator` must hold state.image.
 void anneal(SwapEvaluator& evaluator, const Target& t, const AnnealOptions& opt, AnnealState& state);
 double temperatureAt(const AnnealOptions& opt, std::uint64_t step);
-// Exact E of counts against the target (N = cell size).
-double errorOf(const Target& t, const std::vector<std::uint64_t>& counts);
+// Exact E of counts (and S2 counts when the target has S2) against the target (N = cell size).
+double errorOf(const Target& t, const std::vector<std::uint64_t>& counts, const std::vector<std::uint64_t>& s2Counts = {});
 
 // Checkpoints: magic, version, target fingerprint, options that define the chain, step, image,
 // history, and a checksum. readCheckpoint rejects a corrupt file or one of another target with one
