@@ -177,17 +177,24 @@ void Tracer::canonicalSphere(Vertex* v) const {
     if (best < 1e-8 * (1 + v->r * v->r)) *v = out;
 }
 
-int Tracer::vertexOf(const Vertex& v, bool* isNew) {
-    QuadKey key{{v.q[0], v.q[1], v.q[2], v.q[3]}};
-    auto& ids = dict_[key];
-    for (int id : ids) {
+int Tracer::findVertex(const Vertex& v) const {
+    const auto it = dict_.find(QuadKey{{v.q[0], v.q[1], v.q[2], v.q[3]}});
+    if (it == dict_.end()) return -1;
+    for (int id : it->second) {
         const Vertex& w = d_.vertices[id];
         const double d2 = (w.x - v.x) * (w.x - v.x) + (w.y - v.y) * (w.y - v.y) + (w.z - v.z) * (w.z - v.z);
-        if (d2 < 1e-14 * (1 + v.r * v.r)) {
-            *isNew = false;
-            return id;
-        }
+        if (d2 < 1e-14 * (1 + v.r * v.r)) return id;
     }
+    return -1;
+}
+
+int Tracer::vertexOf(const Vertex& v, bool* isNew) {
+    const int known = findVertex(v);
+    if (known >= 0) {
+        *isNew = false;
+        return known;
+    }
+    auto& ids = dict_[QuadKey{{v.q[0], v.q[1], v.q[2], v.q[3]}}];
     const int id = static_cast<int>(d_.vertices.size());
     d_.vertices.push_back(v);
     done_.push_back(0);
@@ -360,6 +367,17 @@ void Tracer::accept(const EdgeTask& task, const EdgeAnswer& answer) {
     v.r = q.bestT;
     v.q[0] = task.tri[0], v.q[1] = task.tri[1], v.q[2] = task.tri[2], v.q[3] = answer.endBall;
     std::sort(v.q, v.q + 4);
+    // A vertex found before keeps its coordinates; a new one gets them from its quadruple.
+    const int known = findVertex(v);
+    if (known >= 0) {
+        double tmin, tmax;
+        vor_arc_extremes(&f, t0, x0, q.bestT, vor_param(&f, q.bestT, q.bestS), dir, &tmin, &tmax);
+        e.v1 = known;
+        e.minRadius = tmin;
+        d_.edges.push_back(e);
+        done_[known] |= static_cast<std::uint8_t>(1u << slotOf(known, answer.endBall));
+        return;
+    }
     canonicalSphere(&v);
     if (v.r > farRadius_) {
         // Tangent to (nearly) coplanar balls on the hull: at this size a sphere cannot be told from

@@ -104,6 +104,8 @@ private:
     void canonicalSphere(Vertex* v) const;
     bool isEmptySphere(const double p[3], double t, const int q[4]) const;
     bool findStartVertex(int seed, Vertex* out) const;
+    // Vertex id of (q, sphere) if known, else -1.
+    int findVertex(const Vertex& v) const;
     // Vertex id of (q, sphere), adding it when new; *isNew tells which.
     int vertexOf(const Vertex& v, bool* isNew);
     void pushEdges(int vertex, int arrivedExcluding);
