@@ -59,10 +59,8 @@ __kernel void lineal_run_tables(__global uint* E, const int rows, const int ew, 
     }
 }
 
-inline int wrapIndex(int i, int n) {
-    i %= n;
-    return i < 0 ? i + n : i;
-}
+// Row offsets are at most ML <= n away from the image, so one conditional step wraps them.
+inline int wrapIndex(int i, int n) { return i < 0 ? i + n : (i >= n ? i - n : i); }
 
 // One work-group per displacement (frame coordinates disp[g] = (da, db, dx, 0) with |dx| the largest).
 // out[g] = number of placements whose whole segment lies in the phase.
