@@ -1,323 +1,46 @@
-// Robust geometric predicates on float points, as a two-phase workload (include/portacl/two_phase.hpp):
-//   orient3d(a,b,c,d)  = sign det [a-d; b-d; c-d]
-//       > 0 when d lies below the plane through a, b, c ("below": a, b, c appear counterclockwise
-//       seen from above), < 0 above, 0 coplanar (Shewchuk's convention).
-//   insphere(a,b,c,d,e) = sign det [a-e, |a-e|^2; b-e, |b-e|^2; c-e, |c-e|^2; d-e, |d-e|^2]
-//       > 0 when e lies inside the sphere through a, b, c, d, provided orient3d(a,b,c,d) > 0
-//       (reversed otherwise), 0 cospherical (Shewchuk's convention).
+// Batches of robust predicates as a two-phase workload (include/portacl/two_phase.hpp): phase 1 the
+// float filter on every query, phase 2 the exact sign of the flagged ones. The predicates, their sign
+// conventions and error bounds are in common/predicates.h.
 // Layout: points are packed float x,y,z (point p at points[3p..3p+2]); orient3d queries are 4 uint
 // point indices each, insphere queries 5; signs are one char per query (-1, 0, +1).
-//
-// Phase 1 (float): Shewchuk's stage-A filter. With u = 2^-24 the computed determinant (from rounded
-// differences) differs from the exact one by at most (7 + 56u) u * permanent for orient3d and
-// (16 + 224u) u * permanent for insphere (Shewchuk 1997, section 4.3; the derivation holds for any
-// binary format with round-to-nearest, absent underflow). We use 8u + 64u^2 and 17u + 256u^2: the
-// slack absorbs the roundings of evaluating the bound itself. Underflow (gradual or flushed to zero,
-// each at most 2^-126 absolute per product or input) is covered by an absolute term 2^-100 (1+M)^3
-// for orient3d and 2^-100 (1+M)^4 for insphere, M the largest |difference|: the worst propagation is
-// below 2^-113 (1+M)^deg (counting monomials times perturbation times cofactor bounds). Overflow
-// turns the determinant into inf or NaN, which fails the test. An item passing |det| > bound gets
-// the float sign; every other item is flagged undecided (and keeps the float sign as its guess).
-//
-// Phase 2 (double): exact. Inputs are floats, so differences a-b are computed exactly as two-term
-// expansions (two_diff in double, no over/underflow in double's range). Stage A again in double
-// (u = 2^-53; no underflow: every nonzero intermediate stays above 2^-910 for float inputs). If that
-// cannot decide, the determinant is evaluated exactly with Shewchuk's expansion arithmetic
-// (two_sum, two_product through fma, scale_expansion_zeroelim, fast_expansion_sum_zeroelim; exact
-// for round-to-nearest-even IEEE double). orient3d works on the exact differences (at most 192
-// components); insphere on the raw coordinates, whose pairwise products are exact doubles (at most
-// 1440 components; differences as two-term expansions would need ~37k). Both are exact for every
-// finite float input.
-//
-// Products that feed an exact sum come from fma(a, b, 0.0), not a*b, so that a compiler allowed to
-// contract (-cl-mad-enable) cannot fuse them into the following addition and break two_sum.
 #include "common/real.h"
 #include "common/two_phase.h"
-
-#pragma OPENCL FP_CONTRACT OFF
+#include "common/predicates.h"
 
 inline float3 point_at(__global const float* points, const uint p) { return vload3(p, points); }
-
-inline char sign_of_float(const float x) { return x > 0.0f ? (char)1 : (x < 0.0f ? (char)-1 : (char)0); }
-
-// ---- Phase 1: float with a static error bound ----
 
 __kernel void orient3d_phase1(const uint n, __global uchar* undecided, __global const float* points,
                               __global const uint* queries, __global char* signs) {
     const uint i = get_global_id(0);
     if (i >= n) return;
-    const float3 d = point_at(points, queries[4 * i + 3]);
-    const float3 ad = point_at(points, queries[4 * i + 0]) - d;
-    const float3 bd = point_at(points, queries[4 * i + 1]) - d;
-    const float3 cd = point_at(points, queries[4 * i + 2]) - d;
-
-    const float bxcy = bd.x * cd.y, cxby = cd.x * bd.y;
-    const float cxay = cd.x * ad.y, axcy = ad.x * cd.y;
-    const float axby = ad.x * bd.y, bxay = bd.x * ad.y;
-    const float det = ad.z * (bxcy - cxby) + bd.z * (cxay - axcy) + cd.z * (axby - bxay);
-    const float permanent = (fabs(bxcy) + fabs(cxby)) * fabs(ad.z) + (fabs(cxay) + fabs(axcy)) * fabs(bd.z) +
-                            (fabs(axby) + fabs(bxay)) * fabs(cd.z);
-    const float3 m3 = fmax(fmax(fabs(ad), fabs(bd)), fabs(cd));
-    const float m = 1.0f + fmax(fmax(m3.x, m3.y), m3.z);
-    const float bound = (8.0f * 0x1p-24f + 64.0f * 0x1p-48f) * permanent + 0x1p-100f * (m * m * m);
-
-    signs[i] = sign_of_float(det);
-    undecided[i] = fabs(det) > bound ? 0 : 1;  // NaN and inf fail the comparison: undecided
+    __global const uint* q = queries + 4 * (size_t)i;
+    uchar flag;
+    signs[i] = orient3d_float(point_at(points, q[0]), point_at(points, q[1]), point_at(points, q[2]),
+                              point_at(points, q[3]), &flag);
+    undecided[i] = flag;
 }
 
 __kernel void insphere_phase1(const uint n, __global uchar* undecided, __global const float* points,
                               __global const uint* queries, __global char* signs) {
     const uint i = get_global_id(0);
     if (i >= n) return;
-    const float3 e = point_at(points, queries[5 * i + 4]);
-    const float3 a = point_at(points, queries[5 * i + 0]) - e;
-    const float3 b = point_at(points, queries[5 * i + 1]) - e;
-    const float3 c = point_at(points, queries[5 * i + 2]) - e;
-    const float3 d = point_at(points, queries[5 * i + 3]) - e;
-
-    const float axby = a.x * b.y, bxay = b.x * a.y, bxcy = b.x * c.y, cxby = c.x * b.y;
-    const float cxdy = c.x * d.y, dxcy = d.x * c.y, dxay = d.x * a.y, axdy = a.x * d.y;
-    const float axcy = a.x * c.y, cxay = c.x * a.y, bxdy = b.x * d.y, dxby = d.x * b.y;
-    const float ab = axby - bxay, bc = bxcy - cxby, cd = cxdy - dxcy;
-    const float da = dxay - axdy, ac = axcy - cxay, bd = bxdy - dxby;
-    const float abc = a.z * bc - b.z * ac + c.z * ab;
-    const float bcd = b.z * cd - c.z * bd + d.z * bc;
-    const float cda = c.z * da + d.z * ac + a.z * cd;
-    const float dab = d.z * ab + a.z * bd + b.z * da;
-    const float alift = a.x * a.x + a.y * a.y + a.z * a.z;
-    const float blift = b.x * b.x + b.y * b.y + b.z * b.z;
-    const float clift = c.x * c.x + c.y * c.y + c.z * c.z;
-    const float dlift = d.x * d.x + d.y * d.y + d.z * d.z;
-    const float det = (dlift * abc - clift * dab) + (blift * cda - alift * bcd);
-
-    const float pab = fabs(axby) + fabs(bxay), pbc = fabs(bxcy) + fabs(cxby), pcd = fabs(cxdy) + fabs(dxcy);
-    const float pda = fabs(dxay) + fabs(axdy), pac = fabs(axcy) + fabs(cxay), pbd = fabs(bxdy) + fabs(dxby);
-    const float permanent = (pcd * fabs(b.z) + pbd * fabs(c.z) + pbc * fabs(d.z)) * alift +
-                            (pda * fabs(c.z) + pac * fabs(d.z) + pcd * fabs(a.z)) * blift +
-                            (pab * fabs(d.z) + pbd * fabs(a.z) + pda * fabs(b.z)) * clift +
-                            (pbc * fabs(a.z) + pac * fabs(b.z) + pab * fabs(c.z)) * dlift;
-    const float3 m4 = fmax(fmax(fabs(a), fabs(b)), fmax(fabs(c), fabs(d)));
-    const float m = 1.0f + fmax(fmax(m4.x, m4.y), m4.z);
-    const float bound = (17.0f * 0x1p-24f + 256.0f * 0x1p-48f) * permanent + 0x1p-100f * (m * m * m * m);
-
-    signs[i] = sign_of_float(det);
-    undecided[i] = fabs(det) > bound ? 0 : 1;
+    __global const uint* q = queries + 5 * (size_t)i;
+    uchar flag;
+    signs[i] = insphere_float(point_at(points, q[0]), point_at(points, q[1]), point_at(points, q[2]),
+                              point_at(points, q[3]), point_at(points, q[4]), &flag);
+    undecided[i] = flag;
 }
 
 #if PORTACL_DOUBLE
-
-// ---- Phase 2: double stage A, then exact expansion arithmetic ----
-
-// x + y == a + b exactly, x = fl(a + b) (Knuth's two-sum; any a, b).
-inline void two_sum(const double a, const double b, double* x, double* y) {
-    const double s = a + b;
-    const double bv = s - a;
-    const double av = s - bv;
-    *x = s;
-    *y = (a - av) + (b - bv);
-}
-
-// x + y == a * b exactly, x = fl(a * b). fma(a, b, 0.0) rather than a * b: see the header.
-inline void two_product(const double a, const double b, double* x, double* y) {
-    const double p = fma(a, b, 0.0);
-    *x = p;
-    *y = fma(a, b, -p);
-}
-
-// h = e * b; e nonoverlapping with increasing magnitudes; zero components dropped. |h| <= 2 elen.
-inline int scale_expansion(const int elen, const double* e, const double b, double* h) {
-    double q, hh;
-    int hn = 0;
-    two_product(e[0], b, &q, &hh);
-    if (hh != 0.0) h[hn++] = hh;
-    for (int i = 1; i < elen; ++i) {
-        double p1, p0, sum;
-        two_product(e[i], b, &p1, &p0);
-        two_sum(q, p0, &sum, &hh);
-        if (hh != 0.0) h[hn++] = hh;
-        two_sum(p1, sum, &q, &hh);
-        if (hh != 0.0) h[hn++] = hh;
-    }
-    if (q != 0.0 || hn == 0) h[hn++] = q;
-    return hn;
-}
-
-// h = e + f by merging the components in order of magnitude and summing with two_sum (Shewchuk's
-// fast expansion sum; h may not alias e or f). |h| <= elen + flen.
-inline int expansion_sum(const int elen, const double* e, const int flen, const double* f, double* h) {
-    int ei = 0, fi = 0, hn = 0;
-    double q;
-    if (fabs(e[0]) < fabs(f[0])) q = e[ei++];
-    else q = f[fi++];
-    while (ei < elen || fi < flen) {
-        double g;
-        if (fi >= flen || (ei < elen && fabs(e[ei]) < fabs(f[fi]))) g = e[ei++];
-        else g = f[fi++];
-        double s, hh;
-        two_sum(q, g, &s, &hh);
-        q = s;
-        if (hh != 0.0) h[hn++] = hh;
-    }
-    if (q != 0.0 || hn == 0) h[hn++] = q;
-    return hn;
-}
-
-inline void negate_expansion(const int n, double* e) {
-    for (int i = 0; i < n; ++i) e[i] = -e[i];
-}
-
-// h = e * f, summing e scaled by each component of f. scaled holds 2 elen, tmp and h 2 elen flen.
-inline int expansion_product(const int elen, const double* e, const int flen, const double* f, double* h,
-                             double* scaled, double* tmp) {
-    int hn = scale_expansion(elen, e, f[0], h);
-    for (int j = 1; j < flen; ++j) {
-        const int sn = scale_expansion(elen, e, f[j], scaled);
-        const int tn = expansion_sum(hn, h, sn, scaled, tmp);
-        for (int k = 0; k < tn; ++k) h[k] = tmp[k];
-        hn = tn;
-    }
-    return hn;
-}
-
-inline char expansion_sign(const int n, const double* e) {
-    const double top = e[n - 1];  // largest magnitude; zero only when the expansion is zero
-    return top > 0.0 ? (char)1 : (top < 0.0 ? (char)-1 : (char)0);
-}
-
-inline char sign_of_double(const double x) { return x > 0.0 ? (char)1 : (x < 0.0 ? (char)-1 : (char)0); }
-
-// An exact difference a - b of floats as an expansion of 1 or 2 doubles (increasing magnitude).
-inline int exact_difference(const float a, const float b, double* e) {
-    const double x = (double)a - (double)b;
-    const double bv = (double)a - x;
-    const double av = x + bv;
-    const double y = ((double)a - av) + (bv - (double)b);
-    if (y == 0.0) {
-        e[0] = x;
-        return 1;
-    }
-    e[0] = y;
-    e[1] = x;
-    return 2;
-}
-
-// m = p*q - r*s for 2-term expansions: at most 16 components.
-inline int minor2(const int pn, const double* p, const int qn, const double* q, const int rn, const double* r,
-                  const int sn, const double* s, double* m) {
-    double pq[8], rs[8], scaled[4], tmp[8];
-    const int n1 = expansion_product(pn, p, qn, q, pq, scaled, tmp);
-    const int n2 = expansion_product(rn, r, sn, s, rs, scaled, tmp);
-    negate_expansion(n2, rs);
-    return expansion_sum(n1, pq, n2, rs, m);
-}
-
-inline char orient3d_exact(const float3 a, const float3 b, const float3 c, const float3 d) {
-    double adx[2], ady[2], adz[2], bdx[2], bdy[2], bdz[2], cdx[2], cdy[2], cdz[2];
-    const int nadx = exact_difference(a.x, d.x, adx), nady = exact_difference(a.y, d.y, ady);
-    const int nadz = exact_difference(a.z, d.z, adz), nbdx = exact_difference(b.x, d.x, bdx);
-    const int nbdy = exact_difference(b.y, d.y, bdy), nbdz = exact_difference(b.z, d.z, bdz);
-    const int ncdx = exact_difference(c.x, d.x, cdx), ncdy = exact_difference(c.y, d.y, cdy);
-    const int ncdz = exact_difference(c.z, d.z, cdz);
-
-    double bc[16], ca[16], ab[16];
-    const int nbc = minor2(nbdx, bdx, ncdy, cdy, ncdx, cdx, nbdy, bdy, bc);
-    const int nca = minor2(ncdx, cdx, nady, ady, nadx, adx, ncdy, cdy, ca);
-    const int nab = minor2(nadx, adx, nbdy, bdy, nbdx, bdx, nady, ady, ab);
-
-    double t1[64], t2[64], t3[64], scaled[32], tmp[64], s12[128], det[192];
-    const int n1 = expansion_product(nbc, bc, nadz, adz, t1, scaled, tmp);
-    const int n2 = expansion_product(nca, ca, nbdz, bdz, t2, scaled, tmp);
-    const int n3 = expansion_product(nab, ab, ncdz, cdz, t3, scaled, tmp);
-    const int n12 = expansion_sum(n1, t1, n2, t2, s12);
-    const int n = expansion_sum(n12, s12, n3, t3, det);
-    return expansion_sign(n, det);
-}
 
 __kernel void orient3d_phase2(const uint count, __global const uint* items, const uint direct,
                               __global const float* points, __global const uint* queries, __global char* signs) {
     const uint k = get_global_id(0);
     if (k >= count) return;
     const uint i = two_phase_item(items, direct, k);
-    const float3 a = point_at(points, queries[4 * i + 0]), b = point_at(points, queries[4 * i + 1]);
-    const float3 c = point_at(points, queries[4 * i + 2]), d = point_at(points, queries[4 * i + 3]);
-
-    // Stage A in double on rounded differences (u = 2^-53).
-    const double3 ad = convert_double3(a) - convert_double3(d);
-    const double3 bd = convert_double3(b) - convert_double3(d);
-    const double3 cd = convert_double3(c) - convert_double3(d);
-    const double bxcy = bd.x * cd.y, cxby = cd.x * bd.y;
-    const double cxay = cd.x * ad.y, axcy = ad.x * cd.y;
-    const double axby = ad.x * bd.y, bxay = bd.x * ad.y;
-    const double det = ad.z * (bxcy - cxby) + bd.z * (cxay - axcy) + cd.z * (axby - bxay);
-    const double permanent = (fabs(bxcy) + fabs(cxby)) * fabs(ad.z) + (fabs(cxay) + fabs(axcy)) * fabs(bd.z) +
-                             (fabs(axby) + fabs(bxay)) * fabs(cd.z);
-    const double bound = (8.0 * 0x1p-53 + 64.0 * 0x1p-106) * permanent;
-    signs[i] = fabs(det) > bound ? sign_of_double(det) : orient3d_exact(a, b, c, d);
-}
-
-// The exact insphere stage works on the raw coordinates, where every product of two floats is exact
-// in one double (48 significant bits, exponents far inside double's range), so no difference has to
-// be exact: insphere = sign det [p, |p|^2, 1] over the rows a, b, c, d, e (subtracting row e and then
-// 2 e_x, 2 e_y, 2 e_z times the coordinate columns from the lift column turns it into Shewchuk's
-// 4 x 4 determinant above). Expanded along the lift column: det = sum_m (-1)^(m+1) |p_m|^2 D4(rows
-// other than m), with D4(p,q,r,s) = det [p, 1; q, 1; r, 1; s, 1] = -D3(q,r,s) + D3(p,r,s) - D3(p,q,s)
-// + D3(p,q,r) and D3 the 3 x 3 determinant of the coordinates.
-
-// D3(p, q, r) = pz (qx ry - rx qy) - qz (px ry - rx py) + rz (px qy - qx py): at most 12 components.
-inline int det3_raw(const float3 p, const float3 q, const float3 r, double* out) {
-    double mqr[2], mpr[2], mpq[2];
-    two_sum(fma((double)q.x, (double)r.y, 0.0), -fma((double)r.x, (double)q.y, 0.0), &mqr[1], &mqr[0]);
-    two_sum(fma((double)p.x, (double)r.y, 0.0), -fma((double)r.x, (double)p.y, 0.0), &mpr[1], &mpr[0]);
-    two_sum(fma((double)p.x, (double)q.y, 0.0), -fma((double)q.x, (double)p.y, 0.0), &mpq[1], &mpq[0]);
-    double s1[4], s2[4], s3[4], s12[8];
-    const int k1 = scale_expansion(2, mqr, (double)p.z, s1);
-    const int k2 = scale_expansion(2, mpr, -(double)q.z, s2);
-    const int k3 = scale_expansion(2, mpq, (double)r.z, s3);
-    const int k12 = expansion_sum(k1, s1, k2, s2, s12);
-    return expansion_sum(k12, s12, k3, s3, out);
-}
-
-// D4(p, q, r, s): at most 48 components.
-inline int det4_raw(const float3 p, const float3 q, const float3 r, const float3 s, double* out) {
-    double t1[12], t2[12], t3[12], t4[12], s12[24], s34[24];
-    const int n1 = det3_raw(q, r, s, t1), n2 = det3_raw(p, r, s, t2);
-    const int n3 = det3_raw(p, q, s, t3), n4 = det3_raw(p, q, r, t4);
-    negate_expansion(n1, t1);
-    negate_expansion(n3, t3);
-    const int n12 = expansion_sum(n1, t1, n2, t2, s12);
-    const int n34 = expansion_sum(n3, t3, n4, t4, s34);
-    return expansion_sum(n12, s12, n34, s34, out);
-}
-
-// sign * |p|^2 exactly: at most 3 components.
-inline int lift_raw(const float3 p, const double sign, double* out) {
-    double x[1] = {sign * (double)p.x * (double)p.x}, y[1] = {sign * (double)p.y * (double)p.y};
-    double z[1] = {sign * (double)p.z * (double)p.z}, xy[2];
-    const int n = expansion_sum(1, x, 1, y, xy);
-    return expansion_sum(n, xy, 1, z, out);
-}
-
-// The exact insphere sign for any finite float input.
-inline char insphere_exact(const float3 pa, const float3 pb, const float3 pc, const float3 pd, const float3 pe) {
-    const float3 rows[5] = {pa, pb, pc, pd, pe};
-    double o[48], l[3], term[288], scaled[96], tmp[288], acc[1440], next[1440];
-    int n = 0;
-    for (int m = 0; m < 5; ++m) {
-        float3 rest[4];
-        for (int j = 0, r = 0; j < 5; ++j)
-            if (j != m) rest[r++] = rows[j];
-        const int on = det4_raw(rest[0], rest[1], rest[2], rest[3], o);
-        const int ln = lift_raw(rows[m], (m % 2) ? 1.0 : -1.0, l);  // (-1)^(m+1)
-        const int tn = expansion_product(on, o, ln, l, term, scaled, tmp);
-        if (n == 0) {
-            for (int k = 0; k < tn; ++k) acc[k] = term[k];
-            n = tn;
-        } else {
-            n = expansion_sum(n, acc, tn, term, next);
-            for (int k = 0; k < n; ++k) acc[k] = next[k];
-        }
-    }
-    return expansion_sign(n, acc);
+    __global const uint* q = queries + 4 * (size_t)i;
+    signs[i] = orient3d_exact(point_at(points, q[0]), point_at(points, q[1]), point_at(points, q[2]),
+                              point_at(points, q[3]));
 }
 
 __kernel void insphere_phase2(const uint count, __global const uint* items, const uint direct,
@@ -325,36 +48,9 @@ __kernel void insphere_phase2(const uint count, __global const uint* items, cons
     const uint k = get_global_id(0);
     if (k >= count) return;
     const uint i = two_phase_item(items, direct, k);
-    const float3 fa = point_at(points, queries[5 * i + 0]), fb = point_at(points, queries[5 * i + 1]);
-    const float3 fc = point_at(points, queries[5 * i + 2]), fd = point_at(points, queries[5 * i + 3]);
-    const float3 fe = point_at(points, queries[5 * i + 4]);
-
-    // Stage A in double on rounded differences (u = 2^-53).
-    const double3 e = convert_double3(fe);
-    const double3 a = convert_double3(fa) - e, b = convert_double3(fb) - e;
-    const double3 c = convert_double3(fc) - e, d = convert_double3(fd) - e;
-    const double axby = a.x * b.y, bxay = b.x * a.y, bxcy = b.x * c.y, cxby = c.x * b.y;
-    const double cxdy = c.x * d.y, dxcy = d.x * c.y, dxay = d.x * a.y, axdy = a.x * d.y;
-    const double axcy = a.x * c.y, cxay = c.x * a.y, bxdy = b.x * d.y, dxby = d.x * b.y;
-    const double ab = axby - bxay, bc = bxcy - cxby, cd = cxdy - dxcy;
-    const double da = dxay - axdy, ac = axcy - cxay, bd = bxdy - dxby;
-    const double abc = a.z * bc - b.z * ac + c.z * ab;
-    const double bcd = b.z * cd - c.z * bd + d.z * bc;
-    const double cda = c.z * da + d.z * ac + a.z * cd;
-    const double dab = d.z * ab + a.z * bd + b.z * da;
-    const double alift = a.x * a.x + a.y * a.y + a.z * a.z;
-    const double blift = b.x * b.x + b.y * b.y + b.z * b.z;
-    const double clift = c.x * c.x + c.y * c.y + c.z * c.z;
-    const double dlift = d.x * d.x + d.y * d.y + d.z * d.z;
-    const double det = (dlift * abc - clift * dab) + (blift * cda - alift * bcd);
-    const double pab = fabs(axby) + fabs(bxay), pbc = fabs(bxcy) + fabs(cxby), pcd = fabs(cxdy) + fabs(dxcy);
-    const double pda = fabs(dxay) + fabs(axdy), pac = fabs(axcy) + fabs(cxay), pbd = fabs(bxdy) + fabs(dxby);
-    const double permanent = (pcd * fabs(b.z) + pbd * fabs(c.z) + pbc * fabs(d.z)) * alift +
-                             (pda * fabs(c.z) + pac * fabs(d.z) + pcd * fabs(a.z)) * blift +
-                             (pab * fabs(d.z) + pbd * fabs(a.z) + pda * fabs(b.z)) * clift +
-                             (pbc * fabs(a.z) + pac * fabs(b.z) + pab * fabs(c.z)) * dlift;
-    const double bound = (17.0 * 0x1p-53 + 256.0 * 0x1p-106) * permanent;
-    signs[i] = fabs(det) > bound ? sign_of_double(det) : insphere_exact(fa, fb, fc, fd, fe);
+    __global const uint* q = queries + 5 * (size_t)i;
+    signs[i] = insphere_exact(point_at(points, q[0]), point_at(points, q[1]), point_at(points, q[2]),
+                              point_at(points, q[3]), point_at(points, q[4]));
 }
 
 #endif
