@@ -265,7 +265,8 @@ inline int pred_lift_raw(const float3 p, const double sign, double* out) {
 }
 
 // The exact insphere sign for any finite float input.
-inline char pred_insphere_expansion(const float3 pa, const float3 pb, const float3 pc, const float3 pd, const float3 pe) {
+inline char pred_insphere_expansion(const float3 pa, const float3 pb, const float3 pc, const float3 pd,
+                                    const float3 pe) {
     const float3 rows[5] = {pa, pb, pc, pd, pe};
     double o[48], l[3], term[288], scaled[96], tmp[288], acc[1440], next[1440];
     int n = 0;

@@ -9,7 +9,8 @@ Batch syntheticBatch(Predicate p, std::size_t n, std::size_t cloud, double degen
     if (!(degenerateFraction >= 0.0 && degenerateFraction <= 1.0))
         throw Error("the degenerate fraction must lie between 0 and 1, but " + std::to_string(degenerateFraction) +
                     " was given");
-    if (cloud < arity(p)) throw Error("a synthetic batch needs a cloud of at least " + std::to_string(arity(p)) + " points");
+    if (cloud < arity(p))
+        throw Error("a synthetic batch needs a cloud of at least " + std::to_string(arity(p)) + " points");
     Batch b;
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> coord(-100.0f, 100.0f);
