@@ -418,3 +418,30 @@ TEST(VoronoiCli, BadInputGivesOneSentenceAndNoFile) {
         EXPECT_FALSE(fileExists(out)) << input;
     }
 }
+
+TEST(VoronoiComponents, BallsInTheGapOfTwoBigBallsAreASecondComponent) {
+    // Three small balls in the gap between two big ones, a ring of balls far around: the small balls'
+    // vertices are joined to the ring's only through closed (elliptic) edges, so the vertex graph has
+    // two pieces, and tracing from one start alone would miss one.
+    std::vector<io::Ball> balls{{0, 0, 5.3, 5}, {0, 0, -5.3, 5}};
+    for (int k = 0; k < 3; ++k) {
+        const double a = 2 * M_PI * k / 3 + 0.1;
+        balls.push_back({0.7 * std::cos(a), 0.7 * std::sin(a), 0.02 * k, 0.5});
+    }
+    for (int k = 0; k < 12; ++k) {
+        const double a = 2 * M_PI * k / 12;
+        balls.push_back({8 * std::cos(a), 8 * std::sin(a), 0.3 * (k % 3), 1.0});
+    }
+    const auto d = voronoi::computeReference(balls);
+    EXPECT_EQ(d.components, 2);
+    EXPECT_EQ(d.vertices.size(), 17u);  // Voronota 1.22 finds 17
+    EXPECT_EQ(countNonEmpty(d, balls), 0);
+    if (haveVoronota()) EXPECT_EQ(countDifferences(voronoi::formatVertices(d), runVoronota(balls), 1e-6), 0);
+    if (test::hasFp64()) {
+        voronoi::Options o;
+        o.precision = Precision::Mixed;
+        const auto dev = voronoi::compute(test::context(), balls, o);
+        EXPECT_EQ(dev.components, 2);
+        EXPECT_TRUE(voronoi::formatVertices(dev) == voronoi::formatVertices(d));
+    }
+}
