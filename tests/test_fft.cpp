@@ -200,6 +200,13 @@ TEST_P(Fft, C2R1DBatchedOutOfPlace) { checkC2R({12}, 2, false); }
 TEST_P(Fft, C2R2DOddLastInPlace) { checkC2R({7, 9}, 1, true); }
 TEST_P(Fft, C2R3DBatchedOutOfPlace) { checkC2R({6, 10, 14}, 2, false); }
 
+// Axes of length 1 (VkFFT refuses them; the plan drops them, as they change neither data nor layout).
+TEST_P(Fft, LengthOneAxes) {
+    checkC2C({1, 8}, 2, false);
+    checkR2C({4, 1, 6}, 1, true);
+    checkC2C({1}, 2, false);  // one point: the identity
+}
+
 // Inverse(Forward(x)) == x through the device alone (the plan of C2C2DOddBatchedInPlace, cached).
 TEST_P(Fft, C2CRoundTripRestoresTheInput) {
     Plan& p = plan(test::context(), desc(Kind::C2C, {7, 9}, 2, true));
@@ -238,6 +245,19 @@ TEST(FftBackends, ClfftRefusesLength17NamingTheSizeAndVkfft) {
         const std::string what = e.what();
         EXPECT_NE(what.find("17"), std::string::npos) << what;
         EXPECT_NE(what.find("VkFFT"), std::string::npos) << what;
+    }
+}
+
+TEST(FftBackends, VkfftRefusesARealLastDimensionOfOne) {
+    PlanDesc d;
+    d.kind = Kind::R2C;
+    d.shape = {6, 1};
+    d.backend = Backend::VkFFT;
+    try {
+        plan(test::context(), d);
+        FAIL() << "VkFFT accepted a real transform with a last dimension of 1";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("last dimension"), std::string::npos) << e.what();
     }
 }
 

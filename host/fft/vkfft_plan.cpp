@@ -54,11 +54,25 @@ public:
         context_ = ctx.clContext()();
         queue_ = ctx.queue()();
 
-        const std::size_t dims = d.shape.size();
         const bool real = d.kind != Kind::C2C;
-        const std::size_t n0 = d.shape.back();  // fastest dimension
+        // VkFFT refuses axes of length 1 (VKFFT_ERROR_UNSUPPORTED_RADIX). Along such an axis the
+        // transform is the identity and the memory layout does not depend on it, so it is dropped;
+        // a real transform keeps its last axis, which sets the half-spectrum's row length.
+        if (real && d.shape.back() == 1)
+            throw Error("VkFFT cannot run the " + describe(d) +
+                        ": a real transform's last dimension must be longer than 1 (use C2C, or the clFFT backend)");
+        std::vector<std::size_t> shape;
+        for (std::size_t n : d.shape)
+            if (n > 1) shape.push_back(n);
+        if (shape.empty()) {  // a C2C of one point: the identity (1/N = 1), done as a copy
+            identity_ = true;
+            return;
+        }
+
+        const std::size_t dims = shape.size();
+        const std::size_t n0 = shape.back();  // fastest dimension
         std::uint64_t size[3] = {1, 1, 1};
-        for (std::size_t i = 0; i < dims; ++i) size[i] = d.shape[dims - 1 - i];
+        for (std::size_t i = 0; i < dims; ++i) size[i] = shape[dims - 1 - i];
 
         VkFFTConfiguration cfg = {};
         cfg.FFTdim = dims;
@@ -114,6 +128,15 @@ public:
     void execute(const cl::Buffer& in, const cl::Buffer& out, Direction dir) override {
         checkDirection(desc_, dir);
         checkBuffers(desc_, dir, in, out);
+        if (identity_) {
+            if (!desc_.inPlace) {
+                cl::Event e;
+                clCall("clEnqueueCopyBuffer",
+                       [&] { return ctx_.queue().enqueueCopyBuffer(in, out, 0, 0, outputBytes(desc_, dir), nullptr, &e); });
+                ctx_.recordEvent(eventName(desc_, backend_, dir) + " (one point: copy)", EventKind::Transfer, e);
+            }
+            return;
+        }
         if (desc_.inPlace) {
             bufferSlot_ = in();
         } else if (desc_.kind == Kind::C2R) {
@@ -151,6 +174,7 @@ private:
     std::uint64_t inputBytes_ = 0;
     VkFFTApplication app_ = {};
     bool initialized_ = false;
+    bool identity_ = false;  // every length is 1: no VkFFT application
 };
 
 }  // namespace
