@@ -102,9 +102,9 @@ int runVoronoi(const std::vector<std::string>& args) {
         if (!edges.empty()) writeAtomically(framePath(edges, f, frames.size()), voronoi::formatEdges(d));
         char line[512];
         std::snprintf(line, sizeof line,
-                      "%sballs %zu hidden %d vertices %zu edges %zu components %d phase2_edges %zu searches %zu waves %d seconds %.4f\n",
+                      "%sballs %zu hidden %d vertices %zu edges %zu components %d phase2_edges %zu redone_on_host %zu searches %zu waves %d seconds %.4f\n",
                       frames.size() > 1 ? ("frame " + std::to_string(f + 1) + " ").c_str() : "", frames[f].balls.size(),
-                      d.hiddenBalls, d.vertices.size(), d.edges.size(), d.components, d.phase2Edges, d.solvedEdges, d.waves,
+                      d.hiddenBalls, d.vertices.size(), d.edges.size(), d.components, d.phase2Edges, d.redoneOnHost, d.solvedEdges, d.waves,
                       d.seconds);
         report += line;
         total += d.seconds;

@@ -352,6 +352,7 @@ void Tracer::accept(const EdgeTask& task, const EdgeAnswer& answer) {
     if (q.bestK < 0) {
         // The chosen ball has no entering root in double (a float decision gone wrong): redo serially.
         done_[task.from] &= static_cast<std::uint8_t>(~(1u << slot));
+        ++d_.redoneOnHost;
         EdgeTask exact = task;
         exact.searchRadius = initialRadius(task.tri[0], t0);
         EdgeAnswer ans = solveSerial(exact);

@@ -31,6 +31,8 @@ struct Diagram {
     int hiddenBalls = 0;           // balls inside other balls (no part in the diagram)
     std::size_t solvedEdges = 0;   // end-vertex searches (including retries with a wider search)
     std::size_t phase2Edges = 0;   // searches that float could not decide and double redid (mixed)
+    std::size_t redoneOnHost = 0;     // device answers (float) whose ball had no entering root in
+                                      // double: searched again serially in double
     std::size_t unresolvedEdges = 0;  // edges whose end sphere was beyond 1e6 x the balls' extent or
                                       // not empty in double (near-coplanar hull balls): recorded as unbounded
     int waves = 0;                 // device launches of the wave tracer (per precision phase 1)
