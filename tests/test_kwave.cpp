@@ -384,7 +384,18 @@ TEST(KWaveStorage, ReducedModesStayCloseToSingle) {
     OutputSelection out;
     out.pFinal = true;
     const Recording single = runDevice(s, Precision::Float, out);
+    auto bytes = [&](Storage mode) {
+        RunOptions o;
+        o.storage = mode;
+        o.outputs = out;
+        return KSpaceSolver(test::context(), s, o).deviceBytes();
+    };
+    const std::size_t singleBytes = bytes(Storage::Full);
     for (const Storage mode : {Storage::MixedMin, Storage::MixedMid, Storage::MixedMax}) {
+        const std::size_t b = bytes(mode);
+        std::printf("[kwave] %s: device memory %zu of single's %zu bytes (%.1f %% saved)\n", storageName(mode), b,
+                    singleBytes, 100.0 * (1.0 - double(b) / double(singleBytes)));
+        EXPECT_LT(b, singleBytes);
         const Recording r = runDevice(s, Precision::Float, out, mode);
         const double l2 = relativeL2(r.data.at("p_final"), single.data.at("p_final"));
         const double linf = relativeLinf(r.data.at("p_final"), single.data.at("p_final"));

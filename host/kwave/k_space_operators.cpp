@@ -55,7 +55,10 @@ KSpaceOperators::KSpaceOperators(const Simulation& sim, bool halfSpectrum) {
             const double k = (a == 2 && !g.is3D()) ? 0.0 : waveNumber(i, ns[a], ds[a]);
             ddPos[a][i] = I * k * std::exp(I * (0.5 * k * ds[a]));
             ddNeg[a][i] = I * k * std::exp(-I * (0.5 * k * ds[a]));
-            shiftNeg[a][i] = std::exp(-I * (0.5 * k * ds[a]));
+            // At the Nyquist bin of an even axis the shift is i: k-Wave's 1-D real transforms drop that
+            // imaginary term; zero makes it explicit and keeps N-D transforms Hermitian.
+            const bool nyquist = ns[a] % 2 == 0 && i == ns[a] / 2;
+            shiftNeg[a][i] = nyquist ? std::complex<double>(0.0, 0.0) : std::exp(-I * (0.5 * k * ds[a]));
         }
     }
 }

@@ -77,7 +77,7 @@ struct KSpaceSolver::Impl {
         kSourceKappa, kAddField, kAddDensity, kTransducer, kSample, kSampleAll, kUnstagger;
     fft::Plan* r2c = nullptr;
     fft::Plan* c2r = nullptr;
-    cl::NDRange local3 = cl::NullRange;
+    cl::NDRange local3 = cl::NullRange, local1 = cl::NullRange;
 
     Impl(Context& c, const Simulation& s, const RunOptions& o)
         : ctx(c), sim(s), opt(o), g(s.grid), n(g.size()), nr(g.reducedSize()), dims(g.dimensions()),
@@ -90,8 +90,13 @@ struct KSpaceSolver::Impl {
         ctx.requirePrecision(prec);
         build();
         allocate();
-        const int wx = ctx.tuning().getInt("kwave", "work_group_x", 0);
+        // GPUs get explicit work-groups along x (global sizes are rounded up; kernels check bounds);
+        // CPUs let the runtime choose. A [kwave] section of a tuning profile overrides both.
+        const bool gpu = ctx.device().isGpu;
+        const int wx = ctx.tuning().getInt("kwave", "work_group_x", gpu ? 128 : 0);
+        const int w1 = ctx.tuning().getInt("kwave", "work_group", gpu ? 256 : 0);
         if (wx > 0) local3 = cl::NDRange(static_cast<std::size_t>(wx), 1, 1);
+        if (w1 > 0) local1 = cl::NDRange(static_cast<std::size_t>(w1));
     }
 
     // ---- set-up -------------------------------------------------------------------------------
@@ -299,7 +304,7 @@ struct KSpaceSolver::Impl {
         (k.setArg(i++, a), ...);
     }
     void launchGrid(cl::Kernel& k, std::size_t nx) { ctx.launch(k, cl::NDRange(nx, g.ny, g.nz), local3); }
-    void launch1(cl::Kernel& k, std::size_t count) { ctx.launch(k, cl::NDRange(count)); }
+    void launch1(cl::Kernel& k, std::size_t count) { ctx.launch(k, cl::NDRange(count), local1); }
     cl_uint u32(std::size_t v) const { return static_cast<cl_uint>(v); }
     cl_ulong u64(std::size_t v) const { return static_cast<cl_ulong>(v); }
 

@@ -239,10 +239,10 @@ KSpaceSolver::State readCheckpointFile(const std::string& path, const Simulation
     for (const char* name : fields)
         if (f.exists(name)) st.fields[name] = f.readDouble(name, g.size());
     st.recording.samples = f.readScalarUInt64("recording/samples");
-    for (const char* q : {"p", "ux", "uy", "uz"})
+    for (const std::string& q : quantities(g))
         for (const char* suffix : {"", "_rms", "_max", "_min", "_max_all", "_min_all"}) {
-            const std::string name = std::string("recording/") + q + suffix;
-            if (f.exists(name)) st.recording.data[std::string(q) + suffix] = f.readDouble(name);
+            const std::string name = "recording/" + q + suffix;
+            if (f.exists(name)) st.recording.data[q + suffix] = f.readDouble(name);
         }
     return st;
 }
