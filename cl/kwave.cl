@@ -163,11 +163,19 @@ __kernel void kwave_initial_velocity(__global real* ux, __global real* uy, __glo
 #endif
 }
 
+inline real density_sum(__global const rho_t* rhox, __global const rho_t* rhoy, __global const rho_t* rhoz, size_t i) {
+#if KW_3D
+    return LD_RHO(rhox, i) + LD_RHO(rhoy, i) + LD_RHO(rhoz, i);
+#else
+    return LD_RHO(rhox, i) + LD_RHO(rhoy, i);
+#endif
+}
+
 // rho_i = pml_i * (pml_i * rho_i - dt * rho0 * du_i/dxi); nonlinear: rho0 -> 2 sum(rho) + rho0.
 __kernel void kwave_density(__global rho_t* rhox, __global rho_t* rhoy, __global rho_t* rhoz,
-                            __global const real* dux, __global const real* duy, __global const real* duz,
+                            __global real* dux, __global real* duy, __global const real* duz,
                             __global const rho0_t* rho0, __global const real* pmlx, __global const real* pmly,
-                            __global const real* pmlz, real dt, uint nx, uint ny, uint nz) {
+                            __global const real* pmlz, real dt, uint nx, uint ny, uint nz, uint writeTerms) {
     const uint x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
     if (x >= nx || y >= ny || z >= nz) return;
     const size_t i = x + (size_t)nx * (y + (size_t)ny * z);
@@ -184,21 +192,28 @@ __kernel void kwave_density(__global rho_t* rhox, __global rho_t* rhoy, __global
     const real f = r0 * dt;
 #endif
     const real ex = pmlx[x], ey = pmly[y];
-    ST_RHO_(rhox, i, ex * (ex * rx - f * dux[i]));
-    ST_RHO_(rhoy, i, ey * (ey * ry - f * duy[i]));
+    const real dx_ = dux[i], dy_ = duy[i];
+    const real nrx = ex * (ex * rx - f * dx_), nry = ey * (ey * ry - f * dy_);
+    ST_RHO_(rhox, i, nrx);
+    ST_RHO_(rhoy, i, nry);
 #if KW_3D
-    const real ez = pmlz[z];
-    ST_RHO_(rhoz, i, ez * (ez * rz - f * duz[i]));
+    const real ez = pmlz[z], dz_ = duz[i];
+    const real nrz = ez * (ez * rz - f * dz_);
+    ST_RHO_(rhoz, i, nrz);
+#else
+    const real nrz = 0, dz_ = 0;
 #endif
+#if ABSORPTION == 1
+    // kwave_pressure_terms fused in, for steps without a pressure source (which would change rho
+    // between the two): dux <- rho0 sum(du), duy <- sum(rho) as stored.
+    if (writeTerms) {
+        dux[i] = r0 * (dx_ + dy_ + dz_);
+        duy[i] = density_sum(rhox, rhoy, rhoz, i);
+    }
+#endif
+    (void)nrz;
 }
 
-inline real density_sum(__global const rho_t* rhox, __global const rho_t* rhoy, __global const rho_t* rhoz, size_t i) {
-#if KW_3D
-    return LD_RHO(rhox, i) + LD_RHO(rhoy, i) + LD_RHO(rhoz, i);
-#else
-    return LD_RHO(rhox, i) + LD_RHO(rhoy, i);
-#endif
-}
 
 // Power law, before its FFTs: dux <- rho0 * sum(du) (the tau term's input), duy <- sum(rho) (eta's).
 // In place: each element reads its own values first.

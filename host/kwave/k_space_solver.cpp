@@ -370,8 +370,13 @@ struct KSpaceSolver::Impl {
         kDensity.setArg(11, u32(g.nx));
         kDensity.setArg(12, u32(g.ny));
         kDensity.setArg(13, u32(g.nz));
+        kDensity.setArg(14, u32(fusedTerms() ? 1 : 0));
         launchGrid(kDensity, g.nx);
     }
+
+    // The power-law pressure terms come out of the density kernel unless a pressure source acts
+    // between the two this step.
+    bool fusedTerms() const { return sim.medium.absorption == Absorption::PowerLaw && sim.p.length <= t; }
 
     void addPressureSource() {
         if (sim.p.length <= t) return;
@@ -393,8 +398,10 @@ struct KSpaceSolver::Impl {
 
     void computePressure() {
         if (sim.medium.absorption == Absorption::PowerLaw) {
-            args(kPressureTerms, rho[0], rho[1], rho[2], du[0], du[1], du[2], rho0, u64(n));
-            launch1(kPressureTerms, n);
+            if (!fusedTerms()) {
+                args(kPressureTerms, rho[0], rho[1], rho[2], du[0], du[1], du[2], rho0, u64(n));
+                launch1(kPressureTerms, n);
+            }
             r2c->execute(du[0], X[0], fft::Direction::Forward);
             r2c->execute(du[1], X[1], fft::Direction::Forward);
             args(kAbsorptionTerms, X[0], X[1], nabla1, nabla2, u64(nr));
