@@ -37,9 +37,24 @@
 // finite float input.
 //
 // Helpers carry the prefix pred_ (they are visible to every kernel that includes this header).
-// Products that feed an exact sum come from fma(a, b, 0.0), not a*b, so that a compiler allowed to
-// contract (-cl-mad-enable) cannot fuse them into the following addition and break two-sum.
+// Products that feed an exact sum come from pred_mul, not a*b, so that a compiler allowed to
+// contract (-cl-mad-enable) cannot fuse them into the following addition and break two-sum. The
+// portable pred_mul is fma(a, b, 0.0); NVIDIA's compiler folds that back into a*b and contracts it
+// even under FP_CONTRACT OFF (measured on an H200: wrong exact signs), so on NVIDIA it is PTX
+// mul.rn.f64, which the compiler never fuses.
 #pragma OPENCL FP_CONTRACT OFF
+
+#if PORTACL_DOUBLE
+#if defined(PORTACL_DEVICE_NVIDIA)
+inline double pred_mul(const double a, const double b) {
+    double r;
+    asm("mul.rn.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+    return r;
+}
+#else
+inline double pred_mul(const double a, const double b) { return fma(a, b, 0.0); }
+#endif
+#endif
 
 inline char pred_sign_of_float(const float x) { return x > 0.0f ? (char)1 : (x < 0.0f ? (char)-1 : (char)0); }
 
@@ -106,9 +121,9 @@ inline void pred_two_sum(const double a, const double b, double* x, double* y) {
     *y = (a - av) + (b - bv);
 }
 
-// x + y == a * b exactly, x = fl(a * b). fma(a, b, 0.0) rather than a * b: see the header.
+// x + y == a * b exactly, x = fl(a * b). pred_mul rather than a * b: see the header.
 inline void pred_two_product(const double a, const double b, double* x, double* y) {
-    const double p = fma(a, b, 0.0);
+    const double p = pred_mul(a, b);
     *x = p;
     *y = fma(a, b, -p);
 }
@@ -233,9 +248,9 @@ inline char pred_orient3d_expansion(const float3 a, const float3 b, const float3
 // D3(p, q, r) = pz (qx ry - rx qy) - qz (px ry - rx py) + rz (px qy - qx py): at most 12 components.
 inline int pred_det3_raw(const float3 p, const float3 q, const float3 r, double* out) {
     double mqr[2], mpr[2], mpq[2];
-    pred_two_sum(fma((double)q.x, (double)r.y, 0.0), -fma((double)r.x, (double)q.y, 0.0), &mqr[1], &mqr[0]);
-    pred_two_sum(fma((double)p.x, (double)r.y, 0.0), -fma((double)r.x, (double)p.y, 0.0), &mpr[1], &mpr[0]);
-    pred_two_sum(fma((double)p.x, (double)q.y, 0.0), -fma((double)q.x, (double)p.y, 0.0), &mpq[1], &mpq[0]);
+    pred_two_sum(pred_mul((double)q.x, (double)r.y), -pred_mul((double)r.x, (double)q.y), &mqr[1], &mqr[0]);
+    pred_two_sum(pred_mul((double)p.x, (double)r.y), -pred_mul((double)r.x, (double)p.y), &mpr[1], &mpr[0]);
+    pred_two_sum(pred_mul((double)p.x, (double)q.y), -pred_mul((double)q.x, (double)p.y), &mpq[1], &mpq[0]);
     double s1[4], s2[4], s3[4], s12[8];
     const int k1 = pred_scale_expansion(2, mqr, (double)p.z, s1);
     const int k2 = pred_scale_expansion(2, mpr, -(double)q.z, s2);

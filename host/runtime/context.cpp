@@ -58,6 +58,8 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
     requirePrecision(element);
     std::string options = std::string("-D REAL=") + realTypeName(element) +
                           " -D PORTACL_DOUBLE=" + (element == Precision::Double ? "1" : "0");
+    // The device's vendor, for kernels whose correctness (not only speed) needs a vendor path.
+    if (device_.isNvidia()) options += " -D PORTACL_DEVICE_NVIDIA=1";
     const std::string profileOptions = tuning_.buildOptions();
     if (!profileOptions.empty()) options += " " + profileOptions;
     if (!extraOptions.empty()) options += " " + extraOptions;
