@@ -175,8 +175,8 @@ public:
     void step();
     // Steps until `endStep` (0 = Nt) or until `stop(timeIndex)` returns true after a step.
     void run(std::size_t endStep = 0, const std::function<bool(std::size_t)>& stop = {});
-    // Enqueues one step without sampling bookkeeping on the host (benchmarks time this).
-    Recording recording();  // not finalized
+    // What was sampled so far (downloads the device's buffers); not finalized, so that a run can go on.
+    Recording recording();
     std::size_t deviceBytes() const;
 
     struct State {
