@@ -2,7 +2,8 @@
 // a border of RX x RY loaded once into local memory (border rules applied there), then per pixel:
 //   OP 1  linear: NMASK masks of KW x KH, combined by COMBINE (0 single, 1 L1, 2 L2, 3 direction,
 //         4 x, 5 y, 6 max, 7 max index)
-//   OP 2  median of KW x KH (forgetful selection by compare-exchange, in registers)
+//   OP 2  median of KW x KH (up to 7x7: forgetful selection by compare-exchange, in registers;
+//         larger: bitwise search of the median's value, MEDIAN_SEARCH with KEY_BITS)
 //   OP 3  averaging with a threshold over KW x KH
 //   OP 4  rotating mask: windows of KW x KH centred at every offset within (KW/2, KH/2)
 // Each work-item computes PX outputs, TX apart (so that a row of work-items writes contiguous
@@ -15,8 +16,16 @@
 
 #if INTEGER
 typedef int weight_t;
+inline uint median_key(val_t v) { return (uint)v; }
+inline val_t median_value(uint k) { return (val_t)k; }
 #else
 typedef real weight_t;
+// Floats ordered as unsigned integers: flip every bit of negatives, the sign bit of the rest.
+inline uint median_key(val_t v) {
+    const uint u = as_uint((float)v);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+inline val_t median_value(uint k) { return (val_t)as_float((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k); }
 #endif
 
 __kernel __attribute__((reqd_work_group_size(TX, TY, 1)))
@@ -113,6 +122,19 @@ void filter_window(__global const SRC_T* src, __global DST_T* dst, const int w, 
 #define N (KW * KH)
 #if N == 1
     dst[y * w + x] = (DST_T)win[0];
+#elif MEDIAN_SEARCH
+    // Large windows: the median's bits from the top down. Bit b is 0 when at least N/2 + 1 values
+    // are <= (the bits found so far, then 0, then all ones); KEY_BITS passes over the window, no
+    // buffer. Keys: integers as they are, floats by the order-preserving map of their bits.
+    uint prefix = 0;
+    for (int b = KEY_BITS - 1; b >= 0; --b) {
+        const uint cand = prefix | ((1u << b) - 1u);
+        int count = 0;
+        for (int dy = 0; dy < KH; ++dy)
+            for (int dx = 0; dx < KW; ++dx) count += median_key(win[dy * TW + dx]) <= cand;
+        if (count < N / 2 + 1) prefix |= 1u << b;
+    }
+    dst[y * w + x] = (DST_T)median_value(prefix);
 #else
 #define R (N / 2 + 2)
     // Compare-exchanges only, every index a compile-time constant once unrolled: the buffer stays

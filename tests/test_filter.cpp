@@ -184,7 +184,7 @@ TEST(FilterDevice, EveryBorderModeEqualsReference) {
 
 TEST(FilterDevice, SixteenBitColourEqualsReference) {
     const io::Image img = testImage(45, 38, 4, io::PixelType::U16, 5);  // RGBA: alpha passes through
-    for (const auto& s : {"gaussian:7:1.5", "sobel:l2", "median:5", "rotating:3", "threshold:5:3000", "box:9"})
+    for (const auto& s : {"gaussian:7:1.5", "sobel:l2", "median:5", "median:15", "rotating:3", "threshold:5:3000", "box:9"})
         compare(img, {s}, Options{});
 }
 
@@ -200,7 +200,7 @@ void floatOps(Precision p, double tol) {
     Options o;
     o.precision = p;
     o.border = Border::Reflect;
-    for (const auto& s : {"conv:0.1,0.7,-0.2;0.3,0.2,0.1;0.05,0.5,0.25", "gaussian:9:2.0", "box:5", "median:5", "sobel:l2",
+    for (const auto& s : {"conv:0.1,0.7,-0.2;0.3,0.2,0.1;0.05,0.5,0.25", "gaussian:9:2.0", "box:5", "median:5", "median:9", "sobel:l2",
                           "sobel:dir", "threshold:3:0.05", "rotating:3", "compass:kirsch", "laplace:4:5"})
         compare(img, {s}, o, tol);
 }
