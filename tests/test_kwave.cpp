@@ -448,3 +448,17 @@ TEST(KWaveOutput, DatasetsShapesAndAttributes) {
     }
     std::remove(path.c_str());
 }
+
+// A grid larger than the device is refused with one sentence, before anything is built for it.
+TEST(KWaveDevice, RefusesGridLargerThanTheDevice) {
+    Simulation s = ballSimulation(8, 8, 8, 2);
+    s.grid.nx = s.grid.ny = s.grid.nz = 4096;
+    s.p0.clear();
+    s.sensor.index = {0};
+    try {
+        KSpaceSolver solver(test::context(), s, RunOptions{});
+        FAIL() << "a 4096^3 grid was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("4096x4096x4096"), std::string::npos) << e.what();
+    }
+}

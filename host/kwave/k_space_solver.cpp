@@ -88,6 +88,9 @@ struct KSpaceSolver::Impl {
             throw Error("the mixed-* storage modes compute in single precision; they cannot be combined with double");
         validate(sim, "the simulation");
         ctx.requirePrecision(prec);
+        // Refuse a grid the device cannot hold before building operators or FFT plans for it.
+        ctx.checkFits(estimateBytes(), "this " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" +
+                                           std::to_string(g.nz) + " simulation");
         build();
         allocate();
         // GPUs get explicit work-groups along x (global sizes are rounded up; kernels check bounds);
@@ -100,6 +103,18 @@ struct KSpaceSolver::Impl {
     }
 
     // ---- set-up -------------------------------------------------------------------------------
+    // The working set from the sizes alone (the exact figure follows in allocate()).
+    std::size_t estimateBytes() const {
+        const Medium& m = sim.medium;
+        auto grid = [&](const Field& f, StorageFormat fmt) { return f.values.size() * bytesPerElement(fmt, prec); };
+        std::size_t b = n * realBytes * (1 + 2 * dims) + n * bytesPerElement(st.rho, prec) * dims + nr * 2 * realBytes * dims;
+        b += grid(m.c0, st.c2) + grid(m.rho0, st.rho0) + dims * grid(m.rho0Sgx, st.dtRho) + grid(m.bOnA, st.bOnA);
+        if (m.absorption != Absorption::Lossless) b += 2 * grid(m.alphaCoeff.scalar() && m.c0.scalar() ? m.alphaCoeff : m.c0, st.tau);
+        b += nr * bytesPerElement(st.kappa, prec) * (m.absorption == Absorption::PowerLaw ? 3 : 1);
+        b += sim.p0.size() * bytesPerElement(st.p0, prec);
+        return b;
+    }
+
     std::string buildOptions() const {
         const Medium& m = sim.medium;
         std::ostringstream os;
