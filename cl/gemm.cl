@@ -80,6 +80,9 @@ typedef float4 realv;
 #ifndef FULL_TILES
 #define FULL_TILES 0
 #endif
+#ifndef WARP_TILE
+#define WARP_TILE 0
+#endif
 
 __kernel __attribute__((reqd_work_group_size(RX, RY, 1)))
 void gemm_register_blocked(const int M, const int N, const int K, __global const real* A,
@@ -88,8 +91,15 @@ void gemm_register_blocked(const int M, const int N, const int K, __global const
     // all landing in one, and every row still starts on a 16-byte boundary for the vector loads.
     __local real As[2][TK][TM + 4];
     __local real Bs[2][TK][TN + 4];
+    const int tid = get_local_id(1) * RX + get_local_id(0);
+#if WARP_TILE
+    // Each warp of 32 covers 8 x 4 positions of the work-item grid instead of 16 x 2 (or 32 x 1), so
+    // that its local-memory loads touch 8 + 4 distinct 4-vectors per step instead of 16 + 2.
+    const int lane = tid % 32, warp = tid / 32;
+    const int tx = (warp % (RX / 8)) * 8 + lane % 8, ty = (warp / (RX / 8)) * 4 + lane / 8;
+#else
     const int tx = get_local_id(0), ty = get_local_id(1);
-    const int tid = ty * RX + tx;
+#endif
     const int row0 = get_group_id(1) * TM, col0 = get_group_id(0) * TN;
 
     realv acc[WPTM][CN];

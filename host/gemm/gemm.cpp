@@ -57,6 +57,9 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
             const long tk = tunable(ctx, element, "tile_k", 16);
             const long wm = tunable(ctx, element, "wpt_m", 4), wn = tunable(ctx, element, "wpt_n", 4);
             const long unroll = tunable(ctx, element, "unroll_k", tk);
+            // Warp tiling needs a work-group of whole 8 x 4 warps.
+            const bool warpTile = tunable(ctx, element, "warp_tile", 0) != 0 && (tn / wn) % 8 == 0 &&
+                                  (tm / wm) % 4 == 0 && ((tn / wn) * (tm / wm)) % 32 == 0;
             if (wm % 4 || wn % 4 || tm % wm || tn % wn || tk % 4 || (tm * tk) % (4 * (tm / wm) * (tn / wn)) ||
                 (tk * tn) % (4 * (tm / wm) * (tn / wn)))
                 throw Error("the [gemm] tile sizes of tuning profile '" + ctx.tuning().name +
@@ -65,7 +68,7 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
             k = ctx.kernel("gemm.cl", "gemm_register_blocked", element,
                            "-D TM=" + std::to_string(tm) + " -D TN=" + std::to_string(tn) + " -D TK=" +
                                std::to_string(tk) + " -D WPTM=" + std::to_string(wm) + " -D WPTN=" + std::to_string(wn) +
-                               " -D UNROLL_K=" + std::to_string(unroll) +
+                               " -D UNROLL_K=" + std::to_string(unroll) + " -D WARP_TILE=" + (warpTile ? "1" : "0") +
                                // Matrices made of whole tiles take the unguarded, vectorized path.
                                " -D FULL_TILES=" + (M % tm == 0 && N % tn == 0 && K % tk == 0 ? "1" : "0"));
             local = cl::NDRange(tn / wn, tm / wm);
