@@ -56,6 +56,21 @@ std::vector<std::complex<double>> dft(const std::vector<std::complex<double>>& x
     return out;
 }
 
+std::complex<double> dftRealForwardAt(const std::vector<double>& x, const std::vector<std::size_t>& shape,
+                                      const std::vector<std::size_t>& k) {
+    const std::size_t n = product(shape);
+    const long double pi = 3.141592653589793238462643383279502884L;
+    Cld sum = 0;
+    for (std::size_t m = 0; m < n; ++m) {
+        const std::vector<std::size_t> idx = unflatten(m, shape);
+        std::size_t p = 0;  // the exact integer phase, as in dft()
+        for (std::size_t d = 0; d < shape.size(); ++d) p += (k[d] * idx[d] % shape[d]) * (n / shape[d]);
+        const long double a = -2.0L * pi * static_cast<long double>(p % n) / static_cast<long double>(n);
+        sum += static_cast<long double>(x[m]) * Cld(std::cos(a), std::sin(a));
+    }
+    return {static_cast<double>(sum.real()), static_cast<double>(sum.imag())};
+}
+
 std::vector<std::complex<double>> dftRealForward(const std::vector<double>& x, const std::vector<std::size_t>& shape) {
     const std::vector<std::complex<double>> full = dft(std::vector<std::complex<double>>(x.begin(), x.end()), shape,
                                                        Direction::Forward);

@@ -15,6 +15,10 @@ namespace portacl::fft::reference {
 std::vector<std::complex<double>> dft(const std::vector<std::complex<double>>& x, const std::vector<std::size_t>& shape,
                                       Direction dir);
 
+// One output bin of the forward transform of a real array: X[k] for the multi-index k (O(N)).
+std::complex<double> dftRealForwardAt(const std::vector<double>& x, const std::vector<std::size_t>& shape,
+                                      const std::vector<std::size_t>& k);
+
 // Forward transform of a real array of `shape`: the half-spectrum, last dimension n/2+1.
 std::vector<std::complex<double>> dftRealForward(const std::vector<double>& x, const std::vector<std::size_t>& shape);
 
