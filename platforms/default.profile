@@ -19,3 +19,10 @@ wpt_m = 4
 wpt_n = 4
 # Local-memory tiled kernel of the slides: square tiles.
 tile = 16
+
+[lineal_path]
+# Work-items per displacement in lineal_count (a power of two), displacements per launch, and the
+# work-group of the annealing ΔE reduction.
+work_group = 256
+chunk = 65536
+anneal_work_group = 128
