@@ -22,7 +22,7 @@ tile = 16
 
 [lineal_path]
 # Work-items per displacement in lineal_count (a power of two), displacements per launch, and the
-# work-group of the annealing ΔE reduction.
+# work-group of the annealing dE reduction.
 work_group = 256
 chunk = 65536
 anneal_work_group = 128
