@@ -563,8 +563,6 @@ struct KSpaceSolver::Impl {
         rec = Recording();
         rec.samples = s.recording.samples;
         const std::size_t ns = points.size();
-        const char* uFinal[3] = {"ux_final", "uy_final", "uz_final"};
-        (void)uFinal;
         for (auto& smp : samplers) {
             smp.fill = 0;
             auto restore = [&](bool on, const std::string& name, cl::Buffer& b, std::size_t count) {
