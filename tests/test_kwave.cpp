@@ -211,7 +211,7 @@ TEST(KWaveFiles, BadInputNamesTheProblem) {
     EXPECT_THROW(readInputFile(path), Error);
 }
 
-// The reference reproduces the exact solution of a homogeneous lossless medium on a periodic grid,
+// The reference (and the device) reproduce the exact solution of a homogeneous lossless medium on a periodic grid,
 // p(t) = IFFT(FFT(p0) cos(c |k| t)).
 TEST(KWaveReference, MatchesExactKSpaceSolution) {
     for (const auto& dims : {std::array<std::size_t, 3>{16, 16, 16}, std::array<std::size_t, 3>{32, 24, 1}}) {
@@ -234,6 +234,9 @@ TEST(KWaveReference, MatchesExactKSpaceSolution) {
         std::vector<double> exact(spec.size());
         for (std::size_t i = 0; i < spec.size(); ++i) exact[i] = spec[i].real();
         EXPECT_LT(relativeL2(r.data.at("p_final"), exact), 1e-9) << dims[0] << "x" << dims[1] << "x" << dims[2];
+        // The device too, in single precision (2-D only: its kernels are shared with other tests).
+        if (dims[2] == 1)
+            EXPECT_LT(relativeL2(runDevice(s, Precision::Float, out).data.at("p_final"), exact), 1e-4);
     }
 }
 
