@@ -52,7 +52,11 @@ void filter_cols(__global const MID_T* mid, __global DST_T* dst, const int w, co
     ACC_T acc = 0;
 #pragma unroll
     for (int dy = 0; dy < 2 * RY + 1; ++dy) acc += (ACC_T)col[dy] * (ACC_T)p[dy * TX];
+#if DIV_NARROW
+    dst[y * w + x] = store_int(round_div_int((int)acc, (int)divisor, shift));
+#else
     dst[y * w + x] = store_int(round_div(acc, divisor, shift));
+#endif
 #else
     real acc = (real)0;
 #pragma unroll

@@ -84,7 +84,11 @@ void filter_window(__global const SRC_T* src, __global DST_T* dst, const int w, 
 #if INTEGER
     long v;  // (ACC_T values widen losslessly)
 #if COMBINE == 0
+#if DIV_NARROW
+    v = round_div_int((int)r[0], (int)divisor, shift);
+#else
     v = round_div(r[0], divisor, shift);
+#endif
 #elif COMBINE == 1
     v = (long)(r[0] < 0 ? -r[0] : r[0]) + (long)(r[1] < 0 ? -r[1] : r[1]);
 #elif COMBINE == 2

@@ -76,6 +76,7 @@ void compare(const io::Image& img, const std::vector<std::string>& specs, Option
 
 const std::vector<std::string> kEveryOperation = {
     "conv:1,2,0;-1,3,1;2,0,1", "conv:1,1,1,1,1;1,2,3,2,1;1,1,1,1,1:sum", "conv:1,2,1;2,4,2;1,2,1:sum", "conv:0.1,0.7,-0.2;0.3,0.2,0.1;0.05,0.5,0.25",
+    "conv:1,-2,3;-4,9,-4;3,-2,1:sum", "conv:1,-3,1;3,-9,3;1,-3,1:sum",  // negative sums; a negative divisor (rank 1)
     "box:3", "box:7", "binomial:5", "gaussian:9:2.0", "gaussian:5", "median:3", "median:5", "median:9", "threshold:3:20",
     "rotating:3", "roberts", "prewitt:l2", "sobel", "sobel:l2", "sobel:dir", "sobel:x", "scharr", "compass:kirsch",
     "compass:robinson:dir", "compass:sobel", "laplace:4", "laplace:8", "laplace:4:5", "laplace:8:5"};

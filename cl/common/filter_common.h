@@ -37,6 +37,15 @@ inline long round_div(long acc, long d, int shift) {
     return (n % (2 * d) != 0 && n < 0) ? q - 1 : q;
 }
 
+// The same in 32 bits, when the host has proved that 2 * |acc| + d fits (GPUs divide 64-bit
+// integers in software, several times slower than 32-bit).
+inline int round_div_int(int acc, int d, int shift) {
+    if (shift == 0) return acc;
+    if (shift > 0) return (acc + (1 << (shift - 1))) >> shift;
+    const int n = 2 * acc + d, q = n / (2 * d);
+    return (n % (2 * d) != 0 && n < 0) ? q - 1 : q;
+}
+
 // round(sqrt(n)) exactly, for n >= 0.
 inline long round_sqrt(long n) {
     long r = (long)sqrt((float)n);

@@ -27,6 +27,7 @@ struct IntegerPlan {
     std::int64_t divisor = 1;                      // > 0
     bool wideIntermediate = false;
     bool narrow = false;  // every final sum fits 32 bits (the kernels then accumulate in int)
+    bool narrowDivision = false;  // 2 * |sum| + divisor fits 32 bits (the rounding divides in int)
     bool exact = true;  // false when the mask was quantised to fixed point
 };
 IntegerPlan planInteger(const Operation& op, io::PixelType type);

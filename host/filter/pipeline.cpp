@@ -138,9 +138,11 @@ struct Pipeline::Impl {
         const std::size_t valBytes = in.type != io::PixelType::F32 ? 4 : real() == Precision::Double ? 8 : 4;
         int perItem = px;
         while (perItem > 1 && (static_cast<std::size_t>(tx) * perItem + 2 * rx) * (ty + 2 * ry) * valBytes > ctx.device().localMemBytes / 2) --perItem;
-        const bool narrow = op.kind == Operation::Kind::Linear && in.type != io::PixelType::F32 && planInteger(op, in.type).narrow;
+        IntegerPlan plan;
+        if (op.kind == Operation::Kind::Linear && in.type != io::PixelType::F32) plan = planInteger(op, in.type);
         std::ostringstream d;
-        d << commonDefines(in.type, outT, rx, ry) << " -D PX=" << perItem << " -D ACC_T=" << (narrow ? "int" : "long") << " -D OP=" << opCode << " -D KW=" << op.width << " -D KH=" << op.height
+        d << commonDefines(in.type, outT, rx, ry) << " -D PX=" << perItem << " -D ACC_T=" << (plan.narrow ? "int" : "long")
+          << " -D DIV_NARROW=" << (plan.narrowDivision ? 1 : 0) << " -D OP=" << opCode << " -D KW=" << op.width << " -D KH=" << op.height
           << " -D NMASK=" << std::max<std::size_t>(1, op.masks.size()) << " -D COMBINE=" << static_cast<int>(op.combine);
         // Medians beyond 7x7: a bitwise search (the selection network grows as N^2 and compiles slowly).
         d << " -D MEDIAN_SEARCH=" << (op.width * op.height > 49 ? 1 : 0) << " -D KEY_BITS=" << 8 * bytesPerSample(in.type);
@@ -152,7 +154,6 @@ struct Pipeline::Impl {
         cl::Buffer maskBuf;
         if (op.kind == Operation::Kind::Linear) {
             if (in.type != io::PixelType::F32) {
-                const IntegerPlan plan = planInteger(op, in.type);
                 std::vector<std::int32_t> flat;
                 for (const auto& m : plan.masks) flat.insert(flat.end(), m.begin(), m.end());
                 maskBuf = weights(wkey, flat);
@@ -219,8 +220,9 @@ struct Pipeline::Impl {
                 outsideRow = static_cast<float>(static_cast<float>(outside) * rs);
             }
         }
-        const bool narrow = integer && planInteger(op, in.type).narrow;
-        const std::string defines = commonDefines(in.type, in.type, rx, ry) + " -D MID_T=" + midT + " -D ACC_T=" + (narrow ? "int" : "long");
+        const IntegerPlan plan = integer ? planInteger(op, in.type) : IntegerPlan{};
+        const std::string defines = commonDefines(in.type, in.type, rx, ry) + " -D MID_T=" + midT + " -D ACC_T=" +
+                                    (plan.narrow ? "int" : "long") + " -D DIV_NARROW=" + (plan.narrowDivision ? "1" : "0");
         cl::Buffer mid = ctx.buffer(static_cast<std::size_t>(width) * height * midBytes, "separable intermediate");
         DevicePlane out{ctx.buffer(planeBytes(in.type), "filtered plane"), in.type};
 
