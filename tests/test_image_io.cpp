@@ -157,4 +157,15 @@ TEST(ImageIo, AgreesWithOpenCvDecoding) {
         expectSame(readImage(base + ext), ref);
         std::remove((base + ext).c_str());
     }
+    // A grey image: OpenCV writes an 8-bit palette BMP (the thesis's format) and a PGM; both come
+    // back with one channel.
+    const Image grey = readImage(test::dataPath("images/camera.png"));
+    const std::string cmdGrey = "/usr/bin/python3 -c \"import cv2,sys; im=cv2.imread(sys.argv[1], cv2.IMREAD_GRAYSCALE); "
+                                "[cv2.imwrite(sys.argv[2]+e, im) for e in ('.pgm','.bmp')]\" " +
+                                test::dataPath("images/camera.png") + " " + base;
+    ASSERT_EQ(std::system(cmdGrey.c_str()), 0);
+    for (const std::string ext : {".pgm", ".bmp"}) {
+        expectSame(readImage(base + ext), grey);
+        std::remove((base + ext).c_str());
+    }
 }
