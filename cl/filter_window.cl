@@ -2,7 +2,7 @@
 // a border of RX x RY loaded once into local memory (border rules applied there), then per pixel:
 //   OP 1  linear: NMASK masks of KW x KH, combined by COMBINE (0 single, 1 L1, 2 L2, 3 direction,
 //         4 x, 5 y, 6 max, 7 max index)
-//   OP 2  median of KW x KH (up to 7x7: forgetful selection by compare-exchange, in registers;
+//   OP 2  median of KW x KH (up to 9x9: forgetful selection by compare-exchange, in registers;
 //         larger: bitwise search of the median's value, MEDIAN_SEARCH with KEY_BITS)
 //   OP 3  averaging with a threshold over KW x KH
 //   OP 4  rotating mask: windows of KW x KH centred at every offset within (KW/2, KH/2)
