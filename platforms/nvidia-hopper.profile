@@ -18,7 +18,10 @@ tile_n = 128
 tile_k = 16
 wpt_m = 8
 wpt_n = 8
-# Measured on an H200: unrolling the K-loop by 8 (not 16) keeps registers for two work-groups per SM
-# (26.8 against 24.0 TFLOP/s in float).
-unroll_k = 8
+# Measured on an H200 (tools/anchors/gemm_sweep.sh): warps of 8 x 4 work-items and the K-loop
+# unrolled by 4 (float) or 8 (double): 31.7 and 16.6 TFLOP/s, against 24.0 and 11.0 fully unrolled
+# without warp tiling.
+warp_tile = 1
+unroll_k = 4
+unroll_k_double = 8
 tile = 16
