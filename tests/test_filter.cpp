@@ -130,7 +130,7 @@ TEST(FilterReference, SeparablePlanEqualsDirectTwoDimensionalSum) {
     // A rank-1 integer mask runs as two passes; with its factors removed it runs in 2-D. Both are
     // exact integer arithmetic, so the images are equal.
     const io::Image img = testImage(40, 33, 1, io::PixelType::U16);
-    Operation sep = parseOperation("conv:1,2,1;2,4,2;1,2,1:sum");
+    Operation sep = parseOperation("conv:1,4,6,4,1;2,8,12,8,2;1,4,6,4,1;3,12,18,12,3;1,4,6,4,1:sum");
     ASSERT_FALSE(sep.rowFactor.empty());
     Operation direct = sep;
     direct.rowFactor.clear();
@@ -149,8 +149,12 @@ TEST(FilterReference, SeparableDetection) {
     EXPECT_EQ(col, (std::vector<double>{1, 2, 1}));
     EXPECT_EQ(row, (std::vector<double>{-1, 0, 1}));
     EXPECT_FALSE(separate({0, 1, 0, 1, -4, 1, 0, 1, 0}, 3, 3, col, row));  // Laplace
-    EXPECT_FALSE(parseOperation("conv:1,2,1;2,4,2;1,2,1").rowFactor.empty());
-    EXPECT_TRUE(parseOperation("conv:1,2,0;-1,3,1;2,0,1").rowFactor.empty());
+    EXPECT_FALSE(parseOperation("conv:1,2,1,2,1;2,4,2,4,2;1,2,1,2,1;0,0,0,0,0;1,2,1,2,1").rowFactor.empty());
+    EXPECT_FALSE(parseOperation("gaussian:5").rowFactor.empty());
+    EXPECT_TRUE(parseOperation("conv:1,2,0,0,0;-1,3,1,0,0;2,0,1,0,0;0,0,0,0,0;1,1,1,1,1").rowFactor.empty());
+    // Rank 1 but under 25 taps: one 2-D pass.
+    EXPECT_TRUE(parseOperation("conv:1,2,1;2,4,2;1,2,1").rowFactor.empty());
+    EXPECT_TRUE(parseOperation("box:3").rowFactor.empty());
 }
 
 TEST(FilterReference, FixedPointGaussianIsWithinAHundredthOfALevelOfRealArithmetic) {

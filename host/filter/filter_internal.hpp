@@ -12,6 +12,7 @@ namespace portacl::filter {
 
 constexpr int kMaxMask = 31;    // largest mask side
 constexpr int kMaxMedian = 15;  // largest median window side
+constexpr int kSeparableMinTaps = 25;  // rank-1 masks of at least this many taps run as two 1-D passes
 
 // Splits an odd w x h mask into col (h) x row (w) when it has rank 1; integer masks get integer
 // factors. False when it is not separable.

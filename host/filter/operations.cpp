@@ -192,6 +192,17 @@ Mask readMask(const std::string& spec, const std::string& text, bool inlineRows,
     return m;
 }
 
+// Masks under kSeparableMinTaps run in one 2-D pass even when they have rank 1: a 3x3 sum from the
+// local tile costs less than writing and re-reading an intermediate plane (2 bytes moved per 8-bit
+// pixel instead of 10). The choice belongs to the operation, not the device, so that every device
+// and the reference run the same arithmetic.
+void dropSmallFactors(Operation& op) {
+    if (op.width * op.height < kSeparableMinTaps) {
+        op.rowFactor.clear();
+        op.colFactor.clear();
+    }
+}
+
 bool looksInline(const std::string& s) {
     return !s.empty() && s.find_first_not_of("0123456789+-.eE,; ") == std::string::npos;
 }
@@ -272,6 +283,7 @@ Operation parseOperation(const std::string& spec) {
             op.colFactor.clear();
             op.rowFactor.clear();
         }
+        dropSmallFactors(op);
     } else if (name == "box" || name == "binomial" || name == "gaussian") {
         maxArgs(name == "gaussian" ? 2 : 1);
         const int k = parseOddSize(spec, arg(1).empty() ? "3" : arg(1), kMaxMask);
@@ -288,6 +300,7 @@ Operation parseOperation(const std::string& spec) {
             op.rowFactor = op.colFactor = gaussian1d(k, sigma);
         }
         op.masks.push_back(outer(op.colFactor, op.rowFactor));
+        dropSmallFactors(op);
     } else if (name == "median") {
         maxArgs(1);
         op.kind = Operation::Kind::Median;
