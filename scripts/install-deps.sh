@@ -8,7 +8,7 @@ packages=(
   libclfft-dev libvkfft-dev
   libboost-program-options-dev libhdf5-dev googletest libgtest-dev
   libpng-dev libtiff-dev zlib1g-dev libstb-dev libnetpbm-dev
-  gemmi-dev
+  gemmi-dev tao-pegtl-dev
   python3-numpy python3-h5py python3-opencv voronota
 )
 missing=()
