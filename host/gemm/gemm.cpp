@@ -106,7 +106,7 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
     k.setArg(0, static_cast<cl_int>(M));
     k.setArg(1, static_cast<cl_int>(N));
     k.setArg(2, static_cast<cl_int>(K));
-    k.setArg(3, transposedA() ? transposedA : A);
+    k.setArg(3, transposedA ? transposedA : A);
     k.setArg(4, B);
     k.setArg(5, C);
     ctx.launch(k, global, local);
