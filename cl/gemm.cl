@@ -83,9 +83,6 @@ typedef float4 realv;
 #ifndef WARP_TILE
 #define WARP_TILE 0
 #endif
-#ifndef A_TRANSPOSED
-#define A_TRANSPOSED 0
-#endif
 
 __kernel __attribute__((reqd_work_group_size(RX, RY, 1)))
 void gemm_register_blocked(const int M, const int N, const int K, __global const real* A,
@@ -115,41 +112,23 @@ void gemm_register_blocked(const int M, const int N, const int K, __global const
 #if FULL_TILES
     // Every tile lies inside the matrices (the host checked M, N, K): unguarded 4-vector loads.
     realv ra[(TM * TK) / THREADS / 4], rb[(TK * TN) / THREADS / 4];
-#if A_TRANSPOSED
-    // A arrives transposed (K x M, by gemm_transpose): its tile rows are contiguous like B's.
-#define LOAD_A(t)                                                                      \
-    for (int l = 0; l < LA / 4; ++l) {                                                 \
-        const int idx = tid + l * THREADS, k = idx / (TM / 4), m4 = idx % (TM / 4);   \
-        ra[l] = VLOAD(0, A + (size_t)((t) + k) * M + row0 + m4 * 4);                   \
-    }
-#define STORE_A(buf)                                                                   \
-    for (int l = 0; l < LA / 4; ++l) {                                                 \
-        const int idx = tid + l * THREADS;                                             \
-        VSTORE(ra[l], 0, &As[buf][idx / (TM / 4)][(idx % (TM / 4)) * 4]);              \
-    }
-#else
-#define LOAD_A(t)                                                                      \
+#define LOAD_TILES(t)                                                                  \
     for (int l = 0; l < LA / 4; ++l) {                                                 \
         const int idx = tid + l * THREADS, m = idx / (TK / 4), k4 = idx % (TK / 4);   \
         ra[l] = VLOAD(0, A + (size_t)(row0 + m) * K + (t) + k4 * 4);                   \
+    }                                                                                  \
+    for (int l = 0; l < LB / 4; ++l) {                                                 \
+        const int idx = tid + l * THREADS, k = idx / (TN / 4), n4 = idx % (TN / 4);   \
+        rb[l] = VLOAD(0, B + (size_t)((t) + k) * N + col0 + n4 * 4);                   \
     }
-#define STORE_A(buf)                                                                   \
+#define STORE_TILES(buf)                                                               \
     for (int l = 0; l < LA / 4; ++l) {                                                 \
         const int idx = tid + l * THREADS, m = idx / (TK / 4), k = (idx % (TK / 4)) * 4; \
         As[buf][k + 0][m] = ra[l].s0;                                                  \
         As[buf][k + 1][m] = ra[l].s1;                                                  \
         As[buf][k + 2][m] = ra[l].s2;                                                  \
         As[buf][k + 3][m] = ra[l].s3;                                                  \
-    }
-#endif
-#define LOAD_TILES(t)                                                                  \
-    LOAD_A(t)                                                                          \
-    for (int l = 0; l < LB / 4; ++l) {                                                 \
-        const int idx = tid + l * THREADS, k = idx / (TN / 4), n4 = idx % (TN / 4);   \
-        rb[l] = VLOAD(0, B + (size_t)((t) + k) * N + col0 + n4 * 4);                   \
-    }
-#define STORE_TILES(buf)                                                               \
-    STORE_A(buf)                                                                       \
+    }                                                                                  \
     for (int l = 0; l < LB / 4; ++l) {                                                 \
         const int idx = tid + l * THREADS;                                             \
         VSTORE(rb[l], 0, &Bs[buf][idx / (TN / 4)][(idx % (TN / 4)) * 4]);              \
@@ -228,16 +207,4 @@ void gemm_register_blocked(const int M, const int N, const int K, __global const
             }
         }
     }
-}
-
-// dst (cols x rows) = transpose of src (rows x cols), through 16 x 16 local tiles so that both the
-// reads and the writes are coalesced. Gives the register-blocked kernel A with contiguous tile rows.
-__kernel __attribute__((reqd_work_group_size(16, 16, 1)))
-void gemm_transpose(const int rows, const int cols, __global const real* src, __global real* dst) {
-    __local real tile[16][17];
-    const int x = get_group_id(0) * 16 + get_local_id(0), y = get_group_id(1) * 16 + get_local_id(1);
-    if (x < cols && y < rows) tile[get_local_id(1)][get_local_id(0)] = src[(size_t)y * cols + x];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const int tx = get_group_id(1) * 16 + get_local_id(0), ty = get_group_id(0) * 16 + get_local_id(1);
-    if (tx < rows && ty < cols) dst[(size_t)ty * rows + tx] = tile[get_local_id(0)][get_local_id(1)];
 }

@@ -30,27 +30,6 @@ long tunable(const Context& ctx, Precision p, const std::string& key, long fallb
     return p == Precision::Double ? ctx.tuning().getInt("gemm", key + "_double", common) : common;
 }
 
-// A (rows x cols) transposed into a scratch buffer kept with the context for the next call.
-cl::Buffer transposed(Context& ctx, Precision element, const cl::Buffer& A, std::size_t rows, std::size_t cols) {
-    struct Scratch {
-        cl::Buffer buffer;
-        std::size_t bytes = 0;
-    };
-    Scratch& scratch = ctx.state<Scratch>(std::string("gemm.transposed.") + precisionName(element));
-    const std::size_t bytes = rows * cols * (element == Precision::Double ? 8 : 4);
-    if (scratch.bytes < bytes) {
-        scratch.buffer = ctx.buffer(bytes, "the transposed left matrix");
-        scratch.bytes = bytes;
-    }
-    cl::Kernel t = ctx.kernel("gemm.cl", "gemm_transpose", element);
-    t.setArg(0, static_cast<cl_int>(rows));
-    t.setArg(1, static_cast<cl_int>(cols));
-    t.setArg(2, A);
-    t.setArg(3, scratch.buffer);
-    ctx.launch(t, cl::NDRange(cols, rows), cl::NDRange(16, 16));
-    return scratch.buffer;
-}
-
 }  // namespace
 
 void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std::size_t N, std::size_t K,
@@ -59,7 +38,6 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
     if (M == 0 || N == 0) return;
     cl::Kernel k;
     cl::NDRange global, local;
-    cl::Buffer transposedA;  // set when the profile asks for A transposed first
     switch (which) {
         case GemmKernel::Direct: {
             k = ctx.kernel("gemm.cl", "gemm_direct", element);
@@ -79,9 +57,6 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
             const long tk = tunable(ctx, element, "tile_k", 16);
             const long wm = tunable(ctx, element, "wpt_m", 4), wn = tunable(ctx, element, "wpt_n", 4);
             const long unroll = tunable(ctx, element, "unroll_k", tk);
-            const bool fullTiles = M % tm == 0 && N % tn == 0 && K % tk == 0;
-            // Transposing A first (one pass over A) makes its tiles load like B's: only for whole tiles.
-            const bool transposeA = fullTiles && tunable(ctx, element, "transpose_a", 0) != 0;
             // Warp tiling needs a work-group of whole 8 x 4 warps.
             const bool warpTile = tunable(ctx, element, "warp_tile", 0) != 0 && (tn / wn) % 8 == 0 &&
                                   (tm / wm) % 4 == 0 && ((tn / wn) * (tm / wm)) % 32 == 0;
@@ -95,9 +70,7 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
                                std::to_string(tk) + " -D WPTM=" + std::to_string(wm) + " -D WPTN=" + std::to_string(wn) +
                                " -D UNROLL_K=" + std::to_string(unroll) + " -D WARP_TILE=" + (warpTile ? "1" : "0") +
                                // Matrices made of whole tiles take the unguarded, vectorized path.
-                               " -D FULL_TILES=" + (fullTiles ? "1" : "0") + " -D A_TRANSPOSED=" +
-                               (transposeA ? "1" : "0"));
-            if (transposeA) transposedA = transposed(ctx, element, A, M, K);
+                               " -D FULL_TILES=" + (M % tm == 0 && N % tn == 0 && K % tk == 0 ? "1" : "0"));
             local = cl::NDRange(tn / wn, tm / wm);
             global = cl::NDRange((N + tn - 1) / tn * (tn / wn), (M + tm - 1) / tm * (tm / wm));
             break;
@@ -106,7 +79,7 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
     k.setArg(0, static_cast<cl_int>(M));
     k.setArg(1, static_cast<cl_int>(N));
     k.setArg(2, static_cast<cl_int>(K));
-    k.setArg(3, transposedA ? transposedA : A);
+    k.setArg(3, A);
     k.setArg(4, B);
     k.setArg(5, C);
     ctx.launch(k, global, local);

@@ -19,15 +19,12 @@ wpt_m = $5
 wpt_n = $6
 unroll_k = $8
 warp_tile = ${9:-0}
-transpose_a = ${10:-0}
 tile = 16
 P
   echo "== $1: $2x$3x$4 wpt $5x$6 $7 unroll $8"
   PORTACL_PLATFORMS_DIR=$d .device/run portacl bench --device nvidia --only gemm --no-serial --repeats 5 2>&1 | grep register-blocked
 }
-sweep u4w 128 128 16 8 8 "" 4 1 0
-sweep u4wt 128 128 16 8 8 "" 4 1 1
-sweep u8wt 128 128 16 8 8 "" 8 1 1
-sweep u2wt 128 128 16 8 8 "" 2 1 1
-sweep tk32u4wt 128 128 32 8 8 "" 4 1 1
-sweep tk8u4wt 128 128 8 8 8 "" 4 1 1
+sweep u8 128 128 16 8 8 "" 8 0
+sweep u8w 128 128 16 8 8 "" 8 1
+sweep tk32u8w 128 128 32 8 8 "" 8 1
+sweep u4w 128 128 16 8 8 "" 4 1
