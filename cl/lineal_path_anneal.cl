@@ -100,10 +100,16 @@ __kernel void anneal_energy(__global const int* delta, __global const real* e, c
     if (lid == 0) dE[i] = part[0];
 }
 
-// Applies candidate i to one set of counts and residuals (called for L, and for S2 when matched).
+// Applies candidate i to one set of counts and residuals (called for L, and for S2 when matched);
+// with a >= 0 also swaps the pixels in X (saves two blocking transfers per accepted swap).
 __kernel void anneal_apply(__global long* counts, __global real* e, __global const real* target,
-                           __global const int* delta, const int i, const int nd, const real invN) {
+                           __global const int* delta, const int i, const int nd, const real invN,
+                           __global uchar* X, const int a, const int b) {
     const int d = get_global_id(0);
+    if (d == 0 && a >= 0) {
+        X[a] = 0;
+        X[b] = 1;
+    }
     if (d >= nd) return;
     const long c = counts[d] + delta[(size_t)i * nd + d];
     counts[d] = c;

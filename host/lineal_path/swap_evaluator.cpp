@@ -228,20 +228,21 @@ public:
         apply_.setArg(4, cl_int(i));
         apply_.setArg(5, cl_int(nd_));
         apply_.setArg(6, invN_);
+        const auto [a, b] = swaps_[i];
+        apply_.setArg(7, X_);
+        apply_.setArg(8, cl_int(a));
+        apply_.setArg(9, cl_int(b));
         ctx_.launch(apply_, cl::NDRange(roundUp(std::size_t(nd_), 64)), cl::NDRange(64));
         if (s2_) {
             apply_.setArg(0, counts2_);
             apply_.setArg(1, e2_);
             apply_.setArg(2, target2_);
             apply_.setArg(3, delta2Buf_);
+            apply_.setArg(8, cl_int(-1));
             ctx_.launch(apply_, cl::NDRange(roundUp(std::size_t(nd_), 64)), cl::NDRange(64));
         }
-        const auto [a, b] = swaps_[i];
         img_.mask[a] = 0;
         img_.mask[b] = 1;
-        const cl_uchar zero = 0, one = 1;
-        ctx_.write(X_, &zero, 1, "anneal swap", a);
-        ctx_.write(X_, &one, 1, "anneal swap", b);
     }
     std::vector<std::uint64_t> counts() override {
         const auto c = ctx_.download<cl_long>(counts_, std::size_t(nd_), "anneal counts");
