@@ -205,30 +205,39 @@ inline int pred_exact_difference(const float a, const float b, double* e) {
     return 2;
 }
 
-// m = p*q - r*s for 2-term expansions: at most 16 components.
+// m = p*q - r*s for 2-term expansions: at most 16 components. scratch holds 28 doubles.
 inline int pred_minor2(const int pn, const double* p, const int qn, const double* q, const int rn, const double* r,
-                  const int sn, const double* s, double* m) {
-    double pq[8], rs[8], scaled[4], tmp[8];
+                       const int sn, const double* s, double* m, double* scratch) {
+    double *pq = scratch, *rs = scratch + 8, *scaled = scratch + 16, *tmp = scratch + 20;  // 8, 8, 4, 8
     const int n1 = pred_expansion_product(pn, p, qn, q, pq, scaled, tmp);
     const int n2 = pred_expansion_product(rn, r, sn, s, rs, scaled, tmp);
     pred_negate_expansion(n2, rs);
     return pred_expansion_sum(n1, pq, n2, rs, m);
 }
 
+// Every expansion of the exact orient3d lives in one private array, carved by hand. With one private
+// array per expansion, NVIDIA's compiler (driver 580, NVVM 7.0.1, H200) miscompiled this function:
+// the same code gave the right sign in one kernel and 0 or the opposite sign in orient3d_phase2 (a
+// debug kernel saw an expansion product read another array's data), with PTX arithmetic that looked
+// right, so most likely its private-memory slot sharing. With one array it is exact on the H200.
+#define PRED_O3_WORK (18 + 48 + 28 + 192 + 32 + 64 + 128 + 192)
 inline char pred_orient3d_expansion(const float3 a, const float3 b, const float3 c, const float3 d) {
-    double adx[2], ady[2], adz[2], bdx[2], bdy[2], bdz[2], cdx[2], cdy[2], cdz[2];
+    double w[PRED_O3_WORK];
+    double *adx = w, *ady = w + 2, *adz = w + 4, *bdx = w + 6, *bdy = w + 8, *bdz = w + 10;
+    double *cdx = w + 12, *cdy = w + 14, *cdz = w + 16;
+    double *bc = w + 18, *ca = w + 34, *ab = w + 50, *minor = w + 66;
+    double *t1 = w + 94, *t2 = w + 158, *t3 = w + 222, *scaled = w + 286, *tmp = w + 318;
+    double *s12 = w + 382, *det = w + 510;
     const int nadx = pred_exact_difference(a.x, d.x, adx), nady = pred_exact_difference(a.y, d.y, ady);
     const int nadz = pred_exact_difference(a.z, d.z, adz), nbdx = pred_exact_difference(b.x, d.x, bdx);
     const int nbdy = pred_exact_difference(b.y, d.y, bdy), nbdz = pred_exact_difference(b.z, d.z, bdz);
     const int ncdx = pred_exact_difference(c.x, d.x, cdx), ncdy = pred_exact_difference(c.y, d.y, cdy);
     const int ncdz = pred_exact_difference(c.z, d.z, cdz);
 
-    double bc[16], ca[16], ab[16];
-    const int nbc = pred_minor2(nbdx, bdx, ncdy, cdy, ncdx, cdx, nbdy, bdy, bc);
-    const int nca = pred_minor2(ncdx, cdx, nady, ady, nadx, adx, ncdy, cdy, ca);
-    const int nab = pred_minor2(nadx, adx, nbdy, bdy, nbdx, bdx, nady, ady, ab);
+    const int nbc = pred_minor2(nbdx, bdx, ncdy, cdy, ncdx, cdx, nbdy, bdy, bc, minor);
+    const int nca = pred_minor2(ncdx, cdx, nady, ady, nadx, adx, ncdy, cdy, ca, minor);
+    const int nab = pred_minor2(nadx, adx, nbdy, bdy, nbdx, bdx, nady, ady, ab, minor);
 
-    double t1[64], t2[64], t3[64], scaled[32], tmp[64], s12[128], det[192];
     const int n1 = pred_expansion_product(nbc, bc, nadz, adz, t1, scaled, tmp);
     const int n2 = pred_expansion_product(nca, ca, nbdz, bdz, t2, scaled, tmp);
     const int n3 = pred_expansion_product(nab, ab, ncdz, cdz, t3, scaled, tmp);
