@@ -39,9 +39,10 @@
 // Helpers carry the prefix pred_ (they are visible to every kernel that includes this header).
 // Products that feed an exact sum come from pred_mul, not a*b, so that a compiler allowed to
 // contract (-cl-mad-enable) cannot fuse them into the following addition and break two-sum. The
-// portable pred_mul is fma(a, b, 0.0); NVIDIA's compiler folds that back into a*b and contracts it
-// even under FP_CONTRACT OFF (measured on an H200: wrong exact signs), so on NVIDIA it is PTX
-// mul.rn.f64, which the compiler never fuses.
+// portable pred_mul is fma(a, b, 0.0), which a compiler may fold back into a*b and then contract;
+// on NVIDIA it is PTX mul.rn.f64, which is never fused by construction. (The wrong exact signs first
+// seen on an H200 came from the private-array miscompilation described at pred_orient3d_expansion;
+// with that avoided, fma(a, b, 0.0) passed there too, but mul.rn does not depend on the compiler.)
 #pragma OPENCL FP_CONTRACT OFF
 
 #if PORTACL_DOUBLE
