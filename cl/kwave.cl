@@ -98,14 +98,23 @@ inline real load_c2(__global const c2_t* c2, size_t i) { return c2[i]; }
 
 inline real2 cmul(real2 a, real2 b) { return (real2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
 
+// The spectral kernels run over the nr = nxr*ny*nz points of the half spectrum in one dimension
+// (a 3-D range would round the odd row length nxr = nx/2+1 up to a whole work-group, leaving most of
+// the last group of every row idle) and recover the coordinates for the 1-D operators.
+#define SPECTRAL_INDEX                                               \
+    const size_t i = get_global_id(0);                              \
+    if (i >= nr) return;                                            \
+    const uint x = (uint)(i % nxr);                                 \
+    const size_t yz_ = i / nxr;                                     \
+    const uint y = (uint)(yz_ % ny), z = (uint)(yz_ / ny);          \
+    (void)z
+
 // FFT(p) in X -> kappa * dd*_shift_pos * FFT(p) in X, Y, Z (half spectrum).
 __kernel void kwave_pressure_gradient(__global real2* X, __global real2* Y, __global real2* Z,
                                       __global const kappa_t* kappa, __global const real2* ddx,
                                       __global const real2* ddy, __global const real2* ddz,
-                                      uint nxr, uint ny, uint nz) {
-    const uint x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
-    if (x >= nxr || y >= ny || z >= nz) return;
-    const size_t i = x + (size_t)nxr * (y + (size_t)ny * z);
+                                      uint nxr, uint ny, ulong nr) {
+    SPECTRAL_INDEX;
     const real2 e = X[i] * KW_LD(ST_KAPPA, kappa, i);
     X[i] = cmul(e, ddx[x]);
     Y[i] = cmul(e, ddy[y]);
@@ -118,10 +127,8 @@ __kernel void kwave_pressure_gradient(__global real2* X, __global real2* Y, __gl
 __kernel void kwave_velocity_gradient(__global real2* X, __global real2* Y, __global real2* Z,
                                       __global const kappa_t* kappa, __global const real2* ddx,
                                       __global const real2* ddy, __global const real2* ddz,
-                                      uint nxr, uint ny, uint nz) {
-    const uint x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
-    if (x >= nxr || y >= ny || z >= nz) return;
-    const size_t i = x + (size_t)nxr * (y + (size_t)ny * z);
+                                      uint nxr, uint ny, ulong nr) {
+    SPECTRAL_INDEX;
     const real k = KW_LD(ST_KAPPA, kappa, i);
     X[i] = cmul(X[i] * k, ddx[x]);
     Y[i] = cmul(Y[i] * k, ddy[y]);
@@ -205,18 +212,18 @@ __kernel void kwave_density(__global rho_t* rhox, __global rho_t* rhoy, __global
 #endif
 #if ABSORPTION == 1
     // kwave_pressure_terms fused in, for steps without a pressure source (which would change rho
-    // between the two): dux <- rho0 sum(du), duy <- sum(rho) as stored.
+    // between the two): dux <- sum(rho) as stored, duy <- rho0 sum(du).
     if (writeTerms) {
-        dux[i] = r0 * (dx_ + dy_ + dz_);
-        duy[i] = density_sum(rhox, rhoy, rhoz, i);
+        dux[i] = density_sum(rhox, rhoy, rhoz, i);
+        duy[i] = r0 * (dx_ + dy_ + dz_);
     }
 #endif
     (void)nrz;
 }
 
 
-// Power law, before its FFTs: dux <- rho0 * sum(du) (the tau term's input), duy <- sum(rho) (eta's).
-// In place: each element reads its own values first.
+// Power law, before its FFTs: dux <- sum(rho) (the eta term's input, and kept for the pressure),
+// duy <- rho0 * sum(du) (the tau term's input). In place: each element reads its own values first.
 __kernel void kwave_pressure_terms(__global const rho_t* rhox, __global const rho_t* rhoy,
                                    __global const rho_t* rhoz, __global real* dux, __global real* duy,
                                    __global const real* duz, __global const rho0_t* rho0, ulong n) {
@@ -228,21 +235,23 @@ __kernel void kwave_pressure_terms(__global const rho_t* rhox, __global const rh
     const real du = dux[i] + duy[i];
 #endif
     const real s = density_sum(rhox, rhoy, rhoz, i);
-    dux[i] = KW_LD(ST_RHO0, rho0, AT_RHO0(i)) * du;
-    duy[i] = s;
+    dux[i] = s;
+    duy[i] = KW_LD(ST_RHO0, rho0, AT_RHO0(i)) * du;
 }
 
-// Spectra of the two absorption terms times |k|^(y-2) and |k|^(y-1).
-__kernel void kwave_absorption_terms(__global real2* X, __global real2* Y, __global const nabla_t* nabla1,
-                                     __global const nabla_t* nabla2, ulong nr) {
+// Spectra of the two absorption terms times their operators (the host passes |k|^(y-1) for the
+// eta term's spectrum in X and |k|^(y-2) for the tau term's in Y).
+__kernel void kwave_absorption_terms(__global real2* X, __global real2* Y, __global const nabla_t* opX,
+                                     __global const nabla_t* opY, ulong nr) {
     const size_t i = get_global_id(0);
     if (i >= nr) return;
-    X[i] *= KW_LD(ST_NABLA, nabla1, i);
-    Y[i] *= KW_LD(ST_NABLA, nabla2, i);
+    X[i] *= KW_LD(ST_NABLA, opX, i);
+    Y[i] *= KW_LD(ST_NABLA, opY, i);
 }
 
 // p = c^2 (sum(rho) [+ B/A sum(rho)^2 / (2 rho0)] [+ tau*tauTerm - eta*etaTerm | + tau rho0 sum(du)]).
-// Power law: tauTerm and etaTerm arrive in dux and duy (after their inverse FFTs).
+// Power law: sum(rho) arrives in dux (from kwave_density or kwave_pressure_terms), etaTerm and
+// tauTerm in duy and duz (after their inverse FFTs), which spares reading the three densities.
 __kernel void kwave_pressure(__global real* p, __global const rho_t* rhox, __global const rho_t* rhoy,
                              __global const rho_t* rhoz, __global const real* dux, __global const real* duy,
                              __global const real* duz, __global const c2_t* c2, __global const rho0_t* rho0,
@@ -250,13 +259,17 @@ __kernel void kwave_pressure(__global real* p, __global const rho_t* rhox, __glo
                              ulong n) {
     const size_t i = get_global_id(0);
     if (i >= n) return;
+#if ABSORPTION == 1
+    const real s = dux[i];
+#else
     const real s = density_sum(rhox, rhoy, rhoz, i);
+#endif
     real acc = s;
 #if NONLINEAR
     acc += KW_LD(ST_BONA, bona, AT_BONA(i)) * s * s / ((real)2 * KW_LD(ST_RHO0, rho0, AT_RHO0(i)));
 #endif
 #if ABSORPTION == 1
-    acc += KW_LD(ST_TAU, tau, AT_ABSORB(i)) * dux[i] - KW_LD(ST_TAU, eta, AT_ABSORB(i)) * duy[i];
+    acc += KW_LD(ST_TAU, tau, AT_ABSORB(i)) * duz[i] - KW_LD(ST_TAU, eta, AT_ABSORB(i)) * duy[i];
 #elif ABSORPTION == 2
 #if KW_3D
     const real du = dux[i] + duy[i] + duz[i];
@@ -359,10 +372,8 @@ __kernel void kwave_transducer(__global real* ux, __global const ulong* index, _
 // --u_non_staggered_raw: the spectrum of u_i times e^(-i k_i d_i/2) along its own axis, which moves
 // it from the staggered grid back to the regular one.
 __kernel void kwave_unstagger(__global real2* X, __global const real2* shift, uint axis, uint nxr, uint ny,
-                              uint nz) {
-    const uint x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
-    if (x >= nxr || y >= ny || z >= nz) return;
-    const size_t i = x + (size_t)nxr * (y + (size_t)ny * z);
+                              ulong nr) {
+    SPECTRAL_INDEX;
     X[i] = cmul(X[i], shift[axis == 0 ? x : axis == 1 ? y : z]);
 }
 

@@ -55,6 +55,15 @@ struct KSpaceSolver::Impl {
     std::size_t deviceBytes = 0;
 
     cl::Buffer p, u[3], rho[3], du[3], X[3], scratch;
+    // When each component's offset meets the device's sub-buffer alignment, u, du and the spectra
+    // are one buffer each (uAll, duAll, XAll) with u[a], du[a], X[a] as sub-buffers, so that the
+    // transforms of all components go out as one batched FFT: a third of the launches, which is what
+    // bounds a step on small grids where each launch costs more host time than device time.
+    cl::Buffer uAll, duAll, XAll, duTail;  // duTail: du[1] and du[2], the absorption terms' pair
+    bool batched = false;
+    // Scratch fields: dims, and 3 with power-law absorption, which keeps sum(rho) in du[0] while its
+    // two terms come back from their FFTs into du[1] and du[2] (2-D grids get a third one for it).
+    int scratchFields() const { return sim.medium.absorption == Absorption::PowerLaw ? 3 : dims; }
     cl::Buffer c2, rho0, bOnA, tau, eta, dtRho[3], pml[3], pmlSg[3], kappa, sourceKappa, nabla1, nabla2;
     cl::Buffer ddPos[3], ddNeg[3], shiftNeg[3], p0;
     cl::Buffer pIndex, pSignal, uIndex, uSignal[3], trSignal, trDelay;
@@ -77,6 +86,8 @@ struct KSpaceSolver::Impl {
         kSourceKappa, kAddField, kAddDensity, kTransducer, kSample, kSampleAll, kUnstagger;
     fft::Plan* r2c = nullptr;
     fft::Plan* c2r = nullptr;
+    fft::Plan* r2cBatch[4] = {};  // [b]: b components at once (b = 2, dims), when batched
+    fft::Plan* c2rBatch[4] = {};
     cl::NDRange local3 = cl::NullRange, local1 = cl::NullRange;
 
     Impl(Context& c, const Simulation& s, const RunOptions& o)
@@ -93,6 +104,7 @@ struct KSpaceSolver::Impl {
                                            std::to_string(g.nz) + " simulation");
         build();
         allocate();
+        if (batched) planBatches();
         // GPUs get explicit work-groups along x (global sizes are rounded up; kernels check bounds);
         // CPUs let the runtime choose. A [kwave] section of a tuning profile overrides both.
         const bool gpu = ctx.device().isGpu;
@@ -107,7 +119,7 @@ struct KSpaceSolver::Impl {
     std::size_t estimateBytes() const {
         const Medium& m = sim.medium;
         auto grid = [&](const Field& f, StorageFormat fmt) { return f.values.size() * bytesPerElement(fmt, prec); };
-        std::size_t b = n * realBytes * (1 + 2 * dims) + n * bytesPerElement(st.rho, prec) * dims + nr * 2 * realBytes * dims;
+        std::size_t b = n * realBytes * (1 + dims + scratchFields()) + n * bytesPerElement(st.rho, prec) * dims + nr * 2 * realBytes * dims;
         b += grid(m.c0, st.c2) + grid(m.rho0, st.rho0) + dims * grid(m.rho0Sgx, st.dtRho) + grid(m.bOnA, st.bOnA);
         if (m.absorption != Absorption::Lossless) b += 2 * grid(m.alphaCoeff.scalar() && m.c0.scalar() ? m.alphaCoeff : m.c0, st.tau);
         b += nr * bytesPerElement(st.kappa, prec) * (m.absorption == Absorption::PowerLaw ? 3 : 1);
@@ -154,15 +166,37 @@ struct KSpaceSolver::Impl {
         kSampleAll = k("kwave_sample_all");
         kUnstagger = k("kwave_unstagger");
 
+        r2c = &fftPlan(fft::Kind::R2C, 1);
+        c2r = &fftPlan(fft::Kind::C2R, 1);
+    }
+
+    fft::Plan& fftPlan(fft::Kind kind, std::size_t batch) {
         fft::PlanDesc d;
-        d.kind = fft::Kind::R2C;
+        d.kind = kind;
         d.shape = g.is3D() ? std::vector<std::size_t>{g.nz, g.ny, g.nx} : std::vector<std::size_t>{g.ny, g.nx};
+        d.batch = batch;
         d.precision = prec;
         d.inPlace = false;
         d.backend = opt.fftBackend;
-        r2c = &fft::plan(ctx, d);
-        d.kind = fft::Kind::C2R;
-        c2r = &fft::plan(ctx, d);
+        return fft::plan(ctx, d);
+    }
+
+    void planBatches() {
+        for (const int b : {2, dims}) {
+            r2cBatch[b] = &fftPlan(fft::Kind::R2C, b);
+            c2rBatch[b] = &fftPlan(fft::Kind::C2R, b);
+        }
+    }
+
+    // Forward FFTs of src[0..count) into X[0..count); inverse FFTs of X[0..count) into dst[0..count).
+    // srcAll/dstAll hold the components contiguously when `batched`.
+    void forwardComponents(const cl::Buffer* src, const cl::Buffer& srcAll, int count) {
+        if (batched && count > 1) return r2cBatch[count]->execute(srcAll, XAll, fft::Direction::Forward);
+        for (int a = 0; a < count; ++a) r2c->execute(src[a], X[a], fft::Direction::Forward);
+    }
+    void inverseComponents(const cl::Buffer* dst, const cl::Buffer& dstAll, int count) {
+        if (batched && count > 1) return c2rBatch[count]->execute(XAll, dstAll, fft::Direction::Inverse);
+        for (int a = 0; a < count; ++a) c2r->execute(X[a], dst[a], fft::Direction::Inverse);
     }
 
     // Host arrays first, so that the whole working set is checked against the device before any
@@ -260,7 +294,7 @@ struct KSpaceSolver::Impl {
         }
 
         const std::size_t rhoBytes = bytesPerElement(st.rho, prec);
-        const std::size_t stateBytes = n * realBytes * (1 + 2 * dims) + n * rhoBytes * dims + (additive ? n * realBytes : 0);
+        const std::size_t stateBytes = n * realBytes * (1 + dims + scratchFields()) + n * rhoBytes * dims + (additive ? n * realBytes : 0);
         const std::size_t spectrumBytes = nr * 2 * realBytes * dims;
         std::size_t total = stateBytes + spectrumBytes + samplingBytes;
         for (const auto& up : uploads) total += up.bytes.size();
@@ -279,18 +313,40 @@ struct KSpaceSolver::Impl {
             if (!up.bytes.empty()) ctx.write(*up.target, up.bytes.data(), up.bytes.size(), "upload " + up.what);
         }
         p = alloc(n * realBytes, "p");
-        for (int a = 0; a < dims; ++a) {
-            u[a] = alloc(n * realBytes, "u_sg");
-            rho[a] = alloc(n * rhoBytes, "rho");
-            du[a] = alloc(n * realBytes, "du");
-            X[a] = alloc(nr * 2 * realBytes, "spectrum");
+        cl_uint alignBits = 0;
+        clCall("clGetDeviceInfo", [&] { return ctx.device().device.getInfo(CL_DEVICE_MEM_BASE_ADDR_ALIGN, &alignBits); });
+        const std::size_t align = std::max<std::size_t>(alignBits / 8, 1);
+        batched = dims > 1 && (n * realBytes) % align == 0 && (nr * 2 * realBytes) % align == 0;
+        if (batched) {
+            auto sub = [&](cl::Buffer& all, std::size_t offset, std::size_t bytes) {
+                cl_buffer_region region{offset, bytes};
+                cl_int err = CL_SUCCESS;
+                cl::Buffer b = all.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+                clCall("clCreateSubBuffer", [&] { return err; });
+                return b;
+            };
+            auto components = [&](cl::Buffer& all, cl::Buffer* parts, int count, std::size_t bytes, const std::string& what) {
+                all = alloc(count * bytes, what);
+                for (int a = 0; a < count; ++a) parts[a] = sub(all, a * bytes, bytes);
+            };
+            components(uAll, u, dims, n * realBytes, "u_sg");
+            components(duAll, du, scratchFields(), n * realBytes, "du");
+            components(XAll, X, dims, nr * 2 * realBytes, "spectrum");
+            if (scratchFields() == 3) duTail = sub(duAll, n * realBytes, 2 * n * realBytes);
+        }
+        for (int a = 0; a < 3; ++a) {
+            if (a < dims) rho[a] = alloc(n * rhoBytes, "rho");
+            if (batched) continue;
+            if (a < dims) u[a] = alloc(n * realBytes, "u_sg");
+            if (a < scratchFields()) du[a] = alloc(n * realBytes, "du");
+            if (a < dims) X[a] = alloc(nr * 2 * realBytes, "spectrum");
         }
         if (additive) scratch = alloc(n * realBytes, "source scratch");
         // 2-D: the z arguments of the kernels point at x arrays and are never touched.
         for (int a = dims; a < 3; ++a) {
             u[a] = u[0];
             rho[a] = rho[0];
-            du[a] = du[0];
+            if (a >= scratchFields()) du[a] = du[0];
             X[a] = X[0];
             dtRho[a] = dtRho[0];
         }
@@ -325,9 +381,14 @@ struct KSpaceSolver::Impl {
 
     void pressureGradient() {
         r2c->execute(p, X[0], fft::Direction::Forward);
-        args(kPressureGradient, X[0], X[1], X[2], kappa, ddPos[0], ddPos[1], ddPos[2], u32(g.reducedNx()), u32(g.ny), u32(g.nz));
-        launchGrid(kPressureGradient, g.reducedNx());
-        for (int a = 0; a < dims; ++a) c2r->execute(X[a], du[a], fft::Direction::Inverse);
+        gradientSpectra();
+        inverseComponents(du, duAll, dims);
+    }
+
+    // FFT(p) in X[0] -> kappa * ddk_shift_pos * FFT(p) in X[0..dims).
+    void gradientSpectra() {
+        args(kPressureGradient, X[0], X[1], X[2], kappa, ddPos[0], ddPos[1], ddPos[2], u32(g.reducedNx()), u32(g.ny), u64(nr));
+        launch1(kPressureGradient, nr);
     }
 
     void computeVelocity() {
@@ -373,10 +434,10 @@ struct KSpaceSolver::Impl {
     }
 
     void computeVelocityGradient() {
-        for (int a = 0; a < dims; ++a) r2c->execute(u[a], X[a], fft::Direction::Forward);
-        args(kVelocityGradient, X[0], X[1], X[2], kappa, ddNeg[0], ddNeg[1], ddNeg[2], u32(g.reducedNx()), u32(g.ny), u32(g.nz));
-        launchGrid(kVelocityGradient, g.reducedNx());
-        for (int a = 0; a < dims; ++a) c2r->execute(X[a], du[a], fft::Direction::Inverse);
+        forwardComponents(u, uAll, dims);
+        args(kVelocityGradient, X[0], X[1], X[2], kappa, ddNeg[0], ddNeg[1], ddNeg[2], u32(g.reducedNx()), u32(g.ny), u64(nr));
+        launch1(kVelocityGradient, nr);
+        inverseComponents(du, duAll, dims);
     }
 
     void computeDensity() {
@@ -417,12 +478,11 @@ struct KSpaceSolver::Impl {
                 args(kPressureTerms, rho[0], rho[1], rho[2], du[0], du[1], du[2], rho0, u64(n));
                 launch1(kPressureTerms, n);
             }
-            r2c->execute(du[0], X[0], fft::Direction::Forward);
-            r2c->execute(du[1], X[1], fft::Direction::Forward);
-            args(kAbsorptionTerms, X[0], X[1], nabla1, nabla2, u64(nr));
+            // du[0] = sum(rho), du[1] = rho0 sum(du) -> du[1] = eta term, du[2] = tau term; du[0] stays.
+            forwardComponents(du, duAll, 2);
+            args(kAbsorptionTerms, X[0], X[1], nabla2, nabla1, u64(nr));
             launch1(kAbsorptionTerms, nr);
-            c2r->execute(X[0], du[0], fft::Direction::Inverse);
-            c2r->execute(X[1], du[1], fft::Direction::Inverse);
+            inverseComponents(du + 1, duTail, 2);
         }
         args(kPressure, p, rho[0], rho[1], rho[2], du[0], du[1], du[2], c2, rho0, bOnA, tau, eta, u64(n));
         launch1(kPressure, n);
@@ -432,9 +492,8 @@ struct KSpaceSolver::Impl {
         args(kInitialPressure, p, rho[0], rho[1], rho[2], p0, c2, u64(n));
         launch1(kInitialPressure, n);
         r2c->execute(p, X[0], fft::Direction::Forward);
-        args(kPressureGradient, X[0], X[1], X[2], kappa, ddPos[0], ddPos[1], ddPos[2], u32(g.reducedNx()), u32(g.ny), u32(g.nz));
-        launchGrid(kPressureGradient, g.reducedNx());
-        for (int a = 0; a < dims; ++a) c2r->execute(X[a], u[a], fft::Direction::Inverse);
+        gradientSpectra();
+        inverseComponents(u, uAll, dims);
         args(kInitialVelocity, u[0], u[1], u[2], dtRho[0], dtRho[1], dtRho[2]);
         setReal(kInitialVelocity, 6, sim.dt);
         kInitialVelocity.setArg(7, u64(n));
@@ -447,8 +506,8 @@ struct KSpaceSolver::Impl {
         if (f < 4) return f == 0 ? p : u[f - 1];
         const int a = f - 4;
         r2c->execute(u[a], X[0], fft::Direction::Forward);
-        args(kUnstagger, X[0], shiftNeg[a], u32(a), u32(g.reducedNx()), u32(g.ny), u32(g.nz));
-        launchGrid(kUnstagger, g.reducedNx());
+        args(kUnstagger, X[0], shiftNeg[a], u32(a), u32(g.reducedNx()), u32(g.ny), u64(nr));
+        launch1(kUnstagger, nr);
         c2r->execute(X[0], du[0], fft::Direction::Inverse);
         return du[0];
     }
