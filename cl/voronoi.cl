@@ -43,11 +43,12 @@ static int search_edge(const uint i, __global const int4* tasks, __global const 
     const int dir = vor_start_direction(&f, t0, s0, bs.x - c1.x, bs.y - c1.y, bs.z - c1.z, bs.w, &slope);
     if (slope < flagTol) flag = 1;
     vor_search q;
-    vor_search_init(&q, vor_param(&f, t0, s0), dir, tieEps, flagTol > 0 ? flagTol : tieEps);
+    vor_search_init(&q, vor_param(&f, t0, s0), dir, tieEps, flagTol > 0 ? flagTol : tieEps, task.w);
 
     const real R = radii[i];
     int lo[3], hi[3];
-    const real p[3] = {c1.x, c1.y, c1.z}, gl[3] = {grid.x, grid.y, grid.z};
+    // Candidates: balls within R of the start vertex's centre.
+    const real p[3] = {c1.x + st.x, c1.y + st.y, c1.z + st.z}, gl[3] = {grid.x, grid.y, grid.z};
     const int dm[3] = {dims.x, dims.y, dims.z};
     for (int a = 0; a < 3; ++a) {
         if (R >= VOR_ALL_BALLS) {
@@ -70,24 +71,29 @@ static int search_edge(const uint i, __global const int4* tasks, __global const 
                     if (m == task.x || m == task.y || m == task.z) continue;
                     const real4 b = cellBalls[j];
                     const real dx = b.x - c1.x, dy = b.y - c1.y, dz = b.z - c1.z;
-                    if (R < VOR_ALL_BALLS && dx * dx + dy * dy + dz * dz > R2) continue;
+                    const real ex = dx - st.x, ey = dy - st.y, ez = dz - st.z;
+                    const real e2 = ex * ex + ey * ey + ez * ez;
+                    // Float may put a ball on the other side of the search radius than double does
+                    // (the distance's rounding is ~1e-7 relative: 1e-5 is safe).
+                    if (R < VOR_ALL_BALLS && fabs(e2 - R2) < (real)1e-2 * flagTol * R2) flag = 1;
+                    if (R < VOR_ALL_BALLS && e2 > R2) continue;
                     vor_search_consider(&f, &q, m, dx, dy, dz, b.w);
                 }
             }
+    // Beyond this radius a search takes every ball.
+    const real span = h * (real)(dims.x + dims.y + dims.z) + rmax;
     if (q.bestK >= 0) {
-        real tmin, tmax;
-        vor_arc_extremes(&f, t0, q.x0, q.bestT, vor_param(&f, q.bestT, q.bestS), dir, &tmin, &tmax);
-        const real need = 2 * fmax(tmax, (real)0) + c1.w + rmax;
-        if (fabs(need - R) < flagTol * (1 + need)) flag = 1;
+        const real need = vor_arc_reach(&f, t0, s0, q.x0, q.bestT, q.bestS, vor_param(&f, q.bestT, q.bestS), dir) + rmax;
+        if (fabs(need - R) < flagTol * (1 + need) || (flagTol > 0 && vor_retry_ambiguous(need, (real)0.1 * flagTol))) flag = 1;
         if (q.best < flagTol || q.second - q.best < flagTol || q.bestCond < flagTol || (flagTol > 0 && q.grazed)) flag = 1;
         if (need > R) {
-            // Round up so that the float radius still covers what double asked for.
-            retry[i] = (float)need * 1.0001f + 1e-4f;
+            retry[i] = need < span ? (float)vor_retry_radius(need) : 2 * VOR_ALL_BALLS;
             return flag;
         }
         end[i] = q.bestK;
     } else if (R < VOR_ALL_BALLS) {
-        retry[i] = 2 * VOR_ALL_BALLS;
+        // Nothing within R: a wider search, then every ball once the grid is covered.
+        retry[i] = 4 * R < span ? (float)(4 * R) : 2 * VOR_ALL_BALLS;
     }
     return flag;
 }

@@ -182,6 +182,32 @@ VOR_FN void vor_arc_extremes(const vor_frame* f, real t0, real x0, real t1, real
     }
 }
 
+// How far from the start vertex's centre a ball touching some sphere of the arc from (t0, s0, x0) to
+// (t1, s1, x1) can lie, less that ball's radius: every centre p(x) is within |B| |t - t0| + |s - s0|
+// of the start centre and every radius is at most the arc's largest.
+VOR_FN real vor_arc_reach(const vor_frame* f, real t0, real s0, real x0, real t1, real s1, real x1, int dir) {
+    real tmin, tmax;
+    vor_arc_extremes(f, t0, x0, t1, x1, dir, &tmin, &tmax);
+    real smin = fmin(s0, s1), smax = fmax(s0, s1);
+    if (f->kind == 1) {
+        // s = as sin(phi): largest at phi = pi/2, smallest at -pi/2.
+        const real len = vor_travel(f, x0, x1, dir);
+        if (vor_travel(f, x0, VOR_TWO_PI * (real)0.25, dir) <= len) smax = f->as;
+        if (vor_travel(f, x0, -VOR_TWO_PI * (real)0.25, dir) <= len) smin = -f->as;
+    }
+    const real b = sqrt(fmax(1 - f->Q2, (real)0));
+    return b * (tmax - tmin) + fmax(smax - s0, s0 - smin) + tmax;
+}
+
+// The radius to search again with when the arc needs `need`: rounded up to 1/16 Å (with at least
+// 1/32 Å to spare), so that float and double ask for the same radius and trace in the same waves.
+VOR_FN real vor_retry_radius(real need) { return ceil(need * 16 + (real)0.5) / 16; }
+// Whether need is so close to a rounding step of vor_retry_radius that float may round it otherwise.
+VOR_FN int vor_retry_ambiguous(real need, real tol) {
+    const real x = need * 16 + (real)0.5;
+    return fabs(x - round(x)) < tol * (1 + x);
+}
+
 // The search for an edge's end: the first ball that starts to intersect the tangent sphere as it moves
 // along the edge from the start vertex (the least travel among "entering" roots).
 typedef struct {
@@ -194,9 +220,11 @@ typedef struct {
     real best, second;
     real bestT, bestS, bestCond;
     int bestK;
+    int startBall;    // the start vertex's fourth ball: its root at the start is not an end
 } vor_search;
 
-VOR_FN void vor_search_init(vor_search* q, real x0, int dir, real tieEps, real grazeTol) {
+VOR_FN void vor_search_init(vor_search* q, real x0, int dir, real tieEps, real grazeTol, int startBall) {
+    q->startBall = startBall;
     q->x0 = x0;
     q->dir = dir;
     q->tieEps = tieEps;
@@ -243,7 +271,10 @@ VOR_FN void vor_search_consider(const vor_frame* f, vor_search* q, int k, real d
             if (d > -q->grazeTol) q->grazed = 1;  // just behind the start
             continue;
         }
-        if (d < q->tieEps) d = 0;
+        if (d < q->tieEps) {
+            if (k == q->startBall) continue;  // the start vertex itself
+            d = 0;
+        }
         if (d < q->best || (d == q->best && k < q->bestK)) {
             q->second = q->best;
             q->best = d;

@@ -225,7 +225,7 @@ void Tracer::pushEdges(int vertex, int arrivedExcluding) {
         for (int j = 0; j < 4; ++j)
             if (j != i) t.tri[n++] = v.q[j];
         t.bs = v.q[i];
-        t.searchRadius = initialRadius(t.tri[0], v.r);
+        t.searchRadius = initialRadius(v.r);
         pending_.push_back(t);
     }
 }
@@ -286,27 +286,29 @@ EdgeAnswer Tracer::solveSerial(const EdgeTask& task) const {
     const io::Ball& bs = balls_[task.bs];
     const int dir = vor_start_direction(&f, t0, s0, bs.x - a.x, bs.y - a.y, bs.z - a.z, bs.r, &slope);
     vor_search q;
-    vor_search_init(&q, vor_param(&f, t0, s0), dir, 1e-9, 1e-9);
+    vor_search_init(&q, vor_param(&f, t0, s0), dir, 1e-9, 1e-9, task.bs);
     const double R = task.searchRadius;
-    const double p[3] = {a.x, a.y, a.z};
+    const Vertex& sv = d_.vertices[task.from];
+    const double p[3] = {sv.x, sv.y, sv.z};
     grid_.forNear(p, R, [&](int m) {
         if (m == task.tri[0] || m == task.tri[1] || m == task.tri[2]) return;
         const io::Ball& b = balls_[m];
-        const double dx = b.x - a.x, dy = b.y - a.y, dz = b.z - a.z;
-        if (dx * dx + dy * dy + dz * dz > R * R) return;
-        vor_search_consider(&f, &q, m, dx, dy, dz, b.r);
+        const double ex = b.x - sv.x, ey = b.y - sv.y, ez = b.z - sv.z;
+        if (ex * ex + ey * ey + ez * ez > R * R) return;
+        vor_search_consider(&f, &q, m, b.x - a.x, b.y - a.y, b.z - a.z, b.r);
     });
+    // Beyond this radius a search takes every ball.
+    const double span = grid_.h * (grid_.dims[0] + grid_.dims[1] + grid_.dims[2]) + rmax_;
     if (q.bestK >= 0) {
-        double tmin, tmax;
-        vor_arc_extremes(&f, t0, q.x0, q.bestT, vor_param(&f, q.bestT, q.bestS), dir, &tmin, &tmax);
-        const double need = coverRadius(task.tri[0], tmax);
+        const double need = vor_arc_reach(&f, t0, s0, q.x0, q.bestT, q.bestS, vor_param(&f, q.bestT, q.bestS), dir) + rmax_;
         if (need > R) {
-            ans.retryRadius = need;
+            ans.retryRadius = need < span ? vor_retry_radius(need) : kUnboundedRadius;
             return ans;
         }
         ans.endBall = q.bestK;
     } else if (R != kUnboundedRadius) {
-        ans.retryRadius = kUnboundedRadius;
+        // Nothing within R: a wider search, then every ball once the grid is covered.
+        ans.retryRadius = 4 * R < span ? 4 * R : kUnboundedRadius;
     }
     return ans;
 }
@@ -346,7 +348,7 @@ void Tracer::accept(const EdgeTask& task, const EdgeAnswer& answer) {
     }
     // The end vertex, in double, from the chosen ball (the device may have chosen it in float).
     vor_search q;
-    vor_search_init(&q, x0, dir, 1e-9, 1e-9);
+    vor_search_init(&q, x0, dir, 1e-9, 1e-9, task.bs);
     const io::Ball& k = balls_[answer.endBall];
     vor_search_consider(&f, &q, answer.endBall, k.x - a.x, k.y - a.y, k.z - a.z, k.r);
     if (q.bestK < 0) {
@@ -354,7 +356,7 @@ void Tracer::accept(const EdgeTask& task, const EdgeAnswer& answer) {
         done_[task.from] &= static_cast<std::uint8_t>(~(1u << slot));
         ++d_.redoneOnHost;
         EdgeTask exact = task;
-        exact.searchRadius = initialRadius(task.tri[0], t0);
+        exact.searchRadius = initialRadius(t0);
         EdgeAnswer ans = solveSerial(exact);
         while (ans.retryRadius > 0) exact.searchRadius = ans.retryRadius, ans = solveSerial(exact);
         --d_.solvedEdges;

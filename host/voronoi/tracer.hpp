@@ -16,6 +16,8 @@ namespace portacl::voronoi {
 
 namespace geom {
 using std::atan2;
+using std::ceil;
+using std::round;
 using std::cos;
 using std::sin;
 using std::fabs;
@@ -47,7 +49,7 @@ struct EdgeTask {
     int from;
     int tri[3];
     int bs;
-    double searchRadius;   // candidates: balls whose centres lie within this distance of tri[0]'s
+    double searchRadius;   // candidates: balls whose centres lie within this distance of the start vertex's
 };
 
 // What a search found: the end ball (or -1), or that the search must be redone with a larger radius.
@@ -80,9 +82,9 @@ public:
     // The frame of a triple and the start (t, s) of a task.
     geom::vor_frame frameOf(const int tri[3]) const;
     void startOf(const EdgeTask& task, const geom::vor_frame& f, double* t0, double* s0) const;
-    // A search radius sure to hold every ball that can touch a tangent sphere of radius <= tmax.
-    double coverRadius(int g1, double tmax) const { return 2 * std::max(tmax, 0.0) + balls_[g1].r + rmax_; }
-    double initialRadius(int g1, double tStart) const { return coverRadius(g1, tStart) + 1.5; }
+    // The first search radius around the start vertex's centre: its sphere, the largest ball and a
+    // margin for the way along the edge (a search that did not cover its arc is redone wider).
+    double initialRadius(double tStart) const { return std::max(tStart, 0.0) + rmax_ + 3.0; }
 
     Diagram finish();
 
