@@ -109,13 +109,29 @@ inline real2 cmul(real2 a, real2 b) { return (real2)(a.x * b.x - a.y * b.y, a.x 
     const uint y = (uint)(yz_ % ny), z = (uint)(yz_ / ny);          \
     (void)z
 
+// |k| at a half-spectrum point from the squared wavenumbers of each axis (kk: nxr values along x,
+// then ny along y, then nz along z; 2-D: one zero for z).
+inline real wave_number(__global const real* kk, uint x, uint y, uint z, uint nxr, uint ny) {
+    return sqrt(kk[x] + kk[nxr + y] + kk[nxr + ny + z]);
+}
+
+// kappa = sinc(c_ref |k| dt/2). Kept in full precision it is computed here (kHalf = c_ref dt/2) rather
+// than read, which spares a half-spectrum field of traffic per use and its memory; the reduced modes
+// read it as stored (Table 5.1).
+inline real sinc_of(real a) { return a == (real)0 ? (real)1 : sin(a) / a; }
+#if ST_KAPPA == 0
+#define KAPPA_AT(i) sinc_of(kHalf * wave_number(kk, x, y, z, nxr, ny))
+#else
+#define KAPPA_AT(i) KW_LD(ST_KAPPA, kappa, i)
+#endif
+
 // FFT(p) in X -> kappa * dd*_shift_pos * FFT(p) in X, Y, Z (half spectrum).
 __kernel void kwave_pressure_gradient(__global real2* X, __global real2* Y, __global real2* Z,
-                                      __global const kappa_t* kappa, __global const real2* ddx,
-                                      __global const real2* ddy, __global const real2* ddz,
-                                      uint nxr, uint ny, ulong nr) {
+                                      __global const kappa_t* kappa, __global const real* kk, real kHalf,
+                                      __global const real2* ddx, __global const real2* ddy,
+                                      __global const real2* ddz, uint nxr, uint ny, ulong nr) {
     SPECTRAL_INDEX;
-    const real2 e = X[i] * KW_LD(ST_KAPPA, kappa, i);
+    const real2 e = X[i] * KAPPA_AT(i);
     X[i] = cmul(e, ddx[x]);
     Y[i] = cmul(e, ddy[y]);
 #if KW_3D
@@ -125,11 +141,11 @@ __kernel void kwave_pressure_gradient(__global real2* X, __global real2* Y, __gl
 
 // FFT(u_i) -> kappa * dd*_shift_neg * FFT(u_i), in place.
 __kernel void kwave_velocity_gradient(__global real2* X, __global real2* Y, __global real2* Z,
-                                      __global const kappa_t* kappa, __global const real2* ddx,
-                                      __global const real2* ddy, __global const real2* ddz,
-                                      uint nxr, uint ny, ulong nr) {
+                                      __global const kappa_t* kappa, __global const real* kk, real kHalf,
+                                      __global const real2* ddx, __global const real2* ddy,
+                                      __global const real2* ddz, uint nxr, uint ny, ulong nr) {
     SPECTRAL_INDEX;
-    const real k = KW_LD(ST_KAPPA, kappa, i);
+    const real k = KAPPA_AT(i);
     X[i] = cmul(X[i] * k, ddx[x]);
     Y[i] = cmul(Y[i] * k, ddy[y]);
 #if KW_3D
@@ -239,14 +255,22 @@ __kernel void kwave_pressure_terms(__global const rho_t* rhox, __global const rh
     duy[i] = KW_LD(ST_RHO0, rho0, AT_RHO0(i)) * du;
 }
 
-// Spectra of the two absorption terms times their operators (the host passes |k|^(y-1) for the
-// eta term's spectrum in X and |k|^(y-2) for the tau term's in Y).
-__kernel void kwave_absorption_terms(__global real2* X, __global real2* Y, __global const nabla_t* opX,
-                                     __global const nabla_t* opY, ulong nr) {
-    const size_t i = get_global_id(0);
-    if (i >= nr) return;
-    X[i] *= KW_LD(ST_NABLA, opX, i);
-    Y[i] *= KW_LD(ST_NABLA, opY, i);
+// Spectra of the two absorption terms times their operators: the eta term's in X times
+// nabla2 = |k|^(y-1), the tau term's in Y times nabla1 = |k|^(y-2) (0 at k = 0). Computed here in
+// full precision (yMinus2 = y - 2), read as stored (bfloat16) in the reduced modes.
+__kernel void kwave_absorption_terms(__global real2* X, __global real2* Y, __global const nabla_t* nabla2,
+                                     __global const nabla_t* nabla1, __global const real* kk, real yMinus2,
+                                     uint nxr, uint ny, ulong nr) {
+    SPECTRAL_INDEX;
+#if ST_NABLA == 0
+    const real k = wave_number(kk, x, y, z, nxr, ny);
+    const real n1 = k == (real)0 ? (real)0 : pow(k, yMinus2);
+    X[i] *= n1 * k;
+    Y[i] *= n1;
+#else
+    X[i] *= KW_LD(ST_NABLA, nabla2, i);
+    Y[i] *= KW_LD(ST_NABLA, nabla1, i);
+#endif
 }
 
 // p = c^2 (sum(rho) [+ B/A sum(rho)^2 / (2 rho0)] [+ tau*tauTerm - eta*etaTerm | + tau rho0 sum(du)]).

@@ -66,6 +66,11 @@ struct KSpaceSolver::Impl {
     int scratchFields() const { return sim.medium.absorption == Absorption::PowerLaw ? 3 : dims; }
     cl::Buffer c2, rho0, bOnA, tau, eta, dtRho[3], pml[3], pmlSg[3], kappa, sourceKappa, nabla1, nabla2;
     cl::Buffer ddPos[3], ddNeg[3], shiftNeg[3], p0;
+    cl::Buffer waveNumbers2;  // kx^2 (nx/2+1), ky^2 (ny), kz^2 (nz): kappa and nabla on the fly
+    // Full-precision kappa and nabla are computed by the kernels from |k| (one read of a half-spectrum
+    // field less per use); the reduced modes keep them stored as Table 5.1 says.
+    bool storedKappa() const { return st.kappa != StorageFormat::Element; }
+    bool storedNabla() const { return st.nabla != StorageFormat::Element; }
     cl::Buffer pIndex, pSignal, uIndex, uSignal[3], trSignal, trDelay;
     bool additive = false;
 
@@ -122,7 +127,8 @@ struct KSpaceSolver::Impl {
         std::size_t b = n * realBytes * (1 + dims + scratchFields()) + n * bytesPerElement(st.rho, prec) * dims + nr * 2 * realBytes * dims;
         b += grid(m.c0, st.c2) + grid(m.rho0, st.rho0) + dims * grid(m.rho0Sgx, st.dtRho) + grid(m.bOnA, st.bOnA);
         if (m.absorption != Absorption::Lossless) b += 2 * grid(m.alphaCoeff.scalar() && m.c0.scalar() ? m.alphaCoeff : m.c0, st.tau);
-        b += nr * bytesPerElement(st.kappa, prec) * (m.absorption == Absorption::PowerLaw ? 3 : 1);
+        if (storedKappa()) b += nr * bytesPerElement(st.kappa, prec);
+        if (storedNabla() && m.absorption == Absorption::PowerLaw) b += 2 * nr * bytesPerElement(st.nabla, prec);
         b += sim.p0.size() * bytesPerElement(st.p0, prec);
         return b;
     }
@@ -252,9 +258,21 @@ struct KSpaceSolver::Impl {
             add(ddNeg[a], complexes(ops.ddNeg[a]), "ddk_shift_neg");
             if (opt.outputs.uNonStaggeredRaw) add(shiftNeg[a], complexes(ops.shiftNeg[a]), "shift_neg_r");
         }
-        add(kappa, reals(ops.kappa, st.kappa), "kappa");
+        {
+            std::vector<double> kk;
+            const std::size_t lengths[3] = {g.reducedNx(), g.ny, g.nz};
+            const std::size_t ns[3] = {g.nx, g.ny, g.nz};
+            const double ds[3] = {g.dx, g.dy, g.dz};
+            for (int a = 0; a < 3; ++a)
+                for (std::size_t i = 0; i < lengths[a]; ++i) {
+                    const double k = (a == 2 && !g.is3D()) ? 0.0 : waveNumber(i, ns[a], ds[a]);
+                    kk.push_back(k * k);
+                }
+            add(waveNumbers2, reals(kk, StorageFormat::Element), "squared wavenumbers");
+        }
+        if (storedKappa()) add(kappa, reals(ops.kappa, st.kappa), "kappa");
         if (!ops.sourceKappa.empty()) add(sourceKappa, reals(ops.sourceKappa, st.sourceKappa), "source_kappa");
-        if (!ops.nabla1.empty()) {
+        if (!ops.nabla1.empty() && storedNabla()) {
             add(nabla1, reals(ops.nabla1, st.nabla), "absorb_nabla1");
             add(nabla2, reals(ops.nabla2, st.nabla), "absorb_nabla2");
         }
@@ -387,8 +405,20 @@ struct KSpaceSolver::Impl {
 
     // FFT(p) in X[0] -> kappa * ddk_shift_pos * FFT(p) in X[0..dims).
     void gradientSpectra() {
-        args(kPressureGradient, X[0], X[1], X[2], kappa, ddPos[0], ddPos[1], ddPos[2], u32(g.reducedNx()), u32(g.ny), u64(nr));
+        spectralArgs(kPressureGradient, ddPos);
         launch1(kPressureGradient, nr);
+    }
+
+    // X[0..2], kappa (or, computed, c_ref dt/2 and the wavenumbers), dd*_shift_* per axis, sizes.
+    void spectralArgs(cl::Kernel& k, const cl::Buffer* dd) {
+        args(k, X[0], X[1], X[2], storedKappa() ? kappa : waveNumbers2, waveNumbers2);
+        setReal(k, 5, 0.5 * sim.cRef * sim.dt);
+        k.setArg(6, dd[0]);
+        k.setArg(7, dd[1]);
+        k.setArg(8, dd[2]);
+        k.setArg(9, u32(g.reducedNx()));
+        k.setArg(10, u32(g.ny));
+        k.setArg(11, u64(nr));
     }
 
     void computeVelocity() {
@@ -435,7 +465,7 @@ struct KSpaceSolver::Impl {
 
     void computeVelocityGradient() {
         forwardComponents(u, uAll, dims);
-        args(kVelocityGradient, X[0], X[1], X[2], kappa, ddNeg[0], ddNeg[1], ddNeg[2], u32(g.reducedNx()), u32(g.ny), u64(nr));
+        spectralArgs(kVelocityGradient, ddNeg);
         launch1(kVelocityGradient, nr);
         inverseComponents(du, duAll, dims);
     }
@@ -480,7 +510,13 @@ struct KSpaceSolver::Impl {
             }
             // du[0] = sum(rho), du[1] = rho0 sum(du) -> du[1] = eta term, du[2] = tau term; du[0] stays.
             forwardComponents(du, duAll, 2);
-            args(kAbsorptionTerms, X[0], X[1], nabla2, nabla1, u64(nr));
+            const cl::Buffer& n2 = storedNabla() ? nabla2 : waveNumbers2;
+            const cl::Buffer& n1 = storedNabla() ? nabla1 : waveNumbers2;
+            args(kAbsorptionTerms, X[0], X[1], n2, n1, waveNumbers2);
+            setReal(kAbsorptionTerms, 5, sim.medium.alphaPower - 2.0);
+            kAbsorptionTerms.setArg(6, u32(g.reducedNx()));
+            kAbsorptionTerms.setArg(7, u32(g.ny));
+            kAbsorptionTerms.setArg(8, u64(nr));
             launch1(kAbsorptionTerms, nr);
             inverseComponents(du + 1, duTail, 2);
         }
