@@ -55,18 +55,20 @@ std::string fmt(double v, int precision) {
     return os.str();
 }
 
-void printTable(std::ostream& os, const std::vector<Row>& rows) {
+void printHeader(std::ostream& os) {
     os << std::left << std::setw(22) << "device" << std::setw(34) << "workload" << std::setw(14) << "size"
        << std::setw(10) << "precision" << std::right << std::setw(12) << "time ms" << std::setw(12) << "rate"
        << std::setw(9) << "unit" << std::setw(9) << "% peak" << std::setw(13) << "serial ms" << std::setw(10)
        << "speed-up" << "\n";
-    for (const auto& r : rows) {
-        os << std::left << std::setw(22) << r.device.substr(0, 21) << std::setw(34) << r.record.workload.substr(0, 33)
-           << std::setw(14) << r.record.size << std::setw(10) << r.record.precision << std::right << std::setw(12)
-           << fmt(r.record.seconds * 1e3, 3) << std::setw(12) << fmt(r.rate, 1) << std::setw(9) << r.rateUnit
-           << std::setw(9) << fmt(r.percentOfPeak, 1) << std::setw(13) << fmt(r.record.serialSeconds * 1e3, 1)
-           << std::setw(10) << fmt(r.speedup, 1) << (r.record.note.empty() ? "" : "  # " + r.record.note) << "\n";
-    }
+}
+
+// One row, printed as soon as it is measured, so that a long bench shows its results as it goes.
+void printRow(std::ostream& os, const Row& r) {
+    os << std::left << std::setw(22) << r.device.substr(0, 21) << std::setw(34) << r.record.workload.substr(0, 33)
+       << std::setw(14) << r.record.size << std::setw(10) << r.record.precision << std::right << std::setw(12)
+       << fmt(r.record.seconds * 1e3, 3) << std::setw(12) << fmt(r.rate, 1) << std::setw(9) << r.rateUnit
+       << std::setw(9) << fmt(r.percentOfPeak, 1) << std::setw(13) << fmt(r.record.serialSeconds * 1e3, 1)
+       << std::setw(10) << fmt(r.speedup, 1) << (r.record.note.empty() ? "" : "  # " + r.record.note) << std::endl;
 }
 
 void writeCsv(const std::string& path, const std::vector<Row>& rows) {
@@ -174,6 +176,7 @@ int runBench(const std::vector<std::string>& args) {
 
     const auto devices = selectDevices(common.device);
     std::vector<Row> rows;
+    printHeader(std::cout);
     std::vector<DeviceRun> runs;
     for (const auto& dev : devices) {
         Context ctx(dev, common.contextOptions());
@@ -190,13 +193,19 @@ int runBench(const std::vector<std::string>& args) {
         for (const auto& c : benchCases()) {
             if (!selected(c)) continue;
             try {
-                for (const auto& r : c.run(ctx, opts)) rows.push_back(makeRow(name, r, run.peaks));
+                for (const auto& r : c.run(ctx, opts)) {
+                    progress.clearLine();
+                    rows.push_back(makeRow(name, r, run.peaks));
+                    printRow(std::cout, rows.back());
+                }
             } catch (const Error& e) {
                 // One workload that cannot run on this device (no fp64, too large) does not end the bench.
                 BenchRecord r;
                 r.workload = c.name;
                 r.note = std::string("not run: ") + e.what();
+                progress.clearLine();
                 rows.push_back(makeRow(name, r, run.peaks));
+                printRow(std::cout, rows.back());
             }
             progress.update(++done);
         }
@@ -208,8 +217,6 @@ int runBench(const std::vector<std::string>& args) {
         std::cout << "  " << std::left << std::setw(24) << r.device << "copy " << fmt(r.peaks.copyBytesPerSecond / 1e9, 1)
                   << " GB/s, fp32 " << fmt(r.peaks.fp32FlopsPerSecond / 1e9, 1) << " GFLOP/s, fp64 "
                   << fmt(r.peaks.fp64FlopsPerSecond / 1e9, 1) << " GFLOP/s\n";
-    std::cout << "\n";
-    printTable(std::cout, rows);
     if (!csv.empty()) writeCsv(csv, rows);
     if (!json.empty()) writeJson(json, runs, rows);
     return 0;

@@ -38,6 +38,12 @@ void Progress::update(std::uint64_t done, const std::string& extra) {
     std::fflush(stderr);
 }
 
+void Progress::clearLine() {
+    if (!tty_ || finished_) return;
+    std::fputs("\r\x1b[K", stderr);
+    std::fflush(stderr);
+}
+
 void Progress::finish() {
     if (!tty_ || finished_) return;
     finished_ = true;

@@ -17,6 +17,8 @@ public:
     void update(std::uint64_t done, const std::string& extra = "");
     // Clears the line (prints the final state once when on a terminal).
     void finish();
+    // Erases the progress line so that other output can be printed; the next update redraws it.
+    void clearLine();
     bool active() const { return tty_; }
 
 private:
