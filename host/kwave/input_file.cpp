@@ -10,6 +10,7 @@
 #include "portacl/error.hpp"
 #include "portacl/io/hdf5_file.hpp"
 #include "portacl/kwave.hpp"
+#include "kwave_datasets.hpp"
 
 namespace portacl::kwave {
 namespace {
@@ -102,30 +103,6 @@ SourceMode readMode(const Hdf5File& f, const std::string& name) {
     return static_cast<SourceMode>(m);
 }
 
-// Writers: every dataset rank 3, with k-Wave's attributes.
-void putU64(Hdf5File& f, const std::string& name, std::uint64_t v) {
-    f.writeUInt64(name, {1, 1, 1}, &v);
-    f.writeStringAttribute(name, "data_type", "long");
-    f.writeStringAttribute(name, "domain_type", "real");
-}
-void putFloat(Hdf5File& f, const std::string& name, double v) {
-    const float x = static_cast<float>(v);
-    f.writeFloat(name, {1, 1, 1}, &x);
-    f.writeStringAttribute(name, "data_type", "float");
-    f.writeStringAttribute(name, "domain_type", "real");
-}
-void putFloats(Hdf5File& f, const std::string& name, const Dims& dims, const std::vector<float>& v) {
-    f.writeFloat(name, dims, v);
-    f.writeStringAttribute(name, "data_type", "float");
-    f.writeStringAttribute(name, "domain_type", "real");
-}
-void putIndices(Hdf5File& f, const std::string& name, const Dims& dims, const std::vector<std::uint64_t>& zeroBased) {
-    std::vector<std::uint64_t> v(zeroBased);
-    for (auto& i : v) ++i;
-    f.writeUInt64(name, dims, v);
-    f.writeStringAttribute(name, "data_type", "long");
-    f.writeStringAttribute(name, "domain_type", "real");
-}
 void putField(Hdf5File& f, const std::string& name, const Grid& g, const Field& field) {
     if (field.scalar()) putFloat(f, name, field.values[0]);
     else putFloats(f, name, {g.nz, g.ny, g.nx}, field.values);

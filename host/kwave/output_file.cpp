@@ -8,6 +8,7 @@
 #include "portacl/error.hpp"
 #include "portacl/io/hdf5_file.hpp"
 #include "portacl/kwave.hpp"
+#include "kwave_datasets.hpp"
 #include "sensor_recorder.hpp"
 
 namespace portacl::kwave {
@@ -15,30 +16,6 @@ namespace {
 
 using io::Dims;
 using io::Hdf5File;
-
-void putU64(Hdf5File& f, const std::string& name, std::uint64_t v) {
-    f.writeUInt64(name, {1, 1, 1}, &v);
-    f.writeStringAttribute(name, "data_type", "long");
-    f.writeStringAttribute(name, "domain_type", "real");
-}
-void putFloat(Hdf5File& f, const std::string& name, double v) {
-    const float x = static_cast<float>(v);
-    f.writeFloat(name, {1, 1, 1}, &x);
-    f.writeStringAttribute(name, "data_type", "float");
-    f.writeStringAttribute(name, "domain_type", "real");
-}
-void putFloats(Hdf5File& f, const std::string& name, const Dims& dims, const double* v, std::size_t count, int compression) {
-    std::vector<float> x(v, v + count);
-    f.writeFloat(name, dims, x, compression);
-    f.writeStringAttribute(name, "data_type", "float");
-    f.writeStringAttribute(name, "domain_type", "real");
-}
-void putIndices(Hdf5File& f, const std::string& name, const Dims& dims, std::vector<std::uint64_t> v) {
-    for (auto& i : v) ++i;  // back to 1-based MATLAB indices
-    f.writeUInt64(name, dims, v);
-    f.writeStringAttribute(name, "data_type", "long");
-    f.writeStringAttribute(name, "domain_type", "real");
-}
 
 std::string kwaveDate() {
     char buf[64];
@@ -109,7 +86,7 @@ void writeSensorQuantity(Hdf5File& f, const Simulation& s, const std::string& na
                          std::size_t samples, bool raw, int compression) {
     const std::size_t ns = s.sensor.points(s.grid).size();
     if (s.sensor.type == SensorMask::Type::Index) {
-        putFloats(f, name, raw ? Dims{1, samples, ns} : Dims{1, 1, ns}, v.data(), v.size(), compression);
+        putFloats(f, name, raw ? Dims{1, samples, ns} : Dims{1, 1, ns}, v, compression);
         return;
     }
     f.createGroup(name);
@@ -122,7 +99,7 @@ void writeSensorQuantity(Hdf5File& f, const Simulation& s, const std::string& na
         for (std::size_t t = 0; t < (raw ? samples : 1); ++t)
             part.insert(part.end(), v.begin() + t * ns + offset, v.begin() + t * ns + offset + cn);
         const Dims dims = raw ? Dims{samples, e[2], e[1], e[0]} : Dims{e[2], e[1], e[0]};
-        putFloats(f, name + "/" + std::to_string(c + 1), dims, part.data(), part.size(), compression);
+        putFloats(f, name + "/" + std::to_string(c + 1), dims, part, compression);
         offset += cn;
     }
 }
@@ -166,7 +143,7 @@ void writeOutputFile(const std::string& path, const Simulation& s, const OutputS
             for (const char* agg : {"_rms", "_max", "_min"})
                 if (auto v = get(q + agg)) writeSensorQuantity(f, s, q + agg, *v, 1, false, compression);
             for (const char* all : {"_max_all", "_min_all", "_final"})
-                if (auto v = get(q + all)) putFloats(f, q + all, {g.nz, g.ny, g.nx}, v->data(), v->size(), compression);
+                if (auto v = get(q + all)) putFloats(f, q + all, {g.nz, g.ny, g.nx}, *v, compression);
         }
         if (out.copySensorMask) {
             if (s.sensor.type == SensorMask::Type::Index) {
