@@ -1,9 +1,30 @@
 #include "support/test_support.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 
 namespace portacl::test {
+
+namespace {
+// CTest runs test programs in parallel, and suites write scratch files under testing::TempDir():
+// give every test process a folder of its own (TempDir() reads TEST_TMPDIR), removed at exit.
+struct PrivateTempDir {
+    std::filesystem::path dir;
+    PrivateTempDir() {
+        dir = std::filesystem::temp_directory_path() / ("portacl-test-" + std::to_string(::getpid()));
+        std::filesystem::create_directories(dir);
+        setenv("TEST_TMPDIR", (dir.string() + "/").c_str(), 1);
+    }
+    ~PrivateTempDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+    }
+};
+const PrivateTempDir privateTempDir;
+}  // namespace
 
 Context& context() {
     static std::unique_ptr<Context> ctx = [] {
