@@ -64,3 +64,65 @@ void filter_cols(__global const MID_T* mid, __global DST_T* dst, const int w, co
     dst[y * w + x] = (DST_T)acc;
 #endif
 }
+
+#ifdef PY
+// Both passes in one kernel (integer images; GPUs): a (TX + 2 RX) x (TY*PY + 2 RY) input tile in
+// local memory (border rules applied there, as in filter_window), the horizontal sums of each of its
+// rows into a second local tile, then each work-item's PY vertical sums, one output below the other,
+// every row sum read once. The sums are the two-pass ones exactly: integers, in the same order.
+#define TW (TX + 2 * RX)
+#define TH (TY * PY + 2 * RY)
+__kernel __attribute__((reqd_work_group_size(TX, TY, 1)))
+void filter_separable_fused(__global const SRC_T* src, __global DST_T* dst, const int w, const int h, const val_t outside,
+                            __constant weight_t* row, __constant weight_t* col, const long divisor, const int shift) {
+    __local val_t tile[TH * TW];
+    __local MID_T sums[TH * TX];
+    const int lx = get_local_id(0), ly = get_local_id(1);
+    const int gx0 = (int)get_group_id(0) * TX - RX, gy0 = (int)get_group_id(1) * (TY * PY) - RY;
+    if (gx0 >= 0 && gy0 >= 0 && gx0 + TW <= w && gy0 + TH <= h) {
+        __global const SRC_T* s0 = src + gy0 * w + gx0;
+        for (int i = ly * TX + lx; i < TW * TH; i += TX * TY) {
+            const int ty = i / TW, tx = i - ty * TW;
+            tile[i] = (val_t)s0[ty * w + tx];
+        }
+    } else {
+        for (int i = ly * TX + lx; i < TW * TH; i += TX * TY) {
+            const int ty = i / TW, tx = i - ty * TW;
+            const int xi = border_index(gx0 + tx, w), yi = border_index(gy0 + ty, h);
+            tile[i] = (xi < 0 || yi < 0) ? outside : (val_t)src[yi * w + xi];
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int i = ly; i < TH; i += TY) {
+        __local const val_t* p = tile + i * TW + lx;
+        MID_T acc = 0;
+#pragma unroll
+        for (int dx = 0; dx < 2 * RX + 1; ++dx) acc = acc + (MID_T)row[dx] * (MID_T)p[dx];
+        sums[i * TX + lx] = acc;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int x = gx0 + RX + lx, y0 = gy0 + RY + ly * PY;
+    if (x >= w || y0 >= h) return;
+    ACC_T acc[PY];
+#pragma unroll
+    for (int r = 0; r < PY; ++r) acc[r] = 0;
+#pragma unroll
+    for (int j = 0; j < PY + 2 * RY; ++j) {
+        const MID_T v = sums[(ly * PY + j) * TX + lx];
+#pragma unroll
+        for (int r = 0; r < PY; ++r) {
+            const int dy = j - r;
+            if (dy >= 0 && dy <= 2 * RY) acc[r] += (ACC_T)col[dy] * (ACC_T)v;
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < PY; ++r) {
+        if (y0 + r >= h) break;
+#if DIV_NARROW
+        dst[(y0 + r) * w + x] = store_int(round_div_int((int)acc[r], (int)divisor, shift));
+#else
+        dst[(y0 + r) * w + x] = store_int(round_div(acc[r], divisor, shift));
+#endif
+    }
+}
+#endif

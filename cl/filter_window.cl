@@ -1,18 +1,24 @@
-// Window operations on one channel plane: a TX x TY tile of outputs per work-group, its input with
-// a border of RX x RY loaded once into local memory (border rules applied there), then per pixel:
+// Window operations on one channel plane: a TX x (TY*PY) tile of outputs per work-group, its input
+// with a border of RX x RY loaded once into local memory (border rules applied there; work-groups
+// whose tile lies inside the image load it without them), then per pixel:
 //   OP 1  linear: NMASK masks of KW x KH, combined by COMBINE (0 single, 1 L1, 2 L2, 3 direction,
 //         4 x, 5 y, 6 max, 7 max index)
-//   OP 2  median of KW x KH (up to 9x9: forgetful selection by compare-exchange, in registers;
-//         larger: bitwise search of the median's value, MEDIAN_SEARCH with KEY_BITS)
+//   OP 2  median of KW x KH (3x3: rows sorted once and shared by the vertically neighbouring
+//         outputs, then the median of the largest minimum, the median middle and the smallest
+//         maximum; up to 9x9: forgetful selection on a sorted buffer, in registers, the values
+//         common to two vertically neighbouring windows selected once for both; larger: bitwise
+//         search of the median's value, MEDIAN_SEARCH with KEY_BITS)
 //   OP 3  averaging with a threshold over KW x KH
 //   OP 4  rotating mask: windows of KW x KH centred at every offset within (KW/2, KH/2)
-// Each work-item computes PX outputs, TX apart (so that a row of work-items writes contiguous
-// pixels at every step). Defines: SRC_T, DST_T, INTEGER, ACC_T (int or long: the host proves the
-// sums fit), OUT_MAX (integer output), BORDER, TX, TY, PX, RX, RY, KW, KH, OP, NMASK, COMBINE.
+// Each work-item computes PY outputs of one column, one below the other (a row of work-items writes
+// contiguous pixels at every step). Input rows are read once from local memory into registers and
+// serve every output whose window they fall in. Defines: SRC_T, DST_T, INTEGER, ACC_T (int or long:
+// the host proves the sums fit), OUT_MAX (integer output), BORDER, TX, TY, PY, RX, RY, KW, KH, OP,
+// NMASK, COMBINE.
 #include "common/filter_common.h"
 
-#define TW (TX * PX + 2 * RX)
-#define TH (TY + 2 * RY)
+#define TW (TX + 2 * RX)
+#define TH (TY * PY + 2 * RY)
 
 #if INTEGER
 typedef int weight_t;
@@ -28,158 +34,287 @@ inline uint median_key(val_t v) {
 inline val_t median_value(uint k) { return (val_t)as_float((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k); }
 #endif
 
-__kernel __attribute__((reqd_work_group_size(TX, TY, 1)))
-void filter_window(__global const SRC_T* src, __global DST_T* dst, const int w, const int h, const val_t outside,
-                   __global const weight_t* masks, const long divisor, const int shift, const real threshold,
-                   const long limit) {
-    __local val_t tile[TH * TW];
-    const int lx = get_local_id(0), ly = get_local_id(1);
-    const int gx0 = (int)get_group_id(0) * (TX * PX) - RX, gy0 = (int)get_group_id(1) * TY - RY;
-    for (int i = ly * TX + lx; i < TW * TH; i += TX * TY) {
-        const int ty = i / TW, tx = i - ty * TW;
-        const int xi = border_index(gx0 + tx, w), yi = border_index(gy0 + ty, h);
-        tile[i] = (xi < 0 || yi < 0) ? outside : (val_t)src[yi * w + xi];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const int y = gy0 + RY + ly;
-    if (y >= h) return;
-#pragma unroll
-    for (int px = 0; px < PX; ++px) {
-    const int lxp = lx + px * TX, x = gx0 + RX + lxp;
-    if (x >= w) break;
-    // Top-left of this pixel's KW x KH window (centred) in the tile.
-    __local const val_t* win = tile + (ly + RY - KH / 2) * TW + (lxp + RX - KW / 2);
+#define CSWAP(a, b) { const val_t lo_ = min(a, b); b = max(a, b); a = lo_; }
+#define MED3(a, b, c) max(min(a, b), min(max(a, b), c))
 
+
+// The combine rule of OP 1 for one output: rr[NMASK] are its mask sums.
 #if OP == 1
 #if INTEGER
-    ACC_T r[NMASK];
+typedef ACC_T sum_t;
 #else
-    real r[NMASK];
+typedef real sum_t;
 #endif
-    for (int m = 0; m < NMASK; ++m) {
-        __global const weight_t* mk = masks + m * KW * KH;
-#if INTEGER
-        ACC_T acc = 0;
-#pragma unroll
-        for (int dy = 0; dy < KH; ++dy)
-#pragma unroll
-            for (int dx = 0; dx < KW; ++dx) acc += (ACC_T)mk[dy * KW + dx] * (ACC_T)win[dy * TW + dx];
-#else
-        real acc = (real)0;
-#pragma unroll
-        for (int dy = 0; dy < KH; ++dy)
-#pragma unroll
-            for (int dx = 0; dx < KW; ++dx) acc = acc + mk[dy * KW + dx] * win[dy * TW + dx];
-#endif
-        r[m] = acc;
-    }
+inline void store_linear(__global DST_T* dst, const int at, const sum_t* rr, const long divisor, const int shift) {
 #if COMBINE == 3
-    dst[y * w + x] = (DST_T)direction_degrees((real)r[0], (real)r[1]);
+    dst[at] = (DST_T)direction_degrees((real)rr[0], (real)rr[1]);
 #elif COMBINE == 7
     int best = 0;
     for (int m = 1; m < NMASK; ++m)
-        if (r[m] > r[best]) best = m;
-    dst[y * w + x] = (DST_T)(45 * best);
-#else
-#if INTEGER
+        if (rr[m] > rr[best]) best = m;
+    dst[at] = (DST_T)(45 * best);
+#elif INTEGER
     long v;  // (ACC_T values widen losslessly)
 #if COMBINE == 0
 #if DIV_NARROW
-    v = round_div_int((int)r[0], (int)divisor, shift);
+    v = round_div_int((int)rr[0], (int)divisor, shift);
 #else
-    v = round_div(r[0], divisor, shift);
+    v = round_div(rr[0], divisor, shift);
 #endif
 #elif COMBINE == 1
-    v = (long)(r[0] < 0 ? -r[0] : r[0]) + (long)(r[1] < 0 ? -r[1] : r[1]);
+    v = (long)(rr[0] < 0 ? -rr[0] : rr[0]) + (long)(rr[1] < 0 ? -rr[1] : rr[1]);
 #elif COMBINE == 2
-    v = round_sqrt((long)r[0] * r[0] + (long)r[1] * r[1]);
+    v = round_sqrt((long)rr[0] * rr[0] + (long)rr[1] * rr[1]);
 #elif COMBINE == 4
-    v = r[0];
+    v = rr[0];
 #elif COMBINE == 5
-    v = r[1];
+    v = rr[1];
 #elif COMBINE == 6
-    v = r[0];
-    for (int m = 1; m < NMASK; ++m) v = max(v, (long)r[m]);
+    v = rr[0];
+    for (int m = 1; m < NMASK; ++m) v = max(v, (long)rr[m]);
 #endif
-    dst[y * w + x] = store_int(v);
+    dst[at] = store_int(v);
 #else
     real v;
 #if COMBINE == 0 || COMBINE == 4
-    v = r[0];
+    v = rr[0];
 #elif COMBINE == 1
-    v = fabs(r[0]) + fabs(r[1]);
+    v = fabs(rr[0]) + fabs(rr[1]);
 #elif COMBINE == 2
-    v = sqrt(r[0] * r[0] + r[1] * r[1]);
+    v = sqrt(rr[0] * rr[0] + rr[1] * rr[1]);
 #elif COMBINE == 5
-    v = r[1];
+    v = rr[1];
 #elif COMBINE == 6
-    v = r[0];
-    for (int m = 1; m < NMASK; ++m) v = fmax(v, r[m]);
+    v = rr[0];
+    for (int m = 1; m < NMASK; ++m) v = fmax(v, rr[m]);
 #endif
-    dst[y * w + x] = (DST_T)v;
+    dst[at] = (DST_T)v;
 #endif
+}
 #endif
 
+__kernel __attribute__((reqd_work_group_size(TX, TY, 1)))
+void filter_window(__global const SRC_T* src, __global DST_T* dst, const int w, const int h, const val_t outside,
+                   __constant weight_t* masks, const long divisor, const int shift, const real threshold,
+                   const long limit) {
+    __local val_t tile[TH * TW];
+    const int lx = get_local_id(0), ly = get_local_id(1);
+    const int gx0 = (int)get_group_id(0) * TX - RX, gy0 = (int)get_group_id(1) * (TY * PY) - RY;
+    if (gx0 >= 0 && gy0 >= 0 && gx0 + TW <= w && gy0 + TH <= h) {
+        // Inside the image: no border rules.
+        __global const SRC_T* s0 = src + gy0 * w + gx0;
+        for (int i = ly * TX + lx; i < TW * TH; i += TX * TY) {
+            const int ty = i / TW, tx = i - ty * TW;
+            tile[i] = (val_t)s0[ty * w + tx];
+        }
+    } else {
+        for (int i = ly * TX + lx; i < TW * TH; i += TX * TY) {
+            const int ty = i / TW, tx = i - ty * TW;
+            const int xi = border_index(gx0 + tx, w), yi = border_index(gy0 + ty, h);
+            tile[i] = (xi < 0 || yi < 0) ? outside : (val_t)src[yi * w + xi];
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int x = gx0 + RX + lx, y0 = gy0 + RY + ly * PY;
+    if (x >= w || y0 >= h) return;
+    // Top-left of the first output's KW x KH window (centred) in the tile; output r's is r rows lower.
+    __local const val_t* win = tile + (ly * PY + RY - KH / 2) * TW + (lx + RX - KW / 2);
+
+#if OP == 1
+    // Every input row once: its KW values serve each output whose window holds it (same order of
+    // terms per output as the serial reference: rows, then columns, ascending).
+    sum_t acc[NMASK][PY];
+#pragma unroll
+    for (int m = 0; m < NMASK; ++m)
+#pragma unroll
+        for (int r = 0; r < PY; ++r) acc[m][r] = 0;
+#pragma unroll
+    for (int j = 0; j < PY + KH - 1; ++j) {
+        val_t v[KW];
+#pragma unroll
+        for (int dx = 0; dx < KW; ++dx) v[dx] = win[j * TW + dx];
+#pragma unroll
+        for (int r = 0; r < PY; ++r) {
+            const int dy = j - r;
+            if (dy >= 0 && dy < KH) {
+#pragma unroll
+                for (int m = 0; m < NMASK; ++m)
+#pragma unroll
+                    for (int dx = 0; dx < KW; ++dx) {
+#if INTEGER
+                        acc[m][r] += (sum_t)masks[(m * KH + dy) * KW + dx] * (sum_t)v[dx];
+#else
+                        acc[m][r] = acc[m][r] + masks[(m * KH + dy) * KW + dx] * v[dx];
+#endif
+                    }
+            }
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < PY; ++r) {
+        if (y0 + r >= h) break;
+        sum_t rr[NMASK];
+#pragma unroll
+        for (int m = 0; m < NMASK; ++m) rr[m] = acc[m][r];
+        store_linear(dst, (y0 + r) * w + x, rr, divisor, shift);
+    }
+
 #elif OP == 2
-    // Forgetful selection: keep N/2 + 2 values, repeatedly drop the smallest and largest and take
-    // in the next one; the last three hold the median.
 #define N (KW * KH)
 #if N == 1
-    dst[y * w + x] = (DST_T)win[0];
+#pragma unroll
+    for (int r = 0; r < PY; ++r)
+        if (y0 + r < h) dst[(y0 + r) * w + x] = (DST_T)win[r * TW];
 #elif MEDIAN_SEARCH
     // Large windows: the median's bits from the top down. Bit b is 0 when at least N/2 + 1 values
     // are <= (the bits found so far, then 0, then all ones); KEY_BITS passes over the window, no
     // buffer. Keys: integers as they are, floats by the order-preserving map of their bits.
-    uint prefix = 0;
-    for (int b = KEY_BITS - 1; b >= 0; --b) {
-        const uint cand = prefix | ((1u << b) - 1u);
-        int count = 0;
-        for (int dy = 0; dy < KH; ++dy)
-            for (int dx = 0; dx < KW; ++dx) count += median_key(win[dy * TW + dx]) <= cand;
-        if (count < N / 2 + 1) prefix |= 1u << b;
+    for (int r = 0; r < PY; ++r) {
+        if (y0 + r >= h) break;
+        __local const val_t* wr = win + r * TW;
+        uint prefix = 0;
+        for (int b = KEY_BITS - 1; b >= 0; --b) {
+            const uint cand = prefix | ((1u << b) - 1u);
+            int count = 0;
+            for (int dy = 0; dy < KH; ++dy)
+                for (int dx = 0; dx < KW; ++dx) count += median_key(wr[dy * TW + dx]) <= cand;
+            if (count < N / 2 + 1) prefix |= 1u << b;
+        }
+        dst[(y0 + r) * w + x] = (DST_T)median_value(prefix);
     }
-    dst[y * w + x] = (DST_T)median_value(prefix);
+#elif KW == 3 && KH == 3
+    // Each row sorted once (lo <= md <= hi), shared by the three windows that hold it. The median of
+    // nine is the median of (the largest lo, the median md, the smallest hi) of its three rows.
+    val_t lo[PY + 2], md[PY + 2], hi[PY + 2];
+#pragma unroll
+    for (int j = 0; j < PY + 2; ++j) {
+        val_t a = win[j * TW], b = win[j * TW + 1], c = win[j * TW + 2];
+        CSWAP(a, b);
+        CSWAP(b, c);
+        CSWAP(a, b);
+        lo[j] = a;
+        md[j] = b;
+        hi[j] = c;
+    }
+#pragma unroll
+    for (int r = 0; r < PY; ++r) {
+        if (y0 + r >= h) break;
+        const val_t mx = max(max(lo[r], lo[r + 1]), lo[r + 2]);
+        const val_t mn = min(min(hi[r], hi[r + 1]), hi[r + 2]);
+        const val_t mm = MED3(md[r], md[r + 1], md[r + 2]);
+        dst[(y0 + r) * w + x] = (DST_T)MED3(mx, mm, mn);
+    }
 #else
+    // Forgetful selection: keep R = N/2 + 2 values, repeatedly drop the smallest and the largest and
+    // take in the next one; the last three hold the median. The values in play are kept sorted:
+    // R of them sorted once (Batcher's odd-even merge sort), then each step drops both ends for free
+    // and inserts the next value by one compare-exchange per value in play. Every index is a
+    // compile-time constant once unrolled: the buffers stay in registers. Two vertically
+    // neighbouring windows share C = (KH-1) KW values: those are selected once (PAIR), then each
+    // window goes on alone with its own row.
 #define R (N / 2 + 2)
-    // Compare-exchanges only, every index a compile-time constant once unrolled: the buffer stays
-    // in registers (no dynamically indexed private array, which would go to memory).
-#define CSWAP(a, b) { const val_t lo_ = min(a, b); b = max(a, b); a = lo_; }
-    val_t buf[R];
+#define C ((KH - 1) * KW)
+#define PAIR (C >= R && PY % 2 == 0)
+#if PAIR
+#define NB 2
+#else
+#define NB 1
+#endif
+#if R <= 4
+#define P2 4
+#elif R <= 8
+#define P2 8
+#elif R <= 16
+#define P2 16
+#elif R <= 32
+#define P2 32
+#else
+#define P2 64
+#endif
 #pragma unroll
-    for (int i = 0; i < R; ++i) buf[i] = win[(i / KW) * TW + i % KW];
+    for (int r = 0; r < PY; r += NB) {
+        if (y0 + r >= h) break;
+        val_t buf[NB][R];
+        // The first R values: with PAIR, rows r+1 .. r+KH-1 (common to the pair); else rows r ...
+        __local const val_t* first = win + (PAIR ? r + 1 : r) * TW;
+        const int firstCount = PAIR ? C : N;
 #pragma unroll
-    for (int k = R; k < N; ++k) {
-        const int lo = k - R;  // buf[lo .. R-1] are the values still in play
+        for (int i = 0; i < R; ++i) buf[0][i] = first[(i / KW) * TW + i % KW];
+        // Batcher's odd-even merge sort of P2 values, comparators past R dropped (as if padded with +inf).
 #pragma unroll
-        for (int i = lo + 1; i < R; ++i) CSWAP(buf[lo], buf[i]);      // minimum to buf[lo]: dropped
+        for (int p = 1; p < P2; p <<= 1)
 #pragma unroll
-        for (int i = lo + 1; i < R - 1; ++i) CSWAP(buf[i], buf[R - 1]);  // maximum to buf[R-1]: replaced
-        buf[R - 1] = win[(k / KW) * TW + k % KW];
+            for (int k = p; k >= 1; k >>= 1)
+#pragma unroll
+                for (int j = k % p; j <= P2 - 1 - k; j += 2 * k)
+#pragma unroll
+                    for (int i = 0; i < k; ++i)
+                        if (i + j + k < R && (i + j) / (2 * p) == (i + j + k) / (2 * p)) CSWAP(buf[0][i + j], buf[0][i + j + k]);
+        // Steps on the first window's (or the pair's common) values: drop buf[lo] and buf[R-1], insert v.
+#pragma unroll
+        for (int k = R; k < firstCount; ++k) {
+            const int lo = k - R;
+            val_t v = first[(k / KW) * TW + k % KW];
+#pragma unroll
+            for (int i = R - 2; i > lo; --i) {
+                buf[0][i + 1] = max(buf[0][i], v);
+                v = min(buf[0][i], v);
+            }
+            buf[0][lo + 1] = v;
+        }
+#if PAIR
+#pragma unroll
+        for (int i = 0; i < R; ++i) buf[1][i] = buf[0][i];
+        // Then each window's own row: the top one's row r, the bottom one's row r+KH.
+#pragma unroll
+        for (int k = C; k < N; ++k) {
+            const int lo = k - R;
+#pragma unroll
+            for (int s = 0; s < 2; ++s) {
+                val_t v = win[(r + s * KH) * TW + (k - C)];
+#pragma unroll
+                for (int i = R - 2; i > lo; --i) {
+                    buf[s][i + 1] = max(buf[s][i], v);
+                    v = min(buf[s][i], v);
+                }
+                buf[s][lo + 1] = v;
+            }
+        }
+#endif
+        // Three values remain, sorted (buf[R-3 .. R-1]); the median is the middle one.
+#pragma unroll
+        for (int s = 0; s < NB; ++s)
+            if (s == 0 || y0 + r + s < h) dst[(y0 + r + s) * w + x] = (DST_T)buf[s][R - 2];
     }
-    // Three values remain (buf[R-3 .. R-1]); the median is their middle.
-    const val_t a = buf[R - 3], b = buf[R - 2], c = buf[R - 1];
-    dst[y * w + x] = (DST_T)max(min(a, b), min(max(a, b), c));
 #endif
 
 #elif OP == 3
-    const val_t f = win[(KH / 2) * TW + KW / 2];
+    for (int r = 0; r < PY; ++r) {
+    const int y = y0 + r;
+    if (y >= h) break;
+    __local const val_t* wr = win + r * TW;
+    const val_t f = wr[(KH / 2) * TW + KW / 2];
 #if INTEGER
     long s = 0;
     for (int dy = 0; dy < KH; ++dy)
-        for (int dx = 0; dx < KW; ++dx) s += win[dy * TW + dx];
+        for (int dx = 0; dx < KW; ++dx) s += wr[dy * TW + dx];
     const long diff = s - (long)(KW * KH) * f;
     dst[y * w + x] = (DST_T)((diff < 0 ? -diff : diff) <= limit ? round_div(s, KW * KH, -1) : (long)f);
 #else
     real s = (real)0;
     for (int dy = 0; dy < KH; ++dy)
-        for (int dx = 0; dx < KW; ++dx) s = s + win[dy * TW + dx];
+        for (int dx = 0; dx < KW; ++dx) s = s + wr[dy * TW + dx];
     const real mean = s / (real)(KW * KH);
     dst[y * w + x] = (DST_T)(fabs(mean - f) <= threshold ? mean : f);
 #endif
+    }
 
 #elif OP == 4
+    for (int r = 0; r < PY; ++r) {
+    const int y = y0 + r;
+    if (y >= h) break;
     // Windows centred at (x+cx, y+cy), raster order; the first of least dispersion wins.
-    __local const val_t* base = tile + ly * TW + lxp;  // top-left of the (2KW-1) x (2KH-1) neighbourhood
+    __local const val_t* base = tile + (ly * PY + r) * TW + lx;  // top-left of the (2KW-1) x (2KH-1) neighbourhood
 #if INTEGER
     long bestDisp = -1, bestSum = 0;
 #else
@@ -223,6 +358,6 @@ void filter_window(__global const SRC_T* src, __global DST_T* dst, const int w, 
 #else
     dst[y * w + x] = (DST_T)bestMean;
 #endif
+    }  // r
 #endif
-    }  // px
 }

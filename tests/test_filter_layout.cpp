@@ -28,7 +28,7 @@ public:
         std::ofstream(dir_ + "/filter-gpu-layout.profile") << "[match]\nplatform = " << d.platformName << "\nvendor = " << d.vendor
                                                            << "\ndevice = " << d.name << "\ntype = " << d.type << "\n"
                                                            << "[build]\noptions = -cl-mad-enable\n"
-                                                           << "[filter]\ntile_x = 32\ntile_y = 8\npixels_per_item = 4\n";
+                                                           << "[filter]\ntile_x = 32\ntile_y = 8\npixels_per_item = 4\nfused_separable = 1\n";
         ::setenv("PORTACL_PLATFORMS_DIR", dir_.c_str(), 1);
     }
     void TearDown() override {
@@ -51,14 +51,32 @@ io::Image image(int w, int h, int channels) {
 
 TEST(FilterLayout, FourOutputsPerItemEqualReference) {
     ASSERT_EQ(test::context().tuning().name, "filter-gpu-layout") << "the layout profile was not picked";
-    // 131 = 32*4 + 3: a second, almost empty column of work-groups; 19 rows: a partial row of groups.
+    // 131 = 32*4 + 3 columns: the last column of work-groups almost empty; 19 rows: a partial row of
+    // groups (4 outputs per item, one below the other: 32 rows per group).
     const io::Image img = image(131, 19, 3);
-    for (const std::string s : {"box:3", "conv:1,2,0;-1,3,1;2,0,1", "gaussian:9:2.0", "median:5", "sobel", "rotating:3",
+    for (const std::string s : {"box:3", "box:9", "conv:1,2,0;-1,3,1;2,0,1", "gaussian:9:2.0", "median:3", "median:5", "median:7", "sobel", "rotating:3",
                                 "threshold:5:10", "compass:kirsch", "laplace:8:5"}) {
         const std::vector<Operation> ops{parseOperation(s)};
         Options o;
         o.border = Border::Reflect;
         Pipeline p(test::context(), ops, o);
         EXPECT_EQ(p.run(img).data, filterReference(img, ops, o).data) << s;
+    }
+}
+
+// A larger image: work-groups inside it load their tiles without border rules; the others with
+// them, for each border mode. Odd rows per group's last item exercise the paired median's edge.
+TEST(FilterLayout, InteriorAndEdgeGroupsEqualReference) {
+    ASSERT_EQ(test::context().tuning().name, "filter-gpu-layout") << "the layout profile was not picked";
+    const io::Image img = image(150, 101, 1);
+    for (const Border b : {Border::Constant, Border::Replicate, Border::Wrap}) {
+        for (const std::string s : {"box:9", "median:3", "median:5", "sobel", "conv:1,2,0;-1,3,1;2,0,1"}) {
+            const std::vector<Operation> ops{parseOperation(s)};
+            Options o;
+            o.border = b;
+            o.borderValue = 77;
+            Pipeline p(test::context(), ops, o);
+            EXPECT_EQ(p.run(img).data, filterReference(img, ops, o).data) << s << " border " << static_cast<int>(b);
+        }
     }
 }

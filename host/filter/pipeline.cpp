@@ -47,15 +47,18 @@ struct Pipeline::Impl {
     std::map<std::string, cl::Kernel> kernels;
     std::map<std::string, cl::Buffer> constants;  // weights uploaded once per operation
     int tx = 16, ty = 16, px = 1;
+    bool fusedSeparable = false;  // integer rank-1 masks: both passes in one kernel
 
     Impl(Context& c, std::vector<Operation> o, Options opt) : ctx(c), ops(std::move(o)), options(opt) {
         ctx.requirePrecision(options.precision == Precision::Double ? Precision::Double : Precision::Float);
-        // GPUs: 32 work-items along a row (one warp writes 32 contiguous pixels), 4 outputs each;
-        // CPUs (PoCL): square tiles, one output per work-item (PoCL vectorises across work-items).
+        // GPUs: 32 work-items along a row (one warp writes 32 contiguous pixels), 4 outputs each, one
+        // below the other; CPUs (PoCL): square tiles, one output per work-item (PoCL vectorises across
+        // work-items).
         const bool gpu = ctx.device().isGpu;
         tx = static_cast<int>(ctx.tuning().getInt("filter", "tile_x", gpu ? 32 : 16));
         ty = static_cast<int>(ctx.tuning().getInt("filter", "tile_y", gpu ? 8 : 16));
         px = static_cast<int>(ctx.tuning().getInt("filter", "pixels_per_item", gpu ? 4 : 1));
+        fusedSeparable = ctx.tuning().getInt("filter", "fused_separable", gpu ? 1 : 0) != 0;
         if (tx < 1 || ty < 1 || px < 1 || static_cast<std::size_t>(tx * ty) > ctx.device().maxWorkGroupSize)
             throw Error("the [filter] tile of the tuning profile " + ctx.tuning().name + " (" + std::to_string(tx) + "x" +
                         std::to_string(ty) + ") does not fit a work-group of this device.");
@@ -90,7 +93,7 @@ struct Pipeline::Impl {
 
     cl::NDRange global2d() const { return cl::NDRange(roundUp(width, tx), roundUp(height, ty)); }
     cl::NDRange globalWindow(int perItem) const {
-        return cl::NDRange((static_cast<std::size_t>(width) + tx * perItem - 1) / (tx * perItem) * tx, roundUp(height, ty));
+        return cl::NDRange(roundUp(width, tx), (static_cast<std::size_t>(height) + ty * perItem - 1) / (ty * perItem) * ty);
     }
 
     void setOutside(cl::Kernel& k, int index, io::PixelType t) {
@@ -137,11 +140,11 @@ struct Pipeline::Impl {
         // Outputs per work-item: as many as the tile's local memory allows (half the device's).
         const std::size_t valBytes = in.type != io::PixelType::F32 ? 4 : real() == Precision::Double ? 8 : 4;
         int perItem = px;
-        while (perItem > 1 && (static_cast<std::size_t>(tx) * perItem + 2 * rx) * (ty + 2 * ry) * valBytes > ctx.device().localMemBytes / 2) --perItem;
+        while (perItem > 1 && (static_cast<std::size_t>(tx) + 2 * rx) * (ty * perItem + 2 * ry) * valBytes > ctx.device().localMemBytes / 2) --perItem;
         IntegerPlan plan;
         if (op.kind == Operation::Kind::Linear && in.type != io::PixelType::F32) plan = planInteger(op, in.type);
         std::ostringstream d;
-        d << commonDefines(in.type, outT, rx, ry) << " -D PX=" << perItem << " -D ACC_T=" << (plan.narrow ? "int" : "long")
+        d << commonDefines(in.type, outT, rx, ry) << " -D PY=" << perItem << " -D ACC_T=" << (plan.narrow ? "int" : "long")
           << " -D DIV_NARROW=" << (plan.narrowDivision ? 1 : 0) << " -D OP=" << opCode << " -D KW=" << op.width << " -D KH=" << op.height
           << " -D NMASK=" << std::max<std::size_t>(1, op.masks.size()) << " -D COMBINE=" << static_cast<int>(op.combine);
         // Medians beyond 9x9: a bitwise search (the selection network grows as N^2 and compiles slowly;
@@ -224,6 +227,29 @@ struct Pipeline::Impl {
         const IntegerPlan plan = integer ? planInteger(op, in.type) : IntegerPlan{};
         const std::string defines = commonDefines(in.type, in.type, rx, ry) + " -D MID_T=" + midT + " -D ACC_T=" +
                                     (plan.narrow ? "int" : "long") + " -D DIV_NARROW=" + (plan.narrowDivision ? "1" : "0");
+        if (integer && fusedSeparable) {
+            // One kernel: the input tile and its row sums in local memory (half the device's at most).
+            int perItem = px;
+            const auto bytes = [&](int py) {
+                return (static_cast<std::size_t>(tx) + 2 * rx) * (ty * py + 2 * ry) * 4 + static_cast<std::size_t>(tx) * (ty * py + 2 * ry) * midBytes;
+            };
+            while (perItem > 1 && bytes(perItem) > ctx.device().localMemBytes / 2) --perItem;
+            if (bytes(perItem) <= ctx.device().localMemBytes / 2) {
+                DevicePlane out{ctx.buffer(planeBytes(in.type), "filtered plane"), in.type};
+                cl::Kernel& k = kernel("filter_separable.cl", "filter_separable_fused", defines + " -D PY=" + std::to_string(perItem));
+                k.setArg(0, in.buffer);
+                k.setArg(1, out.buffer);
+                k.setArg(2, static_cast<cl_int>(width));
+                k.setArg(3, static_cast<cl_int>(height));
+                setOutside(k, 4, in.type);
+                k.setArg(5, rowBuf);
+                k.setArg(6, colBuf);
+                k.setArg(7, static_cast<cl_long>(divisor));
+                k.setArg(8, static_cast<cl_int>(divisor == 1 ? 0 : isPowerOfTwo(divisor) ? log2i(divisor) : -1));
+                ctx.launch(k, globalWindow(perItem), cl::NDRange(tx, ty));
+                return out;
+            }
+        }
         cl::Buffer mid = ctx.buffer(static_cast<std::size_t>(width) * height * midBytes, "separable intermediate");
         DevicePlane out{ctx.buffer(planeBytes(in.type), "filtered plane"), in.type};
 
