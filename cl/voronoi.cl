@@ -1,6 +1,9 @@
-// End-vertex search of the Voronoi edges of one tracing wave: one work-item per pending edge, the
-// candidates pruned by a uniform grid. Built twice by the two-phase dispatcher: phase 1 in float
-// flags the searches float cannot decide, phase 2 redoes them in double (or all, in double mode).
+// End-vertex search of the Voronoi edges of one tracing wave, the candidates pruned by a uniform grid.
+// Built twice by the two-phase dispatcher: phase 1 in float flags the searches float cannot decide,
+// phase 2 redoes them in double (or all, in double mode). Two kernel pairs: one work-item per edge
+// (voronoi_edges_*), and one work-group of VOR_WIDE work-items per edge (voronoi_edges_wide_*) for the
+// searches with many candidates (the wider retries, and the searches of every ball that prove an
+// edge unbounded), whose cost would otherwise make one work-item the whole wave's critical path.
 #pragma OPENCL FP_CONTRACT OFF
 #include "common/real.h"
 #include "common/two_phase.h"
@@ -8,89 +11,143 @@
 
 // Searches with a radius at least this large scan the whole grid (an edge that may be unbounded).
 #define VOR_ALL_BALLS 1e29f
+#ifndef VOR_WIDE
+#define VOR_WIDE 64  // work-items per search in the wide kernels (a power of two)
+#endif
 
-// Writes end[i] (ball index or -1) and retry[i] (0, or the search radius to redo the search with);
-// returns 1 when float cannot be trusted with this search.
-static int search_edge(const uint i, __global const int4* tasks, __global const int* taskFrame,
-                       __global const real4* starts, __global const real* radii, __global const real4* balls,
-                       __global const int* cellStart, __global const real4* cellBalls, __global const int* cellIndex,
-                       __global const real4* frameGrid, __global const int4* frameDims, __global const int2* frameOffsets,
-                       __global const real* frameRmax, const real tieEps, const real flagTol, __global int* end,
-                       __global float* retry) {
+// One search in progress: its frame, start, candidate box (in grid cells) and state.
+typedef struct {
+    vor_frame f;
+    vor_search q;
+    real4 c1, st;
+    real t0, s0, R;
+    int4 task;
+    int flag;        // float cannot be trusted with this search
+    int valid;       // the three balls have an edge
+    int lo[3], hi[3], dm[3];
+    int ballBase, cellBase, startBase;  // the frame's offsets into the concatenated arrays
+} vor_edge;
+
+#define VOR_ARGS                                                                                              \
+    const uint first, __global const int4 *tasks, __global const int *taskFrame, __global const real4 *starts, \
+        __global const real *radii, __global const real4 *balls, __global const int *cellStart,              \
+        __global const real4 *cellBalls, __global const int *cellIndex, __global const real4 *frameGrid,     \
+        __global const int4 *frameDims, __global const int2 *frameOffsets, __global const real *frameRmax,   \
+        const real tieEps, const real flagTol, __global int *end, __global float *retry
+#define VOR_PASS                                                                                              \
+    first, tasks, taskFrame, starts, radii, balls, cellStart, cellBalls, cellIndex, frameGrid, frameDims,    \
+        frameOffsets, frameRmax, tieEps, flagTol, end, retry
+
+// Sets up the search of task i (the wave's task first + item): frame, start direction, candidate box.
+static void edge_begin(const uint i, VOR_ARGS, vor_edge* e) {
     // The task's frame: its balls, grid (origin and cell size), grid shape and offsets into the
     // concatenated arrays of all frames of the batch.
     const int fr = taskFrame[i];
     const real4 grid = frameGrid[fr];
     const int4 dims = frameDims[fr];
     const int2 offs = frameOffsets[fr];
-    const real rmax = frameRmax[fr];
     const real h = grid.w;
+    e->ballBase = offs.x;
+    e->cellBase = offs.y;
+    e->startBase = dims.w;
     balls += offs.x;
-    cellBalls += offs.y;
-    cellIndex += offs.y;
-    cellStart += dims.w;
     const int4 task = tasks[i];
+    e->task = task;
     const real4 c1 = balls[task.x], c2 = balls[task.y], c3 = balls[task.z], bs = balls[task.w];
-    const vor_frame f = vor_make_frame(c1.w, c2.x - c1.x, c2.y - c1.y, c2.z - c1.z, c2.w, c3.x - c1.x, c3.y - c1.y,
-                                       c3.z - c1.z, c3.w);
-    end[i] = -1;
-    retry[i] = 0.0f;
-    if (f.kind == 0) return 1;
-    int flag = (f.gram < flagTol || fabs(f.Q2) < flagTol) ? 1 : 0;
+    e->c1 = c1;
+    e->f = vor_make_frame(c1.w, c2.x - c1.x, c2.y - c1.y, c2.z - c1.z, c2.w, c3.x - c1.x, c3.y - c1.y, c3.z - c1.z,
+                          c3.w);
+    e->valid = e->f.kind != 0;
+    e->flag = 1;
+    e->dm[0] = dims.x, e->dm[1] = dims.y, e->dm[2] = dims.z;
+    for (int a = 0; a < 3; ++a) e->lo[a] = 0, e->hi[a] = -1;
+    if (!e->valid) return;
+    const vor_frame* f = &e->f;
+    e->flag = (f->gram < flagTol || fabs(f->Q2) < flagTol) ? 1 : 0;
     const real4 st = starts[i];
-    const real t0 = st.w, s0 = st.x * f.nx + st.y * f.ny + st.z * f.nz;
+    e->st = st;
+    const real t0 = st.w, s0 = st.x * f->nx + st.y * f->ny + st.z * f->nz;
+    e->t0 = t0;
+    e->s0 = s0;
     real slope;
-    const int dir = vor_start_direction(&f, t0, s0, bs.x - c1.x, bs.y - c1.y, bs.z - c1.z, bs.w, &slope);
-    if (slope < flagTol) flag = 1;
-    vor_search q;
-    vor_search_init(&q, vor_param(&f, t0, s0), dir, tieEps, flagTol > 0 ? flagTol : tieEps, task.w);
+    const int dir = vor_start_direction(f, t0, s0, bs.x - c1.x, bs.y - c1.y, bs.z - c1.z, bs.w, &slope);
+    if (slope < flagTol) e->flag = 1;
+    vor_search_init(&e->q, vor_param(f, t0, s0), dir, tieEps, flagTol > 0 ? flagTol : tieEps, task.w);
 
     const real R = radii[i];
-    int lo[3], hi[3];
+    e->R = R;
     // Candidates: balls within R of the start vertex's centre.
     const real p[3] = {c1.x + st.x, c1.y + st.y, c1.z + st.z}, gl[3] = {grid.x, grid.y, grid.z};
-    const int dm[3] = {dims.x, dims.y, dims.z};
     for (int a = 0; a < 3; ++a) {
         if (R >= VOR_ALL_BALLS) {
-            lo[a] = 0;
-            hi[a] = dm[a] - 1;
+            e->lo[a] = 0;
+            e->hi[a] = e->dm[a] - 1;
             continue;
         }
         const real l = (p[a] - R - gl[a]) / h, u = (p[a] + R - gl[a]) / h;
-        lo[a] = l < 0 ? 0 : (l >= dm[a] ? dm[a] : (int)l);
-        hi[a] = u < 0 ? -1 : (u >= dm[a] - 1 ? dm[a] - 1 : (int)u);
+        e->lo[a] = l < 0 ? 0 : (l >= e->dm[a] ? e->dm[a] : (int)l);
+        e->hi[a] = u < 0 ? -1 : (u >= e->dm[a] - 1 ? e->dm[a] - 1 : (int)u);
     }
-    const real R2 = R * R;
-    for (int z = lo[2]; z <= hi[2]; ++z)
-        for (int y = lo[1]; y <= hi[1]; ++y)
-            for (int x = lo[0]; x <= hi[0]; ++x) {
-                const int c = (z * dm[1] + y) * dm[0] + x;
-                const int e = cellStart[c + 1];
-                for (int j = cellStart[c]; j < e; ++j) {
-                    const int m = cellIndex[j];
-                    if (m == task.x || m == task.y || m == task.z) continue;
-                    const real4 b = cellBalls[j];
-                    const real dx = b.x - c1.x, dy = b.y - c1.y, dz = b.z - c1.z;
-                    const real ex = dx - st.x, ey = dy - st.y, ez = dz - st.z;
-                    const real e2 = ex * ex + ey * ey + ez * ez;
-                    // Float may put a ball on the other side of the search radius than double does
-                    // (the distance's rounding is ~1e-7 relative: 1e-5 is safe).
-                    if (R < VOR_ALL_BALLS && fabs(e2 - R2) < (real)1e-2 * flagTol * R2) flag = 1;
-                    if (R < VOR_ALL_BALLS && e2 > R2) continue;
-                    vor_search_consider(&f, &q, m, dx, dy, dz, b.w);
-                }
+}
+
+// Offers the candidates of the box, every `step`-th ball of each row of cells from `offset` on (a row's
+// cells are consecutive in the grid, so its balls are one range of cellBalls).
+static void edge_scan(vor_edge* e, const int offset, const int step, __global const int* cellStart,
+                      __global const real4* cellBalls, __global const int* cellIndex, const real flagTol) {
+    cellStart += e->startBase;
+    cellBalls += e->cellBase;
+    cellIndex += e->cellBase;
+    const real R = e->R, R2 = R * R;
+    const real4 c1 = e->c1, st = e->st;
+    const int4 task = e->task;
+    if (e->lo[0] > e->hi[0]) return;
+    for (int z = e->lo[2]; z <= e->hi[2]; ++z)
+        for (int y = e->lo[1]; y <= e->hi[1]; ++y) {
+            const int row = (z * e->dm[1] + y) * e->dm[0];
+            const int stop = cellStart[row + e->hi[0] + 1];
+            for (int j = cellStart[row + e->lo[0]] + offset; j < stop; j += step) {
+                const int m = cellIndex[j];
+                if (m == task.x || m == task.y || m == task.z) continue;
+                const real4 b = cellBalls[j];
+                const real dx = b.x - c1.x, dy = b.y - c1.y, dz = b.z - c1.z;
+                const real ex = dx - st.x, ey = dy - st.y, ez = dz - st.z;
+                const real e2 = ex * ex + ey * ey + ez * ez;
+                // Float may put a ball on the other side of the search radius than double does
+                // (the distance's rounding is ~1e-7 relative: 1e-5 is safe).
+                if (R < VOR_ALL_BALLS && fabs(e2 - R2) < (real)1e-2 * flagTol * R2) e->flag = 1;
+                if (R < VOR_ALL_BALLS && e2 > R2) continue;
+                vor_search_consider(&e->f, &e->q, m, dx, dy, dz, b.w);
             }
+        }
+}
+
+// Writes end[i] (ball index or -1) and retry[i] (0, or the search radius to redo the search with);
+// returns 1 when float cannot be trusted with this search.
+static int edge_finish(const uint i, vor_edge* e, __global const real4* frameGrid, __global const int4* frameDims,
+                       __global const int* taskFrame, __global const real* frameRmax, const real flagTol,
+                       __global int* end, __global float* retry) {
+    end[i] = -1;
+    retry[i] = 0.0f;
+    if (!e->valid) return 1;
+    const int fr = taskFrame[i];
+    const int4 dims = frameDims[fr];
+    const real rmax = frameRmax[fr];
+    const real R = e->R;
+    const vor_frame* f = &e->f;
+    const vor_search* q = &e->q;
+    int flag = e->flag;
     // Beyond this radius a search takes every ball.
-    const real span = h * (real)(dims.x + dims.y + dims.z) + rmax;
-    if (q.bestK >= 0) {
-        const real need = vor_arc_reach(&f, t0, s0, q.x0, q.bestT, q.bestS, vor_param(&f, q.bestT, q.bestS), dir) + rmax;
+    const real span = frameGrid[fr].w * (real)(dims.x + dims.y + dims.z) + rmax;
+    if (q->bestK >= 0) {
+        const real need =
+            vor_arc_reach(f, e->t0, e->s0, q->x0, q->bestT, q->bestS, vor_param(f, q->bestT, q->bestS), q->dir) + rmax;
         if (fabs(need - R) < flagTol * (1 + need) || (flagTol > 0 && vor_retry_ambiguous(need, (real)0.1 * flagTol))) flag = 1;
-        if (q.best < flagTol || q.second - q.best < flagTol || q.bestCond < flagTol || (flagTol > 0 && q.grazed)) flag = 1;
+        if (q->best < flagTol || q->second - q->best < flagTol || q->bestCond < flagTol || (flagTol > 0 && q->grazed)) flag = 1;
         if (need > R) {
             retry[i] = need < span ? (float)vor_retry_radius(need) : 2 * VOR_ALL_BALLS;
             return flag;
         }
-        end[i] = q.bestK;
+        end[i] = q->bestK;
     } else if (R < VOR_ALL_BALLS) {
         // Nothing within R: a wider search, then every ball once the grid is covered.
         retry[i] = 4 * R < span ? (float)(4 * R) : 2 * VOR_ALL_BALLS;
@@ -98,15 +155,42 @@ static int search_edge(const uint i, __global const int4* tasks, __global const 
     return flag;
 }
 
-#define VOR_ARGS                                                                                              \
-    __global const int4 *tasks, __global const int *taskFrame, __global const real4 *starts,                 \
-        __global const real *radii, __global const real4 *balls, __global const int *cellStart,              \
-        __global const real4 *cellBalls, __global const int *cellIndex, __global const real4 *frameGrid,     \
-        __global const int4 *frameDims, __global const int2 *frameOffsets, __global const real *frameRmax,   \
-        const real tieEps, const real flagTol, __global int *end, __global float *retry
-#define VOR_PASS                                                                                              \
-    tasks, taskFrame, starts, radii, balls, cellStart, cellBalls, cellIndex, frameGrid, frameDims, frameOffsets, \
-        frameRmax, tieEps, flagTol, end, retry
+// One work-item searches task `first + item` alone.
+static int search_edge(const uint item, VOR_ARGS) {
+    const uint i = first + item;
+    vor_edge e;
+    edge_begin(i, VOR_PASS, &e);
+    if (e.valid) edge_scan(&e, 0, 1, cellStart, cellBalls, cellIndex, flagTol);
+    return edge_finish(i, &e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, end, retry);
+}
+
+// The work-group searches task `first + item` together: each work-item takes every VOR_WIDE-th
+// candidate, the partial searches are merged in local memory (the merge does not depend on the
+// order), and the first work-item finishes the search. Returns the flag (valid in work-item 0).
+static int search_edge_wide(const uint item, VOR_ARGS, __local vor_search* part, __local int* partFlag) {
+    const uint i = first + item;
+    const int l = (int)get_local_id(0);
+    vor_edge e;
+    edge_begin(i, VOR_PASS, &e);
+    if (e.valid) edge_scan(&e, l, VOR_WIDE, cellStart, cellBalls, cellIndex, flagTol);
+    part[l] = e.q;
+    partFlag[l] = e.flag;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int w = VOR_WIDE / 2; w > 0; w >>= 1) {
+        if (l < w) {
+            vor_search a = part[l];
+            const vor_search b = part[l + w];
+            vor_search_merge(&a, &b);
+            part[l] = a;
+            partFlag[l] |= partFlag[l + w];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l != 0) return 0;
+    e.q = part[0];
+    e.flag = partFlag[0];
+    return edge_finish(i, &e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, end, retry);
+}
 
 __kernel void voronoi_edges_phase1(const uint n, __global uchar* undecided, VOR_ARGS) {
     const uint i = get_global_id(0);
@@ -114,10 +198,24 @@ __kernel void voronoi_edges_phase1(const uint n, __global uchar* undecided, VOR_
     undecided[i] = (uchar)search_edge(i, VOR_PASS);
 }
 
+__kernel void voronoi_edges_wide_phase1(const uint n, __global uchar* undecided, VOR_ARGS) {
+    __local vor_search part[VOR_WIDE];
+    __local int partFlag[VOR_WIDE];
+    const uint i = get_group_id(0);
+    const int flag = search_edge_wide(i, VOR_PASS, part, partFlag);
+    if (get_local_id(0) == 0) undecided[i] = (uchar)flag;
+}
+
 #if PORTACL_DOUBLE
 __kernel void voronoi_edges_phase2(const uint count, __global const uint* items, const uint direct, VOR_ARGS) {
     const uint k = get_global_id(0);
     if (k >= count) return;
     search_edge(two_phase_item(items, direct, k), VOR_PASS);
+}
+
+__kernel void voronoi_edges_wide_phase2(const uint count, __global const uint* items, const uint direct, VOR_ARGS) {
+    __local vor_search part[VOR_WIDE];
+    __local int partFlag[VOR_WIDE];
+    search_edge_wide(two_phase_item(items, direct, get_group_id(0)), VOR_PASS, part, partFlag);
 }
 #endif

@@ -288,6 +288,23 @@ VOR_FN void vor_search_consider(const vor_frame* f, vor_search* q, int k, real d
     }
 }
 
+// Merges search b (the same edge, other balls) into a: the result is what one search offered the
+// balls of both would hold, in any order (least travel, ties to the lower ball index; second = the
+// second least travel of all), so a search can be split over several work-items.
+VOR_FN void vor_search_merge(vor_search* a, const vor_search* b) {
+    if (b->best < a->best || (b->best == a->best && b->bestK < a->bestK)) {
+        a->second = fmin(a->best, b->second);
+        a->best = b->best;
+        a->bestK = b->bestK;
+        a->bestT = b->bestT;
+        a->bestS = b->bestS;
+        a->bestCond = b->bestCond;
+    } else {
+        a->second = fmin(a->second, b->best);
+    }
+    a->grazed |= b->grazed;
+}
+
 // The start of an edge: its position and the direction away from the start ball b_s (whose
 // g decreases), from the start sphere's (t, s). *slope gets |dg/dx| relative (small: ill-conditioned).
 VOR_FN int vor_start_direction(const vor_frame* f, real t0, real s0, real dx, real dy, real dz, real rs, real* slope) {

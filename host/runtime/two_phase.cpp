@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 
 #include "portacl/error.hpp"
 
@@ -16,7 +17,18 @@ constexpr int kCompactItems = 8;  // items per work-item in a compaction tile (C
 struct TwoPhaseState {
     cl::Buffer flags, items, tileCounts, total;
     std::size_t flagsBytes = 0, itemsCount = 0, tiles = 0;
+    // Kernel objects by (source, name, precision, options): a workload that dispatches once per
+    // iteration (a wave of the Voronoi tracer) creates each kernel once. Arguments are set per call.
+    std::map<std::string, cl::Kernel> kernels;
 };
+
+cl::Kernel& cachedKernel(Context& ctx, TwoPhaseState& s, const std::string& source, const std::string& name,
+                         Precision element, const std::string& options) {
+    const std::string key = source + '\n' + name + '\n' + (element == Precision::Double ? "d" : "f") + '\n' + options;
+    auto it = s.kernels.find(key);
+    if (it == s.kernels.end()) it = s.kernels.emplace(key, ctx.kernel(source, name, element, options)).first;
+    return it->second;
+}
 
 void ensure(Context& ctx, cl::Buffer& b, std::size_t& have, std::size_t need, std::size_t elementBytes,
             const std::string& what) {
@@ -52,9 +64,9 @@ std::size_t compact(Context& ctx, const cl::Buffer& flags, std::size_t n, const 
         throw Error("stream compaction handles at most 2^32 - 1 items, but " + std::to_string(n) + " were given");
     auto& s = ctx.state<TwoPhaseState>("two_phase");
     const std::string options = "-D COMPACT_ITEMS=" + std::to_string(kCompactItems);
-    cl::Kernel count = ctx.kernel("stream_compaction.cl", "compact_count", Precision::Float, options);
-    cl::Kernel scan = ctx.kernel("stream_compaction.cl", "compact_scan_tiles", Precision::Float, options);
-    cl::Kernel scatter = ctx.kernel("stream_compaction.cl", "compact_scatter", Precision::Float, options);
+    cl::Kernel& count = cachedKernel(ctx, s, "stream_compaction.cl", "compact_count", Precision::Float, options);
+    cl::Kernel& scan = cachedKernel(ctx, s, "stream_compaction.cl", "compact_scan_tiles", Precision::Float, options);
+    cl::Kernel& scatter = cachedKernel(ctx, s, "stream_compaction.cl", "compact_scatter", Precision::Float, options);
     // One work-group size for all three kernels: the tiles of count and scatter must be the same.
     const std::size_t group =
         fitGroup(ctx, count, fitGroup(ctx, scan, fitGroup(ctx, scatter, compactionGroupSize(ctx))));
@@ -125,17 +137,26 @@ TwoPhaseReport runTwoPhase(Context& ctx, Precision mode, std::size_t n, const Tw
 
     auto& s = ctx.state<TwoPhaseState>("two_phase");
     const std::size_t group = itemGroupSize(ctx);
+    const std::size_t perItem = std::max<std::size_t>(1, kernels.workItemsPerItem);
+    // One work-item per item (work-groups of the tuned size), or one work-group of perItem per item.
+    auto launchItems = [&](cl::Kernel& k, std::size_t items) {
+        if (perItem == 1) return ctx.launch(k, cl::NDRange(items), cl::NDRange(fitGroup(ctx, k, group)));
+        if (fitGroup(ctx, k, perItem) < perItem)
+            throw Error("kernel " + k.getInfo<CL_KERNEL_FUNCTION_NAME>() + " allows fewer than " +
+                        std::to_string(perItem) + " work-items per work-group on " + ctx.device().label());
+        return ctx.launch(k, cl::NDRange(items * perItem), cl::NDRange(perItem));
+    };
     std::size_t phase2Count = n;
     cl_uint direct = 1;
     std::vector<cl::Event> phase1Events, compactEvents, phase2Events;
 
     if (mode != Precision::Double) {
         ensure(ctx, s.flags, s.flagsBytes, n, 1, "two-phase undecided flags");
-        cl::Kernel k1 = ctx.kernel(kernels.source, kernels.phase1, Precision::Float, kernels.options);
+        cl::Kernel& k1 = cachedKernel(ctx, s, kernels.source, kernels.phase1, Precision::Float, kernels.options);
         k1.setArg(0, static_cast<cl_uint>(n));
         k1.setArg(1, s.flags);
         if (kernels.setArgs) kernels.setArgs(k1, kTwoPhase1FirstArg);
-        phase1Events.push_back(ctx.launch(k1, cl::NDRange(n), cl::NDRange(fitGroup(ctx, k1, group))));
+        phase1Events.push_back(launchItems(k1, n));
         if (mode == Precision::Float) {
             report.undecided = compact(ctx, s.flags, n, nullptr, compactEvents);
             phase2Count = 0;
@@ -149,12 +170,12 @@ TwoPhaseReport runTwoPhase(Context& ctx, Precision mode, std::size_t n, const Tw
 
     if (phase2Count > 0) {
         if (!s.items()) ensure(ctx, s.items, s.itemsCount, 1, sizeof(cl_uint), "two-phase item list");
-        cl::Kernel k2 = ctx.kernel(kernels.source, kernels.phase2, Precision::Double, kernels.options);
+        cl::Kernel& k2 = cachedKernel(ctx, s, kernels.source, kernels.phase2, Precision::Double, kernels.options);
         k2.setArg(0, static_cast<cl_uint>(phase2Count));
         k2.setArg(1, s.items);
         k2.setArg(2, direct);
         if (kernels.setArgs) kernels.setArgs(k2, kTwoPhase2FirstArg);
-        phase2Events.push_back(ctx.launch(k2, cl::NDRange(phase2Count), cl::NDRange(fitGroup(ctx, k2, group))));
+        phase2Events.push_back(launchItems(k2, phase2Count));
     }
     report.phase2Items = phase2Count;
     ctx.finish();

@@ -1,7 +1,10 @@
 // The device version: every frame's tracer hands its pending edges over, and all of them go to the
 // device together, one two-phase dispatch (float, then double for the flagged searches) per wave.
 // Frames are concatenated on the device: balls, grid cells and per-frame grid parameters.
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "portacl/two_phase.hpp"
@@ -37,6 +40,71 @@ struct FrameData {
         rmax = ctx.upload(rmaxes, "voronoi frame radii", CL_MEM_READ_ONLY);
     }
 };
+
+// Device buffers of a wave's searches, kept across waves; reserve() grows them geometrically.
+struct WaveBuffers {
+    cl::Buffer tasks, frames, startF, radF, startD, radD, ends, retries;
+    std::size_t capacity = 0;
+
+    void reserve(Context& ctx, std::size_t n, bool useFloat, bool useDouble) {
+        if (n <= capacity) return;
+        capacity = std::max(n, 2 * capacity);
+        tasks = ctx.buffer(capacity * sizeof(cl_int4), "voronoi edge tasks", CL_MEM_READ_ONLY);
+        frames = ctx.buffer(capacity * sizeof(cl_int), "voronoi edge frames", CL_MEM_READ_ONLY);
+        if (useFloat) {
+            startF = ctx.buffer(capacity * sizeof(cl_float4), "voronoi starts (float)", CL_MEM_READ_ONLY);
+            radF = ctx.buffer(capacity * sizeof(float), "voronoi radii (float)", CL_MEM_READ_ONLY);
+        }
+        if (useDouble) {
+            startD = ctx.buffer(capacity * sizeof(cl_double4), "voronoi starts (double)", CL_MEM_READ_ONLY);
+            radD = ctx.buffer(capacity * sizeof(double), "voronoi radii (double)", CL_MEM_READ_ONLY);
+        }
+        ends = ctx.buffer(capacity * sizeof(cl_int), "voronoi end balls");
+        retries = ctx.buffer(capacity * sizeof(cl_float), "voronoi retry radii");
+    }
+};
+
+// How many balls a search's candidate box holds (the grid cells the kernel visits): what decides
+// whether one work-item or a work-group searches it.
+std::size_t candidateCount(const Tracer& tr, const EdgeTask& t) {
+    const BallGrid& g = tr.grid();
+    if (t.searchRadius == kUnboundedRadius) return g.cellBalls.size();
+    const Vertex& v = tr.vertices()[t.from];
+    const double p[3] = {v.x, v.y, v.z};
+    int a[3], b[3];
+    for (int i = 0; i < 3; ++i) {
+        const double lo = (p[i] - t.searchRadius - g.lo[i]) / g.h, hi = (p[i] + t.searchRadius - g.lo[i]) / g.h;
+        a[i] = lo < 0 ? 0 : (lo >= g.dims[i] ? g.dims[i] : static_cast<int>(lo));
+        b[i] = hi < 0 ? -1 : (hi >= g.dims[i] - 1 ? g.dims[i] - 1 : static_cast<int>(hi));
+    }
+    if (a[0] > b[0]) return 0;
+    std::size_t count = 0;
+    for (int z = a[2]; z <= b[2]; ++z)
+        for (int y = a[1]; y <= b[1]; ++y) {
+            const int row = (z * g.dims[1] + y) * g.dims[0];
+            count += g.cellStart[row + b[0] + 1] - g.cellStart[row + a[0]];
+        }
+    return count;
+}
+
+// Host wall time of the wave loop's phases (PORTACL_VORONOI_TIMES=1 prints them to stderr).
+struct HostPhases {
+    double prepare = 0, narrow = 0, wide = 0, download = 0, accept = 0;
+    std::size_t wideSearches = 0;
+    void print(int waves) const {
+        std::fprintf(stderr,
+                     "voronoi waves %d: prepare+upload %.1f ms, narrow searches %.1f ms, wide searches (%zu) %.1f ms, "
+                     "download %.1f ms, accept %.1f ms\n",
+                     waves, 1e3 * prepare, 1e3 * narrow, wideSearches, 1e3 * wide, 1e3 * download, 1e3 * accept);
+    }
+};
+
+double lap(std::chrono::steady_clock::time_point& tick) {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - tick).count();
+    tick = now;
+    return s;
+}
 
 }  // namespace
 
@@ -76,13 +144,36 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     const cl::Buffer dimsBuf = ctx.upload(dims, "voronoi frame grid shapes", CL_MEM_READ_ONLY);
     const cl::Buffer offsetsBuf = ctx.upload(offsets, "voronoi frame offsets", CL_MEM_READ_ONLY);
 
+    // Searches with more candidates than this go to the wide kernels (a work-group per search).
+    const std::size_t wideCandidates =
+        static_cast<std::size_t>(std::max(1L, ctx.tuning().getInt("voronoi", "wide_candidates", 512)));
+    std::size_t wideGroup = 1;
+    while (wideGroup * 2 <= static_cast<std::size_t>(std::max(1L, ctx.tuning().getInt("voronoi", "wide_group", 64))) &&
+           wideGroup * 2 <= ctx.device().maxWorkGroupSize)
+        wideGroup *= 2;
+    const std::string kernelOptions = "-D VOR_WIDE=" + std::to_string(wideGroup);
+
+    // The wave's arrays on the device, kept across waves and grown geometrically.
+    WaveBuffers wb;
+    HostPhases times;
     std::vector<char> finished(tracers.size(), 0);
     std::size_t phase2 = 0;
     int waves = 0;
+    std::vector<EdgeTask> wave;
+    std::vector<int> owner, order, position;
+    std::vector<cl_int4> tasks;
+    std::vector<cl_int> taskFrames;
+    std::vector<cl_float4> startsF;
+    std::vector<float> radiiF;
+    std::vector<cl_double4> startsD;
+    std::vector<double> radiiD;
+    std::vector<cl_int> ends;
+    std::vector<cl_float> retries;
     while (true) {
+        auto tick = std::chrono::steady_clock::now();
         // The wave: every frame's pending edges; a frame with none starts its next component.
-        std::vector<EdgeTask> wave;
-        std::vector<int> owner;
+        wave.clear();
+        owner.clear();
         for (std::size_t f = 0; f < tracers.size(); ++f) {
             Tracer& tr = *tracers[f];
             if (finished[f]) continue;
@@ -94,81 +185,115 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         }
         if (wave.empty()) break;
         const std::size_t n = wave.size();
-        std::vector<cl_int4> tasks(n);
-        std::vector<cl_float4> startsF;
-        std::vector<float> radiiF;
-        std::vector<cl_double4> startsD;
-        std::vector<double> radiiD;
+        // Device order: the searches with few candidates first, then the wide ones; position[i] is
+        // task i's place on the device (answers are accepted in wave order).
+        order.clear();
+        position.assign(n, 0);
+        std::size_t narrow = 0;
+        for (int pass = 0; pass < 2; ++pass)
+            for (std::size_t i = 0; i < n; ++i) {
+                const bool wide = candidateCount(*tracers[owner[i]], wave[i]) > wideCandidates;
+                if (wide != (pass == 1)) continue;
+                position[i] = static_cast<int>(order.size());
+                order.push_back(static_cast<int>(i));
+                if (pass == 0) ++narrow;
+            }
+        tasks.resize(n);
+        taskFrames.resize(n);
         if (useFloat) startsF.resize(n), radiiF.resize(n);
         if (useDouble) startsD.resize(n), radiiD.resize(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            const EdgeTask& t = wave[i];
-            const Tracer& tr = *tracers[owner[i]];
-            tasks[i] = cl_int4{{t.tri[0], t.tri[1], t.tri[2], t.bs}};
+        for (std::size_t p = 0; p < n; ++p) {
+            const EdgeTask& t = wave[order[p]];
+            const Tracer& tr = *tracers[owner[order[p]]];
+            tasks[p] = cl_int4{{t.tri[0], t.tri[1], t.tri[2], t.bs}};
+            taskFrames[p] = owner[order[p]];
             const Vertex& v = tr.vertices()[t.from];
             const io::Ball& a = tr.balls()[t.tri[0]];
             // The start sphere relative to the first ball's centre, computed in double.
             const double rel[4] = {v.x - a.x, v.y - a.y, v.z - a.z, v.r};
             const double R = t.searchRadius == kUnboundedRadius ? kAllBalls : t.searchRadius;
             if (useFloat) {
-                startsF[i] = cl_float4{{float(rel[0]), float(rel[1]), float(rel[2]), float(rel[3])}};
-                radiiF[i] = static_cast<float>(R);
+                startsF[p] = cl_float4{{float(rel[0]), float(rel[1]), float(rel[2]), float(rel[3])}};
+                radiiF[p] = static_cast<float>(R);
             }
             if (useDouble) {
-                startsD[i] = cl_double4{{rel[0], rel[1], rel[2], rel[3]}};
-                radiiD[i] = R;
+                startsD[p] = cl_double4{{rel[0], rel[1], rel[2], rel[3]}};
+                radiiD[p] = R;
             }
         }
-        const cl::Buffer taskBuf = ctx.upload(tasks, "voronoi edge tasks", CL_MEM_READ_ONLY);
-        const cl::Buffer frameBuf = ctx.upload(owner, "voronoi edge frames", CL_MEM_READ_ONLY);
-        cl::Buffer startF, radF, startD, radD;
-        if (useFloat) startF = ctx.upload(startsF, "voronoi starts (float)"), radF = ctx.upload(radiiF, "voronoi radii (float)");
-        if (useDouble) startD = ctx.upload(startsD, "voronoi starts (double)"), radD = ctx.upload(radiiD, "voronoi radii (double)");
-        const cl::Buffer endBuf = ctx.buffer(n * sizeof(cl_int), "voronoi end balls");
-        const cl::Buffer retryBuf = ctx.buffer(n * sizeof(cl_float), "voronoi retry radii");
+        wb.reserve(ctx, n, useFloat, useDouble);
+        ctx.write(wb.tasks, tasks.data(), n * sizeof(cl_int4), "upload voronoi edge tasks");
+        ctx.write(wb.frames, taskFrames.data(), n * sizeof(cl_int), "upload voronoi edge frames");
+        if (useFloat) {
+            ctx.write(wb.startF, startsF.data(), n * sizeof(cl_float4), "upload voronoi starts (float)");
+            ctx.write(wb.radF, radiiF.data(), n * sizeof(float), "upload voronoi radii (float)");
+        }
+        if (useDouble) {
+            ctx.write(wb.startD, startsD.data(), n * sizeof(cl_double4), "upload voronoi starts (double)");
+            ctx.write(wb.radD, radiiD.data(), n * sizeof(double), "upload voronoi radii (double)");
+        }
+        times.prepare += lap(tick);
 
+        cl_uint first = 0;
         TwoPhaseKernels k;
         k.source = "voronoi.cl";
-        k.phase1 = "voronoi_edges_phase1";
-        k.phase2 = "voronoi_edges_phase2";
+        k.options = kernelOptions;
         k.setArgs = [&](cl::Kernel& kernel, cl_uint a) {
             const bool dbl = a == kTwoPhase2FirstArg;
-            kernel.setArg(a + 0, taskBuf);
-            kernel.setArg(a + 1, frameBuf);
-            kernel.setArg(a + 2, dbl ? startD : startF);
-            kernel.setArg(a + 3, dbl ? radD : radF);
-            kernel.setArg(a + 4, dbl ? dd.balls : fd.balls);
-            kernel.setArg(a + 5, cellStartBuf);
-            kernel.setArg(a + 6, dbl ? dd.cellBalls : fd.cellBalls);
-            kernel.setArg(a + 7, cellIndexBuf);
-            kernel.setArg(a + 8, dbl ? dd.grid : fd.grid);
-            kernel.setArg(a + 9, dimsBuf);
-            kernel.setArg(a + 10, offsetsBuf);
-            kernel.setArg(a + 11, dbl ? dd.rmax : fd.rmax);
+            kernel.setArg(a + 0, first);
+            kernel.setArg(a + 1, wb.tasks);
+            kernel.setArg(a + 2, wb.frames);
+            kernel.setArg(a + 3, dbl ? wb.startD : wb.startF);
+            kernel.setArg(a + 4, dbl ? wb.radD : wb.radF);
+            kernel.setArg(a + 5, dbl ? dd.balls : fd.balls);
+            kernel.setArg(a + 6, cellStartBuf);
+            kernel.setArg(a + 7, dbl ? dd.cellBalls : fd.cellBalls);
+            kernel.setArg(a + 8, cellIndexBuf);
+            kernel.setArg(a + 9, dbl ? dd.grid : fd.grid);
+            kernel.setArg(a + 10, dimsBuf);
+            kernel.setArg(a + 11, offsetsBuf);
+            kernel.setArg(a + 12, dbl ? dd.rmax : fd.rmax);
             if (dbl) {
-                kernel.setArg(a + 12, 1e-9);
-                kernel.setArg(a + 13, 0.0);
+                kernel.setArg(a + 13, 1e-9);
+                kernel.setArg(a + 14, 0.0);
             } else {
                 // Float: travel below 1e-5 is a tie with the start; anything within 1e-3 (relative) of
                 // a decision goes to phase 2.
-                kernel.setArg(a + 12, 1e-5f);
-                kernel.setArg(a + 13, 1e-3f);
+                kernel.setArg(a + 13, 1e-5f);
+                kernel.setArg(a + 14, 1e-3f);
             }
-            kernel.setArg(a + 14, endBuf);
-            kernel.setArg(a + 15, retryBuf);
+            kernel.setArg(a + 15, wb.ends);
+            kernel.setArg(a + 16, wb.retries);
         };
-        const TwoPhaseReport report = runTwoPhase(ctx, mode, n, k);
-        phase2 += mode == Precision::Mixed ? report.phase2Items : (mode == Precision::Float ? report.undecided : 0);
-        const auto ends = ctx.download<cl_int>(endBuf, n, "voronoi end balls");
-        const auto retries = ctx.download<cl_float>(retryBuf, n, "voronoi retry radii");
+        // The narrow searches (one work-item each), then the wide ones (a work-group each).
+        for (int part = 0; part < 2; ++part) {
+            const std::size_t count = part == 0 ? narrow : n - narrow;
+            if (count == 0) continue;
+            first = static_cast<cl_uint>(part == 0 ? 0 : narrow);
+            k.phase1 = part == 0 ? "voronoi_edges_phase1" : "voronoi_edges_wide_phase1";
+            k.phase2 = part == 0 ? "voronoi_edges_phase2" : "voronoi_edges_wide_phase2";
+            k.workItemsPerItem = part == 0 ? 1 : wideGroup;
+            const TwoPhaseReport report = runTwoPhase(ctx, mode, count, k);
+            phase2 += mode == Precision::Mixed ? report.phase2Items : (mode == Precision::Float ? report.undecided : 0);
+            (part == 0 ? times.narrow : times.wide) += lap(tick);
+        }
+        ends.resize(n);
+        retries.resize(n);
+        ctx.read(wb.ends, ends.data(), n * sizeof(cl_int), "download voronoi end balls");
+        ctx.read(wb.retries, retries.data(), n * sizeof(cl_float), "download voronoi retry radii");
+        times.download += lap(tick);
         for (std::size_t i = 0; i < n; ++i) {
             EdgeAnswer ans;
-            ans.endBall = ends[i];
-            if (retries[i] > 0) ans.retryRadius = retries[i] >= 1e29f ? kUnboundedRadius : retries[i];
+            const int p = position[i];
+            ans.endBall = ends[p];
+            if (retries[p] > 0) ans.retryRadius = retries[p] >= 1e29f ? kUnboundedRadius : retries[p];
             tracers[owner[i]]->accept(wave[i], ans);
         }
+        times.accept += lap(tick);
+        times.wideSearches += n - narrow;
         ++waves;
     }
+    if (std::getenv("PORTACL_VORONOI_TIMES")) times.print(waves);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     std::vector<Diagram> out;
     for (auto& tr : tracers) {

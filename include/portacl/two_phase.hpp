@@ -46,6 +46,13 @@ struct TwoPhaseKernels {
     std::string options;       // extra build options for both phases ("" for none)
     // Sets the workload's own arguments of either kernel, from index firstArg on.
     std::function<void(cl::Kernel& kernel, cl_uint firstArg)> setArgs;
+    // Work-items per item: 1 (default) runs one work-item per item, as above. W > 1 runs one
+    // work-group of W work-items per item (global size items x W, local size W): the kernels take
+    // their item from get_group_id(0) (phase 1: group g is item g; phase 2: group k is the k-th item
+    // as two_phase_item() gives it), and one of them writes undecided[item] in phase 1. For items
+    // whose work is large enough to share (a reduction in local memory). W must not exceed what the
+    // kernels allow on the device.
+    std::size_t workItemsPerItem = 1;
 };
 
 struct TwoPhaseReport {
