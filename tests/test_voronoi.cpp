@@ -3,6 +3,7 @@
 // double, and planted degeneracies against the voronota binary when it is installed.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -15,6 +16,21 @@
 #include "portacl/io/molecule.hpp"
 #include "portacl/voronoi.hpp"
 #include "support/test_support.hpp"
+
+namespace geom {
+using std::atan2;
+using std::ceil;
+using std::cos;
+using std::fabs;
+using std::fmax;
+using std::fmin;
+using std::fmod;
+using std::round;
+using std::sin;
+using std::sqrt;
+typedef double real;
+#include "../cl/common/voronoi_geometry.h"
+}  // namespace geom
 
 using namespace portacl;
 
@@ -446,3 +462,48 @@ TEST(VoronoiComponents, BallsInTheGapOfTwoBigBallsAreASecondComponent) {
         EXPECT_TRUE(voronoi::formatVertices(dev) == voronoi::formatVertices(d));
     }
 }
+
+namespace {
+
+// The wide kernels split a search's candidates over a work-group and merge the partial searches:
+// the merge must give what one search offered every ball holds, whatever the split and order.
+TEST(VoronoiSearch, MergedPartialSearchesEqualOneSearch) {
+    using namespace geom;
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> pos(-6, 6), rad(1.2, 1.9);
+    int checked = 0;
+    for (int trial = 0; trial < 200; ++trial) {
+        const vor_frame f = vor_make_frame(1.7, 3.0, 0.2, 0.1, 1.5, 1.2, 2.8, -0.3, 1.6);
+        ASSERT_NE(f.kind, 0);
+        std::vector<std::array<double, 4>> balls(60);
+        for (auto& b : balls) b = {pos(rng), pos(rng), pos(rng), rad(rng)};
+        // Some balls share a travel with another (equal balls mirrored through the plane of the
+        // triple, and repeats): ties must go to the lower index, as in one search.
+        for (int k = 0; k < 6; ++k) balls[50 + k] = balls[k];
+        const double t0 = f.kind == 1 ? f.tc : 2.0, x0 = vor_param(&f, t0, 0.0);
+        const int dir = trial % 2 ? 1 : -1;
+        vor_search whole;
+        vor_search_init(&whole, x0, dir, 1e-9, 1e-3, -1);
+        for (int k = 0; k < 60; ++k) vor_search_consider(&f, &whole, k, balls[k][0], balls[k][1], balls[k][2], balls[k][3]);
+        if (whole.bestK < 0) continue;
+        ++checked;
+        for (const int parts : {2, 3, 8, 64}) {
+            std::vector<vor_search> part(parts);
+            for (auto& q : part) vor_search_init(&q, x0, dir, 1e-9, 1e-3, -1);
+            // Balls strided over the parts, each part offered its balls in reverse order.
+            for (int k = 59; k >= 0; --k)
+                vor_search_consider(&f, &part[k % parts], k, balls[k][0], balls[k][1], balls[k][2], balls[k][3]);
+            for (int w = parts - 1; w > 0; --w) vor_search_merge(&part[w - 1], &part[w]);
+            EXPECT_EQ(part[0].bestK, whole.bestK);
+            EXPECT_EQ(part[0].best, whole.best);
+            EXPECT_EQ(part[0].second, whole.second);
+            EXPECT_EQ(part[0].bestT, whole.bestT);
+            EXPECT_EQ(part[0].bestS, whole.bestS);
+            EXPECT_EQ(part[0].bestCond, whole.bestCond);
+            EXPECT_EQ(part[0].grazed, whole.grazed);
+        }
+    }
+    EXPECT_GT(checked, 50);
+}
+
+}  // namespace
