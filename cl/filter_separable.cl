@@ -119,9 +119,9 @@ void filter_separable_fused(__global const SRC_T* src, __global DST_T* dst, cons
     for (int r = 0; r < PY; ++r) {
         if (y0 + r >= h) break;
 #if DIV_NARROW
-        dst[(y0 + r) * w + x] = store_int(round_div_int((int)acc[r], (int)divisor, shift));
+        dst[(y0 + r) * w + x] = store_int(round_div_int((int)acc[r], (int)DIVISOR_OF(divisor), SHIFT_OF(shift)));
 #else
-        dst[(y0 + r) * w + x] = store_int(round_div(acc[r], divisor, shift));
+        dst[(y0 + r) * w + x] = store_int(round_div(acc[r], DIVISOR_OF(divisor), SHIFT_OF(shift)));
 #endif
     }
 }

@@ -46,6 +46,17 @@ inline int round_div_int(int acc, int d, int shift) {
     return (n % (2 * d) != 0 && n < 0) ? q - 1 : q;
 }
 
+// The divisor and its shift as compile-time constants when the host defines them (integer masks):
+// a division by a constant becomes a multiplication, where a division by a kernel argument costs
+// dozens of instructions on GPUs.
+#ifdef DIVISOR
+#define DIVISOR_OF(arg) ((long)(DIVISOR))
+#define SHIFT_OF(arg) (SHIFT)
+#else
+#define DIVISOR_OF(arg) (arg)
+#define SHIFT_OF(arg) (arg)
+#endif
+
 // round(sqrt(n)) exactly, for n >= 0.
 inline long round_sqrt(long n) {
     long r = (long)sqrt((float)n);

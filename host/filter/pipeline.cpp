@@ -149,6 +149,8 @@ struct Pipeline::Impl {
           << " -D NMASK=" << std::max<std::size_t>(1, op.masks.size()) << " -D COMBINE=" << static_cast<int>(op.combine);
         // Medians beyond 9x9: a bitwise search (the selection network grows as N^2 and compiles slowly;
         // up to 9x9 it is several times faster, on PoCL 13x at 9x9).
+        if (op.kind == Operation::Kind::Linear && in.type != io::PixelType::F32)
+            d << " -D DIVISOR=" << plan.divisor << " -D SHIFT=" << (plan.divisor == 1 ? 0 : isPowerOfTwo(plan.divisor) ? log2i(plan.divisor) : -1);
         d << " -D MEDIAN_SEARCH=" << (op.width * op.height > 81 ? 1 : 0) << " -D KEY_BITS=" << 8 * bytesPerSample(in.type);
         cl::Kernel& k = kernel("filter_window.cl", "filter_window", d.str());
         DevicePlane out{ctx.buffer(planeBytes(outT), "filtered plane"), outT};
@@ -236,7 +238,9 @@ struct Pipeline::Impl {
             while (perItem > 1 && bytes(perItem) > ctx.device().localMemBytes / 2) --perItem;
             if (bytes(perItem) <= ctx.device().localMemBytes / 2) {
                 DevicePlane out{ctx.buffer(planeBytes(in.type), "filtered plane"), in.type};
-                cl::Kernel& k = kernel("filter_separable.cl", "filter_separable_fused", defines + " -D PY=" + std::to_string(perItem));
+                cl::Kernel& k = kernel("filter_separable.cl", "filter_separable_fused",
+                                       defines + " -D PY=" + std::to_string(perItem) + " -D DIVISOR=" + std::to_string(divisor) +
+                                           " -D SHIFT=" + std::to_string(divisor == 1 ? 0 : isPowerOfTwo(divisor) ? log2i(divisor) : -1));
                 k.setArg(0, in.buffer);
                 k.setArg(1, out.buffer);
                 k.setArg(2, static_cast<cl_int>(width));
