@@ -15,7 +15,9 @@
 
 namespace {
 
-const std::string dir = ::testing::TempDir();
+// Read when used, not at static initialization: each test process has its own TEST_TMPDIR
+// (tests/support/test_support.cpp), set while statics are initialized.
+std::string dir() { return ::testing::TempDir(); }
 
 struct Run {
     int status;
@@ -23,7 +25,7 @@ struct Run {
 };
 
 Run cli(const std::string& args) {
-    const std::string errFile = dir + "lp_cli_err.txt";
+    const std::string errFile = dir() + "lp_cli_err.txt";
     const std::string cmd = std::string(PORTACL_CLI_PATH) + " " + args + " >/dev/null 2>" + errFile;
     const int raw = std::system(cmd.c_str());
     std::ifstream in(errFile);
@@ -52,7 +54,7 @@ std::string stripesNpy() {
     v.nx = 16;
     for (int y = 0; y < 16; ++y)
         for (int x = 0; x < 16; ++x) v.data.push_back(x % 8 < 3 ? 1 : 0);
-    const std::string p = dir + "lp_cli_stripes.npy";
+    const std::string p = dir() + "lp_cli_stripes.npy";
     portacl::io::writeNpyU8(p, v);
     return p;
 }
@@ -60,7 +62,7 @@ std::string stripesNpy() {
 }  // namespace
 
 TEST(LinealPathCli, WritesCsvAndHdf5) {
-    const std::string in = stripesNpy(), csv = dir + "lp_cli.csv", h5 = dir + "lp_cli.h5";
+    const std::string in = stripesNpy(), csv = dir() + "lp_cli.csv", h5 = dir() + "lp_cli.h5";
     const auto r = cli("lineal-path " + in + " --phase 1 --max-length 4 --periodic -o " + h5 + " --csv " + csv);
     ASSERT_EQ(r.status, 0) << r.err;
     std::ifstream f(csv);
@@ -84,17 +86,17 @@ TEST(LinealPathCli, WritesCsvAndHdf5) {
 }
 
 TEST(LinealPathCli, BadInputLeavesNoFile) {
-    const std::string in = stripesNpy(), out = dir + "lp_cli_bad.h5";
+    const std::string in = stripesNpy(), out = dir() + "lp_cli_bad.h5";
     std::remove(out.c_str());
     expectOneSentenceFailure(cli("lineal-path " + in + " --phase 7 -m 4 -o " + out), "phase 7 is absent");
     expectOneSentenceFailure(cli("lineal-path " + in + " --phase 1 -m 16 -o " + out), "larger than the image allows");
     expectOneSentenceFailure(cli("lineal-path " + in + " --threshold 5 -m 4 -o " + out), "not two-phase");
-    expectOneSentenceFailure(cli("lineal-path " + dir + "missing.npy --phase 1 -m 4 -o " + out), "cannot open");
+    expectOneSentenceFailure(cli("lineal-path " + dir() + "missing.npy --phase 1 -m 4 -o " + out), "cannot open");
     EXPECT_FALSE(exists(out));
 }
 
 TEST(LinealPathCli, ReconstructRejectsBadCheckpointsWithoutOverwriting) {
-    const std::string in = stripesNpy(), out = dir + "lp_cli_rec.npy", ck = dir + "lp_cli.ckpt";
+    const std::string in = stripesNpy(), out = dir() + "lp_cli_rec.npy", ck = dir() + "lp_cli.ckpt";
     auto r = cli("reconstruct " + in + " --phase 1 -m 3 --steps 500 -o " + out + " --checkpoint " + ck);
     ASSERT_EQ(r.status, 0) << r.err;
     ASSERT_TRUE(exists(ck));
