@@ -100,20 +100,7 @@ void filter_window(__global const SRC_T* src, __global DST_T* dst, const int w, 
     __local val_t tile[TH * TW];
     const int lx = get_local_id(0), ly = get_local_id(1);
     const int gx0 = (int)get_group_id(0) * TX - RX, gy0 = (int)get_group_id(1) * (TY * PY) - RY;
-    if (gx0 >= 0 && gy0 >= 0 && gx0 + TW <= w && gy0 + TH <= h) {
-        // Inside the image: no border rules.
-        __global const SRC_T* s0 = src + gy0 * w + gx0;
-        for (int i = ly * TX + lx; i < TW * TH; i += TX * TY) {
-            const int ty = i / TW, tx = i - ty * TW;
-            tile[i] = (val_t)s0[ty * w + tx];
-        }
-    } else {
-        for (int i = ly * TX + lx; i < TW * TH; i += TX * TY) {
-            const int ty = i / TW, tx = i - ty * TW;
-            const int xi = border_index(gx0 + tx, w), yi = border_index(gy0 + ty, h);
-            tile[i] = (xi < 0 || yi < 0) ? outside : (val_t)src[yi * w + xi];
-        }
-    }
+    load_tile(tile, src, w, h, gx0, gy0, TW, TH, outside);
     barrier(CLK_LOCAL_MEM_FENCE);
     const int x = gx0 + RX + lx, y0 = gy0 + RY + ly * PY;
     if (x >= w || y0 >= h) return;

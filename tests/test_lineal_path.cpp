@@ -10,26 +10,15 @@
 #include "portacl/error.hpp"
 #include "portacl/io/volume.hpp"
 #include "portacl/lineal_path.hpp"
+#include "support/random_phase_image.hpp"
 #include "support/test_support.hpp"
 
 namespace lp = portacl::lineal;
 using portacl::test::context;
+using portacl::test::randomPhaseImage;
 using portacl::test::dataPath;
 
 namespace {
-
-lp::PhaseImage randomImage(int nz, int ny, int nx, double fraction, unsigned seed) {
-    lp::PhaseImage img;
-    img.nz = nz;
-    img.ny = ny;
-    img.nx = nx;
-    std::mt19937 rng(seed);
-    std::bernoulli_distribution on(fraction);
-    img.mask.resize(img.size());
-    for (auto& m : img.mask) m = on(rng) ? 1 : 0;
-    img.mask[0] = 1;
-    return img;
-}
 
 void expectSameCounts(const lp::Result& a, const lp::Result& b) {
     ASSERT_EQ(a.count.size(), b.count.size());
@@ -102,18 +91,18 @@ TEST(LinealPathSegment, MatchesGooseEyeBresenhamPaths) {
 }
 
 TEST(LinealPathDevice, EqualsReferenceRandom2D) {
-    const auto img = randomImage(1, 37, 45, 0.7, 1);
+    const auto img = randomPhaseImage(1, 37, 45, 0.7, 1);
     deviceEqualsReference(img, 12, true);
     deviceEqualsReference(img, 12, false);
-    deviceEqualsReference(randomImage(1, 40, 70, 0.9, 2), 39, true);   // words of 32 + a partial word
-    deviceEqualsReference(randomImage(1, 33, 64, 0.85, 3), 32, false);  // ML = smallest side - 1
+    deviceEqualsReference(randomPhaseImage(1, 40, 70, 0.9, 2), 39, true);   // words of 32 + a partial word
+    deviceEqualsReference(randomPhaseImage(1, 33, 64, 0.85, 3), 32, false);  // ML = smallest side - 1
 }
 
 TEST(LinealPathDevice, EqualsReferenceRandom3D) {
-    const auto img = randomImage(9, 11, 13, 0.75, 4);
+    const auto img = randomPhaseImage(9, 11, 13, 0.75, 4);
     deviceEqualsReference(img, 5, true);
     deviceEqualsReference(img, 5, false);
-    deviceEqualsReference(randomImage(6, 7, 40, 0.9, 5), 6, true);  // ML = the smallest side
+    deviceEqualsReference(randomPhaseImage(6, 7, 40, 0.9, 5), 6, true);  // ML = the smallest side
 }
 
 TEST(LinealPathDevice, EqualsReferenceRealMicrographs) {
@@ -142,7 +131,7 @@ TEST(LinealPathDevice, EqualsReferenceRealVolumes) {
 }
 
 TEST(LinealPathAnalytic, VolumeFractionAtZero) {
-    const auto img = randomImage(1, 30, 30, 0.4, 6);
+    const auto img = randomPhaseImage(1, 30, 30, 0.4, 6);
     const auto r = lp::linealPath(context(), img, {4, true});
     EXPECT_DOUBLE_EQ(r.L(0, 0, 0), double(img.phaseCount()) / img.size());
     const auto rad = lp::radialProfile(r);
@@ -246,7 +235,7 @@ TEST(LinealPathGooseEye, WholeMapThroughOurSegments) {
 }
 
 TEST(LinealPathBadInput, OneSentenceErrors) {
-    auto img = randomImage(1, 20, 30, 0.5, 7);
+    auto img = randomPhaseImage(1, 20, 30, 0.5, 7);
     EXPECT_THROW(lp::linealPath(context(), img, {21, true}), portacl::Error);
     EXPECT_THROW(lp::linealPath(context(), img, {20, false}), portacl::Error);
     EXPECT_NO_THROW(lp::linealPathReference(img, {20, true}));

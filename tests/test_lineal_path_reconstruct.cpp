@@ -10,6 +10,7 @@
 
 #include "portacl/error.hpp"
 #include "portacl/lineal_path/reconstruct.hpp"
+#include "support/random_phase_image.hpp"
 #include "support/test_support.hpp"
 
 namespace lp = portacl::lineal;
@@ -19,15 +20,8 @@ using portacl::test::context;
 namespace {
 
 lp::PhaseImage randomImage(int nz, int ny, int nx, double fraction, unsigned seed) {
-    lp::PhaseImage img;
-    img.nz = nz;
-    img.ny = ny;
-    img.nx = nx;
-    std::mt19937 rng(seed);
-    std::bernoulli_distribution on(fraction);
-    for (std::size_t i = 0; i < img.size(); ++i) img.mask.push_back(on(rng) ? 1 : 0);
-    img.mask[0] = 1;
-    img.mask[1] = 0;
+    lp::PhaseImage img = portacl::test::randomPhaseImage(nz, ny, nx, fraction, seed);
+    img.mask[1] = 0;  // both phases present: swaps need a pixel of each
     return img;
 }
 

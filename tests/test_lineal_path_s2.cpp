@@ -8,26 +8,16 @@
 #include "portacl/error.hpp"
 #include "portacl/io/volume.hpp"
 #include "portacl/lineal_path/two_point.hpp"
+#include "support/random_phase_image.hpp"
 #include "support/test_support.hpp"
 
 namespace lp = portacl::lineal;
 using portacl::Precision;
 using portacl::test::context;
+using portacl::test::randomPhaseImage;
 using portacl::test::dataPath;
 
 namespace {
-
-lp::PhaseImage randomImage(int nz, int ny, int nx, double fraction, unsigned seed) {
-    lp::PhaseImage img;
-    img.nz = nz;
-    img.ny = ny;
-    img.nx = nx;
-    std::mt19937 rng(seed);
-    std::bernoulli_distribution on(fraction);
-    for (std::size_t i = 0; i < img.size(); ++i) img.mask.push_back(on(rng) ? 1 : 0);
-    img.mask[0] = 1;
-    return img;
-}
 
 // Float: sums of up to N ones through two float FFTs; double: rounding only.
 double tolerance(Precision p) { return p == Precision::Float ? 2e-5 : 1e-12; }
@@ -52,7 +42,7 @@ protected:
 }  // namespace
 
 TEST_P(TwoPoint, EqualsReference2D) {
-    const auto img = randomImage(1, 37, 45, 0.4, 11);
+    const auto img = randomPhaseImage(1, 37, 45, 0.4, 11);
     compare(img, 12, true, GetParam());
     compare(img, 12, false, GetParam());
     const auto real = lp::phaseByLabel(portacl::io::readNpy(dataPath("microstructure/mcrpy/alloy_resized_s.npy")), 1);
@@ -61,7 +51,7 @@ TEST_P(TwoPoint, EqualsReference2D) {
 }
 
 TEST_P(TwoPoint, EqualsReference3D) {
-    const auto img = randomImage(9, 11, 13, 0.5, 12);
+    const auto img = randomPhaseImage(9, 11, 13, 0.5, 12);
     compare(img, 5, true, GetParam());
     compare(img, 5, false, GetParam());
 }

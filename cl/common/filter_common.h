@@ -80,6 +80,30 @@ typedef int val_t;
 typedef real val_t;
 #endif
 
+#ifdef SRC_T
+// Loads a tw x th tile whose top-left pixel is (gx0, gy0) into local memory, every work-item of a
+// tx x ty work-group taking its share. A tile inside the image is copied plainly; one that crosses
+// the edge goes through border_index (a pixel outside under BORDER_CONSTANT becomes `outside`).
+inline void load_tile(__local val_t* tile, __global const SRC_T* src, const int w, const int h, const int gx0,
+                      const int gy0, const int tw, const int th, const val_t outside) {
+    const int first = get_local_id(1) * get_local_size(0) + get_local_id(0);
+    const int step = get_local_size(0) * get_local_size(1);
+    if (gx0 >= 0 && gy0 >= 0 && gx0 + tw <= w && gy0 + th <= h) {
+        __global const SRC_T* s0 = src + gy0 * w + gx0;
+        for (int i = first; i < tw * th; i += step) {
+            const int ty = i / tw, tx = i - ty * tw;
+            tile[i] = (val_t)s0[ty * w + tx];
+        }
+    } else {
+        for (int i = first; i < tw * th; i += step) {
+            const int ty = i / tw, tx = i - ty * tw;
+            const int xi = border_index(gx0 + tx, w), yi = border_index(gy0 + ty, h);
+            tile[i] = (xi < 0 || yi < 0) ? outside : (val_t)src[yi * w + xi];
+        }
+    }
+}
+#endif
+
 #ifdef OUT_MAX
 inline DST_T store_int(long v) { return (DST_T)clamp(v, 0L, (long)OUT_MAX); }
 #endif
