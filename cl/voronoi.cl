@@ -33,10 +33,10 @@ typedef struct {
         __global const real *radii, __global const real4 *balls, __global const int *cellStart,              \
         __global const real4 *cellBalls, __global const int *cellIndex, __global const real4 *frameGrid,     \
         __global const int4 *frameDims, __global const int2 *frameOffsets, __global const real *frameRmax,   \
-        const real tieEps, const real flagTol, __global int *end, __global float *retry
+        const real tieEps, const real flagTol, __global int2 *answer
 #define VOR_PASS                                                                                              \
     first, tasks, taskFrame, starts, radii, balls, cellStart, cellBalls, cellIndex, frameGrid, frameDims,    \
-        frameOffsets, frameRmax, tieEps, flagTol, end, retry
+        frameOffsets, frameRmax, tieEps, flagTol, answer
 
 // Sets up the search of task i (the wave's task first + item): frame, start direction, candidate box.
 static void edge_begin(const uint i, VOR_ARGS, vor_edge* e) {
@@ -121,13 +121,11 @@ static void edge_scan(vor_edge* e, const int offset, const int step, __global co
         }
 }
 
-// Writes end[i] (ball index or -1) and retry[i] (0, or the search radius to redo the search with);
-// returns 1 when float cannot be trusted with this search.
-static int edge_finish(const uint i, vor_edge* e, __global const real4* frameGrid, __global const int4* frameDims,
+// The search's decision: *end the end ball (or -1), *retry 0 or the search radius to redo the search
+// with; returns 1 when float cannot be trusted with this search.
+static int edge_decide(const vor_edge* e, __global const real4* frameGrid, __global const int4* frameDims,
                        __global const int* taskFrame, __global const real* frameRmax, const real flagTol,
-                       __global int* end, __global float* retry) {
-    end[i] = -1;
-    retry[i] = 0.0f;
+                       const uint i, int* end, float* retry) {
     if (!e->valid) return 1;
     const int fr = taskFrame[i];
     const int4 dims = frameDims[fr];
@@ -144,14 +142,27 @@ static int edge_finish(const uint i, vor_edge* e, __global const real4* frameGri
         if (fabs(need - R) < flagTol * (1 + need) || (flagTol > 0 && vor_retry_ambiguous(need, (real)0.1 * flagTol))) flag = 1;
         if (q->best < flagTol || q->second - q->best < flagTol || q->bestCond < flagTol || (flagTol > 0 && q->grazed)) flag = 1;
         if (need > R) {
-            retry[i] = need < span ? (float)vor_retry_radius(need) : 2 * VOR_ALL_BALLS;
+            *retry = need < span ? (float)vor_retry_radius(need) : 2 * VOR_ALL_BALLS;
             return flag;
         }
-        end[i] = q->bestK;
+        *end = q->bestK;
     } else if (R < VOR_ALL_BALLS) {
         // Nothing within R: a wider search, then every ball once the grid is covered.
-        retry[i] = 4 * R < span ? (float)(4 * R) : 2 * VOR_ALL_BALLS;
+        *retry = 4 * R < span ? (float)(4 * R) : 2 * VOR_ALL_BALLS;
     }
+    return flag;
+}
+
+// Writes answer[i]: x the end ball (or -1), y the bits of a float retry radius (0, or the search
+// radius to redo the search with; one array, so a wave's answers come back in one read); returns 1
+// when float cannot be trusted with this search.
+static int edge_finish(const uint i, vor_edge* e, __global const real4* frameGrid, __global const int4* frameDims,
+                       __global const int* taskFrame, __global const real* frameRmax, const real flagTol,
+                       __global int2* answer) {
+    int end = -1;
+    float retry = 0.0f;
+    const int flag = edge_decide(e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, i, &end, &retry);
+    answer[i] = (int2)(end, as_int(retry));
     return flag;
 }
 
@@ -161,7 +172,7 @@ static int search_edge(const uint item, VOR_ARGS) {
     vor_edge e;
     edge_begin(i, VOR_PASS, &e);
     if (e.valid) edge_scan(&e, 0, 1, cellStart, cellBalls, cellIndex, flagTol);
-    return edge_finish(i, &e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, end, retry);
+    return edge_finish(i, &e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, answer);
 }
 
 // The work-group searches task `first + item` together: each work-item takes every VOR_WIDE-th
@@ -189,7 +200,7 @@ static int search_edge_wide(const uint item, VOR_ARGS, __local vor_search* part,
     if (l != 0) return 0;
     e.q = part[0];
     e.flag = partFlag[0];
-    return edge_finish(i, &e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, end, retry);
+    return edge_finish(i, &e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, answer);
 }
 
 __kernel void voronoi_edges_phase1(const uint n, __global uchar* undecided, VOR_ARGS) {
@@ -210,12 +221,16 @@ __kernel void voronoi_edges_wide_phase1(const uint n, __global uchar* undecided,
 __kernel void voronoi_edges_phase2(const uint count, __global const uint* items, const uint direct, VOR_ARGS) {
     const uint k = get_global_id(0);
     if (k >= count) return;
-    search_edge(two_phase_item(items, direct, k), VOR_PASS);
+    const uint item = two_phase_item(items, direct, k);
+    if (item == TWO_PHASE_NO_ITEM) return;
+    search_edge(item, VOR_PASS);
 }
 
 __kernel void voronoi_edges_wide_phase2(const uint count, __global const uint* items, const uint direct, VOR_ARGS) {
     __local vor_search part[VOR_WIDE];
     __local int partFlag[VOR_WIDE];
-    search_edge_wide(two_phase_item(items, direct, get_group_id(0)), VOR_PASS, part, partFlag);
+    const uint item = two_phase_item(items, direct, get_group_id(0));
+    if (item == TWO_PHASE_NO_ITEM) return;  // the same for the whole work-group
+    search_edge_wide(item, VOR_PASS, part, partFlag);
 }
 #endif

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "portacl/error.hpp"
+#include "voronoi/worker_pool.hpp"
 
 namespace portacl::voronoi {
 
@@ -177,10 +178,44 @@ void Tracer::canonicalSphere(Vertex* v) const {
     if (best < 1e-8 * (1 + v->r * v->r)) *v = out;
 }
 
+std::size_t Tracer::quadHash(const int q[4]) {
+    std::uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < 4; ++i) h = (h ^ static_cast<std::uint32_t>(q[i])) * 0xff51afd7ed558ccdull, h ^= h >> 29;
+    return static_cast<std::size_t>(h);
+}
+
+// The table slot of quadruple q: where its first vertex is, or the empty slot where it would go.
+std::size_t Tracer::slotOfQuad(const int q[4]) const {
+    const std::size_t mask = table_.size() - 1;
+    for (std::size_t i = quadHash(q) & mask;; i = (i + 1) & mask) {
+        const int id = table_[i];
+        if (id < 0) return i;
+        const int* w = d_.vertices[id].q;
+        if (w[0] == q[0] && w[1] == q[1] && w[2] == q[2] && w[3] == q[3]) return i;
+    }
+}
+
+void Tracer::insertVertexKey(int id) {
+    if (2 * (d_.vertices.size() + 1) > table_.size()) {
+        // Grow at half load: rehash every first sphere of a quadruple.
+        std::vector<int> old(std::max<std::size_t>(1024, 2 * table_.size()), -1);
+        old.swap(table_);
+        for (int v : old)
+            if (v >= 0) table_[slotOfQuad(d_.vertices[v].q)] = v;
+    }
+    const std::size_t slot = slotOfQuad(d_.vertices[id].q);
+    if (table_[slot] < 0) {
+        table_[slot] = id;
+        return;
+    }
+    int last = table_[slot];
+    while (sameQuad_[last] >= 0) last = sameQuad_[last];
+    sameQuad_[last] = id;
+}
+
 int Tracer::findVertex(const Vertex& v) const {
-    const auto it = dict_.find(QuadKey{{v.q[0], v.q[1], v.q[2], v.q[3]}});
-    if (it == dict_.end()) return -1;
-    for (int id : it->second) {
+    if (table_.empty()) return -1;
+    for (int id = table_[slotOfQuad(v.q)]; id >= 0; id = sameQuad_[id]) {
         const Vertex& w = d_.vertices[id];
         const double d2 = (w.x - v.x) * (w.x - v.x) + (w.y - v.y) * (w.y - v.y) + (w.z - v.z) * (w.z - v.z);
         if (d2 < 1e-14 * (1 + v.r * v.r)) return id;
@@ -194,11 +229,11 @@ int Tracer::vertexOf(const Vertex& v, bool* isNew) {
         *isNew = false;
         return known;
     }
-    auto& ids = dict_[QuadKey{{v.q[0], v.q[1], v.q[2], v.q[3]}}];
     const int id = static_cast<int>(d_.vertices.size());
     d_.vertices.push_back(v);
     done_.push_back(0);
-    ids.push_back(id);
+    sameQuad_.push_back(-1);
+    insertVertexKey(id);
     for (int i = 0; i < 4; ++i) covered_[v.q[i]] = 1;
     *isNew = true;
     return id;
@@ -230,29 +265,60 @@ void Tracer::pushEdges(int vertex, int arrivedExcluding) {
     }
 }
 
-bool Tracer::seedNextComponent() {
-    if (d_.vertices.empty() && nextSeed_ == 0) {
-        // The first start: the ball nearest the centroid, whose vertices are small and quick to check.
-        double c[3] = {0, 0, 0};
-        std::size_t n = 0;
-        for (std::size_t i = 0; i < balls_.size(); ++i)
-            if (active_[i]) c[0] += balls_[i].x, c[1] += balls_[i].y, c[2] += balls_[i].z, ++n;
-        for (double& v : c) v /= n;
-        int best = -1;
-        double bestD = 1e300;
-        for (std::size_t i = 0; i < balls_.size(); ++i) {
-            if (!active_[i]) continue;
-            const double d = (balls_[i].x - c[0]) * (balls_[i].x - c[0]) + (balls_[i].y - c[1]) * (balls_[i].y - c[1]) +
-                             (balls_[i].z - c[2]) * (balls_[i].z - c[2]);
-            if (d < bestD) bestD = d, best = static_cast<int>(i);
-        }
-        Vertex v;
-        if (best >= 0 && findStartVertex(best, &v)) {
+std::vector<int> Tracer::blockSeeds() const {
+    // Blocks of B x B x B grid cells; in each, the ball nearest the mean of its balls.
+    const int B = std::max(1, static_cast<int>(std::lround(kSeedBlock / grid_.h)));
+    int nb[3];
+    for (int i = 0; i < 3; ++i) nb[i] = (grid_.dims[i] + B - 1) / B;
+    const std::size_t blocks = static_cast<std::size_t>(nb[0]) * nb[1] * nb[2];
+    std::vector<double> mean(4 * blocks, 0.0);
+    std::vector<std::pair<double, int>> best(blocks, {1e300, -1});
+    for (int pass = 0; pass < 2; ++pass)
+        for (int z = 0; z < grid_.dims[2]; ++z)
+            for (int y = 0; y < grid_.dims[1]; ++y)
+                for (int x = 0; x < grid_.dims[0]; ++x) {
+                    const int c = (z * grid_.dims[1] + y) * grid_.dims[0] + x;
+                    const std::size_t blk = (static_cast<std::size_t>(z / B) * nb[1] + y / B) * nb[0] + x / B;
+                    double* m = &mean[4 * blk];
+                    for (int j = grid_.cellStart[c]; j < grid_.cellStart[c + 1]; ++j) {
+                        const io::Ball& ball = balls_[grid_.cellBalls[j]];
+                        if (pass == 0) {
+                            m[0] += ball.x, m[1] += ball.y, m[2] += ball.z, m[3] += 1;
+                            continue;
+                        }
+                        const double dx = ball.x - m[0] / m[3], dy = ball.y - m[1] / m[3], dz = ball.z - m[2] / m[3];
+                        const double d = dx * dx + dy * dy + dz * dz;
+                        if (d < best[blk].first || (d == best[blk].first && grid_.cellBalls[j] < best[blk].second))
+                            best[blk] = {d, grid_.cellBalls[j]};
+                    }
+                }
+    std::vector<int> seeds;
+    for (const auto& b : best)
+        if (b.second >= 0) seeds.push_back(b.second);
+    return seeds;
+}
+
+bool Tracer::seedNextComponent(WorkerPool* pool) {
+    if (!seeded_) {
+        // The first starts: a vertex of one ball of every block, so that the fronts meet after a
+        // few waves (a front from one start needs as many waves as the diagram is edges across).
+        seeded_ = true;
+        const std::vector<int> seeds = blockSeeds();
+        std::vector<Vertex> found(seeds.size());
+        std::vector<char> ok(seeds.size(), 0);
+        const auto search = [&](std::size_t b, std::size_t e) {
+            for (std::size_t i = b; i < e; ++i) ok[i] = findStartVertex(seeds[i], &found[i]);
+        };
+        if (pool) pool->forRange(seeds.size(), 1, search);
+        else search(0, seeds.size());
+        bool any = false;
+        for (std::size_t i = 0; i < seeds.size(); ++i) {
+            if (!ok[i]) continue;
             bool isNew;
-            pushEdges(vertexOf(v, &isNew), -1);
-            ++d_.components;
-            return true;
+            const int id = vertexOf(found[i], &isNew);
+            if (isNew) pushEdges(id, -1), any = true;
         }
+        if (any) return true;
     }
     // Later starts: any ball that is in no vertex yet (another piece of the diagram, if it has one).
     for (; nextSeed_ < balls_.size(); ++nextSeed_) {
@@ -263,7 +329,6 @@ bool Tracer::seedNextComponent() {
             const int id = vertexOf(v, &isNew);
             if (!isNew) continue;
             pushEdges(id, -1);
-            ++d_.components;
             return true;
         }
     }
@@ -313,7 +378,57 @@ EdgeAnswer Tracer::solveSerial(const EdgeTask& task) const {
     return ans;
 }
 
-void Tracer::accept(const EdgeTask& task, const EdgeAnswer& answer) {
+void Tracer::accept(const EdgeTask& task, const EdgeAnswer& answer) { commit(task, answer, resolve(task, answer)); }
+
+ResolvedAnswer Tracer::resolve(const EdgeTask& task, const EdgeAnswer& answer) const {
+    ResolvedAnswer r;
+    if (answer.retryRadius > 0) return r;
+    const vor_frame f = frameOf(task.tri);
+    if (f.kind == 0) {
+        r.kind = ResolvedAnswer::NoEdge;
+        r.minRadius = d_.vertices[task.from].r;
+        return r;
+    }
+    double t0 = 0, s0 = 0, slope;
+    startOf(task, f, &t0, &s0);
+    r.t0 = t0;
+    const io::Ball& a = balls_[task.tri[0]];
+    const io::Ball& bs = balls_[task.bs];
+    const int dir = vor_start_direction(&f, t0, s0, bs.x - a.x, bs.y - a.y, bs.z - a.z, bs.r, &slope);
+    const double x0 = vor_param(&f, t0, s0);
+    if (answer.endBall < 0) {
+        // Unbounded: the radius shrinks until s = 0 if the edge heads there, then grows for ever.
+        r.kind = ResolvedAnswer::Unbounded;
+        r.minRadius = (f.kind == 2 && dir * (0 - s0) > 0) ? vor_open_t(&f, 0) : t0;
+        return r;
+    }
+    // The end vertex, in double, from the chosen ball (the device may have chosen it in float).
+    vor_search q;
+    vor_search_init(&q, x0, dir, 1e-9, 1e-9, task.bs);
+    const io::Ball& k = balls_[answer.endBall];
+    vor_search_consider(&f, &q, answer.endBall, k.x - a.x, k.y - a.y, k.z - a.z, k.r);
+    if (q.bestK < 0) {
+        // The chosen ball has no entering root in double (a float decision gone wrong).
+        r.kind = ResolvedAnswer::Redo;
+        return r;
+    }
+    r.kind = ResolvedAnswer::End;
+    Vertex& v = r.end;
+    v.x = a.x + f.Ax + f.Bx * q.bestT + f.nx * q.bestS;
+    v.y = a.y + f.Ay + f.By * q.bestT + f.ny * q.bestS;
+    v.z = a.z + f.Az + f.Bz * q.bestT + f.nz * q.bestS;
+    v.r = q.bestT;
+    v.q[0] = task.tri[0], v.q[1] = task.tri[1], v.q[2] = task.tri[2], v.q[3] = answer.endBall;
+    std::sort(v.q, v.q + 4);
+    double tmax;
+    vor_arc_extremes(&f, t0, x0, q.bestT, vor_param(&f, q.bestT, q.bestS), dir, &r.minRadius, &tmax);
+    // Needed only if the vertex turns out new; worked out here, where it runs in parallel.
+    r.canonical = v;
+    canonicalSphere(&r.canonical);
+    return r;
+}
+
+void Tracer::commit(const EdgeTask& task, const EdgeAnswer& answer, const ResolvedAnswer& r) {
     ++d_.solvedEdges;
     const int slot = slotOf(task.from, task.bs);
     if (done_[task.from] & (1u << slot)) return;  // traced from its other end in the same wave
@@ -324,69 +439,49 @@ void Tracer::accept(const EdgeTask& task, const EdgeAnswer& answer) {
         return;
     }
     done_[task.from] |= static_cast<std::uint8_t>(1u << slot);
-    const vor_frame f = frameOf(task.tri);
     Edge e;
     e.v0 = task.from;
     e.v1 = -1;
     std::copy(task.tri, task.tri + 3, e.g);
-    double t0 = 0, s0 = 0, slope;
-    if (f.kind == 0) {
-        e.minRadius = d_.vertices[task.from].r;
-        d_.edges.push_back(e);
-        return;
+    switch (r.kind) {
+        case ResolvedAnswer::Retry:
+            return;  // not reached: retries are handled above
+        case ResolvedAnswer::NoEdge:
+        case ResolvedAnswer::Unbounded:
+            e.minRadius = r.minRadius;
+            d_.edges.push_back(e);
+            return;
+        case ResolvedAnswer::Redo: {
+            // Searched again serially in double.
+            done_[task.from] &= static_cast<std::uint8_t>(~(1u << slot));
+            ++d_.redoneOnHost;
+            EdgeTask exact = task;
+            exact.searchRadius = initialRadius(r.t0);
+            EdgeAnswer ans = solveSerial(exact);
+            while (ans.retryRadius > 0) exact.searchRadius = ans.retryRadius, ans = solveSerial(exact);
+            --d_.solvedEdges;
+            accept(exact, ans);
+            return;
+        }
+        case ResolvedAnswer::End:
+            break;
     }
-    startOf(task, f, &t0, &s0);
-    const io::Ball& a = balls_[task.tri[0]];
-    const io::Ball& bs = balls_[task.bs];
-    const int dir = vor_start_direction(&f, t0, s0, bs.x - a.x, bs.y - a.y, bs.z - a.z, bs.r, &slope);
-    const double x0 = vor_param(&f, t0, s0);
-    if (answer.endBall < 0) {
-        // Unbounded: the radius shrinks until s = 0 if the edge heads there, then grows for ever.
-        e.minRadius = (f.kind == 2 && dir * (0 - s0) > 0) ? vor_open_t(&f, 0) : t0;
-        d_.edges.push_back(e);
-        return;
-    }
-    // The end vertex, in double, from the chosen ball (the device may have chosen it in float).
-    vor_search q;
-    vor_search_init(&q, x0, dir, 1e-9, 1e-9, task.bs);
-    const io::Ball& k = balls_[answer.endBall];
-    vor_search_consider(&f, &q, answer.endBall, k.x - a.x, k.y - a.y, k.z - a.z, k.r);
-    if (q.bestK < 0) {
-        // The chosen ball has no entering root in double (a float decision gone wrong): redo serially.
-        done_[task.from] &= static_cast<std::uint8_t>(~(1u << slot));
-        ++d_.redoneOnHost;
-        EdgeTask exact = task;
-        exact.searchRadius = initialRadius(t0);
-        EdgeAnswer ans = solveSerial(exact);
-        while (ans.retryRadius > 0) exact.searchRadius = ans.retryRadius, ans = solveSerial(exact);
-        --d_.solvedEdges;
-        accept(exact, ans);
-        return;
-    }
-    Vertex v;
-    v.x = a.x + f.Ax + f.Bx * q.bestT + f.nx * q.bestS;
-    v.y = a.y + f.Ay + f.By * q.bestT + f.ny * q.bestS;
-    v.z = a.z + f.Az + f.Bz * q.bestT + f.nz * q.bestS;
-    v.r = q.bestT;
-    v.q[0] = task.tri[0], v.q[1] = task.tri[1], v.q[2] = task.tri[2], v.q[3] = answer.endBall;
-    std::sort(v.q, v.q + 4);
+    const int endBall = answer.endBall;
     // A vertex found before keeps its coordinates; a new one gets them from its quadruple.
-    const int known = findVertex(v);
+    const int known = findVertex(r.end);
     if (known >= 0) {
-        double tmin, tmax;
-        vor_arc_extremes(&f, t0, x0, q.bestT, vor_param(&f, q.bestT, q.bestS), dir, &tmin, &tmax);
         e.v1 = known;
-        e.minRadius = tmin;
+        e.minRadius = r.minRadius;
         d_.edges.push_back(e);
-        done_[known] |= static_cast<std::uint8_t>(1u << slotOf(known, answer.endBall));
+        done_[known] |= static_cast<std::uint8_t>(1u << slotOf(known, endBall));
         return;
     }
-    canonicalSphere(&v);
+    const Vertex& v = r.canonical;
     if (v.r > farRadius_) {
         // Tangent to (nearly) coplanar balls on the hull: at this size a sphere cannot be told from
         // a plane in double, so the edge counts as unbounded.
         ++d_.unresolvedEdges;
-        e.minRadius = t0;
+        e.minRadius = r.t0;
         d_.edges.push_back(e);
         return;
     }
@@ -396,26 +491,37 @@ void Tracer::accept(const EdgeTask& task, const EdgeAnswer& answer) {
         const double c3[3] = {v.x, v.y, v.z};
         if (!isEmptySphere(c3, v.r, v.q)) {
             ++d_.unresolvedEdges;
-            e.minRadius = t0;
+            e.minRadius = r.t0;
             d_.edges.push_back(e);
             return;
         }
     }
     bool isNew;
     const int id = vertexOf(v, &isNew);
-    double tmin, tmax;
-    vor_arc_extremes(&f, t0, x0, q.bestT, vor_param(&f, q.bestT, q.bestS), dir, &tmin, &tmax);
     e.v1 = id;
-    e.minRadius = tmin;
+    e.minRadius = r.minRadius;
     d_.edges.push_back(e);
     if (isNew) {
-        pushEdges(id, answer.endBall);
+        pushEdges(id, endBall);
     } else {
-        const int s = slotOf(id, answer.endBall);
+        const int s = slotOf(id, endBall);
         done_[id] |= static_cast<std::uint8_t>(1u << s);
     }
 }
 
-Diagram Tracer::finish() { return d_; }
+Diagram Tracer::finish() {
+    // Connected pieces of the vertex-edge graph (union-find over the edges between vertices).
+    std::vector<int> parent(d_.vertices.size());
+    for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = static_cast<int>(i);
+    const auto root = [&](int v) {
+        while (parent[v] != v) v = parent[v] = parent[parent[v]];
+        return v;
+    };
+    for (const Edge& e : d_.edges)
+        if (e.v1 >= 0) parent[root(e.v0)] = root(e.v1);
+    d_.components = 0;
+    for (std::size_t i = 0; i < parent.size(); ++i) d_.components += root(static_cast<int>(i)) == static_cast<int>(i);
+    return d_;
+}
 
 }  // namespace portacl::voronoi

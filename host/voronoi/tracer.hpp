@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <unordered_map>
 #include <vector>
 
 #include "portacl/voronoi.hpp"
@@ -58,6 +57,20 @@ struct EdgeAnswer {
     double retryRadius = 0;  // > 0: redo with this search radius
 };
 
+// The geometry of an answer, worked out before the answer is recorded: it depends only on the task,
+// the answer and vertices that already exist, so a wave's answers can be resolved in parallel and
+// then recorded in order (Tracer::resolve, then Tracer::commit).
+struct ResolvedAnswer {
+    enum Kind : std::uint8_t { Retry, NoEdge, Unbounded, Redo, End };
+    Kind kind = Retry;
+    double minRadius = 0;  // NoEdge and Unbounded: the edge's bottleneck; End: the arc's smallest radius
+    double t0 = 0;         // the start sphere's radius
+    Vertex end;            // End: the vertex from the chosen ball, quadruple sorted (the dictionary key)
+    Vertex canonical;      // End: its sphere recomputed from the sorted quadruple (kept if it is new)
+};
+
+class WorkerPool;
+
 class Tracer {
 public:
     explicit Tracer(const std::vector<io::Ball>& balls);
@@ -68,13 +81,19 @@ public:
     double maxRadius() const { return rmax_; }
     const std::vector<Vertex>& vertices() const { return d_.vertices; }
 
-    // Seeds the next connected component; false when every ball is accounted for.
-    bool seedNextComponent();
+    // Seeds the tracing; false when every ball is accounted for. The first call starts from one ball
+    // of every block of the grid (many fronts, so that the waves are few; their start vertices are
+    // searched in parallel on `pool` when given); later calls start from a ball that is in no vertex
+    // yet (another piece of the diagram, if it has one).
+    bool seedNextComponent(WorkerPool* pool = nullptr);
     // The pending edges (the stack), taken all at once.
     std::vector<EdgeTask> takePending();
     bool hasPending() const { return !pending_.empty(); }
     // Records a search's answer: a new or known end vertex, an unbounded edge, or a retry.
+    // accept = commit(resolve): resolve is const and may run on many answers at once.
     void accept(const EdgeTask& task, const EdgeAnswer& answer);
+    ResolvedAnswer resolve(const EdgeTask& task, const EdgeAnswer& answer) const;
+    void commit(const EdgeTask& task, const EdgeAnswer& answer, const ResolvedAnswer& r);
 
     // The serial search of one edge (double, grid-pruned, with the coverage check).
     EdgeAnswer solveSerial(const EdgeTask& task) const;
@@ -86,28 +105,28 @@ public:
     // margin for the way along the edge (a search that did not cover its arc is redone wider).
     double initialRadius(double tStart) const { return std::max(tStart, 0.0) + rmax_ + 3.0; }
 
+    // The diagram; components counted as connected pieces of the vertex-edge graph.
     Diagram finish();
 
+    // Grid blocks of about this many Å on a side get a start vertex each (the first seeding).
+    static constexpr double kSeedBlock = 9.0;
+
 private:
-    struct QuadKey {
-        std::array<int, 4> q;
-        bool operator==(const QuadKey& o) const { return q == o.q; }
-    };
-    struct QuadHash {
-        std::size_t operator()(const QuadKey& k) const {
-            std::uint64_t h = 1469598103934665603ull;
-            for (int v : k.q) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ull;
-            return static_cast<std::size_t>(h);
-        }
-    };
 
     // Recomputes a vertex's sphere from its sorted quadruple (balls q0, q1, q2 and q3), so that its
     // coordinates do not depend on the edge it was reached by.
     void canonicalSphere(Vertex* v) const;
     bool isEmptySphere(const double p[3], double t, const int q[4]) const;
     bool findStartVertex(int seed, Vertex* out) const;
+    // The first starts' balls: one per block of the grid (kSeedBlock), in block order.
+    std::vector<int> blockSeeds() const;
     // Vertex id of (q, sphere) if known, else -1.
     int findVertex(const Vertex& v) const;
+    // The dictionary: open addressing over vertex ids, keyed by sorted quadruple; a quadruple's
+    // other spheres (degenerate input) are chained through sameQuad_.
+    static std::size_t quadHash(const int q[4]);
+    std::size_t slotOfQuad(const int q[4]) const;
+    void insertVertexKey(int id);
     // Vertex id of (q, sphere), adding it when new; *isNew tells which.
     int vertexOf(const Vertex& v, bool* isNew);
     void pushEdges(int vertex, int arrivedExcluding);
@@ -117,12 +136,14 @@ private:
     std::vector<char> active_;
     std::vector<char> covered_;   // ball appears in some vertex
     std::size_t nextSeed_ = 0;
+    bool seeded_ = false;     // the first starts (one per block) were made
     double rmax_ = 0;
     double farRadius_ = 0;  // vertices beyond this radius (1e6 x the balls' extent) count as at infinity
     BallGrid grid_;
     Diagram d_;
     std::vector<std::uint8_t> done_;  // per vertex: bit i = edge excluding q[i] traced
-    std::unordered_map<QuadKey, std::vector<int>, QuadHash> dict_;
+    std::vector<int> table_;      // vertex id of the first sphere of a quadruple, or -1
+    std::vector<int> sameQuad_;   // per vertex: the next vertex with the same quadruple, or -1
     std::vector<EdgeTask> pending_;
 };
 

@@ -1,14 +1,20 @@
 // The device version: every frame's tracer hands its pending edges over, and all of them go to the
-// device together, one two-phase dispatch (float, then double for the flagged searches) per wave.
-// Frames are concatenated on the device: balls, grid cells and per-frame grid parameters.
+// device together, two two-phase dispatches (float, then double for the flagged searches: one for
+// the narrow searches, one for the wide ones) per wave, enqueued without waiting; the wave's only
+// host sync is the read of its answers. Frames are concatenated on the device: balls, grid cells and
+// per-frame grid parameters. Host work per task (preparation, the geometry of the answers) runs on
+// a pool of threads; the answers are recorded in wave order.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
+#include "portacl/error.hpp"
 #include "portacl/two_phase.hpp"
 #include "voronoi/tracer.hpp"
+#include "voronoi/worker_pool.hpp"
 
 namespace portacl::voronoi {
 
@@ -43,7 +49,7 @@ struct FrameData {
 
 // Device buffers of a wave's searches, kept across waves; reserve() grows them geometrically.
 struct WaveBuffers {
-    cl::Buffer tasks, frames, startF, radF, startD, radD, ends, retries;
+    cl::Buffer tasks, frames, startF, radF, startD, radD, answers;
     std::size_t capacity = 0;
 
     void reserve(Context& ctx, std::size_t n, bool useFloat, bool useDouble) {
@@ -59,8 +65,7 @@ struct WaveBuffers {
             startD = ctx.buffer(capacity * sizeof(cl_double4), "voronoi starts (double)", CL_MEM_READ_ONLY);
             radD = ctx.buffer(capacity * sizeof(double), "voronoi radii (double)", CL_MEM_READ_ONLY);
         }
-        ends = ctx.buffer(capacity * sizeof(cl_int), "voronoi end balls");
-        retries = ctx.buffer(capacity * sizeof(cl_float), "voronoi retry radii");
+        answers = ctx.buffer(capacity * sizeof(cl_int2), "voronoi answers");
     }
 };
 
@@ -87,17 +92,26 @@ std::size_t candidateCount(const Tracer& tr, const EdgeTask& t) {
     return count;
 }
 
-// Host wall time of the wave loop's phases (PORTACL_VORONOI_TIMES=1 prints them to stderr).
+// Host wall time of the computation's phases (PORTACL_VORONOI_TIMES=1 prints them to stderr).
 struct HostPhases {
-    double prepare = 0, narrow = 0, wide = 0, download = 0, accept = 0;
+    double setup = 0, seed = 0, prepare = 0, enqueue = 0, device = 0, resolve = 0, commit = 0, finish = 0;
     std::size_t wideSearches = 0;
-    void print(int waves) const {
+    void print(int waves, unsigned threads) const {
         std::fprintf(stderr,
-                     "voronoi waves %d: prepare+upload %.1f ms, narrow searches %.1f ms, wide searches (%zu) %.1f ms, "
-                     "download %.1f ms, accept %.1f ms\n",
-                     waves, 1e3 * prepare, 1e3 * narrow, wideSearches, 1e3 * wide, 1e3 * download, 1e3 * accept);
+                     "voronoi times (%u host threads): setup+upload %.1f ms, starts %.1f ms; %d waves: prepare+upload "
+                     "%.1f ms, enqueue %.1f ms, device + answer download %.1f ms (%zu wide searches), resolve %.1f ms, "
+                     "commit %.1f ms; finish %.1f ms\n",
+                     threads, 1e3 * setup, 1e3 * seed, waves, 1e3 * prepare, 1e3 * enqueue, 1e3 * device, wideSearches,
+                     1e3 * resolve, 1e3 * commit, 1e3 * finish);
     }
 };
+
+// Enqueues a write that does not wait (the source must stay unchanged until the queue passes it).
+void writeLater(Context& ctx, const cl::Buffer& b, const void* src, std::size_t bytes, const char* what) {
+    cl::Event e;
+    clCall("clEnqueueWriteBuffer", [&] { return ctx.queue().enqueueWriteBuffer(b, CL_FALSE, 0, bytes, src, nullptr, &e); });
+    ctx.recordEvent(what, EventKind::Transfer, e);
+}
 
 double lap(std::chrono::steady_clock::time_point& tick) {
     const auto now = std::chrono::steady_clock::now();
@@ -112,12 +126,17 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     const Precision mode = options.precision;
     if (mode != Precision::Float) ctx.requirePrecision(Precision::Double);
     const auto wallStart = std::chrono::steady_clock::now();
-    std::vector<std::unique_ptr<Tracer>> tracers;
+    auto tick = wallStart;
+    HostPhases times;
+    WorkerPool pool(WorkerPool::defaultThreads());
+    std::vector<std::unique_ptr<Tracer>> tracers(frames.size());
+    pool.forRange(frames.size(), 1, [&](std::size_t b, std::size_t e) {
+        for (std::size_t f = b; f < e; ++f) tracers[f] = std::make_unique<Tracer>(frames[f]);
+    });
     std::size_t totalBalls = 0, totalCells = 0;
-    for (const auto& balls : frames) {
-        tracers.push_back(std::make_unique<Tracer>(balls));
-        totalBalls += balls.size();
-        totalCells += tracers.back()->grid().cellStart.size();
+    for (const auto& tr : tracers) {
+        totalBalls += tr->balls().size();
+        totalCells += tr->grid().cellStart.size();
     }
     ctx.checkFits(totalBalls * (2 * sizeof(cl_double4) + 2 * sizeof(cl_float4) + sizeof(cl_int)) + totalCells * sizeof(cl_int),
                   "the Voronoi balls and grids");
@@ -152,48 +171,53 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
            wideGroup * 2 <= ctx.device().maxWorkGroupSize)
         wideGroup *= 2;
     const std::string kernelOptions = "-D VOR_WIDE=" + std::to_string(wideGroup);
+    times.setup += lap(tick);
 
     // The wave's arrays on the device, kept across waves and grown geometrically.
     WaveBuffers wb;
-    HostPhases times;
     std::vector<char> finished(tracers.size(), 0);
     std::size_t phase2 = 0;
     int waves = 0;
     std::vector<EdgeTask> wave;
     std::vector<int> owner, order, position;
+    std::vector<char> isWide;
     std::vector<cl_int4> tasks;
     std::vector<cl_int> taskFrames;
     std::vector<cl_float4> startsF;
     std::vector<float> radiiF;
     std::vector<cl_double4> startsD;
     std::vector<double> radiiD;
-    std::vector<cl_int> ends;
-    std::vector<cl_float> retries;
+    std::vector<cl_int2> answers;
+    std::vector<EdgeAnswer> answered;
+    std::vector<ResolvedAnswer> resolved;
     while (true) {
-        auto tick = std::chrono::steady_clock::now();
-        // The wave: every frame's pending edges; a frame with none starts its next component.
+        // The wave: every frame's pending edges; a frame with none starts its next component(s).
         wave.clear();
         owner.clear();
         for (std::size_t f = 0; f < tracers.size(); ++f) {
             Tracer& tr = *tracers[f];
             if (finished[f]) continue;
-            if (!tr.hasPending() && !tr.seedNextComponent()) {
+            if (!tr.hasPending() && !tr.seedNextComponent(&pool)) {
                 finished[f] = 1;
                 continue;
             }
             for (const EdgeTask& t : tr.takePending()) wave.push_back(t), owner.push_back(static_cast<int>(f));
         }
+        times.seed += lap(tick);
         if (wave.empty()) break;
         const std::size_t n = wave.size();
         // Device order: the searches with few candidates first, then the wide ones; position[i] is
         // task i's place on the device (answers are accepted in wave order).
+        isWide.resize(n);
+        pool.forRange(n, 256, [&](std::size_t b, std::size_t e) {
+            for (std::size_t i = b; i < e; ++i) isWide[i] = candidateCount(*tracers[owner[i]], wave[i]) > wideCandidates;
+        });
         order.clear();
         position.assign(n, 0);
         std::size_t narrow = 0;
         for (int pass = 0; pass < 2; ++pass)
             for (std::size_t i = 0; i < n; ++i) {
-                const bool wide = candidateCount(*tracers[owner[i]], wave[i]) > wideCandidates;
-                if (wide != (pass == 1)) continue;
+                if (isWide[i] != (pass == 1)) continue;
                 position[i] = static_cast<int>(order.size());
                 order.push_back(static_cast<int>(i));
                 if (pass == 0) ++narrow;
@@ -202,107 +226,123 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         taskFrames.resize(n);
         if (useFloat) startsF.resize(n), radiiF.resize(n);
         if (useDouble) startsD.resize(n), radiiD.resize(n);
-        for (std::size_t p = 0; p < n; ++p) {
-            const EdgeTask& t = wave[order[p]];
-            const Tracer& tr = *tracers[owner[order[p]]];
-            tasks[p] = cl_int4{{t.tri[0], t.tri[1], t.tri[2], t.bs}};
-            taskFrames[p] = owner[order[p]];
-            const Vertex& v = tr.vertices()[t.from];
-            const io::Ball& a = tr.balls()[t.tri[0]];
-            // The start sphere relative to the first ball's centre, computed in double.
-            const double rel[4] = {v.x - a.x, v.y - a.y, v.z - a.z, v.r};
-            const double R = t.searchRadius == kUnboundedRadius ? kAllBalls : t.searchRadius;
-            if (useFloat) {
-                startsF[p] = cl_float4{{float(rel[0]), float(rel[1]), float(rel[2]), float(rel[3])}};
-                radiiF[p] = static_cast<float>(R);
+        pool.forRange(n, 256, [&](std::size_t b, std::size_t e) {
+            for (std::size_t p = b; p < e; ++p) {
+                const EdgeTask& t = wave[order[p]];
+                const Tracer& tr = *tracers[owner[order[p]]];
+                tasks[p] = cl_int4{{t.tri[0], t.tri[1], t.tri[2], t.bs}};
+                taskFrames[p] = owner[order[p]];
+                const Vertex& v = tr.vertices()[t.from];
+                const io::Ball& a = tr.balls()[t.tri[0]];
+                // The start sphere relative to the first ball's centre, computed in double.
+                const double rel[4] = {v.x - a.x, v.y - a.y, v.z - a.z, v.r};
+                const double R = t.searchRadius == kUnboundedRadius ? kAllBalls : t.searchRadius;
+                if (useFloat) {
+                    startsF[p] = cl_float4{{float(rel[0]), float(rel[1]), float(rel[2]), float(rel[3])}};
+                    radiiF[p] = static_cast<float>(R);
+                }
+                if (useDouble) {
+                    startsD[p] = cl_double4{{rel[0], rel[1], rel[2], rel[3]}};
+                    radiiD[p] = R;
+                }
             }
-            if (useDouble) {
-                startsD[p] = cl_double4{{rel[0], rel[1], rel[2], rel[3]}};
-                radiiD[p] = R;
-            }
-        }
+        });
+        // Writes that do not wait: the arrays stay unchanged until the answers are read below.
         wb.reserve(ctx, n, useFloat, useDouble);
-        ctx.write(wb.tasks, tasks.data(), n * sizeof(cl_int4), "upload voronoi edge tasks");
-        ctx.write(wb.frames, taskFrames.data(), n * sizeof(cl_int), "upload voronoi edge frames");
+        writeLater(ctx, wb.tasks, tasks.data(), n * sizeof(cl_int4), "upload voronoi edge tasks");
+        writeLater(ctx, wb.frames, taskFrames.data(), n * sizeof(cl_int), "upload voronoi edge frames");
         if (useFloat) {
-            ctx.write(wb.startF, startsF.data(), n * sizeof(cl_float4), "upload voronoi starts (float)");
-            ctx.write(wb.radF, radiiF.data(), n * sizeof(float), "upload voronoi radii (float)");
+            writeLater(ctx, wb.startF, startsF.data(), n * sizeof(cl_float4), "upload voronoi starts (float)");
+            writeLater(ctx, wb.radF, radiiF.data(), n * sizeof(float), "upload voronoi radii (float)");
         }
         if (useDouble) {
-            ctx.write(wb.startD, startsD.data(), n * sizeof(cl_double4), "upload voronoi starts (double)");
-            ctx.write(wb.radD, radiiD.data(), n * sizeof(double), "upload voronoi radii (double)");
+            writeLater(ctx, wb.startD, startsD.data(), n * sizeof(cl_double4), "upload voronoi starts (double)");
+            writeLater(ctx, wb.radD, radiiD.data(), n * sizeof(double), "upload voronoi radii (double)");
         }
         times.prepare += lap(tick);
 
-        cl_uint first = 0;
-        TwoPhaseKernels k;
-        k.source = "voronoi.cl";
-        k.options = kernelOptions;
-        k.setArgs = [&](cl::Kernel& kernel, cl_uint a) {
-            const bool dbl = a == kTwoPhase2FirstArg;
-            kernel.setArg(a + 0, first);
-            kernel.setArg(a + 1, wb.tasks);
-            kernel.setArg(a + 2, wb.frames);
-            kernel.setArg(a + 3, dbl ? wb.startD : wb.startF);
-            kernel.setArg(a + 4, dbl ? wb.radD : wb.radF);
-            kernel.setArg(a + 5, dbl ? dd.balls : fd.balls);
-            kernel.setArg(a + 6, cellStartBuf);
-            kernel.setArg(a + 7, dbl ? dd.cellBalls : fd.cellBalls);
-            kernel.setArg(a + 8, cellIndexBuf);
-            kernel.setArg(a + 9, dbl ? dd.grid : fd.grid);
-            kernel.setArg(a + 10, dimsBuf);
-            kernel.setArg(a + 11, offsetsBuf);
-            kernel.setArg(a + 12, dbl ? dd.rmax : fd.rmax);
-            if (dbl) {
-                kernel.setArg(a + 13, 1e-9);
-                kernel.setArg(a + 14, 0.0);
-            } else {
-                // Float: travel below 1e-5 is a tie with the start; anything within 1e-3 (relative) of
-                // a decision goes to phase 2.
-                kernel.setArg(a + 13, 1e-5f);
-                kernel.setArg(a + 14, 1e-3f);
-            }
-            kernel.setArg(a + 15, wb.ends);
-            kernel.setArg(a + 16, wb.retries);
-        };
-        // The narrow searches (one work-item each), then the wide ones (a work-group each).
+        // The narrow searches (one work-item each), then the wide ones (a work-group each); each
+        // part's `first` is its offset into the wave's arrays.
+        cl_uint firsts[2] = {0, static_cast<cl_uint>(narrow)};
+        TwoPhaseCounts counts[2];
         for (int part = 0; part < 2; ++part) {
             const std::size_t count = part == 0 ? narrow : n - narrow;
             if (count == 0) continue;
-            first = static_cast<cl_uint>(part == 0 ? 0 : narrow);
+            TwoPhaseKernels k;
+            k.source = "voronoi.cl";
+            k.options = kernelOptions;
             k.phase1 = part == 0 ? "voronoi_edges_phase1" : "voronoi_edges_wide_phase1";
             k.phase2 = part == 0 ? "voronoi_edges_phase2" : "voronoi_edges_wide_phase2";
             k.workItemsPerItem = part == 0 ? 1 : wideGroup;
-            const TwoPhaseReport report = runTwoPhase(ctx, mode, count, k);
-            phase2 += mode == Precision::Mixed ? report.phase2Items : (mode == Precision::Float ? report.undecided : 0);
-            (part == 0 ? times.narrow : times.wide) += lap(tick);
+            const cl_uint first = firsts[part];
+            k.setArgs = [&, first](cl::Kernel& kernel, cl_uint a) {
+                const bool dbl = a == kTwoPhase2FirstArg;
+                kernel.setArg(a + 0, first);
+                kernel.setArg(a + 1, wb.tasks);
+                kernel.setArg(a + 2, wb.frames);
+                kernel.setArg(a + 3, dbl ? wb.startD : wb.startF);
+                kernel.setArg(a + 4, dbl ? wb.radD : wb.radF);
+                kernel.setArg(a + 5, dbl ? dd.balls : fd.balls);
+                kernel.setArg(a + 6, cellStartBuf);
+                kernel.setArg(a + 7, dbl ? dd.cellBalls : fd.cellBalls);
+                kernel.setArg(a + 8, cellIndexBuf);
+                kernel.setArg(a + 9, dbl ? dd.grid : fd.grid);
+                kernel.setArg(a + 10, dimsBuf);
+                kernel.setArg(a + 11, offsetsBuf);
+                kernel.setArg(a + 12, dbl ? dd.rmax : fd.rmax);
+                if (dbl) {
+                    kernel.setArg(a + 13, 1e-9);
+                    kernel.setArg(a + 14, 0.0);
+                } else {
+                    // Float: travel below 1e-5 is a tie with the start; anything within 1e-3
+                    // (relative) of a decision goes to phase 2.
+                    kernel.setArg(a + 13, 1e-5f);
+                    kernel.setArg(a + 14, 1e-3f);
+                }
+                kernel.setArg(a + 15, wb.answers);
+            };
+            enqueueTwoPhase(ctx, mode, count, k, &counts[part]);
         }
-        ends.resize(n);
-        retries.resize(n);
-        ctx.read(wb.ends, ends.data(), n * sizeof(cl_int), "download voronoi end balls");
-        ctx.read(wb.retries, retries.data(), n * sizeof(cl_float), "download voronoi retry radii");
-        times.download += lap(tick);
-        for (std::size_t i = 0; i < n; ++i) {
-            EdgeAnswer ans;
-            const int p = position[i];
-            ans.endBall = ends[p];
-            if (retries[p] > 0) ans.retryRadius = retries[p] >= 1e29f ? kUnboundedRadius : retries[p];
-            tracers[owner[i]]->accept(wave[i], ans);
-        }
-        times.accept += lap(tick);
+        times.enqueue += lap(tick);
+        // The wave's one host sync: its answers (the queue is in order, so the counts are in too).
+        answers.resize(n);
+        ctx.read(wb.answers, answers.data(), n * sizeof(cl_int2), "download voronoi answers");
+        if (mode != Precision::Double) phase2 += counts[0].undecided + counts[1].undecided;
+        times.device += lap(tick);
+
+        // The answers' geometry in parallel, then recorded in wave order.
+        answered.resize(n);
+        resolved.resize(n);
+        pool.forRange(n, 256, [&](std::size_t b, std::size_t e) {
+            for (std::size_t i = b; i < e; ++i) {
+                const cl_int2 a = answers[position[i]];
+                float retry;
+                std::memcpy(&retry, &a.s[1], sizeof retry);
+                EdgeAnswer& ans = answered[i];
+                ans = EdgeAnswer{};
+                ans.endBall = a.s[0];
+                if (retry > 0) ans.retryRadius = retry >= 1e29f ? kUnboundedRadius : retry;
+                resolved[i] = tracers[owner[i]]->resolve(wave[i], ans);
+            }
+        });
+        times.resolve += lap(tick);
+        for (std::size_t i = 0; i < n; ++i) tracers[owner[i]]->commit(wave[i], answered[i], resolved[i]);
+        times.commit += lap(tick);
         times.wideSearches += n - narrow;
         ++waves;
     }
-    if (std::getenv("PORTACL_VORONOI_TIMES")) times.print(waves);
+    std::vector<Diagram> out(tracers.size());
+    pool.forRange(tracers.size(), 1, [&](std::size_t b, std::size_t e) {
+        for (std::size_t f = b; f < e; ++f) {
+            out[f] = tracers[f]->finish();
+            out[f].waves = waves;
+            canonicalize(out[f]);
+        }
+    });
+    times.finish += lap(tick);
+    if (std::getenv("PORTACL_VORONOI_TIMES")) times.print(waves, pool.threads());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
-    std::vector<Diagram> out;
-    for (auto& tr : tracers) {
-        Diagram d = tr->finish();
-        d.waves = waves;
-        canonicalize(d);
-        d.seconds = seconds / tracers.size();
-        out.push_back(std::move(d));
-    }
+    for (auto& d : out) d.seconds = seconds / tracers.size();
     // Phase 2 runs on the merged wave: each frame gets a share of its count in proportion to its
     // searches (exact for a single frame).
     std::size_t searches = 0;
