@@ -38,9 +38,13 @@ void gemm_tiled(const int M, const int N, const int K, __global const real* A, _
 }
 
 // Register-blocked kernel. A work-group of RX x RY work-items computes a TM x TN block of C; each
-// work-item computes WPTM x WPTN outputs held in registers, as WPTM/4 x WPTN/4 blocks of 4 x 4
-// spread across the tile so that neighbouring work-items read neighbouring local-memory words.
-// A is staged transposed (As[k][m]) so that both operands are read as 4-vectors.
+// work-item computes WPTM x WPTN outputs held in registers, as (WPTM/4) x (WPTN/4) blocks of 4 x 4
+// spread across the block so that neighbouring work-items read neighbouring local-memory vectors.
+// Both operands are staged in local memory as 4-vectors along M (A transposed) and N (B), so each
+// step of the inner loop reads WPTM/4 + WPTN/4 aligned vectors for WPTM * WPTN multiply-adds.
+// Local arrays are declared as vectors and global operands read through vector pointers, not with
+// vload4: vload4 only promises element alignment, and NVIDIA's compiler then splits it into scalar
+// loads, four times the load instructions in the inner loop.
 #ifndef TM
 #define TM 64
 #endif
@@ -56,17 +60,47 @@ void gemm_tiled(const int M, const int N, const int K, __global const real* A, _
 #ifndef WPTN
 #define WPTN 4
 #endif
+// How far the loop over a tile's K is unrolled. Fully unrolled, NVIDIA's compiler hoists every local
+// load and can run out of registers; the profile picks.
+#ifndef UNROLL_K
+#define UNROLL_K TK
+#endif
+// Work-items laid out in warps of 8 x 4 (needs RX % 8 == 0 and RY % 4 == 0), so that a warp's local
+// loads touch 8 + 4 distinct vectors per step instead of 16 + 2 or 32 + 1.
+#ifndef WARP_TILE
+#define WARP_TILE 0
+#endif
+// Two local tiles: the next K-step is stored into the other one while this one is read, one barrier
+// per K-step. With 0, one tile and two barriers (half the local memory).
+#ifndef DOUBLE_BUFFER
+#define DOUBLE_BUFFER 1
+#endif
+// Set by the host from the sizes: every block lies inside the matrices (no guards at all); rows of A
+// (K % 4 == 0) and of B and C (N % 4 == 0) start on 4-vector boundaries (vector global access).
+#ifndef FULL_TILES
+#define FULL_TILES 0
+#endif
+#ifndef VEC_A
+#define VEC_A 0
+#endif
+#ifndef VEC_B
+#define VEC_B 0
+#endif
+
 #define RX (TN / WPTN)
 #define RY (TM / WPTM)
 #define THREADS (RX * RY)
 #define CM (WPTM / 4)
 #define CN (WPTN / 4)
+// Local rows in 4-vectors, padded by one: the transposed scalar stores into As then spread over the
+// banks, and every row still starts on a vector boundary.
+#define LDA_V (TM / 4 + 1)
+#define LDB_V (TN / 4 + 1)
+#define NBUF (DOUBLE_BUFFER ? 2 : 1)
+// 4-vectors of A and of B each work-item stages per K-step.
+#define A_VECS ((TM * TK / 4) / THREADS)
+#define B_VECS ((TK * TN / 4) / THREADS)
 
-// How far the K-loop of a tile is unrolled: fully unrolled, the compiler hoists every local load
-// and runs out of registers (254 on an H100/H200, one work-group per SM); partly unrolled keeps two.
-#ifndef UNROLL_K
-#define UNROLL_K TK
-#endif
 #define GEMM_PRAGMA(x) _Pragma(#x)
 #define GEMM_UNROLL(n) GEMM_PRAGMA(unroll n)
 
@@ -75,26 +109,31 @@ typedef double4 realv;
 #else
 typedef float4 realv;
 #endif
-#define VLOAD vload4
-#define VSTORE vstore4
-#ifndef FULL_TILES
-#define FULL_TILES 0
-#endif
-#ifndef WARP_TILE
-#define WARP_TILE 0
-#endif
+
+// Four consecutive elements of row `r` of a rows x cols matrix from column `c` (c % 4 == 0);
+// zeros outside the matrix.
+inline realv gemm_load4(__global const real* X, const int rows, const int cols, const int r, const int c,
+                        const int vectorRows) {
+    __global const real* p = X + (size_t)r * cols + c;
+    if (FULL_TILES) return *(__global const realv*)p;
+    if (vectorRows) return (r < rows && c < cols) ? *(__global const realv*)p : (realv)(0);
+    realv v = (realv)(0);
+    if (r < rows) {
+        if (c < cols) v.s0 = p[0];
+        if (c + 1 < cols) v.s1 = p[1];
+        if (c + 2 < cols) v.s2 = p[2];
+        if (c + 3 < cols) v.s3 = p[3];
+    }
+    return v;
+}
 
 __kernel __attribute__((reqd_work_group_size(RX, RY, 1)))
 void gemm_register_blocked(const int M, const int N, const int K, __global const real* A,
                            __global const real* B, __global real* C) {
-    // Rows padded by 4 elements: the transposed stores into As then spread over the banks instead of
-    // all landing in one, and every row still starts on a 16-byte boundary for the vector loads.
-    __local real As[2][TK][TM + 4];
-    __local real Bs[2][TK][TN + 4];
+    __local realv As[NBUF][TK][LDA_V];  // As[k][m / 4]: A transposed
+    __local realv Bs[NBUF][TK][LDB_V];  // Bs[k][n / 4]
     const int tid = get_local_id(1) * RX + get_local_id(0);
 #if WARP_TILE
-    // Each warp of 32 covers 8 x 4 positions of the work-item grid instead of 16 x 2 (or 32 x 1), so
-    // that its local-memory loads touch 8 + 4 distinct 4-vectors per step instead of 16 + 2.
     const int lane = tid % 32, warp = tid / 32;
     const int tx = (warp % (RX / 8)) * 8 + lane % 8, ty = (warp / (RX / 8)) * 4 + lane / 8;
 #else
@@ -103,108 +142,102 @@ void gemm_register_blocked(const int M, const int N, const int K, __global const
     const int row0 = get_group_id(1) * TM, col0 = get_group_id(0) * TN;
 
     realv acc[WPTM][CN];
+#pragma unroll
     for (int i = 0; i < WPTM; ++i)
+#pragma unroll
         for (int j = 0; j < CN; ++j) acc[i][j] = (realv)(0);
 
-    // Each work-item stages (TM*TK)/THREADS elements of A and (TK*TN)/THREADS of B per K-step,
-    // prefetched into registers one step ahead so that global loads overlap the arithmetic.
-    const int LA = (TM * TK) / THREADS, LB = (TK * TN) / THREADS;
-#if FULL_TILES
-    // Every tile lies inside the matrices (the host checked M, N, K): unguarded 4-vector loads.
-    realv ra[(TM * TK) / THREADS / 4], rb[(TK * TN) / THREADS / 4];
-#define LOAD_TILES(t)                                                                  \
-    for (int l = 0; l < LA / 4; ++l) {                                                 \
-        const int idx = tid + l * THREADS, m = idx / (TK / 4), k4 = idx % (TK / 4);   \
-        ra[l] = VLOAD(0, A + (size_t)(row0 + m) * K + (t) + k4 * 4);                   \
-    }                                                                                  \
-    for (int l = 0; l < LB / 4; ++l) {                                                 \
-        const int idx = tid + l * THREADS, k = idx / (TN / 4), n4 = idx % (TN / 4);   \
-        rb[l] = VLOAD(0, B + (size_t)((t) + k) * N + col0 + n4 * 4);                   \
+    // The next K-step's operands, loaded into registers while the current step is computed. Work-item
+    // `tid` stages vectors tid, tid + THREADS, ...: A along its rows (TK/4 vectors a row), B along its
+    // rows (TN/4 vectors a row), so that a warp reads whole segments of global memory.
+    realv ra[A_VECS], rb[B_VECS];
+#define GEMM_LOAD(t)                                                                              \
+    _Pragma("unroll") for (int l = 0; l < A_VECS; ++l) {                                          \
+        const int v = tid + l * THREADS;                                                          \
+        ra[l] = gemm_load4(A, M, K, row0 + v / (TK / 4), (t) + (v % (TK / 4)) * 4, VEC_A);        \
+    }                                                                                             \
+    _Pragma("unroll") for (int l = 0; l < B_VECS; ++l) {                                          \
+        const int v = tid + l * THREADS;                                                          \
+        rb[l] = gemm_load4(B, K, N, (t) + v / (TN / 4), col0 + (v % (TN / 4)) * 4, VEC_B);        \
     }
-#define STORE_TILES(buf)                                                               \
-    for (int l = 0; l < LA / 4; ++l) {                                                 \
-        const int idx = tid + l * THREADS, m = idx / (TK / 4), k = (idx % (TK / 4)) * 4; \
-        As[buf][k + 0][m] = ra[l].s0;                                                  \
-        As[buf][k + 1][m] = ra[l].s1;                                                  \
-        As[buf][k + 2][m] = ra[l].s2;                                                  \
-        As[buf][k + 3][m] = ra[l].s3;                                                  \
-    }                                                                                  \
-    for (int l = 0; l < LB / 4; ++l) {                                                 \
-        const int idx = tid + l * THREADS;                                             \
-        VSTORE(rb[l], 0, &Bs[buf][idx / (TN / 4)][(idx % (TN / 4)) * 4]);              \
+#define GEMM_STORE(buf)                                                                           \
+    _Pragma("unroll") for (int l = 0; l < A_VECS; ++l) {                                          \
+        const int v = tid + l * THREADS, m = v / (TK / 4), k = (v % (TK / 4)) * 4;                \
+        __local real* a = (__local real*)As[buf][k];                                              \
+        a[m] = ra[l].s0;                                                                          \
+        a[4 * LDA_V + m] = ra[l].s1;                                                              \
+        a[8 * LDA_V + m] = ra[l].s2;                                                              \
+        a[12 * LDA_V + m] = ra[l].s3;                                                             \
+    }                                                                                             \
+    _Pragma("unroll") for (int l = 0; l < B_VECS; ++l) {                                          \
+        const int v = tid + l * THREADS;                                                          \
+        Bs[buf][v / (TN / 4)][v % (TN / 4)] = rb[l];                                              \
     }
-#else
-    real ra[(TM * TK) / THREADS], rb[(TK * TN) / THREADS];
-#define LOAD_TILES(t)                                                                  \
-    for (int l = 0; l < LA; ++l) {                                                     \
-        const int idx = tid + l * THREADS, m = idx / TK, k = idx % TK;                 \
-        const int gr = row0 + m, gk = (t) + k;                                         \
-        ra[l] = (gr < M && gk < K) ? A[(size_t)gr * K + gk] : (real)0;                 \
-    }                                                                                  \
-    for (int l = 0; l < LB; ++l) {                                                     \
-        const int idx = tid + l * THREADS, k = idx / TN, n = idx % TN;                 \
-        const int gk = (t) + k, gc = col0 + n;                                         \
-        rb[l] = (gk < K && gc < N) ? B[(size_t)gk * N + gc] : (real)0;                 \
-    }
-#define STORE_TILES(buf)                                                               \
-    for (int l = 0; l < LA; ++l) {                                                     \
-        const int idx = tid + l * THREADS;                                             \
-        As[buf][idx % TK][idx / TK] = ra[l];                                           \
-    }                                                                                  \
-    for (int l = 0; l < LB; ++l) {                                                     \
-        const int idx = tid + l * THREADS;                                             \
-        Bs[buf][idx / TN][idx % TN] = rb[l];                                           \
-    }
-#endif
 
-    LOAD_TILES(0)
-    STORE_TILES(0)
+    GEMM_LOAD(0)
+    GEMM_STORE(0)
     barrier(CLK_LOCAL_MEM_FENCE);
     int buf = 0;
     for (int t = 0; t < K; t += TK) {
-        const int next = t + TK;
-        if (next < K) { LOAD_TILES(next) }
+        const bool more = t + TK < K;  // the same for the whole work-group
+        if (more) { GEMM_LOAD(t + TK) }
         GEMM_UNROLL(UNROLL_K)
         for (int k = 0; k < TK; ++k) {
             realv a[CM], b[CN];
-            for (int i = 0; i < CM; ++i) a[i] = VLOAD(0, &As[buf][k][i * (TM / CM) + ty * 4]);
-            for (int j = 0; j < CN; ++j) b[j] = VLOAD(0, &Bs[buf][k][j * (TN / CN) + tx * 4]);
-            for (int i = 0; i < CM; ++i) {
-                acc[i * 4 + 0][0] = mad((realv)(a[i].s0), b[0], acc[i * 4 + 0][0]);
-                acc[i * 4 + 1][0] = mad((realv)(a[i].s1), b[0], acc[i * 4 + 1][0]);
-                acc[i * 4 + 2][0] = mad((realv)(a[i].s2), b[0], acc[i * 4 + 2][0]);
-                acc[i * 4 + 3][0] = mad((realv)(a[i].s3), b[0], acc[i * 4 + 3][0]);
-                for (int j = 1; j < CN; ++j) {
+#pragma unroll
+            for (int i = 0; i < CM; ++i) a[i] = As[buf][k][i * RY + ty];
+#pragma unroll
+            for (int j = 0; j < CN; ++j) b[j] = Bs[buf][k][j * RX + tx];
+#pragma unroll
+            for (int i = 0; i < CM; ++i)
+#pragma unroll
+                for (int j = 0; j < CN; ++j) {
                     acc[i * 4 + 0][j] = mad((realv)(a[i].s0), b[j], acc[i * 4 + 0][j]);
                     acc[i * 4 + 1][j] = mad((realv)(a[i].s1), b[j], acc[i * 4 + 1][j]);
                     acc[i * 4 + 2][j] = mad((realv)(a[i].s2), b[j], acc[i * 4 + 2][j]);
                     acc[i * 4 + 3][j] = mad((realv)(a[i].s3), b[j], acc[i * 4 + 3][j]);
                 }
-            }
         }
-        if (next < K) {
+#if DOUBLE_BUFFER
+        if (more) {
             buf ^= 1;
-            STORE_TILES(buf)
+            GEMM_STORE(buf)
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+#else
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (more) {
+            GEMM_STORE(0)
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+#endif
     }
+#undef GEMM_LOAD
+#undef GEMM_STORE
 
+#pragma unroll
     for (int i = 0; i < WPTM; ++i) {
-        const int r = row0 + (i / 4) * (TM / CM) + ty * 4 + (i % 4);
+        const int r = row0 + (i / 4) * (4 * RY) + ty * 4 + i % 4;
+#if !FULL_TILES
         if (r >= M) continue;
+#endif
+#pragma unroll
         for (int j = 0; j < CN; ++j) {
-            const int c = col0 + j * (TN / CN) + tx * 4;
+            const int c = col0 + j * (4 * RX) + tx * 4;
             __global real* out = C + (size_t)r * N + c;
             const realv v = acc[i][j];
-            if (FULL_TILES) {
-                VSTORE(v, 0, out);
-            } else if (c + 3 < N) {
-                out[0] = v.s0; out[1] = v.s1; out[2] = v.s2; out[3] = v.s3;
+#if FULL_TILES
+            *(__global realv*)out = v;
+#else
+            if (VEC_B) {
+                if (c < N) *(__global realv*)out = v;
             } else {
                 if (c < N) out[0] = v.s0;
                 if (c + 1 < N) out[1] = v.s1;
                 if (c + 2 < N) out[2] = v.s2;
+                if (c + 3 < N) out[3] = v.s3;
             }
+#endif
         }
     }
 }

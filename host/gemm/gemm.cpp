@@ -25,17 +25,65 @@ const char* gemmKernelName(GemmKernel k) {
 namespace {
 
 // A profile value for this precision: "<key>_double" overrides "<key>" for double.
-long tunable(const Context& ctx, Precision p, const std::string& key, long fallback) {
-    const long common = ctx.tuning().getInt("gemm", key, fallback);
-    return p == Precision::Double ? ctx.tuning().getInt("gemm", key + "_double", common) : common;
+long tunable(const TuningProfile& profile, Precision p, const std::string& key, long fallback) {
+    const long common = profile.getInt("gemm", key, fallback);
+    return p == Precision::Double ? profile.getInt("gemm", key + "_double", common) : common;
+}
+
+std::string tunableText(const TuningProfile& profile, Precision p, const std::string& key) {
+    const std::string common = profile.get("gemm", key, "");
+    return p == Precision::Double ? profile.get("gemm", key + "_double", common) : common;
+}
+
+// Why a set of register-blocked tunables cannot work, or "" when they fit together.
+std::string inconsistency(const GemmTuning& t) {
+    if (t.tile < 1) return "tile must be positive";
+    if (t.tileM < 4 || t.tileN < 4 || t.tileK < 4) return "tile_m, tile_n and tile_k must be at least 4";
+    if (t.wptM < 4 || t.wptN < 4 || t.wptM % 4 || t.wptN % 4) return "wpt_m and wpt_n must be multiples of 4";
+    if (t.tileM % t.wptM || t.tileN % t.wptN) return "wpt_m and wpt_n must divide tile_m and tile_n";
+    if (t.tileK % 4) return "tile_k must be a multiple of 4";
+    const int threads = (t.tileM / t.wptM) * (t.tileN / t.wptN);
+    if ((t.tileM * t.tileK / 4) % threads || (t.tileK * t.tileN / 4) % threads)
+        return "the A and B tiles must split evenly in 4-vectors over the " + std::to_string(threads) +
+               " work-items";
+    if (t.unrollK < 1 || t.unrollK > t.tileK) return "unroll_k must lie between 1 and tile_k";
+    if (t.warpTile && ((t.tileN / t.wptN) % 8 || (t.tileM / t.wptM) % 4))
+        return "warp_tile needs tile_n/wpt_n to be a multiple of 8 and tile_m/wpt_m of 4";
+    return "";
 }
 
 }  // namespace
 
+GemmTuning gemmTuning(const TuningProfile& profile, Precision p) {
+    GemmTuning t;
+    t.tile = static_cast<int>(tunable(profile, p, "tile", t.tile));
+    t.tileM = static_cast<int>(tunable(profile, p, "tile_m", t.tileM));
+    t.tileN = static_cast<int>(tunable(profile, p, "tile_n", t.tileN));
+    t.tileK = static_cast<int>(tunable(profile, p, "tile_k", t.tileK));
+    t.wptM = static_cast<int>(tunable(profile, p, "wpt_m", t.wptM));
+    t.wptN = static_cast<int>(tunable(profile, p, "wpt_n", t.wptN));
+    t.unrollK = static_cast<int>(tunable(profile, p, "unroll_k", t.tileK));
+    t.warpTile = tunable(profile, p, "warp_tile", 0) != 0;
+    t.doubleBuffer = tunable(profile, p, "double_buffer", 1) != 0;
+    t.buildOptions = tunableText(profile, p, "build_options");
+    const std::string why = inconsistency(t);
+    if (!why.empty())
+        throw Error("the [gemm] values of tuning profile '" + profile.name + "' (" + profile.path + ") for " +
+                    precisionName(p) + " do not fit together: " + why);
+    return t;
+}
+
 void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std::size_t N, std::size_t K,
           const cl::Buffer& A, const cl::Buffer& B, const cl::Buffer& C) {
+    gemm(ctx, element, which, M, N, K, A, B, C, gemmTuning(ctx.tuning(), element));
+}
+
+void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std::size_t N, std::size_t K,
+          const cl::Buffer& A, const cl::Buffer& B, const cl::Buffer& C, const GemmTuning& t) {
     if (M > INT_MAX || N > INT_MAX || K > INT_MAX) throw Error("matrix dimensions must be below 2^31");
     if (M == 0 || N == 0) return;
+    if (const std::string why = inconsistency(t); !why.empty())
+        throw Error("matrix product: the register-blocked tunables do not fit together: " + why);
     cl::Kernel k;
     cl::NDRange global, local;
     switch (which) {
@@ -46,33 +94,35 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
             break;
         }
         case GemmKernel::Tiled: {
-            const long tile = tunable(ctx, element, "tile", 16);
-            k = ctx.kernel("gemm.cl", "gemm_tiled", element, "-D TILE=" + std::to_string(tile));
+            k = ctx.kernel("gemm.cl", "gemm_tiled", element, "-D TILE=" + std::to_string(t.tile));
             global = cl::NDRange(N, M);
-            local = cl::NDRange(tile, tile);
+            local = cl::NDRange(t.tile, t.tile);
             break;
         }
         case GemmKernel::RegisterBlocked: {
-            const long tm = tunable(ctx, element, "tile_m", 64), tn = tunable(ctx, element, "tile_n", 64);
-            const long tk = tunable(ctx, element, "tile_k", 16);
-            const long wm = tunable(ctx, element, "wpt_m", 4), wn = tunable(ctx, element, "wpt_n", 4);
-            const long unroll = tunable(ctx, element, "unroll_k", tk);
-            // Warp tiling needs a work-group of whole 8 x 4 warps.
-            const bool warpTile = tunable(ctx, element, "warp_tile", 0) != 0 && (tn / wn) % 8 == 0 &&
-                                  (tm / wm) % 4 == 0 && ((tn / wn) * (tm / wm)) % 32 == 0;
-            if (wm % 4 || wn % 4 || tm % wm || tn % wn || tk % 4 || (tm * tk) % (4 * (tm / wm) * (tn / wn)) ||
-                (tk * tn) % (4 * (tm / wm) * (tn / wn)))
-                throw Error("the [gemm] tile sizes of tuning profile '" + ctx.tuning().name +
-                            "' are inconsistent: wpt_m and wpt_n must be multiples of 4 dividing tile_m and "
-                            "tile_n, tile_k a multiple of 4, and each tile must split evenly in 4-vectors over the work-group");
-            k = ctx.kernel("gemm.cl", "gemm_register_blocked", element,
-                           "-D TM=" + std::to_string(tm) + " -D TN=" + std::to_string(tn) + " -D TK=" +
-                               std::to_string(tk) + " -D WPTM=" + std::to_string(wm) + " -D WPTN=" + std::to_string(wn) +
-                               " -D UNROLL_K=" + std::to_string(unroll) + " -D WARP_TILE=" + (warpTile ? "1" : "0") +
-                               // Matrices made of whole tiles take the unguarded, vectorized path.
-                               " -D FULL_TILES=" + (M % tm == 0 && N % tn == 0 && K % tk == 0 ? "1" : "0"));
-            local = cl::NDRange(tn / wn, tm / wm);
-            global = cl::NDRange((N + tn - 1) / tn * (tn / wn), (M + tm - 1) / tm * (tm / wm));
+            const std::size_t rx = t.tileN / t.wptN, ry = t.tileM / t.wptM;
+            if (rx * ry > ctx.device().maxWorkGroupSize)
+                throw Error("the register-blocked matrix product needs work-groups of " + std::to_string(rx * ry) +
+                            " work-items, but " + ctx.device().label() + " allows at most " +
+                            std::to_string(ctx.device().maxWorkGroupSize));
+            const std::size_t localBytes = (t.doubleBuffer ? 2 : 1) * t.tileK * (t.tileM + 4 + t.tileN + 4) *
+                                           (element == Precision::Double ? 8 : 4);
+            if (localBytes > ctx.device().localMemBytes)
+                throw Error("the register-blocked matrix product needs " + std::to_string(localBytes) +
+                            " bytes of local memory per work-group with these tiles, but " + ctx.device().label() +
+                            " has " + std::to_string(ctx.device().localMemBytes));
+            const bool full = M % t.tileM == 0 && N % t.tileN == 0 && K % t.tileK == 0 && K > 0;
+            auto def = [](const char* name, long v) { return std::string(" -D ") + name + "=" + std::to_string(v); };
+            std::string options = def("TM", t.tileM) + def("TN", t.tileN) + def("TK", t.tileK) + def("WPTM", t.wptM) +
+                                  def("WPTN", t.wptN) + def("UNROLL_K", t.unrollK) + def("WARP_TILE", t.warpTile) +
+                                  def("DOUBLE_BUFFER", t.doubleBuffer) +
+                                  // Matrices made of whole tiles take the unguarded path; rows that
+                                  // start on 4-vector boundaries are read and written as vectors.
+                                  def("FULL_TILES", full) + def("VEC_A", K % 4 == 0) + def("VEC_B", N % 4 == 0);
+            if (!t.buildOptions.empty()) options += " " + t.buildOptions;
+            k = ctx.kernel("gemm.cl", "gemm_register_blocked", element, options);
+            local = cl::NDRange(rx, ry);
+            global = cl::NDRange((N + t.tileN - 1) / t.tileN * rx, (M + t.tileM - 1) / t.tileM * ry);
             break;
         }
     }
@@ -88,12 +138,18 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
 template <typename T>
 std::vector<T> gemm(Context& ctx, GemmKernel kernel, std::size_t M, std::size_t N, std::size_t K,
                     const std::vector<T>& A, const std::vector<T>& B) {
+    return gemm(ctx, kernel, M, N, K, A, B, gemmTuning(ctx.tuning(), precisionOf<T>()));
+}
+
+template <typename T>
+std::vector<T> gemm(Context& ctx, GemmKernel kernel, std::size_t M, std::size_t N, std::size_t K,
+                    const std::vector<T>& A, const std::vector<T>& B, const GemmTuning& tuning) {
     if (A.size() != M * K || B.size() != K * N)
         throw Error("matrix product: A must have M*K and B K*N elements");
     ctx.checkFits((M * K + K * N + M * N) * sizeof(T), "the matrix product");
     cl::Buffer dA = ctx.upload(A, "A", CL_MEM_READ_ONLY), dB = ctx.upload(B, "B", CL_MEM_READ_ONLY);
     cl::Buffer dC = ctx.buffer(M * N * sizeof(T), "C", CL_MEM_WRITE_ONLY);
-    gemm(ctx, precisionOf<T>(), kernel, M, N, K, dA, dB, dC);
+    gemm(ctx, precisionOf<T>(), kernel, M, N, K, dA, dB, dC, tuning);
     return ctx.download<T>(dC, M * N, "C");
 }
 
@@ -115,6 +171,10 @@ template std::vector<float> gemm(Context&, GemmKernel, std::size_t, std::size_t,
                                  const std::vector<float>&, const std::vector<float>&);
 template std::vector<double> gemm(Context&, GemmKernel, std::size_t, std::size_t, std::size_t,
                                   const std::vector<double>&, const std::vector<double>&);
+template std::vector<float> gemm(Context&, GemmKernel, std::size_t, std::size_t, std::size_t,
+                                 const std::vector<float>&, const std::vector<float>&, const GemmTuning&);
+template std::vector<double> gemm(Context&, GemmKernel, std::size_t, std::size_t, std::size_t,
+                                  const std::vector<double>&, const std::vector<double>&, const GemmTuning&);
 template std::vector<float> gemmReference(std::size_t, std::size_t, std::size_t, const std::vector<float>&,
                                           const std::vector<float>&);
 template std::vector<double> gemmReference(std::size_t, std::size_t, std::size_t, const std::vector<double>&,

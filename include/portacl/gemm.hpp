@@ -1,4 +1,4 @@
-// The matrix product C = A * B of the lecture (row-major, A: M x K, B: K x N), as three kernels.
+// The matrix product C = A·B of the lecture (row-major, A: M x K, B: K x N), as three kernels.
 #pragma once
 
 #include <string>
@@ -17,14 +17,37 @@ enum class GemmKernel {
 GemmKernel parseGemmKernel(const std::string& name);  // "direct", "tiled", "register-blocked"
 const char* gemmKernelName(GemmKernel k);
 
-// Enqueues C = A * B on device buffers of `element` precision.
+// The tunables of the tiled and register-blocked kernels, read from the [gemm] section of a tuning
+// profile (docs/gemm.md lists the keys). A work-group of (tileN/wptN) x (tileM/wptM) work-items
+// computes a tileM x tileN block of C, each work-item wptM x wptN outputs in registers.
+struct GemmTuning {
+    int tile = 16;          // the slides' tiled kernel: square tiles
+    int tileM = 64, tileN = 64, tileK = 16;
+    int wptM = 4, wptN = 4;
+    int unrollK = 16;       // unroll depth of the loop over one tile's K (tileK: full)
+    bool warpTile = false;  // warps of 8 x 4 work-items instead of rows of work-items
+    bool doubleBuffer = true;  // two local tiles, one barrier per K-step
+    std::string buildOptions;  // compiler options for this kernel alone (e.g. -cl-nv-maxrregcount=128)
+};
+
+// The [gemm] values of `profile` for one precision ("<key>_double" overrides "<key>" for double).
+// Throws portacl::Error naming the profile when the sizes do not fit together.
+GemmTuning gemmTuning(const TuningProfile& profile, Precision element);
+
+// Enqueues C = A * B on device buffers of `element` precision, tuned by the context's profile.
 void gemm(Context& ctx, Precision element, GemmKernel kernel, std::size_t M, std::size_t N, std::size_t K,
           const cl::Buffer& A, const cl::Buffer& B, const cl::Buffer& C);
+// The same with explicit tunables (another device's profile, a sweep).
+void gemm(Context& ctx, Precision element, GemmKernel kernel, std::size_t M, std::size_t N, std::size_t K,
+          const cl::Buffer& A, const cl::Buffer& B, const cl::Buffer& C, const GemmTuning& tuning);
 
 // Host convenience: uploads, multiplies, downloads.
 template <typename T>
 std::vector<T> gemm(Context& ctx, GemmKernel kernel, std::size_t M, std::size_t N, std::size_t K,
                     const std::vector<T>& A, const std::vector<T>& B);
+template <typename T>
+std::vector<T> gemm(Context& ctx, GemmKernel kernel, std::size_t M, std::size_t N, std::size_t K,
+                    const std::vector<T>& A, const std::vector<T>& B, const GemmTuning& tuning);
 
 // The serial C++ reference (i-k-j loop order), accumulating in T.
 template <typename T>
