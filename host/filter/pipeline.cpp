@@ -8,6 +8,7 @@
 
 #include "filter/filter_internal.hpp"
 #include "filter/planes.hpp"
+#include "filter/strip.hpp"
 #include "portacl/error.hpp"
 #include "portacl/filter.hpp"
 
@@ -48,6 +49,8 @@ struct Pipeline::Impl {
     std::map<std::string, cl::Buffer> constants;  // weights uploaded once per operation
     int tx = 16, ty = 16, px = 1;
     bool fusedSeparable = false;  // integer rank-1 masks: both passes in one kernel
+    bool strip = false;           // 8-bit planes: the register path (cl/filter_strip.cl) where it applies
+    StripLayout stripLinear, stripMedian;
 
     Impl(Context& c, std::vector<Operation> o, Options opt) : ctx(c), ops(std::move(o)), options(opt) {
         ctx.requirePrecision(options.precision == Precision::Double ? Precision::Double : Precision::Float);
@@ -55,13 +58,34 @@ struct Pipeline::Impl {
         // below the other; CPUs (PoCL): square tiles, one output per work-item (PoCL vectorises across
         // work-items).
         const bool gpu = ctx.device().isGpu;
-        tx = static_cast<int>(ctx.tuning().getInt("filter", "tile_x", gpu ? 32 : 16));
-        ty = static_cast<int>(ctx.tuning().getInt("filter", "tile_y", gpu ? 8 : 16));
-        px = static_cast<int>(ctx.tuning().getInt("filter", "pixels_per_item", gpu ? 4 : 1));
-        fusedSeparable = ctx.tuning().getInt("filter", "fused_separable", gpu ? 1 : 0) != 0;
+        tx = setting("tile_x", gpu ? 32 : 16);
+        ty = setting("tile_y", gpu ? 8 : 16);
+        px = setting("pixels_per_item", gpu ? 4 : 1);
+        fusedSeparable = setting("fused_separable", gpu ? 1 : 0) != 0;
         if (tx < 1 || ty < 1 || px < 1 || static_cast<std::size_t>(tx * ty) > ctx.device().maxWorkGroupSize)
             throw Error("the [filter] tile of the tuning profile " + ctx.tuning().name + " (" + std::to_string(tx) + "x" +
                         std::to_string(ty) + ") does not fit a work-group of this device.");
+        // The register path: on GPUs by default (CPUs vectorise the tile kernels across work-items).
+        strip = setting("strip", gpu ? 1 : 0) != 0;
+        stripLinear.width = setting("strip_width", 16);
+        stripLinear.rows = setting("strip_rows", 8);
+        stripLinear.groupX = stripMedian.groupX = setting("strip_group_x", 32);
+        stripLinear.groupY = stripMedian.groupY = setting("strip_group_y", 2);
+        stripMedian.width = setting("median_strip_width", stripLinear.width);
+        stripMedian.rows = setting("median_strip_rows", 2);
+        for (const StripLayout* l : {&stripLinear, &stripMedian})
+            if ((l->width != 4 && l->width != 8 && l->width != 16) || l->rows < 1 || l->rows > 64 || l->groupX < 1 || l->groupY < 1 ||
+                static_cast<std::size_t>(l->groupX * l->groupY) > ctx.device().maxWorkGroupSize)
+                throw Error("the [filter] strip layout of the tuning profile " + ctx.tuning().name + " (strips of " + std::to_string(l->width) +
+                            " x " + std::to_string(l->rows) + ", work-groups of " + std::to_string(l->groupX) + " x " +
+                            std::to_string(l->groupY) + ") is not one this device can run (strip widths 4, 8 or 16).");
+    }
+
+    // A [filter] setting: the options' override, else the device profile's, else the default.
+    int setting(const std::string& key, int fallback) const {
+        const auto it = options.tuning.find(key);
+        if (it != options.tuning.end()) return static_cast<int>(it->second);
+        return static_cast<int>(ctx.tuning().getInt("filter", key, fallback));
     }
 
     Precision real() const { return options.precision == Precision::Double ? Precision::Double : Precision::Float; }
@@ -126,8 +150,29 @@ struct Pipeline::Impl {
         return bytes;
     }
 
+    // The register path over one 8-bit plane (the caller checked that it takes the operation).
+    DevicePlane stripPass(const DevicePlane& in, const std::string& defines, const StripLayout& layout) {
+        cl::Kernel& k = kernel("filter_strip.cl", "filter_strip", defines);
+        DevicePlane out{ctx.buffer(planeBytes(in.type), "filtered plane"), in.type};
+        k.setArg(0, in.buffer);
+        k.setArg(1, out.buffer);
+        k.setArg(2, static_cast<cl_int>(width));
+        k.setArg(3, static_cast<cl_int>(height));
+        k.setArg(4, static_cast<cl_int>(options.border));
+        k.setArg(5, static_cast<cl_int>(saturate(options.borderValue, in.type)));
+        const std::size_t items = (static_cast<std::size_t>(width) + layout.width - 1) / layout.width;
+        const std::size_t rows = (static_cast<std::size_t>(height) + layout.rows - 1) / layout.rows;
+        ctx.launch(k, cl::NDRange(roundUp(items, layout.groupX), roundUp(rows, layout.groupY)), cl::NDRange(layout.groupX, layout.groupY));
+        return out;
+    }
+
     // One window kernel over one plane.
     DevicePlane window(const DevicePlane& in, const Operation& op, std::size_t opIndex) {
+        if (strip) {
+            const StripLayout& layout = op.kind == Operation::Kind::Median ? stripMedian : stripLinear;
+            const std::string defines = stripDefines(op, in.type, width, layout);
+            if (!defines.empty()) return stripPass(in, defines, layout);
+        }
         const io::PixelType outT = outputType(op, in.type);
         int opCode = 1, rx = op.width / 2, ry = op.height / 2;
         if (op.kind == Operation::Kind::Median) opCode = 2;

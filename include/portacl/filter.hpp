@@ -6,6 +6,7 @@
 // operations. docs/filter.md defines each operation, the borders and the tolerances.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,6 +69,9 @@ struct Options {
     Border border = Border::Reflect101;
     double borderValue = 0;               // the constant border's value
     Precision precision = Precision::Float;  // arithmetic of float images (integer images are exact)
+    // [filter] tuning keys ("strip", "strip_width", ...; docs/filter.md) that take precedence over
+    // the device's profile: for tests and experiments, empty otherwise.
+    std::map<std::string, long> tuning;
 };
 
 // Serial C++ reference: the operations in order, one channel at a time (alpha passes through).

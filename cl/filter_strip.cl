@@ -1,0 +1,337 @@
+// The register path of 8-bit planes (host/filter/strip.cpp says which operations it takes): each
+// work-item computes a strip of SW outputs side by side on each of RPI rows. It reads the
+// RPI + 2 RY input rows its windows need once, as SW-byte vectors (plus RX bytes on either side),
+// and keeps them in registers; nothing goes through local memory. Work-items whose rows and side
+// bytes all lie inside the image load them plainly; the others gather every byte through the
+// border rule (BORDER is a kernel argument here: only those edge work-items read it).
+//   OP 1  linear, masks of KW x KH (1 or 3 each), NMASK of them (1 or 2), combined by COMBINE
+//         (0 single, 1 L1, 2 L2, 4 x, 5 y, 6 max). Each mask row is a multiple of one of NBASE
+//         base rows (BASES); every input row's base sums are taken once and shared by the masks and
+//         by the KH outputs whose windows hold the row. Exact 32-bit integers (the host proves the
+//         bounds), the same values as the serial reference's sums in any order.
+//   OP 2  median of 3x3 or 5x5. Each column of the window is sorted once and shared by the KW
+//         outputs beside each other that hold it; two outputs one below the other share the sort
+//         of their KH - 1 common rows. 3x3: the median of (largest column minimum, median of the
+//         column medians, smallest column maximum). 5x5: columns merged in pairs (each pair shared
+//         by two outputs), two pairs merged into the ranks 7..12 of twenty, and rank 12 of those
+//         with the fifth column: about 90 min/max per output instead of about 210.
+// Defines: SW (4, 8 or 16), RPI, GX, GY (work-group), KW, KH, RX = KW/2, RY = KH/2, OP, ALIGNED
+// (the width is a multiple of SW: whole-vector loads and stores); OP 1: NMASK, COMBINE, NBASE,
+// BASES (NBASE x KW), ROW_BASE and ROW_SCALE (NMASK x KH: base of each mask row, -1 for a zero row,
+// and its multiple), DIV_MODE (0 none, 1 shift by DIV_SHIFT, 2 unsigned division: (2 v + DIV_BIAS)
+// / DIV_2D - DIV_K), CLAMP_LO, CLAMP_HI (the result can leave [0, 255]).
+#include "common/real.h"
+#include "common/filter_networks.h"
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+typedef CAT(uchar, SW) pix_t;
+
+#define NC (SW + 2 * RX)   // input columns of a strip
+#define NR (RPI + 2 * RY)  // input rows of a strip
+
+#if SW == 16
+#define PACK(a, o)                                                                                            \
+    ((uchar16)(a[(o) + 0], a[(o) + 1], a[(o) + 2], a[(o) + 3], a[(o) + 4], a[(o) + 5], a[(o) + 6], a[(o) + 7], \
+               a[(o) + 8], a[(o) + 9], a[(o) + 10], a[(o) + 11], a[(o) + 12], a[(o) + 13], a[(o) + 14], a[(o) + 15]))
+inline uchar strip_lane(const pix_t p, const int i) {
+    switch (i) {
+        case 0: return p.s0;
+        case 1: return p.s1;
+        case 2: return p.s2;
+        case 3: return p.s3;
+        case 4: return p.s4;
+        case 5: return p.s5;
+        case 6: return p.s6;
+        case 7: return p.s7;
+        case 8: return p.s8;
+        case 9: return p.s9;
+        case 10: return p.sa;
+        case 11: return p.sb;
+        case 12: return p.sc;
+        case 13: return p.sd;
+        case 14: return p.se;
+        default: return p.sf;
+    }
+}
+#elif SW == 8
+#define PACK(a, o) ((uchar8)(a[(o) + 0], a[(o) + 1], a[(o) + 2], a[(o) + 3], a[(o) + 4], a[(o) + 5], a[(o) + 6], a[(o) + 7]))
+inline uchar strip_lane(const pix_t p, const int i) {
+    switch (i) {
+        case 0: return p.s0;
+        case 1: return p.s1;
+        case 2: return p.s2;
+        case 3: return p.s3;
+        case 4: return p.s4;
+        case 5: return p.s5;
+        case 6: return p.s6;
+        default: return p.s7;
+    }
+}
+#elif SW == 4
+#define PACK(a, o) ((uchar4)(a[(o) + 0], a[(o) + 1], a[(o) + 2], a[(o) + 3]))
+inline uchar strip_lane(const pix_t p, const int i) {
+    switch (i) {
+        case 0: return p.s0;
+        case 1: return p.s1;
+        case 2: return p.s2;
+        default: return p.s3;
+    }
+}
+#else
+#error "SW must be 4, 8 or 16"
+#endif
+
+#if ALIGNED
+#define LOAD_ROW(p) (*(__global const pix_t*)(p))
+#define STORE_ROW(v, p) (*(__global pix_t*)(p) = (v))
+#else
+#define LOAD_ROW(p) CAT(vload, SW)(0, (p))
+#define STORE_ROW(v, p) CAT(vstore, SW)((v), 0, (p))
+#endif
+
+// Input column c (0 .. NC-1, from x0 - RX) of strip row j, as int: side bytes or a vector lane.
+#define PIX(j, c) ((c) < RX ? (int)side[j][(c)] : (c) < RX + SW ? (int)strip_lane(rows[j], (c) - RX) : (int)side[j][(c) - SW])
+
+// OpenCV's border rules as in common/filter_common.h, with the mode as a value.
+inline int strip_border_index(int p, const int n, const int mode) {
+    if (p >= 0 && p < n) return p;
+    if (mode == 0) return -1;
+    if (mode == 1) return p < 0 ? 0 : n - 1;
+    if (mode == 4) return ((p % n) + n) % n;
+    if (n == 1) return 0;
+    const int delta = mode == 3 ? 1 : 0;
+    while (p < 0 || p >= n) p = p < 0 ? -p - 1 + delta : 2 * n - p - 1 - delta;
+    return p;
+}
+
+#if OP == 1
+// The divisor's rounding (halves up) of a Single mask's sum.
+inline int strip_divide(const int v) {
+#if DIV_MODE == 0
+    return v;
+#elif DIV_MODE == 1
+    return (v + (1 << (DIV_SHIFT - 1))) >> DIV_SHIFT;  // arithmetic shift: floor, also below zero
+#else
+    // floor((2v + d) / 2d) with 2dK added to make the dividend non-negative: an unsigned division
+    // by a constant (a multiplication); the host proved 0 <= 2v + DIV_BIAS < 2^32.
+    return (int)(((uint)v * 2u + (uint)DIV_BIAS) / (uint)DIV_2D) - DIV_K;
+#endif
+}
+
+// round(sqrt(n)) for 0 <= n < 2^29: the float root is within one of it.
+inline int strip_round_sqrt(const int n) {
+    int r = (int)sqrt((float)n);
+    if ((2 * r + 1) * (2 * r + 1) <= 4 * n) ++r;
+    else if (r > 0 && (2 * r - 1) * (2 * r - 1) > 4 * n) --r;
+    return r;
+}
+
+inline uchar strip_combine(const int g0, const int g1) {
+#if COMBINE == 0
+    int v = strip_divide(g0);
+#elif COMBINE == 1
+    int v = (int)abs(g0) + (int)abs(g1);
+#elif COMBINE == 2
+    int v = strip_round_sqrt(g0 * g0 + g1 * g1);
+#elif COMBINE == 4
+    int v = g0;
+#elif COMBINE == 5
+    int v = g1;
+#elif COMBINE == 6
+    int v = max(g0, g1);
+#endif
+#if CLAMP_LO
+    v = max(v, 0);
+#endif
+#if CLAMP_HI
+    v = min(v, 255);
+#endif
+    return (uchar)v;
+}
+#endif
+
+__kernel __attribute__((reqd_work_group_size(GX, GY, 1)))
+void filter_strip(__global const uchar* src, __global uchar* dst, const int w, const int h, const int border,
+                  const int outsideValue) {
+    const int x0 = (int)get_global_id(0) * SW, y0 = (int)get_global_id(1) * RPI;
+    if (x0 >= w || y0 >= h) return;
+
+    // The strip's input: NR rows of SW bytes from x0, and RX bytes on either side of each
+    // (side[j][0..RX-1] left of x0, side[j][RX..2RX-1] right of x0 + SW - 1).
+    pix_t rows[NR];
+    uchar side[NR][2 * RX + 1];
+    if (x0 >= RX && x0 + SW + RX <= w && y0 >= RY && y0 + RPI + RY <= h) {
+#pragma unroll
+        for (int j = 0; j < NR; ++j) {
+            __global const uchar* p = src + (y0 - RY + j) * w + x0;
+            rows[j] = LOAD_ROW(p);
+#pragma unroll
+            for (int k = 0; k < RX; ++k) {
+                side[j][k] = p[k - RX];
+                side[j][RX + k] = p[SW + k];
+            }
+        }
+    } else {
+        int xs[NC];
+#pragma unroll
+        for (int c = 0; c < NC; ++c) xs[c] = strip_border_index(x0 - RX + c, w, border);
+#pragma unroll
+        for (int j = 0; j < NR; ++j) {
+            const int yi = strip_border_index(y0 - RY + j, h, border);
+            uchar t[NC];
+#pragma unroll
+            for (int c = 0; c < NC; ++c) t[c] = (yi < 0 || xs[c] < 0) ? (uchar)outsideValue : src[yi * w + xs[c]];
+            rows[j] = PACK(t, RX);
+#pragma unroll
+            for (int k = 0; k < RX; ++k) {
+                side[j][k] = t[k];
+                side[j][RX + k] = t[RX + SW + k];
+            }
+        }
+    }
+    const bool wholeStrip = x0 + SW <= w;
+
+#if OP == 1
+    const int bases[NBASE * KW] = {BASES};
+    const int rowBase[NMASK * KH] = {ROW_BASE};
+    const int rowScale[NMASK * KH] = {ROW_SCALE};
+    // acc[m][r][i]: mask m's sum of output row r, lane i; a row is finished when its last input
+    // row has been added, and stored at once.
+    int acc[NMASK][RPI][SW];
+#pragma unroll
+    for (int j = 0; j < NR; ++j) {
+        int hb[NBASE][SW];
+#pragma unroll
+        for (int b = 0; b < NBASE; ++b)
+#pragma unroll
+            for (int i = 0; i < SW; ++i) {
+                int s = 0;
+#pragma unroll
+                for (int dx = 0; dx < KW; ++dx) s += bases[b * KW + dx] * PIX(j, i + dx);
+                hb[b][i] = s;
+            }
+#pragma unroll
+        for (int dy = 0; dy < KH; ++dy) {
+            const int r = j - dy;
+            if (r < 0 || r >= RPI) continue;
+#pragma unroll
+            for (int m = 0; m < NMASK; ++m) {
+                const int bi = rowBase[m * KH + dy];
+#pragma unroll
+                for (int i = 0; i < SW; ++i) {
+                    if (dy == 0) acc[m][r][i] = 0;
+                    if (bi >= 0) acc[m][r][i] += rowScale[m * KH + dy] * hb[bi][i];
+                }
+            }
+            if (dy == KH - 1 && y0 + r < h) {
+                uchar o[SW];
+#pragma unroll
+                for (int i = 0; i < SW; ++i) {
+#if NMASK > 1
+                    o[i] = strip_combine(acc[0][r][i], acc[1][r][i]);
+#else
+                    o[i] = strip_combine(acc[0][r][i], 0);
+#endif
+                }
+                __global uchar* d = dst + (y0 + r) * w + x0;
+                if (wholeStrip) {
+                    STORE_ROW(PACK(o, 0), d);
+                } else {
+#pragma unroll
+                    for (int i = 0; i < SW; ++i)
+                        if (x0 + i < w) d[i] = o[i];
+                }
+            }
+        }
+    }
+
+#elif OP == 2 && KW == 3
+    // Output rows in pairs (r, r+1): rows r+1, r+2 are in both windows; each window adds its own
+    // (r, or r+3). A last single row when RPI is odd.
+#pragma unroll
+    for (int r = 0; r < RPI; r += 2) {
+        const bool pair = r + 1 < RPI;
+        int lo[2][NC], md[2][NC], hi[2][NC];
+        uchar o[2][SW];
+#pragma unroll
+        for (int c = 0; c < NC; ++c) {
+            const int a = min(PIX(r + 1, c), PIX(r + 2, c)), b = max(PIX(r + 1, c), PIX(r + 2, c));
+#pragma unroll
+            for (int s = 0; s < 2; ++s) {
+                if (s == 1 && !pair) continue;
+                const int x = PIX(r + 3 * s, c);
+                lo[s][c] = min(a, x);
+                hi[s][c] = max(b, x);
+                md[s][c] = max(a, min(b, x));
+            }
+            if (c >= 2) {
+                const int i = c - 2;
+#pragma unroll
+                for (int s = 0; s < 2; ++s) {
+                    if (s == 1 && !pair) continue;
+                    const int mx = max(max(lo[s][i], lo[s][i + 1]), lo[s][i + 2]);
+                    const int mn = min(min(hi[s][i], hi[s][i + 1]), hi[s][i + 2]);
+                    const int mm = NET_MED3(md[s][i], md[s][i + 1], md[s][i + 2]);
+                    o[s][i] = (uchar)NET_MED3(mx, mm, mn);
+                }
+            }
+        }
+#pragma unroll
+        for (int s = 0; s < 2; ++s) {
+            if ((s == 1 && !pair) || y0 + r + s >= h) continue;
+            __global uchar* d = dst + (y0 + r + s) * w + x0;
+            if (wholeStrip) {
+                STORE_ROW(PACK(o[s], 0), d);
+            } else {
+#pragma unroll
+                for (int i = 0; i < SW; ++i)
+                    if (x0 + i < w) d[i] = o[s][i];
+            }
+        }
+    }
+
+#elif OP == 2 && KW == 5
+    // Output rows in pairs (r, r+1): the four common rows r+1 .. r+4 of each column sorted once,
+    // then each window's own row (r, or r+5) inserted. Going left to right, column c completes the
+    // pair merge of columns c-1, c, and the output c-4, whose window's columns are c-4 .. c.
+#pragma unroll
+    for (int r = 0; r < RPI; r += 2) {
+        const bool pair = r + 1 < RPI;
+        int col[2][NC][5], pr[2][NC][10];
+        uchar o[2][SW];
+#pragma unroll
+        for (int c = 0; c < NC; ++c) {
+            int s4[4] = {PIX(r + 1, c), PIX(r + 2, c), PIX(r + 3, c), PIX(r + 4, c)};
+            NET_SORT4(s4);
+#pragma unroll
+            for (int s = 0; s < 2; ++s) {
+                if (s == 1 && !pair) continue;
+                const int own = PIX(r + 5 * s, c);
+                NET_INSERT4(s4, own, col[s][c]);
+                if (c >= 1) NET_MERGE55(col[s][c - 1], col[s][c], pr[s][c - 1]);
+                if (c >= 4) {
+                    const int i = c - 4;
+                    int mid[6];
+                    NET_MERGE1010_MID(pr[s][i], pr[s][i + 2], mid);
+                    o[s][i] = (uchar)NET_MED25_FINAL(mid, col[s][c]);
+                }
+            }
+        }
+#pragma unroll
+        for (int s = 0; s < 2; ++s) {
+            if ((s == 1 && !pair) || y0 + r + s >= h) continue;
+            __global uchar* d = dst + (y0 + r + s) * w + x0;
+            if (wholeStrip) {
+                STORE_ROW(PACK(o[s], 0), d);
+            } else {
+#pragma unroll
+                for (int i = 0; i < SW; ++i)
+                    if (x0 + i < w) d[i] = o[s][i];
+            }
+        }
+    }
+#else
+#error "filter_strip: unsupported OP / window"
+#endif
+}

@@ -1,0 +1,141 @@
+// What the register path of 8-bit planes takes, and its defines: the layout, the window, and for
+// linear masks their rows as multiples of shared base rows, the divisor's rounding and whether the
+// result needs clamping, all from bounds the integer plan proves.
+#include "filter/strip.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <numeric>
+#include <sstream>
+#include <vector>
+
+#include "filter/filter_internal.hpp"
+
+namespace portacl::filter {
+namespace {
+
+std::string list(const std::vector<std::int64_t>& v) {
+    std::ostringstream s;
+    for (std::size_t i = 0; i < v.size(); ++i) s << (i ? "," : "") << v[i];
+    return s.str();
+}
+
+// The linear defines, or "" when a bound does not fit the kernel's 32-bit arithmetic.
+std::string linearDefines(const Operation& op) {
+    const IntegerPlan plan = planInteger(op, io::PixelType::U8);
+    const int kw = op.width, kh = op.height, nmask = static_cast<int>(plan.masks.size());
+    const std::int64_t two31 = std::int64_t(1) << 31, two32 = std::int64_t(1) << 32;
+    // Each mask's sums lie in [lo, hi]; every partial sum within +-a.
+    std::vector<std::int64_t> lo(nmask), hi(nmask), a(nmask);
+    for (int m = 0; m < nmask; ++m) {
+        for (auto w : plan.masks[m]) {
+            (w < 0 ? lo[m] : hi[m]) += 255 * static_cast<std::int64_t>(w);
+            a[m] += 255 * std::llabs(static_cast<std::int64_t>(w));
+        }
+        if (a[m] >= two31) return "";
+    }
+    // Mask rows as multiples of base rows (gcd out, first non-zero entry positive).
+    std::vector<std::vector<std::int64_t>> bases;
+    std::vector<std::int64_t> rowBase, rowScale;
+    for (int m = 0; m < nmask; ++m)
+        for (int dy = 0; dy < kh; ++dy) {
+            std::vector<std::int64_t> row(plan.masks[m].begin() + dy * kw, plan.masks[m].begin() + (dy + 1) * kw);
+            std::int64_t g = 0, sign = 0;
+            for (auto v : row) {
+                g = std::gcd(g, std::llabs(v));
+                if (sign == 0 && v != 0) sign = v < 0 ? -1 : 1;
+            }
+            if (g == 0) {
+                rowBase.push_back(-1);
+                rowScale.push_back(0);
+                continue;
+            }
+            for (auto& v : row) v /= sign * g;
+            const auto it = std::find(bases.begin(), bases.end(), row);
+            rowBase.push_back(it - bases.begin());
+            if (it == bases.end()) bases.push_back(row);
+            rowScale.push_back(sign * g);
+        }
+    if (bases.empty()) bases.push_back(std::vector<std::int64_t>(kw, 0));  // an all-zero mask
+    std::vector<std::int64_t> flatBases;
+    for (const auto& b : bases) flatBases.insert(flatBases.end(), b.begin(), b.end());
+
+    std::ostringstream d;
+    std::int64_t outLo = 0, outHi = 0;
+    int mode = 0, shift = 0;
+    std::int64_t div2 = 1, bias = 0, k = 0;
+    switch (op.combine) {
+        case Combine::Single: {
+            if (nmask != 1) return "";
+            const std::int64_t dv = plan.divisor;
+            if (dv == 1) {
+                mode = 0;
+            } else if ((dv & (dv - 1)) == 0) {
+                mode = 1;
+                while ((std::int64_t(1) << shift) < dv) ++shift;
+                if (a[0] + dv / 2 >= two31) return "";
+            } else {
+                mode = 2;
+                k = (a[0] + dv - 1) / dv;
+                bias = dv + 2 * dv * k;
+                div2 = 2 * dv;
+                if (2 * a[0] + bias >= two32 || div2 >= two32 || k >= two31) return "";
+            }
+            outLo = roundDiv(lo[0], dv);
+            outHi = roundDiv(hi[0], dv);
+            break;
+        }
+        case Combine::L1:
+            if (nmask != 2 || a[0] + a[1] >= two31) return "";
+            outHi = a[0] + a[1];
+            break;
+        case Combine::L2:
+            if (nmask != 2 || 4 * (a[0] * a[0] + a[1] * a[1]) >= two31) return "";
+            outHi = roundSqrt(a[0] * a[0] + a[1] * a[1]);
+            break;
+        case Combine::X:
+        case Combine::Y: {
+            if (nmask != 2) return "";
+            const int m = op.combine == Combine::X ? 0 : 1;
+            outLo = lo[m];
+            outHi = hi[m];
+            break;
+        }
+        case Combine::Max:
+            if (nmask != 2) return "";
+            outLo = std::max(lo[0], lo[1]);
+            outHi = std::max(hi[0], hi[1]);
+            break;
+        default:
+            return "";  // float outputs (direction, compass index)
+    }
+    d << " -D OP=1 -D NMASK=" << nmask << " -D COMBINE=" << static_cast<int>(op.combine) << " -D NBASE=" << bases.size()
+      << " -D BASES=" << list(flatBases) << " -D ROW_BASE=" << list(rowBase) << " -D ROW_SCALE=" << list(rowScale)
+      << " -D DIV_MODE=" << mode << " -D DIV_SHIFT=" << shift << " -D DIV_2D=" << div2 << "u -D DIV_BIAS=" << bias
+      << "u -D DIV_K=" << k << " -D CLAMP_LO=" << (outLo < 0 ? 1 : 0) << " -D CLAMP_HI=" << (outHi > 255 ? 1 : 0);
+    return d.str();
+}
+
+}  // namespace
+
+std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, const StripLayout& layout) {
+    if (in != io::PixelType::U8 || outputType(op, in) != io::PixelType::U8) return "";
+    std::string specific;
+    if (op.kind == Operation::Kind::Linear) {
+        const bool small = (op.width == 1 || op.width == 3) && (op.height == 1 || op.height == 3);
+        if (!small || !op.rowFactor.empty() || op.masks.empty() || op.masks.size() > 2) return "";
+        specific = linearDefines(op);
+    } else if (op.kind == Operation::Kind::Median) {
+        if (op.width != op.height || (op.width != 3 && op.width != 5)) return "";
+        specific = " -D OP=2";
+    }
+    if (specific.empty()) return "";
+    std::ostringstream d;
+    d << "-D SW=" << layout.width << " -D RPI=" << layout.rows << " -D GX=" << layout.groupX << " -D GY=" << layout.groupY
+      << " -D KW=" << op.width << " -D KH=" << op.height << " -D RX=" << op.width / 2 << " -D RY=" << op.height / 2
+      << " -D ALIGNED=" << (imageWidth % layout.width == 0 ? 1 : 0) << specific;
+    return d.str();
+}
+
+}  // namespace portacl::filter

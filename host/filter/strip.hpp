@@ -1,0 +1,22 @@
+// The register path of 8-bit planes (cl/filter_strip.cl): which operations it takes, and the
+// defines that specialise the kernel to one of them.
+#pragma once
+
+#include <string>
+
+#include "portacl/filter.hpp"
+
+namespace portacl::filter {
+
+// One work-item's strip: `width` outputs side by side (4, 8 or 16) on each of `rows` rows; a
+// work-group of groupX x groupY work-items.
+struct StripLayout {
+    int width = 16, rows = 4, groupX = 32, groupY = 2;
+};
+
+// The kernel's defines for `op` on a plane of type `in` that is `imageWidth` wide, or "" when the
+// strip path does not take it: other depths; linear masks larger than 3x3, separable, with float
+// output or more than two masks, or whose sums could leave 32 bits; medians other than 3x3 and 5x5.
+std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, const StripLayout& layout);
+
+}  // namespace portacl::filter
