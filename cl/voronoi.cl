@@ -14,13 +14,19 @@
 #ifndef VOR_WIDE
 #define VOR_WIDE 64  // work-items per search in the wide kernels (a power of two)
 #endif
+#ifndef VOR_NARROW_LIMIT
+#define VOR_NARROW_LIMIT 512  // a narrow search's retry runs at once when its box holds at most this many balls
+#endif
+// Passes of a wide search: the first radius, a wider one, every ball (Tracer::solve does the same).
+#define VOR_WIDE_PASSES 3
 
 // One search in progress: its frame, start, candidate box (in grid cells) and state.
 typedef struct {
     vor_frame f;
     vor_search q;
     real4 c1, st;
-    real t0, s0, R;
+    real t0, s0, R, h;
+    real p[3], gl[3];  // the start centre and the grid origin (absolute)
     int4 task;
     int flag;        // float cannot be trusted with this search
     int valid;       // the three balls have an edge
@@ -37,6 +43,36 @@ typedef struct {
 #define VOR_PASS                                                                                              \
     first, tasks, taskFrame, starts, radii, balls, cellStart, cellBalls, cellIndex, frameGrid, frameDims,    \
         frameOffsets, frameRmax, tieEps, flagTol, answer
+
+// The candidate box of search radius R (balls within R of the start vertex's centre; every ball from
+// VOR_ALL_BALLS on), and the search started afresh. Returns how many balls the box holds (what the
+// host's candidateCount gives). With flagTol > 0, sets the flag when a box face is so near a cell
+// boundary that float may take another box than double (the count decides where a retry runs).
+static int edge_box(vor_edge* e, const real R, __global const int* cellStart, const real flagTol) {
+    e->R = R;
+    vor_search_init(&e->q, e->q.x0, e->q.dir, e->q.tieEps, e->q.grazeTol, e->q.startBall);
+    for (int a = 0; a < 3; ++a) {
+        if (R >= VOR_ALL_BALLS) {
+            e->lo[a] = 0;
+            e->hi[a] = e->dm[a] - 1;
+            continue;
+        }
+        const real l = (e->p[a] - R - e->gl[a]) / e->h, u = (e->p[a] + R - e->gl[a]) / e->h;
+        e->lo[a] = l < 0 ? 0 : (l >= e->dm[a] ? e->dm[a] : (int)l);
+        e->hi[a] = u < 0 ? -1 : (u >= e->dm[a] - 1 ? e->dm[a] - 1 : (int)u);
+        if (flagTol > 0 && (fabs(l - round(l)) < flagTol * (1 + fabs(l)) || fabs(u - round(u)) < flagTol * (1 + fabs(u))))
+            e->flag = 1;
+    }
+    if (!cellStart || e->lo[0] > e->hi[0]) return 0;
+    cellStart += e->startBase;
+    int count = 0;
+    for (int z = e->lo[2]; z <= e->hi[2]; ++z)
+        for (int y = e->lo[1]; y <= e->hi[1]; ++y) {
+            const int row = (z * e->dm[1] + y) * e->dm[0];
+            count += cellStart[row + e->hi[0] + 1] - cellStart[row + e->lo[0]];
+        }
+    return count;
+}
 
 // Sets up the search of task i (the wave's task first + item): frame, start direction, candidate box.
 static void edge_begin(const uint i, VOR_ARGS, vor_edge* e) {
@@ -74,20 +110,10 @@ static void edge_begin(const uint i, VOR_ARGS, vor_edge* e) {
     if (slope < flagTol) e->flag = 1;
     vor_search_init(&e->q, vor_param(f, t0, s0), dir, tieEps, flagTol > 0 ? flagTol : tieEps, task.w);
 
-    const real R = radii[i];
-    e->R = R;
-    // Candidates: balls within R of the start vertex's centre.
-    const real p[3] = {c1.x + st.x, c1.y + st.y, c1.z + st.z}, gl[3] = {grid.x, grid.y, grid.z};
-    for (int a = 0; a < 3; ++a) {
-        if (R >= VOR_ALL_BALLS) {
-            e->lo[a] = 0;
-            e->hi[a] = e->dm[a] - 1;
-            continue;
-        }
-        const real l = (p[a] - R - gl[a]) / h, u = (p[a] + R - gl[a]) / h;
-        e->lo[a] = l < 0 ? 0 : (l >= e->dm[a] ? e->dm[a] : (int)l);
-        e->hi[a] = u < 0 ? -1 : (u >= e->dm[a] - 1 ? e->dm[a] - 1 : (int)u);
-    }
+    e->p[0] = c1.x + st.x, e->p[1] = c1.y + st.y, e->p[2] = c1.z + st.z;
+    e->gl[0] = grid.x, e->gl[1] = grid.y, e->gl[2] = grid.z;
+    e->h = h;
+    edge_box(e, radii[i], 0, 0);
 }
 
 // Offers the candidates of the box, every `step`-th ball of each row of cells from `offset` on (a row's
@@ -153,54 +179,74 @@ static int edge_decide(const vor_edge* e, __global const real4* frameGrid, __glo
     return flag;
 }
 
-// Writes answer[i]: x the end ball (or -1), y the bits of a float retry radius (0, or the search
-// radius to redo the search with; one array, so a wave's answers come back in one read); returns 1
-// when float cannot be trusted with this search.
-static int edge_finish(const uint i, vor_edge* e, __global const real4* frameGrid, __global const int4* frameDims,
-                       __global const int* taskFrame, __global const real* frameRmax, const real flagTol,
-                       __global int2* answer) {
-    int end = -1;
-    float retry = 0.0f;
-    const int flag = edge_decide(e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, i, &end, &retry);
-    answer[i] = (int2)(end, as_int(retry));
-    return flag;
-}
+// The radius a retry asks for, as the host would search with it (the answer carries it in float).
+static real retry_radius(const float retry) { return retry >= VOR_ALL_BALLS ? (real)(2 * VOR_ALL_BALLS) : (real)retry; }
 
-// One work-item searches task `first + item` alone.
+// One work-item searches task `first + item` alone: a second pass at once when the first asks for a
+// wider search whose box holds at most VOR_NARROW_LIMIT balls (instead of a search in the next wave).
 static int search_edge(const uint item, VOR_ARGS) {
     const uint i = first + item;
     vor_edge e;
     edge_begin(i, VOR_PASS, &e);
+    int end = -1;
+    float retry = 0.0f;
     if (e.valid) edge_scan(&e, 0, 1, cellStart, cellBalls, cellIndex, flagTol);
-    return edge_finish(i, &e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, answer);
+    int flag = edge_decide(&e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, i, &end, &retry);
+    if (e.valid && retry > 0 && retry < VOR_ALL_BALLS &&
+        edge_box(&e, retry_radius(retry), cellStart, flagTol) <= VOR_NARROW_LIMIT) {
+        edge_scan(&e, 0, 1, cellStart, cellBalls, cellIndex, flagTol);
+        retry = 0.0f;
+        flag |= edge_decide(&e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, i, &end, &retry);
+    }
+    answer[i] = (int2)(end, as_int(retry));
+    return flag | e.flag;
 }
 
 // The work-group searches task `first + item` together: each work-item takes every VOR_WIDE-th
 // candidate, the partial searches are merged in local memory (the merge does not depend on the
 // order), and the first work-item finishes the search. Returns the flag (valid in work-item 0).
-static int search_edge_wide(const uint item, VOR_ARGS, __local vor_search* part, __local int* partFlag) {
+// Up to VOR_WIDE_PASSES passes: a retry (a wider search, every ball included) runs at once.
+static int search_edge_wide(const uint item, VOR_ARGS, __local vor_search* part, __local int* partFlag,
+                            __local float* nextRadius) {
     const uint i = first + item;
     const int l = (int)get_local_id(0);
     vor_edge e;
     edge_begin(i, VOR_PASS, &e);
-    if (e.valid) edge_scan(&e, l, VOR_WIDE, cellStart, cellBalls, cellIndex, flagTol);
-    part[l] = e.q;
-    partFlag[l] = e.flag;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int w = VOR_WIDE / 2; w > 0; w >>= 1) {
-        if (l < w) {
-            vor_search a = part[l];
-            const vor_search b = part[l + w];
-            vor_search_merge(&a, &b);
-            part[l] = a;
-            partFlag[l] |= partFlag[l + w];
+    int flag = 0, end = -1;
+    float retry = 0.0f;
+    for (int pass = 0; pass < VOR_WIDE_PASSES; ++pass) {
+        if (pass > 0) {
+            const float R = *nextRadius;  // the same for the whole work-group
+            if (!(R > 0)) break;
+            edge_box(&e, retry_radius(R), 0, 0);
+        }
+        if (e.valid) edge_scan(&e, l, VOR_WIDE, cellStart, cellBalls, cellIndex, flagTol);
+        part[l] = e.q;
+        partFlag[l] = e.flag;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int w = VOR_WIDE / 2; w > 0; w >>= 1) {
+            if (l < w) {
+                vor_search a = part[l];
+                const vor_search b = part[l + w];
+                vor_search_merge(&a, &b);
+                part[l] = a;
+                partFlag[l] |= partFlag[l + w];
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (l == 0) {
+            e.q = part[0];
+            e.flag |= partFlag[0];
+            end = -1;
+            retry = 0.0f;
+            flag |= edge_decide(&e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, i, &end, &retry);
+            *nextRadius = e.valid && pass + 1 < VOR_WIDE_PASSES ? retry : 0.0f;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (l != 0) return 0;
-    e.q = part[0];
-    e.flag = partFlag[0];
-    return edge_finish(i, &e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, answer);
+    answer[i] = (int2)(end, as_int(retry));
+    return flag | e.flag;
 }
 
 __kernel void voronoi_edges_phase1(const uint n, __global uchar* undecided, VOR_ARGS) {
@@ -212,8 +258,9 @@ __kernel void voronoi_edges_phase1(const uint n, __global uchar* undecided, VOR_
 __kernel void voronoi_edges_wide_phase1(const uint n, __global uchar* undecided, VOR_ARGS) {
     __local vor_search part[VOR_WIDE];
     __local int partFlag[VOR_WIDE];
+    __local float nextRadius;
     const uint i = get_group_id(0);
-    const int flag = search_edge_wide(i, VOR_PASS, part, partFlag);
+    const int flag = search_edge_wide(i, VOR_PASS, part, partFlag, &nextRadius);
     if (get_local_id(0) == 0) undecided[i] = (uchar)flag;
 }
 
@@ -229,8 +276,9 @@ __kernel void voronoi_edges_phase2(const uint count, __global const uint* items,
 __kernel void voronoi_edges_wide_phase2(const uint count, __global const uint* items, const uint direct, VOR_ARGS) {
     __local vor_search part[VOR_WIDE];
     __local int partFlag[VOR_WIDE];
+    __local float nextRadius;
     const uint item = two_phase_item(items, direct, get_group_id(0));
     if (item == TWO_PHASE_NO_ITEM) return;  // the same for the whole work-group
-    search_edge_wide(item, VOR_PASS, part, partFlag);
+    search_edge_wide(item, VOR_PASS, part, partFlag, &nextRadius);
 }
 #endif

@@ -378,6 +378,40 @@ EdgeAnswer Tracer::solveSerial(const EdgeTask& task) const {
     return ans;
 }
 
+std::size_t Tracer::candidateCount(const EdgeTask& t) const {
+    const BallGrid& g = grid_;
+    if (t.searchRadius == kUnboundedRadius) return g.cellBalls.size();
+    const Vertex& v = d_.vertices[t.from];
+    const double p[3] = {v.x, v.y, v.z};
+    int a[3], b[3];
+    for (int i = 0; i < 3; ++i) {
+        const double lo = (p[i] - t.searchRadius - g.lo[i]) / g.h, hi = (p[i] + t.searchRadius - g.lo[i]) / g.h;
+        a[i] = lo < 0 ? 0 : (lo >= g.dims[i] ? g.dims[i] : static_cast<int>(lo));
+        b[i] = hi < 0 ? -1 : (hi >= g.dims[i] - 1 ? g.dims[i] - 1 : static_cast<int>(hi));
+    }
+    if (a[0] > b[0]) return 0;
+    std::size_t count = 0;
+    for (int z = a[2]; z <= b[2]; ++z)
+        for (int y = a[1]; y <= b[1]; ++y) {
+            const int row = (z * g.dims[1] + y) * g.dims[0];
+            count += g.cellStart[row + b[0] + 1] - g.cellStart[row + a[0]];
+        }
+    return count;
+}
+
+EdgeAnswer Tracer::solve(const EdgeTask& task, std::size_t narrowLimit) const {
+    const bool wide = candidateCount(task) > narrowLimit;
+    EdgeTask t = task;
+    EdgeAnswer a = solveSerial(t);
+    for (int pass = 1; pass < (wide ? 3 : 2) && a.retryRadius > 0; ++pass) {
+        // The device hands retry radii over in float.
+        t.searchRadius = a.retryRadius == kUnboundedRadius ? kUnboundedRadius : static_cast<float>(a.retryRadius);
+        if (!wide && (t.searchRadius == kUnboundedRadius || candidateCount(t) > narrowLimit)) break;
+        a = solveSerial(t);
+    }
+    return a;
+}
+
 void Tracer::accept(const EdgeTask& task, const EdgeAnswer& answer) { commit(task, answer, resolve(task, answer)); }
 
 ResolvedAnswer Tracer::resolve(const EdgeTask& task, const EdgeAnswer& answer) const {

@@ -95,8 +95,15 @@ public:
     ResolvedAnswer resolve(const EdgeTask& task, const EdgeAnswer& answer) const;
     void commit(const EdgeTask& task, const EdgeAnswer& answer, const ResolvedAnswer& r);
 
-    // The serial search of one edge (double, grid-pruned, with the coverage check).
+    // The serial search of one edge (double, grid-pruned, with the coverage check): one pass.
     EdgeAnswer solveSerial(const EdgeTask& task) const;
+    // A search as the device does it: a task whose box holds at most `narrowLimit` balls (narrow)
+    // takes a second pass at once when the first asks for a wider search of at most that many
+    // balls; a wide one takes up to three passes (a wider radius, then every ball). What is left is
+    // a retry for the next wave.
+    EdgeAnswer solve(const EdgeTask& task, std::size_t narrowLimit) const;
+    // How many balls the task's candidate box holds (the grid cells its search visits).
+    std::size_t candidateCount(const EdgeTask& task) const;
 
     // The frame of a triple and the start (t, s) of a task.
     geom::vor_frame frameOf(const int tri[3]) const;

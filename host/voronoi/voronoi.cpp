@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cmath>
 #include <memory>
 
 #include "portacl/error.hpp"
@@ -68,29 +69,6 @@ struct WaveBuffers {
         answers = ctx.buffer(capacity * sizeof(cl_int2), "voronoi answers");
     }
 };
-
-// How many balls a search's candidate box holds (the grid cells the kernel visits): what decides
-// whether one work-item or a work-group searches it.
-std::size_t candidateCount(const Tracer& tr, const EdgeTask& t) {
-    const BallGrid& g = tr.grid();
-    if (t.searchRadius == kUnboundedRadius) return g.cellBalls.size();
-    const Vertex& v = tr.vertices()[t.from];
-    const double p[3] = {v.x, v.y, v.z};
-    int a[3], b[3];
-    for (int i = 0; i < 3; ++i) {
-        const double lo = (p[i] - t.searchRadius - g.lo[i]) / g.h, hi = (p[i] + t.searchRadius - g.lo[i]) / g.h;
-        a[i] = lo < 0 ? 0 : (lo >= g.dims[i] ? g.dims[i] : static_cast<int>(lo));
-        b[i] = hi < 0 ? -1 : (hi >= g.dims[i] - 1 ? g.dims[i] - 1 : static_cast<int>(hi));
-    }
-    if (a[0] > b[0]) return 0;
-    std::size_t count = 0;
-    for (int z = a[2]; z <= b[2]; ++z)
-        for (int y = a[1]; y <= b[1]; ++y) {
-            const int row = (z * g.dims[1] + y) * g.dims[0];
-            count += g.cellStart[row + b[0] + 1] - g.cellStart[row + a[0]];
-        }
-    return count;
-}
 
 // Host wall time of the computation's phases (PORTACL_VORONOI_TIMES=1 prints them to stderr).
 struct HostPhases {
@@ -170,7 +148,8 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     while (wideGroup * 2 <= static_cast<std::size_t>(std::max(1L, ctx.tuning().getInt("voronoi", "wide_group", 64))) &&
            wideGroup * 2 <= ctx.device().maxWorkGroupSize)
         wideGroup *= 2;
-    const std::string kernelOptions = "-D VOR_WIDE=" + std::to_string(wideGroup);
+    const std::string kernelOptions =
+        "-D VOR_WIDE=" + std::to_string(wideGroup) + " -D VOR_NARROW_LIMIT=" + std::to_string(wideCandidates);
     times.setup += lap(tick);
 
     // The wave's arrays on the device, kept across waves and grown geometrically.
@@ -210,7 +189,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         // task i's place on the device (answers are accepted in wave order).
         isWide.resize(n);
         pool.forRange(n, 256, [&](std::size_t b, std::size_t e) {
-            for (std::size_t i = b; i < e; ++i) isWide[i] = candidateCount(*tracers[owner[i]], wave[i]) > wideCandidates;
+            for (std::size_t i = b; i < e; ++i) isWide[i] = tracers[owner[i]]->candidateCount(wave[i]) > wideCandidates;
         });
         order.clear();
         position.assign(n, 0);
@@ -329,6 +308,16 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         for (std::size_t i = 0; i < n; ++i) tracers[owner[i]]->commit(wave[i], answered[i], resolved[i]);
         times.commit += lap(tick);
         times.wideSearches += n - narrow;
+        if (std::getenv("PORTACL_VORONOI_WAVES")) {
+            std::size_t retries = 0, unbounded = 0, wider = 0, first = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto& a = answered[i];
+                retries += a.retryRadius > 0, unbounded += a.retryRadius == kUnboundedRadius;
+                wider += std::fabs(a.retryRadius - 4 * wave[i].searchRadius) < 1e-3;
+                first += a.retryRadius > 0 && a.retryRadius != kUnboundedRadius && wave[i].searchRadius == tracers[owner[i]]->initialRadius(tracers[owner[i]]->vertices()[wave[i].from].r);
+            }
+            std::fprintf(stderr, "wave %d: %zu searches (%zu wide), %zu retries (%zu of every ball, %zu 4R, %zu from a first search)\n", waves, n, n - narrow, retries, unbounded, wider, first);
+        }
         ++waves;
     }
     std::vector<Diagram> out(tracers.size());
