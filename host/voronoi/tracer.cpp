@@ -145,7 +145,17 @@ bool Tracer::findStartVertex(int seed, Vertex* out) const {
                         v.r = t[i];
                         v.q[0] = seed, v.q[1] = tri[1], v.q[2] = tri[2], v.q[3] = other;
                         const double c3[3] = {v.x, v.y, v.z};
-                        if (!isEmptySphere(c3, v.r, v.q)) continue;
+                        // The nearest balls first (they are what usually intersects), then every ball.
+                        bool hit = false;
+                        const double eps = 1e-9 * (1 + std::fabs(v.r));
+                        for (std::size_t m = 0; m < near.size() && m < 64 && !hit; ++m) {
+                            const int o2 = near[m].second;
+                            if (o2 == tri[1] || o2 == tri[2] || o2 == other) continue;
+                            const io::Ball& b = balls_[o2];
+                            const double d = std::sqrt((v.x - b.x) * (v.x - b.x) + (v.y - b.y) * (v.y - b.y) + (v.z - b.z) * (v.z - b.z));
+                            hit = d < v.r + b.r - eps;
+                        }
+                        if (hit || !isEmptySphere(c3, v.r, v.q)) continue;
                         std::sort(v.q, v.q + 4);
                         canonicalSphere(&v);
                         *out = v;
@@ -456,9 +466,17 @@ ResolvedAnswer Tracer::resolve(const EdgeTask& task, const EdgeAnswer& answer) c
     std::sort(v.q, v.q + 4);
     double tmax;
     vor_arc_extremes(&f, t0, x0, q.bestT, vor_param(&f, q.bestT, q.bestS), dir, &r.minRadius, &tmax);
-    // Needed only if the vertex turns out new; worked out here, where it runs in parallel.
+    // What a new vertex needs, worked out here where it runs in parallel, unless the vertex is known
+    // already (the dictionary does not change while a wave's answers are resolved).
+    r.knownBefore = findVertex(v) >= 0;
+    if (r.knownBefore) return r;
     r.canonical = v;
     canonicalSphere(&r.canonical);
+    const Vertex& c = r.canonical;
+    if (c.r <= farRadius_ && c.r > 4 * grid_.h) {
+        const double c3[3] = {c.x, c.y, c.z};
+        r.emptiness = isEmptySphere(c3, c.r, c.q) ? ResolvedAnswer::Empty : ResolvedAnswer::NotEmpty;
+    }
     return r;
 }
 
@@ -510,6 +528,10 @@ void Tracer::commit(const EdgeTask& task, const EdgeAnswer& answer, const Resolv
         done_[known] |= static_cast<std::uint8_t>(1u << slotOf(known, endBall));
         return;
     }
+    if (r.knownBefore) {
+        // Known at resolve time but not now: impossible, as vertices are never removed.
+        throw Error("internal error: a Voronoi vertex left the dictionary");
+    }
     const Vertex& v = r.canonical;
     if (v.r > farRadius_) {
         // Tangent to (nearly) coplanar balls on the hull: at this size a sphere cannot be told from
@@ -523,7 +545,8 @@ void Tracer::commit(const EdgeTask& task, const EdgeAnswer& answer, const Resolv
         // Large spheres (the hull) are where near-coplanar balls make the solve lose digits: a sphere
         // that is not empty in double is not accepted; the edge is recorded as unbounded.
         const double c3[3] = {v.x, v.y, v.z};
-        if (!isEmptySphere(c3, v.r, v.q)) {
+        const bool empty = r.emptiness == ResolvedAnswer::Unchecked ? isEmptySphere(c3, v.r, v.q) : r.emptiness == ResolvedAnswer::Empty;
+        if (!empty) {
             ++d_.unresolvedEdges;
             e.minRadius = r.t0;
             d_.edges.push_back(e);
@@ -555,7 +578,7 @@ Diagram Tracer::finish() {
         if (e.v1 >= 0) parent[root(e.v0)] = root(e.v1);
     d_.components = 0;
     for (std::size_t i = 0; i < parent.size(); ++i) d_.components += root(static_cast<int>(i)) == static_cast<int>(i);
-    return d_;
+    return std::move(d_);
 }
 
 }  // namespace portacl::voronoi

@@ -66,7 +66,12 @@ struct ResolvedAnswer {
     double minRadius = 0;  // NoEdge and Unbounded: the edge's bottleneck; End: the arc's smallest radius
     double t0 = 0;         // the start sphere's radius
     Vertex end;            // End: the vertex from the chosen ball, quadruple sorted (the dictionary key)
-    Vertex canonical;      // End: its sphere recomputed from the sorted quadruple (kept if it is new)
+    // End, when the vertex was not known yet at resolve time (it is then most likely new): its sphere
+    // recomputed from the sorted quadruple, and for a large sphere whether it is empty.
+    bool knownBefore = false;
+    Vertex canonical;
+    enum Emptiness : std::uint8_t { Unchecked, Empty, NotEmpty };
+    Emptiness emptiness = Unchecked;
 };
 
 class WorkerPool;
@@ -112,7 +117,8 @@ public:
     // margin for the way along the edge (a search that did not cover its arc is redone wider).
     double initialRadius(double tStart) const { return std::max(tStart, 0.0) + rmax_ + 3.0; }
 
-    // The diagram; components counted as connected pieces of the vertex-edge graph.
+    // The diagram (moved out: call once, last); components counted as connected pieces of the
+    // vertex-edge graph.
     Diagram finish();
 
     // Grid blocks of about this many Å on a side get a start vertex each (the first seeding).

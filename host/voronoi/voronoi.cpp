@@ -84,6 +84,22 @@ struct HostPhases {
     }
 };
 
+// The host threads, kept with the context (a call on a small structure must not pay for starting them).
+struct ContextPool {
+    WorkerPool pool{WorkerPool::defaultThreads()};
+};
+
+// A [voronoi] tunable: the device's profile, or PORTACL_VORONOI_<KEY> (for trying values).
+long tunable(Context& ctx, const char* key, const char* env, long fallback) {
+    if (const char* v = std::getenv(env)) {
+        char* end = nullptr;
+        const long x = std::strtol(v, &end, 10);
+        if (end == v || *end != '\0' || x < 1) throw Error(std::string(env) + " must be a positive integer");
+        return x;
+    }
+    return ctx.tuning().getInt("voronoi", key, fallback);
+}
+
 // Enqueues a write that does not wait (the source must stay unchanged until the queue passes it).
 void writeLater(Context& ctx, const cl::Buffer& b, const void* src, std::size_t bytes, const char* what) {
     cl::Event e;
@@ -106,7 +122,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     const auto wallStart = std::chrono::steady_clock::now();
     auto tick = wallStart;
     HostPhases times;
-    WorkerPool pool(WorkerPool::defaultThreads());
+    WorkerPool& pool = ctx.state<ContextPool>("voronoi host threads").pool;
     std::vector<std::unique_ptr<Tracer>> tracers(frames.size());
     pool.forRange(frames.size(), 1, [&](std::size_t b, std::size_t e) {
         for (std::size_t f = b; f < e; ++f) tracers[f] = std::make_unique<Tracer>(frames[f]);
@@ -142,10 +158,10 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     const cl::Buffer offsetsBuf = ctx.upload(offsets, "voronoi frame offsets", CL_MEM_READ_ONLY);
 
     // Searches with more candidates than this go to the wide kernels (a work-group per search).
-    const std::size_t wideCandidates =
-        static_cast<std::size_t>(std::max(1L, ctx.tuning().getInt("voronoi", "wide_candidates", 512)));
+    const std::size_t wideCandidates = static_cast<std::size_t>(
+        std::max(1L, tunable(ctx, "wide_candidates", "PORTACL_VORONOI_WIDE_CANDIDATES", 512)));
     std::size_t wideGroup = 1;
-    while (wideGroup * 2 <= static_cast<std::size_t>(std::max(1L, ctx.tuning().getInt("voronoi", "wide_group", 64))) &&
+    while (wideGroup * 2 <= static_cast<std::size_t>(std::max(1L, tunable(ctx, "wide_group", "PORTACL_VORONOI_WIDE_GROUP", 64))) &&
            wideGroup * 2 <= ctx.device().maxWorkGroupSize)
         wideGroup *= 2;
     const std::string kernelOptions =

@@ -8,26 +8,54 @@
 
 namespace portacl::voronoi {
 
+namespace {
+
+// Stable counting sort of [0, n) by key(i) in [0, buckets), then each bucket sorted by less: the
+// order of std::sort by (key, less) in linear time plus small sorts (a ball starts a few dozen
+// vertices, a vertex a few edges).
+template <typename Key, typename Less>
+std::vector<int> bucketOrder(std::size_t n, std::size_t buckets, Key key, Less less) {
+    std::vector<int> start(buckets + 1, 0), order(n);
+    for (std::size_t i = 0; i < n; ++i) ++start[key(i) + 1];
+    for (std::size_t b = 0; b < buckets; ++b) start[b + 1] += start[b];
+    std::vector<int> fill(start.begin(), start.end() - 1);
+    for (std::size_t i = 0; i < n; ++i) order[fill[key(i)]++] = static_cast<int>(i);
+    for (std::size_t b = 0; b < buckets; ++b)
+        if (start[b + 1] - start[b] > 1) std::sort(order.begin() + start[b], order.begin() + start[b + 1], less);
+    return order;
+}
+
+}  // namespace
+
 void canonicalize(Diagram& d) {
-    std::vector<int> order(d.vertices.size());
-    std::iota(order.begin(), order.end(), 0);
+    const std::size_t nv = d.vertices.size();
+    int maxBall = 0;
+    for (const Vertex& v : d.vertices) maxBall = std::max(maxBall, v.q[0]);
     auto key = [&](int i) {
         const Vertex& v = d.vertices[i];
         return std::make_tuple(v.q[0], v.q[1], v.q[2], v.q[3], v.x, v.y, v.z, v.r);
     };
-    std::sort(order.begin(), order.end(), [&](int a, int b) { return key(a) < key(b); });
-    std::vector<int> newId(order.size());
-    std::vector<Vertex> sorted(order.size());
-    for (std::size_t i = 0; i < order.size(); ++i) newId[order[i]] = static_cast<int>(i), sorted[i] = d.vertices[order[i]];
+    const std::vector<int> order = bucketOrder(
+        nv, static_cast<std::size_t>(maxBall) + 1, [&](std::size_t i) { return d.vertices[i].q[0]; },
+        [&](int a, int b) { return key(a) < key(b); });
+    std::vector<int> newId(nv);
+    std::vector<Vertex> sorted(nv);
+    for (std::size_t i = 0; i < nv; ++i) newId[order[i]] = static_cast<int>(i), sorted[i] = d.vertices[order[i]];
     d.vertices.swap(sorted);
     for (Edge& e : d.edges) {
         e.v0 = newId[e.v0];
         if (e.v1 >= 0) e.v1 = newId[e.v1];
         if (e.v1 >= 0 && e.v1 < e.v0) std::swap(e.v0, e.v1);
     }
-    std::sort(d.edges.begin(), d.edges.end(), [](const Edge& a, const Edge& b) {
-        return std::make_tuple(a.v0, a.v1, a.g[0], a.g[1], a.g[2]) < std::make_tuple(b.v0, b.v1, b.g[0], b.g[1], b.g[2]);
-    });
+    const std::vector<int> edgeOrder = bucketOrder(
+        d.edges.size(), nv, [&](std::size_t i) { return d.edges[i].v0; },
+        [&](int a, int b) {
+            const Edge &x = d.edges[a], &y = d.edges[b];
+            return std::make_tuple(x.v1, x.g[0], x.g[1], x.g[2]) < std::make_tuple(y.v1, y.g[0], y.g[1], y.g[2]);
+        });
+    std::vector<Edge> edges(d.edges.size());
+    for (std::size_t i = 0; i < edges.size(); ++i) edges[i] = d.edges[edgeOrder[i]];
+    d.edges.swap(edges);
 }
 
 std::string formatVertices(const Diagram& d) {
