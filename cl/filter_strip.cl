@@ -34,50 +34,23 @@ typedef CAT(uchar, SW) pix_t;
 #define PACK(a, o)                                                                                            \
     ((uchar16)(a[(o) + 0], a[(o) + 1], a[(o) + 2], a[(o) + 3], a[(o) + 4], a[(o) + 5], a[(o) + 6], a[(o) + 7], \
                a[(o) + 8], a[(o) + 9], a[(o) + 10], a[(o) + 11], a[(o) + 12], a[(o) + 13], a[(o) + 14], a[(o) + 15]))
-inline uchar strip_lane(const pix_t p, const int i) {
-    switch (i) {
-        case 0: return p.s0;
-        case 1: return p.s1;
-        case 2: return p.s2;
-        case 3: return p.s3;
-        case 4: return p.s4;
-        case 5: return p.s5;
-        case 6: return p.s6;
-        case 7: return p.s7;
-        case 8: return p.s8;
-        case 9: return p.s9;
-        case 10: return p.sa;
-        case 11: return p.sb;
-        case 12: return p.sc;
-        case 13: return p.sd;
-        case 14: return p.se;
-        default: return p.sf;
+#define UNPACK(p, a, o)                                                                                            \
+    {                                                                                                              \
+        a[(o) + 0] = (p).s0; a[(o) + 1] = (p).s1; a[(o) + 2] = (p).s2; a[(o) + 3] = (p).s3;                         \
+        a[(o) + 4] = (p).s4; a[(o) + 5] = (p).s5; a[(o) + 6] = (p).s6; a[(o) + 7] = (p).s7;                         \
+        a[(o) + 8] = (p).s8; a[(o) + 9] = (p).s9; a[(o) + 10] = (p).sa; a[(o) + 11] = (p).sb;                       \
+        a[(o) + 12] = (p).sc; a[(o) + 13] = (p).sd; a[(o) + 14] = (p).se; a[(o) + 15] = (p).sf;                     \
     }
-}
 #elif SW == 8
 #define PACK(a, o) ((uchar8)(a[(o) + 0], a[(o) + 1], a[(o) + 2], a[(o) + 3], a[(o) + 4], a[(o) + 5], a[(o) + 6], a[(o) + 7]))
-inline uchar strip_lane(const pix_t p, const int i) {
-    switch (i) {
-        case 0: return p.s0;
-        case 1: return p.s1;
-        case 2: return p.s2;
-        case 3: return p.s3;
-        case 4: return p.s4;
-        case 5: return p.s5;
-        case 6: return p.s6;
-        default: return p.s7;
+#define UNPACK(p, a, o)                                                                                            \
+    {                                                                                                              \
+        a[(o) + 0] = (p).s0; a[(o) + 1] = (p).s1; a[(o) + 2] = (p).s2; a[(o) + 3] = (p).s3;                         \
+        a[(o) + 4] = (p).s4; a[(o) + 5] = (p).s5; a[(o) + 6] = (p).s6; a[(o) + 7] = (p).s7;                         \
     }
-}
 #elif SW == 4
 #define PACK(a, o) ((uchar4)(a[(o) + 0], a[(o) + 1], a[(o) + 2], a[(o) + 3]))
-inline uchar strip_lane(const pix_t p, const int i) {
-    switch (i) {
-        case 0: return p.s0;
-        case 1: return p.s1;
-        case 2: return p.s2;
-        default: return p.s3;
-    }
-}
+#define UNPACK(p, a, o) { a[(o) + 0] = (p).s0; a[(o) + 1] = (p).s1; a[(o) + 2] = (p).s2; a[(o) + 3] = (p).s3; }
 #else
 #error "SW must be 4, 8 or 16"
 #endif
@@ -90,8 +63,15 @@ inline uchar strip_lane(const pix_t p, const int i) {
 #define STORE_ROW(v, p) CAT(vstore, SW)((v), 0, (p))
 #endif
 
-// Input column c (0 .. NC-1, from x0 - RX) of strip row j, as int: side bytes or a vector lane.
-#define PIX(j, c) ((c) < RX ? (int)side[j][(c)] : (c) < RX + SW ? (int)strip_lane(rows[j], (c) - RX) : (int)side[j][(c) - SW])
+// v[0 .. NC-1] = input row j of the strip as int, from column x0 - RX: side bytes and vector lanes.
+#define ROW(j, v)                                                          \
+    {                                                                      \
+        UNPACK(rows[j], v, RX);                                            \
+        for (int k_ = 0; k_ < RX; ++k_) {                                  \
+            v[k_] = side[j][k_];                                           \
+            v[RX + SW + k_] = side[j][RX + k_];                            \
+        }                                                                  \
+    }
 
 // OpenCV's border rules as in common/filter_common.h, with the mode as a value.
 inline int strip_border_index(int p, const int n, const int mode) {
@@ -201,6 +181,8 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
     int acc[NMASK][RPI][SW];
 #pragma unroll
     for (int j = 0; j < NR; ++j) {
+        int v[NC];
+        ROW(j, v);
         int hb[NBASE][SW];
 #pragma unroll
         for (int b = 0; b < NBASE; ++b)
@@ -208,7 +190,7 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
             for (int i = 0; i < SW; ++i) {
                 int s = 0;
 #pragma unroll
-                for (int dx = 0; dx < KW; ++dx) s += bases[b * KW + dx] * PIX(j, i + dx);
+                for (int dx = 0; dx < KW; ++dx) s += bases[b * KW + dx] * v[i + dx];
                 hb[b][i] = s;
             }
 #pragma unroll
@@ -252,15 +234,19 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #pragma unroll
     for (int r = 0; r < RPI; r += 2) {
         const bool pair = r + 1 < RPI;
+        int v[4][NC];
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+            if (q < 3 || pair) ROW(r + q, v[q]);
         int lo[2][NC], md[2][NC], hi[2][NC];
         uchar o[2][SW];
 #pragma unroll
         for (int c = 0; c < NC; ++c) {
-            const int a = min(PIX(r + 1, c), PIX(r + 2, c)), b = max(PIX(r + 1, c), PIX(r + 2, c));
+            const int a = min(v[1][c], v[2][c]), b = max(v[1][c], v[2][c]);
 #pragma unroll
             for (int s = 0; s < 2; ++s) {
                 if (s == 1 && !pair) continue;
-                const int x = PIX(r + 3 * s, c);
+                const int x = v[3 * s][c];
                 lo[s][c] = min(a, x);
                 hi[s][c] = max(b, x);
                 md[s][c] = max(a, min(b, x));
@@ -298,16 +284,20 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #pragma unroll
     for (int r = 0; r < RPI; r += 2) {
         const bool pair = r + 1 < RPI;
+        int v[6][NC];
+#pragma unroll
+        for (int q = 0; q < 6; ++q)
+            if (q < 5 || pair) ROW(r + q, v[q]);
         int col[2][NC][5], pr[2][NC][10];
         uchar o[2][SW];
 #pragma unroll
         for (int c = 0; c < NC; ++c) {
-            int s4[4] = {PIX(r + 1, c), PIX(r + 2, c), PIX(r + 3, c), PIX(r + 4, c)};
+            int s4[4] = {v[1][c], v[2][c], v[3][c], v[4][c]};
             NET_SORT4(s4);
 #pragma unroll
             for (int s = 0; s < 2; ++s) {
                 if (s == 1 && !pair) continue;
-                const int own = PIX(r + 5 * s, c);
+                const int own = v[5 * s][c];
                 NET_INSERT4(s4, own, col[s][c]);
                 if (c >= 1) NET_MERGE55(col[s][c - 1], col[s][c], pr[s][c - 1]);
                 if (c >= 4) {
