@@ -56,11 +56,11 @@ std::size_t fitGroup(Context& ctx, const cl::Kernel& k, std::size_t wanted) {
 }
 
 // The compaction of `flags` (n items): count per tile, scan, and (when indices is given) scatter.
-// Appends its events to `events`; returns the number of flags. With countOut, the count is read
-// without waiting (into *countOut) and 0 is returned, and the indices past the count are
+// Appends its events to `events`; returns the number of flags. With countSlot, nothing waits: the
+// count is copied on the device into the slot, 0 is returned, and the indices past the count are
 // TWO_PHASE_NO_ITEM.
 std::size_t compact(Context& ctx, const cl::Buffer& flags, std::size_t n, const cl::Buffer* indices,
-                    std::vector<cl::Event>& events, cl_uint* countOut = nullptr) {
+                    std::vector<cl::Event>& events, const TwoPhaseCountSlot* countSlot = nullptr) {
     if (n == 0) return 0;
     if (n > std::numeric_limits<std::uint32_t>::max())
         throw Error("stream compaction handles at most 2^32 - 1 items, but " + std::to_string(n) + " were given");
@@ -92,7 +92,7 @@ std::size_t compact(Context& ctx, const cl::Buffer& flags, std::size_t n, const 
     events.push_back(ctx.launch(scan, cl::NDRange(group), cl::NDRange(group)));
 
     if (indices) {
-        if (countOut) ctx.fill(*indices, 0xff, n * sizeof(cl_uint), "two-phase item list padding");
+        if (countSlot) ctx.fill(*indices, 0xff, n * sizeof(cl_uint), "two-phase item list padding");
         scatter.setArg(0, flags);
         scatter.setArg(1, n32);
         scatter.setArg(2, s.tileCounts);
@@ -103,10 +103,16 @@ std::size_t compact(Context& ctx, const cl::Buffer& flags, std::size_t n, const 
 
     cl_uint total = 0;
     cl::Event read;
-    cl_uint* into = countOut ? countOut : &total;
-    clCall("clEnqueueReadBuffer", [&] {
-        return ctx.queue().enqueueReadBuffer(s.total, countOut ? CL_FALSE : CL_TRUE, 0, sizeof total, into, nullptr, &read);
-    });
+    if (countSlot) {
+        clCall("clEnqueueCopyBuffer", [&] {
+            return ctx.queue().enqueueCopyBuffer(s.total, countSlot->buffer, 0, countSlot->offset, sizeof total, nullptr, &read);
+        });
+        ctx.recordEvent("copy compaction count", EventKind::Transfer, read);
+        events.push_back(read);
+        return 0;
+    }
+    clCall("clEnqueueReadBuffer",
+           [&] { return ctx.queue().enqueueReadBuffer(s.total, CL_TRUE, 0, sizeof total, &total, nullptr, &read); });
     ctx.recordEvent("read compaction count", EventKind::Transfer, read);
     events.push_back(read);
     return total;
@@ -135,7 +141,7 @@ namespace {
 
 // Both phases; with counts, nothing waits (enqueueTwoPhase), else the queue is finished (runTwoPhase).
 TwoPhaseReport dispatch(Context& ctx, Precision mode, std::size_t n, const TwoPhaseKernels& kernels,
-                        TwoPhaseCounts* counts) {
+                        const TwoPhaseCountSlot* counts) {
     if (mode != Precision::Float) ctx.requirePrecision(Precision::Double);
     if (n > std::numeric_limits<std::uint32_t>::max())
         throw Error("the two-phase dispatch handles at most 2^32 - 1 items, but " + std::to_string(n) + " were given");
@@ -166,13 +172,12 @@ TwoPhaseReport dispatch(Context& ctx, Precision mode, std::size_t n, const TwoPh
         k1.setArg(1, s.flags);
         if (kernels.setArgs) kernels.setArgs(k1, kTwoPhase1FirstArg);
         phase1Events.push_back(launchItems(k1, n));
-        cl_uint* countOut = counts ? &counts->undecided : nullptr;
         if (mode == Precision::Float) {
-            report.undecided = compact(ctx, s.flags, n, nullptr, compactEvents, countOut);
+            report.undecided = compact(ctx, s.flags, n, nullptr, compactEvents, counts);
             phase2Count = 0;
         } else {
             ensure(ctx, s.items, s.itemsCount, n, sizeof(cl_uint), "two-phase item list");
-            report.undecided = compact(ctx, s.flags, n, &s.items, compactEvents, countOut);
+            report.undecided = compact(ctx, s.flags, n, &s.items, compactEvents, counts);
             // Without the count on the host, phase 2 covers every item; the padding ends the rest.
             phase2Count = counts ? n : report.undecided;
             direct = 0;
@@ -204,10 +209,9 @@ TwoPhaseReport runTwoPhase(Context& ctx, Precision mode, std::size_t n, const Tw
     return dispatch(ctx, mode, n, kernels, nullptr);
 }
 
-void enqueueTwoPhase(Context& ctx, Precision mode, std::size_t n, const TwoPhaseKernels& kernels, TwoPhaseCounts* counts) {
-    if (!counts) throw Error("enqueueTwoPhase needs somewhere to write its counts");
-    *counts = TwoPhaseCounts{};
-    dispatch(ctx, mode, n, kernels, counts);
+TwoPhaseReport enqueueTwoPhase(Context& ctx, Precision mode, std::size_t n, const TwoPhaseKernels& kernels,
+                               const TwoPhaseCountSlot& count) {
+    return dispatch(ctx, mode, n, kernels, &count);
 }
 
 }  // namespace portacl

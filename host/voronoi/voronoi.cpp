@@ -66,7 +66,8 @@ struct WaveBuffers {
             startD = ctx.buffer(capacity * sizeof(cl_double4), "voronoi starts (double)", CL_MEM_READ_ONLY);
             radD = ctx.buffer(capacity * sizeof(double), "voronoi radii (double)", CL_MEM_READ_ONLY);
         }
-        answers = ctx.buffer(capacity * sizeof(cl_int2), "voronoi answers");
+        // One more entry at the end: the two dispatches' flagged counts (read with the answers).
+        answers = ctx.buffer((capacity + 1) * sizeof(cl_int2), "voronoi answers");
     }
 };
 
@@ -101,9 +102,10 @@ long tunable(Context& ctx, const char* key, const char* env, long fallback) {
 }
 
 // Enqueues a write that does not wait (the source must stay unchanged until the queue passes it).
-void writeLater(Context& ctx, const cl::Buffer& b, const void* src, std::size_t bytes, const char* what) {
+void writeLater(Context& ctx, const cl::Buffer& b, const void* src, std::size_t bytes, const char* what,
+                std::size_t offset = 0) {
     cl::Event e;
-    clCall("clEnqueueWriteBuffer", [&] { return ctx.queue().enqueueWriteBuffer(b, CL_FALSE, 0, bytes, src, nullptr, &e); });
+    clCall("clEnqueueWriteBuffer", [&] { return ctx.queue().enqueueWriteBuffer(b, CL_FALSE, offset, bytes, src, nullptr, &e); });
     ctx.recordEvent(what, EventKind::Transfer, e);
 }
 
@@ -259,7 +261,11 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         // The narrow searches (one work-item each), then the wide ones (a work-group each); each
         // part's `first` is its offset into the wave's arrays.
         cl_uint firsts[2] = {0, static_cast<cl_uint>(narrow)};
-        TwoPhaseCounts counts[2];
+        // The flagged counts go after the answers: answers[n] = {narrow, wide}.
+        const cl_int2 zero{{0, 0}};
+        answers.resize(n + 1);
+        answers[n] = zero;
+        writeLater(ctx, wb.answers, &answers[n], sizeof(cl_int2), "clear voronoi flagged counts", n * sizeof(cl_int2));
         for (int part = 0; part < 2; ++part) {
             const std::size_t count = part == 0 ? narrow : n - narrow;
             if (count == 0) continue;
@@ -296,13 +302,15 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
                 }
                 kernel.setArg(a + 15, wb.answers);
             };
-            enqueueTwoPhase(ctx, mode, count, k, &counts[part]);
+            TwoPhaseCountSlot slot;
+            slot.buffer = wb.answers;
+            slot.offset = n * sizeof(cl_int2) + part * sizeof(cl_int);
+            enqueueTwoPhase(ctx, mode, count, k, slot);
         }
         times.enqueue += lap(tick);
-        // The wave's one host sync: its answers (the queue is in order, so the counts are in too).
-        answers.resize(n);
-        ctx.read(wb.answers, answers.data(), n * sizeof(cl_int2), "download voronoi answers");
-        if (mode != Precision::Double) phase2 += counts[0].undecided + counts[1].undecided;
+        // The wave's one host sync: its answers and the flagged counts.
+        ctx.read(wb.answers, answers.data(), (n + 1) * sizeof(cl_int2), "download voronoi answers");
+        if (mode != Precision::Double) phase2 += static_cast<std::size_t>(answers[n].s[0]) + static_cast<std::size_t>(answers[n].s[1]);
         times.device += lap(tick);
 
         // The answers' geometry in parallel, then recorded in wave order.

@@ -1,7 +1,7 @@
 // Bench case "voronoi": every structure of ../shared/data/pdb (balls as Voronota reads them), on the
 // device in the wanted precisions, against the serial reference and, when the voronota binary is on
 // the PATH, against Voronota 1.22's calculate-vertices on one core, in the same run, with the vertex
-// sets compared. The 2JUY NMR ensemble gives frames per second. --quick: 1A8O only, mixed only.
+// sets compared. The 2JUY NMR ensemble (traced as one batch) gives frames per second. --quick: 1A8O only, mixed only.
 // Data: $PORTACL_DATA_DIR, else shared/data or ../shared/data from the working directory.
 #include <chrono>
 #include <cmath>
@@ -158,26 +158,28 @@ std::vector<BenchRecord> runVoronoiBench(Context& ctx, const BenchOptions& opts)
     }
 
     if (!opts.quick) {
-        // The NMR ensemble: 24 frames, one diagram each.
-        const auto frames = io::readMolecule(dir + "/pdb/nmr_neopetrosiamide_2JUY.pdb");
+        // The NMR ensemble: 24 frames, one diagram each, traced together as one batch.
+        const auto models = io::readMolecule(dir + "/pdb/nmr_neopetrosiamide_2JUY.pdb");
+        std::vector<std::vector<io::Ball>> frames;
+        for (const auto& m : models) frames.push_back(m.balls);
         for (Precision p : modes) {
             Options o;
             o.precision = p;
-            compute(ctx, frames[0].balls, o);
+            computeFrames(ctx, frames, o);
             std::size_t vertices = 0;
             const double s = medianHostSeconds(
                 [&] {
                     vertices = 0;
-                    for (const auto& f : frames) vertices += compute(ctx, f.balls, o).vertices.size();
+                    for (const auto& d : computeFrames(ctx, frames, o)) vertices += d.vertices.size();
                 },
                 repeats);
             BenchRecord r;
             r.workload = "voronoi/2JUY-frames";
-            r.size = std::to_string(frames.size()) + " frames x " + std::to_string(frames[0].balls.size()) + " balls";
+            r.size = std::to_string(frames.size()) + " frames x " + std::to_string(frames[0].size()) + " balls";
             r.precision = precisionName(p);
             r.seconds = s;
             std::ostringstream note;
-            note << frames.size() / s << " frames/s, " << vertices << " vertices in all";
+            note << frames.size() / s << " frames/s (one batch), " << vertices << " vertices in all";
             r.note = note.str();
             out.push_back(r);
         }

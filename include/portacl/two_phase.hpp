@@ -71,19 +71,21 @@ struct TwoPhaseReport {
 // n must be below 2^32.
 TwoPhaseReport runTwoPhase(Context& ctx, Precision mode, std::size_t n, const TwoPhaseKernels& kernels);
 
-// The counts of a dispatch enqueued by enqueueTwoPhase, written when the queue reaches them.
-struct TwoPhaseCounts {
-    cl_uint undecided = 0;  // items phase 1 flagged (Float and Mixed; 0 in Double)
+// Where a dispatch enqueued by enqueueTwoPhase leaves its count: a device buffer and a byte offset
+// in it, so that the caller reads it together with its own results (one host sync for both).
+struct TwoPhaseCountSlot {
+    cl::Buffer buffer;       // receives one cl_uint: the items phase 1 flagged (Float and Mixed);
+    std::size_t offset = 0;  // left untouched in Double mode
 };
 
 // runTwoPhase without a host sync: enqueues the two phases and returns at once. As the flagged count
 // is not known on the host, Mixed mode launches phase 2 over all n items with the item list padded by
 // TWO_PHASE_NO_ITEM (cl/common/two_phase.h): the phase-2 kernel must return for that item (with
-// workItemsPerItem > 1, the whole work-group does). counts->undecided is written by a non-blocking
-// read when the queue reaches it (after ctx.finish() or any later blocking command); *counts must
-// live until then. Dispatches enqueued one after another share the engine's scratch buffers safely
-// (the queue is in order).
-void enqueueTwoPhase(Context& ctx, Precision mode, std::size_t n, const TwoPhaseKernels& kernels, TwoPhaseCounts* counts);
+// workItemsPerItem > 1, the whole work-group does). The count is copied on the device into `count`.
+// Dispatches enqueued one after another share the engine's scratch buffers safely (the queue is in
+// order). The returned report has the mode and the item count; the time fields stay 0.
+TwoPhaseReport enqueueTwoPhase(Context& ctx, Precision mode, std::size_t n, const TwoPhaseKernels& kernels,
+                               const TwoPhaseCountSlot& count);
 
 // Stream compaction on the device: writes the indices i < n with flags[i] != 0 (uchar flags), in
 // increasing order, to `indices` (room for n uints) and returns how many there are. Work-group
