@@ -112,7 +112,7 @@ typedef float4 realv;
 
 // Four consecutive elements of row `r` of a rows x cols matrix from column `c` (c % 4 == 0);
 // zeros outside the matrix.
-inline realv gemm_load4(__global const real* X, const int rows, const int cols, const int r, const int c,
+inline realv gemm_load4(__global const real* restrict X, const int rows, const int cols, const int r, const int c,
                         const int vectorRows) {
     __global const real* p = X + (size_t)r * cols + c;
     if (FULL_TILES) return *(__global const realv*)p;
@@ -128,8 +128,8 @@ inline realv gemm_load4(__global const real* X, const int rows, const int cols, 
 }
 
 __kernel __attribute__((reqd_work_group_size(RX, RY, 1)))
-void gemm_register_blocked(const int M, const int N, const int K, __global const real* A,
-                           __global const real* B, __global real* C) {
+void gemm_register_blocked(const int M, const int N, const int K, __global const real* restrict A,
+                           __global const real* restrict B, __global real* restrict C) {
     __local realv As[NBUF][TK][LDA_V];  // As[k][m / 4]: A transposed
     __local realv Bs[NBUF][TK][LDB_V];  // Bs[k][n / 4]
     const int tid = get_local_id(1) * RX + get_local_id(0);

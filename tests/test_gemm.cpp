@@ -1,0 +1,218 @@
+// The register-blocked matrix product under every tuning that ships: the [gemm] values of every
+// profile in platforms/ (NVIDIA's included, so the GPU configuration runs here on the test device) and
+// every variant of the GPU sweep (tools/anchors/gemm_variants.txt). Each is held to the serial
+// reference at sizes that are no multiple of any tile (scalar paths with guards), at sizes whose rows
+// start on 4-vector boundaries (vector paths with guards), and at whole tiles (the unguarded path the
+// GPU benchmark takes). NVIDIA-only compiler options of a tuning are dropped here.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "portacl/error.hpp"
+#include "portacl/gemm.hpp"
+#include "support/test_support.hpp"
+
+using namespace portacl;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string readText(const fs::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::vector<TuningProfile> shippedProfiles() {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(fs::path(PORTACL_SOURCE_DIR) / "platforms"))
+        if (e.path().extension() == ".profile") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    std::vector<TuningProfile> out;
+    for (const auto& f : files) out.push_back(TuningProfile::parse(readText(f), f.stem().string(), f.string()));
+    return out;
+}
+
+struct SweepVariant {
+    std::string name;
+    Precision precision;
+    TuningProfile profile;  // a [gemm] section made of the line's key=value pairs
+};
+
+std::vector<SweepVariant> sweepVariants() {
+    const fs::path path = fs::path(PORTACL_SOURCE_DIR) / "tools/anchors/gemm_variants.txt";
+    std::stringstream lines(readText(path));
+    std::vector<SweepVariant> out;
+    std::string line;
+    while (std::getline(lines, line)) {
+        std::stringstream words(line);
+        std::string name, precision, pair, section = "[gemm]\n";
+        if (!(words >> name) || name[0] == '#') continue;
+        words >> precision;
+        while (words >> pair) {
+            const auto eq = pair.find('=');
+            section += pair.substr(0, eq) + " = " + pair.substr(eq + 1) + "\n";
+        }
+        out.push_back({name, parsePrecision(precision), TuningProfile::parse(section, name, path.string())});
+    }
+    return out;
+}
+
+template <typename T>
+std::vector<T> randomMatrix(std::size_t n, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    std::vector<T> v(n);
+    for (auto& x : v) x = static_cast<T>(dist(gen));
+    return v;
+}
+
+// The largest difference from the serial reference in units of each element's rounding bound: both
+// sums of K products differ from the exact one by at most (K/2)*eps*sum|a||b| (any order, with or
+// without fused multiply-adds), so a correct kernel stays at or below 1.
+template <typename T>
+double worstRelativeToBound(const GemmTuning& tuning, std::size_t M, std::size_t N, std::size_t K) {
+    const auto A = randomMatrix<T>(M * K, unsigned(M * 7 + K)), B = randomMatrix<T>(K * N, unsigned(N * 5 + K));
+    const auto C = gemm(test::context(), GemmKernel::RegisterBlocked, M, N, K, A, B, tuning);
+    const auto R = gemmReference(M, N, K, A, B);
+    const double eps = std::numeric_limits<T>::epsilon();
+    double worst = 0;
+    for (std::size_t i = 0; i < M; ++i)
+        for (std::size_t j = 0; j < N; ++j) {
+            double magnitude = 0;
+            for (std::size_t k = 0; k < K; ++k) magnitude += std::abs(double(A[i * K + k]) * double(B[k * N + j]));
+            const double bound = K * eps * magnitude + std::numeric_limits<T>::min();
+            worst = std::max(worst, std::abs(double(C[i * N + j]) - double(R[i * N + j])) / bound);
+        }
+    return worst;
+}
+
+struct Shape {
+    std::size_t M, N, K;
+    const char* what;
+};
+
+// Shapes that take each path of the kernel under `t`: every shape compiles one program per set of
+// FULL_TILES, VEC_A and VEC_B (the shapes of one set share it), and compiling dominates the suite's time.
+std::vector<Shape> shapesFor(const GemmTuning& t, bool scalarOnly, bool mixedVectors) {
+    std::vector<Shape> s = {{1, 1, 1, "1x1x1"}, {17, 33, 65, "ragged, scalar"}, {129, 130, 131, "ragged, scalar"}};
+    if (!scalarOnly)
+        s.push_back({std::size_t(t.tileM) + 3, std::size_t(t.tileN) + 4, std::size_t(t.tileK) + 4, "ragged, vector rows"});
+    s.push_back({2 * std::size_t(t.tileM), std::size_t(t.tileN), 3 * std::size_t(t.tileK), "whole tiles"});
+    if (mixedVectors) {
+        s.push_back({33, 65, 68, "vector A rows, scalar B"});
+        s.push_back({65, 68, 33, "scalar A rows, vector B"});
+    }
+    return s;
+}
+
+template <typename T>
+void expectMatchesReference(GemmTuning tuning, const std::string& label, bool scalarOnly, bool mixedVectors) {
+    tuning.buildOptions.clear();  // vendor compiler options (-cl-nv-...) mean nothing to the test device
+    for (const auto& s : shapesFor(tuning, scalarOnly, mixedVectors))
+        EXPECT_LE(worstRelativeToBound<T>(tuning, s.M, s.N, s.K), 1.0)
+            << label << ", " << precisionName(precisionOf<T>()) << ", " << s.M << "x" << s.N << "x" << s.K << " ("
+            << s.what << ")";
+}
+
+// What makes two tunings different programs. unroll_k is left out: an unroll pragma cannot change
+// what the loop computes, so variants that differ only there share one test.
+std::string tilesOf(const GemmTuning& t) {
+    std::ostringstream o;
+    o << t.tileM << " " << t.tileN << " " << t.tileK << " " << t.wptM << " " << t.wptN << " " << t.warpTile << " "
+      << t.doubleBuffer;
+    return o.str();
+}
+
+}  // namespace
+
+template <typename T>
+class GemmTyped : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (std::is_same<T, double>::value && !test::hasFp64()) GTEST_SKIP() << "the test device has no fp64";
+    }
+};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(GemmTyped, Precisions);
+
+TYPED_TEST(GemmTyped, EveryShippedProfileMatchesReference) {
+    const Precision p = precisionOf<TypeParam>();
+    // The test device's own profile first, with every mix of vector and scalar rows.
+    expectMatchesReference<TypeParam>(gemmTuning(test::context().tuning(), p), "the test device's profile", false, true);
+    std::set<std::string> done{tilesOf(gemmTuning(test::context().tuning(), p))};
+    for (const auto& profile : shippedProfiles()) {
+        const GemmTuning t = gemmTuning(profile, p);
+        if (done.insert(tilesOf(t)).second) expectMatchesReference<TypeParam>(t, "profile " + profile.name, false, false);
+    }
+    EXPECT_GE(done.size(), 2u);
+}
+
+TYPED_TEST(GemmTyped, InnerDimensionZeroGivesZeros) {
+    const std::vector<TypeParam> none;
+    const auto C = gemm(test::context(), GemmKernel::RegisterBlocked, 5, 7, 0, none, none);
+    EXPECT_EQ(C, std::vector<TypeParam>(35, TypeParam(0)));
+}
+
+TEST(GemmSweep, EveryVariantMatchesReference) {
+    const auto variants = sweepVariants();
+    ASSERT_GE(variants.size(), 4u);
+    std::set<std::string> done;
+    for (const auto& v : variants) {
+        const GemmTuning t = gemmTuning(v.profile, v.precision);
+        if (!done.insert(precisionName(v.precision) + std::string(" ") + tilesOf(t)).second) continue;
+        if (v.precision == Precision::Double) {
+            if (test::hasFp64()) expectMatchesReference<double>(t, "sweep variant " + v.name, true, false);
+        } else {
+            expectMatchesReference<float>(t, "sweep variant " + v.name, true, false);
+        }
+    }
+}
+
+TEST(GemmTuning, DoubleKeysOverrideForDouble) {
+    const auto p = TuningProfile::parse("[gemm]\nunroll_k = 4\nunroll_k_double = 8\nbuild_options = -x\n", "t", "t");
+    EXPECT_EQ(gemmTuning(p, Precision::Float).unrollK, 4);
+    EXPECT_EQ(gemmTuning(p, Precision::Double).unrollK, 8);
+    EXPECT_EQ(gemmTuning(p, Precision::Double).buildOptions, "-x");
+}
+
+TEST(GemmTuning, InconsistentTilesAreRefusedNamingTheProfile) {
+    for (const char* bad : {"wpt_m = 6", "tile_k = 10", "tile_k = 4",
+                            "unroll_k = 0", "tile_n = 32\nwpt_n = 8\nwarp_tile = 1"}) {
+        const auto p = TuningProfile::parse(std::string("[gemm]\n") + bad + "\n", "broken", "broken.profile");
+        try {
+            gemmTuning(p, Precision::Float);
+            ADD_FAILURE() << "accepted: " << bad;
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("broken"), std::string::npos) << e.what();
+        }
+    }
+}
+
+TEST(GemmTuning, LocalMemoryBeyondTheDeviceIsRefused) {
+    // Tiles whose two local copies take more than the device has: refused before building.
+    const std::size_t local = test::context().device().localMemBytes;
+    GemmTuning t;
+    t.tileK = 16;
+    t.unrollK = 1;
+    t.wptM = t.wptN = 4;
+    while (2u * t.tileK * (2u * t.tileM + 8) * sizeof(float) <= local) {
+        t.tileM *= 2;
+        t.wptM *= 2;
+    }
+    t.tileN = t.tileM;
+    t.wptN = t.wptM;
+    const std::vector<float> A(4 * 4, 1.0f), B(4 * 4, 1.0f);
+    try {
+        gemm(test::context(), GemmKernel::RegisterBlocked, 4, 4, 4, A, B, t);
+        ADD_FAILURE() << "accepted tiles of " << t.tileM;
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("local memory"), std::string::npos) << e.what();
+    }
+}
