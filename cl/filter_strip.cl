@@ -4,7 +4,7 @@
 // and keeps them in registers; nothing goes through local memory. Work-items whose rows and side
 // bytes all lie inside the image load them plainly; the others gather every byte through the
 // border rule (BORDER is a kernel argument here: only those edge work-items read it).
-//   OP 1  linear, masks of KW x KH (1 or 3 each), NMASK of them (1 or 2), combined by COMBINE
+//   OP 1  linear, masks of KW x KH (1 or 3 each; rank 1: up to 9), NMASK of them (1 or 2), combined by COMBINE
 //         (0 single, 1 L1, 2 L2, 4 x, 5 y, 6 max). Each mask row is a multiple of one of NBASE
 //         base rows (BASES); every input row's base sums are taken once and shared by the masks and
 //         by the KH outputs whose windows hold the row. Exact 32-bit integers (the host proves the
@@ -15,6 +15,8 @@
 //         column medians, smallest column maximum). 5x5: columns merged in pairs (each pair shared
 //         by two outputs), two pairs merged into the ranks 7..12 of twenty, and rank 12 of those
 //         with the fifth column: about 90 min/max per output instead of about 210.
+// Rank-1 integer masks up to 9x9 are OP 1 with one base row (the row factor) whose multiples are
+// the column factor.
 // Defines: SW (4, 8 or 16), RPI, GX, GY (work-group), KW, KH, RX = KW/2, RY = KH/2, OP, ALIGNED
 // (the width is a multiple of SW: whole-vector loads and stores); OP 1: NMASK, COMBINE, NBASE,
 // BASES (NBASE x KW), ROW_BASE and ROW_SCALE (NMASK x KH: base of each mask row, -1 for a zero row,
@@ -141,6 +143,24 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
     // (side[j][0..RX-1] left of x0, side[j][RX..2RX-1] right of x0 + SW - 1).
     pix_t rows[NR];
     uchar side[NR][2 * RX + 1];
+#if RX >= 2 && RX <= SW
+    // Wide sides: the neighbouring vectors, whose last / first RX bytes are the sides (fewer loads
+    // than one byte at a time).
+    if (x0 >= SW && x0 + 2 * SW <= w && y0 >= RY && y0 + RPI + RY <= h) {
+#pragma unroll
+        for (int j = 0; j < NR; ++j) {
+            __global const uchar* p = src + (y0 - RY + j) * w + x0;
+            rows[j] = LOAD_ROW(p);
+            uchar l[SW], r[SW];
+            UNPACK(LOAD_ROW(p - SW), l, 0);
+            UNPACK(LOAD_ROW(p + SW), r, 0);
+#pragma unroll
+            for (int k = 0; k < RX; ++k) {
+                side[j][k] = l[SW - RX + k];
+                side[j][RX + k] = r[k];
+            }
+        }
+#else
     if (x0 >= RX && x0 + SW + RX <= w && y0 >= RY && y0 + RPI + RY <= h) {
 #pragma unroll
         for (int j = 0; j < NR; ++j) {
@@ -152,6 +172,7 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
                 side[j][RX + k] = p[SW + k];
             }
         }
+#endif
     } else {
         int xs[NC];
 #pragma unroll

@@ -37,8 +37,13 @@ Options stripOptions(const Layout& l, Border b) {
     Options o;
     o.border = b;
     o.borderValue = 200;
-    o.tuning = {{"strip", 1},           {"strip_width", l.width},       {"strip_rows", l.rows},
-                {"strip_group_x", l.groupX}, {"strip_group_y", l.groupY}, {"median_strip_rows", l.medianRows}};
+    o.tuning = {{"strip", 1},
+                {"strip_group_x", l.groupX},
+                {"strip_group_y", l.groupY}};
+    for (const std::string kind : {"strip", "separable_strip", "median3_strip", "median5_strip"}) {
+        o.tuning[kind + "_width"] = l.width;
+        o.tuning[kind + "_rows"] = kind.rfind("median", 0) == 0 ? l.medianRows : l.rows;
+    }
     return o;
 }
 
@@ -60,13 +65,15 @@ void expectStripEqualsReference(const io::Image& img, const std::string& spec, c
 const Border kBorders[] = {Border::Constant, Border::Replicate, Border::Reflect, Border::Reflect101, Border::Wrap};
 
 // One of each code path: the divisor's three roundings (none, shift, unsigned division), clamping or
-// not, one to three base rows, zero rows, 3x1 and 1x3 masks, fixed point, each combine rule.
+// not, one to three base rows, zero rows, 3x1 and 1x3 masks, fixed point, each combine rule, integer
+// rank-1 masks (one base row: the row factor).
 const std::vector<std::string> kStripOperations = {
     "box:3", "binomial:3", "gaussian:3", "conv:1,2,0;-1,3,1;2,0,1",
     "conv:1,-2,3;-4,9,-4;3,-2,1:sum",                           // divisor 5, sums of both signs
     "conv:0.1,0.7,-0.2;0.3,0.2,0.1;0.05,0.5,0.25",              // fixed point
     "conv:1,2,1:sum", "conv:1;-2;4:sum", "conv:0,0,0;0,0,0;0,0,0",  // 3x1, 1x3, all zero
-    "roberts", "sobel", "sobel:y", "scharr:l2", "laplace:8", "median:3", "median:5"};
+    "roberts", "sobel", "sobel:y", "scharr:l2", "laplace:8", "median:3", "median:5",
+    "box:9", "binomial:5", "conv:1,2,3,2,1;-2,-4,-6,-4,-2;0,0,0,0,0;2,4,6,4,2;-1,-2,-3,-2,-1"};  // rank 1, a zero row
 
 // Compiling each program takes PoCL seconds: the wide layouts run a few operations each.
 const Layout kNarrow{4, 2, 8, 2, 2}, kMiddle{8, 3, 4, 4, 3}, kWide{16, 4, 8, 2, 2};
@@ -88,9 +95,9 @@ TEST(FilterStrip, WiderStripsEqualReference) {
             expectStripEqualsReference(img, s, kMiddle, b);
             expectStripEqualsReference(image(5, 5, 1, 3), s, kMiddle, b);  // the 5x5 window as large as the image
         }
-        for (const std::string s : {"sobel", "median:5"}) {
+        for (const std::string s : {"sobel", "median:5", "box:7"}) {
             expectStripEqualsReference(img, s, kWide, b);
-            expectStripEqualsReference(image(7, 6, 1, 4), s, kWide, b);
+            expectStripEqualsReference(image(7, 7, 1, 4), s, kWide, b);  // box:7 as large as the image
         }
     }
 }
@@ -122,7 +129,9 @@ TEST(FilterStrip, PathTakesOnlyWhatItCovers) {
     EXPECT_TRUE(takes("box:3", io::PixelType::U8));
     EXPECT_TRUE(takes("median:5", io::PixelType::U8));
     EXPECT_FALSE(takes("box:3", io::PixelType::U16));
-    EXPECT_FALSE(takes("box:5", io::PixelType::U8));      // separable passes
+    EXPECT_TRUE(takes("box:9", io::PixelType::U8));       // integer rank 1 up to 9x9
+    EXPECT_FALSE(takes("box:11", io::PixelType::U8));
+    EXPECT_FALSE(takes("gaussian:9:2.0", io::PixelType::U8));  // fixed-point factors: 64-bit sums
     EXPECT_FALSE(takes("median:7", io::PixelType::U8));
     EXPECT_FALSE(takes("sobel:dir", io::PixelType::U8));  // float output
     EXPECT_FALSE(takes("compass:kirsch", io::PixelType::U8));  // eight masks

@@ -50,7 +50,7 @@ struct Pipeline::Impl {
     int tx = 16, ty = 16, px = 1;
     bool fusedSeparable = false;  // integer rank-1 masks: both passes in one kernel
     bool strip = false;           // 8-bit planes: the register path (cl/filter_strip.cl) where it applies
-    StripLayout stripLinear, stripMedian;
+    StripLayout stripSmall, stripSeparable, stripMedian3, stripMedian5;  // masks up to 3x3, rank 1 up to 9x9, medians
 
     Impl(Context& c, std::vector<Operation> o, Options opt) : ctx(c), ops(std::move(o)), options(opt) {
         ctx.requirePrecision(options.precision == Precision::Double ? Precision::Double : Precision::Float);
@@ -67,18 +67,29 @@ struct Pipeline::Impl {
                         std::to_string(ty) + ") does not fit a work-group of this device.");
         // The register path: on GPUs by default (CPUs vectorise the tile kernels across work-items).
         strip = setting("strip", gpu ? 1 : 0) != 0;
-        stripLinear.width = setting("strip_width", 16);
-        stripLinear.rows = setting("strip_rows", 8);
-        stripLinear.groupX = stripMedian.groupX = setting("strip_group_x", 32);
-        stripLinear.groupY = stripMedian.groupY = setting("strip_group_y", 2);
-        stripMedian.width = setting("median_strip_width", stripLinear.width);
-        stripMedian.rows = setting("median_strip_rows", 2);
-        for (const StripLayout* l : {&stripLinear, &stripMedian})
+        const int groupX = setting("strip_group_x", 32), groupY = setting("strip_group_y", 2);
+        stripSmall = {setting("strip_width", 16), setting("strip_rows", 8), groupX, groupY};
+        stripSeparable = {setting("separable_strip_width", 8), setting("separable_strip_rows", 8), groupX, groupY};
+        stripMedian3 = {setting("median3_strip_width", 16), setting("median3_strip_rows", 4), groupX, groupY};
+        stripMedian5 = {setting("median5_strip_width", 8), setting("median5_strip_rows", 2), groupX, groupY};
+        for (const StripLayout* l : {&stripSmall, &stripSeparable, &stripMedian3, &stripMedian5})
             if ((l->width != 4 && l->width != 8 && l->width != 16) || l->rows < 1 || l->rows > 64 || l->groupX < 1 || l->groupY < 1 ||
                 static_cast<std::size_t>(l->groupX * l->groupY) > ctx.device().maxWorkGroupSize)
                 throw Error("the [filter] strip layout of the tuning profile " + ctx.tuning().name + " (strips of " + std::to_string(l->width) +
                             " x " + std::to_string(l->rows) + ", work-groups of " + std::to_string(l->groupX) + " x " +
                             std::to_string(l->groupY) + ") is not one this device can run (strip widths 4, 8 or 16).");
+    }
+
+    // The register path's kernel for op on an 8-bit plane, if it takes it: launched, its output returned.
+    bool tryStrip(const DevicePlane& in, const Operation& op, DevicePlane& out) {
+        if (!strip) return false;
+        const StripLayout& layout = op.kind == Operation::Kind::Median ? (op.width == 3 ? stripMedian3 : stripMedian5)
+                                    : op.rowFactor.empty()             ? stripSmall
+                                                                       : stripSeparable;
+        const std::string defines = stripDefines(op, in.type, width, layout);
+        if (defines.empty()) return false;
+        out = stripPass(in, defines, layout);
+        return true;
     }
 
     // A [filter] setting: the options' override, else the device profile's, else the default.
@@ -168,11 +179,8 @@ struct Pipeline::Impl {
 
     // One window kernel over one plane.
     DevicePlane window(const DevicePlane& in, const Operation& op, std::size_t opIndex) {
-        if (strip) {
-            const StripLayout& layout = op.kind == Operation::Kind::Median ? stripMedian : stripLinear;
-            const std::string defines = stripDefines(op, in.type, width, layout);
-            if (!defines.empty()) return stripPass(in, defines, layout);
-        }
+        DevicePlane viaStrip;
+        if (tryStrip(in, op, viaStrip)) return viaStrip;
         const io::PixelType outT = outputType(op, in.type);
         int opCode = 1, rx = op.width / 2, ry = op.height / 2;
         if (op.kind == Operation::Kind::Median) opCode = 2;
@@ -235,6 +243,8 @@ struct Pipeline::Impl {
     }
 
     DevicePlane separable(const DevicePlane& in, const Operation& op, std::size_t opIndex) {
+        DevicePlane viaStrip;
+        if (tryStrip(in, op, viaStrip)) return viaStrip;
         const int rx = op.width / 2, ry = op.height / 2;
         const bool integer = in.type != io::PixelType::F32;
         std::string midT = clType(io::PixelType::F32);

@@ -24,21 +24,39 @@ std::string list(const std::vector<std::int64_t>& v) {
 // The linear defines, or "" when a bound does not fit the kernel's 32-bit arithmetic.
 std::string linearDefines(const Operation& op) {
     const IntegerPlan plan = planInteger(op, io::PixelType::U8);
-    const int kw = op.width, kh = op.height, nmask = static_cast<int>(plan.masks.size());
+    const int kw = op.width, kh = op.height;
+    const int nmask = plan.row.empty() ? static_cast<int>(plan.masks.size()) : 1;  // fixed-point rank 1: factors only
     const std::int64_t two31 = std::int64_t(1) << 31, two32 = std::int64_t(1) << 32;
     // Each mask's sums lie in [lo, hi]; every partial sum within +-a.
     std::vector<std::int64_t> lo(nmask), hi(nmask), a(nmask);
-    for (int m = 0; m < nmask; ++m) {
+    for (int m = 0; m < nmask && plan.row.empty(); ++m) {
         for (auto w : plan.masks[m]) {
             (w < 0 ? lo[m] : hi[m]) += 255 * static_cast<std::int64_t>(w);
             a[m] += 255 * std::llabs(static_cast<std::int64_t>(w));
         }
         if (a[m] >= two31) return "";
     }
-    // Mask rows as multiples of base rows (gcd out, first non-zero entry positive).
+    // Mask rows as multiples of base rows (gcd out, first non-zero entry positive). A rank-1 mask's
+    // base is its row factor, the multiples its column factor (the separable plan's own integers).
     std::vector<std::vector<std::int64_t>> bases;
     std::vector<std::int64_t> rowBase, rowScale;
-    for (int m = 0; m < nmask; ++m)
+    if (!plan.row.empty()) {
+        bases.emplace_back(plan.row.begin(), plan.row.end());
+        for (auto c : plan.col) {
+            rowBase.push_back(c == 0 ? -1 : 0);
+            rowScale.push_back(c);
+        }
+        std::int64_t rs = 0, cs = 0, rp = 0, rn = 0, cp = 0, cn = 0;
+        for (auto v : plan.row) (v < 0 ? rn : rp) += v, rs += std::llabs(v);
+        for (auto v : plan.col) (v < 0 ? cn : cp) += v, cs += std::llabs(v);
+        // The separable plan's bounds replace the 2-D mask's (which has no integer entries when
+        // the factors are fixed point).
+        a[0] = 255 * rs * cs;
+        hi[0] = 255 * (cp * rp + cn * rn);
+        lo[0] = 255 * (cp * rn + cn * rp);
+        if (a[0] >= two31) return "";
+    }
+    for (int m = 0; m < nmask && plan.row.empty(); ++m)
         for (int dy = 0; dy < kh; ++dy) {
             std::vector<std::int64_t> row(plan.masks[m].begin() + dy * kw, plan.masks[m].begin() + (dy + 1) * kw);
             std::int64_t g = 0, sign = 0;
@@ -124,7 +142,9 @@ std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, 
     std::string specific;
     if (op.kind == Operation::Kind::Linear) {
         const bool small = (op.width == 1 || op.width == 3) && (op.height == 1 || op.height == 3);
-        if (!small || !op.rowFactor.empty() || op.masks.empty() || op.masks.size() > 2) return "";
+        const bool separable = !op.rowFactor.empty();
+        if (separable ? (op.width > 9 || op.height > 9) : !small) return "";
+        if (op.masks.empty() || op.masks.size() > 2) return "";
         specific = linearDefines(op);
     } else if (op.kind == Operation::Kind::Median) {
         if (op.width != op.height || (op.width != 3 && op.width != 5)) return "";
