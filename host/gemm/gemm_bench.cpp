@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "portacl/bench.hpp"
+#include "portacl/error.hpp"
 #include "portacl/gemm.hpp"
 
 namespace portacl {
@@ -88,15 +89,31 @@ std::vector<BenchRecord> runPrecision(Context& ctx, const BenchOptions& opts, st
     return out;
 }
 
+// One precision's records; a precision this device cannot run (tiles beyond its local memory, say)
+// gives one "not run" record instead of ending the other precision's.
+template <typename T>
+std::vector<BenchRecord> runOrExplain(Context& ctx, const BenchOptions& opts, std::size_t n) {
+    try {
+        return runPrecision<T>(ctx, opts, n);
+    } catch (const Error& e) {
+        BenchRecord r;
+        r.workload = "gemm";
+        r.size = std::to_string(n) + "^3";
+        r.precision = precisionName(precisionOf<T>());
+        r.note = std::string("not run: ") + e.what();
+        return {r};
+    }
+}
+
 std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
     const std::size_t n = opts.quick ? 256 : (ctx.device().isGpu ? 4096 : 1024);
     std::vector<BenchRecord> out;
     if (opts.wants(Precision::Float)) {
-        auto r = runPrecision<float>(ctx, opts, n);
+        auto r = runOrExplain<float>(ctx, opts, n);
         out.insert(out.end(), r.begin(), r.end());
     }
     if (opts.wants(Precision::Double) && ctx.device().fp64) {
-        auto r = runPrecision<double>(ctx, opts, n);
+        auto r = runOrExplain<double>(ctx, opts, n);
         out.insert(out.end(), r.begin(), r.end());
     }
     return out;
