@@ -11,7 +11,9 @@ work_group = 256
 
 [gemm]
 # Register-blocked kernel: a work-group computes a TILE_M x TILE_N block of C with
-# (TILE_M/WPT_M) x (TILE_N/WPT_N) work-items, each computing WPT_M x WPT_N outputs.
+# (TILE_M/WPT_M) x (TILE_N/WPT_N) work-items, each computing WPT_M x WPT_N outputs (multiples of 4),
+# over K-steps of TILE_K (a multiple of 4). Further keys (docs/gemm.md): unroll_k, warp_tile,
+# double_buffer, build_options; "<key>_double" overrides "<key>" for double.
 tile_m = 64
 tile_n = 64
 tile_k = 16

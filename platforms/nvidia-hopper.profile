@@ -18,12 +18,15 @@ tile_n = 128
 tile_k = 16
 wpt_m = 8
 wpt_n = 8
-# Measured on an H200 (tools/anchors/gemm_sweep.sh): warps of 8 x 4 work-items and the K-loop
-# unrolled by 4 (float) or 8 (double): 31.7 and 16.6 TFLOP/s, against 24.0 and 11.0 fully unrolled
-# without warp tiling.
+# Measured on an H200 with the earlier kernel (vload4 staging): warps of 8 x 4 work-items and the
+# K-loop unrolled by 4 (float) or 8 (double): 31.7 and 16.6 TFLOP/s, against 24.0 and 11.0 fully
+# unrolled without warp tiling. tools/anchors/gemm_sweep.sh times the variants of the current kernel.
 warp_tile = 1
 unroll_k = 4
 unroll_k_double = 8
+# Double: two 128 x 8 tiles of A and B (34 KiB) fit the 48 KiB of local memory OpenCL drivers commonly
+# report; two 128 x 16 tiles (68 KiB) would be refused on such a device.
+tile_k_double = 8
 tile = 16
 
 [filter]
