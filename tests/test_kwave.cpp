@@ -158,6 +158,25 @@ TEST(KWaveFiles, InputRoundTripKeepsEverything) {
     EXPECT_EQ(r.header.minorVersion, "2");
 }
 
+// k-Wave MATLAB pads the transducer signal for the delays and writes transducer_source_flag as its
+// length minus the largest delay (found by running kspaceFirstOrder-OMP on such a file, which the
+// reader once refused for its "wrong" size).
+TEST(KWaveFiles, TransducerSignalLongerThanItsFlag) {
+    Simulation s = ballSimulation(12, 10, 8, 9);
+    s.u.index = {3, 40, 77};
+    s.transducer.delay = {0, 2, 1};
+    s.transducer.length = 9;
+    for (int i = 0; i < 11; ++i) s.transducer.signal.push_back(static_cast<float>(std::sin(0.3 * i)));
+    const std::string path = tempPath("transducer.h5");
+    writeInputFile(path, s);
+    EXPECT_EQ(io::Hdf5File::open(path).readUInt64("delay_mask"), (std::vector<std::uint64_t>{1, 3, 2})) << "1-based in the file";
+    const Simulation r = readInputFile(path);
+    std::remove(path.c_str());
+    EXPECT_EQ(r.transducer.length, 9u);
+    EXPECT_EQ(r.transducer.signal, s.transducer.signal);
+    EXPECT_EQ(r.transducer.delay, s.transducer.delay);
+}
+
 TEST(KWaveFiles, FileWrittenAsKWaveWritesIt) {
     const Simulation s = ballSimulation(8, 6, 1, 3);
     const std::string path = tempPath("layout.h5");

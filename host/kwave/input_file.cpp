@@ -212,7 +212,12 @@ Simulation readInputFile(const std::string& path) {
     }
     if (s.transducer.length) {
         const std::string why = "transducer_source_flag is set";
-        s.transducer.signal = readFloatMatrix(f, "transducer_source_input", s.transducer.length, why);
+        // k-Wave MATLAB writes the signal padded for the delays: the flag is its length minus the
+        // largest delay, so the dataset holds at least `flag` elements (validate() checks the reach).
+        s.transducer.signal = readFloatMatrix(f, "transducer_source_input", 0, why);
+        if (s.transducer.signal.size() < s.transducer.length)
+            throw Error("dataset 'transducer_source_input' in " + path + " has " + std::to_string(s.transducer.signal.size()) +
+                        " elements, fewer than transducer_source_flag (" + std::to_string(s.transducer.length) + ")");
         require(f, "delay_mask", why);
         requireType(f, "delay_mask", true);
         checkMatrixAttributes(f, "delay_mask", "long");
