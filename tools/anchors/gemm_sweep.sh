@@ -7,7 +7,7 @@
 # Run from the repository root on the GPU machine, with the packed programs in $PACK (default leadpack):
 #   tools/anchors/gemm_sweep.sh              # every variant
 #   tools/anchors/gemm_sweep.sh f-u16 d-k8   # only these
-# About 5 s a variant (context, peaks, one compile, 2 warm-ups and 5 timed runs); under 2 minutes in all.
+# Each variant: a context, the peaks, one compile, 2 warm-ups and 5 timed runs (a few seconds on a GPU).
 set -u
 PACK=${PACK:-leadpack}
 variants=tools/anchors/gemm_variants.txt
