@@ -1,9 +1,18 @@
 // End-vertex search of the Voronoi edges of one tracing wave, the candidates pruned by a uniform grid.
 // Built twice by the two-phase dispatcher: phase 1 in float flags the searches float cannot decide,
-// phase 2 redoes them in double (or all, in double mode). Two kernel pairs: one work-item per edge
-// (voronoi_edges_*), and one work-group of VOR_WIDE work-items per edge (voronoi_edges_wide_*) for the
-// searches with many candidates (the wider retries, and the searches of every ball that prove an
-// edge unbounded), whose cost would otherwise make one work-item the whole wave's critical path.
+// phase 2 redoes them in double (or all, in double mode). A search's candidates are split over the
+// lanes (work-items) of the search, each lane keeps its best candidate, and the lanes' partial
+// searches are merged in local memory (vor_search_merge does not depend on the order, so the answer
+// and the flags are those of one work-item walking every candidate). Why: a launch lasts as long as
+// its slowest search, and one work-item walking hundreds of candidates leaves the GPU idle.
+//   voronoi_edges_*:          VOR_LANES lanes per search, VOR_GROUP / VOR_LANES searches per
+//                             work-group (VOR_LANES = 1: one work-item per search, no local memory);
+//                             up to two passes (a retry whose box holds at most VOR_NARROW_LIMIT balls).
+//   voronoi_edges_flagged_phase2: the same searches, VOR_FLAGGED lanes each (a work-group per search):
+//                             phase 2 of mixed mode, where the flagged searches are few.
+//   voronoi_edges_wide_*:     VOR_WIDE lanes per search (the searches with many candidates: the wider
+//                             retries, and the searches of every ball that prove an edge unbounded);
+//                             up to three passes.
 #pragma OPENCL FP_CONTRACT OFF
 #include "common/real.h"
 #include "common/two_phase.h"
@@ -13,6 +22,15 @@
 #define VOR_ALL_BALLS 1e29f
 #ifndef VOR_WIDE
 #define VOR_WIDE 64  // work-items per search in the wide kernels (a power of two)
+#endif
+#ifndef VOR_LANES
+#define VOR_LANES 1  // work-items per search in the narrow kernels (a power of two)
+#endif
+#ifndef VOR_GROUP
+#define VOR_GROUP VOR_LANES  // work-group size of the narrow kernels (a multiple of VOR_LANES)
+#endif
+#ifndef VOR_FLAGGED
+#define VOR_FLAGGED VOR_WIDE  // work-items per search in voronoi_edges_flagged_phase2 (a power of two)
 #endif
 #ifndef VOR_NARROW_LIMIT
 #define VOR_NARROW_LIMIT 512  // a narrow search's retry runs at once when its box holds at most this many balls
@@ -116,9 +134,11 @@ static void edge_begin(const uint i, VOR_ARGS, vor_edge* e) {
     edge_box(e, radii[i], 0, 0);
 }
 
-// Offers the candidates of the box, every `step`-th ball of each row of cells from `offset` on (a row's
-// cells are consecutive in the grid, so its balls are one range of cellBalls).
-static void edge_scan(vor_edge* e, const int offset, const int step, __global const int* cellStart,
+// Offers lane `lane` of `lanes` (a power of two) its share of the box's candidates: the box's balls
+// numbered row after row (a row's cells are consecutive in the grid, so its balls are one range of
+// cellBalls), the lane takes the numbers equal to `lane` modulo `lanes` (every lane gets as many,
+// however short the rows are).
+static void edge_scan(vor_edge* e, const int lane, const int lanes, __global const int* cellStart,
                       __global const real4* cellBalls, __global const int* cellIndex, const real flagTol) {
     cellStart += e->startBase;
     cellBalls += e->cellBase;
@@ -127,11 +147,14 @@ static void edge_scan(vor_edge* e, const int offset, const int step, __global co
     const real4 c1 = e->c1, st = e->st;
     const int4 task = e->task;
     if (e->lo[0] > e->hi[0]) return;
+    int seen = 0;  // candidates in the rows before this one
     for (int z = e->lo[2]; z <= e->hi[2]; ++z)
         for (int y = e->lo[1]; y <= e->hi[1]; ++y) {
             const int row = (z * e->dm[1] + y) * e->dm[0];
-            const int stop = cellStart[row + e->hi[0] + 1];
-            for (int j = cellStart[row + e->lo[0]] + offset; j < stop; j += step) {
+            const int begin = cellStart[row + e->lo[0]], stop = cellStart[row + e->hi[0] + 1];
+            const int skip = (lane - seen) & (lanes - 1);
+            seen += stop - begin;
+            for (int j = begin + skip; j < stop; j += lanes) {
                 const int m = cellIndex[j];
                 if (m == task.x || m == task.y || m == task.z) continue;
                 const real4 b = cellBalls[j];
@@ -182,8 +205,10 @@ static int edge_decide(const vor_edge* e, __global const real4* frameGrid, __glo
 // The radius a retry asks for, as the host would search with it (the answer carries it in float).
 static real retry_radius(const float retry) { return retry >= VOR_ALL_BALLS ? (real)(2 * VOR_ALL_BALLS) : (real)retry; }
 
-// One work-item searches task `first + item` alone: a second pass at once when the first asks for a
-// wider search whose box holds at most VOR_NARROW_LIMIT balls (instead of a search in the next wave).
+
+// One work-item searches task `first + item` alone (VOR_LANES = 1): a second pass at once when the
+// first asks for a wider search whose box holds at most VOR_NARROW_LIMIT balls (instead of a search in
+// the next wave).
 static int search_edge(const uint item, VOR_ARGS) {
     const uint i = first + item;
     vor_edge e;
@@ -202,30 +227,41 @@ static int search_edge(const uint item, VOR_ARGS) {
     return flag | e.flag;
 }
 
-// The work-group searches task `first + item` together: each work-item takes every VOR_WIDE-th
-// candidate, the partial searches are merged in local memory (the merge does not depend on the
-// order), and the first work-item finishes the search. Returns the flag (valid in work-item 0).
-// Up to VOR_WIDE_PASSES passes: a retry (a wider search, every ball included) runs at once.
-static int search_edge_wide(const uint item, VOR_ARGS, __local vor_search* part, __local int* partFlag,
-                            __local float* nextRadius) {
-    const uint i = first + item;
-    const int l = (int)get_local_id(0);
+// The searches of one work-group, `lanes` work-items each (its slot: local id / lanes). `item` is the
+// slot's task (offset from `first`), or -1 for none (past the end, or phase 2's padding): such a slot
+// still takes part in the barriers. Each lane scans its share of the candidates, the slot's partial
+// searches are merged in local memory (lanes/2, lanes/4, ... merges), and the slot's first lane
+// decides. Narrow (wide = 0): a second pass when its box holds at most VOR_NARROW_LIMIT balls, as
+// search_edge; wide: up to VOR_WIDE_PASSES passes (a wider radius, then every ball). Returns the flag
+// in the slot's first lane.
+static int search_lanes(const int item, const int lanes, const int wide, VOR_ARGS, __local vor_search* part,
+                        __local int* partFlag, __local float* nextRadius) {
+    const int l = (int)get_local_id(0), lane = l & (lanes - 1), slot = l / lanes, base = slot * lanes;
+    const int slots = (int)get_local_size(0) / lanes;
+    const uint i = first + (uint)item;
     vor_edge e;
-    edge_begin(i, VOR_PASS, &e);
-    int flag = 0, end = -1;
+    if (item >= 0) {
+        edge_begin(i, VOR_PASS, &e);
+    } else {
+        e.valid = 0;
+        e.flag = 0;
+        vor_search_init(&e.q, 0, 1, 0, 0, -1);
+    }
+    int flag = 0, end = -1, active = item >= 0;
     float retry = 0.0f;
-    for (int pass = 0; pass < VOR_WIDE_PASSES; ++pass) {
+    const int passes = wide ? VOR_WIDE_PASSES : 2;
+    for (int pass = 0; pass < passes; ++pass) {
         if (pass > 0) {
-            const float R = *nextRadius;  // the same for the whole work-group
-            if (!(R > 0)) break;
-            edge_box(&e, retry_radius(R), 0, 0);
+            const float R = nextRadius[slot];
+            active = R > 0;
+            if (active) edge_box(&e, retry_radius(R), 0, 0);
         }
-        if (e.valid) edge_scan(&e, l, VOR_WIDE, cellStart, cellBalls, cellIndex, flagTol);
+        if (active && e.valid) edge_scan(&e, lane, lanes, cellStart, cellBalls, cellIndex, flagTol);
         part[l] = e.q;
         partFlag[l] = e.flag;
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (int w = VOR_WIDE / 2; w > 0; w >>= 1) {
-            if (l < w) {
+        for (int w = lanes / 2; w > 0; w >>= 1) {
+            if (lane < w) {
                 vor_search a = part[l];
                 const vor_search b = part[l + w];
                 vor_search_merge(&a, &b);
@@ -234,51 +270,105 @@ static int search_edge_wide(const uint item, VOR_ARGS, __local vor_search* part,
             }
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        if (l == 0) {
-            e.q = part[0];
-            e.flag |= partFlag[0];
-            end = -1;
-            retry = 0.0f;
-            flag |= edge_decide(&e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, i, &end, &retry);
-            *nextRadius = e.valid && pass + 1 < VOR_WIDE_PASSES ? retry : 0.0f;
+        if (lane == 0) {
+            float next = 0.0f;
+            if (active) {
+                e.q = part[base];
+                e.flag |= partFlag[base];
+                end = -1;
+                retry = 0.0f;
+                flag |= edge_decide(&e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, i, &end, &retry);
+                if (e.valid && retry > 0 && pass + 1 < passes &&
+                    (wide || (retry < VOR_ALL_BALLS &&
+                              edge_box(&e, retry_radius(retry), cellStart, flagTol) <= VOR_NARROW_LIMIT)))
+                    next = retry;
+            }
+            nextRadius[slot] = next;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+        int more = 0;  // the same in every work-item: the loop's barriers stay uniform
+        for (int s = 0; s < slots; ++s) more |= nextRadius[s] > 0;
+        if (!more) break;
     }
-    if (l != 0) return 0;
+    if (lane != 0 || item < 0) return 0;
     answer[i] = (int2)(end, as_int(retry));
     return flag | e.flag;
 }
 
+#define VOR_SLOTS (VOR_GROUP / VOR_LANES)  // searches per work-group of the narrow kernels
+
+#if VOR_LANES == 1
 __kernel void voronoi_edges_phase1(const uint n, __global uchar* undecided, VOR_ARGS) {
     const uint i = get_global_id(0);
     if (i >= n) return;
     undecided[i] = (uchar)search_edge(i, VOR_PASS);
 }
+#else
+__kernel __attribute__((reqd_work_group_size(VOR_GROUP, 1, 1))) void voronoi_edges_phase1(
+    const uint n, __global uchar* undecided, VOR_ARGS) {
+    __local vor_search part[VOR_GROUP];
+    __local int partFlag[VOR_GROUP];
+    __local float nextRadius[VOR_SLOTS];
+    const uint item = get_group_id(0) * VOR_SLOTS + get_local_id(0) / VOR_LANES;
+    const int flag = search_lanes(item < n ? (int)item : -1, VOR_LANES, 0, VOR_PASS, part, partFlag, nextRadius);
+    if ((get_local_id(0) & (VOR_LANES - 1)) == 0 && item < n) undecided[item] = (uchar)flag;
+}
+#endif
 
-__kernel void voronoi_edges_wide_phase1(const uint n, __global uchar* undecided, VOR_ARGS) {
+__kernel __attribute__((reqd_work_group_size(VOR_WIDE, 1, 1))) void voronoi_edges_wide_phase1(
+    const uint n, __global uchar* undecided, VOR_ARGS) {
     __local vor_search part[VOR_WIDE];
     __local int partFlag[VOR_WIDE];
-    __local float nextRadius;
+    __local float nextRadius[1];
     const uint i = get_group_id(0);
-    const int flag = search_edge_wide(i, VOR_PASS, part, partFlag, &nextRadius);
+    const int flag = search_lanes((int)i, VOR_WIDE, 1, VOR_PASS, part, partFlag, nextRadius);
     if (get_local_id(0) == 0) undecided[i] = (uchar)flag;
 }
 
 #if PORTACL_DOUBLE
-__kernel void voronoi_edges_phase2(const uint count, __global const uint* items, const uint direct, VOR_ARGS) {
-    const uint k = get_global_id(0);
-    if (k >= count) return;
+// The item of phase 2's k-th search: none past the count or in the padding of the compacted list.
+static int phase2_item(__global const uint* items, const uint direct, const uint count, const uint k) {
+    if (k >= count) return -1;
     const uint item = two_phase_item(items, direct, k);
-    if (item == TWO_PHASE_NO_ITEM) return;
-    search_edge(item, VOR_PASS);
+    return item == TWO_PHASE_NO_ITEM ? -1 : (int)item;
 }
 
-__kernel void voronoi_edges_wide_phase2(const uint count, __global const uint* items, const uint direct, VOR_ARGS) {
+#if VOR_LANES == 1
+__kernel void voronoi_edges_phase2(const uint count, __global const uint* items, const uint direct, VOR_ARGS) {
+    const int item = phase2_item(items, direct, count, get_global_id(0));
+    if (item >= 0) search_edge((uint)item, VOR_PASS);
+}
+#else
+__kernel __attribute__((reqd_work_group_size(VOR_GROUP, 1, 1))) void voronoi_edges_phase2(
+    const uint count, __global const uint* items, const uint direct, VOR_ARGS) {
+    __local vor_search part[VOR_GROUP];
+    __local int partFlag[VOR_GROUP];
+    __local float nextRadius[VOR_SLOTS];
+    // A work-group whose first search is none has none at all (the padding is at the list's end).
+    if (phase2_item(items, direct, count, get_group_id(0) * VOR_SLOTS) < 0) return;
+    const int item = phase2_item(items, direct, count, get_group_id(0) * VOR_SLOTS + get_local_id(0) / VOR_LANES);
+    search_lanes(item, VOR_LANES, 0, VOR_PASS, part, partFlag, nextRadius);
+}
+#endif
+
+// Phase 2 of mixed mode: the few flagged narrow searches, a work-group of VOR_FLAGGED each.
+__kernel __attribute__((reqd_work_group_size(VOR_FLAGGED, 1, 1))) void voronoi_edges_flagged_phase2(
+    const uint count, __global const uint* items, const uint direct, VOR_ARGS) {
+    __local vor_search part[VOR_FLAGGED];
+    __local int partFlag[VOR_FLAGGED];
+    __local float nextRadius[1];
+    const int item = phase2_item(items, direct, count, get_group_id(0));
+    if (item < 0) return;  // the same for the whole work-group
+    search_lanes(item, VOR_FLAGGED, 0, VOR_PASS, part, partFlag, nextRadius);
+}
+
+__kernel __attribute__((reqd_work_group_size(VOR_WIDE, 1, 1))) void voronoi_edges_wide_phase2(
+    const uint count, __global const uint* items, const uint direct, VOR_ARGS) {
     __local vor_search part[VOR_WIDE];
     __local int partFlag[VOR_WIDE];
-    __local float nextRadius;
-    const uint item = two_phase_item(items, direct, get_group_id(0));
-    if (item == TWO_PHASE_NO_ITEM) return;  // the same for the whole work-group
-    search_edge_wide(item, VOR_PASS, part, partFlag, &nextRadius);
+    __local float nextRadius[1];
+    const int item = phase2_item(items, direct, count, get_group_id(0));
+    if (item < 0) return;  // the same for the whole work-group
+    search_lanes(item, VOR_WIDE, 1, VOR_PASS, part, partFlag, nextRadius);
 }
 #endif

@@ -313,6 +313,33 @@ TEST_F(VoronoiDevice, FloatAloneReportsDifferingVertices) {
     EXPECT_GT(d.vertices.size(), 0u);
 }
 
+// A search split over several work-items (lanes, several searches per work-group, a work-group per
+// flagged search, narrow wide groups) gives the serial reference's file byte for byte, and float the
+// same answers and flags as one work-item per search.
+TEST_F(VoronoiDevice, SearchesSplitOverLanesGiveTheSameAnswers) {
+    if (!test::hasFp64()) GTEST_SKIP() << "no fp64 on the test device";
+    voronoi::Options split;
+    split.tuning.lanes = 4;
+    split.tuning.group = 16;
+    split.tuning.flaggedLanes = 32;
+    split.tuning.wideGroup = 16;
+    for (Precision p : {Precision::Double, Precision::Mixed}) {
+        split.precision = p;
+        const auto d = voronoi::compute(test::context(), *balls_, split);
+        EXPECT_TRUE(voronoi::formatVertices(d) == *ref_)
+            << precisionName(p) << ": differing vertices: " << countDifferences(voronoi::formatVertices(d), *ref_, 1e-6);
+    }
+    voronoi::Options one;
+    one.precision = split.precision = Precision::Float;
+    one.tuning.lanes = 1;
+    const auto a = voronoi::compute(test::context(), *balls_, one);
+    const auto b = voronoi::compute(test::context(), *balls_, split);
+    EXPECT_TRUE(voronoi::formatVertices(a) == voronoi::formatVertices(b));
+    EXPECT_EQ(a.phase2Edges, b.phase2Edges);
+    EXPECT_EQ(a.solvedEdges, b.solvedEdges);
+    EXPECT_EQ(a.waves, b.waves);
+}
+
 namespace {
 // Random balls with planted degeneracies: five balls on one sphere, and a block of equal balls on a lattice.
 std::vector<io::Ball> plantedBalls(unsigned seed) {

@@ -152,14 +152,20 @@ TwoPhaseReport dispatch(Context& ctx, Precision mode, std::size_t n, const TwoPh
 
     auto& s = ctx.state<TwoPhaseState>("two_phase");
     const std::size_t group = itemGroupSize(ctx);
-    const std::size_t perItem = std::max<std::size_t>(1, kernels.workItemsPerItem);
-    // One work-item per item (work-groups of the tuned size), or one work-group of perItem per item.
-    auto launchItems = [&](cl::Kernel& k, std::size_t items) {
+    const std::size_t perItem1 = std::max<std::size_t>(1, kernels.workItemsPerItem);
+    const std::size_t perGroup1 = perItem1 > 1 ? std::max<std::size_t>(1, kernels.itemsPerGroup) : 1;
+    const std::size_t perItem2 = kernels.phase2WorkItemsPerItem ? kernels.phase2WorkItemsPerItem : perItem1;
+    const std::size_t perGroup2 =
+        perItem2 > 1 ? std::max<std::size_t>(1, kernels.phase2WorkItemsPerItem ? kernels.phase2ItemsPerGroup : perGroup1) : 1;
+    // One work-item per item (work-groups of the tuned size), or work-groups of perItem x perGroup
+    // work-items holding perGroup items each.
+    auto launchItems = [&](cl::Kernel& k, std::size_t items, std::size_t perItem, std::size_t perGroup) {
         if (perItem == 1) return ctx.launch(k, cl::NDRange(items), cl::NDRange(fitGroup(ctx, k, group)));
-        if (fitGroup(ctx, k, perItem) < perItem)
+        const std::size_t local = perItem * perGroup;
+        if (fitGroup(ctx, k, local) < local)
             throw Error("kernel " + k.getInfo<CL_KERNEL_FUNCTION_NAME>() + " allows fewer than " +
-                        std::to_string(perItem) + " work-items per work-group on " + ctx.device().label());
-        return ctx.launch(k, cl::NDRange(items * perItem), cl::NDRange(perItem));
+                        std::to_string(local) + " work-items per work-group on " + ctx.device().label());
+        return ctx.launch(k, cl::NDRange((items + perGroup - 1) / perGroup * local), cl::NDRange(local));
     };
     std::size_t phase2Count = n;
     cl_uint direct = 1;
@@ -171,7 +177,7 @@ TwoPhaseReport dispatch(Context& ctx, Precision mode, std::size_t n, const TwoPh
         k1.setArg(0, static_cast<cl_uint>(n));
         k1.setArg(1, s.flags);
         if (kernels.setArgs) kernels.setArgs(k1, kTwoPhase1FirstArg);
-        phase1Events.push_back(launchItems(k1, n));
+        phase1Events.push_back(launchItems(k1, n, perItem1, perGroup1));
         if (mode == Precision::Float) {
             report.undecided = compact(ctx, s.flags, n, nullptr, compactEvents, counts);
             phase2Count = 0;
@@ -191,7 +197,7 @@ TwoPhaseReport dispatch(Context& ctx, Precision mode, std::size_t n, const TwoPh
         k2.setArg(1, s.items);
         k2.setArg(2, direct);
         if (kernels.setArgs) kernels.setArgs(k2, kTwoPhase2FirstArg);
-        phase2Events.push_back(launchItems(k2, phase2Count));
+        phase2Events.push_back(launchItems(k2, phase2Count, perItem2, perGroup2));
     }
     report.phase2Items = phase2Count;
     if (counts) return report;

@@ -90,8 +90,10 @@ struct ContextPool {
     WorkerPool pool{WorkerPool::defaultThreads()};
 };
 
-// A [voronoi] tunable: the device's profile, or PORTACL_VORONOI_<KEY> (for trying values).
-long tunable(Context& ctx, const char* key, const char* env, long fallback) {
+// A [voronoi] tunable: the caller's value (> 0), else PORTACL_VORONOI_<KEY> (for trying values on a
+// device), else the device's profile.
+long tunable(Context& ctx, int given, const char* key, const char* env, long fallback) {
+    if (given > 0) return given;
     if (const char* v = std::getenv(env)) {
         char* end = nullptr;
         const long x = std::strtol(v, &end, 10);
@@ -99,6 +101,43 @@ long tunable(Context& ctx, const char* key, const char* env, long fallback) {
         return x;
     }
     return ctx.tuning().getInt("voronoi", key, fallback);
+}
+
+// Largest power of two not above x (at least 1).
+std::size_t powerOfTwoBelow(long x) {
+    std::size_t p = 1;
+    while (static_cast<long>(p) * 2 <= x) p *= 2;
+    return p;
+}
+
+// How the searches are split over work-items ([voronoi] in the device's profile, PORTACL_VORONOI_*
+// overrides): powers of two, within the device's work-group limit.
+struct SearchShape {
+    std::size_t lanes = 1;           // work-items per narrow search (1: one work-item per search)
+    std::size_t group = 1;           // work-group of the narrow kernels (lanes x searches per group)
+    std::size_t flaggedLanes = 1;    // work-items per flagged narrow search in phase 2 of mixed mode
+    std::size_t wideGroup = 64;      // work-items per wide search
+    std::size_t wideCandidates = 512;  // searches with more candidates are wide
+    std::string kernelOptions() const {
+        return "-D VOR_LANES=" + std::to_string(lanes) + " -D VOR_GROUP=" + std::to_string(group) +
+               " -D VOR_FLAGGED=" + std::to_string(flaggedLanes) + " -D VOR_WIDE=" + std::to_string(wideGroup) +
+               " -D VOR_NARROW_LIMIT=" + std::to_string(wideCandidates);
+    }
+};
+
+SearchShape searchShape(Context& ctx, const SearchTuning& t) {
+    const long maxGroup = static_cast<long>(ctx.device().maxWorkGroupSize);
+    const auto fit = [&](long x) { return powerOfTwoBelow(std::min(x, maxGroup)); };
+    SearchShape s;
+    s.wideCandidates = static_cast<std::size_t>(
+        tunable(ctx, t.wideCandidates, "wide_candidates", "PORTACL_VORONOI_WIDE_CANDIDATES", 512));
+    s.wideGroup = std::max<std::size_t>(2, fit(tunable(ctx, t.wideGroup, "wide_group", "PORTACL_VORONOI_WIDE_GROUP", 64)));
+    s.lanes = fit(tunable(ctx, t.lanes, "lanes", "PORTACL_VORONOI_LANES", 1));
+    s.group = s.lanes == 1 ? 1 : std::max(s.lanes, fit(tunable(ctx, t.group, "group", "PORTACL_VORONOI_GROUP", 64)));
+    // 1 (or the narrow lanes): the flagged searches run as the narrow ones.
+    s.flaggedLanes = fit(tunable(ctx, t.flaggedLanes, "flagged_lanes", "PORTACL_VORONOI_FLAGGED_LANES", 1));
+    if (s.flaggedLanes < 2) s.flaggedLanes = s.lanes;
+    return s;
 }
 
 // Enqueues a write that does not wait (the source must stay unchanged until the queue passes it).
@@ -159,15 +198,9 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     const cl::Buffer dimsBuf = ctx.upload(dims, "voronoi frame grid shapes", CL_MEM_READ_ONLY);
     const cl::Buffer offsetsBuf = ctx.upload(offsets, "voronoi frame offsets", CL_MEM_READ_ONLY);
 
-    // Searches with more candidates than this go to the wide kernels (a work-group per search).
-    const std::size_t wideCandidates = static_cast<std::size_t>(
-        std::max(1L, tunable(ctx, "wide_candidates", "PORTACL_VORONOI_WIDE_CANDIDATES", 512)));
-    std::size_t wideGroup = 1;
-    while (wideGroup * 2 <= static_cast<std::size_t>(std::max(1L, tunable(ctx, "wide_group", "PORTACL_VORONOI_WIDE_GROUP", 64))) &&
-           wideGroup * 2 <= ctx.device().maxWorkGroupSize)
-        wideGroup *= 2;
-    const std::string kernelOptions =
-        "-D VOR_WIDE=" + std::to_string(wideGroup) + " -D VOR_NARROW_LIMIT=" + std::to_string(wideCandidates);
+    const SearchShape shape = searchShape(ctx, options.tuning);
+    const std::size_t wideCandidates = shape.wideCandidates;
+    const std::string kernelOptions = shape.kernelOptions();
     times.setup += lap(tick);
 
     // The wave's arrays on the device, kept across waves and grown geometrically.
@@ -274,7 +307,18 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
             k.options = kernelOptions;
             k.phase1 = part == 0 ? "voronoi_edges_phase1" : "voronoi_edges_wide_phase1";
             k.phase2 = part == 0 ? "voronoi_edges_phase2" : "voronoi_edges_wide_phase2";
-            k.workItemsPerItem = part == 0 ? 1 : wideGroup;
+            if (part == 0) {
+                k.workItemsPerItem = shape.lanes;
+                k.itemsPerGroup = shape.group / shape.lanes;
+                if (mode == Precision::Mixed && shape.flaggedLanes != shape.lanes) {
+                    // The few flagged searches: a work-group each.
+                    k.phase2 = "voronoi_edges_flagged_phase2";
+                    k.phase2WorkItemsPerItem = shape.flaggedLanes;
+                    k.phase2ItemsPerGroup = 1;
+                }
+            } else {
+                k.workItemsPerItem = shape.wideGroup;
+            }
             const cl_uint first = firsts[part];
             k.setArgs = [&, first](cl::Kernel& kernel, cl_uint a) {
                 const bool dbl = a == kTwoPhase2FirstArg;

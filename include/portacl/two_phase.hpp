@@ -53,6 +53,15 @@ struct TwoPhaseKernels {
     // whose work is large enough to share (a reduction in local memory). W must not exceed what the
     // kernels allow on the device.
     std::size_t workItemsPerItem = 1;
+    // With workItemsPerItem = W > 1: items per work-group (a work-group of W x itemsPerGroup
+    // work-items; items g*itemsPerGroup ... of group g, W consecutive work-items each). A group may
+    // run past n (phase 1) or the count (phase 2): the kernel skips those items and keeps its
+    // barriers. For items too small for a whole work-group (a warp of W = 8 items x 4).
+    std::size_t itemsPerGroup = 1;
+    // Phase 2's own shape (0: as phase 1): a workload whose phase-2 items are few (the flagged ones
+    // of Mixed mode) may give each a larger work-group. Applies to phase 2 in every mode.
+    std::size_t phase2WorkItemsPerItem = 0;
+    std::size_t phase2ItemsPerGroup = 0;
 };
 
 struct TwoPhaseReport {

@@ -39,8 +39,19 @@ struct Diagram {
     double seconds = 0;            // wall time of the computation
 };
 
+// How the device splits a search over work-items (docs/voronoi.md, "Tuning"). 0: the device profile's
+// [voronoi] value, or its PORTACL_VORONOI_* override; sizes are rounded down to powers of two.
+struct SearchTuning {
+    int lanes = 0;           // work-items per search (1: one work-item walks all candidates)
+    int group = 0;           // work-group size of the narrow searches (lanes x searches per group)
+    int flaggedLanes = 0;    // work-items per flagged search in phase 2 of mixed mode (1: as lanes)
+    int wideGroup = 0;       // work-items per wide search
+    int wideCandidates = 0;  // a search whose box holds more balls is wide
+};
+
 struct Options {
     Precision precision = Precision::Mixed;
+    SearchTuning tuning;
 };
 
 // The serial C++ reference: the same tracing with one edge at a time, in double.
