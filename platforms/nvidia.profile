@@ -38,3 +38,19 @@ tile_x = 32
 tile_y = 4
 pixels_per_item = 8
 fused_separable = 1
+# The register path of 8-bit planes (cl/filter_strip.cl; strip = 0 goes back to the tile kernels
+# above for everything): strips of *_width outputs side by side x *_rows rows per work-item, for
+# masks up to 3x3, integer rank-1 masks up to 9x9, and the 3x3 and 5x5 medians; work-groups of
+# strip_group_x x strip_group_y work-items. Initial values, not yet measured: the H200 sweep
+# (tools/anchors/filter_sweep.sh) chooses them.
+strip = 1
+strip_width = 16
+strip_rows = 8
+separable_strip_width = 8
+separable_strip_rows = 8
+median3_strip_width = 16
+median3_strip_rows = 4
+median5_strip_width = 8
+median5_strip_rows = 2
+strip_group_x = 32
+strip_group_y = 2

@@ -1,6 +1,8 @@
-// The GPU work layout (32x8 work-groups, 4 outputs per work-item, partial tiles at every edge) run
-// on the test device through a tuning profile of this test's own, held to the serial reference:
-// CI has no GPU, and the default CPU layout (16x16, one output per item) is covered by test_filter.
+// The GPU work layout of the tile kernels (32x8 work-groups, 4 outputs per work-item, partial tiles
+// at every edge) run on the test device through a tuning profile of this test's own, held to the
+// serial reference: CI has no GPU, and the default CPU layout (16x16, one output per item) is
+// covered by test_filter. The profile turns the register path of 8-bit planes off (strip = 0), so
+// that the tile kernels keep their 8-bit coverage (tests/test_filter_strip.cpp covers that path).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,7 +30,7 @@ public:
         std::ofstream(dir_ + "/filter-gpu-layout.profile") << "[match]\nplatform = " << d.platformName << "\nvendor = " << d.vendor
                                                            << "\ndevice = " << d.name << "\ntype = " << d.type << "\n"
                                                            << "[build]\noptions = -cl-mad-enable\n"
-                                                           << "[filter]\ntile_x = 32\ntile_y = 8\npixels_per_item = 4\nfused_separable = 1\n";
+                                                           << "[filter]\ntile_x = 32\ntile_y = 8\npixels_per_item = 4\nfused_separable = 1\nstrip = 0\n";
         ::setenv("PORTACL_PLATFORMS_DIR", dir_.c_str(), 1);
     }
     void TearDown() override {

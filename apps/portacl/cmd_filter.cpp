@@ -34,7 +34,7 @@ int runFilter(const std::vector<std::string>& args) {
         "depth", po::value(&depth)->default_value("same"), "same, or f32: convert to float first (signed gradients, no saturation)")(
         "reference", po::bool_switch(&reference), "run the serial C++ reference instead of the device")(
         "list", po::bool_switch(&list), "name every operation and its parameters")(
-        "bench", po::bool_switch(&bench), "the thesis's tables: speed-up over the serial reference, masks 3..9, images 128^2..4096^2")(
+        "bench", po::bool_switch(&bench), "the thesis's tables: speed-up over the serial reference, masks 3..9, images 128^2..4096^2; with --op: those operations alone, device ms, GB/s and % of copy bandwidth")(
         "quick", po::bool_switch(&quick), "with --bench: small images only")(
         "bench-sizes", po::value(&sizes)->default_value(""), "with --bench: image sides, e.g. 128,512,4096")(
         "files", po::value(&files)->composing(), "IN OUT");
@@ -43,11 +43,19 @@ int runFilter(const std::vector<std::string>& args) {
     po::variables_map vm;
     const std::string usage =
         "usage: portacl filter IN OUT --op OP [--op OP ...] [--border MODE] [--device SPEC]\n"
-        "       portacl filter --list | --bench [--quick]\n"
+        "       portacl filter --list | --bench [--quick] | --bench --op OP [--op OP ...] [--bench-sizes 4096]\n"
         "e.g.   portacl filter in.png out.png --op median:5 --op sobel --border reflect101";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
     if (list) {
         printList();
+        return 0;
+    }
+    if (bench && !opSpecs.empty()) {
+        // The given operations alone (tuning sweeps): 4096^2 unless --bench-sizes says otherwise.
+        for (const auto& s : opSpecs) (void)filter::parseOperation(s);
+        Context ctx(selectDevice(common.device), common.contextOptions());
+        filter::printOperationTimes(ctx, opSpecs, sizes.empty() ? std::vector<int>{4096} : filter::parseSizeList(sizes), std::cout);
+        printProfile(ctx, common);
         return 0;
     }
     if (bench) {

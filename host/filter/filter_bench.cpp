@@ -3,6 +3,7 @@
 // timed); the serial reference is timed at the same size up to a limit and scaled by area above it.
 #include <cmath>
 #include <iomanip>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -42,17 +43,25 @@ struct Timing {
     std::string note;
 };
 
+// The benchmark image of each side, made once (16.7 M sines for 4096^2 take the host a while).
+const io::Image& benchImage(int side) {
+    static std::map<int, io::Image> images;
+    auto it = images.find(side);
+    if (it == images.end()) it = images.emplace(side, noiseImage(side, 7)).first;
+    return it->second;
+}
+
 Timing timeOp(Context& ctx, const std::string& spec, int side, int serialMaxSide, const BenchOptions& bo) {
     const std::vector<Operation> ops{parseOperation(spec)};
     Options options;
     Timing t;
-    const io::Image img = noiseImage(side, 7);
+    const io::Image& img = benchImage(side);
     Pipeline p(ctx, ops, options);
     p.upload(img);
     t.device = medianDeviceSeconds(ctx, [&] { p.enqueue(); }, bo);
     if (bo.serial) {
         const int s = std::min(side, serialMaxSide);
-        const io::Image small = s == side ? img : noiseImage(s, 7);
+        const io::Image& small = benchImage(s);
         t.serial = medianHostSeconds([&] { (void)filterReference(small, ops, options); }, 1) * (double(side) * side) / (double(s) * s);
         if (s != side) t.note = "serial timed at " + std::to_string(s) + "^2, scaled by area";
     }
@@ -131,6 +140,27 @@ void printThesisTables(Context& ctx, const ThesisBenchOptions& o, std::ostream& 
     }
 }
 
+void printOperationTimes(Context& ctx, const std::vector<std::string>& specs, const std::vector<int>& sizes, std::ostream& out) {
+    BenchOptions bo;
+    bo.serial = false;
+    const DevicePeaks peaks = measurePeaks(ctx, bo);
+    out << "Filters on " << ctx.device().label() << " (profile " << ctx.tuning().name << "; device time, 8-bit grey image on the device; "
+        << "GB/s counts one read and one write per pixel; copy bandwidth measured now: " << std::fixed << std::setprecision(1)
+        << peaks.copyBytesPerSecond / 1e9 << " GB/s)\n";
+    out << std::left << std::setw(28) << "operation" << std::setw(11) << "image" << std::right << std::setw(12) << "device ms" << std::setw(10)
+        << "GB/s" << std::setw(10) << "% copy" << "\n";
+    for (int side : sizes)
+        for (const auto& spec : specs) {
+            const Timing t = timeOp(ctx, spec, side, side, bo);
+            const double bytes = 2.0 * side * side, rate = bytes / t.device;
+            std::ostringstream size;
+            size << side << "^2";
+            out << std::left << std::setw(28) << spec.substr(0, 27) << std::setw(11) << size.str() << std::right << std::fixed
+                << std::setprecision(4) << std::setw(12) << t.device * 1e3 << std::setprecision(1) << std::setw(10) << rate / 1e9
+                << std::setw(10) << 100.0 * rate / peaks.copyBytesPerSecond << std::endl;
+        }
+}
+
 std::vector<BenchRecord> runFilterBench(Context& ctx, const BenchOptions& opts) {
     const int side = opts.quick ? 256 : 4096;
     const int serialSide = opts.quick ? 128 : 1024;
@@ -146,7 +176,7 @@ std::vector<BenchRecord> runFilterBench(Context& ctx, const BenchOptions& opts) 
         r.size = std::to_string(side) + "x" + std::to_string(side) + " u8";
         r.precision = "u8";
         r.seconds = t.device;
-        r.bytes = 2.0 * side * side;  // one read and one write of every pixel (the floor any filter moves)
+        r.bytes = 2.0 * side * side;  // input + output, one byte each (the floor any filter moves): GB/s and % of copy bandwidth
         r.serialSeconds = t.serial;
         r.note = t.note;
         records.push_back(r);

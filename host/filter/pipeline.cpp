@@ -66,11 +66,13 @@ struct Pipeline::Impl {
             throw Error("the [filter] tile of the tuning profile " + ctx.tuning().name + " (" + std::to_string(tx) + "x" +
                         std::to_string(ty) + ") does not fit a work-group of this device.");
         // The register path: on GPUs by default (CPUs vectorise the tile kernels across work-items).
-        strip = setting("strip", gpu ? 1 : 0) != 0;
-        const int groupX = setting("strip_group_x", 32), groupY = setting("strip_group_y", 2);
-        stripSmall = {setting("strip_width", 16), setting("strip_rows", 8), groupX, groupY};
-        stripSeparable = {setting("separable_strip_width", 8), setting("separable_strip_rows", 8), groupX, groupY};
-        stripMedian3 = {setting("median3_strip_width", 16), setting("median3_strip_rows", 4), groupX, groupY};
+        // The register path: on every device (PoCL too runs it several times faster than the tiles).
+        strip = setting("strip", 1) != 0;
+        const int groupX = setting("strip_group_x", gpu ? 32 : 8), groupY = setting("strip_group_y", 2);
+        const int wide = gpu ? 16 : 8;
+        stripSmall = {setting("strip_width", wide), setting("strip_rows", gpu ? 8 : 4), groupX, groupY};
+        stripSeparable = {setting("separable_strip_width", 8), setting("separable_strip_rows", gpu ? 8 : 4), groupX, groupY};
+        stripMedian3 = {setting("median3_strip_width", wide), setting("median3_strip_rows", gpu ? 4 : 2), groupX, groupY};
         stripMedian5 = {setting("median5_strip_width", 8), setting("median5_strip_rows", 2), groupX, groupY};
         for (const StripLayout* l : {&stripSmall, &stripSeparable, &stripMedian3, &stripMedian5})
             if ((l->width != 4 && l->width != 8 && l->width != 16) || l->rows < 1 || l->rows > 64 || l->groupX < 1 || l->groupY < 1 ||

@@ -25,6 +25,10 @@ std::vector<int> parseSizeList(const std::string& text);
 // the serial reference time, our speed-up and the thesis's.
 void printThesisTables(Context& ctx, const ThesisBenchOptions& options, std::ostream& out);
 
+// Each operation (as --op writes it) on a side x side 8-bit grey noise image on the device, per
+// size: device ms, GB/s (input + output bytes) and percent of the copy bandwidth measured first.
+void printOperationTimes(Context& ctx, const std::vector<std::string>& specs, const std::vector<int>& sizes, std::ostream& out);
+
 // The `portacl bench` case.
 std::vector<BenchRecord> runFilterBench(Context& ctx, const BenchOptions& opts);
 
