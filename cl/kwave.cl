@@ -1,8 +1,11 @@
 // k-Wave's k-space pseudospectral time step (kspaceFirstOrder-OMP/-CUDA), element-wise parts; the
 // FFTs are the engine's. One program per simulation configuration, chosen by defines:
 //   KW_3D                         3-D (else 2-D: the z arrays are not touched)
-//   C0_ARRAY, RHO0_ARRAY, BONA_ARRAY, ABSORB_ARRAY   heterogeneous quantities (else one value at [0])
+//   C0_ARRAY, RHO0_ARRAY, BONA_ARRAY, ABSORB_ARRAY, ALPHA_ARRAY   heterogeneous quantities (else one
+//                                 value at [0])
 //   NONLINEAR, ABSORPTION (0 lossless, 1 power law, 2 Stokes)
+//   FOLDED_NONLINEARITY           the B/A array holds B/A / (2 rho0)
+//   ABSORPTION_FROM_ALPHA         power law: the tau array holds 2 alpha [Np]; tau and eta are formed here
 //   ST_<Q>                        storage of quantity Q (common/kwave_storage.h)
 // The inverse FFTs are scaled by 1/N already, so no fftDivider appears here.
 #include "common/real.h"
@@ -28,6 +31,15 @@
 #endif
 #ifndef ABSORPTION
 #define ABSORPTION 0
+#endif
+#ifndef ALPHA_ARRAY
+#define ALPHA_ARRAY 0
+#endif
+#ifndef FOLDED_NONLINEARITY
+#define FOLDED_NONLINEARITY 0
+#endif
+#ifndef ABSORPTION_FROM_ALPHA
+#define ABSORPTION_FROM_ALPHA 0
 #endif
 #ifndef ST_C2
 #define ST_C2 0
@@ -79,6 +91,7 @@ typedef KW_T(ST_SIGNAL) signal_t;
 #define AT_RHO0(i) (RHO0_ARRAY ? (i) : 0)
 #define AT_BONA(i) (BONA_ARRAY ? (i) : 0)
 #define AT_ABSORB(i) (ABSORB_ARRAY ? (i) : 0)
+#define AT_ALPHA(i) (ALPHA_ARRAY ? (i) : 0)
 
 #define LD_RHO(p, i) KW_LD(ST_RHO, p, i)
 
@@ -276,11 +289,13 @@ __kernel void kwave_absorption_terms(__global real2* X, __global real2* Y, __glo
 // p = c^2 (sum(rho) [+ B/A sum(rho)^2 / (2 rho0)] [+ tau*tauTerm - eta*etaTerm | + tau rho0 sum(du)]).
 // Power law: sum(rho) arrives in dux (from kwave_density or kwave_pressure_terms), etaTerm and
 // tauTerm in duy and duz (after their inverse FFTs), which spares reading the three densities.
+// ABSORPTION_FROM_ALPHA: tau holds 2 alpha, and tau*tauTerm - eta*etaTerm
+// = 2 alpha c^(y-1) (-tauTerm - c tan(pi y/2) etaTerm) (yMinus1 = y - 1, tanHalfPiY = tan(pi y/2)).
 __kernel void kwave_pressure(__global real* p, __global const rho_t* rhox, __global const rho_t* rhoy,
                              __global const rho_t* rhoz, __global const real* dux, __global const real* duy,
                              __global const real* duz, __global const c2_t* c2, __global const rho0_t* rho0,
                              __global const bona_t* bona, __global const tau_t* tau, __global const tau_t* eta,
-                             ulong n) {
+                             ulong n, real yMinus1, real tanHalfPiY) {
     const size_t i = get_global_id(0);
     if (i >= n) return;
 #if ABSORPTION == 1
@@ -289,10 +304,16 @@ __kernel void kwave_pressure(__global real* p, __global const rho_t* rhox, __glo
     const real s = density_sum(rhox, rhoy, rhoz, i);
 #endif
     real acc = s;
-#if NONLINEAR
+    const real cc = load_c2(c2, AT_C0(i));
+#if NONLINEAR && FOLDED_NONLINEARITY
+    acc += bona[AT_BONA(i)] * s * s;
+#elif NONLINEAR
     acc += KW_LD(ST_BONA, bona, AT_BONA(i)) * s * s / ((real)2 * KW_LD(ST_RHO0, rho0, AT_RHO0(i)));
 #endif
-#if ABSORPTION == 1
+#if ABSORPTION == 1 && ABSORPTION_FROM_ALPHA
+    const real c = sqrt(cc);
+    acc -= tau[AT_ALPHA(i)] * pow(c, yMinus1) * (duz[i] + c * tanHalfPiY * duy[i]);
+#elif ABSORPTION == 1
     acc += KW_LD(ST_TAU, tau, AT_ABSORB(i)) * duz[i] - KW_LD(ST_TAU, eta, AT_ABSORB(i)) * duy[i];
 #elif ABSORPTION == 2
 #if KW_3D
@@ -302,7 +323,7 @@ __kernel void kwave_pressure(__global real* p, __global const rho_t* rhox, __glo
 #endif
     acc += KW_LD(ST_TAU, tau, AT_ABSORB(i)) * KW_LD(ST_RHO0, rho0, AT_RHO0(i)) * du;
 #endif
-    p[i] = load_c2(c2, AT_C0(i)) * acc;
+    p[i] = cc * acc;
 }
 
 // p = p0; rho_i = p0 / (N c^2).

@@ -283,6 +283,28 @@ TEST(KWaveDevice, MatchesReference) {
     }
 }
 
+// Media of scalars and grids mixed: the folded B/A / (2 rho0) and 2 alpha fields are grids when
+// either factor is (scalar B/A with a rho0 grid; scalar alpha with a c0 grid), scalars when both are.
+TEST(KWaveDevice, MixedScalarAndGridMediumMatchesReference) {
+    for (int variant = 0; variant < 2; ++variant) {
+        Simulation s = ballSimulation(32, 24, 1, 10);
+        makeHard(s);
+        if (variant == 0) {  // rho0 and alpha_coeff grids, c0 and B/A scalars
+            s.medium.c0 = scalar(1500);
+            s.medium.bOnA = scalar(6);
+        } else {  // a c0 grid, everything else scalar
+            s.medium.rho0 = s.medium.rho0Sgx = s.medium.rho0Sgy = scalar(1000);
+            s.medium.bOnA = scalar(6);
+            s.medium.alphaCoeff = scalar(0.75);
+        }
+        const auto out = everything();
+        const Recording ref = referenceRun(s, out);
+        SCOPED_TRACE("variant " + std::to_string(variant));
+        expectMatches(runDevice(s, Precision::Float, out), ref, 2e-4);
+        if (test::hasFp64()) expectMatches(runDevice(s, Precision::Double, out), ref, 1e-10);
+    }
+}
+
 // Pressure, velocity and transducer sources in every mode, and a cuboid sensor.
 TEST(KWaveDevice, SourcesMatchReference) {
     for (const SourceMode mode : {SourceMode::Dirichlet, SourceMode::AdditiveNoCorrection, SourceMode::Additive}) {

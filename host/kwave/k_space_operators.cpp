@@ -105,6 +105,8 @@ MediumCoefficients::MediumCoefficients(const Simulation& sim) {
         // eta = 2 alpha c^y tan(pi y / 2).
         const double y = m.alphaPower;
         const double toNeper = 100.0 * std::pow(1.0e-6 / (2.0 * M_PI), y) / (20.0 * std::log10(std::exp(1.0)));
+        alpha2 = copy(m.alphaCoeff);
+        for (auto& a : alpha2) a *= 2.0 * toNeper;
         const std::size_t n = (m.alphaCoeff.scalar() && m.c0.scalar()) ? 1 : sim.grid.size();
         tau.resize(n);
         if (m.absorption == Absorption::PowerLaw) eta.resize(n);

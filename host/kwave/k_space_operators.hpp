@@ -38,6 +38,7 @@ struct PerfectlyMatchedLayer {
 struct MediumCoefficients {
     // One value when homogeneous, else one per grid point.
     std::vector<double> c2, rho0, bOnA, tau, eta;
+    std::vector<double> alpha2;  // 2 alpha_coeff in Np/((rad/s)^y m), one value or one per point
     std::array<std::vector<double>, 3> dtRho0Sg;
     explicit MediumCoefficients(const Simulation& sim);
 };
