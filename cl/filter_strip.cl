@@ -151,9 +151,10 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
         for (int j = 0; j < NR; ++j) {
             __global const uchar* p = src + (y0 - RY + j) * w + x0;
             rows[j] = LOAD_ROW(p);
+            const pix_t lv = LOAD_ROW(p - SW), rv = LOAD_ROW(p + SW);
             uchar l[SW], r[SW];
-            UNPACK(LOAD_ROW(p - SW), l, 0);
-            UNPACK(LOAD_ROW(p + SW), r, 0);
+            UNPACK(lv, l, 0);
+            UNPACK(rv, r, 0);
 #pragma unroll
             for (int k = 0; k < RX; ++k) {
                 side[j][k] = l[SW - RX + k];
