@@ -61,6 +61,18 @@ typedef struct {
 #define VOR_PASS                                                                                              \
     first, tasks, taskFrame, starts, radii, balls, cellStart, cellBalls, cellIndex, frameGrid, frameDims,    \
         frameOffsets, frameRmax, tieEps, flagTol, answer
+// The kernels' arguments: the wave's arrays come in one buffer (one transfer per wave), at the byte
+// offsets waveAt = (tasks, frames, starts, radii); VOR_UNPACK names them as VOR_ARGS does.
+#define VOR_KERNEL_ARGS                                                                                       \
+    const uint first, __global const uchar *wave, const uint4 waveAt, __global const real4 *balls,            \
+        __global const int *cellStart, __global const real4 *cellBalls, __global const int *cellIndex,         \
+        __global const real4 *frameGrid, __global const int4 *frameDims, __global const int2 *frameOffsets,    \
+        __global const real *frameRmax, const real tieEps, const real flagTol, __global int2 *answer
+#define VOR_UNPACK                                                                                            \
+    __global const int4* tasks = (__global const int4*)(wave + waveAt.x);                                     \
+    __global const int* taskFrame = (__global const int*)(wave + waveAt.y);                                   \
+    __global const real4* starts = (__global const real4*)(wave + waveAt.z);                                  \
+    __global const real* radii = (__global const real*)(wave + waveAt.w)
 
 // The candidate box of search radius R (balls within R of the start vertex's centre; every ball from
 // VOR_ALL_BALLS on), and the search started afresh. Returns how many balls the box holds (what the
@@ -298,14 +310,16 @@ static int search_lanes(const int item, const int lanes, const int wide, VOR_ARG
 #define VOR_SLOTS (VOR_GROUP / VOR_LANES)  // searches per work-group of the narrow kernels
 
 #if VOR_LANES == 1
-__kernel void voronoi_edges_phase1(const uint n, __global uchar* undecided, VOR_ARGS) {
+__kernel void voronoi_edges_phase1(const uint n, __global uchar* undecided, VOR_KERNEL_ARGS) {
+    VOR_UNPACK;
     const uint i = get_global_id(0);
     if (i >= n) return;
     undecided[i] = (uchar)search_edge(i, VOR_PASS);
 }
 #else
 __kernel __attribute__((reqd_work_group_size(VOR_GROUP, 1, 1))) void voronoi_edges_phase1(
-    const uint n, __global uchar* undecided, VOR_ARGS) {
+    const uint n, __global uchar* undecided, VOR_KERNEL_ARGS) {
+    VOR_UNPACK;
     __local vor_search part[VOR_GROUP];
     __local int partFlag[VOR_GROUP];
     __local float nextRadius[VOR_SLOTS];
@@ -316,7 +330,8 @@ __kernel __attribute__((reqd_work_group_size(VOR_GROUP, 1, 1))) void voronoi_edg
 #endif
 
 __kernel __attribute__((reqd_work_group_size(VOR_WIDE, 1, 1))) void voronoi_edges_wide_phase1(
-    const uint n, __global uchar* undecided, VOR_ARGS) {
+    const uint n, __global uchar* undecided, VOR_KERNEL_ARGS) {
+    VOR_UNPACK;
     __local vor_search part[VOR_WIDE];
     __local int partFlag[VOR_WIDE];
     __local float nextRadius[1];
@@ -334,13 +349,15 @@ static int phase2_item(__global const uint* items, const uint direct, const uint
 }
 
 #if VOR_LANES == 1
-__kernel void voronoi_edges_phase2(const uint count, __global const uint* items, const uint direct, VOR_ARGS) {
+__kernel void voronoi_edges_phase2(const uint count, __global const uint* items, const uint direct, VOR_KERNEL_ARGS) {
+    VOR_UNPACK;
     const int item = phase2_item(items, direct, count, get_global_id(0));
     if (item >= 0) search_edge((uint)item, VOR_PASS);
 }
 #else
 __kernel __attribute__((reqd_work_group_size(VOR_GROUP, 1, 1))) void voronoi_edges_phase2(
-    const uint count, __global const uint* items, const uint direct, VOR_ARGS) {
+    const uint count, __global const uint* items, const uint direct, VOR_KERNEL_ARGS) {
+    VOR_UNPACK;
     __local vor_search part[VOR_GROUP];
     __local int partFlag[VOR_GROUP];
     __local float nextRadius[VOR_SLOTS];
@@ -353,7 +370,8 @@ __kernel __attribute__((reqd_work_group_size(VOR_GROUP, 1, 1))) void voronoi_edg
 
 // Phase 2 of mixed mode: the few flagged narrow searches, a work-group of VOR_FLAGGED each.
 __kernel __attribute__((reqd_work_group_size(VOR_FLAGGED, 1, 1))) void voronoi_edges_flagged_phase2(
-    const uint count, __global const uint* items, const uint direct, VOR_ARGS) {
+    const uint count, __global const uint* items, const uint direct, VOR_KERNEL_ARGS) {
+    VOR_UNPACK;
     __local vor_search part[VOR_FLAGGED];
     __local int partFlag[VOR_FLAGGED];
     __local float nextRadius[1];
@@ -363,7 +381,8 @@ __kernel __attribute__((reqd_work_group_size(VOR_FLAGGED, 1, 1))) void voronoi_e
 }
 
 __kernel __attribute__((reqd_work_group_size(VOR_WIDE, 1, 1))) void voronoi_edges_wide_phase2(
-    const uint count, __global const uint* items, const uint direct, VOR_ARGS) {
+    const uint count, __global const uint* items, const uint direct, VOR_KERNEL_ARGS) {
+    VOR_UNPACK;
     __local vor_search part[VOR_WIDE];
     __local int partFlag[VOR_WIDE];
     __local float nextRadius[1];

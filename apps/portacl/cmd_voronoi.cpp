@@ -46,6 +46,7 @@ int runVoronoi(const std::vector<std::string>& args) {
     CommonOptions common;
     common.precision = "mixed";
     std::string input, output, edges, radii, format = "auto", summary;
+    int repeats = 1;
     bool hydrogens = false, hetero = false, waters = false, allAltlocs = false, firstModel = false, serial = false;
     desc.add_options()("input", po::value(&input), "structure (.pdb, .cif) or ball list (.xyzr: x y z r per line)")(
         "output,o", po::value(&output), "vertices file (Voronota's 'q1 q2 q3 q4 x y z r'); frames of a multi-model input get .1, .2, ... before the extension")(
@@ -58,7 +59,8 @@ int runVoronoi(const std::vector<std::string>& args) {
         "all-altlocs", po::bool_switch(&allAltlocs), "keep every alternate location (default: the first of each residue, as Voronota)")(
         "first-model", po::bool_switch(&firstModel), "only the first model of a multi-model file")(
         "summary", po::value(&summary), "write the summary to this file instead of stderr")(
-        "serial", po::bool_switch(&serial), "run the serial C++ reference instead of the device");
+        "serial", po::bool_switch(&serial), "run the serial C++ reference instead of the device")(
+        "repeats", po::value(&repeats), "compute the diagram this many times in one context (timing: the first run loads the kernels); the summary gives the last run and a line with every run's seconds");
     common.add(desc);
     po::positional_options_description pos;
     pos.add("input", 1);
@@ -69,6 +71,7 @@ int runVoronoi(const std::vector<std::string>& args) {
         return 0;
     if (input.empty()) throw Error("no input file given (portacl voronoi INPUT -o vertices.txt)");
     if (output.empty()) throw Error("no output file given (-o vertices.txt)");
+    if (repeats < 1) throw Error("--repeats must be at least 1");
 
     io::MoleculeOptions mo;
     mo.format = io::parseMoleculeFormat(format);
@@ -87,12 +90,19 @@ int runVoronoi(const std::vector<std::string>& args) {
 
     // Every frame's diagram first (on the device, all frames traced together), then the files.
     std::vector<voronoi::Diagram> diagrams;
-    if (serial) {
-        for (const auto& f : frames) diagrams.push_back(voronoi::computeReference(f.balls));
-    } else {
-        std::vector<std::vector<io::Ball>> balls;
-        for (const auto& f : frames) balls.push_back(f.balls);
-        diagrams = voronoi::computeFrames(*ctx, balls, vo);
+    std::vector<double> runSeconds;
+    for (int run = 0; run < repeats; ++run) {
+        diagrams.clear();
+        if (serial) {
+            for (const auto& f : frames) diagrams.push_back(voronoi::computeReference(f.balls));
+        } else {
+            std::vector<std::vector<io::Ball>> balls;
+            for (const auto& f : frames) balls.push_back(f.balls);
+            diagrams = voronoi::computeFrames(*ctx, balls, vo);
+        }
+        double s = 0;
+        for (const auto& d : diagrams) s += d.seconds;
+        runSeconds.push_back(s);
     }
     std::string report;
     double total = 0;
@@ -113,6 +123,15 @@ int runVoronoi(const std::vector<std::string>& args) {
         char line[160];
         std::snprintf(line, sizeof line, "frames %zu seconds %.4f frames_per_second %.2f\n", frames.size(), total, frames.size() / total);
         report += line;
+    }
+    if (repeats > 1) {
+        report += "runs_seconds";
+        for (double s : runSeconds) {
+            char v[32];
+            std::snprintf(v, sizeof v, " %.4f", s);
+            report += v;
+        }
+        report += "\n";
     }
     if (summary.empty()) std::cerr << report;
     else writeAtomically(summary, report);

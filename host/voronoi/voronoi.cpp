@@ -23,14 +23,43 @@ namespace {
 
 constexpr float kAllBalls = 1e30f;  // a search radius the kernel reads as "every ball" (>= 1e29)
 
+// Enqueues a write that does not wait (the source must stay unchanged until the queue passes it).
+void writeLater(Context& ctx, const cl::Buffer& b, const void* src, std::size_t bytes, const char* what,
+                std::size_t offset = 0) {
+    cl::Event e;
+    clCall("clEnqueueWriteBuffer", [&] { return ctx.queue().enqueueWriteBuffer(b, CL_FALSE, offset, bytes, src, nullptr, &e); });
+    ctx.recordEvent(what, EventKind::Transfer, e);
+}
+
+// A device buffer kept with the context across computations and grown geometrically, so that
+// repeated calls (a benchmark's repeats, an ensemble's batches) allocate nothing. Written without
+// waiting: the host copy must stay unchanged until the queue passes the write (the computation's
+// blocking reads do; the host copies below live in the same kept state until the next call).
+struct Staged {
+    cl::Buffer buffer;
+    std::size_t capacity = 0;
+
+    void reserve(Context& ctx, std::size_t bytes, const char* what, cl_mem_flags flags = CL_MEM_READ_ONLY) {
+        if (bytes <= capacity && capacity > 0) return;
+        capacity = std::max<std::size_t>({bytes, 2 * capacity, 256});
+        buffer = ctx.buffer(capacity, what, flags);
+    }
+    template <typename T>
+    void put(Context& ctx, const std::vector<T>& host, const char* what) {
+        reserve(ctx, host.size() * sizeof(T), what);
+        if (!host.empty()) writeLater(ctx, buffer, host.data(), host.size() * sizeof(T), what);
+    }
+};
+
 // Everything about the frames that stays on the device for the whole batch, in one precision.
 template <typename R4, typename R>
 struct FrameData {
-    cl::Buffer balls, cellBalls, grid, rmax;
+    std::vector<R4> all, sorted, grids;
+    std::vector<R> rmaxes;
+    Staged balls, cellBalls, grid, rmax;
 
     void upload(Context& ctx, const std::vector<std::unique_ptr<Tracer>>& tracers) {
-        std::vector<R4> all, sorted, grids;
-        std::vector<R> rmaxes;
+        all.clear(), sorted.clear(), grids.clear(), rmaxes.clear();
         for (const auto& tr : tracers) {
             const auto& balls = tr->balls();
             const std::size_t base = all.size();
@@ -41,34 +70,44 @@ struct FrameData {
             grids.push_back(R4{{static_cast<R>(g.lo[0]), static_cast<R>(g.lo[1]), static_cast<R>(g.lo[2]), static_cast<R>(g.h)}});
             rmaxes.push_back(static_cast<R>(tr->maxRadius()));
         }
-        balls = ctx.upload(all, "voronoi balls", CL_MEM_READ_ONLY);
-        cellBalls = ctx.upload(sorted, "voronoi grid balls", CL_MEM_READ_ONLY);
-        grid = ctx.upload(grids, "voronoi frame grids", CL_MEM_READ_ONLY);
-        rmax = ctx.upload(rmaxes, "voronoi frame radii", CL_MEM_READ_ONLY);
+        balls.put(ctx, all, "voronoi balls");
+        cellBalls.put(ctx, sorted, "voronoi grid balls");
+        grid.put(ctx, grids, "voronoi frame grids");
+        rmax.put(ctx, rmaxes, "voronoi frame radii");
     }
 };
 
-// Device buffers of a wave's searches, kept across waves; reserve() grows them geometrically.
-struct WaveBuffers {
-    cl::Buffer tasks, frames, startF, radF, startD, radD, answers;
-    std::size_t capacity = 0;
-
-    void reserve(Context& ctx, std::size_t n, bool useFloat, bool useDouble) {
-        if (n <= capacity) return;
-        capacity = std::max(n, 2 * capacity);
-        tasks = ctx.buffer(capacity * sizeof(cl_int4), "voronoi edge tasks", CL_MEM_READ_ONLY);
-        frames = ctx.buffer(capacity * sizeof(cl_int), "voronoi edge frames", CL_MEM_READ_ONLY);
-        if (useFloat) {
-            startF = ctx.buffer(capacity * sizeof(cl_float4), "voronoi starts (float)", CL_MEM_READ_ONLY);
-            radF = ctx.buffer(capacity * sizeof(float), "voronoi radii (float)", CL_MEM_READ_ONLY);
-        }
-        if (useDouble) {
-            startD = ctx.buffer(capacity * sizeof(cl_double4), "voronoi starts (double)", CL_MEM_READ_ONLY);
-            radD = ctx.buffer(capacity * sizeof(double), "voronoi radii (double)", CL_MEM_READ_ONLY);
-        }
-        // One more entry at the end: the two dispatches' flagged counts (read with the answers).
-        answers = ctx.buffer((capacity + 1) * sizeof(cl_int2), "voronoi answers");
+// Byte offsets of a wave's arrays in its one input buffer (written in one transfer): tasks (int4),
+// frames (int), starts and radii in float and/or double; each part aligned to 128 bytes.
+struct WaveLayout {
+    std::size_t tasks = 0, frames = 0, startF = 0, radF = 0, startD = 0, radD = 0, bytes = 0;
+    WaveLayout(std::size_t n, bool useFloat, bool useDouble) {
+        const auto part = [&](std::size_t size) {
+            const std::size_t at = bytes;
+            bytes += (size + 127) / 128 * 128;
+            return at;
+        };
+        tasks = part(n * sizeof(cl_int4));
+        frames = part(n * sizeof(cl_int));
+        if (useFloat) startF = part(n * sizeof(cl_float4)), radF = part(n * sizeof(float));
+        if (useDouble) startD = part(n * sizeof(cl_double4)), radD = part(n * sizeof(double));
     }
+};
+
+// What a computation keeps on the device and the host copies behind its writes, kept with the
+// context (see Staged).
+struct DeviceState {
+    FrameData<cl_float4, float> fd;
+    FrameData<cl_double4, double> dd;
+    std::vector<cl_int> cellStart, cellIndex;
+    std::vector<cl_int4> dims;
+    std::vector<cl_int2> offsets;
+    Staged cellStartBuf, cellIndexBuf, dimsBuf, offsetsBuf;
+    // The wave: its input (WaveLayout; cl_double4 elements keep every part aligned on the host),
+    // and its answers with the two dispatches' flagged counts after them.
+    std::vector<cl_double4> input;
+    std::vector<cl_int2> answers;
+    Staged inputBuf, answersBuf;
 };
 
 // Host wall time of the computation's phases (PORTACL_VORONOI_TIMES=1 prints them to stderr).
@@ -140,14 +179,6 @@ SearchShape searchShape(Context& ctx, const SearchTuning& t) {
     return s;
 }
 
-// Enqueues a write that does not wait (the source must stay unchanged until the queue passes it).
-void writeLater(Context& ctx, const cl::Buffer& b, const void* src, std::size_t bytes, const char* what,
-                std::size_t offset = 0) {
-    cl::Event e;
-    clCall("clEnqueueWriteBuffer", [&] { return ctx.queue().enqueueWriteBuffer(b, CL_FALSE, offset, bytes, src, nullptr, &e); });
-    ctx.recordEvent(what, EventKind::Transfer, e);
-}
-
 double lap(std::chrono::steady_clock::time_point& tick) {
     const auto now = std::chrono::steady_clock::now();
     const double s = std::chrono::duration<double>(now - tick).count();
@@ -177,47 +208,38 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
                   "the Voronoi balls and grids");
 
     const bool useFloat = mode != Precision::Double, useDouble = mode != Precision::Float;
-    FrameData<cl_float4, float> fd;
-    FrameData<cl_double4, double> dd;
-    if (useFloat) fd.upload(ctx, tracers);
-    if (useDouble) dd.upload(ctx, tracers);
-    std::vector<cl_int> cellStart, cellIndex;
-    std::vector<cl_int4> dims;
-    std::vector<cl_int2> offsets;
+    DeviceState& ds = ctx.state<DeviceState>("voronoi device data");
+    if (useFloat) ds.fd.upload(ctx, tracers);
+    if (useDouble) ds.dd.upload(ctx, tracers);
+    ds.cellStart.clear(), ds.cellIndex.clear(), ds.dims.clear(), ds.offsets.clear();
     std::size_t ballBase = 0;
     for (const auto& tr : tracers) {
         const BallGrid& g = tr->grid();
-        dims.push_back(cl_int4{{g.dims[0], g.dims[1], g.dims[2], static_cast<cl_int>(cellStart.size())}});
-        offsets.push_back(cl_int2{{static_cast<cl_int>(ballBase), static_cast<cl_int>(cellIndex.size())}});
+        ds.dims.push_back(cl_int4{{g.dims[0], g.dims[1], g.dims[2], static_cast<cl_int>(ds.cellStart.size())}});
+        ds.offsets.push_back(cl_int2{{static_cast<cl_int>(ballBase), static_cast<cl_int>(ds.cellIndex.size())}});
         ballBase += tr->balls().size();
-        cellStart.insert(cellStart.end(), g.cellStart.begin(), g.cellStart.end());
-        cellIndex.insert(cellIndex.end(), g.cellBalls.begin(), g.cellBalls.end());
+        ds.cellStart.insert(ds.cellStart.end(), g.cellStart.begin(), g.cellStart.end());
+        ds.cellIndex.insert(ds.cellIndex.end(), g.cellBalls.begin(), g.cellBalls.end());
     }
-    const cl::Buffer cellStartBuf = ctx.upload(cellStart, "voronoi grid cells", CL_MEM_READ_ONLY);
-    const cl::Buffer cellIndexBuf = ctx.upload(cellIndex, "voronoi grid ball indices", CL_MEM_READ_ONLY);
-    const cl::Buffer dimsBuf = ctx.upload(dims, "voronoi frame grid shapes", CL_MEM_READ_ONLY);
-    const cl::Buffer offsetsBuf = ctx.upload(offsets, "voronoi frame offsets", CL_MEM_READ_ONLY);
+    ds.cellStartBuf.put(ctx, ds.cellStart, "voronoi grid cells");
+    ds.cellIndexBuf.put(ctx, ds.cellIndex, "voronoi grid ball indices");
+    ds.dimsBuf.put(ctx, ds.dims, "voronoi frame grid shapes");
+    ds.offsetsBuf.put(ctx, ds.offsets, "voronoi frame offsets");
+    const FrameData<cl_float4, float>& fd = ds.fd;
+    const FrameData<cl_double4, double>& dd = ds.dd;
 
     const SearchShape shape = searchShape(ctx, options.tuning);
     const std::size_t wideCandidates = shape.wideCandidates;
     const std::string kernelOptions = shape.kernelOptions();
     times.setup += lap(tick);
 
-    // The wave's arrays on the device, kept across waves and grown geometrically.
-    WaveBuffers wb;
     std::vector<char> finished(tracers.size(), 0);
     std::size_t phase2 = 0;
     int waves = 0;
     std::vector<EdgeTask> wave;
     std::vector<int> owner, order, position;
     std::vector<char> isWide;
-    std::vector<cl_int4> tasks;
-    std::vector<cl_int> taskFrames;
-    std::vector<cl_float4> startsF;
-    std::vector<float> radiiF;
-    std::vector<cl_double4> startsD;
-    std::vector<double> radiiD;
-    std::vector<cl_int2> answers;
+    std::vector<cl_int2>& answers = ds.answers;
     std::vector<EdgeAnswer> answered;
     std::vector<ResolvedAnswer> resolved;
     while (true) {
@@ -252,10 +274,16 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
                 order.push_back(static_cast<int>(i));
                 if (pass == 0) ++narrow;
             }
-        tasks.resize(n);
-        taskFrames.resize(n);
-        if (useFloat) startsF.resize(n), radiiF.resize(n);
-        if (useDouble) startsD.resize(n), radiiD.resize(n);
+        // The wave's input, packed for one transfer (WaveLayout).
+        const WaveLayout at(n, useFloat, useDouble);
+        ds.input.resize(at.bytes / sizeof(cl_double4) + 1);
+        unsigned char* const in = reinterpret_cast<unsigned char*>(ds.input.data());
+        cl_int4* const tasks = reinterpret_cast<cl_int4*>(in + at.tasks);
+        cl_int* const taskFrames = reinterpret_cast<cl_int*>(in + at.frames);
+        cl_float4* const startsF = reinterpret_cast<cl_float4*>(in + at.startF);
+        float* const radiiF = reinterpret_cast<float*>(in + at.radF);
+        cl_double4* const startsD = reinterpret_cast<cl_double4*>(in + at.startD);
+        double* const radiiD = reinterpret_cast<double*>(in + at.radD);
         pool.forRange(n, 256, [&](std::size_t b, std::size_t e) {
             for (std::size_t p = b; p < e; ++p) {
                 const EdgeTask& t = wave[order[p]];
@@ -277,28 +305,19 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
                 }
             }
         });
-        // Writes that do not wait: the arrays stay unchanged until the answers are read below.
-        wb.reserve(ctx, n, useFloat, useDouble);
-        writeLater(ctx, wb.tasks, tasks.data(), n * sizeof(cl_int4), "upload voronoi edge tasks");
-        writeLater(ctx, wb.frames, taskFrames.data(), n * sizeof(cl_int), "upload voronoi edge frames");
-        if (useFloat) {
-            writeLater(ctx, wb.startF, startsF.data(), n * sizeof(cl_float4), "upload voronoi starts (float)");
-            writeLater(ctx, wb.radF, radiiF.data(), n * sizeof(float), "upload voronoi radii (float)");
-        }
-        if (useDouble) {
-            writeLater(ctx, wb.startD, startsD.data(), n * sizeof(cl_double4), "upload voronoi starts (double)");
-            writeLater(ctx, wb.radD, radiiD.data(), n * sizeof(double), "upload voronoi radii (double)");
-        }
+        // One write that does not wait: the input stays unchanged until the answers are read below.
+        ds.inputBuf.reserve(ctx, at.bytes, "voronoi wave input");
+        writeLater(ctx, ds.inputBuf.buffer, in, at.bytes, "upload voronoi wave input");
+        // One more entry after the answers: the two dispatches' flagged counts.
+        ds.answersBuf.reserve(ctx, (n + 1) * sizeof(cl_int2), "voronoi answers", CL_MEM_READ_WRITE);
         times.prepare += lap(tick);
 
         // The narrow searches (one work-item each), then the wide ones (a work-group each); each
         // part's `first` is its offset into the wave's arrays.
         cl_uint firsts[2] = {0, static_cast<cl_uint>(narrow)};
-        // The flagged counts go after the answers: answers[n] = {narrow, wide}.
-        const cl_int2 zero{{0, 0}};
+        // The flagged counts go after the answers: answers[n] = {narrow, wide}, each written by its
+        // dispatch (a part that does not run leaves its count stale: not read).
         answers.resize(n + 1);
-        answers[n] = zero;
-        writeLater(ctx, wb.answers, &answers[n], sizeof(cl_int2), "clear voronoi flagged counts", n * sizeof(cl_int2));
         for (int part = 0; part < 2; ++part) {
             const std::size_t count = part == 0 ? narrow : n - narrow;
             if (count == 0) continue;
@@ -323,38 +342,40 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
             k.setArgs = [&, first](cl::Kernel& kernel, cl_uint a) {
                 const bool dbl = a == kTwoPhase2FirstArg;
                 kernel.setArg(a + 0, first);
-                kernel.setArg(a + 1, wb.tasks);
-                kernel.setArg(a + 2, wb.frames);
-                kernel.setArg(a + 3, dbl ? wb.startD : wb.startF);
-                kernel.setArg(a + 4, dbl ? wb.radD : wb.radF);
-                kernel.setArg(a + 5, dbl ? dd.balls : fd.balls);
-                kernel.setArg(a + 6, cellStartBuf);
-                kernel.setArg(a + 7, dbl ? dd.cellBalls : fd.cellBalls);
-                kernel.setArg(a + 8, cellIndexBuf);
-                kernel.setArg(a + 9, dbl ? dd.grid : fd.grid);
-                kernel.setArg(a + 10, dimsBuf);
-                kernel.setArg(a + 11, offsetsBuf);
-                kernel.setArg(a + 12, dbl ? dd.rmax : fd.rmax);
+                kernel.setArg(a + 1, ds.inputBuf.buffer);
+                kernel.setArg(a + 2, cl_uint4{{static_cast<cl_uint>(at.tasks), static_cast<cl_uint>(at.frames),
+                                               static_cast<cl_uint>(dbl ? at.startD : at.startF),
+                                               static_cast<cl_uint>(dbl ? at.radD : at.radF)}});
+                kernel.setArg(a + 3, dbl ? dd.balls.buffer : fd.balls.buffer);
+                kernel.setArg(a + 4, ds.cellStartBuf.buffer);
+                kernel.setArg(a + 5, dbl ? dd.cellBalls.buffer : fd.cellBalls.buffer);
+                kernel.setArg(a + 6, ds.cellIndexBuf.buffer);
+                kernel.setArg(a + 7, dbl ? dd.grid.buffer : fd.grid.buffer);
+                kernel.setArg(a + 8, ds.dimsBuf.buffer);
+                kernel.setArg(a + 9, ds.offsetsBuf.buffer);
+                kernel.setArg(a + 10, dbl ? dd.rmax.buffer : fd.rmax.buffer);
                 if (dbl) {
-                    kernel.setArg(a + 13, 1e-9);
-                    kernel.setArg(a + 14, 0.0);
+                    kernel.setArg(a + 11, 1e-9);
+                    kernel.setArg(a + 12, 0.0);
                 } else {
                     // Float: travel below 1e-5 is a tie with the start; anything within 1e-3
                     // (relative) of a decision goes to phase 2.
-                    kernel.setArg(a + 13, 1e-5f);
-                    kernel.setArg(a + 14, 1e-3f);
+                    kernel.setArg(a + 11, 1e-5f);
+                    kernel.setArg(a + 12, 1e-3f);
                 }
-                kernel.setArg(a + 15, wb.answers);
+                kernel.setArg(a + 13, ds.answersBuf.buffer);
             };
             TwoPhaseCountSlot slot;
-            slot.buffer = wb.answers;
+            slot.buffer = ds.answersBuf.buffer;
             slot.offset = n * sizeof(cl_int2) + part * sizeof(cl_int);
             enqueueTwoPhase(ctx, mode, count, k, slot);
         }
         times.enqueue += lap(tick);
         // The wave's one host sync: its answers and the flagged counts.
-        ctx.read(wb.answers, answers.data(), (n + 1) * sizeof(cl_int2), "download voronoi answers");
-        if (mode != Precision::Double) phase2 += static_cast<std::size_t>(answers[n].s[0]) + static_cast<std::size_t>(answers[n].s[1]);
+        ctx.read(ds.answersBuf.buffer, answers.data(), (n + 1) * sizeof(cl_int2), "download voronoi answers");
+        if (mode != Precision::Double)
+            phase2 += (narrow > 0 ? static_cast<std::size_t>(answers[n].s[0]) : 0) +
+                      (n > narrow ? static_cast<std::size_t>(answers[n].s[1]) : 0);
         times.device += lap(tick);
 
         // The answers' geometry in parallel, then recorded in wave order.
