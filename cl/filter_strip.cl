@@ -65,6 +65,20 @@ typedef CAT(uchar, SW) pix_t;
 #define STORE_ROW(v, p) CAT(vstore, SW)((v), 0, (p))
 #endif
 
+// Byte i (a constant) of a strip row, from its 32-bit words (little-endian devices, as OpenCL GPUs
+// and CPUs are): one shift and mask, taken where it is used (the medians go column by column, so
+// few unpacked values are alive at a time).
+#if SW == 16
+#define WORD_(u, q) ((q) == 0 ? (u).s0 : (q) == 1 ? (u).s1 : (q) == 2 ? (u).s2 : (u).s3)
+#define LANE(p, i) ((int)((WORD_(as_uint4(p), (i) >> 2) >> (8 * ((i) & 3))) & 0xffu))
+#elif SW == 8
+#define LANE(p, i) ((int)((((i) >> 2) == 0 ? as_uint2(p).s0 : as_uint2(p).s1) >> (8 * ((i) & 3)) & 0xffu))
+#else
+#define LANE(p, i) ((int)((as_uint(p) >> (8 * ((i) & 3))) & 0xffu))
+#endif
+// Input column c (0 .. NC-1, from x0 - RX) of strip row j, as int.
+#define PIX(j, c) ((c) < RX ? (int)side[j][(c)] : (c) < RX + SW ? LANE(rows[j], (c) - RX) : (int)side[j][(c) - SW])
+
 // v[0 .. NC-1] = input row j of the strip as int, from column x0 - RX: side bytes and vector lanes.
 #define ROW(j, v)                                                          \
     {                                                                      \
@@ -256,19 +270,15 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #pragma unroll
     for (int r = 0; r < RPI; r += 2) {
         const bool pair = r + 1 < RPI;
-        int v[4][NC];
-#pragma unroll
-        for (int q = 0; q < 4; ++q)
-            if (q < 3 || pair) ROW(r + q, v[q]);
         int lo[2][NC], md[2][NC], hi[2][NC];
         uchar o[2][SW];
 #pragma unroll
         for (int c = 0; c < NC; ++c) {
-            const int a = min(v[1][c], v[2][c]), b = max(v[1][c], v[2][c]);
+            const int a = min(PIX(r + 1, c), PIX(r + 2, c)), b = max(PIX(r + 1, c), PIX(r + 2, c));
 #pragma unroll
             for (int s = 0; s < 2; ++s) {
                 if (s == 1 && !pair) continue;
-                const int x = v[3 * s][c];
+                const int x = PIX(r + 3 * s, c);
                 lo[s][c] = min(a, x);
                 hi[s][c] = max(b, x);
                 md[s][c] = max(a, min(b, x));
@@ -306,20 +316,16 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #pragma unroll
     for (int r = 0; r < RPI; r += 2) {
         const bool pair = r + 1 < RPI;
-        int v[6][NC];
-#pragma unroll
-        for (int q = 0; q < 6; ++q)
-            if (q < 5 || pair) ROW(r + q, v[q]);
         int col[2][NC][5], pr[2][NC][10];
         uchar o[2][SW];
 #pragma unroll
         for (int c = 0; c < NC; ++c) {
-            int s4[4] = {v[1][c], v[2][c], v[3][c], v[4][c]};
+            int s4[4] = {PIX(r + 1, c), PIX(r + 2, c), PIX(r + 3, c), PIX(r + 4, c)};
             NET_SORT4(s4);
 #pragma unroll
             for (int s = 0; s < 2; ++s) {
                 if (s == 1 && !pair) continue;
-                const int own = v[5 * s][c];
+                const int own = PIX(r + 5 * s, c);
                 NET_INSERT4(s4, own, col[s][c]);
                 if (c >= 1) NET_MERGE55(col[s][c - 1], col[s][c], pr[s][c - 1]);
                 if (c >= 4) {
