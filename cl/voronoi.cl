@@ -214,6 +214,13 @@ static int edge_decide(const vor_edge* e, __global const real4* frameGrid, __glo
     return flag;
 }
 
+// The answer's second word: the retry radius (>= 0, in float), with the sign bit set in phase 1 when
+// float cannot be trusted with the search (float mode keeps such answers: the host checks the vertex
+// they give; phase 2 rewrites the answers of the searches it redoes without the bit).
+static int answer_retry(const float retry, const int flag) {
+    return as_int(retry) | (!PORTACL_DOUBLE && flag ? (int)0x80000000u : 0);
+}
+
 // The radius a retry asks for, as the host would search with it (the answer carries it in float).
 static real retry_radius(const float retry) { return retry >= VOR_ALL_BALLS ? (real)(2 * VOR_ALL_BALLS) : (real)retry; }
 
@@ -235,8 +242,9 @@ static int search_edge(const uint item, VOR_ARGS) {
         retry = 0.0f;
         flag |= edge_decide(&e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, i, &end, &retry);
     }
-    answer[i] = (int2)(end, as_int(retry));
-    return flag | e.flag;
+    flag |= e.flag;
+    answer[i] = (int2)(end, answer_retry(retry, flag));
+    return flag;
 }
 
 // The searches of one work-group, `lanes` work-items each (its slot: local id / lanes). `item` is the
@@ -303,8 +311,9 @@ static int search_lanes(const int item, const int lanes, const int wide, VOR_ARG
         if (!more) break;
     }
     if (lane != 0 || item < 0) return 0;
-    answer[i] = (int2)(end, as_int(retry));
-    return flag | e.flag;
+    flag |= e.flag;
+    answer[i] = (int2)(end, answer_retry(retry, flag));
+    return flag;
 }
 
 #define VOR_SLOTS (VOR_GROUP / VOR_LANES)  // searches per work-group of the narrow kernels

@@ -473,9 +473,11 @@ ResolvedAnswer Tracer::resolve(const EdgeTask& task, const EdgeAnswer& answer) c
     r.canonical = v;
     canonicalSphere(&r.canonical);
     const Vertex& c = r.canonical;
-    if (c.r <= farRadius_ && c.r > 4 * grid_.h) {
+    if (c.r <= farRadius_ && (c.r > 4 * grid_.h || answer.uncertain)) {
         const double c3[3] = {c.x, c.y, c.z};
         r.emptiness = isEmptySphere(c3, c.r, c.q) ? ResolvedAnswer::Empty : ResolvedAnswer::NotEmpty;
+        // A float choice that is not the first ball to enter gives a sphere that ball intersects.
+        if (answer.uncertain && r.emptiness == ResolvedAnswer::NotEmpty) r.kind = ResolvedAnswer::Redo;
     }
     return r;
 }

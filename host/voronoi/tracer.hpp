@@ -55,6 +55,9 @@ struct EdgeTask {
 struct EdgeAnswer {
     int endBall = -1;
     double retryRadius = 0;  // > 0: redo with this search radius
+    // Float could not be trusted with this search (float mode keeps such answers): a new vertex it
+    // gives is checked for emptiness in double, and the search redone on the host if it is not empty.
+    bool uncertain = false;
 };
 
 // The geometry of an answer, worked out before the answer is recorded: it depends only on the task,

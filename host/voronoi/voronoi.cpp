@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <cmath>
@@ -384,11 +385,15 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         pool.forRange(n, 256, [&](std::size_t b, std::size_t e) {
             for (std::size_t i = b; i < e; ++i) {
                 const cl_int2 a = answers[position[i]];
+                // The retry radius in float, its sign bit: float could not be trusted (phase 1).
+                const std::uint32_t bits = static_cast<std::uint32_t>(a.s[1]);
+                const std::uint32_t radiusBits = bits & 0x7fffffffu;
                 float retry;
-                std::memcpy(&retry, &a.s[1], sizeof retry);
+                std::memcpy(&retry, &radiusBits, sizeof retry);
                 EdgeAnswer& ans = answered[i];
                 ans = EdgeAnswer{};
                 ans.endBall = a.s[0];
+                ans.uncertain = mode == Precision::Float && (bits >> 31) != 0;
                 if (retry > 0) ans.retryRadius = retry >= 1e29f ? kUnboundedRadius : retry;
                 resolved[i] = tracers[owner[i]]->resolve(wave[i], ans);
             }
