@@ -54,3 +54,14 @@ median5_strip_width = 8
 median5_strip_rows = 2
 strip_group_x = 32
 strip_group_y = 2
+
+[voronoi]
+# Edge searches (docs/voronoi.md, "Tuning"; tools/anchors/voronoi_sweep.sh tries others): 16 work-items
+# share a search's candidates, 4 searches per work-group of 64; a work-group of 64 for each search
+# phase 2 of mixed mode redoes in double and for each wide search (more than wide_candidates balls).
+# Chosen before a GPU measurement of the split searches: to be set from the sweep.
+lanes = 16
+group = 64
+flagged_lanes = 64
+wide_group = 64
+wide_candidates = 512

@@ -36,3 +36,11 @@ median5_strip_width = 8
 median5_strip_rows = 2
 strip_group_x = 8
 strip_group_y = 2
+
+[voronoi]
+# CPUs: one work-item walks a search's candidates (the work-items of a group run one after another,
+# so splitting a search only adds the merge); a work-group of 64 for each wide search.
+lanes = 1
+flagged_lanes = 1
+wide_group = 64
+wide_candidates = 512

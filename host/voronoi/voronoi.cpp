@@ -115,12 +115,13 @@ struct DeviceState {
 struct HostPhases {
     double setup = 0, seed = 0, prepare = 0, enqueue = 0, device = 0, resolve = 0, commit = 0, finish = 0;
     std::size_t wideSearches = 0;
+    std::string shape;  // the searches' split (SearchShape::describe)
     void print(int waves, unsigned threads) const {
         std::fprintf(stderr,
-                     "voronoi times (%u host threads): setup+upload %.1f ms, starts %.1f ms; %d waves: prepare+upload "
+                     "voronoi times (%u host threads; %s): setup+upload %.1f ms, starts %.1f ms; %d waves: prepare+upload "
                      "%.1f ms, enqueue %.1f ms, device + answer download %.1f ms (%zu wide searches), resolve %.1f ms, "
                      "commit %.1f ms; finish %.1f ms\n",
-                     threads, 1e3 * setup, 1e3 * seed, waves, 1e3 * prepare, 1e3 * enqueue, 1e3 * device, wideSearches,
+                     threads, shape.c_str(), 1e3 * setup, 1e3 * seed, waves, 1e3 * prepare, 1e3 * enqueue, 1e3 * device, wideSearches,
                      1e3 * resolve, 1e3 * commit, 1e3 * finish);
     }
 };
@@ -158,6 +159,11 @@ struct SearchShape {
     std::size_t flaggedLanes = 1;    // work-items per flagged narrow search in phase 2 of mixed mode
     std::size_t wideGroup = 64;      // work-items per wide search
     std::size_t wideCandidates = 512;  // searches with more candidates are wide
+    std::string describe() const {
+        return "lanes " + std::to_string(lanes) + ", group " + std::to_string(group) + ", flagged lanes " +
+               std::to_string(flaggedLanes) + ", wide group " + std::to_string(wideGroup) + ", wide candidates " +
+               std::to_string(wideCandidates);
+    }
     std::string kernelOptions() const {
         return "-D VOR_LANES=" + std::to_string(lanes) + " -D VOR_GROUP=" + std::to_string(group) +
                " -D VOR_FLAGGED=" + std::to_string(flaggedLanes) + " -D VOR_WIDE=" + std::to_string(wideGroup) +
@@ -232,6 +238,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     const SearchShape shape = searchShape(ctx, options.tuning);
     const std::size_t wideCandidates = shape.wideCandidates;
     const std::string kernelOptions = shape.kernelOptions();
+    times.shape = shape.describe();
     times.setup += lap(tick);
 
     std::vector<char> finished(tracers.size(), 0);
