@@ -2,10 +2,8 @@
 // FFTs are the engine's. One program per simulation configuration, chosen by defines:
 //   KW_3D                         3-D (else 2-D: the z arrays are not touched)
 //   C0_ARRAY, RHO0_ARRAY, BONA_ARRAY, ABSORB_ARRAY, ALPHA_ARRAY   heterogeneous quantities (else one
-//                                 value at [0])
+//                                 value at [0]; BONA_ARRAY: B/A / (2 rho0), ABSORB_ARRAY: Stokes tau)
 //   NONLINEAR, ABSORPTION (0 lossless, 1 power law, 2 Stokes)
-//   FOLDED_NONLINEARITY           the B/A array holds B/A / (2 rho0)
-//   ABSORPTION_FROM_ALPHA         power law: the tau array holds 2 alpha [Np]; tau and eta are formed here
 //   ST_<Q>                        storage of quantity Q (common/kwave_storage.h)
 // The inverse FFTs are scaled by 1/N already, so no fftDivider appears here.
 #include "common/real.h"
@@ -34,12 +32,6 @@
 #endif
 #ifndef ALPHA_ARRAY
 #define ALPHA_ARRAY 0
-#endif
-#ifndef FOLDED_NONLINEARITY
-#define FOLDED_NONLINEARITY 0
-#endif
-#ifndef ABSORPTION_FROM_ALPHA
-#define ABSORPTION_FROM_ALPHA 0
 #endif
 #ifndef ST_C2
 #define ST_C2 0
@@ -289,13 +281,15 @@ __kernel void kwave_absorption_terms(__global real2* X, __global real2* Y, __glo
 // p = c^2 (sum(rho) [+ B/A sum(rho)^2 / (2 rho0)] [+ tau*tauTerm - eta*etaTerm | + tau rho0 sum(du)]).
 // Power law: sum(rho) arrives in dux (from kwave_density or kwave_pressure_terms), etaTerm and
 // tauTerm in duy and duz (after their inverse FFTs), which spares reading the three densities.
-// ABSORPTION_FROM_ALPHA: tau holds 2 alpha, and tau*tauTerm - eta*etaTerm
-// = 2 alpha c^(y-1) (-tauTerm - c tan(pi y/2) etaTerm) (yMinus1 = y - 1, tanHalfPiY = tan(pi y/2)).
+// Quantities read only here come folded, one field each: `bona` holds B/A / (2 rho0); with the power
+// law `absorb` holds 2 alpha [Np], and tau*tauTerm - eta*etaTerm = -2 alpha c^(y-1) (tauTerm + c
+// tan(pi y/2) etaTerm) with tau = -2 alpha c^(y-1), eta = 2 alpha c^y tan(pi y/2) (yMinus1 = y - 1,
+// tanHalfPiY = tan(pi y/2)); with Stokes `absorb` holds tau.
 __kernel void kwave_pressure(__global real* p, __global const rho_t* rhox, __global const rho_t* rhoy,
                              __global const rho_t* rhoz, __global const real* dux, __global const real* duy,
                              __global const real* duz, __global const c2_t* c2, __global const rho0_t* rho0,
-                             __global const bona_t* bona, __global const tau_t* tau, __global const tau_t* eta,
-                             ulong n, real yMinus1, real tanHalfPiY) {
+                             __global const bona_t* bona, __global const tau_t* absorb, ulong n, real yMinus1,
+                             real tanHalfPiY) {
     const size_t i = get_global_id(0);
     if (i >= n) return;
 #if ABSORPTION == 1
@@ -305,23 +299,23 @@ __kernel void kwave_pressure(__global real* p, __global const rho_t* rhox, __glo
 #endif
     real acc = s;
     const real cc = load_c2(c2, AT_C0(i));
-#if NONLINEAR && FOLDED_NONLINEARITY
-    acc += bona[AT_BONA(i)] * s * s;
-#elif NONLINEAR
-    acc += KW_LD(ST_BONA, bona, AT_BONA(i)) * s * s / ((real)2 * KW_LD(ST_RHO0, rho0, AT_RHO0(i)));
+#if NONLINEAR
+    acc += KW_LD(ST_BONA, bona, AT_BONA(i)) * s * s;
 #endif
-#if ABSORPTION == 1 && ABSORPTION_FROM_ALPHA
+#if ABSORPTION == 1
+#if ST_C2
+    const real c = KW_LD(ST_C2, c2, AT_C0(i));  // stored as c
+#else
     const real c = sqrt(cc);
-    acc -= tau[AT_ALPHA(i)] * pow(c, yMinus1) * (duz[i] + c * tanHalfPiY * duy[i]);
-#elif ABSORPTION == 1
-    acc += KW_LD(ST_TAU, tau, AT_ABSORB(i)) * duz[i] - KW_LD(ST_TAU, eta, AT_ABSORB(i)) * duy[i];
+#endif
+    acc -= KW_LD(ST_TAU, absorb, AT_ALPHA(i)) * pow(c, yMinus1) * (duz[i] + c * tanHalfPiY * duy[i]);
 #elif ABSORPTION == 2
 #if KW_3D
     const real du = dux[i] + duy[i] + duz[i];
 #else
     const real du = dux[i] + duy[i];
 #endif
-    acc += KW_LD(ST_TAU, tau, AT_ABSORB(i)) * KW_LD(ST_RHO0, rho0, AT_RHO0(i)) * du;
+    acc += KW_LD(ST_TAU, absorb, AT_ABSORB(i)) * KW_LD(ST_RHO0, rho0, AT_RHO0(i)) * du;
 #endif
     p[i] = cc * acc;
 }

@@ -65,20 +65,19 @@ struct KSpaceSolver::Impl {
     // Scratch fields: dims, and 3 with power-law absorption, which keeps sum(rho) in du[0] while its
     // two terms come back from their FFTs into du[1] and du[2] (2-D grids get a third one for it).
     int scratchFields() const { return sim.medium.absorption == Absorption::PowerLaw ? 3 : dims; }
-    cl::Buffer c2, rho0, bOnA, tau, eta, dtRho[3], pml[3], pmlSg[3], kappa, sourceKappa, nabla1, nabla2;
+    cl::Buffer c2, rho0, bOnA, tau, dtRho[3], pml[3], pmlSg[3], kappa, sourceKappa, nabla1, nabla2;
     cl::Buffer ddPos[3], ddNeg[3], shiftNeg[3], p0;
     cl::Buffer waveNumbers2;  // kx^2 (nx/2+1), ky^2 (ny), kz^2 (nz): kappa and nabla on the fly
     // Full-precision kappa and nabla are computed by the kernels from |k| (one read of a half-spectrum
     // field less per use); the reduced modes keep them stored as Table 5.1 says.
     bool storedKappa() const { return st.kappa != StorageFormat::Element; }
     bool storedNabla() const { return st.nabla != StorageFormat::Element; }
-    // Full storage folds quantities the pressure kernel reads only together into one field each:
-    // B/A / (2 rho0) in place of B/A (the nonlinear term then needs no rho0), and, with power-law
-    // absorption, 2 alpha [Np] in place of tau and eta, which the kernel forms from it and c
-    // (tau = -2 alpha c^(y-1), eta = 2 alpha c^y tan(pi y/2)): two full-grid reads fewer per step on
-    // a heterogeneous medium, and one field less. The reduced modes store Table 5.1's quantities.
-    bool foldedNonlinearity() const { return sim.medium.nonlinear && st.bOnA == StorageFormat::Element && st.rho0 == StorageFormat::Element; }
-    bool absorptionFromAlpha() const { return sim.medium.absorption == Absorption::PowerLaw && st.tau == StorageFormat::Element; }
+    // Quantities the pressure kernel reads only together are folded into one field each: B/A / (2 rho0)
+    // in place of B/A (the nonlinear term then needs no rho0), and, with power-law absorption, 2 alpha
+    // [Np] in place of tau and eta, which the kernel forms from it and c (tau = -2 alpha c^(y-1),
+    // eta = 2 alpha c^y tan(pi y/2)): two full-grid reads fewer per step on a heterogeneous medium,
+    // and one field less. The reduced modes store them as Table 5.1 stores B/A (fp16) and tau and eta
+    // (bfloat16): the same information at the same precision.
     cl::Buffer pIndex, pSignal, uIndex, uSignal[3], trSignal, trDelay;
     bool additive = false;
 
@@ -134,9 +133,9 @@ struct KSpaceSolver::Impl {
         auto grid = [&](const Field& f, StorageFormat fmt) { return f.values.size() * bytesPerElement(fmt, prec); };
         std::size_t b = n * realBytes * (1 + dims + scratchFields()) + n * bytesPerElement(st.rho, prec) * dims + nr * 2 * realBytes * dims;
         b += grid(m.c0, st.c2) + grid(m.rho0, st.rho0) + dims * grid(m.rho0Sgx, st.dtRho);
-        b += foldedNonlinearity() ? grid(m.bOnA.scalar() ? m.rho0 : m.bOnA, st.bOnA) : grid(m.bOnA, st.bOnA);
-        if (absorptionFromAlpha()) b += grid(m.alphaCoeff, st.tau);
-        else if (m.absorption != Absorption::Lossless) b += 2 * grid(m.alphaCoeff.scalar() && m.c0.scalar() ? m.alphaCoeff : m.c0, st.tau);
+        if (m.nonlinear) b += grid(m.bOnA.scalar() ? m.rho0 : m.bOnA, st.bOnA);
+        if (m.absorption == Absorption::PowerLaw) b += grid(m.alphaCoeff, st.tau);
+        if (m.absorption == Absorption::Stokes) b += grid(m.alphaCoeff.scalar() && m.c0.scalar() ? m.alphaCoeff : m.c0, st.tau);
         if (storedKappa()) b += nr * bytesPerElement(st.kappa, prec);
         if (storedNabla() && m.absorption == Absorption::PowerLaw) b += 2 * nr * bytesPerElement(st.nabla, prec);
         b += sim.p0.size() * bytesPerElement(st.p0, prec);
@@ -148,9 +147,7 @@ struct KSpaceSolver::Impl {
         std::ostringstream os;
         os << "-D KW_3D=" << (g.is3D() ? 1 : 0) << " -D C0_ARRAY=" << (m.c0.scalar() ? 0 : 1)
            << " -D RHO0_ARRAY=" << (m.rho0.scalar() ? 0 : 1)
-           << " -D BONA_ARRAY=" << (m.nonlinear && !(m.bOnA.scalar() && (m.rho0.scalar() || !foldedNonlinearity())) ? 1 : 0)
-           << " -D FOLDED_NONLINEARITY=" << (foldedNonlinearity() ? 1 : 0)
-           << " -D ABSORPTION_FROM_ALPHA=" << (absorptionFromAlpha() ? 1 : 0)
+           << " -D BONA_ARRAY=" << (m.nonlinear && !(m.bOnA.scalar() && m.rho0.scalar()) ? 1 : 0)
            << " -D ALPHA_ARRAY=" << (m.absorption != Absorption::Lossless && !m.alphaCoeff.scalar() ? 1 : 0)
            << " -D ABSORB_ARRAY=" << (m.absorption != Absorption::Lossless && !(m.alphaCoeff.scalar() && m.c0.scalar()) ? 1 : 0)
            << " -D NONLINEAR=" << (m.nonlinear ? 1 : 0) << " -D ABSORPTION=" << static_cast<int>(m.absorption)
@@ -261,21 +258,17 @@ struct KSpaceSolver::Impl {
                 for (auto& x : v) x /= sim.dt;
             add(dtRho[a], reals(v, st.dtRho), "dt/rho0_sg");
         }
-        if (foldedNonlinearity()) {
-            const std::size_t count = std::max(med.bOnA.size(), med.rho0.size());
-            std::vector<double> coeff(count);
-            for (std::size_t i = 0; i < count; ++i)
-                coeff[i] = med.bOnA[med.bOnA.size() == 1 ? 0 : i] / (2.0 * med.rho0[med.rho0.size() == 1 ? 0 : i]);
-            add(bOnA, reals(coeff, st.bOnA), "BonA/(2 rho0)");
-        } else {
-            add(bOnA, reals(m.nonlinear ? med.bOnA : std::vector<double>{0.0}, st.bOnA), "BonA");
+        std::vector<double> nonlinearity{0.0};  // B/A / (2 rho0)
+        if (m.nonlinear) {
+            nonlinearity.resize(std::max(med.bOnA.size(), med.rho0.size()));
+            for (std::size_t i = 0; i < nonlinearity.size(); ++i)
+                nonlinearity[i] = med.bOnA[med.bOnA.size() == 1 ? 0 : i] / (2.0 * med.rho0[med.rho0.size() == 1 ? 0 : i]);
         }
-        if (absorptionFromAlpha()) {
-            add(tau, reals(med.alpha2, st.tau), "2 alpha");  // eta stays unallocated: not read
-        } else {
-            add(tau, reals(med.tau.empty() ? std::vector<double>{0.0} : med.tau, st.tau), "absorb_tau");
-            add(eta, reals(med.eta.empty() ? std::vector<double>{0.0} : med.eta, st.tau), "absorb_eta");
-        }
+        add(bOnA, reals(nonlinearity, st.bOnA), "BonA/(2 rho0)");
+        // Power law: 2 alpha (tau and eta are formed in the kernel); Stokes: tau.
+        const std::vector<double>& absorbing = m.absorption == Absorption::PowerLaw ? med.alpha2 : med.tau;
+        add(tau, reals(absorbing.empty() ? std::vector<double>{0.0} : absorbing, st.tau),
+            m.absorption == Absorption::PowerLaw ? "2 alpha" : "absorb_tau");
         for (int a = 0; a < 3; ++a) {
             add(pml[a], reals(layer.regular[a], StorageFormat::Element), "pml");
             add(pmlSg[a], reals(layer.staggered[a], StorageFormat::Element), "pml_sg");
@@ -545,11 +538,10 @@ struct KSpaceSolver::Impl {
             launch1(kAbsorptionTerms, nr);
             inverseComponents(du + 1, duTail, 2);
         }
-        args(kPressure, p, rho[0], rho[1], rho[2], du[0], du[1], du[2], c2, rho0, bOnA, tau,
-             absorptionFromAlpha() ? tau : eta, u64(n));
+        args(kPressure, p, rho[0], rho[1], rho[2], du[0], du[1], du[2], c2, rho0, bOnA, tau, u64(n));
         const double y = sim.medium.alphaPower;
-        setReal(kPressure, 13, y - 1.0);
-        setReal(kPressure, 14, sim.medium.absorption == Absorption::PowerLaw ? std::tan(M_PI_2 * y) : 0.0);
+        setReal(kPressure, 12, y - 1.0);
+        setReal(kPressure, 13, sim.medium.absorption == Absorption::PowerLaw ? std::tan(M_PI_2 * y) : 0.0);
         launch1(kPressure, n);
     }
 
