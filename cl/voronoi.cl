@@ -35,8 +35,9 @@
 #ifndef VOR_NARROW_LIMIT
 #define VOR_NARROW_LIMIT 512  // a narrow search's retry runs at once when its box holds at most this many balls
 #endif
-// Passes of a wide search: the first radius, a wider one, every ball (Tracer::solve does the same).
-#define VOR_WIDE_PASSES 3
+// Passes of a search in one launch: the first radius, a wider one, every ball (Tracer::solve takes the
+// same passes). A narrow search takes a pass only when its box holds at most VOR_NARROW_LIMIT balls.
+#define VOR_PASSES 3
 
 // One search in progress: its frame, start, candidate box (in grid cells) and state.
 typedef struct {
@@ -197,18 +198,23 @@ static int edge_decide(const vor_edge* e, __global const real4* frameGrid, __glo
     int flag = e->flag;
     // Beyond this radius a search takes every ball.
     const real span = frameGrid[fr].w * (real)(dims.x + dims.y + dims.z) + rmax;
+    // A root near a decision, whether or not a ball was found (no ball: the edge may be unbounded).
+    if (flagTol > 0 && q->grazed) flag = 1;
     if (q->bestK >= 0) {
         const real need =
             vor_arc_reach(f, e->t0, e->s0, q->x0, q->bestT, q->bestS, vor_param(f, q->bestT, q->bestS), q->dir) + rmax;
         if (fabs(need - R) < flagTol * (1 + need) || (flagTol > 0 && vor_retry_ambiguous(need, (real)0.1 * flagTol))) flag = 1;
-        if (q->best < flagTol || q->second - q->best < flagTol || q->bestCond < flagTol || (flagTol > 0 && q->grazed)) flag = 1;
+        if (q->best < flagTol || q->second - q->best < flagTol || q->bestCond < flagTol) flag = 1;
         if (need > R) {
+            // Float may take the other side of span than double (every ball, or not).
+            if (fabs(need - span) < flagTol * (1 + span)) flag = 1;
             *retry = need < span ? (float)vor_retry_radius(need) : 2 * VOR_ALL_BALLS;
             return flag;
         }
         *end = q->bestK;
     } else if (R < VOR_ALL_BALLS) {
         // Nothing within R: a wider search, then every ball once the grid is covered.
+        if (fabs(4 * R - span) < flagTol * (1 + span)) flag = 1;
         *retry = 4 * R < span ? (float)(4 * R) : 2 * VOR_ALL_BALLS;
     }
     return flag;
@@ -225,22 +231,22 @@ static int answer_retry(const float retry, const int flag) {
 static real retry_radius(const float retry) { return retry >= VOR_ALL_BALLS ? (real)(2 * VOR_ALL_BALLS) : (real)retry; }
 
 
-// One work-item searches task `first + item` alone (VOR_LANES = 1): a second pass at once when the
-// first asks for a wider search whose box holds at most VOR_NARROW_LIMIT balls (instead of a search in
-// the next wave).
+// One work-item searches task `first + item` alone (VOR_LANES = 1): a retry runs at once when its box
+// holds at most VOR_NARROW_LIMIT balls (instead of in the next wave), up to VOR_PASSES passes.
 static int search_edge(const uint item, VOR_ARGS) {
     const uint i = first + item;
     vor_edge e;
     edge_begin(i, VOR_PASS, &e);
-    int end = -1;
+    int end = -1, flag = 0;
     float retry = 0.0f;
-    if (e.valid) edge_scan(&e, 0, 1, cellStart, cellBalls, cellIndex, flagTol);
-    int flag = edge_decide(&e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, i, &end, &retry);
-    if (e.valid && retry > 0 && retry < VOR_ALL_BALLS &&
-        edge_box(&e, retry_radius(retry), cellStart, flagTol) <= VOR_NARROW_LIMIT) {
-        edge_scan(&e, 0, 1, cellStart, cellBalls, cellIndex, flagTol);
+    for (int pass = 0; pass < VOR_PASSES; ++pass) {
+        if (e.valid) edge_scan(&e, 0, 1, cellStart, cellBalls, cellIndex, flagTol);
+        end = -1;
         retry = 0.0f;
         flag |= edge_decide(&e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, i, &end, &retry);
+        if (!(e.valid && retry > 0 && pass + 1 < VOR_PASSES &&
+              edge_box(&e, retry_radius(retry), cellStart, flagTol) <= VOR_NARROW_LIMIT))
+            break;
     }
     flag |= e.flag;
     answer[i] = (int2)(end, answer_retry(retry, flag));
@@ -251,9 +257,9 @@ static int search_edge(const uint item, VOR_ARGS) {
 // slot's task (offset from `first`), or -1 for none (past the end, or phase 2's padding): such a slot
 // still takes part in the barriers. Each lane scans its share of the candidates, the slot's partial
 // searches are merged in local memory (lanes/2, lanes/4, ... merges), and the slot's first lane
-// decides. Narrow (wide = 0): a second pass when its box holds at most VOR_NARROW_LIMIT balls, as
-// search_edge; wide: up to VOR_WIDE_PASSES passes (a wider radius, then every ball). Returns the flag
-// in the slot's first lane.
+// decides. Up to VOR_PASSES passes (a wider radius, then every ball); narrow (wide = 0): a pass only
+// when its box holds at most VOR_NARROW_LIMIT balls, as search_edge. Returns the flag in the slot's
+// first lane.
 static int search_lanes(const int item, const int lanes, const int wide, VOR_ARGS, __local vor_search* part,
                         __local int* partFlag, __local float* nextRadius) {
     const int l = (int)get_local_id(0), lane = l & (lanes - 1), slot = l / lanes, base = slot * lanes;
@@ -269,7 +275,7 @@ static int search_lanes(const int item, const int lanes, const int wide, VOR_ARG
     }
     int flag = 0, end = -1, active = item >= 0;
     float retry = 0.0f;
-    const int passes = wide ? VOR_WIDE_PASSES : 2;
+    const int passes = VOR_PASSES;
     for (int pass = 0; pass < passes; ++pass) {
         if (pass > 0) {
             const float R = nextRadius[slot];
@@ -299,8 +305,7 @@ static int search_lanes(const int item, const int lanes, const int wide, VOR_ARG
                 retry = 0.0f;
                 flag |= edge_decide(&e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, i, &end, &retry);
                 if (e.valid && retry > 0 && pass + 1 < passes &&
-                    (wide || (retry < VOR_ALL_BALLS &&
-                              edge_box(&e, retry_radius(retry), cellStart, flagTol) <= VOR_NARROW_LIMIT)))
+                    (wide || edge_box(&e, retry_radius(retry), cellStart, flagTol) <= VOR_NARROW_LIMIT))
                     next = retry;
             }
             nextRadius[slot] = next;

@@ -268,7 +268,9 @@ VOR_FN void vor_search_consider(const vor_frame* f, vor_search* q, int k, real d
         if (f->kind == 1 && d > VOR_TWO_PI - q->grazeTol) q->grazed = 1;
         if (f->kind == 1 && d > VOR_TWO_PI - q->tieEps) d -= VOR_TWO_PI;
         if (d < -q->tieEps) {
-            if (d > -q->grazeTol) q->grazed = 1;  // just behind the start
+            // Just behind the start (relative to the position on an open edge: far out on a hull
+            // edge, float's positions carry an error in proportion).
+            if (d > -q->grazeTol * (f->kind == 2 ? 1 + fabs(q->x0) : 1)) q->grazed = 1;
             continue;
         }
         if (d < q->tieEps) {

@@ -413,10 +413,10 @@ EdgeAnswer Tracer::solve(const EdgeTask& task, std::size_t narrowLimit) const {
     const bool wide = candidateCount(task) > narrowLimit;
     EdgeTask t = task;
     EdgeAnswer a = solveSerial(t);
-    for (int pass = 1; pass < (wide ? 3 : 2) && a.retryRadius > 0; ++pass) {
+    for (int pass = 1; pass < kPasses && a.retryRadius > 0; ++pass) {
         // The device hands retry radii over in float.
         t.searchRadius = a.retryRadius == kUnboundedRadius ? kUnboundedRadius : static_cast<float>(a.retryRadius);
-        if (!wide && (t.searchRadius == kUnboundedRadius || candidateCount(t) > narrowLimit)) break;
+        if (!wide && candidateCount(t) > narrowLimit) break;
         a = solveSerial(t);
     }
     return a;

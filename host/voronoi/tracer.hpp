@@ -105,10 +105,9 @@ public:
 
     // The serial search of one edge (double, grid-pruned, with the coverage check): one pass.
     EdgeAnswer solveSerial(const EdgeTask& task) const;
-    // A search as the device does it: a task whose box holds at most `narrowLimit` balls (narrow)
-    // takes a second pass at once when the first asks for a wider search of at most that many
-    // balls; a wide one takes up to three passes (a wider radius, then every ball). What is left is
-    // a retry for the next wave.
+    // A search as the device does it: up to kPasses passes (a wider radius, then every ball); a task
+    // whose box holds at most `narrowLimit` balls (narrow) takes a pass only when its box holds at
+    // most that many balls. What is left is a retry for the next wave.
     EdgeAnswer solve(const EdgeTask& task, std::size_t narrowLimit) const;
     // How many balls the task's candidate box holds (the grid cells its search visits).
     std::size_t candidateCount(const EdgeTask& task) const;
@@ -124,6 +123,7 @@ public:
     // vertex-edge graph.
     Diagram finish();
 
+    static constexpr int kPasses = 3;  // VOR_PASSES of cl/voronoi.cl
     // Grid blocks of about this many Å on a side get a start vertex each (the first seeding).
     static constexpr double kSeedBlock = 9.0;
 
