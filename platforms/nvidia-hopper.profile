@@ -13,20 +13,23 @@ defines = PORTACL_WARP_SIZE=32 PORTACL_NVIDIA=1
 work_group = 256
 
 [gemm]
-tile_m = 128
+# Measured on an H200 (tools/anchors/gemm_sweep.sh, 4096^3; cuBLAS in the same run: SGEMM 50.8,
+# DGEMM 60.3 TFLOP/s): float blocks of 64 x 128 with 8 x 8 outputs per work-item in warps of 8 x 4,
+# K-steps of 16 fully unrolled, at most 128 registers: 42.4 TFLOP/s (83 %), against 40.4 for
+# 128 x 128 unrolled by 4 and 41.9 for 256 x 128. Double: 128 x 128 with K-steps of 8 (two tiles in
+# the 48 KiB of local memory the driver reports; 16 would need 68 KiB): 18.9 TFLOP/s.
+tile_m = 64
 tile_n = 128
 tile_k = 16
 wpt_m = 8
 wpt_n = 8
-# Measured on an H200 with the earlier kernel (vload4 staging): warps of 8 x 4 work-items and the
-# K-loop unrolled by 4 (float) or 8 (double): 31.7 and 16.6 TFLOP/s, against 24.0 and 11.0 fully
-# unrolled without warp tiling. tools/anchors/gemm_sweep.sh times the variants of the current kernel.
 warp_tile = 1
-unroll_k = 4
-unroll_k_double = 8
-# Double: two 128 x 8 tiles of A and B (34 KiB) fit the 48 KiB of local memory OpenCL drivers commonly
-# report; two 128 x 16 tiles (68 KiB) would be refused on such a device.
+unroll_k = 16
+build_options = -cl-nv-maxrregcount=128
+tile_m_double = 128
 tile_k_double = 8
+unroll_k_double = 8
+build_options_double =
 tile = 16
 
 [filter]
@@ -41,14 +44,16 @@ fused_separable = 1
 # The register path of 8-bit planes (cl/filter_strip.cl; strip = 0 goes back to the tile kernels
 # above for everything): strips of *_width outputs side by side x *_rows rows per work-item, for
 # masks up to 3x3, integer rank-1 masks up to 9x9, and the 3x3 and 5x5 medians; work-groups of
-# strip_group_x x strip_group_y work-items. Initial values, not yet measured: the H200 sweep
-# (tools/anchors/filter_sweep.sh) chooses them.
+# strip_group_x x strip_group_y work-items. Chosen by tools/anchors/filter_sweep.sh on an H200
+# (4096^2 u8, groups of 32 x 2): strips 8 wide x 8 rows gave box 3 in 22.5 us against 29.6 for 16 x 4
+# and 37.2 for 16 x 8 (the tile kernels: 62.9); median 3 best at 8 x 4 (37.1 us), median 5 at 8 x 2
+# (125 us; 16 x 2 took 173), box 9 at 4 x 8 (56 us).
 strip = 1
-strip_width = 16
+strip_width = 8
 strip_rows = 8
-separable_strip_width = 8
+separable_strip_width = 4
 separable_strip_rows = 8
-median3_strip_width = 16
+median3_strip_width = 8
 median3_strip_rows = 4
 median5_strip_width = 8
 median5_strip_rows = 2

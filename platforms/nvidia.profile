@@ -41,14 +41,16 @@ fused_separable = 1
 # The register path of 8-bit planes (cl/filter_strip.cl; strip = 0 goes back to the tile kernels
 # above for everything): strips of *_width outputs side by side x *_rows rows per work-item, for
 # masks up to 3x3, integer rank-1 masks up to 9x9, and the 3x3 and 5x5 medians; work-groups of
-# strip_group_x x strip_group_y work-items. Initial values, not yet measured: the H200 sweep
-# (tools/anchors/filter_sweep.sh) chooses them.
+# strip_group_x x strip_group_y work-items. Chosen by tools/anchors/filter_sweep.sh on an H200
+# (4096^2 u8, groups of 32 x 2): strips 8 wide x 8 rows gave box 3 in 22.5 us against 29.6 for 16 x 4
+# and 37.2 for 16 x 8 (the tile kernels: 62.9); median 3 best at 8 x 4 (37.1 us), median 5 at 8 x 2
+# (125 us; 16 x 2 took 173), box 9 at 4 x 8 (56 us).
 strip = 1
-strip_width = 16
+strip_width = 8
 strip_rows = 8
-separable_strip_width = 8
+separable_strip_width = 4
 separable_strip_rows = 8
-median3_strip_width = 16
+median3_strip_width = 8
 median3_strip_rows = 4
 median5_strip_width = 8
 median5_strip_rows = 2
