@@ -45,6 +45,21 @@ namespace portacl::fft::detail {
 
 namespace {
 
+// VkFFT's own performance knobs from the vendor profile's [fft] section; a key that is absent (or 0)
+// leaves VkFFT's default, which it derives from the device's vendor.
+void applyProfile(const TuningProfile& profile, VkFFTConfiguration& cfg) {
+    const auto set = [&](const char* key, std::uint64_t& field) {
+        const long v = profile.getInt("fft", key, 0);
+        if (v < 0) throw Error("tuning profile " + profile.path + ": [fft] " + key + " must not be negative");
+        if (v > 0) field = static_cast<std::uint64_t>(v);
+    };
+    set("vkfft_coalesced_memory", cfg.coalescedMemory);  // bytes per coalesced access
+    set("vkfft_aim_threads", cfg.aimThreads);            // threads per work-group aimed at
+    set("vkfft_register_boost", cfg.registerBoost);      // registers used as extra shared memory
+    set("vkfft_bandwidth_boost", cfg.performBandwidthBoost);
+    set("vkfft_use_lut", cfg.useLUT);                    // twiddles from tables, not sincos
+}
+
 class VkfftPlan final : public Plan {
 public:
     VkfftPlan(Context& ctx, const PlanDesc& d) : ctx_(ctx) {
@@ -83,6 +98,7 @@ public:
         cfg.doublePrecision = d.precision == Precision::Double ? 1 : 0;
         cfg.numberBatches = d.batch;
         cfg.normalize = 1;  // inverse scaled by 1/N
+        applyProfile(ctx.tuning(), cfg);
 
         // Strides of the complex buffer (and of the real input buffer out of place), with the
         // unused dimensions of size 1, so that stride[2] is the batch stride in every case.
