@@ -47,7 +47,7 @@ for v in "${variants[@]}"; do
     s=$(basename "$input"); s=${s%%.*}
     for p in mixed float double; do
       out=$scratch/$name.$s.$p.txt log=$scratch/log
-      env "${envs[@]}" timeout 60 $PACK/run portacl voronoi "$PORTACL_DATA_DIR/$input" -o "$out" --device nvidia \
+      env ${envs[@]+"${envs[@]}"} timeout 60 $PACK/run portacl voronoi "$PORTACL_DATA_DIR/$input" -o "$out" --device nvidia \
         --precision $p --repeats 3 > "$log" 2>&1 < /dev/null
       rc=$?
       if [ $rc -ne 0 ] || [ ! -f "$out" ]; then
