@@ -16,9 +16,16 @@
 //         by two outputs), two pairs merged into the ranks 7..12 of twenty, and rank 12 of those
 //         with the fifth column: about 90 min/max per output instead of about 210.
 // Rank-1 integer masks up to 9x9 are OP 1 with one base row (the row factor) whose multiples are
-// the column factor.
+// the column factor. When the row factor is all ones (HSLIDE) its sums slide along the row (one
+// add and one subtract per output); when the column factor is one constant (VSLIDE) the vertical
+// sums slide down the strip: O(1) per output instead of O(K) in each direction (box masks).
+// FLOAT_SUMS: the sums in float instead of int. Every value is an integer below 2^21 (the host
+// proves it), so float holds it exactly in any order: the same results, but the adds run on the
+// float units (twice the integer rate on recent NVIDIA GPUs), bytes become floats through their bit
+// pattern (no conversion instruction), and the rounding division is one fma (see strip_combine).
 // Defines: SW (4, 8 or 16), RPI, GX, GY (work-group), KW, KH, RX = KW/2, RY = KH/2, OP, ALIGNED
-// (the width is a multiple of SW: whole-vector loads and stores); OP 1: NMASK, COMBINE, NBASE,
+// (the width is a multiple of SW: whole-vector loads and stores); OP 1: FLOAT_SUMS, HSLIDE, VSLIDE
+// (then VSCALE, the column factor's constant), DIV_INV (float 1/d), NMASK, COMBINE, NBASE,
 // BASES (NBASE x KW), ROW_BASE and ROW_SCALE (NMASK x KH: base of each mask row, -1 for a zero row,
 // and its multiple), DIV_MODE (0 none, 1 shift by DIV_SHIFT, 2 unsigned division: (2 v + DIV_BIAS)
 // / DIV_2D - DIV_K), CLAMP_LO, CLAMP_HI (the result can leave [0, 255]).
@@ -89,6 +96,35 @@ typedef CAT(uchar, SW) pix_t;
         }                                                                  \
     }
 
+// Stores the SW output bytes o of output row r: one vector, or byte by byte in the last strip of a
+// row that is not whole (uses dst, w, x0, y0, wholeStrip).
+#define STORE_OUT(o, r)                                                    \
+    {                                                                      \
+        __global uchar* d_ = dst + (y0 + (r)) * w + x0;                    \
+        if (wholeStrip) {                                                  \
+            STORE_ROW(PACK(o, 0), d_);                                     \
+        } else {                                                           \
+            for (int i_ = 0; i_ < SW; ++i_)                                \
+                if (x0 + i_ < w) d_[i_] = o[i_];                           \
+        }                                                                  \
+    }
+
+#if OP == 1 && FLOAT_SUMS
+typedef float acc_t;
+// A byte (0..255) as a float, exactly, without a conversion instruction: 2^23 + b has b in its low
+// mantissa bits.
+#define ACC(b) (as_float(0x4B000000u | (uint)(b)) - 8388608.0f)
+// Adding it to a float integer r, |r| < 2^22, puts r into the low bits of the sum's pattern.
+#define MAGIC 12582912.0f
+#define ROW_ACC(j, v)                                                      \
+    {                                                                      \
+        for (int c_ = 0; c_ < NC; ++c_) v[c_] = ACC(PIX(j, c_));           \
+    }
+#else
+typedef int acc_t;
+#define ROW_ACC(j, v) ROW(j, v)
+#endif
+
 // OpenCV's border rules as in common/filter_common.h, with the mode as a value.
 inline int strip_border_index(int p, const int n, const int mode) {
     if (p >= 0 && p < n) return p;
@@ -123,6 +159,37 @@ inline int strip_round_sqrt(const int n) {
     return r;
 }
 
+#if FLOAT_SUMS
+// The output byte of integer-valued float sums. round(v / d), halves up, is rint((v + 1/4) / d):
+// (v + 1/4) / d lies at least 1/(4d) from a half, and fma(v + 1/4, fl(1/d), MAGIC) errs by less
+// than 2^21 / d * 2^-24 = 1/(8d) before its one rounding (to an integer: MAGIC's ulp is 1).
+inline uchar strip_combine(const float g0, const float g1) {
+#if COMBINE == 0
+#if DIV_MODE == 0
+    float y = g0 + MAGIC;
+#else
+    float y = fma(g0 + 0.25f, DIV_INV, MAGIC);
+#endif
+#elif COMBINE == 1
+    float y = (fabs(g0) + fabs(g1)) + MAGIC;
+#elif COMBINE == 4
+    float y = g0 + MAGIC;
+#elif COMBINE == 5
+    float y = g1 + MAGIC;
+#elif COMBINE == 6
+    float y = fmax(g0, g1) + MAGIC;
+#else
+#error "FLOAT_SUMS: this combine rule stays in int"
+#endif
+#if CLAMP_LO
+    y = fmax(y, MAGIC);
+#endif
+#if CLAMP_HI
+    y = fmin(y, MAGIC + 255.0f);
+#endif
+    return (uchar)as_uint(y);
+}
+#else
 inline uchar strip_combine(const int g0, const int g1) {
 #if COMBINE == 0
     int v = strip_divide(g0);
@@ -145,6 +212,7 @@ inline uchar strip_combine(const int g0, const int g1) {
 #endif
     return (uchar)v;
 }
+#endif
 #endif
 
 __kernel __attribute__((reqd_work_group_size(GX, GY, 1)))
@@ -212,23 +280,63 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
     const int bases[NBASE * KW] = {BASES};
     const int rowBase[NMASK * KH] = {ROW_BASE};
     const int rowScale[NMASK * KH] = {ROW_SCALE};
+#if VSLIDE
+    // hbs[j]: the base sums of input row j; col: the running column sums of the current output row.
+    acc_t hbs[NR][SW], col[SW];
+#else
     // acc[m][r][i]: mask m's sum of output row r, lane i; a row is finished when its last input
     // row has been added, and stored at once.
-    int acc[NMASK][RPI][SW];
+    acc_t acc[NMASK][RPI][SW];
+#endif
 #pragma unroll
     for (int j = 0; j < NR; ++j) {
-        int v[NC];
-        ROW(j, v);
-        int hb[NBASE][SW];
+        acc_t v[NC];
+        ROW_ACC(j, v);
+        // Base sums of the row; zero coefficients vanish and unit ones cost no multiplication.
+        acc_t hb[NBASE][SW];
 #pragma unroll
         for (int b = 0; b < NBASE; ++b)
 #pragma unroll
             for (int i = 0; i < SW; ++i) {
-                int s = 0;
+#if HSLIDE
+                if (i > 0) {
+                    hb[b][i] = hb[b][i - 1] + v[i + KW - 1] - v[i - 1];
+                    continue;
+                }
+#endif
+                acc_t s = 0;
+                bool first = true;
 #pragma unroll
-                for (int dx = 0; dx < KW; ++dx) s += bases[b * KW + dx] * v[i + dx];
+                for (int dx = 0; dx < KW; ++dx) {
+                    const int c = bases[b * KW + dx];
+                    if (c == 0) continue;
+                    const acc_t t = c == 1 ? v[i + dx] : c == -1 ? -v[i + dx] : (acc_t)c * v[i + dx];
+                    s = first ? t : s + t;
+                    first = false;
+                }
                 hb[b][i] = s;
             }
+#if VSLIDE
+        // One mask, every row the same multiple (VSCALE) of the one base row.
+        const int r = j - (KH - 1);
+#pragma unroll
+        for (int i = 0; i < SW; ++i) hbs[j][i] = hb[0][i];
+        if (r >= 0 && y0 + r < h) {
+            uchar o[SW];
+#pragma unroll
+            for (int i = 0; i < SW; ++i) {
+                if (r == 0) {
+                    col[i] = hbs[0][i];
+#pragma unroll
+                    for (int dy = 1; dy < KH; ++dy) col[i] += hbs[dy][i];
+                } else {
+                    col[i] = col[i] + hbs[j][i] - hbs[j - KH][i];
+                }
+                o[i] = strip_combine(VSCALE == 1 ? col[i] : (acc_t)VSCALE * col[i], 0);
+            }
+            STORE_OUT(o, r);
+        }
+#else
 #pragma unroll
         for (int dy = 0; dy < KH; ++dy) {
             const int r = j - dy;
@@ -236,10 +344,12 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #pragma unroll
             for (int m = 0; m < NMASK; ++m) {
                 const int bi = rowBase[m * KH + dy];
+                const int sc = rowScale[m * KH + dy];
 #pragma unroll
                 for (int i = 0; i < SW; ++i) {
-                    if (dy == 0) acc[m][r][i] = 0;
-                    if (bi >= 0) acc[m][r][i] += rowScale[m * KH + dy] * hb[bi][i];
+                    const acc_t t = bi < 0 ? (acc_t)0 : sc == 1 ? hb[bi < 0 ? 0 : bi][i] : (acc_t)sc * hb[bi < 0 ? 0 : bi][i];
+                    if (dy == 0) acc[m][r][i] = t;
+                    else if (bi >= 0) acc[m][r][i] += t;
                 }
             }
             if (dy == KH - 1 && y0 + r < h) {
@@ -252,16 +362,10 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
                     o[i] = strip_combine(acc[0][r][i], 0);
 #endif
                 }
-                __global uchar* d = dst + (y0 + r) * w + x0;
-                if (wholeStrip) {
-                    STORE_ROW(PACK(o, 0), d);
-                } else {
-#pragma unroll
-                    for (int i = 0; i < SW; ++i)
-                        if (x0 + i < w) d[i] = o[i];
-                }
+                STORE_OUT(o, r);
             }
         }
+#endif
     }
 
 #elif OP == 2 && KW == 3

@@ -20,6 +20,7 @@ namespace {
 
 struct Layout {
     int width, rows, groupX, groupY, medianRows;
+    bool floatSums = false;
 };
 
 // Noise over the whole 8-bit range with flat runs, so that medians and sums see ties and extremes.
@@ -39,7 +40,8 @@ Options stripOptions(const Layout& l, Border b) {
     o.borderValue = 200;
     o.tuning = {{"strip", 1},
                 {"strip_group_x", l.groupX},
-                {"strip_group_y", l.groupY}};
+                {"strip_group_y", l.groupY},
+                {"strip_float", l.floatSums ? 1 : 0}};
     for (const std::string kind : {"strip", "separable_strip", "median3_strip", "median5_strip"}) {
         o.tuning[kind + "_width"] = l.width;
         o.tuning[kind + "_rows"] = kind.rfind("median", 0) == 0 ? l.medianRows : l.rows;
@@ -49,8 +51,10 @@ Options stripOptions(const Layout& l, Border b) {
 
 void expectStripEqualsReference(const io::Image& img, const std::string& spec, const Layout& l, Border b) {
     const std::vector<Operation> ops{parseOperation(spec)};
-    const StripLayout sl{l.width, ops[0].kind == Operation::Kind::Median ? l.medianRows : l.rows, l.groupX, l.groupY};
-    ASSERT_FALSE(stripDefines(ops[0], io::PixelType::U8, img.width, sl).empty()) << spec << " does not take the strip path";
+    const StripLayout sl{l.width, ops[0].kind == Operation::Kind::Median ? l.medianRows : l.rows, l.groupX, l.groupY, l.floatSums};
+    const std::string defines = stripDefines(ops[0], io::PixelType::U8, img.width, sl);
+    ASSERT_FALSE(defines.empty()) << spec << " does not take the strip path";
+    if (l.floatSums) ASSERT_NE(defines.find("FLOAT_SUMS=1"), std::string::npos) << spec << " does not sum in float";
     const Options o = stripOptions(l, b);
     Pipeline p(test::context(), ops, o);
     const io::Image got = p.run(img), want = filterReference(img, ops, o);
@@ -85,6 +89,17 @@ TEST(FilterStrip, EveryOperationEveryBorderEqualsReference) {
     const io::Image img = image(45, 23, 1, 1);  // 6 strips, the last 5 wide; 6 rows of items, the last 3 high
     for (const auto& s : kStripOperations)
         for (Border b : kBorders) expectStripEqualsReference(img, s, kNarrow, b);
+}
+
+TEST(FilterStrip, FloatSumsEqualReference) {
+    // The float sums (strip_float = 1): the divisor's roundings by fma (none with clamping both
+    // ways, shift, unsigned division, sums of both signs), L1, one mask of two, zero terms, and the
+    // sliding sums of box 9.
+    const Layout floats{8, 4, 8, 2, 2, true};
+    const io::Image img = image(45, 23, 1, 11);
+    for (const std::string s : {"box:3", "binomial:3", "laplace:8", "conv:1,-2,3;-4,9,-4;3,-2,1:sum", "sobel", "sobel:y",
+                                "conv:1,2,0;-1,3,1;2,0,1", "box:9"})
+        for (Border b : kBorders) expectStripEqualsReference(img, s, floats, b);
 }
 
 TEST(FilterStrip, WiderStripsEqualReference) {
@@ -137,4 +152,13 @@ TEST(FilterStrip, PathTakesOnlyWhatItCovers) {
     EXPECT_FALSE(takes("sobel:dir", io::PixelType::U8));  // float output
     EXPECT_FALSE(takes("compass:kirsch", io::PixelType::U8));  // eight masks
     EXPECT_FALSE(takes("threshold:3:20", io::PixelType::U8));
+    // Sliding sums: box masks both ways; a binomial neither; L2 never in float.
+    const auto has = [&](const std::string& s, const std::string& define) {
+        StripLayout f = l;
+        f.floatSums = true;
+        return stripDefines(parseOperation(s), io::PixelType::U8, 64, f).find(define) != std::string::npos;
+    };
+    EXPECT_TRUE(has("box:9", "HSLIDE=1") && has("box:9", "VSLIDE=1") && has("box:9", "FLOAT_SUMS=1"));
+    EXPECT_TRUE(has("binomial:7", "HSLIDE=0") && has("binomial:7", "VSLIDE=0"));
+    EXPECT_TRUE(has("scharr:l2", "FLOAT_SUMS=0"));
 }

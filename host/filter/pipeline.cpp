@@ -70,10 +70,18 @@ struct Pipeline::Impl {
         strip = setting("strip", 1) != 0;
         const int groupX = setting("strip_group_x", gpu ? 32 : 8), groupY = setting("strip_group_y", 2);
         const int wide = gpu ? 16 : 8;
-        stripSmall = {setting("strip_width", wide), setting("strip_rows", gpu ? 8 : 4), groupX, groupY};
-        stripSeparable = {setting("separable_strip_width", 8), setting("separable_strip_rows", gpu ? 8 : 4), groupX, groupY};
-        stripMedian3 = {setting("median3_strip_width", wide), setting("median3_strip_rows", gpu ? 4 : 2), groupX, groupY};
-        stripMedian5 = {setting("median5_strip_width", 8), setting("median5_strip_rows", 2), groupX, groupY};
+        // Each family may have a work-group of its own (<family>_group_x/y), else strip_group_x/y.
+        const auto family = [&](const std::string& prefix, int width, int rows) {
+            return StripLayout{setting(prefix + "strip_width", width), setting(prefix + "strip_rows", rows),
+                               setting(prefix.empty() ? "strip_group_x" : prefix + "group_x", groupX),
+                               setting(prefix.empty() ? "strip_group_y" : prefix + "group_y", groupY)};
+        };
+        stripSmall = family("", wide, gpu ? 8 : 4);
+        stripSeparable = family("separable_", 8, gpu ? 8 : 4);
+        stripMedian3 = family("median3_", wide, gpu ? 4 : 2);
+        stripMedian5 = family("median5_", 8, 2);
+        const bool floatSums = setting("strip_float", 0) != 0;
+        for (StripLayout* l : {&stripSmall, &stripSeparable}) l->floatSums = floatSums;
         for (const StripLayout* l : {&stripSmall, &stripSeparable, &stripMedian3, &stripMedian5})
             if ((l->width != 4 && l->width != 8 && l->width != 16) || l->rows < 1 || l->rows > 64 || l->groupX < 1 || l->groupY < 1 ||
                 static_cast<std::size_t>(l->groupX * l->groupY) > ctx.device().maxWorkGroupSize)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <numeric>
 #include <sstream>
@@ -22,7 +23,7 @@ std::string list(const std::vector<std::int64_t>& v) {
 }
 
 // The linear defines, or "" when a bound does not fit the kernel's 32-bit arithmetic.
-std::string linearDefines(const Operation& op) {
+std::string linearDefines(const Operation& op, bool floatSums) {
     const IntegerPlan plan = planInteger(op, io::PixelType::U8);
     const int kw = op.width, kh = op.height;
     const int nmask = plan.row.empty() ? static_cast<int>(plan.masks.size()) : 1;  // fixed-point rank 1: factors only
@@ -128,6 +129,26 @@ std::string linearDefines(const Operation& op) {
         default:
             return "";  // float outputs (direction, compass index)
     }
+    // Sliding sums: a row factor of ones slides along the row; a column factor of one constant
+    // slides down the strip (its running sum may hold one row more than a window: twice the bound).
+    bool hslide = false, vslide = false;
+    std::int64_t vscale = 0;
+    if (!plan.row.empty()) {
+        hslide = op.width >= 5 && std::all_of(plan.row.begin(), plan.row.end(), [](std::int64_t v) { return v == 1; });
+        vscale = plan.col.front();
+        vslide = op.height >= 5 && vscale != 0 && std::all_of(plan.col.begin(), plan.col.end(), [&](std::int64_t v) { return v == vscale; }) &&
+                 2 * a[0] < two31;
+    }
+    // Float sums: every partial sum (sliding ones included) below 2^21 in magnitude, which the
+    // rounding fma needs (strip_combine); L2 stays in int (its squares exceed float's 24 bits).
+    std::int64_t total = 0;
+    for (int m = 0; m < nmask; ++m) total += a[m];
+    const bool useFloat = floatSums && op.combine != Combine::L2 && 2 * total < (std::int64_t(1) << 21);
+    const float inv = static_cast<float>(1.0 / static_cast<double>(plan.divisor));
+    char invText[64];
+    std::snprintf(invText, sizeof invText, "%af", static_cast<double>(inv));
+    d << " -D FLOAT_SUMS=" << (useFloat ? 1 : 0) << " -D HSLIDE=" << (hslide ? 1 : 0) << " -D VSLIDE=" << (vslide ? 1 : 0)
+      << " -D VSCALE=" << vscale << " -D DIV_INV=" << invText;
     d << " -D OP=1 -D NMASK=" << nmask << " -D COMBINE=" << static_cast<int>(op.combine) << " -D NBASE=" << bases.size()
       << " -D BASES=" << list(flatBases) << " -D ROW_BASE=" << list(rowBase) << " -D ROW_SCALE=" << list(rowScale)
       << " -D DIV_MODE=" << mode << " -D DIV_SHIFT=" << shift << " -D DIV_2D=" << div2 << "u -D DIV_BIAS=" << bias
@@ -145,7 +166,7 @@ std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, 
         const bool separable = !op.rowFactor.empty();
         if (separable ? (op.width > 9 || op.height > 9) : !small) return "";
         if (op.masks.empty() || op.masks.size() > 2) return "";
-        specific = linearDefines(op);
+        specific = linearDefines(op, layout.floatSums);
     } else if (op.kind == Operation::Kind::Median) {
         if (op.width != op.height || (op.width != 3 && op.width != 5)) return "";
         specific = " -D OP=2";

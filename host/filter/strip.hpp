@@ -10,8 +10,11 @@ namespace portacl::filter {
 
 // One work-item's strip: `width` outputs side by side (4, 8 or 16) on each of `rows` rows; a
 // work-group of groupX x groupY work-items.
+// floatSums: linear masks sum in float where every value provably stays an exact integer (the
+// same results; the adds run on the float units).
 struct StripLayout {
     int width = 16, rows = 4, groupX = 32, groupY = 2;
+    bool floatSums = false;
 };
 
 // The kernel's defines for `op` on a plane of type `in` that is `imageWidth` wide, or "" when the
