@@ -1,55 +1,63 @@
 #!/usr/bin/env bash
-# Sweeps the strip layouts of the filters' register path (cl/filter_strip.cl) on the NVIDIA GPU.
+# Sweeps the layouts of the filters' register path (cl/filter_strip.cl) on the NVIDIA GPU.
 # Each variant is a generated profile folder: the repo's nvidia-hopper.profile with a [filter] block
-# appended (later keys override), put first on PORTACL_PLATFORMS_DIR. Each run times the operations
-# the layouts touch, at 4096^2 8-bit grey on the device, and prints one line per operation:
+# appended (later keys override), put first on PORTACL_PLATFORMS_DIR. Every family has its own
+# strip and work-group keys, so one run tries one layout of each family: masks up to 3x3 ("small":
+# box 3, Sobel, Laplace 3, a 3x3 conv), rank-1 masks ("sep": box 9), median 3 and median 5.
+# "float" is strip_float (the sums of small and sep in float, exact). Each run times the operations
+# at 4096^2 8-bit grey on the device and prints one line per operation:
 #   variant  layout  operation  device-ms  GB/s  %-of-copy-bandwidth
-# Variant "tiles" is the tile kernels (strip = 0), for comparison. About 12 runs of 5-10 s.
-# Run from the repo root with the packed programs in $PACK (default leadpack):
+# then the best variant of each operation. Variant "tiles" is the tile kernels (strip = 0).
+# About 11 runs of 10-12 s (compiles included). Run from the repo root with the packed programs in
+# $PACK (default leadpack):
 #   tools/anchors/filter_sweep.sh
 set -u
 PACK=${PACK:-leadpack}
 export PORTACL_NO_PROGRESS=1
 BASE=platforms/nvidia-hopper.profile
 OPS=(--op box:3 --op sobel --op laplace:4:3 --op conv:1,2,1\;0,3,0\;1,2,1:sum --op median:3 --op median:5 --op box:9)
+RESULTS=$(mktemp)
 
-# variant strip small_w small_r sep_w sep_r med3_w med3_r med5_w med5_r group_x group_y
+# variant NAME STRIP FLOAT SMALL SEP MED3 MED5, each family as WxR/GXxGY (strip width x rows per
+# work-item / work-group)
 variant() {
-  local d
+  local d name=$1 strip=$2 float=$3
   d=$(mktemp -d)
   cp "$BASE" "$d/nvidia-hopper.profile"
-  cat >> "$d/nvidia-hopper.profile" <<P
-
-[filter]
-strip = $2
-strip_width = $3
-strip_rows = $4
-separable_strip_width = $5
-separable_strip_rows = $6
-median3_strip_width = $7
-median3_strip_rows = $8
-median5_strip_width = $9
-median5_strip_rows = ${10}
-strip_group_x = ${11}
-strip_group_y = ${12}
-P
-  local layout="small=$3x$4 sep=$5x$6 med3=$7x$8 med5=$9x${10} group=${11}x${12}"
-  [ "$2" = 0 ] && layout="tile kernels"
-  PORTACL_PLATFORMS_DIR="$d:$PWD/platforms" timeout 60 "$PACK/run" portacl filter --bench --device nvidia --bench-sizes 4096 "${OPS[@]}" 2>&1 |
-    awk -v v="$1" -v l="$layout" '/4096\^2/ { printf "%-6s %-52s %-30s %9s ms %8s GB/s %6s %%\n", v, l, $1, $3, $4, $5; next }
-                                   /^operation/ { next } { print v ": " $0 }'
+  {
+    printf '\n[filter]\nstrip = %s\nstrip_float = %s\n' "$strip" "$float"
+    local prefix spec
+    for pair in "strip_:$4" "separable_strip_:$5" "median3_strip_:$6" "median5_strip_:$7"; do
+      prefix=${pair%%:*} spec=${pair#*:}
+      local s=${spec%/*} g=${spec#*/}
+      printf '%swidth = %s\n%srows = %s\n' "$prefix" "${s%x*}" "$prefix" "${s#*x}"
+      local gp=${prefix%strip_}
+      [ -z "$gp" ] && gp=strip_
+      printf '%sgroup_x = %s\n%sgroup_y = %s\n' "$gp" "${g%x*}" "$gp" "${g#*x}"
+    done
+  } >> "$d/nvidia-hopper.profile"
+  local layout="small=$4 sep=$5 med3=$6 med5=$7 float=$float"
+  [ "$strip" = 0 ] && layout="tile kernels"
+  PORTACL_PLATFORMS_DIR="$d:$PWD/platforms" timeout 90 "$PACK/run" portacl filter --bench --device nvidia --bench-sizes 4096 "${OPS[@]}" 2>&1 |
+    awk -v v="$name" -v l="$layout" '/4096\^2/ { printf "%-6s %-70s %-30s %9s ms %8s GB/s %6s %%\n", v, l, $1, $3, $4, $5; next }
+                                     /^operation/ { next } { print v ": " $0 }' | tee -a "$RESULTS"
   rm -rf "$d"
 }
 
-variant tiles 0 16 8 8 8 16 4 8 2 32 2
-variant A 1 16 8 8 8 16 4 8 2 32 2
-variant B 1 16 4 8 4 16 2 4 2 32 2
-variant C 1 16 16 8 16 16 8 8 4 32 2
-variant D 1 8 8 4 8 8 4 16 2 32 2
-variant E 1 8 16 16 8 8 8 4 4 32 2
-variant F 1 4 16 4 16 4 8 8 6 32 2
-variant G 1 16 8 8 8 16 4 8 2 64 1
-variant H 1 16 8 8 8 16 4 8 2 32 4
-variant I 1 16 8 8 8 16 4 8 2 16 8
-variant J 1 16 8 8 8 16 4 8 2 128 1
-variant K 1 8 4 16 4 8 2 4 2 64 2
+#        name  strip float small         sep          med3         med5
+variant tiles 0 0 8x8/32x2 4x8/32x2 8x4/32x2 8x2/16x8
+variant D     1 0 8x8/32x2 4x8/32x2 8x4/32x2 8x2/16x8    # the profile's layouts (int sums), med5 as I
+variant F1    1 1 8x8/32x2 4x8/32x2 8x4/32x2 8x2/16x8
+variant F2    1 1 8x16/32x2 8x8/16x8 8x4/16x8 8x2/32x4
+variant F3    1 1 4x16/32x2 4x16/32x2 4x8/32x2 8x4/16x8
+variant F4    1 1 8x8/16x8 8x16/32x4 8x8/32x2 4x2/16x8
+variant F5    1 1 8x8/64x2 4x8/64x2 8x4/64x2 8x2/64x2
+variant F6    1 1 8x4/32x4 8x8/32x4 16x4/16x8 8x2/32x2
+variant F7    1 1 16x8/16x8 4x8/16x8 8x2/32x4 16x2/16x8
+variant I1    1 0 8x16/32x2 8x8/16x8 4x4/32x2 8x4/32x4
+variant I2    1 0 4x16/32x2 4x16/32x2 16x2/32x2 4x4/16x8
+
+echo "best of each operation:"
+awk 'NF >= 8 && $(NF-4) == "ms" { op = $(NF-6); t = $(NF-5) + 0; if (!(op in best) || t < best[op]) { best[op] = t; line[op] = $0 } }
+     END { for (op in line) print line[op] }' "$RESULTS" | sort -k2
+rm -f "$RESULTS"
