@@ -375,6 +375,9 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
     for (int r = 0; r < RPI; r += 2) {
         const bool pair = r + 1 < RPI;
         int lo[2][NC], md[2][NC], hi[2][NC];
+        // lo2/hi2[s][c]: max / min over columns c, c+1; outputs c-1 and c share them (3 min/max per
+        // two outputs instead of 4, and likewise for the pair of column medians).
+        int lo2[2][NC], hi2[2][NC];
         uchar o[2][SW];
 #pragma unroll
         for (int c = 0; c < NC; ++c) {
@@ -392,9 +395,12 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #pragma unroll
                 for (int s = 0; s < 2; ++s) {
                     if (s == 1 && !pair) continue;
-                    const int mx = max(max(lo[s][i], lo[s][i + 1]), lo[s][i + 2]);
-                    const int mn = min(min(hi[s][i], hi[s][i + 1]), hi[s][i + 2]);
-                    const int mm = NET_MED3(md[s][i], md[s][i + 1], md[s][i + 2]);
+                    lo2[s][i + 1] = max(lo[s][i + 1], lo[s][i + 2]);
+                    hi2[s][i + 1] = min(hi[s][i + 1], hi[s][i + 2]);
+                    const int mx = i & 1 ? max(lo2[s][i], lo[s][i + 2]) : max(lo[s][i], lo2[s][i + 1]);
+                    const int mn = i & 1 ? min(hi2[s][i], hi[s][i + 2]) : min(hi[s][i], hi2[s][i + 1]);
+                    // The median of three with the pair both outputs of (even i, i + 1) hold.
+                    const int mm = i & 1 ? NET_MED3(md[s][i], md[s][i + 1], md[s][i + 2]) : NET_MED3(md[s][i + 1], md[s][i + 2], md[s][i]);
                     o[s][i] = (uchar)NET_MED3(mx, mm, mn);
                 }
             }
