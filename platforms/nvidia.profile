@@ -48,14 +48,24 @@ fused_separable = 1
 strip = 1
 strip_width = 8
 strip_rows = 8
-separable_strip_width = 4
+separable_strip_width = 8
 separable_strip_rows = 8
+separable_group_x = 16
+separable_group_y = 8
 median3_strip_width = 8
 median3_strip_rows = 4
 median5_strip_width = 8
 median5_strip_rows = 2
+median5_group_x = 16
+median5_group_y = 8
 strip_group_x = 32
 strip_group_y = 2
+# Each family may have its own work-group (separable_group_x/y, median3_group_x/y,
+# median5_group_x/y; else strip_group_x/y): box 9 ran in 53.3 us with 8 x 8 strips in groups of
+# 16 x 8 (56.2 with 4 x 8 in 32 x 2; both before the sliding sums), median 5 in 119.5 us with 8 x 2 in 16 x 8 (125 in 32 x 2).
+# strip_float = 1 sums linear masks in float (exact; the float units run twice the integer rate):
+# not measured yet, filter_sweep.sh's variants F1-F7 against D.
+strip_float = 0
 
 [voronoi]
 # Edge searches (docs/voronoi.md, "Tuning"; tools/anchors/voronoi_sweep.sh tries others): 16 work-items

@@ -46,8 +46,8 @@ variant() {
 
 #        name  strip float small         sep          med3         med5
 variant tiles 0 0 8x8/32x2 4x8/32x2 8x4/32x2 8x2/16x8
-variant D     1 0 8x8/32x2 4x8/32x2 8x4/32x2 8x2/16x8    # the profile's layouts (int sums), med5 as I
-variant F1    1 1 8x8/32x2 4x8/32x2 8x4/32x2 8x2/16x8
+variant D     1 0 8x8/32x2 8x8/16x8 8x4/32x2 8x2/16x8    # the profiles' layouts (int sums)
+variant F1    1 1 8x8/32x2 8x8/16x8 8x4/32x2 8x2/16x8
 variant F2    1 1 8x16/32x2 8x8/16x8 8x4/16x8 8x2/32x4
 variant F3    1 1 4x16/32x2 4x16/32x2 4x8/32x2 8x4/16x8
 variant F4    1 1 8x8/16x8 8x16/32x4 8x8/32x2 4x2/16x8
