@@ -93,12 +93,11 @@ TEST(FilterStrip, EveryOperationEveryBorderEqualsReference) {
 
 TEST(FilterStrip, FloatSumsEqualReference) {
     // The float sums (strip_float = 1): the divisor's roundings by fma (none with clamping both
-    // ways, shift, unsigned division, sums of both signs), L1, one mask of two, zero terms, and the
-    // sliding sums of box 9.
+    // ways, shift, unsigned division, sums of both signs), L1 with zero terms, and the sliding sums
+    // of box 9. Six programs: each costs PoCL a few seconds to compile.
     const Layout floats{8, 4, 8, 2, 2, true};
     const io::Image img = image(45, 23, 1, 11);
-    for (const std::string s : {"box:3", "binomial:3", "laplace:8", "conv:1,-2,3;-4,9,-4;3,-2,1:sum", "sobel", "sobel:y",
-                                "conv:1,2,0;-1,3,1;2,0,1", "box:9"})
+    for (const std::string s : {"box:3", "binomial:3", "laplace:8", "conv:1,-2,3;-4,9,-4;3,-2,1:sum", "sobel", "box:9"})
         for (Border b : kBorders) expectStripEqualsReference(img, s, floats, b);
 }
 
