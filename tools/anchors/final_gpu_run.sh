@@ -9,8 +9,9 @@
 #   pocl:    every other workload on PoCL, and the filter thesis tables there.
 #   compare: k-Wave CUDA against ours on the GPU, k-Wave OMP against ours on PoCL, the filter thesis
 #            tables on the GPU.
+# Several parts may be given; they run in order.
 set -u
-part=${1:?usage: final_gpu_run.sh gpu|pocl|compare}
+[ $# -gt 0 ] || { echo "usage: final_gpu_run.sh gpu|pocl|compare ..."; exit 2; }
 PACK=${PACK:-leadpack}
 export PORTACL_PLATFORMS_DIR=$PWD/$PACK/platforms PORTACL_DATA_DIR=$PWD/$PACK/data PORTACL_NO_PROGRESS=1
 bench() { # name timeout-seconds bench-arguments...
@@ -18,6 +19,7 @@ bench() { # name timeout-seconds bench-arguments...
     timeout "$limit" "$PACK/run" portacl bench "$@" --json "$OUT/$name.json" --csv "$OUT/$name.csv" > "$OUT/$name.txt" 2>&1
     echo "$name: exit $? after $SECONDS s"
 }
+for part in "$@"; do
 case $part in
 gpu)
     "$PACK/run" portacl devices > "$OUT/devices.txt" 2>&1
@@ -27,17 +29,19 @@ gpu)
     bench workloads_nvidia 300 --device nvidia --only filter,lineal_path,lineal_path_reconstruct,voronoi,kwave --repeats 5
     ;;
 pocl)
-    bench workloads_pocl 330 --device pocl --only filter,lineal_path,lineal_path_reconstruct,voronoi,kwave --repeats 3 --no-serial
-    timeout 200 "$PACK/run" portacl filter --bench --device pocl --bench-sizes 128,512,2048 > "$OUT/filter_thesis_pocl.txt" 2>&1
+    bench workloads_pocl 250 --device pocl --only filter,lineal_path,lineal_path_reconstruct,voronoi,kwave --repeats 3 --no-serial
+    timeout 60 "$PACK/run" portacl filter --bench --device pocl --bench-sizes 128,512,2048 > "$OUT/filter_thesis_pocl.txt" 2>&1
     ;;
 compare)
-    timeout 150 "$PACK/run" portacl filter --bench --device nvidia > "$OUT/filter_thesis_nvidia.txt" 2>&1
     if [ -x "$PACK/bin/kspaceFirstOrder-CUDA" ]; then
-        timeout 180 tools/kwave/gpu_compare.sh "$PACK/bin/kspaceFirstOrder-CUDA" > "$OUT/kwave_cuda.txt" 2>&1
+        timeout 150 tools/kwave/gpu_compare.sh "$PACK/bin/kspaceFirstOrder-CUDA" > "$OUT/kwave_cuda.txt" 2>&1
     fi
     if [ -x "$PACK/bin/kspaceFirstOrder-OMP" ]; then
-        timeout 120 tools/kwave/cpu_compare.sh "$PACK/bin/kspaceFirstOrder-OMP" > "$OUT/kwave_omp.txt" 2>&1
+        timeout 70 tools/kwave/cpu_compare.sh "$PACK/bin/kspaceFirstOrder-OMP" > "$OUT/kwave_omp.txt" 2>&1
     fi
+    timeout 90 "$PACK/run" portacl filter --bench --device nvidia > "$OUT/filter_thesis_nvidia.txt" 2>&1
     ;;
+*) echo "final_gpu_run.sh: unknown part $part"; exit 2 ;;
 esac
+done
 tail -n 4 "$OUT"/*.txt
