@@ -12,7 +12,7 @@
 # Several parts may be given; they run in order.
 set -u
 [ $# -gt 0 ] || { echo "usage: final_gpu_run.sh gpu|pocl|compare ..."; exit 2; }
-PACK=${PACK:-leadpack}
+export PACK=${PACK:-leadpack}
 export PORTACL_PLATFORMS_DIR=$PWD/$PACK/platforms PORTACL_DATA_DIR=$PWD/$PACK/data PORTACL_NO_PROGRESS=1
 bench() { # name timeout-seconds bench-arguments...
     local name=$1 limit=$2; shift 2
