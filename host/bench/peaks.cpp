@@ -6,13 +6,7 @@
 
 namespace portacl {
 
-namespace {
-
-double copyBandwidth(Context& ctx, const BenchOptions& opts) {
-    // As large as the device comfortably allows (256 MiB per buffer on GPUs, 32 MiB on CPUs).
-    std::size_t bytes = ctx.device().isGpu ? (std::size_t(1) << 28) : (std::size_t(1) << 25);
-    if (opts.quick) bytes = std::size_t(1) << 24;
-    bytes = std::min<std::size_t>(bytes, ctx.device().maxAllocBytes / 2);
+double copySeconds(Context& ctx, std::size_t bytes, const BenchOptions& opts) {
     bytes -= bytes % 16;
     cl::Buffer src = ctx.buffer(bytes, "copy source"), dst = ctx.buffer(bytes, "copy destination");
     ctx.fill(src, 0, bytes, "fill");
@@ -22,8 +16,18 @@ double copyBandwidth(Context& ctx, const BenchOptions& opts) {
     k.setArg(1, dst);
     k.setArg(2, n4);
     const std::size_t wg = std::min<std::size_t>(256, ctx.device().maxWorkGroupSize);
-    const double s = medianDeviceSeconds(ctx, [&] { ctx.launch(k, cl::NDRange(n4), cl::NDRange(wg)); }, opts);
-    return 2.0 * bytes / s;
+    return medianDeviceSeconds(ctx, [&] { ctx.launch(k, cl::NDRange(n4), cl::NDRange(wg)); }, opts);
+}
+
+namespace {
+
+double copyBandwidth(Context& ctx, const BenchOptions& opts) {
+    // As large as the device comfortably allows (256 MiB per buffer on GPUs, 32 MiB on CPUs).
+    std::size_t bytes = ctx.device().isGpu ? (std::size_t(1) << 28) : (std::size_t(1) << 25);
+    if (opts.quick) bytes = std::size_t(1) << 24;
+    bytes = std::min<std::size_t>(bytes, ctx.device().maxAllocBytes / 2);
+    bytes -= bytes % 16;
+    return 2.0 * bytes / copySeconds(ctx, bytes, opts);
 }
 
 double fmaThroughput(Context& ctx, Precision p, const BenchOptions& opts) {
