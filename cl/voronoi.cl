@@ -7,7 +7,7 @@
 // its slowest search, and one work-item walking hundreds of candidates leaves the GPU idle.
 //   voronoi_edges_*:          VOR_LANES lanes per search, VOR_GROUP / VOR_LANES searches per
 //                             work-group (VOR_LANES = 1: one work-item per search, no local memory);
-//                             up to two passes (a retry whose box holds at most VOR_NARROW_LIMIT balls).
+//                             up to three passes (a wider radius, then every ball) in one launch.
 //   voronoi_edges_flagged_phase2: the same searches, VOR_FLAGGED lanes each (a work-group per search):
 //                             phase 2 of mixed mode, where the flagged searches are few.
 //   voronoi_edges_wide_*:     VOR_WIDE lanes per search (the searches with many candidates: the wider
@@ -32,11 +32,8 @@
 #ifndef VOR_FLAGGED
 #define VOR_FLAGGED VOR_WIDE  // work-items per search in voronoi_edges_flagged_phase2 (a power of two)
 #endif
-#ifndef VOR_NARROW_LIMIT
-#define VOR_NARROW_LIMIT 512  // a narrow search's retry runs at once when its box holds at most this many balls
-#endif
 // Passes of a search in one launch: the first radius, a wider one, every ball (Tracer::solve takes the
-// same passes). A narrow search takes a pass only when its box holds at most VOR_NARROW_LIMIT balls.
+// same passes), narrow and wide alike: a retry left to the next wave would cost a wave.
 #define VOR_PASSES 3
 
 // One search in progress: its frame, start, candidate box (in grid cells) and state.
@@ -231,8 +228,8 @@ static int answer_retry(const float retry, const int flag) {
 static real retry_radius(const float retry) { return retry >= VOR_ALL_BALLS ? (real)(2 * VOR_ALL_BALLS) : (real)retry; }
 
 
-// One work-item searches task `first + item` alone (VOR_LANES = 1): a retry runs at once when its box
-// holds at most VOR_NARROW_LIMIT balls (instead of in the next wave), up to VOR_PASSES passes.
+// One work-item searches task `first + item` alone (VOR_LANES = 1): a retry runs at once (instead of
+// in the next wave), up to VOR_PASSES passes.
 static int search_edge(const uint item, VOR_ARGS) {
     const uint i = first + item;
     vor_edge e;
@@ -244,9 +241,8 @@ static int search_edge(const uint item, VOR_ARGS) {
         end = -1;
         retry = 0.0f;
         flag |= edge_decide(&e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, i, &end, &retry);
-        if (!(e.valid && retry > 0 && pass + 1 < VOR_PASSES &&
-              edge_box(&e, retry_radius(retry), cellStart, flagTol) <= VOR_NARROW_LIMIT))
-            break;
+        if (!(e.valid && retry > 0 && pass + 1 < VOR_PASSES)) break;
+        edge_box(&e, retry_radius(retry), 0, 0);
     }
     flag |= e.flag;
     answer[i] = (int2)(end, answer_retry(retry, flag));
@@ -257,10 +253,9 @@ static int search_edge(const uint item, VOR_ARGS) {
 // slot's task (offset from `first`), or -1 for none (past the end, or phase 2's padding): such a slot
 // still takes part in the barriers. Each lane scans its share of the candidates, the slot's partial
 // searches are merged in local memory (lanes/2, lanes/4, ... merges), and the slot's first lane
-// decides. Up to VOR_PASSES passes (a wider radius, then every ball); narrow (wide = 0): a pass only
-// when its box holds at most VOR_NARROW_LIMIT balls, as search_edge. Returns the flag in the slot's
-// first lane.
-static int search_lanes(const int item, const int lanes, const int wide, VOR_ARGS, __local vor_search* part,
+// decides. Up to VOR_PASSES passes (a wider radius, then every ball), as search_edge. Returns the flag
+// in the slot's first lane.
+static int search_lanes(const int item, const int lanes, VOR_ARGS, __local vor_search* part,
                         __local int* partFlag, __local float* nextRadius) {
     const int l = (int)get_local_id(0), lane = l & (lanes - 1), slot = l / lanes, base = slot * lanes;
     const int slots = (int)get_local_size(0) / lanes;
@@ -304,9 +299,7 @@ static int search_lanes(const int item, const int lanes, const int wide, VOR_ARG
                 end = -1;
                 retry = 0.0f;
                 flag |= edge_decide(&e, frameGrid, frameDims, taskFrame, frameRmax, flagTol, i, &end, &retry);
-                if (e.valid && retry > 0 && pass + 1 < passes &&
-                    (wide || edge_box(&e, retry_radius(retry), cellStart, flagTol) <= VOR_NARROW_LIMIT))
-                    next = retry;
+                if (e.valid && retry > 0 && pass + 1 < passes) next = retry;
             }
             nextRadius[slot] = next;
         }
@@ -338,7 +331,7 @@ __kernel __attribute__((reqd_work_group_size(VOR_GROUP, 1, 1))) void voronoi_edg
     __local int partFlag[VOR_GROUP];
     __local float nextRadius[VOR_SLOTS];
     const uint item = get_group_id(0) * VOR_SLOTS + get_local_id(0) / VOR_LANES;
-    const int flag = search_lanes(item < n ? (int)item : -1, VOR_LANES, 0, VOR_PASS, part, partFlag, nextRadius);
+    const int flag = search_lanes(item < n ? (int)item : -1, VOR_LANES, VOR_PASS, part, partFlag, nextRadius);
     if ((get_local_id(0) & (VOR_LANES - 1)) == 0 && item < n) undecided[item] = (uchar)flag;
 }
 #endif
@@ -350,7 +343,7 @@ __kernel __attribute__((reqd_work_group_size(VOR_WIDE, 1, 1))) void voronoi_edge
     __local int partFlag[VOR_WIDE];
     __local float nextRadius[1];
     const uint i = get_group_id(0);
-    const int flag = search_lanes((int)i, VOR_WIDE, 1, VOR_PASS, part, partFlag, nextRadius);
+    const int flag = search_lanes((int)i, VOR_WIDE, VOR_PASS, part, partFlag, nextRadius);
     if (get_local_id(0) == 0) undecided[i] = (uchar)flag;
 }
 
@@ -378,7 +371,7 @@ __kernel __attribute__((reqd_work_group_size(VOR_GROUP, 1, 1))) void voronoi_edg
     // A work-group whose first search is none has none at all (the padding is at the list's end).
     if (phase2_item(items, direct, count, get_group_id(0) * VOR_SLOTS) < 0) return;
     const int item = phase2_item(items, direct, count, get_group_id(0) * VOR_SLOTS + get_local_id(0) / VOR_LANES);
-    search_lanes(item, VOR_LANES, 0, VOR_PASS, part, partFlag, nextRadius);
+    search_lanes(item, VOR_LANES, VOR_PASS, part, partFlag, nextRadius);
 }
 #endif
 
@@ -391,7 +384,7 @@ __kernel __attribute__((reqd_work_group_size(VOR_FLAGGED, 1, 1))) void voronoi_e
     __local float nextRadius[1];
     const int item = phase2_item(items, direct, count, get_group_id(0));
     if (item < 0) return;  // the same for the whole work-group
-    search_lanes(item, VOR_FLAGGED, 0, VOR_PASS, part, partFlag, nextRadius);
+    search_lanes(item, VOR_FLAGGED, VOR_PASS, part, partFlag, nextRadius);
 }
 
 __kernel __attribute__((reqd_work_group_size(VOR_WIDE, 1, 1))) void voronoi_edges_wide_phase2(
@@ -402,6 +395,6 @@ __kernel __attribute__((reqd_work_group_size(VOR_WIDE, 1, 1))) void voronoi_edge
     __local float nextRadius[1];
     const int item = phase2_item(items, direct, count, get_group_id(0));
     if (item < 0) return;  // the same for the whole work-group
-    search_lanes(item, VOR_WIDE, 1, VOR_PASS, part, partFlag, nextRadius);
+    search_lanes(item, VOR_WIDE, VOR_PASS, part, partFlag, nextRadius);
 }
 #endif

@@ -5,9 +5,6 @@
 
 namespace portacl::voronoi {
 
-// The device's default [voronoi] wide_candidates: the reference takes its passes as the device does.
-constexpr std::size_t kNarrowLimit = 512;
-
 Diagram computeReference(const std::vector<io::Ball>& balls) {
     const auto start = std::chrono::steady_clock::now();
     Tracer tracer(balls);
@@ -16,7 +13,7 @@ Diagram computeReference(const std::vector<io::Ball>& balls) {
         while (tracer.hasPending()) {
             const std::vector<EdgeTask> wave = tracer.takePending();
             std::vector<EdgeAnswer> answers(wave.size());
-            for (std::size_t i = 0; i < wave.size(); ++i) answers[i] = tracer.solve(wave[i], kNarrowLimit);
+            for (std::size_t i = 0; i < wave.size(); ++i) answers[i] = tracer.solve(wave[i]);
             for (std::size_t i = 0; i < wave.size(); ++i) tracer.accept(wave[i], answers[i]);
             ++waves;
         }

@@ -409,14 +409,12 @@ std::size_t Tracer::candidateCount(const EdgeTask& t) const {
     return count;
 }
 
-EdgeAnswer Tracer::solve(const EdgeTask& task, std::size_t narrowLimit) const {
-    const bool wide = candidateCount(task) > narrowLimit;
+EdgeAnswer Tracer::solve(const EdgeTask& task) const {
     EdgeTask t = task;
     EdgeAnswer a = solveSerial(t);
     for (int pass = 1; pass < kPasses && a.retryRadius > 0; ++pass) {
         // The device hands retry radii over in float.
         t.searchRadius = a.retryRadius == kUnboundedRadius ? kUnboundedRadius : static_cast<float>(a.retryRadius);
-        if (!wide && candidateCount(t) > narrowLimit) break;
         a = solveSerial(t);
     }
     return a;

@@ -105,10 +105,9 @@ public:
 
     // The serial search of one edge (double, grid-pruned, with the coverage check): one pass.
     EdgeAnswer solveSerial(const EdgeTask& task) const;
-    // A search as the device does it: up to kPasses passes (a wider radius, then every ball); a task
-    // whose box holds at most `narrowLimit` balls (narrow) takes a pass only when its box holds at
-    // most that many balls. What is left is a retry for the next wave.
-    EdgeAnswer solve(const EdgeTask& task, std::size_t narrowLimit) const;
+    // A search as the device does it: up to kPasses passes in one wave (a wider radius, then every
+    // ball); what is left is a retry for the next wave.
+    EdgeAnswer solve(const EdgeTask& task) const;
     // How many balls the task's candidate box holds (the grid cells its search visits).
     std::size_t candidateCount(const EdgeTask& task) const;
 
@@ -124,8 +123,9 @@ public:
     Diagram finish();
 
     static constexpr int kPasses = 3;  // VOR_PASSES of cl/voronoi.cl
-    // Grid blocks of about this many Å on a side get a start vertex each (the first seeding).
-    static constexpr double kSeedBlock = 9.0;
+    // Grid blocks of about this many Å on a side get a start vertex each (the first seeding): one
+    // grid cell for proteins (cells of 3.4 to 4.5 Å), so the fronts meet after a few waves.
+    static constexpr double kSeedBlock = 4.0;
 
 private:
 

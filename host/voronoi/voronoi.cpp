@@ -166,8 +166,7 @@ struct SearchShape {
     }
     std::string kernelOptions() const {
         return "-D VOR_LANES=" + std::to_string(lanes) + " -D VOR_GROUP=" + std::to_string(group) +
-               " -D VOR_FLAGGED=" + std::to_string(flaggedLanes) + " -D VOR_WIDE=" + std::to_string(wideGroup) +
-               " -D VOR_NARROW_LIMIT=" + std::to_string(wideCandidates);
+               " -D VOR_FLAGGED=" + std::to_string(flaggedLanes) + " -D VOR_WIDE=" + std::to_string(wideGroup);
     }
 };
 
