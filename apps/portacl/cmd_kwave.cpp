@@ -160,16 +160,21 @@ int runKwave(const std::vector<std::string>& args) {
     if (talk) std::cout << "+---------------+----------------+--------------+----------------------+\n"
                         << "| progress      |  elapsed time  |  time to go  |  est. finish time    |\n"
                         << "+---------------+----------------+--------------+----------------------+\n";
+    // Progress counts the steps the device has finished (polled, never waited for), so that the time
+    // loop never stops the device; the host is at most a few steps ahead of it.
+    std::size_t reported = first;
+    auto report = [&](std::size_t done) {
+        const double percent = 100.0 * done / sim.nt;
+        if (!talk || done == reported || done == first || (percent + 1e-9 < nextReport && done != end)) return;
+        reported = done;
+        const double elapsed = since(tSim);
+        const double left = elapsed / static_cast<double>(done - first) * static_cast<double>(end - done);
+        std::printf("| %5.1f%%        | %12.3fs  | %10.3fs  | %20s |\n", percent, elapsed, left, clockIn(left).c_str());
+        std::fflush(stdout);
+        while (nextReport <= percent + 1e-9) nextReport += progressPercent > 0 ? progressPercent : 100;
+    };
     solver.run(end, [&](std::size_t t) {
-        const double percent = 100.0 * t / sim.nt;
-        if (talk && (percent + 1e-9 >= nextReport || t == end)) {
-            ctx.finish();
-            const double elapsed = since(tSim);
-            const double left = elapsed / static_cast<double>(t - first) * static_cast<double>(end - t);
-            std::printf("| %5.1f%%        | %12.3fs  | %10.3fs  | %20s |\n", percent, elapsed, left, clockIn(left).c_str());
-            std::fflush(stdout);
-            while (nextReport <= percent + 1e-9) nextReport += progressPercent > 0 ? progressPercent : 100;
-        }
+        report(solver.completedSteps());
         if (t < end && ((checkpointSteps && t - first >= checkpointSteps) ||
                         (checkpointInterval > 0 && since(t0) >= checkpointInterval))) {
             interrupted = true;
@@ -180,6 +185,7 @@ int runKwave(const std::vector<std::string>& args) {
     ctx.finish();
     const double simSeconds = since(tSim);
     const std::size_t steps = solver.timeIndex() - first;
+    if (!interrupted) report(solver.timeIndex());
 
     const auto tPost = Clock::now();
     if (interrupted) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <sstream>
 
 #include "k_space_operators.hpp"
@@ -81,14 +82,33 @@ struct KSpaceSolver::Impl {
     cl::Buffer pIndex, pSignal, uIndex, uSignal[3], trSignal, trDelay;
     bool additive = false;
 
+    // Raw samples collect on the device in blocks of `chunk` steps. A full block goes to pinned host
+    // memory by a read that does not wait, and sampling goes on into the other block; the host takes
+    // a block's data (into the recording) only when its slot fills again, two blocks later, so that
+    // the time loop never waits for the device on account of sampling.
+    struct RawBlock {
+        cl::Buffer device, pinned;  // pinned: CL_MEM_ALLOC_HOST_PTR, mapped once at `host`
+        void* host = nullptr;
+        cl::Event read;
+        std::size_t steps = 0;      // steps written into `device`
+        std::size_t readSteps = 0;  // steps in flight to (or arrived at) `host`
+        bool pending = false;
+    };
     struct Sampler {
         std::string quantity;
         int field = 0;  // 0 = p, 1..3 = u
         QuantityOutputs out;
-        cl::Buffer raw, sumsq, mx, mn, mxAll, mnAll;
-        std::size_t chunk = 0, fill = 0;
+        cl::Buffer sumsq, mx, mn, mxAll, mnAll;
+        RawBlock block[2];
+        int current = 0;
+        std::size_t chunk = 0;
     };
     std::vector<Sampler> samplers;
+    // The end of each enqueued step not yet seen complete (a marker event each, oldest first). The host
+    // runs at most `stepsAhead` steps ahead of the device: enough queued work that the device never
+    // idles, few enough that progress lines and checkpoint intervals stay close to the device's time.
+    std::deque<cl::Event> stepEnds;
+    std::size_t stepsAhead = 8;
     std::vector<std::uint64_t> points;
     cl::Buffer pointsBuf;
     Recording rec;
@@ -124,6 +144,49 @@ struct KSpaceSolver::Impl {
         const int w1 = ctx.tuning().getInt("kwave", "work_group", gpu ? 256 : 0);
         if (wx > 0) local3 = cl::NDRange(static_cast<std::size_t>(wx), 1, 1);
         if (w1 > 0) local1 = cl::NDRange(static_cast<std::size_t>(w1));
+        stepsAhead = static_cast<std::size_t>(std::max(1L, ctx.tuning().getInt("kwave", "steps_ahead", 8)));
+        warmUp();
+    }
+
+    ~Impl() {
+        // Unmap the pinned blocks (after any read into them has finished).
+        try {
+            ctx.finish();
+            for (auto& s : samplers)
+                for (auto& b : s.block)
+                    if (b.host) ctx.queue().enqueueUnmapMemObject(b.pinned, b.host);
+            ctx.finish();
+        } catch (...) {
+        }
+    }
+
+    // One step's kernels and FFTs on the all-zero state before the time loop, then the state zeroed
+    // again: every element-wise operation of a step maps zero fields to zero (at most a sign of zero
+    // differs, hence the fill), so nothing changes, but the drivers' lazy work at a kernel's first
+    // launch (PoCL compiles each kernel for its work-group size then; GPU drivers load modules and
+    // raise clocks) falls in the set-up instead of the first time steps.
+    void warmUp() {
+        computeVelocity();
+        computeVelocityGradient();
+        computeDensity();
+        computePressure();
+        const std::size_t ns = points.size();
+        for (auto& s : samplers) {
+            if (!s.out.sampled() || sensorless()) continue;  // flags 0: the kernels read and write nothing
+            args(kSample, p, pointsBuf, u32(ns), s.block[0].device, u64(0), s.sumsq, s.mx, s.mn, 0u, 0u);
+            launch1(kSample, ns);
+            args(kSampleAll, p, s.mxAll, s.mnAll, u64(n), 0u, 0u);
+            launch1(kSampleAll, n);
+        }
+        auto zero = [&](const cl::Buffer& b, std::size_t bytes) { ctx.fill(b, 0, bytes, "zero after warm-up"); };
+        zero(p, n * realBytes);
+        for (int a = 0; a < dims; ++a) {
+            zero(u[a], n * realBytes);
+            zero(rho[a], n * bytesPerElement(st.rho, prec));
+            zero(X[a], nr * 2 * realBytes);
+        }
+        for (int a = 0; a < scratchFields(); ++a) zero(du[a], n * realBytes);
+        ctx.finish();
     }
 
     // ---- set-up -------------------------------------------------------------------------------
@@ -320,12 +383,12 @@ struct KSpaceSolver::Impl {
             s.field = kwave::fieldOf(qs[q]);
             s.out = outputsOf(qs[q], opt.outputs);
             if (!s.out.any()) continue;
-            // Raw samples collect on the device for up to 256 steps (and at most 64 MiB), then go to
-            // the host in one read.
+            // Raw samples: two device blocks of up to 64 steps (and at most 16 MiB each).
+            const long blockSteps = std::max(1L, ctx.tuning().getInt("kwave", "sample_block_steps", 64));
             s.chunk = std::max<std::size_t>(
-                1, std::min({std::max<std::size_t>(samplesTotal, 1), std::size_t(256),
-                             (std::size_t(64) << 20) / (points.size() * realBytes)}));
-            samplingBytes += ((s.out.raw ? s.chunk : 0) + 3) * points.size() * realBytes + 2 * n * realBytes;
+                1, std::min({std::max<std::size_t>(samplesTotal, 1), static_cast<std::size_t>(blockSteps),
+                             (std::size_t(16) << 20) / std::max<std::size_t>(points.size() * realBytes, 1)}));
+            samplingBytes += ((s.out.raw ? 2 * s.chunk : 0) + 3) * points.size() * realBytes + 2 * n * realBytes;
             samplers.push_back(s);
         }
 
@@ -390,7 +453,16 @@ struct KSpaceSolver::Impl {
         deviceBytes += points.size() * 8;
         for (auto& s : samplers) {
             const std::size_t ns = points.size();
-            s.raw = alloc((s.out.raw ? s.chunk : 1) * ns * realBytes, "raw samples");
+            for (auto& b : s.block) {
+                const std::size_t bytes = (s.out.raw ? s.chunk : 1) * ns * realBytes;
+                b.device = alloc(bytes, "raw samples");
+                if (!s.out.raw) continue;
+                b.pinned = ctx.buffer(std::max<std::size_t>(bytes, 8), "raw samples (host)", CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
+                cl_int err = CL_SUCCESS;
+                b.host = ctx.queue().enqueueMapBuffer(b.pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                                      std::max<std::size_t>(bytes, 8), nullptr, nullptr, &err);
+                clCall("clEnqueueMapBuffer(raw samples)", [&] { return err; });
+            }
             s.sumsq = alloc((s.out.rms ? ns : 1) * realBytes, "rms");
             s.mx = alloc((s.out.max ? ns : 1) * realBytes, "max");
             s.mn = alloc((s.out.min ? ns : 1) * realBytes, "min");
@@ -576,7 +648,8 @@ struct KSpaceSolver::Impl {
             if (!s.out.sampled()) continue;
             const cl_uint flags = (s.out.raw ? 1u : 0u) | (s.out.rms ? 2u : 0u) | (s.out.max ? 4u : 0u) | (s.out.min ? 8u : 0u);
             if (flags) {
-                args(kSample, sampledField(s.field), pointsBuf, u32(ns), s.raw, u64(s.fill * ns), s.sumsq, s.mx, s.mn, flags, first);
+                RawBlock& b = s.block[s.current];
+                args(kSample, sampledField(s.field), pointsBuf, u32(ns), b.device, u64(b.steps * ns), s.sumsq, s.mx, s.mn, flags, first);
                 launch1(kSample, ns);
             }
             const cl_uint allFlags = (s.out.maxAll ? 1u : 0u) | (s.out.minAll ? 2u : 0u);
@@ -584,9 +657,44 @@ struct KSpaceSolver::Impl {
                 args(kSampleAll, sampledField(s.field), s.mxAll, s.mnAll, u64(n), allFlags, first);
                 launch1(kSampleAll, n);
             }
-            if (s.out.raw && ++s.fill == s.chunk) flushRaw(s);
+            if (s.out.raw && ++s.block[s.current].steps == s.chunk) blockFull(s);
         }
         ++rec.samples;
+    }
+
+    // The current block is full: its read to the host starts (not waited for) and sampling moves to
+    // the other block. This slot's previous block, read two blocks ago, is taken first.
+    void blockFull(Sampler& s) {
+        RawBlock& b = s.block[s.current];
+        if (b.pending) takeBlock(s, b);
+        startRead(s, b);
+        s.current ^= 1;
+    }
+
+    void startRead(Sampler& s, RawBlock& b) {
+        const std::size_t bytes = b.steps * points.size() * realBytes;
+        clCall("clEnqueueReadBuffer(raw samples)",
+               [&] { return ctx.queue().enqueueReadBuffer(b.device, CL_FALSE, 0, bytes, b.host, nullptr, &b.read); });
+        ctx.recordEvent("download " + s.quantity + " samples", EventKind::Transfer, b.read);
+        b.readSteps = b.steps;
+        b.steps = 0;
+        b.pending = true;
+    }
+
+    // Waits for a block's read (long complete in a running simulation) and appends its samples.
+    void takeBlock(Sampler& s, RawBlock& b) {
+        clCall("clWaitForEvents(raw samples)", [&] { return b.read.wait(); });
+        const std::size_t count = b.readSteps * points.size();
+        auto& dst = rec.data[s.quantity];
+        if (prec == Precision::Double) {
+            const double* v = static_cast<const double*>(b.host);
+            dst.insert(dst.end(), v, v + count);
+        } else {
+            const float* v = static_cast<const float*>(b.host);
+            dst.insert(dst.end(), v, v + count);
+        }
+        b.pending = false;
+        b.readSteps = 0;
     }
 
     std::vector<double> downloadReals(const cl::Buffer& b, std::size_t count, const std::string& what) {
@@ -595,16 +703,34 @@ struct KSpaceSolver::Impl {
         return decode(bytes, StorageFormat::Element, prec);
     }
 
+    // Everything sampled so far into the recording, in step order: the current slot's earlier block
+    // (the older one), the other slot's, then the current block's partial fill.
     void flushRaw(Sampler& s) {
-        if (!s.fill) return;
-        const auto v = downloadReals(s.raw, s.fill * points.size(), s.quantity);
-        auto& dst = rec.data[s.quantity];
-        dst.insert(dst.end(), v.begin(), v.end());
-        s.fill = 0;
+        if (!s.out.raw) return;
+        RawBlock& cur = s.block[s.current];
+        RawBlock& other = s.block[s.current ^ 1];
+        if (cur.pending) takeBlock(s, cur);
+        if (other.pending) takeBlock(s, other);
+        if (cur.steps) {
+            startRead(s, cur);
+            takeBlock(s, cur);
+        }
+    }
+
+    // Steps whose device work is complete, as far as can be told without waiting.
+    std::size_t completedSteps() {
+        while (!stepEnds.empty() &&
+               stepEnds.front().getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() == CL_COMPLETE)
+            stepEnds.pop_front();
+        return t - stepEnds.size();
     }
 
     void step() {
         if (t >= sim.nt) return;
+        while (stepEnds.size() >= stepsAhead) {
+            clCall("clWaitForEvents(time step)", [&] { return stepEnds.front().wait(); });
+            stepEnds.pop_front();
+        }
         computeVelocity();
         addVelocitySources();
         computeVelocityGradient();
@@ -613,6 +739,9 @@ struct KSpaceSolver::Impl {
         computePressure();
         if (t == 0 && !sim.p0.empty()) addInitialPressure();
         if (t >= opt.outputs.startIndex && !sensorless()) sample();
+        cl::Event end;
+        clCall("clEnqueueMarkerWithWaitList", [&] { return ctx.queue().enqueueMarkerWithWaitList(nullptr, &end); });
+        stepEnds.push_back(end);
         ++t;
     }
 
@@ -679,8 +808,14 @@ struct KSpaceSolver::Impl {
         rec = Recording();
         rec.samples = s.recording.samples;
         const std::size_t ns = points.size();
+        ctx.finish();
+        stepEnds.clear();
         for (auto& smp : samplers) {
-            smp.fill = 0;
+            for (auto& b : smp.block) {
+                b.steps = b.readSteps = 0;
+                b.pending = false;
+            }
+            smp.current = 0;
             auto restore = [&](bool on, const std::string& name, cl::Buffer& b, std::size_t count) {
                 if (!on || !rec.samples) return;
                 auto it = s.recording.data.find(name);
@@ -708,6 +843,7 @@ KSpaceSolver::KSpaceSolver(Context& ctx, const Simulation& sim, const RunOptions
 KSpaceSolver::~KSpaceSolver() = default;
 
 std::size_t KSpaceSolver::timeIndex() const { return impl_->t; }
+std::size_t KSpaceSolver::completedSteps() { return impl_->completedSteps(); }
 bool KSpaceSolver::done() const { return impl_->t >= impl_->sim.nt; }
 void KSpaceSolver::step() { impl_->step(); }
 void KSpaceSolver::run(std::size_t endStep, const std::function<bool(std::size_t)>& stop) {

@@ -170,7 +170,11 @@ public:
     KSpaceSolver(const KSpaceSolver&) = delete;
     KSpaceSolver& operator=(const KSpaceSolver&) = delete;
 
+    // Steps enqueued so far. The host runs at most a few steps ahead of the device (the [kwave]
+    // profile key steps_ahead, 8): step() waits only for the step that many back.
     std::size_t timeIndex() const;
+    // Steps the device has finished, as far as can be told without waiting (<= timeIndex()).
+    std::size_t completedSteps();
     bool done() const;
     void step();
     // Steps until `endStep` (0 = Nt) or until `stop(timeIndex)` returns true after a step.
