@@ -1,6 +1,8 @@
 // End-vertex search of the Voronoi edges of one tracing wave, the candidates pruned by a uniform grid.
-// Built twice by the two-phase dispatcher: phase 1 in float flags the searches float cannot decide,
-// phase 2 redoes them in double (or all, in double mode). A search's candidates are split over the
+// Built twice, as a two-phase dispatch (float, then double): phase 1 in float flags the searches float
+// cannot decide and appends them to the wave's list of flagged searches (an atomic counter: the list's
+// order does not matter, each search writes its own answer), phase 2 redoes the listed ones in double
+// (or all, in double mode), over a bounded grid that loops over the list. A search's candidates are split over the
 // lanes (work-items) of the search, each lane keeps its best candidate, and the lanes' partial
 // searches are merged in local memory (vor_search_merge does not depend on the order, so the answer
 // and the flags are those of one work-item walking every candidate). Why: a launch lasts as long as
@@ -15,7 +17,6 @@
 //                             up to three passes.
 #pragma OPENCL FP_CONTRACT OFF
 #include "common/real.h"
-#include "common/two_phase.h"
 #include "common/voronoi_geometry.h"
 
 // Searches with a radius at least this large scan the whole grid (an edge that may be unbounded).
@@ -59,18 +60,23 @@ typedef struct {
 #define VOR_PASS                                                                                              \
     first, tasks, taskFrame, starts, radii, balls, cellStart, cellBalls, cellIndex, frameGrid, frameDims,    \
         frameOffsets, frameRmax, tieEps, flagTol, answer
-// The kernels' arguments: the wave's arrays come in one buffer (one transfer per wave), at the byte
-// offsets waveAt = (tasks, frames, starts, radii); VOR_UNPACK names them as VOR_ARGS does.
+// The kernels' arguments: the searches [first, first + n) of the wave (a part: the narrow or the wide
+// ones), all of the wave's arrays in one buffer (one transfer each way per wave) at the byte offsets
+// waveAt = (tasks, frames, starts, radii, flagged counts (one per part), answers, flagged list, -);
+// VOR_UNPACK names them as VOR_ARGS does. A part's flagged searches go to list[first ...].
 #define VOR_KERNEL_ARGS                                                                                       \
-    const uint first, __global const uchar *wave, const uint4 waveAt, __global const real4 *balls,            \
-        __global const int *cellStart, __global const real4 *cellBalls, __global const int *cellIndex,         \
-        __global const real4 *frameGrid, __global const int4 *frameDims, __global const int2 *frameOffsets,    \
-        __global const real *frameRmax, const real tieEps, const real flagTol, __global int2 *answer
+    const uint n, const uint wavePart, const uint first, __global uchar *wave, const uint8 waveAt,                \
+        __global const real4 *balls, __global const int *cellStart, __global const real4 *cellBalls,           \
+        __global const int *cellIndex, __global const real4 *frameGrid, __global const int4 *frameDims,        \
+        __global const int2 *frameOffsets, __global const real *frameRmax, const real tieEps, const real flagTol
 #define VOR_UNPACK                                                                                            \
-    __global const int4* tasks = (__global const int4*)(wave + waveAt.x);                                     \
-    __global const int* taskFrame = (__global const int*)(wave + waveAt.y);                                   \
-    __global const real4* starts = (__global const real4*)(wave + waveAt.z);                                  \
-    __global const real* radii = (__global const real*)(wave + waveAt.w)
+    __global const int4* tasks = (__global const int4*)(wave + waveAt.s0);                                    \
+    __global const int* taskFrame = (__global const int*)(wave + waveAt.s1);                                  \
+    __global const real4* starts = (__global const real4*)(wave + waveAt.s2);                                 \
+    __global const real* radii = (__global const real*)(wave + waveAt.s3);                                    \
+    __global uint* flaggedCount = (__global uint*)(wave + waveAt.s4) + wavePart;                                \
+    __global int2* answer = (__global int2*)(wave + waveAt.s5);                                               \
+    __global uint* flagged = (__global uint*)(wave + waveAt.s6) + first
 
 // The candidate box of search radius R (balls within R of the start vertex's centre; every ball from
 // VOR_ALL_BALLS on), and the search started afresh. Returns how many balls the box holds (what the
@@ -316,85 +322,98 @@ static int search_lanes(const int item, const int lanes, VOR_ARGS, __local vor_s
 
 #define VOR_SLOTS (VOR_GROUP / VOR_LANES)  // searches per work-group of the narrow kernels
 
+// Phase 1: a search float cannot be trusted with goes on the part's flagged list.
+static void flag_search(__global uint* flaggedCount, __global uint* flagged, const uint item) {
+    flagged[atomic_inc(flaggedCount)] = item;
+}
+
 #if VOR_LANES == 1
-__kernel void voronoi_edges_phase1(const uint n, __global uchar* undecided, VOR_KERNEL_ARGS) {
+__kernel void voronoi_edges_phase1(VOR_KERNEL_ARGS) {
     VOR_UNPACK;
     const uint i = get_global_id(0);
     if (i >= n) return;
-    undecided[i] = (uchar)search_edge(i, VOR_PASS);
+    if (search_edge(i, VOR_PASS)) flag_search(flaggedCount, flagged, i);
 }
 #else
-__kernel __attribute__((reqd_work_group_size(VOR_GROUP, 1, 1))) void voronoi_edges_phase1(
-    const uint n, __global uchar* undecided, VOR_KERNEL_ARGS) {
+__kernel __attribute__((reqd_work_group_size(VOR_GROUP, 1, 1))) void voronoi_edges_phase1(VOR_KERNEL_ARGS) {
     VOR_UNPACK;
     __local vor_search part[VOR_GROUP];
     __local int partFlag[VOR_GROUP];
     __local float nextRadius[VOR_SLOTS];
     const uint item = get_group_id(0) * VOR_SLOTS + get_local_id(0) / VOR_LANES;
     const int flag = search_lanes(item < n ? (int)item : -1, VOR_LANES, VOR_PASS, part, partFlag, nextRadius);
-    if ((get_local_id(0) & (VOR_LANES - 1)) == 0 && item < n) undecided[item] = (uchar)flag;
+    if ((get_local_id(0) & (VOR_LANES - 1)) == 0 && item < n && flag) flag_search(flaggedCount, flagged, item);
 }
 #endif
 
-__kernel __attribute__((reqd_work_group_size(VOR_WIDE, 1, 1))) void voronoi_edges_wide_phase1(
-    const uint n, __global uchar* undecided, VOR_KERNEL_ARGS) {
+__kernel __attribute__((reqd_work_group_size(VOR_WIDE, 1, 1))) void voronoi_edges_wide_phase1(VOR_KERNEL_ARGS) {
     VOR_UNPACK;
     __local vor_search part[VOR_WIDE];
     __local int partFlag[VOR_WIDE];
     __local float nextRadius[1];
     const uint i = get_group_id(0);
     const int flag = search_lanes((int)i, VOR_WIDE, VOR_PASS, part, partFlag, nextRadius);
-    if (get_local_id(0) == 0) undecided[i] = (uchar)flag;
+    if (get_local_id(0) == 0 && flag) flag_search(flaggedCount, flagged, i);
 }
 
 #if PORTACL_DOUBLE
-// The item of phase 2's k-th search: none past the count or in the padding of the compacted list.
-static int phase2_item(__global const uint* items, const uint direct, const uint count, const uint k) {
+// Phase 2 (double) has two ways to find its searches: `direct` (double mode): search k is item k, the
+// grid covers the part; else (mixed mode): search k is the k-th entry of the part's flagged list, and
+// the grid (a few work-groups per compute unit: the count is not known on the host) loops over the
+// list, k, k + grid, ... The count is read after phase 1 has finished (the queue is in order).
+#define VOR_PHASE2_ARGS const uint direct, VOR_KERNEL_ARGS
+static uint phase2_count(const uint direct, const uint n, __global const uint* flaggedCount) {
+    return direct ? n : *flaggedCount;
+}
+static int phase2_item(const uint direct, const uint count, __global const uint* flagged, const uint k) {
     if (k >= count) return -1;
-    const uint item = two_phase_item(items, direct, k);
-    return item == TWO_PHASE_NO_ITEM ? -1 : (int)item;
+    return (int)(direct ? k : flagged[k]);
 }
 
 #if VOR_LANES == 1
-__kernel void voronoi_edges_phase2(const uint count, __global const uint* items, const uint direct, VOR_KERNEL_ARGS) {
+__kernel void voronoi_edges_phase2(VOR_PHASE2_ARGS) {
     VOR_UNPACK;
-    const int item = phase2_item(items, direct, count, get_global_id(0));
-    if (item >= 0) search_edge((uint)item, VOR_PASS);
+    const uint count = phase2_count(direct, n, flaggedCount);
+    for (uint k = get_global_id(0); k < count; k += get_global_size(0))
+        search_edge((uint)phase2_item(direct, count, flagged, k), VOR_PASS);
 }
 #else
-__kernel __attribute__((reqd_work_group_size(VOR_GROUP, 1, 1))) void voronoi_edges_phase2(
-    const uint count, __global const uint* items, const uint direct, VOR_KERNEL_ARGS) {
+__kernel __attribute__((reqd_work_group_size(VOR_GROUP, 1, 1))) void voronoi_edges_phase2(VOR_PHASE2_ARGS) {
     VOR_UNPACK;
     __local vor_search part[VOR_GROUP];
     __local int partFlag[VOR_GROUP];
     __local float nextRadius[VOR_SLOTS];
-    // A work-group whose first search is none has none at all (the padding is at the list's end).
-    if (phase2_item(items, direct, count, get_group_id(0) * VOR_SLOTS) < 0) return;
-    const int item = phase2_item(items, direct, count, get_group_id(0) * VOR_SLOTS + get_local_id(0) / VOR_LANES);
-    search_lanes(item, VOR_LANES, VOR_PASS, part, partFlag, nextRadius);
+    const uint count = phase2_count(direct, n, flaggedCount);  // the same in the whole work-group
+    for (uint k0 = get_group_id(0) * VOR_SLOTS; k0 < count; k0 += get_num_groups(0) * VOR_SLOTS) {
+        const int item = phase2_item(direct, count, flagged, k0 + get_local_id(0) / VOR_LANES);
+        search_lanes(item, VOR_LANES, VOR_PASS, part, partFlag, nextRadius);
+        barrier(CLK_LOCAL_MEM_FENCE);  // the next round's searches reuse the local arrays
+    }
 }
 #endif
 
 // Phase 2 of mixed mode: the few flagged narrow searches, a work-group of VOR_FLAGGED each.
-__kernel __attribute__((reqd_work_group_size(VOR_FLAGGED, 1, 1))) void voronoi_edges_flagged_phase2(
-    const uint count, __global const uint* items, const uint direct, VOR_KERNEL_ARGS) {
+__kernel __attribute__((reqd_work_group_size(VOR_FLAGGED, 1, 1))) void voronoi_edges_flagged_phase2(VOR_PHASE2_ARGS) {
     VOR_UNPACK;
     __local vor_search part[VOR_FLAGGED];
     __local int partFlag[VOR_FLAGGED];
     __local float nextRadius[1];
-    const int item = phase2_item(items, direct, count, get_group_id(0));
-    if (item < 0) return;  // the same for the whole work-group
-    search_lanes(item, VOR_FLAGGED, VOR_PASS, part, partFlag, nextRadius);
+    const uint count = phase2_count(direct, n, flaggedCount);
+    for (uint k = get_group_id(0); k < count; k += get_num_groups(0)) {
+        search_lanes(phase2_item(direct, count, flagged, k), VOR_FLAGGED, VOR_PASS, part, partFlag, nextRadius);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
 }
 
-__kernel __attribute__((reqd_work_group_size(VOR_WIDE, 1, 1))) void voronoi_edges_wide_phase2(
-    const uint count, __global const uint* items, const uint direct, VOR_KERNEL_ARGS) {
+__kernel __attribute__((reqd_work_group_size(VOR_WIDE, 1, 1))) void voronoi_edges_wide_phase2(VOR_PHASE2_ARGS) {
     VOR_UNPACK;
     __local vor_search part[VOR_WIDE];
     __local int partFlag[VOR_WIDE];
     __local float nextRadius[1];
-    const int item = phase2_item(items, direct, count, get_group_id(0));
-    if (item < 0) return;  // the same for the whole work-group
-    search_lanes(item, VOR_WIDE, VOR_PASS, part, partFlag, nextRadius);
+    const uint count = phase2_count(direct, n, flaggedCount);
+    for (uint k = get_group_id(0); k < count; k += get_num_groups(0)) {
+        search_lanes(phase2_item(direct, count, flagged, k), VOR_WIDE, VOR_PASS, part, partFlag, nextRadius);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
 }
 #endif

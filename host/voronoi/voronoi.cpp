@@ -1,7 +1,7 @@
 // The device version: every frame's tracer hands its pending edges over, and all of them go to the
 // device together, two two-phase dispatches (float, then double for the flagged searches: one for
 // the narrow searches, one for the wide ones) per wave, enqueued without waiting; the wave's only
-// host sync is the read of its answers. Frames are concatenated on the device: balls, grid cells and
+// host sync is the read of its answers. Per wave: one write, up to four kernels, one read. Frames are concatenated on the device: balls, grid cells and
 // per-frame grid parameters. Host work per task (preparation, the geometry of the answers) runs on
 // a pool of threads; the answers are recorded in wave order.
 #include <algorithm>
@@ -11,10 +11,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <cmath>
+#include <map>
 #include <memory>
 
 #include "portacl/error.hpp"
-#include "portacl/two_phase.hpp"
 #include "voronoi/tracer.hpp"
 #include "voronoi/worker_pool.hpp"
 
@@ -78,10 +78,14 @@ struct FrameData {
     }
 };
 
-// Byte offsets of a wave's arrays in its one input buffer (written in one transfer): tasks (int4),
-// frames (int), starts and radii in float and/or double; each part aligned to 128 bytes.
+// Byte offsets of a wave's arrays in its one device buffer, each part aligned to 128 bytes: the input
+// (tasks (int4), frames (int), starts and radii in float and/or double), the two parts' flagged
+// counts, then the answers (int2) and the flagged list (uint). The host writes [0, written): the input
+// and the counts, zeroed; it reads [counts, read): the counts and the answers.
 struct WaveLayout {
-    std::size_t tasks = 0, frames = 0, startF = 0, radF = 0, startD = 0, radD = 0, bytes = 0;
+    static constexpr std::size_t kCountsBytes = 128;
+    std::size_t tasks = 0, frames = 0, startF = 0, radF = 0, startD = 0, radD = 0, counts = 0, answers = 0, list = 0,
+                bytes = 0;
     WaveLayout(std::size_t n, bool useFloat, bool useDouble) {
         const auto part = [&](std::size_t size) {
             const std::size_t at = bytes;
@@ -92,7 +96,18 @@ struct WaveLayout {
         frames = part(n * sizeof(cl_int));
         if (useFloat) startF = part(n * sizeof(cl_float4)), radF = part(n * sizeof(float));
         if (useDouble) startD = part(n * sizeof(cl_double4)), radD = part(n * sizeof(double));
+        counts = part(kCountsBytes);
+        answers = part(n * sizeof(cl_int2));
+        list = part(n * sizeof(cl_uint));
     }
+    std::size_t written() const { return counts + kCountsBytes; }
+    std::size_t read() const { return answers - counts; }  // + the answers
+};
+
+// The kernels of one search split and mode (created once per context: DeviceState::kernels).
+struct WaveKernels {
+    cl::Kernel narrow1, wide1, narrow2, wide2;  // phase 1 (float) and phase 2 (double); absent when unused
+    std::size_t itemGroup = 1;                   // work-group of the narrow kernels with one work-item per search
 };
 
 // What a computation keeps on the device and the host copies behind its writes, kept with the
@@ -104,11 +119,12 @@ struct DeviceState {
     std::vector<cl_int4> dims;
     std::vector<cl_int2> offsets;
     Staged cellStartBuf, cellIndexBuf, dimsBuf, offsetsBuf;
-    // The wave: its input (WaveLayout; cl_double4 elements keep every part aligned on the host),
-    // and its answers with the two dispatches' flagged counts after them.
+    // The wave: its input and zeroed counts (WaveLayout; cl_double4 elements keep every part aligned
+    // on the host), its counts and answers as read back, and its device buffer.
     std::vector<cl_double4> input;
     std::vector<cl_int2> answers;
-    Staged inputBuf, answersBuf;
+    Staged waveBuf;
+    std::map<std::string, WaveKernels> kernels;  // by precision mode and kernel options
 };
 
 // Host wall time of the computation's phases (PORTACL_VORONOI_TIMES=1 prints them to stderr).
@@ -185,6 +201,53 @@ SearchShape searchShape(Context& ctx, const SearchTuning& t) {
     return s;
 }
 
+// The wave kernels of this mode and split, created once per context; `mixedFlagged`: phase 2 of
+// mixed mode gives each flagged narrow search a work-group (SearchShape::flaggedLanes).
+WaveKernels& waveKernels(Context& ctx, DeviceState& ds, Precision mode, const SearchShape& shape) {
+    const std::string options = shape.kernelOptions();
+    const std::string key = std::to_string(static_cast<int>(mode)) + ' ' + options;
+    auto it = ds.kernels.find(key);
+    if (it != ds.kernels.end()) return it->second;
+    WaveKernels k;
+    const bool mixedFlagged = mode == Precision::Mixed && shape.flaggedLanes != shape.lanes;
+    if (mode != Precision::Double) {
+        k.narrow1 = ctx.kernel("voronoi.cl", "voronoi_edges_phase1", Precision::Float, options);
+        k.wide1 = ctx.kernel("voronoi.cl", "voronoi_edges_wide_phase1", Precision::Float, options);
+    }
+    if (mode != Precision::Float) {
+        k.narrow2 = ctx.kernel("voronoi.cl", mixedFlagged ? "voronoi_edges_flagged_phase2" : "voronoi_edges_phase2",
+                               Precision::Double, options);
+        k.wide2 = ctx.kernel("voronoi.cl", "voronoi_edges_wide_phase2", Precision::Double, options);
+    }
+    // Work-groups of a fixed size (reqd_work_group_size) must be allowed on the device.
+    const auto check = [&](const cl::Kernel& kernel, std::size_t local) {
+        if (!kernel() || local < 2) return;
+        if (kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device().device) < local)
+            throw Error("kernel " + kernel.getInfo<CL_KERNEL_FUNCTION_NAME>() + " allows fewer than " + std::to_string(local) +
+                        " work-items per work-group on " + ctx.device().label());
+    };
+    check(k.narrow1, shape.group), check(k.wide1, shape.wideGroup), check(k.wide2, shape.wideGroup);
+    check(k.narrow2, mixedFlagged ? shape.flaggedLanes : shape.group);
+    // One work-item per search (lanes 1): work-groups of the engine's item size, as the kernels allow.
+    k.itemGroup = static_cast<std::size_t>(std::max(1L, ctx.tuning().getInt("two_phase", "item_work_group", 128)));
+    for (const cl::Kernel* kernel : {&k.narrow1, &k.narrow2})
+        if ((*kernel)())
+            k.itemGroup = std::min(k.itemGroup, kernel->getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device().device));
+    return ds.kernels.emplace(key, std::move(k)).first->second;
+}
+
+// Launches `searches` searches of `perSearch` work-items each, `perGroup` searches per work-group
+// (perSearch 1: one work-item per search, work-groups of `itemGroup`), in at most `maxGroups`
+// work-groups (the kernel then loops: phase 2 of mixed mode).
+void launchSearches(Context& ctx, const cl::Kernel& k, std::size_t searches, std::size_t perSearch, std::size_t perGroup,
+                    std::size_t itemGroup, std::size_t maxGroups = 0) {
+    if (perSearch == 1) perGroup = std::max<std::size_t>(1, itemGroup);
+    std::size_t groups = (searches + perGroup - 1) / perGroup;
+    if (maxGroups > 0) groups = std::min(groups, maxGroups);
+    const std::size_t local = perSearch * perGroup;
+    ctx.launch(k, cl::NDRange(groups * local), cl::NDRange(local));
+}
+
 double lap(std::chrono::steady_clock::time_point& tick) {
     const auto now = std::chrono::steady_clock::now();
     const double s = std::chrono::duration<double>(now - tick).count();
@@ -236,8 +299,35 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
 
     const SearchShape shape = searchShape(ctx, options.tuning);
     const std::size_t wideCandidates = shape.wideCandidates;
-    const std::string kernelOptions = shape.kernelOptions();
     times.shape = shape.describe();
+    // The kernels and their arguments that stay for the whole computation (the frames' data; the
+    // part, and phase 2's `direct`); a wave sets its count, offset and buffer.
+    WaveKernels& wk = waveKernels(ctx, ds, mode, shape);
+    const std::size_t itemGroup = wk.itemGroup;
+    for (int part = 0; part < 2; ++part) {
+        if (useFloat) {
+            cl::Kernel& k = part == 0 ? wk.narrow1 : wk.wide1;
+            k.setArg(1, static_cast<cl_uint>(part));
+            k.setArg(5, fd.balls.buffer), k.setArg(6, ds.cellStartBuf.buffer), k.setArg(7, fd.cellBalls.buffer);
+            k.setArg(8, ds.cellIndexBuf.buffer), k.setArg(9, fd.grid.buffer), k.setArg(10, ds.dimsBuf.buffer);
+            k.setArg(11, ds.offsetsBuf.buffer), k.setArg(12, fd.rmax.buffer);
+            // Float: travel below 1e-5 is a tie with the start; anything within 1e-3 (relative) of a
+            // decision is flagged (phase 2 in mixed mode).
+            k.setArg(13, 1e-5f), k.setArg(14, 1e-3f);
+        }
+        if (useDouble) {
+            cl::Kernel& k = part == 0 ? wk.narrow2 : wk.wide2;
+            k.setArg(0, static_cast<cl_uint>(mode == Precision::Double));
+            k.setArg(2, static_cast<cl_uint>(part));
+            k.setArg(6, dd.balls.buffer), k.setArg(7, ds.cellStartBuf.buffer), k.setArg(8, dd.cellBalls.buffer);
+            k.setArg(9, ds.cellIndexBuf.buffer), k.setArg(10, dd.grid.buffer), k.setArg(11, ds.dimsBuf.buffer);
+            k.setArg(12, ds.offsetsBuf.buffer), k.setArg(13, dd.rmax.buffer);
+            k.setArg(14, 1e-9), k.setArg(15, 0.0);
+        }
+    }
+    // Phase 2 of mixed mode runs over a bounded grid (the flagged count stays on the device): 32
+    // work-groups per compute unit (a full H200 with work-groups of 64).
+    const std::size_t phase2Groups = mode == Precision::Mixed ? 32 * std::max(1u, ctx.device().computeUnits) : 0;
     times.setup += lap(tick);
 
     std::vector<char> finished(tracers.size(), 0);
@@ -281,9 +371,9 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
                 order.push_back(static_cast<int>(i));
                 if (pass == 0) ++narrow;
             }
-        // The wave's input, packed for one transfer (WaveLayout).
+        // The wave's input, packed for one transfer (WaveLayout), the flagged counts zeroed.
         const WaveLayout at(n, useFloat, useDouble);
-        ds.input.resize(at.bytes / sizeof(cl_double4) + 1);
+        ds.input.resize(at.written() / sizeof(cl_double4) + 1);
         unsigned char* const in = reinterpret_cast<unsigned char*>(ds.input.data());
         cl_int4* const tasks = reinterpret_cast<cl_int4*>(in + at.tasks);
         cl_int* const taskFrames = reinterpret_cast<cl_int*>(in + at.frames);
@@ -291,6 +381,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         float* const radiiF = reinterpret_cast<float*>(in + at.radF);
         cl_double4* const startsD = reinterpret_cast<cl_double4*>(in + at.startD);
         double* const radiiD = reinterpret_cast<double*>(in + at.radD);
+        std::memset(in + at.counts, 0, WaveLayout::kCountsBytes);
         pool.forRange(n, 256, [&](std::size_t b, std::size_t e) {
             for (std::size_t p = b; p < e; ++p) {
                 const EdgeTask& t = wave[order[p]];
@@ -313,76 +404,51 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
             }
         });
         // One write that does not wait: the input stays unchanged until the answers are read below.
-        ds.inputBuf.reserve(ctx, at.bytes, "voronoi wave input");
-        writeLater(ctx, ds.inputBuf.buffer, in, at.bytes, "upload voronoi wave input");
-        // One more entry after the answers: the two dispatches' flagged counts.
-        ds.answersBuf.reserve(ctx, (n + 1) * sizeof(cl_int2), "voronoi answers", CL_MEM_READ_WRITE);
+        ds.waveBuf.reserve(ctx, at.bytes, "voronoi wave", CL_MEM_READ_WRITE);
+        writeLater(ctx, ds.waveBuf.buffer, in, at.written(), "upload voronoi wave input");
         times.prepare += lap(tick);
 
-        // The narrow searches (one work-item each), then the wide ones (a work-group each); each
-        // part's `first` is its offset into the wave's arrays.
-        cl_uint firsts[2] = {0, static_cast<cl_uint>(narrow)};
-        // The flagged counts go after the answers: answers[n] = {narrow, wide}, each written by its
-        // dispatch (a part that does not run leaves its count stale: not read).
-        answers.resize(n + 1);
+        // The narrow searches, then the wide ones; each part's `first` is its offset into the wave's
+        // arrays. Phase 1 (float) in float and mixed mode, phase 2 (double) in double mode on every
+        // search of the part and in mixed mode on its flagged list.
+        const cl_uint8 waveAt{{static_cast<cl_uint>(at.tasks), static_cast<cl_uint>(at.frames), 0, 0,
+                               static_cast<cl_uint>(at.counts), static_cast<cl_uint>(at.answers),
+                               static_cast<cl_uint>(at.list), 0}};
+        cl_uint8 waveAtF = waveAt, waveAtD = waveAt;
+        waveAtF.s[2] = static_cast<cl_uint>(at.startF), waveAtF.s[3] = static_cast<cl_uint>(at.radF);
+        waveAtD.s[2] = static_cast<cl_uint>(at.startD), waveAtD.s[3] = static_cast<cl_uint>(at.radD);
         for (int part = 0; part < 2; ++part) {
             const std::size_t count = part == 0 ? narrow : n - narrow;
             if (count == 0) continue;
-            TwoPhaseKernels k;
-            k.source = "voronoi.cl";
-            k.options = kernelOptions;
-            k.phase1 = part == 0 ? "voronoi_edges_phase1" : "voronoi_edges_wide_phase1";
-            k.phase2 = part == 0 ? "voronoi_edges_phase2" : "voronoi_edges_wide_phase2";
-            if (part == 0) {
-                k.workItemsPerItem = shape.lanes;
-                k.itemsPerGroup = shape.group / shape.lanes;
-                if (mode == Precision::Mixed && shape.flaggedLanes != shape.lanes) {
-                    // The few flagged searches: a work-group each.
-                    k.phase2 = "voronoi_edges_flagged_phase2";
-                    k.phase2WorkItemsPerItem = shape.flaggedLanes;
-                    k.phase2ItemsPerGroup = 1;
-                }
-            } else {
-                k.workItemsPerItem = shape.wideGroup;
-            }
-            const cl_uint first = firsts[part];
-            k.setArgs = [&, first](cl::Kernel& kernel, cl_uint a) {
-                const bool dbl = a == kTwoPhase2FirstArg;
-                kernel.setArg(a + 0, first);
-                kernel.setArg(a + 1, ds.inputBuf.buffer);
-                kernel.setArg(a + 2, cl_uint4{{static_cast<cl_uint>(at.tasks), static_cast<cl_uint>(at.frames),
-                                               static_cast<cl_uint>(dbl ? at.startD : at.startF),
-                                               static_cast<cl_uint>(dbl ? at.radD : at.radF)}});
-                kernel.setArg(a + 3, dbl ? dd.balls.buffer : fd.balls.buffer);
-                kernel.setArg(a + 4, ds.cellStartBuf.buffer);
-                kernel.setArg(a + 5, dbl ? dd.cellBalls.buffer : fd.cellBalls.buffer);
-                kernel.setArg(a + 6, ds.cellIndexBuf.buffer);
-                kernel.setArg(a + 7, dbl ? dd.grid.buffer : fd.grid.buffer);
-                kernel.setArg(a + 8, ds.dimsBuf.buffer);
-                kernel.setArg(a + 9, ds.offsetsBuf.buffer);
-                kernel.setArg(a + 10, dbl ? dd.rmax.buffer : fd.rmax.buffer);
-                if (dbl) {
-                    kernel.setArg(a + 11, 1e-9);
-                    kernel.setArg(a + 12, 0.0);
-                } else {
-                    // Float: travel below 1e-5 is a tie with the start; anything within 1e-3
-                    // (relative) of a decision goes to phase 2.
-                    kernel.setArg(a + 11, 1e-5f);
-                    kernel.setArg(a + 12, 1e-3f);
-                }
-                kernel.setArg(a + 13, ds.answersBuf.buffer);
+            const cl_uint first = part == 0 ? 0 : static_cast<cl_uint>(narrow);
+            const auto setWave = [&](cl::Kernel& k, cl_uint a, const cl_uint8& offsets) {
+                k.setArg(a + 0, static_cast<cl_uint>(count));
+                k.setArg(a + 2, first);
+                k.setArg(a + 3, ds.waveBuf.buffer);
+                k.setArg(a + 4, offsets);
             };
-            TwoPhaseCountSlot slot;
-            slot.buffer = ds.answersBuf.buffer;
-            slot.offset = n * sizeof(cl_int2) + part * sizeof(cl_int);
-            enqueueTwoPhase(ctx, mode, count, k, slot);
+            if (useFloat) {
+                cl::Kernel& k1 = part == 0 ? wk.narrow1 : wk.wide1;
+                setWave(k1, 0, waveAtF);
+                if (part == 0) launchSearches(ctx, k1, count, shape.lanes, shape.group / shape.lanes, itemGroup);
+                else launchSearches(ctx, k1, count, shape.wideGroup, 1, itemGroup);
+            }
+            if (useDouble) {
+                cl::Kernel& k2 = part == 0 ? wk.narrow2 : wk.wide2;
+                setWave(k2, 1, waveAtD);
+                // Mixed: the flagged count is on the device only; a bounded grid loops over the list.
+                if (part == 1) launchSearches(ctx, k2, count, shape.wideGroup, 1, itemGroup, phase2Groups);
+                else if (mode == Precision::Mixed && shape.flaggedLanes != shape.lanes)
+                    launchSearches(ctx, k2, count, shape.flaggedLanes, 1, itemGroup, phase2Groups);
+                else launchSearches(ctx, k2, count, shape.lanes, shape.group / shape.lanes, itemGroup, phase2Groups);
+            }
         }
         times.enqueue += lap(tick);
-        // The wave's one host sync: its answers and the flagged counts.
-        ctx.read(ds.answersBuf.buffer, answers.data(), (n + 1) * sizeof(cl_int2), "download voronoi answers");
-        if (mode != Precision::Double)
-            phase2 += (narrow > 0 ? static_cast<std::size_t>(answers[n].s[0]) : 0) +
-                      (n > narrow ? static_cast<std::size_t>(answers[n].s[1]) : 0);
+        // The wave's one host sync: the flagged counts and the answers.
+        const std::size_t answersAt = at.read() / sizeof(cl_int2);
+        answers.resize(answersAt + n);
+        ctx.read(ds.waveBuf.buffer, answers.data(), at.read() + n * sizeof(cl_int2), "download voronoi answers", at.counts);
+        if (mode != Precision::Double) phase2 += static_cast<std::size_t>(answers[0].s[0]) + static_cast<std::size_t>(answers[0].s[1]);
         times.device += lap(tick);
 
         // The answers' geometry in parallel, then recorded in wave order.
@@ -390,7 +456,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         resolved.resize(n);
         pool.forRange(n, 256, [&](std::size_t b, std::size_t e) {
             for (std::size_t i = b; i < e; ++i) {
-                const cl_int2 a = answers[position[i]];
+                const cl_int2 a = answers[answersAt + position[i]];
                 // The retry radius in float, its sign bit: float could not be trusted (phase 1).
                 const std::uint32_t bits = static_cast<std::uint32_t>(a.s[1]);
                 const std::uint32_t radiusBits = bits & 0x7fffffffu;
