@@ -358,7 +358,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         // Device order: the searches with few candidates first, then the wide ones; position[i] is
         // task i's place on the device (answers are accepted in wave order).
         isWide.resize(n);
-        pool.forRange(n, 256, [&](std::size_t b, std::size_t e) {
+        pool.forRange(n, 1024, [&](std::size_t b, std::size_t e) {
             for (std::size_t i = b; i < e; ++i) isWide[i] = tracers[owner[i]]->candidateCount(wave[i]) > wideCandidates;
         });
         order.clear();
@@ -382,7 +382,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         cl_double4* const startsD = reinterpret_cast<cl_double4*>(in + at.startD);
         double* const radiiD = reinterpret_cast<double*>(in + at.radD);
         std::memset(in + at.counts, 0, WaveLayout::kCountsBytes);
-        pool.forRange(n, 256, [&](std::size_t b, std::size_t e) {
+        pool.forRange(n, 1024, [&](std::size_t b, std::size_t e) {
             for (std::size_t p = b; p < e; ++p) {
                 const EdgeTask& t = wave[order[p]];
                 const Tracer& tr = *tracers[owner[order[p]]];

@@ -74,7 +74,12 @@ void WorkerPool::forRange(std::size_t n, std::size_t grain, const std::function<
     chunk_ = std::max(grain, (n + 4 * threads() - 1) / (4 * threads()));
     error_ = nullptr;
     ++generation_;
-    wake_.notify_all();
+    // Only as many helpers as there are chunks besides the caller's: a small job (a small wave on a
+    // machine of 16 threads) does not pay for waking every thread.
+    const std::size_t chunks = (n + chunk_ - 1) / chunk_;
+    if (chunks > helpers_.size()) wake_.notify_all();
+    else
+        for (std::size_t i = 1; i < chunks; ++i) wake_.notify_one();
     ++busy_;
     runChunks();
     --busy_;

@@ -23,9 +23,9 @@ public:
 
     unsigned threads() const { return static_cast<unsigned>(helpers_.size()) + 1; }
 
-    // Calls f(begin, end) on consecutive chunks of [0, n) (at least `grain` items each) on every
-    // thread and returns when all are done; the first exception thrown is rethrown here. Small
-    // ranges run on the caller alone.
+    // Calls f(begin, end) on consecutive chunks of [0, n) (at least `grain` items each) on the
+    // caller and as many threads as there are further chunks, and returns when all are done; the
+    // first exception thrown is rethrown here. Small ranges run on the caller alone.
     void forRange(std::size_t n, std::size_t grain, const std::function<void(std::size_t, std::size_t)>& f);
 
     // Threads for this machine: PORTACL_VORONOI_THREADS if set, else the hardware's (at most 16).
