@@ -1,8 +1,9 @@
 // End-vertex search of the Voronoi edges of one tracing wave, the candidates pruned by a uniform grid.
-// Built twice, as a two-phase dispatch (float, then double): phase 1 in float flags the searches float
-// cannot decide and appends them to the wave's list of flagged searches (an atomic counter: the list's
-// order does not matter, each search writes its own answer), phase 2 redoes the listed ones in double
-// (or all, in double mode), over a bounded grid that loops over the list. A search's candidates are split over the
+// Built twice, as the engine's append-list two-phase dispatch (common/two_phase.h, float then double):
+// phase 1 in float flags the searches float cannot decide and appends them to the wave's list of
+// flagged searches (an atomic counter: the list's order does not matter, each search writes its own
+// answer), phase 2 redoes the listed ones in double (or all, in double mode), over a bounded grid that
+// loops over the list. A search's candidates are split over the
 // lanes (work-items) of the search, each lane keeps its best candidate, and the lanes' partial
 // searches are merged in local memory (vor_search_merge does not depend on the order, so the answer
 // and the flags are those of one work-item walking every candidate). Why: a launch lasts as long as
@@ -17,6 +18,7 @@
 //                             up to three passes.
 #pragma OPENCL FP_CONTRACT OFF
 #include "common/real.h"
+#include "common/two_phase.h"
 #include "common/voronoi_geometry.h"
 
 // Searches with a radius at least this large scan the whole grid (an edge that may be unbounded).
@@ -322,17 +324,12 @@ static int search_lanes(const int item, const int lanes, VOR_ARGS, __local vor_s
 
 #define VOR_SLOTS (VOR_GROUP / VOR_LANES)  // searches per work-group of the narrow kernels
 
-// Phase 1: a search float cannot be trusted with goes on the part's flagged list.
-static void flag_search(__global uint* flaggedCount, __global uint* flagged, const uint item) {
-    flagged[atomic_inc(flaggedCount)] = item;
-}
-
 #if VOR_LANES == 1
 __kernel void voronoi_edges_phase1(VOR_KERNEL_ARGS) {
     VOR_UNPACK;
     const uint i = get_global_id(0);
     if (i >= n) return;
-    if (search_edge(i, VOR_PASS)) flag_search(flaggedCount, flagged, i);
+    if (search_edge(i, VOR_PASS)) two_phase_append(flaggedCount, flagged, i);
 }
 #else
 __kernel __attribute__((reqd_work_group_size(VOR_GROUP, 1, 1))) void voronoi_edges_phase1(VOR_KERNEL_ARGS) {
@@ -342,7 +339,7 @@ __kernel __attribute__((reqd_work_group_size(VOR_GROUP, 1, 1))) void voronoi_edg
     __local float nextRadius[VOR_SLOTS];
     const uint item = get_group_id(0) * VOR_SLOTS + get_local_id(0) / VOR_LANES;
     const int flag = search_lanes(item < n ? (int)item : -1, VOR_LANES, VOR_PASS, part, partFlag, nextRadius);
-    if ((get_local_id(0) & (VOR_LANES - 1)) == 0 && item < n && flag) flag_search(flaggedCount, flagged, item);
+    if ((get_local_id(0) & (VOR_LANES - 1)) == 0 && item < n && flag) two_phase_append(flaggedCount, flagged, item);
 }
 #endif
 
@@ -353,29 +350,22 @@ __kernel __attribute__((reqd_work_group_size(VOR_WIDE, 1, 1))) void voronoi_edge
     __local float nextRadius[1];
     const uint i = get_group_id(0);
     const int flag = search_lanes((int)i, VOR_WIDE, VOR_PASS, part, partFlag, nextRadius);
-    if (get_local_id(0) == 0 && flag) flag_search(flaggedCount, flagged, i);
+    if (get_local_id(0) == 0 && flag) two_phase_append(flaggedCount, flagged, i);
 }
 
 #if PORTACL_DOUBLE
-// Phase 2 (double) has two ways to find its searches: `direct` (double mode): search k is item k, the
-// grid covers the part; else (mixed mode): search k is the k-th entry of the part's flagged list, and
-// the grid (a few work-groups per compute unit: the count is not known on the host) loops over the
-// list, k, k + grid, ... The count is read after phase 1 has finished (the queue is in order).
+// Phase 2 (double) has two ways to find its searches (two_phase_list_count, two_phase_list_item):
+// `direct` (double mode): search k is item k, the grid covers the part; else (mixed mode): search k is
+// the k-th entry of the part's flagged list, and the grid (listPhase2Groups: the count is not known on
+// the host) loops over the list, k, k + grid, ...
 #define VOR_PHASE2_ARGS const uint direct, VOR_KERNEL_ARGS
-static uint phase2_count(const uint direct, const uint n, __global const uint* flaggedCount) {
-    return direct ? n : *flaggedCount;
-}
-static int phase2_item(const uint direct, const uint count, __global const uint* flagged, const uint k) {
-    if (k >= count) return -1;
-    return (int)(direct ? k : flagged[k]);
-}
 
 #if VOR_LANES == 1
 __kernel void voronoi_edges_phase2(VOR_PHASE2_ARGS) {
     VOR_UNPACK;
-    const uint count = phase2_count(direct, n, flaggedCount);
+    const uint count = two_phase_list_count(direct, n, flaggedCount);
     for (uint k = get_global_id(0); k < count; k += get_global_size(0))
-        search_edge((uint)phase2_item(direct, count, flagged, k), VOR_PASS);
+        search_edge(two_phase_list_item(direct, flagged, k), VOR_PASS);
 }
 #else
 __kernel __attribute__((reqd_work_group_size(VOR_GROUP, 1, 1))) void voronoi_edges_phase2(VOR_PHASE2_ARGS) {
@@ -383,9 +373,10 @@ __kernel __attribute__((reqd_work_group_size(VOR_GROUP, 1, 1))) void voronoi_edg
     __local vor_search part[VOR_GROUP];
     __local int partFlag[VOR_GROUP];
     __local float nextRadius[VOR_SLOTS];
-    const uint count = phase2_count(direct, n, flaggedCount);  // the same in the whole work-group
+    const uint count = two_phase_list_count(direct, n, flaggedCount);  // the same in the whole work-group
     for (uint k0 = get_group_id(0) * VOR_SLOTS; k0 < count; k0 += get_num_groups(0) * VOR_SLOTS) {
-        const int item = phase2_item(direct, count, flagged, k0 + get_local_id(0) / VOR_LANES);
+        const uint k = k0 + get_local_id(0) / VOR_LANES;  // past the count: no search, but the barriers
+        const int item = k < count ? (int)two_phase_list_item(direct, flagged, k) : -1;
         search_lanes(item, VOR_LANES, VOR_PASS, part, partFlag, nextRadius);
         barrier(CLK_LOCAL_MEM_FENCE);  // the next round's searches reuse the local arrays
     }
@@ -398,9 +389,9 @@ __kernel __attribute__((reqd_work_group_size(VOR_FLAGGED, 1, 1))) void voronoi_e
     __local vor_search part[VOR_FLAGGED];
     __local int partFlag[VOR_FLAGGED];
     __local float nextRadius[1];
-    const uint count = phase2_count(direct, n, flaggedCount);
+    const uint count = two_phase_list_count(direct, n, flaggedCount);
     for (uint k = get_group_id(0); k < count; k += get_num_groups(0)) {
-        search_lanes(phase2_item(direct, count, flagged, k), VOR_FLAGGED, VOR_PASS, part, partFlag, nextRadius);
+        search_lanes((int)two_phase_list_item(direct, flagged, k), VOR_FLAGGED, VOR_PASS, part, partFlag, nextRadius);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
@@ -410,9 +401,9 @@ __kernel __attribute__((reqd_work_group_size(VOR_WIDE, 1, 1))) void voronoi_edge
     __local vor_search part[VOR_WIDE];
     __local int partFlag[VOR_WIDE];
     __local float nextRadius[1];
-    const uint count = phase2_count(direct, n, flaggedCount);
+    const uint count = two_phase_list_count(direct, n, flaggedCount);
     for (uint k = get_group_id(0); k < count; k += get_num_groups(0)) {
-        search_lanes(phase2_item(direct, count, flagged, k), VOR_WIDE, VOR_PASS, part, partFlag, nextRadius);
+        search_lanes((int)two_phase_list_item(direct, flagged, k), VOR_WIDE, VOR_PASS, part, partFlag, nextRadius);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }

@@ -215,6 +215,28 @@ TwoPhaseReport runTwoPhase(Context& ctx, Precision mode, std::size_t n, const Tw
     return dispatch(ctx, mode, n, kernels, nullptr);
 }
 
+TwoPhaseReport TwoPhaseList::report(std::size_t n, std::size_t flagged) const {
+    TwoPhaseReport r;
+    r.mode = mode;
+    r.items = n;
+    r.undecided = runsPhase1() ? flagged : 0;
+    r.phase2Items = mode == Precision::Double ? n : mode == Precision::Mixed ? flagged : 0;
+    return r;
+}
+
+std::size_t listPhase2Groups(Context& ctx) {
+    const long perUnit = std::max(1L, ctx.tuning().getInt("two_phase", "list_phase2_groups_per_cu", 32));
+    return static_cast<std::size_t>(perUnit) * std::max(1u, ctx.device().computeUnits);
+}
+
+TwoPhaseList twoPhaseList(Context& ctx, Precision mode) {
+    if (mode != Precision::Float) ctx.requirePrecision(Precision::Double);
+    TwoPhaseList list;
+    list.mode = mode;
+    list.boundedGroups = mode == Precision::Mixed ? listPhase2Groups(ctx) : 0;
+    return list;
+}
+
 TwoPhaseReport enqueueTwoPhase(Context& ctx, Precision mode, std::size_t n, const TwoPhaseKernels& kernels,
                                const TwoPhaseCountSlot& count) {
     return dispatch(ctx, mode, n, kernels, &count);

@@ -1,7 +1,7 @@
 // The device version: every frame's tracer hands its pending edges over, and all of them go to the
-// device together, two two-phase dispatches (float, then double for the flagged searches: one for
-// the narrow searches, one for the wide ones) per wave, enqueued without waiting; the wave's only
-// host sync is the read of its answers. Per wave: one write, up to four kernels, one read. Frames are concatenated on the device: balls, grid cells and
+// device together, two two-phase dispatches (the engine's append-list variant, TwoPhaseList: float,
+// then double for the flagged searches; one for the narrow searches, one for the wide ones) per wave,
+// enqueued without waiting; the wave's only host sync is the read of its answers. Per wave: one write, up to four kernels, one read. Frames are concatenated on the device: balls, grid cells and
 // per-frame grid parameters. Host work per task (preparation, the geometry of the answers) runs on
 // a pool of threads; the answers are recorded in wave order.
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "portacl/error.hpp"
+#include "portacl/two_phase.hpp"
 #include "voronoi/tracer.hpp"
 #include "voronoi/worker_pool.hpp"
 
@@ -203,18 +204,19 @@ SearchShape searchShape(Context& ctx, const SearchTuning& t) {
 
 // The wave kernels of this mode and split, created once per context; `mixedFlagged`: phase 2 of
 // mixed mode gives each flagged narrow search a work-group (SearchShape::flaggedLanes).
-WaveKernels& waveKernels(Context& ctx, DeviceState& ds, Precision mode, const SearchShape& shape) {
+WaveKernels& waveKernels(Context& ctx, DeviceState& ds, const TwoPhaseList& twoPhase, const SearchShape& shape) {
+    const Precision mode = twoPhase.mode;
     const std::string options = shape.kernelOptions();
     const std::string key = std::to_string(static_cast<int>(mode)) + ' ' + options;
     auto it = ds.kernels.find(key);
     if (it != ds.kernels.end()) return it->second;
     WaveKernels k;
     const bool mixedFlagged = mode == Precision::Mixed && shape.flaggedLanes != shape.lanes;
-    if (mode != Precision::Double) {
+    if (twoPhase.runsPhase1()) {
         k.narrow1 = ctx.kernel("voronoi.cl", "voronoi_edges_phase1", Precision::Float, options);
         k.wide1 = ctx.kernel("voronoi.cl", "voronoi_edges_wide_phase1", Precision::Float, options);
     }
-    if (mode != Precision::Float) {
+    if (twoPhase.runsPhase2()) {
         k.narrow2 = ctx.kernel("voronoi.cl", mixedFlagged ? "voronoi_edges_flagged_phase2" : "voronoi_edges_phase2",
                                Precision::Double, options);
         k.wide2 = ctx.kernel("voronoi.cl", "voronoi_edges_wide_phase2", Precision::Double, options);
@@ -237,13 +239,13 @@ WaveKernels& waveKernels(Context& ctx, DeviceState& ds, Precision mode, const Se
 }
 
 // Launches `searches` searches of `perSearch` work-items each, `perGroup` searches per work-group
-// (perSearch 1: one work-item per search, work-groups of `itemGroup`), in at most `maxGroups`
-// work-groups (the kernel then loops: phase 2 of mixed mode).
+// (perSearch 1: one work-item per search, work-groups of `itemGroup`); phase 2 (`phase2` given) on
+// its grid, bounded in mixed mode (the kernel then loops over the flagged list).
 void launchSearches(Context& ctx, const cl::Kernel& k, std::size_t searches, std::size_t perSearch, std::size_t perGroup,
-                    std::size_t itemGroup, std::size_t maxGroups = 0) {
+                    std::size_t itemGroup, const TwoPhaseList* phase2 = nullptr) {
     if (perSearch == 1) perGroup = std::max<std::size_t>(1, itemGroup);
     std::size_t groups = (searches + perGroup - 1) / perGroup;
-    if (maxGroups > 0) groups = std::min(groups, maxGroups);
+    if (phase2) groups = phase2->phase2Groups(groups);
     const std::size_t local = perSearch * perGroup;
     ctx.launch(k, cl::NDRange(groups * local), cl::NDRange(local));
 }
@@ -259,7 +261,8 @@ double lap(std::chrono::steady_clock::time_point& tick) {
 
 std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<io::Ball>>& frames, const Options& options) {
     const Precision mode = options.precision;
-    if (mode != Precision::Float) ctx.requirePrecision(Precision::Double);
+    // The engine's append-list two-phase dispatch: which phases run, phase 2's `direct` and grid.
+    const TwoPhaseList twoPhase = twoPhaseList(ctx, mode);
     const auto wallStart = std::chrono::steady_clock::now();
     auto tick = wallStart;
     HostPhases times;
@@ -276,7 +279,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     ctx.checkFits(totalBalls * (2 * sizeof(cl_double4) + 2 * sizeof(cl_float4) + sizeof(cl_int)) + totalCells * sizeof(cl_int),
                   "the Voronoi balls and grids");
 
-    const bool useFloat = mode != Precision::Double, useDouble = mode != Precision::Float;
+    const bool useFloat = twoPhase.runsPhase1(), useDouble = twoPhase.runsPhase2();
     DeviceState& ds = ctx.state<DeviceState>("voronoi device data");
     if (useFloat) ds.fd.upload(ctx, tracers);
     if (useDouble) ds.dd.upload(ctx, tracers);
@@ -302,7 +305,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     times.shape = shape.describe();
     // The kernels and their arguments that stay for the whole computation (the frames' data; the
     // part, and phase 2's `direct`); a wave sets its count, offset and buffer.
-    WaveKernels& wk = waveKernels(ctx, ds, mode, shape);
+    WaveKernels& wk = waveKernels(ctx, ds, twoPhase, shape);
     const std::size_t itemGroup = wk.itemGroup;
     for (int part = 0; part < 2; ++part) {
         if (useFloat) {
@@ -317,7 +320,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         }
         if (useDouble) {
             cl::Kernel& k = part == 0 ? wk.narrow2 : wk.wide2;
-            k.setArg(0, static_cast<cl_uint>(mode == Precision::Double));
+            k.setArg(0, twoPhase.direct());
             k.setArg(2, static_cast<cl_uint>(part));
             k.setArg(6, dd.balls.buffer), k.setArg(7, ds.cellStartBuf.buffer), k.setArg(8, dd.cellBalls.buffer);
             k.setArg(9, ds.cellIndexBuf.buffer), k.setArg(10, dd.grid.buffer), k.setArg(11, ds.dimsBuf.buffer);
@@ -325,13 +328,10 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
             k.setArg(14, 1e-9), k.setArg(15, 0.0);
         }
     }
-    // Phase 2 of mixed mode runs over a bounded grid (the flagged count stays on the device): 32
-    // work-groups per compute unit (a full H200 with work-groups of 64).
-    const std::size_t phase2Groups = mode == Precision::Mixed ? 32 * std::max(1u, ctx.device().computeUnits) : 0;
     times.setup += lap(tick);
 
     std::vector<char> finished(tracers.size(), 0);
-    std::size_t phase2 = 0;
+    std::size_t undecided = 0;  // searches phase 1 flagged, over the waves
     int waves = 0;
     std::vector<EdgeTask> wave;
     std::vector<int> owner, order, position;
@@ -437,10 +437,10 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
                 cl::Kernel& k2 = part == 0 ? wk.narrow2 : wk.wide2;
                 setWave(k2, 1, waveAtD);
                 // Mixed: the flagged count is on the device only; a bounded grid loops over the list.
-                if (part == 1) launchSearches(ctx, k2, count, shape.wideGroup, 1, itemGroup, phase2Groups);
+                if (part == 1) launchSearches(ctx, k2, count, shape.wideGroup, 1, itemGroup, &twoPhase);
                 else if (mode == Precision::Mixed && shape.flaggedLanes != shape.lanes)
-                    launchSearches(ctx, k2, count, shape.flaggedLanes, 1, itemGroup, phase2Groups);
-                else launchSearches(ctx, k2, count, shape.lanes, shape.group / shape.lanes, itemGroup, phase2Groups);
+                    launchSearches(ctx, k2, count, shape.flaggedLanes, 1, itemGroup, &twoPhase);
+                else launchSearches(ctx, k2, count, shape.lanes, shape.group / shape.lanes, itemGroup, &twoPhase);
             }
         }
         times.enqueue += lap(tick);
@@ -448,7 +448,8 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         const std::size_t answersAt = at.read() / sizeof(cl_int2);
         answers.resize(answersAt + n);
         ctx.read(ds.waveBuf.buffer, answers.data(), at.read() + n * sizeof(cl_int2), "download voronoi answers", at.counts);
-        if (mode != Precision::Double) phase2 += static_cast<std::size_t>(answers[0].s[0]) + static_cast<std::size_t>(answers[0].s[1]);
+        for (int part = 0; part < 2; ++part)
+            undecided += twoPhase.report(part == 0 ? narrow : n - narrow, static_cast<cl_uint>(answers[0].s[part])).undecided;
         times.device += lap(tick);
 
         // The answers' geometry in parallel, then recorded in wave order.
@@ -498,11 +499,11 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     if (std::getenv("PORTACL_VORONOI_TIMES")) times.print(waves, pool.threads());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     for (auto& d : out) d.seconds = seconds / tracers.size();
-    // Phase 2 runs on the merged wave: each frame gets a share of its count in proportion to its
-    // searches (exact for a single frame).
+    // Phase 1 flags the merged wave: each frame gets a share of the flagged searches (what phase 2
+    // redoes in mixed mode) in proportion to its searches (exact for a single frame).
     std::size_t searches = 0;
     for (const auto& d : out) searches += d.solvedEdges;
-    for (auto& d : out) d.phase2Edges = searches ? phase2 * d.solvedEdges / searches : 0;
+    for (auto& d : out) d.phase2Edges = searches ? undecided * d.solvedEdges / searches : 0;
     return out;
 }
 

@@ -1,4 +1,5 @@
-// Two-phase float/double dispatch (DESIGN.md, "the model of the Voronoi thesis").
+// Two-phase float/double dispatch (DESIGN.md, "the model of the Voronoi thesis"). Two variants: the
+// compaction described here (runTwoPhase, enqueueTwoPhase) and the append list (TwoPhaseList, below).
 //
 // Phase 1 runs a workload's float kernel on all N items; it writes each item's result and a
 // per-item "undecided" flag (1 where float cannot be trusted: an error bound or a near-tie). The
@@ -95,6 +96,40 @@ struct TwoPhaseCountSlot {
 // order). The returned report has the mode and the item count; the time fields stay 0.
 TwoPhaseReport enqueueTwoPhase(Context& ctx, Precision mode, std::size_t n, const TwoPhaseKernels& kernels,
                                const TwoPhaseCountSlot& count);
+
+// The append-list variant (docs/two_phase.md, "Two variants"; kernel side in cl/common/two_phase.h):
+// phase 1 appends each flagged item to a list through an atomic counter, phase 2 reads the count on
+// the device and, in Mixed mode, runs on a bounded grid that loops over the list. No compaction, no
+// count copy, no engine scratch: the caller owns the counter and the list (in its own buffers, at its
+// own offsets: a workload can keep its input, counter, list and results in one buffer and move them
+// with one write and one read), launches the kernels and reads the count with its results. What the
+// engine gives is the mode logic: which phases run, `direct`, phase 2's grid, and the report.
+struct TwoPhaseList {
+    Precision mode = Precision::Mixed;
+    // Mixed: phase 2's grid in work-groups at most (listPhase2Groups); 0 otherwise (no bound: Double
+    // covers every item, Float runs no phase 2).
+    std::size_t boundedGroups = 0;
+
+    bool runsPhase1() const { return mode != Precision::Double; }  // float, on every item
+    bool runsPhase2() const { return mode != Precision::Float; }   // double, on the list or every item
+    // Phase 2's `direct` argument: 1 in Double mode (item k is k, every item), 0 in Mixed (the list).
+    cl_uint direct() const { return mode == Precision::Double ? 1u : 0u; }
+    // Work-groups to launch phase 2 with, given the work-groups that would cover all n items.
+    std::size_t phase2Groups(std::size_t groupsForAllItems) const {
+        return boundedGroups > 0 && boundedGroups < groupsForAllItems ? boundedGroups : groupsForAllItems;
+    }
+    // The report of a dispatch of n items whose phase 1 listed `flagged` (the count the caller read;
+    // ignored in Double mode). The time fields stay 0: the caller's kernels, the caller's events.
+    TwoPhaseReport report(std::size_t n, std::size_t flagged) const;
+};
+
+// The append-list variant's plan for this mode on this context's device. A device without fp64 asked
+// for Double or Mixed gets the engine's one-sentence error (Context::requirePrecision).
+TwoPhaseList twoPhaseList(Context& ctx, Precision mode);
+
+// Work-groups of phase 2's bounded grid in Mixed mode: list_phase2_groups_per_cu (profile section
+// [two_phase], default 32: a full H200 with work-groups of 64) times the device's compute units.
+std::size_t listPhase2Groups(Context& ctx);
 
 // Stream compaction on the device: writes the indices i < n with flags[i] != 0 (uchar flags), in
 // increasing order, to `indices` (room for n uints) and returns how many there are. Work-group
