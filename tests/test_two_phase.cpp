@@ -1,7 +1,10 @@
 // The engine's stream compaction (the middle of the two-phase dispatch) against the serial
-// compaction, at sizes around the tile boundaries and one large odd size.
+// compaction, at sizes around the tile boundaries and one large odd size; and the append-list variant
+// on a synthetic kernel pair of its own (orient3d through the list) against the exact reference.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -9,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "portacl/predicates.hpp"
 #include "portacl/two_phase.hpp"
 #include "support/test_support.hpp"
 
@@ -85,6 +89,183 @@ TEST(TwoPhaseDispatch, EmptyBatchRunsNothing) {
     EXPECT_EQ(r.items, 0u);
     EXPECT_EQ(r.undecided, 0u);
     EXPECT_EQ(r.phase2Items, 0u);
+}
+
+// The append-list variant: orient3d in float appends the queries its filter cannot vouch for and
+// marks their sign kUndecidedSign (so that a listed query phase 2 missed shows), the exact sign in
+// double redoes the listed ones (Mixed) or every query (Double). The counter sits at
+// the start of one buffer and the list after it (a caller's own layout, as Voronoi's wave buffer).
+const char* const kListKernels = R"CL(
+#include "common/real.h"
+#include "common/two_phase.h"
+#include "common/predicates.h"
+
+#define LIST_AT 32  // the list's offset in the count-and-list buffer, in uints
+
+inline float3 point_at(__global const float* points, const uint p) { return vload3(p, points); }
+
+__kernel void orient3d_list_phase1(const uint n, __global uint* countAndList, __global const float* points,
+                                   __global const uint* queries, __global char* signs) {
+    const uint i = get_global_id(0);
+    if (i >= n) return;
+    __global const uint* q = queries + 4 * (size_t)i;
+    uchar flag;
+    const char sign = orient3d_float(point_at(points, q[0]), point_at(points, q[1]), point_at(points, q[2]),
+                                     point_at(points, q[3]), &flag);
+    signs[i] = flag ? 5 : sign;  // kUndecidedSign
+    if (flag) two_phase_append(countAndList, countAndList + LIST_AT, i);
+}
+
+#if PORTACL_DOUBLE
+__kernel void orient3d_list_phase2(const uint direct, const uint n, __global const uint* countAndList,
+                                   __global const float* points, __global const uint* queries, __global char* signs) {
+    const uint count = two_phase_list_count(direct, n, countAndList);
+    for (uint k = get_global_id(0); k < count; k += get_global_size(0)) {
+        const uint i = two_phase_list_item(direct, countAndList + LIST_AT, k);
+        __global const uint* q = queries + 4 * (size_t)i;
+        signs[i] = orient3d_exact(point_at(points, q[0]), point_at(points, q[1]), point_at(points, q[2]),
+                                  point_at(points, q[3]));
+    }
+}
+#endif
+)CL";
+constexpr std::size_t kListAt = 32;
+constexpr std::int8_t kUndecidedSign = 5;
+
+// A scratch kernel folder holding the list kernels (PORTACL_KERNEL_DIR; includes still come from the
+// embedded cl/common). Restores the variable.
+struct ListKernelDir {
+    std::filesystem::path dir;
+    std::string previous;
+    ListKernelDir() {
+        dir = std::filesystem::temp_directory_path() / ("portacl-two-phase-list-" + std::to_string(::getpid()));
+        std::filesystem::create_directories(dir);
+        std::ofstream(dir / "two_phase_list_test.cl") << kListKernels;
+        if (const char* p = std::getenv("PORTACL_KERNEL_DIR")) previous = p;
+        setenv("PORTACL_KERNEL_DIR", dir.c_str(), 1);
+    }
+    ~ListKernelDir() {
+        if (previous.empty()) unsetenv("PORTACL_KERNEL_DIR");
+        else setenv("PORTACL_KERNEL_DIR", previous.c_str(), 1);
+        std::filesystem::remove_all(dir);
+    }
+};
+
+struct ListRun {
+    std::vector<std::int8_t> signs;
+    std::vector<std::uint32_t> list;  // the listed queries, sorted
+    TwoPhaseReport report;
+    std::size_t phase2WorkItems = 0;  // phase 2's grid
+};
+
+// Runs the pair as a caller of TwoPhaseList does: the caller's buffers, launches and count read.
+ListRun orient3dThroughList(Context& ctx, Precision mode, const predicates::Batch& batch, std::size_t local) {
+    const TwoPhaseList plan = twoPhaseList(ctx, mode);
+    const std::size_t n = batch.queries.size() / 4;
+    cl::Buffer points = ctx.upload(batch.points, "points");
+    cl::Buffer queries = ctx.upload(batch.queries, "queries");
+    cl::Buffer signs = ctx.upload(std::vector<std::int8_t>(n, 7), "signs");  // 7: never written
+    cl::Buffer countAndList = ctx.upload(std::vector<std::uint32_t>(kListAt + n, 0), "count and list");
+    ListRun run;
+    if (plan.runsPhase1()) {
+        cl::Kernel k1 = ctx.kernel("two_phase_list_test.cl", "orient3d_list_phase1", Precision::Float);
+        k1.setArg(0, static_cast<cl_uint>(n)), k1.setArg(1, countAndList), k1.setArg(2, points);
+        k1.setArg(3, queries), k1.setArg(4, signs);
+        ctx.launch(k1, cl::NDRange(n), cl::NDRange(local));
+    }
+    if (plan.runsPhase2()) {
+        cl::Kernel k2 = ctx.kernel("two_phase_list_test.cl", "orient3d_list_phase2", Precision::Double);
+        k2.setArg(0, plan.direct()), k2.setArg(1, static_cast<cl_uint>(n)), k2.setArg(2, countAndList);
+        k2.setArg(3, points), k2.setArg(4, queries), k2.setArg(5, signs);
+        run.phase2WorkItems = plan.phase2Groups((n + local - 1) / local) * local;
+        ctx.launch(k2, cl::NDRange(run.phase2WorkItems), cl::NDRange(local));
+    }
+    const auto counted = ctx.download<std::uint32_t>(countAndList, kListAt + n, "count and list");
+    run.list.assign(counted.begin() + kListAt, counted.begin() + kListAt + counted[0]);
+    std::sort(run.list.begin(), run.list.end());
+    run.signs = ctx.download<std::int8_t>(signs, n, "signs");
+    run.report = plan.report(n, counted[0]);
+    return run;
+}
+
+// Float, Double and Mixed through the list against the exact reference and the compaction variant.
+void expectListVariantCorrect(Context& ctx, std::size_t local) {
+    using predicates::Predicate;
+    const predicates::Batch batch = predicates::syntheticBatch(Predicate::Orient3d, 20000, 4000, 0.25, 5);
+    const std::size_t n = batch.queries.size() / 4;
+    const auto exact = predicates::evaluateReference(Predicate::Orient3d, batch.points, batch.queries);
+    // The compaction variant's float run: its flag count and float signs.
+    const predicates::Result compacted = predicates::evaluate(ctx, Predicate::Orient3d, batch.points, batch.queries,
+                                                              Precision::Float);
+    ASSERT_GT(compacted.report.undecided, 1000u);  // enough flagged queries for phase 2 to loop
+
+    const ListRun f = orient3dThroughList(ctx, Precision::Float, batch, local);
+    EXPECT_EQ(f.report.items, n);
+    EXPECT_EQ(f.report.undecided, compacted.report.undecided);
+    EXPECT_EQ(f.report.phase2Items, 0u);
+    EXPECT_EQ(f.list.size(), f.report.undecided);
+    EXPECT_TRUE(std::adjacent_find(f.list.begin(), f.list.end()) == f.list.end()) << "an item listed twice";
+    // Listed: exactly the queries phase 1 marked; the others have float's sign, which is exact.
+    std::vector<std::uint32_t> marked;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (f.signs[i] == kUndecidedSign) {
+            marked.push_back(static_cast<std::uint32_t>(i));
+            continue;
+        }
+        EXPECT_EQ(f.signs[i], compacted.signs[i]) << "query " << i;
+        EXPECT_EQ(f.signs[i], exact[i]) << "query " << i;
+    }
+    EXPECT_EQ(f.list, marked);
+
+    if (!test::hasFp64()) {
+        std::printf("[ skip ] no fp64 on the test device: Double and Mixed not run\n");
+        return;
+    }
+    const ListRun d = orient3dThroughList(ctx, Precision::Double, batch, local);
+    EXPECT_EQ(d.signs, exact);
+    EXPECT_EQ(d.report.undecided, 0u);
+    EXPECT_EQ(d.report.phase2Items, n);
+    EXPECT_TRUE(d.list.empty());  // phase 1 did not run
+    EXPECT_GE(d.phase2WorkItems, n);  // Double's grid covers every item
+
+    const ListRun m = orient3dThroughList(ctx, Precision::Mixed, batch, local);
+    EXPECT_EQ(m.signs, exact);
+    EXPECT_EQ(m.list, f.list);  // the same queries flagged
+    EXPECT_EQ(m.report.undecided, compacted.report.undecided);
+    EXPECT_EQ(m.report.phase2Items, m.report.undecided);
+    EXPECT_EQ(m.phase2WorkItems, std::min(listPhase2Groups(ctx), (n + local - 1) / local) * local);
+}
+
+TEST(TwoPhaseList, Orient3dThroughTheListEqualsTheExactReference) {
+    ListKernelDir kernels;
+    Context& ctx = test::context();
+    EXPECT_EQ(listPhase2Groups(ctx), 32u * std::max(1u, ctx.device().computeUnits));
+    expectListVariantCorrect(ctx, 8);
+}
+
+TEST(TwoPhaseList, BoundedGridFromTheProfileLoopsOverTheList) {
+    // One work-group per compute unit of one work-item each: phase 2 takes many turns of its loop.
+    ListKernelDir kernels;
+    const std::string dir = ::testing::TempDir() + "portacl_two_phase_list_profiles";
+    std::filesystem::create_directories(dir);
+    const std::string previous = std::getenv("PORTACL_PLATFORMS_DIR") ? std::getenv("PORTACL_PLATFORMS_DIR") : "";
+    {
+        std::ofstream f(dir + "/zz_two_phase_list_test.profile");
+        const DeviceInfo& d = test::context().device();
+        f << "[match]\nplatform = " << d.platformName << "\ndevice = " << d.name << "\ntype = " << d.type
+          << "\nvendor = " << d.vendor << "\npriority = 1000\n[two_phase]\nlist_phase2_groups_per_cu = 1\n";
+    }
+    setenv("PORTACL_PLATFORMS_DIR", dir.c_str(), 1);
+    {
+        Context ctx(test::context().device());
+        EXPECT_EQ(listPhase2Groups(ctx), std::max(1u, ctx.device().computeUnits));
+        if (test::hasFp64()) EXPECT_EQ(twoPhaseList(ctx, Precision::Mixed).boundedGroups, listPhase2Groups(ctx));
+        EXPECT_EQ(twoPhaseList(ctx, Precision::Float).boundedGroups, 0u);
+        expectListVariantCorrect(ctx, 1);
+    }
+    if (previous.empty()) unsetenv("PORTACL_PLATFORMS_DIR");
+    else setenv("PORTACL_PLATFORMS_DIR", previous.c_str(), 1);
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace
