@@ -1,8 +1,11 @@
 // portacl voronoi: the vertices (and optionally edges) of the additively weighted Voronoi diagram of
-// a structure's atoms, in Voronota's vertex format; multi-model input runs every model as a frame.
+// a structure's atoms, in Voronota's vertex format or in HDF5; multi-model input runs every model as a frame.
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <unistd.h>
 
 #include "command.hpp"
@@ -41,15 +44,38 @@ std::string framePath(const std::string& path, std::size_t f, std::size_t n) {
     return path.substr(0, dot) + tag + path.substr(dot);
 }
 
+// True for --output-format hdf5, or auto with an output ending in .h5/.hdf5 (else text).
+bool wantsHdf5(const std::string& format, const std::string& output) {
+    if (format == "hdf5") return true;
+    if (format == "text") return false;
+    if (format != "auto") throw Error("unknown --output-format '" + format + "' (auto, text, hdf5)");
+    std::string lower = output;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    auto endsWith = [&](const std::string& e) { return lower.size() >= e.size() && lower.compare(lower.size() - e.size(), e.size(), e) == 0; };
+    return endsWith(".h5") || endsWith(".hdf5");
+}
+
+// The radius table as the HDF5 file records it: its name and its text.
+void describeRadii(const std::string& radiiFile, voronoi::Hdf5Info& info) {
+    if (radiiFile.empty()) {
+        info.radii = "Voronota's built-in table (atom name starting with C 1.70, N 1.55, O 1.52, S 1.80, P 1.80, H 1.20; other 1.70)";
+        return;
+    }
+    info.radii = radiiFile;
+    std::ifstream in(radiiFile, std::ios::binary);
+    info.radiiTable.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 int runVoronoi(const std::vector<std::string>& args) {
     po::options_description desc("portacl voronoi options");
     CommonOptions common;
     common.precision = "mixed";
-    std::string input, output, edges, radii, format = "auto", summary;
+    std::string input, output, edges, radii, format = "auto", outputFormat = "auto", summary;
     int repeats = 1;
     bool hydrogens = false, hetero = false, waters = false, allAltlocs = false, firstModel = false, serial = false;
     desc.add_options()("input", po::value(&input), "structure (.pdb, .cif) or ball list (.xyzr: x y z r per line)")(
-        "output,o", po::value(&output), "vertices file (Voronota's 'q1 q2 q3 q4 x y z r'); frames of a multi-model input get .1, .2, ... before the extension")(
+        "output,o", po::value(&output), "vertices file (Voronota's 'q1 q2 q3 q4 x y z r'), or with .h5/.hdf5 an HDF5 file of vertices, edges, balls and summary; frames of a multi-model input get .1, .2, ... before the extension")(
+        "output-format", po::value(&outputFormat), "auto (HDF5 for .h5/.hdf5, else text), text, hdf5")(
         "edges", po::value(&edges), "also write the edges: 'v0 v1 g1 g2 g3 min_radius' (v1 = -1: unbounded)")(
         "radii", po::value(&radii), "radius table in Voronota's format ('resName atomName radius', * wildcards)")(
         "format", po::value(&format), "input format: auto (by extension, else by content), pdb, cif, xyzr")(
@@ -66,12 +92,13 @@ int runVoronoi(const std::vector<std::string>& args) {
     pos.add("input", 1);
     po::variables_map vm;
     if (!parseArgs(args, desc, pos, vm,
-                   "usage: portacl voronoi INPUT -o vertices.txt [--edges edges.txt] [--radii FILE] [--precision mixed|double|float] [--format pdb|cif|xyzr]",
+                   "usage: portacl voronoi INPUT -o vertices.txt|diagram.h5 [--edges edges.txt] [--radii FILE] [--precision mixed|double|float] [--format pdb|cif|xyzr]",
                    common.help))
         return 0;
     if (input.empty()) throw Error("no input file given (portacl voronoi INPUT -o vertices.txt)");
     if (output.empty()) throw Error("no output file given (-o vertices.txt)");
     if (repeats < 1) throw Error("--repeats must be at least 1");
+    const bool hdf5 = wantsHdf5(outputFormat, output);
 
     io::MoleculeOptions mo;
     mo.format = io::parseMoleculeFormat(format);
@@ -108,7 +135,17 @@ int runVoronoi(const std::vector<std::string>& args) {
     double total = 0;
     for (std::size_t f = 0; f < frames.size(); ++f) {
         const voronoi::Diagram& d = diagrams[f];
-        writeAtomically(framePath(output, f, frames.size()), voronoi::formatVertices(d));
+        if (hdf5) {
+            voronoi::Hdf5Info info;
+            info.input = input;
+            info.precision = serial ? "serial" : precisionName(vo.precision);
+            describeRadii(radii, info);
+            info.frame = static_cast<int>(f + 1);
+            info.frames = static_cast<int>(frames.size());
+            voronoi::writeHdf5(framePath(output, f, frames.size()), d, frames[f].balls, info);
+        } else {
+            writeAtomically(framePath(output, f, frames.size()), voronoi::formatVertices(d));
+        }
         if (!edges.empty()) writeAtomically(framePath(edges, f, frames.size()), voronoi::formatEdges(d));
         char line[512];
         std::snprintf(line, sizeof line,

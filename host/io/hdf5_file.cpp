@@ -223,6 +223,13 @@ void Hdf5File::writeUInt64(const std::string& dataset, const Dims& dims, const s
     writeDataset(dataset, dims, H5T_NATIVE_UINT64, H5T_STD_U64LE, data, compression);
 }
 
+void Hdf5File::writeUInt32(const std::string& dataset, const Dims& dims, const std::uint32_t* data, int compression) {
+    writeDataset(dataset, dims, H5T_NATIVE_UINT32, H5T_STD_U32LE, data, compression);
+}
+void Hdf5File::writeInt64(const std::string& dataset, const Dims& dims, const std::int64_t* data, int compression) {
+    writeDataset(dataset, dims, H5T_NATIVE_INT64, H5T_STD_I64LE, data, compression);
+}
+
 bool Hdf5File::hasAttribute(const std::string& object, const std::string& attribute) const {
     if (!exists(object)) return false;
     return H5Aexists_by_name(file_, objectPath(object).c_str(), attribute.c_str(), H5P_DEFAULT) > 0;
@@ -270,6 +277,52 @@ void Hdf5File::writeStringAttribute(const std::string& object, const std::string
                                H5P_DEFAULT));
     if (!a.valid() || H5Awrite(a.get(), t.get(), value.c_str()) < 0)
         throw Error("cannot write attribute '" + attribute + "' to " + path_);
+}
+
+namespace {
+
+// A scalar numeric attribute: `fileType` on disk, `memType` in memory; replaces one of the same name.
+void writeNumberAttribute(hid_t file, const std::string& path, const std::string& object, const std::string& attribute,
+                          hid_t memType, hid_t fileType, const void* value) {
+    const std::string obj = objectPath(object);
+    if (H5Aexists_by_name(file, obj.c_str(), attribute.c_str(), H5P_DEFAULT) > 0)
+        H5Adelete_by_name(file, obj.c_str(), attribute.c_str(), H5P_DEFAULT);
+    Handle space(H5Screate(H5S_SCALAR));
+    Handle a(H5Acreate_by_name(file, obj.c_str(), attribute.c_str(), fileType, space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                               H5P_DEFAULT));
+    if (!a.valid() || H5Awrite(a.get(), memType, value) < 0)
+        throw Error("cannot write attribute '" + attribute + "' to " + path);
+}
+
+void readNumberAttribute(hid_t file, const std::string& path, const std::string& object, const std::string& attribute,
+                         hid_t memType, void* value) {
+    Handle a(H5Aopen_by_name(file, objectPath(object).c_str(), attribute.c_str(), H5P_DEFAULT, H5P_DEFAULT));
+    if (!a.valid()) throw Error(path + " has no attribute '" + attribute + "'" + (object == "/" ? "" : " on '" + object + "'"));
+    Handle t(H5Aget_type(a.get()));
+    Handle space(H5Aget_space(a.get()));
+    const H5T_class_t cls = H5Tget_class(t.get());
+    if ((cls != H5T_FLOAT && cls != H5T_INTEGER) || H5Sget_simple_extent_npoints(space.get()) != 1)
+        throw Error("attribute '" + attribute + "' in " + path + " is not a single number");
+    if (H5Aread(a.get(), memType, value) < 0) throw Error("cannot read attribute '" + attribute + "' in " + path);
+}
+
+}  // namespace
+
+void Hdf5File::writeDoubleAttribute(const std::string& object, const std::string& attribute, double value) {
+    writeNumberAttribute(file_, path_, object, attribute, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, &value);
+}
+void Hdf5File::writeInt64Attribute(const std::string& object, const std::string& attribute, std::int64_t value) {
+    writeNumberAttribute(file_, path_, object, attribute, H5T_NATIVE_INT64, H5T_STD_I64LE, &value);
+}
+double Hdf5File::readDoubleAttribute(const std::string& object, const std::string& attribute) const {
+    double v = 0;
+    readNumberAttribute(file_, path_, object, attribute, H5T_NATIVE_DOUBLE, &v);
+    return v;
+}
+std::int64_t Hdf5File::readInt64Attribute(const std::string& object, const std::string& attribute) const {
+    std::int64_t v = 0;
+    readNumberAttribute(file_, path_, object, attribute, H5T_NATIVE_INT64, &v);
+    return v;
 }
 
 }  // namespace portacl::io

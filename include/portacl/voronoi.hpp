@@ -70,6 +70,20 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
 std::string formatVertices(const Diagram& d);
 // `v0 v1 g1 g2 g3 min_radius` (v1 = -1 for unbounded edges), vertex indices into the sorted vertex list.
 std::string formatEdges(const Diagram& d);
+
+// What an HDF5 diagram file records besides the diagram and its balls (attributes of the root group).
+struct Hdf5Info {
+    std::string input;       // the input file name
+    std::string precision;   // "mixed", "double", "float", or "serial" (the serial reference)
+    std::string radii;       // the radius table: its file name, or a line naming Voronota's built-in table
+    std::string radiiTable;  // the table's text (empty for the built-in table)
+    int frame = 1, frames = 1;  // which model of the input this diagram is (1-based), of how many
+};
+// Writes the diagram (vertices, edges, in the order of formatVertices and formatEdges), the balls
+// (after filtering, numbered from 0) and the summary to an HDF5 file (docs/voronoi.md, "Output"),
+// through a temporary file renamed into place; on failure no file is left and portacl::Error says so.
+void writeHdf5(const std::string& path, const Diagram& d, const std::vector<io::Ball>& balls, const Hdf5Info& info);
+
 // Sorts vertices by quadruple then centre and renumbers the edges accordingly.
 void canonicalize(Diagram& d);
 

@@ -59,6 +59,8 @@ public:
     void writeFloat(const std::string& dataset, const Dims& dims, const float* data, int compression = 0);
     void writeDouble(const std::string& dataset, const Dims& dims, const double* data, int compression = 0);
     void writeUInt64(const std::string& dataset, const Dims& dims, const std::uint64_t* data, int compression = 0);
+    void writeUInt32(const std::string& dataset, const Dims& dims, const std::uint32_t* data, int compression = 0);
+    void writeInt64(const std::string& dataset, const Dims& dims, const std::int64_t* data, int compression = 0);
     void writeFloat(const std::string& dataset, const Dims& dims, const std::vector<float>& data, int compression = 0) {
         writeFloat(dataset, dims, data.data(), compression);
     }
@@ -70,6 +72,11 @@ public:
     bool hasAttribute(const std::string& object, const std::string& attribute) const;
     std::string readStringAttribute(const std::string& object, const std::string& attribute) const;
     void writeStringAttribute(const std::string& object, const std::string& attribute, const std::string& value);
+    // Scalar numeric attributes (stored as float64 and int64; reads convert).
+    void writeDoubleAttribute(const std::string& object, const std::string& attribute, double value);
+    void writeInt64Attribute(const std::string& object, const std::string& attribute, std::int64_t value);
+    double readDoubleAttribute(const std::string& object, const std::string& attribute) const;
+    std::int64_t readInt64Attribute(const std::string& object, const std::string& attribute) const;
 
 private:
     explicit Hdf5File(long long id, std::string path) : file_(id), path_(std::move(path)) {}
