@@ -205,6 +205,8 @@ static int edge_decide(const vor_edge* e, __global const real4* frameGrid, __glo
     const real span = frameGrid[fr].w * (real)(dims.x + dims.y + dims.z) + rmax;
     // A root near a decision, whether or not a ball was found (no ball: the edge may be unbounded).
     if (flagTol > 0 && q->grazed) flag = 1;
+    // A root float cannot place within the tolerance may come before the end (or be the end).
+    if (q->uLow < q->best + flagTol) flag = 1;
     if (q->bestK >= 0) {
         const real need =
             vor_arc_reach(f, e->t0, e->s0, q->x0, q->bestT, q->bestS, vor_param(f, q->bestT, q->bestS), q->dir) + rmax;

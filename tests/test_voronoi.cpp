@@ -423,6 +423,41 @@ TEST(VoronoiFrames, BatchedFramesEqualEachFrameAlone) {
             << "frame " << f;
 }
 
+// Issue 5 regression: in model 18 of 2JUY, a search of an edge of three atoms of a phenyl ring
+// (balls 17, 18, 20) met another ring atom (19), whose line is tiny (the ring's atoms lie on one
+// circle): float put its root before the end ball's (2, 6e-4 after it in double) and did not flag the
+// search, so mixed traced on from a non-empty vertex (1209 vertices instead of 1187). Every frame of
+// the ensemble, batched as the command line does, and model 18 alone: mixed == double == serial.
+TEST(VoronoiFrames, NmrEnsembleMixedEqualsDoubleAndSerialReference) {
+    if (!test::hasFp64()) GTEST_SKIP() << "no fp64 on the test device";
+    const auto frames = io::readMolecule(test::dataPath("pdb/nmr_neopetrosiamide_2JUY.pdb"));
+    ASSERT_EQ(frames.size(), 24u);
+    std::vector<std::vector<io::Ball>> all;
+    for (const auto& f : frames) all.push_back(f.balls);
+    voronoi::Options mixed, dbl;
+    mixed.precision = Precision::Mixed;
+    dbl.precision = Precision::Double;
+    const auto m18 = voronoi::compute(test::context(), all[17], mixed);
+    const auto d18 = voronoi::compute(test::context(), all[17], dbl);
+    const auto r18 = voronoi::computeReference(all[17]);
+    EXPECT_EQ(r18.vertices.size(), 1187u);
+    EXPECT_TRUE(voronoi::formatVertices(m18) == voronoi::formatVertices(r18))
+        << "differing vertices: " << countDifferences(voronoi::formatVertices(m18), voronoi::formatVertices(r18), 1e-6);
+    EXPECT_TRUE(voronoi::formatVertices(d18) == voronoi::formatVertices(r18));
+    EXPECT_TRUE(voronoi::formatEdges(m18) == voronoi::formatEdges(d18));
+    EXPECT_EQ(m18.waves, d18.waves);
+    EXPECT_EQ(m18.solvedEdges, d18.solvedEdges);
+    const auto batchMixed = voronoi::computeFrames(test::context(), all, mixed);
+    const auto batchDouble = voronoi::computeFrames(test::context(), all, dbl);
+    ASSERT_EQ(batchMixed.size(), all.size());
+    ASSERT_EQ(batchDouble.size(), all.size());
+    for (std::size_t f = 0; f < all.size(); ++f) {
+        const std::string ref = voronoi::formatVertices(voronoi::computeReference(all[f]));
+        EXPECT_TRUE(voronoi::formatVertices(batchMixed[f]) == ref) << "mixed, model " << f + 1;
+        EXPECT_TRUE(voronoi::formatVertices(batchDouble[f]) == ref) << "double, model " << f + 1;
+    }
+}
+
 namespace {
 int runCli(const std::string& args, std::string* err = nullptr) {
     const std::string errFile = testing::TempDir() + "voronoi_cli_stderr.txt";

@@ -16,6 +16,8 @@
 #define VOR_FN static inline
 // Relative rounding below which a discriminant counts as zero.
 #define VOR_ROOT_TOL ((real)(sizeof(real) == 8 ? 1e-12 : 1e-5))
+// The precision's machine epsilon.
+#define VOR_EPS ((real)(sizeof(real) == 8 ? 2.220446049250313e-16 : 1.1920929e-7))
 #define VOR_TWO_PI ((real)6.283185307179586476925286766559)
 
 typedef struct {
@@ -221,6 +223,7 @@ typedef struct {
     real bestT, bestS, bestCond;
     int bestK;
     int startBall;    // the start vertex's fourth ball: its root at the start is not an end
+    real uLow;        // the least travel a root placed worse than grazeTol may have (vor_search_consider)
 } vor_search;
 
 VOR_FN void vor_search_init(vor_search* q, real x0, int dir, real tieEps, real grazeTol, int startBall) {
@@ -234,12 +237,25 @@ VOR_FN void vor_search_init(vor_search* q, real x0, int dir, real tieEps, real g
     q->bestT = q->bestS = 0;
     q->bestCond = 1;
     q->bestK = -1;
+    q->uLow = (real)1e30;
 }
 
 // Offers ball k (centre relative to c1, radius rk).
 VOR_FN void vor_search_consider(const vor_frame* f, vor_search* q, int k, real dx, real dy, real dz, real rk) {
     real a, b, c, t[2], s[2], cond;
     vor_ball_line(f, dx, dy, dz, rk, &a, &b, &c);
+    // Rounding bounds of the ball's line: of c, a and b (their terms; the frame's A and B carry
+    // rounding growing as 1/gram, its n as 1/sqrt(gram)). g = a t + b s - c at a root (t, s) is off by up to
+    // ec + ea |t| + eb |s|, which moves the root by that over |dg/dx|. A ball that stays nearly tangent
+    // along the whole edge (equal balls of an aromatic ring, all on one circle) has a line of tiny a
+    // and b whose roots float cannot place (2JUY model 18: a ring atom's root 6e-4 after the end
+    // ball's in double, put 3e-3 before it in float): such a root that may come first flags the search
+    // (vor_search.uLow). 16 epsilon: twice the largest error seen (2JUY, float against double).
+    const real ig = 1 / fmax(f->gram, VOR_EPS), u = 16 * VOR_EPS;
+    const real ec = u * ((dx * dx + dy * dy + dz * dz + rk * rk + f->r1 * f->r1) * (real)0.5 +
+                         (1 + ig) * (fabs(f->Ax * dx) + fabs(f->Ay * dy) + fabs(f->Az * dz)));
+    const real ea = u * ((1 + ig) * (fabs(f->Bx * dx) + fabs(f->By * dy) + fabs(f->Bz * dz)) + fabs(f->r1) + fabs(rk));
+    const real eb = u * (1 + sqrt(ig)) * (fabs(f->nx * dx) + fabs(f->ny * dy) + fabs(f->nz * dz));
     const int m = vor_roots(f, a, b, c, t, s, &cond);
     if (m == 0 && cond < q->grazeTol) q->grazed = 1;  // nearly touches the edge
     for (int i = 0; i < m; ++i) {
@@ -247,8 +263,14 @@ VOR_FN void vor_search_consider(const vor_frame* f, vor_search* q, int k, real d
         vor_tangent(f, t[i], s[i], &dt, &ds);
         const real g = (real)q->dir * (a * dt + b * ds);
         const real gn = sqrt((a * a + b * b) * (dt * dt + ds * ds));
+        // The root's position error (angle on an ellipse, s on an open edge) and g's slope's.
+        const real shift = ec + ea * fabs(t[i]) + eb * fabs(s[i]);
+        const real err = fabs(g) > 0 ? shift * (f->kind == 1 ? 1 : fabs(ds)) / fabs(g) : (real)1e30;
         if (!(g > q->grazeTol * gn)) {
-            if (!(g >= -q->grazeTol * gn)) continue;  // leaving: not an end
+            if (!(g >= -q->grazeTol * gn)) {  // leaving: not an end
+                if (ea * fabs(dt) + eb * fabs(ds) > -g) q->grazed = 1;  // unless float has the slope's sign wrong
+                continue;
+            }
             // Grazing (a double root, e.g. a fifth ball on the sphere where the edge is narrowest):
             // the ball ends the edge if it intersects the sphere a small step further on.
             q->grazed = 1;
@@ -267,6 +289,11 @@ VOR_FN void vor_search_consider(const vor_frame* f, vor_search* q, int k, real d
         real d = vor_travel(f, q->x0, vor_param(f, t[i], s[i]), q->dir);
         if (f->kind == 1 && d > VOR_TWO_PI - q->grazeTol) q->grazed = 1;
         if (f->kind == 1 && d > VOR_TWO_PI - q->tieEps) d -= VOR_TWO_PI;
+        if (err > (real)0.5 * q->grazeTol * (f->kind == 2 ? 1 + fabs(s[i]) : 1) && d + err >= -q->tieEps) {
+            // Placed worse than the tolerance, and maybe ahead of the start: it may come first.
+            const real lo = (f->kind == 1 && d + err > VOR_TWO_PI) ? d - VOR_TWO_PI - err : d - err;
+            q->uLow = fmin(q->uLow, lo);
+        }
         if (d < -q->tieEps) {
             // Just behind the start (relative to the position on an open edge: far out on a hull
             // edge, float's positions carry an error in proportion).
@@ -305,6 +332,7 @@ VOR_FN void vor_search_merge(vor_search* a, const vor_search* b) {
         a->second = fmin(a->second, b->best);
     }
     a->grazed |= b->grazed;
+    a->uLow = fmin(a->uLow, b->uLow);
 }
 
 // The start of an edge: its position and the direction away from the start ball b_s (whose
