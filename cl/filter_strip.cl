@@ -406,17 +406,8 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
             }
         }
 #pragma unroll
-        for (int s = 0; s < 2; ++s) {
-            if ((s == 1 && !pair) || y0 + r + s >= h) continue;
-            __global uchar* d = dst + (y0 + r + s) * w + x0;
-            if (wholeStrip) {
-                STORE_ROW(PACK(o[s], 0), d);
-            } else {
-#pragma unroll
-                for (int i = 0; i < SW; ++i)
-                    if (x0 + i < w) d[i] = o[s][i];
-            }
-        }
+        for (int s = 0; s < 2; ++s)
+            if (!(s == 1 && !pair) && y0 + r + s < h) STORE_OUT(o[s], r + s);
     }
 
 #elif OP == 2 && KW == 5
@@ -447,17 +438,8 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
             }
         }
 #pragma unroll
-        for (int s = 0; s < 2; ++s) {
-            if ((s == 1 && !pair) || y0 + r + s >= h) continue;
-            __global uchar* d = dst + (y0 + r + s) * w + x0;
-            if (wholeStrip) {
-                STORE_ROW(PACK(o[s], 0), d);
-            } else {
-#pragma unroll
-                for (int i = 0; i < SW; ++i)
-                    if (x0 + i < w) d[i] = o[s][i];
-            }
-        }
+        for (int s = 0; s < 2; ++s)
+            if (!(s == 1 && !pair) && y0 + r + s < h) STORE_OUT(o[s], r + s);
     }
 #else
 #error "filter_strip: unsupported OP / window"

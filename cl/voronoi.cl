@@ -385,17 +385,25 @@ __kernel __attribute__((reqd_work_group_size(VOR_GROUP, 1, 1))) void voronoi_edg
 }
 #endif
 
+// Phase 2 with a work-group of `lanes` work-items per search: the work-groups take the part's
+// searches (double) or its flagged list (mixed) in turn.
+static void search_listed(const int lanes, const uint direct, const uint n, __global const uint* flaggedCount,
+                          __global const uint* flagged, VOR_ARGS, __local vor_search* part, __local int* partFlag,
+                          __local float* nextRadius) {
+    const uint count = two_phase_list_count(direct, n, flaggedCount);
+    for (uint k = get_group_id(0); k < count; k += get_num_groups(0)) {
+        search_lanes((int)two_phase_list_item(direct, flagged, k), lanes, VOR_PASS, part, partFlag, nextRadius);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
 // Phase 2 of mixed mode: the few flagged narrow searches, a work-group of VOR_FLAGGED each.
 __kernel __attribute__((reqd_work_group_size(VOR_FLAGGED, 1, 1))) void voronoi_edges_flagged_phase2(VOR_PHASE2_ARGS) {
     VOR_UNPACK;
     __local vor_search part[VOR_FLAGGED];
     __local int partFlag[VOR_FLAGGED];
     __local float nextRadius[1];
-    const uint count = two_phase_list_count(direct, n, flaggedCount);
-    for (uint k = get_group_id(0); k < count; k += get_num_groups(0)) {
-        search_lanes((int)two_phase_list_item(direct, flagged, k), VOR_FLAGGED, VOR_PASS, part, partFlag, nextRadius);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    search_listed(VOR_FLAGGED, direct, n, flaggedCount, flagged, VOR_PASS, part, partFlag, nextRadius);
 }
 
 __kernel __attribute__((reqd_work_group_size(VOR_WIDE, 1, 1))) void voronoi_edges_wide_phase2(VOR_PHASE2_ARGS) {
@@ -403,10 +411,6 @@ __kernel __attribute__((reqd_work_group_size(VOR_WIDE, 1, 1))) void voronoi_edge
     __local vor_search part[VOR_WIDE];
     __local int partFlag[VOR_WIDE];
     __local float nextRadius[1];
-    const uint count = two_phase_list_count(direct, n, flaggedCount);
-    for (uint k = get_group_id(0); k < count; k += get_num_groups(0)) {
-        search_lanes((int)two_phase_list_item(direct, flagged, k), VOR_WIDE, VOR_PASS, part, partFlag, nextRadius);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    search_listed(VOR_WIDE, direct, n, flaggedCount, flagged, VOR_PASS, part, partFlag, nextRadius);
 }
 #endif
