@@ -47,6 +47,10 @@ struct Pipeline::Impl {
     int sourceColourPlanes = 0;
     std::map<std::string, cl::Kernel> kernels;
     std::map<std::string, cl::Buffer> constants;  // weights uploaded once per operation
+    // Plane buffers, kept from one enqueue() to the next: the n-th request of a size gets the same
+    // buffer every time. A fresh buffer would make the first kernel that writes it pay its allocation.
+    std::map<std::size_t, std::vector<cl::Buffer>> planePool;
+    std::map<std::size_t, std::size_t> planePoolTaken;
     int tx = 16, ty = 16, px = 1;
     bool fusedSeparable = false;  // integer rank-1 masks: both passes in one kernel
     bool strip = false;           // 8-bit planes: the register path (cl/filter_strip.cl) where it applies
@@ -174,7 +178,7 @@ struct Pipeline::Impl {
     // The register path over one 8-bit plane (the caller checked that it takes the operation).
     DevicePlane stripPass(const DevicePlane& in, const std::string& defines, const StripLayout& layout) {
         cl::Kernel& k = kernel("filter_strip.cl", "filter_strip", defines);
-        DevicePlane out{ctx.buffer(planeBytes(in.type), "filtered plane"), in.type};
+        DevicePlane out{planeBuffer(planeBytes(in.type), "filtered plane"), in.type};
         k.setArg(0, in.buffer);
         k.setArg(1, out.buffer);
         k.setArg(2, static_cast<cl_int>(width));
@@ -216,7 +220,7 @@ struct Pipeline::Impl {
             d << " -D DIVISOR=" << plan.divisor << " -D SHIFT=" << (plan.divisor == 1 ? 0 : isPowerOfTwo(plan.divisor) ? log2i(plan.divisor) : -1);
         d << " -D MEDIAN_SEARCH=" << (op.width * op.height > 81 ? 1 : 0) << " -D KEY_BITS=" << 8 * bytesPerSample(in.type);
         cl::Kernel& k = kernel("filter_window.cl", "filter_window", d.str());
-        DevicePlane out{ctx.buffer(planeBytes(outT), "filtered plane"), outT};
+        DevicePlane out{planeBuffer(planeBytes(outT), "filtered plane"), outT};
         std::int64_t divisor = 1;
         int shift = 0;
         const std::string wkey = std::to_string(opIndex) + clType(in.type);
@@ -302,7 +306,7 @@ struct Pipeline::Impl {
             };
             while (perItem > 1 && bytes(perItem) > ctx.device().localMemBytes / 2) --perItem;
             if (bytes(perItem) <= ctx.device().localMemBytes / 2) {
-                DevicePlane out{ctx.buffer(planeBytes(in.type), "filtered plane"), in.type};
+                DevicePlane out{planeBuffer(planeBytes(in.type), "filtered plane"), in.type};
                 cl::Kernel& k = kernel("filter_separable.cl", "filter_separable_fused",
                                        defines + " -D PY=" + std::to_string(perItem) + " -D DIVISOR=" + std::to_string(divisor) +
                                            " -D SHIFT=" + std::to_string(divisor == 1 ? 0 : isPowerOfTwo(divisor) ? log2i(divisor) : -1));
@@ -319,8 +323,8 @@ struct Pipeline::Impl {
                 return out;
             }
         }
-        cl::Buffer mid = ctx.buffer(static_cast<std::size_t>(width) * height * midBytes, "separable intermediate");
-        DevicePlane out{ctx.buffer(planeBytes(in.type), "filtered plane"), in.type};
+        cl::Buffer mid = planeBuffer(static_cast<std::size_t>(width) * height * midBytes, "separable intermediate");
+        DevicePlane out{planeBuffer(planeBytes(in.type), "filtered plane"), in.type};
 
         cl::Kernel& rows = kernel("filter_separable.cl", "filter_rows", defines);
         rows.setArg(0, in.buffer);
@@ -352,7 +356,7 @@ struct Pipeline::Impl {
         std::string defines = std::string("-D SRC_T=") + clType(t) + " -D INTEGER=" + (t != io::PixelType::F32 ? "1" : "0") +
                               " -D GREY_FLOOR=" + (op.greyFloor ? "1" : "0");
         cl::Kernel& k = kernel("filter_pointwise.cl", "filter_grey", defines);
-        DevicePlane out{ctx.buffer(planeBytes(t), "grey plane"), t};
+        DevicePlane out{planeBuffer(planeBytes(t), "grey plane"), t};
         const int n = width * height;
         k.setArg(0, planes[0].buffer);
         k.setArg(1, planes[1].buffer);
@@ -369,7 +373,7 @@ struct Pipeline::Impl {
     DevicePlane toFloat(const DevicePlane& in) {
         if (in.type == io::PixelType::F32) return in;
         cl::Kernel& k = kernel("filter_pointwise.cl", "filter_to_float", std::string("-D SRC_T=") + clType(in.type) + " -D INTEGER=1 -D GREY_FLOOR=0");
-        DevicePlane out{ctx.buffer(planeBytes(io::PixelType::F32), "float plane"), io::PixelType::F32};
+        DevicePlane out{planeBuffer(planeBytes(io::PixelType::F32), "float plane"), io::PixelType::F32};
         const int n = width * height;
         k.setArg(0, in.buffer);
         k.setArg(1, out.buffer);
@@ -378,7 +382,15 @@ struct Pipeline::Impl {
         return out;
     }
 
+    cl::Buffer planeBuffer(std::size_t bytes, const std::string& what) {
+        std::vector<cl::Buffer>& list = planePool[bytes];
+        std::size_t& taken = planePoolTaken[bytes];
+        if (taken == list.size()) list.push_back(ctx.buffer(bytes, what));
+        return list[taken++];
+    }
+
     void enqueue() {
+        planePoolTaken.clear();
         planes = source;
         colourPlanes = sourceColourPlanes;
         for (std::size_t i = 0; i < ops.size(); ++i) {
