@@ -18,6 +18,7 @@
 #include "support/test_support.hpp"
 
 namespace geom {
+using std::acos;
 using std::atan2;
 using std::ceil;
 using std::cos;

@@ -76,7 +76,7 @@ int runVoronoi(const std::vector<std::string>& args) {
     desc.add_options()("input", po::value(&input), "structure (.pdb, .cif) or ball list (.xyzr: x y z r per line)")(
         "output,o", po::value(&output), "vertices file (Voronota's 'q1 q2 q3 q4 x y z r'), or with .h5/.hdf5 an HDF5 file of vertices, edges, balls and summary; frames of a multi-model input get .1, .2, ... before the extension")(
         "output-format", po::value(&outputFormat), "auto (HDF5 for .h5/.hdf5, else text), text, hdf5")(
-        "edges", po::value(&edges), "also write the edges: 'v0 v1 g1 g2 g3 min_radius' (v1 = -1: unbounded)")(
+        "edges", po::value(&edges), "also write the edges: 'v0 v1 g1 g2 g3 min_radius' (v1 = -1: unbounded; -2 -2: closed, no vertex; -1 -1: open, no vertex)")(
         "radii", po::value(&radii), "radius table in Voronota's format ('resName atomName radius', * wildcards)")(
         "format", po::value(&format), "input format: auto (by extension, else by content), pdb, cif, xyzr")(
         "hydrogens", po::bool_switch(&hydrogens), "keep hydrogen atoms")(
@@ -149,9 +149,12 @@ int runVoronoi(const std::vector<std::string>& args) {
         if (!edges.empty()) writeAtomically(framePath(edges, f, frames.size()), voronoi::formatEdges(d));
         char line[512];
         std::snprintf(line, sizeof line,
-                      "%sballs %zu hidden %d vertices %zu edges %zu components %d phase2_edges %zu redone_on_host %zu searches %zu waves %d seconds %.4f\n",
+                      "%sballs %zu hidden %d vertices %zu edges %zu closed_edges %zu free_open_edges %zu components %d phase2_edges %zu "
+                      "redone_on_host %zu searches %zu waves %d pass_rounds %d pass_faces %zu pass_triples %zu pass_flagged %zu "
+                      "pass_starts %zu seconds %.4f\n",
                       frames.size() > 1 ? ("frame " + std::to_string(f + 1) + " ").c_str() : "", frames[f].balls.size(),
-                      d.hiddenBalls, d.vertices.size(), d.edges.size(), d.components, d.phase2Edges, d.redoneOnHost, d.solvedEdges, d.waves,
+                      d.hiddenBalls, d.vertices.size(), d.edges.size(), d.closedEdges, d.freeEdges, d.components, d.phase2Edges,
+                      d.redoneOnHost, d.solvedEdges, d.waves, d.passes, d.passFaces, d.passTriples, d.passFlagged, d.passSeeds,
                       d.seconds);
         report += line;
         total += d.seconds;

@@ -347,4 +347,265 @@ VOR_FN int vor_start_direction(const vor_frame* f, real t0, real s0, real dx, re
     return g > 0 ? -1 : 1;
 }
 
+// ---- The completeness pass (docs/voronoi.md, "Completeness pass"): the valid arcs of an edge's conic,
+// the points whose tangent sphere no other ball intersects, as a list of arcs [lo, hi] of positions
+// (the angle on an ellipse, s on an open edge). Each end names what ends the arc there: a ball (the
+// arc ends where that ball starts to intersect the sphere: a vertex), or one of these.
+#define VOR_END_NONE (-1)    // no end: the full ellipse, or an open edge running to infinity
+#define VOR_END_WINDOW (-2)  // the window's cut (tangent spheres up to radius tau)
+// A window radius at least this large takes the whole conic.
+#define VOR_WHOLE ((real)1e29)
+#define VOR_INF ((real)1e30)
+// Arcs shorter than this (angle; relative on an open edge) are rounding noise at a degenerate vertex.
+#define VOR_ARC_TOL ((real)(sizeof(real) == 8 ? 1e-10 : 1e-5))
+// Valid arcs the device's filter holds per conic (more: the face goes to the exact host step).
+#define VOR_FACE_ARCS 8
+
+typedef struct {
+    real lo, hi;  // ellipse: lo in [0, 2 pi), lo <= hi <= lo + 2 pi; open: lo <= hi, +-VOR_INF at the ends
+    int loEnd, hiEnd;
+} vor_arc;
+
+// The part of the conic whose tangent spheres have radius t <= tau, as 0 or 1 arc. rmin3: the smallest
+// radius of the three balls (an ellipse whose spheres would have t < -rmin3 is tangent from inside:
+// no edge). *tlo and *thi: the window's range of t, *smax: of |s| (for its bounding sphere).
+VOR_FN int vor_window(const vor_frame* f, real tau, real rmin3, vor_arc* w, real* tlo, real* thi, real* smax) {
+    if (f->kind == 1) {
+        if (!(f->tc + rmin3 > 0) || f->tc - f->at > tau) return 0;
+        *tlo = f->tc - f->at;
+        *smax = f->as;
+        if (tau >= VOR_WHOLE || f->tc + f->at <= tau) {
+            w->lo = 0, w->hi = VOR_TWO_PI, w->loEnd = w->hiEnd = VOR_END_NONE;
+            *thi = f->tc + f->at;
+            return 1;
+        }
+        // cos(phi) <= (tau - tc) / at: an arc around phi = pi, where t is smallest.
+        const real p = acos((tau - f->tc) / f->at);
+        w->lo = p, w->hi = VOR_TWO_PI - p, w->loEnd = w->hiEnd = VOR_END_WINDOW;
+        *thi = tau;
+        return 1;
+    }
+    if (f->kind != 2) return 0;
+    const real ta = vor_open_t(f, 0);  // the bottleneck, at s = 0; t grows with |s|
+    if (ta > tau) return 0;
+    *tlo = ta;
+    if (tau >= VOR_WHOLE) {
+        w->lo = -VOR_INF, w->hi = VOR_INF, w->loEnd = w->hiEnd = VOR_END_NONE;
+        *thi = *smax = VOR_INF;
+        return 1;
+    }
+    const real sw = sqrt(fmax(f->Q2 * tau * tau + f->Q1 * tau + f->Q0, (real)0));
+    w->lo = -sw, w->hi = sw, w->loEnd = w->hiEnd = VOR_END_WINDOW;
+    *thi = tau;
+    *smax = sw;
+    return 1;
+}
+
+// Whether the conic of three balls (relative centres d2, d3 of the second and third) is an ellipse
+// (|B| > 1, Q2 < 0), without the frame: |B|^2 = (f2^2 g33 - 2 f2 f3 g23 + f3^2 g22) / det. The
+// completeness pass's cheap test before it builds the frame.
+VOR_FN int vor_is_ellipse(real r1, real d2x, real d2y, real d2z, real r2, real d3x, real d3y, real d3z, real r3) {
+    const real g22 = d2x * d2x + d2y * d2y + d2z * d2z;
+    const real g33 = d3x * d3x + d3y * d3y + d3z * d3z;
+    const real g23 = d2x * d3x + d2y * d3y + d2z * d3z;
+    const real f2 = r1 - r2, f3 = r1 - r3;
+    return f2 * f2 * g33 - 2 * f2 * f3 * g23 + f3 * f3 * g22 > g22 * g33 - g23 * g23;
+}
+
+// Whether the completeness pass tests a triple (frame f) of a face with window tau: in a traced face
+// (holes) only an ellipse that lies in the window whole (the conic of a ball that cuts a hole in the
+// face), else any conic with a point in the window.
+VOR_FN int vor_face_triple(const vor_frame* f, real tau, int holes, real rmin3) {
+    if (holes) return f->kind == 1 && f->tc + rmin3 > 0 && f->tc + f->at <= tau;
+    if (f->kind == 1) return f->tc + rmin3 > 0 && f->tc - f->at <= tau;
+    return f->kind == 2 && vor_open_t(f, 0) <= tau;
+}
+
+// Appends [lo, hi] (ellipse: lo relative to base) to out when it is longer than the tolerance; returns
+// the new count, or -1 when out is full (cap).
+VOR_FN int vor_arc_put(const vor_frame* f, vor_arc* out, int n, int cap, real base, real lo, real hi, int loEnd, int hiEnd) {
+    if (f->kind == 1) {
+        if (!(hi - lo > VOR_ARC_TOL)) return n;
+        lo += base;
+        hi += base;
+        if (lo >= VOR_TWO_PI) lo -= VOR_TWO_PI, hi -= VOR_TWO_PI;
+    } else if (!(hi - lo > VOR_ARC_TOL * (1 + fabs(lo) + fabs(hi)))) {
+        return n;
+    }
+    if (n < 0 || n >= cap) return -1;
+    out[n].lo = lo, out[n].hi = hi, out[n].loEnd = loEnd, out[n].hiEnd = hiEnd;
+    return n + 1;
+}
+
+// Removes from the valid arcs (n of them) the part ball k (centre d relative to the frame's first
+// ball, radius rk) intersects (g > 0): a single arc of an ellipse; on an open edge the part between
+// its two roots or outside them. tmp holds cap arcs. Returns the new count, or -1 when more than cap
+// arcs would be needed.
+VOR_FN int vor_arcs_cover(const vor_frame* f, vor_arc* arcs, int n, vor_arc* tmp, int cap, int k, real dx, real dy, real dz,
+                          real rk) {
+    real a, b, c;
+    vor_ball_line(f, dx, dy, dz, rk, &a, &b, &c);
+    int m = 0;
+    if (f->kind == 1) {
+        // g(phi) = a (tc + at cos phi) + b as sin phi - c = R cos(phi - phi0) + C.
+        const real A = a * f->at, B = b * f->as, C = a * f->tc - c;
+        const real R = sqrt(A * A + B * B);
+        if (!(R > 0)) return C > 0 ? 0 : n;
+        const real w = -C / R;
+        if (w >= 1) return n;  // never intersects
+        if (w < -1) return 0;  // intersects every sphere of the conic
+        const real alpha = acos(w), phi0 = atan2(B, A);
+        // What stays: the arc [phi0 + alpha, phi0 - alpha + 2 pi].
+        real klo = fmod(phi0 + alpha, VOR_TWO_PI);
+        if (klo < 0) klo += VOR_TWO_PI;
+        const real klen = VOR_TWO_PI - 2 * alpha;
+        for (int i = 0; i < n && m >= 0; ++i) {
+            const vor_arc v = arcs[i];
+            if (v.loEnd == VOR_END_NONE && v.hiEnd == VOR_END_NONE) {  // the full ellipse
+                m = vor_arc_put(f, tmp, m, cap, 0, klo, klo + klen, k, k);
+                continue;
+            }
+            // In v's frame: v is [0, vlen], the kept arc [d, d + klen] and, wrapped, [d - 2 pi, d + klen - 2 pi].
+            const real vlen = v.hi - v.lo;
+            real d = fmod(klo - v.lo, VOR_TWO_PI);
+            if (d < 0) d += VOR_TWO_PI;
+            if (d < vlen) {
+                const int hiK = d + klen < vlen;
+                m = vor_arc_put(f, tmp, m, cap, v.lo, d, hiK ? d + klen : vlen, k, hiK ? k : v.hiEnd);
+            }
+            if (d + klen > VOR_TWO_PI && m >= 0) {
+                const real e = d + klen - VOR_TWO_PI;
+                const int hiK = e < vlen;
+                m = vor_arc_put(f, tmp, m, cap, v.lo, 0, hiK ? e : vlen, v.loEnd, hiK ? k : v.hiEnd);
+            }
+        }
+    } else {
+        // The branch is cut by the ball's roots into up to three pieces; the sign of g on each comes
+        // from a point inside it (a double root leaves the sign as it is).
+        real t[2], s[2], cond;
+        const int nr = vor_roots(f, a, b, c, t, s, &cond);
+        real r[2];
+        for (int i = 0; i < nr; ++i) r[i] = s[i];
+        if (nr == 2 && r[1] < r[0]) {
+            const real x = r[0];
+            r[0] = r[1], r[1] = x;
+        }
+        real klo[3], khi[3];
+        int kloEnd[3], khiEnd[3], nk = 0;
+        for (int j = 0; j <= nr; ++j) {
+            const real lo = j == 0 ? -VOR_INF : r[j - 1], hi = j == nr ? VOR_INF : r[j];
+            const real x = nr == 0 ? 0 : (j == 0 ? hi - 1 - fabs(hi) : (j == nr ? lo + 1 + fabs(lo) : (real)0.5 * (lo + hi)));
+            if (a * vor_open_t(f, x) + b * x - c > 0) continue;  // intersected
+            const int loEnd = j == 0 ? VOR_END_NONE : k, hiEnd = j == nr ? VOR_END_NONE : k;
+            if (nk > 0 && khi[nk - 1] == lo) {
+                khi[nk - 1] = hi, khiEnd[nk - 1] = hiEnd;  // kept on both sides of a double root
+            } else {
+                klo[nk] = lo, khi[nk] = hi, kloEnd[nk] = loEnd, khiEnd[nk] = hiEnd;
+                ++nk;
+            }
+        }
+        if (nk == 0) return 0;
+        if (nk == 1 && kloEnd[0] == VOR_END_NONE && khiEnd[0] == VOR_END_NONE) return n;  // never intersects
+        for (int i = 0; i < n && m >= 0; ++i)
+            for (int j = 0; j < nk && m >= 0; ++j) {
+                const vor_arc v = arcs[i];
+                const int loK = klo[j] > v.lo, hiK = khi[j] < v.hi;
+                const real lo = loK ? klo[j] : v.lo, hi = hiK ? khi[j] : v.hi;
+                if (hi >= lo) m = vor_arc_put(f, tmp, m, cap, 0, lo, hi, loK ? kloEnd[j] : v.loEnd, hiK ? khiEnd[j] : v.hiEnd);
+            }
+    }
+    if (m < 0) return -1;
+    for (int i = 0; i < m; ++i) arcs[i] = tmp[i];
+    return m;
+}
+
+// The point of the conic at position x: its tangent-sphere radius and s.
+VOR_FN void vor_conic_point(const vor_frame* f, real x, real* t, real* s) {
+    if (f->kind == 1) {
+        *t = f->tc + f->at * cos(x);
+        *s = f->as * sin(x);
+    } else {
+        *s = x;
+        *t = vor_open_t(f, x);
+    }
+}
+
+// The meridian of a face (balls b, c): the curve of the face's sheet in the half-plane through the
+// axis b -> c and a point `top`, parametrized by the tangent-sphere radius t (the distance from the
+// axis grows with t). Centre p(t) = cb + alpha(t) u + beta(t) e, alpha = a0 + a1 t,
+// beta^2 = P2 t^2 + P1 t + P0 (u: the axis, e: towards top).
+typedef struct {
+    real a0, a1, P0, P1, P2;
+    real ux, uy, uz, ex, ey, ez;
+    real rb;
+} vor_meridian;
+
+// From b's centre and radius, c's centre relative to b's (dc) and radius, and top relative to b's
+// centre. Returns 0 when top lies on the axis (no half-plane).
+VOR_FN int vor_make_meridian(vor_meridian* m, real rb, real dcx, real dcy, real dcz, real rc, real px, real py, real pz) {
+    const real d = sqrt(dcx * dcx + dcy * dcy + dcz * dcz);
+    if (!(d > 0)) return 0;
+    m->ux = dcx / d, m->uy = dcy / d, m->uz = dcz / d;
+    const real pu = px * m->ux + py * m->uy + pz * m->uz;
+    real ex = px - pu * m->ux, ey = py - pu * m->uy, ez = pz - pu * m->uz;
+    const real el = sqrt(ex * ex + ey * ey + ez * ez);
+    if (!(el > (real)1e-9 * (d + sqrt(px * px + py * py + pz * pz)))) return 0;
+    m->ex = ex / el, m->ey = ey / el, m->ez = ez / el;
+    // |p - cb| = t + rb, |p - cc| = t + rc: alpha = (d^2 + (t + rb)^2 - (t + rc)^2) / (2 d).
+    m->a0 = (d * d + rb * rb - rc * rc) / (2 * d);
+    m->a1 = (rb - rc) / d;
+    m->P2 = 1 - m->a1 * m->a1;
+    m->P1 = 2 * (rb - m->a0 * m->a1);
+    m->P0 = rb * rb - m->a0 * m->a0;
+    m->rb = rb;
+    return 1;
+}
+
+VOR_FN real vor_meridian_beta(const vor_meridian* m, real t) { return sqrt(fmax((m->P2 * t + m->P1) * t + m->P0, (real)0)); }
+
+// Where ball l (centre w relative to b's, radius rl) first intersects the sphere of the meridian
+// beyond radius t0: the start of the first part of (t0, inf) where g > 0 (VOR_INF: never).
+// g(t) = (t + rl)^2 - |p(t) - cl|^2 = L0 + L1 t + 2 we beta(t).
+VOR_FN real vor_meridian_enter(const vor_meridian* m, real t0, real wx, real wy, real wz, real rl) {
+    const real wu = wx * m->ux + wy * m->uy + wz * m->uz, we = wx * m->ex + wy * m->ey + wz * m->ez;
+    const real W = wx * wx + wy * wy + wz * wz, rb = m->rb;
+    // (t + rl)^2 - (t + rb)^2 - W + 2 wu alpha(t)
+    const real L1 = 2 * (rl - rb) + 2 * wu * m->a1, L0 = rl * rl - rb * rb - W + 2 * wu * m->a0;
+    // Roots: L = -2 we beta, squared: (L1^2 - 4 we^2 P2) t^2 + (2 L0 L1 - 4 we^2 P1) t + L0^2 - 4 we^2 P0 = 0.
+    const real w2 = 4 * we * we;
+    const real qa = L1 * L1 - w2 * m->P2, qb = 2 * L0 * L1 - w2 * m->P1, qc = L0 * L0 - w2 * m->P0;
+    real r[2];
+    int n = 0;
+    if (fabs(qa) <= (real)1e-12 * (fabs(qb) + fabs(qc))) {
+        if (qb != 0) r[n++] = -qc / qb;
+    } else {
+        const real disc = qb * qb - 4 * qa * qc;
+        if (disc >= 0) {
+            const real sq = sqrt(disc);
+            const real q = -(real)0.5 * (qb + (qb >= 0 ? sq : -sq));
+            r[n++] = q / qa;
+            if (q != 0) r[n++] = qc / q;
+        }
+    }
+    if (n == 2 && r[1] < r[0]) {
+        const real x = r[0];
+        r[0] = r[1], r[1] = x;
+    }
+    // The pieces of (t0, inf) between the roots beyond t0; the first where g > 0 starts the cover.
+    real lo = t0;
+    for (int j = 0; j <= n; ++j) {
+        if (j < n && !(r[j] > lo)) continue;
+        const real hi = j < n ? r[j] : VOR_INF;
+        const real x = j < n ? (real)0.5 * (lo + hi) : lo + 1 + fabs(lo);
+        if (L0 + L1 * x + 2 * we * vor_meridian_beta(m, x) > 0) return lo;
+        if (j < n) lo = hi;
+    }
+    return VOR_INF;
+}
+
+// How far the meridian's centre at radius t is from its centre at radius t0 (at most).
+VOR_FN real vor_meridian_span(const vor_meridian* m, real t0, real t) {
+    return fabs(m->a1 * (t - t0)) + fabs(vor_meridian_beta(m, t) - vor_meridian_beta(m, t0));
+}
+
 #endif

@@ -244,9 +244,16 @@ int Tracer::vertexOf(const Vertex& v, bool* isNew) {
     done_.push_back(0);
     sameQuad_.push_back(-1);
     insertVertexKey(id);
+    if (sphereIndexed_) indexSphere(id);
     for (int i = 0; i < 4; ++i) covered_[v.q[i]] = 1;
     *isNew = true;
     return id;
+}
+
+void Tracer::addEdge(const Edge& e, double maxRadius, const double top[3]) {
+    d_.edges.push_back(e);
+    edgeMax_.push_back(maxRadius);
+    edgeTop_.push_back({top[0], top[1], top[2]});
 }
 
 int Tracer::slotOf(int vertex, int ball) const {
@@ -428,12 +435,18 @@ ResolvedAnswer Tracer::resolve(const EdgeTask& task, const EdgeAnswer& answer) c
     const vor_frame f = frameOf(task.tri);
     if (f.kind == 0) {
         r.kind = ResolvedAnswer::NoEdge;
-        r.minRadius = d_.vertices[task.from].r;
+        const Vertex& sv = d_.vertices[task.from];
+        r.minRadius = r.maxRadius = sv.r;
+        r.top[0] = sv.x, r.top[1] = sv.y, r.top[2] = sv.z;
         return r;
     }
     double t0 = 0, s0 = 0, slope;
     startOf(task, f, &t0, &s0);
     r.t0 = t0;
+    {
+        const Vertex& sv = d_.vertices[task.from];
+        r.top[0] = sv.x, r.top[1] = sv.y, r.top[2] = sv.z;
+    }
     const io::Ball& a = balls_[task.tri[0]];
     const io::Ball& bs = balls_[task.bs];
     const int dir = vor_start_direction(&f, t0, s0, bs.x - a.x, bs.y - a.y, bs.z - a.z, bs.r, &slope);
@@ -442,6 +455,7 @@ ResolvedAnswer Tracer::resolve(const EdgeTask& task, const EdgeAnswer& answer) c
         // Unbounded: the radius shrinks until s = 0 if the edge heads there, then grows for ever.
         r.kind = ResolvedAnswer::Unbounded;
         r.minRadius = (f.kind == 2 && dir * (0 - s0) > 0) ? vor_open_t(&f, 0) : t0;
+        r.maxRadius = t0;
         return r;
     }
     // The end vertex, in double, from the chosen ball (the device may have chosen it in float).
@@ -462,8 +476,13 @@ ResolvedAnswer Tracer::resolve(const EdgeTask& task, const EdgeAnswer& answer) c
     v.r = q.bestT;
     v.q[0] = task.tri[0], v.q[1] = task.tri[1], v.q[2] = task.tri[2], v.q[3] = answer.endBall;
     std::sort(v.q, v.q + 4);
-    double tmax;
-    vor_arc_extremes(&f, t0, x0, q.bestT, vor_param(&f, q.bestT, q.bestS), dir, &r.minRadius, &tmax);
+    vor_arc_extremes(&f, t0, x0, q.bestT, vor_param(&f, q.bestT, q.bestS), dir, &r.minRadius, &r.maxRadius);
+    if (r.maxRadius > std::max(t0, q.bestT)) {
+        // The ellipse's top (phi = 0, s = 0) inside the arc.
+        r.top[0] = a.x + f.Ax + f.Bx * r.maxRadius, r.top[1] = a.y + f.Ay + f.By * r.maxRadius, r.top[2] = a.z + f.Az + f.Bz * r.maxRadius;
+    } else if (q.bestT > t0) {
+        r.top[0] = v.x, r.top[1] = v.y, r.top[2] = v.z;
+    }
     // What a new vertex needs, worked out here where it runs in parallel, unless the vertex is known
     // already (the dictionary does not change while a wave's answers are resolved).
     r.knownBefore = findVertex(v) >= 0;
@@ -501,7 +520,7 @@ void Tracer::commit(const EdgeTask& task, const EdgeAnswer& answer, const Resolv
         case ResolvedAnswer::NoEdge:
         case ResolvedAnswer::Unbounded:
             e.minRadius = r.minRadius;
-            d_.edges.push_back(e);
+            addEdge(e, r.maxRadius, r.top);
             return;
         case ResolvedAnswer::Redo: {
             // Searched again serially in double.
@@ -524,7 +543,7 @@ void Tracer::commit(const EdgeTask& task, const EdgeAnswer& answer, const Resolv
     if (known >= 0) {
         e.v1 = known;
         e.minRadius = r.minRadius;
-        d_.edges.push_back(e);
+        addEdge(e, r.maxRadius, r.top);
         done_[known] |= static_cast<std::uint8_t>(1u << slotOf(known, endBall));
         return;
     }
@@ -538,7 +557,7 @@ void Tracer::commit(const EdgeTask& task, const EdgeAnswer& answer, const Resolv
         // a plane in double, so the edge counts as unbounded.
         ++d_.unresolvedEdges;
         e.minRadius = r.t0;
-        d_.edges.push_back(e);
+        addEdge(e, r.t0, r.top);
         return;
     }
     if (v.r > 4 * grid_.h) {
@@ -549,7 +568,7 @@ void Tracer::commit(const EdgeTask& task, const EdgeAnswer& answer, const Resolv
         if (!empty) {
             ++d_.unresolvedEdges;
             e.minRadius = r.t0;
-            d_.edges.push_back(e);
+            addEdge(e, r.t0, r.top);
             return;
         }
     }
@@ -557,7 +576,7 @@ void Tracer::commit(const EdgeTask& task, const EdgeAnswer& answer, const Resolv
     const int id = vertexOf(v, &isNew);
     e.v1 = id;
     e.minRadius = r.minRadius;
-    d_.edges.push_back(e);
+    addEdge(e, r.maxRadius, r.top);
     if (isNew) {
         pushEdges(id, endBall);
     } else {
@@ -575,8 +594,8 @@ Diagram Tracer::finish() {
         return v;
     };
     for (const Edge& e : d_.edges)
-        if (e.v1 >= 0) parent[root(e.v0)] = root(e.v1);
-    d_.components = 0;
+        if (e.v0 >= 0 && e.v1 >= 0) parent[root(e.v0)] = root(e.v1);
+    d_.components = static_cast<int>(vertexless_.size());  // an edge with no vertex is a piece of its own
     for (std::size_t i = 0; i < parent.size(); ++i) d_.components += root(static_cast<int>(i)) == static_cast<int>(i);
     return std::move(d_);
 }

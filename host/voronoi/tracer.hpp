@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <unordered_map>
 #include <vector>
 
 #include "portacl/voronoi.hpp"
@@ -14,6 +15,7 @@
 namespace portacl::voronoi {
 
 namespace geom {
+using std::acos;
 using std::atan2;
 using std::ceil;
 using std::round;
@@ -67,6 +69,8 @@ struct ResolvedAnswer {
     enum Kind : std::uint8_t { Retry, NoEdge, Unbounded, Redo, End };
     Kind kind = Retry;
     double minRadius = 0;  // NoEdge and Unbounded: the edge's bottleneck; End: the arc's smallest radius
+    double maxRadius = 0;  // the arc's largest radius (Unbounded: the start's; the window of the completeness pass)
+    double top[3] = {0, 0, 0};  // where the arc's sphere is largest
     double t0 = 0;         // the start sphere's radius
     Vertex end;            // End: the vertex from the chosen ball, quadruple sorted (the dictionary key)
     // End, when the vertex was not known yet at resolve time (it is then most likely new): its sphere
@@ -76,6 +80,33 @@ struct ResolvedAnswer {
     enum Emptiness : std::uint8_t { Unchecked, Empty, NotEmpty };
     Emptiness emptiness = Unchecked;
 };
+
+// One face of the completeness pass (docs/voronoi.md, "Completeness pass"): balls b < c, the window
+// (the tangent spheres up to radius tau; kWholeConic: all of them) and the third balls of the face's
+// traced edges, FacePass::known[known0, known0 + knownCount).
+struct FaceTask {
+    int b, c;
+    double tau;
+    int known0, knownCount;
+    // 1: a traced face, where a missed loop bounds a hole and its triples' conics are ellipses that
+    // lie in the window whole; 0: a face of a ball in no vertex (any triple with a valid point).
+    int holes;
+    // A traced face whose traced edges are all bounded: the point of largest tangent sphere on them
+    // (x, y, z, t), from which the meridian search looks for a loop around them.
+    int bounded;
+    double top[4];
+};
+struct FacePass {
+    std::vector<FaceTask> tasks;
+    std::vector<int> known;
+};
+// The filter's answer for one face: whether a triple of it that no traced edge has keeps a valid
+// point in its window (the exact host step then takes the face), and how many triples it tested.
+struct FaceScan {
+    bool flagged = false;
+    int triples = 0;
+};
+constexpr double kWholeConic = 1e30;  // a window radius that takes the whole conic (>= VOR_WHOLE)
 
 class WorkerPool;
 
@@ -118,8 +149,18 @@ public:
     // margin for the way along the edge (a search that did not cover its arc is redone wider).
     double initialRadius(double tStart) const { return std::max(tStart, 0.0) + rmax_ + 3.0; }
 
+    // The completeness pass (docs/voronoi.md, "Completeness pass"), run when the edge stack is empty
+    // and no start is left: the faces to test (those of the traced edges added since the last pass,
+    // and the faces of balls in no vertex that no pass has tested), the filter of one face (serial;
+    // the device's voronoi_faces is its twin), and the exact host step on the flagged faces: every
+    // vertex of an untraced triple's valid arcs that is not known is a new start (pushes its edges),
+    // and an arc with no end at all is an edge with no vertex. Returns whether it added a start.
+    FacePass faceTasks();
+    FaceScan scanFace(const FaceTask& task, const int* known) const;
+    bool completePass(const FacePass& pass, const std::vector<FaceScan>& scans);
+
     // The diagram (moved out: call once, last); components counted as connected pieces of the
-    // vertex-edge graph.
+    // vertex-edge graph (an edge with no vertex is a piece of its own).
     Diagram finish();
 
     static constexpr int kPasses = 3;  // VOR_PASSES of cl/voronoi.cl
@@ -147,6 +188,29 @@ private:
     int vertexOf(const Vertex& v, bool* isNew);
     void pushEdges(int vertex, int arrivedExcluding);
     int slotOf(int vertex, int ball) const;
+    void addEdge(const Edge& e, double maxRadius, const double top[3]);
+
+    // The completeness pass's candidates of a face: the third balls k that may share an empty
+    // tangent sphere with b and c within the window and are not among the face's traced edges.
+    template <typename F>
+    void forFaceTriples(const FaceTask& task, const int* known, F&& f) const;
+    // The valid arcs of triple tri's conic (tri ascending, frame f) within the window tau: the known
+    // balls first (they end the face's traced loops), then every ball that may touch a sphere of the
+    // window. Returns the count, or -1 beyond cap arcs.
+    int validArcs(const int tri[3], const geom::vor_frame& f, double tau, const int* known, int knownCount,
+                  geom::vor_arc* arcs, geom::vor_arc* tmp, int cap) const;
+    // Whether a vertex with v's sphere (any quadruple: degenerate vertices) is known (sphereIndex_).
+    bool knownSphere(const Vertex& v) const;
+    void indexSphere(int id);
+    // The meridian search of a bounded traced face (docs/voronoi.md): the first ball that intersects
+    // the sphere beyond the face's traced top, and where (*tEnd); -1 when none does, or one does at
+    // once (the traced loop is the outer one there). maxPasses: radius passes before *unresolved.
+    int meridianEnd(const FaceTask& task, int maxPasses, double* tEnd, bool* unresolved) const;
+    // The exact host step for one flagged face, and for one triple (its whole conic's valid arcs:
+    // unknown vertices at their ends become starts, an arc with no end an edge with no vertex);
+    // return whether they added a start.
+    bool completeFace(const FaceTask& task, const int* known);
+    bool completeTriple(const int tri[3], const int* known, int knownCount);
 
     std::vector<io::Ball> balls_;
     std::vector<char> active_;
@@ -161,6 +225,14 @@ private:
     std::vector<int> table_;      // vertex id of the first sphere of a quadruple, or -1
     std::vector<int> sameQuad_;   // per vertex: the next vertex with the same quadruple, or -1
     std::vector<EdgeTask> pending_;
+    std::vector<double> edgeMax_;      // per edge: its largest tangent-sphere radius (finite part)
+    std::vector<std::array<double, 3>> edgeTop_;  // per edge: where that sphere's centre is
+    std::size_t passEdgeMark_ = 0;     // edges before this one were in the faces of an earlier pass
+    std::vector<char> passBallDone_;   // balls in no vertex whose faces an earlier pass tested
+    std::vector<std::array<int, 3>> vertexless_;  // triples of the edges with no vertex (sorted)
+    // Vertex ids by their sphere's centre on a fine grid (built by the first exact step that needs it).
+    std::unordered_multimap<std::uint64_t, int> sphereIndex_;
+    bool sphereIndexed_ = false;
 };
 
 template <typename F>

@@ -43,12 +43,13 @@ void canonicalize(Diagram& d) {
     for (std::size_t i = 0; i < nv; ++i) newId[order[i]] = static_cast<int>(i), sorted[i] = d.vertices[order[i]];
     d.vertices.swap(sorted);
     for (Edge& e : d.edges) {
-        e.v0 = newId[e.v0];
+        if (e.v0 >= 0) e.v0 = newId[e.v0];
         if (e.v1 >= 0) e.v1 = newId[e.v1];
         if (e.v1 >= 0 && e.v1 < e.v0) std::swap(e.v0, e.v1);
     }
+    // Edges by first vertex, the edges with no vertex (v0 < 0) last.
     const std::vector<int> edgeOrder = bucketOrder(
-        d.edges.size(), nv, [&](std::size_t i) { return d.edges[i].v0; },
+        d.edges.size(), nv + 1, [&](std::size_t i) { return d.edges[i].v0 < 0 ? static_cast<int>(nv) : d.edges[i].v0; },
         [&](int a, int b) {
             const Edge &x = d.edges[a], &y = d.edges[b];
             return std::make_tuple(x.v1, x.g[0], x.g[1], x.g[2]) < std::make_tuple(y.v1, y.g[0], y.g[1], y.g[2]);
@@ -71,7 +72,7 @@ std::string formatVertices(const Diagram& d) {
 }
 
 std::string formatEdges(const Diagram& d) {
-    std::string out = "# v0 v1 g1 g2 g3 min_radius (v1 = -1: unbounded)\n";
+    std::string out = "# v0 v1 g1 g2 g3 min_radius (v1 = -1: unbounded; -2 -2: closed, no vertex; -1 -1: open, no vertex)\n";
     char line[160];
     for (const Edge& e : d.edges) {
         std::snprintf(line, sizeof line, "%d %d %d %d %d %.15f\n", e.v0, e.v1, e.g[0], e.g[1], e.g[2], e.minRadius);

@@ -19,7 +19,9 @@ struct Vertex {
 };
 
 struct Edge {
-    int v0, v1;            // vertex indices; v1 = -1 for an edge unbounded beyond v0
+    int v0, v1;            // vertex indices; v1 = -1 for an edge unbounded beyond v0. An edge with no vertex:
+                           // v0 = v1 = -2 for a closed one (an ellipse), v0 = v1 = -1 for an open one
+                           // (unbounded both ways); both found by the completeness pass
     int g[3];              // the three balls the edge is equidistant from, ascending
     double minRadius;      // smallest tangent-sphere radius along the edge (its bottleneck)
 };
@@ -36,6 +38,13 @@ struct Diagram {
     std::size_t unresolvedEdges = 0;  // edges whose end sphere was beyond 1e6 x the balls' extent or
                                       // not empty in double (near-coplanar hull balls): recorded as unbounded
     int waves = 0;                 // device launches of the wave tracer (per precision phase 1)
+    std::size_t closedEdges = 0;   // edges with no vertex: closed ellipses (v0 = v1 = -2)
+    std::size_t freeEdges = 0;     // open edges with no vertex (v0 = v1 = -1)
+    // The completeness pass (docs/voronoi.md): its rounds, the faces and candidate triples it tested,
+    // the faces the filter flagged for the exact host step, and the vertices it found that tracing
+    // had not reached (each one traced from as a new start).
+    int passes = 0;
+    std::size_t passFaces = 0, passTriples = 0, passFlagged = 0, passSeeds = 0;
     double seconds = 0;            // wall time of the computation
 };
 
@@ -52,10 +61,14 @@ struct SearchTuning {
 struct Options {
     Precision precision = Precision::Mixed;
     SearchTuning tuning;
+    // The completeness pass after tracing (closed edges with no vertex, pieces no start reached);
+    // off only to show what tracing alone misses (tests).
+    bool completenessPass = true;
 };
 
-// The serial C++ reference: the same tracing with one edge at a time, in double.
-Diagram computeReference(const std::vector<io::Ball>& balls);
+// The serial C++ reference: the same tracing with one edge at a time, in double, and the same
+// completeness pass.
+Diagram computeReference(const std::vector<io::Ball>& balls, bool completenessPass = true);
 
 // On the device: all pending edges of a wave in one launch per phase. Float: phase 1 decides alone;
 // double: every search in double; mixed: float, then double for the searches float flagged.
@@ -68,7 +81,8 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
 
 // Voronota's vertex format: `q1 q2 q3 q4 x y z r`, one line per tangent sphere, sorted by quadruple.
 std::string formatVertices(const Diagram& d);
-// `v0 v1 g1 g2 g3 min_radius` (v1 = -1 for unbounded edges), vertex indices into the sorted vertex list.
+// `v0 v1 g1 g2 g3 min_radius` (v1 = -1 for unbounded edges; -2 -2: a closed edge with no vertex, -1 -1:
+// an open one), vertex indices into the sorted vertex list.
 std::string formatEdges(const Diagram& d);
 
 // What an HDF5 diagram file records besides the diagram and its balls (attributes of the root group).
