@@ -414,3 +414,180 @@ __kernel __attribute__((reqd_work_group_size(VOR_WIDE, 1, 1))) void voronoi_edge
     search_listed(VOR_WIDE, direct, n, flaggedCount, flagged, VOR_PASS, part, partFlag, nextRadius);
 }
 #endif
+
+// ---- The completeness pass (docs/voronoi.md, "Completeness pass"): the filter of one face per
+// work-item, the twin of Tracer::scanFace (host/voronoi/completeness.cpp), built in double where the
+// device has fp64 (in every mode) and in float otherwise. Per face: the triples (b, c, k) no traced
+// edge has whose conic keeps a valid point in the window (holes: only an ellipse that lies in the
+// window whole), and for a bounded traced face the first ball the meridian meets beyond the traced
+// top. Answer: the triples tested, bit 31 set when the face needs the exact host step.
+#define VOR_FACES_ARGS                                                                                       \
+    const uint n, __global uchar *pass, const uint8 at, __global const real4 *balls,                          \
+        __global const int *cellStart, __global const real4 *cellBalls, __global const int *cellIndex,        \
+        __global const real4 *frameGrid, __global const int4 *frameDims, __global const int2 *frameOffsets,   \
+        __global const real *frameRmax
+
+// The cell range of the cube of half-size R around p (every cell when all), as BallGrid::forNear.
+static void face_box(const real p[3], const real R, const int all, const real gl[3], const real h, const int dm[3], int lo[3],
+                     int hi[3]) {
+    for (int a = 0; a < 3; ++a) {
+        if (all) {
+            lo[a] = 0, hi[a] = dm[a] - 1;
+            continue;
+        }
+        const real l = (p[a] - R - gl[a]) / h, u = (p[a] + R - gl[a]) / h;
+        lo[a] = l < 0 ? 0 : (l >= dm[a] ? dm[a] : (int)l);
+        hi[a] = u < 0 ? -1 : (u >= dm[a] - 1 ? dm[a] - 1 : (int)u);
+    }
+}
+
+__kernel void voronoi_faces(VOR_FACES_ARGS) {
+    const uint i = get_global_id(0);
+    if (i >= n) return;
+    __global const int4* tasks = (__global const int4*)(pass + at.s0);
+    __global const int* info = (__global const int*)(pass + at.s1);
+    __global const real* taus = (__global const real*)(pass + at.s2);
+    __global const real4* tops = (__global const real4*)(pass + at.s3);
+    __global const int* known = (__global const int*)(pass + at.s4);
+    __global int* out = (__global int*)(pass + at.s5);
+    __global const real* rmins = (__global const real*)(pass + at.s6);  // per frame: the smallest radius
+    const int4 task = tasks[i];
+    const int fr = info[i] >> 2, holes = info[i] & 1, bounded = (info[i] >> 1) & 1;
+    const real tau = taus[i];
+    const real4 grid = frameGrid[fr];
+    const int4 dims = frameDims[fr];
+    const int2 offs = frameOffsets[fr];
+    const real rmax = frameRmax[fr], h = grid.w;
+    balls += offs.x;
+    cellStart += dims.w;
+    cellBalls += offs.y;
+    cellIndex += offs.y;
+    known += task.z;
+    const int dm[3] = {dims.x, dims.y, dims.z};
+    const real gl[3] = {grid.x, grid.y, grid.z};
+    const real4 B = balls[task.x], C = balls[task.y];
+    const int whole = tau >= VOR_WHOLE;
+    int triples = 0, flag = 0;
+    vor_arc arcs[VOR_FACE_ARCS], tmp[VOR_FACE_ARCS];
+    int lo[3], hi[3];
+    const real pb[3] = {B.x, B.y, B.z}, pc[3] = {C.x, C.y, C.z};
+    int lo2[3], hi2[3];
+    vor_face_cells(pb, B.w, pc, C.w, tau, holes, rmins[fr], rmax, gl, h, dm, lo, hi);
+    const vor_axis axis = vor_make_axis(C.x - B.x, C.y - B.y, C.z - B.z, B.w, C.w);
+    for (int z = lo[2]; z <= hi[2]; ++z)
+        for (int y = lo[1]; y <= hi[1]; ++y) {
+            if (lo[0] > hi[0]) continue;
+            const int row = (z * dm[1] + y) * dm[0];
+            for (int j = cellStart[row + lo[0]]; j < cellStart[row + hi[0] + 1]; ++j) {
+                const int k = cellIndex[j];
+                if (k == task.x || k == task.y) continue;
+                const real4 K = cellBalls[j];
+                if (!whole) {
+                    const real lb = 2 * tau + B.w + K.w, lc = 2 * tau + C.w + K.w;
+                    const real db = (K.x - B.x) * (K.x - B.x) + (K.y - B.y) * (K.y - B.y) + (K.z - B.z) * (K.z - B.z);
+                    const real dc = (K.x - C.x) * (K.x - C.x) + (K.y - C.y) * (K.y - C.y) + (K.z - C.z) * (K.z - C.z);
+                    if (db > lb * lb || dc > lc * lc) continue;
+                }
+                if (holes && (!vor_hole_ball(&axis, K.x - B.x, K.y - B.y, K.z - B.z, K.w) ||
+                              !vor_is_ellipse(B.w, C.x - B.x, C.y - B.y, C.z - B.z, C.w, K.x - B.x, K.y - B.y, K.z - B.z, K.w)))
+                    continue;
+                int isKnown = 0;
+                for (int m = 0; m < task.w; ++m) isKnown |= known[m] == k;
+                if (isKnown) continue;
+                // The triple ascending, its frame from its first ball.
+                int t0 = task.x, t1 = task.y, t2 = k, sw;
+                if (t0 > t1) sw = t0, t0 = t1, t1 = sw;
+                if (t1 > t2) sw = t1, t1 = t2, t2 = sw;
+                if (t0 > t1) sw = t0, t0 = t1, t1 = sw;
+                const real4 a = balls[t0], b = balls[t1], c = balls[t2];
+                const vor_frame f = vor_make_frame(a.w, b.x - a.x, b.y - a.y, b.z - a.z, b.w, c.x - a.x, c.y - a.y, c.z - a.z, c.w);
+                if (!vor_face_triple(&f, tau, holes, fmin(a.w, fmin(b.w, c.w)))) continue;
+                ++triples;
+                // Its valid arcs in the window (Tracer::validArcs).
+                real tlo = 0, thi = 0, smax = 0;
+                int na = vor_window(&f, tau, fmin(a.w, fmin(b.w, c.w)), arcs, &tlo, &thi, &smax);
+                for (int m = 0; m < task.w && na > 0; ++m) {
+                    const int l = known[m];
+                    if (l == t0 || l == t1 || l == t2) continue;
+                    const real4 L = balls[l];
+                    na = vor_arcs_cover(&f, arcs, na, tmp, VOR_FACE_ARCS, l, L.x - a.x, L.y - a.y, L.z - a.z, L.w);
+                }
+                if (na > 0) {
+                    const int all = thi >= VOR_WHOLE;
+                    const real Bn = sqrt(f.Bx * f.Bx + f.By * f.By + f.Bz * f.Bz), tm = (real)0.5 * (tlo + thi);
+                    const real P[3] = {a.x + f.Ax + f.Bx * tm, a.y + f.Ay + f.By * tm, a.z + f.Az + f.Bz * tm};
+                    const real rho = Bn * (real)0.5 * (thi - tlo) + smax;
+                    face_box(P, all ? (real)0 : rho + thi + rmax, all, gl, h, dm, lo2, hi2);
+                    for (int z2 = lo2[2]; z2 <= hi2[2] && na > 0; ++z2)
+                        for (int y2 = lo2[1]; y2 <= hi2[1] && na > 0; ++y2) {
+                            if (lo2[0] > hi2[0]) continue;
+                            const int row2 = (z2 * dm[1] + y2) * dm[0];
+                            for (int j2 = cellStart[row2 + lo2[0]]; j2 < cellStart[row2 + hi2[0] + 1] && na > 0; ++j2) {
+                                const int l = cellIndex[j2];
+                                if (l == t0 || l == t1 || l == t2) continue;
+                                const real4 L = cellBalls[j2];
+                                if (!all) {
+                                    const real reach = rho + thi + L.w;
+                                    if ((L.x - P[0]) * (L.x - P[0]) + (L.y - P[1]) * (L.y - P[1]) + (L.z - P[2]) * (L.z - P[2]) > reach * reach)
+                                        continue;
+                                }
+                                na = vor_arcs_cover(&f, arcs, na, tmp, VOR_FACE_ARCS, l, L.x - a.x, L.y - a.y, L.z - a.z, L.w);
+                            }
+                        }
+                }
+                if (na != 0) flag = 1;
+            }
+        }
+    // The meridian beyond the traced top (Tracer::meridianEnd, VOR_PASSES radius passes).
+    vor_meridian m;
+    const real4 top = tops[i];
+    if (bounded && vor_make_meridian(&m, B.w, C.x - B.x, C.y - B.y, C.z - B.z, C.w, top.x - B.x, top.y - B.y, top.z - B.z)) {
+        const real t0 = top.w, tol = (real)1e-6 * (1 + fabs(t0));
+        const real span = h * (real)(dims.x + dims.y + dims.z) + rmax;
+        real R = fmax(t0, (real)0) + rmax + 3;
+        int done = 0;
+        for (int q = 0; q < task.w && !done; ++q) {
+            const real4 L = balls[known[q]];
+            done = vor_meridian_enter(&m, t0, L.x - B.x, L.y - B.y, L.z - B.z, L.w) <= t0 + tol;
+        }
+        for (int passNo = 0; passNo < VOR_PASSES && !done; ++passNo) {
+            const int all = R >= span;
+            real best = VOR_INF;
+            int bestBall = -1;
+            const real pt[3] = {top.x, top.y, top.z};
+            face_box(pt, R, all, gl, h, dm, lo, hi);
+            for (int z = lo[2]; z <= hi[2]; ++z)
+                for (int y = lo[1]; y <= hi[1]; ++y) {
+                    if (lo[0] > hi[0]) continue;
+                    const int row = (z * dm[1] + y) * dm[0];
+                    for (int j = cellStart[row + lo[0]]; j < cellStart[row + hi[0] + 1]; ++j) {
+                        const int l = cellIndex[j];
+                        if (l == task.x || l == task.y) continue;
+                        const real4 L = cellBalls[j];
+                        const real dx = L.x - top.x, dy = L.y - top.y, dz = L.z - top.z;
+                        if (!all && dx * dx + dy * dy + dz * dz > R * R) continue;
+                        const real e = vor_meridian_enter(&m, t0, L.x - B.x, L.y - B.y, L.z - B.z, L.w);
+                        if (e < best || (e == best && l < bestBall)) best = e, bestBall = l;
+                    }
+                }
+            if (bestBall < 0) {
+                if (all) done = 1;
+                R = 4 * R;
+                continue;
+            }
+            if (best <= t0 + tol) {
+                done = 1;
+                continue;
+            }
+            const real need = vor_meridian_span(&m, t0, best) + best + rmax;
+            if (all || need <= R) {
+                flag = 1;
+                done = 1;
+                continue;
+            }
+            R = need;
+        }
+        if (!done) flag = 1;
+    }
+    out[i] = triples | (flag ? (int)0x80000000u : 0);
+}

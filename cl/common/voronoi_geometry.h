@@ -412,6 +412,79 @@ VOR_FN int vor_is_ellipse(real r1, real d2x, real d2y, real d2z, real r2, real d
     return f2 * f2 * g33 - 2 * f2 * f3 * g23 + f3 * f3 * g22 > g22 * g33 - g23 * g23;
 }
 
+// A ball k can cut a hole in the face of balls b, c (its part D_k of the face's sheet, where it
+// intersects the tangent spheres, is bounded) only if it loses to b far out in every direction of the
+// sheet: the sheet's far points run along v = a1 u + s1 e (u: the axis b -> c, e: any unit vector
+// across it, a1 = (rb - rc) / d, s1 = sqrt(1 - a1^2)), where k loses iff v . (ck - cb) < rb - rk, so
+// a1 wu + s1 rho < rb - rk (wu, rho: ck - cb along and across the axis). Proteins' radii differ by
+// 0.3 A at most: k's centre within a few tenths of an Angstrom of the axis.
+typedef struct {
+    real ux, uy, uz, a1, s1, rb;
+} vor_axis;
+
+VOR_FN vor_axis vor_make_axis(real dcx, real dcy, real dcz, real rb, real rc) {
+    vor_axis x;
+    const real d = sqrt(dcx * dcx + dcy * dcy + dcz * dcz);
+    x.ux = dcx / d, x.uy = dcy / d, x.uz = dcz / d;
+    x.a1 = (rb - rc) / d;
+    x.s1 = sqrt(fmax(1 - x.a1 * x.a1, (real)0));
+    x.rb = rb;
+    return x;
+}
+
+// w: k's centre relative to b's.
+VOR_FN int vor_hole_ball(const vor_axis* x, real wx, real wy, real wz, real rk) {
+    const real wu = wx * x->ux + wy * x->uy + wz * x->uz;
+    const real rho = sqrt(fmax(wx * wx + wy * wy + wz * wz - wu * wu, (real)0));
+    return x->a1 * wu + x->s1 * rho < x->rb - rk + (real)1e-6 * (1 + fabs(x->rb) + fabs(rk));
+}
+
+// The grid cells [lo, hi] per axis overlapping [plo, phi] (as BallGrid::cellRange).
+VOR_FN void vor_cell_span(real plo, real phi, real gl, real h, int dm, int* lo, int* hi) {
+    const real l = (plo - gl) / h, u = (phi - gl) / h;
+    *lo = l < 0 ? 0 : (l >= dm ? dm : (int)l);
+    *hi = u < 0 ? -1 : (u >= dm - 1 ? dm - 1 : (int)u);
+}
+
+// The cells where the third ball k of a face (b at pb, c at pc) may lie: within 2 tau + r + rmax of
+// both centres, and for a traced face (holes) in the cone of vor_hole_ball for radii >= rmin. all:
+// every cell (a face of a ball in no vertex with no window).
+VOR_FN void vor_face_cells(const real pb[3], real rb, const real pc[3], real rc, real tau, int holes, real rmin, real rmax,
+                           const real gl[3], real h, const int dm[3], int lo[3], int hi[3]) {
+    const int all = tau >= VOR_WHOLE;
+    const real Rb = 2 * tau + rb + rmax, Rc = 2 * tau + rc + rmax;
+    for (int a = 0; a < 3; ++a) {
+        int l2, h2;
+        if (all) {
+            lo[a] = 0, hi[a] = dm[a] - 1;
+            continue;
+        }
+        vor_cell_span(pb[a] - Rb, pb[a] + Rb, gl[a], h, dm[a], &lo[a], &hi[a]);
+        vor_cell_span(pc[a] - Rc, pc[a] + Rc, gl[a], h, dm[a], &l2, &h2);
+        lo[a] = lo[a] > l2 ? lo[a] : l2;
+        hi[a] = hi[a] < h2 ? hi[a] : h2;
+    }
+    if (!holes) return;
+    const vor_axis x = vor_make_axis(pc[0] - pb[0], pc[1] - pb[1], pc[2] - pb[2], rb, rc);
+    const real m = rb - rmin + (real)1e-6 * (1 + fabs(rb) + fabs(rmin));
+    real u0 = -Rb, u1 = Rb;
+    if (x.a1 > 0) u1 = fmin(u1, m / x.a1);
+    if (x.a1 < 0) u0 = fmax(u0, m / x.a1);
+    if (!(m > 0) || !(u0 <= u1) || !(x.s1 > 0)) {
+        lo[0] = dm[0], hi[0] = -1;  // no ball can cut a hole
+        return;
+    }
+    const real rho = fmax(m - x.a1 * u0, m - x.a1 * u1) / x.s1;
+    const real ua[3] = {x.ux, x.uy, x.uz};
+    for (int a = 0; a < 3; ++a) {
+        const real e0 = pb[a] + ua[a] * u0, e1 = pb[a] + ua[a] * u1;
+        int l2, h2;
+        vor_cell_span(fmin(e0, e1) - rho, fmax(e0, e1) + rho, gl[a], h, dm[a], &l2, &h2);
+        lo[a] = lo[a] > l2 ? lo[a] : l2;
+        hi[a] = hi[a] < h2 ? hi[a] : h2;
+    }
+}
+
 // Whether the completeness pass tests a triple (frame f) of a face with window tau: in a traced face
 // (holes) only an ellipse that lies in the window whole (the conic of a ball that cuts a hole in the
 // face), else any conic with a point in the window.

@@ -8,6 +8,7 @@
 
 #include "portacl/error.hpp"
 #include "voronoi/tracer.hpp"
+#include "voronoi/worker_pool.hpp"
 
 namespace portacl::voronoi {
 
@@ -25,7 +26,7 @@ bool wholeWindow(double tau) { return tau >= VOR_WHOLE; }
 
 }  // namespace
 
-FacePass Tracer::faceTasks() {
+FacePass Tracer::faceTasks(WorkerPool* pool) {
     FacePass out;
     const std::size_t ne = d_.edges.size(), nb = balls_.size();
     // Every traced edge lies on three faces (pairs of its balls), each with the third ball. Entries
@@ -50,37 +51,53 @@ FacePass Tracer::faceTasks() {
         entries[fill[e.g[0]]++] = {e.g[2], e.g[1], m, id};
         entries[fill[e.g[1]]++] = {e.g[2], e.g[0], m, id};
     }
-    for (std::size_t b = 0; b < nb; ++b) {
-        const auto first = entries.begin() + start[b], last = entries.begin() + start[b + 1];
-        std::sort(first, last, [](const Entry& x, const Entry& y) { return x.c < y.c || (x.c == y.c && x.k < y.k); });
-        for (auto run = first; run != last;) {
-            auto end = run;
-            double tau = -1e300;
-            bool fresh = false, bounded = true;
-            int topEdge = run->edge;
-            for (; end != last && end->c == run->c; ++end) {
-                if (end->m > tau) tau = end->m, topEdge = end->edge;
-                fresh |= end->edge >= static_cast<int>(passEdgeMark_);
-                const Edge& e = d_.edges[end->edge];
-                bounded &= e.v1 >= 0 || e.v0 == -2;
+    // The faces of each first ball, in chunks of balls (in parallel on the pool), then joined in order.
+    const std::size_t chunks = pool ? std::min<std::size_t>(nb, 4 * pool->threads()) : 1;
+    std::vector<FacePass> parts(chunks);
+    const auto faces = [&](std::size_t c0, std::size_t c1) {
+        for (std::size_t c = c0; c < c1; ++c) {
+            FacePass& part = parts[c];
+            for (std::size_t b = nb * c / chunks; b < nb * (c + 1) / chunks; ++b) {
+                const auto first = entries.begin() + start[b], last = entries.begin() + start[b + 1];
+                std::sort(first, last, [](const Entry& x, const Entry& y) { return x.c < y.c || (x.c == y.c && x.k < y.k); });
+                for (auto run = first; run != last;) {
+                    auto end = run;
+                    double tau = -1e300;
+                    bool fresh = false, bounded = true;
+                    int topEdge = run->edge;
+                    for (; end != last && end->c == run->c; ++end) {
+                        if (end->m > tau) tau = end->m, topEdge = end->edge;
+                        fresh |= end->edge >= static_cast<int>(passEdgeMark_);
+                        const Edge& e = d_.edges[end->edge];
+                        bounded &= e.v1 >= 0 || e.v0 == -2;
+                    }
+                    if (fresh) {
+                        FaceTask t;
+                        t.b = static_cast<int>(b), t.c = run->c;
+                        t.bounded = bounded && std::isfinite(tau);
+                        const auto& top = edgeTop_[topEdge];
+                        t.top[0] = top[0], t.top[1] = top[1], t.top[2] = top[2], t.top[3] = tau;
+                        // The window: a loop the face's traced loops enclose has no larger sphere than they have.
+                        t.tau = std::isfinite(tau) ? tau + 1e-9 * (1 + std::fabs(tau)) : kWholeConic;
+                        t.known0 = static_cast<int>(part.known.size());
+                        for (auto it = run; it != end; ++it)
+                            if (it == run || it->k != (it - 1)->k) part.known.push_back(it->k);
+                        t.knownCount = static_cast<int>(part.known.size()) - t.known0;
+                        t.holes = 1;
+                        part.tasks.push_back(t);
+                    }
+                    run = end;
+                }
             }
-            if (fresh) {
-                FaceTask t;
-                t.b = static_cast<int>(b), t.c = run->c;
-                t.bounded = bounded && std::isfinite(tau);
-                const auto& top = edgeTop_[topEdge];
-                t.top[0] = top[0], t.top[1] = top[1], t.top[2] = top[2], t.top[3] = tau;
-                // The window: a loop the face's traced loops enclose has no larger sphere than they have.
-                t.tau = std::isfinite(tau) ? tau + 1e-9 * (1 + std::fabs(tau)) : kWholeConic;
-                t.known0 = static_cast<int>(out.known.size());
-                for (auto it = run; it != end; ++it)
-                    if (it == run || it->k != (it - 1)->k) out.known.push_back(it->k);
-                t.knownCount = static_cast<int>(out.known.size()) - t.known0;
-                t.holes = 1;
-                out.tasks.push_back(t);
-            }
-            run = end;
         }
+    };
+    if (pool) pool->forRange(chunks, 1, faces);
+    else faces(0, chunks);
+    for (FacePass& part : parts) {
+        const int base = static_cast<int>(out.known.size());
+        for (FaceTask& t : part.tasks) t.known0 += base;
+        out.tasks.insert(out.tasks.end(), part.tasks.begin(), part.tasks.end());
+        out.known.insert(out.known.end(), part.known.begin(), part.known.end());
     }
     passEdgeMark_ = ne;
     // Balls in no vertex: their faces with every ball whose gap to them an empty sphere as large as
@@ -115,11 +132,15 @@ FacePass Tracer::faceTasks() {
 template <typename F>
 void Tracer::forFaceTriples(const FaceTask& task, const int* known, F&& f) const {
     const io::Ball &B = balls_[task.b], &C = balls_[task.c];
-    const double p[3] = {B.x, B.y, B.z};
     const bool whole = wholeWindow(task.tau);
     // A sphere of radius t <= tau tangent to b and c and to k: k's centre within 2 t + r_b + r_k of
     // b's and within 2 t + r_c + r_k of c's.
-    grid_.forNear(p, whole ? kUnboundedRadius : 2 * task.tau + B.r + rmax_, [&](int k) {
+    // The cells near both b and c (for a traced face: near the axis, vor_face_cells).
+    int lo[3], hi[3];
+    const double pb[3] = {B.x, B.y, B.z}, pc[3] = {C.x, C.y, C.z};
+    vor_face_cells(pb, B.r, pc, C.r, task.tau, task.holes, rmin_, rmax_, grid_.lo, grid_.h, grid_.dims, lo, hi);
+    const vor_axis axis = vor_make_axis(C.x - B.x, C.y - B.y, C.z - B.z, B.r, C.r);
+    grid_.forCells(lo, hi, [&](int k) {
         if (k == task.b || k == task.c) return;
         const io::Ball& K = balls_[k];
         if (!whole) {
@@ -128,8 +149,10 @@ void Tracer::forFaceTriples(const FaceTask& task, const int* known, F&& f) const
             const double dc = (K.x - C.x) * (K.x - C.x) + (K.y - C.y) * (K.y - C.y) + (K.z - C.z) * (K.z - C.z);
             if (db > lb * lb || dc > lc * lc) return;
         }
-        // A hole's conic is an ellipse.
-        if (task.holes && !vor_is_ellipse(B.r, C.x - B.x, C.y - B.y, C.z - B.z, C.r, K.x - B.x, K.y - B.y, K.z - B.z, K.r)) return;
+        // A hole's ball: in the cone of vor_hole_ball, its conic an ellipse.
+        if (task.holes && (!vor_hole_ball(&axis, K.x - B.x, K.y - B.y, K.z - B.z, K.r) ||
+                           !vor_is_ellipse(B.r, C.x - B.x, C.y - B.y, C.z - B.z, C.r, K.x - B.x, K.y - B.y, K.z - B.z, K.r)))
+            return;
         for (int i = 0; i < task.knownCount; ++i)
             if (known[i] == k) return;  // a traced edge's triple
         f(k);
@@ -180,11 +203,11 @@ FaceScan Tracer::scanFace(const FaceTask& task, const int* known) const {
     });
     double tEnd;
     bool unresolved = false;
-    if (meridianEnd(task, kMeridianPasses, &tEnd, &unresolved) >= 0 || unresolved) out.flagged = true;
+    if (meridianEnd(task, known, kMeridianPasses, &tEnd, &unresolved) >= 0 || unresolved) out.flagged = true;
     return out;
 }
 
-int Tracer::meridianEnd(const FaceTask& task, int maxPasses, double* tEnd, bool* unresolved) const {
+int Tracer::meridianEnd(const FaceTask& task, const int* known, int maxPasses, double* tEnd, bool* unresolved) const {
     *unresolved = false;
     if (!task.bounded) return -1;
     const io::Ball &B = balls_[task.b], &C = balls_[task.c];
@@ -192,6 +215,12 @@ int Tracer::meridianEnd(const FaceTask& task, int maxPasses, double* tEnd, bool*
     if (!vor_make_meridian(&m, B.r, C.x - B.x, C.y - B.y, C.z - B.z, C.r, task.top[0] - B.x, task.top[1] - B.y, task.top[2] - B.z))
         return -1;
     const double t0 = task.top[3], tol = 1e-6 * (1 + std::fabs(t0));
+    // A ball that intersects the sphere at once beyond the top decides (nothing can come earlier);
+    // the face's known balls (those at the top among them) first.
+    for (int i = 0; i < task.knownCount; ++i) {
+        const io::Ball& L = balls_[known[i]];
+        if (vor_meridian_enter(&m, t0, L.x - B.x, L.y - B.y, L.z - B.z, L.r) <= t0 + tol) return -1;
+    }
     const double span = grid_.h * (grid_.dims[0] + grid_.dims[1] + grid_.dims[2]) + rmax_;
     double R = initialRadius(t0);
     for (int pass = 0; pass < maxPasses; ++pass) {
@@ -327,7 +356,7 @@ bool Tracer::completeFace(const FaceTask& task, const int* known) {
     // Around: the ball the meridian meets beyond the traced top, with every pass it needs.
     double tEnd;
     bool unresolved;
-    const int l = meridianEnd(task, 1 << 20, &tEnd, &unresolved);
+    const int l = meridianEnd(task, known, 1 << 20, &tEnd, &unresolved);
     if (l >= 0) {
         int tri[3] = {task.b, task.c, l};
         std::sort(tri, tri + 3);

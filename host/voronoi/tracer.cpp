@@ -80,6 +80,9 @@ Tracer::Tracer(const std::vector<io::Ball>& balls) : balls_(balls) {
         if (!active_[i]) ++d_.hiddenBalls;
     }
     grid_.build(balls_, active_, cell);
+    rmin_ = rmax_;
+    for (std::size_t i = 0; i < balls_.size(); ++i)
+        if (active_[i]) rmin_ = std::min(rmin_, balls_[i].r);
 }
 
 geom::vor_frame Tracer::frameOf(const int tri[3]) const {

@@ -43,6 +43,11 @@ struct BallGrid {
     // Calls f(ballIndex) for every ball in the cells overlapping the cube around p of half-size R.
     template <typename F>
     void forNear(const double p[3], double R, F&& f) const;
+    // The cells [a, b] (per axis) that overlap the cube around p of half-size R; forCells visits them
+    // in forNear's order.
+    void cellRange(const double p[3], double R, int a[3], int b[3]) const;
+    template <typename F>
+    void forCells(const int a[3], const int b[3], F&& f) const;
 };
 
 // One edge to trace: from vertex `from`, along the three balls `tri`, away from ball `bs`.
@@ -118,6 +123,7 @@ public:
     const std::vector<char>& active() const { return active_; }  // not hidden
     const BallGrid& grid() const { return grid_; }
     double maxRadius() const { return rmax_; }
+    double minRadius() const { return rmin_; }  // of the balls that are not hidden
     const std::vector<Vertex>& vertices() const { return d_.vertices; }
 
     // Seeds the tracing; false when every ball is accounted for. The first call starts from one ball
@@ -155,7 +161,7 @@ public:
     // the device's voronoi_faces is its twin), and the exact host step on the flagged faces: every
     // vertex of an untraced triple's valid arcs that is not known is a new start (pushes its edges),
     // and an arc with no end at all is an edge with no vertex. Returns whether it added a start.
-    FacePass faceTasks();
+    FacePass faceTasks(WorkerPool* pool = nullptr);
     FaceScan scanFace(const FaceTask& task, const int* known) const;
     bool completePass(const FacePass& pass, const std::vector<FaceScan>& scans);
 
@@ -205,7 +211,7 @@ private:
     // The meridian search of a bounded traced face (docs/voronoi.md): the first ball that intersects
     // the sphere beyond the face's traced top, and where (*tEnd); -1 when none does, or one does at
     // once (the traced loop is the outer one there). maxPasses: radius passes before *unresolved.
-    int meridianEnd(const FaceTask& task, int maxPasses, double* tEnd, bool* unresolved) const;
+    int meridianEnd(const FaceTask& task, const int* known, int maxPasses, double* tEnd, bool* unresolved) const;
     // The exact host step for one flagged face, and for one triple (its whole conic's valid arcs:
     // unknown vertices at their ends become starts, an arc with no end an edge with no vertex);
     // return whether they added a start.
@@ -218,6 +224,7 @@ private:
     std::size_t nextSeed_ = 0;
     bool seeded_ = false;     // the first starts (one per block) were made
     double rmax_ = 0;
+    double rmin_ = 0;
     double farRadius_ = 0;  // vertices beyond this radius (1e6 x the balls' extent) count as at infinity
     BallGrid grid_;
     Diagram d_;
@@ -235,14 +242,23 @@ private:
     bool sphereIndexed_ = false;
 };
 
-template <typename F>
-void BallGrid::forNear(const double p[3], double R, F&& f) const {
-    int a[3], b[3];
+inline void BallGrid::cellRange(const double p[3], double R, int a[3], int b[3]) const {
     for (int i = 0; i < 3; ++i) {
         const double lo_i = (p[i] - R - lo[i]) / h, hi_i = (p[i] + R - lo[i]) / h;
         a[i] = lo_i < 0 ? 0 : (lo_i >= dims[i] ? dims[i] : static_cast<int>(lo_i));
         b[i] = hi_i < 0 ? -1 : (hi_i >= dims[i] - 1 ? dims[i] - 1 : static_cast<int>(hi_i));
     }
+}
+
+template <typename F>
+void BallGrid::forNear(const double p[3], double R, F&& f) const {
+    int a[3], b[3];
+    cellRange(p, R, a, b);
+    forCells(a, b, f);
+}
+
+template <typename F>
+void BallGrid::forCells(const int a[3], const int b[3], F&& f) const {
     for (int z = a[2]; z <= b[2]; ++z)
         for (int y = a[1]; y <= b[1]; ++y)
             for (int x = a[0]; x <= b[0]; ++x) {

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <type_traits>
 
 #include "portacl/error.hpp"
 #include "portacl/two_phase.hpp"
@@ -126,20 +127,30 @@ struct DeviceState {
     std::vector<cl_int2> answers;
     Staged waveBuf;
     std::map<std::string, WaveKernels> kernels;  // by precision mode and kernel options
+    // The completeness pass: its input (tasks, kinds, windows, tops, known balls) and answers in one
+    // buffer, and its kernel (by precision and options).
+    std::vector<cl_double4> passInput;
+    std::vector<cl_int> passAnswers;
+    Staged passBuf;
+    std::map<std::string, cl::Kernel> faceKernels;
 };
 
 // Host wall time of the computation's phases (PORTACL_VORONOI_TIMES=1 prints them to stderr).
 struct HostPhases {
     double setup = 0, seed = 0, prepare = 0, enqueue = 0, device = 0, resolve = 0, commit = 0, finish = 0;
-    std::size_t wideSearches = 0;
+    double passTasks = 0, passDevice = 0, passHost = 0;  // the completeness pass: faces + upload, filter, exact step
+    std::size_t wideSearches = 0, passFaces = 0, passTriples = 0, passFlagged = 0;
+    int passRounds = 0;
     std::string shape;  // the searches' split (SearchShape::describe)
     void print(int waves, unsigned threads) const {
         std::fprintf(stderr,
                      "voronoi times (%u host threads; %s): setup+upload %.1f ms, starts %.1f ms; %d waves: prepare+upload "
                      "%.1f ms, enqueue %.1f ms, device + answer download %.1f ms (%zu wide searches), resolve %.1f ms, "
-                     "commit %.1f ms; finish %.1f ms\n",
+                     "commit %.1f ms; completeness pass (%d rounds, %zu faces, %zu triples, %zu flagged): faces + upload "
+                     "%.1f ms, device + download %.1f ms, host %.1f ms; finish %.1f ms\n",
                      threads, shape.c_str(), 1e3 * setup, 1e3 * seed, waves, 1e3 * prepare, 1e3 * enqueue, 1e3 * device, wideSearches,
-                     1e3 * resolve, 1e3 * commit, 1e3 * finish);
+                     1e3 * resolve, 1e3 * commit, passRounds, passFaces, passTriples, passFlagged, 1e3 * passTasks, 1e3 * passDevice,
+                     1e3 * passHost, 1e3 * finish);
     }
 };
 
@@ -257,6 +268,106 @@ double lap(std::chrono::steady_clock::time_point& tick) {
     return s;
 }
 
+// The completeness pass (docs/voronoi.md) of the frames not done yet, one launch for all of them: each
+// frame's faces (Tracer::faceTasks), the filter on the device (voronoi_faces: double where the device
+// has fp64, float otherwise), the exact host step on the flagged faces. Frames whose pass added no
+// start are done. Returns whether any frame has edges to trace again.
+template <typename R4, typename R>
+bool completenessPass(Context& ctx, DeviceState& ds, const FrameData<R4, R>& data, const std::string& options,
+                      std::vector<std::unique_ptr<Tracer>>& tracers, std::vector<char>& done, WorkerPool& pool, HostPhases& times,
+                      std::chrono::steady_clock::time_point& tick) {
+    const Precision p = std::is_same<R, double>::value ? Precision::Double : Precision::Float;
+    const std::string key = std::to_string(static_cast<int>(p)) + ' ' + options;
+    auto it = ds.faceKernels.find(key);
+    if (it == ds.faceKernels.end()) it = ds.faceKernels.emplace(key, ctx.kernel("voronoi.cl", "voronoi_faces", p, options)).first;
+    cl::Kernel& kernel = it->second;
+    std::vector<int> frames;
+    for (std::size_t f = 0; f < tracers.size(); ++f)
+        if (!done[f]) frames.push_back(static_cast<int>(f));
+    std::vector<FacePass> passes(frames.size());
+    if (frames.size() == 1) {
+        passes[0] = tracers[frames[0]]->faceTasks(&pool);  // one frame: its faces on every host thread
+    } else {
+        pool.forRange(frames.size(), 1, [&](std::size_t b, std::size_t e) {
+            for (std::size_t i = b; i < e; ++i) passes[i] = tracers[frames[i]]->faceTasks();
+        });
+    }
+    std::size_t n = 0, nk = 0;
+    for (const auto& fp : passes) n += fp.tasks.size(), nk += fp.known.size();
+    // One buffer: tasks (int4: b, c, known offset, known count), kinds (frame << 2 | bounded << 1 | holes),
+    // windows, tops (x, y, z, t), the known balls, each frame's smallest radius, the answers.
+    std::size_t bytes = 0;
+    const auto part = [&](std::size_t size) {
+        const std::size_t at = bytes;
+        bytes += (size + 127) / 128 * 128;
+        return at;
+    };
+    const std::size_t atTasks = part(n * sizeof(cl_int4)), atInfo = part(n * sizeof(cl_int)), atTau = part(n * sizeof(R)),
+                      atTop = part(n * sizeof(R4)), atKnown = part(nk * sizeof(cl_int)), atRmin = part(tracers.size() * sizeof(R)),
+                      atOut = part(n * sizeof(cl_int));
+    ds.passInput.resize(atOut / sizeof(cl_double4) + 1);
+    unsigned char* const in = reinterpret_cast<unsigned char*>(ds.passInput.data());
+    for (std::size_t f = 0; f < tracers.size(); ++f) reinterpret_cast<R*>(in + atRmin)[f] = static_cast<R>(tracers[f]->minRadius());
+    std::size_t t = 0, k = 0;
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+        for (const FaceTask& task : passes[i].tasks) {
+            reinterpret_cast<cl_int4*>(in + atTasks)[t] = cl_int4{{task.b, task.c, static_cast<cl_int>(k + task.known0), task.knownCount}};
+            reinterpret_cast<cl_int*>(in + atInfo)[t] = frames[i] << 2 | task.bounded << 1 | task.holes;
+            reinterpret_cast<R*>(in + atTau)[t] = static_cast<R>(task.tau);
+            reinterpret_cast<R4*>(in + atTop)[t] = R4{{static_cast<R>(task.top[0]), static_cast<R>(task.top[1]), static_cast<R>(task.top[2]),
+                                                        static_cast<R>(task.top[3])}};
+            ++t;
+        }
+        std::copy(passes[i].known.begin(), passes[i].known.end(), reinterpret_cast<cl_int*>(in + atKnown) + k);
+        k += passes[i].known.size();
+    }
+    ds.passAnswers.assign(n, 0);
+    if (n > 0) {
+        ds.passBuf.reserve(ctx, bytes, "voronoi completeness pass", CL_MEM_READ_WRITE);
+        writeLater(ctx, ds.passBuf.buffer, in, atOut, "upload voronoi faces");
+        times.passTasks += lap(tick);
+        const cl_uint8 at{{static_cast<cl_uint>(atTasks), static_cast<cl_uint>(atInfo), static_cast<cl_uint>(atTau),
+                           static_cast<cl_uint>(atTop), static_cast<cl_uint>(atKnown), static_cast<cl_uint>(atOut),
+                           static_cast<cl_uint>(atRmin), 0}};
+        kernel.setArg(0, static_cast<cl_uint>(n)), kernel.setArg(1, ds.passBuf.buffer), kernel.setArg(2, at);
+        kernel.setArg(3, data.balls.buffer), kernel.setArg(4, ds.cellStartBuf.buffer), kernel.setArg(5, data.cellBalls.buffer);
+        kernel.setArg(6, ds.cellIndexBuf.buffer), kernel.setArg(7, data.grid.buffer), kernel.setArg(8, ds.dimsBuf.buffer);
+        kernel.setArg(9, ds.offsetsBuf.buffer), kernel.setArg(10, data.rmax.buffer);
+        const std::size_t group = std::min<std::size_t>(
+            64, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device().device));
+        ctx.launch(kernel, cl::NDRange((n + group - 1) / group * group), cl::NDRange(group));
+        ctx.read(ds.passBuf.buffer, ds.passAnswers.data(), n * sizeof(cl_int), "download voronoi faces", atOut);
+        times.passDevice += lap(tick);
+    } else {
+        times.passTasks += lap(tick);
+    }
+    std::vector<std::size_t> first(frames.size() + 1, 0);
+    for (std::size_t i = 0; i < frames.size(); ++i) first[i + 1] = first[i] + passes[i].tasks.size();
+    std::vector<char> seeded(frames.size(), 0);
+    pool.forRange(frames.size(), 1, [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) {
+            std::vector<FaceScan> scans(passes[i].tasks.size());
+            for (std::size_t j = 0; j < scans.size(); ++j) {
+                const cl_int a = ds.passAnswers[first[i] + j];
+                scans[j].flagged = a < 0;
+                scans[j].triples = a & 0x7fffffff;
+            }
+            seeded[i] = tracers[frames[i]]->completePass(passes[i], scans);
+        }
+    });
+    bool any = false;
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+        if (seeded[i]) any = true;
+        else done[frames[i]] = 1;
+        times.passFaces += passes[i].tasks.size();
+    }
+    for (cl_int a : ds.passAnswers) times.passTriples += a & 0x7fffffff, times.passFlagged += a < 0;
+    ++times.passRounds;
+    times.passHost += lap(tick);
+    return any;
+}
+
+
 }  // namespace
 
 std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<io::Ball>>& frames, const Options& options) {
@@ -330,7 +441,11 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     }
     times.setup += lap(tick);
 
-    std::vector<char> finished(tracers.size(), 0);
+    std::vector<char> finished(tracers.size(), 0);  // traced, and the completeness pass added no start
+    // The completeness pass in double where the device has fp64 (its frames' data uploaded when the
+    // mode has none in double), in float otherwise.
+    const bool passDouble = ctx.device().fp64;
+    bool passDataReady = passDouble ? useDouble : useFloat;
     std::size_t undecided = 0;  // searches phase 1 flagged, over the waves
     int waves = 0;
     std::vector<EdgeTask> wave;
@@ -347,13 +462,25 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
             Tracer& tr = *tracers[f];
             if (finished[f]) continue;
             if (!tr.hasPending() && !tr.seedNextComponent(&pool)) {
-                finished[f] = 1;
+                if (!options.completenessPass) finished[f] = 1;
                 continue;
             }
             for (const EdgeTask& t : tr.takePending()) wave.push_back(t), owner.push_back(static_cast<int>(f));
         }
         times.seed += lap(tick);
-        if (wave.empty()) break;
+        if (wave.empty()) {
+            // Every frame is traced: the completeness pass; its new starts are traced in more waves.
+            if (!options.completenessPass) break;
+            if (!passDataReady) {
+                if (passDouble) ds.dd.upload(ctx, tracers);
+                else ds.fd.upload(ctx, tracers);
+                passDataReady = true;
+            }
+            const bool more = passDouble ? completenessPass(ctx, ds, ds.dd, shape.kernelOptions(), tracers, finished, pool, times, tick)
+                                         : completenessPass(ctx, ds, ds.fd, shape.kernelOptions(), tracers, finished, pool, times, tick);
+            if (!more) break;
+            continue;
+        }
         const std::size_t n = wave.size();
         // Device order: the searches with few candidates first, then the wide ones; position[i] is
         // task i's place on the device (answers are accepted in wave order).
