@@ -8,7 +8,7 @@
 # at 4096^2 8-bit grey on the device and prints one line per operation:
 #   variant  layout  operation  device-ms  GB/s  %-of-copy-bandwidth
 # then the best variant of each operation. Variant "tiles" is the tile kernels (strip = 0).
-# About 11 runs of 10-12 s (compiles included). Run from the repo root with the packed programs in
+# About 20 runs of 7-12 s (compiles included). Run from the repo root with the packed programs in
 # $PACK (default leadpack):
 #   tools/anchors/filter_sweep.sh
 set -u
@@ -35,8 +35,10 @@ variant() {
       [ -z "$gp" ] && gp=strip_
       printf '%sgroup_x = %s\n%sgroup_y = %s\n' "$gp" "${g%x*}" "$gp" "${g#*x}"
     done
+    # An optional 8th argument: extra build options (a register cap), in a later [build] block.
+    [ -n "${8:-}" ] && printf '\n[build]\noptions = -cl-mad-enable -cl-nv-opt-level=3 %s\n' "$8"
   } >> "$d/nvidia-hopper.profile"
-  local layout="small=$4 sep=$5 med3=$6 med5=$7 float=$float"
+  local layout="small=$4 sep=$5 med3=$6 med5=$7 float=$float ${8:-}"
   [ "$strip" = 0 ] && layout="tile kernels"
   PORTACL_PLATFORMS_DIR="$d:$PWD/platforms" timeout 90 "$PACK/run" portacl filter --bench --device nvidia --bench-sizes 4096 "${OPS[@]}" 2>&1 |
     awk -v v="$name" -v l="$layout" '/4096\^2/ { printf "%-6s %-70s %-30s %9s ms %8s GB/s %6s %%\n", v, l, $1, $3, $4, $5; next }
@@ -56,6 +58,16 @@ variant F6    1 1 8x4/32x4 8x8/32x4 16x4/16x8 8x2/32x2
 variant F7    1 1 16x8/16x8 4x8/16x8 8x2/32x4 16x2/16x8
 variant I1    1 0 8x16/32x2 8x8/16x8 4x4/32x2 8x4/32x4
 variant I2    1 0 4x16/32x2 4x16/32x2 16x2/32x2 4x4/16x8
+# Register caps and smaller or wider groups (third session: box 3 stayed at 21.5-28 us).
+variant R64   1 0 8x8/32x2 8x8/16x8 8x4/32x2 8x2/16x8 -cl-nv-maxrregcount=64
+variant R48   1 0 8x4/32x4 4x8/32x4 8x2/32x4 8x2/16x8 -cl-nv-maxrregcount=48
+variant S1    1 0 8x2/64x2 8x4/64x2 8x2/64x2 8x2/64x2
+variant S2    1 0 8x4/64x2 4x4/64x2 4x4/64x2 4x2/64x2
+variant S3    1 0 16x2/32x4 16x4/32x4 16x2/32x4 8x2/32x4
+variant S4    1 0 4x4/128x1 4x8/128x1 4x4/128x1 4x2/128x1
+variant S5    1 0 16x4/64x1 16x8/64x1 8x8/64x1 8x4/64x1 -cl-nv-maxrregcount=96
+variant S6    1 0 8x16/32x2 8x16/32x2 8x8/32x2 8x4/32x2 -cl-nv-maxrregcount=128
+variant F8    1 1 8x4/64x2 8x8/64x2 8x4/64x2 8x2/64x2 -cl-nv-maxrregcount=64
 
 echo "best of each operation:"
 awk 'NF >= 8 && $(NF-4) == "ms" { op = $(NF-6); t = $(NF-5) + 0; if (!(op in best) || t < best[op]) { best[op] = t; line[op] = $0 } }
