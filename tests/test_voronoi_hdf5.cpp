@@ -136,6 +136,11 @@ TEST(VoronoiHdf5, DatasetsHoldTheTextOutputsNumbersExactly) {
     EXPECT_EQ(h.readInt64Attribute("/", "unresolved_edges"), static_cast<std::int64_t>(d.unresolvedEdges));
     EXPECT_EQ(h.readInt64Attribute("/", "searches"), static_cast<std::int64_t>(d.solvedEdges));
     EXPECT_EQ(h.readInt64Attribute("/", "waves"), d.waves);
+    EXPECT_EQ(h.readInt64Attribute("/", "closed_edges"), static_cast<std::int64_t>(d.closedEdges));
+    EXPECT_EQ(h.readInt64Attribute("/", "free_open_edges"), static_cast<std::int64_t>(d.freeEdges));
+    EXPECT_EQ(h.readInt64Attribute("/", "pass_rounds"), d.passes);
+    EXPECT_EQ(h.readInt64Attribute("/", "pass_faces"), static_cast<std::int64_t>(d.passFaces));
+    EXPECT_EQ(h.readInt64Attribute("/", "pass_starts"), static_cast<std::int64_t>(d.passSeeds));
     EXPECT_EQ(h.readDoubleAttribute("/", "seconds"), d.seconds);
     EXPECT_EQ(h.readStringAttribute("/", "precision"), info.precision);
     EXPECT_EQ(h.readStringAttribute("/", "input"), info.input);

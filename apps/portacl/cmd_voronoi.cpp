@@ -149,12 +149,12 @@ int runVoronoi(const std::vector<std::string>& args) {
         if (!edges.empty()) writeAtomically(framePath(edges, f, frames.size()), voronoi::formatEdges(d));
         char line[512];
         std::snprintf(line, sizeof line,
-                      "%sballs %zu hidden %d vertices %zu edges %zu closed_edges %zu free_open_edges %zu components %d phase2_edges %zu "
-                      "redone_on_host %zu searches %zu waves %d pass_rounds %d pass_faces %zu pass_triples %zu pass_flagged %zu "
+                      "%sballs %zu hidden %d vertices %zu edges %zu components %d phase2_edges %zu redone_on_host %zu searches %zu "
+                      "waves %d closed_edges %zu free_open_edges %zu pass_rounds %d pass_faces %zu pass_triples %zu pass_flagged %zu "
                       "pass_starts %zu seconds %.4f\n",
                       frames.size() > 1 ? ("frame " + std::to_string(f + 1) + " ").c_str() : "", frames[f].balls.size(),
-                      d.hiddenBalls, d.vertices.size(), d.edges.size(), d.closedEdges, d.freeEdges, d.components, d.phase2Edges,
-                      d.redoneOnHost, d.solvedEdges, d.waves, d.passes, d.passFaces, d.passTriples, d.passFlagged, d.passSeeds,
+                      d.hiddenBalls, d.vertices.size(), d.edges.size(), d.components, d.phase2Edges, d.redoneOnHost, d.solvedEdges,
+                      d.waves, d.closedEdges, d.freeEdges, d.passes, d.passFaces, d.passTriples, d.passFlagged, d.passSeeds,
                       d.seconds);
         report += line;
         total += d.seconds;

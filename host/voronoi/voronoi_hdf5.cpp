@@ -47,7 +47,7 @@ void writeContents(io::Hdf5File& h, const Diagram& d, const std::vector<io::Ball
     h.writeInt64("edges/vertices", {ne, 2}, ends.data());
     h.writeUInt32("edges/balls", {ne, 3}, generators.data());
     h.writeDouble("edges/bottleneck_radius", {ne}, bottleneck.data());
-    h.writeStringAttribute("edges/vertices", "columns", "v0 v1 (rows of vertices/*; v1 = -1: unbounded)");
+    h.writeStringAttribute("edges/vertices", "columns", "v0 v1 (rows of vertices/*; v1 = -1: unbounded; -2 -2: closed edge with no vertex; -1 -1: open edge with no vertex)");
     h.writeStringAttribute("edges/balls", "columns", "g1 g2 g3 (ball indices, ascending)");
     h.writeStringAttribute("edges/bottleneck_radius", "columns", "min_radius (smallest tangent-sphere radius along the edge)");
     h.createGroup("balls");
@@ -65,6 +65,13 @@ void writeContents(io::Hdf5File& h, const Diagram& d, const std::vector<io::Ball
     h.writeInt64Attribute("/", "unresolved_edges", static_cast<std::int64_t>(d.unresolvedEdges));
     h.writeInt64Attribute("/", "searches", static_cast<std::int64_t>(d.solvedEdges));
     h.writeInt64Attribute("/", "waves", d.waves);
+    h.writeInt64Attribute("/", "closed_edges", static_cast<std::int64_t>(d.closedEdges));
+    h.writeInt64Attribute("/", "free_open_edges", static_cast<std::int64_t>(d.freeEdges));
+    h.writeInt64Attribute("/", "pass_rounds", d.passes);
+    h.writeInt64Attribute("/", "pass_faces", static_cast<std::int64_t>(d.passFaces));
+    h.writeInt64Attribute("/", "pass_triples", static_cast<std::int64_t>(d.passTriples));
+    h.writeInt64Attribute("/", "pass_flagged", static_cast<std::int64_t>(d.passFlagged));
+    h.writeInt64Attribute("/", "pass_starts", static_cast<std::int64_t>(d.passSeeds));
     h.writeDoubleAttribute("/", "seconds", d.seconds);
     h.writeInt64Attribute("/", "frame", info.frame);
     h.writeInt64Attribute("/", "frames", info.frames);
