@@ -308,19 +308,25 @@ bool completenessPass(Context& ctx, DeviceState& ds, const FrameData<R4, R>& dat
     ds.passInput.resize(atOut / sizeof(cl_double4) + 1);
     unsigned char* const in = reinterpret_cast<unsigned char*>(ds.passInput.data());
     for (std::size_t f = 0; f < tracers.size(); ++f) reinterpret_cast<R*>(in + atRmin)[f] = static_cast<R>(tracers[f]->minRadius());
-    std::size_t t = 0, k = 0;
-    for (std::size_t i = 0; i < frames.size(); ++i) {
-        for (const FaceTask& task : passes[i].tasks) {
+    // Packed on the host threads: each frame's tasks and known balls at its offsets.
+    std::vector<std::size_t> taskAt(frames.size() + 1, 0), knownAt(frames.size() + 1, 0);
+    for (std::size_t i = 0; i < frames.size(); ++i)
+        taskAt[i + 1] = taskAt[i] + passes[i].tasks.size(), knownAt[i + 1] = knownAt[i] + passes[i].known.size();
+    pool.forRange(n, 4096, [&](std::size_t b, std::size_t e) {
+        std::size_t i = std::upper_bound(taskAt.begin(), taskAt.end(), b) - taskAt.begin() - 1;
+        for (std::size_t t = b; t < e; ++t) {
+            while (t >= taskAt[i + 1]) ++i;
+            const FaceTask& task = passes[i].tasks[t - taskAt[i]];
+            const std::size_t k = knownAt[i];
             reinterpret_cast<cl_int4*>(in + atTasks)[t] = cl_int4{{task.b, task.c, static_cast<cl_int>(k + task.known0), task.knownCount}};
             reinterpret_cast<cl_int*>(in + atInfo)[t] = frames[i] << 2 | task.bounded << 1 | task.holes;
             reinterpret_cast<R*>(in + atTau)[t] = static_cast<R>(task.tau);
             reinterpret_cast<R4*>(in + atTop)[t] = R4{{static_cast<R>(task.top[0]), static_cast<R>(task.top[1]), static_cast<R>(task.top[2]),
                                                         static_cast<R>(task.top[3])}};
-            ++t;
+            const int* known = passes[i].known.data() + task.known0;
+            std::copy(known, known + task.knownCount, reinterpret_cast<cl_int*>(in + atKnown) + k + task.known0);
         }
-        std::copy(passes[i].known.begin(), passes[i].known.end(), reinterpret_cast<cl_int*>(in + atKnown) + k);
-        k += passes[i].known.size();
-    }
+    });
     ds.passAnswers.assign(n, 0);
     if (n > 0) {
         ds.passBuf.reserve(ctx, bytes, "voronoi completeness pass", CL_MEM_READ_WRITE);
