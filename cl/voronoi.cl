@@ -64,10 +64,11 @@ typedef struct {
         frameOffsets, frameRmax, tieEps, flagTol, answer
 // The kernels' arguments: the searches [first, first + n) of the wave (a part: the narrow or the wide
 // ones), all of the wave's arrays in one buffer (one transfer each way per wave) at the byte offsets
-// waveAt = (tasks, frames, starts, radii, flagged counts (one per part), answers, flagged list, -);
-// VOR_UNPACK names them as VOR_ARGS does. A part's flagged searches go to list[first ...].
+// waveAt = (tasks, frames, starts, radii, flagged count, answers, flagged list, -);
+// VOR_UNPACK names them as VOR_ARGS does. Both parts' flagged searches go to one list, as wave
+// indices (first + item), so that mixed mode's phase 2 is one launch over the whole wave.
 #define VOR_KERNEL_ARGS                                                                                       \
-    const uint n, const uint wavePart, const uint first, __global uchar *wave, const uint8 waveAt,                \
+    const uint n, const uint first, __global uchar *wave, const uint8 waveAt,                                 \
         __global const real4 *balls, __global const int *cellStart, __global const real4 *cellBalls,           \
         __global const int *cellIndex, __global const real4 *frameGrid, __global const int4 *frameDims,        \
         __global const int2 *frameOffsets, __global const real *frameRmax, const real tieEps, const real flagTol
@@ -76,9 +77,9 @@ typedef struct {
     __global const int* taskFrame = (__global const int*)(wave + waveAt.s1);                                  \
     __global const real4* starts = (__global const real4*)(wave + waveAt.s2);                                 \
     __global const real* radii = (__global const real*)(wave + waveAt.s3);                                    \
-    __global uint* flaggedCount = (__global uint*)(wave + waveAt.s4) + wavePart;                                \
+    __global uint* flaggedCount = (__global uint*)(wave + waveAt.s4);                                         \
     __global int2* answer = (__global int2*)(wave + waveAt.s5);                                               \
-    __global uint* flagged = (__global uint*)(wave + waveAt.s6) + first
+    __global uint* flagged = (__global uint*)(wave + waveAt.s6)
 
 // The candidate box of search radius R (balls within R of the start vertex's centre; every ball from
 // VOR_ALL_BALLS on), and the search started afresh. Returns how many balls the box holds (what the
@@ -331,7 +332,7 @@ __kernel void voronoi_edges_phase1(VOR_KERNEL_ARGS) {
     VOR_UNPACK;
     const uint i = get_global_id(0);
     if (i >= n) return;
-    if (search_edge(i, VOR_PASS)) two_phase_append(flaggedCount, flagged, i);
+    if (search_edge(i, VOR_PASS)) two_phase_append(flaggedCount, flagged, first + i);
 }
 #else
 __kernel __attribute__((reqd_work_group_size(VOR_GROUP, 1, 1))) void voronoi_edges_phase1(VOR_KERNEL_ARGS) {
@@ -341,7 +342,7 @@ __kernel __attribute__((reqd_work_group_size(VOR_GROUP, 1, 1))) void voronoi_edg
     __local float nextRadius[VOR_SLOTS];
     const uint item = get_group_id(0) * VOR_SLOTS + get_local_id(0) / VOR_LANES;
     const int flag = search_lanes(item < n ? (int)item : -1, VOR_LANES, VOR_PASS, part, partFlag, nextRadius);
-    if ((get_local_id(0) & (VOR_LANES - 1)) == 0 && item < n && flag) two_phase_append(flaggedCount, flagged, item);
+    if ((get_local_id(0) & (VOR_LANES - 1)) == 0 && item < n && flag) two_phase_append(flaggedCount, flagged, first + item);
 }
 #endif
 
@@ -352,14 +353,14 @@ __kernel __attribute__((reqd_work_group_size(VOR_WIDE, 1, 1))) void voronoi_edge
     __local float nextRadius[1];
     const uint i = get_group_id(0);
     const int flag = search_lanes((int)i, VOR_WIDE, VOR_PASS, part, partFlag, nextRadius);
-    if (get_local_id(0) == 0 && flag) two_phase_append(flaggedCount, flagged, i);
+    if (get_local_id(0) == 0 && flag) two_phase_append(flaggedCount, flagged, first + i);
 }
 
 #if PORTACL_DOUBLE
 // Phase 2 (double) has two ways to find its searches (two_phase_list_count, two_phase_list_item):
-// `direct` (double mode): search k is item k, the grid covers the part; else (mixed mode): search k is
-// the k-th entry of the part's flagged list, and the grid (listPhase2Groups: the count is not known on
-// the host) loops over the list, k, k + grid, ...
+// `direct` (double mode): search k is item k, the grid covers the part; else (mixed mode, one launch
+// over the whole wave with first = 0): search k is the k-th entry of the wave's flagged list, and the
+// grid (listPhase2Groups: the count is not known on the host) loops over the list, k, k + grid, ...
 #define VOR_PHASE2_ARGS const uint direct, VOR_KERNEL_ARGS
 
 #if VOR_LANES == 1
@@ -397,7 +398,8 @@ static void search_listed(const int lanes, const uint direct, const uint n, __gl
     }
 }
 
-// Phase 2 of mixed mode: the few flagged narrow searches, a work-group of VOR_FLAGGED each.
+// Phase 2 of mixed mode: the wave's few flagged searches, narrow and wide, a work-group of VOR_FLAGGED
+// each.
 __kernel __attribute__((reqd_work_group_size(VOR_FLAGGED, 1, 1))) void voronoi_edges_flagged_phase2(VOR_PHASE2_ARGS) {
     VOR_UNPACK;
     __local vor_search part[VOR_FLAGGED];
@@ -406,6 +408,7 @@ __kernel __attribute__((reqd_work_group_size(VOR_FLAGGED, 1, 1))) void voronoi_e
     search_listed(VOR_FLAGGED, direct, n, flaggedCount, flagged, VOR_PASS, part, partFlag, nextRadius);
 }
 
+// Phase 2 of double mode on the wide searches, a work-group of VOR_WIDE each.
 __kernel __attribute__((reqd_work_group_size(VOR_WIDE, 1, 1))) void voronoi_edges_wide_phase2(VOR_PHASE2_ARGS) {
     VOR_UNPACK;
     __local vor_search part[VOR_WIDE];

@@ -127,7 +127,9 @@ bool Tracer::findStartVertex(int seed, Vertex* out) const {
             if (static_cast<int>(near.size()) >= K || R > span) break;
             R *= 2;
         }
-        std::sort(near.begin(), near.end());
+        // Only the nearest 64 are used in order (the K candidates and the quick emptiness test below).
+        const std::size_t used = std::min<std::size_t>(64, near.size());
+        std::partial_sort(near.begin(), near.begin() + used, near.end());
         const int n = std::min<int>(K, static_cast<int>(near.size()));
         for (int l = 2; l < n; ++l)
             for (int k = 1; k < l; ++k)

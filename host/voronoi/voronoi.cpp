@@ -213,8 +213,9 @@ SearchShape searchShape(Context& ctx, const SearchTuning& t) {
     return s;
 }
 
-// The wave kernels of this mode and split, created once per context; `mixedFlagged`: phase 2 of
-// mixed mode gives each flagged narrow search a work-group (SearchShape::flaggedLanes).
+// The wave kernels of this mode and split, created once per context. Mixed mode's phase 2 is one
+// launch of narrow2 over the wave's flagged list, narrow and wide searches alike; `mixedFlagged`: it
+// gives each flagged search a work-group (SearchShape::flaggedLanes).
 WaveKernels& waveKernels(Context& ctx, DeviceState& ds, const TwoPhaseList& twoPhase, const SearchShape& shape) {
     const Precision mode = twoPhase.mode;
     const std::string options = shape.kernelOptions();
@@ -230,7 +231,7 @@ WaveKernels& waveKernels(Context& ctx, DeviceState& ds, const TwoPhaseList& twoP
     if (twoPhase.runsPhase2()) {
         k.narrow2 = ctx.kernel("voronoi.cl", mixedFlagged ? "voronoi_edges_flagged_phase2" : "voronoi_edges_phase2",
                                Precision::Double, options);
-        k.wide2 = ctx.kernel("voronoi.cl", "voronoi_edges_wide_phase2", Precision::Double, options);
+        if (mode == Precision::Double) k.wide2 = ctx.kernel("voronoi.cl", "voronoi_edges_wide_phase2", Precision::Double, options);
     }
     // Work-groups of a fixed size (reqd_work_group_size) must be allowed on the device.
     const auto check = [&](const cl::Kernel& kernel, std::size_t local) {
@@ -427,22 +428,20 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     for (int part = 0; part < 2; ++part) {
         if (useFloat) {
             cl::Kernel& k = part == 0 ? wk.narrow1 : wk.wide1;
-            k.setArg(1, static_cast<cl_uint>(part));
-            k.setArg(5, fd.balls.buffer), k.setArg(6, ds.cellStartBuf.buffer), k.setArg(7, fd.cellBalls.buffer);
-            k.setArg(8, ds.cellIndexBuf.buffer), k.setArg(9, fd.grid.buffer), k.setArg(10, ds.dimsBuf.buffer);
-            k.setArg(11, ds.offsetsBuf.buffer), k.setArg(12, fd.rmax.buffer);
+            k.setArg(4, fd.balls.buffer), k.setArg(5, ds.cellStartBuf.buffer), k.setArg(6, fd.cellBalls.buffer);
+            k.setArg(7, ds.cellIndexBuf.buffer), k.setArg(8, fd.grid.buffer), k.setArg(9, ds.dimsBuf.buffer);
+            k.setArg(10, ds.offsetsBuf.buffer), k.setArg(11, fd.rmax.buffer);
             // Float: travel below 1e-5 is a tie with the start; anything within 1e-3 (relative) of a
             // decision is flagged (phase 2 in mixed mode).
-            k.setArg(13, 1e-5f), k.setArg(14, 1e-3f);
+            k.setArg(12, 1e-5f), k.setArg(13, 1e-3f);
         }
-        if (useDouble) {
+        if (useDouble && (part == 0 || mode == Precision::Double)) {
             cl::Kernel& k = part == 0 ? wk.narrow2 : wk.wide2;
             k.setArg(0, twoPhase.direct());
-            k.setArg(2, static_cast<cl_uint>(part));
-            k.setArg(6, dd.balls.buffer), k.setArg(7, ds.cellStartBuf.buffer), k.setArg(8, dd.cellBalls.buffer);
-            k.setArg(9, ds.cellIndexBuf.buffer), k.setArg(10, dd.grid.buffer), k.setArg(11, ds.dimsBuf.buffer);
-            k.setArg(12, ds.offsetsBuf.buffer), k.setArg(13, dd.rmax.buffer);
-            k.setArg(14, 1e-9), k.setArg(15, 0.0);
+            k.setArg(5, dd.balls.buffer), k.setArg(6, ds.cellStartBuf.buffer), k.setArg(7, dd.cellBalls.buffer);
+            k.setArg(8, ds.cellIndexBuf.buffer), k.setArg(9, dd.grid.buffer), k.setArg(10, ds.dimsBuf.buffer);
+            k.setArg(11, ds.offsetsBuf.buffer), k.setArg(12, dd.rmax.buffer);
+            k.setArg(13, 1e-9), k.setArg(14, 0.0);
         }
     }
     times.setup += lap(tick);
@@ -542,47 +541,49 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         times.prepare += lap(tick);
 
         // The narrow searches, then the wide ones; each part's `first` is its offset into the wave's
-        // arrays. Phase 1 (float) in float and mixed mode, phase 2 (double) in double mode on every
-        // search of the part and in mixed mode on its flagged list.
+        // arrays. Phase 1 (float) in float and mixed mode; phase 2 (double) in double mode on every
+        // search of each part, in mixed mode once on the wave's flagged list (both parts append to it).
         const cl_uint8 waveAt{{static_cast<cl_uint>(at.tasks), static_cast<cl_uint>(at.frames), 0, 0,
                                static_cast<cl_uint>(at.counts), static_cast<cl_uint>(at.answers),
                                static_cast<cl_uint>(at.list), 0}};
         cl_uint8 waveAtF = waveAt, waveAtD = waveAt;
         waveAtF.s[2] = static_cast<cl_uint>(at.startF), waveAtF.s[3] = static_cast<cl_uint>(at.radF);
         waveAtD.s[2] = static_cast<cl_uint>(at.startD), waveAtD.s[3] = static_cast<cl_uint>(at.radD);
+        const auto setWave = [&](cl::Kernel& k, cl_uint a, std::size_t count, cl_uint first, const cl_uint8& offsets) {
+            k.setArg(a + 0, static_cast<cl_uint>(count));
+            k.setArg(a + 1, first);
+            k.setArg(a + 2, ds.waveBuf.buffer);
+            k.setArg(a + 3, offsets);
+        };
         for (int part = 0; part < 2; ++part) {
             const std::size_t count = part == 0 ? narrow : n - narrow;
             if (count == 0) continue;
             const cl_uint first = part == 0 ? 0 : static_cast<cl_uint>(narrow);
-            const auto setWave = [&](cl::Kernel& k, cl_uint a, const cl_uint8& offsets) {
-                k.setArg(a + 0, static_cast<cl_uint>(count));
-                k.setArg(a + 2, first);
-                k.setArg(a + 3, ds.waveBuf.buffer);
-                k.setArg(a + 4, offsets);
-            };
             if (useFloat) {
                 cl::Kernel& k1 = part == 0 ? wk.narrow1 : wk.wide1;
-                setWave(k1, 0, waveAtF);
+                setWave(k1, 0, count, first, waveAtF);
                 if (part == 0) launchSearches(ctx, k1, count, shape.lanes, shape.group / shape.lanes, itemGroup);
                 else launchSearches(ctx, k1, count, shape.wideGroup, 1, itemGroup);
             }
-            if (useDouble) {
+            if (mode == Precision::Double) {
                 cl::Kernel& k2 = part == 0 ? wk.narrow2 : wk.wide2;
-                setWave(k2, 1, waveAtD);
-                // Mixed: the flagged count is on the device only; a bounded grid loops over the list.
+                setWave(k2, 1, count, first, waveAtD);
                 if (part == 1) launchSearches(ctx, k2, count, shape.wideGroup, 1, itemGroup, &twoPhase);
-                else if (mode == Precision::Mixed && shape.flaggedLanes != shape.lanes)
-                    launchSearches(ctx, k2, count, shape.flaggedLanes, 1, itemGroup, &twoPhase);
                 else launchSearches(ctx, k2, count, shape.lanes, shape.group / shape.lanes, itemGroup, &twoPhase);
             }
+        }
+        if (mode == Precision::Mixed) {
+            // The flagged count is on the device only: a bounded grid loops over the list.
+            setWave(wk.narrow2, 1, n, 0, waveAtD);
+            if (shape.flaggedLanes != shape.lanes) launchSearches(ctx, wk.narrow2, n, shape.flaggedLanes, 1, itemGroup, &twoPhase);
+            else launchSearches(ctx, wk.narrow2, n, shape.lanes, shape.group / shape.lanes, itemGroup, &twoPhase);
         }
         times.enqueue += lap(tick);
         // The wave's one host sync: the flagged counts and the answers.
         const std::size_t answersAt = at.read() / sizeof(cl_int2);
         answers.resize(answersAt + n);
         ctx.read(ds.waveBuf.buffer, answers.data(), at.read() + n * sizeof(cl_int2), "download voronoi answers", at.counts);
-        for (int part = 0; part < 2; ++part)
-            undecided += twoPhase.report(part == 0 ? narrow : n - narrow, static_cast<cl_uint>(answers[0].s[part])).undecided;
+        undecided += twoPhase.report(n, static_cast<cl_uint>(answers[0].s[0])).undecided;
         times.device += lap(tick);
 
         // The answers' geometry in parallel, then recorded in wave order.
