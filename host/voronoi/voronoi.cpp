@@ -1,9 +1,11 @@
 // The device version: every frame's tracer hands its pending edges over, and all of them go to the
-// device together, two two-phase dispatches (the engine's append-list variant, TwoPhaseList: float,
-// then double for the flagged searches; one for the narrow searches, one for the wide ones) per wave,
-// enqueued without waiting; the wave's only host sync is the read of its answers. Per wave: one write, up to four kernels, one read. Frames are concatenated on the device: balls, grid cells and
-// per-frame grid parameters. Host work per task (preparation, the geometry of the answers) runs on
-// a pool of threads; the answers are recorded in wave order.
+// device together through the engine's append-list two-phase dispatch (TwoPhaseList: float, then
+// double for the flagged searches). Per wave: one write, the narrow and the wide searches' kernels
+// (phase 1, and in double mode phase 2, for each), in mixed mode one phase-2 launch over the wave's
+// flagged list, and one read, the wave's only host sync. Frames are concatenated on the device:
+// balls, grid cells and per-frame grid parameters. Host work per task (preparation, the geometry of
+// the answers) runs on a pool of threads; the answers are recorded in wave order. When every frame
+// is traced, the completeness pass (completeness_pass.cpp) may hand new starts back.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,78 +13,25 @@
 #include <cstdlib>
 #include <cstring>
 #include <cmath>
-#include <map>
 #include <memory>
-#include <type_traits>
 
 #include "portacl/error.hpp"
 #include "portacl/two_phase.hpp"
+#include "voronoi/device_state.hpp"
 #include "voronoi/tracer.hpp"
 #include "voronoi/worker_pool.hpp"
 
 namespace portacl::voronoi {
 
+using namespace device;
+
 namespace {
 
 constexpr float kAllBalls = 1e30f;  // a search radius the kernel reads as "every ball" (>= 1e29)
 
-// Enqueues a write that does not wait (the source must stay unchanged until the queue passes it).
-void writeLater(Context& ctx, const cl::Buffer& b, const void* src, std::size_t bytes, const char* what,
-                std::size_t offset = 0) {
-    cl::Event e;
-    clCall("clEnqueueWriteBuffer", [&] { return ctx.queue().enqueueWriteBuffer(b, CL_FALSE, offset, bytes, src, nullptr, &e); });
-    ctx.recordEvent(what, EventKind::Transfer, e);
-}
-
-// A device buffer kept with the context across computations and grown geometrically, so that
-// repeated calls (a benchmark's repeats, an ensemble's batches) allocate nothing. Written without
-// waiting: the host copy must stay unchanged until the queue passes the write (the computation's
-// blocking reads do; the host copies below live in the same kept state until the next call).
-struct Staged {
-    cl::Buffer buffer;
-    std::size_t capacity = 0;
-
-    void reserve(Context& ctx, std::size_t bytes, const char* what, cl_mem_flags flags = CL_MEM_READ_ONLY) {
-        if (bytes <= capacity && capacity > 0) return;
-        capacity = std::max<std::size_t>({bytes, 2 * capacity, 256});
-        buffer = ctx.buffer(capacity, what, flags);
-    }
-    template <typename T>
-    void put(Context& ctx, const std::vector<T>& host, const char* what) {
-        reserve(ctx, host.size() * sizeof(T), what);
-        if (!host.empty()) writeLater(ctx, buffer, host.data(), host.size() * sizeof(T), what);
-    }
-};
-
-// Everything about the frames that stays on the device for the whole batch, in one precision.
-template <typename R4, typename R>
-struct FrameData {
-    std::vector<R4> all, sorted, grids;
-    std::vector<R> rmaxes;
-    Staged balls, cellBalls, grid, rmax;
-
-    void upload(Context& ctx, const std::vector<std::unique_ptr<Tracer>>& tracers) {
-        all.clear(), sorted.clear(), grids.clear(), rmaxes.clear();
-        for (const auto& tr : tracers) {
-            const auto& balls = tr->balls();
-            const std::size_t base = all.size();
-            for (const auto& b : balls)
-                all.push_back(R4{{static_cast<R>(b.x), static_cast<R>(b.y), static_cast<R>(b.z), static_cast<R>(b.r)}});
-            for (int j : tr->grid().cellBalls) sorted.push_back(all[base + j]);
-            const BallGrid& g = tr->grid();
-            grids.push_back(R4{{static_cast<R>(g.lo[0]), static_cast<R>(g.lo[1]), static_cast<R>(g.lo[2]), static_cast<R>(g.h)}});
-            rmaxes.push_back(static_cast<R>(tr->maxRadius()));
-        }
-        balls.put(ctx, all, "voronoi balls");
-        cellBalls.put(ctx, sorted, "voronoi grid balls");
-        grid.put(ctx, grids, "voronoi frame grids");
-        rmax.put(ctx, rmaxes, "voronoi frame radii");
-    }
-};
-
 // Byte offsets of a wave's arrays in its one device buffer, each part aligned to 128 bytes: the input
-// (tasks (int4), frames (int), starts and radii in float and/or double), the two parts' flagged
-// counts, then the answers (int2) and the flagged list (uint). The host writes [0, written): the input
+// (tasks (int4), frames (int), starts and radii in float and/or double), the flagged count, then the
+// answers (int2) and the flagged list (uint). The host writes [0, written): the input
 // and the counts, zeroed; it reads [counts, read): the counts and the answers.
 struct WaveLayout {
     static constexpr std::size_t kCountsBytes = 128;
@@ -104,54 +53,6 @@ struct WaveLayout {
     }
     std::size_t written() const { return counts + kCountsBytes; }
     std::size_t read() const { return answers - counts; }  // + the answers
-};
-
-// The kernels of one search split and mode (created once per context: DeviceState::kernels).
-struct WaveKernels {
-    cl::Kernel narrow1, wide1, narrow2, wide2;  // phase 1 (float) and phase 2 (double); absent when unused
-    std::size_t itemGroup = 1;                   // work-group of the narrow kernels with one work-item per search
-};
-
-// What a computation keeps on the device and the host copies behind its writes, kept with the
-// context (see Staged).
-struct DeviceState {
-    FrameData<cl_float4, float> fd;
-    FrameData<cl_double4, double> dd;
-    std::vector<cl_int> cellStart, cellIndex;
-    std::vector<cl_int4> dims;
-    std::vector<cl_int2> offsets;
-    Staged cellStartBuf, cellIndexBuf, dimsBuf, offsetsBuf;
-    // The wave: its input and zeroed counts (WaveLayout; cl_double4 elements keep every part aligned
-    // on the host), its counts and answers as read back, and its device buffer.
-    std::vector<cl_double4> input;
-    std::vector<cl_int2> answers;
-    Staged waveBuf;
-    std::map<std::string, WaveKernels> kernels;  // by precision mode and kernel options
-    // The completeness pass: its input (tasks, kinds, windows, tops, known balls) and answers in one
-    // buffer, and its kernel (by precision and options).
-    std::vector<cl_double4> passInput;
-    std::vector<cl_int> passAnswers;
-    Staged passBuf;
-    std::map<std::string, cl::Kernel> faceKernels;
-};
-
-// Host wall time of the computation's phases (PORTACL_VORONOI_TIMES=1 prints them to stderr).
-struct HostPhases {
-    double setup = 0, seed = 0, prepare = 0, enqueue = 0, device = 0, resolve = 0, commit = 0, finish = 0;
-    double passTasks = 0, passDevice = 0, passHost = 0;  // the completeness pass: faces + upload, filter, exact step
-    std::size_t wideSearches = 0, passFaces = 0, passTriples = 0, passFlagged = 0;
-    int passRounds = 0;
-    std::string shape;  // the searches' split (SearchShape::describe)
-    void print(int waves, unsigned threads) const {
-        std::fprintf(stderr,
-                     "voronoi times (%u host threads; %s): setup+upload %.1f ms, starts %.1f ms; %d waves: prepare+upload "
-                     "%.1f ms, enqueue %.1f ms, device + answer download %.1f ms (%zu wide searches), resolve %.1f ms, "
-                     "commit %.1f ms; completeness pass (%d rounds, %zu faces, %zu triples, %zu flagged): faces + upload "
-                     "%.1f ms, device + download %.1f ms, host %.1f ms; finish %.1f ms\n",
-                     threads, shape.c_str(), 1e3 * setup, 1e3 * seed, waves, 1e3 * prepare, 1e3 * enqueue, 1e3 * device, wideSearches,
-                     1e3 * resolve, 1e3 * commit, passRounds, passFaces, passTriples, passFlagged, 1e3 * passTasks, 1e3 * passDevice,
-                     1e3 * passHost, 1e3 * finish);
-    }
 };
 
 // The host threads, kept with the context (a call on a small structure must not pay for starting them).
@@ -261,119 +162,6 @@ void launchSearches(Context& ctx, const cl::Kernel& k, std::size_t searches, std
     const std::size_t local = perSearch * perGroup;
     ctx.launch(k, cl::NDRange(groups * local), cl::NDRange(local));
 }
-
-double lap(std::chrono::steady_clock::time_point& tick) {
-    const auto now = std::chrono::steady_clock::now();
-    const double s = std::chrono::duration<double>(now - tick).count();
-    tick = now;
-    return s;
-}
-
-// The completeness pass (docs/voronoi.md) of the frames not done yet, one launch for all of them: each
-// frame's faces (Tracer::faceTasks), the filter on the device (voronoi_faces: double where the device
-// has fp64, float otherwise), the exact host step on the flagged faces. Frames whose pass added no
-// start are done. Returns whether any frame has edges to trace again.
-template <typename R4, typename R>
-bool completenessPass(Context& ctx, DeviceState& ds, const FrameData<R4, R>& data, const std::string& options,
-                      std::vector<std::unique_ptr<Tracer>>& tracers, std::vector<char>& done, WorkerPool& pool, HostPhases& times,
-                      std::chrono::steady_clock::time_point& tick) {
-    const Precision p = std::is_same<R, double>::value ? Precision::Double : Precision::Float;
-    const std::string key = std::to_string(static_cast<int>(p)) + ' ' + options;
-    auto it = ds.faceKernels.find(key);
-    if (it == ds.faceKernels.end()) it = ds.faceKernels.emplace(key, ctx.kernel("voronoi.cl", "voronoi_faces", p, options)).first;
-    cl::Kernel& kernel = it->second;
-    std::vector<int> frames;
-    for (std::size_t f = 0; f < tracers.size(); ++f)
-        if (!done[f]) frames.push_back(static_cast<int>(f));
-    std::vector<FacePass> passes(frames.size());
-    if (frames.size() == 1) {
-        passes[0] = tracers[frames[0]]->faceTasks(&pool);  // one frame: its faces on every host thread
-    } else {
-        pool.forRange(frames.size(), 1, [&](std::size_t b, std::size_t e) {
-            for (std::size_t i = b; i < e; ++i) passes[i] = tracers[frames[i]]->faceTasks();
-        });
-    }
-    std::size_t n = 0, nk = 0;
-    for (const auto& fp : passes) n += fp.tasks.size(), nk += fp.known.size();
-    // One buffer: tasks (int4: b, c, known offset, known count), kinds (frame << 2 | bounded << 1 | holes),
-    // windows, tops (x, y, z, t), the known balls, each frame's smallest radius, the answers.
-    std::size_t bytes = 0;
-    const auto part = [&](std::size_t size) {
-        const std::size_t at = bytes;
-        bytes += (size + 127) / 128 * 128;
-        return at;
-    };
-    const std::size_t atTasks = part(n * sizeof(cl_int4)), atInfo = part(n * sizeof(cl_int)), atTau = part(n * sizeof(R)),
-                      atTop = part(n * sizeof(R4)), atKnown = part(nk * sizeof(cl_int)), atRmin = part(tracers.size() * sizeof(R)),
-                      atOut = part(n * sizeof(cl_int));
-    ds.passInput.resize(atOut / sizeof(cl_double4) + 1);
-    unsigned char* const in = reinterpret_cast<unsigned char*>(ds.passInput.data());
-    for (std::size_t f = 0; f < tracers.size(); ++f) reinterpret_cast<R*>(in + atRmin)[f] = static_cast<R>(tracers[f]->minRadius());
-    // Packed on the host threads: each frame's tasks and known balls at its offsets.
-    std::vector<std::size_t> taskAt(frames.size() + 1, 0), knownAt(frames.size() + 1, 0);
-    for (std::size_t i = 0; i < frames.size(); ++i)
-        taskAt[i + 1] = taskAt[i] + passes[i].tasks.size(), knownAt[i + 1] = knownAt[i] + passes[i].known.size();
-    pool.forRange(n, 4096, [&](std::size_t b, std::size_t e) {
-        std::size_t i = std::upper_bound(taskAt.begin(), taskAt.end(), b) - taskAt.begin() - 1;
-        for (std::size_t t = b; t < e; ++t) {
-            while (t >= taskAt[i + 1]) ++i;
-            const FaceTask& task = passes[i].tasks[t - taskAt[i]];
-            const std::size_t k = knownAt[i];
-            reinterpret_cast<cl_int4*>(in + atTasks)[t] = cl_int4{{task.b, task.c, static_cast<cl_int>(k + task.known0), task.knownCount}};
-            reinterpret_cast<cl_int*>(in + atInfo)[t] = frames[i] << 2 | task.bounded << 1 | task.holes;
-            reinterpret_cast<R*>(in + atTau)[t] = static_cast<R>(task.tau);
-            reinterpret_cast<R4*>(in + atTop)[t] = R4{{static_cast<R>(task.top[0]), static_cast<R>(task.top[1]), static_cast<R>(task.top[2]),
-                                                        static_cast<R>(task.top[3])}};
-            const int* known = passes[i].known.data() + task.known0;
-            std::copy(known, known + task.knownCount, reinterpret_cast<cl_int*>(in + atKnown) + k + task.known0);
-        }
-    });
-    ds.passAnswers.assign(n, 0);
-    if (n > 0) {
-        ds.passBuf.reserve(ctx, bytes, "voronoi completeness pass", CL_MEM_READ_WRITE);
-        writeLater(ctx, ds.passBuf.buffer, in, atOut, "upload voronoi faces");
-        times.passTasks += lap(tick);
-        const cl_uint8 at{{static_cast<cl_uint>(atTasks), static_cast<cl_uint>(atInfo), static_cast<cl_uint>(atTau),
-                           static_cast<cl_uint>(atTop), static_cast<cl_uint>(atKnown), static_cast<cl_uint>(atOut),
-                           static_cast<cl_uint>(atRmin), 0}};
-        kernel.setArg(0, static_cast<cl_uint>(n)), kernel.setArg(1, ds.passBuf.buffer), kernel.setArg(2, at);
-        kernel.setArg(3, data.balls.buffer), kernel.setArg(4, ds.cellStartBuf.buffer), kernel.setArg(5, data.cellBalls.buffer);
-        kernel.setArg(6, ds.cellIndexBuf.buffer), kernel.setArg(7, data.grid.buffer), kernel.setArg(8, ds.dimsBuf.buffer);
-        kernel.setArg(9, ds.offsetsBuf.buffer), kernel.setArg(10, data.rmax.buffer);
-        const std::size_t group = std::min<std::size_t>(
-            64, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device().device));
-        ctx.launch(kernel, cl::NDRange((n + group - 1) / group * group), cl::NDRange(group));
-        ctx.read(ds.passBuf.buffer, ds.passAnswers.data(), n * sizeof(cl_int), "download voronoi faces", atOut);
-        times.passDevice += lap(tick);
-    } else {
-        times.passTasks += lap(tick);
-    }
-    std::vector<std::size_t> first(frames.size() + 1, 0);
-    for (std::size_t i = 0; i < frames.size(); ++i) first[i + 1] = first[i] + passes[i].tasks.size();
-    std::vector<char> seeded(frames.size(), 0);
-    pool.forRange(frames.size(), 1, [&](std::size_t b, std::size_t e) {
-        for (std::size_t i = b; i < e; ++i) {
-            std::vector<FaceScan> scans(passes[i].tasks.size());
-            for (std::size_t j = 0; j < scans.size(); ++j) {
-                const cl_int a = ds.passAnswers[first[i] + j];
-                scans[j].flagged = a < 0;
-                scans[j].triples = a & 0x7fffffff;
-            }
-            seeded[i] = tracers[frames[i]]->completePass(passes[i], scans);
-        }
-    });
-    bool any = false;
-    for (std::size_t i = 0; i < frames.size(); ++i) {
-        if (seeded[i]) any = true;
-        else done[frames[i]] = 1;
-        times.passFaces += passes[i].tasks.size();
-    }
-    for (cl_int a : ds.passAnswers) times.passTriples += a & 0x7fffffff, times.passFlagged += a < 0;
-    ++times.passRounds;
-    times.passHost += lap(tick);
-    return any;
-}
-
 
 }  // namespace
 

@@ -1,0 +1,140 @@
+// The device side of the Voronoi computation kept with the context (host/voronoi/voronoi.cpp traces
+// the waves, host/voronoi/completeness_pass.cpp runs the completeness pass): buffers written without
+// waiting, the frames' data in one precision, the kernels, and the host phase timings.
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "portacl/context.hpp"
+#include "portacl/error.hpp"
+#include "voronoi/tracer.hpp"
+#include "voronoi/worker_pool.hpp"
+
+namespace portacl::voronoi::device {
+
+// Enqueues a write that does not wait (the source must stay unchanged until the queue passes it).
+inline void writeLater(Context& ctx, const cl::Buffer& b, const void* src, std::size_t bytes, const char* what,
+                       std::size_t offset = 0) {
+    cl::Event e;
+    clCall("clEnqueueWriteBuffer", [&] { return ctx.queue().enqueueWriteBuffer(b, CL_FALSE, offset, bytes, src, nullptr, &e); });
+    ctx.recordEvent(what, EventKind::Transfer, e);
+}
+
+// A device buffer kept with the context across computations and grown geometrically, so that
+// repeated calls (a benchmark's repeats, an ensemble's batches) allocate nothing. Written without
+// waiting: the host copy must stay unchanged until the queue passes the write (the computation's
+// blocking reads do; the host copies below live in the same kept state until the next call).
+struct Staged {
+    cl::Buffer buffer;
+    std::size_t capacity = 0;
+
+    void reserve(Context& ctx, std::size_t bytes, const char* what, cl_mem_flags flags = CL_MEM_READ_ONLY) {
+        if (bytes <= capacity && capacity > 0) return;
+        capacity = std::max<std::size_t>({bytes, 2 * capacity, 256});
+        buffer = ctx.buffer(capacity, what, flags);
+    }
+    template <typename T>
+    void put(Context& ctx, const std::vector<T>& host, const char* what) {
+        reserve(ctx, host.size() * sizeof(T), what);
+        if (!host.empty()) writeLater(ctx, buffer, host.data(), host.size() * sizeof(T), what);
+    }
+};
+
+// Everything about the frames that stays on the device for the whole batch, in one precision.
+template <typename R4, typename R>
+struct FrameData {
+    std::vector<R4> all, sorted, grids;
+    std::vector<R> rmaxes;
+    Staged balls, cellBalls, grid, rmax;
+
+    void upload(Context& ctx, const std::vector<std::unique_ptr<Tracer>>& tracers) {
+        all.clear(), sorted.clear(), grids.clear(), rmaxes.clear();
+        for (const auto& tr : tracers) {
+            const auto& balls = tr->balls();
+            const std::size_t base = all.size();
+            for (const auto& b : balls)
+                all.push_back(R4{{static_cast<R>(b.x), static_cast<R>(b.y), static_cast<R>(b.z), static_cast<R>(b.r)}});
+            for (int j : tr->grid().cellBalls) sorted.push_back(all[base + j]);
+            const BallGrid& g = tr->grid();
+            grids.push_back(R4{{static_cast<R>(g.lo[0]), static_cast<R>(g.lo[1]), static_cast<R>(g.lo[2]), static_cast<R>(g.h)}});
+            rmaxes.push_back(static_cast<R>(tr->maxRadius()));
+        }
+        balls.put(ctx, all, "voronoi balls");
+        cellBalls.put(ctx, sorted, "voronoi grid balls");
+        grid.put(ctx, grids, "voronoi frame grids");
+        rmax.put(ctx, rmaxes, "voronoi frame radii");
+    }
+};
+
+// The kernels of one search split and mode (created once per context: DeviceState::kernels).
+struct WaveKernels {
+    cl::Kernel narrow1, wide1, narrow2, wide2;  // phase 1 (float) and phase 2 (double); absent when unused
+    std::size_t itemGroup = 1;                   // work-group of the narrow kernels with one work-item per search
+};
+
+// What a computation keeps on the device and the host copies behind its writes, kept with the
+// context (see Staged).
+struct DeviceState {
+    FrameData<cl_float4, float> fd;
+    FrameData<cl_double4, double> dd;
+    std::vector<cl_int> cellStart, cellIndex;
+    std::vector<cl_int4> dims;
+    std::vector<cl_int2> offsets;
+    Staged cellStartBuf, cellIndexBuf, dimsBuf, offsetsBuf;
+    // The wave: its input and zeroed counts (WaveLayout; cl_double4 elements keep every part aligned
+    // on the host), its counts and answers as read back, and its device buffer.
+    std::vector<cl_double4> input;
+    std::vector<cl_int2> answers;
+    Staged waveBuf;
+    std::map<std::string, WaveKernels> kernels;  // by precision mode and kernel options
+    // The completeness pass: its input (tasks, kinds, windows, tops, known balls) and answers in one
+    // buffer, and its kernel (by precision and options).
+    std::vector<cl_double4> passInput;
+    std::vector<cl_int> passAnswers;
+    Staged passBuf;
+    std::map<std::string, cl::Kernel> faceKernels;
+};
+
+// Host wall time of the computation's phases (PORTACL_VORONOI_TIMES=1 prints them to stderr).
+struct HostPhases {
+    double setup = 0, seed = 0, prepare = 0, enqueue = 0, device = 0, resolve = 0, commit = 0, finish = 0;
+    double passTasks = 0, passDevice = 0, passHost = 0;  // the completeness pass: faces + upload, filter, exact step
+    std::size_t wideSearches = 0, passFaces = 0, passTriples = 0, passFlagged = 0;
+    int passRounds = 0;
+    std::string shape;  // the searches' split (SearchShape::describe)
+    void print(int waves, unsigned threads) const {
+        std::fprintf(stderr,
+                     "voronoi times (%u host threads; %s): setup+upload %.1f ms, starts %.1f ms; %d waves: prepare+upload "
+                     "%.1f ms, enqueue %.1f ms, device + answer download %.1f ms (%zu wide searches), resolve %.1f ms, "
+                     "commit %.1f ms; completeness pass (%d rounds, %zu faces, %zu triples, %zu flagged): faces + upload "
+                     "%.1f ms, device + download %.1f ms, host %.1f ms; finish %.1f ms\n",
+                     threads, shape.c_str(), 1e3 * setup, 1e3 * seed, waves, 1e3 * prepare, 1e3 * enqueue, 1e3 * device, wideSearches,
+                     1e3 * resolve, 1e3 * commit, passRounds, passFaces, passTriples, passFlagged, 1e3 * passTasks, 1e3 * passDevice,
+                     1e3 * passHost, 1e3 * finish);
+    }
+};
+
+// Seconds since `tick`, which moves to now.
+inline double lap(std::chrono::steady_clock::time_point& tick) {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - tick).count();
+    tick = now;
+    return s;
+}
+
+// The completeness pass (docs/voronoi.md) of the frames not done yet, one launch for all of them: each
+// frame's faces (Tracer::faceTasks), the filter on the device (voronoi_faces, in the precision of
+// `data`: double where the device has fp64, float otherwise), the exact host step on the flagged
+// faces. Frames whose pass added no start are marked done. Returns whether any frame has edges to
+// trace again.
+template <typename R4, typename R>
+bool completenessPass(Context& ctx, DeviceState& ds, const FrameData<R4, R>& data, const std::string& options,
+                      std::vector<std::unique_ptr<Tracer>>& tracers, std::vector<char>& done, WorkerPool& pool, HostPhases& times,
+                      std::chrono::steady_clock::time_point& tick);
+
+}  // namespace portacl::voronoi::device
