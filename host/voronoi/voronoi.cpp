@@ -1,8 +1,8 @@
 // The device version: every frame's tracer hands its pending edges over, and all of them go to the
 // device together through the engine's append-list two-phase dispatch (TwoPhaseList: float, then
 // double for the flagged searches). Per wave: one write, the narrow and the wide searches' kernels
-// (phase 1, and in double mode phase 2, for each), in mixed mode one phase-2 launch over the wave's
-// flagged list, and one read, the wave's only host sync. Frames are concatenated on the device:
+// (phase 1 in float and mixed mode, phase 2 in double mode), in mixed mode one phase-2 launch over
+// the wave's flagged list, and one read, the wave's only host sync. Frames are concatenated on the device:
 // balls, grid cells and per-frame grid parameters. Host work per task (preparation, the geometry of
 // the answers) runs on a pool of threads; the answers are recorded in wave order. When every frame
 // is traced, the completeness pass (completeness_pass.cpp) may hand new starts back.
