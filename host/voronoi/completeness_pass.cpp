@@ -2,6 +2,7 @@
 // frame not done yet packed into one buffer, one launch of voronoi_faces, one read, then each frame's
 // exact host step (Tracer::completePass) on the host threads.
 #include <algorithm>
+#include <functional>
 #include <type_traits>
 
 #include "voronoi/device_state.hpp"
@@ -11,7 +12,7 @@ namespace portacl::voronoi::device {
 template <typename R4, typename R>
 bool completenessPass(Context& ctx, DeviceState& ds, const FrameData<R4, R>& data, const std::string& options,
                       std::vector<std::unique_ptr<Tracer>>& tracers, std::vector<char>& done, WorkerPool& pool, HostPhases& times,
-                      std::chrono::steady_clock::time_point& tick) {
+                      std::chrono::steady_clock::time_point& tick, const std::function<void()>& beforeChanges) {
     const Precision p = std::is_same<R, double>::value ? Precision::Double : Precision::Float;
     const std::string key = std::to_string(static_cast<int>(p)) + ' ' + options;
     auto it = ds.faceKernels.find(key);
@@ -86,6 +87,7 @@ bool completenessPass(Context& ctx, DeviceState& ds, const FrameData<R4, R>& dat
     std::vector<std::size_t> first(frames.size() + 1, 0);
     for (std::size_t i = 0; i < frames.size(); ++i) first[i + 1] = first[i] + passes[i].tasks.size();
     std::vector<char> seeded(frames.size(), 0);
+    beforeChanges();
     pool.forRange(frames.size(), 1, [&](std::size_t b, std::size_t e) {
         for (std::size_t i = b; i < e; ++i) {
             std::vector<FaceScan> scans(passes[i].tasks.size());
@@ -111,9 +113,9 @@ bool completenessPass(Context& ctx, DeviceState& ds, const FrameData<R4, R>& dat
 
 template bool completenessPass(Context&, DeviceState&, const FrameData<cl_float4, float>&, const std::string&,
                                std::vector<std::unique_ptr<Tracer>>&, std::vector<char>&, WorkerPool&, HostPhases&,
-                               std::chrono::steady_clock::time_point&);
+                               std::chrono::steady_clock::time_point&, const std::function<void()>&);
 template bool completenessPass(Context&, DeviceState&, const FrameData<cl_double4, double>&, const std::string&,
                                std::vector<std::unique_ptr<Tracer>>&, std::vector<char>&, WorkerPool&, HostPhases&,
-                               std::chrono::steady_clock::time_point&);
+                               std::chrono::steady_clock::time_point&, const std::function<void()>&);
 
 }  // namespace portacl::voronoi::device

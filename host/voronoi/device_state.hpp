@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -131,10 +132,11 @@ inline double lap(std::chrono::steady_clock::time_point& tick) {
 // frame's faces (Tracer::faceTasks), the filter on the device (voronoi_faces, in the precision of
 // `data`: double where the device has fp64, float otherwise), the exact host step on the flagged
 // faces. Frames whose pass added no start are marked done. Returns whether any frame has edges to
-// trace again.
+// trace again. `beforeChanges` runs before the first change to a tracer (until then the pass only
+// reads them).
 template <typename R4, typename R>
 bool completenessPass(Context& ctx, DeviceState& ds, const FrameData<R4, R>& data, const std::string& options,
                       std::vector<std::unique_ptr<Tracer>>& tracers, std::vector<char>& done, WorkerPool& pool, HostPhases& times,
-                      std::chrono::steady_clock::time_point& tick);
+                      std::chrono::steady_clock::time_point& tick, const std::function<void()>& beforeChanges);
 
 }  // namespace portacl::voronoi::device

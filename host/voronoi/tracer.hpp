@@ -125,6 +125,7 @@ public:
     double maxRadius() const { return rmax_; }
     double minRadius() const { return rmin_; }  // of the balls that are not hidden
     const std::vector<Vertex>& vertices() const { return d_.vertices; }
+    const std::vector<Edge>& edges() const { return d_.edges; }
 
     // Seeds the tracing; false when every ball is accounted for. The first call starts from one ball
     // of every block of the grid (many fronts, so that the waves are few; their start vertices are

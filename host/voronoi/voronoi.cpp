@@ -7,16 +7,19 @@
 // the answers) runs on a pool of threads; the answers are recorded in wave order. When every frame
 // is traced, the completeness pass (completeness_pass.cpp) may hand new starts back.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <cmath>
+#include <future>
 #include <memory>
 
 #include "portacl/error.hpp"
 #include "portacl/two_phase.hpp"
+#include "voronoi/canonical_order.hpp"
 #include "voronoi/device_state.hpp"
 #include "voronoi/tracer.hpp"
 #include "voronoi/worker_pool.hpp"
@@ -235,6 +238,10 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     times.setup += lap(tick);
 
     std::vector<char> finished(tracers.size(), 0);  // traced, and the completeness pass added no start
+    // Each frame's output order as worked out during its last completeness pass, and the vertex and
+    // edge counts it was worked out from (the order holds while they are unchanged).
+    std::vector<CanonicalOrder> orders(tracers.size());
+    std::vector<std::array<std::size_t, 2>> orderedSizes(tracers.size(), {{SIZE_MAX, SIZE_MAX}});
     // The completeness pass in double where the device has fp64 (its frames' data uploaded when the
     // mode has none in double), in float otherwise.
     const bool passDouble = ctx.device().fp64;
@@ -269,8 +276,21 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
                 else ds.fd.upload(ctx, tracers);
                 passDataReady = true;
             }
-            const bool more = passDouble ? completenessPass(ctx, ds, ds.dd, shape.kernelOptions(), tracers, finished, pool, times, tick)
-                                         : completenessPass(ctx, ds, ds.fd, shape.kernelOptions(), tracers, finished, pool, times, tick);
+            // The output order of each frame's diagram as it stands, worked out on its own thread while
+            // the pass builds its faces and the device filters them: the pass adds nothing on nearly
+            // every input (a frame it changes is ordered again at the end).
+            std::vector<int> passFrames;
+            for (std::size_t f = 0; f < tracers.size(); ++f)
+                if (!finished[f]) passFrames.push_back(static_cast<int>(f));
+            std::future<void> ordering = std::async(std::launch::async, [&] {
+                for (int f : passFrames) {
+                    orders[f] = canonicalOrder(tracers[f]->vertices(), tracers[f]->edges());
+                    orderedSizes[f] = {tracers[f]->vertices().size(), tracers[f]->edges().size()};
+                }
+            });
+            const auto beforeChanges = [&] { ordering.get(); };
+            const bool more = passDouble ? completenessPass(ctx, ds, ds.dd, shape.kernelOptions(), tracers, finished, pool, times, tick, beforeChanges)
+                                         : completenessPass(ctx, ds, ds.fd, shape.kernelOptions(), tracers, finished, pool, times, tick, beforeChanges);
             if (!more) break;
             continue;
         }
@@ -412,9 +432,11 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     std::vector<Diagram> out(tracers.size());
     pool.forRange(tracers.size(), 1, [&](std::size_t b, std::size_t e) {
         for (std::size_t f = b; f < e; ++f) {
+            const bool ordered = orderedSizes[f][0] == tracers[f]->vertices().size() && orderedSizes[f][1] == tracers[f]->edges().size();
             out[f] = tracers[f]->finish();
             out[f].waves = waves;
-            canonicalize(out[f]);
+            if (ordered) applyOrder(out[f], orders[f]);
+            else canonicalize(out[f]);
         }
     });
     times.finish += lap(tick);

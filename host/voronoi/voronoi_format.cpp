@@ -1,10 +1,13 @@
 // Text output of a diagram: vertices in Voronota's format, edges, canonical order.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <numeric>
 #include <string>
+#include <tuple>
 
 #include "portacl/voronoi.hpp"
+#include "voronoi/canonical_order.hpp"
 
 namespace portacl::voronoi {
 
@@ -27,37 +30,56 @@ std::vector<int> bucketOrder(std::size_t n, std::size_t buckets, Key key, Less l
 
 }  // namespace
 
-void canonicalize(Diagram& d) {
-    const std::size_t nv = d.vertices.size();
+CanonicalOrder canonicalOrder(const std::vector<Vertex>& vertices, const std::vector<Edge>& edges) {
+    const std::size_t nv = vertices.size();
     int maxBall = 0;
-    for (const Vertex& v : d.vertices) maxBall = std::max(maxBall, v.q[0]);
-    auto key = [&](int i) {
-        const Vertex& v = d.vertices[i];
-        return std::make_tuple(v.q[0], v.q[1], v.q[2], v.q[3], v.x, v.y, v.z, v.r);
-    };
-    const std::vector<int> order = bucketOrder(
-        nv, static_cast<std::size_t>(maxBall) + 1, [&](std::size_t i) { return d.vertices[i].q[0]; },
-        [&](int a, int b) { return key(a) < key(b); });
+    for (const Vertex& v : vertices) maxBall = std::max(maxBall, v.q[0]);
+    // By quadruple, then sphere; a bucket per first ball.
+    CanonicalOrder o;
+    o.vertices = bucketOrder(
+        nv, static_cast<std::size_t>(maxBall) + 1, [&](std::size_t i) { return vertices[i].q[0]; },
+        [&](int a, int b) {
+            const Vertex &u = vertices[a], &v = vertices[b];
+            return std::tie(u.q[1], u.q[2], u.q[3], u.x, u.y, u.z, u.r) < std::tie(v.q[1], v.q[2], v.q[3], v.x, v.y, v.z, v.r);
+        });
+    std::vector<int> newId(nv);
+    for (std::size_t i = 0; i < nv; ++i) newId[o.vertices[i]] = static_cast<int>(i);
+    // Each edge's ends in the new numbering, the lower first (an end with no vertex stays negative).
+    std::vector<std::array<int, 2>> ends(edges.size());
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+        const Edge& e = edges[i];
+        int a = e.v0 >= 0 ? newId[e.v0] : e.v0, b = e.v1 >= 0 ? newId[e.v1] : e.v1;
+        if (b >= 0 && b < a) std::swap(a, b);
+        ends[i] = {a, b};
+    }
+    // Edges by first vertex, the edges with no vertex (v0 < 0) last.
+    o.edges = bucketOrder(
+        edges.size(), nv + 1, [&](std::size_t i) { return ends[i][0] < 0 ? static_cast<int>(nv) : ends[i][0]; },
+        [&](int a, int b) {
+            const Edge &x = edges[a], &y = edges[b];
+            return std::tie(ends[a][1], x.g[0], x.g[1], x.g[2]) < std::tie(ends[b][1], y.g[0], y.g[1], y.g[2]);
+        });
+    return o;
+}
+
+void applyOrder(Diagram& d, const CanonicalOrder& o) {
+    const std::size_t nv = d.vertices.size();
     std::vector<int> newId(nv);
     std::vector<Vertex> sorted(nv);
-    for (std::size_t i = 0; i < nv; ++i) newId[order[i]] = static_cast<int>(i), sorted[i] = d.vertices[order[i]];
+    for (std::size_t i = 0; i < nv; ++i) newId[o.vertices[i]] = static_cast<int>(i), sorted[i] = d.vertices[o.vertices[i]];
     d.vertices.swap(sorted);
-    for (Edge& e : d.edges) {
+    std::vector<Edge> edges(d.edges.size());
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+        Edge e = d.edges[o.edges[i]];
         if (e.v0 >= 0) e.v0 = newId[e.v0];
         if (e.v1 >= 0) e.v1 = newId[e.v1];
         if (e.v1 >= 0 && e.v1 < e.v0) std::swap(e.v0, e.v1);
+        edges[i] = e;
     }
-    // Edges by first vertex, the edges with no vertex (v0 < 0) last.
-    const std::vector<int> edgeOrder = bucketOrder(
-        d.edges.size(), nv + 1, [&](std::size_t i) { return d.edges[i].v0 < 0 ? static_cast<int>(nv) : d.edges[i].v0; },
-        [&](int a, int b) {
-            const Edge &x = d.edges[a], &y = d.edges[b];
-            return std::make_tuple(x.v1, x.g[0], x.g[1], x.g[2]) < std::make_tuple(y.v1, y.g[0], y.g[1], y.g[2]);
-        });
-    std::vector<Edge> edges(d.edges.size());
-    for (std::size_t i = 0; i < edges.size(); ++i) edges[i] = d.edges[edgeOrder[i]];
     d.edges.swap(edges);
 }
+
+void canonicalize(Diagram& d) { applyOrder(d, canonicalOrder(d.vertices, d.edges)); }
 
 std::string formatVertices(const Diagram& d) {
     std::string out;
