@@ -129,7 +129,8 @@ bool Tracer::findStartVertex(int seed, Vertex* out) const {
         }
         // Only the nearest 64 are used in order (the K candidates and the quick emptiness test below).
         const std::size_t used = std::min<std::size_t>(64, near.size());
-        std::partial_sort(near.begin(), near.begin() + used, near.end());
+        std::nth_element(near.begin(), near.begin() + used, near.end());
+        std::sort(near.begin(), near.begin() + used);
         const int n = std::min<int>(K, static_cast<int>(near.size()));
         for (int l = 2; l < n; ++l)
             for (int k = 1; k < l; ++k)
