@@ -74,7 +74,8 @@ strip_float = 0
 # Edge searches (docs/voronoi.md, "Tuning"; tools/anchors/voronoi_sweep.sh tries others): 16 work-items
 # share a search's candidates, 4 searches per work-group of 64; a work-group of 64 for each search
 # phase 2 of mixed mode redoes in double and for each wide search (more than wide_candidates balls).
-# Chosen before a GPU measurement of the split searches: to be set from the sweep.
+# Chosen before a GPU measurement of the split searches; a sweep on an H200 found 32 lanes, groups
+# of 128 and wide_candidates 2048 within run-to-run noise of these (docs/voronoi.md).
 lanes = 16
 group = 64
 flagged_lanes = 64
