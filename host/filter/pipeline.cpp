@@ -35,6 +35,8 @@ int log2i(std::int64_t d) {
     while ((std::int64_t(1) << s) < d) ++s;
     return s;
 }
+// The kernels' SHIFT for a divisor: 0 for none, log2 of a power of two (a shift), -1 otherwise.
+int divisionShift(std::int64_t divisor) { return divisor == 1 ? 0 : isPowerOfTwo(divisor) ? log2i(divisor) : -1; }
 
 }  // namespace
 
@@ -217,12 +219,11 @@ struct Pipeline::Impl {
         // Medians beyond 9x9: a bitwise search (the selection network grows as N^2 and compiles slowly;
         // up to 9x9 it is several times faster, on PoCL 13x at 9x9).
         if (op.kind == Operation::Kind::Linear && in.type != io::PixelType::F32)
-            d << " -D DIVISOR=" << plan.divisor << " -D SHIFT=" << (plan.divisor == 1 ? 0 : isPowerOfTwo(plan.divisor) ? log2i(plan.divisor) : -1);
+            d << " -D DIVISOR=" << plan.divisor << " -D SHIFT=" << divisionShift(plan.divisor);
         d << " -D MEDIAN_SEARCH=" << (op.width * op.height > 81 ? 1 : 0) << " -D KEY_BITS=" << 8 * bytesPerSample(in.type);
         cl::Kernel& k = kernel("filter_window.cl", "filter_window", d.str());
         DevicePlane out{planeBuffer(planeBytes(outT), "filtered plane"), outT};
         std::int64_t divisor = 1;
-        int shift = 0;
         const std::string wkey = std::to_string(opIndex) + clType(in.type);
         cl::Buffer maskBuf;
         if (op.kind == Operation::Kind::Linear) {
@@ -240,7 +241,6 @@ struct Pipeline::Impl {
         } else {
             maskBuf = weights("dummy", std::vector<std::int32_t>{0});
         }
-        shift = divisor == 1 ? 0 : isPowerOfTwo(divisor) ? log2i(divisor) : -1;
         const std::int64_t n = static_cast<std::int64_t>(op.width) * op.height;
         k.setArg(0, in.buffer);
         k.setArg(1, out.buffer);
@@ -249,7 +249,7 @@ struct Pipeline::Impl {
         setOutside(k, 4, in.type);
         k.setArg(5, maskBuf);
         k.setArg(6, static_cast<cl_long>(divisor));
-        k.setArg(7, static_cast<cl_int>(shift));
+        k.setArg(7, static_cast<cl_int>(divisionShift(divisor)));
         setReal(k, 8, op.threshold);
         k.setArg(9, static_cast<cl_long>(std::floor(static_cast<double>(n) * op.threshold)));
         ctx.launch(k, globalWindow(perItem), cl::NDRange(tx, ty));
@@ -309,7 +309,7 @@ struct Pipeline::Impl {
                 DevicePlane out{planeBuffer(planeBytes(in.type), "filtered plane"), in.type};
                 cl::Kernel& k = kernel("filter_separable.cl", "filter_separable_fused",
                                        defines + " -D PY=" + std::to_string(perItem) + " -D DIVISOR=" + std::to_string(divisor) +
-                                           " -D SHIFT=" + std::to_string(divisor == 1 ? 0 : isPowerOfTwo(divisor) ? log2i(divisor) : -1));
+                                           " -D SHIFT=" + std::to_string(divisionShift(divisor)));
                 k.setArg(0, in.buffer);
                 k.setArg(1, out.buffer);
                 k.setArg(2, static_cast<cl_int>(width));
@@ -318,7 +318,7 @@ struct Pipeline::Impl {
                 k.setArg(5, rowBuf);
                 k.setArg(6, colBuf);
                 k.setArg(7, static_cast<cl_long>(divisor));
-                k.setArg(8, static_cast<cl_int>(divisor == 1 ? 0 : isPowerOfTwo(divisor) ? log2i(divisor) : -1));
+                k.setArg(8, static_cast<cl_int>(divisionShift(divisor)));
                 ctx.launch(k, globalWindow(perItem), cl::NDRange(tx, ty));
                 return out;
             }
@@ -346,7 +346,7 @@ struct Pipeline::Impl {
         else cols.setArg(4, static_cast<cl_float>(outsideRow));
         cols.setArg(5, colBuf);
         cols.setArg(6, static_cast<cl_long>(divisor));
-        cols.setArg(7, static_cast<cl_int>(divisor == 1 ? 0 : isPowerOfTwo(divisor) ? log2i(divisor) : -1));
+        cols.setArg(7, static_cast<cl_int>(divisionShift(divisor)));
         ctx.launch(cols, global2d(), cl::NDRange(tx, ty));
         return out;
     }

@@ -35,7 +35,7 @@ constexpr float kAllBalls = 1e30f;  // a search radius the kernel reads as "ever
 // Byte offsets of a wave's arrays in its one device buffer, each part aligned to 128 bytes: the input
 // (tasks (int4), frames (int), starts and radii in float and/or double), the flagged count, then the
 // answers (int2) and the flagged list (uint). The host writes [0, written): the input
-// and the counts, zeroed; it reads [counts, read): the counts and the answers.
+// and the count, zeroed; it reads [counts, read): the count and the answers.
 struct WaveLayout {
     static constexpr std::size_t kCountsBytes = 128;
     std::size_t tasks = 0, frames = 0, startF = 0, radF = 0, startD = 0, radD = 0, counts = 0, answers = 0, list = 0,
@@ -311,7 +311,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
                 order.push_back(static_cast<int>(i));
                 if (pass == 0) ++narrow;
             }
-        // The wave's input, packed for one transfer (WaveLayout), the flagged counts zeroed.
+        // The wave's input, packed for one transfer (WaveLayout), the flagged count zeroed.
         const WaveLayout at(n, useFloat, useDouble);
         ds.input.resize(at.written() / sizeof(cl_double4) + 1);
         unsigned char* const in = reinterpret_cast<unsigned char*>(ds.input.data());
@@ -387,7 +387,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
             else launchSearches(ctx, wk.narrow2, n, shape.lanes, shape.group / shape.lanes, itemGroup, &twoPhase);
         }
         times.enqueue += lap(tick);
-        // The wave's one host sync: the flagged counts and the answers.
+        // The wave's one host sync: the flagged count and the answers.
         const std::size_t answersAt = at.read() / sizeof(cl_int2);
         answers.resize(answersAt + n);
         ctx.read(ds.waveBuf.buffer, answers.data(), at.read() + n * sizeof(cl_int2), "download voronoi answers", at.counts);
