@@ -444,3 +444,130 @@ __kernel void kwave_sample_all(__global const real* field, __global real* mx, __
     if (flags & 1u) mx[i] = first ? v : fmax(mx[i], v);
     if (flags & 2u) mn[i] = first ? v : fmin(mn[i], v);
 }
+
+#ifdef KZ_Q
+// ---- Spectral operators fused with the z transforms (3-D, nz = 16 KZ_Q) ----------------------------
+// The host transforms x and y only (batched 2-D FFTs of every z plane); these kernels take the z
+// transform of each line, multiply by the operator and transform back, so the spectrum of a field
+// never goes to memory in full 3-D form: one read and one write per field instead of the z passes
+// of the forward and inverse FFTs and the element-wise kernel between them. The operators are the
+// element-wise kernels' (above), with the inverse z transform's 1/nz folded in.
+#include "common/z_line_fft.h"
+
+// The coordinates of a work-item: its line (x, y) and its place t on the line.
+#define Z_LINE_INDEX                                                                \
+    const int line = (int)get_local_id(0), t = (int)get_local_id(1);                \
+    const uint x = (uint)get_global_id(0), y = (uint)get_group_id(1);               \
+    const bool valid = x < nxr;                                                     \
+    const size_t plane = (size_t)nxr * ny, base = (size_t)y * nxr + (valid ? x : 0); \
+    __local real2 lds[Z_N * Z_LINES]
+
+inline void z_load(__global const real2* f, real2* v, const size_t base, const size_t plane, const int t, const bool valid) {
+#pragma unroll
+    for (int j = 0; j < KZ_Q; ++j) v[j] = valid ? f[base + (size_t)(t + 16 * j) * plane] : (real2)(0, 0);
+}
+inline void z_store(__global real2* f, const real2* v, const size_t base, const size_t plane, const int t, const bool valid) {
+    if (!valid) return;
+#pragma unroll
+    for (int j = 0; j < KZ_Q; ++j) f[base + (size_t)(t + 16 * j) * plane] = v[j];
+}
+
+// kappa / nz at the spectrum points this work-item holds (z = t + KZ_Q k).
+inline void z_kappa(real* kap, __global const kappa_t* kappa, __global const real* kk, const real kHalf, const uint x,
+                    const uint y, const size_t base, const size_t plane, const uint nxr, const uint ny, const int t) {
+#pragma unroll
+    for (int k = 0; k < 16; ++k) {
+        const uint z = (uint)(t + KZ_Q * k);
+        const size_t i = base + z * plane;
+        (void)i;
+        kap[k] = KAPPA_AT(i) * ((real)1 / (real)Z_N);
+    }
+}
+
+// FFT_xy(p) in X -> FFT_xy^-1 of kappa * dd*_shift_pos * FFT(p) ... in X, Y, Z: the z part of
+// FFT(p), kwave_pressure_gradient and the z part of the three inverse FFTs.
+__kernel __attribute__((reqd_work_group_size(Z_LINES, 16, 1)))
+void kwave_z_pressure_gradient(__global real2* X, __global real2* Y, __global real2* Z,
+                               __global const kappa_t* kappa, __global const real* kk, real kHalf,
+                               __global const real2* ddx, __global const real2* ddy,
+                               __global const real2* ddz, uint nxr, uint ny) {
+    Z_LINE_INDEX;
+    real2 v[KZ_Q], s[16], e[16];
+    real kap[16];
+    z_load(X, v, base, plane, t, valid);
+    z_forward(v, e, lds, t, line);
+    if (t < KZ_Q && valid) z_kappa(kap, kappa, kk, kHalf, x, y, base, plane, nxr, ny, t);
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+        if (t < KZ_Q && valid) {
+#pragma unroll
+            for (int k = 0; k < 16; ++k) {
+                const real2 d = a == 0 ? ddx[x] : a == 1 ? ddy[y] : ddz[t + KZ_Q * k];
+                s[k] = cmul(e[k] * kap[k], d);
+            }
+        }
+        z_inverse(s, v, lds, t, line);
+        z_store(a == 0 ? X : a == 1 ? Y : Z, v, base, plane, t, valid);
+    }
+}
+
+// FFT_xy(u_i) in X, Y, Z -> FFT_xy^-1 of kappa * dd*_shift_neg * FFT(u_i) ..., in place.
+__kernel __attribute__((reqd_work_group_size(Z_LINES, 16, 1)))
+void kwave_z_velocity_gradient(__global real2* X, __global real2* Y, __global real2* Z,
+                               __global const kappa_t* kappa, __global const real* kk, real kHalf,
+                               __global const real2* ddx, __global const real2* ddy,
+                               __global const real2* ddz, uint nxr, uint ny) {
+    Z_LINE_INDEX;
+    real2 v[KZ_Q], s[16];
+    real kap[16];
+    if (t < KZ_Q && valid) z_kappa(kap, kappa, kk, kHalf, x, y, base, plane, nxr, ny, t);
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+        __global real2* f = a == 0 ? X : a == 1 ? Y : Z;
+        z_load(f, v, base, plane, t, valid);
+        z_forward(v, s, lds, t, line);
+        if (t < KZ_Q && valid) {
+#pragma unroll
+            for (int k = 0; k < 16; ++k) {
+                const real2 d = a == 0 ? ddx[x] : a == 1 ? ddy[y] : ddz[t + KZ_Q * k];
+                s[k] = cmul(s[k] * kap[k], d);
+            }
+        }
+        z_inverse(s, v, lds, t, line);
+        z_store(f, v, base, plane, t, valid);
+    }
+}
+
+// The absorption terms (kwave_absorption_terms) with their z transforms: X times nabla2, Y times
+// nabla1, in place.
+__kernel __attribute__((reqd_work_group_size(Z_LINES, 16, 1)))
+void kwave_z_absorption_terms(__global real2* X, __global real2* Y, __global const nabla_t* nabla2,
+                              __global const nabla_t* nabla1, __global const real* kk, real yMinus2, uint nxr, uint ny) {
+    Z_LINE_INDEX;
+    real2 v[KZ_Q], s[16];
+#pragma unroll
+    for (int a = 0; a < 2; ++a) {
+        __global real2* f = a == 0 ? X : Y;
+        z_load(f, v, base, plane, t, valid);
+        z_forward(v, s, lds, t, line);
+        if (t < KZ_Q && valid) {
+#pragma unroll
+            for (int k = 0; k < 16; ++k) {
+                const uint z = (uint)(t + KZ_Q * k);
+                const size_t i = base + z * plane;
+                (void)i;
+#if ST_NABLA == 0
+                const real kw = wave_number(kk, x, y, z, nxr, ny);
+                const real n1 = kw == (real)0 ? (real)0 : power_of_positive(kw, yMinus2);
+                const real op = a == 0 ? n1 * kw : n1;
+#else
+                const real op = a == 0 ? KW_LD(ST_NABLA, nabla2, i) : KW_LD(ST_NABLA, nabla1, i);
+#endif
+                s[k] *= op * ((real)1 / (real)Z_N);
+            }
+        }
+        z_inverse(s, v, lds, t, line);
+        z_store(f, v, base, plane, t, valid);
+    }
+}
+#endif

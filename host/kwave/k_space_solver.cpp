@@ -63,6 +63,9 @@ struct KSpaceSolver::Impl {
     // bounds a step on small grids where each launch costs more host time than device time.
     cl::Buffer uAll, duAll, XAll, duTail;  // duTail: du[1] and du[2], the absorption terms' pair
     bool batched = false;
+    // 3-D grids with nz = 16 q (q = 1, 2, 4, 8, 16): the spectral operators run fused with the z
+    // transforms (kwave_z_*, common/z_line_fft.h) and the FFT plans transform x and y only.
+    int zFusedQ = 0;
     // Scratch fields: dims, and 3 with power-law absorption, which keeps sum(rho) in du[0] while its
     // two terms come back from their FFTs into du[1] and du[2] (2-D grids get a third one for it).
     int scratchFields() const { return sim.medium.absorption == Absorption::PowerLaw ? 3 : dims; }
@@ -120,6 +123,9 @@ struct KSpaceSolver::Impl {
     fft::Plan* c2r = nullptr;
     fft::Plan* r2cBatch[4] = {};  // [b]: b components at once (b = 2, dims), when batched
     fft::Plan* c2rBatch[4] = {};
+    fft::Plan* r2cXY[4] = {};  // [b]: 2-D transforms of every z plane of b components (zFusedQ)
+    fft::Plan* c2rXY[4] = {};
+    cl::Kernel kZPressureGradient, kZVelocityGradient, kZAbsorptionTerms;
     cl::NDRange local3 = cl::NullRange, local1 = cl::NullRange;
 
     Impl(Context& c, const Simulation& s, const RunOptions& o)
@@ -134,9 +140,11 @@ struct KSpaceSolver::Impl {
         // Refuse a grid the device cannot hold before building operators or FFT plans for it.
         ctx.checkFits(estimateBytes(), "this " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" +
                                            std::to_string(g.nz) + " simulation");
+        zFusedQ = zFusedLines();
         build();
         allocate();
         if (batched) planBatches();
+        if (zFusedQ) planXY();
         // GPUs get explicit work-groups along x (global sizes are rounded up; kernels check bounds);
         // CPUs let the runtime choose. A [kwave] section of a tuning profile overrides both.
         const bool gpu = ctx.device().isGpu;
@@ -219,6 +227,7 @@ struct KSpaceSolver::Impl {
            << " -D ST_DTRHO=" << code(st.dtRho) << " -D ST_KAPPA=" << code(st.kappa)
            << " -D ST_SKAPPA=" << code(st.sourceKappa) << " -D ST_P0=" << code(st.p0)
            << " -D ST_SIGNAL=" << code(st.signal);
+        if (zFusedQ) os << " -D KZ_Q=" << zFusedQ;
         return os.str();
     }
 
@@ -244,16 +253,32 @@ struct KSpaceSolver::Impl {
         kSample = k("kwave_sample");
         kSampleAll = k("kwave_sample_all");
         kUnstagger = k("kwave_unstagger");
+        if (zFusedQ) {
+            kZPressureGradient = k("kwave_z_pressure_gradient");
+            kZVelocityGradient = k("kwave_z_velocity_gradient");
+            kZAbsorptionTerms = k("kwave_z_absorption_terms");
+        }
 
         r2c = &fftPlan(fft::Kind::R2C, 1);
         c2r = &fftPlan(fft::Kind::C2R, 1);
     }
 
-    fft::Plan& fftPlan(fft::Kind kind, std::size_t batch) {
+    // nz / 16 where the z transforms can run fused with the spectral operators, else 0: a 3-D grid
+    // with nz = 16, 32, 64, 128 or 256, a work-group of 16 lines of 16 work-items (8 in double), 32 KiB
+    // of local memory, and `fused_z` not 0 in the device profile's [kwave].
+    int zFusedLines() const {
+        if (!g.is3D() || ctx.tuning().getInt("kwave", "fused_z", 1) == 0) return 0;
+        const std::size_t q = g.nz / 16, lines = 128 / (2 * realBytes);
+        if (g.nz % 16 != 0 || (q & (q - 1)) != 0 || q > 16) return 0;
+        if (lines * 16 > ctx.device().maxWorkGroupSize || ctx.device().localMemBytes < 2048 * q) return 0;
+        return static_cast<int>(q);
+    }
+
+    fft::Plan& fftPlan(fft::Kind kind, std::size_t batch, bool xyOnly = false) {
         fft::PlanDesc d;
         d.kind = kind;
-        d.shape = g.is3D() ? std::vector<std::size_t>{g.nz, g.ny, g.nx} : std::vector<std::size_t>{g.ny, g.nx};
-        d.batch = batch;
+        d.shape = g.is3D() && !xyOnly ? std::vector<std::size_t>{g.nz, g.ny, g.nx} : std::vector<std::size_t>{g.ny, g.nx};
+        d.batch = xyOnly ? batch * g.nz : batch;
         d.precision = prec;
         d.inPlace = false;
         d.backend = opt.fftBackend;
@@ -267,15 +292,32 @@ struct KSpaceSolver::Impl {
         }
     }
 
-    // Forward FFTs of src[0..count) into X[0..count); inverse FFTs of X[0..count) into dst[0..count).
-    // srcAll/dstAll hold the components contiguously when `batched`.
-    void forwardComponents(const cl::Buffer* src, const cl::Buffer& srcAll, int count) {
-        if (batched && count > 1) return r2cBatch[count]->execute(srcAll, XAll, fft::Direction::Forward);
-        for (int a = 0; a < count; ++a) r2c->execute(src[a], X[a], fft::Direction::Forward);
+    // The x-y transforms of every z plane, for 1, 2 and 3 components.
+    void planXY() {
+        for (const int b : {1, 2, 3}) {
+            if (b > 1 && !batched) break;
+            r2cXY[b] = &fftPlan(fft::Kind::R2C, b, true);
+            c2rXY[b] = &fftPlan(fft::Kind::C2R, b, true);
+        }
     }
-    void inverseComponents(const cl::Buffer* dst, const cl::Buffer& dstAll, int count) {
-        if (batched && count > 1) return c2rBatch[count]->execute(XAll, dstAll, fft::Direction::Inverse);
-        for (int a = 0; a < count; ++a) c2r->execute(X[a], dst[a], fft::Direction::Inverse);
+
+    // Forward FFTs of src[0..count) into X[0..count); inverse FFTs of X[0..count) into dst[0..count).
+    // srcAll/dstAll hold the components contiguously when `batched`. xyOnly: x and y only (zFusedQ).
+    void forwardComponents(const cl::Buffer* src, const cl::Buffer& srcAll, int count, bool xyOnly = false) {
+        fft::Plan* const* plans = xyOnly ? r2cXY : r2cBatch;
+        if (batched && count > 1) return plans[count]->execute(srcAll, XAll, fft::Direction::Forward);
+        for (int a = 0; a < count; ++a) (xyOnly ? r2cXY[1] : r2c)->execute(src[a], X[a], fft::Direction::Forward);
+    }
+    void inverseComponents(const cl::Buffer* dst, const cl::Buffer& dstAll, int count, bool xyOnly = false) {
+        fft::Plan* const* plans = xyOnly ? c2rXY : c2rBatch;
+        if (batched && count > 1) return plans[count]->execute(XAll, dstAll, fft::Direction::Inverse);
+        for (int a = 0; a < count; ++a) (xyOnly ? c2rXY[1] : c2r)->execute(X[a], dst[a], fft::Direction::Inverse);
+    }
+
+    // A fused z kernel over every line (x, y) of the half spectrum: 16 work-items per line.
+    void launchLines(cl::Kernel& k) {
+        const std::size_t lines = 128 / (2 * realBytes);
+        ctx.launch(k, cl::NDRange(roundUp(g.reducedNx(), lines), 16 * g.ny), cl::NDRange(lines, 16));
     }
 
     // Host arrays first, so that the whole working set is checked against the device before any
@@ -488,6 +530,12 @@ struct KSpaceSolver::Impl {
     cl_ulong u64(std::size_t v) const { return static_cast<cl_ulong>(v); }
 
     void pressureGradient() {
+        if (zFusedQ) {
+            r2cXY[1]->execute(p, X[0], fft::Direction::Forward);
+            spectralArgs(kZPressureGradient, ddPos, false);
+            launchLines(kZPressureGradient);
+            return inverseComponents(du, duAll, dims, true);
+        }
         r2c->execute(p, X[0], fft::Direction::Forward);
         gradientSpectra();
         inverseComponents(du, duAll, dims);
@@ -500,7 +548,7 @@ struct KSpaceSolver::Impl {
     }
 
     // X[0..2], kappa (or, computed, c_ref dt/2 and the wavenumbers), dd*_shift_* per axis, sizes.
-    void spectralArgs(cl::Kernel& k, const cl::Buffer* dd) {
+    void spectralArgs(cl::Kernel& k, const cl::Buffer* dd, bool withCount = true) {
         args(k, X[0], X[1], X[2], storedKappa() ? kappa : waveNumbers2, waveNumbers2);
         setReal(k, 5, 0.5 * sim.cRef * sim.dt);
         k.setArg(6, dd[0]);
@@ -508,7 +556,7 @@ struct KSpaceSolver::Impl {
         k.setArg(8, dd[2]);
         k.setArg(9, u32(g.reducedNx()));
         k.setArg(10, u32(g.ny));
-        k.setArg(11, u64(nr));
+        if (withCount) k.setArg(11, u64(nr));
     }
 
     void computeVelocity() {
@@ -554,6 +602,12 @@ struct KSpaceSolver::Impl {
     }
 
     void computeVelocityGradient() {
+        if (zFusedQ) {
+            forwardComponents(u, uAll, dims, true);
+            spectralArgs(kZVelocityGradient, ddNeg, false);
+            launchLines(kZVelocityGradient);
+            return inverseComponents(du, duAll, dims, true);
+        }
         forwardComponents(u, uAll, dims);
         spectralArgs(kVelocityGradient, ddNeg);
         launch1(kVelocityGradient, nr);
@@ -599,16 +653,21 @@ struct KSpaceSolver::Impl {
                 launch1(kPressureTerms, n);
             }
             // du[0] = sum(rho), du[1] = rho0 sum(du) -> du[1] = eta term, du[2] = tau term; du[0] stays.
-            forwardComponents(du, duAll, 2);
+            const bool fused = zFusedQ != 0;
+            forwardComponents(du, duAll, 2, fused);
+            cl::Kernel& k = fused ? kZAbsorptionTerms : kAbsorptionTerms;
             const cl::Buffer& n2 = storedNabla() ? nabla2 : waveNumbers2;
             const cl::Buffer& n1 = storedNabla() ? nabla1 : waveNumbers2;
-            args(kAbsorptionTerms, X[0], X[1], n2, n1, waveNumbers2);
-            setReal(kAbsorptionTerms, 5, sim.medium.alphaPower - 2.0);
-            kAbsorptionTerms.setArg(6, u32(g.reducedNx()));
-            kAbsorptionTerms.setArg(7, u32(g.ny));
-            kAbsorptionTerms.setArg(8, u64(nr));
-            launch1(kAbsorptionTerms, nr);
-            inverseComponents(du + 1, duTail, 2);
+            args(k, X[0], X[1], n2, n1, waveNumbers2);
+            setReal(k, 5, sim.medium.alphaPower - 2.0);
+            k.setArg(6, u32(g.reducedNx()));
+            k.setArg(7, u32(g.ny));
+            if (fused) launchLines(k);
+            else {
+                k.setArg(8, u64(nr));
+                launch1(k, nr);
+            }
+            inverseComponents(du + 1, duTail, 2, fused);
         }
         args(kPressure, p, rho[0], rho[1], rho[2], du[0], du[1], du[2], c2, rho0, bOnA, tau, u64(n));
         const double y = sim.medium.alphaPower;

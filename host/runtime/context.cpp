@@ -37,6 +37,7 @@ std::string buildLog(const cl::Program& p, const cl::Device& d) {
 ContextOptions defaultContextOptions() {
     ContextOptions o;
     if (const char* v = std::getenv("PORTACL_NO_CACHE"); v && *v && std::string(v) != "0") o.useDiskCache = false;
+    if (const char* v = std::getenv("PORTACL_QUEUE_PROFILING"); v && std::string(v) == "0") o.queueProfiling = false;
     return o;
 }
 
@@ -44,7 +45,7 @@ Context::Context(const DeviceInfo& device, ContextOptions options)
     : device_(device), options_(options), tuning_(tuningFor(device)) {
     context_ = clCall("clCreateContext", [&] { return cl::Context(device_.device); });
     queue_ = clCall("clCreateCommandQueue",
-                    [&] { return cl::CommandQueue(context_, device_.device, CL_QUEUE_PROFILING_ENABLE); });
+                    [&] { return cl::CommandQueue(context_, device_.device, options_.queueProfiling || options_.profile ? CL_QUEUE_PROFILING_ENABLE : 0); });
     profiler_.setEnabled(options_.profile);
 }
 

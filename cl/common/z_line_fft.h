@@ -1,0 +1,88 @@
+// FFTs along the slowest axis (z) of a half spectrum, one line of NZ = 16 * KZ_Q points per 16
+// work-items, for kernels that transform, multiply and transform back in one pass over memory
+// (cl/kwave.cl, kwave_z_*). Work-item t of a line holds the points t + 16 j (j < KZ_Q) before the
+// forward transform and after the inverse one; between them work-items t < KZ_Q hold the spectrum
+// at t + KZ_Q k (k < 16). Each transform is a KZ_Q-point and a 16-point DFT in registers with one
+// exchange through local memory (NZ = KZ_Q x 16, Cooley-Tukey); the lines of a work-group lie side by
+// side along x (ZL of them: 128 bytes of each row), so every global access is a whole row segment.
+// Needs real, real2 and cmul.
+#define Z_LINES (128 / (int)sizeof(real2))
+#define Z_N (16 * KZ_Q)
+
+// cos and sin of 2 pi m / 16.
+__constant real Z_COS16[16] = {1.0, 0.92387953251128674, 0.70710678118654752, 0.38268343236508977,
+                               0.0, -0.38268343236508977, -0.70710678118654752, -0.92387953251128674,
+                               -1.0, -0.92387953251128674, -0.70710678118654752, -0.38268343236508977,
+                               0.0, 0.38268343236508977, 0.70710678118654752, 0.92387953251128674};
+#define Z_SIN16(m) Z_COS16[((m) + 12) & 15]
+
+// In-place DFT of v[0..L), L a power of two up to 16 (a compile-time constant once inlined):
+// sum_j v[j] exp(sign 2 pi i j k / L). Iterative radix 2 with the bit-reversed input order.
+inline void z_small_dft(real2* v, const int L, const real sign) {
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+        int r = 0;
+#pragma unroll
+        for (int b = 1, q = 8; b < 16; b <<= 1, q >>= 1)
+            if (i & b) r |= q;
+        r /= 16 / L;  // the reversal of i in log2(L) bits
+        if (i < L && r > i) {
+            const real2 s = v[i];
+            v[i] = v[r];
+            v[r] = s;
+        }
+    }
+#pragma unroll
+    for (int hw = 1; hw < 16; hw <<= 1) {
+#pragma unroll
+        for (int s = 0; s < 16; s += 2 * hw) {
+#pragma unroll
+            for (int j = 0; j < hw; ++j) {
+                if (hw < L && s < L) {
+                    const int m = j * (8 / hw);  // exp(sign 2 pi i j / (2 hw)) = W16^m
+                    const real2 w = (real2)(Z_COS16[m], sign * Z_SIN16(m));
+                    const real2 a = v[s + j], b = cmul(v[s + j + hw], w);
+                    v[s + j] = a + b;
+                    v[s + j + hw] = a - b;
+                }
+            }
+        }
+    }
+}
+
+// exp(sign 2 pi i m / Z_N) for 0 <= m < Z_N.
+inline real2 z_twiddle(const int m, const real sign) {
+    real c;
+    const real s = sincos((real)6.283185307179586477 / (real)Z_N * (real)m, &c);
+    return (real2)(c, sign * s);
+}
+
+// Forward transform (exp(-2 pi i n k / N)) of the line held as v[j] = x[t + 16 j]; afterwards
+// work-items t < KZ_Q hold s[k] = X[t + KZ_Q k], k < 16. Every work-item of the group must call it.
+inline void z_forward(real2* v, real2* s, __local real2* lds, const int t, const int line) {
+    z_small_dft(v, KZ_Q, (real)-1);  // A[t][k1], k1 < KZ_Q
+#pragma unroll
+    for (int k1 = 0; k1 < KZ_Q; ++k1) lds[(t * KZ_Q + k1) * Z_LINES + line] = cmul(v[k1], z_twiddle(t * k1, (real)-1));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t < KZ_Q) {
+#pragma unroll
+        for (int u = 0; u < 16; ++u) s[u] = lds[(u * KZ_Q + t) * Z_LINES + line];
+        z_small_dft(s, 16, (real)-1);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// Inverse transform, unscaled (exp(+2 pi i n k / N)), from s[k] = X[t + KZ_Q k] (t < KZ_Q) to
+// v[j] = x[t + 16 j]. Every work-item of the group must call it.
+inline void z_inverse(real2* s, real2* v, __local real2* lds, const int t, const int line) {
+    if (t < KZ_Q) {
+        z_small_dft(s, 16, (real)1);  // C[k1 = t][n1], n1 < 16
+#pragma unroll
+        for (int n1 = 0; n1 < 16; ++n1) lds[(t * 16 + n1) * Z_LINES + line] = cmul(s[n1], z_twiddle(n1 * t, (real)1));
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int k1 = 0; k1 < KZ_Q; ++k1) v[k1] = lds[(k1 * 16 + t) * Z_LINES + line];
+    z_small_dft(v, KZ_Q, (real)1);
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
