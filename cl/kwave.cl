@@ -460,7 +460,9 @@ __kernel void kwave_sample_all(__global const real* field, __global real* mx, __
     const uint x = (uint)get_global_id(0), y = (uint)get_group_id(1);               \
     const bool valid = x < nxr;                                                     \
     const size_t plane = (size_t)nxr * ny, base = (size_t)y * nxr + (valid ? x : 0); \
-    __local real2 lds[Z_N * Z_LINES]
+    __local real2 lds[Z_N * Z_LINES];                                               \
+    __local real2 tw[Z_N];                                                          \
+    z_twiddles(tw, t * Z_LINES + line)
 
 inline void z_load(__global const real2* f, real2* v, const size_t base, const size_t plane, const int t, const bool valid) {
 #pragma unroll
@@ -493,20 +495,24 @@ void kwave_z_pressure_gradient(__global real2* X, __global real2* Y, __global re
                                __global const real2* ddz, uint nxr, uint ny) {
     Z_LINE_INDEX;
     real2 v[KZ_Q], s[16], e[16];
-    real kap[16];
     z_load(X, v, base, plane, t, valid);
-    z_forward(v, e, lds, t, line);
-    if (t < KZ_Q && valid) z_kappa(kap, kappa, kk, kHalf, x, y, base, plane, nxr, ny, t);
+    z_forward(v, e, lds, tw, t, line);
+    if (t < KZ_Q && valid) {
+        real kap[16];
+        z_kappa(kap, kappa, kk, kHalf, x, y, base, plane, nxr, ny, t);
+#pragma unroll
+        for (int k = 0; k < 16; ++k) e[k] *= kap[k];
+    }
 #pragma unroll
     for (int a = 0; a < 3; ++a) {
         if (t < KZ_Q && valid) {
 #pragma unroll
             for (int k = 0; k < 16; ++k) {
                 const real2 d = a == 0 ? ddx[x] : a == 1 ? ddy[y] : ddz[t + KZ_Q * k];
-                s[k] = cmul(e[k] * kap[k], d);
+                s[k] = cmul(e[k], d);
             }
         }
-        z_inverse(s, v, lds, t, line);
+        z_inverse(s, v, lds, tw, t, line);
         z_store(a == 0 ? X : a == 1 ? Y : Z, v, base, plane, t, valid);
     }
 }
@@ -525,7 +531,7 @@ void kwave_z_velocity_gradient(__global real2* X, __global real2* Y, __global re
     for (int a = 0; a < 3; ++a) {
         __global real2* f = a == 0 ? X : a == 1 ? Y : Z;
         z_load(f, v, base, plane, t, valid);
-        z_forward(v, s, lds, t, line);
+        z_forward(v, s, lds, tw, t, line);
         if (t < KZ_Q && valid) {
 #pragma unroll
             for (int k = 0; k < 16; ++k) {
@@ -533,7 +539,7 @@ void kwave_z_velocity_gradient(__global real2* X, __global real2* Y, __global re
                 s[k] = cmul(s[k] * kap[k], d);
             }
         }
-        z_inverse(s, v, lds, t, line);
+        z_inverse(s, v, lds, tw, t, line);
         z_store(f, v, base, plane, t, valid);
     }
 }
@@ -549,7 +555,7 @@ void kwave_z_absorption_terms(__global real2* X, __global real2* Y, __global con
     for (int a = 0; a < 2; ++a) {
         __global real2* f = a == 0 ? X : Y;
         z_load(f, v, base, plane, t, valid);
-        z_forward(v, s, lds, t, line);
+        z_forward(v, s, lds, tw, t, line);
         if (t < KZ_Q && valid) {
 #pragma unroll
             for (int k = 0; k < 16; ++k) {
@@ -566,7 +572,7 @@ void kwave_z_absorption_terms(__global real2* X, __global real2* Y, __global con
                 s[k] *= op * ((real)1 / (real)Z_N);
             }
         }
-        z_inverse(s, v, lds, t, line);
+        z_inverse(s, v, lds, tw, t, line);
         z_store(f, v, base, plane, t, valid);
     }
 }

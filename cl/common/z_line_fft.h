@@ -50,39 +50,94 @@ inline void z_small_dft(real2* v, const int L, const real sign) {
     }
 }
 
-// exp(sign 2 pi i m / Z_N) for 0 <= m < Z_N.
-inline real2 z_twiddle(const int m, const real sign) {
-    real c;
-    const real s = sincos((real)6.283185307179586477 / (real)Z_N * (real)m, &c);
-    return (real2)(c, sign * s);
+// v * (sign i): a quarter turn, no multiplication.
+inline real2 z_quarter(const real2 v, const real sign) { return (real2)(-sign * v.y, sign * v.x); }
+
+// 4-point DFT of (a, b, c, d) in place, exp(sign 2 pi i m k / 4).
+#define Z_DFT4(a, b, c, d, sign)                           \
+    {                                                      \
+        const real2 t0_ = a + c, t1_ = a - c, t2_ = b + d; \
+        const real2 t3_ = z_quarter(b - d, sign);          \
+        a = t0_ + t2_;                                     \
+        c = t0_ - t2_;                                     \
+        b = t1_ + t3_;                                     \
+        d = t1_ - t3_;                                     \
+    }
+
+// 16-point DFT in place as 4 x 4 (n = j + 4 m, k = k1 + 4 k2): eight 4-point DFTs (quarter turns
+// only) and the twiddles W16^(j k1), natural order in and out.
+inline void z_dft16(real2* v, const real sign) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) Z_DFT4(v[j], v[j + 4], v[j + 8], v[j + 12], sign);  // A[j][k1] at v[j + 4 k1]
+#pragma unroll
+    for (int j = 1; j < 4; ++j)
+#pragma unroll
+        for (int k1 = 1; k1 < 4; ++k1) {
+            const int m = j * k1;
+            if (m == 4) v[j + 4 * k1] = z_quarter(v[j + 4 * k1], sign);
+            else v[j + 4 * k1] = cmul(v[j + 4 * k1], (real2)(Z_COS16[m], sign * Z_SIN16(m)));
+        }
+    real2 o[16];
+#pragma unroll
+    for (int k1 = 0; k1 < 4; ++k1) {
+        real2 a = v[4 * k1], b = v[4 * k1 + 1], c = v[4 * k1 + 2], d = v[4 * k1 + 3];
+        Z_DFT4(a, b, c, d, sign);
+        o[k1] = a;
+        o[k1 + 4] = b;
+        o[k1 + 8] = c;
+        o[k1 + 12] = d;
+    }
+#pragma unroll
+    for (int k = 0; k < 16; ++k) v[k] = o[k];
+}
+
+// DFT of v[0..L): the 4 x 4 one for 16 points, radix 2 below.
+inline void z_dft(real2* v, const int L, const real sign) {
+    if (L == 16) z_dft16(v, sign);
+    else if (L > 1) z_small_dft(v, L, sign);
+}
+
+// tw[m] = exp(-2 pi i m / Z_N), m < Z_N, computed once per work-group (a sincos per work-item).
+inline void z_twiddles(__local real2* tw, const int id) {
+    for (int m = id; m < Z_N; m += 16 * Z_LINES) {
+        real c;
+        const real s = sincos((real)6.283185307179586477 / (real)Z_N * (real)m, &c);
+        tw[m] = (real2)(c, -s);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+// exp(sign 2 pi i m / Z_N) from the table.
+inline real2 z_tw(__local const real2* tw, const int m, const real sign) {
+    const real2 w = tw[m];
+    return sign < 0 ? w : (real2)(w.x, -w.y);
 }
 
 // Forward transform (exp(-2 pi i n k / N)) of the line held as v[j] = x[t + 16 j]; afterwards
 // work-items t < KZ_Q hold s[k] = X[t + KZ_Q k], k < 16. Every work-item of the group must call it.
-inline void z_forward(real2* v, real2* s, __local real2* lds, const int t, const int line) {
-    z_small_dft(v, KZ_Q, (real)-1);  // A[t][k1], k1 < KZ_Q
+inline void z_forward(real2* v, real2* s, __local real2* lds, __local const real2* tw, const int t, const int line) {
+    z_dft(v, KZ_Q, (real)-1);  // A[t][k1], k1 < KZ_Q
 #pragma unroll
-    for (int k1 = 0; k1 < KZ_Q; ++k1) lds[(t * KZ_Q + k1) * Z_LINES + line] = cmul(v[k1], z_twiddle(t * k1, (real)-1));
+    for (int k1 = 0; k1 < KZ_Q; ++k1) lds[(t * KZ_Q + k1) * Z_LINES + line] = cmul(v[k1], z_tw(tw, t * k1, (real)-1));
     barrier(CLK_LOCAL_MEM_FENCE);
     if (t < KZ_Q) {
 #pragma unroll
         for (int u = 0; u < 16; ++u) s[u] = lds[(u * KZ_Q + t) * Z_LINES + line];
-        z_small_dft(s, 16, (real)-1);
+        z_dft(s, 16, (real)-1);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 // Inverse transform, unscaled (exp(+2 pi i n k / N)), from s[k] = X[t + KZ_Q k] (t < KZ_Q) to
 // v[j] = x[t + 16 j]. Every work-item of the group must call it.
-inline void z_inverse(real2* s, real2* v, __local real2* lds, const int t, const int line) {
+inline void z_inverse(real2* s, real2* v, __local real2* lds, __local const real2* tw, const int t, const int line) {
     if (t < KZ_Q) {
-        z_small_dft(s, 16, (real)1);  // C[k1 = t][n1], n1 < 16
+        z_dft(s, 16, (real)1);  // C[k1 = t][n1], n1 < 16
 #pragma unroll
-        for (int n1 = 0; n1 < 16; ++n1) lds[(t * 16 + n1) * Z_LINES + line] = cmul(s[n1], z_twiddle(n1 * t, (real)1));
+        for (int n1 = 0; n1 < 16; ++n1) lds[(t * 16 + n1) * Z_LINES + line] = cmul(s[n1], z_tw(tw, n1 * t, (real)1));
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (int k1 = 0; k1 < KZ_Q; ++k1) v[k1] = lds[(k1 * 16 + t) * Z_LINES + line];
-    z_small_dft(v, KZ_Q, (real)1);
+    z_dft(v, KZ_Q, (real)1);
     barrier(CLK_LOCAL_MEM_FENCE);
 }
