@@ -127,6 +127,8 @@ int runKwave(const std::vector<std::string>& args) {
     ContextOptions co = defaultContextOptions();
     if (noCache) co.useDiskCache = false;
     co.profile = profile;
+    // Event timestamps only for --profile: without them a 256^3 step ran about 2 % faster on an H200.
+    co.queueProfiling = profile;
     Context ctx(info, co);
 
     const auto& g = sim.grid;

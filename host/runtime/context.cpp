@@ -37,7 +37,6 @@ std::string buildLog(const cl::Program& p, const cl::Device& d) {
 ContextOptions defaultContextOptions() {
     ContextOptions o;
     if (const char* v = std::getenv("PORTACL_NO_CACHE"); v && *v && std::string(v) != "0") o.useDiskCache = false;
-    if (const char* v = std::getenv("PORTACL_QUEUE_PROFILING"); v && std::string(v) == "0") o.queueProfiling = false;
     return o;
 }
 
@@ -177,6 +176,8 @@ void Context::recordEvent(const std::string& name, EventKind kind, const cl::Eve
 void Context::finish() { clCall("clFinish", [&] { return queue_.finish(); }); }
 
 void Context::beginTiming() {
+    if (!options_.queueProfiling && !options_.profile)
+        throw Error("device timing needs a queue with event timestamps (ContextOptions::queueProfiling)");
     timing_ = true;
     timed_.clear();
 }

@@ -20,7 +20,7 @@ namespace portacl {
 struct ContextOptions {
     bool useDiskCache = true;  // false with --no-cache or PORTACL_NO_CACHE=1
     bool profile = false;      // --profile: keep every event for the per-kernel table
-    bool queueProfiling = true;  // event timestamps (benchmarks, --profile)
+    bool queueProfiling = true;  // event timestamps (benchmarks and --profile need them)
 };
 
 class Context {
