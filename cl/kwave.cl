@@ -486,6 +486,12 @@ inline void z_kappa(real* kap, __global const kappa_t* kappa, __global const rea
     }
 }
 
+// The shifted derivative operator of axis a at (x, y, z).
+inline real2 z_axis_shift(const int a, __global const real2* ddx, __global const real2* ddy, __global const real2* ddz,
+                          const uint x, const uint y, const uint z) {
+    return a == 0 ? ddx[x] : a == 1 ? ddy[y] : ddz[z];
+}
+
 // FFT_xy(p) in X -> FFT_xy^-1 of kappa * dd*_shift_pos * FFT(p) ... in X, Y, Z: the z part of
 // FFT(p), kwave_pressure_gradient and the z part of the three inverse FFTs.
 __kernel __attribute__((reqd_work_group_size(Z_LINES, 16, 1)))
@@ -508,7 +514,7 @@ void kwave_z_pressure_gradient(__global real2* X, __global real2* Y, __global re
         if (t < KZ_Q && valid) {
 #pragma unroll
             for (int k = 0; k < 16; ++k) {
-                const real2 d = a == 0 ? ddx[x] : a == 1 ? ddy[y] : ddz[t + KZ_Q * k];
+                const real2 d = z_axis_shift(a, ddx, ddy, ddz, x, y, (uint)(t + KZ_Q * k));
                 s[k] = cmul(e[k], d);
             }
         }
@@ -535,7 +541,7 @@ void kwave_z_velocity_gradient(__global real2* X, __global real2* Y, __global re
         if (t < KZ_Q && valid) {
 #pragma unroll
             for (int k = 0; k < 16; ++k) {
-                const real2 d = a == 0 ? ddx[x] : a == 1 ? ddy[y] : ddz[t + KZ_Q * k];
+                const real2 d = z_axis_shift(a, ddx, ddy, ddz, x, y, (uint)(t + KZ_Q * k));
                 s[k] = cmul(s[k] * kap[k], d);
             }
         }

@@ -263,12 +263,16 @@ struct KSpaceSolver::Impl {
         c2r = &fftPlan(fft::Kind::C2R, 1);
     }
 
+    // Lines side by side along x in a work-group of the fused kernels: 128 bytes of complex values
+    // (Z_LINES in cl/common/z_line_fft.h).
+    std::size_t zLinesPerGroup() const { return 128 / (2 * realBytes); }
+
     // nz / 16 where the z transforms can run fused with the spectral operators, else 0: a 3-D grid
     // with nz = 16, 32, 64, 128 or 256, a work-group of 16 lines of 16 work-items (8 in double), 32 KiB
     // of local memory, and `fused_z` not 0 in the device profile's [kwave].
     int zFusedLines() const {
         if (!g.is3D() || ctx.tuning().getInt("kwave", "fused_z", 1) == 0) return 0;
-        const std::size_t q = g.nz / 16, lines = 128 / (2 * realBytes);
+        const std::size_t q = g.nz / 16, lines = zLinesPerGroup();
         if (g.nz % 16 != 0 || (q & (q - 1)) != 0 || q > 16) return 0;
         if (lines * 16 > ctx.device().maxWorkGroupSize || ctx.device().localMemBytes < 2048 * q) return 0;
         return static_cast<int>(q);
@@ -316,7 +320,7 @@ struct KSpaceSolver::Impl {
 
     // A fused z kernel over every line (x, y) of the half spectrum: 16 work-items per line.
     void launchLines(cl::Kernel& k) {
-        const std::size_t lines = 128 / (2 * realBytes);
+        const std::size_t lines = zLinesPerGroup();
         ctx.launch(k, cl::NDRange(roundUp(g.reducedNx(), lines), 16 * g.ny), cl::NDRange(lines, 16));
     }
 
