@@ -128,7 +128,24 @@ inline real wave_number(__global const real* kk, uint x, uint y, uint z, uint nx
 // the result differs from pow() by a few ulp (e log x carries log's rounding times e).
 inline real power_of_positive(real x, real e) { return exp(e * log(x)); }
 
-inline real sinc_of(real a) { return a == (real)0 ? (real)1 : sin(a) / a; }
+// sinc(a) = sin(a) / a. Up to |a| = pi (kappa's c_ref dt |k| / 2 at CFL numbers up to 2 / sqrt(3) in
+// 3-D; k-Wave's default is 0.3) as its Taylor series in a^2, cut at the first term below the
+// precision's rounding at pi (pi^18/19! in float, pi^28/29! in double): a few multiply-adds in place
+// of sin and a division, for the kernels that compute kappa per element (the fused z kernels).
+#if PORTACL_DOUBLE
+__constant real SINC_TAYLOR[] = {1, -0.16666666666666666, 0.0083333333333333332, -0.00019841269841269841, 2.7557319223985893e-06, -2.505210838544172e-08, 1.6059043836821613e-10, -7.6471637318198164e-13, 2.8114572543455206e-15, -8.2206352466243295e-18, 1.9572941063391263e-20, -3.8681701706306841e-23, 6.4469502843844736e-26, -9.183689863795546e-29};
+#else
+__constant real SINC_TAYLOR[] = {1, -0.16666666666666666, 0.0083333333333333332, -0.00019841269841269841, 2.7557319223985893e-06, -2.505210838544172e-08, 1.6059043836821613e-10, -7.6471637318198164e-13, 2.8114572543455206e-15};
+#endif
+inline real sinc_of(real a) {
+    const real a2 = a * a;
+    if (a2 > (real)9.8696044010893586) return sin(a) / a;
+    const int terms = (int)(sizeof(SINC_TAYLOR) / sizeof(SINC_TAYLOR[0]));
+    real s = SINC_TAYLOR[terms - 1];
+#pragma unroll
+    for (int n = terms - 2; n >= 0; --n) s = fma(s, a2, SINC_TAYLOR[n]);
+    return s;
+}
 #if ST_KAPPA == 0
 #define KAPPA_AT(i) sinc_of(kHalf * wave_number(kk, x, y, z, nxr, ny))
 #else
@@ -454,12 +471,15 @@ __kernel void kwave_sample_all(__global const real* field, __global real* mx, __
 // element-wise kernels' (above), with the inverse z transform's 1/nz folded in.
 #include "common/z_line_fft.h"
 
-// The coordinates of a work-item: its line (x, y) and its place t on the line.
+// The coordinates of a work-item: its line (x, y) and its place t on the line. The lines are numbered
+// y nxr + x, so that those of a work-group are consecutive in memory whatever nxr is (tiles along x
+// alone would leave most of the last tile of every row idle: nxr = nx/2 + 1 is odd).
 #define Z_LINE_INDEX                                                                \
     const int line = (int)get_local_id(0), t = (int)get_local_id(1);                \
-    const uint x = (uint)get_global_id(0), y = (uint)get_group_id(1);               \
-    const bool valid = x < nxr;                                                     \
-    const size_t plane = (size_t)nxr * ny, base = (size_t)y * nxr + (valid ? x : 0); \
+    const uint lineIndex = (uint)get_group_id(0) * Z_LINES + (uint)line;            \
+    const bool valid = lineIndex < nxr * ny;                                        \
+    const uint x = lineIndex % nxr, y = lineIndex / nxr;                            \
+    const size_t plane = (size_t)nxr * ny, base = valid ? lineIndex : 0;            \
     __local real2 lds[Z_N * Z_LINES];                                               \
     __local real2 tw[Z_N];                                                          \
     z_twiddles(tw, t * Z_LINES + line)
@@ -493,34 +513,40 @@ inline real2 z_axis_shift(const int a, __global const real2* ddx, __global const
 }
 
 // FFT_xy(p) in X -> FFT_xy^-1 of kappa * dd*_shift_pos * FFT(p) ... in X, Y, Z: the z part of
-// FFT(p), kwave_pressure_gradient and the z part of the three inverse FFTs.
+// FFT(p), kwave_pressure_gradient and the z part of the three inverse FFTs. The x and y shifts are
+// constant along a line, so they multiply after one shared inverse z transform: two inverse
+// transforms, not three.
 __kernel __attribute__((reqd_work_group_size(Z_LINES, 16, 1)))
 void kwave_z_pressure_gradient(__global real2* X, __global real2* Y, __global real2* Z,
                                __global const kappa_t* kappa, __global const real* kk, real kHalf,
                                __global const real2* ddx, __global const real2* ddy,
                                __global const real2* ddz, uint nxr, uint ny) {
     Z_LINE_INDEX;
-    real2 v[KZ_Q], s[16], e[16];
+    real2 v[KZ_Q], s[16], e[16];  // e: kappa FFT(p), kept for the z derivative
     z_load(X, v, base, plane, t, valid);
-    z_forward(v, e, lds, tw, t, line);
+    z_forward(v, s, lds, tw, t, line);
     if (t < KZ_Q && valid) {
         real kap[16];
         z_kappa(kap, kappa, kk, kHalf, x, y, base, plane, nxr, ny, t);
 #pragma unroll
-        for (int k = 0; k < 16; ++k) e[k] *= kap[k];
+        for (int k = 0; k < 16; ++k) e[k] = s[k] *= kap[k];
     }
+    z_inverse(s, v, lds, tw, t, line);
+    if (valid) {
+        const real2 dx = ddx[x], dy = ddy[y];
 #pragma unroll
-    for (int a = 0; a < 3; ++a) {
-        if (t < KZ_Q && valid) {
-#pragma unroll
-            for (int k = 0; k < 16; ++k) {
-                const real2 d = z_axis_shift(a, ddx, ddy, ddz, x, y, (uint)(t + KZ_Q * k));
-                s[k] = cmul(e[k], d);
-            }
+        for (int j = 0; j < KZ_Q; ++j) {
+            const size_t i = base + (size_t)(t + 16 * j) * plane;
+            X[i] = cmul(v[j], dx);
+            Y[i] = cmul(v[j], dy);
         }
-        z_inverse(s, v, lds, tw, t, line);
-        z_store(a == 0 ? X : a == 1 ? Y : Z, v, base, plane, t, valid);
     }
+    if (t < KZ_Q && valid) {
+#pragma unroll
+        for (int k = 0; k < 16; ++k) s[k] = cmul(e[k], ddz[t + KZ_Q * k]);
+    }
+    z_inverse(s, v, lds, tw, t, line);
+    z_store(Z, v, base, plane, t, valid);
 }
 
 // FFT_xy(u_i) in X, Y, Z -> FFT_xy^-1 of kappa * dd*_shift_neg * FFT(u_i) ..., in place.
@@ -557,6 +583,18 @@ void kwave_z_absorption_terms(__global real2* X, __global real2* Y, __global con
                               __global const nabla_t* nabla1, __global const real* kk, real yMinus2, uint nxr, uint ny) {
     Z_LINE_INDEX;
     real2 v[KZ_Q], s[16];
+#if ST_NABLA == 0
+    // nabla1 = |k|^(y-2) / nz at this work-item's spectrum points, computed once for both fields
+    // (nabla2 = nabla1 |k|).
+    real n1[16];
+    if (t < KZ_Q && valid) {
+#pragma unroll
+        for (int k = 0; k < 16; ++k) {
+            const real kw = wave_number(kk, x, y, (uint)(t + KZ_Q * k), nxr, ny);
+            n1[k] = kw == (real)0 ? (real)0 : power_of_positive(kw, yMinus2) * ((real)1 / (real)Z_N);
+        }
+    }
+#endif
 #pragma unroll
     for (int a = 0; a < 2; ++a) {
         __global real2* f = a == 0 ? X : Y;
@@ -566,16 +604,12 @@ void kwave_z_absorption_terms(__global real2* X, __global real2* Y, __global con
 #pragma unroll
             for (int k = 0; k < 16; ++k) {
                 const uint z = (uint)(t + KZ_Q * k);
-                const size_t i = base + z * plane;
-                (void)i;
 #if ST_NABLA == 0
-                const real kw = wave_number(kk, x, y, z, nxr, ny);
-                const real n1 = kw == (real)0 ? (real)0 : power_of_positive(kw, yMinus2);
-                const real op = a == 0 ? n1 * kw : n1;
+                s[k] *= a == 0 ? n1[k] * wave_number(kk, x, y, z, nxr, ny) : n1[k];
 #else
-                const real op = a == 0 ? KW_LD(ST_NABLA, nabla2, i) : KW_LD(ST_NABLA, nabla1, i);
+                const size_t i = base + z * plane;
+                s[k] *= (a == 0 ? KW_LD(ST_NABLA, nabla2, i) : KW_LD(ST_NABLA, nabla1, i)) * ((real)1 / (real)Z_N);
 #endif
-                s[k] *= op * ((real)1 / (real)Z_N);
             }
         }
         z_inverse(s, v, lds, tw, t, line);

@@ -3,10 +3,10 @@
 // (cl/kwave.cl, kwave_z_*). Work-item t of a line holds the points t + 16 j (j < KZ_Q) before the
 // forward transform and after the inverse one; between them work-items t < KZ_Q hold the spectrum
 // at t + KZ_Q k (k < 16). Each transform is a KZ_Q-point and a 16-point DFT in registers with one
-// exchange through local memory (NZ = KZ_Q x 16, Cooley-Tukey); the lines of a work-group lie side by
-// side along x (ZL of them: 128 bytes of each row), so every global access is a whole row segment.
-// Needs real, real2 and cmul.
-#define Z_LINES (128 / (int)sizeof(real2))
+// exchange through local memory (NZ = KZ_Q x 16, Cooley-Tukey); the lines of a work-group are
+// consecutive in memory (Z_LINES of them, KZ_LINES from the host), so every global access is a whole
+// row segment. Needs real, real2 and cmul.
+#define Z_LINES KZ_LINES
 #define Z_N (16 * KZ_Q)
 
 // cos and sin of 2 pi m / 16.

@@ -227,7 +227,10 @@ struct KSpaceSolver::Impl {
            << " -D ST_DTRHO=" << code(st.dtRho) << " -D ST_KAPPA=" << code(st.kappa)
            << " -D ST_SKAPPA=" << code(st.sourceKappa) << " -D ST_P0=" << code(st.p0)
            << " -D ST_SIGNAL=" << code(st.signal);
-        if (zFusedQ) os << " -D KZ_Q=" << zFusedQ;
+        if (zFusedQ) os << " -D KZ_Q=" << zFusedQ << " -D KZ_LINES=" << zLinesPerGroup();
+        // Compiler options of the device profile for this program alone (register limits).
+        const std::string extra = ctx.tuning().get("kwave", prec == Precision::Double ? "build_options_double" : "build_options", "");
+        if (!extra.empty()) os << ' ' << extra;
         return os.str();
     }
 
@@ -263,18 +266,22 @@ struct KSpaceSolver::Impl {
         c2r = &fftPlan(fft::Kind::C2R, 1);
     }
 
-    // Lines side by side along x in a work-group of the fused kernels: 128 bytes of complex values
-    // (Z_LINES in cl/common/z_line_fft.h).
-    std::size_t zLinesPerGroup() const { return 128 / (2 * realBytes); }
+    // Lines of a work-group of the fused kernels (Z_LINES in cl/common/z_line_fft.h): `z_line_bytes`
+    // of complex values side by side in memory, 128 unless the device profile's [kwave] says otherwise.
+    std::size_t zLinesPerGroup() const {
+        const long bytes = ctx.tuning().getInt("kwave", "z_line_bytes", 128);
+        return std::max<std::size_t>(1, static_cast<std::size_t>(std::max(0L, bytes)) / (2 * realBytes));
+    }
 
     // nz / 16 where the z transforms can run fused with the spectral operators, else 0: a 3-D grid
-    // with nz = 16, 32, 64, 128 or 256, a work-group of 16 lines of 16 work-items (8 in double), 32 KiB
-    // of local memory, and `fused_z` not 0 in the device profile's [kwave].
+    // with nz = 16, 32, 64, 128 or 256, a work-group of 16 work-items per line and the local memory
+    // for the lines and the twiddles, and `fused_z` not 0 in the device profile's [kwave].
     int zFusedLines() const {
         if (!g.is3D() || ctx.tuning().getInt("kwave", "fused_z", 1) == 0) return 0;
-        const std::size_t q = g.nz / 16, lines = zLinesPerGroup();
+        const std::size_t q = g.nz / 16, lines = zLinesPerGroup(), complexBytes = 2 * realBytes;
         if (g.nz % 16 != 0 || (q & (q - 1)) != 0 || q > 16) return 0;
-        if (lines * 16 > ctx.device().maxWorkGroupSize || ctx.device().localMemBytes < 2048 * q) return 0;
+        const std::size_t localBytes = (lines + 1) * g.nz * complexBytes;
+        if (lines * 16 > ctx.device().maxWorkGroupSize || ctx.device().localMemBytes < localBytes) return 0;
         return static_cast<int>(q);
     }
 
@@ -318,10 +325,11 @@ struct KSpaceSolver::Impl {
         for (int a = 0; a < count; ++a) (xyOnly ? c2rXY[1] : c2r)->execute(X[a], dst[a], fft::Direction::Inverse);
     }
 
-    // A fused z kernel over every line (x, y) of the half spectrum: 16 work-items per line.
+    // A fused z kernel over every line (x, y) of the half spectrum: 16 work-items per line, the lines
+    // of a work-group consecutive in y nxr + x.
     void launchLines(cl::Kernel& k) {
         const std::size_t lines = zLinesPerGroup();
-        ctx.launch(k, cl::NDRange(roundUp(g.reducedNx(), lines), 16 * g.ny), cl::NDRange(lines, 16));
+        ctx.launch(k, cl::NDRange(roundUp(g.reducedNx() * g.ny, lines), 16), cl::NDRange(lines, 16));
     }
 
     // Host arrays first, so that the whole working set is checked against the device before any
