@@ -228,9 +228,6 @@ struct KSpaceSolver::Impl {
            << " -D ST_SKAPPA=" << code(st.sourceKappa) << " -D ST_P0=" << code(st.p0)
            << " -D ST_SIGNAL=" << code(st.signal);
         if (zFusedQ) os << " -D KZ_Q=" << zFusedQ << " -D KZ_LINES=" << zLinesPerGroup();
-        // Compiler options of the device profile for this program alone (register limits).
-        const std::string extra = ctx.tuning().get("kwave", prec == Precision::Double ? "build_options_double" : "build_options", "");
-        if (!extra.empty()) os << ' ' << extra;
         return os.str();
     }
 
