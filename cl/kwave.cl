@@ -470,6 +470,7 @@ __kernel void kwave_sample_all(__global const real* field, __global real* mx, __
 // of the forward and inverse FFTs and the element-wise kernel between them. The operators are the
 // element-wise kernels' (above), with the inverse z transform's 1/nz folded in.
 #include "common/z_line_fft.h"
+#define Z_N (16 * KZ_Q)
 
 // The coordinates of a work-item: its line (x, y) and its place t on the line. The lines are numbered
 // y nxr + x, so that those of a work-group are consecutive in memory whatever nxr is (tiles along x
@@ -482,7 +483,7 @@ __kernel void kwave_sample_all(__global const real* field, __global real* mx, __
     const size_t plane = (size_t)nxr * ny, base = valid ? lineIndex : 0;            \
     __local real2 lds[Z_N * Z_LINES];                                               \
     __local real2 tw[Z_N];                                                          \
-    z_twiddles(tw, t * Z_LINES + line)
+    z_twiddles(tw, t * Z_LINES + line, Z_N, Z_N)
 
 inline void z_load(__global const real2* f, real2* v, const size_t base, const size_t plane, const int t, const bool valid) {
 #pragma unroll
@@ -524,14 +525,14 @@ void kwave_z_pressure_gradient(__global real2* X, __global real2* Y, __global re
     Z_LINE_INDEX;
     real2 v[KZ_Q], s[16], e[16];  // e: kappa FFT(p), kept for the z derivative
     z_load(X, v, base, plane, t, valid);
-    z_forward(v, s, lds, tw, t, line);
+    z_forward(v, s, lds, tw, t, line, KZ_Q);
     if (t < KZ_Q && valid) {
         real kap[16];
         z_kappa(kap, kappa, kk, kHalf, x, y, base, plane, nxr, ny, t);
 #pragma unroll
         for (int k = 0; k < 16; ++k) e[k] = s[k] *= kap[k];
     }
-    z_inverse(s, v, lds, tw, t, line);
+    z_inverse(s, v, lds, tw, t, line, KZ_Q);
     if (valid) {
         const real2 dx = ddx[x], dy = ddy[y];
 #pragma unroll
@@ -545,7 +546,7 @@ void kwave_z_pressure_gradient(__global real2* X, __global real2* Y, __global re
 #pragma unroll
         for (int k = 0; k < 16; ++k) s[k] = cmul(e[k], ddz[t + KZ_Q * k]);
     }
-    z_inverse(s, v, lds, tw, t, line);
+    z_inverse(s, v, lds, tw, t, line, KZ_Q);
     z_store(Z, v, base, plane, t, valid);
 }
 
@@ -563,7 +564,7 @@ void kwave_z_velocity_gradient(__global real2* X, __global real2* Y, __global re
     for (int a = 0; a < 3; ++a) {
         __global real2* f = a == 0 ? X : a == 1 ? Y : Z;
         z_load(f, v, base, plane, t, valid);
-        z_forward(v, s, lds, tw, t, line);
+        z_forward(v, s, lds, tw, t, line, KZ_Q);
         if (t < KZ_Q && valid) {
 #pragma unroll
             for (int k = 0; k < 16; ++k) {
@@ -571,7 +572,7 @@ void kwave_z_velocity_gradient(__global real2* X, __global real2* Y, __global re
                 s[k] = cmul(s[k] * kap[k], d);
             }
         }
-        z_inverse(s, v, lds, tw, t, line);
+        z_inverse(s, v, lds, tw, t, line, KZ_Q);
         z_store(f, v, base, plane, t, valid);
     }
 }
@@ -599,7 +600,7 @@ void kwave_z_absorption_terms(__global real2* X, __global real2* Y, __global con
     for (int a = 0; a < 2; ++a) {
         __global real2* f = a == 0 ? X : Y;
         z_load(f, v, base, plane, t, valid);
-        z_forward(v, s, lds, tw, t, line);
+        z_forward(v, s, lds, tw, t, line, KZ_Q);
         if (t < KZ_Q && valid) {
 #pragma unroll
             for (int k = 0; k < 16; ++k) {
@@ -612,8 +613,50 @@ void kwave_z_absorption_terms(__global real2* X, __global real2* Y, __global con
 #endif
             }
         }
-        z_inverse(s, v, lds, tw, t, line);
+        z_inverse(s, v, lds, tw, t, line, KZ_Q);
         z_store(f, v, base, plane, t, valid);
+    }
+}
+#endif
+
+#ifdef KX_Q
+// ---- The velocity update fused with the inverse x transforms (3-D, nx = 32 KX_Q) -----------------
+// After kwave_z_pressure_gradient the host runs only the y part of the inverse FFTs; this kernel
+// takes each x row of the three gradients through its inverse real transform (row_inverse_real) and
+// updates u there, so the real gradients never go to memory: kwave_velocity with the x pass of the
+// inverse FFTs. The rows of a work-group are consecutive (y + ny z).
+#define X_N (32 * KX_Q)
+__kernel __attribute__((reqd_work_group_size(Z_LINES, 16, 1)))
+void kwave_x_velocity(__global real* ux, __global real* uy, __global real* uz, __global const real2* gx,
+                      __global const real2* gy, __global const real2* gz, __global const dtrho_t* dtrx,
+                      __global const dtrho_t* dtry, __global const dtrho_t* dtrz, __global const real* pmlx,
+                      __global const real* pmly, __global const real* pmlz, real dt, uint ny, uint nz) {
+    const int line = (int)get_local_id(0), t = (int)get_local_id(1);
+    const uint row = (uint)get_group_id(0) * Z_LINES + (uint)line;
+    const bool valid = row < ny * nz;
+    const uint y = row % ny, z = row / ny;
+    __local real2 lds[(X_N / 2 + 1) * Z_LINES];
+    __local real2 tw[X_N / 2], halfTw[X_N / 2];
+    z_twiddles(tw, t * Z_LINES + line, X_N / 2, X_N / 2);
+    z_twiddles(halfTw, t * Z_LINES + line, X_N, X_N / 2);
+    const size_t first = (size_t)(valid ? row : 0) * X_N;  // the row's first point
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+        real2 g[KX_Q];
+        row_inverse_real(a == 0 ? gx : a == 1 ? gy : gz, (size_t)(valid ? row : 0) * (X_N / 2 + 1), valid, g, lds,
+                         tw, halfTw, t, line, KX_Q);
+        if (valid) {
+            __global real* u = a == 0 ? ux : a == 1 ? uy : uz;
+            __global const dtrho_t* dtr = a == 0 ? dtrx : a == 1 ? dtry : dtrz;
+#pragma unroll
+            for (int j = 0; j < KX_Q; ++j) {
+                const uint x = 2 * (uint)(t + 16 * j);
+                const size_t i = first + x;
+                const real e0 = a == 0 ? pmlx[x] : a == 1 ? pmly[y] : pmlz[z], e1 = a == 0 ? pmlx[x + 1] : e0;
+                u[i] = (u[i] * e0 - LD_DTRHO(dtr, AT_RHO0(i)) * g[j].x) * e0;
+                u[i + 1] = (u[i + 1] * e1 - LD_DTRHO(dtr, AT_RHO0(i + 1)) * g[j].y) * e1;
+            }
+        }
     }
 }
 #endif

@@ -272,11 +272,14 @@ TEST(KWaveDevice, MatchesReference) {
     // at a time (the others are batched over contiguous components).
     // nz = 16 q (16x16x16, 10x6x32, 8x8x128, 8x8x256): the z transforms fused with the spectral
     // operators (kwave_z_*), one line per 16 work-items with q = 1, 2, 8 and 16 points each; 12x10x6
-    // and the 2-D grids: full 3-D (2-D) transforms and the element-wise operators.
+    // and the 2-D grids: full 3-D (2-D) transforms and the element-wise operators. nx = 32 q as well
+    // (32x8x16, 64x8x32, 256x8x16): the velocity update fused with the inverse x transforms
+    // (kwave_x_velocity), q = 1, 2 and 8.
     for (const Case c : {Case{{16, 16, 16}, Absorption::PowerLaw, true}, Case{{32, 24, 1}, Absorption::PowerLaw, false},
                          Case{{32, 24, 1}, Absorption::Stokes, false}, Case{{12, 10, 6}, Absorption::PowerLaw, false},
                          Case{{10, 6, 32}, Absorption::PowerLaw, true}, Case{{8, 8, 128}, Absorption::Stokes, false},
-                         Case{{8, 8, 256}, Absorption::PowerLaw, true}}) {
+                         Case{{8, 8, 256}, Absorption::PowerLaw, true}, Case{{32, 8, 16}, Absorption::PowerLaw, true},
+                         Case{{64, 8, 32}, Absorption::Stokes, false}, Case{{256, 8, 16}, Absorption::PowerLaw, true}}) {
         Simulation s = ballSimulation(c.dims[0], c.dims[1], c.dims[2], 10);
         makeHard(s, c.absorption);
         const auto out = everything();

@@ -1,13 +1,12 @@
-// FFTs along the slowest axis (z) of a half spectrum, one line of NZ = 16 * KZ_Q points per 16
-// work-items, for kernels that transform, multiply and transform back in one pass over memory
-// (cl/kwave.cl, kwave_z_*). Work-item t of a line holds the points t + 16 j (j < KZ_Q) before the
-// forward transform and after the inverse one; between them work-items t < KZ_Q hold the spectrum
-// at t + KZ_Q k (k < 16). Each transform is a KZ_Q-point and a 16-point DFT in registers with one
-// exchange through local memory (NZ = KZ_Q x 16, Cooley-Tukey); the lines of a work-group are
+// FFTs along the slowest axis (z) of a half spectrum, one line of N = 16 q points per 16 work-items,
+// for kernels that transform, multiply and transform back in one pass over memory (cl/kwave.cl,
+// kwave_z_*), and the inverse real transform of rows along x (kwave_x_*). Work-item t of a line holds
+// the points t + 16 j (j < q) before the forward transform and after the inverse one; between them
+// work-items t < q hold the spectrum at t + q k (k < 16). Each transform is a q-point and a 16-point
+// DFT in registers with one exchange through local memory (N = q x 16, Cooley-Tukey); the lines of a work-group are
 // consecutive in memory (Z_LINES of them, KZ_LINES from the host), so every global access is a whole
 // row segment. Needs real, real2 and cmul.
 #define Z_LINES KZ_LINES
-#define Z_N (16 * KZ_Q)
 
 // cos and sin of 2 pi m / 16.
 __constant real Z_COS16[16] = {1.0, 0.92387953251128674, 0.70710678118654752, 0.38268343236508977,
@@ -97,47 +96,80 @@ inline void z_dft(real2* v, const int L, const real sign) {
     else if (L > 1) z_small_dft(v, L, sign);
 }
 
-// tw[m] = exp(-2 pi i m / Z_N), m < Z_N, computed once per work-group (a sincos per work-item).
-inline void z_twiddles(__local real2* tw, const int id) {
-    for (int m = id; m < Z_N; m += 16 * Z_LINES) {
+// tw[m] = exp(-2 pi i m / n), m < count, computed once per work-group (a sincos per work-item).
+inline void z_twiddles(__local real2* tw, const int id, const int n, const int count) {
+    for (int m = id; m < count; m += 16 * Z_LINES) {
         real c;
-        const real s = sincos((real)6.283185307179586477 / (real)Z_N * (real)m, &c);
+        const real s = sincos((real)6.283185307179586477 / (real)n * (real)m, &c);
         tw[m] = (real2)(c, -s);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
-// exp(sign 2 pi i m / Z_N) from the table.
+// exp(sign 2 pi i m / N) from the table of the N twiddles.
 inline real2 z_tw(__local const real2* tw, const int m, const real sign) {
     const real2 w = tw[m];
     return sign < 0 ? w : (real2)(w.x, -w.y);
 }
 
-// Forward transform (exp(-2 pi i n k / N)) of the line held as v[j] = x[t + 16 j]; afterwards
-// work-items t < KZ_Q hold s[k] = X[t + KZ_Q k], k < 16. Every work-item of the group must call it.
-inline void z_forward(real2* v, real2* s, __local real2* lds, __local const real2* tw, const int t, const int line) {
-    z_dft(v, KZ_Q, (real)-1);  // A[t][k1], k1 < KZ_Q
+// Forward transform (exp(-2 pi i n k / N), N = 16 q) of the line held as v[j] = x[t + 16 j]; afterwards
+// work-items t < q hold s[k] = X[t + q k], k < 16. Every work-item of the group must call it; tw
+// holds the N twiddles.
+inline void z_forward(real2* v, real2* s, __local real2* lds, __local const real2* tw, const int t, const int line,
+                      const int q) {
+    z_dft(v, q, (real)-1);  // A[t][k1], k1 < q
 #pragma unroll
-    for (int k1 = 0; k1 < KZ_Q; ++k1) lds[(t * KZ_Q + k1) * Z_LINES + line] = cmul(v[k1], z_tw(tw, t * k1, (real)-1));
+    for (int k1 = 0; k1 < q; ++k1) lds[(t * q + k1) * Z_LINES + line] = cmul(v[k1], z_tw(tw, t * k1, (real)-1));
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (t < KZ_Q) {
+    if (t < q) {
 #pragma unroll
-        for (int u = 0; u < 16; ++u) s[u] = lds[(u * KZ_Q + t) * Z_LINES + line];
+        for (int u = 0; u < 16; ++u) s[u] = lds[(u * q + t) * Z_LINES + line];
         z_dft(s, 16, (real)-1);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-// Inverse transform, unscaled (exp(+2 pi i n k / N)), from s[k] = X[t + KZ_Q k] (t < KZ_Q) to
+// Inverse transform, unscaled (exp(+2 pi i n k / N), N = 16 q), from s[k] = X[t + q k] (t < q) to
 // v[j] = x[t + 16 j]. Every work-item of the group must call it.
-inline void z_inverse(real2* s, real2* v, __local real2* lds, __local const real2* tw, const int t, const int line) {
-    if (t < KZ_Q) {
+inline void z_inverse(real2* s, real2* v, __local real2* lds, __local const real2* tw, const int t, const int line,
+                      const int q) {
+    if (t < q) {
         z_dft(s, 16, (real)1);  // C[k1 = t][n1], n1 < 16
 #pragma unroll
         for (int n1 = 0; n1 < 16; ++n1) lds[(t * 16 + n1) * Z_LINES + line] = cmul(s[n1], z_tw(tw, n1 * t, (real)1));
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-    for (int k1 = 0; k1 < KZ_Q; ++k1) v[k1] = lds[(k1 * 16 + t) * Z_LINES + line];
-    z_dft(v, KZ_Q, (real)1);
+    for (int k1 = 0; k1 < q; ++k1) v[k1] = lds[(k1 * 16 + t) * Z_LINES + line];
+    z_dft(v, q, (real)1);
     barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// Inverse real transform (C2R) of a row of N = 32 q reals from its N/2 + 1 = 16 q + 1 coefficients
+// X[m] (rowStart on; the imaginary parts of X[0] and X[N/2] ignored, as C2R transforms do), scaled
+// by 1/N: the N/2-point complex inverse of Z[m] = (X[m] + conj(X[N/2-m]) + i (X[m] - conj(X[N/2-m]))
+// exp(2 pi i m / N)) / 2, which is z[n] = x[2n] + i x[2n+1]. Work-item t of a row gets
+// v[j] = (x[2m], x[2m+1]) at m = t + 16 j, j < q. The rows of a work-group take the place of the lines
+// above; lds holds (16 q + 1) Z_LINES values, tw the 16 q twiddles of z_inverse and halfTw the
+// twiddles exp(-2 pi i m / N), m < 16 q. Every work-item of the group must call it.
+inline void row_inverse_real(__global const real2* X, const size_t rowStart, const bool valid, real2* v,
+                             __local real2* lds, __local const real2* tw, __local const real2* halfTw, const int t,
+                             const int line, const int q) {
+    const int m2 = 16 * q;
+    for (int m = t; m <= m2; m += 16) lds[m * Z_LINES + line] = valid ? X[rowStart + m] : (real2)(0, 0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    real2 s[16];
+    if (t < q) {
+#pragma unroll
+        for (int k = 0; k < 16; ++k) {
+            const int m = t + q * k;
+            real2 a = lds[m * Z_LINES + line], b = lds[(m2 - m) * Z_LINES + line];
+            if (m == 0) a.y = b.y = 0;
+            b.y = -b.y;
+            const real2 h = halfTw[m];
+            const real2 odd = cmul(a - b, (real2)(h.x, -h.y));
+            s[k] = (a + b + z_quarter(odd, (real)1)) * ((real)1 / (real)(2 * m2));
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  // every row read before z_inverse writes lds
+    z_inverse(s, v, lds, tw, t, line, q);
 }

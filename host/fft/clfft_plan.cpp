@@ -69,6 +69,7 @@ public:
     ClfftPlan(Context& ctx, const PlanDesc& d) : ctx_(ctx) {
         desc_ = d;
         backend_ = Backend::ClFFT;
+        if (d.skipFastestAxis) throw Error("the clFFT backend cannot run the " + describe(d) + "; use the VkFFT backend");
         for (std::size_t n : d.shape)
             if (!clfftSupportsLength(n))
                 throw Error("clFFT cannot transform length " + std::to_string(n) + " (its radices are 2, 3, 5, 7, 11 and 13) in the " +

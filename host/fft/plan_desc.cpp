@@ -48,7 +48,8 @@ const char* backendName(Backend b) {
 std::string PlanDesc::key() const {
     std::ostringstream k;
     k << "backend=" << backendName(backend) << " kind=" << kindName(kind) << " precision=" << precisionName(precision)
-      << " shape=" << shapeText(shape) << " batch=" << batch << " placement=" << (inPlace ? "in-place" : "out-of-place");
+      << " shape=" << shapeText(shape) << " batch=" << batch << " placement=" << (inPlace ? "in-place" : "out-of-place")
+      << (skipFastestAxis ? " skip-fastest-axis" : "");
     return k.str();
 }
 
@@ -89,7 +90,7 @@ std::string describe(const PlanDesc& d) {
     std::transform(kind.begin(), kind.end(), kind.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
     return std::to_string(d.shape.size()) + "-D " + kind + " " + precisionName(d.precision) + " transform of " +
            shapeText(d.shape) + " (batch " + std::to_string(d.batch) + ", " + (d.inPlace ? "in place" : "out of place") +
-           ")";
+           (d.skipFastestAxis ? ", fastest axis untransformed" : "") + ")";
 }
 
 void validate(const PlanDesc& d) {

@@ -98,6 +98,10 @@ public:
         cfg.doublePrecision = d.precision == Precision::Double ? 1 : 0;
         cfg.numberBatches = d.batch;
         cfg.normalize = 1;  // inverse scaled by 1/N
+        if (d.skipFastestAxis) {
+            if (real || dims < 2) throw Error("VkFFT cannot run the " + describe(d) + ": only C2C transforms of 2 or 3 axes can leave the fastest untransformed");
+            cfg.omitDimension[0] = 1;
+        }
         applyProfile(ctx.tuning(), cfg);
 
         // Strides of the complex buffer (and of the real input buffer out of place), with the

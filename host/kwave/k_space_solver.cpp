@@ -66,6 +66,9 @@ struct KSpaceSolver::Impl {
     // 3-D grids with nz = 16 q (q = 1, 2, 4, 8, 16): the spectral operators run fused with the z
     // transforms (kwave_z_*, common/z_line_fft.h) and the FFT plans transform x and y only.
     int zFusedQ = 0;
+    // Also nx = 32 q (q = 1, 2, 4, 8, 16), VkFFT: the velocity update runs fused with the inverse x
+    // transforms of the pressure gradient (kwave_x_velocity), whose y transforms run alone.
+    int xFusedQ = 0;
     // Scratch fields: dims, and 3 with power-law absorption, which keeps sum(rho) in du[0] while its
     // two terms come back from their FFTs into du[1] and du[2] (2-D grids get a third one for it).
     int scratchFields() const { return sim.medium.absorption == Absorption::PowerLaw ? 3 : dims; }
@@ -125,7 +128,8 @@ struct KSpaceSolver::Impl {
     fft::Plan* c2rBatch[4] = {};
     fft::Plan* r2cXY[4] = {};  // [b]: 2-D transforms of every z plane of b components (zFusedQ)
     fft::Plan* c2rXY[4] = {};
-    cl::Kernel kZPressureGradient, kZVelocityGradient, kZAbsorptionTerms;
+    fft::Plan* c2cYInverse[4] = {};  // [b]: the y transforms of b components, in place (xFusedQ)
+    cl::Kernel kZPressureGradient, kZVelocityGradient, kZAbsorptionTerms, kXVelocity;
     cl::NDRange local3 = cl::NullRange, local1 = cl::NullRange;
 
     Impl(Context& c, const Simulation& s, const RunOptions& o)
@@ -141,6 +145,7 @@ struct KSpaceSolver::Impl {
         ctx.checkFits(estimateBytes(), "this " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" +
                                            std::to_string(g.nz) + " simulation");
         zFusedQ = zFusedLines();
+        xFusedQ = xFusedRows();
         build();
         allocate();
         if (batched) planBatches();
@@ -228,6 +233,7 @@ struct KSpaceSolver::Impl {
            << " -D ST_SKAPPA=" << code(st.sourceKappa) << " -D ST_P0=" << code(st.p0)
            << " -D ST_SIGNAL=" << code(st.signal);
         if (zFusedQ) os << " -D KZ_Q=" << zFusedQ << " -D KZ_LINES=" << zLinesPerGroup();
+        if (xFusedQ) os << " -D KX_Q=" << xFusedQ;
         return os.str();
     }
 
@@ -258,6 +264,7 @@ struct KSpaceSolver::Impl {
             kZVelocityGradient = k("kwave_z_velocity_gradient");
             kZAbsorptionTerms = k("kwave_z_absorption_terms");
         }
+        if (xFusedQ) kXVelocity = k("kwave_x_velocity");
 
         r2c = &fftPlan(fft::Kind::R2C, 1);
         c2r = &fftPlan(fft::Kind::C2R, 1);
@@ -279,6 +286,18 @@ struct KSpaceSolver::Impl {
         if (g.nz % 16 != 0 || (q & (q - 1)) != 0 || q > 16) return 0;
         const std::size_t localBytes = (lines + 1) * g.nz * complexBytes;
         if (lines * 16 > ctx.device().maxWorkGroupSize || ctx.device().localMemBytes < localBytes) return 0;
+        return static_cast<int>(q);
+    }
+
+    // nx / 32 where the velocity update can take the inverse x transforms (the z ones fused, nx = 32,
+    // 64, ..., 512, the VkFFT backend, local memory for a row of coefficients per line and two
+    // twiddle tables, `fused_x` not 0 in the device profile's [kwave]), else 0.
+    int xFusedRows() const {
+        if (!zFusedQ || opt.fftBackend == fft::Backend::ClFFT || ctx.tuning().getInt("kwave", "fused_x", 1) == 0) return 0;
+        const std::size_t q = g.nx / 32, complexBytes = 2 * realBytes;
+        if (g.nx % 32 != 0 || q == 0 || (q & (q - 1)) != 0 || q > 16) return 0;
+        const std::size_t localBytes = ((g.nx / 2 + 1) * zLinesPerGroup() + g.nx) * complexBytes;
+        if (ctx.device().localMemBytes < localBytes) return 0;
         return static_cast<int>(q);
     }
 
@@ -306,6 +325,17 @@ struct KSpaceSolver::Impl {
             if (b > 1 && !batched) break;
             r2cXY[b] = &fftPlan(fft::Kind::R2C, b, true);
             c2rXY[b] = &fftPlan(fft::Kind::C2R, b, true);
+            if (xFusedQ) {
+                fft::PlanDesc d;
+                d.kind = fft::Kind::C2C;
+                d.shape = {g.ny, g.reducedNx()};
+                d.batch = b * g.nz;
+                d.precision = prec;
+                d.inPlace = true;
+                d.skipFastestAxis = true;
+                d.backend = opt.fftBackend;
+                c2cYInverse[b] = &fft::plan(ctx, d);
+            }
         }
     }
 
@@ -538,12 +568,17 @@ struct KSpaceSolver::Impl {
     cl_uint u32(std::size_t v) const { return static_cast<cl_uint>(v); }
     cl_ulong u64(std::size_t v) const { return static_cast<cl_ulong>(v); }
 
-    void pressureGradient() {
+    // The pressure gradient in du; with toSpectra (xFusedQ), its x spectra in X (y and z transformed
+    // back) for kwave_x_velocity.
+    void pressureGradient(bool toSpectra = false) {
         if (zFusedQ) {
             r2cXY[1]->execute(p, X[0], fft::Direction::Forward);
             spectralArgs(kZPressureGradient, ddPos, false);
             launchLines(kZPressureGradient);
-            return inverseComponents(du, duAll, dims, true);
+            if (!toSpectra) return inverseComponents(du, duAll, dims, true);
+            if (batched) return c2cYInverse[dims]->execute(XAll, XAll, fft::Direction::Inverse);
+            for (int a = 0; a < dims; ++a) c2cYInverse[1]->execute(X[a], X[a], fft::Direction::Inverse);
+            return;
         }
         r2c->execute(p, X[0], fft::Direction::Forward);
         gradientSpectra();
@@ -569,6 +604,16 @@ struct KSpaceSolver::Impl {
     }
 
     void computeVelocity() {
+        if (xFusedQ) {
+            pressureGradient(true);
+            args(kXVelocity, u[0], u[1], u[2], X[0], X[1], X[2], dtRho[0], dtRho[1], dtRho[2], pmlSg[0], pmlSg[1], pmlSg[2]);
+            setReal(kXVelocity, 12, sim.dt);
+            kXVelocity.setArg(13, u32(g.ny));
+            kXVelocity.setArg(14, u32(g.nz));
+            const std::size_t rows = zLinesPerGroup();
+            ctx.launch(kXVelocity, cl::NDRange(roundUp(g.ny * g.nz, rows), 16), cl::NDRange(rows, 16));
+            return;
+        }
         pressureGradient();
         args(kVelocity, u[0], u[1], u[2], du[0], du[1], du[2], dtRho[0], dtRho[1], dtRho[2], pmlSg[0], pmlSg[1], pmlSg[2]);
         setReal(kVelocity, 12, sim.dt);

@@ -39,6 +39,9 @@ struct PlanDesc {
     Precision precision = Precision::Float;  // Float or Double
     bool inPlace = false;
     Backend backend = Backend::Auto;  // Auto: VkFFT
+    // C2C only, VkFFT only: leave the fastest axis untransformed (the transforms along the other axes
+    // of every point of it), for callers that transform that axis themselves.
+    bool skipFastestAxis = false;
 
     std::string key() const;  // the full description, used as the plan-cache key
 };
