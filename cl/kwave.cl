@@ -481,7 +481,7 @@ __kernel void kwave_sample_all(__global const real* field, __global real* mx, __
     const bool valid = lineIndex < nxr * ny;                                        \
     const uint x = lineIndex % nxr, y = lineIndex / nxr;                            \
     const size_t plane = (size_t)nxr * ny, base = valid ? lineIndex : 0;            \
-    __local real2 lds[Z_N * Z_LINES];                                               \
+    __local real2 lds[Z_N * Z_PITCH];                                               \
     __local real2 tw[Z_N];                                                          \
     z_twiddles(tw, t * Z_LINES + line, Z_N, Z_N)
 
@@ -624,39 +624,47 @@ void kwave_z_absorption_terms(__global real2* X, __global real2* Y, __global con
 // After kwave_z_pressure_gradient the host runs only the y part of the inverse FFTs; this kernel
 // takes each x row of the three gradients through its inverse real transform (row_inverse_real) and
 // updates u there, so the real gradients never go to memory: kwave_velocity with the x pass of the
-// inverse FFTs. The rows of a work-group are consecutive (y + ny z).
+// inverse FFTs. The Z_LINES rows of a work-group are consecutive (y + ny z), so their coefficients
+// and their points are one contiguous block each, read and written through local memory.
 #define X_N (32 * KX_Q)
+#define X_H (X_N / 2 + 1)
 __kernel __attribute__((reqd_work_group_size(Z_LINES, 16, 1)))
 void kwave_x_velocity(__global real* ux, __global real* uy, __global real* uz, __global const real2* gx,
                       __global const real2* gy, __global const real2* gz, __global const dtrho_t* dtrx,
                       __global const dtrho_t* dtry, __global const dtrho_t* dtrz, __global const real* pmlx,
                       __global const real* pmly, __global const real* pmlz, real dt, uint ny, uint nz) {
-    const int line = (int)get_local_id(0), t = (int)get_local_id(1);
-    const uint row = (uint)get_group_id(0) * Z_LINES + (uint)line;
-    const bool valid = row < ny * nz;
-    const uint y = row % ny, z = row / ny;
-    __local real2 lds[(X_N / 2 + 1) * Z_LINES];
+    const int line = (int)get_local_id(0), t = (int)get_local_id(1), id = t * Z_LINES + line;
+    const uint firstRow = (uint)get_group_id(0) * Z_LINES, rows = min((uint)Z_LINES, ny * nz - firstRow);
+    __local real2 lds[X_H * Z_PITCH];
     __local real2 tw[X_N / 2], halfTw[X_N / 2];
-    z_twiddles(tw, t * Z_LINES + line, X_N / 2, X_N / 2);
-    z_twiddles(halfTw, t * Z_LINES + line, X_N, X_N / 2);
-    const size_t first = (size_t)(valid ? row : 0) * X_N;  // the row's first point
+    z_twiddles(tw, id, X_N / 2, X_N / 2);
+    z_twiddles(halfTw, id, X_N, X_N / 2);
 #pragma unroll
     for (int a = 0; a < 3; ++a) {
-        real2 g[KX_Q];
-        row_inverse_real(a == 0 ? gx : a == 1 ? gy : gz, (size_t)(valid ? row : 0) * (X_N / 2 + 1), valid, g, lds,
-                         tw, halfTw, t, line, KX_Q);
-        if (valid) {
-            __global real* u = a == 0 ? ux : a == 1 ? uy : uz;
-            __global const dtrho_t* dtr = a == 0 ? dtrx : a == 1 ? dtry : dtrz;
-#pragma unroll
-            for (int j = 0; j < KX_Q; ++j) {
-                const uint x = 2 * (uint)(t + 16 * j);
-                const size_t i = first + x;
-                const real e0 = a == 0 ? pmlx[x] : a == 1 ? pmly[y] : pmlz[z], e1 = a == 0 ? pmlx[x + 1] : e0;
-                u[i] = (u[i] * e0 - LD_DTRHO(dtr, AT_RHO0(i)) * g[j].x) * e0;
-                u[i + 1] = (u[i + 1] * e1 - LD_DTRHO(dtr, AT_RHO0(i + 1)) * g[j].y) * e1;
-            }
+        __global const real2* g = a == 0 ? gx : a == 1 ? gy : gz;
+        for (int f = id; f < Z_LINES * X_H; f += 16 * Z_LINES) {
+            const int r = f / X_H, m = f - r * X_H;
+            lds[m * Z_PITCH + r] = (uint)r < rows ? g[(size_t)firstRow * X_H + f] : (real2)(0, 0);
         }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        real2 v[KX_Q];
+        row_inverse_real(v, lds, tw, halfTw, t, line, KX_Q);
+#pragma unroll
+        for (int j = 0; j < KX_Q; ++j) lds[(t + 16 * j) * Z_PITCH + line] = v[j];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __global real* u = a == 0 ? ux : a == 1 ? uy : uz;
+        __global const dtrho_t* dtr = a == 0 ? dtrx : a == 1 ? dtry : dtrz;
+        for (int f = id; f < Z_LINES * X_N / 2; f += 16 * Z_LINES) {
+            const int r = f / (X_N / 2), m = f - r * (X_N / 2);
+            if ((uint)r >= rows) break;
+            const uint row = firstRow + (uint)r, x = 2 * (uint)m;
+            const size_t i = (size_t)firstRow * X_N + 2 * (size_t)f;
+            const real2 d = lds[m * Z_PITCH + r];
+            const real e0 = a == 0 ? pmlx[x] : a == 1 ? pmly[row % ny] : pmlz[row / ny], e1 = a == 0 ? pmlx[x + 1] : e0;
+            u[i] = (u[i] * e0 - LD_DTRHO(dtr, AT_RHO0(i)) * d.x) * e0;
+            u[i + 1] = (u[i + 1] * e1 - LD_DTRHO(dtr, AT_RHO0(i + 1)) * d.y) * e1;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);  // lds free for the next component
     }
 }
 #endif

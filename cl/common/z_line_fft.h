@@ -7,6 +7,9 @@
 // consecutive in memory (Z_LINES of them, KZ_LINES from the host), so every global access is a whole
 // row segment. Needs real, real2 and cmul.
 #define Z_LINES KZ_LINES
+// Local memory holds point m of line l at m Z_PITCH + l: the lines of a point side by side, one
+// spare so that runs along m (the rows of kwave_x_*) fall in different banks.
+#define Z_PITCH (Z_LINES + 1)
 
 // cos and sin of 2 pi m / 16.
 __constant real Z_COS16[16] = {1.0, 0.92387953251128674, 0.70710678118654752, 0.38268343236508977,
@@ -118,11 +121,11 @@ inline void z_forward(real2* v, real2* s, __local real2* lds, __local const real
                       const int q) {
     z_dft(v, q, (real)-1);  // A[t][k1], k1 < q
 #pragma unroll
-    for (int k1 = 0; k1 < q; ++k1) lds[(t * q + k1) * Z_LINES + line] = cmul(v[k1], z_tw(tw, t * k1, (real)-1));
+    for (int k1 = 0; k1 < q; ++k1) lds[(t * q + k1) * Z_PITCH + line] = cmul(v[k1], z_tw(tw, t * k1, (real)-1));
     barrier(CLK_LOCAL_MEM_FENCE);
     if (t < q) {
 #pragma unroll
-        for (int u = 0; u < 16; ++u) s[u] = lds[(u * q + t) * Z_LINES + line];
+        for (int u = 0; u < 16; ++u) s[u] = lds[(u * q + t) * Z_PITCH + line];
         z_dft(s, 16, (real)-1);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -135,34 +138,31 @@ inline void z_inverse(real2* s, real2* v, __local real2* lds, __local const real
     if (t < q) {
         z_dft(s, 16, (real)1);  // C[k1 = t][n1], n1 < 16
 #pragma unroll
-        for (int n1 = 0; n1 < 16; ++n1) lds[(t * 16 + n1) * Z_LINES + line] = cmul(s[n1], z_tw(tw, n1 * t, (real)1));
+        for (int n1 = 0; n1 < 16; ++n1) lds[(t * 16 + n1) * Z_PITCH + line] = cmul(s[n1], z_tw(tw, n1 * t, (real)1));
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-    for (int k1 = 0; k1 < q; ++k1) v[k1] = lds[(k1 * 16 + t) * Z_LINES + line];
+    for (int k1 = 0; k1 < q; ++k1) v[k1] = lds[(k1 * 16 + t) * Z_PITCH + line];
     z_dft(v, q, (real)1);
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 // Inverse real transform (C2R) of a row of N = 32 q reals from its N/2 + 1 = 16 q + 1 coefficients
-// X[m] (rowStart on; the imaginary parts of X[0] and X[N/2] ignored, as C2R transforms do), scaled
-// by 1/N: the N/2-point complex inverse of Z[m] = (X[m] + conj(X[N/2-m]) + i (X[m] - conj(X[N/2-m]))
-// exp(2 pi i m / N)) / 2, which is z[n] = x[2n] + i x[2n+1]. Work-item t of a row gets
-// v[j] = (x[2m], x[2m+1]) at m = t + 16 j, j < q. The rows of a work-group take the place of the lines
-// above; lds holds (16 q + 1) Z_LINES values, tw the 16 q twiddles of z_inverse and halfTw the
-// twiddles exp(-2 pi i m / N), m < 16 q. Every work-item of the group must call it.
-inline void row_inverse_real(__global const real2* X, const size_t rowStart, const bool valid, real2* v,
-                             __local real2* lds, __local const real2* tw, __local const real2* halfTw, const int t,
-                             const int line, const int q) {
+// X[m], staged by the caller in lds[m Z_PITCH + line] (the imaginary parts of X[0] and X[N/2] are
+// ignored, as C2R transforms do), scaled by 1/N: the N/2-point complex inverse of
+// Z[m] = (X[m] + conj(X[N/2-m]) + i (X[m] - conj(X[N/2-m])) exp(2 pi i m / N)) / 2, which is
+// z[n] = x[2n] + i x[2n+1]. Work-item t of a row gets v[j] = (x[2m], x[2m+1]) at m = t + 16 j, j < q;
+// tw holds the 16 q twiddles of z_inverse and halfTw exp(-2 pi i m / N), m < 16 q. Every work-item
+// of the group must call it.
+inline void row_inverse_real(real2* v, __local real2* lds, __local const real2* tw, __local const real2* halfTw,
+                             const int t, const int line, const int q) {
     const int m2 = 16 * q;
-    for (int m = t; m <= m2; m += 16) lds[m * Z_LINES + line] = valid ? X[rowStart + m] : (real2)(0, 0);
-    barrier(CLK_LOCAL_MEM_FENCE);
     real2 s[16];
     if (t < q) {
 #pragma unroll
         for (int k = 0; k < 16; ++k) {
             const int m = t + q * k;
-            real2 a = lds[m * Z_LINES + line], b = lds[(m2 - m) * Z_LINES + line];
+            real2 a = lds[m * Z_PITCH + line], b = lds[(m2 - m) * Z_PITCH + line];
             if (m == 0) a.y = b.y = 0;
             b.y = -b.y;
             const real2 h = halfTw[m];

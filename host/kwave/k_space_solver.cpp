@@ -284,7 +284,7 @@ struct KSpaceSolver::Impl {
         if (!g.is3D() || ctx.tuning().getInt("kwave", "fused_z", 1) == 0) return 0;
         const std::size_t q = g.nz / 16, lines = zLinesPerGroup(), complexBytes = 2 * realBytes;
         if (g.nz % 16 != 0 || (q & (q - 1)) != 0 || q > 16) return 0;
-        const std::size_t localBytes = (lines + 1) * g.nz * complexBytes;
+        const std::size_t localBytes = (lines + 2) * g.nz * complexBytes;  // lines and a spare, twiddles
         if (lines * 16 > ctx.device().maxWorkGroupSize || ctx.device().localMemBytes < localBytes) return 0;
         return static_cast<int>(q);
     }
@@ -296,7 +296,7 @@ struct KSpaceSolver::Impl {
         if (!zFusedQ || opt.fftBackend == fft::Backend::ClFFT || ctx.tuning().getInt("kwave", "fused_x", 1) == 0) return 0;
         const std::size_t q = g.nx / 32, complexBytes = 2 * realBytes;
         if (g.nx % 32 != 0 || q == 0 || (q & (q - 1)) != 0 || q > 16) return 0;
-        const std::size_t localBytes = ((g.nx / 2 + 1) * zLinesPerGroup() + g.nx) * complexBytes;
+        const std::size_t localBytes = ((g.nx / 2 + 1) * (zLinesPerGroup() + 1) + g.nx) * complexBytes;
         if (ctx.device().localMemBytes < localBytes) return 0;
         return static_cast<int>(q);
     }
