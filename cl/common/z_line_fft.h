@@ -3,9 +3,9 @@
 // kwave_z_*), and the inverse real transform of rows along x (kwave_x_*). Work-item t of a line holds
 // the points t + 16 j (j < q) before the forward transform and after the inverse one; between them
 // work-items t < q hold the spectrum at t + q k (k < 16). Each transform is a q-point and a 16-point
-// DFT in registers with one exchange through local memory (N = q x 16, Cooley-Tukey); the lines of a work-group are
-// consecutive in memory (Z_LINES of them, KZ_LINES from the host), so every global access is a whole
-// row segment. Needs real, real2 and cmul.
+// DFT in registers with one exchange through local memory (N = q x 16, Cooley-Tukey); the lines of
+// a work-group are consecutive in memory (Z_LINES of them, KZ_LINES from the host), so every global
+// access is a whole row segment. Needs real, real2 and cmul.
 #define Z_LINES KZ_LINES
 // Local memory holds point m of line l at m Z_PITCH + l: the lines of a point side by side, one
 // spare so that runs along m (the rows of kwave_x_*) fall in different banks.
