@@ -651,6 +651,8 @@ void kwave_x_velocity(__global real* ux, __global real* uy, __global real* uz, _
 #pragma unroll
     for (int a = 0; a < 3; ++a) {
         __global const real2* g = a == 0 ? gx : a == 1 ? gy : gz;
+        // The block loops stay rolled: unrolled (or without the row bound, which the compiler then
+        // unrolls) the kernel took 0.315 ms a call at 256^3 on an H200 instead of 0.280.
         for (int f = id; f < Z_LINES * X_H; f += 16 * Z_LINES) {
             const int r = f / X_H, m = f - r * X_H;
             lds[m * Z_PITCH + r] = (uint)r < rows ? g[(size_t)firstRow * X_H + f] : (real2)(0, 0);
