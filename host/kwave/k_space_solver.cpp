@@ -66,6 +66,7 @@ struct KSpaceSolver::Impl {
     // 3-D grids with nz = 16 q (q = 1, 2, 4, 8, 16): the spectral operators run fused with the z
     // transforms (kwave_z_*, common/z_line_fft.h) and the FFT plans transform x and y only.
     int zFusedQ = 0;
+    std::size_t zLines = 0;  // lines (x rows) of a work-group of the fused kernels
     // Also nx = 32 q (q = 1, 2, 4, 8, 16), VkFFT: the velocity update runs fused with the inverse x
     // transforms of the pressure gradient (kwave_x_velocity), whose y transforms run alone.
     int xFusedQ = 0;
@@ -144,6 +145,7 @@ struct KSpaceSolver::Impl {
         // Refuse a grid the device cannot hold before building operators or FFT plans for it.
         ctx.checkFits(estimateBytes(), "this " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" +
                                            std::to_string(g.nz) + " simulation");
+        zLines = linesPerGroup();
         zFusedQ = zFusedLines();
         xFusedQ = xFusedRows();
         build();
@@ -232,7 +234,7 @@ struct KSpaceSolver::Impl {
            << " -D ST_DTRHO=" << code(st.dtRho) << " -D ST_KAPPA=" << code(st.kappa)
            << " -D ST_SKAPPA=" << code(st.sourceKappa) << " -D ST_P0=" << code(st.p0)
            << " -D ST_SIGNAL=" << code(st.signal);
-        if (zFusedQ) os << " -D KZ_Q=" << zFusedQ << " -D KZ_LINES=" << zLinesPerGroup();
+        if (zFusedQ) os << " -D KZ_Q=" << zFusedQ << " -D KZ_LINES=" << zLines;
         if (xFusedQ) os << " -D KX_Q=" << xFusedQ;
         return os.str();
     }
@@ -272,7 +274,7 @@ struct KSpaceSolver::Impl {
 
     // Lines of a work-group of the fused kernels (Z_LINES in cl/common/z_line_fft.h): `z_line_bytes`
     // of complex values side by side in memory, 128 unless the device profile's [kwave] says otherwise.
-    std::size_t zLinesPerGroup() const {
+    std::size_t linesPerGroup() const {
         const long bytes = ctx.tuning().getInt("kwave", "z_line_bytes", 128);
         return std::max<std::size_t>(1, static_cast<std::size_t>(std::max(0L, bytes)) / (2 * realBytes));
     }
@@ -282,10 +284,10 @@ struct KSpaceSolver::Impl {
     // for the lines and the twiddles, and `fused_z` not 0 in the device profile's [kwave].
     int zFusedLines() const {
         if (!g.is3D() || ctx.tuning().getInt("kwave", "fused_z", 1) == 0) return 0;
-        const std::size_t q = g.nz / 16, lines = zLinesPerGroup(), complexBytes = 2 * realBytes;
+        const std::size_t q = g.nz / 16, complexBytes = 2 * realBytes;
         if (g.nz % 16 != 0 || (q & (q - 1)) != 0 || q > 16) return 0;
-        const std::size_t localBytes = (lines + 2) * g.nz * complexBytes;  // lines and a spare, twiddles
-        if (lines * 16 > ctx.device().maxWorkGroupSize || ctx.device().localMemBytes < localBytes) return 0;
+        const std::size_t localBytes = (zLines + 2) * g.nz * complexBytes;  // lines and a spare, twiddles
+        if (zLines * 16 > ctx.device().maxWorkGroupSize || ctx.device().localMemBytes < localBytes) return 0;
         return static_cast<int>(q);
     }
 
@@ -296,20 +298,34 @@ struct KSpaceSolver::Impl {
         if (!zFusedQ || opt.fftBackend == fft::Backend::ClFFT || ctx.tuning().getInt("kwave", "fused_x", 1) == 0) return 0;
         const std::size_t q = g.nx / 32, complexBytes = 2 * realBytes;
         if (g.nx % 32 != 0 || q == 0 || (q & (q - 1)) != 0 || q > 16) return 0;
-        const std::size_t localBytes = ((g.nx / 2 + 1) * (zLinesPerGroup() + 1) + g.nx) * complexBytes;
+        const std::size_t localBytes = ((g.nx / 2 + 1) * (zLines + 1) + g.nx) * complexBytes;
         if (ctx.device().localMemBytes < localBytes) return 0;
         return static_cast<int>(q);
     }
 
     fft::Plan& fftPlan(fft::Kind kind, std::size_t batch, bool xyOnly = false) {
-        fft::PlanDesc d;
-        d.kind = kind;
+        fft::PlanDesc d = planDesc(kind);
         d.shape = g.is3D() && !xyOnly ? std::vector<std::size_t>{g.nz, g.ny, g.nx} : std::vector<std::size_t>{g.ny, g.nx};
         d.batch = xyOnly ? batch * g.nz : batch;
-        d.precision = prec;
-        d.inPlace = false;
-        d.backend = opt.fftBackend;
         return fft::plan(ctx, d);
+    }
+
+    // The y transforms of every (x, z) of a half spectrum of `batch` components, in place (xFusedQ).
+    fft::Plan& yInversePlan(std::size_t batch) {
+        fft::PlanDesc d = planDesc(fft::Kind::C2C);
+        d.shape = {g.ny, g.reducedNx()};
+        d.batch = batch * g.nz;
+        d.inPlace = true;
+        d.skipFastestAxis = true;
+        return fft::plan(ctx, d);
+    }
+
+    fft::PlanDesc planDesc(fft::Kind kind) const {
+        fft::PlanDesc d;
+        d.kind = kind;
+        d.precision = prec;
+        d.backend = opt.fftBackend;
+        return d;
     }
 
     void planBatches() {
@@ -325,17 +341,7 @@ struct KSpaceSolver::Impl {
             if (b > 1 && !batched) break;
             r2cXY[b] = &fftPlan(fft::Kind::R2C, b, true);
             c2rXY[b] = &fftPlan(fft::Kind::C2R, b, true);
-            if (xFusedQ) {
-                fft::PlanDesc d;
-                d.kind = fft::Kind::C2C;
-                d.shape = {g.ny, g.reducedNx()};
-                d.batch = b * g.nz;
-                d.precision = prec;
-                d.inPlace = true;
-                d.skipFastestAxis = true;
-                d.backend = opt.fftBackend;
-                c2cYInverse[b] = &fft::plan(ctx, d);
-            }
+            if (xFusedQ) c2cYInverse[b] = &yInversePlan(b);
         }
     }
 
@@ -355,8 +361,7 @@ struct KSpaceSolver::Impl {
     // A fused z kernel over every line (x, y) of the half spectrum: 16 work-items per line, the lines
     // of a work-group consecutive in y nxr + x.
     void launchLines(cl::Kernel& k) {
-        const std::size_t lines = zLinesPerGroup();
-        ctx.launch(k, cl::NDRange(roundUp(g.reducedNx() * g.ny, lines), 16), cl::NDRange(lines, 16));
+        ctx.launch(k, cl::NDRange(roundUp(g.reducedNx() * g.ny, zLines), 16), cl::NDRange(zLines, 16));
     }
 
     // Host arrays first, so that the whole working set is checked against the device before any
@@ -610,8 +615,7 @@ struct KSpaceSolver::Impl {
             setReal(kXVelocity, 12, sim.dt);
             kXVelocity.setArg(13, u32(g.ny));
             kXVelocity.setArg(14, u32(g.nz));
-            const std::size_t rows = zLinesPerGroup();
-            ctx.launch(kXVelocity, cl::NDRange(roundUp(g.ny * g.nz, rows), 16), cl::NDRange(rows, 16));
+            ctx.launch(kXVelocity, cl::NDRange(roundUp(g.ny * g.nz, zLines), 16), cl::NDRange(zLines, 16));
             return;
         }
         pressureGradient();
