@@ -1,9 +1,11 @@
 // The register path of 8-bit planes (host/filter/strip.cpp says which operations it takes): each
 // work-item computes a strip of SW outputs side by side on each of RPI rows. It reads the
 // RPI + 2 RY input rows its windows need once, as SW-byte vectors (plus RX bytes on either side),
-// and keeps them in registers; nothing goes through local memory. Work-items whose rows and side
-// bytes all lie inside the image load them plainly; the others gather every byte through the
-// border rule (BORDER is a kernel argument here: only those edge work-items read it).
+// and keeps them in registers; nothing goes through local memory. Every work-item loads alike: the
+// rows and side columns it reads come through the border rule (BORDER, compiled in), which inside
+// the image gives the plain indices. Only the last strip of a row that is not whole gathers its
+// bytes one by one. (A separate path for the edge work-items made every warp holding one run
+// both paths; that cost a quarter of a 3x3 filter's time at 4096^2 on an H100.)
 //   OP 1  linear, masks of KW x KH (1 or 3 each; rank 1: up to 9), NMASK of them (1 or 2), combined by COMBINE
 //         (0 single, 1 L1, 2 L2, 4 x, 5 y, 6 max). Each mask row is a multiple of one of NBASE
 //         base rows (BASES); every input row's base sums are taken once and shared by the masks and
@@ -23,8 +25,9 @@
 // proves it), so float holds it exactly in any order: the same results, but the adds run on the
 // float units (twice the integer rate on recent NVIDIA GPUs), bytes become floats through their bit
 // pattern (no conversion instruction), and the rounding division is one fma (see strip_combine).
-// Defines: SW (4, 8 or 16), RPI, GX, GY (work-group), KW, KH, RX = KW/2, RY = KH/2, OP, ALIGNED
-// (the width is a multiple of SW: whole-vector loads and stores); OP 1: FLOAT_SUMS, HSLIDE, VSLIDE
+// Defines: SW (4, 8 or 16), RPI, GX, GY (work-group), KW, KH, RX = KW/2, RY = KH/2, OP, BORDER (as
+// in common/filter_common.h), ALIGNED (the width is a multiple of SW: whole-vector loads and
+// stores). The host sends only images at least SW wide, wider than RX and taller than RY. OP 1: FLOAT_SUMS, HSLIDE, VSLIDE
 // (then VSCALE, the column factor's constant), DIV_INV (float 1/d), NMASK, COMBINE, NBASE,
 // BASES (NBASE x KW), ROW_BASE and ROW_SCALE (NMASK x KH: base of each mask row, -1 for a zero row,
 // and its multiple), DIV_MODE (0 none, 1 shift by DIV_SHIFT, 2 unsigned division: (2 v + DIV_BIAS)
@@ -125,17 +128,37 @@ typedef int acc_t;
 #define ROW_ACC(j, v) ROW(j, v)
 #endif
 
-// OpenCV's border rules as in common/filter_common.h, with the mode as a value.
-inline int strip_border_index(int p, const int n, const int mode) {
-    if (p >= 0 && p < n) return p;
-    if (mode == 0) return -1;
-    if (mode == 1) return p < 0 ? 0 : n - 1;
-    if (mode == 4) return ((p % n) + n) % n;
-    if (n == 1) return 0;
-    const int delta = mode == 3 ? 1 : 0;
-    while (p < 0 || p >= n) p = p < 0 ? -p - 1 + delta : 2 * n - p - 1 - delta;
-    return p;
+// OpenCV's border rules (common/filter_common.h) without a loop: strip_low for a position p at most
+// max(RX, RY) before 0, strip_high for any p >= 0 (positions further than that past n - 1 are read
+// by no output, in the last strips, and land anywhere inside). The image is wider and taller than
+// the radius, so one reflection or wrap suffices. -1: outside under BORDER_CONSTANT.
+inline int strip_low(const int p, const int n) {
+#if BORDER == 0
+    return p < 0 ? -1 : p;
+#elif BORDER == 1
+    return max(p, 0);
+#elif BORDER == 2
+    return p < 0 ? -p - 1 : p;
+#elif BORDER == 3
+    return abs(p);
+#else
+    return p < 0 ? p + n : p;
+#endif
 }
+inline int strip_high(const int p, const int n) {
+#if BORDER == 0
+    return p >= n ? -1 : p;
+#elif BORDER == 1
+    return min(p, n - 1);
+#elif BORDER == 2
+    return p >= n ? max(2 * n - 1 - p, 0) : p;
+#elif BORDER == 3
+    return p >= n ? max(2 * n - 2 - p, 0) : p;
+#else
+    return p >= n ? min(p - n, n - 1) : p;
+#endif
+}
+inline int strip_index(const int p, const int n) { return p < 0 ? strip_low(p, n) : strip_high(p, n); }
 
 #if OP == 1
 // The divisor's rounding (halves up) of a Single mask's sum.
@@ -216,8 +239,7 @@ inline uchar strip_combine(const int g0, const int g1) {
 #endif
 
 __kernel __attribute__((reqd_work_group_size(GX, GY, 1)))
-void filter_strip(__global const uchar* src, __global uchar* dst, const int w, const int h, const int border,
-                  const int outsideValue) {
+void filter_strip(__global const uchar* src, __global uchar* dst, const int w, const int h, const int outsideValue) {
     const int x0 = (int)get_global_id(0) * SW, y0 = (int)get_global_id(1) * RPI;
     if (x0 >= w || y0 >= h) return;
 
@@ -225,44 +247,15 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
     // (side[j][0..RX-1] left of x0, side[j][RX..2RX-1] right of x0 + SW - 1).
     pix_t rows[NR];
     uchar side[NR][2 * RX + 1];
-#if RX >= 2 && RX <= SW
-    // Wide sides: the neighbouring vectors, whose last / first RX bytes are the sides (fewer loads
-    // than one byte at a time).
-    if (x0 >= SW && x0 + 2 * SW <= w && y0 >= RY && y0 + RPI + RY <= h) {
-#pragma unroll
-        for (int j = 0; j < NR; ++j) {
-            __global const uchar* p = src + (y0 - RY + j) * w + x0;
-            rows[j] = LOAD_ROW(p);
-            const pix_t lv = LOAD_ROW(p - SW), rv = LOAD_ROW(p + SW);
-            uchar l[SW], r[SW];
-            UNPACK(lv, l, 0);
-            UNPACK(rv, r, 0);
-#pragma unroll
-            for (int k = 0; k < RX; ++k) {
-                side[j][k] = l[SW - RX + k];
-                side[j][RX + k] = r[k];
-            }
-        }
-#else
-    if (x0 >= RX && x0 + SW + RX <= w && y0 >= RY && y0 + RPI + RY <= h) {
-#pragma unroll
-        for (int j = 0; j < NR; ++j) {
-            __global const uchar* p = src + (y0 - RY + j) * w + x0;
-            rows[j] = LOAD_ROW(p);
-#pragma unroll
-            for (int k = 0; k < RX; ++k) {
-                side[j][k] = p[k - RX];
-                side[j][RX + k] = p[SW + k];
-            }
-        }
-#endif
-    } else {
+#if !ALIGNED
+    if (x0 + SW > w) {
+        // The last strip of a row that is not whole: every byte through the border rule.
         int xs[NC];
 #pragma unroll
-        for (int c = 0; c < NC; ++c) xs[c] = strip_border_index(x0 - RX + c, w, border);
+        for (int c = 0; c < NC; ++c) xs[c] = strip_index(x0 - RX + c, w);
 #pragma unroll
         for (int j = 0; j < NR; ++j) {
-            const int yi = strip_border_index(y0 - RY + j, h, border);
+            const int yi = strip_index(y0 - RY + j, h);
             uchar t[NC];
 #pragma unroll
             for (int c = 0; c < NC; ++c) t[c] = (yi < 0 || xs[c] < 0) ? (uchar)outsideValue : src[yi * w + xs[c]];
@@ -272,6 +265,41 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
                 side[j][k] = t[k];
                 side[j][RX + k] = t[RX + SW + k];
             }
+        }
+    } else
+#endif
+    {
+        // The side columns, once: left of x0 only the low edge can be passed, right of the strip
+        // only the high one.
+        int xl[RX + 1], xr[RX + 1];
+#pragma unroll
+        for (int k = 0; k < RX; ++k) {
+            xl[k] = strip_low(x0 - RX + k, w);
+            xr[k] = strip_high(x0 + SW + k, w);
+        }
+#pragma unroll
+        for (int j = 0; j < NR; ++j) {
+            // Rows above the strip's first can pass only the top edge, the others only the bottom.
+            const int y = y0 - RY + j;
+            const int yi = j < RY ? strip_low(y, h) : strip_high(y, h);
+            __global const uchar* p = src + max(yi, 0) * w;
+            const pix_t v = LOAD_ROW(p + x0);
+#if BORDER == 0
+            rows[j] = yi < 0 ? (pix_t)((uchar)outsideValue) : v;
+#pragma unroll
+            for (int k = 0; k < RX; ++k) {
+                const uchar l = p[max(xl[k], 0)], r = p[max(xr[k], 0)];
+                side[j][k] = yi < 0 || xl[k] < 0 ? (uchar)outsideValue : l;
+                side[j][RX + k] = yi < 0 || xr[k] < 0 ? (uchar)outsideValue : r;
+            }
+#else
+            rows[j] = v;
+#pragma unroll
+            for (int k = 0; k < RX; ++k) {
+                side[j][k] = p[xl[k]];
+                side[j][RX + k] = p[xr[k]];
+            }
+#endif
         }
     }
     const bool wholeStrip = x0 + SW <= w;

@@ -1,8 +1,9 @@
 // The register path of 8-bit planes (cl/filter_strip.cl) held to the serial reference, exactly:
 // every operation it takes, every border mode, several strip layouts (16, 8 and 4 outputs wide; an
 // odd number of rows per work-item, so the paired medians end on a single row), images whose sides
-// are not multiples of a strip (and are), images narrower than a strip, 3-row images and a 1-row
-// image (a 3x1 mask), and colour planes. The layouts come in through Options::tuning, so the test
+// are not multiples of a strip (and are), images one strip wide, windows as tall as the image, a
+// 1-row image (a 3x1 mask), and colour planes; and images narrower than a strip, which the tile
+// kernels take. The layouts come in through Options::tuning, so the test
 // needs no GPU and no profile file.
 #include <gtest/gtest.h>
 
@@ -49,11 +50,12 @@ Options stripOptions(const Layout& l, Border b) {
     return o;
 }
 
-void expectStripEqualsReference(const io::Image& img, const std::string& spec, const Layout& l, Border b) {
+// strip: whether the strip path must take the image (else it must leave it to the tile kernels).
+void expectStripEqualsReference(const io::Image& img, const std::string& spec, const Layout& l, Border b, bool strip = true) {
     const std::vector<Operation> ops{parseOperation(spec)};
     const StripLayout sl{l.width, ops[0].kind == Operation::Kind::Median ? l.medianRows : l.rows, l.groupX, l.groupY, l.floatSums};
-    const std::string defines = stripDefines(ops[0], io::PixelType::U8, img.width, sl);
-    ASSERT_FALSE(defines.empty()) << spec << " does not take the strip path";
+    const std::string defines = stripDefines(ops[0], io::PixelType::U8, img.width, img.height, b, sl);
+    ASSERT_EQ(defines.empty(), !strip) << spec << (strip ? " does not take" : " takes") << " the strip path on " << img.width << "x" << img.height;
     if (l.floatSums) ASSERT_NE(defines.find("FLOAT_SUMS=1"), std::string::npos) << spec << " does not sum in float";
     const Options o = stripOptions(l, b);
     Pipeline p(test::context(), ops, o);
@@ -112,7 +114,7 @@ TEST(FilterStrip, WiderStripsEqualReference) {
         }
         for (const std::string s : {"sobel", "median:5", "box:7"}) {
             expectStripEqualsReference(img, s, kWide, b);
-            expectStripEqualsReference(image(7, 7, 1, 4), s, kWide, b);  // box:7 as large as the image
+            expectStripEqualsReference(image(16, 7, 1, 4), s, kWide, b);  // one strip; box:7 as tall as the image
         }
     }
 }
@@ -126,10 +128,14 @@ TEST(FilterStrip, WholeStripsEqualReference) {
 
 TEST(FilterStrip, SmallImagesEqualReference) {
     for (Border b : kBorders) {
-        expectStripEqualsReference(image(3, 3, 1, 6), "box:3", kNarrow, b);        // narrower than a strip, 3 rows
-        expectStripEqualsReference(image(6, 3, 1, 7), "scharr:l2", kNarrow, b);
+        expectStripEqualsReference(image(8, 3, 1, 6), "box:3", kNarrow, b);  // one strip, 3 rows: both border rows reflected
+        expectStripEqualsReference(image(9, 3, 1, 7), "scharr:l2", kNarrow, b);  // a whole strip and one of 1
         expectStripEqualsReference(image(23, 1, 1, 8), "conv:1,2,1:sum", kNarrow, b);  // one row
-        expectStripEqualsReference(image(1, 9, 1, 9), "conv:1;-2;4:sum", kNarrow, b);  // one column
+        expectStripEqualsReference(image(8, 3, 1, 9), "conv:1;-2;4:sum", kNarrow, b);  // 1x3 mask, 3 rows
+        expectStripEqualsReference(image(8, 5, 1, 12), "median:5", kNarrow, b);  // the 5x5 window as tall as the image
+        // Narrower than a strip: the tile kernels.
+        expectStripEqualsReference(image(3, 3, 1, 13), "box:3", kNarrow, b, false);
+        expectStripEqualsReference(image(1, 9, 1, 14), "conv:1;-2;4:sum", kNarrow, b, false);  // one column
     }
 }
 
@@ -140,7 +146,7 @@ TEST(FilterStrip, ColourPlanesEqualReference) {
 
 TEST(FilterStrip, PathTakesOnlyWhatItCovers) {
     const StripLayout l;
-    const auto takes = [&](const std::string& s, io::PixelType t) { return !stripDefines(parseOperation(s), t, 64, l).empty(); };
+    const auto takes = [&](const std::string& s, io::PixelType t) { return !stripDefines(parseOperation(s), t, 64, 64, Border::Reflect101, l).empty(); };
     EXPECT_TRUE(takes("box:3", io::PixelType::U8));
     EXPECT_TRUE(takes("median:5", io::PixelType::U8));
     EXPECT_FALSE(takes("box:3", io::PixelType::U16));
@@ -155,7 +161,7 @@ TEST(FilterStrip, PathTakesOnlyWhatItCovers) {
     const auto has = [&](const std::string& s, const std::string& define) {
         StripLayout f = l;
         f.floatSums = true;
-        return stripDefines(parseOperation(s), io::PixelType::U8, 64, f).find(define) != std::string::npos;
+        return stripDefines(parseOperation(s), io::PixelType::U8, 64, 64, Border::Reflect101, f).find(define) != std::string::npos;
     };
     EXPECT_TRUE(has("box:9", "HSLIDE=1") && has("box:9", "VSLIDE=1") && has("box:9", "FLOAT_SUMS=1"));
     EXPECT_TRUE(has("binomial:7", "HSLIDE=0") && has("binomial:7", "VSLIDE=0"));

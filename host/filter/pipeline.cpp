@@ -102,7 +102,7 @@ struct Pipeline::Impl {
         const StripLayout& layout = op.kind == Operation::Kind::Median ? (op.width == 3 ? stripMedian3 : stripMedian5)
                                     : op.rowFactor.empty()             ? stripSmall
                                                                        : stripSeparable;
-        const std::string defines = stripDefines(op, in.type, width, layout);
+        const std::string defines = stripDefines(op, in.type, width, height, options.border, layout);
         if (defines.empty()) return false;
         out = stripPass(in, defines, layout);
         return true;
@@ -185,8 +185,7 @@ struct Pipeline::Impl {
         k.setArg(1, out.buffer);
         k.setArg(2, static_cast<cl_int>(width));
         k.setArg(3, static_cast<cl_int>(height));
-        k.setArg(4, static_cast<cl_int>(options.border));
-        k.setArg(5, static_cast<cl_int>(saturate(options.borderValue, in.type)));
+        k.setArg(4, static_cast<cl_int>(saturate(options.borderValue, in.type)));
         const std::size_t items = (static_cast<std::size_t>(width) + layout.width - 1) / layout.width;
         const std::size_t rows = (static_cast<std::size_t>(height) + layout.rows - 1) / layout.rows;
         ctx.launch(k, cl::NDRange(roundUp(items, layout.groupX), roundUp(rows, layout.groupY)), cl::NDRange(layout.groupX, layout.groupY));

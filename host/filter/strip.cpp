@@ -158,8 +158,12 @@ std::string linearDefines(const Operation& op, bool floatSums) {
 
 }  // namespace
 
-std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, const StripLayout& layout) {
+std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, int imageHeight, Border border, const StripLayout& layout) {
     if (in != io::PixelType::U8 || outputType(op, in) != io::PixelType::U8) return "";
+    // At least one whole strip. (The kernel's border rule reflects or wraps once, which needs the
+    // image wider and taller than the window's radius: the pipeline refuses windows larger than
+    // the image.)
+    if (imageWidth < layout.width || imageWidth <= op.width / 2 || imageHeight <= op.height / 2) return "";
     std::string specific;
     if (op.kind == Operation::Kind::Linear) {
         const bool small = (op.width == 1 || op.width == 3) && (op.height == 1 || op.height == 3);
@@ -175,7 +179,7 @@ std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, 
     std::ostringstream d;
     d << "-D SW=" << layout.width << " -D RPI=" << layout.rows << " -D GX=" << layout.groupX << " -D GY=" << layout.groupY
       << " -D KW=" << op.width << " -D KH=" << op.height << " -D RX=" << op.width / 2 << " -D RY=" << op.height / 2
-      << " -D ALIGNED=" << (imageWidth % layout.width == 0 ? 1 : 0) << specific;
+      << " -D BORDER=" << static_cast<int>(border) << " -D ALIGNED=" << (imageWidth % layout.width == 0 ? 1 : 0) << specific;
     return d.str();
 }
 

@@ -17,9 +17,11 @@ struct StripLayout {
     bool floatSums = false;
 };
 
-// The kernel's defines for `op` on a plane of type `in` that is `imageWidth` wide, or "" when the
-// strip path does not take it: other depths; linear masks larger than 3x3, separable, with float
-// output or more than two masks, or whose sums could leave 32 bits; medians other than 3x3 and 5x5.
-std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, const StripLayout& layout);
+// The kernel's defines for `op` on an imageWidth x imageHeight plane of type `in` under `border`,
+// or "" when the strip path does not take it: other depths; linear masks larger than 3x3,
+// separable, with float output or more than two masks, or whose sums could leave 32 bits; medians
+// other than 3x3 and 5x5; images narrower than a strip (or, were they not refused before, not
+// wider and taller than the window's radius).
+std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, int imageHeight, Border border, const StripLayout& layout);
 
 }  // namespace portacl::filter
