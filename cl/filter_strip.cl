@@ -87,15 +87,20 @@ typedef CAT(uchar, SW) pix_t;
 #define LANE(p, i) ((int)((as_uint(p) >> (8 * ((i) & 3))) & 0xffu))
 #endif
 // Input column c (0 .. NC-1, from x0 - RX) of strip row j, as int.
-#define PIX(j, c) ((c) < RX ? (int)side[j][(c)] : (c) < RX + SW ? LANE(rows[j], (c) - RX) : (int)side[j][(c) - SW])
+// Side byte k (0 .. RX-1) of strip row j, left of x0 or right of the strip: the sides are packed
+// four bytes to a word (RX <= 4), so that a 9-wide window's eight side bytes of each row take two
+// registers, not eight.
+#define SIDE_L(j, k) ((int)((sideL[j] >> (8 * (k))) & 0xffu))
+#define SIDE_R(j, k) ((int)((sideR[j] >> (8 * (k))) & 0xffu))
+#define PIX(j, c) ((c) < RX ? SIDE_L(j, (c)) : (c) < RX + SW ? LANE(rows[j], (c) - RX) : SIDE_R(j, (c) - RX - SW))
 
 // v[0 .. NC-1] = input row j of the strip as int, from column x0 - RX: side bytes and vector lanes.
 #define ROW(j, v)                                                          \
     {                                                                      \
         UNPACK(rows[j], v, RX);                                            \
         for (int k_ = 0; k_ < RX; ++k_) {                                  \
-            v[k_] = side[j][k_];                                           \
-            v[RX + SW + k_] = side[j][RX + k_];                            \
+            v[k_] = SIDE_L(j, k_);                                         \
+            v[RX + SW + k_] = SIDE_R(j, k_);                               \
         }                                                                  \
     }
 
@@ -243,10 +248,10 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
     const int x0 = (int)get_global_id(0) * SW, y0 = (int)get_global_id(1) * RPI;
     if (x0 >= w || y0 >= h) return;
 
-    // The strip's input: NR rows of SW bytes from x0, and RX bytes on either side of each
-    // (side[j][0..RX-1] left of x0, side[j][RX..2RX-1] right of x0 + SW - 1).
+    // The strip's input: NR rows of SW bytes from x0, and RX bytes on either side of each (sideL[j]
+    // left of x0, byte k of it at x0 - RX + k; sideR[j] right of x0 + SW - 1).
     pix_t rows[NR];
-    uchar side[NR][2 * RX + 1];
+    uint sideL[NR], sideR[NR];
 #if !ALIGNED
     if (x0 + SW > w) {
         // The last strip of a row that is not whole: every byte through the border rule.
@@ -260,10 +265,11 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #pragma unroll
             for (int c = 0; c < NC; ++c) t[c] = (yi < 0 || xs[c] < 0) ? (uchar)outsideValue : src[yi * w + xs[c]];
             rows[j] = PACK(t, RX);
+            sideL[j] = sideR[j] = 0;
 #pragma unroll
             for (int k = 0; k < RX; ++k) {
-                side[j][k] = t[k];
-                side[j][RX + k] = t[RX + SW + k];
+                sideL[j] |= (uint)t[k] << (8 * k);
+                sideR[j] |= (uint)t[RX + SW + k] << (8 * k);
             }
         }
     } else
@@ -286,18 +292,20 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
             const pix_t v = LOAD_ROW(p + x0);
 #if BORDER == 0
             rows[j] = yi < 0 ? (pix_t)((uchar)outsideValue) : v;
+            sideL[j] = sideR[j] = 0;
 #pragma unroll
             for (int k = 0; k < RX; ++k) {
-                const uchar l = p[max(xl[k], 0)], r = p[max(xr[k], 0)];
-                side[j][k] = yi < 0 || xl[k] < 0 ? (uchar)outsideValue : l;
-                side[j][RX + k] = yi < 0 || xr[k] < 0 ? (uchar)outsideValue : r;
+                const uint l = p[max(xl[k], 0)], r = p[max(xr[k], 0)];
+                sideL[j] |= (yi < 0 || xl[k] < 0 ? (uint)outsideValue : l) << (8 * k);
+                sideR[j] |= (yi < 0 || xr[k] < 0 ? (uint)outsideValue : r) << (8 * k);
             }
 #else
             rows[j] = v;
+            sideL[j] = sideR[j] = 0;
 #pragma unroll
             for (int k = 0; k < RX; ++k) {
-                side[j][k] = p[xl[k]];
-                side[j][RX + k] = p[xr[k]];
+                sideL[j] |= (uint)p[xl[k]] << (8 * k);
+                sideR[j] |= (uint)p[xr[k]] << (8 * k);
             }
 #endif
         }
