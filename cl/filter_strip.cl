@@ -27,10 +27,10 @@
 // pattern (no conversion instruction), and the rounding division is one fma (see strip_combine).
 // Defines: SW (4, 8 or 16), RPI, GX, GY (work-group), KW, KH, RX = KW/2, RY = KH/2, OP, BORDER (as
 // in common/filter_common.h), ALIGNED (the width is a multiple of SW: whole-vector loads and
-// stores). The host sends only images at least SW wide, wider than RX and taller than RY. OP 1: FLOAT_SUMS, HSLIDE, VSLIDE
-// (then VSCALE, the column factor's constant), DIV_INV (float 1/d), NMASK, COMBINE, NBASE,
-// BASES (NBASE x KW), ROW_BASE and ROW_SCALE (NMASK x KH: base of each mask row, -1 for a zero row,
-// and its multiple), DIV_MODE (0 none, 1 shift by DIV_SHIFT, 2 unsigned division: (2 v + DIV_BIAS)
+// stores). The host sends only images at least SW wide, wider than RX and taller than RY.
+// OP 1: FLOAT_SUMS, HSLIDE, VSLIDE (then VSCALE, the column factor's constant), DIV_INV (float
+// 1/d), NMASK, COMBINE, NBASE, BASES (NBASE x KW), ROW_BASE and ROW_SCALE (NMASK x KH: base of each
+// mask row, -1 for a zero row, and its multiple), DIV_MODE (0 none, 1 shift by DIV_SHIFT, 2 unsigned division: (2 v + DIV_BIAS)
 // / DIV_2D - DIV_K), CLAMP_LO, CLAMP_HI (the result can leave [0, 255]).
 #include "common/real.h"
 #include "common/filter_networks.h"
@@ -276,12 +276,16 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #endif
     {
         // The side columns, once: left of x0 only the low edge can be passed, right of the strip
-        // only the high one.
+        // only the high one. Under BORDER_CONSTANT a column outside reads column 0 and is replaced.
         int xl[RX + 1], xr[RX + 1];
+        bool outL[RX + 1], outR[RX + 1];
 #pragma unroll
         for (int k = 0; k < RX; ++k) {
-            xl[k] = strip_low(x0 - RX + k, w);
-            xr[k] = strip_high(x0 + SW + k, w);
+            const int l = strip_low(x0 - RX + k, w), r = strip_high(x0 + SW + k, w);
+            xl[k] = max(l, 0);
+            xr[k] = max(r, 0);
+            outL[k] = l < 0;
+            outR[k] = r < 0;
         }
 #pragma unroll
         for (int j = 0; j < NR; ++j) {
@@ -289,25 +293,17 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
             const int y = y0 - RY + j;
             const int yi = j < RY ? strip_low(y, h) : strip_high(y, h);
             __global const uchar* p = src + max(yi, 0) * w;
-            const pix_t v = LOAD_ROW(p + x0);
-#if BORDER == 0
-            rows[j] = yi < 0 ? (pix_t)((uchar)outsideValue) : v;
+            rows[j] = LOAD_ROW(p + x0);
             sideL[j] = sideR[j] = 0;
 #pragma unroll
             for (int k = 0; k < RX; ++k) {
-                const uint l = p[max(xl[k], 0)], r = p[max(xr[k], 0)];
-                sideL[j] |= (yi < 0 || xl[k] < 0 ? (uint)outsideValue : l) << (8 * k);
-                sideR[j] |= (yi < 0 || xr[k] < 0 ? (uint)outsideValue : r) << (8 * k);
+                uint l = p[xl[k]], r = p[xr[k]];
+                if (BORDER == 0 && (yi < 0 || outL[k])) l = (uint)outsideValue;
+                if (BORDER == 0 && (yi < 0 || outR[k])) r = (uint)outsideValue;
+                sideL[j] |= l << (8 * k);
+                sideR[j] |= r << (8 * k);
             }
-#else
-            rows[j] = v;
-            sideL[j] = sideR[j] = 0;
-#pragma unroll
-            for (int k = 0; k < RX; ++k) {
-                sideL[j] |= (uint)p[xl[k]] << (8 * k);
-                sideR[j] |= (uint)p[xr[k]] << (8 * k);
-            }
-#endif
+            if (BORDER == 0 && yi < 0) rows[j] = (pix_t)((uchar)outsideValue);
         }
     }
     const bool wholeStrip = x0 + SW <= w;
