@@ -35,8 +35,9 @@ variant() {
       [ -z "$gp" ] && gp=strip_
       printf '%sgroup_x = %s\n%sgroup_y = %s\n' "$gp" "${g%x*}" "$gp" "${g#*x}"
     done
-    # An optional 8th argument: extra build options (a register cap), in a later [build] block.
-    [ -n "${8:-}" ] && printf '\n[build]\noptions = -cl-mad-enable -cl-nv-opt-level=3 %s\n' "$8"
+    # An optional 8th argument: extra build options (a register cap), appended to the profile's own
+    # in a later [build] block.
+    [ -n "${8:-}" ] && printf '\n[build]\noptions = %s %s\n' "$(sed -n 's/^options = //p' "$BASE" | head -n 1)" "$8"
   } >> "$d/nvidia-hopper.profile"
   local layout="small=$4 sep=$5 med3=$6 med5=$7 float=$float ${8:-}"
   [ "$strip" = 0 ] && layout="tile kernels"
