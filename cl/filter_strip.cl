@@ -41,21 +41,6 @@ typedef CAT(uchar, SW) pix_t;
 
 #define NC (SW + 2 * RX)   // input columns of a strip
 #define NR (RPI + 2 * RY)  // input rows of a strip
-// Masks taller than 3 rows load each input row where its sums are taken (the registers of a
-// row are free again at once; tall strips keep few rows alive); the others load the whole strip
-// first, which leaves the most loads in flight.
-#define STREAM (OP == 1 && KH > 3)
-// Box sums slide down the strip in 16-bit lanes where the host proved them to fit (VBOUND: the
-// largest running column sum, one row too many in it).
-#ifndef PACK_V_SUMS
-#define PACK_V_SUMS 1
-#endif
-#define PACKED_V (OP == 1 && VSLIDE && !FLOAT_SUMS && PACK_V_SUMS && VBOUND < 65536)
-// Streamed rows are loaded AHEAD rows before their sums are taken, which keeps that many loads in
-// flight per work-item while the sums of the rows before them are computed.
-#ifndef AHEAD
-#define AHEAD 2
-#endif
 
 #if SW == 16
 #define PACK(a, o)                                                                                            \
@@ -258,103 +243,76 @@ inline uchar strip_combine(const int g0, const int g1) {
 #endif
 #endif
 
-// Input row j of the strip into rows[j], sideL[j], sideR[j] (uses the kernel's locals). Rows above
-// the strip's first can pass only the top edge, the others only the bottom.
-#define LOAD_WHOLE(j)                                                                             \
-    {                                                                                             \
-        const int y_ = y0 - RY + (j);                                                             \
-        const int yi_ = (j) < RY ? strip_low(y_, h) : strip_high(y_, h);                          \
-        __global const uchar* p_ = src + max(yi_, 0) * w;                                         \
-        rows[j] = LOAD_ROW(p_ + x0);                                                              \
-        if (wordSides) {                                                                          \
-            sideL[j] = *(__global const uint*)(p_ + x0 - 4) >> (8 * (4 - RX));                    \
-            sideR[j] = *(__global const uint*)(p_ + x0 + SW);                                     \
-        } else {                                                                                  \
-            sideL[j] = sideR[j] = 0;                                                              \
-            _Pragma("unroll") for (int k_ = 0; k_ < RX; ++k_) {                                   \
-                uint l_ = p_[xl[k_]], r_ = p_[xr[k_]];                                            \
-                if (BORDER == 0 && outL[k_]) l_ = (uint)outsideValue;                             \
-                if (BORDER == 0 && outR[k_]) r_ = (uint)outsideValue;                             \
-                sideL[j] |= l_ << (8 * k_);                                                       \
-                sideR[j] |= r_ << (8 * k_);                                                       \
-            }                                                                                     \
-        }                                                                                         \
-        if (BORDER == 0 && yi_ < 0) {                                                             \
-            rows[j] = (pix_t)((uchar)outsideValue);                                               \
-            sideL[j] = sideR[j] = (uint)outsideValue * 0x01010101u;                               \
-        }                                                                                         \
-    }
-#define LOAD_GATHER(j)                                                                            \
-    {                                                                                             \
-        const int yi_ = strip_index(y0 - RY + (j), h);                                            \
-        uchar t_[NC];                                                                             \
-        _Pragma("unroll") for (int c_ = 0; c_ < NC; ++c_) t_[c_] = (yi_ < 0 || xs[c_] < 0) ? (uchar)outsideValue : src[yi_ * w + xs[c_]]; \
-        rows[j] = PACK(t_, RX);                                                                   \
-        sideL[j] = sideR[j] = 0;                                                                  \
-        _Pragma("unroll") for (int k_ = 0; k_ < RX; ++k_) {                                       \
-            sideL[j] |= (uint)t_[k_] << (8 * k_);                                                 \
-            sideR[j] |= (uint)t_[RX + SW + k_] << (8 * k_);                                       \
-        }                                                                                         \
-    }
-
 __kernel __attribute__((reqd_work_group_size(GX, GY, 1)))
 void filter_strip(__global const uchar* src, __global uchar* dst, const int w, const int h, const int outsideValue) {
     const int x0 = (int)get_global_id(0) * SW, y0 = (int)get_global_id(1) * RPI;
     if (x0 >= w || y0 >= h) return;
 
     // The strip's input: NR rows of SW bytes from x0, and RX bytes on either side of each (sideL[j]
-    // left of x0, byte k of it at x0 - RX + k; sideR[j] right of x0 + SW - 1), loaded by LOAD(j).
+    // left of x0, byte k of it at x0 - RX + k; sideR[j] right of x0 + SW - 1).
     pix_t rows[NR];
     uint sideL[NR], sideR[NR];
-    // The side columns' indices, once: left of x0 only the low edge can be passed, right of the
-    // strip only the high one. Under BORDER_CONSTANT a column outside reads column 0 and is replaced.
-    int xl[RX + 1], xr[RX + 1];
-    bool outL[RX + 1], outR[RX + 1];
-#pragma unroll
-    for (int k = 0; k < RX; ++k) {
-        const int l = strip_low(x0 - RX + k, w), r = strip_high(x0 + SW + k, w);
-        xl[k] = max(l, 0);
-        xr[k] = max(r, 0);
-        outL[k] = l < 0;
-        outR[k] = r < 0;
-    }
-    // Away from the left and right edges the sides are whole 32-bit words (x0 and w are multiples
-    // of 4 when ALIGNED): two loads per row instead of 2 RX.
-#if ALIGNED && RX >= 2
-    const bool wordSides = x0 >= 4 && x0 + SW + 4 <= w;
-#else
-    const bool wordSides = false;
-#endif
 #if !ALIGNED
-    // The last strip of a row that is not whole gathers every byte through the border rule.
-    const bool lastStrip = x0 + SW > w;
-    int xs[NC];
+    if (x0 + SW > w) {
+        // The last strip of a row that is not whole: every byte through the border rule.
+        int xs[NC];
 #pragma unroll
-    for (int c = 0; c < NC; ++c) xs[c] = strip_index(x0 - RX + c, w);
+        for (int c = 0; c < NC; ++c) xs[c] = strip_index(x0 - RX + c, w);
+#pragma unroll
+        for (int j = 0; j < NR; ++j) {
+            const int yi = strip_index(y0 - RY + j, h);
+            uchar t[NC];
+#pragma unroll
+            for (int c = 0; c < NC; ++c) t[c] = (yi < 0 || xs[c] < 0) ? (uchar)outsideValue : src[yi * w + xs[c]];
+            rows[j] = PACK(t, RX);
+            sideL[j] = sideR[j] = 0;
+#pragma unroll
+            for (int k = 0; k < RX; ++k) {
+                sideL[j] |= (uint)t[k] << (8 * k);
+                sideR[j] |= (uint)t[RX + SW + k] << (8 * k);
+            }
+        }
+    } else
 #endif
-#if ALIGNED
-#define LOAD(j) LOAD_WHOLE(j)
-#else
-#define LOAD(j)                          \
-    {                                    \
-        if (lastStrip) LOAD_GATHER(j)    \
-        else LOAD_WHOLE(j)               \
+    {
+        // The side columns, once: left of x0 only the low edge can be passed, right of the strip
+        // only the high one. Under BORDER_CONSTANT a column outside reads column 0 and is replaced.
+        int xl[RX + 1], xr[RX + 1];
+        bool outL[RX + 1], outR[RX + 1];
+#pragma unroll
+        for (int k = 0; k < RX; ++k) {
+            const int l = strip_low(x0 - RX + k, w), r = strip_high(x0 + SW + k, w);
+            xl[k] = max(l, 0);
+            xr[k] = max(r, 0);
+            outL[k] = l < 0;
+            outR[k] = r < 0;
+        }
+#pragma unroll
+        for (int j = 0; j < NR; ++j) {
+            // Rows above the strip's first can pass only the top edge, the others only the bottom.
+            const int y = y0 - RY + j;
+            const int yi = j < RY ? strip_low(y, h) : strip_high(y, h);
+            __global const uchar* p = src + max(yi, 0) * w;
+            rows[j] = LOAD_ROW(p + x0);
+            sideL[j] = sideR[j] = 0;
+#pragma unroll
+            for (int k = 0; k < RX; ++k) {
+                uint l = p[xl[k]], r = p[xr[k]];
+                if (BORDER == 0 && (yi < 0 || outL[k])) l = (uint)outsideValue;
+                if (BORDER == 0 && (yi < 0 || outR[k])) r = (uint)outsideValue;
+                sideL[j] |= l << (8 * k);
+                sideR[j] |= r << (8 * k);
+            }
+            if (BORDER == 0 && yi < 0) rows[j] = (pix_t)((uchar)outsideValue);
+        }
     }
-#endif
-
     const bool wholeStrip = x0 + SW <= w;
 
 #if OP == 1
     const int bases[NBASE * KW] = {BASES};
     const int rowBase[NMASK * KH] = {ROW_BASE};
     const int rowScale[NMASK * KH] = {ROW_SCALE};
-#if VSLIDE && PACKED_V
-    // hbs[j]: the base sums of input row j, two to a word (16-bit lanes); col: the running column
-    // sums of the current output row, likewise. The host proved every lane of a running sum, even
-    // with one row too many in it, non-negative and below 2^16: adds and subtracts never carry or
-    // borrow across lanes, and half the registers hold the nine rows' sums.
-    uint hbs[NR][SW / 2], col[SW / 2];
-#elif VSLIDE
+#if VSLIDE
     // hbs[j]: the base sums of input row j; col: the running column sums of the current output row.
     acc_t hbs[NR][SW], col[SW];
 #else
@@ -363,10 +321,7 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
     acc_t acc[NMASK][RPI][SW];
 #endif
 #pragma unroll
-    for (int j = 0; j < (STREAM ? (AHEAD < NR ? AHEAD : NR) : NR); ++j) LOAD(j);
-#pragma unroll
     for (int j = 0; j < NR; ++j) {
-        if (STREAM && j + AHEAD < NR) LOAD(j + AHEAD);
         acc_t v[NC];
         ROW_ACC(j, v);
         // Base sums of the row; zero coefficients vanish and unit ones cost no multiplication.
@@ -393,28 +348,7 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
                 }
                 hb[b][i] = s;
             }
-#if VSLIDE && PACKED_V
-        const int r = j - (KH - 1);
-#pragma unroll
-        for (int i = 0; i < SW / 2; ++i) hbs[j][i] = (uint)hb[0][2 * i] | ((uint)hb[0][2 * i + 1] << 16);
-        if (r >= 0 && y0 + r < h) {
-            uchar o[SW];
-#pragma unroll
-            for (int i = 0; i < SW / 2; ++i) {
-                if (r == 0) {
-                    col[i] = hbs[0][i];
-#pragma unroll
-                    for (int dy = 1; dy < KH; ++dy) col[i] += hbs[dy][i];
-                } else {
-                    col[i] = col[i] + hbs[j][i] - hbs[j - KH][i];
-                }
-                const int lo = (int)(col[i] & 0xffffu), hi = (int)(col[i] >> 16);
-                o[2 * i] = strip_combine(VSCALE == 1 ? lo : VSCALE * lo, 0);
-                o[2 * i + 1] = strip_combine(VSCALE == 1 ? hi : VSCALE * hi, 0);
-            }
-            STORE_OUT(o, r);
-        }
-#elif VSLIDE
+#if VSLIDE
         // One mask, every row the same multiple (VSCALE) of the one base row.
         const int r = j - (KH - 1);
 #pragma unroll
@@ -466,10 +400,7 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #endif
     }
 
-#elif OP == 2
-#pragma unroll
-    for (int j = 0; j < NR; ++j) LOAD(j);
-#if KW == 3
+#elif OP == 2 && KW == 3
     // Output rows in pairs (r, r+1): rows r+1, r+2 are in both windows; each window adds its own
     // (r, or r+3). A last single row when RPI is odd.
 #pragma unroll
@@ -511,7 +442,7 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
             if (!(s == 1 && !pair) && y0 + r + s < h) STORE_OUT(o[s], r + s);
     }
 
-#else  // KW == 5
+#elif OP == 2 && KW == 5
     // Output rows in pairs (r, r+1): the four common rows r+1 .. r+4 of each column sorted once,
     // then each window's own row (r, or r+5) inserted. Going left to right, column c completes the
     // pair merge of columns c-1, c, and the output c-4, whose window's columns are c-4 .. c.
@@ -542,8 +473,7 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
         for (int s = 0; s < 2; ++s)
             if (!(s == 1 && !pair) && y0 + r + s < h) STORE_OUT(o[s], r + s);
     }
-#endif
 #else
-#error "filter_strip: unsupported OP"
+#error "filter_strip: unsupported OP / window"
 #endif
 }

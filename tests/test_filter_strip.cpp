@@ -126,21 +126,6 @@ TEST(FilterStrip, WholeStripsEqualReference) {
         for (Border b : {Border::Constant, Border::Reflect}) expectStripEqualsReference(img, s, kMiddle, b);
 }
 
-TEST(FilterStrip, StreamedTallStripsEqualReference) {
-    // Masks taller than 3 rows stream their rows (loaded a few ahead) down strips of many rows; on
-    // widths that are multiples of the strip the interior work-items read their side bytes as whole
-    // words. Box masks slide their column sums in 16-bit lanes.
-    // Eleven programs: PoCL takes seconds to compile each.
-    const Layout tall{8, 12, 4, 2, 2};
-    const io::Image whole = image(96, 50, 1, 15), ragged = image(45, 23, 1, 16);
-    for (Border b : kBorders) expectStripEqualsReference(whole, "box:9", tall, b);
-    for (Border b : {Border::Constant, Border::Reflect101}) {
-        expectStripEqualsReference(ragged, "box:9", tall, b);
-        expectStripEqualsReference(whole, "binomial:5", tall, b);  // two side bytes: a shifted word
-        expectStripEqualsReference(ragged, "binomial:5", tall, b);
-    }
-}
-
 TEST(FilterStrip, SmallImagesEqualReference) {
     for (Border b : kBorders) {
         expectStripEqualsReference(image(8, 3, 1, 6), "box:3", kNarrow, b);  // one strip, 3 rows: both border rows reflected

@@ -133,10 +133,7 @@ std::string linearDefines(const Operation& op, bool floatSums) {
     // slides down the strip (its running sum may hold one row more than a window: twice the bound).
     bool hslide = false, vslide = false;
     std::int64_t vscale = 0;
-    std::int64_t vbound = std::int64_t(1) << 31;  // the largest running column sum of base sums (16-bit lanes below 2^16)
     if (!plan.row.empty()) {
-        if (std::all_of(plan.row.begin(), plan.row.end(), [](std::int64_t v) { return v >= 0; }))
-            vbound = 255 * std::accumulate(plan.row.begin(), plan.row.end(), std::int64_t(0)) * (op.height + 1);
         hslide = op.width >= 5 && std::all_of(plan.row.begin(), plan.row.end(), [](std::int64_t v) { return v == 1; });
         vscale = plan.col.front();
         vslide = op.height >= 5 && vscale != 0 && std::all_of(plan.col.begin(), plan.col.end(), [&](std::int64_t v) { return v == vscale; }) &&
@@ -151,7 +148,7 @@ std::string linearDefines(const Operation& op, bool floatSums) {
     char invText[64];
     std::snprintf(invText, sizeof invText, "%af", static_cast<double>(inv));
     d << " -D FLOAT_SUMS=" << (useFloat ? 1 : 0) << " -D HSLIDE=" << (hslide ? 1 : 0) << " -D VSLIDE=" << (vslide ? 1 : 0)
-      << " -D VSCALE=" << vscale << " -D VBOUND=" << vbound << " -D DIV_INV=" << invText;
+      << " -D VSCALE=" << vscale << " -D DIV_INV=" << invText;
     d << " -D OP=1 -D NMASK=" << nmask << " -D COMBINE=" << static_cast<int>(op.combine) << " -D NBASE=" << bases.size()
       << " -D BASES=" << list(flatBases) << " -D ROW_BASE=" << list(rowBase) << " -D ROW_SCALE=" << list(rowScale)
       << " -D DIV_MODE=" << mode << " -D DIV_SHIFT=" << shift << " -D DIV_2D=" << div2 << "u -D DIV_BIAS=" << bias
