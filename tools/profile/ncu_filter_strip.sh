@@ -18,13 +18,14 @@ cp platforms/nvidia-hopper.profile "$work/profiles/"
 printf '\n[filter]\n%s\n' "$(echo "$LINES" | tr ';' '\n')" >> "$work/profiles/nvidia-hopper.profile"
 PORTACL_CACHE_DIR="$work/cache" PORTACL_NO_PROGRESS=1 PORTACL_PLATFORMS_DIR="$work/profiles:$PWD/platforms" \
   "$PACK/run" portacl filter --bench --device nvidia --bench-sizes 4096 "$@"
+# define NAME OPTIONS: the value of -D NAME=... in a program's build options.
+define() { echo "$2" | sed -n "s/.*-D $1=\([0-9]*\).*/\1/p"; }
 python3 tools/profile/cached_ptx.py "$work/cache" filter_strip "$work/ptx" | while read -r ptx options; do
-  define() { echo "$options" | sed -n "s/.*-D $1=\([0-9]*\).*/\1/p"; }
   echo "== $ptx: $options"
-  layout=(4096 4096 "$(define SW)" "$(define RPI)" "$(define GX)" "$(define GY)")
+  layout=(4096 4096 "$(define SW "$options")" "$(define RPI "$options")" "$(define GX "$options")" "$(define GY "$options")")
   "$work/ptx_launch" "$ptx" "${layout[@]}" 50
   ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section InstructionStats --launch-skip 2 --launch-count 1 \
-    "$work/ptx_launch" "$ptx" "${layout[@]}" 3 | grep -vE '^==PROF==|^\s*$|^\s*-+\s*$|ms per launch'
+    "$work/ptx_launch" "$ptx" "${layout[@]}" 3 | grep -vE '^==PROF==|^\s*$|^\s*-+\s*$|ms per launch' || true  # (set -e: a profile with no matching line is no error)
   if [ -n "${OUT:-}" ]; then
     ptxas -arch="${ARCH:-sm_90}" -O3 "$ptx" -o "$work/k.cubin" && cuobjdump -sass "$work/k.cubin" > "$OUT/$(basename "$ptx" .ptx).sass"
   fi
