@@ -21,6 +21,11 @@
 // the column factor. When the row factor is all ones (HSLIDE) its sums slide along the row (one
 // add and one subtract per output); when the column factor is one constant (VSLIDE) the vertical
 // sums slide down the strip: O(1) per output instead of O(K) in each direction (box masks).
+// Other rank-1 masks taller than 3 (COLUMN_SUMS) keep every input row's base sums and take each
+// output row's column sum at once, the two rows of a symmetric pair of column weights added before
+// their one multiplication (and likewise along a row, in every mask: the terms of a base row's
+// symmetric pair of weights). WIDE_SUMS: those column sums in 64 bits (fixed-point Gaussians: the
+// row sums stay below 2^31, their weighted column sums do not); the divisor is then a power of two.
 // FLOAT_SUMS: the sums in float instead of int. Every value is an integer below 2^21 (the host
 // proves it), so float holds it exactly in any order: the same results, but the adds run on the
 // float units (twice the integer rate on recent NVIDIA GPUs), bytes become floats through their bit
@@ -132,6 +137,13 @@ typedef float acc_t;
 typedef int acc_t;
 #define ROW_ACC(j, v) ROW(j, v)
 #endif
+// The type of a mask's whole sum.
+#if OP == 1 && WIDE_SUMS
+typedef long sum_t;
+#else
+typedef acc_t sum_t;
+#endif
+#define COLUMN_SUMS (OP == 1 && NMASK == 1 && NBASE == 1 && KH >= 5 && !VSLIDE)
 
 // OpenCV's border rules (common/filter_common.h) without a loop: strip_low for a position p at most
 // max(RX, RY) before 0, strip_high for any p >= 0 (positions further than that past n - 1 are read
@@ -166,18 +178,20 @@ inline int strip_high(const int p, const int n) {
 inline int strip_index(const int p, const int n) { return p < 0 ? strip_low(p, n) : strip_high(p, n); }
 
 #if OP == 1
+#if !FLOAT_SUMS
 // The divisor's rounding (halves up) of a Single mask's sum.
-inline int strip_divide(const int v) {
+inline int strip_divide(const sum_t v) {
 #if DIV_MODE == 0
-    return v;
+    return (int)v;
 #elif DIV_MODE == 1
-    return (v + (1 << (DIV_SHIFT - 1))) >> DIV_SHIFT;  // arithmetic shift: floor, also below zero
+    return (int)((v + ((sum_t)1 << (DIV_SHIFT - 1))) >> DIV_SHIFT);  // arithmetic shift: floor, also below zero
 #else
     // floor((2v + d) / 2d) with 2dK added to make the dividend non-negative: an unsigned division
     // by a constant (a multiplication); the host proved 0 <= 2v + DIV_BIAS < 2^32.
     return (int)(((uint)v * 2u + (uint)DIV_BIAS) / (uint)DIV_2D) - DIV_K;
 #endif
 }
+#endif
 
 // round(sqrt(n)) for 0 <= n < 2^29: the float root is within one of it.
 inline int strip_round_sqrt(const int n) {
@@ -218,19 +232,19 @@ inline uchar strip_combine(const float g0, const float g1) {
     return (uchar)as_uint(y);
 }
 #else
-inline uchar strip_combine(const int g0, const int g1) {
+inline uchar strip_combine(const sum_t g0, const int g1) {
 #if COMBINE == 0
     int v = strip_divide(g0);
 #elif COMBINE == 1
-    int v = (int)abs(g0) + (int)abs(g1);
+    int v = (int)abs((int)g0) + (int)abs(g1);
 #elif COMBINE == 2
-    int v = strip_round_sqrt(g0 * g0 + g1 * g1);
+    int v = strip_round_sqrt((int)g0 * (int)g0 + g1 * g1);
 #elif COMBINE == 4
-    int v = g0;
+    int v = (int)g0;
 #elif COMBINE == 5
     int v = g1;
 #elif COMBINE == 6
-    int v = max(g0, g1);
+    int v = max((int)g0, g1);
 #endif
 #if CLAMP_LO
     v = max(v, 0);
@@ -309,13 +323,18 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
     const bool wholeStrip = x0 + SW <= w;
 
 #if OP == 1
+#if WIDE_SUMS && !COLUMN_SUMS
+#error "WIDE_SUMS: only the column sums of rank-1 masks are 64-bit"
+#endif
     const int bases[NBASE * KW] = {BASES};
     const int rowBase[NMASK * KH] = {ROW_BASE};
     const int rowScale[NMASK * KH] = {ROW_SCALE};
+#if VSLIDE || COLUMN_SUMS
+    acc_t hbs[NR][SW];  // the base sums of input row j
+#endif
 #if VSLIDE
-    // hbs[j]: the base sums of input row j; col: the running column sums of the current output row.
-    acc_t hbs[NR][SW], col[SW];
-#else
+    acc_t col[SW];  // the running column sums of the current output row
+#elif !COLUMN_SUMS
     // acc[m][r][i]: mask m's sum of output row r, lane i; a row is finished when its last input
     // row has been added, and stored at once.
     acc_t acc[NMASK][RPI][SW];
@@ -324,7 +343,8 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
     for (int j = 0; j < NR; ++j) {
         acc_t v[NC];
         ROW_ACC(j, v);
-        // Base sums of the row; zero coefficients vanish and unit ones cost no multiplication.
+        // Base sums of the row; zero coefficients vanish, unit ones cost no multiplication, and the
+        // two columns of a symmetric pair are added before their one multiplication.
         acc_t hb[NBASE][SW];
 #pragma unroll
         for (int b = 0; b < NBASE; ++b)
@@ -340,19 +360,23 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
                 bool first = true;
 #pragma unroll
                 for (int dx = 0; dx < KW; ++dx) {
-                    const int c = bases[b * KW + dx];
-                    if (c == 0) continue;
-                    const acc_t t = c == 1 ? v[i + dx] : c == -1 ? -v[i + dx] : (acc_t)c * v[i + dx];
+                    const int c = bases[b * KW + dx], m = KW - 1 - dx;  // m: the mirror column
+                    const bool pair = m != dx && bases[b * KW + m] == c;
+                    if (c == 0 || (pair && m < dx)) continue;  // zero, or added with its mirror
+                    const acc_t u = pair ? v[i + dx] + v[i + m] : v[i + dx];
+                    const acc_t t = c == 1 ? u : c == -1 ? -u : (acc_t)c * u;
                     s = first ? t : s + t;
                     first = false;
                 }
                 hb[b][i] = s;
             }
+#if VSLIDE || COLUMN_SUMS
+#pragma unroll
+        for (int i = 0; i < SW; ++i) hbs[j][i] = hb[0][i];
+#endif
 #if VSLIDE
         // One mask, every row the same multiple (VSCALE) of the one base row.
         const int r = j - (KH - 1);
-#pragma unroll
-        for (int i = 0; i < SW; ++i) hbs[j][i] = hb[0][i];
         if (r >= 0 && y0 + r < h) {
             uchar o[SW];
 #pragma unroll
@@ -365,6 +389,30 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
                     col[i] = col[i] + hbs[j][i] - hbs[j - KH][i];
                 }
                 o[i] = strip_combine(VSCALE == 1 ? col[i] : (acc_t)VSCALE * col[i], 0);
+            }
+            STORE_OUT(o, r);
+        }
+#elif COLUMN_SUMS
+        // Output row r is complete with input row j: its column sums, the rows of a symmetric pair
+        // of weights added first.
+        const int r = j - (KH - 1);
+        if (r >= 0 && y0 + r < h) {
+            uchar o[SW];
+#pragma unroll
+            for (int i = 0; i < SW; ++i) {
+                sum_t s = 0;
+                bool first = true;
+#pragma unroll
+                for (int dy = 0; dy < KH; ++dy) {
+                    const int c = rowScale[dy], m = KH - 1 - dy;
+                    const bool pair = m != dy && rowScale[m] == c;
+                    if (c == 0 || (pair && m < dy)) continue;
+                    const acc_t u = pair ? hbs[r + dy][i] + hbs[r + m][i] : hbs[r + dy][i];
+                    const sum_t t = c == 1 ? (sum_t)u : c == -1 ? -(sum_t)u : (sum_t)c * (sum_t)u;
+                    s = first ? t : s + t;
+                    first = false;
+                }
+                o[i] = strip_combine(s, 0);
             }
             STORE_OUT(o, r);
         }

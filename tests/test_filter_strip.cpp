@@ -79,7 +79,8 @@ const std::vector<std::string> kStripOperations = {
     "conv:0.1,0.7,-0.2;0.3,0.2,0.1;0.05,0.5,0.25",              // fixed point
     "conv:1,2,1:sum", "conv:1;-2;4:sum", "conv:0,0,0;0,0,0;0,0,0",  // 3x1, 1x3, all zero
     "roberts", "sobel", "sobel:y", "scharr:l2", "laplace:8", "median:3", "median:5",
-    "box:9", "binomial:5", "conv:1,2,3,2,1;-2,-4,-6,-4,-2;0,0,0,0,0;2,4,6,4,2;-1,-2,-3,-2,-1"};  // rank 1, a zero row
+    "box:9", "binomial:5", "conv:1,2,3,2,1;-2,-4,-6,-4,-2;0,0,0,0,0;2,4,6,4,2;-1,-2,-3,-2,-1",  // rank 1, a zero row
+    "gaussian:9:2.0"};                                                                   // fixed-point factors: 64-bit column sums
 
 // Compiling each program takes PoCL a second or more: kNarrow is platforms/pocl.profile's layout
 // (test_filter builds the same programs), the others run a few operations each.
@@ -112,7 +113,7 @@ TEST(FilterStrip, WiderStripsEqualReference) {
             expectStripEqualsReference(img, s, kMiddle, b);
             expectStripEqualsReference(image(5, 5, 1, 3), s, kMiddle, b);  // the 5x5 window as large as the image
         }
-        for (const std::string s : {"sobel", "median:5", "box:7"}) {
+        for (const std::string s : {"sobel", "median:5", "box:7", "gaussian:7:1.2"}) {
             expectStripEqualsReference(img, s, kWide, b);
             expectStripEqualsReference(image(16, 7, 1, 4), s, kWide, b);  // one strip; box:7 as tall as the image
         }
@@ -139,6 +140,18 @@ TEST(FilterStrip, SmallImagesEqualReference) {
     }
 }
 
+TEST(FilterStrip, OneDimensionalPassesEqualReference) {
+    // 1-D masks (one separable pass): a row of ones slides along the row, a column of one constant
+    // down the strip; other integer rows and columns, and decimal ones (32-bit fixed point).
+    const io::Image img = image(45, 23, 1, 15);
+    for (Border b : kBorders)
+        for (const std::string s : {"conv:1,1,1,1,1,1,1,1,1:sum", "conv:3;3;3;3;3;3;3;3;3:sum"}) expectStripEqualsReference(img, s, kNarrow, b);
+    for (Border b : {Border::Constant, Border::Reflect101})
+        for (const std::string s : {"conv:1,8,28,56,70,56,28,8,1:sum", "conv:1;-2;0;5;2;-1;1", "conv:0.05,0.1,0.2,0.3,0.2,0.1,0.05",
+                                    "conv:0.1;0.2;0.4;0.2;0.1"})
+            expectStripEqualsReference(img, s, kNarrow, b);
+}
+
 TEST(FilterStrip, ColourPlanesEqualReference) {
     const io::Image img = image(35, 21, 4, 10);  // RGBA: three planes filtered, alpha passed through
     for (const std::string s : {"box:3", "sobel", "median:5"}) expectStripEqualsReference(img, s, kNarrow, Border::Reflect101);
@@ -152,7 +165,11 @@ TEST(FilterStrip, PathTakesOnlyWhatItCovers) {
     EXPECT_FALSE(takes("box:3", io::PixelType::U16));
     EXPECT_TRUE(takes("box:9", io::PixelType::U8));       // integer rank 1 up to 9x9
     EXPECT_FALSE(takes("box:11", io::PixelType::U8));
-    EXPECT_FALSE(takes("gaussian:9:2.0", io::PixelType::U8));  // fixed-point factors: 64-bit sums
+    EXPECT_TRUE(takes("conv:1,1,1,1,1,1,1,1,1", io::PixelType::U8));  // 1-D masks up to 9 taps
+    EXPECT_TRUE(takes("conv:1;2;3;4;5;4;3;2;1", io::PixelType::U8));
+    EXPECT_FALSE(takes("conv:1,1,1,1,1,1,1,1,1,1,1", io::PixelType::U8));
+    EXPECT_TRUE(takes("gaussian:9:2.0", io::PixelType::U8));  // fixed-point factors: 64-bit column sums
+    EXPECT_FALSE(takes("gaussian:11:2.0", io::PixelType::U8));
     EXPECT_FALSE(takes("median:7", io::PixelType::U8));
     EXPECT_FALSE(takes("sobel:dir", io::PixelType::U8));  // float output
     EXPECT_FALSE(takes("compass:kirsch", io::PixelType::U8));  // eight masks
@@ -166,4 +183,7 @@ TEST(FilterStrip, PathTakesOnlyWhatItCovers) {
     EXPECT_TRUE(has("box:9", "HSLIDE=1") && has("box:9", "VSLIDE=1") && has("box:9", "FLOAT_SUMS=1"));
     EXPECT_TRUE(has("binomial:7", "HSLIDE=0") && has("binomial:7", "VSLIDE=0"));
     EXPECT_TRUE(has("scharr:l2", "FLOAT_SUMS=0"));
+    EXPECT_TRUE(has("gaussian:9:2.0", "WIDE_SUMS=1") && has("gaussian:9:2.0", "FLOAT_SUMS=0") && has("binomial:9", "WIDE_SUMS=0"));
+    EXPECT_TRUE(has("conv:1,1,1,1,1,1,1,1,1:sum", "HSLIDE=1") && has("conv:1,1,1,1,1,1,1,1,1:sum", "VSLIDE=0"));
+    EXPECT_TRUE(has("conv:2;2;2;2;2;2;2", "HSLIDE=0") && has("conv:2;2;2;2;2;2;2", "VSLIDE=1"));
 }

@@ -30,6 +30,7 @@ std::string linearDefines(const Operation& op, bool floatSums) {
     const std::int64_t two31 = std::int64_t(1) << 31, two32 = std::int64_t(1) << 32;
     // Each mask's sums lie in [lo, hi]; every partial sum within +-a.
     std::vector<std::int64_t> lo(nmask), hi(nmask), a(nmask);
+    bool wide = false;
     for (int m = 0; m < nmask && plan.row.empty(); ++m) {
         for (auto w : plan.masks[m]) {
             (w < 0 ? lo[m] : hi[m]) += 255 * static_cast<std::int64_t>(w);
@@ -51,11 +52,18 @@ std::string linearDefines(const Operation& op, bool floatSums) {
         for (auto v : plan.row) (v < 0 ? rn : rp) += v, rs += std::llabs(v);
         for (auto v : plan.col) (v < 0 ? cn : cp) += v, cs += std::llabs(v);
         // The separable plan's bounds replace the 2-D mask's (which has no integer entries when
-        // the factors are fixed point).
+        // the factors are fixed point). Whole sums past 31 bits (fixed-point Gaussians) are summed
+        // in 64 bits down the columns (WIDE_SUMS), when the row sums, and two of them added, fit 31
+        // bits and the divisor is a shift.
         a[0] = 255 * rs * cs;
         hi[0] = 255 * (cp * rp + cn * rn);
         lo[0] = 255 * (cp * rn + cn * rp);
-        if (a[0] >= two31) return "";
+        if (a[0] >= two31) {
+            const std::int64_t dv = plan.divisor;
+            if (kh < 5 || op.combine != Combine::Single || 2 * 255 * rs >= two31 || (dv & (dv - 1)) != 0 || a[0] + dv / 2 >= (std::int64_t(1) << 62))
+                return "";
+            wide = true;
+        }
     }
     for (int m = 0; m < nmask && plan.row.empty(); ++m)
         for (int dy = 0; dy < kh; ++dy) {
@@ -93,8 +101,9 @@ std::string linearDefines(const Operation& op, bool floatSums) {
             } else if ((dv & (dv - 1)) == 0) {
                 mode = 1;
                 while ((std::int64_t(1) << shift) < dv) ++shift;
-                if (a[0] + dv / 2 >= two31) return "";
+                if (!wide && a[0] + dv / 2 >= two31) return "";
             } else {
+                if (wide) return "";
                 mode = 2;
                 k = (a[0] + dv - 1) / dv;
                 bias = dv + 2 * dv * k;
@@ -129,14 +138,16 @@ std::string linearDefines(const Operation& op, bool floatSums) {
         default:
             return "";  // float outputs (direction, compass index)
     }
-    // Sliding sums: a row factor of ones slides along the row; a column factor of one constant
-    // slides down the strip (its running sum may hold one row more than a window: twice the bound).
+    // Sliding sums, for one mask whose rows are multiples of one base row (rank 1: a separable
+    // plan, or a 1-D mask): a base row of ones slides along the row; rows that are all the same
+    // multiple slide down the strip (the running sum may hold one row more than a window: twice
+    // the bound).
     bool hslide = false, vslide = false;
     std::int64_t vscale = 0;
-    if (!plan.row.empty()) {
-        hslide = op.width >= 5 && std::all_of(plan.row.begin(), plan.row.end(), [](std::int64_t v) { return v == 1; });
-        vscale = plan.col.front();
-        vslide = op.height >= 5 && vscale != 0 && std::all_of(plan.col.begin(), plan.col.end(), [&](std::int64_t v) { return v == vscale; }) &&
+    if (nmask == 1 && bases.size() == 1) {
+        hslide = kw >= 5 && std::all_of(bases[0].begin(), bases[0].end(), [](std::int64_t v) { return v == 1; });
+        vscale = rowScale.front();
+        vslide = kh >= 5 && vscale != 0 && std::all_of(rowScale.begin(), rowScale.end(), [&](std::int64_t v) { return v == vscale; }) &&
                  2 * a[0] < two31;
     }
     // Float sums: every partial sum (sliding ones included) below 2^21 in magnitude, which the
@@ -147,7 +158,7 @@ std::string linearDefines(const Operation& op, bool floatSums) {
     const float inv = static_cast<float>(1.0 / static_cast<double>(plan.divisor));
     char invText[64];
     std::snprintf(invText, sizeof invText, "%af", static_cast<double>(inv));
-    d << " -D FLOAT_SUMS=" << (useFloat ? 1 : 0) << " -D HSLIDE=" << (hslide ? 1 : 0) << " -D VSLIDE=" << (vslide ? 1 : 0)
+    d << " -D WIDE_SUMS=" << (wide ? 1 : 0) << " -D FLOAT_SUMS=" << (useFloat ? 1 : 0) << " -D HSLIDE=" << (hslide ? 1 : 0) << " -D VSLIDE=" << (vslide ? 1 : 0)
       << " -D VSCALE=" << vscale << " -D DIV_INV=" << invText;
     d << " -D OP=1 -D NMASK=" << nmask << " -D COMBINE=" << static_cast<int>(op.combine) << " -D NBASE=" << bases.size()
       << " -D BASES=" << list(flatBases) << " -D ROW_BASE=" << list(rowBase) << " -D ROW_SCALE=" << list(rowScale)
@@ -166,9 +177,11 @@ std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, 
     if (imageWidth < layout.width || imageWidth <= op.width / 2 || imageHeight <= op.height / 2) return "";
     std::string specific;
     if (op.kind == Operation::Kind::Linear) {
+        // Up to 3x3 any mask; up to 9 taps a side rank-1 masks, and 1-D ones (a row or a column:
+        // one separable pass).
         const bool small = (op.width == 1 || op.width == 3) && (op.height == 1 || op.height == 3);
-        const bool separable = !op.rowFactor.empty();
-        if (separable ? (op.width > 9 || op.height > 9) : !small) return "";
+        const bool rankOne = !op.rowFactor.empty() || op.width == 1 || op.height == 1;
+        if (rankOne ? (op.width > 9 || op.height > 9) : !small) return "";
         if (op.masks.empty() || op.masks.size() > 2) return "";
         specific = linearDefines(op, layout.floatSums);
     } else if (op.kind == Operation::Kind::Median) {
