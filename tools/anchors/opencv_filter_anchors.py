@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """OpenCV anchors for the filter benchmark (issue 3), measured on the same machine and in the same run
-as `portacl bench --only filter`: 4096x4096 8-bit grey, box 3x3 and 9x9, filter2D 9x9, median 3x3
+as `portacl bench --only filter`: 4096x4096 8-bit grey, box 3x3 and 9x9, filter2D 9x9, a 9-tap row and column pass, median 3x3
 and 5x5, Sobel (|dx|+|dy| as two CV_16S Sobel calls and convertScaleAbs, the thesis's operator),
 Gaussian 9x9 sigma 2. The OpenCL path (cv2.UMat, image already on the device, cv2.ocl.finish()
 after each call, wall time per call) and the CPU path (cv2.Mat, all threads). Prints one line per
@@ -37,6 +37,7 @@ def main():
     img = rng.integers(0, 256, (args.side, args.side), dtype=np.uint8)
     mask9 = (1 + (np.add.outer(np.arange(9) * 3, np.arange(9) * 7) % 5)).astype(np.float32)
     mask9 /= mask9.sum()
+    binomial9 = (np.array([1, 8, 28, 56, 70, 56, 28, 8, 1], dtype=np.float32) / 256).reshape(9, 1)  # a column
 
     def sobel(x):
         gx = cv2.Sobel(x, cv2.CV_16S, 1, 0)
@@ -47,6 +48,8 @@ def main():
         "box 3x3": lambda x: cv2.blur(x, (3, 3)),
         "box 9x9": lambda x: cv2.blur(x, (9, 9)),
         "filter2D 9x9": lambda x: cv2.filter2D(x, -1, mask9),
+        "row pass 9x1 box": lambda x: cv2.blur(x, (9, 1)),
+        "column pass 1x9 binomial": lambda x: cv2.filter2D(x, -1, binomial9),
         "median 3x3": lambda x: cv2.medianBlur(x, 3),
         "median 5x5": lambda x: cv2.medianBlur(x, 5),
         "sobel |dx|+|dy|": sobel,
