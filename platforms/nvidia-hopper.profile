@@ -43,7 +43,7 @@ pixels_per_item = 8
 fused_separable = 1
 # The register path of 8-bit planes (cl/filter_strip.cl; strip = 0 goes back to the tile kernels
 # above for everything): strips of *_width outputs side by side x *_rows rows per work-item, for
-# masks up to 3x3, integer rank-1 masks up to 9x9, and the 3x3 and 5x5 medians; work-groups of
+# masks up to 3x3, rank-1 and 1-D masks up to 9 taps a side, and the 3x3 and 5x5 medians; work-groups of
 # strip_group_x x strip_group_y work-items. Chosen by tools/anchors/filter_sweep.sh on an H200
 # (4096^2 u8, groups of 32 x 2): strips 8 wide x 8 rows gave box 3 in 22.5 us against 29.6 for 16 x 4
 # and 37.2 for 16 x 8 (the tile kernels: 62.9); median 3 best at 8 x 4 (37.1 us), median 5 at 8 x 2

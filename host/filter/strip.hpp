@@ -18,8 +18,9 @@ struct StripLayout {
 };
 
 // The kernel's defines for `op` on an imageWidth x imageHeight plane of type `in` under `border`,
-// or "" when the strip path does not take it: other depths; linear masks larger than 3x3,
-// separable, with float output or more than two masks, or whose sums could leave 32 bits; medians
+// or "" when the strip path does not take it: other depths; linear masks larger than 3x3 that are
+// neither rank 1 nor 1-D, or rank-1 and 1-D masks over 9 taps a side; float outputs, more than two
+// masks, or sums that could leave 32 bits (64 for the column sums of rank-1 masks); medians
 // other than 3x3 and 5x5; images narrower than a strip (or, were they not refused before, not
 // wider and taller than the window's radius).
 std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, int imageHeight, Border border, const StripLayout& layout);
