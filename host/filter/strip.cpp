@@ -103,8 +103,7 @@ std::string linearDefines(const Operation& op, bool floatSums) {
                 while ((std::int64_t(1) << shift) < dv) ++shift;
                 if (!wide && a[0] + dv / 2 >= two31) return "";
             } else {
-                if (wide) return "";
-                mode = 2;
+                mode = 2;  // never wide: a wide plan's divisor is a power of two
                 k = (a[0] + dv - 1) / dv;
                 bias = dv + 2 * dv * k;
                 div2 = 2 * dv;
