@@ -35,8 +35,9 @@
 // stores). The host sends only images at least SW wide, wider than RX and taller than RY.
 // OP 1: FLOAT_SUMS, HSLIDE, VSLIDE (then VSCALE, the column factor's constant), DIV_INV (float
 // 1/d), NMASK, COMBINE, NBASE, BASES (NBASE x KW), ROW_BASE and ROW_SCALE (NMASK x KH: base of each
-// mask row, -1 for a zero row, and its multiple), DIV_MODE (0 none, 1 shift by DIV_SHIFT, 2 unsigned division: (2 v + DIV_BIAS)
-// / DIV_2D - DIV_K), CLAMP_LO, CLAMP_HI (the result can leave [0, 255]).
+// mask row, -1 for a zero row, and its multiple), DIV_MODE (0 none, 1 shift by DIV_SHIFT, 2 unsigned
+// division: (2 v + DIV_BIAS) / DIV_2D - DIV_K, 3 multiply-shift: (v DIV_MUL + DIV_BIAS) >> DIV_SHIFT
+// - DIV_K), CLAMP_LO, CLAMP_HI (the result can leave [0, 255]).
 #include "common/real.h"
 #include "common/filter_networks.h"
 
@@ -95,7 +96,7 @@ typedef CAT(uchar, SW) pix_t;
 // Side byte k (0 .. RX-1) of strip row j, left of x0 or right of the strip: the sides are packed
 // four bytes to a word (RX <= 4), so that a 9-wide window's eight side bytes of each row take two
 // registers, not eight.
-#define SIDE_L(j, k) ((int)((sideL[j] >> (8 * (k))) & 0xffu))
+#define SIDE_L(j, k) ((int)((sideL[j] >> (8 * (4 - RX + (k)))) & 0xffu))
 #define SIDE_R(j, k) ((int)((sideR[j] >> (8 * (k))) & 0xffu))
 #define PIX(j, c) ((c) < RX ? SIDE_L(j, (c)) : (c) < RX + SW ? LANE(rows[j], (c) - RX) : SIDE_R(j, (c) - RX - SW))
 
@@ -113,7 +114,7 @@ typedef CAT(uchar, SW) pix_t;
 // row that is not whole (uses dst, w, x0, y0, wholeStrip).
 #define STORE_OUT(o, r)                                                    \
     {                                                                      \
-        __global uchar* d_ = dst + (y0 + (r)) * w + x0;                    \
+        __global uchar* d_ = dst + ((uint)(y0 + (r)) * (uint)w + (uint)x0); \
         if (wholeStrip) {                                                  \
             STORE_ROW(PACK(o, 0), d_);                                     \
         } else {                                                           \
@@ -185,10 +186,14 @@ inline int strip_divide(const sum_t v) {
     return (int)v;
 #elif DIV_MODE == 1
     return (int)((v + ((sum_t)1 << (DIV_SHIFT - 1))) >> DIV_SHIFT);  // arithmetic shift: floor, also below zero
-#else
+#elif DIV_MODE == 2
     // floor((2v + d) / 2d) with 2dK added to make the dividend non-negative: an unsigned division
     // by a constant (a multiplication); the host proved 0 <= 2v + DIV_BIAS < 2^32.
     return (int)(((uint)v * 2u + (uint)DIV_BIAS) / (uint)DIV_2D) - DIV_K;
+#else
+    // The same quotient as one multiply-add and a shift (multiplyShift in host/filter/strip.cpp
+    // proves it for every sum the mask can give).
+    return (int)(((uint)v * DIV_MUL + (uint)DIV_BIAS) >> DIV_SHIFT) - DIV_K;
 #endif
 }
 #endif
@@ -262,8 +267,9 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
     const int x0 = (int)get_global_id(0) * SW, y0 = (int)get_global_id(1) * RPI;
     if (x0 >= w || y0 >= h) return;
 
-    // The strip's input: NR rows of SW bytes from x0, and RX bytes on either side of each (sideL[j]
-    // left of x0, byte k of it at x0 - RX + k; sideR[j] right of x0 + SW - 1).
+    // The strip's input: NR rows of SW bytes from x0, and the 4 bytes on either side of each, of
+    // which RX are used: sideL[j] holds x0 - 4 .. x0 - 1 (byte 4 - RX + k is x0 - RX + k), sideR[j]
+    // x0 + SW .. x0 + SW + 3.
     pix_t rows[NR];
     uint sideL[NR], sideR[NR];
 #if !ALIGNED
@@ -277,48 +283,80 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
             const int yi = strip_index(y0 - RY + j, h);
             uchar t[NC];
 #pragma unroll
-            for (int c = 0; c < NC; ++c) t[c] = (yi < 0 || xs[c] < 0) ? (uchar)outsideValue : src[yi * w + xs[c]];
+            for (int c = 0; c < NC; ++c) t[c] = (yi < 0 || xs[c] < 0) ? (uchar)outsideValue : src[(uint)yi * (uint)w + (uint)xs[c]];
             rows[j] = PACK(t, RX);
             sideL[j] = sideR[j] = 0;
 #pragma unroll
             for (int k = 0; k < RX; ++k) {
-                sideL[j] |= (uint)t[k] << (8 * k);
+                sideL[j] |= (uint)t[k] << (8 * (4 - RX + k));
                 sideR[j] |= (uint)t[RX + SW + k] << (8 * k);
             }
         }
     } else
 #endif
     {
-        // The side columns, once: left of x0 only the low edge can be passed, right of the strip
-        // only the high one. Under BORDER_CONSTANT a column outside reads column 0 and is replaced.
-        int xl[RX + 1], xr[RX + 1];
-        bool outL[RX + 1], outR[RX + 1];
+        // Where each row starts (plus x0). Inside the image the rows follow one another; a strip at
+        // the top or bottom edge takes them through the border rule (rows above the strip's first
+        // can pass only the top edge, the others only the bottom one). A warp's work-items share
+        // y0 when the work-group is a warp wide, so this branch does not diverge.
+        uint off[NR];
+        const bool rowsInside = y0 >= RY && y0 + RPI + RY <= h;
+        if (rowsInside) {
 #pragma unroll
-        for (int k = 0; k < RX; ++k) {
-            const int l = strip_low(x0 - RX + k, w), r = strip_high(x0 + SW + k, w);
-            xl[k] = max(l, 0);
-            xr[k] = max(r, 0);
-            outL[k] = l < 0;
-            outR[k] = r < 0;
+            for (int j = 0; j < NR; ++j) off[j] = (uint)(y0 - RY + j) * (uint)w + (uint)x0;
+        } else {
+#pragma unroll
+            for (int j = 0; j < NR; ++j) {
+                const int y = y0 - RY + j;
+                off[j] = (uint)max(j < RY ? strip_low(y, h) : strip_high(y, h), 0) * (uint)w + (uint)x0;
+            }
         }
+        // The sides without a border: whole words beside the strip. (Rows are 4-byte aligned here, and
+        // the host leaves 4 bytes of slack after a plane for the last strip's right word; the first
+        // strip reads its left word inside the row and replaces it below.)
+        const bool sidesInside = ALIGNED && x0 > 0 && x0 + SW < w;
+#if ALIGNED
+        const int left = x0 > 0 ? -4 : 0;
 #pragma unroll
         for (int j = 0; j < NR; ++j) {
-            // Rows above the strip's first can pass only the top edge, the others only the bottom.
-            const int y = y0 - RY + j;
-            const int yi = j < RY ? strip_low(y, h) : strip_high(y, h);
-            __global const uchar* p = src + max(yi, 0) * w;
-            rows[j] = LOAD_ROW(p + x0);
-            sideL[j] = sideR[j] = 0;
-#pragma unroll
-            for (int k = 0; k < RX; ++k) {
-                uint l = p[xl[k]], r = p[xr[k]];
-                if (BORDER == 0 && (yi < 0 || outL[k])) l = (uint)outsideValue;
-                if (BORDER == 0 && (yi < 0 || outR[k])) r = (uint)outsideValue;
-                sideL[j] |= l << (8 * k);
-                sideR[j] |= r << (8 * k);
-            }
-            if (BORDER == 0 && yi < 0) rows[j] = (pix_t)((uchar)outsideValue);
+            __global const uchar* p = src + off[j];
+            rows[j] = LOAD_ROW(p);
+            sideL[j] = *(__global const uint*)(p + left);
+            sideR[j] = *(__global const uint*)(p + SW);
         }
+#else
+#pragma unroll
+        for (int j = 0; j < NR; ++j) rows[j] = LOAD_ROW(src + off[j]);
+#endif
+        if (!sidesInside) {
+            // The side bytes through the border rule: left of x0 only the low edge can be passed,
+            // right of the strip only the high one. Under BORDER_CONSTANT a column outside is replaced.
+#pragma unroll
+            for (int j = 0; j < NR; ++j) {
+                __global const uchar* row = src + (off[j] - x0);
+                sideL[j] = sideR[j] = 0;
+#pragma unroll
+                for (int k = 0; k < RX; ++k) {
+                    const int l = strip_low(x0 - RX + k, w), r = strip_high(x0 + SW + k, w);
+                    const uint a = l < 0 ? (uint)outsideValue : row[max(l, 0)], b = r < 0 ? (uint)outsideValue : row[max(r, 0)];
+                    sideL[j] |= a << (8 * (4 - RX + k));
+                    sideR[j] |= b << (8 * k);
+                }
+            }
+        }
+#if BORDER == 0
+        if (!rowsInside) {
+            // Rows outside the image: the constant, sides included.
+#pragma unroll
+            for (int j = 0; j < NR; ++j) {
+                const int y = y0 - RY + j;
+                if ((j < RY ? strip_low(y, h) : strip_high(y, h)) < 0) {
+                    rows[j] = (pix_t)((uchar)outsideValue);
+                    sideL[j] = sideR[j] = (uint)outsideValue * 0x01010101u;
+                }
+            }
+        }
+#endif
     }
     const bool wholeStrip = x0 + SW <= w;
 

@@ -29,6 +29,18 @@ __kernel void stream_copy(__global const real4* src, __global real4* dst, const 
     if (i < n4) dst[i] = src[i];
 }
 
+// The same copy with four vectors per work-item, a grid apart (each of the four passes still
+// coalesced): four loads in flight before the first store, which a short copy can need to reach the
+// streaming rate.
+__kernel void stream_copy_x4(__global const real4* src, __global real4* dst, const ulong n4) {
+    const size_t i = get_global_id(0), g = get_global_size(0);
+    real4 v[4];
+    for (int k = 0; k < 4; ++k)
+        if (i + k * g < n4) v[k] = src[i + k * g];
+    for (int k = 0; k < 4; ++k)
+        if (i + k * g < n4) dst[i + k * g] = v[k];
+}
+
 // Each work-item runs 4 independent chains of 8-wide vectors, x = x * y + z, for `iterations`
 // rounds of 8 steps: 512 flops per round. Vectors let CPU devices (PoCL) use their SIMD lanes; GPUs
 // split them into 32 independent scalar chains. The sum is stored so that every chain is kept.

@@ -70,12 +70,13 @@ void expectStripEqualsReference(const io::Image& img, const std::string& spec, c
 
 const Border kBorders[] = {Border::Constant, Border::Replicate, Border::Reflect, Border::Reflect101, Border::Wrap};
 
-// One of each code path: the divisor's three roundings (none, shift, unsigned division), clamping or
+// One of each code path: the divisor's four roundings (none, shift, multiply-shift, unsigned division), clamping or
 // not, one to three base rows, zero rows, 3x1 and 1x3 masks, fixed point, each combine rule, integer
 // rank-1 masks (one base row: the row factor).
 const std::vector<std::string> kStripOperations = {
     "box:3", "binomial:3", "gaussian:3", "conv:1,2,0;-1,3,1;2,0,1",
     "conv:1,-2,3;-4,9,-4;3,-2,1:sum",                           // divisor 5, sums of both signs
+    "conv:1000,2000,1000;2000,4001,2000;1000,2000,1000:sum",    // divisor 16001: too wide to multiply-shift
     "conv:0.1,0.7,-0.2;0.3,0.2,0.1;0.05,0.5,0.25",              // fixed point
     "conv:1,2,1:sum", "conv:1;-2;4:sum", "conv:0,0,0;0,0,0;0,0,0",  // 3x1, 1x3, all zero
     "roberts", "sobel", "sobel:y", "scharr:l2", "laplace:8", "median:3", "median:5",
@@ -121,10 +122,18 @@ TEST(FilterStrip, WiderStripsEqualReference) {
 }
 
 TEST(FilterStrip, WholeStripsEqualReference) {
-    // Widths that are multiples of the strip: whole-vector loads and stores.
+    // Widths that are multiples of the strip: whole-vector loads and stores, and the sides read as
+    // the words beside the strip (replaced at the left and right edges; 9-wide windows use all four
+    // bytes of each, and in 4-wide strips as many bytes as the strip).
     const io::Image img = image(96, 40, 1, 5);
     for (const std::string s : {"box:3", "median:3"})
         for (Border b : {Border::Constant, Border::Reflect}) expectStripEqualsReference(img, s, kMiddle, b);
+    for (Border b : kBorders)
+        for (const std::string s : {"box:3", "box:9"}) expectStripEqualsReference(img, s, kNarrow, b);
+    for (Border b : {Border::Constant, Border::Reflect101}) {
+        for (const std::string s : {"sobel", "median:5", "conv:1,8,28,56,70,56,28,8,1:sum"}) expectStripEqualsReference(img, s, kNarrow, b);
+        expectStripEqualsReference(img, "box:9", kMiddle, b);
+    }
 }
 
 TEST(FilterStrip, SmallImagesEqualReference) {
@@ -186,4 +195,27 @@ TEST(FilterStrip, PathTakesOnlyWhatItCovers) {
     EXPECT_TRUE(has("gaussian:9:2.0", "WIDE_SUMS=1") && has("gaussian:9:2.0", "FLOAT_SUMS=0") && has("binomial:9", "WIDE_SUMS=0"));
     EXPECT_TRUE(has("conv:1,1,1,1,1,1,1,1,1:sum", "HSLIDE=1") && has("conv:1,1,1,1,1,1,1,1,1:sum", "VSLIDE=0"));
     EXPECT_TRUE(has("conv:2;2;2;2;2;2;2", "HSLIDE=0") && has("conv:2;2;2;2;2;2;2", "VSLIDE=1"));
+    // Division: a multiply-shift where one fits 32 bits, else the unsigned division.
+    EXPECT_TRUE(has("box:3", "DIV_MODE=3") && has("conv:1,-2,3;-4,9,-4;3,-2,1:sum", "DIV_MODE=3") && has("binomial:3", "DIV_MODE=1"));
+    EXPECT_TRUE(has("conv:1000,2000,1000;2000,4001,2000;1000,2000,1000:sum", "DIV_MODE=2"));
+}
+
+// The multiply-shift gives round(v / d), halves up, for every v of its range, in the kernel's
+// 32-bit unsigned arithmetic; ranges of one sign and of both, small and large divisors.
+TEST(FilterStrip, MultiplyShiftRoundsEverySum) {
+    struct Range {
+        std::int64_t lo, hi, d;
+    };
+    for (const Range r : std::vector<Range>{{0, 2295, 9}, {0, 20655, 81}, {-1020, 1020, 3}, {-4080, 5100, 7}, {0, 255 * 45, 45},
+                                            {-255 * 30, 255 * 12, 1000}, {0, 255 * 9 * 7, 63}, {-255, 0, 5}, {0, 255, 255}}) {
+        const MultiplyShift m = multiplyShift(r.lo, r.hi, r.d);
+        ASSERT_GT(m.shift, 0) << "no multiply-shift for [" << r.lo << ", " << r.hi << "] / " << r.d;
+        std::int64_t bad = 0;
+        for (std::int64_t v = r.lo; v <= r.hi; ++v) {
+            const std::uint32_t x = static_cast<std::uint32_t>(v) * static_cast<std::uint32_t>(m.multiplier) + static_cast<std::uint32_t>(m.addend);
+            if (static_cast<std::int64_t>(x >> m.shift) - m.offset != roundDiv(v, r.d)) ++bad;
+        }
+        EXPECT_EQ(bad, 0) << "[" << r.lo << ", " << r.hi << "] / " << r.d;
+    }
+    EXPECT_EQ(multiplyShift(0, 255 * 16001, 16001).shift, 0);  // U M would pass 32 bits
 }

@@ -148,18 +148,21 @@ void printOperationTimes(Context& ctx, const std::vector<std::string>& specs, co
     out << "Filters on " << ctx.device().label() << " (profile " << ctx.tuning().name << "; device time, 8-bit grey image on the device; "
         << "GB/s counts one read and one write per pixel; copy bandwidth measured now: " << std::fixed << std::setprecision(1)
         << peaks.copyBytesPerSecond / 1e9 << " GB/s)\n";
+    out << "(% copy: of that bandwidth; % size copy: of the rate of the fastest copy of the image's bytes, timed alike)\n";
     out << std::left << std::setw(28) << "operation" << std::setw(11) << "image" << std::right << std::setw(12) << "device ms" << std::setw(10)
-        << "GB/s" << std::setw(10) << "% copy" << "\n";
-    for (int side : sizes)
+        << "GB/s" << std::setw(10) << "% copy" << std::setw(13) << "% size copy" << "\n";
+    for (int side : sizes) {
+        const double bytes = 2.0 * side * side;
+        const double copy = copySeconds(ctx, std::size_t(side) * side, bo);
         for (const auto& spec : specs) {
             const Timing t = timeOp(ctx, spec, side, side, bo);
-            const double bytes = 2.0 * side * side, rate = bytes / t.device;
             std::ostringstream size;
             size << side << "^2";
             out << std::left << std::setw(28) << spec.substr(0, 27) << std::setw(11) << size.str() << std::right << std::fixed
-                << std::setprecision(4) << std::setw(12) << t.device * 1e3 << std::setprecision(1) << std::setw(10) << rate / 1e9
-                << std::setw(10) << 100.0 * rate / peaks.copyBytesPerSecond << std::endl;
+                << std::setprecision(4) << std::setw(12) << t.device * 1e3 << std::setprecision(1) << std::setw(10) << bytes / t.device / 1e9
+                << std::setw(10) << 100.0 * bytes / t.device / peaks.copyBytesPerSecond << std::setw(13) << 100.0 * copy / t.device << std::endl;
         }
+    }
 }
 
 std::vector<BenchRecord> runFilterBench(Context& ctx, const BenchOptions& opts) {

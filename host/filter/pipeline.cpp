@@ -124,7 +124,9 @@ struct Pipeline::Impl {
         return it->second;
     }
 
-    std::size_t planeBytes(io::PixelType t) const { return static_cast<std::size_t>(width) * height * bytesPerSample(t); }
+    // A plane's buffer: its samples and kStripSlack bytes after them (the register path reads the
+    // word right of a row's last strip, also on the last row).
+    std::size_t planeBytes(io::PixelType t) const { return static_cast<std::size_t>(width) * height * bytesPerSample(t) + kStripSlack; }
 
     template <typename T>
     cl::Buffer& weights(const std::string& key, const std::vector<T>& values) {
@@ -420,7 +422,7 @@ struct Pipeline::Impl {
         const std::size_t bps = bytesPerSample(img.type), n = img.pixelCount();
         ctx.checkFits(img.byteCount() * 4 + n * 8, "the image and its working planes");
         planes.clear();
-        std::vector<unsigned char> plane(n * bps);
+        std::vector<unsigned char> plane(n * bps + kStripSlack);
         for (int c = 0; c < img.channels; ++c) {
             for (std::size_t i = 0; i < n; ++i)
                 std::memcpy(&plane[i * bps], &img.data[(i * img.channels + c) * bps], bps);

@@ -22,6 +22,34 @@ std::string list(const std::vector<std::int64_t>& v) {
     return s.str();
 }
 
+}  // namespace
+
+// round(v / d), halves up, for every v in [lo, hi] as ((uint)v * multiplier + addend) >> shift, minus
+// offset, in 32-bit unsigned arithmetic: one multiply-add and one shift where an unsigned division
+// by a constant costs four instructions. round(v / d) = floor(u / d) with u = v + d/2 + offset d,
+// offset chosen so that u >= 0; and floor(u / d) = floor(u M / 2^s) for every u in [0, U] when
+// M = ceil(2^s / d) and U (M d - 2^s) < 2^s (the error u (M d - 2^s) / (d 2^s) stays below 1/d).
+// shift 0: no such pair with U M < 2^32.
+MultiplyShift multiplyShift(std::int64_t lo, std::int64_t hi, std::int64_t d) {
+    MultiplyShift r;
+    const std::int64_t half = d / 2;
+    r.offset = lo + half < 0 ? (-(lo + half) + d - 1) / d : 0;
+    const std::int64_t top = hi + half + r.offset * d;
+    for (int s = 1; s < 63; ++s) {
+        const std::int64_t p = std::int64_t(1) << s, m = (p + d - 1) / d;
+        if (top > 0 && m > ((std::int64_t(1) << 32) - 1) / top) break;  // U M no longer fits 32 bits
+        if (top * (m * d - p) < p) {
+            r.shift = s;
+            r.multiplier = m;
+            r.addend = (half + r.offset * d) * m;
+            return r;
+        }
+    }
+    return MultiplyShift{};
+}
+
+namespace {
+
 // The linear defines, or "" when a bound does not fit the kernel's 32-bit arithmetic.
 std::string linearDefines(const Operation& op, bool floatSums) {
     const IntegerPlan plan = planInteger(op, io::PixelType::U8);
@@ -91,7 +119,7 @@ std::string linearDefines(const Operation& op, bool floatSums) {
     std::ostringstream d;
     std::int64_t outLo = 0, outHi = 0;
     int mode = 0, shift = 0;
-    std::int64_t div2 = 1, bias = 0, k = 0;
+    std::int64_t div2 = 1, bias = 0, k = 0, mul = 1;
     switch (op.combine) {
         case Combine::Single: {
             if (nmask != 1) return "";
@@ -102,8 +130,14 @@ std::string linearDefines(const Operation& op, bool floatSums) {
                 mode = 1;
                 while ((std::int64_t(1) << shift) < dv) ++shift;
                 if (!wide && a[0] + dv / 2 >= two31) return "";
+            } else if (const MultiplyShift ms = multiplyShift(lo[0], hi[0], dv); ms.shift > 0) {
+                mode = 3;  // never wide: a wide plan's divisor is a power of two
+                shift = ms.shift;
+                mul = ms.multiplier;
+                k = ms.offset;
+                bias = ms.addend;
             } else {
-                mode = 2;  // never wide: a wide plan's divisor is a power of two
+                mode = 2;
                 k = (a[0] + dv - 1) / dv;
                 bias = dv + 2 * dv * k;
                 div2 = 2 * dv;
@@ -161,7 +195,7 @@ std::string linearDefines(const Operation& op, bool floatSums) {
       << " -D VSCALE=" << vscale << " -D DIV_INV=" << invText;
     d << " -D OP=1 -D NMASK=" << nmask << " -D COMBINE=" << static_cast<int>(op.combine) << " -D NBASE=" << bases.size()
       << " -D BASES=" << list(flatBases) << " -D ROW_BASE=" << list(rowBase) << " -D ROW_SCALE=" << list(rowScale)
-      << " -D DIV_MODE=" << mode << " -D DIV_SHIFT=" << shift << " -D DIV_2D=" << div2 << "u -D DIV_BIAS=" << bias
+      << " -D DIV_MODE=" << mode << " -D DIV_SHIFT=" << shift << " -D DIV_MUL=" << mul << "u -D DIV_2D=" << div2 << "u -D DIV_BIAS=" << bias
       << "u -D DIV_K=" << k << " -D CLAMP_LO=" << (outLo < 0 ? 1 : 0) << " -D CLAMP_HI=" << (outHi > 255 ? 1 : 0);
     return d.str();
 }
@@ -174,6 +208,8 @@ std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, 
     // image wider and taller than the window's radius: the pipeline refuses windows larger than
     // the image.)
     if (imageWidth < layout.width || imageWidth <= op.width / 2 || imageHeight <= op.height / 2) return "";
+    // Offsets into the plane are 32-bit unsigned.
+    if (static_cast<std::uint64_t>(imageWidth) * static_cast<std::uint64_t>(imageHeight) + kStripSlack > 0xffffffffu) return "";
     std::string specific;
     if (op.kind == Operation::Kind::Linear) {
         // Up to 3x3 any mask; up to 9 taps a side rank-1 masks, and 1-D ones (a row or a column:

@@ -2,6 +2,8 @@
 // defines that specialise the kernel to one of them.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "portacl/filter.hpp"
@@ -16,6 +18,19 @@ struct StripLayout {
     int width = 16, rows = 4, groupX = 32, groupY = 2;
     bool floatSums = false;
 };
+
+// Bytes a plane's buffer holds after its last sample, for the kernel's side words: the last strip of
+// a row reads the 4 bytes after it (and replaces them by the border rule).
+constexpr std::size_t kStripSlack = 16;
+
+// round(v / d), halves up, as ((uint)v * multiplier + addend) >> shift, minus offset, in 32-bit
+// unsigned arithmetic for every v in [lo, hi]; shift 0 when no multiplier fits (strip.cpp says why
+// it is exact).
+struct MultiplyShift {
+    int shift = 0;
+    std::int64_t multiplier = 0, addend = 0, offset = 0;
+};
+MultiplyShift multiplyShift(std::int64_t lo, std::int64_t hi, std::int64_t d);
 
 // The kernel's defines for `op` on an imageWidth x imageHeight plane of type `in` under `border`,
 // or "" when the strip path does not take it: other depths; linear masks larger than 3x3 that are

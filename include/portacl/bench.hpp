@@ -60,8 +60,9 @@ double medianDeviceSeconds(Context& ctx, const std::function<void()>& enqueue, c
 // The same for host work, by the steady clock.
 double medianHostSeconds(const std::function<void()>& work, int repeats);
 
-// Median device time of a streaming copy of `bytes` (rounded down to a multiple of 16) between two
-// device buffers: the copy peak's kernel, also the ceiling for a workload moving that many bytes.
+// Median device time of the fastest of three streaming copies of `bytes` (rounded down to a multiple
+// of 16) between two device buffers (host/bench/peaks.cpp): the copy peak, also the ceiling for a
+// workload moving that many bytes.
 double copySeconds(Context& ctx, std::size_t bytes, const BenchOptions& opts);
 
 // The device's measured peaks, measured once per device by the bench driver.
