@@ -26,6 +26,8 @@
 // their one multiplication (and likewise along a row, in every mask: the terms of a base row's
 // symmetric pair of weights). WIDE_SUMS: those column sums in 64 bits (fixed-point Gaussians: the
 // row sums stay below 2^31, their weighted column sums do not); the divisor is then a power of two.
+// COLUMN_LANES: a 1-D column mask (KW 1) of non-negative weights whose sum of bytes fits 16 bits
+// (binomial columns, say) sums two pixels to a register, in 16-bit lanes.
 // FLOAT_SUMS: the sums in float instead of int. Every value is an integer below 2^21 (the host
 // proves it), so float holds it exactly in any order: the same results, but the adds run on the
 // float units (twice the integer rate on recent NVIDIA GPUs), bytes become floats through their bit
@@ -84,14 +86,16 @@ typedef CAT(uchar, SW) pix_t;
 // Byte i (a constant) of a strip row, from its 32-bit words (little-endian devices, as OpenCL GPUs
 // and CPUs are): one shift and mask, taken where it is used (the medians go column by column, so
 // few unpacked values are alive at a time).
+// WORD(p, q): 32-bit word q (a constant) of strip row p.
 #if SW == 16
 #define WORD_(u, q) ((q) == 0 ? (u).s0 : (q) == 1 ? (u).s1 : (q) == 2 ? (u).s2 : (u).s3)
-#define LANE(p, i) ((int)((WORD_(as_uint4(p), (i) >> 2) >> (8 * ((i) & 3))) & 0xffu))
+#define WORD(p, q) WORD_(as_uint4(p), (q))
 #elif SW == 8
-#define LANE(p, i) ((int)((((i) >> 2) == 0 ? as_uint2(p).s0 : as_uint2(p).s1) >> (8 * ((i) & 3)) & 0xffu))
+#define WORD(p, q) ((q) == 0 ? as_uint2(p).s0 : as_uint2(p).s1)
 #else
-#define LANE(p, i) ((int)((as_uint(p) >> (8 * ((i) & 3))) & 0xffu))
+#define WORD(p, q) as_uint(p)
 #endif
+#define LANE(p, i) ((int)((WORD(p, (i) >> 2) >> (8 * ((i) & 3))) & 0xffu))
 // Input column c (0 .. NC-1, from x0 - RX) of strip row j, as int.
 // Side byte k (0 .. RX-1) of strip row j, left of x0 or right of the strip: the sides are packed
 // four bytes to a word (RX <= 4), so that a 9-wide window's eight side bytes of each row take two
@@ -367,6 +371,45 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
     const int bases[NBASE * KW] = {BASES};
     const int rowBase[NMASK * KH] = {ROW_BASE};
     const int rowScale[NMASK * KH] = {ROW_SCALE};
+#if COLUMN_LANES
+#if !COLUMN_SUMS || KW != 1 || FLOAT_SUMS || WIDE_SUMS
+#error "COLUMN_LANES: 1-D column masks of small integer weights only"
+#endif
+    // A column of non-negative weights whose whole sum of bytes fits 16 bits: the strip's bytes two
+    // to a register, in 16-bit lanes (even[j][q] holds bytes 0 and 2 of word q of row j, odd[j][q]
+    // bytes 1 and 3), so that each multiply-add of the column sums serves two outputs.
+    uint even[NR][SW / 4], odd[NR][SW / 4];
+#pragma unroll
+    for (int j = 0; j < NR; ++j) {
+#pragma unroll
+        for (int q = 0; q < SW / 4; ++q) {
+            const uint u = WORD(rows[j], q);
+            even[j][q] = u & 0x00ff00ffu;
+            odd[j][q] = (u >> 8) & 0x00ff00ffu;
+        }
+        const int r = j - (KH - 1);
+        if (r >= 0 && y0 + r < h) {
+            uchar o[SW];
+#pragma unroll
+            for (int q = 0; q < SW / 4; ++q) {
+                uint se = 0, so = 0;
+#pragma unroll
+                for (int dy = 0; dy < KH; ++dy) {
+                    const int c = rowScale[dy], m = KH - 1 - dy;
+                    const bool pair = m != dy && rowScale[m] == c;
+                    if (c == 0 || (pair && m < dy)) continue;
+                    se += (uint)c * (pair ? even[r + dy][q] + even[r + m][q] : even[r + dy][q]);
+                    so += (uint)c * (pair ? odd[r + dy][q] + odd[r + m][q] : odd[r + dy][q]);
+                }
+                o[4 * q] = strip_combine((int)(se & 0xffffu), 0);
+                o[4 * q + 1] = strip_combine((int)(so & 0xffffu), 0);
+                o[4 * q + 2] = strip_combine((int)(se >> 16), 0);
+                o[4 * q + 3] = strip_combine((int)(so >> 16), 0);
+            }
+            STORE_OUT(o, r);
+        }
+    }
+#else
 #if VSLIDE || COLUMN_SUMS
     acc_t hbs[NR][SW];  // the base sums of input row j
 #endif
@@ -485,6 +528,7 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
         }
 #endif
     }
+#endif  // COLUMN_LANES
 
 #elif OP == 2 && KW == 3
     // Output rows in pairs (r, r+1): rows r+1, r+2 are in both windows; each window adds its own

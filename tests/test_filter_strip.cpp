@@ -151,10 +151,17 @@ TEST(FilterStrip, SmallImagesEqualReference) {
 
 TEST(FilterStrip, OneDimensionalPassesEqualReference) {
     // 1-D masks (one separable pass): a row of ones slides along the row, a column of one constant
-    // down the strip; other integer rows and columns, and decimal ones (32-bit fixed point).
+    // down the strip, small non-negative columns sum in 16-bit lanes; other integer rows and
+    // columns, and decimal ones (32-bit fixed point).
     const io::Image img = image(45, 23, 1, 15);
     for (Border b : kBorders)
-        for (const std::string s : {"conv:1,1,1,1,1,1,1,1,1:sum", "conv:3;3;3;3;3;3;3;3;3:sum"}) expectStripEqualsReference(img, s, kNarrow, b);
+        for (const std::string s : {"conv:1,1,1,1,1,1,1,1,1:sum", "conv:3;3;3;3;3;3;3;3;3:sum", "conv:1;8;28;56;70;56;28;8;1:sum"})
+            expectStripEqualsReference(img, s, kNarrow, b);
+    // Columns in 16-bit lanes: 16- and 4-wide strips, a clamped sum (no divisor), an odd divisor.
+    for (Border b : {Border::Constant, Border::Wrap}) {
+        expectStripEqualsReference(img, "conv:1;4;6;4;1", kWide, b);
+        expectStripEqualsReference(img, "conv:1;2;3;2;1:sum", kMiddle, b);
+    }
     for (Border b : {Border::Constant, Border::Reflect101})
         for (const std::string s : {"conv:1,8,28,56,70,56,28,8,1:sum", "conv:1;-2;0;5;2;-1;1", "conv:0.05,0.1,0.2,0.3,0.2,0.1,0.05",
                                     "conv:0.1;0.2;0.4;0.2;0.1"})
@@ -195,6 +202,12 @@ TEST(FilterStrip, PathTakesOnlyWhatItCovers) {
     EXPECT_TRUE(has("gaussian:9:2.0", "WIDE_SUMS=1") && has("gaussian:9:2.0", "FLOAT_SUMS=0") && has("binomial:9", "WIDE_SUMS=0"));
     EXPECT_TRUE(has("conv:1,1,1,1,1,1,1,1,1:sum", "HSLIDE=1") && has("conv:1,1,1,1,1,1,1,1,1:sum", "VSLIDE=0"));
     EXPECT_TRUE(has("conv:2;2;2;2;2;2;2", "HSLIDE=0") && has("conv:2;2;2;2;2;2;2", "VSLIDE=1"));
+    // 16-bit lanes: small non-negative integer columns; not signed ones, not rows, not wide sums.
+    const auto lanes = [&](const std::string& s) {
+        return stripDefines(parseOperation(s), io::PixelType::U8, 64, 64, Border::Reflect101, l).find("COLUMN_LANES=1") != std::string::npos;
+    };
+    EXPECT_TRUE(lanes("conv:1;8;28;56;70;56;28;8;1:sum") && lanes("conv:1;4;6;4;1") && lanes("conv:1;4;6;4;1:sum"));
+    EXPECT_FALSE(lanes("conv:1;-2;0;5;2;-1;1") || lanes("conv:1,8,28,56,70,56,28,8,1:sum") || lanes("conv:200;200;200;1;200;200;200"));
     // Division: a multiply-shift where one fits 32 bits, else the unsigned division.
     EXPECT_TRUE(has("box:3", "DIV_MODE=3") && has("conv:1,-2,3;-4,9,-4;3,-2,1:sum", "DIV_MODE=3") && has("binomial:3", "DIV_MODE=1"));
     EXPECT_TRUE(has("conv:1000,2000,1000;2000,4001,2000;1000,2000,1000:sum", "DIV_MODE=2"));

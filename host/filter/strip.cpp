@@ -188,10 +188,15 @@ std::string linearDefines(const Operation& op, bool floatSums) {
     std::int64_t total = 0;
     for (int m = 0; m < nmask; ++m) total += a[m];
     const bool useFloat = floatSums && op.combine != Combine::L2 && 2 * total < (std::int64_t(1) << 21);
+    // 16-bit lanes: a 1-D column of non-negative weights (the column sums path: not sliding)
+    // whose whole sum stays below 2^16.
+    const bool lanes = kw == 1 && kh >= 5 && nmask == 1 && bases.size() == 1 && bases[0] == std::vector<std::int64_t>{1} && !vslide && !wide &&
+                       !useFloat && a[0] < (1 << 16) &&
+                       std::all_of(rowScale.begin(), rowScale.end(), [](std::int64_t v) { return v >= 0; });
     const float inv = static_cast<float>(1.0 / static_cast<double>(plan.divisor));
     char invText[64];
     std::snprintf(invText, sizeof invText, "%af", static_cast<double>(inv));
-    d << " -D WIDE_SUMS=" << (wide ? 1 : 0) << " -D FLOAT_SUMS=" << (useFloat ? 1 : 0) << " -D HSLIDE=" << (hslide ? 1 : 0) << " -D VSLIDE=" << (vslide ? 1 : 0)
+    d << " -D COLUMN_LANES=" << (lanes ? 1 : 0) << " -D WIDE_SUMS=" << (wide ? 1 : 0) << " -D FLOAT_SUMS=" << (useFloat ? 1 : 0) << " -D HSLIDE=" << (hslide ? 1 : 0) << " -D VSLIDE=" << (vslide ? 1 : 0)
       << " -D VSCALE=" << vscale << " -D DIV_INV=" << invText;
     d << " -D OP=1 -D NMASK=" << nmask << " -D COMBINE=" << static_cast<int>(op.combine) << " -D NBASE=" << bases.size()
       << " -D BASES=" << list(flatBases) << " -D ROW_BASE=" << list(rowBase) << " -D ROW_SCALE=" << list(rowScale)
