@@ -362,7 +362,7 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
         }
 #endif
     }
-    const bool wholeStrip = x0 + SW <= w;
+    const bool wholeStrip = ALIGNED || x0 + SW <= w;  // (ALIGNED: every strip is whole; no branch per store)
 
 #if OP == 1
 #if WIDE_SUMS && !COLUMN_SUMS

@@ -35,17 +35,20 @@ MultiplyShift multiplyShift(std::int64_t lo, std::int64_t hi, std::int64_t d) {
     const std::int64_t half = d / 2;
     r.offset = lo + half < 0 ? (-(lo + half) + d - 1) / d : 0;
     const std::int64_t top = hi + half + r.offset * d;
+    // The smallest shift that works, or a whole byte's (8, 16, 24) where one works: then the
+    // quotient is a byte of the product, which the kernel's byte packing picks with no shift.
     for (int s = 1; s < 63; ++s) {
         const std::int64_t p = std::int64_t(1) << s, m = (p + d - 1) / d;
         if (top > 0 && m > ((std::int64_t(1) << 32) - 1) / top) break;  // U M no longer fits 32 bits
-        if (top * (m * d - p) < p) {
+        if (top * (m * d - p) >= p) continue;
+        if (r.shift == 0 || s % 8 == 0) {
             r.shift = s;
             r.multiplier = m;
             r.addend = (half + r.offset * d) * m;
-            return r;
         }
+        if (s % 8 == 0) break;
     }
-    return MultiplyShift{};
+    return r;
 }
 
 namespace {
