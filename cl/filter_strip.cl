@@ -26,8 +26,9 @@
 // their one multiplication (and likewise along a row, in every mask: the terms of a base row's
 // symmetric pair of weights). WIDE_SUMS: those column sums in 64 bits (fixed-point Gaussians: the
 // row sums stay below 2^31, their weighted column sums do not); the divisor is then a power of two.
-// COLUMN_LANES: a 1-D column mask (KW 1) of non-negative weights whose sum of bytes fits 16 bits
-// (binomial columns, say) sums two pixels to a register, in 16-bit lanes.
+// COLUMN_LANES: a rank-1 or 1-D column mask whose column factor has non-negative weights with a sum
+// of bytes that fits 16 bits (binomials, say) takes its column sums first, two to a register in
+// 16-bit lanes, and then the row factor along them.
 // FLOAT_SUMS: the sums in float instead of int. Every value is an integer below 2^21 (the host
 // proves it), so float holds it exactly in any order: the same results, but the adds run on the
 // float units (twice the integer rate on recent NVIDIA GPUs), bytes become floats through their bit
@@ -266,6 +267,26 @@ inline uchar strip_combine(const sum_t g0, const int g1) {
 #endif
 #endif
 
+#if OP == 1
+// s = the sum over dx of base row b's weight dx times v[o + dx]: zero weights vanish, unit ones cost
+// no multiplication, and the two columns of a symmetric pair are added before their one
+// multiplication (the weights are compile-time constants).
+#define BASE_SUM(s, b, v, o)                                                                  \
+    {                                                                                         \
+        bool first_ = true;                                                                   \
+        s = 0;                                                                                \
+        _Pragma("unroll") for (int dx_ = 0; dx_ < KW; ++dx_) {                                \
+            const int c_ = bases[(b) * KW + dx_], m_ = KW - 1 - dx_; /* m_: the mirror column */ \
+            const bool pair_ = m_ != dx_ && bases[(b) * KW + m_] == c_;                       \
+            if (c_ == 0 || (pair_ && m_ < dx_)) continue; /* zero, or added with its mirror */ \
+            const acc_t u_ = pair_ ? v[(o) + dx_] + v[(o) + m_] : v[(o) + dx_];               \
+            const acc_t t_ = c_ == 1 ? u_ : c_ == -1 ? -u_ : (acc_t)c_ * u_;                  \
+            s = first_ ? t_ : s + t_;                                                         \
+            first_ = false;                                                                   \
+        }                                                                                     \
+    }
+#endif
+
 __kernel __attribute__((reqd_work_group_size(GX, GY, 1)))
 void filter_strip(__global const uchar* src, __global uchar* dst, const int w, const int h, const int outsideValue) {
     const int x0 = (int)get_global_id(0) * SW, y0 = (int)get_global_id(1) * RPI;
@@ -380,26 +401,30 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
     const int rowBase[NMASK * KH] = {ROW_BASE};
     const int rowScale[NMASK * KH] = {ROW_SCALE};
 #if COLUMN_LANES
-#if !COLUMN_SUMS || KW != 1 || FLOAT_SUMS || WIDE_SUMS
-#error "COLUMN_LANES: 1-D column masks of small integer weights only"
+#if !COLUMN_SUMS || NMASK != 1 || NBASE != 1 || FLOAT_SUMS || WIDE_SUMS
+#error "COLUMN_LANES: rank-1 masks whose column factor has small non-negative integers only"
 #endif
-    // A column of non-negative weights whose whole sum of bytes fits 16 bits: the strip's bytes two
-    // to a register, in 16-bit lanes (even[j][q] holds bytes 0 and 2 of word q of row j, odd[j][q]
-    // bytes 1 and 3), so that each multiply-add of the column sums serves two outputs.
-    uint even[NR][SW / 4], odd[NR][SW / 4];
+    // A column factor of non-negative weights whose sum of bytes fits 16 bits: the column sums come
+    // first, two to a register in 16-bit lanes (even[j][q] holds bytes 0 and 2 of word q of row j,
+    // odd[j][q] bytes 1 and 3), so that each multiply-add serves two columns; then the row factor
+    // runs along each output row's column sums (1-D columns: the sums themselves). Words 0 ..
+    // SW/4 - 1 are the strip's, word SW/4 the left side's, SW/4 + 1 the right side's.
+#define NW (SW / 4 + (RX > 0 ? 2 : 0))
+    uint even[NR][NW], odd[NR][NW];
 #pragma unroll
     for (int j = 0; j < NR; ++j) {
 #pragma unroll
-        for (int q = 0; q < SW / 4; ++q) {
-            const uint u = WORD(rows[j], q);
+        for (int q = 0; q < NW; ++q) {
+            const uint u = q < SW / 4 ? WORD(rows[j], q) : q == SW / 4 ? sideL[j] : sideR[j];
             even[j][q] = u & 0x00ff00ffu;
             odd[j][q] = (u >> 8) & 0x00ff00ffu;
         }
         const int r = j - (KH - 1);
         if (r >= 0 && y0 + r < h) {
-            uchar o[SW];
+            // cs[4 + p]: the column sum of pixel x0 + p, for p from -4 to SW + 3.
+            acc_t cs[SW + 8];
 #pragma unroll
-            for (int q = 0; q < SW / 4; ++q) {
+            for (int q = 0; q < NW; ++q) {
                 uint se = 0, so = 0;
 #pragma unroll
                 for (int dy = 0; dy < KH; ++dy) {
@@ -409,10 +434,18 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
                     se += (uint)c * (pair ? even[r + dy][q] + even[r + m][q] : even[r + dy][q]);
                     so += (uint)c * (pair ? odd[r + dy][q] + odd[r + m][q] : odd[r + dy][q]);
                 }
-                o[4 * q] = strip_combine((int)(se & 0xffffu), 0);
-                o[4 * q + 1] = strip_combine((int)(so & 0xffffu), 0);
-                o[4 * q + 2] = strip_combine((int)(se >> 16), 0);
-                o[4 * q + 3] = strip_combine((int)(so >> 16), 0);
+                const int at = q < SW / 4 ? 4 + 4 * q : q == SW / 4 ? 0 : 4 + SW;
+                cs[at] = (acc_t)(se & 0xffffu);
+                cs[at + 1] = (acc_t)(so & 0xffffu);
+                cs[at + 2] = (acc_t)(se >> 16);
+                cs[at + 3] = (acc_t)(so >> 16);
+            }
+            uchar o[SW];
+#pragma unroll
+            for (int i = 0; i < SW; ++i) {
+                acc_t s;
+                BASE_SUM(s, 0, cs, 4 - RX + i);
+                o[i] = strip_combine(s, 0);
             }
             STORE_OUT(o, r);
         }
@@ -432,8 +465,7 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
     for (int j = 0; j < NR; ++j) {
         acc_t v[NC];
         ROW_ACC(j, v);
-        // Base sums of the row; zero coefficients vanish, unit ones cost no multiplication, and the
-        // two columns of a symmetric pair are added before their one multiplication.
+        // Base sums of the row.
         acc_t hb[NBASE][SW];
 #pragma unroll
         for (int b = 0; b < NBASE; ++b)
@@ -445,18 +477,8 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
                     continue;
                 }
 #endif
-                acc_t s = 0;
-                bool first = true;
-#pragma unroll
-                for (int dx = 0; dx < KW; ++dx) {
-                    const int c = bases[b * KW + dx], m = KW - 1 - dx;  // m: the mirror column
-                    const bool pair = m != dx && bases[b * KW + m] == c;
-                    if (c == 0 || (pair && m < dx)) continue;  // zero, or added with its mirror
-                    const acc_t u = pair ? v[i + dx] + v[i + m] : v[i + dx];
-                    const acc_t t = c == 1 ? u : c == -1 ? -u : (acc_t)c * u;
-                    s = first ? t : s + t;
-                    first = false;
-                }
+                acc_t s;
+                BASE_SUM(s, b, v, i);
                 hb[b][i] = s;
             }
 #if VSLIDE || COLUMN_SUMS

@@ -168,6 +168,20 @@ TEST(FilterStrip, OneDimensionalPassesEqualReference) {
             expectStripEqualsReference(img, s, kNarrow, b);
 }
 
+TEST(FilterStrip, RankOneColumnsFirstEqualReference) {
+    // Rank-1 masks whose column factor sums in 16-bit lanes: the column sums first (strip words and
+    // both side words), then the row factor, signed or not, along them; 8-, 16- and 4-wide strips,
+    // widths that are and are not multiples of the strip.
+    const std::string signedRow = "conv:1,-2,3,-2,1;2,-4,6,-4,2;3,-6,9,-6,3;2,-4,6,-4,2;1,-2,3,-2,1";  // column 1 2 3 2 1, row 1 -2 3 -2 1
+    for (const io::Image& img : {image(45, 23, 1, 16), image(96, 40, 1, 17)})
+        for (Border b : kBorders)
+            for (const std::string& s : {std::string("binomial:9"), signedRow}) expectStripEqualsReference(img, s, kNarrow, b);
+    for (Border b : {Border::Constant, Border::Reflect101}) {
+        expectStripEqualsReference(image(61, 40, 1, 18), "binomial:7", kWide, b);
+        expectStripEqualsReference(image(96, 40, 1, 19), "binomial:5", kMiddle, b);
+    }
+}
+
 TEST(FilterStrip, ColourPlanesEqualReference) {
     const io::Image img = image(35, 21, 4, 10);  // RGBA: three planes filtered, alpha passed through
     for (const std::string s : {"box:3", "sobel", "median:5"}) expectStripEqualsReference(img, s, kNarrow, Border::Reflect101);
@@ -208,6 +222,8 @@ TEST(FilterStrip, PathTakesOnlyWhatItCovers) {
     };
     EXPECT_TRUE(lanes("conv:1;8;28;56;70;56;28;8;1:sum") && lanes("conv:1;4;6;4;1") && lanes("conv:1;4;6;4;1:sum"));
     EXPECT_FALSE(lanes("conv:1;-2;0;5;2;-1;1") || lanes("conv:1,8,28,56,70,56,28,8,1:sum") || lanes("conv:200;200;200;1;200;200;200"));
+    EXPECT_TRUE(lanes("binomial:9") && lanes("conv:1,-2,3,-2,1;2,-4,6,-4,2;3,-6,9,-6,3;2,-4,6,-4,2;1,-2,3,-2,1"));  // rank 1: columns first
+    EXPECT_FALSE(lanes("box:9") || lanes("gaussian:9:2.0") || lanes("binomial:3"));        // sliding, 64-bit, 3 rows
     // Division: a multiply-shift where one fits 32 bits, else the unsigned division.
     EXPECT_TRUE(has("box:3", "DIV_MODE=3") && has("conv:1,-2,3;-4,9,-4;3,-2,1:sum", "DIV_MODE=3") && has("binomial:3", "DIV_MODE=1"));
     EXPECT_TRUE(has("conv:1000,2000,1000;2000,4001,2000;1000,2000,1000:sum", "DIV_MODE=2"));
