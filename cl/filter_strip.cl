@@ -401,16 +401,22 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
     const int rowBase[NMASK * KH] = {ROW_BASE};
     const int rowScale[NMASK * KH] = {ROW_SCALE};
 #if COLUMN_LANES
-#if !COLUMN_SUMS || NMASK != 1 || NBASE != 1 || FLOAT_SUMS || WIDE_SUMS
+#if !(COLUMN_SUMS || VSLIDE) || NMASK != 1 || NBASE != 1 || FLOAT_SUMS || WIDE_SUMS
 #error "COLUMN_LANES: rank-1 masks whose column factor has small non-negative integers only"
 #endif
     // A column factor of non-negative weights whose sum of bytes fits 16 bits: the column sums come
     // first, two to a register in 16-bit lanes (even[j][q] holds bytes 0 and 2 of word q of row j,
     // odd[j][q] bytes 1 and 3), so that each multiply-add serves two columns; then the row factor
     // runs along each output row's column sums (1-D columns: the sums themselves). Words 0 ..
-    // SW/4 - 1 are the strip's, word SW/4 the left side's, SW/4 + 1 the right side's.
+    // SW/4 - 1 are the strip's, word SW/4 the left side's, SW/4 + 1 the right side's. A constant
+    // column factor (VSLIDE) slides: each row's sums are the row above's, plus the row that enters
+    // the window, minus the one that leaves it (no lane goes below zero at the end, so the borrows
+    // in between cancel), scaled after the row factor.
 #define NW (SW / 4 + (RX > 0 ? 2 : 0))
     uint even[NR][NW], odd[NR][NW];
+#if VSLIDE
+    uint colE[NW], colO[NW];  // the running (unscaled) column sums of the current output row
+#endif
 #pragma unroll
     for (int j = 0; j < NR; ++j) {
 #pragma unroll
@@ -426,6 +432,20 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #pragma unroll
             for (int q = 0; q < NW; ++q) {
                 uint se = 0, so = 0;
+#if VSLIDE
+                if (r == 0) {
+#pragma unroll
+                    for (int dy = 0; dy < KH; ++dy) {
+                        se += even[dy][q];
+                        so += odd[dy][q];
+                    }
+                } else {
+                    se = colE[q] + even[j][q] - even[j - KH][q];
+                    so = colO[q] + odd[j][q] - odd[j - KH][q];
+                }
+                colE[q] = se;
+                colO[q] = so;
+#else
 #pragma unroll
                 for (int dy = 0; dy < KH; ++dy) {
                     const int c = rowScale[dy], m = KH - 1 - dy;
@@ -434,6 +454,7 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
                     se += (uint)c * (pair ? even[r + dy][q] + even[r + m][q] : even[r + dy][q]);
                     so += (uint)c * (pair ? odd[r + dy][q] + odd[r + m][q] : odd[r + dy][q]);
                 }
+#endif
                 const int at = q < SW / 4 ? 4 + 4 * q : q == SW / 4 ? 0 : 4 + SW;
                 cs[at] = (acc_t)(se & 0xffffu);
                 cs[at + 1] = (acc_t)(so & 0xffffu);
@@ -441,11 +462,16 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
                 cs[at + 3] = (acc_t)(so >> 16);
             }
             uchar o[SW];
+            acc_t s;
 #pragma unroll
             for (int i = 0; i < SW; ++i) {
-                acc_t s;
-                BASE_SUM(s, 0, cs, 4 - RX + i);
-                o[i] = strip_combine(s, 0);
+#if HSLIDE
+                if (i > 0)
+                    s = s + cs[4 - RX + i + KW - 1] - cs[4 - RX + i - 1];
+                else
+#endif
+                    BASE_SUM(s, 0, cs, 4 - RX + i);
+                o[i] = strip_combine(VSLIDE && VSCALE != 1 ? (acc_t)VSCALE * s : s, 0);
             }
             STORE_OUT(o, r);
         }

@@ -223,7 +223,8 @@ TEST(FilterStrip, PathTakesOnlyWhatItCovers) {
     EXPECT_TRUE(lanes("conv:1;8;28;56;70;56;28;8;1:sum") && lanes("conv:1;4;6;4;1") && lanes("conv:1;4;6;4;1:sum"));
     EXPECT_FALSE(lanes("conv:1;-2;0;5;2;-1;1") || lanes("conv:1,8,28,56,70,56,28,8,1:sum") || lanes("conv:200;200;200;1;200;200;200"));
     EXPECT_TRUE(lanes("binomial:9") && lanes("conv:1,-2,3,-2,1;2,-4,6,-4,2;3,-6,9,-6,3;2,-4,6,-4,2;1,-2,3,-2,1"));  // rank 1: columns first
-    EXPECT_FALSE(lanes("box:9") || lanes("gaussian:9:2.0") || lanes("binomial:3"));        // sliding, 64-bit, 3 rows
+    EXPECT_TRUE(lanes("box:9") && lanes("conv:3;3;3;3;3;3;3;3;3:sum"));                       // sliding down the strip
+    EXPECT_FALSE(lanes("gaussian:9:2.0") || lanes("binomial:3") || lanes("conv:1,1,1,1,1,1,1,1,1:sum"));  // 64-bit, 3 rows, a row
     // Division: a multiply-shift where one fits 32 bits, else the unsigned division.
     EXPECT_TRUE(has("box:3", "DIV_MODE=3") && has("conv:1,-2,3;-4,9,-4;3,-2,1:sum", "DIV_MODE=3") && has("binomial:3", "DIV_MODE=1"));
     EXPECT_TRUE(has("conv:1000,2000,1000;2000,4001,2000;1000,2000,1000:sum", "DIV_MODE=2"));

@@ -191,9 +191,9 @@ std::string linearDefines(const Operation& op, bool floatSums) {
     std::int64_t total = 0;
     for (int m = 0; m < nmask; ++m) total += a[m];
     const bool useFloat = floatSums && op.combine != Combine::L2 && 2 * total < (std::int64_t(1) << 21);
-    // 16-bit lanes: one base row (rank 1, or a 1-D column) on the column sums path (not sliding)
-    // whose column factor has non-negative weights, the sum of bytes under 2^16.
-    const bool lanes = kh >= 5 && nmask == 1 && bases.size() == 1 && !vslide && !wide && !useFloat &&
+    // 16-bit lanes: one base row (rank 1, or a 1-D column) taller than 3 rows whose column factor
+    // has non-negative weights, the sum of bytes under 2^16 (sliding or not).
+    const bool lanes = kh >= 5 && nmask == 1 && bases.size() == 1 && !wide && !useFloat &&
                        std::all_of(rowScale.begin(), rowScale.end(), [](std::int64_t v) { return v >= 0; }) &&
                        255 * std::accumulate(rowScale.begin(), rowScale.end(), std::int64_t(0)) < (1 << 16);
     const float inv = static_cast<float>(1.0 / static_cast<double>(plan.divisor));
