@@ -268,23 +268,25 @@ inline uchar strip_combine(const sum_t g0, const int g1) {
 #endif
 
 #if OP == 1
-// s = the sum over dx of base row b's weight dx times v[o + dx]: zero weights vanish, unit ones cost
-// no multiplication, and the two columns of a symmetric pair are added before their one
-// multiplication (the weights are compile-time constants).
-#define BASE_SUM(s, b, v, o)                                                                  \
-    {                                                                                         \
-        bool first_ = true;                                                                   \
-        s = 0;                                                                                \
-        _Pragma("unroll") for (int dx_ = 0; dx_ < KW; ++dx_) {                                \
-            const int c_ = bases[(b) * KW + dx_], m_ = KW - 1 - dx_; /* m_: the mirror column */ \
-            const bool pair_ = m_ != dx_ && bases[(b) * KW + m_] == c_;                       \
-            if (c_ == 0 || (pair_ && m_ < dx_)) continue; /* zero, or added with its mirror */ \
-            const acc_t u_ = pair_ ? v[(o) + dx_] + v[(o) + m_] : v[(o) + dx_];               \
-            const acc_t t_ = c_ == 1 ? u_ : c_ == -1 ? -u_ : (acc_t)c_ * u_;                  \
-            s = first_ ? t_ : s + t_;                                                         \
-            first_ = false;                                                                   \
-        }                                                                                     \
+// s (of type T) = the sum over k < N of W(k) times TERM(k), for the compile-time weights W (a
+// macro, as TERM): zero weights vanish, unit ones cost no multiplication, and the terms of a
+// symmetric pair (equal weights at k and N-1-k) are added, in their own type, before their one
+// multiplication. Used along a base row (the row factor) and down the column weights.
+#define MIRRORED_SUM(s, T, N, W, TERM)                                                     \
+    {                                                                                      \
+        bool first_ = true;                                                                \
+        s = 0;                                                                             \
+        _Pragma("unroll") for (int k_ = 0; k_ < (N); ++k_) {                               \
+            const int c_ = W(k_), m_ = (N) - 1 - k_; /* m_: the mirror term */             \
+            const bool pair_ = m_ != k_ && W(m_) == c_;                                    \
+            if (c_ == 0 || (pair_ && m_ < k_)) continue; /* zero, or added with its mirror */ \
+            const T u_ = pair_ ? (T)(TERM(k_) + TERM(m_)) : (T)TERM(k_);                   \
+            const T t_ = c_ == 1 ? u_ : c_ == -1 ? -u_ : (T)c_ * u_;                       \
+            s = first_ ? t_ : s + t_;                                                      \
+            first_ = false;                                                                \
+        }                                                                                  \
     }
+#define COLUMN_WEIGHT(k) rowScale[k]
 #endif
 
 __kernel __attribute__((reqd_work_group_size(GX, GY, 1)))
@@ -446,14 +448,12 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
                 colE[q] = se;
                 colO[q] = so;
 #else
-#pragma unroll
-                for (int dy = 0; dy < KH; ++dy) {
-                    const int c = rowScale[dy], m = KH - 1 - dy;
-                    const bool pair = m != dy && rowScale[m] == c;
-                    if (c == 0 || (pair && m < dy)) continue;
-                    se += (uint)c * (pair ? even[r + dy][q] + even[r + m][q] : even[r + dy][q]);
-                    so += (uint)c * (pair ? odd[r + dy][q] + odd[r + m][q] : odd[r + dy][q]);
-                }
+#define EVEN_TERM(k) even[r + (k)][q]
+#define ODD_TERM(k) odd[r + (k)][q]
+                MIRRORED_SUM(se, uint, KH, COLUMN_WEIGHT, EVEN_TERM);
+                MIRRORED_SUM(so, uint, KH, COLUMN_WEIGHT, ODD_TERM);
+#undef EVEN_TERM
+#undef ODD_TERM
 #endif
                 const int at = q < SW / 4 ? 4 + 4 * q : q == SW / 4 ? 0 : 4 + SW;
                 cs[at] = (acc_t)(se & 0xffffu);
@@ -470,8 +470,12 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
                     s = s + cs[4 - RX + i + KW - 1] - cs[4 - RX + i - 1];
                 else
 #endif
-                    BASE_SUM(s, 0, cs, 4 - RX + i);
-                o[i] = strip_combine(VSLIDE && VSCALE != 1 ? (acc_t)VSCALE * s : s, 0);
+#define BASE_WEIGHT(k) bases[k]
+#define SUM_TERM(k) cs[4 - RX + i + (k)]
+                    MIRRORED_SUM(s, acc_t, KW, BASE_WEIGHT, SUM_TERM);
+#undef BASE_WEIGHT
+#undef SUM_TERM
+                o[i] = strip_combine(VSLIDE ? (acc_t)VSCALE * s : s, 0);  // the constant column factor last
             }
             STORE_OUT(o, r);
         }
@@ -504,7 +508,11 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
                 }
 #endif
                 acc_t s;
-                BASE_SUM(s, b, v, i);
+#define BASE_WEIGHT(k) bases[b * KW + (k)]
+#define PIXEL_TERM(k) v[i + (k)]
+                MIRRORED_SUM(s, acc_t, KW, BASE_WEIGHT, PIXEL_TERM);
+#undef BASE_WEIGHT
+#undef PIXEL_TERM
                 hb[b][i] = s;
             }
 #if VSLIDE || COLUMN_SUMS
@@ -537,18 +545,10 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
             uchar o[SW];
 #pragma unroll
             for (int i = 0; i < SW; ++i) {
-                sum_t s = 0;
-                bool first = true;
-#pragma unroll
-                for (int dy = 0; dy < KH; ++dy) {
-                    const int c = rowScale[dy], m = KH - 1 - dy;
-                    const bool pair = m != dy && rowScale[m] == c;
-                    if (c == 0 || (pair && m < dy)) continue;
-                    const acc_t u = pair ? hbs[r + dy][i] + hbs[r + m][i] : hbs[r + dy][i];
-                    const sum_t t = c == 1 ? (sum_t)u : c == -1 ? -(sum_t)u : (sum_t)c * (sum_t)u;
-                    s = first ? t : s + t;
-                    first = false;
-                }
+                sum_t s;
+#define ROW_SUM_TERM(k) hbs[r + (k)][i]
+                MIRRORED_SUM(s, sum_t, KH, COLUMN_WEIGHT, ROW_SUM_TERM);  // a pair adds in acc_t, then widens
+#undef ROW_SUM_TERM
                 o[i] = strip_combine(s, 0);
             }
             STORE_OUT(o, r);
