@@ -29,6 +29,10 @@
 // COLUMN_LANES: a rank-1 or 1-D column mask whose column factor has non-negative weights with a sum
 // of bytes that fits 16 bits (binomials, say) takes its column sums first, two to a register in
 // 16-bit lanes, and then the row factor along them.
+// BYTE_DOTS: masks 3 wide and up to 3 tall whose weights fit a signed byte take each output's sum
+// of a mask row as one dot product of four bytes (a word of the input row that holds the window's
+// three) with the row's weights: on NVIDIA GPUs one dp4a instruction (DP4A), where the bytes'
+// unpacking and the adds it replaces took several.
 // FLOAT_SUMS: the sums in float instead of int. Every value is an integer below 2^21 (the host
 // proves it), so float holds it exactly in any order: the same results, but the adds run on the
 // float units (twice the integer rate on recent NVIDIA GPUs), bytes become floats through their bit
@@ -37,7 +41,7 @@
 // in common/filter_common.h), ALIGNED (the width is a multiple of SW: whole-vector loads and
 // stores). The host sends only images at least SW wide, wider than RX and taller than RY.
 // OP 1: FLOAT_SUMS, HSLIDE, VSLIDE (then VSCALE, the column factor's constant), DIV_INV (float
-// 1/d), NMASK, COMBINE, NBASE, BASES (NBASE x KW), ROW_BASE and ROW_SCALE (NMASK x KH: base of each
+// 1/d), BYTE_DOTS, DP4A, NMASK, COMBINE, NBASE, BASES (NBASE x KW), ROW_BASE and ROW_SCALE (NMASK x KH: base of each
 // mask row, -1 for a zero row, and its multiple), DIV_MODE (0 none, 1 shift by DIV_SHIFT, 2 unsigned
 // division: (2 v + DIV_BIAS) / DIV_2D - DIV_K, 3 multiply-shift: (v DIV_MUL + DIV_BIAS) >> DIV_SHIFT
 // - DIV_K), CLAMP_LO, CLAMP_HI (the result can leave [0, 255]).
@@ -270,6 +274,28 @@ inline uchar strip_combine(const sum_t g0, const int g1) {
 #endif
 #endif
 
+#if BYTE_DOTS
+#if OP != 1 || KW != 3 || KH > 3 || FLOAT_SUMS
+#error "BYTE_DOTS: integer masks up to 3x3, 3 wide"
+#endif
+// c + the sum of a's four bytes, unsigned, times wt's four, signed. NVIDIA (DP4A): one instruction,
+// from compute capability 6.1 on; elsewhere the products spelt out.
+inline int strip_dot(const uint a, const uint wt, const int c) {
+#if DP4A
+    int r;
+    asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(wt), "r"(c));
+    return r;
+#else
+    return c + (int)(a & 0xffu) * (int)(char)(wt & 0xffu) + (int)((a >> 8) & 0xffu) * (int)(char)((wt >> 8) & 0xffu) +
+           (int)((a >> 16) & 0xffu) * (int)(char)((wt >> 16) & 0xffu) + (int)(a >> 24) * (int)(char)(wt >> 24);
+#endif
+}
+// Output i's window word (win) holds its three bytes from byte 0 (i % 4 is 1 or 3) or from byte 1;
+// the weights go to the same bytes.
+#define DOT_AT(i) (((i) & 3) == 1 || ((i) & 3) == 3 ? 0 : 1)
+#define DOT_WEIGHTS(w0, w1, w2, at) ((((uint)(w0) & 0xffu) | (((uint)(w1) & 0xffu) << 8) | (((uint)(w2) & 0xffu) << 16)) << (8 * (at)))
+#endif
+
 #if OP == 1
 // s (of type T) = the sum over k < N of W(k) times TERM(k), for the compile-time weights W (a
 // macro, as TERM): zero weights vanish, unit ones cost no multiplication, and the terms of a
@@ -496,6 +522,19 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #endif
 #pragma unroll
     for (int j = 0; j < NR; ++j) {
+#if BYTE_DOTS
+        // win[i]: a word of row j that holds output i's three input bytes, from byte DOT_AT(i): a
+        // strip word itself for half the outputs, two words' halves for the others.
+        uint win[SW];
+#pragma unroll
+        for (int i = 0; i < SW; ++i) {
+            const int q = i >> 2;
+            const uint cur = WORD(rows[j], q);
+            const uint prev = q == 0 ? sideL[j] : WORD(rows[j], q == 0 ? 0 : q - 1);
+            const uint next = q + 1 == SW / 4 ? sideR[j] : WORD(rows[j], q + 1 == SW / 4 ? 0 : q + 1);
+            win[i] = (i & 3) == 1 || (i & 3) == 2 ? cur : (i & 3) == 3 ? (cur >> 16) | (next << 16) : (prev >> 16) | (cur << 16);
+        }
+#else
         acc_t v[NC];
         ROW_ACC(j, v);
         // Base sums of the row.
@@ -518,6 +557,7 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #undef PIXEL_TERM
                 hb[b][i] = s;
             }
+#endif
 #if VSLIDE || COLUMN_SUMS
 #pragma unroll
         for (int i = 0; i < SW; ++i) hbs[j][i] = hb[0][i];
@@ -567,9 +607,17 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
                 const int sc = rowScale[m * KH + dy];
 #pragma unroll
                 for (int i = 0; i < SW; ++i) {
+#if BYTE_DOTS
+                    // The mask row's own weights: one dot product per output, accumulated.
+                    const int b0 = bi < 0 ? 0 : bi;
+                    const uint wt = DOT_WEIGHTS(sc * bases[b0 * 3], sc * bases[b0 * 3 + 1], sc * bases[b0 * 3 + 2], DOT_AT(i));
+                    if (bi >= 0) acc[m][r][i] = strip_dot(win[i], wt, dy == 0 ? 0 : acc[m][r][i]);
+                    else if (dy == 0) acc[m][r][i] = 0;
+#else
                     const acc_t t = bi < 0 ? (acc_t)0 : sc == 1 ? hb[bi < 0 ? 0 : bi][i] : (acc_t)sc * hb[bi < 0 ? 0 : bi][i];
                     if (dy == 0) acc[m][r][i] = t;
                     else if (bi >= 0) acc[m][r][i] += t;
+#endif
                 }
             }
             if (dy == KH - 1 && y0 + r < h) {

@@ -21,7 +21,7 @@ namespace {
 
 struct Layout {
     int width, rows, groupX, groupY, medianRows;
-    bool floatSums = false;
+    bool floatSums = false, byteDots = false;
 };
 
 // Noise over the whole 8-bit range with flat runs, so that medians and sums see ties and extremes.
@@ -42,7 +42,8 @@ Options stripOptions(const Layout& l, Border b) {
     o.tuning = {{"strip", 1},
                 {"strip_group_x", l.groupX},
                 {"strip_group_y", l.groupY},
-                {"strip_float", l.floatSums ? 1 : 0}};
+                {"strip_float", l.floatSums ? 1 : 0},
+                {"strip_dot", l.byteDots ? 1 : 0}};
     for (const std::string kind : {"strip", "separable_strip", "median3_strip", "median5_strip"}) {
         o.tuning[kind + "_width"] = l.width;
         o.tuning[kind + "_rows"] = kind.rfind("median", 0) == 0 ? l.medianRows : l.rows;
@@ -53,7 +54,7 @@ Options stripOptions(const Layout& l, Border b) {
 // strip: whether the strip path must take the image (else it must leave it to the tile kernels).
 void expectStripEqualsReference(const io::Image& img, const std::string& spec, const Layout& l, Border b, bool strip = true) {
     const std::vector<Operation> ops{parseOperation(spec)};
-    const StripLayout sl{l.width, ops[0].kind == Operation::Kind::Median ? l.medianRows : l.rows, l.groupX, l.groupY, l.floatSums};
+    const StripLayout sl{l.width, ops[0].kind == Operation::Kind::Median ? l.medianRows : l.rows, l.groupX, l.groupY, l.floatSums, l.byteDots};
     const std::string defines = stripDefines(ops[0], io::PixelType::U8, img.width, img.height, b, sl);
     ASSERT_EQ(defines.empty(), !strip) << spec << (strip ? " does not take" : " takes") << " the strip path on " << img.width << "x" << img.height;
     if (l.floatSums) ASSERT_NE(defines.find("FLOAT_SUMS=1"), std::string::npos) << spec << " does not sum in float";
@@ -103,6 +104,30 @@ TEST(FilterStrip, FloatSumsEqualReference) {
     const io::Image img = image(45, 23, 1, 11);
     for (const std::string s : {"box:3", "binomial:3", "laplace:8", "conv:1,-2,3;-4,9,-4;3,-2,1:sum", "sobel", "box:9"})
         for (Border b : kBorders) expectStripEqualsReference(img, s, floats, b);
+}
+
+TEST(FilterStrip, ByteDotsEqualReference) {
+    // Masks up to 3x3, 3 wide, by byte dot products (strip_dot = 1; on PoCL the products spelt out,
+    // on NVIDIA GPUs the dp4a instruction): every window word (a strip word, or two words' halves,
+    // the side words at either end) in 8- and 16-wide strips, weights of both signs and a byte's
+    // extremes, zero rows, one and two masks, each combine rule, a 3x1 mask.
+    const Layout dots8{8, 4, 8, 2, 2, false, true}, dots16{16, 4, 8, 2, 2, false, true};
+    for (const io::Image& img : {image(45, 23, 1, 20), image(96, 24, 1, 21)})
+        for (Border b : kBorders)
+            for (const std::string s : {"sobel", "scharr:l2", "laplace:8", "conv:-128,127,-1;3,0,-7;100,-90,5:sum", "box:3"})
+                expectStripEqualsReference(img, s, dots8, b);
+    for (Border b : {Border::Constant, Border::Reflect101})
+        for (const std::string s : {"prewitt:x", "sobel:y", "conv:1,-2,3:sum", "binomial:3"})
+            expectStripEqualsReference(image(61, 40, 1, 22), s, dots16, b);
+    // Only masks 3 wide whose every weight fits a signed byte take the dot products.
+    const auto dotsDefine = [&](const std::string& spec) {
+        return stripDefines(parseOperation(spec), io::PixelType::U8, 64, 64, Border::Reflect101, StripLayout{8, 4, 8, 2, false, true});
+    };
+    EXPECT_NE(dotsDefine("scharr").find("BYTE_DOTS=1"), std::string::npos);
+    EXPECT_NE(dotsDefine("conv:1,2,1;2,4,2;1,2,1").find("BYTE_DOTS=1"), std::string::npos);
+    EXPECT_NE(dotsDefine("conv:1,128,1;0,0,0;1,1,1").find("BYTE_DOTS=0"), std::string::npos);
+    EXPECT_NE(dotsDefine("conv:1;2;1").find("BYTE_DOTS=0"), std::string::npos);
+    EXPECT_NE(dotsDefine("box:5").find("BYTE_DOTS=0"), std::string::npos);
 }
 
 TEST(FilterStrip, WiderStripsEqualReference) {

@@ -54,7 +54,7 @@ MultiplyShift multiplyShift(std::int64_t lo, std::int64_t hi, std::int64_t d) {
 namespace {
 
 // The linear defines, or "" when a bound does not fit the kernel's 32-bit arithmetic.
-std::string linearDefines(const Operation& op, bool floatSums) {
+std::string linearDefines(const Operation& op, const StripLayout& layout) {
     const IntegerPlan plan = planInteger(op, io::PixelType::U8);
     const int kw = op.width, kh = op.height;
     const int nmask = plan.row.empty() ? static_cast<int>(plan.masks.size()) : 1;  // fixed-point rank 1: factors only
@@ -186,11 +186,19 @@ std::string linearDefines(const Operation& op, bool floatSums) {
         vslide = kh >= 5 && vscale != 0 && std::all_of(rowScale.begin(), rowScale.end(), [&](std::int64_t v) { return v == vscale; }) &&
                  2 * a[0] < two31;
     }
+    // Byte dot products: a mask 3 wide and at most 3 tall (no sliding, no column sums) whose every
+    // row weight, base times multiple, fits a signed byte.
+    bool dots = layout.byteDots && kw == 3 && kh <= 3;
+    for (std::size_t r = 0; r < rowBase.size() && dots; ++r)
+        for (int k = 0; k < kw && rowBase[r] >= 0; ++k) {
+            const std::int64_t weight = rowScale[r] * bases[rowBase[r]][k];
+            dots = dots && weight >= -128 && weight <= 127;
+        }
     // Float sums: every partial sum (sliding ones included) below 2^21 in magnitude, which the
     // rounding fma needs (strip_combine); L2 stays in int (its squares exceed float's 24 bits).
     std::int64_t total = 0;
     for (int m = 0; m < nmask; ++m) total += a[m];
-    const bool useFloat = floatSums && op.combine != Combine::L2 && 2 * total < (std::int64_t(1) << 21);
+    const bool useFloat = layout.floatSums && !dots && op.combine != Combine::L2 && 2 * total < (std::int64_t(1) << 21);
     // 16-bit lanes: one base row (rank 1, or a 1-D column) taller than 3 rows whose column factor
     // has non-negative weights, the sum of bytes under 2^16 (sliding or not).
     const bool lanes = kh >= 5 && nmask == 1 && bases.size() == 1 && !wide && !useFloat &&
@@ -199,6 +207,7 @@ std::string linearDefines(const Operation& op, bool floatSums) {
     const float inv = static_cast<float>(1.0 / static_cast<double>(plan.divisor));
     char invText[64];
     std::snprintf(invText, sizeof invText, "%af", static_cast<double>(inv));
+    d << " -D BYTE_DOTS=" << (dots ? 1 : 0) << " -D DP4A=" << (dots && layout.dp4a ? 1 : 0);
     d << " -D COLUMN_LANES=" << (lanes ? 1 : 0) << " -D WIDE_SUMS=" << (wide ? 1 : 0) << " -D FLOAT_SUMS=" << (useFloat ? 1 : 0) << " -D HSLIDE=" << (hslide ? 1 : 0) << " -D VSLIDE=" << (vslide ? 1 : 0)
       << " -D VSCALE=" << vscale << " -D DIV_INV=" << invText;
     d << " -D OP=1 -D NMASK=" << nmask << " -D COMBINE=" << static_cast<int>(op.combine) << " -D NBASE=" << bases.size()
@@ -226,7 +235,7 @@ std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, 
         const bool rankOne = !op.rowFactor.empty() || op.width == 1 || op.height == 1;
         if (rankOne ? (op.width > 9 || op.height > 9) : !small) return "";
         if (op.masks.empty() || op.masks.size() > 2) return "";
-        specific = linearDefines(op, layout.floatSums);
+        specific = linearDefines(op, layout);
     } else if (op.kind == Operation::Kind::Median) {
         if (op.width != op.height || (op.width != 3 && op.width != 5)) return "";
         specific = " -D OP=2";

@@ -14,9 +14,12 @@ namespace portacl::filter {
 // work-group of groupX x groupY work-items.
 // floatSums: linear masks sum in float where every value provably stays an exact integer (the
 // same results; the adds run on the float units).
+// byteDots: masks up to 3x3, 3 wide, with weights that fit a signed byte, sum each mask row as one
+// dot product of four bytes; dp4a: by NVIDIA's dp4a instruction (compute capability 6.1 on), else
+// spelt out (the same sums).
 struct StripLayout {
     int width = 16, rows = 4, groupX = 32, groupY = 2;
-    bool floatSums = false;
+    bool floatSums = false, byteDots = false, dp4a = false;
 };
 
 // Bytes a plane's buffer holds after its last sample, for the kernel's side words: the last strip of
