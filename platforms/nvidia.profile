@@ -64,8 +64,10 @@ strip_group_y = 2
 # median5_group_x/y; else strip_group_x/y): box 9 ran in 53.3 us with 8 x 8 strips in groups of
 # 16 x 8 (56.2 with 4 x 8 in 32 x 2; both before the sliding sums), median 5 in 119.5 us with 8 x 2 in 16 x 8 (125 in 32 x 2).
 # strip_float = 1 sums linear masks in float (exact; the float units run twice the integer rate):
-# not measured yet, filter_sweep.sh's variants F1-F7 against D.
+# faster for the 9x1 row pass, slower for the others (docs/filter.md), so it stays off.
 strip_float = 0
+# strip_dot (default 1 from compute capability 6.1, which has dp4a): masks up to 3x3 sum each mask
+# row as one byte dot product. H200, 4096^2: Sobel 16.1-17.7 -> 14.0-14.9 us, box 3 13.8-14.8 -> 12.0-12.7.
 
 [voronoi]
 # Edge searches (docs/voronoi.md, "Tuning"; tools/anchors/voronoi_sweep.sh tries others): 16 work-items
