@@ -29,10 +29,10 @@
 // COLUMN_LANES: a rank-1 or 1-D column mask whose column factor has non-negative weights with a sum
 // of bytes that fits 16 bits (binomials, say) takes its column sums first, two to a register in
 // 16-bit lanes, and then the row factor along them.
-// BYTE_DOTS: masks 3 wide and up to 3 tall whose weights fit a signed byte take each output's sum
-// of a mask row as one dot product of four bytes (a word of the input row that holds the window's
-// three) with the row's weights: on NVIDIA GPUs one dp4a instruction (DP4A), where the bytes'
-// unpacking and the adds it replaces took several.
+// BYTE_DOTS: integer masks whose weights fit a signed byte (those up to 3x3, and masks up to 9x9
+// that are not rank 1) take each output's sum of a mask row as dot products of four bytes (words of
+// the input row that hold the window's KW bytes) with the row's weights: on NVIDIA GPUs one dp4a
+// instruction each (DP4A), where the bytes' unpacking and the adds they replace took several.
 // FLOAT_SUMS: the sums in float instead of int. Every value is an integer below 2^21 (the host
 // proves it), so float holds it exactly in any order: the same results, but the adds run on the
 // float units (twice the integer rate on recent NVIDIA GPUs), bytes become floats through their bit
@@ -275,8 +275,8 @@ inline uchar strip_combine(const sum_t g0, const int g1) {
 #endif
 
 #if BYTE_DOTS
-#if OP != 1 || KW != 3 || KH > 3 || FLOAT_SUMS
-#error "BYTE_DOTS: integer masks up to 3x3, 3 wide"
+#if OP != 1 || KW < 3 || FLOAT_SUMS || HSLIDE || VSLIDE || COLUMN_LANES || WIDE_SUMS || COLUMN_SUMS
+#error "BYTE_DOTS: integer masks at least 3 wide, summed row by row"
 #endif
 // c + the sum of a's four bytes, unsigned, times wt's four, signed. NVIDIA (DP4A): one instruction,
 // from compute capability 6.1 on; elsewhere the products spelt out.
@@ -290,10 +290,15 @@ inline int strip_dot(const uint a, const uint wt, const int c) {
            (int)((a >> 16) & 0xffu) * (int)(char)((wt >> 16) & 0xffu) + (int)(a >> 24) * (int)(char)(wt >> 24);
 #endif
 }
-// Output i's window word (win) holds its three bytes from byte 0 (i % 4 is 1 or 3) or from byte 1;
-// the weights go to the same bytes.
-#define DOT_AT(i) (((i) & 3) == 1 || ((i) & 3) == 3 ? 0 : 1)
-#define DOT_WEIGHTS(w0, w1, w2, at) ((((uint)(w0) & 0xffu) | (((uint)(w1) & 0xffu) << 8) | (((uint)(w2) & 0xffu) << 16)) << (8 * (at)))
+// Output i's window, strip bytes i - RX .. i + RX, starts at byte DOT_OFF(i) of word DOT_Q(i) (word
+// -1 is the left side word). Where the window fits NCH words from there (DOT_OFF(i) <= 4 NCH - KW)
+// those words are its chunks as they are, the weights placed from byte DOT_AT(i) = DOT_OFF(i);
+// else each chunk is a funnel shift of two words, from the window's first byte (DOT_AT(i) = 0).
+// 3 wide: half the outputs take a word as it is; 5 and 9 wide: all of them.
+#define NCH ((KW + 3) / 4)
+#define DOT_Q(i) ((((i) - RX + 4) >> 2) - 1)
+#define DOT_OFF(i) (((i) - RX + 4) & 3)
+#define DOT_AT(i) (DOT_OFF(i) <= 4 * NCH - KW ? DOT_OFF(i) : 0)
 #endif
 
 #if OP == 1
@@ -523,17 +528,24 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #pragma unroll
     for (int j = 0; j < NR; ++j) {
 #if BYTE_DOTS
-        // win[i]: a word of row j that holds output i's three input bytes, from byte DOT_AT(i): a
-        // strip word itself for half the outputs, two words' halves for the others.
-        uint win[SW];
+        // words[q + 1]: word q of row j, from the left side word (q = -1) to the right one (q =
+        // SW / 4) and a zero word after it (read only where every weight is zero). win[i][c]: chunk
+        // c of output i's window.
+        uint words[SW / 4 + 3];
+        words[0] = sideL[j];
 #pragma unroll
-        for (int i = 0; i < SW; ++i) {
-            const int q = i >> 2;
-            const uint cur = WORD(rows[j], q);
-            const uint prev = q == 0 ? sideL[j] : WORD(rows[j], q == 0 ? 0 : q - 1);
-            const uint next = q + 1 == SW / 4 ? sideR[j] : WORD(rows[j], q + 1 == SW / 4 ? 0 : q + 1);
-            win[i] = (i & 3) == 1 || (i & 3) == 2 ? cur : (i & 3) == 3 ? (cur >> 16) | (next << 16) : (prev >> 16) | (cur << 16);
-        }
+        for (int q = 0; q < SW / 4; ++q) words[q + 1] = WORD(rows[j], q);
+        words[SW / 4 + 1] = sideR[j];
+        words[SW / 4 + 2] = 0u;
+        uint win[SW][NCH];
+#pragma unroll
+        for (int i = 0; i < SW; ++i)
+#pragma unroll
+            for (int c = 0; c < NCH; ++c) {
+                const int q = DOT_Q(i) + c + 1, o = DOT_OFF(i);
+                const uint lo = words[min(q, SW / 4 + 2)], hi = words[min(q + 1, SW / 4 + 2)];
+                win[i][c] = DOT_AT(i) == o ? lo : (lo >> (8 * o)) | (hi << (32 - 8 * o));
+            }
 #else
         acc_t v[NC];
         ROW_ACC(j, v);
@@ -608,11 +620,22 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #pragma unroll
                 for (int i = 0; i < SW; ++i) {
 #if BYTE_DOTS
-                    // The mask row's own weights: one dot product per output, accumulated.
-                    const int b0 = bi < 0 ? 0 : bi;
-                    const uint wt = DOT_WEIGHTS(sc * bases[b0 * 3], sc * bases[b0 * 3 + 1], sc * bases[b0 * 3 + 2], DOT_AT(i));
-                    if (bi >= 0) acc[m][r][i] = strip_dot(win[i], wt, dy == 0 ? 0 : acc[m][r][i]);
-                    else if (dy == 0) acc[m][r][i] = 0;
+                    // The mask row's own weights, byte k of the window at byte DOT_AT(i) + k of
+                    // the chunks: one dot product per chunk with a weight, accumulated.
+                    if (dy == 0) acc[m][r][i] = 0;
+                    if (bi >= 0) {
+                        const int at = DOT_AT(i);
+#pragma unroll
+                        for (int c = 0; c < NCH; ++c) {
+                            uint wt = 0;
+#pragma unroll
+                            for (int b = 0; b < 4; ++b) {
+                                const int k = 4 * c + b - at;
+                                if (k >= 0 && k < KW) wt |= ((uint)(sc * bases[bi * KW + k]) & 0xffu) << (8 * b);
+                            }
+                            if (wt != 0) acc[m][r][i] = strip_dot(win[i][c], wt, acc[m][r][i]);
+                        }
+                    }
 #else
                     const acc_t t = bi < 0 ? (acc_t)0 : sc == 1 ? hb[bi < 0 ? 0 : bi][i] : (acc_t)sc * hb[bi < 0 ? 0 : bi][i];
                     if (dy == 0) acc[m][r][i] = t;

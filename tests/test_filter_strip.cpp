@@ -119,6 +119,21 @@ TEST(FilterStrip, ByteDotsEqualReference) {
     for (Border b : {Border::Constant, Border::Reflect101})
         for (const std::string s : {"prewitt:x", "sobel:y", "conv:1,-2,3:sum", "binomial:3"})
             expectStripEqualsReference(image(61, 40, 1, 22), s, dots16, b);
+    // Wider masks that are not rank 1 (5, 7 and 9 wide: every window offset in a word, words as they
+    // are and funnel shifts, the zero word past the right side), and a 1-D row of 9 taps.
+    const std::string conv5 = "conv:1,2,-3,4,5;2,0,1,-1,3;5,4,3,2,1;-2,1,0,1,2;1,1,9,1,1:sum";
+    const std::string conv7 = "conv:1,2,3,4,3,2,1;2,0,1,-1,3,0,2;5,4,3,2,1,0,1;-2,1,0,1,2,1,0;1,1,9,1,1,1,1;0,0,0,1,0,0,0;3,-3,3,-3,3,-3,3:sum";
+    const std::string conv9 = "conv:1,2,3,4,5,1,2,3,4;5,1,2,3,4,5,1,2,3;4,5,1,2,3,4,5,1,2;3,4,5,1,2,3,4,5,1;2,3,4,5,1,2,3,4,5;"
+                              "1,2,3,4,5,1,2,3,4;5,1,2,3,4,5,1,2,3;4,5,1,2,3,4,5,1,2;-3,4,5,1,2,3,4,5,127:sum";
+    for (Border b : kBorders)
+        for (const std::string& s : {conv5, std::string("conv:1,8,28,56,70,56,28,8,1:sum")})
+            expectStripEqualsReference(image(45, 23, 1, 23), s, dots8, b);
+    for (Border b : {Border::Constant, Border::Wrap})  // (each program takes PoCL several seconds to build)
+        for (const std::string& s : {conv7, conv9}) expectStripEqualsReference(image(45, 23, 1, 23), s, dots8, b);
+    for (const std::string& s : {conv5, conv9}) {
+        expectStripEqualsReference(image(96, 24, 1, 24), s, dots16, Border::Reflect101);
+        expectStripEqualsReference(image(12, 9, 1, 25), s, dots8, Border::Wrap);  // the window as tall as the image
+    }
     // Only masks 3 wide whose every weight fits a signed byte take the dot products.
     const auto dotsDefine = [&](const std::string& spec) {
         return stripDefines(parseOperation(spec), io::PixelType::U8, 64, 64, Border::Reflect101, StripLayout{8, 4, 8, 2, false, true});
@@ -128,6 +143,10 @@ TEST(FilterStrip, ByteDotsEqualReference) {
     EXPECT_NE(dotsDefine("conv:1,128,1;0,0,0;1,1,1").find("BYTE_DOTS=0"), std::string::npos);
     EXPECT_NE(dotsDefine("conv:1;2;1").find("BYTE_DOTS=0"), std::string::npos);
     EXPECT_NE(dotsDefine("box:5").find("BYTE_DOTS=0"), std::string::npos);
+    EXPECT_NE(dotsDefine(conv9).find("BYTE_DOTS=1"), std::string::npos);
+    // A mask larger than 3x3, not rank 1, with a weight past a byte: the tile kernels.
+    EXPECT_EQ(dotsDefine("conv:1,2,3,4,5;2,0,1,-1,3;5,4,300,2,1;-2,1,0,1,2;1,1,9,1,1"), "");
+    EXPECT_EQ(stripDefines(parseOperation(conv5), io::PixelType::U8, 64, 64, Border::Reflect101, StripLayout{8, 4, 8, 2}), "");
 }
 
 TEST(FilterStrip, WiderStripsEqualReference) {

@@ -186,9 +186,11 @@ std::string linearDefines(const Operation& op, const StripLayout& layout) {
         vslide = kh >= 5 && vscale != 0 && std::all_of(rowScale.begin(), rowScale.end(), [&](std::int64_t v) { return v == vscale; }) &&
                  2 * a[0] < two31;
     }
-    // Byte dot products: a mask 3 wide and at most 3 tall (no sliding, no column sums) whose every
-    // row weight, base times multiple, fits a signed byte.
-    bool dots = layout.byteDots && kw == 3 && kh <= 3;
+    // Byte dot products: a mask at least 3 wide summed row by row (up to 3x3, or not rank 1: no
+    // sliding sums, no column sums) whose every row weight, base times multiple, fits a signed byte.
+    const bool small = kw <= 3 && kh <= 3;
+    bool dots = layout.byteDots && kw >= 3 && (small || plan.row.empty()) && !hslide && !vslide && !wide &&
+                !(nmask == 1 && bases.size() == 1 && kh >= 5);  // (the kernel's column sums)
     for (std::size_t r = 0; r < rowBase.size() && dots; ++r)
         for (int k = 0; k < kw && rowBase[r] >= 0; ++k) {
             const std::int64_t weight = rowScale[r] * bases[rowBase[r]][k];
@@ -199,6 +201,8 @@ std::string linearDefines(const Operation& op, const StripLayout& layout) {
     std::int64_t total = 0;
     for (int m = 0; m < nmask; ++m) total += a[m];
     const bool useFloat = layout.floatSums && !dots && op.combine != Combine::L2 && 2 * total < (std::int64_t(1) << 21);
+    // Masks larger than 3x3 that are neither rank 1 nor 1-D take the path only with dot products.
+    if (!dots && !small && plan.row.empty() && kw > 1 && kh > 1) return "";
     // 16-bit lanes: one base row (rank 1, or a 1-D column) taller than 3 rows whose column factor
     // has non-negative weights, the sum of bytes under 2^16 (sliding or not).
     const bool lanes = kh >= 5 && nmask == 1 && bases.size() == 1 && !wide && !useFloat &&
@@ -230,10 +234,10 @@ std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, 
     std::string specific;
     if (op.kind == Operation::Kind::Linear) {
         // Up to 3x3 any mask; up to 9 taps a side rank-1 masks, and 1-D ones (a row or a column:
-        // one separable pass).
+        // one separable pass); with byte dot products, other masks up to 9x9 too.
         const bool small = (op.width == 1 || op.width == 3) && (op.height == 1 || op.height == 3);
         const bool rankOne = !op.rowFactor.empty() || op.width == 1 || op.height == 1;
-        if (rankOne ? (op.width > 9 || op.height > 9) : !small) return "";
+        if (rankOne || layout.byteDots ? (op.width > 9 || op.height > 9) : !small) return "";
         if (op.masks.empty() || op.masks.size() > 2) return "";
         specific = linearDefines(op, layout);
     } else if (op.kind == Operation::Kind::Median) {
