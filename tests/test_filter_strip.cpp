@@ -107,8 +107,8 @@ TEST(FilterStrip, FloatSumsEqualReference) {
 }
 
 TEST(FilterStrip, ByteDotsEqualReference) {
-    // Masks up to 3x3, 3 wide, by byte dot products (strip_dot = 1; on PoCL the products spelt out,
-    // on NVIDIA GPUs the dp4a instruction): every window word (a strip word, or two words' halves,
+    // Masks by byte dot products (strip_dot = 1; on PoCL the products spelt out, on NVIDIA GPUs the
+    // dp4a instruction). 3 wide: every window word (a strip word, or two words' halves,
     // the side words at either end) in 8- and 16-wide strips, weights of both signs and a byte's
     // extremes, zero rows, one and two masks, each combine rule, a 3x1 mask.
     const Layout dots8{8, 4, 8, 2, 2, false, true}, dots16{16, 4, 8, 2, 2, false, true};
@@ -134,7 +134,8 @@ TEST(FilterStrip, ByteDotsEqualReference) {
         expectStripEqualsReference(image(96, 24, 1, 24), s, dots16, Border::Reflect101);
         expectStripEqualsReference(image(12, 9, 1, 25), s, dots8, Border::Wrap);  // the window as tall as the image
     }
-    // Only masks 3 wide whose every weight fits a signed byte take the dot products.
+    // Only masks summed row by row (up to 3x3, or not rank 1) whose every weight fits a signed byte
+    // take the dot products.
     const auto dotsDefine = [&](const std::string& spec) {
         return stripDefines(parseOperation(spec), io::PixelType::U8, 64, 64, Border::Reflect101, StripLayout{8, 4, 8, 2, false, true});
     };

@@ -14,9 +14,9 @@ namespace portacl::filter {
 // work-group of groupX x groupY work-items.
 // floatSums: linear masks sum in float where every value provably stays an exact integer (the
 // same results; the adds run on the float units).
-// byteDots: masks up to 3x3, 3 wide, with weights that fit a signed byte, sum each mask row as one
-// dot product of four bytes; dp4a: by NVIDIA's dp4a instruction (compute capability 6.1 on), else
-// spelt out (the same sums).
+// byteDots: integer masks summed row by row (up to 3x3; up to 9x9 when not rank 1) whose weights
+// fit a signed byte sum each mask row as dot products of four bytes; dp4a: by NVIDIA's dp4a
+// instruction (compute capability 6.1 on), else spelt out (the same sums).
 struct StripLayout {
     int width = 16, rows = 4, groupX = 32, groupY = 2;
     bool floatSums = false, byteDots = false, dp4a = false;
