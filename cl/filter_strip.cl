@@ -529,8 +529,8 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
     for (int j = 0; j < NR; ++j) {
 #if BYTE_DOTS
         // words[q + 1]: word q of row j, from the left side word (q = -1) to the right one (q =
-        // SW / 4) and a zero word after it (read only where every weight is zero). win[i][c]: chunk
-        // c of output i's window.
+        // SW / 4) and a zero word after it (read only where every weight is zero; the last chunk of
+        // the last output reaches it at most). win[i][c]: chunk c of output i's window.
         uint words[SW / 4 + 3];
         words[0] = sideL[j];
 #pragma unroll
@@ -543,7 +543,7 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #pragma unroll
             for (int c = 0; c < NCH; ++c) {
                 const int q = DOT_Q(i) + c + 1, o = DOT_OFF(i);
-                const uint lo = words[min(q, SW / 4 + 2)], hi = words[min(q + 1, SW / 4 + 2)];
+                const uint lo = words[q], hi = words[q + 1];
                 win[i][c] = DOT_AT(i) == o ? lo : (lo >> (8 * o)) | (hi << (32 - 8 * o));
             }
 #else

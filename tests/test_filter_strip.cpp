@@ -136,7 +136,7 @@ TEST(FilterStrip, ByteDotsEqualReference) {
     }
     // Only masks summed row by row (up to 3x3, or not rank 1) whose every weight fits a signed byte
     // take the dot products.
-    const auto dotsDefine = [&](const std::string& spec) {
+    const auto dotsDefine = [](const std::string& spec) {
         return stripDefines(parseOperation(spec), io::PixelType::U8, 64, 64, Border::Reflect101, StripLayout{8, 4, 8, 2, false, true});
     };
     EXPECT_NE(dotsDefine("scharr").find("BYTE_DOTS=1"), std::string::npos);

@@ -201,7 +201,8 @@ std::string linearDefines(const Operation& op, const StripLayout& layout) {
     std::int64_t total = 0;
     for (int m = 0; m < nmask; ++m) total += a[m];
     const bool useFloat = layout.floatSums && !dots && op.combine != Combine::L2 && 2 * total < (std::int64_t(1) << 21);
-    // Masks larger than 3x3 that are neither rank 1 nor 1-D take the path only with dot products.
+    // Up to 3x3 any mask; larger ones if rank 1 or 1-D (a row or a column: one separable pass), and
+    // others only with dot products.
     if (!dots && !small && plan.row.empty() && kw > 1 && kh > 1) return "";
     // 16-bit lanes: one base row (rank 1, or a 1-D column) taller than 3 rows whose column factor
     // has non-negative weights, the sum of bytes under 2^16 (sliding or not).
@@ -233,12 +234,8 @@ std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, 
     if (static_cast<std::uint64_t>(imageWidth) * static_cast<std::uint64_t>(imageHeight) + kStripSlack > 0xffffffffu) return "";
     std::string specific;
     if (op.kind == Operation::Kind::Linear) {
-        // Up to 3x3 any mask; up to 9 taps a side rank-1 masks, and 1-D ones (a row or a column:
-        // one separable pass); with byte dot products, other masks up to 9x9 too.
-        const bool small = (op.width == 1 || op.width == 3) && (op.height == 1 || op.height == 3);
-        const bool rankOne = !op.rowFactor.empty() || op.width == 1 || op.height == 1;
-        if (rankOne || layout.byteDots ? (op.width > 9 || op.height > 9) : !small) return "";
-        if (op.masks.empty() || op.masks.size() > 2) return "";
+        // Up to 9 taps a side (linearDefines says which masks larger than 3x3 it takes).
+        if (op.width > 9 || op.height > 9 || op.masks.empty() || op.masks.size() > 2) return "";
         specific = linearDefines(op, layout);
     } else if (op.kind == Operation::Kind::Median) {
         if (op.width != op.height || (op.width != 3 && op.width != 5)) return "";
