@@ -21,7 +21,7 @@ namespace {
 
 struct Layout {
     int width, rows, groupX, groupY, medianRows;
-    bool floatSums = false, byteDots = false;
+    bool floatSums = false, byteDots = false, satPack = false, fixedWidth = false;
 };
 
 // Noise over the whole 8-bit range with flat runs, so that medians and sums see ties and extremes.
@@ -43,7 +43,9 @@ Options stripOptions(const Layout& l, Border b) {
                 {"strip_group_x", l.groupX},
                 {"strip_group_y", l.groupY},
                 {"strip_float", l.floatSums ? 1 : 0},
-                {"strip_dot", l.byteDots ? 1 : 0}};
+                {"strip_dot", l.byteDots ? 1 : 0},
+                {"strip_pack", l.satPack ? 1 : 0},
+                {"strip_fixed_width", l.fixedWidth ? 1 : 0}};
     for (const std::string kind : {"strip", "separable_strip", "median3_strip", "median5_strip"}) {
         o.tuning[kind + "_width"] = l.width;
         o.tuning[kind + "_rows"] = kind.rfind("median", 0) == 0 ? l.medianRows : l.rows;
@@ -54,7 +56,7 @@ Options stripOptions(const Layout& l, Border b) {
 // strip: whether the strip path must take the image (else it must leave it to the tile kernels).
 void expectStripEqualsReference(const io::Image& img, const std::string& spec, const Layout& l, Border b, bool strip = true) {
     const std::vector<Operation> ops{parseOperation(spec)};
-    const StripLayout sl{l.width, ops[0].kind == Operation::Kind::Median ? l.medianRows : l.rows, l.groupX, l.groupY, l.floatSums, l.byteDots};
+    const StripLayout sl{l.width, ops[0].kind == Operation::Kind::Median ? l.medianRows : l.rows, l.groupX, l.groupY, l.floatSums, l.byteDots, false, l.satPack, false, l.fixedWidth};
     const std::string defines = stripDefines(ops[0], io::PixelType::U8, img.width, img.height, b, sl);
     ASSERT_EQ(defines.empty(), !strip) << spec << (strip ? " does not take" : " takes") << " the strip path on " << img.width << "x" << img.height;
     if (l.floatSums) ASSERT_NE(defines.find("FLOAT_SUMS=1"), std::string::npos) << spec << " does not sum in float";
@@ -148,6 +150,26 @@ TEST(FilterStrip, ByteDotsEqualReference) {
     // A mask larger than 3x3, not rank 1, with a weight past a byte: the tile kernels.
     EXPECT_EQ(dotsDefine("conv:1,2,3,4,5;2,0,1,-1,3;5,4,300,2,1;-2,1,0,1,2;1,1,9,1,1"), "");
     EXPECT_EQ(stripDefines(parseOperation(conv5), io::PixelType::U8, 64, 64, Border::Reflect101, StripLayout{8, 4, 8, 2}), "");
+}
+
+TEST(FilterStrip, PackedStoresAndFixedWidthEqualReference) {
+    // NVIDIA's profile: outputs saturated as the store packs them (strip_pack = 1; on PoCL spelt
+    // out, on NVIDIA GPUs cvt.pack), and the image width compiled in (strip_fixed_width = 1). Sums
+    // below 0 and above 255 (Laplace, Sobel, a mask of both signs), sums in range (box, the column
+    // lanes of box 9, a division), the medians, with dot products and without, on an image whose
+    // last strip of each row is stored byte by byte and on one whose strips are all whole (edge
+    // rows through the border rule, inside rows at fixed offsets).
+    const Layout nvidia{8, 4, 8, 2, 2, false, false, true, true}, nvidiaDots{8, 4, 8, 2, 2, false, true, true, true};
+    for (const io::Image& img : {image(45, 23, 1, 30), image(48, 21, 1, 31)})
+        for (Border b : {Border::Constant, Border::Reflect101}) {
+            for (const std::string s : {"laplace:8", "sobel", "conv:1,-2,3;-4,9,-4;3,-2,1:sum", "box:3", "box:9", "median:3", "median:5"})
+                expectStripEqualsReference(img, s, nvidia, b);
+            for (const std::string s : {"laplace:8", "sobel", "conv:1,-2,3;-4,9,-4;3,-2,1:sum"}) expectStripEqualsReference(img, s, nvidiaDots, b);
+        }
+    const std::string defines = stripDefines(parseOperation("sobel"), io::PixelType::U8, 64, 40, Border::Reflect101,
+                                             StripLayout{8, 4, 8, 2, false, false, false, true, false, true});
+    EXPECT_NE(defines.find("SAT_PACK=1"), std::string::npos);
+    EXPECT_NE(defines.find("ROW_STRIDE=64"), std::string::npos);
 }
 
 TEST(FilterStrip, WiderStripsEqualReference) {

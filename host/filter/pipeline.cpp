@@ -92,10 +92,20 @@ struct Pipeline::Impl {
         const DeviceInfo& dev = ctx.device();
         const bool dp4a = dev.isNvidia() && dev.nvComputeMajor * 10 + dev.nvComputeMinor >= 61;
         const bool byteDots = setting("strip_dot", dp4a ? 1 : 0) != 0;
+        // Saturating packed stores: by default where NVIDIA's cvt.pack instruction exists.
+        const bool cvtPack = dev.isNvidia() && dev.nvComputeMajor * 10 + dev.nvComputeMinor >= 72;
+        const bool satPack = setting("strip_pack", cvtPack ? 1 : 0) != 0;
         for (StripLayout* l : {&stripSmall, &stripSeparable}) {
             l->floatSums = floatSums;
             l->byteDots = byteDots;
             l->dp4a = dp4a;
+        }
+        // The image width compiled into the kernels: one program per width (the tuning profile says where).
+        const bool fixedWidth = setting("strip_fixed_width", 0) != 0;
+        for (StripLayout* l : {&stripSmall, &stripSeparable, &stripMedian3, &stripMedian5}) {
+            l->satPack = satPack;
+            l->cvtPack = cvtPack;
+            l->fixedWidth = fixedWidth;
         }
         for (const StripLayout* l : {&stripSmall, &stripSeparable, &stripMedian3, &stripMedian5})
             if ((l->width != 4 && l->width != 8 && l->width != 16) || l->rows < 1 || l->rows > 64 || l->groupX < 1 || l->groupY < 1 ||

@@ -245,7 +245,8 @@ std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, 
     std::ostringstream d;
     d << "-D SW=" << layout.width << " -D RPI=" << layout.rows << " -D GX=" << layout.groupX << " -D GY=" << layout.groupY
       << " -D KW=" << op.width << " -D KH=" << op.height << " -D RX=" << op.width / 2 << " -D RY=" << op.height / 2
-      << " -D BORDER=" << static_cast<int>(border) << " -D ALIGNED=" << (imageWidth % layout.width == 0 ? 1 : 0) << specific;
+      << " -D BORDER=" << static_cast<int>(border) << " -D ALIGNED=" << (imageWidth % layout.width == 0 ? 1 : 0)
+      << " -D ROW_STRIDE=" << (layout.fixedWidth ? imageWidth : 0) << " -D SAT_PACK=" << (layout.satPack ? 1 : 0) << " -D CVT_PACK=" << (layout.satPack && layout.cvtPack ? 1 : 0) << specific;
     return d.str();
 }
 

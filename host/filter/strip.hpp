@@ -17,9 +17,13 @@ namespace portacl::filter {
 // byteDots: integer masks summed row by row (up to 3x3; up to 9x9 when not rank 1) whose weights
 // fit a signed byte sum each mask row as dot products of four bytes; dp4a: by NVIDIA's dp4a
 // instruction (compute capability 6.1 on), else spelt out (the same sums).
+// satPack: outputs are saturated to bytes as the store packs them (the same bytes); cvtPack: by
+// NVIDIA's cvt.pack instruction (compute capability 7.2 on), else spelt out.
+// fixedWidth: the image width is compiled into the kernel (one program per width), which makes
+// every row's address an immediate offset of one pointer.
 struct StripLayout {
     int width = 16, rows = 4, groupX = 32, groupY = 2;
-    bool floatSums = false, byteDots = false, dp4a = false;
+    bool floatSums = false, byteDots = false, dp4a = false, satPack = false, cvtPack = false, fixedWidth = false;
 };
 
 // Bytes a plane's buffer holds after its last sample, for the kernel's side words: the last strip of
