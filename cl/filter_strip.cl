@@ -39,7 +39,7 @@
 // pattern (no conversion instruction), and the rounding division is one fma (see strip_combine).
 // Defines: SW (4, 8 or 16), RPI, GX, GY (work-group), KW, KH, RX = KW/2, RY = KH/2, OP, BORDER (as
 // in common/filter_common.h), ALIGNED (the width is a multiple of SW: whole-vector loads and
-// stores), SAT_PACK and CVT_PACK (below). The host sends only images at least SW wide, wider than
+// stores), ROW_STRIDE, SAT_PACK and CVT_PACK (below). The host sends only images at least SW wide, wider than
 // RX and taller than RY.
 // OP 1: FLOAT_SUMS, HSLIDE, VSLIDE (then VSCALE, the column factor's constant), DIV_INV (float
 // 1/d), BYTE_DOTS, DP4A, NMASK, COMBINE, NBASE, BASES (NBASE x KW), ROW_BASE and ROW_SCALE (NMASK x KH: base of each
