@@ -81,9 +81,6 @@ typedef CAT(uchar, SW) pix_t;
 #error "SW must be 4, 8 or 16"
 #endif
 
-// ROW_STRIDE: 0, or the image width compiled in, which makes each row's loads and stores immediate
-// offsets of one pointer (an H200, Sobel at 4096^2 through CUDA back to back: 11 % fewer
-// instructions, 11.1 us instead of 11.9).
 #if ALIGNED
 #define LOAD_ROW(p) (*(__global const pix_t*)(p))
 #define STORE_ROW(v, p) (*(__global pix_t*)(p) = (v))
@@ -367,6 +364,9 @@ __kernel __attribute__((reqd_work_group_size(GX, GY, 1)))
 void filter_strip(__global const uchar* src, __global uchar* dst, const int w, const int h, const int outsideValue) {
     const int x0 = (int)get_global_id(0) * SW, y0 = (int)get_global_id(1) * RPI;
     if (x0 >= w || y0 >= h) return;
+    // ROW_STRIDE: 0, or the image width compiled in, which makes each row's loads and stores
+    // immediate offsets of one pointer (an H200, Sobel at 4096^2 through CUDA back to back: 11 %
+    // fewer instructions, 11.1 us instead of 11.9). OUT_ROW(r): output row r's byte x0.
 #if ROW_STRIDE
     __global uchar* const out = dst + ((size_t)y0 * ROW_STRIDE + (size_t)x0);
 #define OUT_ROW(r) (out + (size_t)(r) * ROW_STRIDE)

@@ -56,7 +56,11 @@ Options stripOptions(const Layout& l, Border b) {
 // strip: whether the strip path must take the image (else it must leave it to the tile kernels).
 void expectStripEqualsReference(const io::Image& img, const std::string& spec, const Layout& l, Border b, bool strip = true) {
     const std::vector<Operation> ops{parseOperation(spec)};
-    const StripLayout sl{l.width, ops[0].kind == Operation::Kind::Median ? l.medianRows : l.rows, l.groupX, l.groupY, l.floatSums, l.byteDots, false, l.satPack, false, l.fixedWidth};
+    StripLayout sl{l.width, ops[0].kind == Operation::Kind::Median ? l.medianRows : l.rows, l.groupX, l.groupY};
+    sl.floatSums = l.floatSums;
+    sl.byteDots = l.byteDots;
+    sl.satPack = l.satPack;
+    sl.fixedWidth = l.fixedWidth;
     const std::string defines = stripDefines(ops[0], io::PixelType::U8, img.width, img.height, b, sl);
     ASSERT_EQ(defines.empty(), !strip) << spec << (strip ? " does not take" : " takes") << " the strip path on " << img.width << "x" << img.height;
     if (l.floatSums) ASSERT_NE(defines.find("FLOAT_SUMS=1"), std::string::npos) << spec << " does not sum in float";
@@ -166,8 +170,9 @@ TEST(FilterStrip, PackedStoresAndFixedWidthEqualReference) {
                 expectStripEqualsReference(img, s, nvidia, b);
             for (const std::string s : {"laplace:8", "sobel", "conv:1,-2,3;-4,9,-4;3,-2,1:sum"}) expectStripEqualsReference(img, s, nvidiaDots, b);
         }
-    const std::string defines = stripDefines(parseOperation("sobel"), io::PixelType::U8, 64, 40, Border::Reflect101,
-                                             StripLayout{8, 4, 8, 2, false, false, false, true, false, true});
+    StripLayout packedFixed{8, 4, 8, 2};
+    packedFixed.satPack = packedFixed.fixedWidth = true;
+    const std::string defines = stripDefines(parseOperation("sobel"), io::PixelType::U8, 64, 40, Border::Reflect101, packedFixed);
     EXPECT_NE(defines.find("SAT_PACK=1"), std::string::npos);
     EXPECT_NE(defines.find("ROW_STRIDE=64"), std::string::npos);
 }

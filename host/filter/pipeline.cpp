@@ -86,23 +86,18 @@ struct Pipeline::Impl {
         stripSeparable = family("separable_", 8, gpu ? 8 : 4);
         stripMedian3 = family("median3_", wide, gpu ? 4 : 2);
         stripMedian5 = family("median5_", 8, 2);
-        const bool floatSums = setting("strip_float", 0) != 0;
-        // Byte dot products: by default where NVIDIA's dp4a instruction exists (elsewhere the
-        // products spelt out cost more than the shared base sums).
+        // Byte dot products and saturating packed stores: by default where NVIDIA's dp4a and
+        // cvt.pack instructions exist (elsewhere the products spelt out cost more than the shared
+        // base sums). The image width compiled in: one program per width (the profile says where).
         const DeviceInfo& dev = ctx.device();
-        const bool dp4a = dev.isNvidia() && dev.nvComputeMajor * 10 + dev.nvComputeMinor >= 61;
-        const bool byteDots = setting("strip_dot", dp4a ? 1 : 0) != 0;
-        // Saturating packed stores: by default where NVIDIA's cvt.pack instruction exists.
-        const bool cvtPack = dev.isNvidia() && dev.nvComputeMajor * 10 + dev.nvComputeMinor >= 72;
-        const bool satPack = setting("strip_pack", cvtPack ? 1 : 0) != 0;
-        for (StripLayout* l : {&stripSmall, &stripSeparable}) {
-            l->floatSums = floatSums;
+        const auto nvidiaFrom = [&](int capability) { return dev.isNvidia() && dev.nvComputeMajor * 10 + dev.nvComputeMinor >= capability; };
+        const bool dp4a = nvidiaFrom(61), cvtPack = nvidiaFrom(72);
+        const bool floatSums = setting("strip_float", 0) != 0, byteDots = setting("strip_dot", dp4a ? 1 : 0) != 0,
+                   satPack = setting("strip_pack", cvtPack ? 1 : 0) != 0, fixedWidth = setting("strip_fixed_width", 0) != 0;
+        for (StripLayout* l : {&stripSmall, &stripSeparable, &stripMedian3, &stripMedian5}) {
+            l->floatSums = floatSums;  // (linear masks only: the median families ignore the first three)
             l->byteDots = byteDots;
             l->dp4a = dp4a;
-        }
-        // The image width compiled into the kernels: one program per width (the tuning profile says where).
-        const bool fixedWidth = setting("strip_fixed_width", 0) != 0;
-        for (StripLayout* l : {&stripSmall, &stripSeparable, &stripMedian3, &stripMedian5}) {
             l->satPack = satPack;
             l->cvtPack = cvtPack;
             l->fixedWidth = fixedWidth;
