@@ -338,6 +338,72 @@ inline int strip_dot(const uint a, const uint wt, const int c) {
 #define DOT_AT(i) (DOT_OFF(i) <= 4 * NCH - KW ? DOT_OFF(i) : 0)
 #endif
 
+#if GRADIENT_LANES
+#if OP != 1 || NMASK != 2 || COMBINE != 1 || KW != 3 || KH != 3 || FLOAT_SUMS || BYTE_DOTS
+#error "GRADIENT_LANES: a 3x3 gradient pair combined as |Gx| + |Gy|"
+#endif
+// A gradient pair c (x) [-1 0 1] and its transpose, c = (GRAD_C0, GRAD_C1, GRAD_C0) (Sobel,
+// Scharr, Prewitt), two columns to a 32-bit register in 16-bit lanes. The bytes of even columns
+// go to one register's lanes, those of odd columns to another's (one and, one shift and and), and
+// every difference and weighted sum serves two outputs. HALF_LANES (NVIDIA): the lanes are fp16
+// numbers, a byte b the subnormal b 2^-24, whose bit pattern is b itself; below 2^-13 (2048 2^-24)
+// the fp16 spacing is 2^-24, so every integer of magnitude up to 2048 is exact and its pattern is
+// its sign and magnitude. The arithmetic runs on the fp16x2 units, which add, multiply and take
+// absolute values of two lanes per instruction with no carry between them (integer lanes would
+// need biases and have no absolute value). Exact: a difference of bytes, a sum of two, and c0 times
+// that sum stay within 2040 (the host takes c0 <= 4); the weighted sum c0 t + c1 d is one fma, one
+// rounding, so it is exact when its magnitude is up to 2048 and stays at 2048 or more (an output of
+// 255 either way) when not; |Gx| + |Gy| likewise. Elsewhere the lanes are 16-bit two's complement
+// integers, the same arithmetic spelt out lane by lane (how the tests run it on PoCL); a lane of
+// 0 .. 255 has the same pattern in both, so the bytes in and out are the same.
+// lanes_shift(a, b): the high lane of a and the low lane of b, the columns between two registers.
+inline uint lanes_shift(const uint a, const uint b) { return (a >> 16) | (b << 16); }
+#if HALF_LANES
+inline uint lanes_sub(const uint a, const uint b) {
+    uint r;
+    asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+inline uint lanes_add(const uint a, const uint b) {
+    uint r;
+    asm("add.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+// c0 t + c1 d: one multiply (none when c0 is 1) and one fma.
+inline uint lanes_weigh(const uint t, const uint d) {
+    uint u = t, r;
+#if GRAD_C0 != 1
+    asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(u) : "r"(t), "r"(GRAD_C0_H2));
+#endif
+    asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(r) : "r"(d), "r"(GRAD_C1_H2), "r"(u));
+    return r;
+}
+// min(|gx| + |gy|, 255), two lanes (255 2^-24 has the pattern 255).
+inline uint lanes_l1_byte(const uint gx, const uint gy) {
+    uint ax, ay, s, r;
+    asm("abs.f16x2 %0, %1;" : "=r"(ax) : "r"(gx));
+    asm("abs.f16x2 %0, %1;" : "=r"(ay) : "r"(gy));
+    asm("add.rn.f16x2 %0, %1, %2;" : "=r"(s) : "r"(ax), "r"(ay));
+    asm("min.f16x2 %0, %1, %2;" : "=r"(r) : "r"(s), "r"(0x00ff00ffu));
+    return r;
+}
+#else
+#define LANE_LO(a) ((int)(short)((a) & 0xffffu))
+#define LANE_HI(a) ((int)(short)((a) >> 16))
+#define LANES(lo, hi) (((uint)(lo) & 0xffffu) | ((uint)(hi) << 16))
+inline uint lanes_sub(const uint a, const uint b) { return LANES(LANE_LO(a) - LANE_LO(b), LANE_HI(a) - LANE_HI(b)); }
+inline uint lanes_add(const uint a, const uint b) { return LANES(LANE_LO(a) + LANE_LO(b), LANE_HI(a) + LANE_HI(b)); }
+inline uint lanes_weigh(const uint t, const uint d) {
+    return LANES(GRAD_C0 * LANE_LO(t) + GRAD_C1 * LANE_LO(d), GRAD_C0 * LANE_HI(t) + GRAD_C1 * LANE_HI(d));
+}
+inline uint lanes_l1_byte(const uint gx, const uint gy) {
+    return LANES(min(abs(LANE_LO(gx)) + abs(LANE_LO(gy)), 255u), min(abs(LANE_HI(gx)) + abs(LANE_HI(gy)), 255u));
+}
+#endif
+// Output word of columns 4q .. 4q + 3 from the lanes of columns (4q, 4q + 2) and (4q + 1, 4q + 3).
+inline uint lanes_interleave(const uint a, const uint b) { return (a & 0xffu) | (b & 0xffu) << 8 | (a & 0xff0000u) | (b & 0xff0000u) << 8; }
+#endif
+
 #if OP == 1
 // s (of type T) = the sum over k < N of W(k) times TERM(k), for the compile-time weights W (a
 // macro, as TERM): zero weights vanish, unit ones cost no multiplication, and the terms of a
@@ -494,7 +560,65 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
     const int bases[NBASE * KW] = {BASES};
     const int rowBase[NMASK * KH] = {ROW_BASE};
     const int rowScale[NMASK * KH] = {ROW_SCALE};
-#if COLUMN_LANES
+#if GRADIENT_LANES
+    // Lanes of input row j (lanes_* above): ev[j][q] holds columns 4q and 4q + 2 (q = 0 .. SW/4 - 1,
+    // the strip's words; q = SW/4 the right side word's first byte), od[j][q + 1] columns 4q + 1 and
+    // 4q + 3 (od[j][0]: the left side word's last byte in its high lane). Outputs A of word q are
+    // its columns 4q and 4q + 2, outputs B its columns 4q + 1 and 4q + 3; their left and right
+    // neighbours are od[q] and od[q + 1] shifted by a lane, od[q + 1], ev[q] and ev[q] shifted.
+    // dA, dB: each row's differences across the centre, right minus left (Gx's terms).
+#define NQ (SW / 4)
+    uint ev[NR][NQ + 1], od[NR][NQ + 1], dA[NR][NQ], dB[NR][NQ];
+#pragma unroll
+    for (int j = 0; j < NR; ++j) {
+        od[j][0] = (sideL[j] >> 8) & 0x00ff00ffu;
+#pragma unroll
+        for (int q = 0; q < NQ; ++q) {
+            const uint u = WORD(rows[j], q);
+            ev[j][q] = u & 0x00ff00ffu;
+            od[j][q + 1] = (u >> 8) & 0x00ff00ffu;
+        }
+        ev[j][NQ] = sideR[j] & 0x00ff00ffu;
+#pragma unroll
+        for (int q = 0; q < NQ; ++q) {
+            dA[j][q] = lanes_sub(od[j][q + 1], lanes_shift(od[j][q], od[j][q + 1]));
+            dB[j][q] = lanes_sub(lanes_shift(ev[j][q], ev[j][q + 1]), ev[j][q]);
+        }
+        const int r = j - 2;  // the output row input row j completes
+        if (r >= 0 && y0 + r < h) {
+            // Gy's terms: each column's difference down the window (row r + 2 minus row r).
+            uint vE[NQ + 1], vO[NQ + 1], word[NQ];
+#pragma unroll
+            for (int q = 0; q <= NQ; ++q) {
+                vE[q] = lanes_sub(ev[j][q], ev[r][q]);
+                vO[q] = lanes_sub(od[j][q], od[r][q]);
+            }
+#pragma unroll
+            for (int q = 0; q < NQ; ++q) {
+                const uint gxA = lanes_weigh(lanes_add(dA[r][q], dA[j][q]), dA[r + 1][q]);
+                const uint gxB = lanes_weigh(lanes_add(dB[r][q], dB[j][q]), dB[r + 1][q]);
+                const uint gyA = lanes_weigh(lanes_add(lanes_shift(vO[q], vO[q + 1]), vO[q + 1]), vE[q]);
+                const uint gyB = lanes_weigh(lanes_add(vE[q], lanes_shift(vE[q], vE[q + 1])), vO[q + 1]);
+                word[q] = lanes_interleave(lanes_l1_byte(gxA, gyA), lanes_l1_byte(gxB, gyB));
+            }
+            __global uchar* d = OUT_ROW(r);
+            if (wholeStrip) {
+#if SW == 16
+                STORE_ROW(as_uchar16((uint4)(word[0], word[1], word[2], word[3])), d);
+#elif SW == 8
+                STORE_ROW(as_uchar8((uint2)(word[0], word[1])), d);
+#else
+                STORE_ROW(as_uchar4(word[0]), d);
+#endif
+            } else {
+#pragma unroll
+                for (int i = 0; i < SW; ++i)
+                    if (x0 + i < w) d[i] = (uchar)(word[i >> 2] >> (8 * (i & 3)));
+            }
+        }
+    }
+#undef NQ
+#elif COLUMN_LANES
 #if !(COLUMN_SUMS || VSLIDE) || NMASK != 1 || NBASE != 1 || FLOAT_SUMS || WIDE_SUMS
 #error "COLUMN_LANES: rank-1 masks whose column factor has small non-negative integers only"
 #endif
@@ -716,7 +840,7 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
         }
 #endif
     }
-#endif  // COLUMN_LANES
+#endif  // GRADIENT_LANES, COLUMN_LANES
 
 #elif OP == 2 && KW == 3
     // Output rows in pairs (r, r+1): rows r+1, r+2 are in both windows; each window adds its own

@@ -21,7 +21,7 @@ namespace {
 
 struct Layout {
     int width, rows, groupX, groupY, medianRows;
-    bool floatSums = false, byteDots = false, satPack = false, fixedWidth = false;
+    bool floatSums = false, byteDots = false, satPack = false, fixedWidth = false, gradientLanes = false;
 };
 
 // Noise over the whole 8-bit range with flat runs, so that medians and sums see ties and extremes.
@@ -45,7 +45,8 @@ Options stripOptions(const Layout& l, Border b) {
                 {"strip_float", l.floatSums ? 1 : 0},
                 {"strip_dot", l.byteDots ? 1 : 0},
                 {"strip_pack", l.satPack ? 1 : 0},
-                {"strip_fixed_width", l.fixedWidth ? 1 : 0}};
+                {"strip_fixed_width", l.fixedWidth ? 1 : 0},
+                {"strip_gradient_lanes", l.gradientLanes ? 1 : 0}};
     for (const std::string kind : {"strip", "separable_strip", "median3_strip", "median5_strip"}) {
         o.tuning[kind + "_width"] = l.width;
         o.tuning[kind + "_rows"] = kind.rfind("median", 0) == 0 ? l.medianRows : l.rows;
@@ -61,6 +62,7 @@ void expectStripEqualsReference(const io::Image& img, const std::string& spec, c
     sl.byteDots = l.byteDots;
     sl.satPack = l.satPack;
     sl.fixedWidth = l.fixedWidth;
+    sl.gradientLanes = l.gradientLanes;
     const std::string defines = stripDefines(ops[0], io::PixelType::U8, img.width, img.height, b, sl);
     ASSERT_EQ(defines.empty(), !strip) << spec << (strip ? " does not take" : " takes") << " the strip path on " << img.width << "x" << img.height;
     if (l.floatSums) ASSERT_NE(defines.find("FLOAT_SUMS=1"), std::string::npos) << spec << " does not sum in float";
@@ -175,6 +177,43 @@ TEST(FilterStrip, PackedStoresAndFixedWidthEqualReference) {
     const std::string defines = stripDefines(parseOperation("sobel"), io::PixelType::U8, 64, 40, Border::Reflect101, packedFixed);
     EXPECT_NE(defines.find("SAT_PACK=1"), std::string::npos);
     EXPECT_NE(defines.find("ROW_STRIDE=64"), std::string::npos);
+}
+
+TEST(FilterStrip, GradientLanesEqualReference) {
+    // Gradient pairs |Gx| + |Gy| in 16-bit lanes (strip_gradient_lanes = 1; on PoCL integer lanes
+    // spelt out, on NVIDIA GPUs fp16x2 arithmetic): Sobel, Scharr (whose weighted sums pass 2048,
+    // where fp16 rounds) and Prewitt, every border, strips 8, 16 and 4 wide (each lane shift between
+    // words, and the side words at either end), a last strip stored byte by byte and whole strips,
+    // and blocks of 0 and 255 (the largest sums of both signs).
+    const Layout lanes8{8, 4, 8, 2, 2, false, false, true, true, true}, lanes16{16, 4, 8, 2, 2, false, false, false, false, true},
+        lanes4{4, 3, 4, 4, 3, false, false, false, false, true};
+    io::Image blocks = io::makeImage(48, 21, 1, io::PixelType::U8);
+    for (int y = 0; y < blocks.height; ++y)
+        for (int x = 0; x < blocks.width; ++x) blocks.data[y * blocks.width + x] = ((x / 2 + y / 3) % 2) ? 255 : 0;
+    for (Border b : kBorders)
+        for (const std::string s : {"sobel", "scharr", "prewitt"}) {
+            expectStripEqualsReference(image(45, 23, 1, 40), s, lanes8, b);
+            expectStripEqualsReference(blocks, s, lanes8, b);
+        }
+    for (Border b : {Border::Constant, Border::Reflect101})
+        for (const std::string s : {"sobel", "scharr"}) {
+            expectStripEqualsReference(image(61, 40, 1, 41), s, lanes16, b);
+            expectStripEqualsReference(image(64, 9, 1, 42), s, lanes16, b);
+            expectStripEqualsReference(image(22, 7, 1, 43), s, lanes4, b);
+        }
+    // Only the L1 pairs take the lanes; the others keep their sums (and the dot products, where on).
+    StripLayout lanes{8, 4, 8, 2};
+    lanes.gradientLanes = lanes.byteDots = true;
+    const auto defines = [&](const std::string& spec) {
+        return stripDefines(parseOperation(spec), io::PixelType::U8, 64, 40, Border::Reflect101, lanes);
+    };
+    for (const std::string s : {"sobel", "scharr:l1", "prewitt"}) {
+        EXPECT_NE(defines(s).find("GRADIENT_LANES=1"), std::string::npos) << s;
+        EXPECT_NE(defines(s).find("BYTE_DOTS=0"), std::string::npos) << s;
+    }
+    EXPECT_NE(defines("scharr").find("GRAD_C0=3 -D GRAD_C1=10 -D GRAD_C0_H2=1107313152u -D GRAD_C1_H2=1224755456u"), std::string::npos);
+    for (const std::string s : {"sobel:l2", "sobel:x", "scharr:y", "roberts", "laplace:8", "conv:1,0,-1;2,0,-2;1,0,-1"})
+        EXPECT_NE(defines(s).find("GRADIENT_LANES=0"), std::string::npos) << s;
 }
 
 TEST(FilterStrip, WiderStripsEqualReference) {

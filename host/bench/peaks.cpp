@@ -11,7 +11,7 @@ namespace portacl {
 // The fastest of three copies of the same bytes: one 16-byte vector per work-item, four per
 // work-item, and the runtime's own clEnqueueCopyBuffer. The fastest one sets the ceiling, so that
 // no copy the device can do is faster than the bandwidth figures are measured against.
-double copySeconds(Context& ctx, std::size_t bytes, const BenchOptions& opts) {
+double copySeconds(Context& ctx, std::size_t bytes, const BenchOptions& opts, bool inStream) {
     bytes -= bytes % 16;
     cl::Buffer src = ctx.buffer(bytes, "copy source"), dst = ctx.buffer(bytes, "copy destination");
     ctx.fill(src, 0, bytes, "fill");
@@ -21,6 +21,9 @@ double copySeconds(Context& ctx, std::size_t bytes, const BenchOptions& opts) {
     BenchOptions o = opts;
     o.warmups = std::max(o.warmups, 10);
     o.repeats = std::max(o.repeats, 11);
+    const auto time = [&](const std::function<void()>& enqueue) {
+        return inStream ? streamDeviceSeconds(ctx, enqueue, o).own : medianDeviceSeconds(ctx, enqueue, o);
+    };
     double best = 0;
     for (const auto& [name, perItem] : {std::pair<const char*, cl_ulong>{"stream_copy", 1}, {"stream_copy_x4", 4}}) {
         cl::Kernel k = ctx.kernel("vector_ops.cl", name, Precision::Float);
@@ -28,14 +31,14 @@ double copySeconds(Context& ctx, std::size_t bytes, const BenchOptions& opts) {
         k.setArg(1, dst);
         k.setArg(2, n4);
         const cl::NDRange items((n4 + perItem - 1) / perItem);
-        const double s = medianDeviceSeconds(ctx, [&] { ctx.launch(k, items, cl::NDRange(wg)); }, o);
+        const double s = time([&] { ctx.launch(k, items, cl::NDRange(wg)); });
         best = best == 0 ? s : std::min(best, s);
     }
-    const double runtimeCopy = medianDeviceSeconds(ctx, [&] {
+    const double runtimeCopy = time([&] {
         cl::Event e;
         clCall("clEnqueueCopyBuffer", [&] { return ctx.queue().enqueueCopyBuffer(src, dst, 0, 0, bytes, nullptr, &e); });
         ctx.recordEvent("copy buffer", EventKind::Transfer, e);
-    }, o);
+    });
     return std::min(best, runtimeCopy);
 }
 

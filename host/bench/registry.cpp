@@ -40,6 +40,39 @@ double medianDeviceSeconds(Context& ctx, const std::function<void()>& enqueue, c
     return median(times);
 }
 
+StreamSeconds streamDeviceSeconds(Context& ctx, const std::function<void()>& enqueue, const BenchOptions& opts) {
+    for (int i = 0; i < opts.warmups; ++i) enqueue();
+    ctx.finish();
+    const int runs = std::max(1, opts.repeats);
+    std::vector<std::size_t> firstEvent;
+    ctx.beginTiming();
+    for (int i = 0; i < runs; ++i) {
+        firstEvent.push_back(ctx.timedCount());
+        enqueue();
+    }
+    firstEvent.push_back(ctx.timedCount());
+    const auto spans = ctx.endTimingSpans();
+    StreamSeconds s;
+    if (spans.empty()) return s;
+    std::vector<double> own;
+    for (int i = 0; i < runs; ++i) {
+        cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
+        for (std::size_t e = firstEvent[i]; e < firstEvent[i + 1]; ++e) {
+            first = std::min(first, spans[e].first);
+            last = std::max(last, spans[e].second);
+        }
+        if (last > first) own.push_back((last - first) * 1e-9);
+    }
+    cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
+    for (const auto& [start, end] : spans) {
+        first = std::min(first, start);
+        last = std::max(last, end);
+    }
+    s.own = median(own);
+    s.span = (last - first) * 1e-9 / runs;
+    return s;
+}
+
 double medianHostSeconds(const std::function<void()>& work, int repeats) {
     std::vector<double> times;
     for (int i = 0; i < std::max(1, repeats); ++i) {

@@ -69,6 +69,12 @@ Timing timeOp(Context& ctx, const std::string& spec, int side, int serialMaxSide
     return t;
 }
 
+StreamSeconds timeOpInStream(Context& ctx, const std::string& spec, int side, const BenchOptions& bo) {
+    Pipeline p(ctx, {parseOperation(spec)}, Options{});
+    p.upload(benchImage(side));
+    return streamDeviceSeconds(ctx, [&] { p.enqueue(); }, bo);
+}
+
 }  // namespace
 
 std::vector<int> parseSizeList(const std::string& text) {
@@ -145,23 +151,37 @@ void printOperationTimes(Context& ctx, const std::vector<std::string>& specs, co
     BenchOptions bo;
     bo.serial = false;
     const DevicePeaks peaks = measurePeaks(ctx, bo);
+    BenchOptions stream = bo;
+    stream.repeats = 21;
     out << "Filters on " << ctx.device().label() << " (profile " << ctx.tuning().name << "; device time, 8-bit grey image on the device; "
         << "GB/s counts one read and one write per pixel; copy bandwidth measured now: " << std::fixed << std::setprecision(1)
         << peaks.copyBytesPerSecond / 1e9 << " GB/s)\n";
-    out << "(% copy: of that bandwidth; % size copy: of the rate of the fastest copy of the image's bytes, timed alike)\n";
-    out << std::left << std::setw(28) << "operation" << std::setw(11) << "image" << std::right << std::setw(12) << "device ms" << std::setw(10)
-        << "GB/s" << std::setw(10) << "% copy" << std::setw(13) << "% size copy" << "\n";
+    out << "(alone: each launch timed on an idle device; stream: each launch's own time among " << stream.repeats
+        << " launched back to back; % copy: of that bandwidth; % size copy: of the fastest copy of the image's bytes, timed alike)\n";
+    out << "(launch floor, a copy of 16 bytes: " << std::setprecision(2) << copySeconds(ctx, 16, bo) * 1e6 << " us alone, "
+        << copySeconds(ctx, 16, stream, true) * 1e6 << " us in a stream)\n";
+    out << std::left << std::setw(28) << "operation" << std::setw(11) << "image" << std::right << std::setw(12) << "alone us" << std::setw(10)
+        << "% copy" << std::setw(13) << "% size copy" << std::setw(12) << "stream us" << std::setw(10) << "% copy" << std::setw(13)
+        << "% size copy" << std::setw(12) << "span us" << "\n";
     for (int side : sizes) {
         const double bytes = 2.0 * side * side;
         const double copy = copySeconds(ctx, std::size_t(side) * side, bo);
+        const double copyStream = copySeconds(ctx, std::size_t(side) * side, stream, true);
+        out << std::left << std::setw(28) << "(copy of the image's bytes)" << std::setw(11) << std::to_string(side) + "^2" << std::right
+            << std::setprecision(2) << std::setw(12) << copy * 1e6 << std::setprecision(1) << std::setw(10)
+            << 100.0 * bytes / copy / peaks.copyBytesPerSecond << std::setw(13) << 100.0 << std::setprecision(2) << std::setw(12)
+            << copyStream * 1e6 << std::setprecision(1) << std::setw(10) << 100.0 * bytes / copyStream / peaks.copyBytesPerSecond
+            << std::setw(13) << 100.0 << std::endl;
         for (const auto& spec : specs) {
             const Timing t = timeOp(ctx, spec, side, side, bo);
-            const double rate = bytes / t.device;
+            const StreamSeconds st = timeOpInStream(ctx, spec, side, stream);
             std::ostringstream size;
             size << side << "^2";
-            out << std::left << std::setw(28) << spec.substr(0, 27) << std::setw(11) << size.str() << std::right << std::fixed
-                << std::setprecision(4) << std::setw(12) << t.device * 1e3 << std::setprecision(1) << std::setw(10) << rate / 1e9
-                << std::setw(10) << 100.0 * rate / peaks.copyBytesPerSecond << std::setw(13) << 100.0 * copy / t.device << std::endl;
+            out << std::left << std::setw(28) << spec.substr(0, 27) << std::setw(11) << size.str() << std::right << std::setprecision(2)
+                << std::setw(12) << t.device * 1e6 << std::setprecision(1) << std::setw(10) << 100.0 * bytes / t.device / peaks.copyBytesPerSecond
+                << std::setw(13) << 100.0 * copy / t.device << std::setprecision(2) << std::setw(12) << st.own * 1e6 << std::setprecision(1)
+                << std::setw(10) << 100.0 * bytes / st.own / peaks.copyBytesPerSecond << std::setw(13) << 100.0 * copyStream / st.own
+                << std::setprecision(2) << std::setw(12) << st.span * 1e6 << std::endl;
         }
     }
 }

@@ -91,9 +91,10 @@ struct Pipeline::Impl {
         // base sums). The image width compiled in: one program per width (the profile says where).
         const DeviceInfo& dev = ctx.device();
         const auto nvidiaFrom = [&](int capability) { return dev.isNvidia() && dev.nvComputeMajor * 10 + dev.nvComputeMinor >= capability; };
-        const bool dp4a = nvidiaFrom(61), cvtPack = nvidiaFrom(72);
+        const bool dp4a = nvidiaFrom(61), cvtPack = nvidiaFrom(72), halfLanes = nvidiaFrom(80);
         const bool floatSums = setting("strip_float", 0) != 0, byteDots = setting("strip_dot", dp4a ? 1 : 0) != 0,
-                   satPack = setting("strip_pack", cvtPack ? 1 : 0) != 0, fixedWidth = setting("strip_fixed_width", 0) != 0;
+                   satPack = setting("strip_pack", cvtPack ? 1 : 0) != 0, fixedWidth = setting("strip_fixed_width", 0) != 0,
+                   gradientLanes = setting("strip_gradient_lanes", halfLanes ? 1 : 0) != 0;
         for (StripLayout* l : {&stripSmall, &stripSeparable, &stripMedian3, &stripMedian5}) {
             l->floatSums = floatSums;  // (linear masks only: the median families ignore the first three)
             l->byteDots = byteDots;
@@ -101,6 +102,8 @@ struct Pipeline::Impl {
             l->satPack = satPack;
             l->cvtPack = cvtPack;
             l->fixedWidth = fixedWidth;
+            l->gradientLanes = gradientLanes;
+            l->halfLanes = halfLanes;
         }
         for (const StripLayout* l : {&stripSmall, &stripSeparable, &stripMedian3, &stripMedian5})
             if ((l->width != 4 && l->width != 8 && l->width != 16) || l->rows < 1 || l->rows > 64 || l->groupX < 1 || l->groupY < 1 ||

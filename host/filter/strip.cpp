@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <numeric>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "filter/filter_internal.hpp"
@@ -20,6 +21,31 @@ std::string list(const std::vector<std::int64_t>& v) {
     std::ostringstream s;
     for (std::size_t i = 0; i < v.size(); ++i) s << (i ? "," : "") << v[i];
     return s.str();
+}
+
+// The column weights c = (c0, c1, c0) of a 3x3 gradient pair Gx = c (x) [-1 0 1], Gy its transpose
+// (either sign of each), with 1 <= c0 <= 4 and 1 <= c1 <= 64 (the kernel's lanes stay exact: see
+// GRADIENT_LANES in cl/filter_strip.cl); {0, 0} for any other pair.
+std::pair<int, int> gradientPairWeights(const IntegerPlan& plan) {
+    if (plan.masks.size() != 2 || plan.masks[0].size() != 9 || plan.masks[1].size() != 9) return {0, 0};
+    const auto& gx = plan.masks[0];
+    const auto& gy = plan.masks[1];
+    const int c0 = std::abs(gx[2]), c1 = std::abs(gx[5]);
+    if (c0 < 1 || c0 > 4 || c1 < 1 || c1 > 64) return {0, 0};
+    const int c[3] = {c0, c1, c0};
+    const int sx = gx[2] > 0 ? 1 : -1, sy = gy[6] > 0 ? 1 : -1;
+    for (int dy = 0; dy < 3; ++dy)
+        for (int k = 0; k < 3; ++k)
+            if (gx[dy * 3 + k] != sx * c[dy] * (k - 1) || gy[dy * 3 + k] != sy * c[k] * (dy - 1)) return {0, 0};
+    return {c0, c1};
+}
+
+// The fp16 bit pattern of a small positive integer (exact up to 2048), in both lanes of a half2.
+std::uint32_t halfPair(int n) {
+    int e = 0;
+    while ((2 << e) <= n) ++e;
+    const std::uint32_t bits = static_cast<std::uint32_t>((e + 15) << 10 | ((n << 10 >> e) & 0x3ff));
+    return bits | bits << 16;
 }
 
 }  // namespace
@@ -186,10 +212,13 @@ std::string linearDefines(const Operation& op, const StripLayout& layout) {
         vslide = kh >= 5 && vscale != 0 && std::all_of(rowScale.begin(), rowScale.end(), [&](std::int64_t v) { return v == vscale; }) &&
                  2 * a[0] < two31;
     }
+    // Gradient pairs in 16-bit lanes (before the dot products, which they replace).
+    const auto [gradC0, gradC1] = layout.gradientLanes && op.combine == Combine::L1 ? gradientPairWeights(plan) : std::pair<int, int>{0, 0};
+    const bool gradientLanes = gradC0 > 0;
     // Byte dot products: a mask at least 3 wide summed row by row (up to 3x3, or not rank 1: no
     // sliding sums, no column sums) whose every row weight, base times multiple, fits a signed byte.
     const bool small = kw <= 3 && kh <= 3;
-    bool dots = layout.byteDots && kw >= 3 && (small || plan.row.empty()) && !hslide && !vslide && !wide &&
+    bool dots = layout.byteDots && !gradientLanes && kw >= 3 && (small || plan.row.empty()) && !hslide && !vslide && !wide &&
                 !(nmask == 1 && bases.size() == 1 && kh >= 5);  // (the kernel's column sums)
     for (std::size_t r = 0; r < rowBase.size() && dots; ++r)
         for (int k = 0; k < kw && rowBase[r] >= 0; ++k) {
@@ -200,7 +229,7 @@ std::string linearDefines(const Operation& op, const StripLayout& layout) {
     // rounding fma needs (strip_combine); L2 stays in int (its squares exceed float's 24 bits).
     std::int64_t total = 0;
     for (int m = 0; m < nmask; ++m) total += a[m];
-    const bool useFloat = layout.floatSums && !dots && op.combine != Combine::L2 && 2 * total < (std::int64_t(1) << 21);
+    const bool useFloat = layout.floatSums && !dots && !gradientLanes && op.combine != Combine::L2 && 2 * total < (std::int64_t(1) << 21);
     // Up to 3x3 any mask; larger ones if rank 1 or 1-D (a row or a column: one separable pass), and
     // others only with dot products.
     if (!dots && !small && plan.row.empty() && kw > 1 && kh > 1) return "";
@@ -213,6 +242,9 @@ std::string linearDefines(const Operation& op, const StripLayout& layout) {
     char invText[64];
     std::snprintf(invText, sizeof invText, "%af", static_cast<double>(inv));
     d << " -D BYTE_DOTS=" << (dots ? 1 : 0) << " -D DP4A=" << (dots && layout.dp4a ? 1 : 0);
+    d << " -D GRADIENT_LANES=" << (gradientLanes ? 1 : 0) << " -D HALF_LANES=" << (gradientLanes && layout.halfLanes ? 1 : 0)
+      << " -D GRAD_C0=" << gradC0 << " -D GRAD_C1=" << gradC1 << " -D GRAD_C0_H2=" << halfPair(std::max(gradC0, 1))
+      << "u -D GRAD_C1_H2=" << halfPair(std::max(gradC1, 1)) << "u";
     d << " -D COLUMN_LANES=" << (lanes ? 1 : 0) << " -D WIDE_SUMS=" << (wide ? 1 : 0) << " -D FLOAT_SUMS=" << (useFloat ? 1 : 0) << " -D HSLIDE=" << (hslide ? 1 : 0) << " -D VSLIDE=" << (vslide ? 1 : 0)
       << " -D VSCALE=" << vscale << " -D DIV_INV=" << invText;
     d << " -D OP=1 -D NMASK=" << nmask << " -D COMBINE=" << static_cast<int>(op.combine) << " -D NBASE=" << bases.size()

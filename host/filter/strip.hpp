@@ -21,9 +21,13 @@ namespace portacl::filter {
 // NVIDIA's cvt.pack instruction (compute capability 7.2 on), else spelt out.
 // fixedWidth: the image width is compiled into the kernel (one program per width), which makes
 // every row's address an immediate offset of one pointer.
+// gradientLanes: 3x3 gradient pairs combined as |Gx| + |Gy| (Sobel, Scharr, Prewitt) take two
+// columns to a register in 16-bit lanes; halfLanes: the lanes are fp16 numbers on NVIDIA's fp16x2
+// units (compute capability 8.0 on), else integers spelt out lane by lane (the same bytes).
 struct StripLayout {
     int width = 16, rows = 4, groupX = 32, groupY = 2;
     bool floatSums = false, byteDots = false, dp4a = false, satPack = false, cvtPack = false, fixedWidth = false;
+    bool gradientLanes = false, halfLanes = false;
 };
 
 // Bytes a plane's buffer holds after its last sample, for the kernel's side words: the last strip of

@@ -183,16 +183,24 @@ void Context::beginTiming() {
 }
 
 double Context::endTiming() {
+    const auto spans = endTimingSpans();
+    if (spans.empty()) return 0.0;
+    cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
+    for (const auto& [start, end] : spans) {
+        first = std::min(first, start);
+        last = std::max(last, end);
+    }
+    return last > first ? (last - first) * 1e-9 : 0.0;
+}
+
+std::vector<std::pair<cl_ulong, cl_ulong>> Context::endTimingSpans() {
     finish();
     timing_ = false;
-    if (timed_.empty()) return 0.0;
-    cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
-    for (const auto& e : timed_) {
-        first = std::min(first, e.getProfilingInfo<CL_PROFILING_COMMAND_START>());
-        last = std::max(last, e.getProfilingInfo<CL_PROFILING_COMMAND_END>());
-    }
+    std::vector<std::pair<cl_ulong, cl_ulong>> spans;
+    for (const auto& e : timed_)
+        spans.emplace_back(e.getProfilingInfo<CL_PROFILING_COMMAND_START>(), e.getProfilingInfo<CL_PROFILING_COMMAND_END>());
     timed_.clear();
-    return last > first ? (last - first) * 1e-9 : 0.0;
+    return spans;
 }
 
 }  // namespace portacl

@@ -57,13 +57,23 @@ struct BenchRegistrar {
 // Runs `enqueue` opts.warmups times untimed, then opts.repeats times, each measured as device time
 // (first kernel start to last kernel end, through events); returns the median in seconds.
 double medianDeviceSeconds(Context& ctx, const std::function<void()>& enqueue, const BenchOptions& opts);
+// Device time of `enqueue` launched opts.repeats times back to back, with no wait between the runs
+// (as the operations of a pipeline run): `own` is the median of each run's own device time (its
+// first start to its last end), `span` the whole stream's device time divided by the runs. A launch
+// timed alone also pays the device's start from idle, which a run in a stream hides.
+struct StreamSeconds {
+    double own = std::numeric_limits<double>::quiet_NaN();
+    double span = std::numeric_limits<double>::quiet_NaN();
+};
+StreamSeconds streamDeviceSeconds(Context& ctx, const std::function<void()>& enqueue, const BenchOptions& opts);
 // The same for host work, by the steady clock.
 double medianHostSeconds(const std::function<void()>& work, int repeats);
 
 // Median device time of the fastest of three streaming copies of `bytes` (rounded down to a multiple
 // of 16) between two device buffers (host/bench/peaks.cpp): the copy peak, also the ceiling for a
 // workload moving that many bytes.
-double copySeconds(Context& ctx, std::size_t bytes, const BenchOptions& opts);
+// inStream: each copy's own time with the copies launched back to back (streamDeviceSeconds).
+double copySeconds(Context& ctx, std::size_t bytes, const BenchOptions& opts, bool inStream = false);
 
 // The device's measured peaks, measured once per device by the bench driver.
 struct DevicePeaks {

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "portacl/cl.hpp"
@@ -88,6 +89,9 @@ public:
     // Device time of everything launched between begin and end: from the first start to the last end.
     void beginTiming();
     double endTiming();  // finishes the queue; seconds
+    // The same, for each event recorded since beginTiming: its start and end in nanoseconds.
+    std::size_t timedCount() const { return timed_.size(); }
+    std::vector<std::pair<cl_ulong, cl_ulong>> endTimingSpans();  // finishes the queue
 
 private:
     DeviceInfo device_;
