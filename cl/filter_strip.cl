@@ -357,7 +357,26 @@ inline int strip_dot(const uint a, const uint wt, const int c) {
 // integers, the same arithmetic spelt out lane by lane (how the tests run it on PoCL); a lane of
 // 0 .. 255 has the same pattern in both, so the bytes in and out are the same.
 // lanes_shift(a, b): the high lane of a and the low lane of b, the columns between two registers.
+// lanes_even(u), lanes_odd(u): bytes 0 and 2, or 1 and 3, of a word, in the low bytes of the lanes.
+// lanes_interleave(a, b): the output word of columns 4q .. 4q + 3 from the lanes of columns
+// (4q, 4q + 2) and (4q + 1, 4q + 3). On NVIDIA one byte permute (prmt) each.
 inline uint lanes_shift(const uint a, const uint b) { return (a >> 16) | (b << 16); }
+inline uint lanes_even(const uint u) { return u & 0x00ff00ffu; }
+#if HALF_LANES
+inline uint lanes_odd(const uint u) {
+    uint r;
+    asm("prmt.b32 %0, %1, %2, 0x4341;" : "=r"(r) : "r"(u), "r"(0u));
+    return r;
+}
+inline uint lanes_interleave(const uint a, const uint b) {
+    uint r;
+    asm("prmt.b32 %0, %1, %2, 0x6240;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+#else
+inline uint lanes_odd(const uint u) { return (u >> 8) & 0x00ff00ffu; }
+inline uint lanes_interleave(const uint a, const uint b) { return (a & 0xffu) | (b & 0xffu) << 8 | (a & 0xff0000u) | (b & 0xff0000u) << 8; }
+#endif
 #if HALF_LANES
 inline uint lanes_sub(const uint a, const uint b) {
     uint r;
@@ -400,8 +419,6 @@ inline uint lanes_l1_byte(const uint gx, const uint gy) {
     return LANES(min(abs(LANE_LO(gx)) + abs(LANE_LO(gy)), 255u), min(abs(LANE_HI(gx)) + abs(LANE_HI(gy)), 255u));
 }
 #endif
-// Output word of columns 4q .. 4q + 3 from the lanes of columns (4q, 4q + 2) and (4q + 1, 4q + 3).
-inline uint lanes_interleave(const uint a, const uint b) { return (a & 0xffu) | (b & 0xffu) << 8 | (a & 0xff0000u) | (b & 0xff0000u) << 8; }
 #endif
 
 #if OP == 1
@@ -571,14 +588,14 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
     uint ev[NR][NQ + 1], od[NR][NQ + 1], dA[NR][NQ], dB[NR][NQ];
 #pragma unroll
     for (int j = 0; j < NR; ++j) {
-        od[j][0] = (sideL[j] >> 8) & 0x00ff00ffu;
+        od[j][0] = lanes_odd(sideL[j]);
 #pragma unroll
         for (int q = 0; q < NQ; ++q) {
             const uint u = WORD(rows[j], q);
-            ev[j][q] = u & 0x00ff00ffu;
-            od[j][q + 1] = (u >> 8) & 0x00ff00ffu;
+            ev[j][q] = lanes_even(u);
+            od[j][q + 1] = lanes_odd(u);
         }
-        ev[j][NQ] = sideR[j] & 0x00ff00ffu;
+        ev[j][NQ] = lanes_even(sideR[j]);
 #pragma unroll
         for (int q = 0; q < NQ; ++q) {
             dA[j][q] = lanes_sub(od[j][q + 1], lanes_shift(od[j][q], od[j][q + 1]));

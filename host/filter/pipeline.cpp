@@ -56,7 +56,7 @@ struct Pipeline::Impl {
     int tx = 16, ty = 16, px = 1;
     bool fusedSeparable = false;  // integer rank-1 masks: both passes in one kernel
     bool strip = false;           // 8-bit planes: the register path (cl/filter_strip.cl) where it applies
-    StripLayout stripSmall, stripSeparable, stripMedian3, stripMedian5;  // masks up to 3x3, rank 1 up to 9x9, medians
+    StripLayout stripSmall, stripRow, stripSeparable, stripMedian3, stripMedian5;  // masks up to 3x3, 1-D rows, rank 1 up to 9x9, medians
 
     Impl(Context& c, std::vector<Operation> o, Options opt) : ctx(c), ops(std::move(o)), options(opt) {
         ctx.requirePrecision(options.precision == Precision::Double ? Precision::Double : Precision::Float);
@@ -83,6 +83,8 @@ struct Pipeline::Impl {
                                setting(prefix.empty() ? "strip_group_y" : prefix + "group_y", groupY)};
         };
         stripSmall = family("", wide, gpu ? 8 : 4);
+        // 1-D rows share nothing between output rows: a layout of their own, by default the small masks'.
+        stripRow = family("row_", stripSmall.width, stripSmall.rows);
         stripSeparable = family("separable_", 8, gpu ? 8 : 4);
         stripMedian3 = family("median3_", wide, gpu ? 4 : 2);
         stripMedian5 = family("median5_", 8, 2);
@@ -95,7 +97,7 @@ struct Pipeline::Impl {
         const bool floatSums = setting("strip_float", 0) != 0, byteDots = setting("strip_dot", dp4a ? 1 : 0) != 0,
                    satPack = setting("strip_pack", cvtPack ? 1 : 0) != 0, fixedWidth = setting("strip_fixed_width", 0) != 0,
                    gradientLanes = setting("strip_gradient_lanes", halfLanes ? 1 : 0) != 0;
-        for (StripLayout* l : {&stripSmall, &stripSeparable, &stripMedian3, &stripMedian5}) {
+        for (StripLayout* l : {&stripSmall, &stripRow, &stripSeparable, &stripMedian3, &stripMedian5}) {
             l->floatSums = floatSums;  // (linear masks only: the median families ignore the first three)
             l->byteDots = byteDots;
             l->dp4a = dp4a;
@@ -105,7 +107,7 @@ struct Pipeline::Impl {
             l->gradientLanes = gradientLanes;
             l->halfLanes = halfLanes;
         }
-        for (const StripLayout* l : {&stripSmall, &stripSeparable, &stripMedian3, &stripMedian5})
+        for (const StripLayout* l : {&stripSmall, &stripRow, &stripSeparable, &stripMedian3, &stripMedian5})
             if ((l->width != 4 && l->width != 8 && l->width != 16) || l->rows < 1 || l->rows > 64 || l->groupX < 1 || l->groupY < 1 ||
                 static_cast<std::size_t>(l->groupX * l->groupY) > ctx.device().maxWorkGroupSize)
                 throw Error("the [filter] strip layout of the tuning profile " + ctx.tuning().name + " (strips of " + std::to_string(l->width) +
@@ -117,6 +119,7 @@ struct Pipeline::Impl {
     bool tryStrip(const DevicePlane& in, const Operation& op, DevicePlane& out) {
         if (!strip) return false;
         const StripLayout& layout = op.kind == Operation::Kind::Median ? (op.width == 3 ? stripMedian3 : stripMedian5)
+                                    : op.height == 1                   ? stripRow
                                     : op.rowFactor.empty()             ? stripSmall
                                                                        : stripSeparable;
         const std::string defines = stripDefines(op, in.type, width, height, options.border, layout);

@@ -6,7 +6,7 @@
 # box 3, Sobel, Laplace 3, a 3x3 conv), rank-1 masks ("sep": box 9), median 3 and median 5.
 # "float" is strip_float (the sums of small and sep in float, exact). Each run times the operations
 # at 4096^2 8-bit grey on the device and prints one line per operation:
-#   variant  layout  operation  device-ms  GB/s  %-of-copy-bandwidth
+#   variant  layout  operation  us-alone  %-of-copy-bandwidth  us-in-a-stream
 # then the best variant of each operation. Variant "tiles" is the tile kernels (strip = 0).
 # About 20 runs of 7-12 s (compiles included). Run from the repo root with the packed programs in
 # $PACK (default leadpack):
@@ -42,7 +42,7 @@ variant() {
   local layout="small=$4 sep=$5 med3=$6 med5=$7 float=$float ${8:-}"
   [ "$strip" = 0 ] && layout="tile kernels"
   PORTACL_PLATFORMS_DIR="$d:$PWD/platforms" timeout 90 "$PACK/run" portacl filter --bench --device nvidia --bench-sizes 4096 "${OPS[@]}" 2>&1 |
-    awk -v v="$name" -v l="$layout" '/4096\^2/ { printf "%-6s %-70s %-30s %9s ms %8s GB/s %6s %%\n", v, l, $1, $3, $4, $5; next }
+    awk -v v="$name" -v l="$layout" '/^\(/ { next } /4096\^2/ { printf "%-6s %-70s %-30s %9s us %6s %% %9s us-stream\n", v, l, $1, $3, $4, $6; next }
                                      /^operation/ { next } { print v ": " $0 }' | tee -a "$RESULTS"
   rm -rf "$d"
 }
@@ -71,6 +71,6 @@ variant S6    1 0 8x16/32x2 8x16/32x2 8x8/32x2 8x4/32x2 -cl-nv-maxrregcount=128
 variant F8    1 1 8x4/64x2 8x8/64x2 8x4/64x2 8x2/64x2 -cl-nv-maxrregcount=64
 
 echo "best of each operation:"
-awk 'NF >= 8 && $(NF-4) == "ms" { op = $(NF-6); t = $(NF-5) + 0; if (!(op in best) || t < best[op]) { best[op] = t; line[op] = $0 } }
+awk 'NF >= 8 && $(NF-4) == "us" { op = $(NF-6); t = $(NF-5) + 0; if (!(op in best) || t < best[op]) { best[op] = t; line[op] = $0 } }
      END { for (op in line) print line[op] }' "$RESULTS" | sort -k2
 rm -f "$RESULTS"
