@@ -359,10 +359,15 @@ inline int strip_dot(const uint a, const uint wt, const int c) {
 // lanes_shift(a, b): the high lane of a and the low lane of b, the columns between two registers.
 // lanes_even(u), lanes_odd(u): bytes 0 and 2, or 1 and 3, of a word, in the low bytes of the lanes.
 // lanes_interleave(a, b): the output word of columns 4q .. 4q + 3 from the lanes of columns
-// (4q, 4q + 2) and (4q + 1, 4q + 3). On NVIDIA one byte permute (prmt) each.
-inline uint lanes_shift(const uint a, const uint b) { return (a >> 16) | (b << 16); }
+// (4q, 4q + 2) and (4q + 1, 4q + 3). On NVIDIA one byte permute (prmt) each (the compiler made
+// the shift of two lane registers three instructions: Sobel 4.82 -> 4.43 million on an H100).
 inline uint lanes_even(const uint u) { return u & 0x00ff00ffu; }
 #if HALF_LANES
+inline uint lanes_shift(const uint a, const uint b) {
+    uint r;
+    asm("prmt.b32 %0, %1, %2, 0x5432;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
 inline uint lanes_odd(const uint u) {
     uint r;
     asm("prmt.b32 %0, %1, %2, 0x4341;" : "=r"(r) : "r"(u), "r"(0u));
@@ -373,11 +378,6 @@ inline uint lanes_interleave(const uint a, const uint b) {
     asm("prmt.b32 %0, %1, %2, 0x6240;" : "=r"(r) : "r"(a), "r"(b));
     return r;
 }
-#else
-inline uint lanes_odd(const uint u) { return (u >> 8) & 0x00ff00ffu; }
-inline uint lanes_interleave(const uint a, const uint b) { return (a & 0xffu) | (b & 0xffu) << 8 | (a & 0xff0000u) | (b & 0xff0000u) << 8; }
-#endif
-#if HALF_LANES
 inline uint lanes_sub(const uint a, const uint b) {
     uint r;
     asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
@@ -407,6 +407,9 @@ inline uint lanes_l1_byte(const uint gx, const uint gy) {
     return r;
 }
 #else
+inline uint lanes_shift(const uint a, const uint b) { return (a >> 16) | (b << 16); }
+inline uint lanes_odd(const uint u) { return (u >> 8) & 0x00ff00ffu; }
+inline uint lanes_interleave(const uint a, const uint b) { return (a & 0xffu) | (b & 0xffu) << 8 | (a & 0xff0000u) | (b & 0xff0000u) << 8; }
 #define LANE_LO(a) ((int)(short)((a) & 0xffffu))
 #define LANE_HI(a) ((int)(short)((a) >> 16))
 #define LANES(lo, hi) (((uint)(lo) & 0xffffu) | ((uint)(hi) << 16))

@@ -47,7 +47,7 @@ Options stripOptions(const Layout& l, Border b) {
                 {"strip_pack", l.satPack ? 1 : 0},
                 {"strip_fixed_width", l.fixedWidth ? 1 : 0},
                 {"strip_gradient_lanes", l.gradientLanes ? 1 : 0}};
-    for (const std::string kind : {"strip", "row_strip", "separable_strip", "median3_strip", "median5_strip"}) {
+    for (const std::string kind : {"strip", "gradient_strip", "row_strip", "separable_strip", "median3_strip", "median5_strip"}) {
         o.tuning[kind + "_width"] = l.width;
         o.tuning[kind + "_rows"] = kind.rfind("median", 0) == 0 ? l.medianRows : l.rows;
     }

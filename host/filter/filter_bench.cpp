@@ -230,8 +230,11 @@ std::vector<BenchRecord> runFilterBench(Context& ctx, const BenchOptions& opts) 
         r.seconds = t.device;
         r.bytes = 2.0 * side * side;  // input + output, one byte each (the floor any filter moves): GB/s and % of copy bandwidth
         r.serialSeconds = t.serial;
+        // The same launches back to back (as a pipeline's operations run): each one's own time.
+        const double inStream = timeOpInStream(ctx, c.spec, side, opts).own;
         std::ostringstream ceiling;
-        ceiling << std::fixed << std::setprecision(1) << 100.0 * copy.seconds / t.device << " % of the same-size copy's rate";
+        ceiling << std::fixed << std::setprecision(1) << 100.0 * copy.seconds / t.device << " % of the same-size copy's rate; "
+                << std::setprecision(2) << inStream * 1e6 << " us each in a stream of " << std::max(1, opts.repeats);
         r.note = ceiling.str() + (t.note.empty() ? "" : "; " + t.note);
         records.push_back(r);
     }

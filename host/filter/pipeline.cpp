@@ -56,7 +56,8 @@ struct Pipeline::Impl {
     int tx = 16, ty = 16, px = 1;
     bool fusedSeparable = false;  // integer rank-1 masks: both passes in one kernel
     bool strip = false;           // 8-bit planes: the register path (cl/filter_strip.cl) where it applies
-    StripLayout stripSmall, stripRow, stripSeparable, stripMedian3, stripMedian5;  // masks up to 3x3, 1-D rows, rank 1 up to 9x9, medians
+    // Masks up to 3x3, 3x3 gradient pairs |Gx| + |Gy|, 1-D rows, rank 1 up to 9x9, medians.
+    StripLayout stripSmall, stripGradient, stripRow, stripSeparable, stripMedian3, stripMedian5;
 
     Impl(Context& c, std::vector<Operation> o, Options opt) : ctx(c), ops(std::move(o)), options(opt) {
         ctx.requirePrecision(options.precision == Precision::Double ? Precision::Double : Precision::Float);
@@ -83,7 +84,9 @@ struct Pipeline::Impl {
                                setting(prefix.empty() ? "strip_group_y" : prefix + "group_y", groupY)};
         };
         stripSmall = family("", wide, gpu ? 8 : 4);
-        // 1-D rows share nothing between output rows: a layout of their own, by default the small masks'.
+        // Gradient pairs (in 16-bit lanes where strip_gradient_lanes is on) and 1-D rows (which
+        // share nothing between output rows): layouts of their own, by default the small masks'.
+        stripGradient = family("gradient_", stripSmall.width, stripSmall.rows);
         stripRow = family("row_", stripSmall.width, stripSmall.rows);
         stripSeparable = family("separable_", 8, gpu ? 8 : 4);
         stripMedian3 = family("median3_", wide, gpu ? 4 : 2);
@@ -97,7 +100,7 @@ struct Pipeline::Impl {
         const bool floatSums = setting("strip_float", 0) != 0, byteDots = setting("strip_dot", dp4a ? 1 : 0) != 0,
                    satPack = setting("strip_pack", cvtPack ? 1 : 0) != 0, fixedWidth = setting("strip_fixed_width", 0) != 0,
                    gradientLanes = setting("strip_gradient_lanes", halfLanes ? 1 : 0) != 0;
-        for (StripLayout* l : {&stripSmall, &stripRow, &stripSeparable, &stripMedian3, &stripMedian5}) {
+        for (StripLayout* l : {&stripSmall, &stripGradient, &stripRow, &stripSeparable, &stripMedian3, &stripMedian5}) {
             l->floatSums = floatSums;  // (linear masks only: the median families ignore the first three)
             l->byteDots = byteDots;
             l->dp4a = dp4a;
@@ -107,7 +110,7 @@ struct Pipeline::Impl {
             l->gradientLanes = gradientLanes;
             l->halfLanes = halfLanes;
         }
-        for (const StripLayout* l : {&stripSmall, &stripRow, &stripSeparable, &stripMedian3, &stripMedian5})
+        for (const StripLayout* l : {&stripSmall, &stripGradient, &stripRow, &stripSeparable, &stripMedian3, &stripMedian5})
             if ((l->width != 4 && l->width != 8 && l->width != 16) || l->rows < 1 || l->rows > 64 || l->groupX < 1 || l->groupY < 1 ||
                 static_cast<std::size_t>(l->groupX * l->groupY) > ctx.device().maxWorkGroupSize)
                 throw Error("the [filter] strip layout of the tuning profile " + ctx.tuning().name + " (strips of " + std::to_string(l->width) +
@@ -118,7 +121,9 @@ struct Pipeline::Impl {
     // The register path's kernel for op on an 8-bit plane, if it takes it: launched, its output returned.
     bool tryStrip(const DevicePlane& in, const Operation& op, DevicePlane& out) {
         if (!strip) return false;
+        const bool gradientPair = op.combine == Combine::L1 && op.masks.size() == 2 && op.width == 3 && op.height == 3;
         const StripLayout& layout = op.kind == Operation::Kind::Median ? (op.width == 3 ? stripMedian3 : stripMedian5)
+                                    : gradientPair                     ? stripGradient
                                     : op.height == 1                   ? stripRow
                                     : op.rowFactor.empty()             ? stripSmall
                                                                        : stripSeparable;
