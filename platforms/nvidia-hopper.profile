@@ -78,6 +78,17 @@ strip_float = 0
 # CUDA back to back: 7.36 -> 6.54 million instructions, 11.9 -> 11.1 us (tools/profile/ncu_filter_strip.sh).
 strip_fixed_width = 1
 
+# strip_gradient_lanes (default 1 from compute capability 8.0, which has min.f16x2): 3x3 gradient
+# pairs |Gx| + |Gy| (Sobel, Scharr, Prewitt) in 16-bit fp16x2 lanes instead of dot products. H100,
+# Sobel at 4096^2 through CUDA back to back: 95 -> 72 registers, 6.46 -> 5.01 million instructions,
+# 12.4 -> 10.7 us (tools/profile/ncu_filter_strip.sh). The gradient pairs and the 1-D rows (the
+# 9x1 row pass) have layouts of their own: strips of 16 x 4 (H100, 4096^2 per launch, three rounds
+# in one run: Sobel 13.4-13.7 us against 13.9-14.6 in 8 x 8; the 9x1 row pass 14.3-14.6 against 16.2-16.9).
+gradient_strip_width = 16
+gradient_strip_rows = 4
+row_strip_width = 16
+row_strip_rows = 4
+
 [voronoi]
 # Edge searches (docs/voronoi.md, "Tuning"; tools/anchors/voronoi_sweep.sh tries others): 16 work-items
 # share a search's candidates, 4 searches per work-group of 64; a work-group of 64 for each search
@@ -89,13 +100,3 @@ group = 64
 flagged_lanes = 64
 wide_group = 64
 wide_candidates = 512
-# strip_gradient_lanes (default 1 from compute capability 8.0, which has min.f16x2): 3x3 gradient
-# pairs |Gx| + |Gy| (Sobel, Scharr, Prewitt) in 16-bit fp16x2 lanes instead of dot products. H100,
-# Sobel at 4096^2 through CUDA back to back: 95 -> 72 registers, 6.46 -> 5.01 million instructions,
-# 12.4 -> 10.7 us (tools/profile/ncu_filter_strip.sh). The gradient pairs and the 1-D rows (the
-# 9x1 row pass) have layouts of their own: strips of 16 x 4 (H100, 4096^2 per launch, three rounds
-# in one run: Sobel 13.4-13.7 us against 13.9-14.6 in 8 x 8; the 9x1 row pass 14.3-14.6 against 16.2-16.9).
-gradient_strip_width = 16
-gradient_strip_rows = 4
-row_strip_width = 16
-row_strip_rows = 4
