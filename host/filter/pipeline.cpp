@@ -72,7 +72,6 @@ struct Pipeline::Impl {
         if (tx < 1 || ty < 1 || px < 1 || static_cast<std::size_t>(tx * ty) > ctx.device().maxWorkGroupSize)
             throw Error("the [filter] tile of the tuning profile " + ctx.tuning().name + " (" + std::to_string(tx) + "x" +
                         std::to_string(ty) + ") does not fit a work-group of this device.");
-        // The register path: on GPUs by default (CPUs vectorise the tile kernels across work-items).
         // The register path: on every device (PoCL too runs it several times faster than the tiles).
         strip = setting("strip", 1) != 0;
         const int groupX = setting("strip_group_x", gpu ? 32 : 8), groupY = setting("strip_group_y", 2);
