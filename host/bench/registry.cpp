@@ -44,7 +44,7 @@ StreamSeconds streamDeviceSeconds(Context& ctx, const std::function<void()>& enq
     for (int i = 0; i < opts.warmups; ++i) enqueue();
     ctx.finish();
     const int runs = std::max(1, opts.repeats);
-    std::vector<std::size_t> firstEvent;
+    std::vector<std::size_t> firstEvent;  // run i's events: firstEvent[i] .. firstEvent[i + 1] - 1
     ctx.beginTiming();
     for (int i = 0; i < runs; ++i) {
         firstEvent.push_back(ctx.timedCount());
@@ -52,24 +52,21 @@ StreamSeconds streamDeviceSeconds(Context& ctx, const std::function<void()>& enq
     }
     firstEvent.push_back(ctx.timedCount());
     const auto spans = ctx.endTimingSpans();
-    StreamSeconds s;
-    if (spans.empty()) return s;
-    std::vector<double> own;
-    for (int i = 0; i < runs; ++i) {
+    // Seconds from the first start to the last end of events from .. to - 1.
+    const auto extent = [&](std::size_t from, std::size_t to) {
         cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
-        for (std::size_t e = firstEvent[i]; e < firstEvent[i + 1]; ++e) {
+        for (std::size_t e = from; e < to; ++e) {
             first = std::min(first, spans[e].first);
             last = std::max(last, spans[e].second);
         }
-        if (last > first) own.push_back((last - first) * 1e-9);
-    }
-    cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
-    for (const auto& [start, end] : spans) {
-        first = std::min(first, start);
-        last = std::max(last, end);
-    }
+        return last > first ? (last - first) * 1e-9 : 0.0;
+    };
+    StreamSeconds s;
+    if (spans.empty()) return s;
+    std::vector<double> own;
+    for (int i = 0; i < runs; ++i) own.push_back(extent(firstEvent[i], firstEvent[i + 1]));
     s.own = median(own);
-    s.span = (last - first) * 1e-9 / runs;
+    s.span = extent(0, spans.size()) / runs;
     return s;
 }
 

@@ -94,7 +94,7 @@ struct Pipeline::Impl {
         // cvt.pack instructions exist (elsewhere the products spelt out cost more than the shared
         // base sums). The image width compiled in: one program per width (the profile says where).
         const DeviceInfo& dev = ctx.device();
-        const auto nvidiaFrom = [&](int capability) { return dev.isNvidia() && dev.nvComputeMajor * 10 + dev.nvComputeMinor >= capability; };
+        const auto nvidiaFrom = [&](int capability) { return dev.isNvidia() && static_cast<int>(dev.nvComputeMajor * 10 + dev.nvComputeMinor) >= capability; };
         const bool dp4a = nvidiaFrom(61), cvtPack = nvidiaFrom(72), halfLanes = nvidiaFrom(80);
         const bool floatSums = setting("strip_float", 0) != 0, byteDots = setting("strip_dot", dp4a ? 1 : 0) != 0,
                    satPack = setting("strip_pack", cvtPack ? 1 : 0) != 0, fixedWidth = setting("strip_fixed_width", 0) != 0,
