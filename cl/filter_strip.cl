@@ -33,6 +33,8 @@
 // that are not rank 1) take each output's sum of a mask row as dot products of four bytes (words of
 // the input row that hold the window's KW bytes) with the row's weights: on NVIDIA GPUs one dp4a
 // instruction each (DP4A), where the bytes' unpacking and the adds they replace took several.
+// GRADIENT_LANES: 3x3 gradient pairs combined as |Gx| + |Gy| (Sobel, Scharr, Prewitt) take two
+// columns to a register in 16-bit lanes, fp16 numbers on NVIDIA GPUs (HALF_LANES; see lanes_* below).
 // FLOAT_SUMS: the sums in float instead of int. Every value is an integer below 2^21 (the host
 // proves it), so float holds it exactly in any order: the same results, but the adds run on the
 // float units (twice the integer rate on recent NVIDIA GPUs), bytes become floats through their bit
@@ -42,7 +44,8 @@
 // stores), ROW_STRIDE, SAT_PACK and CVT_PACK (below). The host sends only images at least SW wide, wider than
 // RX and taller than RY.
 // OP 1: FLOAT_SUMS, HSLIDE, VSLIDE (then VSCALE, the column factor's constant), DIV_INV (float
-// 1/d), BYTE_DOTS, DP4A, NMASK, COMBINE, NBASE, BASES (NBASE x KW), ROW_BASE and ROW_SCALE (NMASK x KH: base of each
+// 1/d), BYTE_DOTS, DP4A, GRADIENT_LANES, HALF_LANES, GRAD_C0, GRAD_C1 (the column weights) and
+// GRAD_C0_H2, GRAD_C1_H2 (the same as fp16 pairs), NMASK, COMBINE, NBASE, BASES (NBASE x KW), ROW_BASE and ROW_SCALE (NMASK x KH: base of each
 // mask row, -1 for a zero row, and its multiple), DIV_MODE (0 none, 1 shift by DIV_SHIFT, 2 unsigned
 // division: (2 v + DIV_BIAS) / DIV_2D - DIV_K, 3 multiply-shift: (v DIV_MUL + DIV_BIAS) >> DIV_SHIFT
 // - DIV_K), CLAMP_LO, CLAMP_HI (the result can leave [0, 255]).
@@ -344,8 +347,8 @@ inline int strip_dot(const uint a, const uint wt, const int c) {
 #endif
 // A gradient pair c (x) [-1 0 1] and its transpose, c = (GRAD_C0, GRAD_C1, GRAD_C0) (Sobel,
 // Scharr, Prewitt), two columns to a 32-bit register in 16-bit lanes. The bytes of even columns
-// go to one register's lanes, those of odd columns to another's (one and, one shift and and), and
-// every difference and weighted sum serves two outputs. HALF_LANES (NVIDIA): the lanes are fp16
+// go to one register's lanes, those of odd columns to another's, and every difference and weighted
+// sum serves two outputs. HALF_LANES (NVIDIA): the lanes are fp16
 // numbers, a byte b the subnormal b 2^-24, whose bit pattern is b itself; below 2^-13 (2048 2^-24)
 // the fp16 spacing is 2^-24, so every integer of magnitude up to 2048 is exact and its pattern is
 // its sign and magnitude. The arithmetic runs on the fp16x2 units, which add, multiply and take
