@@ -5,7 +5,7 @@
 # $PACK/bin/kspaceFirstOrder-CUDA and -OMP):
 #   gpu: the devices; cuBLAS, cuFFT and OpenCV anchors; the engine's table (vector sum, GEMM, FFT,
 #        predicates) on the NVIDIA GPU and the PoCL CPU device in one `portacl bench --device all`;
-#        every other workload on the GPU.
+#        every other workload on the GPU; the filter goals of issue 3 checked (filter_goals.txt).
 #   pocl:    every other workload on PoCL, and the filter thesis tables there.
 #   compare: k-Wave CUDA against ours on the GPU, k-Wave OMP against ours on PoCL, the filter thesis
 #            tables on the GPU.
@@ -27,6 +27,7 @@ gpu)
     timeout 75 python3 tools/anchors/opencv_filter_anchors.py > "$OUT/opencv_anchors.txt" 2>&1
     bench engine_all 150 --device all --only vector_sum,gemm,fft,predicates --repeats 5
     bench workloads_nvidia 300 --device nvidia --only filter,lineal_path,lineal_path_reconstruct,voronoi,kwave --repeats 5
+    python3 tools/anchors/filter_goals.py "$OUT/workloads_nvidia.csv" "$OUT/opencv_anchors.txt" > "$OUT/filter_goals.txt" 2>&1
     ;;
 pocl)
     bench workloads_pocl 250 --device pocl --only filter,lineal_path,lineal_path_reconstruct,voronoi,kwave --repeats 3 --no-serial
