@@ -52,21 +52,12 @@ StreamSeconds streamDeviceSeconds(Context& ctx, const std::function<void()>& enq
     }
     firstEvent.push_back(ctx.timedCount());
     const auto spans = ctx.endTimingSpans();
-    // Seconds from the first start to the last end of events from .. to - 1.
-    const auto extent = [&](std::size_t from, std::size_t to) {
-        cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
-        for (std::size_t e = from; e < to; ++e) {
-            first = std::min(first, spans[e].first);
-            last = std::max(last, spans[e].second);
-        }
-        return last > first ? (last - first) * 1e-9 : 0.0;
-    };
     StreamSeconds s;
     if (spans.empty()) return s;
     std::vector<double> own;
-    for (int i = 0; i < runs; ++i) own.push_back(extent(firstEvent[i], firstEvent[i + 1]));
+    for (int i = 0; i < runs; ++i) own.push_back(extentSeconds(spans, firstEvent[i], firstEvent[i + 1]));
     s.own = median(own);
-    s.span = extent(0, spans.size()) / runs;
+    s.span = extentSeconds(spans, 0, spans.size()) / runs;
     return s;
 }
 

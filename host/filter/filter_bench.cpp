@@ -41,6 +41,7 @@ std::string convSpec(int k) {
 
 struct Timing {
     double device = NAN, serial = NAN;
+    StreamSeconds stream;  // with `stream` options given to timeOp
     std::string note;
 };
 
@@ -52,7 +53,10 @@ const io::Image& benchImage(int side) {
     return it->second;
 }
 
-Timing timeOp(Context& ctx, const std::string& spec, int side, int serialMaxSide, const BenchOptions& bo) {
+// Device time of one operation on the side^2 benchmark image, launched alone (bo) and, given
+// `stream`, launched back to back; the serial reference when bo.serial.
+Timing timeOp(Context& ctx, const std::string& spec, int side, int serialMaxSide, const BenchOptions& bo,
+              const BenchOptions* stream = nullptr) {
     const std::vector<Operation> ops{parseOperation(spec)};
     Options options;
     Timing t;
@@ -60,6 +64,7 @@ Timing timeOp(Context& ctx, const std::string& spec, int side, int serialMaxSide
     Pipeline p(ctx, ops, options);
     p.upload(img);
     t.device = medianDeviceSeconds(ctx, [&] { p.enqueue(); }, bo);
+    if (stream) t.stream = streamDeviceSeconds(ctx, [&] { p.enqueue(); }, *stream);
     if (bo.serial) {
         const int s = std::min(side, serialMaxSide);
         const io::Image& small = benchImage(s);
@@ -67,12 +72,6 @@ Timing timeOp(Context& ctx, const std::string& spec, int side, int serialMaxSide
         if (s != side) t.note = "serial timed at " + std::to_string(s) + "^2, scaled by area";
     }
     return t;
-}
-
-StreamSeconds timeOpInStream(Context& ctx, const std::string& spec, int side, const BenchOptions& bo) {
-    Pipeline p(ctx, {parseOperation(spec)}, Options{});
-    p.upload(benchImage(side));
-    return streamDeviceSeconds(ctx, [&] { p.enqueue(); }, bo);
 }
 
 }  // namespace
@@ -167,21 +166,22 @@ void printOperationTimes(Context& ctx, const std::vector<std::string>& specs, co
         const double bytes = 2.0 * side * side;
         const double copy = copySeconds(ctx, std::size_t(side) * side, bo);
         const double copyStream = copySeconds(ctx, std::size_t(side) * side, stream, true);
-        out << std::left << std::setw(28) << "(copy of the image's bytes)" << std::setw(11) << std::to_string(side) + "^2" << std::right
-            << std::setprecision(2) << std::setw(12) << copy * 1e6 << std::setprecision(1) << std::setw(10)
-            << 100.0 * bytes / copy / peaks.copyBytesPerSecond << std::setw(13) << 100.0 << std::setprecision(2) << std::setw(12)
-            << copyStream * 1e6 << std::setprecision(1) << std::setw(10) << 100.0 * bytes / copyStream / peaks.copyBytesPerSecond
-            << std::setw(13) << 100.0 << std::endl;
+        // One table row: µs alone and in a stream, each as % of the copy peak and of the same-size copy.
+        const auto row = [&](const std::string& name, double alone, double inStream, const std::string& span) {
+            out << std::left << std::setw(28) << name.substr(0, 27) << std::setw(11) << std::to_string(side) + "^2" << std::right
+                << std::setprecision(2) << std::setw(12) << alone * 1e6 << std::setprecision(1) << std::setw(10)
+                << 100.0 * bytes / alone / peaks.copyBytesPerSecond << std::setw(13) << 100.0 * copy / alone << std::setprecision(2)
+                << std::setw(12) << inStream * 1e6 << std::setprecision(1) << std::setw(10) << 100.0 * bytes / inStream / peaks.copyBytesPerSecond
+                << std::setw(13) << 100.0 * copyStream / inStream;
+            if (!span.empty()) out << std::setw(12) << span;
+            out << std::endl;
+        };
+        row("(copy of the image's bytes)", copy, copyStream, "");
         for (const auto& spec : specs) {
-            const Timing t = timeOp(ctx, spec, side, side, bo);
-            const StreamSeconds st = timeOpInStream(ctx, spec, side, stream);
-            std::ostringstream size;
-            size << side << "^2";
-            out << std::left << std::setw(28) << spec.substr(0, 27) << std::setw(11) << size.str() << std::right << std::setprecision(2)
-                << std::setw(12) << t.device * 1e6 << std::setprecision(1) << std::setw(10) << 100.0 * bytes / t.device / peaks.copyBytesPerSecond
-                << std::setw(13) << 100.0 * copy / t.device << std::setprecision(2) << std::setw(12) << st.own * 1e6 << std::setprecision(1)
-                << std::setw(10) << 100.0 * bytes / st.own / peaks.copyBytesPerSecond << std::setw(13) << 100.0 * copyStream / st.own
-                << std::setprecision(2) << std::setw(12) << st.span * 1e6 << std::endl;
+            const Timing t = timeOp(ctx, spec, side, side, bo, &stream);
+            std::ostringstream span;
+            span << std::fixed << std::setprecision(2) << t.stream.span * 1e6;
+            row(spec, t.device, t.stream.own, span.str());
         }
     }
 }
@@ -222,7 +222,8 @@ std::vector<BenchRecord> runFilterBench(Context& ctx, const BenchOptions& opts) 
     copy.note = "the fastest of the copy-peak copies on the image's bytes: no filter of this size moves less";
     records.push_back(copy);
     for (const Case& c : cases) {
-        const Timing t = timeOp(ctx, c.spec, side, serialSide, opts);
+        // Alone, and back to back as a pipeline's operations run (each launch's own time).
+        const Timing t = timeOp(ctx, c.spec, side, serialSide, opts, &opts);
         BenchRecord r;
         r.workload = "filter/" + c.name;
         r.size = std::to_string(side) + "x" + std::to_string(side) + " u8";
@@ -230,11 +231,9 @@ std::vector<BenchRecord> runFilterBench(Context& ctx, const BenchOptions& opts) 
         r.seconds = t.device;
         r.bytes = 2.0 * side * side;  // input + output, one byte each (the floor any filter moves): GB/s and % of copy bandwidth
         r.serialSeconds = t.serial;
-        // The same launches back to back (as a pipeline's operations run): each one's own time.
-        const double inStream = timeOpInStream(ctx, c.spec, side, opts).own;
         std::ostringstream ceiling;
         ceiling << std::fixed << std::setprecision(1) << 100.0 * copy.seconds / t.device << " % of the same-size copy's rate; "
-                << std::setprecision(2) << inStream * 1e6 << " us each in a stream of " << std::max(1, opts.repeats);
+                 << std::setprecision(2) << t.stream.own * 1e6 << " us each in a stream of " << std::max(1, opts.repeats);
         r.note = ceiling.str() + (t.note.empty() ? "" : "; " + t.note);
         records.push_back(r);
     }

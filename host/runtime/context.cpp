@@ -184,13 +184,7 @@ void Context::beginTiming() {
 
 double Context::endTiming() {
     const auto spans = endTimingSpans();
-    if (spans.empty()) return 0.0;
-    cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
-    for (const auto& [start, end] : spans) {
-        first = std::min(first, start);
-        last = std::max(last, end);
-    }
-    return last > first ? (last - first) * 1e-9 : 0.0;
+    return extentSeconds(spans, 0, spans.size());
 }
 
 std::vector<std::pair<cl_ulong, cl_ulong>> Context::endTimingSpans() {
@@ -201,6 +195,15 @@ std::vector<std::pair<cl_ulong, cl_ulong>> Context::endTimingSpans() {
         spans.emplace_back(e.getProfilingInfo<CL_PROFILING_COMMAND_START>(), e.getProfilingInfo<CL_PROFILING_COMMAND_END>());
     timed_.clear();
     return spans;
+}
+
+double extentSeconds(const std::vector<std::pair<cl_ulong, cl_ulong>>& spans, std::size_t from, std::size_t to) {
+    cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
+    for (std::size_t e = from; e < to; ++e) {
+        first = std::min(first, spans[e].first);
+        last = std::max(last, spans[e].second);
+    }
+    return last > first ? (last - first) * 1e-9 : 0.0;
 }
 
 }  // namespace portacl

@@ -107,6 +107,9 @@ private:
     std::map<std::string, std::shared_ptr<void>> states_;  // declared last: destroyed first
 };
 
+// Seconds from the first start to the last end of spans[from .. to - 1] (endTimingSpans); 0 when none.
+double extentSeconds(const std::vector<std::pair<cl_ulong, cl_ulong>>& spans, std::size_t from, std::size_t to);
+
 // Rounds n up to a multiple of m (m > 0).
 inline std::size_t roundUp(std::size_t n, std::size_t m) { return (n + m - 1) / m * m; }
 
