@@ -831,7 +831,10 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
                     if (bi >= 0) {
                         const int at = DOT_AT(i);
 #pragma unroll
-                        for (int c = 0; c < NCH; ++c) {
+                        for (int cc = 0; cc < NCH; ++cc) {
+                            // The middle chunk first: where its weights are the same for the four
+                            // outputs of a word (a box row), their first product is one and the same.
+                            const int c = (cc + NCH / 2) % NCH;
                             uint wt = 0;
 #pragma unroll
                             for (int b = 0; b < 4; ++b) {

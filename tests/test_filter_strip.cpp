@@ -128,14 +128,18 @@ TEST(FilterStrip, ByteDotsEqualReference) {
         for (const std::string s : {"prewitt:x", "sobel:y", "conv:1,-2,3:sum", "binomial:3"})
             expectStripEqualsReference(image(61, 40, 1, 22), s, dots16, b);
     // Wider masks that are not rank 1 (5, 7 and 9 wide: every window offset in a word, words as they
-    // are and funnel shifts, the zero word past the right side), and a 1-D row of 9 taps.
+    // are and funnel shifts, the zero word past the right side), and 1-D rows of 3, 5 and 9 taps
+    // (boxes among them, which take the dot products instead of sliding sums).
     const std::string conv5 = "conv:1,2,-3,4,5;2,0,1,-1,3;5,4,3,2,1;-2,1,0,1,2;1,1,9,1,1:sum";
     const std::string conv7 = "conv:1,2,3,4,3,2,1;2,0,1,-1,3,0,2;5,4,3,2,1,0,1;-2,1,0,1,2,1,0;1,1,9,1,1,1,1;0,0,0,1,0,0,0;3,-3,3,-3,3,-3,3:sum";
     const std::string conv9 = "conv:1,2,3,4,5,1,2,3,4;5,1,2,3,4,5,1,2,3;4,5,1,2,3,4,5,1,2;3,4,5,1,2,3,4,5,1;2,3,4,5,1,2,3,4,5;"
                               "1,2,3,4,5,1,2,3,4;5,1,2,3,4,5,1,2,3;4,5,1,2,3,4,5,1,2;-3,4,5,1,2,3,4,5,127:sum";
     for (Border b : kBorders)
-        for (const std::string& s : {conv5, std::string("conv:1,8,28,56,70,56,28,8,1:sum")})
+        for (const std::string& s : {conv5, std::string("conv:1,8,28,56,70,56,28,8,1:sum"), std::string("conv:1,1,1,1,1,1,1,1,1:sum"),
+                                     std::string("conv:1,1,1,1,1:sum"), std::string("conv:-1,2,-3,4,0,-4,3,-2,1")})
             expectStripEqualsReference(image(45, 23, 1, 23), s, dots8, b);
+    for (const std::string s : {"conv:1,1,1,1,1,1,1,1,1:sum", "conv:1,1,1,1,1:sum", "conv:1,1,1:sum"})
+        expectStripEqualsReference(image(61, 40, 1, 26), s, dots16, Border::Reflect);
     for (Border b : {Border::Constant, Border::Wrap})  // (each program takes PoCL several seconds to build)
         for (const std::string& s : {conv7, conv9}) expectStripEqualsReference(image(45, 23, 1, 23), s, dots8, b);
     for (const std::string& s : {conv5, conv9}) {
@@ -152,6 +156,11 @@ TEST(FilterStrip, ByteDotsEqualReference) {
     EXPECT_NE(dotsDefine("conv:1,128,1;0,0,0;1,1,1").find("BYTE_DOTS=0"), std::string::npos);
     EXPECT_NE(dotsDefine("conv:1;2;1").find("BYTE_DOTS=0"), std::string::npos);
     EXPECT_NE(dotsDefine("box:5").find("BYTE_DOTS=0"), std::string::npos);
+    EXPECT_NE(dotsDefine("conv:1,1,1,1,1,1,1,1,1:sum").find("BYTE_DOTS=1"), std::string::npos);
+    EXPECT_NE(dotsDefine("conv:1,1,1,1,1,1,1,1,1:sum").find("HSLIDE=0"), std::string::npos);
+    EXPECT_NE(stripDefines(parseOperation("conv:1,1,1,1,1,1,1,1,1:sum"), io::PixelType::U8, 64, 64, Border::Reflect101, StripLayout{8, 4, 8, 2})
+                  .find("HSLIDE=1"),
+              std::string::npos);  // without dot products the box row slides
     EXPECT_NE(dotsDefine(conv9).find("BYTE_DOTS=1"), std::string::npos);
     // A mask larger than 3x3, not rank 1, with a weight past a byte: the tile kernels.
     EXPECT_EQ(dotsDefine("conv:1,2,3,4,5;2,0,1,-1,3;5,4,300,2,1;-2,1,0,1,2;1,1,9,1,1"), "");
