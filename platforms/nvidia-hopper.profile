@@ -83,9 +83,11 @@ strip_fixed_width = 1
 # Sobel at 4096^2 through CUDA back to back: 95 -> 72 registers, 6.46 -> 5.01 million instructions,
 # 12.4 -> 10.7 us (tools/profile/ncu_filter_strip.sh). The gradient pairs and the 1-D rows (the
 # 9x1 row pass) have layouts of their own: strips of 16 x 4 (H100, 4096^2 per launch, three rounds
-# in one run: Sobel 13.4-13.7 us against 13.9-14.6 in 8 x 8; the 9x1 row pass 14.3-14.6 against 16.2-16.9).
+# in one run: Sobel 13.4-13.7 us against 13.9-14.6 in 8 x 8; the 9x1 row pass 14.3-14.6 against 16.2-16.9),
+# and 16 x 6 for the gradient pairs (H100, through CUDA back to back: Sobel 4.43 -> 4.14 million
+# instructions, 10.3 -> 9.9 us, Scharr 10.6 -> 10.1; 16 x 8 took 10.0 and 10.3 in 124 registers).
 gradient_strip_width = 16
-gradient_strip_rows = 4
+gradient_strip_rows = 6
 row_strip_width = 16
 row_strip_rows = 4
 
