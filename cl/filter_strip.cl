@@ -29,8 +29,8 @@
 // COLUMN_LANES: a rank-1 or 1-D column mask whose column factor has non-negative weights with a sum
 // of bytes that fits 16 bits (binomials, say) takes its column sums first, two to a register in
 // 16-bit lanes, and then the row factor along them.
-// BYTE_DOTS: integer masks whose weights fit a signed byte (those up to 3x3, and masks up to 9x9
-// that are not rank 1) take each output's sum of a mask row as dot products of four bytes (words of
+// BYTE_DOTS: integer masks whose weights fit a signed byte (those up to 3x3, masks up to 9x9 that
+// are not rank 1, and 1-D rows) take each output's sum of a mask row as dot products of four bytes (words of
 // the input row that hold the window's KW bytes) with the row's weights: on NVIDIA GPUs one dp4a
 // instruction each (DP4A), where the bytes' unpacking and the adds they replace took several.
 // GRADIENT_LANES: 3x3 gradient pairs combined as |Gx| + |Gy| (Sobel, Scharr, Prewitt) take two

@@ -191,9 +191,9 @@ TEST(FilterStrip, PackedStoresAndFixedWidthEqualReference) {
 TEST(FilterStrip, GradientLanesEqualReference) {
     // Gradient pairs |Gx| + |Gy| in 16-bit lanes (strip_gradient_lanes = 1; on PoCL integer lanes
     // spelt out, on NVIDIA GPUs fp16x2 arithmetic): Sobel, Scharr (whose weighted sums pass 2048,
-    // where fp16 rounds) and Prewitt, every border, strips 8, 16 and 4 wide and 3, 4 and 6 rows (each lane shift between
-    // words, and the side words at either end), a last strip stored byte by byte and whole strips,
-    // and blocks of 0 and 255 (the largest sums of both signs).
+    // where fp16 rounds) and Prewitt, every border, strips 8, 16 and 4 wide (each lane shift between
+    // words, and the side words at either end) of 3, 4 and 6 rows, a last strip stored byte by byte
+    // and whole strips, and blocks of 0 and 255 (the largest sums of both signs).
     const Layout lanes8{8, 4, 8, 2, 2, false, false, true, true, true}, lanes16{16, 4, 8, 2, 2, false, false, false, false, true},
         lanes4{4, 3, 4, 4, 3, false, false, false, false, true}, lanes16x6{16, 6, 8, 2, 2, false, false, true, true, true};
     io::Image blocks = io::makeImage(48, 21, 1, io::PixelType::U8);
@@ -209,7 +209,7 @@ TEST(FilterStrip, GradientLanesEqualReference) {
             expectStripEqualsReference(image(61, 40, 1, 41), s, lanes16, b);
             expectStripEqualsReference(image(64, 9, 1, 42), s, lanes16, b);
             expectStripEqualsReference(image(22, 7, 1, 43), s, lanes4, b);
-            expectStripEqualsReference(image(64, 40, 1, 44), s, lanes16x6, b);  // (the Hopper profile's strips; 40 rows: a last strip of 4)
+            expectStripEqualsReference(image(64, 40, 1, 44), s, lanes16x6, b);  // the Hopper profile's; a last strip of 4 rows
         }
     // Only the L1 pairs take the lanes; the others keep their sums (and the dot products, where on).
     StripLayout lanes{8, 4, 8, 2};
