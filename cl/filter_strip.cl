@@ -29,8 +29,8 @@
 // COLUMN_LANES: a rank-1 or 1-D column mask whose column factor has non-negative weights with a sum
 // of bytes that fits 16 bits (binomials, say) takes its column sums first, two to a register in
 // 16-bit lanes, and then the row factor along them.
-// BYTE_DOTS: integer masks whose weights fit a signed byte (those up to 3x3, masks up to 9x9 that
-// are not rank 1, and 1-D rows) take each output's sum of a mask row as dot products of four bytes (words of
+// BYTE_DOTS: integer masks whose weights fit a signed byte (those up to 3x3, the compass operators'
+// eight, masks up to 9x9 that are not rank 1, and 1-D rows) take each output's sum of a mask row as dot products of four bytes (words of
 // the input row that hold the window's KW bytes) with the row's weights: on NVIDIA GPUs one dp4a
 // instruction each (DP4A), where the bytes' unpacking and the adds they replace took several.
 // GRADIENT_LANES: 3x3 gradient pairs combined as |Gx| + |Gy| (Sobel, Scharr, Prewitt) take two
@@ -44,8 +44,10 @@
 // stores), ROW_STRIDE, SAT_PACK and CVT_PACK (below). The host sends only images at least SW wide, wider than
 // RX and taller than RY.
 // OP 1: FLOAT_SUMS, HSLIDE, VSLIDE (then VSCALE, the column factor's constant), DIV_INV (float
-// 1/d), BYTE_DOTS, DP4A, GRADIENT_LANES, HALF_LANES, GRAD_C0, GRAD_C1 (the column weights) and
-// GRAD_C0_H2, GRAD_C1_H2 (the same as fp16 pairs), NMASK, COMBINE, NBASE, BASES (NBASE x KW), ROW_BASE and ROW_SCALE (NMASK x KH: base of each
+// 1/d), BYTE_DOTS, DP4A, MANY_MASKS (more than two masks, their largest sum) and PAIRED_MASKS (the
+// second half of the masks is minus the first: Sobel's compass), GRADIENT_LANES, HALF_LANES,
+// GRAD_C0, GRAD_C1 (the column weights) and GRAD_C0_H2, GRAD_C1_H2 (the same as fp16 pairs), NMASK,
+// COMBINE, NBASE, BASES (NBASE x KW), ROW_BASE and ROW_SCALE (NMASK x KH: base of each
 // mask row, -1 for a zero row, and its multiple), DIV_MODE (0 none, 1 shift by DIV_SHIFT, 2 unsigned
 // division: (2 v + DIV_BIAS) / DIV_2D - DIV_K, 3 multiply-shift: (v DIV_MUL + DIV_BIAS) >> DIV_SHIFT
 // - DIV_K), CLAMP_LO, CLAMP_HI (the result can leave [0, 255]).
@@ -339,6 +341,25 @@ inline int strip_dot(const uint a, const uint wt, const int c) {
 #define DOT_Q(i) ((((i) - RX + 4) >> 2) - 1)
 #define DOT_OFF(i) (((i) - RX + 4) & 3)
 #define DOT_AT(i) (DOT_OFF(i) <= 4 * NCH - KW ? DOT_OFF(i) : 0)
+// s += mask row bi times sc against the window's chunks w[0 .. NCH-1] (from byte `at`): byte k of the
+// row's weights at byte at + k of the chunks, one dot product per chunk with a weight. The middle
+// chunk first: where its weights are the same for the four outputs of a word (a box row), their
+// first product is one and the same.
+#define ROW_DOTS(s, bi, sc, w, at)                                                                   \
+    {                                                                                                \
+        _Pragma("unroll") for (int cc_ = 0; cc_ < NCH; ++cc_) {                                      \
+            const int c_ = (cc_ + NCH / 2) % NCH;                                                    \
+            uint wt_ = 0;                                                                            \
+            _Pragma("unroll") for (int b_ = 0; b_ < 4; ++b_) {                                       \
+                const int k_ = 4 * c_ + b_ - (at);                                                   \
+                if (k_ >= 0 && k_ < KW) wt_ |= ((uint)((sc) * bases[(bi) * KW + k_]) & 0xffu) << (8 * b_); \
+            }                                                                                        \
+            if (wt_ != 0) s = strip_dot((w)[c_], wt_, s);                                            \
+        }                                                                                            \
+    }
+#endif
+#if MANY_MASKS && !(BYTE_DOTS && COMBINE == 6)
+#error "MANY_MASKS: the largest of more than two masks' sums, by byte dot products"
 #endif
 
 #if GRADIENT_LANES
@@ -725,6 +746,8 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #endif
 #if VSLIDE
     acc_t col[SW];  // the running column sums of the current output row
+#elif MANY_MASKS
+    uint wins[NR][SW][NCH];  // the window chunks of every input row
 #elif !COLUMN_SUMS
     // acc[m][r][i]: mask m's sum of output row r, lane i; a row is finished when its last input
     // row has been added, and stored at once.
@@ -813,6 +836,38 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
             }
             STORE_OUT(o, r);
         }
+#elif MANY_MASKS
+        // More than two masks (the compass operators: the largest of eight masks' sums): every
+        // input row's window chunks are kept, and an output row's masks are summed one after the
+        // other once its last input row is in (running sums of eight masks for each output of the
+        // strip would not fit the registers).
+#pragma unroll
+        for (int i = 0; i < SW; ++i)
+#pragma unroll
+            for (int c = 0; c < NCH; ++c) wins[j][i][c] = win[i][c];
+        const int r = j - (KH - 1);
+        if (r >= 0 && y0 + r < h) {
+            out_t o[SW];
+#pragma unroll
+            for (int i = 0; i < SW; ++i) {
+                int best = 0;
+#pragma unroll
+                for (int m = 0; m < (PAIRED_MASKS ? NMASK / 2 : NMASK); ++m) {
+                    int s = 0;
+#pragma unroll
+                    for (int dy = 0; dy < KH; ++dy) {
+                        const int bi = rowBase[m * KH + dy], sc = rowScale[m * KH + dy];
+                        if (bi >= 0) ROW_DOTS(s, bi, sc, wins[r + dy][i], DOT_AT(i));
+                    }
+#if PAIRED_MASKS
+                    s = abs(s);  // mask m + NMASK / 2 is minus mask m: the larger of the two sums
+#endif
+                    best = m == 0 ? s : max(best, s);
+                }
+                o[i] = strip_combine(best, best);
+            }
+            STORE_OUT(o, r);
+        }
 #else
 #pragma unroll
         for (int dy = 0; dy < KH; ++dy) {
@@ -825,25 +880,8 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #pragma unroll
                 for (int i = 0; i < SW; ++i) {
 #if BYTE_DOTS
-                    // The mask row's own weights, byte k of the window at byte DOT_AT(i) + k of
-                    // the chunks: one dot product per chunk with a weight, accumulated.
                     if (dy == 0) acc[m][r][i] = 0;
-                    if (bi >= 0) {
-                        const int at = DOT_AT(i);
-#pragma unroll
-                        for (int cc = 0; cc < NCH; ++cc) {
-                            // The middle chunk first: where its weights are the same for the four
-                            // outputs of a word (a box row), their first product is one and the same.
-                            const int c = (cc + NCH / 2) % NCH;
-                            uint wt = 0;
-#pragma unroll
-                            for (int b = 0; b < 4; ++b) {
-                                const int k = 4 * c + b - at;
-                                if (k >= 0 && k < KW) wt |= ((uint)(sc * bases[bi * KW + k]) & 0xffu) << (8 * b);
-                            }
-                            if (wt != 0) acc[m][r][i] = strip_dot(win[i][c], wt, acc[m][r][i]);
-                        }
-                    }
+                    if (bi >= 0) ROW_DOTS(acc[m][r][i], bi, sc, win[i], DOT_AT(i));
 #else
                     const acc_t t = bi < 0 ? (acc_t)0 : sc == 1 ? hb[bi < 0 ? 0 : bi][i] : (acc_t)sc * hb[bi < 0 ? 0 : bi][i];
                     if (dy == 0) acc[m][r][i] = t;

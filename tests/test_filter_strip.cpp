@@ -140,6 +140,13 @@ TEST(FilterStrip, ByteDotsEqualReference) {
             expectStripEqualsReference(image(45, 23, 1, 23), s, dots8, b);
     for (const std::string s : {"conv:1,1,1,1,1,1,1,1,1:sum", "conv:1,1,1,1,1:sum", "conv:1,1,1:sum"})
         expectStripEqualsReference(image(61, 40, 1, 26), s, dots16, Border::Reflect);
+    // The compass operators' largest response of eight masks, each mask summed on its own (each
+    // program takes PoCL several seconds to build: every border for one of them).
+    for (Border b : kBorders) expectStripEqualsReference(image(45, 23, 1, 27), "compass:kirsch", dots8, b);
+    for (const std::string s : {"compass:sobel", "compass:robinson"}) {
+        expectStripEqualsReference(image(45, 23, 1, 27), s, dots8, Border::Constant);
+        expectStripEqualsReference(image(61, 40, 1, 28), s, dots16, Border::Reflect101);
+    }
     for (Border b : {Border::Constant, Border::Wrap})  // (each program takes PoCL several seconds to build)
         for (const std::string& s : {conv7, conv9}) expectStripEqualsReference(image(45, 23, 1, 23), s, dots8, b);
     for (const std::string& s : {conv5, conv9}) {
@@ -162,6 +169,11 @@ TEST(FilterStrip, ByteDotsEqualReference) {
                   .find("HSLIDE=1"),
               std::string::npos);  // without dot products the box row slides
     EXPECT_NE(dotsDefine(conv9).find("BYTE_DOTS=1"), std::string::npos);
+    EXPECT_NE(dotsDefine("compass:kirsch").find("MANY_MASKS=1 -D PAIRED_MASKS=0"), std::string::npos);
+    EXPECT_NE(dotsDefine("compass:sobel").find("MANY_MASKS=1 -D PAIRED_MASKS=1"), std::string::npos);
+    EXPECT_NE(dotsDefine("compass:robinson").find("MANY_MASKS=1 -D PAIRED_MASKS=0"), std::string::npos);
+    EXPECT_EQ(dotsDefine("compass:kirsch:dir"), "");  // a float output
+    EXPECT_EQ(stripDefines(parseOperation("compass:kirsch"), io::PixelType::U8, 64, 64, Border::Reflect101, StripLayout{8, 4, 8, 2}), "");
     // A mask larger than 3x3, not rank 1, with a weight past a byte: the tile kernels.
     EXPECT_EQ(dotsDefine("conv:1,2,3,4,5;2,0,1,-1,3;5,4,300,2,1;-2,1,0,1,2;1,1,9,1,1"), "");
     EXPECT_EQ(stripDefines(parseOperation(conv5), io::PixelType::U8, 64, 64, Border::Reflect101, StripLayout{8, 4, 8, 2}), "");

@@ -192,10 +192,10 @@ std::string linearDefines(const Operation& op, const StripLayout& layout) {
             outHi = hi[m];
             break;
         }
-        case Combine::Max:
-            if (nmask != 2) return "";
-            outLo = std::max(lo[0], lo[1]);
-            outHi = std::max(hi[0], hi[1]);
+        case Combine::Max:  // two masks, or the compass operators' eight
+            if (nmask < 2) return "";
+            outLo = *std::max_element(lo.begin(), lo.end());
+            outHi = *std::max_element(hi.begin(), hi.end());
             break;
         default:
             return "";  // float outputs (direction, compass index)
@@ -237,8 +237,18 @@ std::string linearDefines(const Operation& op, const StripLayout& layout) {
     for (int m = 0; m < nmask; ++m) total += a[m];
     const bool useFloat = layout.floatSums && !dots && !gradientLanes && op.combine != Combine::L2 && 2 * total < (std::int64_t(1) << 21);
     // Up to 3x3 any mask; larger ones if rank 1 or 1-D (a row or a column: one separable pass), and
-    // others only with dot products.
+    // others only with dot products. More than two masks (the compass operators) only with dot
+    // products: one mask at a time, from the window chunks the kernel keeps.
     if (!dots && !small && plan.row.empty() && kw > 1 && kh > 1) return "";
+    const bool manyMasks = nmask > 2;
+    if (manyMasks && !dots) return "";
+    // Masks whose second half is minus the first (Sobel's compass: each direction's
+    // opposite): the largest of a pair's sums is the first's absolute value, half the dot products.
+    bool pairedMasks = manyMasks && nmask % 2 == 0;
+    for (int m = 0; m < nmask / 2 && pairedMasks; ++m) {
+        const auto &mask = plan.masks[m], &opposite = plan.masks[m + nmask / 2];
+        pairedMasks = std::equal(mask.begin(), mask.end(), opposite.begin(), [](std::int32_t w, std::int32_t o) { return o == -w; });
+    }
     // 16-bit lanes: one base row (rank 1, or a 1-D column) taller than 3 rows whose column factor
     // has non-negative weights, the sum of bytes under 2^16 (sliding or not).
     const bool lanes = kh >= 5 && nmask == 1 && bases.size() == 1 && !wide && !useFloat &&
@@ -247,7 +257,8 @@ std::string linearDefines(const Operation& op, const StripLayout& layout) {
     const float inv = static_cast<float>(1.0 / static_cast<double>(plan.divisor));
     char invText[64];
     std::snprintf(invText, sizeof invText, "%af", static_cast<double>(inv));
-    d << " -D BYTE_DOTS=" << (dots ? 1 : 0) << " -D DP4A=" << (dots && layout.dp4a ? 1 : 0);
+    d << " -D BYTE_DOTS=" << (dots ? 1 : 0) << " -D DP4A=" << (dots && layout.dp4a ? 1 : 0) << " -D MANY_MASKS=" << (manyMasks ? 1 : 0)
+      << " -D PAIRED_MASKS=" << (pairedMasks ? 1 : 0);
     d << " -D GRADIENT_LANES=" << (gradientLanes ? 1 : 0) << " -D HALF_LANES=" << (gradientLanes && layout.halfLanes ? 1 : 0)
       << " -D GRAD_C0=" << gradC0 << " -D GRAD_C1=" << gradC1 << " -D GRAD_C0_H2=" << halfPair(std::max(gradC0, 1))
       << "u -D GRAD_C1_H2=" << halfPair(std::max(gradC1, 1)) << "u";
@@ -273,7 +284,7 @@ std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, 
     std::string specific;
     if (op.kind == Operation::Kind::Linear) {
         // Up to 9 taps a side (linearDefines says which masks larger than 3x3 it takes).
-        if (op.width > 9 || op.height > 9 || op.masks.empty() || op.masks.size() > 2) return "";
+        if (op.width > 9 || op.height > 9 || op.masks.empty() || (op.masks.size() > 2 && op.combine != Combine::Max)) return "";
         specific = linearDefines(op, layout);
     } else if (op.kind == Operation::Kind::Median) {
         if (op.width != op.height || (op.width != 3 && op.width != 5)) return "";
