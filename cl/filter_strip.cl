@@ -30,9 +30,10 @@
 // of bytes that fits 16 bits (binomials, say) takes its column sums first, two to a register in
 // 16-bit lanes, and then the row factor along them.
 // BYTE_DOTS: integer masks whose weights fit a signed byte (those up to 3x3, the compass operators'
-// eight, masks up to 9x9 that are not rank 1, and 1-D rows) take each output's sum of a mask row as dot products of four bytes (words of
-// the input row that hold the window's KW bytes) with the row's weights: on NVIDIA GPUs one dp4a
-// instruction each (DP4A), where the bytes' unpacking and the adds they replace took several.
+// eight, masks up to 9x9 that are not rank 1, and 1-D rows) take each output's sum of a mask row as
+// dot products of four bytes (words of the input row that hold the window's KW bytes) with the
+// row's weights: on NVIDIA GPUs one dp4a instruction each (DP4A), where the bytes' unpacking and
+// the adds they replace took several.
 // GRADIENT_LANES: 3x3 gradient pairs combined as |Gx| + |Gy| (Sobel, Scharr, Prewitt) take two
 // columns to a register in 16-bit lanes, fp16 numbers on NVIDIA GPUs (HALF_LANES; see lanes_* below).
 // FLOAT_SUMS: the sums in float instead of int. Every value is an integer below 2^21 (the host
