@@ -283,8 +283,9 @@ std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, 
     if (static_cast<std::uint64_t>(imageWidth) * static_cast<std::uint64_t>(imageHeight) + kStripSlack > 0xffffffffu) return "";
     std::string specific;
     if (op.kind == Operation::Kind::Linear) {
-        // Up to 9 taps a side (linearDefines says which masks larger than 3x3 it takes).
-        if (op.width > 9 || op.height > 9 || op.masks.empty() || (op.masks.size() > 2 && op.combine != Combine::Max)) return "";
+        // Up to 9 taps a side (linearDefines says which masks larger than 3x3, and which numbers of
+        // masks for each combine rule, it takes).
+        if (op.width > 9 || op.height > 9 || op.masks.empty()) return "";
         specific = linearDefines(op, layout);
     } else if (op.kind == Operation::Kind::Median) {
         if (op.width != op.height || (op.width != 3 && op.width != 5)) return "";

@@ -46,9 +46,9 @@ MultiplyShift multiplyShift(std::int64_t lo, std::int64_t hi, std::int64_t d);
 // The kernel's defines for `op` on an imageWidth x imageHeight plane of type `in` under `border`,
 // or "" when the strip path does not take it: other depths; linear masks larger than 3x3 that are
 // neither rank 1 nor 1-D (unless byte dot products take them: up to 9x9, weights in a signed
-// byte), or masks over 9 taps a side; float outputs, more than two
-// masks (but the compass operators' largest response, where there are byte dot products), or sums that could leave 32 bits (64 for the column sums of rank-1 masks); medians
-// other than 3x3 and 5x5; images narrower than a strip (or, were they not refused before, not
+// byte), or masks over 9 taps a side; float outputs, more than two masks (but the compass
+// operators' largest response, where there are byte dot products), or sums that could leave 32
+// bits (64 for the column sums of rank-1 masks); medians other than 3x3 and 5x5; images narrower than a strip (or, were they not refused before, not
 // wider and taller than the window's radius).
 std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, int imageHeight, Border border, const StripLayout& layout);
 
