@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
 # Installs everything PortaCL needs to build and test on a fresh Debian 12 machine (run as root).
 # One list, used by the README's commands and by .ci/run.
+#
+# OpenCL implementations: PoCL (the reference CPU device), Mesa's rusticl on llvmpipe (a second CPU
+# device; the engine enables it with RUSTICL_ENABLE=llvmpipe when that variable is unset), oclgrind
+# (a simulator that checks kernels; opt-in, see docs/portability.md) and Intel's OpenCL CPU runtime
+# from PyPI, installed into $PORTACL_INTEL_OCL_PREFIX (default /opt/portacl/intel-ocl) and
+# registered with the ICD loader by an absolute path in /etc/OpenCL/vendors (its libraries find
+# each other through their RUNPATH, so nothing goes on LD_LIBRARY_PATH).
+# PORTACL_SKIP_INTEL_OCL=1 leaves Intel's runtime out (a 225 MB download).
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
+  mesa-opencl-icd oclgrind
   libclfft-dev libvkfft-dev
   libboost-program-options-dev libhdf5-dev googletest libgtest-dev
   libpng-dev libtiff-dev zlib1g-dev libstb-dev libnetpbm-dev
   gemmi-dev tao-pegtl-dev
-  python3-numpy python3-h5py python3-opencv voronota
+  python3-numpy python3-h5py python3-opencv python3-pip voronota
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -20,5 +29,25 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Intel's OpenCL CPU runtime. pip's --prefix puts the wheels' lib/ folder (libintelocl.so and the
+# compiler and TBB libraries beside it) under the prefix whichever Python runs pip.
+intel_version=2026.2.0
+intel_prefix=${PORTACL_INTEL_OCL_PREFIX:-/opt/portacl/intel-ocl}
+intel_icd=/etc/OpenCL/vendors/intel-cpu.icd
+if [ "${PORTACL_SKIP_INTEL_OCL:-0}" != 1 ]; then
+  if [ ! -f "$intel_prefix/lib/libintelocl.so" ] ||
+     [ "$(cat "$intel_prefix/VERSION" 2>/dev/null)" != "$intel_version" ]; then
+    echo "install-deps: installing Intel's OpenCL CPU runtime $intel_version into $intel_prefix"
+    rm -rf "$intel_prefix"
+    PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q --no-cache-dir --disable-pip-version-check \
+      --no-warn-script-location --root-user-action=ignore --ignore-installed --prefix "$intel_prefix" \
+      "intel-opencl-rt==$intel_version" "intel-cmplr-lib-rt==$intel_version"
+    test -f "$intel_prefix/lib/libintelocl.so"
+    echo "$intel_version" > "$intel_prefix/VERSION"
+  fi
+  mkdir -p /etc/OpenCL/vendors
+  echo "$intel_prefix/lib/libintelocl.so" > "$intel_icd"
 fi
 echo "install-deps: all dependencies present"
