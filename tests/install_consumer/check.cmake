@@ -1,4 +1,5 @@
-# Runs: cmake --install, then configure + build + run the consumer project against the prefix.
+# Runs: cmake --install, then configure + build + run a consumer project (SOURCE_DIR, its program
+# EXECUTABLE) against the prefix.
 file(REMOVE_RECURSE "${WORK_DIR}")
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -10,5 +11,5 @@ run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${WORK_DIR}/prefix")
 run(${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${WORK_DIR}/build" -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
 run(${CMAKE_COMMAND} --build "${WORK_DIR}/build")
 set(ENV{LD_LIBRARY_PATH} "${WORK_DIR}/prefix/lib:${WORK_DIR}/prefix/lib64:$ENV{LD_LIBRARY_PATH}")
-run("${WORK_DIR}/build/consumer")
+run("${WORK_DIR}/build/${EXECUTABLE}")
 message(STATUS "installed PortaCL found, linked and ran")
