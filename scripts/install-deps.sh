@@ -18,7 +18,7 @@ packages=(
   libboost-program-options-dev libhdf5-dev googletest libgtest-dev
   libpng-dev libtiff-dev zlib1g-dev libstb-dev libnetpbm-dev
   gemmi-dev tao-pegtl-dev
-  python3-numpy python3-h5py python3-opencv python3-pip voronota
+  python3-numpy python3-h5py python3-opencv python3-matplotlib python3-pip voronota
 )
 missing=()
 for p in "${packages[@]}"; do
