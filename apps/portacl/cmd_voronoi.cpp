@@ -82,7 +82,7 @@ int runVoronoi(const std::vector<std::string>& args) {
         "hydrogens", po::bool_switch(&hydrogens), "keep hydrogen atoms")(
         "hetero", po::bool_switch(&hetero), "keep HETATM records (Voronota leaves them out by default)")(
         "waters", po::bool_switch(&waters), "keep waters (with --hetero)")(
-        "all-altlocs", po::bool_switch(&allAltlocs), "keep every alternate location (default: the first of each residue, as Voronota)")(
+        "all-altlocs", po::bool_switch(&allAltlocs), "keep every alternate location (default, as Voronota: atoms with no alternate location, or with A or 1)")(
         "first-model", po::bool_switch(&firstModel), "only the first model of a multi-model file")(
         "summary", po::value(&summary), "write the summary to this file instead of stderr")(
         "serial", po::bool_switch(&serial), "run the serial C++ reference instead of the device")(
@@ -109,6 +109,10 @@ int runVoronoi(const std::vector<std::string>& args) {
     mo.allAltlocs = allAltlocs;
     mo.allModels = !firstModel;
     const std::vector<io::Frame> frames = io::readMolecule(input, mo);
+    for (std::size_t f = 0; f < frames.size(); ++f)
+        if (frames[f].balls.size() < 4)
+            throw Error("'" + input + "'" + (frames.size() > 1 ? " model " + std::to_string(f + 1) : std::string()) + " has " +
+                        std::to_string(frames[f].balls.size()) + " balls after filtering; a Voronoi diagram needs at least 4 (as Voronota's calculate-vertices)");
 
     voronoi::Options vo;
     vo.precision = common.parsedPrecision();
@@ -149,11 +153,11 @@ int runVoronoi(const std::vector<std::string>& args) {
         if (!edges.empty()) writeAtomically(framePath(edges, f, frames.size()), voronoi::formatEdges(d));
         char line[512];
         std::snprintf(line, sizeof line,
-                      "%sballs %zu hidden %d vertices %zu edges %zu components %d phase2_edges %zu redone_on_host %zu searches %zu "
+                      "%sballs %zu hidden %d vertices %zu edges %zu components %d unresolved_edges %zu phase2_edges %zu redone_on_host %zu searches %zu "
                       "waves %d closed_edges %zu free_open_edges %zu pass_rounds %d pass_faces %zu pass_triples %zu pass_flagged %zu "
                       "pass_starts %zu seconds %.4f\n",
                       frames.size() > 1 ? ("frame " + std::to_string(f + 1) + " ").c_str() : "", frames[f].balls.size(),
-                      d.hiddenBalls, d.vertices.size(), d.edges.size(), d.components, d.phase2Edges, d.redoneOnHost, d.solvedEdges,
+                      d.hiddenBalls, d.vertices.size(), d.edges.size(), d.components, static_cast<std::size_t>(d.unresolvedEdges), d.phase2Edges, d.redoneOnHost, d.solvedEdges,
                       d.waves, d.closedEdges, d.freeEdges, d.passes, d.passFaces, d.passTriples, d.passFlagged, d.passSeeds,
                       d.seconds);
         report += line;

@@ -187,21 +187,17 @@ std::vector<Frame> readMolecule(const std::string& path, const MoleculeOptions& 
     const RadiusTable table = options.radiiFile.empty() ? RadiusTable::voronotaDefault()
                                                         : RadiusTable::fromFile(options.radiiFile);
     std::vector<Frame> frames;
+    std::size_t records = 0;
     for (const auto& model : models) {
+        records += model.atoms.size();
         Frame f;
-        // The first alternate location of each residue is kept (Voronota's default).
-        std::string residueKey;
-        char firstAltloc = 0;
         for (const auto& a : model.atoms) {
-            const std::string key = a.label.chain + ":" + std::to_string(a.label.resSeq) + a.label.insCode + a.label.resName;
-            if (key != residueKey) residueKey = key, firstAltloc = 0;
             if (a.hetero && !options.hetero) continue;
             if (isWater(a.label.resName) && !options.waters) continue;
             if (a.hydrogen && !options.hydrogens) continue;
-            if (!options.allAltlocs && !a.label.altLoc.empty()) {
-                if (!firstAltloc) firstAltloc = a.label.altLoc[0];
-                if (a.label.altLoc[0] != firstAltloc) continue;
-            }
+            // Voronota's rule: no alternate location, or the one labelled A or 1.
+            const std::string& alt = a.label.altLoc;
+            if (!options.allAltlocs && !(alt.empty() || alt == "A" || alt == "1")) continue;
             if (!std::isfinite(a.x) || !std::isfinite(a.y) || !std::isfinite(a.z))
                 throw Error("atom " + std::to_string(a.label.serial) + " (" + a.label.resName + " " +
                             a.label.atomName + ") in '" + path + "' has a non-finite coordinate");
@@ -217,8 +213,12 @@ std::vector<Frame> readMolecule(const std::string& path, const MoleculeOptions& 
         frames.push_back(std::move(f));
         if (!options.allModels) break;
     }
+    if (records == 0)
+        throw Error("'" + path + "' has no atom records" +
+                    (format == MoleculeFormat::Cif ? std::string(" (no _atom_site table with coordinates)") : std::string(" (no ATOM or HETATM lines)")));
     if (frames.empty())
-        throw Error("'" + path + "' has no atoms left after filtering (hetero atoms, waters and hydrogens are left out by default)");
+        throw Error("'" + path + "' has no atoms left after filtering (" + std::to_string(records) +
+                    " atom records; hetero atoms, waters and hydrogens are left out by default: see --hetero, --waters, --hydrogens)");
     return frames;
 }
 

@@ -1,42 +1,192 @@
-// PDB and mmCIF through gemmi (header-only 0.5.x): the one translation unit that includes its parsers.
+// The atom records of PDB and mmCIF files, in file order. PDB lines are read by their columns here;
+// mmCIF goes through gemmi's CIF parser (header-only 0.5.x), and both through gemmi's gzip reader.
+// gemmi's structure readers are not used: they gather the atoms of a residue number together, which
+// reorders MD water boxes whose residue numbers repeat, and they need auth_seq_id.
+#include <gemmi/cif.hpp>
 #include <gemmi/gz.hpp>
-#include <gemmi/mmread.hpp>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <cstdlib>
+#include <map>
 
 #include "io/molecule_io_detail.hpp"
 #include "portacl/error.hpp"
 
 namespace portacl::io {
 
-std::vector<RawModel> readStructureAtoms(const std::string& path, bool cif) {
-    gemmi::Structure st;
-    try {
-        st = gemmi::read_structure(gemmi::MaybeGzipped(path), cif ? gemmi::CoorFormat::Mmcif : gemmi::CoorFormat::Pdb);
-    } catch (const std::exception& e) {
-        throw Error("cannot read '" + path + "' as " + (cif ? "mmCIF" : "PDB") + ": " + e.what());
+namespace {
+
+std::string trimmed(const std::string& s) {
+    const auto b = s.find_first_not_of(" \t\r");
+    if (b == std::string::npos) return "";
+    return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+// Columns [from, to] (1-based, inclusive) of a fixed-column line, trimmed.
+std::string columns(const std::string& line, std::size_t from, std::size_t to) {
+    if (line.size() < from) return "";
+    return trimmed(line.substr(from - 1, to - from + 1));
+}
+
+bool parseDouble(const std::string& text, double* out) {
+    if (text.empty()) return false;
+    char* end = nullptr;
+    *out = std::strtod(text.c_str(), &end);
+    return end && *end == '\0';
+}
+
+int parseIntOr(const std::string& text, int fallback) {
+    if (text.empty()) return fallback;
+    char* end = nullptr;
+    const long v = std::strtol(text.c_str(), &end, 10);
+    return end && *end == '\0' ? static_cast<int>(v) : fallback;
+}
+
+std::string upper(std::string s) {
+    for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// Voronota's normalisation of numbered names: "1HB" is "HB1".
+std::string normalizedAtomName(const std::string& name) {
+    if (!name.empty() && name[0] >= '1' && name[0] <= '9') {
+        const auto letter = name.find_first_not_of("0123456789");
+        if (letter != std::string::npos) return name.substr(letter) + name.substr(0, letter);
     }
-    std::vector<RawModel> models;
-    for (const gemmi::Model& m : st.models) {
-        RawModel rm;
-        for (const gemmi::Chain& ch : m.chains)
-            for (const gemmi::Residue& res : ch.residues)
-                for (const gemmi::Atom& a : res.atoms) {
-                    RawAtom ra;
-                    ra.x = a.pos.x, ra.y = a.pos.y, ra.z = a.pos.z;
-                    ra.hetero = res.het_flag == 'H';
-                    ra.hydrogen = a.is_hydrogen();
-                    ra.label.serial = a.serial;
-                    ra.label.chain = ch.name;
-                    ra.label.resSeq = res.seqid.num.value;
-                    ra.label.resName = res.name;
-                    ra.label.atomName = a.name;
-                    ra.label.element = a.element.uname();
-                    if (a.altloc) ra.label.altLoc = std::string(1, a.altloc);
-                    if (res.seqid.icode != ' ' && res.seqid.icode) ra.label.insCode = std::string(1, res.seqid.icode);
-                    rm.atoms.push_back(std::move(ra));
-                }
-        models.push_back(std::move(rm));
+    return name;
+}
+
+// Hydrogen (or deuterium) by the element column; by the atom name's first letter when that is blank.
+bool isHydrogen(const std::string& element, const std::string& atomName) {
+    if (!element.empty()) return element == "H" || element == "D";
+    return !atomName.empty() && atomName[0] == 'H';
+}
+
+// "." and "?" are CIF's null values.
+std::string cifValue(const std::string& raw) {
+    if (gemmi::cif::is_null(raw)) return "";
+    return gemmi::cif::as_string(raw);
+}
+
+std::vector<RawModel> readPdb(const std::string& path, const char* data, std::size_t size) {
+    std::vector<RawModel> models(1);
+    bool closed = false;  // an ENDMDL was seen: the next atom starts a new frame
+    std::size_t pos = 0;
+    int lineNo = 0;
+    while (pos < size) {
+        std::size_t end = pos;
+        while (end < size && data[end] != '\n') ++end;
+        std::string line(data + pos, end - pos);
+        pos = end + 1;
+        ++lineNo;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        const std::string record = columns(line, 1, 6);
+        if (record == "MODEL" || record == "ENDMDL") {
+            // Frames are numbered in file order, so the model number itself is not read: it may be
+            // right-justified in columns 11-14 as the format says, left-justified, or repeated.
+            closed = true;
+        } else if (record == "END") {
+            break;
+        } else if (record == "ATOM" || record == "HETATM") {
+            if (closed && !models.back().atoms.empty()) models.emplace_back();
+            closed = false;
+            RawAtom a;
+            if (!parseDouble(columns(line, 31, 38), &a.x) || !parseDouble(columns(line, 39, 46), &a.y) ||
+                !parseDouble(columns(line, 47, 54), &a.z))
+                throw Error("'" + path + "' line " + std::to_string(lineNo) +
+                            " is an atom record without x, y, z in columns 31-54");
+            a.hetero = record == "HETATM";
+            a.label.serial = parseIntOr(columns(line, 7, 11), 0);
+            a.label.atomName = normalizedAtomName(columns(line, 13, 16));
+            a.label.altLoc = columns(line, 17, 17);
+            a.label.resName = columns(line, 18, 20);
+            a.label.chain = columns(line, 21, 22);
+            a.label.resSeq = parseIntOr(columns(line, 23, 26), 0);
+            a.label.insCode = columns(line, 27, 27);
+            a.label.element = upper(columns(line, 77, 78));
+            a.hydrogen = isHydrogen(a.label.element, a.label.atomName);
+            models.back().atoms.push_back(std::move(a));
+        }
     }
     return models;
+}
+
+std::vector<RawModel> readCif(const std::string& path) {
+    gemmi::cif::Document doc;
+    try {
+        doc = gemmi::cif::read(gemmi::MaybeGzipped(path));
+    } catch (const std::exception& e) {
+        throw Error("cannot read '" + path + "' as mmCIF: " + e.what());
+    }
+    // Column positions: auth_* first and label_* after it, as Voronota reads them.
+    // (gemmi's find() needs a required column first.)
+    enum { kX, kY, kZ, kGroup, kId, kSymbol, kAuthAtom, kLabelAtom, kAlt, kAuthComp, kLabelComp, kAuthAsym,
+           kLabelAsym, kAuthSeq, kLabelSeq, kIns, kModel };
+    for (gemmi::cif::Block& block : doc.blocks) {
+        gemmi::cif::Table t = block.find("_atom_site.",
+                                         {"Cartn_x", "Cartn_y", "Cartn_z", "?group_PDB", "?id", "?type_symbol",
+                                          "?auth_atom_id", "?label_atom_id", "?label_alt_id", "?auth_comp_id",
+                                          "?label_comp_id", "?auth_asym_id", "?label_asym_id", "?auth_seq_id",
+                                          "?label_seq_id", "?pdbx_PDB_ins_code", "?pdbx_PDB_model_num"});
+        if (!t.ok() || t.length() == 0) continue;
+        const auto pick = [&](int first, int second) { return t.has_column(first) ? first : second; };
+        const int atomCol = pick(kAuthAtom, kLabelAtom), compCol = pick(kAuthComp, kLabelComp),
+                  asymCol = pick(kAuthAsym, kLabelAsym), seqCol = pick(kAuthSeq, kLabelSeq);
+        if (!t.has_column(atomCol) || !t.has_column(compCol))
+            throw Error("'" + path + "' has an _atom_site table without atom names or residue names "
+                        "(auth_atom_id/label_atom_id, auth_comp_id/label_comp_id)");
+        std::vector<RawModel> models;
+        std::map<std::string, std::size_t> modelIndex;  // model numbers in order of first appearance
+        std::size_t rowNo = 0;
+        for (auto row : t) {
+            ++rowNo;
+            const std::string model = row.has(kModel) ? cifValue(row[kModel]) : "";
+            auto it = modelIndex.find(model);
+            if (it == modelIndex.end()) it = modelIndex.emplace(model, models.size()).first, models.emplace_back();
+            RawAtom a;
+            if (!parseDouble(cifValue(row[kX]), &a.x) || !parseDouble(cifValue(row[kY]), &a.y) ||
+                !parseDouble(cifValue(row[kZ]), &a.z))
+                throw Error("'" + path + "' _atom_site row " + std::to_string(rowNo) + " has no numeric Cartn_x, Cartn_y, Cartn_z");
+            const auto text = [&](int col) { return row.has(col) ? cifValue(row[col]) : std::string(); };
+            a.hetero = text(kGroup) == "HETATM";
+            a.label.serial = parseIntOr(text(kId), 0);
+            a.label.atomName = normalizedAtomName(text(atomCol));
+            a.label.altLoc = text(kAlt);
+            a.label.resName = text(compCol);
+            a.label.chain = text(asymCol);
+            a.label.resSeq = parseIntOr(text(seqCol), 0);
+            a.label.insCode = text(kIns);
+            a.label.element = upper(text(kSymbol));
+            a.hydrogen = isHydrogen(a.label.element, a.label.atomName);
+            models[it->second].atoms.push_back(std::move(a));
+        }
+        return models;
+    }
+    return {};
+}
+
+}  // namespace
+
+std::vector<RawModel> readStructureAtoms(const std::string& path, bool cif) {
+    if (cif) return readCif(path);
+    gemmi::MaybeGzipped input(path);
+    if (input.is_compressed()) {
+        gemmi::CharArray buffer;
+        try {
+            buffer = input.uncompress_into_buffer();
+        } catch (const std::exception& e) {
+            throw Error("cannot read '" + path + "': " + e.what());
+        }
+        return readPdb(path, buffer.data(), buffer.size());
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error("cannot open '" + path + "': " + std::strerror(errno));
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return readPdb(path, text.data(), text.size());
 }
 
 }  // namespace portacl::io
