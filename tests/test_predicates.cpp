@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <cstdint>
 #include <random>
@@ -12,6 +13,7 @@
 
 #include "portacl/error.hpp"
 #include "portacl/predicates.hpp"
+#include "runtime/double_float.hpp"
 #include "support/test_support.hpp"
 
 namespace portacl::predicates {
@@ -157,9 +159,9 @@ CraftedBatch insphereBatch(unsigned seed) {
 
 // Runs Mixed with phase 2 writing to a separate, sentinel-filled buffer, so that the items phase 2
 // touched are visible one by one. Returns them (as a mask) together with the report.
-std::vector<bool> phase2Items(Predicate p, const CraftedBatch& b, TwoPhaseReport& report) {
-    Context& ctx = test::context();
-    const std::size_t n = b.wellConditioned.size();
+std::vector<bool> phase2Items(Context& ctx, Predicate p, const CraftedBatch& b, TwoPhaseReport& report,
+                              std::vector<std::int8_t>* phase2Signs = nullptr) {
+    const std::size_t n = b.queries.size() / arity(p);
     const cl::Buffer points = ctx.upload(b.points, "points"), queries = ctx.upload(b.queries, "queries");
     const cl::Buffer signs1 = ctx.buffer(n, "phase-1 signs");
     const std::vector<std::int8_t> sentinel(n, 100);
@@ -171,8 +173,10 @@ std::vector<bool> phase2Items(Predicate p, const CraftedBatch& b, TwoPhaseReport
                                 k.setArg(first + 1, queries);
                                 k.setArg(first + 2, first == kTwoPhase2FirstArg ? signs2 : signs1);
                             }};
+    kernels.doubleFloat = true;
     report = runTwoPhase(ctx, Precision::Mixed, n, kernels);
     const auto touched = ctx.download<std::int8_t>(signs2, n, "phase-2 signs");
+    if (phase2Signs) *phase2Signs = touched;
     std::vector<bool> mask(n);
     for (std::size_t i = 0; i < n; ++i) mask[i] = touched[i] != 100;
     return mask;
@@ -211,7 +215,7 @@ void checkBatch(Predicate p, const CraftedBatch& b) {
     // Phase 2 ran exactly on the flagged items: as many as were flagged, every item float got
     // wrong among them, none of the well-conditioned ones.
     TwoPhaseReport report;
-    const auto touched = phase2Items(p, b, report);
+    const auto touched = phase2Items(ctx, p, b, report);
     std::size_t touchedCount = 0;
     for (std::size_t i = 0; i < n; ++i) {
         touchedCount += touched[i];
@@ -322,6 +326,129 @@ TEST(Predicates, MalformedBatchesAreRefusedWithOneSentence) {
         FAIL() << "a NaN coordinate was accepted";
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("point 1 has a non-finite coordinate"), std::string::npos) << e.what();
+    }
+}
+
+// ---- Mixed without fp64: phase 2 in double-float (cl/common/predicates_double_float.h) ----
+
+// Rusticl shows its llvmpipe device (no fp64) only when asked before the first OpenCL call.
+const int kRusticl = (setenv("RUSTICL_ENABLE", "llvmpipe", 0), 0);
+
+// PORTACL_FORCE_DOUBLE_FLOAT=1 for one scope: the double-float phase 2 on a device with fp64.
+struct ForceDoubleFloat {
+    ForceDoubleFloat() { setenv("PORTACL_FORCE_DOUBLE_FLOAT", "1", 1); }
+    ~ForceDoubleFloat() { unsetenv("PORTACL_FORCE_DOUBLE_FLOAT"); }
+};
+
+// The double-float stage on the host (the serial reference) for query i.
+int hostDoubleFloat(Predicate p, const CraftedBatch& b, std::size_t i) {
+    const std::size_t k = arity(p);
+    df::float3 v[5];
+    for (std::size_t j = 0; j < k; ++j) {
+        const float* c = &b.points[3 * b.queries[k * i + j]];
+        v[j] = df::float3{c[0], c[1], c[2]};
+    }
+    return p == Predicate::Orient3d ? df::orient3d_double_float(v[0], v[1], v[2], v[3])
+                                    : df::insphere_double_float(v[0], v[1], v[2], v[3], v[4]);
+}
+
+// Mixed in double-float on ctx: every sign exact; the device's phase-2 answers equal the host
+// reference's query by query (a sign, or "to the host" where it cannot vouch); the report says
+// double-float and counts the host's queries.
+void checkDoubleFloat(Context& ctx, Predicate p, const CraftedBatch& b, const char* what) {
+    const auto exact = evaluateReference(p, b.points, b.queries);
+    const std::size_t n = exact.size();
+    const Result mixed = evaluate(ctx, p, b.points, b.queries, Precision::Mixed);
+    EXPECT_EQ(mixed.report.phase2, Phase2Arithmetic::DoubleFloat);
+    EXPECT_EQ(mixed.report.phase2Items, mixed.report.undecided);
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(mixed.signs[i], exact[i]) << what << ", query " << i;
+
+    TwoPhaseReport report;
+    std::vector<std::int8_t> phase2;
+    const auto touched = phase2Items(ctx, p, b, report, &phase2);
+    EXPECT_EQ(report.phase2, Phase2Arithmetic::DoubleFloat);
+    std::size_t toHost = 0, touchedCount = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!touched[i]) continue;
+        ++touchedCount;
+        ASSERT_EQ(phase2[i], hostDoubleFloat(p, b, i)) << what << ": device and host double-float differ, query " << i;
+        if (phase2[i] == kDoubleFloatUndecided) ++toHost;
+        else ASSERT_EQ(phase2[i], exact[i]) << what << ": a double-float sign is wrong, query " << i;
+    }
+    EXPECT_EQ(touchedCount, report.undecided);
+    EXPECT_EQ(mixed.report.hostItems, toHost);
+    std::cout << what << ", " << predicateName(p) << " on " << ctx.device().label() << ": " << n << " queries, "
+              << report.undecided << " to phase 2 (double-float), " << toHost << " of them to the exact host step\n";
+}
+
+// Every crafted and special batch of this file.
+std::vector<std::pair<Predicate, CraftedBatch>> doubleFloatBatches() {
+    std::vector<std::pair<Predicate, CraftedBatch>> out;
+    out.push_back({Predicate::Orient3d, orient3dBatch(7)});
+    out.push_back({Predicate::Insphere, insphereBatch(11)});
+    for (Predicate p : {Predicate::Orient3d, Predicate::Insphere}) {
+        const auto synthetic = syntheticBatch(p, 4000, 500, 0.05, 9);
+        CraftedBatch b;
+        b.points = synthetic.points, b.queries = synthetic.queries;
+        out.push_back({p, b});
+    }
+    // Below double's error bound, and wide exponent ranges (the tests above): to the host or exact.
+    const float t = 0x1p-60f, s = 0x1p-27f, big = 0x1p60f, tiny = 0x1p-60f;
+    CraftedBatch o, i;
+    o.points = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0.5f, 0.5f, t, 0.5f, 0.5f, -t, big, 0, 0, tiny, 0, 0, 0, tiny, 0, 0, 0, tiny,
+                -tiny, -tiny, -tiny, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, -1};
+    o.queries = {0, 1, 2, 3, 0, 1, 2, 4, 1, 0, 2, 3, 5, 6, 7, 8, 6, 7, 8, 9, 10, 11, 12, 13};
+    out.push_back({Predicate::Orient3d, o});
+    i.points = {5, 0, 0, 0, 5, 0, 0, 0, 5, -5, 0, 0, 3, 4, s, 3, 4, 0, 3, 4, t, 0x1p-130f, 0, 0};
+    i.queries = {0, 1, 2, 3, 4, 1, 0, 2, 3, 4, 0, 1, 2, 3, 5, 0, 1, 2, 3, 6, 0, 1, 2, 3, 7};
+    out.push_back({Predicate::Insphere, i});
+    return out;
+}
+
+TEST(PredicatesDoubleFloat, HostReferenceDecidesOnlyExactSigns) {
+    // The serial double-float stage alone: each sign it gives is exact; the exactly coplanar integer
+    // points of the orient3d batch are decided (the exact case of the bound), and a subnormal
+    // coordinate goes to the host.
+    const auto batches = doubleFloatBatches();
+    for (std::size_t batch = 0; batch < batches.size(); ++batch) {
+        const auto& [p, b] = batches[batch];
+        const auto exact = evaluateReference(p, b.points, b.queries);
+        std::size_t decided = 0;
+        for (std::size_t i = 0; i < exact.size(); ++i) {
+            const int s = hostDoubleFloat(p, b, i);
+            if (s == kDoubleFloatUndecided) continue;
+            ++decided;
+            ASSERT_EQ(s, exact[i]) << predicateName(p) << " query " << i;
+        }
+        // The crafted and synthetic batches: most queries decided on the device.
+        if (batch < 4) EXPECT_GT(decided, exact.size() / 2) << predicateName(p) << ", batch " << batch;
+    }
+    const CraftedBatch plane = orient3dBatch(7);
+    std::size_t zerosDecided = 0;
+    const auto exact = evaluateReference(Predicate::Orient3d, plane.points, plane.queries);
+    for (std::size_t i = 0; i < exact.size(); ++i) zerosDecided += exact[i] == 0 && hostDoubleFloat(Predicate::Orient3d, plane, i) == 0;
+    EXPECT_GT(zerosDecided, 0u);
+    const auto special = doubleFloatBatches().back();
+    EXPECT_EQ(hostDoubleFloat(special.first, special.second, 4), kDoubleFloatUndecided);  // 2^-130
+}
+
+TEST(PredicatesDoubleFloat, ForcedOnTheTestDeviceEveryBatchExact) {
+    const ForceDoubleFloat force;
+    for (const auto& [p, b] : doubleFloatBatches()) checkDoubleFloat(test::context(), p, b, "forced");
+}
+
+TEST(PredicatesDoubleFloat, OnRusticlWithoutFp64) {
+    (void)kRusticl;
+    Context* ctx = test::rusticlContext();
+    if (!ctx) GTEST_SKIP() << "Mesa's rusticl (llvmpipe) is not installed";
+    ASSERT_FALSE(ctx->device().fp64);
+    for (const auto& [p, b] : doubleFloatBatches()) checkDoubleFloat(*ctx, p, b, "rusticl");
+    // Double stays refused, in one sentence that names mixed.
+    try {
+        evaluate(*ctx, Predicate::Orient3d, {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 1, 2, 3}, Precision::Double);
+        FAIL() << "double ran without fp64";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("use --precision mixed"), std::string::npos) << e.what();
     }
 }
 

@@ -41,16 +41,21 @@ int runPredicates(const std::vector<std::string>& args) {
     const Precision mode = common.parsedPrecision();
 
     Context ctx(selectDevice(common.device), common.contextOptions());
-    ctx.requirePrecision(mode == Precision::Float ? Precision::Float : Precision::Double);
+    if (mode == Precision::Double) ctx.requirePrecision(Precision::Double, /*mixedOffered=*/true);
     const predicates::Batch batch = predicates::syntheticBatch(p, count, cloud, fraction, seed);
     const predicates::Result r = predicates::evaluate(ctx, p, batch.points, batch.queries, mode);
 
     std::cout << which << " on " << ctx.device().label() << ", " << precisionName(mode) << ": " << r.report.items
               << " queries, " << r.report.undecided << " flagged by phase 1, " << r.report.phase2Items
               << " run by phase 2";
+    if (r.report.phase2 != Phase2Arithmetic::None) std::cout << " in " << phase2ArithmeticName(r.report.phase2);
+    if (r.report.phase2 == Phase2Arithmetic::DoubleFloat)
+        std::cout << ", " << r.report.hostItems << " of them finished exactly on the host";
     std::cout << "\n" << std::fixed << std::setprecision(3) << "device time: phase 1 " << r.report.phase1Seconds * 1e3
               << " ms, compaction " << r.report.compactSeconds * 1e3 << " ms, phase 2 "
-              << r.report.phase2Seconds * 1e3 << " ms\n";
+              << r.report.phase2Seconds * 1e3 << " ms";
+    if (r.report.phase2 == Phase2Arithmetic::DoubleFloat) std::cout << ", host step " << r.report.hostSeconds * 1e3 << " ms";
+    std::cout << "\n";
     int rc = 0;
     if (check) {
         const auto exact = predicates::evaluateReference(p, batch.points, batch.queries);

@@ -153,11 +153,11 @@ int runVoronoi(const std::vector<std::string>& args) {
         if (!edges.empty()) writeAtomically(framePath(edges, f, frames.size()), voronoi::formatEdges(d));
         char line[512];
         std::snprintf(line, sizeof line,
-                      "%sballs %zu hidden %d vertices %zu edges %zu components %d unresolved_edges %zu phase2_edges %zu redone_on_host %zu searches %zu "
+                      "%sballs %zu hidden %d vertices %zu edges %zu components %d unresolved_edges %zu phase2_edges %zu phase2 %s redone_on_host %zu searches %zu "
                       "waves %d closed_edges %zu free_open_edges %zu pass_rounds %d pass_faces %zu pass_triples %zu pass_flagged %zu "
                       "pass_starts %zu seconds %.4f\n",
                       frames.size() > 1 ? ("frame " + std::to_string(f + 1) + " ").c_str() : "", frames[f].balls.size(),
-                      d.hiddenBalls, d.vertices.size(), d.edges.size(), d.components, static_cast<std::size_t>(d.unresolvedEdges), d.phase2Edges, d.redoneOnHost, d.solvedEdges,
+                      d.hiddenBalls, d.vertices.size(), d.edges.size(), d.components, static_cast<std::size_t>(d.unresolvedEdges), d.phase2Edges, phase2ArithmeticName(d.phase2), d.redoneOnHost, d.solvedEdges,
                       d.waves, d.closedEdges, d.freeEdges, d.passes, d.passFaces, d.passTriples, d.passFlagged, d.passSeeds,
                       d.seconds);
         report += line;

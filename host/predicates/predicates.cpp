@@ -1,11 +1,31 @@
 #include "portacl/predicates.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <string>
 
 #include "portacl/error.hpp"
 
 namespace portacl::predicates {
+
+void finishOnHost(Predicate p, const std::vector<float>& points, const std::vector<std::uint32_t>& queries,
+                  std::vector<std::int8_t>& signs, TwoPhaseReport& report) {
+    const auto start = std::chrono::steady_clock::now();
+    const float* pts = points.data();
+    const std::size_t k = arity(p);
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < signs.size(); ++i) {
+        if (signs[i] != kDoubleFloatUndecided) continue;
+        const std::uint32_t* q = &queries[k * i];
+        signs[i] = static_cast<std::int8_t>(
+            p == Predicate::Orient3d ? orient3dExact(pts + 3 * q[0], pts + 3 * q[1], pts + 3 * q[2], pts + 3 * q[3])
+                                     : insphereExact(pts + 3 * q[0], pts + 3 * q[1], pts + 3 * q[2], pts + 3 * q[3],
+                                                     pts + 3 * q[4]));
+        ++count;
+    }
+    report.hostItems = count;
+    report.hostSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 std::size_t arity(Predicate p) { return p == Predicate::Orient3d ? 4 : 5; }
 const char* predicateName(Predicate p) { return p == Predicate::Orient3d ? "orient3d" : "insphere"; }
@@ -17,6 +37,7 @@ TwoPhaseReport evaluateOnDevice(Context& ctx, Predicate p, const cl::Buffer& poi
     kernels.source = "predicates.cl";
     kernels.phase1 = name + "_phase1";
     kernels.phase2 = name + "_phase2";
+    kernels.doubleFloat = true;
     kernels.setArgs = [&](cl::Kernel& k, cl_uint first) {
         k.setArg(first + 0, points);
         k.setArg(first + 1, queries);
@@ -43,7 +64,7 @@ Result evaluate(Context& ctx, Predicate p, const std::vector<float>& points, con
         if (queries[i] >= pointCount)
             throw Error(name + ": query " + std::to_string(i / k) + " names point " + std::to_string(queries[i]) +
                         ", but there are only " + std::to_string(pointCount) + " points");
-    if (mode != Precision::Float) ctx.requirePrecision(Precision::Double);
+    if (mode == Precision::Double) ctx.requirePrecision(Precision::Double, /*mixedOffered=*/true);
 
     Result result;
     if (n == 0) {
@@ -57,6 +78,7 @@ Result evaluate(Context& ctx, Predicate p, const std::vector<float>& points, con
     const cl::Buffer signsBuf = ctx.buffer(n, "predicate signs");
     result.report = evaluateOnDevice(ctx, p, pointsBuf, queriesBuf, n, signsBuf, mode);
     result.signs = ctx.download<std::int8_t>(signsBuf, n, "predicate signs");
+    if (result.report.phase2 == Phase2Arithmetic::DoubleFloat) finishOnHost(p, points, queries, result.signs, result.report);
 
     return result;
 }

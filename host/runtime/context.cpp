@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <sstream>
 
 #include "portacl/error.hpp"
 #include "portacl/kernel_source.hpp"
@@ -11,6 +12,16 @@
 namespace portacl {
 
 namespace {
+
+// Build options without those that let the compiler fuse or reassociate floating-point operations.
+std::string withoutContraction(const std::string& options) {
+    std::istringstream in(options);
+    std::string out, word;
+    while (in >> word)
+        if (word != "-cl-mad-enable" && word != "-cl-unsafe-math-optimizations" && word != "-cl-fast-relaxed-math")
+            out += (out.empty() ? "" : " ") + word;
+    return out;
+}
 
 std::string humanBytes(double bytes) {
     const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -48,10 +59,11 @@ Context::Context(const DeviceInfo& device, ContextOptions options)
     profiler_.setEnabled(options_.profile);
 }
 
-void Context::requirePrecision(Precision p) const {
+void Context::requirePrecision(Precision p, bool mixedOffered) const {
     if (p != Precision::Float && !device_.fp64)
         throw Error("the device " + device_.label() + " has no fp64 support (cl_khr_fp64), so " +
-                    precisionName(p) + " precision cannot run on it; use --precision float");
+                    precisionName(p) + " precision cannot run on it; use --precision " +
+                    (mixedOffered ? "mixed (double-float where float cannot decide) or float" : "float"));
 }
 
 cl::Program Context::program(const std::string& sourceName, Precision element, const std::string& extraOptions) {
@@ -60,7 +72,10 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
                           " -D PORTACL_DOUBLE=" + (element == Precision::Double ? "1" : "0");
     // The device's vendor, for kernels whose correctness (not only speed) needs a vendor path.
     if (device_.isNvidia()) options += " -D PORTACL_DEVICE_NVIDIA=1";
-    const std::string profileOptions = tuning_.buildOptions();
+    std::string profileOptions = tuning_.buildOptions();
+    // Double-float code (common/double_float.h) needs every operation rounded once: no a * b + c
+    // fused into a mad by the profile's options.
+    if (extraOptions.find("PORTACL_DOUBLE_FLOAT=1") != std::string::npos) profileOptions = withoutContraction(profileOptions);
     if (!profileOptions.empty()) options += " " + profileOptions;
     if (!extraOptions.empty()) options += " " + extraOptions;
 

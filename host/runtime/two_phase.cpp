@@ -1,6 +1,8 @@
 #include "portacl/two_phase.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <map>
 
@@ -50,6 +52,11 @@ std::size_t itemGroupSize(Context& ctx) {
 
 // The tuned work-group size, no larger than this kernel allows on this device (a kernel with a
 // large private frame may allow fewer work-items than the device maximum).
+// A double-float phase 2's build options: the kernel's own, and the define that selects its code.
+std::string doubleFloatOptions(const std::string& options) {
+    return options.empty() ? "-D PORTACL_DOUBLE_FLOAT=1" : options + " -D PORTACL_DOUBLE_FLOAT=1";
+}
+
 std::size_t fitGroup(Context& ctx, const cl::Kernel& k, std::size_t wanted) {
     const std::size_t allowed = k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device().device);
     return std::max<std::size_t>(1, std::min(wanted, allowed));
@@ -130,6 +137,36 @@ std::size_t countFlags(Context& ctx, const cl::Buffer& flags, std::size_t n) {
     return compact(ctx, flags, n, nullptr, events);
 }
 
+const char* phase2ArithmeticName(Phase2Arithmetic a) {
+    switch (a) {
+        case Phase2Arithmetic::None: return "none";
+        case Phase2Arithmetic::Double: return "double";
+        case Phase2Arithmetic::DoubleFloat: return "double-float";
+        case Phase2Arithmetic::Host: return "host";
+    }
+    return "?";
+}
+
+bool mixedWithoutDouble(Context& ctx) {
+    if (!ctx.device().fp64) return true;
+    if (const char* v = std::getenv("PORTACL_FORCE_DOUBLE_FLOAT"); v && *v && std::strcmp(v, "0") != 0) return true;
+    const std::string key = ctx.tuning().get("two_phase", "phase2", "double");
+    if (key == "double-float") return true;
+    if (key != "double")
+        throw Error("the profile's [two_phase] phase2 = " + key + " is not one of double, double-float");
+    return false;
+}
+
+Phase2Arithmetic phase2Arithmetic(Context& ctx, Precision mode, bool hasDoubleFloatKernels) {
+    if (mode == Precision::Float) return Phase2Arithmetic::None;
+    if (mode == Precision::Double) {
+        ctx.requirePrecision(Precision::Double, /*mixedOffered=*/true);
+        return Phase2Arithmetic::Double;
+    }
+    if (!mixedWithoutDouble(ctx)) return Phase2Arithmetic::Double;
+    return hasDoubleFloatKernels ? Phase2Arithmetic::DoubleFloat : Phase2Arithmetic::Host;
+}
+
 std::vector<std::uint32_t> compactFlagsReference(const std::vector<std::uint8_t>& flags) {
     std::vector<std::uint32_t> out;
     for (std::size_t i = 0; i < flags.size(); ++i)
@@ -142,12 +179,18 @@ namespace {
 // Both phases; with counts, nothing waits (enqueueTwoPhase), else the queue is finished (runTwoPhase).
 TwoPhaseReport dispatch(Context& ctx, Precision mode, std::size_t n, const TwoPhaseKernels& kernels,
                         const TwoPhaseCountSlot* counts) {
-    if (mode != Precision::Float) ctx.requirePrecision(Precision::Double);
+    const Phase2Arithmetic arithmetic = phase2Arithmetic(ctx, mode, kernels.doubleFloat);
+    // This variant launches phase 2 itself: a kernel source without a double-float phase 2 cannot
+    // run Mixed without double.
+    if (arithmetic == Phase2Arithmetic::Host)
+        throw Error("the device " + ctx.device().label() + " has no fp64 support (cl_khr_fp64) and " + kernels.source +
+                    " has no double-float phase 2, so mixed precision cannot run on it; use --precision float");
     if (n > std::numeric_limits<std::uint32_t>::max())
         throw Error("the two-phase dispatch handles at most 2^32 - 1 items, but " + std::to_string(n) + " were given");
     TwoPhaseReport report;
     report.mode = mode;
     report.items = n;
+    report.phase2 = arithmetic;
     if (n == 0) return report;
 
     auto& s = ctx.state<TwoPhaseState>("two_phase");
@@ -192,7 +235,10 @@ TwoPhaseReport dispatch(Context& ctx, Precision mode, std::size_t n, const TwoPh
 
     if (phase2Count > 0) {
         if (!s.items()) ensure(ctx, s.items, s.itemsCount, 1, sizeof(cl_uint), "two-phase item list");
-        cl::Kernel& k2 = cachedKernel(ctx, s, kernels.source, kernels.phase2, Precision::Double, kernels.options);
+        const bool doubleFloat = arithmetic == Phase2Arithmetic::DoubleFloat;
+        cl::Kernel& k2 = cachedKernel(ctx, s, kernels.source, kernels.phase2,
+                                      doubleFloat ? Precision::Float : Precision::Double,
+                                      doubleFloat ? doubleFloatOptions(kernels.options) : kernels.options);
         k2.setArg(0, static_cast<cl_uint>(phase2Count));
         k2.setArg(1, s.items);
         k2.setArg(2, direct);
@@ -221,6 +267,7 @@ TwoPhaseReport TwoPhaseList::report(std::size_t n, std::size_t flagged) const {
     r.items = n;
     r.undecided = runsPhase1() ? flagged : 0;
     r.phase2Items = mode == Precision::Double ? n : mode == Precision::Mixed ? flagged : 0;
+    r.phase2 = phase2;
     return r;
 }
 
@@ -229,10 +276,10 @@ std::size_t listPhase2Groups(Context& ctx) {
     return static_cast<std::size_t>(perUnit) * std::max(1u, ctx.device().computeUnits);
 }
 
-TwoPhaseList twoPhaseList(Context& ctx, Precision mode) {
-    if (mode != Precision::Float) ctx.requirePrecision(Precision::Double);
+TwoPhaseList twoPhaseList(Context& ctx, Precision mode, bool hasDoubleFloatKernels) {
     TwoPhaseList list;
     list.mode = mode;
+    list.phase2 = phase2Arithmetic(ctx, mode, hasDoubleFloatKernels);
     list.boundedGroups = mode == Precision::Mixed ? listPhase2Groups(ctx) : 0;
     return list;
 }

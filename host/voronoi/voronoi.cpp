@@ -2,7 +2,9 @@
 // device together through the engine's append-list two-phase dispatch (TwoPhaseList: float, then
 // double for the flagged searches). Per wave: one write, the narrow and the wide searches' kernels
 // (phase 1 in float and mixed mode, phase 2 in double mode), in mixed mode one phase-2 launch over
-// the wave's flagged list, and one read, the wave's only host sync. Frames are concatenated on the device:
+// the wave's flagged list, and one read, the wave's only host sync. Mixed mode on a device without
+// fp64 (or with PORTACL_FORCE_DOUBLE_FLOAT=1) redoes the flagged searches on the host in double
+// (Tracer::solve, the device kernel's twin) instead of the phase-2 launch. Frames are concatenated on the device:
 // balls, grid cells and per-frame grid parameters. Host work per task (preparation, the geometry of
 // the answers) runs on a pool of threads; the answers are recorded in wave order. When every frame
 // is traced, the completeness pass (completeness_pass.cpp) may hand new starts back.
@@ -244,7 +246,8 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     std::vector<std::array<std::size_t, 2>> orderedSizes(tracers.size(), {{SIZE_MAX, SIZE_MAX}});
     // The completeness pass in double where the device has fp64 (its frames' data uploaded when the
     // mode has none in double), in float otherwise.
-    const bool passDouble = ctx.device().fp64;
+    // (A mixed run whose phase 2 is on the host takes the float pass, as it does without fp64.)
+    const bool passDouble = ctx.device().fp64 && !twoPhase.phase2OnHost();
     bool passDataReady = passDouble ? useDouble : useFloat;
     std::size_t undecided = 0;  // searches phase 1 flagged, over the waves
     int waves = 0;
@@ -380,7 +383,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
                 else launchSearches(ctx, k2, count, shape.lanes, shape.group / shape.lanes, itemGroup, &twoPhase);
             }
         }
-        if (mode == Precision::Mixed) {
+        if (mode == Precision::Mixed && twoPhase.runsPhase2()) {
             // The flagged count is on the device only: a bounded grid loops over the list.
             setWave(wk.narrow2, 1, n, 0, waveAtD);
             if (shape.flaggedLanes != shape.lanes) launchSearches(ctx, wk.narrow2, n, shape.flaggedLanes, 1, itemGroup, &twoPhase);
@@ -410,6 +413,9 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
                 ans.endBall = a.s[0];
                 ans.uncertain = mode == Precision::Float && (bits >> 31) != 0;
                 if (retry > 0) ans.retryRadius = retry >= 1e29f ? kUnboundedRadius : retry;
+                // Phase 2 on the host (a device without fp64): the flagged search again, in double,
+                // as the device's double kernel does it.
+                if (twoPhase.phase2OnHost() && (bits >> 31) != 0) ans = tracers[owner[i]]->solve(wave[i]);
                 resolved[i] = tracers[owner[i]]->resolve(wave[i], ans);
             }
         });
@@ -447,7 +453,10 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     // redoes in mixed mode) in proportion to its searches (exact for a single frame).
     std::size_t searches = 0;
     for (const auto& d : out) searches += d.solvedEdges;
-    for (auto& d : out) d.phase2Edges = searches ? undecided * d.solvedEdges / searches : 0;
+    for (auto& d : out) {
+        d.phase2Edges = searches ? undecided * d.solvedEdges / searches : 0;
+        d.phase2 = twoPhase.phase2;
+    }
     return out;
 }
 

@@ -111,7 +111,13 @@ std::vector<BenchRecord> runVoronoiBench(Context& ctx, const BenchOptions& opts)
     std::vector<Precision> modes;
     for (Precision p : {Precision::Float, Precision::Mixed, Precision::Double})
         if (opts.quick ? p == Precision::Mixed : (p == Precision::Mixed || opts.wants(p))) modes.push_back(p);
-    if (!ctx.device().fp64) modes = {Precision::Float};
+    // Without fp64: float, and mixed with phase 2 on the host.
+    if (!ctx.device().fp64) {
+        std::vector<Precision> kept;
+        for (Precision p : modes)
+            if (p != Precision::Double) kept.push_back(p);
+        modes = kept;
+    }
     const int repeats = opts.quick ? 1 : std::max(1, std::min(opts.repeats, 5));
 
     for (const std::string& rel : files) {
@@ -146,7 +152,9 @@ std::vector<BenchRecord> runVoronoiBench(Context& ctx, const BenchOptions& opts)
             r.serialSeconds = serial;
             std::ostringstream note;
             note << d.vertices.size() << " vertices, " << d.edges.size() << " edges, " << d.solvedEdges
-                 << " searches in " << d.waves << " waves, phase 2: " << d.phase2Edges << "; wall time of the whole diagram";
+                 << " searches in " << d.waves << " waves, phase 2: " << d.phase2Edges;
+            if (d.phase2 != Phase2Arithmetic::None) note << " (" << phase2ArithmeticName(d.phase2) << ")";
+            note << "; wall time of the whole diagram";
             const std::string text = formatVertices(d);
             if (!refText.empty()) note << "; vs serial reference: " << countDifferences(text, refText) << " differing";
             if (!std::isnan(voronota))

@@ -35,8 +35,9 @@ public:
     Profiler& profiler() { return profiler_; }
     ProgramCache& programCache() { return cache_; }
 
-    // Throws portacl::Error ("... has no fp64 support") when the device cannot run this precision.
-    void requirePrecision(Precision p) const;
+    // Throws portacl::Error ("... has no fp64 support") when the device cannot run this precision; with
+    // mixedOffered (a two-phase workload), the sentence names mixed precision as the way out.
+    void requirePrecision(Precision p, bool mixedOffered = false) const;
 
     // The program built from cl/<source> for one element precision (-D REAL=float|double), the
     // profile's build options and `extraOptions`. Built once per context; the binary comes from the

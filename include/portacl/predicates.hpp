@@ -34,12 +34,22 @@ struct Result {
 
 // Evaluates a batch on the device. Throws portacl::Error for a malformed batch (queries not a
 // multiple of the arity, an index past the last point, a non-finite coordinate) and, on a device
-// without fp64, for Double or Mixed.
+// without fp64, for Double. Mixed there runs phase 2 in double-float on the device; the few queries
+// it cannot vouch for get their exact sign on the host (report.hostItems).
+// (PORTACL_FORCE_DOUBLE_FLOAT=1 or the profile's [two_phase] phase2 = double-float does the same on a
+// device with fp64.)
 Result evaluate(Context& ctx, Predicate p, const std::vector<float>& points,
                 const std::vector<std::uint32_t>& queries, Precision mode);
 
 // The same on buffers already on the device (what a workload and the benchmark use): `signs` holds
-// one char per query. No checks.
+// one char per query. No checks. Where report.phase2 is DoubleFloat, a sign may be
+// kDoubleFloatUndecided: the caller finishes those queries (evaluate does, on the host).
+constexpr std::int8_t kDoubleFloatUndecided = 2;  // PRED_DF_HOST of cl/common/predicates_double_float.h
+
+// Replaces every kDoubleFloatUndecided sign by the exact one (the big-integer reference); sets
+// report.hostItems and report.hostSeconds.
+void finishOnHost(Predicate p, const std::vector<float>& points, const std::vector<std::uint32_t>& queries,
+                  std::vector<std::int8_t>& signs, TwoPhaseReport& report);
 TwoPhaseReport evaluateOnDevice(Context& ctx, Predicate p, const cl::Buffer& points, const cl::Buffer& queries,
                                 std::size_t queryCount, const cl::Buffer& signs, Precision mode);
 

@@ -22,6 +22,11 @@
 //       k = get_global_id(0); return if k >= count; item i = direct ? k : items[k]
 //       (two_phase_item() in cl/common/two_phase.h); write the double result of item i.
 //
+// Phase 2 of Mixed mode runs in double where the device has fp64, and otherwise (or when forced, below)
+// in double-float arithmetic (cl/common/double_float.h): the phase-2 kernel is then built with
+// -D REAL=float -D PORTACL_DOUBLE_FLOAT=1 (guard it with #if PORTACL_DOUBLE_FLOAT), or, for a
+// workload that has no double-float kernel, on the host (the workload's own serial double code).
+//
 // See docs/two_phase.md for a worked example.
 #pragma once
 
@@ -35,6 +40,24 @@
 #include "portacl/precision.hpp"
 
 namespace portacl {
+
+// Where and in what arithmetic phase 2 ran.
+enum class Phase2Arithmetic {
+    None,         // no phase 2 (Float mode)
+    Double,       // on the device, in double
+    DoubleFloat,  // on the device, in double-float (pairs of floats)
+    Host,         // on the host, in double (the workload's serial code)
+};
+const char* phase2ArithmeticName(Phase2Arithmetic a);  // "none", "double", "double-float", "host"
+
+// Whether Mixed mode's phase 2 must avoid the device's double: the device has no fp64, or the device
+// profile's [two_phase] phase2 = double-float, or PORTACL_FORCE_DOUBLE_FLOAT=1 (so that the
+// double-float kernels and host phase 2 run, and are tested, on a device with fp64).
+bool mixedWithoutDouble(Context& ctx);
+
+// The arithmetic of Mixed mode's phase 2 on this device: Double, else DoubleFloat for a workload with
+// double-float kernels, else Host. Other modes: Double (Double mode), None (Float mode).
+Phase2Arithmetic phase2Arithmetic(Context& ctx, Precision mode, bool hasDoubleFloatKernels);
 
 // Argument indices the engine owns in each phase's kernel.
 constexpr cl_uint kTwoPhase1FirstArg = 2;  // (n, undecided)
@@ -63,6 +86,9 @@ struct TwoPhaseKernels {
     // of Mixed mode) may give each a larger work-group. Applies to phase 2 in every mode.
     std::size_t phase2WorkItemsPerItem = 0;
     std::size_t phase2ItemsPerGroup = 0;
+    // The source has a double-float phase 2 (under #if PORTACL_DOUBLE_FLOAT, same name and arguments):
+    // Mixed mode then runs on a device without fp64. Without it, Mixed there is refused.
+    bool doubleFloat = false;
 };
 
 struct TwoPhaseReport {
@@ -70,14 +96,20 @@ struct TwoPhaseReport {
     std::size_t items = 0;        // N
     std::size_t undecided = 0;    // items phase 1 flagged (0 when phase 1 did not run: Double)
     std::size_t phase2Items = 0;  // items phase 2 ran on: 0 (Float), N (Double), undecided (Mixed)
+    Phase2Arithmetic phase2 = Phase2Arithmetic::None;  // where and how phase 2 ran (or would have)
+    // Of phase2Items, those a double-float phase 2 could not decide and the workload's exact host step
+    // finished (filled in by the workload; 0 where phase 2 decides everything).
+    std::size_t hostItems = 0;
+    double hostSeconds = 0;       // wall time of that host step
     double phase1Seconds = 0;     // device time of the phase-1 kernel
     double compactSeconds = 0;    // device time of the compaction kernels (and the count's read)
     double phase2Seconds = 0;     // device time of the phase-2 kernel
     double totalSeconds() const { return phase1Seconds + compactSeconds + phase2Seconds; }
 };
 
-// Runs the two phases on items [0, n) and waits for them. A device without fp64 asked for Double
-// or Mixed gets the engine's one-sentence error (Context::requirePrecision) before anything runs.
+// Runs the two phases on items [0, n) and waits for them. A device without fp64 asked for Double gets
+// the engine's one-sentence error (Context::requirePrecision) before anything runs; asked for Mixed, it
+// runs phase 2 in double-float (kernels.doubleFloat) or refuses in one sentence.
 // n must be below 2^32.
 TwoPhaseReport runTwoPhase(Context& ctx, Precision mode, std::size_t n, const TwoPhaseKernels& kernels);
 
@@ -109,9 +141,15 @@ struct TwoPhaseList {
     // Mixed: phase 2's grid in work-groups at most (listPhase2Groups); 0 otherwise (no bound: Double
     // covers every item, Float runs no phase 2).
     std::size_t boundedGroups = 0;
+    // Where phase 2 runs: Double or DoubleFloat on the device (launched by the caller), Host (the
+    // caller redoes the listed items in its serial double code; no phase-2 kernel), None (Float).
+    Phase2Arithmetic phase2 = Phase2Arithmetic::None;
 
     bool runsPhase1() const { return mode != Precision::Double; }  // float, on every item
-    bool runsPhase2() const { return mode != Precision::Float; }   // double, on the list or every item
+    // A phase-2 kernel runs on the device: on the list (Mixed) or every item (Double).
+    bool runsPhase2() const { return phase2 == Phase2Arithmetic::Double || phase2 == Phase2Arithmetic::DoubleFloat; }
+    // Mixed mode's flagged items are redone on the host.
+    bool phase2OnHost() const { return phase2 == Phase2Arithmetic::Host; }
     // Phase 2's `direct` argument: 1 in Double mode (item k is k, every item), 0 in Mixed (the list).
     cl_uint direct() const { return mode == Precision::Double ? 1u : 0u; }
     // Work-groups to launch phase 2 with, given the work-groups that would cover all n items.
@@ -124,8 +162,9 @@ struct TwoPhaseList {
 };
 
 // The append-list variant's plan for this mode on this context's device. A device without fp64 asked
-// for Double or Mixed gets the engine's one-sentence error (Context::requirePrecision).
-TwoPhaseList twoPhaseList(Context& ctx, Precision mode);
+// for Double gets the engine's one-sentence error (Context::requirePrecision); for Mixed, phase 2 runs
+// in double-float (hasDoubleFloatKernels) or on the host (phase2OnHost).
+TwoPhaseList twoPhaseList(Context& ctx, Precision mode, bool hasDoubleFloatKernels = false);
 
 // Work-groups of phase 2's bounded grid in Mixed mode: list_phase2_groups_per_cu (profile section
 // [two_phase], default 32: a full H200 with work-groups of 64) times the device's compute units.

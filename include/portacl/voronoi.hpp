@@ -10,6 +10,7 @@
 #include "portacl/context.hpp"
 #include "portacl/io/molecule.hpp"
 #include "portacl/precision.hpp"
+#include "portacl/two_phase.hpp"
 
 namespace portacl::voronoi {
 
@@ -33,6 +34,8 @@ struct Diagram {
     int hiddenBalls = 0;           // balls inside other balls (no part in the diagram)
     std::size_t solvedEdges = 0;   // end-vertex searches (including retries with a wider search)
     std::size_t phase2Edges = 0;   // searches that float could not decide and double redid (mixed)
+    // Where phase 2 redid them: Double on the device, or Host (in double, on a device without fp64).
+    Phase2Arithmetic phase2 = Phase2Arithmetic::None;
     std::size_t redoneOnHost = 0;     // device answers (float) whose ball had no entering root in
                                       // double: searched again serially in double
     std::size_t unresolvedEdges = 0;  // edges whose end sphere was beyond 1e6 x the balls' extent or

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <memory>
 
+#include "portacl/error.hpp"
+
 namespace portacl::test {
 
 namespace {
@@ -37,5 +39,16 @@ Context& context() {
 std::string dataPath(const std::string& relative) { return std::string(PORTACL_SHARED_DATA_DIR) + "/" + relative; }
 
 bool hasFp64() { return context().device().fp64; }
+
+Context* rusticlContext() {
+    static std::unique_ptr<Context> ctx = []() -> std::unique_ptr<Context> {
+        try {
+            return std::make_unique<Context>(selectDevice("rusticl"), defaultContextOptions());
+        } catch (const Error&) {
+            return nullptr;
+        }
+    }();
+    return ctx.get();
+}
 
 }  // namespace portacl::test

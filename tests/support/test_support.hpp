@@ -14,5 +14,9 @@ Context& context();
 std::string dataPath(const std::string& relative);
 // True when the test device supports double precision (tests of double skip otherwise, saying so).
 bool hasFp64();
+// Mesa's rusticl device (llvmpipe: no fp64), or nullptr when it is not installed. Rusticl lists it only
+// with RUSTICL_ENABLE=llvmpipe set before the process's first OpenCL call (a suite that wants it sets
+// the variable in a static initializer).
+Context* rusticlContext();
 
 }  // namespace portacl::test
