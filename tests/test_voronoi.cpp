@@ -832,3 +832,53 @@ TEST(VoronoiCompleteness, ProteinsGainNothingFromThePass) {
         }
     }
 }
+
+// ---- Mixed without fp64: phase 2 on the host, in double (host/voronoi/voronoi.cpp) ----
+
+// Rusticl shows its llvmpipe device (no fp64) only when asked before the first OpenCL call.
+const int kRusticl = (setenv("RUSTICL_ENABLE", "llvmpipe", 0), 0);
+
+// 1EMA, both radius sets, in Mixed on ctx: phase 2 on the host; the vertices equal the serial double
+// reference's exactly and Voronota's triangulation (within 1e-6 Å).
+void expectMixedOnHostEqualsVoronota(Context& ctx, const voronoi::SearchTuning& tuning) {
+    for (const char* radii : {"default_radii", "custom_radii"}) {
+        const auto balls = readExpectedBalls(kEma + "expected/" + radii + "/balls");
+        voronoi::Options o;
+        o.precision = Precision::Mixed;
+        o.tuning = tuning;
+        const auto d = voronoi::compute(ctx, balls, o);
+        const std::string text = voronoi::formatVertices(d);
+        EXPECT_EQ(d.phase2, Phase2Arithmetic::Host) << radii;
+        EXPECT_GT(d.phase2Edges, 0u) << radii;
+        EXPECT_TRUE(text == voronoi::formatVertices(voronoi::computeReference(balls))) << radii;
+        EXPECT_EQ(countDifferences(text, readText(test::dataPath(kEma + "expected/" + radii + "/triangulation")), 1e-6), 0)
+            << radii;
+        std::printf("[ info ] 1EMA %s, mixed on %s: %zu of %zu searches to phase 2 (on the host)\n", radii,
+                    ctx.device().label().c_str(), d.phase2Edges, d.solvedEdges);
+    }
+}
+
+TEST(VoronoiMixedWithoutDouble, ForcedOnTheTestDeviceEqualsVoronota) {
+    setenv("PORTACL_FORCE_DOUBLE_FLOAT", "1", 1);
+    expectMixedOnHostEqualsVoronota(test::context(), {});
+    unsetenv("PORTACL_FORCE_DOUBLE_FLOAT");
+}
+
+TEST(VoronoiMixedWithoutDouble, OnRusticlEqualsVoronota) {
+    (void)kRusticl;
+    Context* ctx = portacl::test::rusticlContext();
+    if (!ctx) GTEST_SKIP() << "Mesa's rusticl (llvmpipe) is not installed";
+    ASSERT_FALSE(ctx->device().fp64);
+    voronoi::SearchTuning tuning;
+    tuning.wideGroup = 32;  // llvmpipe allows the wide kernel fewer than 64 work-items
+    expectMixedOnHostEqualsVoronota(*ctx, tuning);
+    // Double stays refused, in one sentence that names mixed.
+    voronoi::Options o;
+    o.precision = Precision::Double;
+    try {
+        voronoi::compute(*ctx, readExpectedBalls(kEma + "expected/default_radii/balls"), o);
+        FAIL() << "double ran without fp64";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("use --precision mixed"), std::string::npos) << e.what();
+    }
+}
