@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "portacl/error.hpp"
 #include "portacl/predicates.hpp"
 #include "portacl/two_phase.hpp"
 #include "support/test_support.hpp"
@@ -75,6 +76,50 @@ TEST(StreamCompaction, AnyWorkGroupSizeFromTheProfile) {
             const std::size_t count = compactFlags(ctx, flagsBuf, n, indices);
             ASSERT_EQ(count, expected.size()) << "group " << group << ", n " << n;
             EXPECT_EQ(ctx.download<std::uint32_t>(indices, count, "indices"), expected) << "group " << group;
+        }
+    }
+    if (previous.empty()) unsetenv("PORTACL_PLATFORMS_DIR");
+    else setenv("PORTACL_PLATFORMS_DIR", previous.c_str(), 1);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(TwoPhaseDispatch, ProfileChoosesDoubleFloatPhase2) {
+    // [two_phase] phase2 = double-float: Mixed runs phase 2 in double-float (predicates: exact), or on
+    // the host for a caller without double-float kernels; Double stays double; a bad value is one sentence.
+    const std::string dir = ::testing::TempDir() + "portacl_two_phase_phase2";
+    std::filesystem::create_directories(dir);
+    const std::string previous = std::getenv("PORTACL_PLATFORMS_DIR") ? std::getenv("PORTACL_PLATFORMS_DIR") : "";
+    const DeviceInfo& d = test::context().device();
+    const auto writeProfile = [&](const std::string& value) {
+        std::ofstream f(dir + "/zz_two_phase_test.profile");
+        f << "[match]\nplatform = " << d.platformName << "\ndevice = " << d.name << "\ntype = " << d.type
+          << "\nvendor = " << d.vendor << "\npriority = 1000\n[two_phase]\nphase2 = " << value << "\n";
+    };
+    setenv("PORTACL_PLATFORMS_DIR", dir.c_str(), 1);
+    writeProfile("double-float");
+    {
+        Context ctx(d);
+        using predicates::Predicate;
+        const predicates::Batch batch = predicates::syntheticBatch(Predicate::Insphere, 3000, 400, 0.1, 8);
+        const predicates::Result r = predicates::evaluate(ctx, Predicate::Insphere, batch.points, batch.queries, Precision::Mixed);
+        EXPECT_EQ(r.report.phase2, Phase2Arithmetic::DoubleFloat);
+        EXPECT_GT(r.report.phase2Items, 0u);
+        EXPECT_EQ(r.signs, predicates::evaluateReference(Predicate::Insphere, batch.points, batch.queries));
+        EXPECT_EQ(twoPhaseList(ctx, Precision::Mixed).phase2, Phase2Arithmetic::Host);
+        EXPECT_TRUE(twoPhaseList(ctx, Precision::Mixed).phase2OnHost());
+        EXPECT_FALSE(twoPhaseList(ctx, Precision::Mixed).runsPhase2());
+        EXPECT_EQ(twoPhaseList(ctx, Precision::Mixed, true).phase2, Phase2Arithmetic::DoubleFloat);
+        if (d.fp64) EXPECT_EQ(twoPhaseList(ctx, Precision::Double).phase2, Phase2Arithmetic::Double);
+        EXPECT_EQ(twoPhaseList(ctx, Precision::Float).phase2, Phase2Arithmetic::None);
+    }
+    writeProfile("quad");
+    {
+        Context ctx(d);
+        try {
+            twoPhaseList(ctx, Precision::Mixed);
+            FAIL() << "a bad [two_phase] phase2 was accepted";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("is not one of double, double-float"), std::string::npos) << e.what();
         }
     }
     if (previous.empty()) unsetenv("PORTACL_PLATFORMS_DIR");
