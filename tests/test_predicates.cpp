@@ -201,16 +201,17 @@ void checkBatch(Predicate p, const CraftedBatch& b) {
     std::cout << predicateName(p) << ": " << n << " queries (" << nonzero << " exact signs nonzero), float wrong on "
               << wrong << ", flagged " << single.report.undecided << "\n";
 
-    if (!test::hasFp64()) GTEST_SKIP() << "the test device has no fp64: Mixed and Double not run";
-
+    // Mixed runs everywhere (without fp64 in double-float).
     const Result mixed = evaluate(ctx, p, b.points, b.queries, Precision::Mixed);
     EXPECT_EQ(mixed.report.undecided, single.report.undecided);
     EXPECT_EQ(mixed.report.phase2Items, mixed.report.undecided);
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(mixed.signs[i], exact[i]) << "mixed, query " << i;
 
-    const Result full = evaluate(ctx, p, b.points, b.queries, Precision::Double);
-    EXPECT_EQ(full.report.phase2Items, n);
-    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(full.signs[i], exact[i]) << "double, query " << i;
+    if (test::hasFp64()) {
+        const Result full = evaluate(ctx, p, b.points, b.queries, Precision::Double);
+        EXPECT_EQ(full.report.phase2Items, n);
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(full.signs[i], exact[i]) << "double, query " << i;
+    }
 
     // Phase 2 ran exactly on the flagged items: as many as were flagged, every item float got
     // wrong among them, none of the well-conditioned ones.
@@ -242,7 +243,7 @@ TEST(Predicates, SignConventionsAreShewchuks) {
     Context& ctx = test::context();
     const std::vector<std::uint32_t> o = {0, 1, 2, 3, 0, 1, 2, 6}, s = {0, 1, 2, 3, 4, 0, 1, 2, 3, 5};
     for (Precision mode : {Precision::Float, Precision::Mixed, Precision::Double}) {
-        if (mode != Precision::Float && !test::hasFp64()) continue;
+        if (mode == Precision::Double && !test::hasFp64()) continue;
         EXPECT_EQ(evaluate(ctx, Predicate::Orient3d, pts, o, mode).signs, (std::vector<std::int8_t>{1, -1}));
         EXPECT_EQ(evaluate(ctx, Predicate::Insphere, pts, s, mode).signs, (std::vector<std::int8_t>{1, -1}));
     }
@@ -250,8 +251,8 @@ TEST(Predicates, SignConventionsAreShewchuks) {
 
 TEST(Predicates, ExactStageDecidesWhatDoubleCannot) {
     // Off the plane x + y + z = 1 by 2^-60, and off the sphere |p| = 5 by 2^-54 (or 2^-120) in |e|^2: nonzero
-    // signs below double's error bound, so they come from the exact expansion stage.
-    if (!test::hasFp64()) GTEST_SKIP() << "no fp64";
+    // signs below double's error bound, so they come from the exact expansion stage (without fp64,
+    // Mixed: from the exact host step).
     const float t = 0x1p-60f, s = 0x1p-27f;
     const std::vector<float> pts = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0.5f, 0.5f, t, 0.5f, 0.5f, -t,
                                     5, 0, 0, 0, 5, 0, 0, 0, 5, -5, 0, 0, 3, 4, s, 3, 4, 0, 3, 4, t};
@@ -269,6 +270,7 @@ TEST(Predicates, ExactStageDecidesWhatDoubleCannot) {
     EXPECT_EQ(is[3], is[0]);
     Context& ctx = test::context();
     for (Precision mode : {Precision::Mixed, Precision::Double}) {
+        if (mode == Precision::Double && !test::hasFp64()) continue;
         EXPECT_EQ(evaluate(ctx, Predicate::Orient3d, pts, o, mode).signs, o3);
         const Result r = evaluate(ctx, Predicate::Insphere, pts, sp, mode);
         EXPECT_EQ(r.signs, is);
@@ -277,13 +279,13 @@ TEST(Predicates, ExactStageDecidesWhatDoubleCannot) {
 
 TEST(Predicates, WideExponentRangesStayExact) {
     // Coordinates whose differences are not one double (2^60 next to 2^-60): still exact on the device.
-    if (!test::hasFp64()) GTEST_SKIP() << "no fp64";
     const float big = 0x1p60f, tiny = 0x1p-60f;
     const std::vector<float> pts = {big, 0, 0, tiny, 0, 0, 0, tiny, 0, 0, 0, tiny, big, big, 0, -tiny, -tiny, -tiny};
     const std::vector<std::uint32_t> o = {0, 1, 2, 3, 1, 2, 3, 5, 0, 4, 1, 2};
     const std::vector<std::uint32_t> s = {0, 1, 2, 3, 5, 1, 2, 3, 5, 0};
     Context& ctx = test::context();
     for (Precision mode : {Precision::Mixed, Precision::Double}) {
+        if (mode == Precision::Double && !test::hasFp64()) continue;
         const Result r1 = evaluate(ctx, Predicate::Orient3d, pts, o, mode);
         EXPECT_EQ(r1.signs, evaluateReference(Predicate::Orient3d, pts, o));
         const Result r2 = evaluate(ctx, Predicate::Insphere, pts, s, mode);
@@ -302,8 +304,7 @@ TEST(Predicates, SerialMixedAlgorithmIsExact) {
         const auto exact = evaluateReference(p, synthetic.points, synthetic.queries);
         EXPECT_EQ(evaluateSerial(p, synthetic.points, synthetic.queries), exact);
         EXPECT_GT(std::count(exact.begin(), exact.end(), 0), 50) << "the degenerate queries are exactly degenerate";
-        if (test::hasFp64())
-            EXPECT_EQ(evaluate(test::context(), p, synthetic.points, synthetic.queries, Precision::Mixed).signs, exact);
+        EXPECT_EQ(evaluate(test::context(), p, synthetic.points, synthetic.queries, Precision::Mixed).signs, exact);
     }
 }
 
