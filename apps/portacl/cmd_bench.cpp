@@ -148,6 +148,10 @@ int runBench(const std::vector<std::string>& args) {
         for (const auto& c : benchCases()) std::cout << "  " << std::left << std::setw(16) << c.name << c.description << "\n";
         return 0;
     }
+    // The result files are checked before the (long) bench starts.
+    if (!json.empty()) checkOutputPath(json, {}, "--json");
+    if (!csv.empty()) checkOutputPath(csv, {}, "--csv");
+    checkDistinctOutputs({{"--json", json}, {"--csv", csv}});
 
     BenchOptions opts;
     opts.quick = quick;

@@ -10,6 +10,7 @@
 #include "portacl/filter.hpp"
 #include "portacl/filter_bench.hpp"
 #include "portacl/io/image.hpp"
+#include "portacl/output_file.hpp"
 
 namespace portacl::cli {
 namespace {
@@ -70,6 +71,8 @@ int runFilter(const std::vector<std::string>& args) {
     if (files.size() != 2) throw Error("give an input and an output image (portacl filter IN OUT --op OP).");
     if (opSpecs.empty()) throw Error("give at least one --op (portacl filter --list names them).");
     if (depth != "same" && depth != "f32") throw Error("--depth must be same or f32, not '" + depth + "'.");
+    checkOutputExtension(files[1], io::writableImageExtensions(), "the output image");
+    checkOutputPath(files[1], {files[0]}, "the output image");
 
     filter::Options options;
     options.border = filter::parseBorder(border);

@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include "command.hpp"
 #include "portacl/error.hpp"
 #include "portacl/kwave.hpp"
+#include "portacl/output_file.hpp"
 #include "portacl/version.hpp"
 
 namespace portacl::cli {
@@ -34,6 +36,31 @@ std::string clockIn(double seconds) {
     char buf[32];
     std::strftime(buf, sizeof buf, "%d/%m/%y %H:%M:%S", std::localtime(&when));
     return buf;
+}
+
+// The device for -g N or the default "auto": the N-th GPU, else the first; a machine without a GPU
+// runs on its CPU device, as auto does, saying so once (k-wave-python sends -g whenever a device
+// number is set). Any other --device spec goes to the general selection.
+DeviceInfo kwaveDevice(const std::string& spec, int gpu, bool talk) {
+    if (gpu < 0 && spec != "auto") return selectDevice(spec);
+    const std::vector<DeviceInfo> all = listDevices();
+    std::vector<DeviceInfo> gpus;
+    for (const auto& d : all)
+        if (d.isGpu) gpus.push_back(d);
+    if (!gpus.empty()) {
+        const std::size_t n = gpu < 0 ? 0 : static_cast<std::size_t>(gpu);
+        if (n >= gpus.size())
+            throw Error("-g " + std::to_string(gpu) + " asks for a GPU that does not exist (" + std::to_string(gpus.size()) +
+                        " found, numbered from 0)");
+        return gpus[n];
+    }
+    if (all.empty()) throw Error("no OpenCL device found (is an OpenCL driver such as PoCL installed?)");
+    auto cpu = std::find_if(all.begin(), all.end(), [](const DeviceInfo& d) { return d.isCpu; });
+    const DeviceInfo chosen = cpu != all.end() ? *cpu : all.front();
+    if (talk)
+        std::cout << "No GPU found" << (gpu >= 0 ? " for -g " + std::to_string(gpu) : std::string()) << "; running on "
+                  << chosen.label() << "\n";
+    return chosen;
 }
 
 int runKwave(const std::vector<std::string>& args) {
@@ -98,6 +125,13 @@ int runKwave(const std::vector<std::string>& args) {
     if (compression < 0 || compression > 9) throw Error("-c takes a compression level from 0 to 9");
     if ((checkpointInterval > 0 || checkpointSteps > 0) && checkpointFile.empty())
         throw Error("--checkpoint_interval and --checkpoint_timesteps need --checkpoint_file");
+    if (verbose < 0 || verbose > 2) throw Error("--verbose takes 0, 1 or 2");
+    // The outputs are checked before the input is read: their folders, and that neither is the input.
+    checkOutputPath(output, {input, checkpointFile}, "-o");
+    if (!checkpointFile.empty()) {
+        checkOutputPath(checkpointFile, {input}, "--checkpoint_file");
+        checkDistinctOutputs({{"-o", output}, {"--checkpoint_file", checkpointFile}});
+    }
     // k-Wave stores p by default when no other quantity is asked for.
     const bool anyOther = out.pRms || out.pMax || out.pMin || out.pMaxAll || out.pMinAll || out.pFinal || out.anyVelocity();
     out.pRaw = pRaw || !anyOther;
@@ -115,15 +149,7 @@ int runKwave(const std::vector<std::string>& args) {
     if (sim.nt <= out.startIndex) throw Error("-s " + std::to_string(startIndex) + " is past the last time step (Nt = " + std::to_string(sim.nt) + ")");
     const double loadSeconds = since(t0);
 
-    DeviceInfo info;
-    if (gpu >= 0) {
-        const auto gpus = selectDevices("gpu");
-        if (static_cast<std::size_t>(gpu) >= gpus.size())
-            throw Error("-g " + std::to_string(gpu) + " asks for a GPU that does not exist (" + std::to_string(gpus.size()) + " found)");
-        info = gpus[static_cast<std::size_t>(gpu)];
-    } else {
-        info = selectDevice(device);
-    }
+    const DeviceInfo info = kwaveDevice(device, gpu, talk);
     ContextOptions co = defaultContextOptions();
     if (noCache) co.useDiskCache = false;
     co.profile = profile;
@@ -190,17 +216,21 @@ int runKwave(const std::vector<std::string>& args) {
     if (!interrupted) report(solver.timeIndex());
 
     const auto tPost = Clock::now();
+    kwave::RunInfo runInfo;
+    runInfo.timeIndex = solver.timeIndex();
+    runInfo.loadSeconds = loadSeconds;
+    runInfo.preprocessingSeconds = preSeconds;
+    runInfo.simulationSeconds = simSeconds;
+    runInfo.hostMemoryMB = peakHostMB();
     if (interrupted) {
-        kwave::writeCheckpointFile(checkpointFile, sim, solver.saveState());
+        // As k-Wave's solvers do: the checkpoint, and the output file with what was recorded so far.
+        const kwave::KSpaceSolver::State state = solver.saveState();
+        runInfo.postprocessingSeconds = since(tPost);
+        runInfo.totalSeconds = since(t0);
+        kwave::writeCheckpointAndOutput(checkpointFile, output, sim, state, out, runInfo, compression);
         if (talk) std::cout << "Checkpoint:        " << checkpointFile << " at time step " << solver.timeIndex()
-                            << "; run the same command again to continue\n";
+                            << "; " << output << " holds the steps so far; run the same command again to continue\n";
     } else {
-        kwave::RunInfo runInfo;
-        runInfo.timeIndex = solver.timeIndex();
-        runInfo.loadSeconds = loadSeconds;
-        runInfo.preprocessingSeconds = preSeconds;
-        runInfo.simulationSeconds = simSeconds;
-        runInfo.hostMemoryMB = peakHostMB();
         runInfo.postprocessingSeconds = since(tPost);
         runInfo.totalSeconds = since(t0);
         kwave::writeOutputFile(output, sim, out, solver.recording(), runInfo, compression);

@@ -5,10 +5,12 @@
 
 #include "command.hpp"
 #include "portacl/error.hpp"
+#include "portacl/io/image.hpp"
 #include "portacl/io/volume.hpp"
 #include "portacl/lineal_path.hpp"
 #include "portacl/lineal_path/output.hpp"
 #include "portacl/lineal_path/two_point.hpp"
+#include "portacl/output_file.hpp"
 
 namespace portacl::cli {
 namespace {
@@ -46,6 +48,17 @@ int runLinealPath(const std::vector<std::string>& args) {
     if (!(binWidth > 0)) throw Error("the radius bin width must be positive");
     if (s2 && h5.empty()) throw Error("--s2 writes into the HDF5 output: give -o FILE.h5");
     if (s2 && !serial) parsePrecision(common.precision);
+    // The outputs are checked before the input is read and the map computed.
+    if (!h5.empty()) {
+        checkOutputExtension(h5, {"h5", "hdf5"}, "-o");
+        checkOutputPath(h5, {input}, "-o");
+    }
+    if (!csv.empty()) checkOutputPath(csv, {input}, "--csv");
+    if (!png.empty()) {
+        checkOutputExtension(png, io::writableImageExtensions(), "--png");
+        checkOutputPath(png, {input}, "--png");
+    }
+    checkDistinctOutputs({{"-o", h5}, {"--csv", csv}, {"--png", png}});
 
     const io::Volume vol = io::readVolume(input, dataset);
     const lineal::PhaseImage img = vm.count("phase") ? lineal::phaseByLabel(vol, phase) : lineal::phaseByThreshold(vol, threshold);

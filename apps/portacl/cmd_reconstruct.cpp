@@ -81,6 +81,19 @@ int runReconstruct(const std::vector<std::string>& args) {
     if (output.empty()) throw Error("name the output image with -o");
     if (input.empty() == targetFile.empty()) throw Error("give the target either as an image or with --target, not both");
     const Precision precision = common.parsedPrecision();
+    // Every output is checked before the target is read and the annealing starts.
+    std::vector<std::string> resultExtensions = io::writableImageExtensions();
+    resultExtensions.insert(resultExtensions.begin(), "npy");
+    checkOutputExtension(output, resultExtensions, "-o");
+    const std::vector<std::string> inputs = {input, targetFile, resume};
+    checkOutputPath(output, inputs, "-o");
+    if (!history.empty()) checkOutputPath(history, inputs, "--history");
+    if (!descriptors.empty()) {
+        checkOutputExtension(descriptors, {"h5", "hdf5"}, "--descriptors");
+        checkOutputPath(descriptors, inputs, "--descriptors");
+    }
+    if (!checkpoint.empty()) checkOutputPath(checkpoint, {input, targetFile}, "--checkpoint");  // may be the --resume file
+    checkDistinctOutputs({{"-o", output}, {"--history", history}, {"--descriptors", descriptors}, {"--checkpoint", checkpoint}});
 
     std::unique_ptr<Context> ctx;
     if (!serial || !input.empty()) ctx = std::make_unique<Context>(selectDevice(common.device), common.contextOptions());
@@ -117,6 +130,9 @@ int runReconstruct(const std::vector<std::string>& args) {
         if (t.maxLength >= smallest) throw Error("the cell " + size + " is too small for ML " + std::to_string(t.maxLength));
         if (t.phasePixels == 0) throw Error("the cell " + size + " is too small to hold the target's phase fraction");
     }
+
+    if (t.nz > 1 && extensionOf(output) != "npy" && !isSpecialOutput(output))
+        throw Error("a 3-D result can only be written as .npy, not " + output);
 
     lineal::AnnealState st;
     if (!resume.empty()) {

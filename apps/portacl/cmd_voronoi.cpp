@@ -11,28 +11,11 @@
 #include "command.hpp"
 #include "portacl/error.hpp"
 #include "portacl/io/molecule.hpp"
+#include "portacl/output_file.hpp"
 #include "portacl/voronoi.hpp"
 
 namespace portacl::cli {
 namespace {
-
-// Writes text to path through a temporary file renamed into place.
-void writeAtomically(const std::string& path, const std::string& text) {
-    const std::string tmp = path + ".tmp." + std::to_string(getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary);
-        out << text;
-        out.close();
-        if (!out) {
-            std::remove(tmp.c_str());
-            throw Error("cannot write '" + path + "'");
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw Error("cannot write '" + path + "'");
-    }
-}
 
 // For frame f of n: "out.txt" stays as is for one frame, else "out.txt" -> "out.<f>.txt".
 std::string framePath(const std::string& path, std::size_t f, std::size_t n) {
@@ -99,6 +82,12 @@ int runVoronoi(const std::vector<std::string>& args) {
     if (output.empty()) throw Error("no output file given (-o vertices.txt)");
     if (repeats < 1) throw Error("--repeats must be at least 1");
     const bool hdf5 = wantsHdf5(outputFormat, output);
+    // Every output is checked before the input is read: its folder, and that it is none of the inputs.
+    const std::vector<std::string> inputs = {input, radii};
+    checkOutputPath(output, inputs, "-o");
+    if (!edges.empty()) checkOutputPath(edges, inputs, "--edges");
+    if (!summary.empty()) checkOutputPath(summary, inputs, "--summary");
+    checkDistinctOutputs({{"-o", output}, {"--edges", edges}, {"--summary", summary}});
 
     io::MoleculeOptions mo;
     mo.format = io::parseMoleculeFormat(format);
@@ -135,10 +124,13 @@ int runVoronoi(const std::vector<std::string>& args) {
         for (const auto& d : diagrams) s += d.seconds;
         runSeconds.push_back(s);
     }
+    // The files of one run commit together: vertices, edges and summary are never a mix of two runs.
+    OutputGroup files;
     std::string report;
     double total = 0;
     for (std::size_t f = 0; f < frames.size(); ++f) {
         const voronoi::Diagram& d = diagrams[f];
+        const AtomicOutput& vertexFile = files.add(framePath(output, f, frames.size()));
         if (hdf5) {
             voronoi::Hdf5Info info;
             info.input = input;
@@ -146,11 +138,15 @@ int runVoronoi(const std::vector<std::string>& args) {
             describeRadii(radii, info);
             info.frame = static_cast<int>(f + 1);
             info.frames = static_cast<int>(frames.size());
-            voronoi::writeHdf5(framePath(output, f, frames.size()), d, frames[f].balls, info);
+            voronoi::writeHdf5To(vertexFile, d, frames[f].balls, info);
         } else {
-            writeAtomically(framePath(output, f, frames.size()), voronoi::formatVertices(d));
+            const std::string text = voronoi::formatVertices(d);
+            writeFileContents(vertexFile, [&](std::ostream& os) { os << text; }, true);
         }
-        if (!edges.empty()) writeAtomically(framePath(edges, f, frames.size()), voronoi::formatEdges(d));
+        if (!edges.empty()) {
+            const std::string text = voronoi::formatEdges(d);
+            writeFileContents(files.add(framePath(edges, f, frames.size())), [&](std::ostream& os) { os << text; }, true);
+        }
         char line[512];
         std::snprintf(line, sizeof line,
                       "%sballs %zu hidden %d vertices %zu edges %zu components %d unresolved_edges %zu phase2_edges %zu phase2 %s redone_on_host %zu searches %zu "
@@ -177,8 +173,9 @@ int runVoronoi(const std::vector<std::string>& args) {
         }
         report += "\n";
     }
+    if (!summary.empty()) writeFileContents(files.add(summary), [&](std::ostream& os) { os << report; }, true);
+    files.commit();
     if (summary.empty()) std::cerr << report;
-    else writeAtomically(summary, report);
     if (ctx) printProfile(*ctx, common);
     return 0;
 }

@@ -1,8 +1,10 @@
 #include "portacl/io/hdf5_file.hpp"
 
 #include <hdf5.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <sstream>
 
@@ -31,12 +33,25 @@ public:
     Handle& operator=(const Handle&) = delete;
     hid_t get() const { return id_; }
     bool valid() const { return id_ >= 0; }
+    hid_t release() {
+        const hid_t id = id_;
+        id_ = -1;
+        return id;
+    }
 
 private:
     hid_t id_;
 };
 
 std::string objectPath(const std::string& name) { return name.empty() || name[0] != '/' ? "/" + name : name; }
+
+// HDF5 1.10 crashes in its exit handler when a file failed to close (a full disk): after the failed
+// close has been reported, the process must still end with that sentence and its exit status. The
+// library's files are all closed explicitly, so its exit-time clean-up is not needed.
+const bool hdf5ExitHandlerOff = [] {
+    H5dont_atexit();
+    return true;
+}();
 
 }  // namespace
 
@@ -56,17 +71,20 @@ std::string dimsText(const Dims& dims) {
 
 Hdf5File Hdf5File::open(const std::string& path, Mode mode) {
     silenceHdf5();
+    if (::access(path.c_str(), F_OK) != 0) throw Error("the file " + path + " does not exist");
+    if (::access(path.c_str(), R_OK) != 0) throw Error("cannot read " + path + ": " + std::strerror(errno));
     if (H5Fis_hdf5(path.c_str()) <= 0) throw Error("cannot open " + path + " as an HDF5 file");
     const hid_t id = H5Fopen(path.c_str(), mode == Mode::Read ? H5F_ACC_RDONLY : H5F_ACC_RDWR, H5P_DEFAULT);
     if (id < 0) throw Error("cannot open " + path + " as an HDF5 file");
     return Hdf5File(id, path);
 }
 
-Hdf5File Hdf5File::create(const std::string& path) {
+Hdf5File Hdf5File::create(const std::string& path, const std::string& shownAs) {
     silenceHdf5();
+    const std::string name = shownAs.empty() ? path : shownAs;
     const hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (id < 0) throw Error("cannot create the HDF5 file " + path);
-    return Hdf5File(id, path);
+    if (id < 0) throw Error("cannot create the HDF5 file " + name);
+    return Hdf5File(id, name);
 }
 
 Hdf5File::Hdf5File(Hdf5File&& o) noexcept : file_(o.file_), path_(std::move(o.path_)) { o.file_ = -1; }
@@ -211,6 +229,8 @@ void Hdf5File::writeDataset(const std::string& dataset, const Dims& dims, long l
     if (!d.valid()) throw Error("cannot create dataset '" + dataset + "' in " + path_);
     if (n && H5Dwrite(d.get(), memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
         throw Error("cannot write dataset '" + dataset + "' to " + path_ + " (disk full?)");
+    // Closing flushes the dataset's buffered data: a failure here is a failed write too.
+    if (H5Dclose(d.release()) < 0) throw Error("cannot write dataset '" + dataset + "' to " + path_ + " (disk full?)");
 }
 
 void Hdf5File::writeFloat(const std::string& dataset, const Dims& dims, const float* data, int compression) {

@@ -10,6 +10,7 @@
 
 #include "io/image_formats.hpp"
 #include "portacl/error.hpp"
+#include "portacl/output_file.hpp"
 
 namespace portacl::io {
 
@@ -75,6 +76,11 @@ Image readImage(const std::string& path) {
     throw Error("image " + path + " is not a PNG, TIFF, BMP, PGM or PPM file.");
 }
 
+const std::vector<std::string>& writableImageExtensions() {
+    static const std::vector<std::string> all = {"png", "tif", "tiff", "bmp", "pgm", "ppm", "pnm"};
+    return all;
+}
+
 void writeImage(const std::string& path, const Image& img) {
     if (img.width <= 0 || img.height <= 0 || img.channels < 1 || img.channels > 4 || img.data.size() != img.byteCount())
         throw Error("cannot write " + path + ": the image is empty or its data does not match its size.");
@@ -100,18 +106,9 @@ void writeImage(const std::string& path, const Image& img) {
                     ", the image has " + std::to_string(img.channels) + ".");
 
     // Write a temporary beside the target and rename it: readers never see a half-written image.
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    try {
-        writer(tmp, img);
-    } catch (...) {
-        std::remove(tmp.c_str());
-        throw;
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        const std::string why = std::strerror(errno);
-        std::remove(tmp.c_str());
-        throw Error("cannot write " + path + ": " + why + ".");
-    }
+    AtomicOutput out(path);
+    writer(out.writePath(), img);
+    out.commit();
 }
 
 }  // namespace portacl::io

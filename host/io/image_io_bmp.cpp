@@ -5,6 +5,7 @@
 #include <stb/stb_image.h>
 #include <stb/stb_image_write.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -85,8 +86,31 @@ void writeBmp(const std::string& path, const Image& img) {
         }
         src = &expanded;
     }
-    if (!stbi_write_bmp(path.c_str(), src->width, src->height, src->channels, src->data.data()))
-        throw Error("cannot write BMP " + path + ".");
+    // stb's own file writer ignores failed writes; this callback counts them, and the close is checked.
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) throw Error("cannot create " + path + ": " + std::strerror(errno) + ".");
+    struct Sink {
+        std::FILE* file;
+        bool failed;
+        int error;
+    } sink{f, false, 0};
+    auto put = [](void* context, void* data, int size) {
+        auto* s = static_cast<Sink*>(context);
+        if (s->failed || size <= 0) return;
+        if (std::fwrite(data, 1, static_cast<std::size_t>(size), s->file) != static_cast<std::size_t>(size)) {
+            s->failed = true;
+            s->error = errno;
+        }
+    };
+    const int encoded = stbi_write_bmp_to_func(put, &sink, src->width, src->height, src->channels, src->data.data());
+    if (!sink.failed && std::fflush(f) != 0) {
+        sink.failed = true;
+        sink.error = errno;
+    }
+    const bool closed = std::fclose(f) == 0;
+    if (!encoded) throw Error("cannot write BMP " + path + ".");
+    if (sink.failed || !closed)
+        throw Error("cannot write " + path + ": " + std::strerror(sink.failed ? sink.error : errno) + ".");
 }
 
 }  // namespace portacl::io::detail

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "portacl/error.hpp"
+#include "portacl/output_file.hpp"
 #include "portacl/io/image.hpp"
 #include "portacl/io/volume.hpp"
 
@@ -153,29 +154,21 @@ void writeNpyU8(const std::string& path, const Volume& v) {
     header += std::to_string(v.ny) + ", " + std::to_string(v.nx) + "), }";
     const std::size_t total = 10 + header.size() + 1;
     header += std::string((64 - total % 64) % 64, ' ') + "\n";
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary);
-        if (!out) throw Error("cannot write " + path + ": " + std::strerror(errno));
-        const unsigned char pre[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
-        out.write(reinterpret_cast<const char*>(pre), 8);
-        const unsigned char len[2] = {static_cast<unsigned char>(header.size() & 0xff),
-                                      static_cast<unsigned char>(header.size() >> 8)};
-        out.write(reinterpret_cast<const char*>(len), 2);
-        out << header;
-        for (double d : v.data) {
-            const double c = std::min(255.0, std::max(0.0, std::round(d)));
-            out.put(char(static_cast<unsigned char>(c)));
-        }
-        if (!out.flush()) {
-            std::remove(tmp.c_str());
-            throw Error("cannot write " + path + ": the disk refused the data");
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw Error("cannot write " + path + ": " + std::strerror(errno));
-    }
+    writeFileAtomically(
+        path,
+        [&](std::ostream& out) {
+            const unsigned char pre[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+            out.write(reinterpret_cast<const char*>(pre), 8);
+            const unsigned char len[2] = {static_cast<unsigned char>(header.size() & 0xff),
+                                          static_cast<unsigned char>(header.size() >> 8)};
+            out.write(reinterpret_cast<const char*>(len), 2);
+            out << header;
+            for (double d : v.data) {
+                const double c = std::min(255.0, std::max(0.0, std::round(d)));
+                out.put(char(static_cast<unsigned char>(c)));
+            }
+        },
+        true);
 }
 
 Volume readVolume(const std::string& path, const std::string& dataset) {

@@ -10,6 +10,7 @@
 #include "portacl/error.hpp"
 #include "portacl/io/hdf5_file.hpp"
 #include "portacl/kwave.hpp"
+#include "portacl/output_file.hpp"
 #include "kwave_datasets.hpp"
 
 namespace portacl::kwave {
@@ -133,6 +134,9 @@ Simulation readInputFile(const std::string& path) {
     s.header.fileDescription = attr("file_description");
     s.header.majorVersion = attr("major_version");
     s.header.minorVersion = attr("minor_version");
+    if (s.header.majorVersion.empty() || s.header.minorVersion.empty())
+        throw Error(path + " has no " + (s.header.majorVersion.empty() ? "major_version" : "minor_version") +
+                    " attribute, so its k-Wave file version is unknown (1.0, 1.1 and 1.2 are supported)");
     if (s.header.majorVersion != "1" || (s.header.minorVersion != "0" && s.header.minorVersion != "1" && s.header.minorVersion != "2"))
         throw Error(path + " has k-Wave file version " + s.header.majorVersion + "." + s.header.minorVersion +
                     "; versions 1.0, 1.1 and 1.2 are supported");
@@ -163,6 +167,8 @@ Simulation readInputFile(const std::string& path) {
     }
     if (minor >= 2) s.axisymmetric = readU64Scalar(f, "axisymmetric_flag", "file version 1.2 requires it");
     if (s.axisymmetric) throw Error(path + " describes an axisymmetric simulation, which this solver does not support");
+    if (f.exists("elastic_flag") && readU64Scalar(f, "elastic_flag", always) != 0)
+        throw Error(path + " describes an elastic simulation (elastic_flag = 1); this solver models fluid media only, as kspaceFirstOrder-OMP and -CUDA do");
     s.nonuniformGrid = readU64Scalar(f, "nonuniform_grid_flag", always);
     if (s.nonuniformGrid) throw Error(path + " uses a non-uniform grid, which this solver does not support");
 
@@ -316,9 +322,9 @@ void validate(const Simulation& s, const std::string& source) {
 
 void writeInputFile(const std::string& path, const Simulation& s) {
     validate(s, path);
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    try {
-        Hdf5File f = Hdf5File::create(tmp);
+    AtomicOutput out(path);
+    {
+        Hdf5File f = Hdf5File::create(out.writePath(), out.path());
         const Grid& g = s.grid;
         const bool is3D = g.is3D();
         putU64(f, "Nx", g.nx);
@@ -396,11 +402,8 @@ void writeInputFile(const std::string& path, const Simulation& s) {
         f.writeStringAttribute("/", "major_version", "1");
         f.writeStringAttribute("/", "minor_version", "2");
         f.close();
-        if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error("cannot rename " + tmp + " to " + path);
-    } catch (...) {
-        std::remove(tmp.c_str());
-        throw;
     }
+    out.commit();
 }
 
 }  // namespace portacl::kwave

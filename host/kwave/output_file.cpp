@@ -8,6 +8,7 @@
 #include "portacl/error.hpp"
 #include "portacl/io/hdf5_file.hpp"
 #include "portacl/kwave.hpp"
+#include "portacl/output_file.hpp"
 #include "kwave_datasets.hpp"
 #include "sensor_recorder.hpp"
 
@@ -30,19 +31,12 @@ std::string seconds(double s) {
     return buf;
 }
 
-// Writes to <path>.tmp.<pid>, renames on success, removes the temporary on failure.
+// Writes one HDF5 file into out's temporary (the caller commits, alone or with a group).
 template <typename Fn>
-void writeAtomically(const std::string& path, Fn&& fn) {
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    try {
-        Hdf5File f = Hdf5File::create(tmp);
-        fn(f);
-        f.close();
-        if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error("cannot rename " + tmp + " to " + path);
-    } catch (...) {
-        std::remove(tmp.c_str());
-        throw;
-    }
+void writeHdf5(const AtomicOutput& out, Fn&& fn) {
+    Hdf5File f = Hdf5File::create(out.writePath(), out.path());
+    fn(f);
+    f.close();
 }
 
 void writeHeaderScalars(Hdf5File& f, const Simulation& s, const OutputSelection& out, std::size_t timeIndex) {
@@ -124,13 +118,11 @@ std::uint64_t fingerprint(const Simulation& s) {
     return h;
 }
 
-}  // namespace
-
-void writeOutputFile(const std::string& path, const Simulation& s, const OutputSelection& out,
-                     const Recording& recIn, const RunInfo& info, int compression) {
+void writeOutputContents(const AtomicOutput& file, const Simulation& s, const OutputSelection& out,
+                         const Recording& recIn, const RunInfo& info, int compression) {
     Recording rec = recIn;
     rec.finalize();
-    writeAtomically(path, [&](Hdf5File& f) {
+    writeHdf5(file, [&](Hdf5File& f) {
         writeHeaderScalars(f, s, out, info.timeIndex);
         const Grid& g = s.grid;
         for (const auto& q : quantities(g)) {
@@ -177,8 +169,8 @@ void writeOutputFile(const std::string& path, const Simulation& s, const OutputS
     });
 }
 
-void writeCheckpointFile(const std::string& path, const Simulation& s, const KSpaceSolver::State& state) {
-    writeAtomically(path, [&](Hdf5File& f) {
+void writeCheckpointContents(const AtomicOutput& file, const Simulation& s, const KSpaceSolver::State& state) {
+    writeHdf5(file, [&](Hdf5File& f) {
         f.writeStringAttribute("/", "file_type", "checkpoint");
         f.writeStringAttribute("/", "created_by", "kspaceFirstOrder-OpenCL (PortaCL)");
         f.writeStringAttribute("/", "creation_date", kwaveDate());
@@ -199,6 +191,30 @@ void writeCheckpointFile(const std::string& path, const Simulation& s, const KSp
         f.writeUInt64("recording/samples", {1}, &samples);
         for (const auto& [name, v] : state.recording.data) f.writeDouble("recording/" + name, {v.size()}, v.data());
     });
+}
+
+}  // namespace
+
+void writeOutputFile(const std::string& path, const Simulation& s, const OutputSelection& out, const Recording& rec,
+                     const RunInfo& info, int compression) {
+    AtomicOutput file(path);
+    writeOutputContents(file, s, out, rec, info, compression);
+    file.commit();
+}
+
+void writeCheckpointFile(const std::string& path, const Simulation& s, const KSpaceSolver::State& state) {
+    AtomicOutput file(path);
+    writeCheckpointContents(file, s, state);
+    file.commit();
+}
+
+void writeCheckpointAndOutput(const std::string& checkpointPath, const std::string& outputPath, const Simulation& s,
+                              const KSpaceSolver::State& state, const OutputSelection& out, const RunInfo& info,
+                              int compression) {
+    OutputGroup files;
+    writeCheckpointContents(files.add(checkpointPath), s, state);
+    writeOutputContents(files.add(outputPath), s, out, state.recording, info, compression);
+    files.commit();
 }
 
 KSpaceSolver::State readCheckpointFile(const std::string& path, const Simulation& s) {

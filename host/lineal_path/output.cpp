@@ -26,8 +26,8 @@ void dataset(hid_t file, const std::string& name, const std::vector<hsize_t>& di
     H5Sclose(space);
     if (ds < 0) throw Error("cannot create dataset " + name + " in " + path);
     const herr_t st = H5Dwrite(ds, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
-    H5Dclose(ds);
-    check(st, path, name);
+    const herr_t closed = H5Dclose(ds);  // flushes the dataset's buffered data
+    check(st < 0 ? st : closed, path, name);
 }
 
 void attribute(hid_t file, const std::string& key, const std::string& value, const std::string& path) {
@@ -48,8 +48,8 @@ void attribute(hid_t file, const std::string& key, const std::string& value, con
 void writeHdf5(const std::string& path, const Result& r, const RadialProfile& radial,
                const std::map<std::string, std::string>& parameters, const std::vector<double>* s2) {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    const std::string tmp = temporaryPathFor(path);
-    const hid_t file = H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    AtomicOutput out(path);
+    hid_t file = H5Fcreate(out.writePath().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (file < 0) throw Error("cannot create " + path + " (HDF5 could not open it for writing)");
     try {
         const std::vector<hsize_t> dims = {hsize_t(r.mz), hsize_t(r.my), hsize_t(r.mx)};
@@ -73,13 +73,14 @@ void writeHdf5(const std::string& path, const Result& r, const RadialProfile& ra
             "L[dz+MLz, dy+ML, dx+ML] = count/tried; Bresenham segments from p to p+d, ties step diagonally";
         attrs["radial_bin_width"] = std::to_string(radial.binWidth);
         for (const auto& [k, v] : attrs) attribute(file, k, v, path);
-        if (H5Fclose(file) < 0) throw Error("cannot write " + path + " (HDF5 could not close it)");
+        const herr_t closed = H5Fclose(file);
+        file = -1;  // closed, even when the close failed: HDF5 releases the identifier either way
+        if (closed < 0) throw Error("cannot write " + path + " (HDF5 could not finish the file: is the disk full?)");
     } catch (...) {
-        H5Fclose(file);
-        discardTemporary(path);
-        throw;
+        if (file >= 0) H5Fclose(file);
+        throw;  // out's destructor removes the temporary
     }
-    commitTemporary(path);
+    out.commit();
 }
 
 void writeCsv(const std::string& path, const Result& r) {

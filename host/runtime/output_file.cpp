@@ -1,43 +1,302 @@
 #include "portacl/output_file.hpp"
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "portacl/error.hpp"
 
 namespace portacl {
+namespace {
 
-std::string temporaryPathFor(const std::string& path) { return path + ".tmp." + std::to_string(::getpid()); }
+bool startsWith(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
 
-void discardTemporary(const std::string& path) {
-    std::error_code ec;
-    std::filesystem::remove(temporaryPathFor(path), ec);
+std::string folderOf(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    if (slash == std::string::npos) return ".";
+    if (slash == 0) return "/";
+    return path.substr(0, slash);
 }
 
-void commitTemporary(const std::string& path) {
-    std::error_code ec;
-    std::filesystem::rename(temporaryPathFor(path), path, ec);
-    if (ec) {
-        discardTemporary(path);
-        throw Error("cannot write " + path + ": " + ec.message());
+std::string baseOf(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The file a write lands on: a symbolic link's final target (so that the link survives the rename),
+// else the path itself.
+std::string resolvedTarget(const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+    char* real = ::realpath(path.c_str(), nullptr);
+    if (!real) return path;  // a dangling link is replaced like a file
+    std::string r = real;
+    std::free(real);
+    return r;
+}
+
+bool processIsGone(long pid) {
+    if (pid <= 0 || pid == ::getpid()) return false;
+    return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
+// "<base><marker><digits>" optionally followed by "." and anything: the pid, else -1.
+long pidAfter(const std::string& name, const std::string& base, const std::string& marker) {
+    const std::string head = base + marker;
+    if (!startsWith(name, head) || name.size() == head.size()) return -1;
+    std::size_t i = head.size(), j = i;
+    while (j < name.size() && std::isdigit(static_cast<unsigned char>(name[j]))) ++j;
+    if (j == i || j - i > 9 || (j < name.size() && name[j] != '.')) return -1;
+    return std::stol(name.substr(i, j - i));
+}
+
+std::atomic<unsigned> sequence{0};
+
+std::string freshTemporary(const std::string& target) {
+    const unsigned n = sequence++;
+    return target + ".tmp." + std::to_string(::getpid()) + (n ? "." + std::to_string(n) : std::string());
+}
+
+bool renameFile(const std::string& from, const std::string& to, std::string& why) {
+    if (std::rename(from.c_str(), to.c_str()) == 0) return true;
+    why = std::strerror(errno);
+    return false;
+}
+
+// A journal lists "T <tmp>\t<target>" and "J <journal>" lines and ends with "end". Rolls a complete
+// one forward (renames whatever temporaries remain) and removes every journal it names.
+void rollForward(const std::string& journal) {
+    std::ifstream in(journal);
+    std::vector<std::pair<std::string, std::string>> renames;
+    std::vector<std::string> journals;
+    std::string line;
+    bool complete = false;
+    while (std::getline(in, line)) {
+        if (line == "end") complete = true;
+        else if (startsWith(line, "T ")) {
+            const auto tab = line.find('\t');
+            if (tab != std::string::npos) renames.emplace_back(line.substr(2, tab - 2), line.substr(tab + 1));
+        } else if (startsWith(line, "J ")) journals.push_back(line.substr(2));
     }
+    in.close();
+    if (complete) {
+        for (const auto& [tmp, target] : renames)
+            if (::access(tmp.c_str(), F_OK) == 0) std::rename(tmp.c_str(), target.c_str());
+        for (const auto& j : journals) std::remove(j.c_str());
+    }
+    std::remove(journal.c_str());
+}
+
+}  // namespace
+
+bool isSpecialOutput(const std::string& path) {
+    if (startsWith(path, "/dev/") || startsWith(path, "/proc/")) return true;
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+void removeStaleTemporaries(const std::string& path) {
+    if (path.empty() || isSpecialOutput(path)) return;
+    const std::string target = resolvedTarget(path);
+    const std::string folder = folderOf(target), base = baseOf(target);
+    DIR* dir = ::opendir(folder.c_str());
+    if (!dir) return;
+    std::vector<std::string> journals, temporaries;
+    while (const dirent* e = ::readdir(dir)) {
+        const std::string name = e->d_name;
+        if (processIsGone(pidAfter(name, base, ".commit."))) journals.push_back(folder + "/" + name);
+        else if (processIsGone(pidAfter(name, base, ".tmp."))) temporaries.push_back(folder + "/" + name);
+    }
+    ::closedir(dir);
+    for (const auto& j : journals) rollForward(j);  // first: a committed group's temporaries are its new files
+    for (const auto& t : temporaries) std::remove(t.c_str());
+}
+
+void checkOutputPath(const std::string& path, const std::vector<std::string>& inputs, const std::string& option) {
+    if (path.empty()) throw Error(option + " names no file");
+    if (path == "-") return;  // standard output, where the command supports it
+    struct stat out {};
+    const bool exists = ::stat(path.c_str(), &out) == 0;
+    if (exists && S_ISDIR(out.st_mode)) throw Error("cannot write " + path + " (" + option + "): it is a folder; give a file name");
+    if (isSpecialOutput(path)) return;
+    const std::string target = resolvedTarget(path);
+    const std::string folder = folderOf(target);
+    struct stat dir {};
+    if (::stat(folder.c_str(), &dir) != 0)
+        throw Error("cannot write " + path + " (" + option + "): the folder " + folder + " does not exist");
+    if (!S_ISDIR(dir.st_mode)) throw Error("cannot write " + path + " (" + option + "): " + folder + " is not a folder");
+    if (::access(folder.c_str(), W_OK | X_OK) != 0)
+        throw Error("cannot write " + path + " (" + option + "): the folder " + folder + " is not writable (" +
+                    std::strerror(errno) + ")");
+    if (exists) {
+        for (const auto& input : inputs) {
+            struct stat in {};
+            if (input.empty() || ::stat(input.c_str(), &in) != 0) continue;
+            if (in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+                throw Error("refusing to write " + path + " (" + option + "): it is the input " + input +
+                            ", which would be lost; choose another output name");
+        }
+    }
+    removeStaleTemporaries(path);
+}
+
+void checkOutputExtension(const std::string& path, const std::vector<std::string>& extensions, const std::string& option) {
+    if (path.empty() || path == "-" || isSpecialOutput(path)) return;
+    const std::string base = baseOf(path);
+    const auto dot = base.find_last_of('.');
+    std::string ext = dot == std::string::npos ? "" : base.substr(dot + 1);
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (std::find(extensions.begin(), extensions.end(), ext) != extensions.end()) return;
+    std::string list;
+    for (std::size_t i = 0; i < extensions.size(); ++i)
+        list += (i == 0 ? "." : i + 1 == extensions.size() ? " or ." : ", .") + extensions[i];
+    throw Error("cannot write " + path + " (" + option + "): the name must end in " + list);
+}
+
+void checkDistinctOutputs(const std::vector<std::pair<std::string, std::string>>& optionAndPath) {
+    auto key = [](const std::string& p) {
+        char* real = ::realpath(folderOf(resolvedTarget(p)).c_str(), nullptr);
+        std::string k = real ? std::string(real) + "/" + baseOf(resolvedTarget(p)) : p;
+        std::free(real);
+        return k;
+    };
+    for (std::size_t i = 0; i < optionAndPath.size(); ++i)
+        for (std::size_t j = i + 1; j < optionAndPath.size(); ++j) {
+            const auto& [oa, a] = optionAndPath[i];
+            const auto& [ob, b] = optionAndPath[j];
+            if (a.empty() || b.empty() || a == "-" || b == "-" || isSpecialOutput(a) || isSpecialOutput(b)) continue;
+            if (key(a) == key(b))
+                throw Error(oa + " and " + ob + " both name " + a + "; give each output its own file");
+        }
+}
+
+AtomicOutput::AtomicOutput(const std::string& path) : path_(path) {
+    inPlace_ = isSpecialOutput(path);
+    if (inPlace_) {
+        target_ = write_ = path;
+        return;
+    }
+    target_ = resolvedTarget(path);
+    removeStaleTemporaries(target_);
+    write_ = freshTemporary(target_);
+}
+
+AtomicOutput::~AtomicOutput() {
+    if (!done_) discard();
+}
+
+void AtomicOutput::discard() {
+    if (!inPlace_ && !done_) std::remove(write_.c_str());
+    done_ = true;
+}
+
+void AtomicOutput::commit() {
+    if (done_) return;
+    done_ = true;
+    if (inPlace_) return;
+    std::string why;
+    if (!renameFile(write_, target_, why)) {
+        std::remove(write_.c_str());
+        throw Error("cannot write " + path_ + ": " + why);
+    }
+}
+
+AtomicOutput& OutputGroup::add(const std::string& path) {
+    members_.push_back(std::make_unique<AtomicOutput>(path));
+    return *members_.back();
+}
+
+void OutputGroup::commit() {
+    std::vector<AtomicOutput*> renamed;
+    for (auto& m : members_)
+        if (!m->inPlace_ && !m->done_) renamed.push_back(m.get());
+    bool journaled = renamed.size() > 1;
+    for (const auto* m : renamed)
+        if (m->write_.find_first_of("\t\n") != std::string::npos || m->target_.find_first_of("\t\n") != std::string::npos)
+            journaled = false;  // names a journal line cannot hold: plain renames, one after another
+    std::vector<std::string> journals;
+    if (journaled) {
+        std::string text;
+        for (const auto* m : renamed) text += "T " + m->write_ + "\t" + m->target_ + "\n";
+        for (const auto* m : renamed) {
+            journals.push_back(m->target_ + ".commit." + std::to_string(::getpid()));
+            text += "J " + journals.back() + "\n";
+        }
+        text += "end\n";
+        for (std::size_t i = 0; i < renamed.size(); ++i) {
+            // Written beside each member and renamed into place: the first complete journal is the commit.
+            const std::string tmp = renamed[i]->target_ + ".tmp." + std::to_string(::getpid()) + ".commit";
+            std::ofstream j(tmp, std::ios::binary | std::ios::trunc);
+            j << text;
+            j.close();
+            std::string why;
+            if (!j || !renameFile(tmp, journals[i], why)) {
+                std::remove(tmp.c_str());
+                for (std::size_t k = 0; k < i; ++k) std::remove(journals[k].c_str());
+                for (auto& m : members_) m->discard();
+                throw Error("cannot write " + renamed[i]->path_ + ": its commit record could not be written");
+            }
+        }
+    }
+    std::string failure;
+    for (auto* m : renamed) {
+        std::string why;
+        m->done_ = true;
+        if (!renameFile(m->write_, m->target_, why) && failure.empty()) failure = "cannot write " + m->path_ + ": " + why;
+    }
+    for (const auto& j : journals) std::remove(j.c_str());
+    for (auto& m : members_) m->done_ = true;
+    if (!failure.empty()) {
+        for (auto* m : renamed) std::remove(m->write_.c_str());
+        throw Error(failure);
+    }
+}
+
+void writeFileContents(const AtomicOutput& out, const std::function<void(std::ostream&)>& write, bool binary) {
+    const std::string& path = out.path();
+    std::ofstream os(out.writePath(), binary ? std::ios::binary | std::ios::trunc : std::ios::trunc);
+    if (!os) throw Error("cannot create " + path + ": " + std::strerror(errno));
+    write(os);
+    os.flush();
+    const bool written = static_cast<bool>(os);
+    const int err = errno;
+    os.close();
+    if (!written || !os) throw Error("cannot write " + path + ": " + (err ? std::strerror(err) : "the disk refused the data (full?)"));
 }
 
 void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write, bool binary) {
-    const std::string tmp = temporaryPathFor(path);
-    try {
-        std::ofstream out(tmp, binary ? std::ios::binary | std::ios::trunc : std::ios::trunc);
-        if (!out) throw Error("cannot create " + path + " (is the folder there and writable?)");
-        write(out);
-        out.flush();
-        if (!out) throw Error("writing " + path + " failed (disk full?)");
-    } catch (...) {
+    AtomicOutput out(path);
+    writeFileContents(out, write, binary);
+    out.commit();
+}
+
+std::string temporaryPathFor(const std::string& path) {
+    if (isSpecialOutput(path)) return path;
+    return resolvedTarget(path) + ".tmp." + std::to_string(::getpid());
+}
+
+void discardTemporary(const std::string& path) {
+    if (isSpecialOutput(path)) return;
+    std::remove(temporaryPathFor(path).c_str());
+}
+
+void commitTemporary(const std::string& path) {
+    if (isSpecialOutput(path)) return;
+    std::string why;
+    if (!renameFile(temporaryPathFor(path), resolvedTarget(path), why)) {
         discardTemporary(path);
-        throw;
+        throw Error("cannot write " + path + ": " + why);
     }
-    commitTemporary(path);
 }
 
 }  // namespace portacl

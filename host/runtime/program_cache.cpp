@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "portacl/device.hpp"
+#include "portacl/error.hpp"
+#include "portacl/output_file.hpp"
 #include "portacl/version.hpp"
 
 namespace portacl {
@@ -114,19 +116,18 @@ void ProgramCache::store(const std::string& key, const std::vector<unsigned char
     std::error_code ec;
     fs::create_directories(directory(), ec);
     const std::string path = pathFor(key);
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) return;
-        const std::string payload(binary.begin(), binary.end());
-        out << kMagic << key.size() << "\n" << key << payload.size() << "\n" << hex(fnv1a64(payload)) << "\n" << payload;
-        if (!out.flush()) {
-            fs::remove(tmp, ec);
-            return;
-        }
+    // A temporary of its own per write (processes and threads that build the same program at once
+    // each rename a complete entry), renamed into place; a cache that cannot be written is skipped.
+    const std::string payload(binary.begin(), binary.end());
+    try {
+        writeFileAtomically(
+            path,
+            [&](std::ostream& out) {
+                out << kMagic << key.size() << "\n" << key << payload.size() << "\n" << hex(fnv1a64(payload)) << "\n" << payload;
+            },
+            true);
+    } catch (const Error&) {
     }
-    fs::rename(tmp, path, ec);
-    if (ec) fs::remove(tmp, ec);
 }
 
 std::size_t ProgramCache::clear() {

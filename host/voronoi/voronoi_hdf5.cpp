@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "portacl/error.hpp"
+#include "portacl/output_file.hpp"
 #include "portacl/io/hdf5_file.hpp"
 #include "portacl/voronoi.hpp"
 
@@ -84,18 +85,18 @@ void writeContents(io::Hdf5File& h, const Diagram& d, const std::vector<io::Ball
 }  // namespace
 
 void writeHdf5(const std::string& path, const Diagram& d, const std::vector<io::Ball>& balls, const Hdf5Info& info) {
-    const std::string tmp = path + ".tmp." + std::to_string(getpid());
+    AtomicOutput out(path);
+    writeHdf5To(out, d, balls, info);
+    out.commit();
+}
+
+void writeHdf5To(const AtomicOutput& out, const Diagram& d, const std::vector<io::Ball>& balls, const Hdf5Info& info) {
     try {
-        io::Hdf5File h = io::Hdf5File::create(tmp);
+        io::Hdf5File h = io::Hdf5File::create(out.writePath(), out.path());
         writeContents(h, d, balls, info);
         h.close();
     } catch (const Error&) {
-        std::remove(tmp.c_str());
-        throw Error("cannot write the HDF5 file '" + path + "'");
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw Error("cannot write the HDF5 file '" + path + "'");
+        throw Error("cannot write the HDF5 file '" + out.path() + "' (HDF5 failed: is the disk full?)");
     }
 }
 

@@ -217,6 +217,11 @@ void writeOutputFile(const std::string& path, const Simulation& sim, const Outpu
 
 // Checkpoint files: the solver state plus what identifies the input (grid, Nt, file description).
 void writeCheckpointFile(const std::string& path, const Simulation& sim, const KSpaceSolver::State& state);
+// A checkpointed stop, as k-Wave's solvers do it: the checkpoint, and the output file with what was
+// recorded so far (t_index says how far), committed together so that neither is older than the other.
+void writeCheckpointAndOutput(const std::string& checkpointPath, const std::string& outputPath, const Simulation& sim,
+                              const KSpaceSolver::State& state, const OutputSelection& outputs, const RunInfo& info,
+                              int compression = 0);
 // Throws when the checkpoint belongs to another input.
 KSpaceSolver::State readCheckpointFile(const std::string& path, const Simulation& sim);
 

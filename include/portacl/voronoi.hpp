@@ -12,6 +12,10 @@
 #include "portacl/precision.hpp"
 #include "portacl/two_phase.hpp"
 
+namespace portacl {
+class AtomicOutput;
+}
+
 namespace portacl::voronoi {
 
 struct Vertex {
@@ -100,6 +104,8 @@ struct Hdf5Info {
 // (after filtering, numbered from 0) and the summary to an HDF5 file (docs/voronoi.md, "Output"),
 // through a temporary file renamed into place; on failure no file is left and portacl::Error says so.
 void writeHdf5(const std::string& path, const Diagram& d, const std::vector<io::Ball>& balls, const Hdf5Info& info);
+// The same into one member of an output group (the caller commits).
+void writeHdf5To(const AtomicOutput& out, const Diagram& d, const std::vector<io::Ball>& balls, const Hdf5Info& info);
 
 // Sorts vertices by quadruple then centre and renumbers the edges accordingly.
 void canonicalize(Diagram& d);

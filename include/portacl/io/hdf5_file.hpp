@@ -24,8 +24,9 @@ public:
 
     // Opens an existing file. Throws "cannot open <path> as an HDF5 file" when it is not one.
     static Hdf5File open(const std::string& path, Mode mode = Mode::Read);
-    // Creates (truncates) a file.
-    static Hdf5File create(const std::string& path);
+    // Creates (truncates) a file. Messages name it `shownAs` when given (the final name of a file
+    // written under a temporary name).
+    static Hdf5File create(const std::string& path, const std::string& shownAs = "");
 
     Hdf5File() = default;
     Hdf5File(Hdf5File&& o) noexcept;

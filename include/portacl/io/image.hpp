@@ -50,4 +50,7 @@ Image readImage(const std::string& path);
 // format that cannot hold the image (float PNG, 2-channel PPM ...) or a write failure.
 void writeImage(const std::string& path, const Image& img);
 
+// The extensions writeImage takes (lower case, no dot), for checking an output name before the work.
+const std::vector<std::string>& writableImageExtensions();
+
 }  // namespace portacl::io
