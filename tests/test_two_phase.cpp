@@ -85,7 +85,8 @@ TEST(StreamCompaction, AnyWorkGroupSizeFromTheProfile) {
 
 TEST(TwoPhaseDispatch, ProfileChoosesDoubleFloatPhase2) {
     // [two_phase] phase2 = double-float: Mixed runs phase 2 in double-float (predicates: exact), or on
-    // the host for a caller without double-float kernels; Double stays double; a bad value is one sentence.
+    // the host for a caller without double-float kernels; phase2 = host: on the host (predicates: big
+    // integers on the flagged queries); Double stays double; a bad value is one sentence.
     const std::string dir = ::testing::TempDir() + "portacl_two_phase_phase2";
     std::filesystem::create_directories(dir);
     const std::string previous = std::getenv("PORTACL_PLATFORMS_DIR") ? std::getenv("PORTACL_PLATFORMS_DIR") : "";
@@ -111,6 +112,19 @@ TEST(TwoPhaseDispatch, ProfileChoosesDoubleFloatPhase2) {
         EXPECT_EQ(twoPhaseList(ctx, Precision::Mixed, true).phase2, Phase2Arithmetic::DoubleFloat);
         if (d.fp64) EXPECT_EQ(twoPhaseList(ctx, Precision::Double).phase2, Phase2Arithmetic::Double);
         EXPECT_EQ(twoPhaseList(ctx, Precision::Float).phase2, Phase2Arithmetic::None);
+    }
+    writeProfile("host");
+    {
+        Context ctx(d);
+        using predicates::Predicate;
+        const predicates::Batch batch = predicates::syntheticBatch(Predicate::Orient3d, 3000, 400, 0.1, 8);
+        const predicates::Result r = predicates::evaluate(ctx, Predicate::Orient3d, batch.points, batch.queries, Precision::Mixed);
+        EXPECT_EQ(r.report.phase2, Phase2Arithmetic::Host);
+        EXPECT_GT(r.report.undecided, 0u);
+        EXPECT_EQ(r.report.phase2Items, r.report.undecided);
+        EXPECT_EQ(r.report.hostItems, r.report.undecided);
+        EXPECT_EQ(r.signs, predicates::evaluateReference(Predicate::Orient3d, batch.points, batch.queries));
+        EXPECT_EQ(twoPhaseList(ctx, Precision::Mixed, true).phase2, Phase2Arithmetic::Host);
     }
     writeProfile("quad");
     {

@@ -69,10 +69,12 @@ int runPredicates(const std::vector<std::string>& args) {
     if (r.report.phase2 != Phase2Arithmetic::None) std::cout << " in " << phase2ArithmeticName(r.report.phase2);
     if (r.report.phase2 == Phase2Arithmetic::DoubleFloat)
         std::cout << ", " << r.report.hostItems << " of them finished exactly on the host";
+    if (r.report.phase2 == Phase2Arithmetic::Host) std::cout << " (exact big integers)";
     std::cout << "\n" << std::fixed << std::setprecision(3) << "device time: phase 1 " << r.report.phase1Seconds * 1e3
               << " ms, compaction " << r.report.compactSeconds * 1e3 << " ms, phase 2 "
               << r.report.phase2Seconds * 1e3 << " ms";
-    if (r.report.phase2 == Phase2Arithmetic::DoubleFloat) std::cout << ", host step " << r.report.hostSeconds * 1e3 << " ms";
+    if (r.report.phase2 == Phase2Arithmetic::DoubleFloat || r.report.phase2 == Phase2Arithmetic::Host)
+        std::cout << ", host step " << r.report.hostSeconds * 1e3 << " ms";
     std::cout << "\nwall time " << wall * 1e3 << " ms (uploads, kernels, download, host step"
               << (repeat > 1 ? "; median of " + std::to_string(repeat) + " runs after a first" : std::string()) << ")\n";
     int rc = 0;

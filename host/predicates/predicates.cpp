@@ -31,13 +31,15 @@ std::size_t arity(Predicate p) { return p == Predicate::Orient3d ? 4 : 5; }
 const char* predicateName(Predicate p) { return p == Predicate::Orient3d ? "orient3d" : "insphere"; }
 
 TwoPhaseReport evaluateOnDevice(Context& ctx, Predicate p, const cl::Buffer& points, const cl::Buffer& queries,
-                                std::size_t queryCount, const cl::Buffer& signs, Precision mode) {
+                                std::size_t queryCount, const cl::Buffer& signs, Precision mode,
+                                std::vector<std::uint32_t>* hostItems) {
     const std::string name = predicateName(p);
     TwoPhaseKernels kernels;
     kernels.source = "predicates.cl";
     kernels.phase1 = name + "_phase1";
     kernels.phase2 = name + "_phase2";
     kernels.doubleFloat = true;
+    if (hostItems) kernels.hostPhase2 = [&](const std::vector<std::uint32_t>& items) { *hostItems = items; };
     kernels.setArgs = [&](cl::Kernel& k, cl_uint first) {
         k.setArg(first + 0, points);
         k.setArg(first + 1, queries);
@@ -76,8 +78,17 @@ Result evaluate(Context& ctx, Predicate p, const std::vector<float>& points, con
     const cl::Buffer pointsBuf = ctx.upload(points, "predicate points", CL_MEM_READ_ONLY);
     const cl::Buffer queriesBuf = ctx.upload(queries, "predicate queries", CL_MEM_READ_ONLY);
     const cl::Buffer signsBuf = ctx.buffer(n, "predicate signs");
-    result.report = evaluateOnDevice(ctx, p, pointsBuf, queriesBuf, n, signsBuf, mode);
+    std::vector<std::uint32_t> hostItems;
+    result.report = evaluateOnDevice(ctx, p, pointsBuf, queriesBuf, n, signsBuf, mode, &hostItems);
     result.signs = ctx.download<std::int8_t>(signsBuf, n, "predicate signs");
+    if (result.report.phase2 == Phase2Arithmetic::Host) {
+        // Phase 2 on the host (the profile's [two_phase] phase2 = host): exact signs of the flagged queries.
+        const auto start = std::chrono::steady_clock::now();
+        for (std::uint32_t i : hostItems) result.signs[i] = kDoubleFloatUndecided;
+        TwoPhaseReport finished;
+        finishOnHost(p, points, queries, result.signs, finished);
+        result.report.hostSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
     if (result.report.phase2 == Phase2Arithmetic::DoubleFloat) finishOnHost(p, points, queries, result.signs, result.report);
 
     return result;

@@ -48,22 +48,24 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
         }
         for (Precision mode : modes) {
             TwoPhaseReport report;
+            std::vector<std::uint32_t> hostItems;  // phase 2 on the host ([two_phase] phase2 = host)
             BenchRecord r;
             r.workload = std::string("predicates/") + predicates::predicateName(p);
             r.size = "2^" + std::to_string(log2n);
             r.precision = precisionName(mode);
             r.seconds = medianDeviceSeconds(
-                ctx, [&] { report = predicates::evaluateOnDevice(ctx, p, points, queries, n, signs, mode); }, opts);
+                ctx, [&] { report = predicates::evaluateOnDevice(ctx, p, points, queries, n, signs, mode, &hostItems); }, opts);
             // Indices, the gathered points (3 floats each), the sign; phase 1 also writes a flag.
             r.bytes = double(n) * (k * 4 + k * 12 + 1 + (mode == Precision::Double ? 0 : 1));
             r.serialSeconds = serial;
             std::ostringstream note;
             note << "phase 2 on " << report.phase2Items << " of " << n;
             if (mode != Precision::Double) note << " (flagged " << report.undecided << ")";
-            if (report.phase2 == Phase2Arithmetic::DoubleFloat) {
+            if (report.phase2 == Phase2Arithmetic::DoubleFloat || report.phase2 == Phase2Arithmetic::Host) {
                 std::vector<std::int8_t> got = ctx.download<std::int8_t>(signs, n, "bench signs");
+                for (std::uint32_t i : hostItems) got[i] = predicates::kDoubleFloatUndecided;
                 predicates::finishOnHost(p, b.points, b.queries, got, report);
-                note << " in double-float, " << report.hostItems << " finished on the host in "
+                note << " in " << phase2ArithmeticName(report.phase2) << ", " << report.hostItems << " finished on the host in "
                      << report.hostSeconds * 1e3 << " ms (not in the time)";
             }
             note << "; serial: float filter + exact big integers";

@@ -1,6 +1,7 @@
 #include "portacl/two_phase.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -151,9 +152,9 @@ bool mixedWithoutDouble(Context& ctx) {
     if (!ctx.device().fp64) return true;
     if (const char* v = std::getenv("PORTACL_FORCE_DOUBLE_FLOAT"); v && *v && std::strcmp(v, "0") != 0) return true;
     const std::string key = ctx.tuning().get("two_phase", "phase2", "double");
-    if (key == "double-float") return true;
+    if (key == "double-float" || key == "host") return true;
     if (key != "double")
-        throw Error("the profile's [two_phase] phase2 = " + key + " is not one of double, double-float");
+        throw Error("the profile's [two_phase] phase2 = " + key + " is not one of double, double-float, host");
     return false;
 }
 
@@ -164,7 +165,8 @@ Phase2Arithmetic phase2Arithmetic(Context& ctx, Precision mode, bool hasDoubleFl
         return Phase2Arithmetic::Double;
     }
     if (!mixedWithoutDouble(ctx)) return Phase2Arithmetic::Double;
-    return hasDoubleFloatKernels ? Phase2Arithmetic::DoubleFloat : Phase2Arithmetic::Host;
+    const bool hostAsked = ctx.tuning().get("two_phase", "phase2", "double") == "host";
+    return hasDoubleFloatKernels && !hostAsked ? Phase2Arithmetic::DoubleFloat : Phase2Arithmetic::Host;
 }
 
 std::vector<std::uint32_t> compactFlagsReference(const std::vector<std::uint8_t>& flags) {
@@ -180,11 +182,11 @@ namespace {
 TwoPhaseReport dispatch(Context& ctx, Precision mode, std::size_t n, const TwoPhaseKernels& kernels,
                         const TwoPhaseCountSlot* counts) {
     const Phase2Arithmetic arithmetic = phase2Arithmetic(ctx, mode, kernels.doubleFloat);
-    // This variant launches phase 2 itself: a kernel source without a double-float phase 2 cannot
-    // run Mixed without double.
-    if (arithmetic == Phase2Arithmetic::Host)
-        throw Error("the device " + ctx.device().label() + " has no fp64 support (cl_khr_fp64) and " + kernels.source +
-                    " has no double-float phase 2, so mixed precision cannot run on it; use --precision float");
+    // Phase 2 on the host needs the workload's serial phase 2, and the flagged items on the host.
+    if (arithmetic == Phase2Arithmetic::Host && (!kernels.hostPhase2 || counts))
+        throw Error("the device " + ctx.device().label() + " runs mixed precision without double here and " +
+                    kernels.source + " has neither a double-float phase 2 nor a host phase 2 for this call, so " +
+                    "mixed precision cannot run on it; use --precision float");
     if (n > std::numeric_limits<std::uint32_t>::max())
         throw Error("the two-phase dispatch handles at most 2^32 - 1 items, but " + std::to_string(n) + " were given");
     TwoPhaseReport report;
@@ -230,6 +232,18 @@ TwoPhaseReport dispatch(Context& ctx, Precision mode, std::size_t n, const TwoPh
             // Without the count on the host, phase 2 covers every item; the padding ends the rest.
             phase2Count = counts ? n : report.undecided;
             direct = 0;
+            if (arithmetic == Phase2Arithmetic::Host) {
+                // The flagged items to the host (the read waits for phase 1), then the serial phase 2.
+                const auto start = std::chrono::steady_clock::now();
+                std::vector<std::uint32_t> items;
+                if (report.undecided > 0)
+                    items = ctx.download<std::uint32_t>(s.items, report.undecided, "two-phase item list");
+                kernels.hostPhase2(items);
+                report.hostSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                report.hostItems = items.size();
+                report.phase2Items = items.size();
+                phase2Count = 0;
+            }
         }
     }
 
@@ -245,7 +259,7 @@ TwoPhaseReport dispatch(Context& ctx, Precision mode, std::size_t n, const TwoPh
         if (kernels.setArgs) kernels.setArgs(k2, kTwoPhase2FirstArg);
         phase2Events.push_back(launchItems(k2, phase2Count, perItem2, perGroup2));
     }
-    report.phase2Items = phase2Count;
+    if (arithmetic != Phase2Arithmetic::Host) report.phase2Items = phase2Count;
     if (counts) return report;
     ctx.finish();
 

@@ -35,7 +35,8 @@ struct Result {
 // Evaluates a batch on the device. Throws portacl::Error for a malformed batch (queries not a
 // multiple of the arity, an index past the last point, a non-finite coordinate) and, on a device
 // without fp64, for Double. Mixed there runs phase 2 in double-float on the device; the few queries
-// it cannot vouch for get their exact sign on the host (report.hostItems).
+// it cannot vouch for get their exact sign on the host (report.hostItems). With the profile's
+// [two_phase] phase2 = host, every flagged query gets its exact sign on the host.
 // (PORTACL_FORCE_DOUBLE_FLOAT=1 or the profile's [two_phase] phase2 = double-float does the same on a
 // device with fp64.)
 Result evaluate(Context& ctx, Predicate p, const std::vector<float>& points,
@@ -50,8 +51,12 @@ constexpr std::int8_t kDoubleFloatUndecided = 2;  // PRED_DF_HOST of cl/common/p
 // report.hostItems and report.hostSeconds.
 void finishOnHost(Predicate p, const std::vector<float>& points, const std::vector<std::uint32_t>& queries,
                   std::vector<std::int8_t>& signs, TwoPhaseReport& report);
+// With hostItems given, phase 2 may run on the host (report.phase2 Host: the profile's [two_phase]
+// phase2 = host): the flagged queries are written there, for the caller to finish (their signs in
+// `signs` are phase 1's).
 TwoPhaseReport evaluateOnDevice(Context& ctx, Predicate p, const cl::Buffer& points, const cl::Buffer& queries,
-                                std::size_t queryCount, const cl::Buffer& signs, Precision mode);
+                                std::size_t queryCount, const cl::Buffer& signs, Precision mode,
+                                std::vector<std::uint32_t>* hostItems = nullptr);
 
 // A synthetic batch: n queries over `cloud` random points in [-100, 100]^3; each query is, with
 // probability degenerateFraction, made of integer points on one plane (orient3d) or one sphere

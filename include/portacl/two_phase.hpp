@@ -51,12 +51,13 @@ enum class Phase2Arithmetic {
 const char* phase2ArithmeticName(Phase2Arithmetic a);  // "none", "double", "double-float", "host"
 
 // Whether Mixed mode's phase 2 must avoid the device's double: the device has no fp64, or the device
-// profile's [two_phase] phase2 = double-float, or PORTACL_FORCE_DOUBLE_FLOAT=1 (so that the
+// profile's [two_phase] phase2 = double-float or host, or PORTACL_FORCE_DOUBLE_FLOAT=1 (so that the
 // double-float kernels and host phase 2 run, and are tested, on a device with fp64).
 bool mixedWithoutDouble(Context& ctx);
 
 // The arithmetic of Mixed mode's phase 2 on this device: Double, else DoubleFloat for a workload with
-// double-float kernels, else Host. Other modes: Double (Double mode), None (Float mode).
+// double-float kernels (unless the profile says [two_phase] phase2 = host, where the host is measured
+// faster), else Host. Other modes: Double (Double mode), None (Float mode).
 Phase2Arithmetic phase2Arithmetic(Context& ctx, Precision mode, bool hasDoubleFloatKernels);
 
 // Argument indices the engine owns in each phase's kernel.
@@ -87,8 +88,13 @@ struct TwoPhaseKernels {
     std::size_t phase2WorkItemsPerItem = 0;
     std::size_t phase2ItemsPerGroup = 0;
     // The source has a double-float phase 2 (under #if PORTACL_DOUBLE_FLOAT, same name and arguments):
-    // Mixed mode then runs on a device without fp64. Without it, Mixed there is refused.
+    // Mixed mode then runs on a device without fp64.
     bool doubleFloat = false;
+    // Phase 2 on the host (runTwoPhase only): called, after phase 1 has finished, with the flagged
+    // items in increasing order; it computes their results in the workload's serial double code and
+    // leaves them where the workload wants them. Used where phase 2 is Host (no double-float kernel,
+    // or the profile's phase2 = host). Without it, Mixed there is refused in one sentence.
+    std::function<void(const std::vector<std::uint32_t>& items)> hostPhase2;
 };
 
 struct TwoPhaseReport {
@@ -97,10 +103,10 @@ struct TwoPhaseReport {
     std::size_t undecided = 0;    // items phase 1 flagged (0 when phase 1 did not run: Double)
     std::size_t phase2Items = 0;  // items phase 2 ran on: 0 (Float), N (Double), undecided (Mixed)
     Phase2Arithmetic phase2 = Phase2Arithmetic::None;  // where and how phase 2 ran (or would have)
-    // Of phase2Items, those a double-float phase 2 could not decide and the workload's exact host step
-    // finished (filled in by the workload; 0 where phase 2 decides everything).
+    // Items finished on the host: all of phase2Items where phase 2 is Host; with DoubleFloat, those it
+    // could not vouch for, which the workload's exact host step finished (filled in by the workload).
     std::size_t hostItems = 0;
-    double hostSeconds = 0;       // wall time of that host step
+    double hostSeconds = 0;       // wall time of that host step (and, for Host, of the items' download)
     double phase1Seconds = 0;     // device time of the phase-1 kernel
     double compactSeconds = 0;    // device time of the compaction kernels (and the count's read)
     double phase2Seconds = 0;     // device time of the phase-2 kernel
@@ -109,7 +115,8 @@ struct TwoPhaseReport {
 
 // Runs the two phases on items [0, n) and waits for them. A device without fp64 asked for Double gets
 // the engine's one-sentence error (Context::requirePrecision) before anything runs; asked for Mixed, it
-// runs phase 2 in double-float (kernels.doubleFloat) or refuses in one sentence.
+// runs phase 2 in double-float (kernels.doubleFloat), or on the host (kernels.hostPhase2), or refuses
+// in one sentence.
 // n must be below 2^32.
 TwoPhaseReport runTwoPhase(Context& ctx, Precision mode, std::size_t n, const TwoPhaseKernels& kernels);
 
