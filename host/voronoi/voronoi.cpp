@@ -415,7 +415,12 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
                 if (retry > 0) ans.retryRadius = retry >= 1e29f ? kUnboundedRadius : retry;
                 // Phase 2 on the host (a device without fp64): the flagged search again, in double,
                 // as the device's double kernel does it.
-                if (twoPhase.phase2OnHost() && (bits >> 31) != 0) ans = tracers[owner[i]]->solve(wave[i]);
+                if (twoPhase.phase2OnHost() && (bits >> 31) != 0) {
+                    ans = tracers[owner[i]]->solve(wave[i]);
+                    // The answer word carries a retry radius in float (as the device's phase 2 writes it).
+                    if (ans.retryRadius > 0 && ans.retryRadius != kUnboundedRadius)
+                        ans.retryRadius = static_cast<float>(ans.retryRadius);
+                }
                 resolved[i] = tracers[owner[i]]->resolve(wave[i], ans);
             }
         });
