@@ -1,7 +1,11 @@
 #include "portacl/context.hpp"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <limits>
 #include <sstream>
@@ -130,10 +134,45 @@ cl::Kernel Context::kernel(const std::string& source, const std::string& kernelN
     return clCall(("clCreateKernel(" + kernelName + ")").c_str(), [&] { return cl::Kernel(p, kernelName.c_str()); });
 }
 
+namespace {
+
+// A CPU device's memory is the host's, and what it can have is what the host has free now: the
+// kernel's MemAvailable, and under an address-space limit (ulimit -v) that limit less what the
+// process has mapped. PoCL takes a buffer's memory at its first use and aborts when it cannot, so
+// a run that does not fit must be refused before its buffers exist.
+std::uint64_t hostMemoryAvailable() {
+    std::uint64_t available = std::numeric_limits<std::uint64_t>::max();
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key;
+    std::uint64_t kib = 0;
+    while (meminfo >> key >> kib) {
+        if (key == "MemAvailable:") {
+            available = kib * 1024;
+            break;
+        }
+        meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+    }
+    rlimit as{};
+    std::uint64_t pages = 0;
+    if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY && (std::ifstream("/proc/self/statm") >> pages)) {
+        const std::uint64_t mapped = pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+        available = std::min<std::uint64_t>(available, as.rlim_cur > mapped ? as.rlim_cur - mapped : 0);
+    }
+    return available;
+}
+
+}  // namespace
+
 void Context::checkFits(std::size_t totalBytes, const std::string& what) const {
     if (totalBytes > device_.globalMemBytes)
         throw Error(what + " needs " + humanBytes(static_cast<double>(totalBytes)) + " of device memory, but " +
                     device_.label() + " has " + humanBytes(static_cast<double>(device_.globalMemBytes)));
+    if (device_.isCpu) {
+        const std::uint64_t free = hostMemoryAvailable();
+        if (totalBytes > free)
+            throw Error(what + " needs " + humanBytes(static_cast<double>(totalBytes)) + " of memory on the CPU device " +
+                        device_.label() + ", but the host has " + humanBytes(static_cast<double>(free)) + " free");
+    }
 }
 
 cl::Buffer Context::buffer(std::size_t bytes, const std::string& what, cl_mem_flags flags) {

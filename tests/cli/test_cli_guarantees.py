@@ -14,7 +14,8 @@
    temporary; stale temporaries of dead processes are removed by the next run.
 6. k-Wave's command behaves as k-Wave's: a checkpointed stop writes the output so far, elastic input
    is refused, --verbose 0 is silent, -g 0 on a machine without a GPU falls back to the CPU.
-7. Processes started at once on a cold kernel cache all succeed and leave only valid entries.
+7. Out of memory (an address-space limit) ends in success or one sentence, never a crash.
+8. Processes started at once on a cold kernel cache all succeed and leave only valid entries.
 
 usage: test_cli_guarantees.py --build BUILD_DIR --source SOURCE_DIR [--data DATA_DIR] [-k PATTERN]
 """
@@ -393,7 +394,29 @@ class KWaveAsKWave(Scratch):
         self.assertEqual(out.count("No GPU found"), 1, out)
 
 
-# ---- 7. a cold kernel cache under load ----
+# ---- 7. out of memory ----
+
+class OutOfMemory(Scratch):
+    def test_every_address_space_limit_ends_in_success_or_one_sentence(self):
+        # Under ulimit -v the CPU device's buffers, the host's vectors and the runtime's own mappings
+        # run out at different points of the run; PoCL aborts when a buffer's memory cannot be had,
+        # so a run that cannot fit must be refused before its buffers exist.
+        results = []
+        for gib in (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0):
+            limit = int(gib * (1 << 30))
+            def apply(limit=limit):
+                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            rc, out, err = portacl("vector-sum", "--size", "40000000", preexec=apply, timeout=600)
+            results.append((gib, rc, (err.splitlines() or [""])[0][:90]))
+            with self.subTest(limit_gib=gib):
+                if rc != 0:
+                    self.assertRefused((rc, out, err), "")
+        # The sweep reaches both ends: a limit too small for the run, and one it fits in.
+        self.assertTrue(any(r[1] != 0 for r in results) and any(r[1] == 0 for r in results), results)
+        print(results, file=sys.stderr)
+
+
+# ---- 8. a cold kernel cache under load ----
 
 class ColdCache(Scratch):
     def test_processes_started_at_once_all_succeed_and_leave_valid_entries(self):

@@ -48,7 +48,7 @@ def kill_at_random(cmd, folder, run_seconds, rng):
         deadline = time.monotonic() + 10 * run_seconds + 30
         while p.poll() is None and time.monotonic() < deadline and not temporaries(folder):
             time.sleep(0.0005)
-        time.sleep(rng.uniform(0, 0.05))
+        time.sleep(rng.uniform(0, 0.01))
     killed = p.poll() is None
     if killed:
         p.send_signal(signal.SIGKILL)
@@ -72,12 +72,20 @@ def same(a, b):
 class Tally:
     def __init__(self, name):
         self.name, self.trials, self.killed, self.torn, self.mixed, self.left_after_kill, self.left_after_next = name, 0, 0, 0, 0, 0, 0
+        self.during_write, self.journals = 0, 0
         self.notes = []
 
     def line(self):
-        return ("%-22s trials %2d  killed mid-run %2d  torn files %d  mixed groups %d  "
-                "temporaries after the kill %2d  after the next run %d" %
-                (self.name, self.trials, self.killed, self.torn, self.mixed, self.left_after_kill, self.left_after_next))
+        return ("%-22s trials %2d  killed mid-run %2d  of them while writing %2d  between renames %2d  torn files %d  "
+                "mixed groups %d  temporaries after the kills %2d  after the next runs %d" %
+                (self.name, self.trials, self.killed, self.during_write, self.journals, self.torn, self.mixed,
+                 self.left_after_kill, self.left_after_next))
+
+    def after_kill(self, folder):
+        left = temporaries(folder)
+        self.left_after_kill += len(left)
+        self.during_write += bool(left)
+        self.journals += any(".commit." in n and not n.endswith(".commit") for n in left)
 
 
 def trial_kwave(a, rng, work):
@@ -101,7 +109,7 @@ def trial_kwave(a, rng, work):
         shutil.copy(ref_old, out)
         t.trials += 1
         t.killed += kill_at_random([exe, "-i", new_in, "-o", out] + flags, work, seconds, rng)
-        t.left_after_kill += len(temporaries(work))
+        t.after_kill(work)
         got = h5_datasets(out, fields)
         if not (same(got, old) or same(got, new)):
             t.torn += 1
@@ -123,7 +131,7 @@ def trial_kwave(a, rng, work):
         shutil.copy(ref_old, out)
         tc.trials += 1
         tc.killed += kill_at_random([exe, "-i", new_in, "-o", out] + cpflags, work, seconds / 2, rng)
-        tc.left_after_kill += len(temporaries(work))
+        tc.after_kill(work)
         run([exe, "-i", os.path.join(work, "missing.h5"), "-o", out, "--checkpoint_file", cp])  # the next run
         tc.left_after_next += len(temporaries(work))
         got_out = h5_datasets(out, fields)
@@ -155,7 +163,7 @@ def trial_voronoi(a, rng, work):
         open(e, "wb").write(old[1])
         t.trials += 1
         t.killed += kill_at_random([exe, "voronoi", new_in, "-o", v, "--edges", e, "--serial"], work, seconds, rng)
-        t.left_after_kill += len(temporaries(work))
+        t.after_kill(work)
         run([exe, "voronoi", os.path.join(work, "missing.pdb"), "-o", v, "--edges", e])  # the next run
         t.left_after_next += len(temporaries(work))
         got = (open(v, "rb").read(), open(e, "rb").read())
@@ -188,7 +196,7 @@ def trial_lineal(a, rng, work):
         shutil.copy(os.path.join(work, "old.csv"), csv)
         t.trials += 1
         t.killed += kill_at_random(base + ["--max-length", "32", "-o", h5, "--csv", csv], work, seconds, rng)
-        t.left_after_kill += len(temporaries(work))
+        t.after_kill(work)
         run([exe, "lineal-path", os.path.join(work, "missing.npy"), "--phase", "1", "--max-length", "4", "-o", h5, "--csv", csv])
         t.left_after_next += len(temporaries(work))
         got = h5_datasets(h5, ["L", "count"])
