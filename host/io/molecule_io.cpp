@@ -1,6 +1,8 @@
 // Ball lists, radius tables and the filters of molecule reading. The structure parsers (gemmi) live in
 // molecule_io_gemmi.cpp so that only one translation unit pays for their headers.
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
@@ -134,7 +136,7 @@ std::string lowerExtension(const std::string& path) {
 // Looks at the first lines of a plain-text file: PDB records, an mmCIF data block, or numbers.
 MoleculeFormat sniffFormat(const std::string& path) {
     std::ifstream in(path);
-    if (!in) throw Error("cannot open '" + path + "'");
+    if (!in) throw Error("cannot open '" + path + "': " + std::strerror(errno));
     std::string line;
     bool numbersOnly = true;
     int seen = 0;

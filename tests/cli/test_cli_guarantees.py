@@ -249,6 +249,36 @@ class OutputsCheckedFirst(Scratch):
         self.assertRefused(portacl("bench", "--csv", self.dir), "is a folder", t0, within=10)
 
 
+class EveryCommand(Scratch):
+    def commands(self):
+        rc, out, _ = portacl("--help")
+        self.assertEqual(rc, 0)
+        names = re.findall(r"^  ([a-z][a-z0-9-]*) ", out, re.M)
+        self.assertGreater(len(names), 8, out)
+        return names
+
+    def test_an_unknown_option_is_one_sentence(self):
+        for name in self.commands():
+            with self.subTest(command=name):
+                self.assertRefused(portacl(name, "--no-such-option"), "no-such-option")
+
+    def test_a_missing_input_file_says_it_does_not_exist(self):
+        missing = self.at("missing")
+        cases = {
+            "filter": ["filter", missing + ".png", self.at("out.png"), "--op", "box:3"],
+            "lineal-path": ["lineal-path", missing + ".npy", "--phase", "1", "--max-length", "4"],
+            "reconstruct": ["reconstruct", missing + ".npy", "--phase", "1", "--max-length", "4", "-o", self.at("c.png")],
+            "voronoi": ["voronoi", missing + ".pdb", "-o", self.at("v.txt")],
+            "kwave": ["kwave", "-i", missing + ".h5", "-o", self.at("o.h5")],
+        }
+        for name, args in cases.items():
+            with self.subTest(command=name):
+                rc, out, err = portacl(*args)
+                self.assertRefused((rc, out, err), "missing")
+                self.assertRegex(err, "does not exist|No such file")
+        self.assertEqual(os.listdir(self.dir), [])
+
+
 class SpecialFiles(Scratch):
     def test_dev_null_stays_a_device(self):
         rc, _, err = portacl("voronoi", data("pdb/1A8O.pdb"), "-o", "/dev/null", "--summary", "/dev/null", "--serial")
