@@ -107,7 +107,15 @@ void writeImage(const std::string& path, const Image& img) {
 
     // Write a temporary beside the target and rename it: readers never see a half-written image.
     AtomicOutput out(path);
-    writer(out.writePath(), img);
+    try {
+        writer(out.writePath(), img);
+    } catch (const Error& e) {
+        // The writers name the file they opened, the temporary; the user gave the final name.
+        std::string message = e.what();
+        for (auto at = message.find(out.writePath()); at != std::string::npos; at = message.find(out.writePath(), at))
+            message.replace(at, out.writePath().size(), path);
+        throw Error(message);
+    }
     out.commit();
 }
 

@@ -313,7 +313,8 @@ class CompleteOrAbsent(Scratch):
             with open(out, "wb") as f:
                 f.write(b"the previous result\n")
         r = run(cmd, preexec=full_disk(limit))
-        self.assertRefused(r, os.path.basename(out))
+        self.assertRefused(r, out)
+        self.assertNotIn(out + ".tmp", r[2], "the message names the temporary, not the output")
         if keep_old:
             self.assertEqual(digest(out), b"the previous result\n", "the old file was lost")
         else:
