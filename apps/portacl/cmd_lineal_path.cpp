@@ -31,7 +31,7 @@ int runLinealPath(const std::vector<std::string>& args) {
         "dataset", po::value(&dataset), "HDF5 dataset to read (default: the file's only dataset)")(
         "output,o", po::value(&h5), "HDF5 output: L, count, tried, radial and axis/diagonal profiles")(
         "csv", po::value(&csv), "CSV output: dx,dy[,dz],count,tried,L per displacement")(
-        "png", po::value(&png), "PNG picture of the 2-D map (the dz = 0 layer of a 3-D map)")(
+        "png", po::value(&png), "PNG picture of the 2-D map (the dz = 0 layer of a 3-D map): L/L(0) on a log colour scale with axes")(
         "bin-width", po::value(&binWidth)->default_value(1.0), "radius bin width of the isotropic L(r)")(
         "s2", po::bool_switch(&s2), "also the two-point probability S2 (FFT; --precision float|double), into -o")(
         "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device");

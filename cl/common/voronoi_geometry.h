@@ -104,7 +104,10 @@ VOR_FN void vor_ball_line(const vor_frame* f, real dx, real dy, real dz, real rk
 VOR_FN int vor_roots(const vor_frame* f, real a, real b, real c, real* t, real* s, real* cond) {
     *cond = 0;
     const real L2 = a * a + b * b;
-    if (!(L2 > 0)) return 0;
+    // A line further than 1e12 Å from the frame's origin is rounding, not a ball (four equal balls with
+    // coplanar centres have a line a = 0, b ~ 1e-16): its roots would be spheres of radius 1e13 or more,
+    // far beyond any vertex the tracer keeps (1e6 times the balls' extent).
+    if (!(L2 > 0) || c * c > (real)1e24 * L2) return 0;
     const real L = sqrt(L2);
     const real t0 = a * c / L2, s0 = b * c / L2;
     const real dt = -b / L, ds = a / L;
@@ -114,10 +117,18 @@ VOR_FN int vor_roots(const vor_frame* f, real a, real b, real c, real* t, real* 
     real lam[2];
     int n = 0;
     const real scale = fabs(qb * qb) + fabs(4 * qa * qc);
-    if (fabs(qa) <= (real)1e-12 * (fabs(qb) + fabs(qc))) {
+    // A negligible qa leaves one root. In double, negligible means within qa's own rounding: measured
+    // against qb and qc instead, a large qc (a far root, e.g. a hull vertex of radius 1e6 on a nearly
+    // flat face) made qa look negligible and the vertex was lost. Float cannot place such a far root:
+    // *cond = -1 says one may exist (the search is then flagged for double).
+    const int isDouble = sizeof(real) == 8;
+    // qa's rounding: its terms', and Q2's, whose B carries rounding growing as 1/gram.
+    const real qaErr = 16 * VOR_EPS * (ds * ds + fabs(f->Q2) * dt * dt + 2 * (1 - f->Q2) * dt * dt * (1 + 1 / fmax(f->gram, VOR_EPS)));
+    if (isDouble ? fabs(qa) <= qaErr
+                 : fabs(qa) <= (real)1e-12 * (fabs(qb) + fabs(qc))) {
         if (qb == 0) return 0;
         lam[n++] = -qc / qb;
-        *cond = 1;
+        *cond = !isDouble && qa != 0 ? -1 : 1;
     } else {
         const real disc = qb * qb - 4 * qa * qc;
         // The size of the terms behind qb and qc: a discriminant below rounding of these is a double
@@ -258,6 +269,7 @@ VOR_FN void vor_search_consider(const vor_frame* f, vor_search* q, int k, real d
     const real eb = u * (1 + sqrt(ig)) * (fabs(f->nx * dx) + fabs(f->ny * dy) + fabs(f->nz * dz));
     const int m = vor_roots(f, a, b, c, t, s, &cond);
     if (m == 0 && cond < q->grazeTol) q->grazed = 1;  // nearly touches the edge
+    if (cond < 0) q->grazed = 1;                      // a far root float cannot place
     for (int i = 0; i < m; ++i) {
         real dt, ds;
         vor_tangent(f, t[i], s[i], &dt, &ds);

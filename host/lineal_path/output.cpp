@@ -1,4 +1,4 @@
-// Writers of lineal path results (HDF5 through the C API, CSV, PNG through io::writeImage).
+// Writers of lineal path results (HDF5 through the C API, CSV); the PNG picture is map_picture.cpp.
 #include <hdf5.h>
 
 #include <cmath>
@@ -98,19 +98,6 @@ void writeCsv(const std::string& path, const Result& r) {
                     os << r.count[i] << ',' << r.tried[i] << ',' << r.L(i) << '\n';
                 }
     });
-}
-
-void writePng(const std::string& path, const Result& r) {
-    io::Image img = io::makeImage(r.mx, r.my, 1, io::PixelType::U16);
-    const double top = r.L(0, 0, 0);
-    auto* px = img.samples<unsigned short>();
-    for (int dy = -r.maxLength; dy <= r.maxLength; ++dy)
-        for (int dx = -r.maxLength; dx <= r.maxLength; ++dx) {
-            const double v = top > 0 ? r.L(0, dy, dx) / top : 0.0;
-            px[std::size_t(dy + r.maxLength) * r.mx + std::size_t(dx + r.maxLength)] =
-                static_cast<unsigned short>(std::lround(std::min(1.0, std::max(0.0, v)) * 65535.0));
-        }
-    io::writeImage(path, img);
 }
 
 }  // namespace portacl::lineal

@@ -144,6 +144,7 @@ bool Tracer::findStartVertex(int seed, Vertex* out) const {
                     vor_ball_line(&f, o.x - s.x, o.y - s.y, o.z - s.z, o.r, &a, &b, &c);
                     const int m = vor_roots(&f, a, b, c, t, sv, &cond);
                     for (int i = 0; i < m; ++i) {
+                        if (t[i] > farRadius_) continue;  // at infinity, as everywhere else
                         Vertex v;
                         v.x = s.x + f.Ax + f.Bx * t[i] + f.nx * sv[i];
                         v.y = s.y + f.Ay + f.By * t[i] + f.ny * sv[i];

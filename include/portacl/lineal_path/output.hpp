@@ -16,8 +16,9 @@ void writeHdf5(const std::string& path, const Result& r, const RadialProfile& ra
                const std::map<std::string, std::string>& parameters, const std::vector<double>* s2 = nullptr);
 // Header "dx,dy,count,tried,L" (2-D) or "dx,dy,dz,count,tried,L" (3-D); L with 17 significant digits.
 void writeCsv(const std::string& path, const Result& r);
-// 16-bit grey picture of the 2-D map (the dz = 0 layer in 3-D), L scaled so that L(0) = 65535; row 0
-// is dy = -ML, column 0 is dx = -ML.
+// An 8-bit RGB picture of the 2-D map (the dz = 0 layer in 3-D): L(dx, dy)/L(0) in whole decades of a
+// logarithmic viridis scale (down to the smallest positive value, at most 6 decades), L = 0 in grey,
+// dx to the right and dy upwards, with axes, ticks at -ML, -ML/2, 0, ML/2, ML and a colour bar.
 void writePng(const std::string& path, const Result& r);
 
 }  // namespace portacl::lineal
