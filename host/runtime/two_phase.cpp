@@ -51,13 +51,13 @@ std::size_t itemGroupSize(Context& ctx) {
     return std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1L, wanted)), 1, ctx.device().maxWorkGroupSize);
 }
 
-// The tuned work-group size, no larger than this kernel allows on this device (a kernel with a
-// large private frame may allow fewer work-items than the device maximum).
 // A double-float phase 2's build options: the kernel's own, and the define that selects its code.
 std::string doubleFloatOptions(const std::string& options) {
     return options.empty() ? "-D PORTACL_DOUBLE_FLOAT=1" : options + " -D PORTACL_DOUBLE_FLOAT=1";
 }
 
+// The tuned work-group size, no larger than this kernel allows on this device (a kernel with a
+// large private frame may allow fewer work-items than the device maximum).
 std::size_t fitGroup(Context& ctx, const cl::Kernel& k, std::size_t wanted) {
     const std::size_t allowed = k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device().device);
     return std::max<std::size_t>(1, std::min(wanted, allowed));
@@ -184,9 +184,8 @@ TwoPhaseReport dispatch(Context& ctx, Precision mode, std::size_t n, const TwoPh
     const Phase2Arithmetic arithmetic = phase2Arithmetic(ctx, mode, kernels.doubleFloat);
     // Phase 2 on the host needs the workload's serial phase 2, and the flagged items on the host.
     if (arithmetic == Phase2Arithmetic::Host && (!kernels.hostPhase2 || counts))
-        throw Error("the device " + ctx.device().label() + " runs mixed precision without double here and " +
-                    kernels.source + " has neither a double-float phase 2 nor a host phase 2 for this call, so " +
-                    "mixed precision cannot run on it; use --precision float");
+        throw Error("mixed precision on " + ctx.device().label() + " runs phase 2 without double, and " +
+                    kernels.source + " has neither a double-float nor a host phase 2 for this call; use --precision float");
     if (n > std::numeric_limits<std::uint32_t>::max())
         throw Error("the two-phase dispatch handles at most 2^32 - 1 items, but " + std::to_string(n) + " were given");
     TwoPhaseReport report;
@@ -282,6 +281,7 @@ TwoPhaseReport TwoPhaseList::report(std::size_t n, std::size_t flagged) const {
     r.undecided = runsPhase1() ? flagged : 0;
     r.phase2Items = mode == Precision::Double ? n : mode == Precision::Mixed ? flagged : 0;
     r.phase2 = phase2;
+    if (phase2 == Phase2Arithmetic::Host) r.hostItems = r.phase2Items;
     return r;
 }
 
