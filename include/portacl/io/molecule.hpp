@@ -55,10 +55,10 @@ private:
 struct MoleculeOptions {
     MoleculeFormat format = MoleculeFormat::Auto;  // Auto: by extension (.pdb/.ent, .cif/.mmcif, .xyzr/.balls), else by content
     std::string radiiFile;      // empty: Voronota's default table
-    bool hydrogens = false;     // keep H/D atoms
+    bool hydrogens = false;     // keep hydrogens (element H or D; by a name starting with H when the element is blank)
     bool hetero = false;        // keep HETATM records (Voronota's --include-heteroatoms)
     bool waters = false;        // keep waters (HOH, WAT, DOD, H2O) when hetero atoms are kept
-    bool allAltlocs = false;    // false: blank and the first alternate location of each residue (Voronota); true: all
+    bool allAltlocs = false;    // false: atoms with no alternate location or with A or 1 (Voronota); true: all
     bool allModels = true;      // every model becomes a frame; false: the first model only
 };
 
