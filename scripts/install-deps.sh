@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs everything PortaCL needs to build and test on a fresh Debian 12 machine (run as root).
+# Installs everything PortaCL needs to build and test on a fresh Debian 12 machine. Needs root (or
+# sudo) only when a package is missing.
 # One list, used by the README's commands and by .ci/run.
 #
 # OpenCL implementations: PoCL (the reference CPU device), Mesa's rusticl on llvmpipe (a second CPU
@@ -20,15 +21,22 @@ packages=(
   gemmi-dev tao-pegtl-dev
   python3-numpy python3-h5py python3-opencv python3-matplotlib python3-pip voronota
 )
+# Root (or sudo) only for what is missing: sets as_root, or ends in one sentence naming what is missing.
+need_root() {
+  if [ "$(id -u)" = 0 ]; then as_root=(env); elif command -v sudo >/dev/null; then as_root=(sudo env); else
+    echo "install-deps: $1 missing and installing it needs root, which this user is not (and sudo is absent)" >&2
+    exit 1
+  fi
+}
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
+  need_root "the Debian packages ${missing[*]} are"
   echo "install-deps: installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  "${as_root[@]}" DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  "${as_root[@]}" DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 # Intel's OpenCL CPU runtime. pip's --prefix puts the wheels' lib/ folder (libintelocl.so and the
@@ -39,15 +47,19 @@ intel_icd=/etc/OpenCL/vendors/intel-cpu.icd
 if [ "${PORTACL_SKIP_INTEL_OCL:-0}" != 1 ]; then
   if [ ! -f "$intel_prefix/lib/libintelocl.so" ] ||
      [ "$(cat "$intel_prefix/VERSION" 2>/dev/null)" != "$intel_version" ]; then
+    need_root "Intel's OpenCL CPU runtime $intel_version is"
     echo "install-deps: installing Intel's OpenCL CPU runtime $intel_version into $intel_prefix"
-    rm -rf "$intel_prefix"
-    PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q --no-cache-dir --disable-pip-version-check \
+    "${as_root[@]}" rm -rf "$intel_prefix"
+    "${as_root[@]}" PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q --no-cache-dir --disable-pip-version-check \
       --no-warn-script-location --root-user-action=ignore --ignore-installed --prefix "$intel_prefix" \
       "intel-opencl-rt==$intel_version" "intel-cmplr-lib-rt==$intel_version"
     test -f "$intel_prefix/lib/libintelocl.so"
-    echo "$intel_version" > "$intel_prefix/VERSION"
+    echo "$intel_version" | "${as_root[@]}" tee "$intel_prefix/VERSION" >/dev/null
   fi
-  mkdir -p /etc/OpenCL/vendors
-  echo "$intel_prefix/lib/libintelocl.so" > "$intel_icd"
+  if [ "$(cat "$intel_icd" 2>/dev/null)" != "$intel_prefix/lib/libintelocl.so" ]; then
+    need_root "the ICD registration of Intel's OpenCL CPU runtime is"
+    "${as_root[@]}" mkdir -p /etc/OpenCL/vendors
+    echo "$intel_prefix/lib/libintelocl.so" | "${as_root[@]}" tee "$intel_icd" >/dev/null
+  fi
 fi
 echo "install-deps: all dependencies present"

@@ -17,6 +17,7 @@
 using namespace portacl;
 
 TEST(FilterOpenCv, EightBitResultsWithinOneGreyLevel) {
+    PORTACL_REQUIRE_DATA();
     if (std::system("/usr/bin/python3 -c 'import cv2' >/dev/null 2>&1") != 0)
         GTEST_SKIP() << "/usr/bin/python3 has no cv2 (install python3-opencv): the OpenCV comparison is skipped";
     const std::string dir = testing::TempDir() + "portacl_filter_opencv_" + std::to_string(::getpid());

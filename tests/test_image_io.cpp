@@ -92,6 +92,7 @@ TEST(ImageIo, BmpRoundTripsColourAndKeepsGreyValues) {
 }
 
 TEST(ImageIo, ReadsTheSharedPngImages) {
+    PORTACL_REQUIRE_DATA();
     const Image cam = readImage(test::dataPath("images/camera.png"));
     EXPECT_EQ(cam.width, 512);
     EXPECT_EQ(cam.height, 512);
@@ -144,6 +145,7 @@ TEST(ImageIo, UnwritableCombinationsLeaveNoFile) {
 }
 
 TEST(ImageIo, AgreesWithOpenCvDecoding) {
+    PORTACL_REQUIRE_DATA();
     if (std::system("/usr/bin/python3 -c 'import cv2' >/dev/null 2>&1") != 0)
         GTEST_SKIP() << "/usr/bin/python3 has no cv2 (install python3-opencv) - OpenCV cross-check skipped";
     // OpenCV re-encodes a shared image as PGM/PPM/BMP/TIFF; ours must read the same samples from all.

@@ -482,7 +482,7 @@ TEST(KWaveStorage, ReducedModesStayCloseToSingle) {
         return KSpaceSolver(test::context(), s, o).deviceBytes();
     };
     const std::size_t singleBytes = bytes(Storage::Full);
-    for (const Storage mode : {Storage::MixedMin, Storage::MixedMid, Storage::MixedMax}) {
+    for (const Storage mode : {Storage::ReducedMin, Storage::ReducedMid, Storage::ReducedMax}) {
         const std::size_t b = bytes(mode);
         std::printf("[kwave] %s: device memory %zu of single's %zu bytes (%.1f %% saved)\n", storageName(mode), b,
                     singleBytes, 100.0 * (1.0 - double(b) / double(singleBytes)));

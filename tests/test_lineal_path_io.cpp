@@ -15,6 +15,7 @@ using portacl::test::dataPath;
 namespace io = portacl::io;
 
 TEST(VolumeIo, NpyMatchesNumPy) {
+    PORTACL_REQUIRE_DATA();
     const auto v = io::readNpy(dataPath("microstructure/mcrpy/alloy_resized_s.npy"));
     EXPECT_EQ(v.nz, 1);
     EXPECT_EQ(v.ny, 64);
@@ -62,6 +63,7 @@ TEST(VolumeIo, NpyRoundTripAndFortranOrder) {
 }
 
 TEST(VolumeIo, CorruptAndMissingFilesGiveOneSentence) {
+    PORTACL_REQUIRE_DATA();
     const std::string path = ::testing::TempDir() + "bad.npy";
     {
         std::ofstream out(path, std::ios::binary);
@@ -101,6 +103,7 @@ TEST(VolumeIo, CorruptAndMissingFilesGiveOneSentence) {
 }
 
 TEST(VolumeIo, Hdf5Dataset) {
+    PORTACL_REQUIRE_DATA();
     const auto v = io::readHdf5Dataset(dataPath("microstructure/gooseeye/L.h5"), "I");
     EXPECT_EQ(v.ny, 500);
     EXPECT_EQ(v.nx, 500);
@@ -109,6 +112,7 @@ TEST(VolumeIo, Hdf5Dataset) {
 }
 
 TEST(VolumeIo, TiffStackMatchesOpenCv) {
+    PORTACL_REQUIRE_DATA();
     const auto v = io::readVolume(dataPath("volumes/puma/100_fiberform.tif"));
     EXPECT_EQ(v.nz, 100);
     EXPECT_EQ(v.ny, 100);
@@ -121,6 +125,7 @@ TEST(VolumeIo, TiffStackMatchesOpenCv) {
 }
 
 TEST(VolumeIo, PicturesThroughImageReader) {
+    PORTACL_REQUIRE_DATA();
     const auto v = io::readVolume(dataPath("images/coins.png"));
     EXPECT_EQ(v.nz, 1);
     EXPECT_EQ(v.ny, 303);

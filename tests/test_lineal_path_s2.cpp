@@ -42,6 +42,7 @@ protected:
 }  // namespace
 
 TEST_P(TwoPoint, EqualsReference2D) {
+    PORTACL_REQUIRE_DATA();
     const auto img = randomPhaseImage(1, 37, 45, 0.4, 11);
     compare(img, 12, true, GetParam());
     compare(img, 12, false, GetParam());
@@ -58,6 +59,7 @@ TEST_P(TwoPoint, EqualsReference3D) {
 
 // GooseEYE.S2((101,101), I, I), periodic: S2[50+dy, 50+dx] = mean of I(p) I(p+d).
 TEST_P(TwoPoint, MatchesGooseEye) {
+    PORTACL_REQUIRE_DATA();
     const std::string file = dataPath("microstructure/gooseeye/S2.h5");
     const auto I = lp::phaseByLabel(portacl::io::readHdf5Dataset(file, "I"), 1);
     const auto G = portacl::io::readHdf5Dataset(file, "S2");

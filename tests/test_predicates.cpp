@@ -449,7 +449,7 @@ TEST(PredicatesDoubleFloat, OnRusticlWithoutFp64) {
         evaluate(*ctx, Predicate::Orient3d, {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 1, 2, 3}, Precision::Double);
         FAIL() << "double ran without fp64";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("use --precision mixed"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("use mixed precision"), std::string::npos) << e.what();
     }
 }
 

@@ -167,12 +167,14 @@ void expectBallsEqual(const std::vector<io::Ball>& got, const std::vector<io::Ba
 }  // namespace
 
 TEST(VoronoiInput, PdbBallsEqualVoronotaDefaultRadii) {
+    PORTACL_REQUIRE_DATA();
     const auto frames = io::readMolecule(test::dataPath(kEma + "structure.pdb"));
     ASSERT_EQ(frames.size(), 1u);
     expectBallsEqual(frames[0].balls, readExpectedBalls(kEma + "expected/default_radii/balls"));
 }
 
 TEST(VoronoiInput, PdbBallsEqualVoronotaCustomRadii) {
+    PORTACL_REQUIRE_DATA();
     io::MoleculeOptions o;
     o.radiiFile = test::dataPath(kEma + "radii");
     const auto frames = io::readMolecule(test::dataPath(kEma + "structure.pdb"), o);
@@ -180,6 +182,7 @@ TEST(VoronoiInput, PdbBallsEqualVoronotaCustomRadii) {
 }
 
 TEST(VoronoiInput, CifGivesVoronotasBalls) {
+    PORTACL_REQUIRE_DATA();
     // The mmCIF file marks MSE and CRO as ATOM (the PDB file as HETATM), so it has 54 atoms more;
     // every PDB ball is among them, in the same order.
     const auto pdb = io::readMolecule(test::dataPath(kEma + "structure.pdb"));
@@ -197,6 +200,7 @@ TEST(VoronoiInput, CifGivesVoronotasBalls) {
 }
 
 TEST(VoronoiInput, MultiModelFileGivesFrames) {
+    PORTACL_REQUIRE_DATA();
     io::MoleculeOptions o;
     o.hetero = true;
     const auto frames = io::readMolecule(test::dataPath("pdb/nmr_neopetrosiamide_2JUY.pdb"), o);
@@ -206,6 +210,7 @@ TEST(VoronoiInput, MultiModelFileGivesFrames) {
 }
 
 TEST(VoronoiInput, BadInputIsOneSentence) {
+    PORTACL_REQUIRE_DATA();
     const std::string dir = testing::TempDir();
     const std::string text = dir + "voronoi_not_a_structure.pdb";
     std::ofstream(text) << "hello world\nthis is not a structure\n";
@@ -234,6 +239,7 @@ TEST(VoronoiInput, BadInputIsOneSentence) {
 }
 
 TEST(VoronoiReference, EqualsVoronotaOn1EMADefaultRadii) {
+    PORTACL_REQUIRE_DATA();
     const auto d = voronoi::computeReference(readExpectedBalls(kEma + "expected/default_radii/balls"));
     double worst = 0;
     EXPECT_EQ(countDifferences(voronoi::formatVertices(d), readText(test::dataPath(kEma + "expected/default_radii/triangulation")), 1e-6, &worst), 0);
@@ -242,12 +248,14 @@ TEST(VoronoiReference, EqualsVoronotaOn1EMADefaultRadii) {
 }
 
 TEST(VoronoiReference, EqualsVoronotaOn1EMACustomRadii) {
+    PORTACL_REQUIRE_DATA();
     const auto d = voronoi::computeReference(readExpectedBalls(kEma + "expected/custom_radii/balls"));
     EXPECT_EQ(countDifferences(voronoi::formatVertices(d), readText(test::dataPath(kEma + "expected/custom_radii/triangulation")), 1e-6), 0);
     EXPECT_EQ(d.vertices.size(), 11283u);
 }
 
 TEST(VoronoiReference, EdgesJoinVerticesSharingTheirTriple) {
+    PORTACL_REQUIRE_DATA();
     const auto d = voronoi::computeReference(readExpectedBalls(kEma + "expected/default_radii/balls"));
     for (const auto& e : d.edges) {
         for (int v : {e.v0, e.v1}) {
@@ -268,8 +276,9 @@ TEST(VoronoiReference, EdgesJoinVerticesSharingTheirTriple) {
 
 class VoronoiDevice : public ::testing::Test {
 protected:
+    void SetUp() override { PORTACL_REQUIRE_DATA(); }
     static void SetUpTestSuite() {
-        if (!test::hasFp64()) return;
+        if (!test::hasFp64() || !test::hasData()) return;
         balls_ = new std::vector<io::Ball>(readExpectedBalls(kEma + "expected/default_radii/balls"));
         ref_ = new std::string(voronoi::formatVertices(voronoi::computeReference(*balls_)));
     }
@@ -411,6 +420,7 @@ TEST(VoronoiComponents, SeparateClustersAreAllFound) {
 }
 
 TEST(VoronoiFrames, BatchedFramesEqualEachFrameAlone) {
+    PORTACL_REQUIRE_DATA();
     if (!test::hasFp64()) GTEST_SKIP() << "no fp64 on the test device";
     const auto frames = io::readMolecule(test::dataPath("pdb/nmr_neopetrosiamide_2JUY.pdb"));
     ASSERT_EQ(frames.size(), 24u);
@@ -430,6 +440,7 @@ TEST(VoronoiFrames, BatchedFramesEqualEachFrameAlone) {
 // search, so mixed traced on from a non-empty vertex (1209 vertices instead of 1187). Every frame of
 // the ensemble, batched as the command line does, and model 18 alone: mixed == double == serial.
 TEST(VoronoiFrames, NmrEnsembleMixedEqualsDoubleAndSerialReference) {
+    PORTACL_REQUIRE_DATA();
     if (!test::hasFp64()) GTEST_SKIP() << "no fp64 on the test device";
     const auto frames = io::readMolecule(test::dataPath("pdb/nmr_neopetrosiamide_2JUY.pdb"));
     ASSERT_EQ(frames.size(), 24u);
@@ -470,6 +481,7 @@ bool fileExists(const std::string& p) { return std::ifstream(p).good(); }
 }  // namespace
 
 TEST(VoronoiCli, WritesVoronotasFormatEdgesAndSummary) {
+    PORTACL_REQUIRE_DATA();
     const std::string dir = testing::TempDir();
     const std::string out = dir + "voronoi_cli_vertices.txt", edges = dir + "voronoi_cli_edges.txt";
     std::remove(out.c_str());
@@ -814,6 +826,7 @@ TEST(VoronoiCompleteness, RandomBigAndSmallBallsEqualBruteForce) {
 
 // (c) Proteins: the pass finds nothing new (tracing is complete there); its counters are reported.
 TEST(VoronoiCompleteness, ProteinsGainNothingFromThePass) {
+    PORTACL_REQUIRE_DATA();
     for (const std::string name : {"pdb/1A8O.pdb", "pdb/2BEG.pdb"}) {
         const auto frames = io::readMolecule(test::dataPath(name));
         const auto d = voronoi::computeReference(frames[0].balls);
@@ -879,6 +892,6 @@ TEST(VoronoiMixedWithoutDouble, OnRusticlEqualsVoronota) {
         voronoi::compute(*ctx, readExpectedBalls(kEma + "expected/default_radii/balls"), o);
         FAIL() << "double ran without fp64";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("use --precision mixed"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("use mixed precision"), std::string::npos) << e.what();
     }
 }

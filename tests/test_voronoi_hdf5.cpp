@@ -103,6 +103,7 @@ int runCli(const std::string& args, std::string* err = nullptr) {
 }  // namespace
 
 TEST(VoronoiHdf5, DatasetsHoldTheTextOutputsNumbersExactly) {
+    PORTACL_REQUIRE_DATA();
     const std::vector<io::Frame> frames = io::readMolecule(test::dataPath(k1A8O));
     ASSERT_EQ(frames.size(), 1u);
     const std::vector<io::Ball>& balls = frames[0].balls;
@@ -150,6 +151,7 @@ TEST(VoronoiHdf5, DatasetsHoldTheTextOutputsNumbersExactly) {
 }
 
 TEST(VoronoiHdf5Cli, H5OutputEqualsTheTextFilesAndTheSummary) {
+    PORTACL_REQUIRE_DATA();
     const std::string dir = testing::TempDir();
     const std::string txt = dir + "voronoi_hdf5_cli.txt", edges = dir + "voronoi_hdf5_cli_edges.txt";
     const std::string h5 = dir + "voronoi_hdf5_cli.h5", hdf5 = dir + "voronoi_hdf5_cli.bin";
@@ -190,6 +192,7 @@ TEST(VoronoiHdf5Cli, H5OutputEqualsTheTextFilesAndTheSummary) {
 }
 
 TEST(VoronoiHdf5Cli, EveryModelGetsItsOwnFileAsInText) {
+    PORTACL_REQUIRE_DATA();
     const std::string dir = testing::TempDir();
     const std::string out = dir + "voronoi_hdf5_2juy.h5";
     for (int f = 1; f <= 24; ++f) std::remove((dir + "voronoi_hdf5_2juy." + std::to_string(f) + ".h5").c_str());
@@ -205,6 +208,7 @@ TEST(VoronoiHdf5Cli, EveryModelGetsItsOwnFileAsInText) {
 }
 
 TEST(VoronoiHdf5Cli, UnwritablePathGivesOneSentenceAndNoFile) {
+    PORTACL_REQUIRE_DATA();
     const std::string dir = testing::TempDir();
     // A missing directory, and a name that is a directory: both refused before the diagram is computed.
     const std::string missing = dir + "voronoi_hdf5_no_such_dir/out.h5";

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
         std::cerr << "kspaceFirstOrder-OpenCL: built without the kwave command\n";
         return 1;
     }
+    portacl::cli::reportToTerminal("kspaceFirstOrder-OpenCL: ");
     try {
         return it->second.run(args);
     } catch (const boost::program_options::error& e) {

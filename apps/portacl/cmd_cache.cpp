@@ -30,7 +30,8 @@ int runCache(const std::vector<std::string>& args) {
         std::cout << ProgramCache::directory() << "\n";
         return 0;
     }
-    throw Error("portacl cache takes 'clear' or 'dir', not '" + action + "'");
+    if (action.empty()) throw Error("give an action: clear or dir");
+    throw Error("unknown action '" + action + "'; the actions are clear and dir");
 }
 
 }  // namespace

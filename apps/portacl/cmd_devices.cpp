@@ -24,7 +24,7 @@ int runDevices(const std::vector<std::string>& args) {
     std::string spec;
     desc.add_options()("help,h", po::bool_switch(&help), "show this help")(
         "json", po::bool_switch(&json), "print JSON instead of text")(
-        "device,d", po::value(&spec)->default_value("all"), "list only the devices this selection picks");
+        "device,d", po::value(&spec)->default_value("all"), "list only the devices this selection picks (PORTACL_DEVICE does not narrow the list)");
     po::variables_map vm;
     if (!parseArgs(args, desc, {}, vm, "usage: portacl devices [--json] [--device SPEC]", help)) return 0;
 

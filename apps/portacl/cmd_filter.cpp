@@ -26,26 +26,27 @@ int runFilter(const std::vector<std::string>& args) {
     CommonOptions common;
     common.add(desc);
     std::vector<std::string> opSpecs, files;
-    std::string border = "reflect101", depth = "same", sizes, masks;
+    std::string border = "reflect101", depth = "same", sizes, masks, output;
     double borderValue = 0;
-    bool list = false, bench = false, reference = false, quick = false;
-    desc.add_options()("op,o", po::value(&opSpecs)->composing(), "an operation (repeat for a pipeline; see --list)")(
-        "border,b", po::value(&border)->default_value("reflect101"), "constant, replicate, reflect, reflect101 or wrap")(
+    bool list = false, bench = false, serial = false, quick = false;
+    desc.add_options()("op", po::value(&opSpecs)->composing(), "an operation (repeat for a pipeline; see --list)")(
+        "output,o", po::value(&output), "the output image (or give it after the input)")(
+        "border,b", po::value(&border)->default_value("reflect101"), "constant, replicate, reflect, reflect101 or wrap (OpenCV's BORDER_* names too)")(
         "border-value", po::value(&borderValue)->default_value(0), "the constant border's value")(
         "depth", po::value(&depth)->default_value("same"), "same, or f32: convert to float first (signed gradients, no saturation)")(
-        "reference", po::bool_switch(&reference), "run the serial C++ reference instead of the device")(
+        "serial", po::bool_switch(&serial), "run the serial C++ reference instead of the device")(
         "list", po::bool_switch(&list), "name every operation and its parameters")(
         "bench", po::bool_switch(&bench), "the thesis's tables: speed-up over the serial reference, masks 3..9, images 128^2..4096^2; with --op: those operations alone, device ms, GB/s and % of copy bandwidth")(
         "quick", po::bool_switch(&quick), "with --bench: small images only")(
         "bench-sizes", po::value(&sizes)->default_value(""), "with --bench: image sides, e.g. 128,512,4096")(
-        "files", po::value(&files)->composing(), "IN OUT");
+        "files", po::value(&files)->composing(), "IN [OUT]");
     po::positional_options_description pos;
     pos.add("files", -1);
     po::variables_map vm;
     const std::string usage =
-        "usage: portacl filter IN OUT --op OP [--op OP ...] [--border MODE] [--device SPEC]\n"
+        "usage: portacl filter IN -o OUT --op OP [--op OP ...] [--border MODE] [--device SPEC]\n"
         "       portacl filter --list | --bench [--quick] | --bench --op OP [--op OP ...] [--bench-sizes 4096]\n"
-        "e.g.   portacl filter in.png out.png --op median:5 --op sobel --border reflect101";
+        "e.g.   portacl filter in.png -o out.png --op median:5 --op sobel --border reflect101";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
     if (list) {
         printList();
@@ -68,7 +69,8 @@ int runFilter(const std::vector<std::string>& args) {
         printProfile(ctx, common);
         return 0;
     }
-    if (files.size() != 2) throw Error("give an input and an output image (portacl filter IN OUT --op OP).");
+    if (!output.empty()) files.push_back(output);
+    if (files.size() != 2) throw Error("give one input and one output image (portacl filter IN -o OUT --op OP).");
     if (opSpecs.empty()) throw Error("give at least one --op (portacl filter --list names them).");
     if (depth != "same" && depth != "f32") throw Error("--depth must be same or f32, not '" + depth + "'.");
     checkOutputExtension(files[1], io::writableImageExtensions(), "the output image");
@@ -85,7 +87,7 @@ int runFilter(const std::vector<std::string>& args) {
     const io::Image in = io::readImage(files[0]);
     filter::validate(in, ops);
     io::Image out;
-    if (reference) {
+    if (serial) {
         out = filter::filterReference(in, ops, options);
     } else {
         Context ctx(selectDevice(common.device), common.contextOptions());

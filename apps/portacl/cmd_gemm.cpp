@@ -34,7 +34,7 @@ int runGemm(const std::vector<std::string>& args) {
     po::options_description desc("portacl gemm options");
     CommonOptions common;
     common.add(desc);
-    std::size_t m = 512, n = 512, k = 512;
+    long long m = 512, n = 512, k = 512;
     std::string kernel = "register-blocked";
     desc.add_options()("m", po::value(&m)->default_value(m), "rows of A and C")(
         "n", po::value(&n)->default_value(n), "columns of B and C")("k", po::value(&k)->default_value(k),
@@ -44,6 +44,8 @@ int runGemm(const std::vector<std::string>& args) {
     if (!parseArgs(args, desc, {}, vm, "usage: portacl gemm [--m M --n N --k K] [--kernel register-blocked]",
                    common.help))
         return 0;
+    for (const auto& [name, v] : {std::pair<const char*, long long>{"m", m}, {"n", n}, {"k", k}})
+        if (v < 1) throw Error("--" + std::string(name) + " must be a positive whole number, not " + std::to_string(v));
     const GemmKernel which = parseGemmKernel(kernel);
     const Precision p = common.parsedPrecision();
     if (p == Precision::Mixed) throw Error("the matrix product has no mixed mode; use float or double");

@@ -65,7 +65,7 @@ DeviceInfo kwaveDevice(const std::string& spec, int gpu, bool talk) {
 
 int runKwave(const std::vector<std::string>& args) {
     po::options_description desc("portacl kwave (kspaceFirstOrder-OpenCL) options");
-    std::string input, output, checkpointFile, device = "auto", fftName = "auto", precisionText = "single";
+    std::string input, output, checkpointFile, device = defaultDeviceSpec(), fftName = "auto", precisionText = "single", storageText = "full";
     float progressPercent = 5;
     int compression = 0, verbose = 1, threads = 0, gpu = -1;
     std::size_t benchmarkSteps = 0, checkpointSteps = 0, startIndex = 1;
@@ -104,9 +104,10 @@ int runKwave(const std::vector<std::string>& args) {
         "copy_sensor_mask", po::bool_switch(&out.copySensorMask), "copy the sensor mask into the output file")(
         "gpu,g", po::value(&gpu), "the N-th GPU (k-Wave CUDA's -g); --device is the general form")(
         "threads,t", po::value(&threads), "CPU threads for the PoCL CPU device")(
-        "device,d", po::value(&device)->default_value("auto"), "device: auto, gpu, cpu, P:D, or a vendor/name substring")(
+        "device,d", po::value(&device)->default_value(device), "device: auto, gpu, cpu, P:D, or a vendor/name substring (also PORTACL_DEVICE)")(
         "fft", po::value(&fftName)->default_value("auto"), "FFT library: vkfft or clfft (auto = vkfft)")(
-        "precision", po::value(&precisionText)->default_value("single"), "single, double, mixed-min, mixed-mid or mixed-max")(
+        "precision", po::value(&precisionText)->default_value("single"), "arithmetic: single or double")(
+        "storage", po::value(&storageText)->default_value("full"), "with single: full, or 16-bit storage of chosen arrays: reduced-min, reduced-mid or reduced-max (docs/kwave.md)")(
         "profile", po::bool_switch(&profile), "print per-kernel and per-transfer event times")(
         "no-cache", po::bool_switch(&noCache), "do not use the on-disk program binary cache");
     po::variables_map vm;
@@ -138,7 +139,12 @@ int runKwave(const std::vector<std::string>& args) {
     out.startIndex = startIndex - 1;
 
     kwave::RunOptions options;
-    kwave::parsePrecisionMode(precisionText, options.precision, options.storage);
+    if (precisionText.rfind("mixed-", 0) == 0)
+        throw Error("--precision " + precisionText + " is now --storage reduced-" + precisionText.substr(6) + " (\"mixed\" means the two-phase float/double dispatch elsewhere)");
+    options.precision = kwave::parseArithmetic(precisionText);
+    options.storage = kwave::parseStorage(storageText);
+    if (options.storage != kwave::Storage::Full && options.precision != Precision::Float)
+        throw Error("--storage " + storageText + " needs --precision single");
     options.fftBackend = fft::parseBackend(fftName);
     options.outputs = out;
     if (threads > 0) setenv("POCL_CPU_MAX_CU_NUM", std::to_string(threads).c_str(), 1);
@@ -167,7 +173,8 @@ int runKwave(const std::vector<std::string>& args) {
                   << "Output file:       " << output << "\n"
                   << "Domain size:       " << g.nx << " x " << g.ny << (g.is3D() ? " x " + std::to_string(g.nz) : std::string()) << "\n"
                   << "Time steps:        " << sim.nt << "\n"
-                  << "Precision:         " << precisionText << "\n";
+                  << "Precision:         " << precisionText
+                  << (options.storage == kwave::Storage::Full ? std::string() : ", " + storageText + " storage") << "\n";
     }
     const auto tPre = Clock::now();
     kwave::KSpaceSolver solver(ctx, sim, options);

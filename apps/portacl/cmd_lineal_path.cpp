@@ -1,5 +1,6 @@
 // portacl lineal-path: the lineal path function of one phase of a 2-D image or 3-D volume, written as
 // HDF5 (maps, profiles, parameters), CSV (one row per displacement) and a PNG of the 2-D map.
+#include <cctype>
 #include <chrono>
 #include <iostream>
 
@@ -29,7 +30,7 @@ int runLinealPath(const std::vector<std::string>& args) {
         "max-length,m", po::value(&maxLength), "ML: every displacement with |components| <= ML")(
         "periodic", po::bool_switch(&periodic), "wrap the image (a periodic unit cell)")(
         "dataset", po::value(&dataset), "HDF5 dataset to read (default: the file's only dataset)")(
-        "output,o", po::value(&h5), "HDF5 output: L, count, tried, radial and axis/diagonal profiles")(
+        "output,o", po::value(&h5), "output: .h5/.hdf5 (L, count, tried, radial and axis/diagonal profiles) or .npy (the L map)")(
         "csv", po::value(&csv), "CSV output: dx,dy[,dz],count,tried,L per displacement")(
         "png", po::value(&png), "PNG picture of the 2-D map (the dz = 0 layer of a 3-D map): L/L(0) on a log colour scale with axes")(
         "bin-width", po::value(&binWidth)->default_value(1.0), "radius bin width of the isotropic L(r)")(
@@ -40,13 +41,20 @@ int runLinealPath(const std::vector<std::string>& args) {
     po::variables_map vm;
     const std::string usage =
         "usage: portacl lineal-path IMAGE (--phase V | --threshold T) --max-length ML [--periodic]\n"
-        "                           [-o L.h5] [--csv L.csv] [--png L.png]";
+        "                           [-o L.h5|L.npy] [--csv L.csv] [--png L.png]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
     if (input.empty()) throw Error("name the input image or volume");
     if (vm.count("phase") == vm.count("threshold")) throw Error("choose the phase with exactly one of --phase and --threshold");
     if (!vm.count("max-length")) throw Error("give the maximum segment length with --max-length");
     if (!(binWidth > 0)) throw Error("the radius bin width must be positive");
-    if (s2 && h5.empty()) throw Error("--s2 writes into the HDF5 output: give -o FILE.h5");
+    const auto endsWith = [](std::string s, const std::string& e) {
+        for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
+    };
+    const bool npy = endsWith(h5, ".npy");
+    if (!h5.empty() && !npy && !endsWith(h5, ".h5") && !endsWith(h5, ".hdf5"))
+        throw Error("-o takes an HDF5 file (.h5, .hdf5: every result) or a NumPy file (.npy: the L map), not " + h5);
+    if (s2 && (h5.empty() || npy)) throw Error("--s2 writes into the HDF5 output: give -o FILE.h5");
     if (s2 && !serial) parsePrecision(common.precision);
     // The outputs are checked before the input is read and the map computed.
     if (!h5.empty()) {
@@ -82,10 +90,11 @@ int runLinealPath(const std::vector<std::string>& args) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const auto radial = lineal::radialProfile(r, binWidth);
 
-    std::map<std::string, std::string> params = {{"input", input}, {"device", where}};
-    params[vm.count("phase") ? "phase" : "threshold"] = std::to_string(vm.count("phase") ? phase : threshold);
-    if (s2) params["s2_precision"] = serial ? "serial (exact sums)" : common.precision;
-    if (!h5.empty()) lineal::writeHdf5(h5, r, radial, params, s2 ? &s2map : nullptr);
+    std::map<std::string, lineal::Parameter> params = {{"input", input}, {"device", where}};
+    params.insert_or_assign(vm.count("phase") ? "phase" : "threshold", lineal::Parameter(vm.count("phase") ? phase : threshold));
+    if (s2) params.insert_or_assign("s2_precision", lineal::Parameter(serial ? "serial (exact sums)" : common.precision));
+    if (npy) lineal::writeNpy(h5, r);
+    else if (!h5.empty()) lineal::writeHdf5(h5, r, radial, params, s2 ? &s2map : nullptr);
     if (!csv.empty()) lineal::writeCsv(csv, r);
     if (!png.empty()) lineal::writePng(png, r);
 

@@ -161,7 +161,7 @@ int runReconstruct(const std::vector<std::string>& args) {
         });
     if (!descriptors.empty()) {
         const auto r = lineal::linealPathReference(st.image, {t.maxLength, true});
-        lineal::writeHdf5(descriptors, r, lineal::radialProfile(r), {{"target", t.fingerprint()}, {"error", std::to_string(st.error)}});
+        lineal::writeHdf5(descriptors, r, lineal::radialProfile(r), {{"target", t.fingerprint()}, {"error", st.error}});
     }
     const double steps = double(st.step - startStep);
     std::cout << "reconstructed " << (t.nz > 1 ? std::to_string(t.nz) + "x" : "") << t.ny << "x" << t.nx << " against L with ML "

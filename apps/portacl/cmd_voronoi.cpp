@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -17,9 +19,31 @@
 namespace portacl::cli {
 namespace {
 
-// For frame f of n: "out.txt" stays as is for one frame, else "out.txt" -> "out.<f>.txt".
+// Standard input as a file that the readers can sniff and parse (Voronota's pipes:
+// `... | portacl voronoi - -o - | ...`); removed when the command ends.
+struct StdinCopy {
+    std::string path;
+    StdinCopy() {
+        char name[] = "/tmp/portacl-voronoi-stdin-XXXXXX";
+        const int fd = ::mkstemp(name);
+        if (fd < 0) throw Error("cannot make a temporary file to hold standard input");
+        ::close(fd);
+        path = name;
+        std::ofstream out(path, std::ios::binary);
+        out << std::cin.rdbuf();
+        out.close();
+        if (!out) {
+            std::remove(path.c_str());
+            throw Error("cannot copy standard input to a temporary file");
+        }
+    }
+    ~StdinCopy() { std::remove(path.c_str()); }
+};
+
+// For frame f of n: "out.txt" stays as is for one frame, else "out.txt" -> "out.<f>.txt"; standard
+// output ("-") takes every frame in turn.
 std::string framePath(const std::string& path, std::size_t f, std::size_t n) {
-    if (n == 1 || path.empty()) return path;
+    if (n == 1 || path.empty() || path == "-") return path;
     const auto dot = path.find_last_of('.');
     const auto slash = path.find_last_of('/');
     const std::string tag = "." + std::to_string(f + 1);
@@ -56,8 +80,8 @@ int runVoronoi(const std::vector<std::string>& args) {
     std::string input, output, edges, radii, format = "auto", outputFormat = "auto", summary;
     int repeats = 1;
     bool hydrogens = false, hetero = false, waters = false, allAltlocs = false, firstModel = false, serial = false;
-    desc.add_options()("input", po::value(&input), "structure (.pdb, .cif) or ball list (.xyzr: x y z r per line)")(
-        "output,o", po::value(&output), "vertices file (Voronota's 'q1 q2 q3 q4 x y z r'), or with .h5/.hdf5 an HDF5 file of vertices, edges, balls and summary; frames of a multi-model input get .1, .2, ... before the extension")(
+    desc.add_options()("input", po::value(&input), "structure (.pdb, .cif) or ball list (.xyzr: x y z r per line); - reads standard input")(
+        "output,o", po::value(&output), "vertices file (Voronota's 'q1 q2 q3 q4 x y z r'), or with .h5/.hdf5 an HDF5 file of vertices, edges, balls and summary; frames of a multi-model input get .1, .2, ... before the extension; - writes the text to standard output")(
         "output-format", po::value(&outputFormat), "auto (HDF5 for .h5/.hdf5, else text), text, hdf5")(
         "edges", po::value(&edges), "also write the edges: 'v0 v1 g1 g2 g3 min_radius' (v1 = -1: unbounded; -2 -2: closed, no vertex; -1 -1: open, no vertex)")(
         "radii", po::value(&radii), "radius table in Voronota's format ('resName atomName radius', * wildcards)")(
@@ -82,12 +106,22 @@ int runVoronoi(const std::vector<std::string>& args) {
     if (output.empty()) throw Error("no output file given (-o vertices.txt)");
     if (repeats < 1) throw Error("--repeats must be at least 1");
     const bool hdf5 = wantsHdf5(outputFormat, output);
+    if (hdf5 && output == "-") throw Error("HDF5 cannot be written to standard output; name a file or use the text format");
+    if (output == "-" && edges == "-") throw Error("the vertices and the edges cannot both go to standard output");
+    if (summary == "-") throw Error("the summary goes to standard error by default; name a file for it");
     // Every output is checked before the input is read: its folder, and that it is none of the inputs.
     const std::vector<std::string> inputs = {input, radii};
     checkOutputPath(output, inputs, "-o");
     if (!edges.empty()) checkOutputPath(edges, inputs, "--edges");
     if (!summary.empty()) checkOutputPath(summary, inputs, "--summary");
     checkDistinctOutputs({{"-o", output}, {"--edges", edges}, {"--summary", summary}});
+    // Standard input: the format comes from --format or, without an extension to go by, the content.
+    const std::string inputName = input == "-" ? "standard input" : input;
+    std::unique_ptr<StdinCopy> stdinCopy;
+    if (input == "-") {
+        stdinCopy = std::make_unique<StdinCopy>();
+        input = stdinCopy->path;
+    }
 
     io::MoleculeOptions mo;
     mo.format = io::parseMoleculeFormat(format);
@@ -126,26 +160,32 @@ int runVoronoi(const std::vector<std::string>& args) {
     }
     // The files of one run commit together: vertices, edges and summary are never a mix of two runs.
     OutputGroup files;
+    std::string toStdout;  // "-": the text goes to standard output once the files are in place
     std::string report;
     double total = 0;
     for (std::size_t f = 0; f < frames.size(); ++f) {
         const voronoi::Diagram& d = diagrams[f];
-        const AtomicOutput& vertexFile = files.add(framePath(output, f, frames.size()));
         if (hdf5) {
+            const AtomicOutput& vertexFile = files.add(framePath(output, f, frames.size()));
             voronoi::Hdf5Info info;
-            info.input = input;
+            info.input = inputName;
             info.precision = serial ? "serial" : precisionName(vo.precision);
             describeRadii(radii, info);
             info.frame = static_cast<int>(f + 1);
             info.frames = static_cast<int>(frames.size());
             voronoi::writeHdf5To(vertexFile, d, frames[f].balls, info);
         } else {
-            const std::string text = voronoi::formatVertices(d);
-            writeFileContents(vertexFile, [&](std::ostream& os) { os << text; }, true);
+            if (output == "-") {
+                toStdout += voronoi::formatVertices(d);
+            } else {
+                const std::string text = voronoi::formatVertices(d);
+                writeFileContents(files.add(framePath(output, f, frames.size())), [&](std::ostream& os) { os << text; }, true);
+            }
         }
         if (!edges.empty()) {
             const std::string text = voronoi::formatEdges(d);
-            writeFileContents(files.add(framePath(edges, f, frames.size())), [&](std::ostream& os) { os << text; }, true);
+            if (edges == "-") toStdout += text;
+            else writeFileContents(files.add(framePath(edges, f, frames.size())), [&](std::ostream& os) { os << text; }, true);
         }
         char line[512];
         std::snprintf(line, sizeof line,
@@ -175,6 +215,11 @@ int runVoronoi(const std::vector<std::string>& args) {
     }
     if (!summary.empty()) writeFileContents(files.add(summary), [&](std::ostream& os) { os << report; }, true);
     files.commit();
+    if (!toStdout.empty()) {
+        std::cout << toStdout;
+        std::cout.flush();
+        if (!std::cout) throw Error("cannot write to standard output");
+    }
     if (summary.empty()) std::cerr << report;
     if (ctx) printProfile(*ctx, common);
     return 0;

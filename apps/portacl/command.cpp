@@ -1,6 +1,10 @@
 #include "command.hpp"
 
+#include <cstdlib>
 #include <iostream>
+
+#include "portacl/log.hpp"
+#include "portacl/progress.hpp"
 
 namespace portacl::cli {
 
@@ -9,15 +13,27 @@ std::map<std::string, Command>& commands() {
     return registry;
 }
 
+void reportToTerminal(const std::string& prefix) {
+    setLogger([prefix](LogLevel, const std::string& message) {
+        std::cerr << prefix << message << (message.empty() || message.back() != '\n' ? "\n" : "");
+    });
+    enableProgress(true);
+}
+
+std::string defaultDeviceSpec(const std::string& commandDefault) {
+    if (const char* env = std::getenv("PORTACL_DEVICE"); env && *env) return env;
+    return commandDefault.empty() ? "auto" : commandDefault;
+}
+
 void CommonOptions::add(po::options_description& desc, const std::string& defaultDevice, bool withPrecision) {
-    device = defaultDevice;
+    device = defaultDeviceSpec(defaultDevice);
     desc.add_options()("help,h", po::bool_switch(&help), "show this help")(
-        "device,d", po::value(&device)->default_value(defaultDevice.empty() ? "auto" : defaultDevice),
+        "device,d", po::value(&device)->default_value(device),
         "device selection: auto, gpu, cpu, all, P:D, or a vendor/name substring (also PORTACL_DEVICE)")(
         "profile", po::bool_switch(&profile), "print per-kernel and per-transfer event times")(
         "no-cache", po::bool_switch(&noCache), "do not use the on-disk program binary cache");
     if (withPrecision)
-        desc.add_options()("precision,p", po::value(&precision)->default_value("float"), "float, double or mixed");
+        desc.add_options()("precision,p", po::value(&precision)->default_value(precision), "float, double or mixed");
 }
 
 ContextOptions CommonOptions::contextOptions() const {

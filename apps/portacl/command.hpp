@@ -30,10 +30,18 @@ struct Registrar {
 #define PORTACL_COMMAND(name, summary, fn) \
     static const ::portacl::cli::Registrar portacl_command_registrar_##fn(name, summary, fn)
 
+// The device a command uses when --device is not given: PORTACL_DEVICE when set, else the command's
+// own default (bench: all), else auto.
+std::string defaultDeviceSpec(const std::string& commandDefault = "");
+
+// What the command line shows of the library's messages and progress: the library's logger prints
+// each message on stderr after `prefix` ("portacl: "), and progress lines are on (on a terminal).
+void reportToTerminal(const std::string& prefix);
+
 // The options every command takes: --device, --precision, --profile, --no-cache, --help.
 struct CommonOptions {
     std::string device;
-    std::string precision = "float";
+    std::string precision = "float";  // a command that defaults to another sets it before add()
     bool profile = false;
     bool noCache = false;
     bool help = false;

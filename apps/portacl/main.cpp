@@ -23,6 +23,9 @@ int main(int argc, char** argv) {
         return 2;
     }
     const std::string name = argv[1];
+    // `portacl help CMD` is `portacl CMD --help`.
+    if (name == "help" && argc >= 3 && portacl::cli::commands().count(argv[2]))
+        return portacl::cli::commands().at(argv[2]).run({"--help"});
     if (name == "--help" || name == "-h" || name == "help") {
         usage(std::cout);
         return 0;
@@ -38,6 +41,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     const std::vector<std::string> args(argv + 2, argv + argc);
+    portacl::cli::reportToTerminal("portacl: ");
     try {
         return it->second.run(args);
     } catch (const boost::program_options::error& e) {

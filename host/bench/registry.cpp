@@ -23,6 +23,17 @@ bool BenchOptions::wants(Precision p) const {
     return std::find(precisions.begin(), precisions.end(), p) != precisions.end();
 }
 
+bool runsOn(Context& ctx, const BenchOptions& opts, Precision p, const std::string& workload, std::vector<BenchRecord>& out) {
+    if (!opts.wants(p)) return false;
+    if (p == Precision::Float || ctx.device().fp64) return true;
+    BenchRecord r;
+    r.workload = workload;
+    r.precision = precisionName(p);
+    r.note = "not run: the device has no fp64 (cl_khr_fp64)";
+    out.push_back(r);
+    return false;
+}
+
 void registerBench(BenchCase c) { registry().push_back(std::move(c)); }
 const std::vector<BenchCase>& benchCases() { return registry(); }
 

@@ -67,8 +67,16 @@ std::vector<BenchRecord> runFftBench(Context& ctx, const BenchOptions& opts) {
     const std::size_t side = opts.quick ? 32 : 256;
     for (Backend backend : {Backend::VkFFT, Backend::ClFFT}) {
         if (opts.wants(Precision::Float)) records.push_back(timePair<float>(ctx, backend, side, opts));
-        if (opts.wants(Precision::Double) && !opts.quick && ctx.device().fp64)
-            records.push_back(timePair<double>(ctx, backend, side, opts));
+        if (!runsOn(ctx, opts, Precision::Double, std::string("fft/") + (backend == Backend::VkFFT ? "vkfft" : "clfft"), records)) continue;
+        if (opts.quick) {
+            BenchRecord r;
+            r.workload = std::string("fft/") + (backend == Backend::VkFFT ? "vkfft" : "clfft");
+            r.precision = "double";
+            r.note = "not run in quick mode";
+            records.push_back(r);
+            continue;
+        }
+        records.push_back(timePair<double>(ctx, backend, side, opts));
     }
     return records;
 }

@@ -125,7 +125,7 @@ void printThesisTables(Context& ctx, const ThesisBenchOptions& o, std::ostream& 
         r.push_back({"sobel", 3});
         return r;
     }();
-    Progress progress("filter --bench", rows.size() * sizes.size(), "cases");
+    Progress progress("filter tables", rows.size() * sizes.size(), "cases");
     std::size_t done = 0;
     for (const auto& [table, k] : rows) {
         for (int side : sizes) {

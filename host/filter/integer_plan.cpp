@@ -1,7 +1,9 @@
 // The integer arithmetic of linear operations on 8- and 16-bit images (shared by the reference and
 // the kernels): exact for integer masks, fixed point for real ones.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "filter/filter_internal.hpp"
 #include "portacl/error.hpp"
@@ -24,6 +26,33 @@ double absSum(const std::vector<double>& v) {
 std::vector<std::int32_t> toInt(const std::vector<double>& v, double scale) {
     std::vector<std::int32_t> out;
     for (double x : v) out.push_back(static_cast<std::int32_t>(std::llround(x * scale)));
+    return out;
+}
+
+// Fixed point that keeps the gain: each weight rounded to the nearest, then the rounding residue of
+// the sum given back one unit at a time to the weights that lost the most (the middle ones first on
+// ties), so that the integer weights sum to the rounded exact sum. A constant image then keeps its
+// value exactly (a Gaussian on a 16-bit 60000 stays 60000).
+std::vector<std::int32_t> toFixedPoint(const std::vector<double>& v, double scale) {
+    std::vector<std::int32_t> out = toInt(v, scale);
+    double exact = 0;
+    std::int64_t sum = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        exact += v[i] * scale;
+        sum += out[i];
+    }
+    std::int64_t residue = std::llround(exact) - sum;
+    if (residue == 0 || v.empty()) return out;
+    const int step = residue > 0 ? 1 : -1;
+    std::vector<std::size_t> order(v.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    const double middle = 0.5 * (static_cast<double>(v.size()) - 1);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        const double ra = step * (v[a] * scale - out[a]), rb = step * (v[b] * scale - out[b]);
+        if (ra != rb) return ra > rb;
+        return std::fabs(a - middle) < std::fabs(b - middle);
+    });
+    for (std::size_t k = 0; residue != 0; k = (k + 1) % order.size(), residue -= step) out[order[k]] += step;
     return out;
 }
 
@@ -57,11 +86,13 @@ IntegerPlan planInteger(const Operation& op, io::PixelType type) {
         // inside 31, up to 20 per factor (quantisation error below 2^-21 of the largest weight).
         if (separable) {
             const double rs = absSum(op.rowFactor), cs = absSum(op.colFactor) / std::fabs(op.divisor);
+            // 16-bit images keep their 20 bits too: the horizontal sums then go to a long intermediate
+            // (wideIntermediate below) rather than to fewer fractional bits.
             int br = 20, bc = 20;
-            while (br > 0 && maxv * rs * std::ldexp(1.0, br) >= std::ldexp(1.0, 31)) --br;  // int intermediate
+            while (br > 0 && maxv * rs * std::ldexp(1.0, br) >= limit) --br;
             while (bc > 0 && maxv * rs * cs * std::ldexp(1.0, br + bc) >= limit) --bc;
-            plan.row = toInt(op.rowFactor, std::ldexp(1.0, br));
-            plan.col = toInt(op.colFactor, std::ldexp(sign / std::fabs(op.divisor), bc));
+            plan.row = toFixedPoint(op.rowFactor, std::ldexp(1.0, br));
+            plan.col = toFixedPoint(op.colFactor, std::ldexp(sign / std::fabs(op.divisor), bc));
             plan.divisor = std::int64_t(1) << (br + bc);
         } else {
             double s = 0, mx = 0;
@@ -78,7 +109,7 @@ IntegerPlan planInteger(const Operation& op, io::PixelType type) {
                 b = 30;
                 while (b > 0 && (maxv * s * std::ldexp(1.0, b) >= limit || mx * std::ldexp(1.0, b) >= std::ldexp(1.0, 31))) --b;
             }
-            for (const auto& m : op.masks) plan.masks.push_back(toInt(m, std::ldexp(sign / std::fabs(op.divisor), b)));
+            for (const auto& m : op.masks) plan.masks.push_back(toFixedPoint(m, std::ldexp(sign / std::fabs(op.divisor), b)));
             plan.divisor = std::int64_t(1) << b;
         }
     }

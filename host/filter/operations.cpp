@@ -1,6 +1,7 @@
 // Parsing of --op specifications, the masks of every named operator, border index mapping and the
 // rank-1 (separable) detection of user masks.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <numeric>
@@ -12,13 +13,23 @@
 
 namespace portacl::filter {
 
+// Case-insensitive, with OpenCV's spellings too: BORDER_REFLECT_101, cv2.BORDER_REPLICATE, REFLECT101,
+// reflect-101, BORDER_DEFAULT (OpenCV's default is reflect101).
 Border parseBorder(const std::string& name) {
-    if (name == "constant") return Border::Constant;
-    if (name == "replicate") return Border::Replicate;
-    if (name == "reflect") return Border::Reflect;
-    if (name == "reflect101" || name == "reflect-101" || name == "reflect_101" || name == "default") return Border::Reflect101;
-    if (name == "wrap") return Border::Wrap;
-    throw Error("unknown border mode '" + name + "' (use constant, replicate, reflect, reflect101 or wrap).");
+    std::string key;
+    for (char c : name)
+        if (c != '_' && c != '-') key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* prefix : {"cv2.border", "cv.border", "border"})
+        if (key.rfind(prefix, 0) == 0 && key.size() > std::string(prefix).size()) {
+            key.erase(0, std::string(prefix).size());
+            break;
+        }
+    if (key == "constant") return Border::Constant;
+    if (key == "replicate") return Border::Replicate;
+    if (key == "reflect") return Border::Reflect;
+    if (key == "reflect101" || key == "default") return Border::Reflect101;
+    if (key == "wrap") return Border::Wrap;
+    throw Error("unknown border mode '" + name + "' (use constant, replicate, reflect, reflect101 or wrap, or OpenCV's BORDER_* names).");
 }
 
 const char* borderName(Border b) {
@@ -247,7 +258,7 @@ Operation parseOperation(const std::string& spec) {
     const std::string name = parts.empty() ? "" : parts[0];
     const auto arg = [&](std::size_t i) { return i < parts.size() ? parts[i] : std::string(); };
     const auto maxArgs = [&](std::size_t n) {
-        if (parts.size() > n + 1) bad(spec, "too many parameters (see portacl filter --list)");
+        if (parts.size() > n + 1) bad(spec, "too many parameters (the operation list gives each one's parameters)");
     };
     Operation op;
     op.spec = spec;
@@ -371,7 +382,12 @@ Operation parseOperation(const std::string& spec) {
         maxArgs(0);
         op.kind = Operation::Kind::ToFloat;
     } else {
-        throw Error("unknown operation '" + name + "' (portacl filter --list names them all).");
+        std::string names;
+        for (const auto& h : operationList())
+            for (const auto& n : split(h.syntax.substr(0, h.syntax.find_first_of(":[ ")), '|'))
+                if (names.find(" " + n + ",") == std::string::npos) names += " " + n + ",";
+        names.pop_back();
+        throw Error("unknown operation '" + name + "'; the operations are" + names + ".");
     }
     return op;
 }
@@ -396,11 +412,8 @@ std::vector<OperationHelp> operationList() {
 void validate(const io::Image& in, const std::vector<Operation>& ops) {
     int channels = in.channels;
     for (const auto& op : ops) {
-        int w = op.width, h = op.height;
-        if (op.kind == Operation::Kind::RotatingMask) w = h = 2 * op.width - 1;
-        if (op.kind != Operation::Kind::Grey && op.kind != Operation::Kind::ToFloat && (w > in.width || h > in.height))
-            throw Error("the window of '" + op.spec + "' (" + std::to_string(w) + "x" + std::to_string(h) +
-                        ") is larger than the image (" + std::to_string(in.width) + "x" + std::to_string(in.height) + ").");
+        // A window larger than the image (a 1xN image under a 3x3 mask) is fine: the border rule is
+        // applied as often as it takes (borderIndex), as OpenCV's borderInterpolate does.
         if (op.kind == Operation::Kind::Grey) {
             if (channels < 3) throw Error("'" + op.spec + "' needs a colour image, this one has " + std::to_string(channels) + " channel(s).");
             channels = channels == 4 ? 2 : 1;

@@ -2,6 +2,7 @@
 
 #include <climits>
 
+#include "portacl/buffer_check.hpp"
 #include "portacl/error.hpp"
 
 namespace portacl {
@@ -82,6 +83,9 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
           const cl::Buffer& A, const cl::Buffer& B, const cl::Buffer& C, const GemmTuning& t) {
     if (M > INT_MAX || N > INT_MAX || K > INT_MAX) throw Error("matrix dimensions must be below 2^31");
     if (M == 0 || N == 0) return;
+    requireElements(A, M * K, element, "buffer A of gemm");
+    requireElements(B, K * N, element, "buffer B of gemm");
+    requireElements(C, M * N, element, "buffer C of gemm");
     if (const std::string why = inconsistency(t); !why.empty())
         throw Error("matrix product: the register-blocked tunables do not fit together: " + why);
     cl::Kernel k;

@@ -112,7 +112,7 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
         auto r = runOrExplain<float>(ctx, opts, n);
         out.insert(out.end(), r.begin(), r.end());
     }
-    if (opts.wants(Precision::Double) && ctx.device().fp64) {
+    if (runsOn(ctx, opts, Precision::Double, "gemm", out)) {
         auto r = runOrExplain<double>(ctx, opts, n);
         out.insert(out.end(), r.begin(), r.end());
     }

@@ -34,7 +34,7 @@ RadiusTable RadiusTable::voronotaDefault() {
 
 RadiusTable RadiusTable::fromFile(const std::string& path) {
     std::ifstream in(path);
-    if (!in) throw Error("cannot open radii file '" + path + "'");
+    if (!in) throw Error("cannot open radii file '" + path + "': " + std::strerror(errno));
     RadiusTable t;
     std::string line;
     int lineNo = 0;
@@ -94,7 +94,7 @@ double RadiusTable::find(const std::string& resName, const std::string& atomName
 
 std::vector<Ball> readBallList(const std::string& path) {
     std::ifstream in(path);
-    if (!in) throw Error("cannot open ball file '" + path + "'");
+    if (!in) throw Error("cannot open ball file '" + path + "': " + std::strerror(errno));
     std::vector<Ball> balls;
     std::string line;
     int lineNo = 0;
@@ -181,7 +181,7 @@ std::vector<Frame> readMolecule(const std::string& path, const MoleculeOptions& 
     if (path.size() < 3 || path.compare(path.size() - 3, 3, ".gz") != 0) {
         const MoleculeFormat seen = sniffFormat(path);
         if (seen == MoleculeFormat::Xyzr)
-            throw Error("'" + path + "' is neither PDB nor mmCIF (it looks like a ball list: use --format xyzr)");
+            throw Error("'" + path + "' is neither PDB nor mmCIF (it looks like a ball list: read it in the xyzr format)");
         format = seen;
     }
 

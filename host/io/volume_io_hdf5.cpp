@@ -40,7 +40,7 @@ Volume readHdf5Dataset(const std::string& path, const std::string& datasetName) 
         H5Literate(file.id, H5_INDEX_NAME, H5_ITER_INC, nullptr, collect, &names);
         if (names.size() != 1)
             throw Error(path + " holds " + std::to_string(names.size()) +
-                        " datasets at its root; name the one to read with --dataset");
+                        " datasets at its root; name the dataset to read");
         name = names[0];
     }
     if (H5Lexists(file.id, name.c_str(), H5P_DEFAULT) <= 0) throw Error(path + " has no dataset " + name);

@@ -32,8 +32,8 @@ struct StoragePlan {
         if (s == Storage::Full) return;
         c2 = rho0 = bOnA = sourceKappa = StorageFormat::Half;
         p0 = signal = tau = nabla = StorageFormat::BFloat16;
-        if (s == Storage::MixedMid || s == Storage::MixedMax) rho = StorageFormat::Half;
-        if (s == Storage::MixedMax) dtRho = kappa = StorageFormat::Half;
+        if (s == Storage::ReducedMid || s == Storage::ReducedMax) rho = StorageFormat::Half;
+        if (s == Storage::ReducedMax) dtRho = kappa = StorageFormat::Half;
     }
 };
 

@@ -88,12 +88,12 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
     std::vector<BenchRecord> out;
     auto both = [&](const Simulation& sim, const std::string& name, bool serial) {
         if (opts.wants(Precision::Float)) out.push_back(runCase(ctx, opts, sim, name, Precision::Float, Storage::Full, serial));
-        if (opts.wants(Precision::Double) && ctx.device().fp64)
+        if (runsOn(ctx, opts, Precision::Double, "kwave/" + name, out))
             out.push_back(runCase(ctx, opts, sim, name, Precision::Double, Storage::Full, false));
     };
     auto reduced = [&](const Simulation& sim, const std::string& name) {
-        if (!opts.wants(Precision::Float) && !opts.wants(Precision::Mixed)) return;
-        for (const Storage s : {Storage::MixedMin, Storage::MixedMid, Storage::MixedMax})
+        if (!opts.wants(Precision::Float)) return;  // reduced storage, float arithmetic
+        for (const Storage s : {Storage::ReducedMin, Storage::ReducedMid, Storage::ReducedMax})
             out.push_back(runCase(ctx, opts, sim, name, Precision::Float, s, false));
     };
     const std::string hard = "heterogeneous-absorbing-nonlinear-p0";

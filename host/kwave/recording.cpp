@@ -70,21 +70,23 @@ void Recording::finalize() {
 const char* storageName(Storage s) {
     switch (s) {
         case Storage::Full: return "full";
-        case Storage::MixedMin: return "mixed-min";
-        case Storage::MixedMid: return "mixed-mid";
-        case Storage::MixedMax: return "mixed-max";
+        case Storage::ReducedMin: return "reduced-min";
+        case Storage::ReducedMid: return "reduced-mid";
+        case Storage::ReducedMax: return "reduced-max";
     }
     return "?";
 }
 
-void parsePrecisionMode(const std::string& text, Precision& precision, Storage& storage) {
-    storage = Storage::Full;
-    if (text == "single" || text == "float") precision = Precision::Float;
-    else if (text == "double") precision = Precision::Double;
-    else if (text == "mixed-min") { precision = Precision::Float; storage = Storage::MixedMin; }
-    else if (text == "mixed-mid") { precision = Precision::Float; storage = Storage::MixedMid; }
-    else if (text == "mixed-max") { precision = Precision::Float; storage = Storage::MixedMax; }
-    else throw Error("unknown precision '" + text + "'; use single, double, mixed-min, mixed-mid or mixed-max");
+Precision parseArithmetic(const std::string& text) {
+    if (text == "single" || text == "float") return Precision::Float;
+    if (text == "double") return Precision::Double;
+    throw Error("unknown precision '" + text + "'; the solver's precisions are single (float) and double");
+}
+
+Storage parseStorage(const std::string& text) {
+    for (const Storage s : {Storage::Full, Storage::ReducedMin, Storage::ReducedMid, Storage::ReducedMax})
+        if (text == storageName(s)) return s;
+    throw Error("unknown storage '" + text + "'; the storage modes are full, reduced-min, reduced-mid and reduced-max");
 }
 
 }  // namespace portacl::kwave

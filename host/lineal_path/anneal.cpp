@@ -147,16 +147,29 @@ Target targetFromFile(const std::string& path, double s2Weight) {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     const io::Volume L = io::readHdf5Dataset(path, "L");
     const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    // Attributes as text: strings as they are, numbers (and integer arrays, joined by 'x') as written
+    // by lineal::writeHdf5; a flag reads "true" or "false".
     auto attr = [&](const char* name) {
         std::string v;
         const hid_t a = H5Aopen(f, name, H5P_DEFAULT);
         if (a < 0) return v;
         const hid_t type = H5Aget_type(a);
-        v.resize(H5Tget_size(type));
-        H5Aread(a, type, &v[0]);
+        if (H5Tget_class(type) == H5T_STRING) {
+            v.resize(H5Tget_size(type));
+            H5Aread(a, type, &v[0]);
+            while (!v.empty() && v.back() == '\0') v.pop_back();
+        } else if (H5Tget_class(type) == H5T_INTEGER) {
+            const hid_t space = H5Aget_space(a);
+            const hssize_t n = H5Sget_simple_extent_npoints(space);
+            H5Sclose(space);
+            std::vector<long long> values(n > 0 ? std::size_t(n) : 0);
+            if (!values.empty() && H5Aread(a, H5T_NATIVE_LLONG, values.data()) >= 0) {
+                for (std::size_t i = 0; i < values.size(); ++i) v += (i ? "x" : "") + std::to_string(values[i]);
+                if (std::string(name) == "periodic") v = values[0] ? "true" : "false";
+            }
+        }
         H5Tclose(type);
         H5Aclose(a);
-        while (!v.empty() && v.back() == '\0') v.pop_back();
         return v;
     };
     const std::string periodic = attr("periodic"), shape = attr("shape"), ml = attr("max_length");
@@ -190,7 +203,7 @@ Target targetFromFile(const std::string& path, double s2Weight) {
         const hid_t g = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
         const bool has = g >= 0 && H5Lexists(g, "S2", H5P_DEFAULT) > 0;
         if (g >= 0) H5Fclose(g);
-        if (!has) throw Error(path + " has no /S2 to match; write it with `portacl lineal-path --s2`");
+        if (!has) throw Error(path + " has no /S2 (the two-point function) to match");
         t.S2 = io::readHdf5Dataset(path, "S2").data;
         t.s2Weight = s2Weight;
     }

@@ -52,7 +52,7 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
     const PhaseImage start = randomStart(t, 9);
     std::vector<BenchRecord> out;
     for (Precision p : {Precision::Float, Precision::Double}) {
-        if (!opts.wants(p) || (p == Precision::Double && !ctx.device().fp64)) continue;
+        if (!runsOn(ctx, opts, p, "lineal_path_reconstruct", out)) continue;
         auto ev = makeDeviceEvaluator(ctx, t, start, p);
         secondsPerSwap(*ev, t, std::min<std::uint64_t>(steps / 4, 512));  // warm-up: kernels built, buffers sized
         BenchRecord r;

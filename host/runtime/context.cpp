@@ -11,6 +11,9 @@
 #include <sstream>
 
 #include "portacl/error.hpp"
+#include "portacl/log.hpp"
+#include "portacl/progress.hpp"
+#include "runtime/output_capture.hpp"
 #include "portacl/kernel_source.hpp"
 
 namespace portacl {
@@ -66,8 +69,8 @@ Context::Context(const DeviceInfo& device, ContextOptions options)
 void Context::requirePrecision(Precision p, bool mixedOffered) const {
     if (p != Precision::Float && !device_.fp64)
         throw Error("the device " + device_.label() + " has no fp64 support (cl_khr_fp64), so " +
-                    precisionName(p) + " precision cannot run on it; use --precision " +
-                    (mixedOffered ? "mixed (double-float where float cannot decide) or float" : "float"));
+                    precisionName(p) + " precision cannot run on it; use " +
+                    (mixedOffered ? "mixed precision (double-float where float cannot decide) or float" : "float precision"));
 }
 
 cl::Program Context::program(const std::string& sourceName, Precision element, const std::string& extraOptions) {
@@ -104,18 +107,29 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
     }
 
     cl::Program p = clCall("clCreateProgramWithSource", [&] { return cl::Program(context_, source); });
+    // A build from source can take seconds to a minute (the disk cache makes later runs fast): say so
+    // on the progress line. What the compiler prints by itself is captured, not shown.
+    Progress building("building kernels of " + sourceName + " (cached afterwards)", 0, "done");
+    std::string compilerOutput;
     try {
-        p.build(devices, options.c_str());
+        detail::OutputCapture capture;
+        try {
+            p.build(devices, options.c_str());
+        } catch (...) {
+            compilerOutput = capture.finish();
+            throw;
+        }
+        compilerOutput = capture.finish();
     } catch (const cl::Error& e) {
         if (e.err() == CL_BUILD_PROGRAM_FAILURE || e.err() == CL_INVALID_BUILD_OPTIONS)
-            throw BuildError(sourceName, device_.label(), options, buildLog(p, device_.device));
+            throw BuildError(sourceName, device_.label(), options, buildLog(p, device_.device) + compilerOutput);
         throw ClError(e.err(), "clBuildProgram(" + sourceName + ")");
     }
-    // PORTACL_SHOW_BUILD_LOG=1 prints the compiler's log of successful builds too (with NVIDIA's
-    // -cl-nv-verbose it reports registers and spills per kernel).
+    // PORTACL_SHOW_BUILD_LOG=1 sends the compiler's log of successful builds to the logger too (with
+    // NVIDIA's -cl-nv-verbose it reports registers and spills per kernel).
     if (const char* show = std::getenv("PORTACL_SHOW_BUILD_LOG"); show && *show && std::string(show) != "0")
-        std::cerr << "build log of " << sourceName << " [" << options << "] on " << device_.label() << ":\n"
-                  << buildLog(p, device_.device) << "\n";
+        log(LogLevel::Info, "build log of " + sourceName + " [" + options + "] on " + device_.label() + ":\n" +
+                                buildLog(p, device_.device) + compilerOutput);
     if (options_.useDiskCache) {
         try {
             auto bins = p.getInfo<CL_PROGRAM_BINARIES>();

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "portacl/error.hpp"
+#include "portacl/log.hpp"
 
 #ifndef CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV
 #define CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000
@@ -176,7 +177,7 @@ std::vector<DeviceInfo> selectDevices(const std::string& specIn) {
                 if (cpu == all.end() && !all.empty()) cpu = all.begin();
                 if (cpu != all.end()) {
                     static bool said = false;
-                    if (!said) std::cerr << "portacl: no GPU found; using the CPU device " << cpu->label() << "\n";
+                    if (!said) log(LogLevel::Info, "no GPU found; using the CPU device " + cpu->label());
                     said = true;
                     add(*cpu);
                 }

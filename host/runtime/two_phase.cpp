@@ -185,7 +185,7 @@ TwoPhaseReport dispatch(Context& ctx, Precision mode, std::size_t n, const TwoPh
     // Phase 2 on the host needs the workload's serial phase 2, and the flagged items on the host.
     if (arithmetic == Phase2Arithmetic::Host && (!kernels.hostPhase2 || counts))
         throw Error("mixed precision on " + ctx.device().label() + " runs phase 2 without double, and " +
-                    kernels.source + " has neither a double-float nor a host phase 2 for this call; use --precision float");
+                    kernels.source + " has neither a double-float nor a host phase 2 for this call; use float precision");
     if (n > std::numeric_limits<std::uint32_t>::max())
         throw Error("the two-phase dispatch handles at most 2^32 - 1 items, but " + std::to_string(n) + " were given");
     TwoPhaseReport report;

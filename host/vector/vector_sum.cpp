@@ -1,3 +1,4 @@
+#include "portacl/buffer_check.hpp"
 #include "portacl/error.hpp"
 #include "portacl/vector_ops.hpp"
 
@@ -5,6 +6,9 @@ namespace portacl {
 
 void vectorSum(Context& ctx, Precision element, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
                std::size_t n) {
+    requireElements(a, n, element, "buffer a of vectorSum");
+    requireElements(b, n, element, "buffer b of vectorSum");
+    requireElements(c, n, element, "buffer c of vectorSum");
     cl::Kernel k = ctx.kernel("vector_ops.cl", "vector_sum", element);
     k.setArg(0, a);
     k.setArg(1, b);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "portacl/log.hpp"
 #include "portacl/context.hpp"
 #include "portacl/error.hpp"
 #include "voronoi/tracer.hpp"
@@ -101,7 +102,7 @@ struct DeviceState {
     std::map<std::string, cl::Kernel> faceKernels;
 };
 
-// Host wall time of the computation's phases (PORTACL_VORONOI_TIMES=1 prints them to stderr).
+// Host wall time of the computation's phases (PORTACL_VORONOI_TIMES=1 sends them to the logger).
 struct HostPhases {
     double setup = 0, seed = 0, prepare = 0, enqueue = 0, device = 0, resolve = 0, commit = 0, finish = 0;
     double passTasks = 0, passDevice = 0, passHost = 0;  // the completeness pass: faces + upload, filter, exact step
@@ -109,14 +110,16 @@ struct HostPhases {
     int passRounds = 0;
     std::string shape;  // the searches' split (SearchShape::describe)
     void print(int waves, unsigned threads) const {
-        std::fprintf(stderr,
+        char line[1024];
+        std::snprintf(line, sizeof line,
                      "voronoi times (%u host threads; %s): setup+upload %.1f ms, starts %.1f ms; %d waves: prepare+upload "
                      "%.1f ms, enqueue %.1f ms, device + answer download %.1f ms (%zu wide searches), resolve %.1f ms, "
                      "commit %.1f ms; completeness pass (%d rounds, %zu faces, %zu triples, %zu flagged): faces + upload "
-                     "%.1f ms, device + download %.1f ms, host %.1f ms; finish %.1f ms\n",
+                     "%.1f ms, device + download %.1f ms, host %.1f ms; finish %.1f ms",
                      threads, shape.c_str(), 1e3 * setup, 1e3 * seed, waves, 1e3 * prepare, 1e3 * enqueue, 1e3 * device, wideSearches,
                      1e3 * resolve, 1e3 * commit, passRounds, passFaces, passTriples, passFlagged, 1e3 * passTasks, 1e3 * passDevice,
                      1e3 * passHost, 1e3 * finish);
+        log(LogLevel::Debug, line);
     }
 };
 

@@ -19,6 +19,7 @@
 #include <future>
 #include <memory>
 
+#include "portacl/log.hpp"
 #include "portacl/error.hpp"
 #include "portacl/two_phase.hpp"
 #include "voronoi/canonical_order.hpp"
@@ -436,7 +437,9 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
                 wider += std::fabs(a.retryRadius - 4 * wave[i].searchRadius) < 1e-3;
                 first += a.retryRadius > 0 && a.retryRadius != kUnboundedRadius && wave[i].searchRadius == tracers[owner[i]]->initialRadius(tracers[owner[i]]->vertices()[wave[i].from].r);
             }
-            std::fprintf(stderr, "wave %d: %zu searches (%zu wide), %zu retries (%zu of every ball, %zu 4R, %zu from a first search)\n", waves, n, n - narrow, retries, unbounded, wider, first);
+            char line[256];
+            std::snprintf(line, sizeof line, "wave %d: %zu searches (%zu wide), %zu retries (%zu of every ball, %zu 4R, %zu from a first search)", waves, n, n - narrow, retries, unbounded, wider, first);
+            log(LogLevel::Debug, line);
         }
         ++waves;
     }

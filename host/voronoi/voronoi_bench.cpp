@@ -2,7 +2,7 @@
 // device in the wanted precisions, against the serial reference and, when the voronota binary is on
 // the PATH, against Voronota 1.22's calculate-vertices on one core, in the same run, with the vertex
 // sets compared. The 2JUY NMR ensemble (traced as one batch) gives frames per second. --quick: 1A8O only, mixed only.
-// Data: $PORTACL_DATA_DIR, else shared/data or ../shared/data from the working directory.
+// Data: the shared data folder (include/portacl/data_dir.hpp gives the rule).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "portacl/bench.hpp"
+#include "portacl/data_dir.hpp"
 #include "portacl/error.hpp"
 #include "portacl/voronoi.hpp"
 
@@ -25,12 +26,6 @@ bool exists(const std::string& p) {
     return stat(p.c_str(), &st) == 0;
 }
 
-std::string dataDir() {
-    if (const char* env = std::getenv("PORTACL_DATA_DIR")) return env;
-    for (const char* d : {"shared/data", "../shared/data"})
-        if (exists(std::string(d) + "/pdb")) return d;
-    return "";
-}
 
 double secondsSince(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -97,11 +92,11 @@ std::size_t countDifferences(const std::string& a, const std::string& b) {
 
 std::vector<BenchRecord> runVoronoiBench(Context& ctx, const BenchOptions& opts) {
     std::vector<BenchRecord> out;
-    const std::string dir = dataDir();
-    if (dir.empty()) {
+    const std::string dir = dataDirectory();
+    if (dir.empty() || !exists(dir + "/pdb")) {
         BenchRecord r;
         r.workload = "voronoi";
-        r.note = "skipped: no shared/data/pdb (set PORTACL_DATA_DIR)";
+        r.note = "skipped: " + (dir.empty() ? dataDirectoryHint() : "the data folder " + dir + " has no pdb folder");
         out.push_back(r);
         return out;
     }
@@ -110,14 +105,7 @@ std::vector<BenchRecord> runVoronoiBench(Context& ctx, const BenchOptions& opts)
         files = {"pdb/1A8O.pdb", "pdb/2BEG.pdb", "pdb/voronota_1EMA/structure.pdb", "pdb/2XHE.pdb", "pdb/7DDO.pdb", "pdb/4UN3.cif"};
     std::vector<Precision> modes;
     for (Precision p : {Precision::Float, Precision::Mixed, Precision::Double})
-        if (opts.quick ? p == Precision::Mixed : (p == Precision::Mixed || opts.wants(p))) modes.push_back(p);
-    // Without fp64: float, and mixed with phase 2 on the host.
-    if (!ctx.device().fp64) {
-        std::vector<Precision> kept;
-        for (Precision p : modes)
-            if (p != Precision::Double) kept.push_back(p);
-        modes = kept;
-    }
+        if (runsOn(ctx, opts, p, "voronoi", out) && (!opts.quick || p == Precision::Mixed)) modes.push_back(p);
     const int repeats = opts.quick ? 1 : std::max(1, std::min(opts.repeats, 5));
 
     for (const std::string& rel : files) {

@@ -19,7 +19,7 @@ struct BenchOptions {
     int warmups = 2;
     int repeats = 7;        // median of this many timed runs
     bool serial = true;     // also time the serial C++ reference (at the same size, or as noted)
-    std::vector<Precision> precisions{Precision::Float, Precision::Double};
+    std::vector<Precision> precisions{Precision::Float, Precision::Double, Precision::Mixed};
     bool wants(Precision p) const;
 };
 
@@ -33,6 +33,10 @@ struct BenchRecord {
     double serialSeconds = std::numeric_limits<double>::quiet_NaN();  // serial reference per run
     std::string note;       // anything a reader needs: "serial timed at 1024^3 and scaled", ...
 };
+
+// True when the bench wants `p` and the device can run it. A wanted double or mixed case on a device
+// without fp64 is not run silently: a row "not run" saying why is added to `out` for `workload`.
+bool runsOn(Context& ctx, const BenchOptions& opts, Precision p, const std::string& workload, std::vector<BenchRecord>& out);
 
 using BenchFn = std::function<std::vector<BenchRecord>(Context&, const BenchOptions&)>;
 

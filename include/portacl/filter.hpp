@@ -97,8 +97,8 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// Refuses what the operations cannot take (a mask larger than the image, grey conversion of a
-// one-channel image ...) before any work, with one sentence.
+// Refuses what the operations cannot take (grey conversion of a one-channel image ...) before any
+// work, with one sentence. A window larger than the image is allowed, as in OpenCV.
 void validate(const io::Image& in, const std::vector<Operation>& ops);
 
 }  // namespace portacl::filter

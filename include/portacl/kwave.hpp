@@ -147,8 +147,9 @@ struct Recording {
 };
 
 // Storage precision of the solver's arrays. Full: all in the element precision. The three reduced
-// modes (thesis Table 5.1) store chosen quantities in fp16 / bfloat16 with float arithmetic.
-enum class Storage { Full, MixedMin, MixedMid, MixedMax };
+// modes (the thesis's "mixed" modes of Table 5.1; PortaCL keeps "mixed" for the two-phase dispatch)
+// store chosen quantities in fp16 / bfloat16 with float arithmetic.
+enum class Storage { Full, ReducedMin, ReducedMid, ReducedMax };
 const char* storageName(Storage s);
 
 struct RunOptions {
@@ -158,8 +159,10 @@ struct RunOptions {
     OutputSelection outputs;
 };
 
-// Parses "single|float|double|mixed-min|mixed-mid|mixed-max".
-void parsePrecisionMode(const std::string& text, Precision& precision, Storage& storage);
+// Parses the arithmetic precision, "single" (k-Wave's name), "float" or "double".
+Precision parseArithmetic(const std::string& text);
+// Parses "full", "reduced-min", "reduced-mid" or "reduced-max" (storageName's names).
+Storage parseStorage(const std::string& text);
 
 // The device solver. Construct, then step() until done() (or run()); recording() downloads what
 // was sampled. saveState()/restoreState() carry everything needed to continue (checkpoints).

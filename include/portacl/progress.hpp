@@ -1,5 +1,8 @@
 // Progress of long work on the terminal: steps done, rate, time left, redrawn at most a few times a
-// second on stderr. Silent when stderr is not a terminal (logs, CI), so that output stays clean.
+// second on stderr. Off unless the caller turns it on (enableProgress; the portacl command does), and
+// silent when stderr is not a terminal (logs, CI), so that a library user's output stays clean.
+// Progress objects nest: work started inside other work (a workload inside the bench, a kernel build
+// inside a workload) shows on the same line after the outer one's state.
 #pragma once
 
 #include <chrono>
@@ -13,23 +16,30 @@ public:
     // `total` steps of `unit` (e.g. "steps", "frames"); total 0 means unknown.
     Progress(std::string label, std::uint64_t total, std::string unit = "steps");
     ~Progress();
+    Progress(const Progress&) = delete;
+    Progress& operator=(const Progress&) = delete;
     // Sets the number of steps done; `extra` is appended to the line (e.g. "T=0.01 err=3e-4").
     void update(std::uint64_t done, const std::string& extra = "");
-    // Clears the line (prints the final state once when on a terminal).
+    // Ends this level: the outermost one leaves its final state on its own line (or, with total 0,
+    // erases it), an inner one hands the line back to the level around it.
     void finish();
     // Erases the progress line so that other output can be printed; the next update redraws it.
     void clearLine();
     bool active() const { return tty_; }
+    // This level's state as text: "label: 3/9 workloads (33.3%), 0.5 workloads/s, 6 s elapsed, 12 s left".
+    std::string describe() const;
 
 private:
-    std::string label_, unit_;
-    std::uint64_t total_;
+    std::string label_, unit_, extra_;
+    std::uint64_t total_, done_ = 0;
     bool tty_;
     bool finished_ = false;
     std::chrono::steady_clock::time_point start_, lastDraw_;
 };
 
-// True when stderr is a terminal and PORTACL_NO_PROGRESS is not set.
+// Turns progress lines on or off for this process (off by default).
+void enableProgress(bool on);
+// True when progress was enabled, stderr is a terminal and PORTACL_NO_PROGRESS is not set.
 bool progressEnabled();
 
 }  // namespace portacl

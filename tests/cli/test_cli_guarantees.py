@@ -324,7 +324,7 @@ class CompleteOrAbsent(Scratch):
     def test_full_disk_filter_bmp(self):
         out = self.at("out.bmp")
         self.check_full_disk([os.path.join(ARGS.build, "portacl"), "filter", data("images/coins.png"), out, "--op", "median:3",
-                              "--reference"], out, keep_old=False)
+                              "--serial"], out, keep_old=False)
 
     def test_full_disk_lineal_path_hdf5(self):
         out = self.at("L.h5")

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "portacl/data_dir.hpp"
 #include "portacl/error.hpp"
 
 namespace portacl::test {
@@ -36,7 +37,11 @@ Context& context() {
     return *ctx;
 }
 
-std::string dataPath(const std::string& relative) { return std::string(PORTACL_SHARED_DATA_DIR) + "/" + relative; }
+std::string dataPath(const std::string& relative) { return dataDirectory() + "/" + relative; }
+
+bool hasData() { return !dataDirectory().empty(); }
+
+std::string missingDataSentence() { return "needs the shared data: " + dataDirectoryHint(); }
 
 bool hasFp64() { return context().device().fp64; }
 

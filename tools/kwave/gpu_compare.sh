@@ -63,11 +63,12 @@ else
     summary+=("kspaceFirstOrder-CUDA|failed|-|-|-")
 fi
 
-for mode in single mixed-min mixed-mid mixed-max; do
+for mode in single reduced-min reduced-mid reduced-max; do
+    if [ "$mode" = single ]; then mode_args=(--precision single); else mode_args=(--storage "$mode"); fi
     echo
-    echo "== kspaceFirstOrder-OpenCL --device nvidia --precision $mode"
+    echo "== kspaceFirstOrder-OpenCL --device nvidia ${mode_args[*]}"
     if mem=$(peak_run "$work/ocl_$mode.log" "$pack/run" portacl kwave -i "$work/in.h5" -o "$work/ocl_$mode.h5" \
-             --device nvidia --precision "$mode" "${outputs[@]}"); then
+             --device nvidia "${mode_args[@]}" "${outputs[@]}"); then
         grep -E 'Time per step|Simulation time' "$work/ocl_$mode.log" | sed 's/^/  /'
         step=$(awk '/Time per step/ {print $4}' "$work/ocl_$mode.log")
         own=$(awk '/^Device memory/ {print $3}' "$work/ocl_$mode.log" | tail -1)

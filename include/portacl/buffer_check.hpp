@@ -1,0 +1,17 @@
+// A size check for the device-buffer API: the workloads that take untyped cl::Buffers and a runtime
+// element precision check each buffer's size first, so that a precision that does not match the
+// buffers (double asked of float buffers) is an exception rather than reads and writes past the end.
+#pragma once
+
+#include <string>
+
+#include "portacl/cl.hpp"
+#include "portacl/precision.hpp"
+
+namespace portacl {
+
+// Throws portacl::Error when `buffer` holds fewer than `elements` elements of `element` precision
+// (Mixed counts as double); `what` names the buffer and the call ("b of vectorSum").
+void requireElements(const cl::Buffer& buffer, std::size_t elements, Precision element, const std::string& what);
+
+}  // namespace portacl
