@@ -122,5 +122,5 @@ TEST(FilterCli, BadInputIsOneSentenceAndNoOutput) {
 
     // A missing file.
     expectRefused(scratch("missing.png") + " " + out + " --op box:3", out, "missing.png");
-    for (const auto& f : {even, text, tiny, cut, pbm}) std::remove(f.c_str());
+    for (const auto& f : {even, text, cut, pbm}) std::remove(f.c_str());
 }

@@ -1,5 +1,6 @@
 // portacl gemm: the lecture's matrix product C = A * B with one of its three kernels, checked
 // against the serial reference.
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <random>
@@ -7,6 +8,7 @@
 #include "command.hpp"
 #include "portacl/error.hpp"
 #include "portacl/gemm.hpp"
+#include "portacl/progress.hpp"
 
 namespace portacl::cli {
 namespace {
@@ -18,8 +20,25 @@ int multiplyAndCheck(Context& ctx, GemmKernel kernel, std::size_t m, std::size_t
     std::vector<T> A(m * k), B(k * n);
     for (auto& x : A) x = static_cast<T>(dist(gen));
     for (auto& x : B) x = static_cast<T>(dist(gen));
-    const auto C = gemm(ctx, kernel, m, n, k, A, B);
-    const auto R = gemmReference(m, n, k, A, B);
+    std::vector<T> C;
+    {
+        Progress running("C = A*B on " + ctx.device().shortName(), 0, "");
+        C = gemm(ctx, kernel, m, n, k, A, B);
+    }
+    // The serial reference in bands of rows (A is row-major), so that a large product shows progress.
+    std::vector<T> R(m * n);
+    {
+        const std::size_t band = 16;
+        Progress checking("checking against the serial reference", m, "rows");
+        for (std::size_t r0 = 0; r0 < m; r0 += band) {
+            const std::size_t rows = std::min(band, m - r0);
+            const std::vector<T> a(A.begin() + static_cast<std::ptrdiff_t>(r0 * k), A.begin() + static_cast<std::ptrdiff_t>((r0 + rows) * k));
+            const auto part = gemmReference(rows, n, k, a, B);
+            std::copy(part.begin(), part.end(), R.begin() + static_cast<std::ptrdiff_t>(r0 * n));
+            checking.update(r0 + rows);
+        }
+        checking.clearLine();
+    }
     double worst = 0;
     for (std::size_t i = 0; i < C.size(); ++i) worst = std::max(worst, std::abs(double(C[i]) - double(R[i])));
     // Rounding of a k-term dot product of values in [-1, 1], in any summation order.

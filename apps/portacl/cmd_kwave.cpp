@@ -120,6 +120,14 @@ int runKwave(const std::vector<std::string>& args) {
         std::cout << "kspaceFirstOrder-OpenCL (PortaCL " << kVersion << "), k-Wave HDF5 file format 1.2 (reads 1.0-1.2)\n";
         return 0;
     }
+    // The options first, then the files.
+    kwave::RunOptions options;
+    if (precisionText.rfind("mixed-", 0) == 0)
+        throw Error("--precision " + precisionText + " is now --storage reduced-" + precisionText.substr(6) + " (\"mixed\" means the two-phase float/double dispatch elsewhere)");
+    options.precision = kwave::parseArithmetic(precisionText);
+    options.storage = kwave::parseStorage(storageText);
+    if (options.storage != kwave::Storage::Full && options.precision != Precision::Float)
+        throw Error("--storage " + storageText + " needs --precision single");
     if (input.empty()) throw Error("no input file; give one with -i");
     if (output.empty()) throw Error("no output file; give one with -o");
     if (startIndex < 1) throw Error("-s counts time steps from 1");
@@ -138,13 +146,6 @@ int runKwave(const std::vector<std::string>& args) {
     out.pRaw = pRaw || !anyOther;
     out.startIndex = startIndex - 1;
 
-    kwave::RunOptions options;
-    if (precisionText.rfind("mixed-", 0) == 0)
-        throw Error("--precision " + precisionText + " is now --storage reduced-" + precisionText.substr(6) + " (\"mixed\" means the two-phase float/double dispatch elsewhere)");
-    options.precision = kwave::parseArithmetic(precisionText);
-    options.storage = kwave::parseStorage(storageText);
-    if (options.storage != kwave::Storage::Full && options.precision != Precision::Float)
-        throw Error("--storage " + storageText + " needs --precision single");
     options.fftBackend = fft::parseBackend(fftName);
     options.outputs = out;
     if (threads > 0) setenv("POCL_CPU_MAX_CU_NUM", std::to_string(threads).c_str(), 1);

@@ -83,12 +83,14 @@ IntegerPlan planInteger(const Operation& op, io::PixelType type) {
     } else {
         plan.exact = false;
         // Fixed point: as many fractional bits as keep every sum inside 62 bits and every weight
-        // inside 31, up to 20 per factor (quantisation error below 2^-21 of the largest weight).
+        // inside 31, up to 20 per factor for 8-bit images and 24 for 16-bit ones.
         if (separable) {
             const double rs = absSum(op.rowFactor), cs = absSum(op.colFactor) / std::fabs(op.divisor);
-            // 16-bit images keep their 20 bits too: the horizontal sums then go to a long intermediate
-            // (wideIntermediate below) rather than to fewer fractional bits.
-            int br = 20, bc = 20;
+            // 16-bit images get 24 bits per factor (their horizontal sums then go to a long
+            // intermediate, wideIntermediate below): with 20, a random 16-bit image strayed up to 0.02
+            // grey level from double arithmetic; 8-bit images keep 20 and an int intermediate.
+            const int bits = maxv > 255 ? 24 : 20;
+            int br = bits, bc = bits;
             while (br > 0 && maxv * rs * std::ldexp(1.0, br) >= limit) --br;
             while (bc > 0 && maxv * rs * cs * std::ldexp(1.0, br + bc) >= limit) --bc;
             plan.row = toFixedPoint(op.rowFactor, std::ldexp(1.0, br));

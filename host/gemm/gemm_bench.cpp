@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "portacl/bench.hpp"
+#include "portacl/progress.hpp"
 #include "portacl/error.hpp"
 #include "portacl/gemm.hpp"
 
@@ -74,6 +75,7 @@ std::vector<BenchRecord> runPrecision(Context& ctx, const BenchOptions& opts, st
         BenchOptions o = opts;
         // The direct kernel at 4096^3 is slow by design; fewer repeats keep the bench short.
         if (k == GemmKernel::Direct) o.repeats = std::min(o.repeats, 3);
+        Progress current(std::string(gemmKernelName(k)) + " " + std::to_string(n) + "^3 " + precisionName(p), 0, "");
         BenchRecord r;
         r.workload = std::string("gemm/") + gemmKernelName(k);
         r.size = std::to_string(n) + "^3";

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "portacl/bench.hpp"
+#include "portacl/progress.hpp"
 #include "portacl/kwave.hpp"
 
 namespace portacl::kwave {
@@ -62,6 +63,9 @@ BenchRecord runCase(Context& ctx, const BenchOptions& opts, const Simulation& si
     RunOptions o;
     o.precision = prec;
     o.storage = storage;
+    // The case under way on the progress line (a 256^3 case on a CPU takes minutes).
+    Progress current(name + " " + std::to_string(sim.grid.nx) + "^3 " +
+                         (storage == Storage::Full ? precisionName(prec) : storageName(storage)), 0, "");
     KSpaceSolver solver(ctx, sim, o);
     BenchRecord r;
     r.workload = "kwave/" + name;

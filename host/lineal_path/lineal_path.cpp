@@ -7,6 +7,7 @@
 
 #include "portacl/error.hpp"
 #include "portacl/lineal_path.hpp"
+#include "portacl/progress.hpp"
 #include "result_layout.hpp"
 
 namespace portacl::lineal {
@@ -69,6 +70,9 @@ Result linealPath(Context& ctx, const PhaseImage& img, const Options& opt) {
 
     const std::size_t stride[3] = {std::size_t(img.ny) * img.nx, std::size_t(img.nx), 1};
     cl::Buffer mask = ctx.upload(img.mask, "phase mask", CL_MEM_READ_ONLY);
+    std::size_t total = 0, done = 0;
+    for (const auto& g : groups) total += g.size();
+    Progress progress("lineal path", total, "displacements");
     for (int major = 2; major >= 0; --major) {
         const auto& list = groups[major];
         if (list.empty()) continue;
@@ -114,11 +118,15 @@ Result linealPath(Context& ctx, const PhaseImage& img, const Options& opt) {
         count.setArg(10, cl::Local(maxRuns * sizeof(cl_int4)));
         count.setArg(11, cl::Local(ls * sizeof(cl_ulong)));
         std::vector<cl_ulong> counts(list.size());
-        for (std::size_t base = 0; base < list.size(); base += perLaunch) {
-            const std::size_t n = std::min(perLaunch, list.size() - base);
+        // With a progress line on, launches of at most a fiftieth of the displacements, so that a
+        // long 3-D run shows how far it is (the counts are exact either way).
+        const std::size_t step = progress.active() ? std::max<std::size_t>(256, std::min(perLaunch, list.size() / 50 + 1)) : perLaunch;
+        for (std::size_t base = 0; base < list.size(); base += step) {
+            const std::size_t n = std::min(step, list.size() - base);
             count.setArg(8, cl_int(base));
             ctx.launch(count, cl::NDRange(n * ls), cl::NDRange(ls));
             ctx.read(out, counts.data() + base, n * sizeof(cl_ulong), "download lineal path counts");
+            progress.update(done += n);
         }
         for (std::size_t i = 0; i < list.size(); ++i) r.count[where[major][i]] = counts[i];
     }

@@ -1,0 +1,128 @@
+// The library as a program that links it meets it: silent unless given a logger, a precision that
+// does not match the buffers is an exception, one data rule, OpenCV's border names, and 16-bit
+// fixed-point filters that keep their gain.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+
+#include "portacl/data_dir.hpp"
+#include "portacl/error.hpp"
+#include "portacl/filter.hpp"
+#include "portacl/gemm.hpp"
+#include "portacl/log.hpp"
+#include "portacl/progress.hpp"
+#include "portacl/vector_ops.hpp"
+#include "support/test_support.hpp"
+
+using namespace portacl;
+
+TEST(LibraryLog, MessagesGoToTheCallersLoggerNotToStderr) {
+    std::vector<std::string> got;
+    const Logger previous = setLogger([&](LogLevel, const std::string& m) { got.push_back(m); });
+    testing::internal::CaptureStderr();
+    bool anyGpu = false;
+    for (const auto& d : listDevices()) anyGpu = anyGpu || d.isGpu;
+    (void)selectDevices("auto");
+    log(LogLevel::Info, "a message");
+    const std::string err = testing::internal::GetCapturedStderr();
+    setLogger(previous);
+    EXPECT_EQ(err, "") << "the library wrote to stderr by itself";
+    ASSERT_FALSE(got.empty());
+    EXPECT_EQ(got.back(), "a message");
+    // Without a GPU, auto's fallback is said once, to the logger, and names no command-line flag.
+    if (!anyGpu) {
+        ASSERT_GE(got.size(), 2u);
+        EXPECT_NE(got.front().find("no GPU found"), std::string::npos) << got.front();
+        EXPECT_EQ(got.front().find("--"), std::string::npos) << got.front();
+    }
+    // Progress lines are the caller's choice too: off unless enabled.
+    enableProgress(false);
+    EXPECT_FALSE(Progress("work", 10).active());
+}
+
+TEST(LibraryBuffers, APrecisionThatDoesNotMatchTheBuffersThrows) {
+    Context& ctx = test::context();
+    const std::size_t n = 1000;
+    const std::vector<float> a(n, 1.0f);
+    cl::Buffer da = ctx.upload(a, "a"), db = ctx.upload(a, "b"), dc = ctx.buffer(n * sizeof(float), "c");
+    // Double asked of float buffers: each holds half the bytes n doubles need.
+    EXPECT_THROW(vectorSum(ctx, Precision::Double, da, db, dc, n), Error);
+    EXPECT_THROW(vectorSum(ctx, Precision::Float, da, db, dc, n + 1), Error);  // longer than the buffers
+    vectorSum(ctx, Precision::Float, da, db, dc, n);  // the matching call runs
+    EXPECT_EQ(ctx.download<float>(dc, n, "c")[n - 1], 2.0f);
+    // The matrix product's buffers are checked the same way (A is 8 x 8 floats, not doubles).
+    const std::vector<float> m(64, 1.0f);
+    cl::Buffer A = ctx.upload(m, "A"), B = ctx.upload(m, "B"), C = ctx.buffer(64 * sizeof(float), "C");
+    EXPECT_THROW(gemm(ctx, Precision::Double, GemmKernel::Direct, 8, 8, 8, A, B, C), Error);
+}
+
+TEST(LibraryData, OneRuleForTheDataFolder) {
+    const char* old = std::getenv("PORTACL_DATA_DIR");
+    const std::string saved = old ? old : "";
+    setenv("PORTACL_DATA_DIR", "/nonexistent/portacl-data", 1);
+    EXPECT_EQ(dataDirectory(), "");
+    EXPECT_NE(dataDirectoryHint().find("PORTACL_DATA_DIR"), std::string::npos) << dataDirectoryHint();
+    const std::string dir = testing::TempDir() + "portacl_data_rule";
+    std::filesystem::create_directories(dir);
+    setenv("PORTACL_DATA_DIR", dir.c_str(), 1);
+    EXPECT_EQ(dataDirectory(), dir);
+    // Unset: the source tree's sibling, from any working directory.
+    unsetenv("PORTACL_DATA_DIR");
+    const auto cwd = std::filesystem::current_path();
+    std::filesystem::current_path("/");
+    const std::string found = dataDirectory();
+    std::filesystem::current_path(cwd);
+    if (std::filesystem::is_directory(std::string(PORTACL_SOURCE_DIR) + "/../shared/data"))
+        EXPECT_EQ(std::filesystem::path(found), std::filesystem::weakly_canonical(std::string(PORTACL_SOURCE_DIR) + "/../shared/data"));
+    if (old) setenv("PORTACL_DATA_DIR", saved.c_str(), 1);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(LibraryFilter, OpenCvBorderNamesAreAccepted) {
+    using filter::Border;
+    for (const auto& [name, b] : std::vector<std::pair<std::string, Border>>{
+             {"BORDER_REFLECT_101", Border::Reflect101}, {"REFLECT101", Border::Reflect101}, {"reflect_101", Border::Reflect101},
+             {"BORDER_DEFAULT", Border::Reflect101}, {"cv2.BORDER_REPLICATE", Border::Replicate}, {"Border_Reflect", Border::Reflect},
+             {"BORDER_CONSTANT", Border::Constant}, {"BORDER_WRAP", Border::Wrap}, {"wrap", Border::Wrap}})
+        EXPECT_EQ(filter::parseBorder(name), b) << name;
+    EXPECT_THROW(filter::parseBorder("BORDER_TRANSPARENT"), Error);
+    EXPECT_THROW(filter::parseBorder("mirror"), Error);
+}
+
+// 16-bit images through fixed-point masks: a constant keeps its value exactly, and any image stays
+// within rounding (0.5 grey level plus 0.01) of the same mask in double arithmetic, on the device and
+// in the serial reference.
+TEST(LibraryFilter, SixteenBitRealMasksKeepTheirGain) {
+    const int w = 67, h = 45;
+    for (const std::string spec : {"gaussian:9:2.0", "gaussian:5:1.3", "gaussian:3:0.7", "conv:0.1,0.2,0.1;0.2,0.7,0.2;0.1,0.2,0.1:sum"}) {
+        const std::vector<filter::Operation> ops{filter::parseOperation(spec)};
+        for (const unsigned short level : {60000, 65535, 1}) {
+            io::Image flat = io::makeImage(w, h, 1, io::PixelType::U16);
+            std::fill(flat.samples<unsigned short>(), flat.samples<unsigned short>() + w * h, level);
+            const io::Image ref = filter::filterReference(flat, ops, {});
+            filter::Pipeline p(test::context(), ops, {});
+            const io::Image dev = p.run(flat);
+            for (int i = 0; i < w * h; ++i) {
+                ASSERT_EQ(ref.samples<unsigned short>()[i], level) << spec << " reference, pixel " << i;
+                ASSERT_EQ(dev.samples<unsigned short>()[i], level) << spec << " device, pixel " << i;
+            }
+        }
+        // A random image against the same mask in double arithmetic (the float path in double).
+        io::Image noise = io::makeImage(w, h, 1, io::PixelType::U16);
+        std::mt19937 rng(7);
+        for (int i = 0; i < w * h; ++i) noise.samples<unsigned short>()[i] = static_cast<unsigned short>(rng() % 65536);
+        std::vector<filter::Operation> exactOps{filter::parseOperation("float"), filter::parseOperation(spec)};
+        filter::Options dbl;
+        dbl.precision = Precision::Double;
+        const io::Image exact = filter::filterReference(noise, exactOps, dbl);
+        filter::Pipeline p(test::context(), ops, {});
+        const io::Image dev = p.run(noise);
+        double worst = 0;
+        for (int i = 0; i < w * h; ++i)
+            worst = std::max(worst, std::fabs(dev.samples<unsigned short>()[i] - double(exact.samples<float>()[i])));
+        EXPECT_LE(worst, 0.51) << spec << ": more than rounding plus 0.01 grey level from double arithmetic";
+    }
+}
