@@ -25,7 +25,8 @@ bool BenchOptions::wants(Precision p) const {
 
 bool runsOn(Context& ctx, const BenchOptions& opts, Precision p, const std::string& workload, std::vector<BenchRecord>& out) {
     if (!opts.wants(p)) return false;
-    if (p == Precision::Float || ctx.device().fp64) return true;
+    // Mixed runs without fp64 too (phase 2 in double-float, or on the host); double cannot.
+    if (p != Precision::Double || ctx.device().fp64) return true;
     BenchRecord r;
     r.workload = workload;
     r.precision = precisionName(p);

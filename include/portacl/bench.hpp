@@ -34,8 +34,8 @@ struct BenchRecord {
     std::string note;       // anything a reader needs: "serial timed at 1024^3 and scaled", ...
 };
 
-// True when the bench wants `p` and the device can run it. A wanted double or mixed case on a device
-// without fp64 is not run silently: a row "not run" saying why is added to `out` for `workload`.
+// True when the bench wants `p` and the device can run it. A wanted double case on a device without
+// fp64 is not run silently: a row "not run" saying why is added to `out` for `workload`.
 bool runsOn(Context& ctx, const BenchOptions& opts, Precision p, const std::string& workload, std::vector<BenchRecord>& out);
 
 using BenchFn = std::function<std::vector<BenchRecord>(Context&, const BenchOptions&)>;
