@@ -872,12 +872,14 @@ void expectMixedOnHostEqualsVoronota(Context& ctx, const voronoi::SearchTuning& 
 }
 
 TEST(VoronoiMixedWithoutDouble, ForcedOnTheTestDeviceEqualsVoronota) {
+    PORTACL_REQUIRE_DATA();
     setenv("PORTACL_FORCE_DOUBLE_FLOAT", "1", 1);
     expectMixedOnHostEqualsVoronota(test::context(), {});
     unsetenv("PORTACL_FORCE_DOUBLE_FLOAT");
 }
 
 TEST(VoronoiMixedWithoutDouble, OnRusticlEqualsVoronota) {
+    PORTACL_REQUIRE_DATA();
     (void)kRusticl;
     Context* ctx = portacl::test::rusticlContext();
     if (!ctx) GTEST_SKIP() << "Mesa's rusticl (llvmpipe) is not installed";
