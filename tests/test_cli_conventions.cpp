@@ -1,6 +1,6 @@
 // The `portacl` command as a newcomer meets it: PORTACL_DEVICE, one meaning per flag across commands,
 // Voronoi's default precision, Voronota's pipes, the lineal path's files, one-sentence refusals,
-// `portacl help CMD`, and the bench's table, baseline, plot and skipped rows.
+// `portacl help CMD`, and the bench's table, baseline and plot.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -241,14 +241,4 @@ TEST(CliBench, TableBaselineAndPlot) {
         std::remove(plot.c_str());
     }
     std::remove(csv.c_str());
-}
-
-TEST(CliBench, DoubleRowsOnADeviceWithoutFp64SaySo) {
-    // Mesa's rusticl on llvmpipe has no fp64 (scripts/install-deps.sh installs it).
-    const std::string env = "RUSTICL_ENABLE=llvmpipe";
-    if (cli("devices --device llvmpipe", env).status != 0) GTEST_SKIP() << "no device without fp64 here (rusticl's llvmpipe)";
-    const CliRun r = cli("bench --quick --only vector_sum --precision double,mixed --no-serial --repeats 1 --device llvmpipe", env);
-    ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find("not run: the device has no fp64"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("not run; each row's note says why"), std::string::npos) << r.out;
 }

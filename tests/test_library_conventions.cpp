@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <random>
 
+#include "portacl/bench.hpp"
 #include "portacl/data_dir.hpp"
 #include "portacl/error.hpp"
 #include "portacl/filter.hpp"
@@ -18,6 +19,9 @@
 #include "support/test_support.hpp"
 
 using namespace portacl;
+
+// Rusticl shows its llvmpipe device (no fp64) only when asked before the first OpenCL call.
+static const int kRusticl = (setenv("RUSTICL_ENABLE", "llvmpipe", 0), 0);
 
 TEST(LibraryLog, MessagesGoToTheCallersLoggerNotToStderr) {
     std::vector<std::string> got;
@@ -125,4 +129,27 @@ TEST(LibraryFilter, SixteenBitRealMasksKeepTheirGain) {
             worst = std::max(worst, std::fabs(dev.samples<unsigned short>()[i] - double(exact.samples<float>()[i])));
         EXPECT_LE(worst, 0.51) << spec << ": more than rounding plus 0.01 grey level from double arithmetic";
     }
+}
+
+// The bench on a device without fp64: double rows are not dropped silently, they become rows that
+// say why; float and mixed (double-float phase 2) run.
+TEST(LibraryBench, DoubleRowsOnADeviceWithoutFp64SaySo) {
+    (void)kRusticl;
+    Context* ctx = test::rusticlContext();
+    if (!ctx) GTEST_SKIP() << "no device without fp64 here (Mesa's rusticl on llvmpipe)";
+    ASSERT_FALSE(ctx->device().fp64);
+    BenchOptions o;
+    std::vector<BenchRecord> out;
+    EXPECT_TRUE(runsOn(*ctx, o, Precision::Float, "vector_sum", out));
+    EXPECT_TRUE(runsOn(*ctx, o, Precision::Mixed, "vector_sum", out));
+    EXPECT_FALSE(runsOn(*ctx, o, Precision::Double, "vector_sum", out));
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].workload, "vector_sum");
+    EXPECT_EQ(out[0].precision, "double");
+    EXPECT_NE(out[0].note.find("not run: the device has no fp64"), std::string::npos) << out[0].note;
+    // Not wanted is not a row: --precision float runs no double or mixed row and says nothing of them.
+    o.precisions = {Precision::Float};
+    EXPECT_FALSE(runsOn(*ctx, o, Precision::Double, "vector_sum", out));
+    EXPECT_FALSE(runsOn(*ctx, o, Precision::Mixed, "vector_sum", out));
+    EXPECT_EQ(out.size(), 1u);
 }
