@@ -175,7 +175,7 @@ TEST(CliLinealPath, WritesARealNpyAndTypedHdf5) {
         std::remove(types.c_str());
     }
     // Any other extension is refused before the work.
-    expectOneSentence(cli(common + "-o " + scratch("L.jpg")), "not ");
+    expectOneSentence(cli(common + "-o " + scratch("L.jpg")), "must end in .h5, .hdf5 or .npy");
     for (const auto& f : {in, npy, h5}) std::remove(f.c_str());
 }
 

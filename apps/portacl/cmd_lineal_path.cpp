@@ -51,14 +51,12 @@ int runLinealPath(const std::vector<std::string>& args) {
         for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
     };
-    const bool npy = endsWith(h5, ".npy");
-    if (!h5.empty() && !npy && !endsWith(h5, ".h5") && !endsWith(h5, ".hdf5"))
-        throw Error("-o takes an HDF5 file (.h5, .hdf5: every result) or a NumPy file (.npy: the L map), not " + h5);
+    const bool npy = endsWith(h5, ".npy");  // the L map alone; .h5 and .hdf5: every result
     if (s2 && (h5.empty() || npy)) throw Error("--s2 writes into the HDF5 output: give -o FILE.h5");
     if (s2 && !serial) parsePrecision(common.precision);
     // The outputs are checked before the input is read and the map computed.
     if (!h5.empty()) {
-        checkOutputExtension(h5, {"h5", "hdf5"}, "-o");
+        checkOutputExtension(h5, {"h5", "hdf5", "npy"}, "-o");
         checkOutputPath(h5, {input}, "-o");
     }
     if (!csv.empty()) checkOutputPath(csv, {input}, "--csv");
