@@ -178,7 +178,11 @@ int runKwave(const std::vector<std::string>& args) {
                   << (options.storage == kwave::Storage::Full ? std::string() : ", " + storageText + " storage") << "\n";
     }
     const auto tPre = Clock::now();
+    // The solver builds its kernels here: a minute on a CPU device the first time, then from the
+    // kernel cache. Said before it starts, so that a cold cache does not look like a hang.
+    if (talk) std::cout << "Pre-processing:    building the kernels (cached after the first run on this device) ..." << std::flush;
     kwave::KSpaceSolver solver(ctx, sim, options);
+    if (talk) std::cout << " " << std::fixed << std::setprecision(1) << since(tPre) << " s\n" << std::defaultfloat;
     if (!checkpointFile.empty() && access(checkpointFile.c_str(), F_OK) == 0) {
         solver.restoreState(kwave::readCheckpointFile(checkpointFile, sim));
         if (talk) std::cout << "Restored from:     " << checkpointFile << " at time step " << solver.timeIndex() << "\n";
