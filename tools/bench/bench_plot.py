@@ -41,7 +41,7 @@ def main(argv):
     value = {(r["device"], r["workload"], r["size"], r["precision"]): r for r in rows}
     baseline = next((r.get("baseline", "") for r in rows if r.get("baseline")), "")
     panels = [("device time (ms, log scale)", lambda r: 1e3 * number(r["seconds"]), True),
-              ("percent of the device's measured peak", lambda r: number(r["percent_of_peak"]), False)]
+              ("percent of the device's measured peak (log scale)", lambda r: number(r["percent_of_peak"]), True)]
     if baseline:
         panels.append((f"speed-up over {baseline} (log scale)", lambda r: number(r.get("baseline_ratio")), True))
 
