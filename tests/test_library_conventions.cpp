@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "portacl/bench.hpp"
@@ -152,4 +153,36 @@ TEST(LibraryBench, DoubleRowsOnADeviceWithoutFp64SaySo) {
     EXPECT_FALSE(runsOn(*ctx, o, Precision::Double, "vector_sum", out));
     EXPECT_FALSE(runsOn(*ctx, o, Precision::Mixed, "vector_sum", out));
     EXPECT_EQ(out.size(), 1u);
+}
+
+// What a vendor's compiler prints by itself while a kernel builds (PoCL's clang: "2 warnings
+// generated.") never reaches the caller's stdout or stderr; PORTACL_SHOW_BUILD_LOG hands it to the
+// logger with the build log.
+TEST(LibraryLog, CompilerOutputIsCapturedNotPrinted) {
+    namespace fs = std::filesystem;
+    const fs::path dir = testing::TempDir() + "portacl_warning_kernels";
+    fs::remove_all(dir);
+    fs::copy(fs::path(PORTACL_SOURCE_DIR) / "cl", dir, fs::copy_options::recursive);
+    {
+        std::ofstream k(dir / "vector_ops.cl", std::ios::app);
+        k << "\n__kernel void portacl_warns(__global int* o) { int unused_value = 1.5; o[0] = 2.5; }\n";
+    }
+    setenv("PORTACL_KERNEL_DIR", dir.c_str(), 1);
+    setenv("PORTACL_SHOW_BUILD_LOG", "1", 1);
+    std::string logged;
+    const Logger previous = setLogger([&](LogLevel, const std::string& m) { logged += m + "\n"; });
+    ContextOptions o;
+    o.useDiskCache = false;
+    Context ctx(test::context().device(), o);
+    testing::internal::CaptureStdout();
+    testing::internal::CaptureStderr();
+    cl::Kernel k = ctx.kernel("vector_ops.cl", "portacl_warns", Precision::Float);
+    const std::string out = testing::internal::GetCapturedStdout(), err = testing::internal::GetCapturedStderr();
+    setLogger(previous);
+    unsetenv("PORTACL_SHOW_BUILD_LOG");
+    unsetenv("PORTACL_KERNEL_DIR");
+    fs::remove_all(dir);
+    EXPECT_EQ(out, "") << "the compiler printed to stdout";
+    EXPECT_EQ(err, "") << "the compiler printed to stderr";
+    EXPECT_NE(logged.find("build log of vector_ops.cl"), std::string::npos) << logged;
 }
