@@ -242,3 +242,25 @@ TEST(CliBench, TableBaselineAndPlot) {
     }
     std::remove(csv.c_str());
 }
+
+TEST(CliProgress, StepsOnATerminalAndNothingElsewhere) {
+    if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no `script` (util-linux) to give the command a terminal";
+    io::Volume v;
+    v.nz = v.ny = v.nx = 16;
+    for (int i = 0; i < 16 * 16 * 16; ++i) v.data.push_back((i * 7) % 5 < 2 ? 1 : 0);
+    const std::string in = scratch("cube.npy"), typescript = scratch("typescript.txt");
+    io::writeNpyU8(in, v);
+    const std::string args = "lineal-path " + in + " --phase 1 -m 4 --device " + testDevice();
+    // On a terminal: the 3-D run shows displacements done, rate and time.
+    const std::string cmd = "script -qec '" + std::string(PORTACL_CLI_PATH) + " " + args + "' " + typescript + " >/dev/null 2>&1";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    const std::string shown = readText(typescript);
+    EXPECT_NE(shown.find("/729 displacements ("), std::string::npos) << shown;
+    EXPECT_NE(shown.find("displacements/s"), std::string::npos) << shown;
+    // Not on a terminal: no progress at all.
+    const CliRun quiet = cli(args);
+    ASSERT_EQ(quiet.status, 0) << quiet.err;
+    EXPECT_EQ(quiet.err.find("displacements ("), std::string::npos) << quiet.err;
+    std::remove(in.c_str());
+    std::remove(typescript.c_str());
+}
