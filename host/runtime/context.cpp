@@ -55,6 +55,7 @@ std::string buildLog(const cl::Program& p, const cl::Device& d) {
 ContextOptions defaultContextOptions() {
     ContextOptions o;
     if (const char* v = std::getenv("PORTACL_NO_CACHE"); v && *v && std::string(v) != "0") o.useDiskCache = false;
+    if (const char* v = std::getenv("PORTACL_KEEP_BUFFERS"); v && *v && std::string(v) != "0") o.keepBuffers = true;
     return o;
 }
 
@@ -195,8 +196,10 @@ cl::Buffer Context::buffer(std::size_t bytes, const std::string& what, cl_mem_fl
                     device_.label() + " allows at most " + humanBytes(static_cast<double>(device_.maxAllocBytes)) +
                     " per buffer");
     checkFits(bytes, what);
-    return clCall(("clCreateBuffer(" + what + ")").c_str(),
-                  [&] { return cl::Buffer(context_, flags, std::max<std::size_t>(bytes, 1)); });
+    cl::Buffer b = clCall(("clCreateBuffer(" + what + ")").c_str(),
+                          [&] { return cl::Buffer(context_, flags, std::max<std::size_t>(bytes, 1)); });
+    if (options_.keepBuffers) kept_.push_back(b);
+    return b;
 }
 
 void Context::write(const cl::Buffer& b, const void* src, std::size_t bytes, const std::string& name,

@@ -22,6 +22,11 @@ struct ContextOptions {
     bool useDiskCache = true;  // false with --no-cache or PORTACL_NO_CACHE=1
     bool profile = false;      // --profile: keep every event for the per-kernel table
     bool queueProfiling = true;  // event timestamps (benchmarks and --profile need them)
+    // PORTACL_KEEP_BUFFERS=1: every device buffer lives until the context ends, so that no buffer
+    // takes the place of a released one. For memory checkers: oclgrind 21.10 keeps the shadow of a
+    // released buffer for the next one created in its place and reports that one's later bytes as
+    // uninitialised (docs/portability.md).
+    bool keepBuffers = false;
 };
 
 class Context {
@@ -103,6 +108,7 @@ private:
     Profiler profiler_;
     ProgramCache cache_;
     std::map<std::string, cl::Program> programs_;
+    std::vector<cl::Buffer> kept_;  // keepBuffers: every buffer made
     bool timing_ = false;
     std::vector<cl::Event> timed_;
     std::map<std::string, std::shared_ptr<void>> states_;  // declared last: destroyed first
@@ -114,7 +120,7 @@ double extentSeconds(const std::vector<std::pair<cl_ulong, cl_ulong>>& spans, st
 // Rounds n up to a multiple of m (m > 0).
 inline std::size_t roundUp(std::size_t n, std::size_t m) { return (n + m - 1) / m * m; }
 
-// Reads PORTACL_NO_CACHE and --profile into ContextOptions defaults.
+// Reads PORTACL_NO_CACHE and PORTACL_KEEP_BUFFERS into ContextOptions defaults.
 ContextOptions defaultContextOptions();
 
 }  // namespace portacl

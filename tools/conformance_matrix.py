@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""The conformance matrix (implementation x workload x precision) from the XML reports of
+tests/test_conformance.cpp (build/conformance/<implementation>.xml, one per ctest entry
+Conformance.<implementation>).
+
+    python3 tools/conformance_matrix.py build/conformance                 # the full matrix, markdown
+    python3 tools/conformance_matrix.py build/conformance --compact       # one row per workload
+    python3 tools/conformance_matrix.py build/conformance --update docs/portability.md --update-compact README.md
+
+--update replaces the text between the lines <!-- conformance-matrix:begin --> and
+<!-- conformance-matrix:end --> of a file with the full matrix (--update-compact: the compact one).
+A cell is "pass", "refused" (the one-sentence refusal of double on a device without fp64), "FAIL",
+or "-" when the implementation did not run that case. An implementation whose report is missing
+(its ctest entry was skipped: not installed) is listed as absent.
+"""
+import argparse
+import pathlib
+import sys
+import xml.etree.ElementTree as ET
+
+IMPLEMENTATIONS = ["pocl", "intel", "rusticl", "oclgrind"]  # the order of the ctest entries
+NAMES = {"pocl": "PoCL", "intel": "Intel CPU runtime", "rusticl": "Mesa rusticl (llvmpipe)", "oclgrind": "oclgrind"}
+BEGIN, END = "<!-- conformance-matrix:begin -->", "<!-- conformance-matrix:end -->"
+
+
+def first_line(text):
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if line and not line.startswith("../") and not line.startswith("/"):
+            return line
+    return (text or "").strip()
+
+
+def read_report(path):
+    root = ET.parse(path).getroot()
+    info = {k: root.get(k, "") for k in ("device", "platform", "platform_version", "driver_version", "fp64", "sizes")}
+    info["time"] = float(root.get("time", "0") or 0)
+    cases, coverage = {}, None
+    for tc in root.iter("testcase"):
+        props = {p.get("name"): p.get("value") for p in tc.iter("property")}
+        failure = tc.find("failure")
+        skipped = tc.find("skipped")
+        if "EveryKernelRan" in tc.get("name", ""):
+            if failure is not None:
+                coverage = "FAIL: " + first_line(failure.get("message"))
+            elif skipped is None:
+                coverage = props.get("kernels_ran", "pass")
+            continue
+        if "workload" not in props:
+            continue
+        if failure is not None:
+            result = ("FAIL", " / ".join(first_line(f.get("message")) for f in tc.findall("failure")))
+        elif skipped is not None:
+            message = first_line(skipped.get("message"))
+            result = ("refused", message[len("refused: "):]) if message.startswith("refused: ") else ("skipped", message)
+        elif tc.get("result") == "completed":
+            result = ("pass", "")
+        else:
+            result = ("-", "")
+        cases[(props["workload"], props["precision"])] = result + (float(tc.get("time", "0") or 0),)
+    info["coverage"] = coverage
+    return info, cases
+
+
+def load(directory):
+    reports = {}
+    for name in IMPLEMENTATIONS:
+        path = pathlib.Path(directory) / (name + ".xml")
+        if path.exists():
+            reports[name] = read_report(path)
+    for path in sorted(pathlib.Path(directory).glob("*.xml")):
+        if path.stem not in reports:
+            reports[path.stem] = read_report(path)
+    return reports
+
+
+def case_order(reports):
+    order = []
+    for _, (_, cases) in reports.items():
+        for key in cases:
+            if key not in order:
+                order.append(key)
+    return order
+
+
+def short_reason(message):
+    if "fp64" in message:
+        return "no fp64"
+    return message
+
+
+def implementations_table(reports, present):
+    out = ["| implementation | device | version | fp64 | sizes | kernels of cl/ run | cases: pass / refused / fail | seconds |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for name in present:
+        info, cases = reports[name]
+        counts = {k: sum(1 for r in cases.values() if r[0] == k) for k in ("pass", "refused", "FAIL")}
+        out.append(f"| {NAMES.get(name, name)} | {info['device']} | {info['platform_version']} (driver {info['driver_version']}) | "
+                   f"{info['fp64']} | {info['sizes']} | {info['coverage'] or '-'} | {counts['pass']} / {counts['refused']} / "
+                   f"{counts['FAIL']} | {info['time']:.0f} |")
+    for name in IMPLEMENTATIONS:
+        if name not in reports:
+            out.append(f"| {NAMES[name]} | absent (not installed: its ctest entry was skipped) | | | | | | |")
+    return out
+
+
+def full_matrix(reports):
+    present = [n for n in IMPLEMENTATIONS if n in reports] + [n for n in reports if n not in IMPLEMENTATIONS]
+    out = implementations_table(reports, present) + [""]
+    out.append("| workload | precision | " + " | ".join(NAMES.get(n, n) for n in present) + " |")
+    out.append("| --- | --- |" + " --- |" * len(present))
+    notes = []
+    for workload, precision in case_order(reports):
+        cells = []
+        for name in present:
+            result = reports[name][1].get((workload, precision))
+            if result is None:
+                cells.append("-")
+            elif result[0] == "refused":
+                cells.append("refused: " + short_reason(result[1]))
+            elif result[0] in ("FAIL", "skipped"):
+                notes.append(f"{NAMES.get(name, name)}, {workload} {precision}: {result[1]}")
+                cells.append(f"{result[0]} [{len(notes)}]")
+            else:
+                cells.append(result[0])
+        out.append(f"| {workload} | {precision} | " + " | ".join(cells) + " |")
+    if notes:
+        out.append("")
+        out += [f"{i}. {n}" for i, n in enumerate(notes, 1)]
+    refusals = sorted({r[1] for _, (_, c) in reports.items() for r in c.values() if r[0] == "refused"})
+    if refusals:
+        out.append("")
+        out.append("Refusals, as the engine words them: " + " ".join(f"\"{r}\"" for r in refusals))
+    return "\n".join(out)
+
+
+def compact_matrix(reports):
+    present = [n for n in IMPLEMENTATIONS if n in reports] + [n for n in reports if n not in IMPLEMENTATIONS]
+    absent = [NAMES[n] for n in IMPLEMENTATIONS if n not in reports]
+    workloads = []
+    for w, _ in case_order(reports):
+        if w not in workloads:
+            workloads.append(w)
+    out = ["| workload | " + " | ".join(NAMES.get(n, n) for n in present) + " |", "| --- |" + " --- |" * len(present)]
+    for w in workloads:
+        cells = []
+        for name in present:
+            groups = {}
+            for (cw, precision), r in reports[name][1].items():
+                if cw == w:
+                    groups.setdefault(r[0], []).append(precision)
+            parts = []
+            for key, label in (("pass", "pass"), ("refused", "refused"), ("FAIL", "FAIL"), ("skipped", "skipped")):
+                if key in groups:
+                    parts.append(f"{label}: {', '.join(groups[key])}")
+            cells.append("; ".join(parts) or "-")
+        out.append(f"| {w} | " + " | ".join(cells) + " |")
+    if absent:
+        out.append("")
+        out.append("Not installed in this run: " + ", ".join(absent) + ".")
+    return "\n".join(out)
+
+
+def update(path, text):
+    p = pathlib.Path(path)
+    content = p.read_text()
+    if BEGIN not in content or END not in content:
+        sys.exit(f"conformance_matrix: {path} has no {BEGIN} ... {END} block to replace")
+    head, rest = content.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    p.write_text(head + BEGIN + "\n" + text + "\n" + END + tail)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("reports", help="the folder of <implementation>.xml reports (build/conformance)")
+    ap.add_argument("--compact", action="store_true", help="one row per workload")
+    ap.add_argument("--update", metavar="FILE", help="write the full matrix into FILE's marked block")
+    ap.add_argument("--update-compact", metavar="FILE", help="write the compact matrix into FILE's marked block")
+    args = ap.parse_args()
+    reports = load(args.reports)
+    if not reports:
+        sys.exit(f"conformance_matrix: no <implementation>.xml report in {args.reports}")
+    if args.update:
+        update(args.update, full_matrix(reports))
+    if args.update_compact:
+        update(args.update_compact, compact_matrix(reports))
+    if not args.update and not args.update_compact:
+        print(compact_matrix(reports) if args.compact else full_matrix(reports))
+
+
+if __name__ == "__main__":
+    main()
