@@ -685,6 +685,45 @@ TEST_P(ConformanceCoverage, EveryKernelRan) {
 
 INSTANTIATE_TEST_SUITE_P(AfterWorkloads, ConformanceCoverage, ::testing::Values(0));
 
+// Each case's result as a line of <report>.jsonl the moment it ends (and a line when it starts), so
+// that a run a driver crash ends still says what passed and which case it died in.
+class StreamedResults : public ::testing::EmptyTestEventListener {
+public:
+    explicit StreamedResults(const std::string& path) {
+        std::error_code ec;
+        fs::create_directories(fs::path(path).parent_path(), ec);
+        out_.open(path, std::ios::trunc);
+    }
+    void OnTestStart(const ::testing::TestInfo& info) override { write(info, "started", ""); }
+    void OnTestEnd(const ::testing::TestInfo& info) override {
+        const auto* r = info.result();
+        std::string message;
+        for (int i = 0; i < r->total_part_count(); ++i) {
+            const auto& part = r->GetTestPartResult(i);
+            if (part.failed() || part.skipped()) message += std::string(message.empty() ? "" : " / ") + part.message();
+        }
+        write(info, r->Skipped() ? "skipped" : r->Failed() ? "failed" : "passed", message);
+    }
+
+private:
+    static std::string quoted(const std::string& text) {
+        std::string q = "\"";
+        for (char ch : text) {
+            if (ch == '"' || ch == '\\') q += '\\', q += ch;
+            else if (ch == '\n') q += "\\n";
+            else if (static_cast<unsigned char>(ch) >= 0x20) q += ch;
+        }
+        return q + "\"";
+    }
+    void write(const ::testing::TestInfo& info, const char* status, const std::string& message) {
+        if (!out_) return;
+        const char* param = info.value_param();
+        out_ << "{\"case\": " << quoted(param ? param : info.name()) << ", \"status\": \"" << status
+             << "\", \"message\": " << quoted(message) << "}" << std::endl;
+    }
+    std::ofstream out_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -711,6 +750,10 @@ int main(int argc, char** argv) {
     ::testing::Test::RecordProperty("driver_version", device.driverVersion);
     ::testing::Test::RecordProperty("fp64", device.fp64 ? "yes" : "no");
     ::testing::Test::RecordProperty("sizes", gTiny ? "tiny" : "small");
+    const std::string output = ::testing::GTEST_FLAG(output);
+    if (output.rfind("xml:", 0) == 0 && output.size() > 8 && output.compare(output.size() - 4, 4, ".xml") == 0)
+        ::testing::UnitTest::GetInstance()->listeners().Append(
+            new StreamedResults(output.substr(4, output.size() - 8) + ".jsonl"));
     const int rc = RUN_ALL_TESTS();
     gContext.reset();
     return rc;

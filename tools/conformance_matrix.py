@@ -10,10 +10,12 @@ Conformance.<implementation>).
 --update replaces the text between the lines <!-- conformance-matrix:begin --> and
 <!-- conformance-matrix:end --> of a file with the full matrix (--update-compact: the compact one).
 A cell is "pass", "refused" (the one-sentence refusal of double on a device without fp64), "FAIL",
-or "-" when the implementation did not run that case. An implementation whose report is missing
-(its ctest entry was skipped: not installed) is listed as absent.
+or "-" when the implementation did not run that case. A run that crashed left no XML report: its
+results come from <implementation>.jsonl, streamed case by case, and the case it died in is a FAIL.
+An implementation with neither (its ctest entry was skipped: not installed) is listed as absent.
 """
 import argparse
+import json
 import pathlib
 import sys
 import xml.etree.ElementTree as ET
@@ -57,20 +59,48 @@ def read_report(path):
             result = ("pass", "")
         else:
             result = ("-", "")
-        cases[(props["workload"], props["precision"])] = result + (float(tc.get("time", "0") or 0),)
+        cases[(props["workload"], props["precision"].replace("_", "-"))] = result + (float(tc.get("time", "0") or 0),)
     info["coverage"] = coverage
+    return info, cases
+
+
+def read_stream(path):
+    """The results streamed case by case (<implementation>.jsonl) of a run that wrote no XML report:
+    the process died, and the case it died in is the one that started and never ended."""
+    cases, last = {}, None
+    for line in pathlib.Path(path).read_text().splitlines():
+        entry = json.loads(line)
+        workload, _, precision = entry["case"].partition("__")
+        key = (workload, precision.replace("_", "-"))
+        if entry["status"] == "started":
+            last = key
+            continue
+        last = None
+        status = {"passed": "pass", "failed": "FAIL"}.get(entry["status"])
+        message = first_line(entry["message"])
+        if status is None:
+            status, message = ("refused", message[len("refused: "):]) if message.startswith("refused: ") else ("skipped", message)
+        if workload != "EveryKernelRan/0":
+            cases[key] = (status, message, 0.0)
+    if last:
+        cases[last] = ("FAIL", "the process crashed in this case (no later case ran)", 0.0)
+    info = {k: "" for k in ("device", "platform", "platform_version", "driver_version", "fp64", "sizes")}
+    info.update(time=0.0, coverage=None)
     return info, cases
 
 
 def load(directory):
     reports = {}
-    for name in IMPLEMENTATIONS:
-        path = pathlib.Path(directory) / (name + ".xml")
-        if path.exists():
-            reports[name] = read_report(path)
-    for path in sorted(pathlib.Path(directory).glob("*.xml")):
-        if path.stem not in reports:
-            reports[path.stem] = read_report(path)
+    folder = pathlib.Path(directory)
+    names = IMPLEMENTATIONS + sorted({p.stem for p in folder.glob("*.xml")} | {p.stem for p in folder.glob("*.jsonl")})
+    for name in names:
+        if name in reports:
+            continue
+        xml, stream = folder / (name + ".xml"), folder / (name + ".jsonl")
+        if xml.exists():
+            reports[name] = read_report(xml)
+        elif stream.exists():
+            reports[name] = read_stream(stream)
     return reports
 
 
