@@ -26,11 +26,13 @@ BEGIN, END = "<!-- conformance-matrix:begin -->", "<!-- conformance-matrix:end -
 
 
 def first_line(text):
-    for line in (text or "").splitlines():
-        line = line.strip()
-        if line and not line.startswith("../") and not line.startswith("/"):
-            return line
-    return (text or "").strip()
+    """gtest's message in one line: what the test says (its last line), with the values compared."""
+    lines = [l.strip() for l in (text or "").splitlines()]
+    lines = [l for l in lines if l and l != "Failed" and not l.startswith(("../", "/"))]
+    if not lines:
+        return (text or "").strip()
+    values = next((l[l.index("actual:"):] for l in lines if "actual:" in l and "=" not in l.split("actual:")[0]), "")
+    return lines[-1] + (f" ({values})" if values and values not in lines[-1] else "")
 
 
 def read_report(path):
@@ -67,11 +69,14 @@ def read_report(path):
 def read_stream(path):
     """The results streamed case by case (<implementation>.jsonl) of a run that wrote no XML report:
     the process died, and the case it died in is the one that started and never ended."""
+    crashed = ("FAIL", "the process crashed in this case", 0.0)
     cases, last = {}, None
     for line in pathlib.Path(path).read_text().splitlines():
         entry = json.loads(line)
         workload, _, precision = entry["case"].partition("__")
         key = (workload, precision.replace("_", "-"))
+        if last and last != key:  # a case that started and never ended (streams of reruns are appended)
+            cases[last] = crashed
         if entry["status"] == "started":
             last = key
             continue
@@ -83,7 +88,7 @@ def read_stream(path):
         if workload != "EveryKernelRan/0":
             cases[key] = (status, message, 0.0)
     if last:
-        cases[last] = ("FAIL", "the process crashed in this case (no later case ran)", 0.0)
+        cases[last] = crashed
     info = {k: "" for k in ("device", "platform", "platform_version", "driver_version", "fp64", "sizes")}
     info.update(time=0.0, coverage=None)
     return info, cases
