@@ -384,7 +384,7 @@ void voronoiCase(Precision p) {
 }
 
 // ---- k-Wave: every recorded quantity within a relative L2 of the serial reference: 2e-4 in single
-// precision, 1e-10 in double, 2e-2 with reduced storage (mixed-min/mid/max) ----
+// precision, 1e-10 in double, 2e-2 with reduced storage (reduced-min/mid/max) ----
 
 void kwaveCompare(const kwave::Simulation& s, const kwave::RunOptions& o, double tol, const std::string& what) {
     const kwave::Recording ref = kwave::referenceRun(s, o.outputs);
@@ -575,7 +575,7 @@ void peaksCase() {
 struct Case {
     std::string workload;
     Precision precision;
-    std::string label;  // the precision column: float, double, mixed, integer, mixed-min ...
+    std::string label;  // the precision column: float, double, mixed, integer, reduced-min ...
     std::function<void()> run;
 };
 
@@ -600,7 +600,7 @@ std::vector<Case> cases() {
     both("voronoi", [] { voronoiCase(P::Float); }, [] { voronoiCase(P::Double); });
     c.push_back({"voronoi", P::Mixed, "mixed", [] { voronoiCase(P::Mixed); }});
     both("kwave", [] { kwaveCase(P::Float, kwave::Storage::Full); }, [] { kwaveCase(P::Double, kwave::Storage::Full); });
-    for (kwave::Storage s : {kwave::Storage::MixedMin, kwave::Storage::MixedMid, kwave::Storage::MixedMax})
+    for (kwave::Storage s : {kwave::Storage::ReducedMin, kwave::Storage::ReducedMid, kwave::Storage::ReducedMax})
         c.push_back({"kwave", P::Float, kwave::storageName(s), [s] { kwaveCase(P::Float, s); }});
     for (predicates::Predicate q : {predicates::Predicate::Orient3d, predicates::Predicate::Insphere}) {
         const std::string w = std::string("predicates_") + predicates::predicateName(q);
