@@ -61,7 +61,7 @@ def read_report(path):
             result = ("pass", "")
         else:
             result = ("-", "")
-        cases[(props["workload"], props["precision"].replace("_", "-"))] = result + (float(tc.get("time", "0") or 0),)
+        cases[(props["workload"].replace("-", "_"), props["precision"].replace("_", "-"))] = result + (float(tc.get("time", "0") or 0),)
     info["coverage"] = coverage
     return info, cases
 
