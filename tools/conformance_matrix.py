@@ -78,14 +78,14 @@ def read_stream(path):
         if last and last != key:  # a case that started and never ended (streams of reruns are appended)
             cases[last] = crashed
         if entry["status"] == "started":
-            last = key
+            last = key if precision else None
             continue
         last = None
         status = {"passed": "pass", "failed": "FAIL"}.get(entry["status"])
         message = first_line(entry["message"])
         if status is None:
             status, message = ("refused", message[len("refused: "):]) if message.startswith("refused: ") else ("skipped", message)
-        if workload != "EveryKernelRan/0":
+        if precision:  # the kernel-coverage case has no workload__precision name
             cases[key] = (status, message, 0.0)
     if last:
         cases[last] = crashed
