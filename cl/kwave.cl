@@ -431,12 +431,16 @@ __kernel void kwave_add_density(__global rho_t* rhox, __global rho_t* rhoy, __gl
 #endif
 }
 
-// ux at the velocity source points += transducer_source_input[delay + t].
+// ux at the velocity source points += transducer_source_input[delay + t]. The host checks every
+// index and delay once; the kernel still reads nothing past the grid (n points) or the signal
+// (signal_length samples), whatever the buffers hold.
 __kernel void kwave_transducer(__global real* ux, __global const ulong* index, __global const real* signal,
-                               __global const ulong* delay, uint nsrc, ulong t) {
+                               __global const ulong* delay, uint nsrc, ulong t, ulong n, ulong signal_length) {
     const uint i = get_global_id(0);
     if (i >= nsrc) return;
-    ux[index[i]] += signal[delay[i] + t];
+    const ulong at = index[i], d = delay[i];
+    if (at >= n || d >= signal_length || t >= signal_length - d) return;
+    ux[at] += signal[d + t];
 }
 
 // --u_non_staggered_raw: the spectrum of u_i times e^(-i k_i d_i/2) along its own axis, which moves

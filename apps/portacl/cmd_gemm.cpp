@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iostream>
 #include <random>
+#include <utility>
 
 #include "command.hpp"
 #include "portacl/error.hpp"
@@ -63,11 +64,15 @@ int runGemm(const std::vector<std::string>& args) {
     if (!parseArgs(args, desc, {}, vm, "usage: portacl gemm [--m M --n N --k K] [--kernel register-blocked]",
                    common.help))
         return 0;
-    for (const auto& [name, v] : {std::pair<const char*, long long>{"m", m}, {"n", n}, {"k", k}})
+    // A stated range per size (a 65536^2 float matrix is 16 GiB), then the library's own checks.
+    for (const auto& [name, v] : {std::pair<const char*, long long>{"m", m}, {"n", n}, {"k", k}}) {
         if (v < 1) throw Error("--" + std::string(name) + " must be a positive whole number, not " + std::to_string(v));
+        if (v > 65536) throw Error("--" + std::string(name) + " is " + std::to_string(v) + "; it must lie in [1, 65536]");
+    }
     const GemmKernel which = parseGemmKernel(kernel);
     const Precision p = common.parsedPrecision();
     if (p == Precision::Mixed) throw Error("the matrix product has no mixed mode; use float or double");
+    checkGemmSizes(m, n, k, p == Precision::Double ? sizeof(double) : sizeof(float));
     Context ctx(selectDevice(common.device), common.contextOptions());
     const int rc = p == Precision::Double ? multiplyAndCheck<double>(ctx, which, m, n, k)
                                           : multiplyAndCheck<float>(ctx, which, m, n, k);

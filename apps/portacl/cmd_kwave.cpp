@@ -1,5 +1,6 @@
 // portacl kwave (also installed as kspaceFirstOrder-OpenCL): k-Wave's C++ solver command line on any
 // OpenCL device. Reads a k-Wave input file, runs the simulation, writes k-Wave's output file.
+#include <cmath>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -131,6 +132,12 @@ int runKwave(const std::vector<std::string>& args) {
     if (input.empty()) throw Error("no input file; give one with -i");
     if (output.empty()) throw Error("no output file; give one with -o");
     if (startIndex < 1) throw Error("-s counts time steps from 1");
+    if (!(progressPercent >= 0.01 && progressPercent <= 100))
+        throw Error("-r takes a progress interval from 0.01 to 100 percent, not " + std::to_string(progressPercent));
+    if (verbose < 0 || verbose > 2) throw Error("--verbose takes 0, 1 or 2");
+    if (!(checkpointInterval >= 0) || !std::isfinite(checkpointInterval))
+        throw Error("--checkpoint_interval takes a finite number of seconds, zero or more");
+    if (threads < 0 || threads > 65536) throw Error("-t takes a thread count from 1 to 65536");
     if (compression < 0 || compression > 9) throw Error("-c takes a compression level from 0 to 9");
     if ((checkpointInterval > 0 || checkpointSteps > 0) && checkpointFile.empty())
         throw Error("--checkpoint_interval and --checkpoint_timesteps need --checkpoint_file");
@@ -211,7 +218,7 @@ int runKwave(const std::vector<std::string>& args) {
         const double left = elapsed / static_cast<double>(done - first) * static_cast<double>(end - done);
         std::printf("| %5.1f%%        | %12.3fs  | %10.3fs  | %20s |\n", percent, elapsed, left, clockIn(left).c_str());
         std::fflush(stdout);
-        while (nextReport <= percent + 1e-9) nextReport += progressPercent > 0 ? progressPercent : 100;
+        nextReport = (std::floor((percent + 1e-9) / progressPercent) + 1) * progressPercent;  // the next multiple
     };
     solver.run(end, [&](std::size_t t) {
         report(solver.completedSteps());

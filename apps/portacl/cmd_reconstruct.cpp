@@ -78,6 +78,7 @@ int runReconstruct(const std::vector<std::string>& args) {
         "                           [--history H.csv] [--descriptors D.h5] [--checkpoint C] [--resume C]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
     opt.biased = !unbiased;
+    lineal::validate(opt);
     if (output.empty()) throw Error("name the output image with -o");
     if (input.empty() == targetFile.empty()) throw Error("give the target either as an image or with --target, not both");
     const Precision precision = common.parsedPrecision();

@@ -175,6 +175,8 @@ Combine parseCombine(const std::string& spec, const std::string& text) {
     bad(spec, "the gradient output must be l1, l2, dir, x or y, not '" + text + "'");
 }
 
+constexpr double kMaxMaskValue = 1e6;
+
 // Reads a mask: rows of numbers separated by blanks or commas, '#' starts a comment; rows by lines
 // (files) or ';' (inline).
 Mask readMask(const std::string& spec, const std::string& text, bool inlineRows, int& width, int& height) {
@@ -187,8 +189,16 @@ Mask readMask(const std::string& spec, const std::string& text, bool inlineRows,
         std::istringstream ls(line);
         std::vector<double> row;
         std::string tok;
-        while (ls >> tok) row.push_back(parseNumber(spec, tok, "the mask value"));
+        while (ls >> tok) {
+            const double v = parseNumber(spec, tok, "the mask value");
+            // A stated range: integer masks are factored with gcds of their values as 64-bit integers.
+            if (!std::isfinite(v) || std::fabs(v) > kMaxMaskValue)
+                bad(spec, "the mask value " + tok + " is outside [-1e6, 1e6]");
+            row.push_back(v);
+            if (int(row.size()) > kMaxMask) bad(spec, "the mask is wider than " + std::to_string(kMaxMask));
+        }
         if (!row.empty()) rows.push_back(row);
+        if (int(rows.size()) > kMaxMask) bad(spec, "the mask is taller than " + std::to_string(kMaxMask));
     }
     if (rows.empty()) bad(spec, "the mask is empty");
     for (const auto& r : rows)

@@ -1,8 +1,10 @@
 #include "portacl/gemm.hpp"
 
+#include <utility>
 #include <climits>
 
 #include "portacl/buffer_check.hpp"
+#include "portacl/checked_size.hpp"
 #include "portacl/error.hpp"
 
 namespace portacl {
@@ -145,9 +147,21 @@ std::vector<T> gemm(Context& ctx, GemmKernel kernel, std::size_t M, std::size_t 
     return gemm(ctx, kernel, M, N, K, A, B, gemmTuning(ctx.tuning(), precisionOf<T>()));
 }
 
+void checkGemmSizes(std::size_t M, std::size_t N, std::size_t K, std::size_t elementBytes) {
+    for (const auto& [v, name] : {std::pair<std::size_t, const char*>{M, "M"}, {N, "N"}, {K, "K"}})
+        if (v > std::size_t(INT_MAX))
+            throw Error("matrix product: " + std::string(name) + " is " + std::to_string(v) + "; it must lie in [0, 2^31 - 1]");
+    const std::string what = "the matrix product of " + std::to_string(M) + "x" + std::to_string(K) + " and " +
+                             std::to_string(K) + "x" + std::to_string(N);
+    const std::size_t elements =
+        checkedAdd(checkedAdd(checkedMul(M, K, what), checkedMul(K, N, what), what), checkedMul(M, N, what), what);
+    checkHostAllocation(checkedMul(elements, elementBytes, what), what);
+}
+
 template <typename T>
 std::vector<T> gemm(Context& ctx, GemmKernel kernel, std::size_t M, std::size_t N, std::size_t K,
                     const std::vector<T>& A, const std::vector<T>& B, const GemmTuning& tuning) {
+    checkGemmSizes(M, N, K, sizeof(T));
     if (A.size() != M * K || B.size() != K * N)
         throw Error("matrix product: A must have M*K and B K*N elements");
     ctx.checkFits((M * K + K * N + M * N) * sizeof(T), "the matrix product");
@@ -160,12 +174,14 @@ std::vector<T> gemm(Context& ctx, GemmKernel kernel, std::size_t M, std::size_t 
 template <typename T>
 std::vector<T> gemmReference(std::size_t M, std::size_t N, std::size_t K, const std::vector<T>& A,
                              const std::vector<T>& B) {
+    checkGemmSizes(M, N, K, sizeof(T));
+    if (A.size() != M * K || B.size() != K * N) throw Error("matrix product: A must have M*K and B K*N elements");
     std::vector<T> C(M * N, T(0));
     for (std::size_t i = 0; i < M; ++i)
         for (std::size_t k = 0; k < K; ++k) {
             const T a = A[i * K + k];
-            const T* b = &B[k * N];
-            T* c = &C[i * N];
+            const T* b = B.data() + k * N;  // pointers, not references: N may be 0 and B empty
+            T* c = C.data() + i * N;
             for (std::size_t j = 0; j < N; ++j) c[j] += a * b[j];
         }
     return C;

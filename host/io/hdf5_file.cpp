@@ -8,6 +8,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "io/hdf5_limits.hpp"
+#include "portacl/checked_size.hpp"
 #include "portacl/error.hpp"
 
 namespace portacl::io {
@@ -55,11 +57,32 @@ const bool hdf5ExitHandlerOff = [] {
 
 }  // namespace
 
-std::uint64_t elementCount(const Dims& dims) {
-    std::uint64_t n = 1;
-    for (auto d : dims) n *= d;
-    return n;
+std::uint64_t elementCount(const Dims& dims) { return checkedProduct(dims.data(), dims.size(), "a dataset of shape " + dimsText(dims)); }
+
+namespace detail {
+
+void checkHdf5Storage(long long dataset, std::uint64_t elements, std::uint64_t memoryElementBytes, const std::string& where) {
+    Handle t(H5Dget_type(dataset));
+    Handle plist(H5Dget_create_plist(dataset));
+    const std::size_t fileElement = t.valid() ? H5Tget_size(t.get()) : 0;
+    if (fileElement == 0) throw Error("cannot read the element type of " + where);
+    std::uint64_t ratio = 1;  // contiguous or compact: the storage is the data
+    const int filters = plist.valid() ? H5Pget_nfilters(plist.get()) : 0;
+    for (int i = 0; i < filters; ++i) {
+        unsigned flags = 0;
+        std::size_t n = 0;
+        const H5Z_filter_t f = H5Pget_filter2(plist.get(), unsigned(i), &flags, &n, nullptr, 0, nullptr, nullptr);
+        // deflate expands at most 1032 : 1; shuffle and fletcher32 do not expand; any other codec gets a stated 65536.
+        const std::uint64_t r = f == H5Z_FILTER_DEFLATE ? kDeflateMaxRatio
+                              : (f == H5Z_FILTER_SHUFFLE || f == H5Z_FILTER_FLETCHER32) ? 1 : 65536;
+        ratio = std::max(ratio, r);
+    }
+    if (filters > 1) ratio = std::min<std::uint64_t>(ratio * ratio, 65536ULL * 1032);
+    checkDeclaredSize(checkedMul(elements, fileElement, where), H5Dget_storage_size(dataset), ratio, where);
+    checkHostAllocation(checkedMul(elements, memoryElementBytes, where), where);
 }
+
+}  // namespace detail
 
 std::string dimsText(const Dims& dims) {
     std::ostringstream os;
@@ -142,7 +165,8 @@ Dims Hdf5File::dims(const std::string& dataset) const {
     const int rank = H5Sget_simple_extent_ndims(space.get());
     if (rank < 0) throw Error("cannot read the shape of '" + dataset + "' in " + path_);
     std::vector<hsize_t> h(static_cast<std::size_t>(rank));
-    H5Sget_simple_extent_dims(space.get(), h.data(), nullptr);
+    if (rank > 0 && H5Sget_simple_extent_dims(space.get(), h.data(), nullptr) != rank)
+        throw Error("cannot read the shape of '" + dataset + "' in " + path_);
     return Dims(h.begin(), h.end());
 }
 
@@ -172,28 +196,41 @@ void Hdf5File::readDataset(const std::string& dataset, long long memType, void* 
         throw Error("cannot read dataset '" + dataset + "' from " + path_);
 }
 
-std::vector<float> Hdf5File::readFloat(const std::string& dataset, std::uint64_t expectedCount) const {
+std::uint64_t Hdf5File::checkedCount(const std::string& dataset, std::uint64_t expected, std::size_t memoryElementBytes) const {
     const auto n = elementCount(dims(dataset));
+    if (expected && n != expected)
+        throw Error("dataset '" + dataset + "' in " + path_ + " has " + std::to_string(n) + " elements where " +
+                    std::to_string(expected) + " are expected");
+    Handle d(H5Dopen2(file_, objectPath(dataset).c_str(), H5P_DEFAULT));
+    if (!d.valid()) throw Error("'" + dataset + "' in " + path_ + " is not a dataset");
+    detail::checkHdf5Storage(d.get(), n, memoryElementBytes, "dataset '" + dataset + "' in " + path_);
+    return n;
+}
+
+std::vector<float> Hdf5File::readFloat(const std::string& dataset, std::uint64_t expectedCount) const {
+    const auto n = checkedCount(dataset, expectedCount, sizeof(float));
     std::vector<float> v(n);
     readDataset(dataset, H5T_NATIVE_FLOAT, v.data(), expectedCount, n);
     return v;
 }
 
 std::vector<double> Hdf5File::readDouble(const std::string& dataset, std::uint64_t expectedCount) const {
-    const auto n = elementCount(dims(dataset));
+    const auto n = checkedCount(dataset, expectedCount, sizeof(double));
     std::vector<double> v(n);
     readDataset(dataset, H5T_NATIVE_DOUBLE, v.data(), expectedCount, n);
     return v;
 }
 
 std::vector<std::uint64_t> Hdf5File::readUInt64(const std::string& dataset, std::uint64_t expectedCount) const {
-    const auto n = elementCount(dims(dataset));
+    const auto n = checkedCount(dataset, expectedCount, sizeof(std::uint64_t));
     std::vector<std::uint64_t> v(n);
     readDataset(dataset, H5T_NATIVE_UINT64, v.data(), expectedCount, n);
     return v;
 }
 
 double Hdf5File::readScalar(const std::string& dataset) const {
+    if (elementCount(dims(dataset)) != 1)
+        throw Error("dataset '" + dataset + "' in " + path_ + " should be a scalar but has shape " + dimsText(dims(dataset)));
     const auto v = readDouble(dataset);
     if (v.size() != 1)
         throw Error("dataset '" + dataset + "' in " + path_ + " should be a scalar but has shape " + dimsText(dims(dataset)));
@@ -201,6 +238,8 @@ double Hdf5File::readScalar(const std::string& dataset) const {
 }
 
 std::uint64_t Hdf5File::readScalarUInt64(const std::string& dataset) const {
+    if (elementCount(dims(dataset)) != 1)
+        throw Error("dataset '" + dataset + "' in " + path_ + " should be a scalar but has shape " + dimsText(dims(dataset)));
     const auto v = readUInt64(dataset);
     if (v.size() != 1)
         throw Error("dataset '" + dataset + "' in " + path_ + " should be a scalar but has shape " + dimsText(dims(dataset)));

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "io/image_formats.hpp"
+#include "portacl/checked_size.hpp"
 #include "portacl/error.hpp"
 #include "portacl/output_file.hpp"
 
@@ -37,6 +38,9 @@ Image makeImage(int width, int height, int channels, PixelType type) {
         throw Error("an image must have a positive size, not " + std::to_string(width) + "x" + std::to_string(height) + ".");
     if (channels < 1 || channels > 4)
         throw Error("an image must have 1 to 4 channels, not " + std::to_string(channels) + ".");
+    checkHostAllocation(checkedProduct({std::uint64_t(width), std::uint64_t(height), std::uint64_t(channels), bytesPerSample(type)},
+                                       "an image of " + std::to_string(width) + "x" + std::to_string(height)),
+                        "an image of " + std::to_string(width) + "x" + std::to_string(height));
     Image img;
     img.width = width;
     img.height = height;

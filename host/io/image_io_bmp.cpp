@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -27,27 +26,47 @@ struct BmpHeader {
     int bitsPerPixel = 0;
 };
 
-// Reads the headers; throws when an uncompressed pixel array would run past the end of the file.
+// Reads the headers and refuses, before stb allocates anything, a header cut short, a compression
+// stb does not decode, a size beyond stb's limit, and an uncompressed pixel array that would run past
+// the end of the file (stb fills missing bytes with zeros, so a 40-byte file could claim gigabytes).
 BmpHeader checkBmp(const std::string& path) {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     const auto fileSize = static_cast<std::uint64_t>(in.tellg());
     in.seekg(0);
     unsigned char h[54] = {};
     in.read(reinterpret_cast<char*>(h), sizeof h);
-    if (in.gcount() < 26) throw Error("cannot read BMP " + path + ": the file is truncated inside its header.");
+    const auto got = static_cast<std::uint64_t>(in.gcount());
+    if (got < 26) throw Error("cannot read BMP " + path + ": the file is truncated inside its header.");
     const std::uint32_t offset = le32(h + 10), infoSize = le32(h + 14);
     BmpHeader header;
-    if (infoSize < 40 || in.gcount() < 54) return header;  // OS/2 core header: leave it to stb
-    const auto width = static_cast<std::int32_t>(le32(h + 18)), height = static_cast<std::int32_t>(le32(h + 22));
-    header.bitsPerPixel = le16(h + 28);
-    const std::uint32_t compression = le32(h + 30);
-    if (compression == 0 || compression == 3 || compression == 6) {  // BI_RGB, BI_BITFIELDS, BI_ALPHABITFIELDS
-        const std::uint64_t rowBytes = (static_cast<std::uint64_t>(std::abs(width)) * header.bitsPerPixel + 31) / 32 * 4;
-        const std::uint64_t need = offset + rowBytes * static_cast<std::uint64_t>(std::abs(static_cast<std::int64_t>(height)));
-        if (need > fileSize)
-            throw Error("cannot read BMP " + path + ": the file is truncated (" + std::to_string(fileSize) + " of " +
-                        std::to_string(need) + " bytes).");
+    std::int64_t width = 0, height = 0;
+    std::uint32_t compression = 0;
+    if (infoSize == 12) {  // OS/2 core header: 16-bit unsigned sizes
+        width = le16(h + 18);
+        height = le16(h + 20);
+        header.bitsPerPixel = le16(h + 24);
+    } else if (infoSize >= 40) {
+        if (got < 54) throw Error("cannot read BMP " + path + ": the file is truncated inside its header.");
+        width = static_cast<std::int32_t>(le32(h + 18));
+        height = static_cast<std::int32_t>(le32(h + 22));
+        header.bitsPerPixel = le16(h + 28);
+        compression = le32(h + 30);
+    } else {
+        throw Error("cannot read BMP " + path + ": its info header of " + std::to_string(infoSize) + " bytes is not a known kind.");
     }
+    // BI_RGB, BI_BITFIELDS and BI_ALPHABITFIELDS are what stb decodes; RLE, JPEG and PNG payloads are not.
+    if (compression != 0 && compression != 3 && compression != 6)
+        throw Error("cannot read BMP " + path + ": compression " + std::to_string(compression) + " is not supported.");
+    width = width < 0 ? -width : width;
+    height = height < 0 ? -height : height;
+    if (width == 0 || height == 0 || width > (1 << 24) || height > (1 << 24))
+        throw Error("cannot read BMP " + path + ": its size " + std::to_string(width) + " x " + std::to_string(height) +
+                    " is empty or larger than 16777216 pixels a side.");
+    const std::uint64_t rowBytes = (static_cast<std::uint64_t>(width) * header.bitsPerPixel + 31) / 32 * 4;
+    const std::uint64_t need = offset + rowBytes * static_cast<std::uint64_t>(height);
+    if (need > fileSize)
+        throw Error("cannot read BMP " + path + ": the file is truncated (" + std::to_string(fileSize) + " of " +
+                    std::to_string(need) + " bytes).");
     return header;
 }
 

@@ -4,12 +4,14 @@
 #include <png.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "io/image_formats.hpp"
+#include "portacl/checked_size.hpp"
 #include "portacl/error.hpp"
 
 namespace portacl::io::detail {
@@ -32,7 +34,10 @@ bool littleEndianHost() {
 }
 
 // Fills img from an opened file; false (with msg set) when libpng failed.
-bool readPngInto(std::FILE* f, Image& img, std::vector<png_bytep>& rows, PngMessage& msg) {
+// `fileBytes` bounds the decoded size (a deflate stream expands at most 1032 : 1), checked before the
+// pixels are allocated; a refusal is reported through msg like libpng's own errors.
+bool readPngInto(std::FILE* f, std::uint64_t fileBytes, Image& img, std::vector<png_bytep>& rows,
+                 PngMessage& msg) {
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &msg, onPngError, onPngWarning);
     if (!png) return false;
     png_infop info = png_create_info_struct(png);
@@ -50,6 +55,15 @@ bool readPngInto(std::FILE* f, Image& img, std::vector<png_bytep>& rows, PngMess
     img.height = static_cast<int>(png_get_image_height(png, info));
     img.channels = png_get_channels(png, info);
     img.type = depth == 16 ? PixelType::U16 : PixelType::U8;
+    const std::uint64_t declared = std::uint64_t(png_get_rowbytes(png, info)) * png_get_image_height(png, info);
+    try {
+        if (img.width <= 0 || img.height <= 0) throw Error("the image is empty");
+        checkDeclaredSize(declared, fileBytes, kDeflateMaxRatio, "its pixel data");
+    } catch (const Error& e) {
+        png_destroy_read_struct(&png, &info, nullptr);
+        std::snprintf(msg.text, sizeof msg.text, "%s", e.what());
+        return false;
+    }
     img.data.resize(img.byteCount());
     rows.resize(img.height);
     const std::size_t stride = static_cast<std::size_t>(img.width) * img.channels * bytesPerSample(img.type);
@@ -89,9 +103,13 @@ Image readPng(const std::string& path) {
     Image img;
     std::vector<png_bytep> rows;
     PngMessage msg;
-    const bool ok = readPngInto(f, img, rows, msg);
+    const bool ok = readPngInto(f, fileSizeOf(path), img, rows, msg);
     std::fclose(f);
-    if (!ok) throw Error("cannot read PNG " + path + ": " + msg.text + ".");
+    if (!ok) {
+        std::string why = msg.text;
+        if (!why.empty() && why.back() == '.') why.pop_back();
+        throw Error("cannot read PNG " + path + ": " + why + ".");
+    }
     return img;
 }
 

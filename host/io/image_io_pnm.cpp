@@ -3,13 +3,17 @@
 // it happens inside one setjmp frame that holds no C++ object needing destruction.
 #include <netpbm/pam.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstddef>
+#include <cstdint>
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "io/image_formats.hpp"
+#include "portacl/checked_size.hpp"
 #include "portacl/error.hpp"
 
 namespace portacl::io::detail {
@@ -29,6 +33,9 @@ void initNetpbm() {
     std::snprintf(netpbmMessage, sizeof netpbmMessage, "unknown libnetpbm error");
 }
 
+// What PAM_STRUCT_SIZE(tuple_type) computes, without its member access through a null pointer.
+constexpr int pamStructSize() { return static_cast<int>(offsetof(struct pam, tuple_type) + sizeof(pam::tuple_type)); }
+
 // Reads the header into pam; false on a libnetpbm error.
 bool readHeader(std::FILE* f, struct pam* pam) {
     jmp_buf jb, *saved = nullptr;
@@ -37,7 +44,7 @@ bool readHeader(std::FILE* f, struct pam* pam) {
         pm_setjmpbuf(saved);
         return false;
     }
-    pnm_readpaminit(f, pam, PAM_STRUCT_SIZE(tuple_type));
+    pnm_readpaminit(f, pam, pamStructSize());
     pm_setjmpbuf(saved);
     return true;
 }
@@ -108,8 +115,20 @@ Image readPnm(const std::string& path) {
                                                  ? ": " + std::to_string(pam.depth) + " channels are not supported (1 to 4 are)."
                                                  : ": 1-bit PBM is not supported (8- and 16-bit grey PGM and colour PPM are)."));
     }
+    // The samples the header declares must be in the file: a raw sample takes 1 or 2 bytes, a plain
+    // one at least a digit. Checked before the image is allocated (a 21-byte header can declare 2 GB).
     Image img;
     try {
+        const bool raw = pam.format == RPGM_FORMAT || pam.format == RPPM_FORMAT || pam.format == PAM_FORMAT;
+        const std::uint64_t sampleBytes = raw ? (pam.maxval > 255 ? 2 : 1) : 1;
+        if (pam.width <= 0 || pam.height <= 0)
+            throw Error("cannot read PGM/PPM " + path + ": its size " + std::to_string(pam.width) + " x " +
+                        std::to_string(pam.height) + " is empty.");
+        const long here = std::ftell(f);
+        const std::uint64_t left = fileSizeOf(path) - std::min<std::uint64_t>(fileSizeOf(path), here > 0 ? std::uint64_t(here) : 0);
+        checkDeclaredSize(checkedProduct({std::uint64_t(pam.width), std::uint64_t(pam.height), pam.depth, sampleBytes},
+                                         "the image of " + path),
+                          left, 1, "PGM/PPM " + path);
         img = makeImage(pam.width, pam.height, static_cast<int>(pam.depth), pam.maxval > 255 ? PixelType::U16 : PixelType::U8);
     } catch (...) {
         std::fclose(f);
@@ -128,7 +147,7 @@ void writePnm(const std::string& path, const Image& img) {
     struct pam pam;
     std::memset(&pam, 0, sizeof pam);
     pam.size = sizeof pam;
-    pam.len = PAM_STRUCT_SIZE(tuple_type);
+    pam.len = pamStructSize();
     pam.file = f;
     pam.format = img.channels == 1 ? RPGM_FORMAT : RPPM_FORMAT;
     pam.plainformat = 0;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "io/image_formats.hpp"
+#include "io/tiff_limits.hpp"
 #include "portacl/error.hpp"
 
 namespace portacl::io::detail {
@@ -68,6 +69,7 @@ Image readTiff(const std::string& path) {
     if (photometric != PHOTOMETRIC_MINISBLACK && photometric != PHOTOMETRIC_RGB)
         fail("unsupported photometric interpretation " + std::to_string(photometric) + " (grey or RGB are supported)", path);
     if (w == 0 || h == 0 || w > (1u << 30) / std::max<uint32_t>(h, 1)) fail("its size is empty or too large", path);
+    checkTiffPage(tif.get(), path, 1, w, h, bytesPerSample(type) * spp, fileSizeOf(path));
 
     Image img = makeImage(static_cast<int>(w), static_cast<int>(h), spp, type);
     const std::size_t bpsBytes = bytesPerSample(type);

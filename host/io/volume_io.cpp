@@ -9,6 +9,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "portacl/checked_size.hpp"
 #include "portacl/error.hpp"
 #include "portacl/output_file.hpp"
 #include "portacl/io/image.hpp"
@@ -84,6 +85,14 @@ Volume readNpy(const std::string& path) {
     } else {
         throw Error(path + " has an unsupported .npy version " + std::to_string(major));
     }
+    // numpy writes headers of a few hundred bytes (and reads none over 10000 by default); a stated
+    // limit of 65536 keeps a 4 GiB header length from being allocated.
+    constexpr std::uint32_t maxHeader = 65536;
+    if (headerLen > maxHeader)
+        throw Error(path + " declares a .npy header of " + std::to_string(headerLen) + " bytes; at most " +
+                    std::to_string(maxHeader) + " are accepted");
+    const std::uint64_t fileBytes = fileSizeOf(path), dataStart = (major == 1 ? 10 : 12) + std::uint64_t(headerLen);
+    if (dataStart > fileBytes) throw Error(path + " is a truncated .npy file");
     std::string header(headerLen, '\0');
     if (!in.read(&header[0], headerLen)) throw Error(path + " is a truncated .npy file");
 
@@ -94,6 +103,8 @@ Volume readNpy(const std::string& path) {
         throw Error(path + " has a .npy element type this reader does not handle: " + descr);
     const char order = descr[1], kind = descr[2];
     const int bytes = std::atoi(descr.substr(3, descr.size() - 4).c_str());
+    if (shapeText.size() < 2 || shapeText.front() != '(' || shapeText.back() != ')')
+        throw Error(path + " has a .npy shape this reader does not understand: " + shapeText);
     std::vector<long long> shape;
     {
         std::string s = shapeText.substr(1, shapeText.size() - 2);
@@ -101,11 +112,20 @@ Volume readNpy(const std::string& path) {
         std::istringstream is(s);
         long long v;
         while (is >> v) shape.push_back(v);
+        if (!is.eof()) throw Error(path + " has a .npy shape this reader does not understand: " + shapeText);
     }
     if (shape.size() < 2 || shape.size() > 3)
         throw Error(path + " holds a " + std::to_string(shape.size()) + "-D array; a 2-D image or 3-D volume is needed");
     for (auto v : shape)
         if (v <= 0 || v > (1LL << 30)) throw Error(path + " has an empty or absurd array shape " + shapeText);
+    const std::uint64_t declared =
+        checkedMul(checkedProduct(reinterpret_cast<const std::uint64_t*>(shape.data()), shape.size(), "the array of " + path),
+                   std::size_t(bytes > 0 && bytes <= 8 ? bytes : 1), "the array of " + path);
+    if (declared > fileBytes - dataStart)
+        throw Error(path + " is a truncated .npy file: its shape " + shapeText + " needs " + std::to_string(declared) +
+                    " bytes of data and the file holds " + std::to_string(fileBytes - dataStart));
+    checkHostAllocation(checkedMul(declared / std::size_t(bytes > 0 && bytes <= 8 ? bytes : 1), sizeof(double) + 8, path),
+                        "the array of " + path);
     Volume vol;
     if (shape.size() == 3) vol.nz = int(shape[0]);
     vol.ny = int(shape[shape.size() - 2]);

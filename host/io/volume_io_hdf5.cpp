@@ -2,8 +2,11 @@
 // converted to double by the library.
 #include <hdf5.h>
 
+#include <limits>
 #include <vector>
 
+#include "io/hdf5_limits.hpp"
+#include "portacl/checked_size.hpp"
 #include "portacl/error.hpp"
 #include "portacl/io/volume.hpp"
 
@@ -51,11 +54,20 @@ Volume readHdf5Dataset(const std::string& path, const std::string& datasetName) 
     if (rank < 2 || rank > 3)
         throw Error(path + ":" + name + " is a " + std::to_string(rank) + "-D dataset; a 2-D image or 3-D volume is needed");
     hsize_t dims[3] = {1, 1, 1};
-    H5Sget_simple_extent_dims(space.id, dims, nullptr);
+    if (H5Sget_simple_extent_dims(space.id, dims, nullptr) != rank)
+        throw Error("cannot read the shape of " + path + ":" + name);
     Id type{H5Dget_type(ds.id), H5Tclose};
     const H5T_class_t cls = H5Tget_class(type.id);
     if (cls != H5T_INTEGER && cls != H5T_FLOAT)
         throw Error(path + ":" + name + " holds neither integers nor floating-point numbers");
+    // Each extent must fit the volume's int sizes, and the whole the file's storage for it and the
+    // host's memory.
+    const std::string where = path + ":" + name;
+    for (int i = 0; i < rank; ++i)
+        if (dims[i] == 0 || dims[i] > hsize_t(std::numeric_limits<int>::max()))
+            throw Error(where + " has an extent of " + std::to_string(dims[i]) + "; each must lie in 1 to " +
+                        std::to_string(std::numeric_limits<int>::max()));
+    detail::checkHdf5Storage(ds.id, checkedProduct({dims[0], dims[1], dims[2]}, where), sizeof(double), where);
     Volume v;
     if (rank == 3) v.nz = int(dims[0]);
     v.ny = int(dims[rank - 2]);

@@ -3,8 +3,11 @@
 #include <tiffio.h>
 
 #include <cstring>
+#include <limits>
 #include <vector>
 
+#include "io/tiff_limits.hpp"
+#include "portacl/checked_size.hpp"
 #include "portacl/error.hpp"
 #include "portacl/io/volume.hpp"
 
@@ -50,6 +53,8 @@ Volume readTiffStack(const std::string& path) {
     } closer{tif};
     Volume v;
     int pages = 0;
+    const std::uint64_t fileBytes = fileSizeOf(path);
+    std::uint64_t declaredTotal = 0;  // decoded bytes of every page so far, held against the file too
     do {
         std::uint32_t w = 0, h = 0;
         std::uint16_t bits = 8, spp = 1, format = SAMPLEFORMAT_UINT;
@@ -72,6 +77,11 @@ Volume readTiffStack(const std::string& path) {
                         ", unlike the first page's " + std::to_string(v.nx) + "x" + std::to_string(v.ny));
         }
         const std::size_t bps = bits / 8, base = v.data.size();
+        detail::checkTiffPage(tif, path, pages + 1, w, h, bps, fileBytes);
+        declaredTotal = checkedAdd(declaredTotal, std::uint64_t(w) * h * bps, "TIFF stack " + path);
+        checkDeclaredSize(declaredTotal, fileBytes, detail::tiffExpansionLimit(tif), "TIFF stack " + path);
+        checkHostAllocation(checkedMul(base + std::size_t(w) * h, sizeof(double), "TIFF stack " + path), "TIFF stack " + path);
+        if (pages == std::numeric_limits<int>::max()) throw Error(path + " has more pages than this reader can hold");
         v.data.resize(base + std::size_t(w) * h);
         if (TIFFIsTiled(tif)) {
             std::uint32_t tw = 0, th = 0;

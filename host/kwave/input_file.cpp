@@ -3,10 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
 #include <cstdio>
 #include <ctime>
 #include <string>
 
+#include "portacl/checked_size.hpp"
 #include "portacl/error.hpp"
 #include "portacl/io/hdf5_file.hpp"
 #include "portacl/kwave.hpp"
@@ -111,6 +114,17 @@ void putField(Hdf5File& f, const std::string& name, const Grid& g, const Field& 
 
 }  // namespace
 
+void checkGridSize(const Grid& g, std::size_t nt, const std::string& source) {
+    // The kernels take each side as a 32-bit count; Nt up to 2^31 steps.
+    constexpr std::uint64_t maxSide = (1ULL << 31) - 1, maxSteps = 1ULL << 31;
+    for (const auto& [side, name] : {std::pair<std::uint64_t, const char*>{g.nx, "Nx"}, {g.ny, "Ny"}, {g.nz, "Nz"}})
+        if (side > maxSide) throw Error(source + ": " + name + " is " + std::to_string(side) + "; it must lie in [1, " + std::to_string(maxSide) + "]");
+    if (nt > maxSteps) throw Error(source + ": Nt is " + std::to_string(nt) + "; it must lie in [1, " + std::to_string(maxSteps) + "]");
+    const std::string what = source + ": the grid of " + std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " + std::to_string(g.nz);
+    // About a dozen full fields live on the host while the input is read and prepared.
+    checkHostAllocation(checkedMul(checkedProduct({g.nx, g.ny, g.nz}, what), 12 * sizeof(float), what), what);
+}
+
 std::vector<std::uint64_t> SensorMask::points(const Grid& grid) const {
     if (type == Type::Index) return index;
     std::vector<std::uint64_t> pts;
@@ -150,6 +164,7 @@ Simulation readInputFile(const std::string& path) {
     s.nt = readU64Scalar(f, "Nt", always);
     if (g.nx < 2 || g.ny < 2 || g.nz < 1) throw Error(path + " describes a grid of " + std::to_string(g.nx) + " x " +
                                                       std::to_string(g.ny) + " x " + std::to_string(g.nz) + "; Nx and Ny must be at least 2");
+    checkGridSize(g, s.nt, path);
     const bool is3D = g.nz > 1;
     const std::string in3D = "the grid is 3-D (Nz > 1)";
     s.dt = readFloatScalar(f, "dt", always);
@@ -199,7 +214,8 @@ Simulation readInputFile(const std::string& path) {
         s.p.mode = readMode(f, "p_source_mode");
         s.p.many = readU64Scalar(f, "p_source_many", why) != 0;
         s.p.index = readIndexMatrix(f, "p_source_index", why);
-        s.p.signal = readFloatMatrix(f, "p_source_input", (s.p.many ? s.p.index.size() : 1) * s.p.length, why);
+        s.p.signal = readFloatMatrix(f, "p_source_input",
+                                     checkedMul(s.p.many ? s.p.index.size() : 1, s.p.length, "p_source_input in " + path), why);
     }
     const char* uNames[3] = {"ux", "uy", "uz"};
     for (int a = 0; a < (is3D ? 3 : 2); ++a)
@@ -214,7 +230,9 @@ Simulation readInputFile(const std::string& path) {
         for (int a = 0; a < 3; ++a)
             if (s.u.length[a])
                 s.u.signal[a] = readFloatMatrix(f, std::string(uNames[a]) + "_source_input",
-                                                (s.u.many ? s.u.index.size() : 1) * s.u.length[a], why);
+                                                checkedMul(s.u.many ? s.u.index.size() : 1, s.u.length[a],
+                                                           std::string(uNames[a]) + "_source_input in " + path),
+                                                why);
     }
     if (s.transducer.length) {
         const std::string why = "transducer_source_flag is set";
@@ -261,17 +279,38 @@ Simulation readInputFile(const std::string& path) {
 
 void validate(const Simulation& s, const std::string& source) {
     const Grid& g = s.grid;
+    checkGridSize(g, s.nt, source);
     const std::size_t n = g.size();
     auto fail = [&](const std::string& what) { throw Error(source + ": " + what); };
-    if (s.nt == 0) fail("Nt is 0; there is nothing to simulate");
-    if (!(s.dt > 0) || !(g.dx > 0) || !(g.dy > 0) || (g.is3D() && !(g.dz > 0))) fail("dt, dx, dy and dz must be positive");
-    if (!(s.cRef > 0)) fail("c_ref must be positive");
+    // Every physical quantity finite and in its range: a NaN, infinite or zero dt, spacing, sound
+    // speed or density would run to the end and write non-finite outputs.
+    auto quantity = [&](double v, const std::string& name, bool zeroAllowed) {
+        if (zeroAllowed) checkNonNegativeFinite(v, source + ": " + name);
+        else checkPositiveFinite(v, source + ": " + name);
+    };
+    quantity(s.dt, "dt", false);
+    quantity(g.dx, "dx", false);
+    quantity(g.dy, "dy", false);
+    if (g.is3D()) quantity(g.dz, "dz", false);
+    quantity(s.cRef, "c_ref", false);
+    const char* axes = "xyz";
     for (int a = 0; a < g.dimensions(); ++a) {
         const std::size_t len = a == 0 ? g.nx : a == 1 ? g.ny : g.nz;
-        if (2 * s.pml.size[a] > len) fail("the PML (" + std::to_string(s.pml.size[a]) + " points per side) is thicker than half the grid");
+        if (s.pml.size[a] > len / 2) fail("the PML (" + std::to_string(s.pml.size[a]) + " points per side) is thicker than half the grid");
+        quantity(s.pml.alpha[a], std::string("pml_") + axes[a] + "_alpha", true);
     }
-    auto checkField = [&](const Field& f, const char* name) {
+    auto checkField = [&](const Field& f, const char* name, bool zeroAllowed = false, bool anySign = false) {
         if (f.values.size() != 1 && f.values.size() != n) fail(std::string(name) + " must be a scalar or a full grid");
+        for (std::size_t i = 0; i < f.values.size(); ++i) {
+            const double v = f.values[i];
+            if (anySign ? std::isfinite(v) : zeroAllowed ? (std::isfinite(v) && v >= 0) : (std::isfinite(v) && v > 0)) continue;
+            fail(std::string(name) + " holds " + std::to_string(v) + (f.values.size() > 1 ? " at element " + std::to_string(i + 1) : "") +
+                 "; it must be " + (anySign ? "finite" : zeroAllowed ? "finite and zero or more" : "finite and positive"));
+        }
+    };
+    auto checkSignal = [&](const std::vector<float>& v, const char* name) {
+        for (std::size_t i = 0; i < v.size(); ++i)
+            if (!std::isfinite(v[i])) fail(std::string(name) + " holds a non-finite value at element " + std::to_string(i + 1));
     };
     const Medium& m = s.medium;
     checkField(m.c0, "c0");
@@ -282,30 +321,36 @@ void validate(const Simulation& s, const std::string& source) {
     if (m.rho0.scalar() != m.rho0Sgx.scalar() || m.rho0.scalar() != m.rho0Sgy.scalar() ||
         (g.is3D() && m.rho0.scalar() != m.rho0Sgz.scalar()))
         fail("rho0_sgx/y/z must be scalars when rho0 is a scalar and full grids when it is not");
-    if (m.nonlinear) checkField(m.bOnA, "BonA");
+    if (m.nonlinear) checkField(m.bOnA, "BonA", false, true);
     if (m.absorption != Absorption::Lossless) {
-        checkField(m.alphaCoeff, "alpha_coeff");
+        checkField(m.alphaCoeff, "alpha_coeff", true);
+        if (!std::isfinite(m.alphaPower)) fail("alpha_power is not a finite number");
         if (m.alphaPower == 1.0 && m.absorption == Absorption::PowerLaw)
             fail("alpha_power is 1, for which the power-law absorption operator is undefined");
         if (m.alphaPower < 0 || m.alphaPower >= 3) fail("alpha_power must lie in [0, 3)");
     }
     if (!s.p0.empty() && s.p0.size() != n) fail("p0_source_input must have Nx*Ny*Nz elements");
+    checkSignal(s.p0, "p0_source_input");
+    checkSignal(s.p.signal, "p_source_input");
+    for (int a = 0; a < 3; ++a) checkSignal(s.u.signal[a], a == 0 ? "ux_source_input" : a == 1 ? "uy_source_input" : "uz_source_input");
+    checkSignal(s.transducer.signal, "transducer_source_input");
     auto checkIndex = [&](const std::vector<std::uint64_t>& idx, const char* name) {
         for (auto i : idx)
             if (i >= n) fail(std::string(name) + " holds index " + std::to_string(i + 1) + ", outside the grid of " + std::to_string(n) + " points");
     };
     if (s.p.length) {
         checkIndex(s.p.index, "p_source_index");
-        if (s.p.signal.size() != (s.p.many ? s.p.index.size() : 1) * s.p.length) fail("p_source_input has the wrong size");
+        if (s.p.signal.size() != checkedMul(s.p.many ? s.p.index.size() : 1, s.p.length, source + ": p_source_input"))
+            fail("p_source_input has the wrong size");
     }
     checkIndex(s.u.index, "u_source_index");
     for (int a = 0; a < 3; ++a)
-        if (s.u.length[a] && s.u.signal[a].size() != (s.u.many ? s.u.index.size() : 1) * s.u.length[a])
+        if (s.u.length[a] && s.u.signal[a].size() != checkedMul(s.u.many ? s.u.index.size() : 1, s.u.length[a], source + ": u_source_input"))
             fail("a velocity source input has the wrong size");
     if (s.transducer.length) {
         if (s.transducer.delay.size() != s.u.index.size()) fail("delay_mask must have one entry per u_source_index point");
         for (auto d : s.transducer.delay)
-            if (d + std::min(s.nt, s.transducer.length) > s.transducer.signal.size())
+            if (d > s.transducer.signal.size() || std::min(s.nt, s.transducer.length) > s.transducer.signal.size() - d)
                 fail("delay_mask reaches past the end of transducer_source_input");
     }
     if (s.sensor.type == SensorMask::Type::Index) {

@@ -155,11 +155,11 @@ struct KSpaceSolver::Impl {
         // GPUs get explicit work-groups along x (global sizes are rounded up; kernels check bounds);
         // CPUs let the runtime choose. A [kwave] section of a tuning profile overrides both.
         const bool gpu = ctx.device().isGpu;
-        const int wx = ctx.tuning().getInt("kwave", "work_group_x", gpu ? 128 : 0);
-        const int w1 = ctx.tuning().getInt("kwave", "work_group", gpu ? 256 : 0);
+        const int wx = ctx.tuning().getInt("kwave", "work_group_x", gpu ? 128 : 0, 0, 1L << 16);
+        const int w1 = ctx.tuning().getInt("kwave", "work_group", gpu ? 256 : 0, 0, 1L << 16);
         if (wx > 0) local3 = cl::NDRange(static_cast<std::size_t>(wx), 1, 1);
         if (w1 > 0) local1 = cl::NDRange(static_cast<std::size_t>(w1));
-        stepsAhead = static_cast<std::size_t>(std::max(1L, ctx.tuning().getInt("kwave", "steps_ahead", 8)));
+        stepsAhead = static_cast<std::size_t>(std::max(1L, ctx.tuning().getInt("kwave", "steps_ahead", 8, 1, 1024)));
         warmUp();
     }
 
@@ -275,7 +275,7 @@ struct KSpaceSolver::Impl {
     // Lines of a work-group of the fused kernels (Z_LINES in cl/common/z_line_fft.h): `z_line_bytes`
     // of complex values side by side in memory, 128 unless the device profile's [kwave] says otherwise.
     std::size_t linesPerGroup() const {
-        const long bytes = ctx.tuning().getInt("kwave", "z_line_bytes", 128);
+        const long bytes = ctx.tuning().getInt("kwave", "z_line_bytes", 128, 0, 1L << 16);
         return std::max<std::size_t>(1, static_cast<std::size_t>(std::max(0L, bytes)) / (2 * realBytes));
     }
 
@@ -470,7 +470,7 @@ struct KSpaceSolver::Impl {
             s.out = outputsOf(qs[q], opt.outputs);
             if (!s.out.any()) continue;
             // Raw samples: two device blocks of up to 64 steps (and at most 16 MiB each).
-            const long blockSteps = std::max(1L, ctx.tuning().getInt("kwave", "sample_block_steps", 64));
+            const long blockSteps = std::max(1L, ctx.tuning().getInt("kwave", "sample_block_steps", 64, 1, 1L << 20));
             s.chunk = std::max<std::size_t>(
                 1, std::min({std::max<std::size_t>(samplesTotal, 1), static_cast<std::size_t>(blockSteps),
                              (std::size_t(16) << 20) / std::max<std::size_t>(points.size() * realBytes, 1)}));
@@ -654,7 +654,7 @@ struct KSpaceSolver::Impl {
             }
         }
         if (sim.transducer.length > t) {
-            args(kTransducer, u[0], uIndex, trSignal, trDelay, u32(ns), u64(t));
+            args(kTransducer, u[0], uIndex, trSignal, trDelay, u32(ns), u64(t), u64(n), u64(sim.transducer.signal.size()));
             launch1(kTransducer, ns);
         }
     }
@@ -860,6 +860,55 @@ struct KSpaceSolver::Impl {
         clCall("clEnqueueMarkerWithWaitList", [&] { return ctx.queue().enqueueMarkerWithWaitList(nullptr, &end); });
         stepEnds.push_back(end);
         ++t;
+        if (t % kFiniteCheckSteps == 0) probeFinite(false);
+    }
+
+    // The non-finite check. Every step's pressure comes through inverse FFTs of spectra that mix
+    // every grid point, so one NaN or infinity anywhere in the fields reaches every point of p within
+    // a step: reading p[0] tells whether the whole field is still finite. The read is started every
+    // kFiniteCheckSteps steps without waiting and looked at when the next one starts (long complete by
+    // then); `wait` (the end of a run) looks at a fresh read at once.
+    static constexpr std::size_t kFiniteCheckSteps = 32;
+    cl::Event probeRead;
+    std::size_t probeStep = 0;
+    bool probePending = false;
+    unsigned char probeBytes[8] = {};
+
+    void probeFinite(bool wait) {
+        if (probePending) takeProbe();
+        if (t == 0) return;
+        clCall("clEnqueueReadBuffer(finite check)",
+               [&] { return ctx.queue().enqueueReadBuffer(p, CL_FALSE, 0, realBytes, probeBytes, nullptr, &probeRead); });
+        probeStep = t;
+        probePending = true;
+        if (wait) takeProbe();
+    }
+
+    void takeProbe() {
+        clCall("clWaitForEvents(finite check)", [&] { return probeRead.wait(); });
+        probePending = false;
+        double v;
+        if (realBytes == sizeof(double)) std::memcpy(&v, probeBytes, sizeof v);
+        else {
+            float f;
+            std::memcpy(&f, probeBytes, sizeof f);
+            v = f;
+        }
+        if (std::isfinite(v)) return;
+        const Grid& grid = sim.grid;
+        double cMax = 0;
+        for (double c : sim.medium.c0.values) cMax = std::max(cMax, c);
+        const double dMin = std::min({grid.dx, grid.dy, grid.is3D() ? grid.dz : grid.dx});
+        const double cfl = cMax * sim.dt / dMin;
+        std::ostringstream why;
+        why.precision(3);
+        why << "the simulation became unstable: the pressure field is not finite after time step " << probeStep
+            << " (checked every " << kFiniteCheckSteps << " steps); the CFL number c0_max*dt/dx_min is " << cfl
+            << (cfl > 0.5 ? ", too large (k-Wave needs it below about 0.3; reduce dt)" : "")
+            << ", PML alpha " << sim.pml.alpha[0] << "/" << sim.pml.alpha[1] << (grid.is3D() ? "/" : "")
+            << (grid.is3D() ? std::to_string(sim.pml.alpha[2]) : std::string())
+            << " (k-Wave's default is 2; much larger values reflect and can diverge); no output was written";
+        throw Error(why.str());
     }
 
     Recording recording() {
@@ -957,7 +1006,14 @@ struct KSpaceSolver::Impl {
 
 KSpaceSolver::KSpaceSolver(Context& ctx, const Simulation& sim, const RunOptions& options)
     : impl_(std::make_unique<Impl>(ctx, sim, options)) {}
-KSpaceSolver::~KSpaceSolver() = default;
+// The queue may still be writing into host memory this solver owns (sample blocks, the finite
+// check) when it is destroyed by an exception: wait for it first.
+KSpaceSolver::~KSpaceSolver() {
+    try {
+        if (impl_) impl_->ctx.finish();
+    } catch (...) {
+    }
+}
 
 std::size_t KSpaceSolver::timeIndex() const { return impl_->t; }
 std::size_t KSpaceSolver::completedSteps() { return impl_->completedSteps(); }
@@ -969,7 +1025,9 @@ void KSpaceSolver::run(std::size_t endStep, const std::function<bool(std::size_t
         impl_->step();
         if (stop && stop(impl_->t)) break;
     }
+    impl_->probeFinite(true);
 }
+void KSpaceSolver::checkFinite() { impl_->probeFinite(true); }
 Recording KSpaceSolver::recording() { return impl_->recording(); }
 std::size_t KSpaceSolver::deviceBytes() const { return impl_->deviceBytes; }
 KSpaceSolver::State KSpaceSolver::saveState() { return impl_->saveState(); }

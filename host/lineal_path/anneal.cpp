@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "portacl/checked_size.hpp"
 #include "portacl/error.hpp"
 #include "portacl/io/volume.hpp"
 #include "portacl/lineal_path/reconstruct.hpp"
@@ -147,40 +148,67 @@ Target targetFromFile(const std::string& path, double s2Weight) {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     const io::Volume L = io::readHdf5Dataset(path, "L");
     const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    // Attributes as text: strings as they are, numbers (and integer arrays, joined by 'x') as written
-    // by lineal::writeHdf5; a flag reads "true" or "false".
+    // Attributes as text: one string (fixed or variable length) as it is, numbers (and integer arrays
+    // of up to 3, joined by 'x') as written by lineal::writeHdf5; a flag reads "true" or "false".
+    // Anything else (an array of strings, a float) is refused by name before it is read.
     auto attr = [&](const char* name) {
         std::string v;
+        if (H5Aexists(f, name) <= 0) return v;
         const hid_t a = H5Aopen(f, name, H5P_DEFAULT);
         if (a < 0) return v;
-        const hid_t type = H5Aget_type(a);
-        if (H5Tget_class(type) == H5T_STRING) {
-            v.resize(H5Tget_size(type));
-            H5Aread(a, type, &v[0]);
-            while (!v.empty() && v.back() == '\0') v.pop_back();
-        } else if (H5Tget_class(type) == H5T_INTEGER) {
-            const hid_t space = H5Aget_space(a);
-            const hssize_t n = H5Sget_simple_extent_npoints(space);
+        const hid_t type = H5Aget_type(a), space = H5Aget_space(a);
+        const H5T_class_t cls = H5Tget_class(type);
+        const hssize_t n = H5Sget_simple_extent_npoints(space);
+        if (!((cls == H5T_STRING && n == 1) || (cls == H5T_INTEGER && n >= 1 && n <= 3))) {
             H5Sclose(space);
-            std::vector<long long> values(n > 0 ? std::size_t(n) : 0);
-            if (!values.empty() && H5Aread(a, H5T_NATIVE_LLONG, values.data()) >= 0) {
+            H5Tclose(type);
+            H5Aclose(a);
+            H5Fclose(f);
+            throw Error(path + ": its attribute '" + std::string(name) + "' is neither one string nor up to 3 integers");
+        }
+        if (cls == H5T_INTEGER) {
+            std::vector<long long> values(std::size_t(n), 0);
+            if (H5Aread(a, H5T_NATIVE_LLONG, values.data()) >= 0) {
                 for (std::size_t i = 0; i < values.size(); ++i) v += (i ? "x" : "") + std::to_string(values[i]);
                 if (std::string(name) == "periodic") v = values[0] ? "true" : "false";
             }
+        } else if (H5Tis_variable_str(type) > 0) {
+            char* s = nullptr;
+            const hid_t mem = H5Tcopy(H5T_C_S1);
+            H5Tset_size(mem, H5T_VARIABLE);
+            if (H5Aread(a, mem, &s) >= 0 && s) v = s;
+            H5Tclose(mem);
+            if (s) H5free_memory(s);
+        } else {
+            const std::size_t size = H5Tget_size(type);
+            if (size > 0 && size <= 4096) {
+                std::vector<char> buf(size + 1, '\0');
+                if (H5Aread(a, type, buf.data()) >= 0) v.assign(buf.data(), strnlen(buf.data(), size));
+            }
         }
+        H5Sclose(space);
         H5Tclose(type);
         H5Aclose(a);
         return v;
     };
+    if (f < 0) throw Error("cannot open " + path + " as an HDF5 file");
     const std::string periodic = attr("periodic"), shape = attr("shape"), ml = attr("max_length");
     H5Fclose(f);
     if (shape.empty() || ml.empty())
         throw Error(path + " is not a descriptor file of portacl lineal-path (no shape or max_length attribute)");
     if (periodic != "true") throw Error(path + " describes a non-periodic image; the reconstruction needs a periodic target");
     Target t;
+    // Sides of at most 2^20 and a cell of fewer than 2^31 pixels (the swaps index pixels in 32 bits).
+    auto whole = [&](const std::string& text, long max, const char* what) {
+        char* end = nullptr;
+        const long v = std::strtol(text.c_str(), &end, 10);
+        if (text.empty() || end == text.c_str() || *end != '\0' || v < 1 || v > max)
+            throw Error(path + " has " + what + " '" + text + "'; it must be a whole number from 1 to " + std::to_string(max));
+        return int(v);
+    };
     std::vector<int> dims;
     std::stringstream ss(shape);
-    for (std::string part; std::getline(ss, part, 'x');) dims.push_back(std::atoi(part.c_str()));
+    for (std::string part; std::getline(ss, part, 'x');) dims.push_back(whole(part, 1L << 20, "a shape side"));
     if (dims.size() == 3) {
         t.nz = dims[0];
         t.ny = dims[1];
@@ -191,10 +219,14 @@ Target targetFromFile(const std::string& path, double s2Weight) {
     } else {
         throw Error(path + " has a shape attribute this reader does not understand: " + shape);
     }
-    t.maxLength = std::atoi(ml.c_str());
+    if (std::uint64_t(t.nz) * std::uint64_t(t.ny) * std::uint64_t(t.nx) >= (1ULL << 31))
+        throw Error(path + " describes a cell of " + shape + ", more than the 2^31 - 1 pixels a reconstruction handles");
+    t.maxLength = whole(ml, 1L << 20, "a max_length");
     t.L = L.data;
     const std::size_t expect = std::size_t(t.nz > 1 ? 2 * t.maxLength + 1 : 1) * (2 * t.maxLength + 1) * (2 * t.maxLength + 1);
     if (t.L.size() != expect) throw Error(path + ": /L does not have the size its max_length attribute implies");
+    for (double x : t.L)
+        if (!(x >= 0 && x <= 1)) throw Error(path + ": /L holds " + std::to_string(x) + "; a lineal path value lies in [0, 1]");
     const double n = double(t.nz) * t.ny * t.nx;
     const std::size_t centre = t.L.size() / 2;
     t.phasePixels = std::uint64_t(std::llround(t.L[centre] * n));
@@ -251,8 +283,20 @@ double errorOf(const Target& t, const std::vector<std::uint64_t>& counts, const 
     return e;
 }
 
+void validate(const AnnealOptions& opt) {
+    checkPositiveFinite(opt.tMax, "the start temperature (--tmax)");
+    checkPositiveFinite(opt.tMin, "the end temperature (--tmin)");
+    if (opt.tMin > opt.tMax) throw Error("the temperatures need 0 < Tmin <= Tmax");
+    if (opt.reheats < 0 || std::uint64_t(opt.reheats) > std::max<std::uint64_t>(opt.steps, 1) - 1)
+        throw Error("--reheats is " + std::to_string(opt.reheats) + "; it must lie in [0, steps - 1] (steps " +
+                    std::to_string(opt.steps) + ")");
+    if (opt.maxBatch < 1 || opt.maxBatch > (1 << 20))
+        throw Error("--batch is " + std::to_string(opt.maxBatch) + "; it must lie in [1, 1048576]");
+    if (opt.historyEvery < 1) throw Error("the history interval must be at least 1 step");
+}
+
 void anneal(SwapEvaluator& ev, const Target& t, const AnnealOptions& opt, AnnealState& st) {
-    if (!(opt.tMax > 0) || !(opt.tMin > 0) || opt.tMin > opt.tMax) throw Error("the temperatures need 0 < Tmin <= Tmax");
+    validate(opt);
     PhaseLists lists(ev.image());
     st.error = errorOf(t, ev.counts(), ev.s2Counts());
     double exactScale = std::max(st.error, 1e-300);  // the last exact E

@@ -3,8 +3,10 @@
 // by ML on both sides (wrapped or zero), the run tables E_1..E_{ML+1} are built on the device, and one
 // work-group counts the placements of one displacement (cl/lineal_path.cl).
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 
+#include "portacl/checked_size.hpp"
 #include "portacl/error.hpp"
 #include "portacl/lineal_path.hpp"
 #include "portacl/progress.hpp"
@@ -56,10 +58,10 @@ Result linealPath(Context& ctx, const PhaseImage& img, const Options& opt) {
                 where[major].push_back(r.index(dz, dy, dx));
             }
 
-    std::size_t ls = std::size_t(ctx.tuning().getInt("lineal_path", "work_group", 256));
+    std::size_t ls = std::size_t(ctx.tuning().getInt("lineal_path", "work_group", 256, 1, 1L << 16));
     ls = std::min(ls, ctx.device().maxWorkGroupSize);
     while (ls & (ls - 1)) ls &= ls - 1;  // the reduction needs a power of two
-    const std::size_t chunk = std::size_t(std::max(1L, ctx.tuning().getInt("lineal_path", "chunk", 65536)));
+    const std::size_t chunk = std::size_t(std::max(1L, ctx.tuning().getInt("lineal_path", "chunk", 65536, 1, 1L << 30)));
     const std::size_t maxRuns = std::size_t(2 * ml + 2);
     if (maxRuns * sizeof(cl_int4) + ls * sizeof(cl_ulong) + 64 > ctx.device().localMemBytes)
         throw Error("the maximum length " + std::to_string(ml) + " needs more local memory than the device has");
@@ -80,7 +82,10 @@ Result linealPath(Context& ctx, const PhaseImage& img, const Options& opt) {
         const int rows = f.n[0] * f.n[1];
         const int words = (f.n[2] + 31) / 32;
         const int ew = words + (2 * ml) / 32 + 2;
-        const std::size_t tableWords = std::size_t(ml + 1) * rows * ew;
+        const std::size_t tableWords = checkedMul(checkedMul(std::size_t(ml + 1), std::size_t(rows), "the lineal path run tables"),
+                                                  std::size_t(ew), "the lineal path run tables");
+        if (std::size_t(rows) * std::size_t(ew) > std::size_t(INT_MAX))
+            throw Error("the lineal path run tables of " + std::to_string(rows) + " rows are larger than the kernels index");
         ctx.checkFits(tableWords * 4 + list.size() * (sizeof(cl_int4) + 8), "the lineal path run tables");
 
         cl::Buffer E = ctx.buffer(tableWords * 4, "lineal path run tables");

@@ -3,12 +3,19 @@
 // once (wrapped when periodic, zeros otherwise) so that a segment pixel is one indexed load.
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 
+#include "portacl/checked_size.hpp"
 #include "portacl/lineal_path.hpp"
 #include "result_layout.hpp"
 
 namespace portacl::lineal {
 namespace {
+
+std::size_t checkedSize(std::size_t bytes, const std::string& what) {
+    checkHostAllocation(bytes, what);
+    return bytes;
+}
 
 int wrap(int i, int n) { return ((i % n) + n) % n; }
 
@@ -22,7 +29,8 @@ struct PaddedImage {
         sz = img.nz + 2 * pz;
         sy = img.ny + 2 * py;
         sx = img.nx + 2 * px;
-        v.assign(std::size_t(sz) * sy * sx, 0);
+        const std::string what = "the padded image of the serial lineal path";
+        v.assign(checkedSize(std::size_t(sz) * std::size_t(sy) * std::size_t(sx), what), 0);
         for (int z = 0; z < sz; ++z)
             for (int y = 0; y < sy; ++y)
                 for (int x = 0; x < sx; ++x) {

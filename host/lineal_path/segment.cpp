@@ -1,5 +1,6 @@
 // Bresenham segments, input validation and the map bookkeeping shared by the device path and the
 // serial reference.
+#include <climits>
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -48,6 +49,11 @@ std::vector<Offset> bresenhamSegment(const Offset& d) {
 }
 
 void validate(const PhaseImage& img, const Options& opt) {
+    // The kernels index pixels and run-table rows with 32-bit ints.
+    if (img.nz > 0 && img.ny > 0 && img.nx > 0 &&
+        std::uint64_t(img.nz) * std::uint64_t(img.ny) * std::uint64_t(img.nx) > std::uint64_t(INT_MAX))
+        throw Error("the image of " + std::to_string(img.nz) + "x" + std::to_string(img.ny) + "x" + std::to_string(img.nx) +
+                    " has more than 2^31 - 1 pixels, the most the lineal path function indexes");
     if (img.nz < 1 || img.ny < 1 || img.nx < 1 || img.mask.size() != img.size())
         throw Error("the lineal path function needs a non-empty 2-D or 3-D image");
     if (opt.maxLength < 0) throw Error("the maximum length must be zero or positive, got " + std::to_string(opt.maxLength));

@@ -173,7 +173,7 @@ public:
         delta_ = ctx.kernel("lineal_path_anneal.cl", "anneal_delta", p);
         energy_ = ctx.kernel("lineal_path_anneal.cl", "anneal_energy", p);
         apply_ = ctx.kernel("lineal_path_anneal.cl", "anneal_apply", p);
-        ls_ = std::min<std::size_t>(std::size_t(ctx.tuning().getInt("lineal_path", "anneal_work_group", 128)),
+        ls_ = std::min<std::size_t>(std::size_t(ctx.tuning().getInt("lineal_path", "anneal_work_group", 128, 1, 1L << 16)),
                                     ctx.device().maxWorkGroupSize);
         while (ls_ & (ls_ - 1)) ls_ &= ls_ - 1;
     }

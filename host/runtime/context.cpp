@@ -59,6 +59,13 @@ ContextOptions defaultContextOptions() {
     return o;
 }
 
+Context::~Context() {
+    try {
+        if (queue_()) queue_.finish();
+    } catch (...) {  // a failed queue has nothing left to copy
+    }
+}
+
 Context::Context(const DeviceInfo& device, ContextOptions options)
     : device_(device), options_(options), tuning_(tuningFor(device)) {
     context_ = clCall("clCreateContext", [&] { return cl::Context(device_.device); });

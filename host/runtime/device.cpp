@@ -96,6 +96,9 @@ bool parseIndexPair(const std::string& s, unsigned& p, unsigned& d) {
         return std::all_of(x.begin(), x.end(), [](unsigned char c) { return std::isdigit(c); });
     };
     if (!digits(a) || !digits(b)) return false;
+    // Platform and device indices are small; a longer number is refused, not wrapped to a small one.
+    if (a.size() > 6 || b.size() > 6)
+        throw Error("the device index " + s + " is out of range (platform and device indices are below 1000000)");
     p = static_cast<unsigned>(std::stoul(a));
     d = static_cast<unsigned>(std::stoul(b));
     return true;

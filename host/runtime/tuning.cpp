@@ -107,6 +107,16 @@ long TuningProfile::getInt(const std::string& section, const std::string& key, l
     return n;
 }
 
+long TuningProfile::getInt(const std::string& section, const std::string& key, long fallback, long lo, long hi,
+                           bool powerOfTwo) const {
+    const long n = getInt(section, key, fallback);
+    if (n < lo || n > hi || (powerOfTwo && (n <= 0 || (n & (n - 1)) != 0)))
+        throw Error("tuning profile " + path + ": [" + section + "] " + key + " = " + std::to_string(n) + " is not " +
+                    (powerOfTwo ? "a power of two " : "") + "in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                    "], which the kernels allow.");
+    return n;
+}
+
 std::string TuningProfile::buildOptions() const {
     std::string out = get("build", "options", "");
     std::istringstream defs(get("build", "defines", ""));

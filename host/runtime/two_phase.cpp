@@ -42,12 +42,12 @@ void ensure(Context& ctx, cl::Buffer& b, std::size_t& have, std::size_t need, st
 }
 
 std::size_t compactionGroupSize(Context& ctx) {
-    const long wanted = ctx.tuning().getInt("two_phase", "compact_work_group", 256);
+    const long wanted = ctx.tuning().getInt("two_phase", "compact_work_group", 256, 1, 1L << 16);
     return std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1L, wanted)), 1, ctx.device().maxWorkGroupSize);
 }
 
 std::size_t itemGroupSize(Context& ctx) {
-    const long wanted = ctx.tuning().getInt("two_phase", "item_work_group", 128);
+    const long wanted = ctx.tuning().getInt("two_phase", "item_work_group", 128, 1, 1L << 16);
     return std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1L, wanted)), 1, ctx.device().maxWorkGroupSize);
 }
 
@@ -286,7 +286,7 @@ TwoPhaseReport TwoPhaseList::report(std::size_t n, std::size_t flagged) const {
 }
 
 std::size_t listPhase2Groups(Context& ctx) {
-    const long perUnit = std::max(1L, ctx.tuning().getInt("two_phase", "list_phase2_groups_per_cu", 32));
+    const long perUnit = std::max(1L, ctx.tuning().getInt("two_phase", "list_phase2_groups_per_cu", 32, 1, 1L << 16));
     return static_cast<std::size_t>(perUnit) * std::max(1u, ctx.device().computeUnits);
 }
 

@@ -14,7 +14,7 @@ void vectorSum(Context& ctx, Precision element, const cl::Buffer& a, const cl::B
     k.setArg(1, b);
     k.setArg(2, c);
     k.setArg(3, static_cast<cl_ulong>(n));
-    const std::size_t wg = static_cast<std::size_t>(ctx.tuning().getInt("vector", "work_group", 256));
+    const std::size_t wg = static_cast<std::size_t>(ctx.tuning().getInt("vector", "work_group", 256, 1, 1L << 16));
     const std::size_t width = element == Precision::Double ? 2 : 4;  // VECTOR_SUM_WIDTH of the kernel
     if (n) ctx.launch(k, cl::NDRange((n + width - 1) / width), cl::NDRange(std::min(wg, ctx.device().maxWorkGroupSize)));
 }

@@ -54,6 +54,11 @@ Tracer::Tracer(const std::vector<io::Ball>& balls) : balls_(balls) {
         if (!std::isfinite(b.x) || !std::isfinite(b.y) || !std::isfinite(b.z) || !std::isfinite(b.r))
             throw Error("a ball has a non-finite coordinate or radius");
         if (b.r < 0) throw Error("a ball has a negative radius");
+        // Squared distances of far tangent spheres (up to 1e6 times the extent) must stay finite and
+        // exact enough in double, and the device's first phase squares coordinates in float.
+        if (std::fabs(b.x) > kMaxCoordinate || std::fabs(b.y) > kMaxCoordinate || std::fabs(b.z) > kMaxCoordinate || b.r > kMaxRadius)
+            throw Error("a ball at (" + std::to_string(b.x) + ", " + std::to_string(b.y) + ", " + std::to_string(b.z) + ") of radius " +
+                        std::to_string(b.r) + " is out of range: coordinates must lie within +-1e6 and radii within [0, 1e4]");
         rmax_ = std::max(rmax_, b.r);
         const double p[3] = {b.x, b.y, b.z};
         for (int i = 0; i < 3; ++i) lo[i] = std::min(lo[i], p[i]), hi[i] = std::max(hi[i], p[i]);

@@ -33,6 +33,10 @@ typedef double real;
 constexpr double kUnboundedRadius = std::numeric_limits<double>::infinity();
 
 // Uniform grid over the balls' centres; cells hold ball indices (CSR).
+// The stated range of ball coordinates and radii (any unit): beyond it the squared distances of the
+// searches lose their meaning (1e154 overflows double; 1e50 and more empties the diagram in float).
+constexpr double kMaxCoordinate = 1e6, kMaxRadius = 1e4;
+
 struct BallGrid {
     double lo[3] = {0, 0, 0};
     double h = 1;
@@ -243,11 +247,12 @@ private:
     bool sphereIndexed_ = false;
 };
 
+// A NaN bound (a degenerate search) widens to the whole axis: no cast of a non-number to int.
 inline void BallGrid::cellRange(const double p[3], double R, int a[3], int b[3]) const {
     for (int i = 0; i < 3; ++i) {
         const double lo_i = (p[i] - R - lo[i]) / h, hi_i = (p[i] + R - lo[i]) / h;
-        a[i] = lo_i < 0 ? 0 : (lo_i >= dims[i] ? dims[i] : static_cast<int>(lo_i));
-        b[i] = hi_i < 0 ? -1 : (hi_i >= dims[i] - 1 ? dims[i] - 1 : static_cast<int>(hi_i));
+        a[i] = !(lo_i >= 0) ? 0 : (lo_i >= dims[i] ? dims[i] : static_cast<int>(lo_i));
+        b[i] = !(hi_i < dims[i] - 1) ? dims[i] - 1 : (hi_i < 0 ? -1 : static_cast<int>(hi_i));
     }
 }
 

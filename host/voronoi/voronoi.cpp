@@ -67,16 +67,19 @@ struct ContextPool {
 };
 
 // A [voronoi] tunable: the caller's value (> 0), else PORTACL_VORONOI_<KEY> (for trying values on a
-// device), else the device's profile.
-long tunable(Context& ctx, int given, const char* key, const char* env, long fallback) {
+// device), else the device's profile; the last two must lie in [1, hi] and, for the search splits
+// (`powerOfTwo`), be powers of two, as the kernels' reductions need.
+long tunable(Context& ctx, int given, const char* key, const char* env, long fallback, long hi, bool powerOfTwo) {
     if (given > 0) return given;
     if (const char* v = std::getenv(env)) {
         char* end = nullptr;
         const long x = std::strtol(v, &end, 10);
-        if (end == v || *end != '\0' || x < 1) throw Error(std::string(env) + " must be a positive integer");
+        if (end == v || *end != '\0' || x < 1 || x > hi || (powerOfTwo && (x & (x - 1)) != 0))
+            throw Error(std::string(env) + " must be " + (powerOfTwo ? "a power of two" : "a whole number") + " from 1 to " +
+                        std::to_string(hi));
         return x;
     }
-    return ctx.tuning().getInt("voronoi", key, fallback);
+    return ctx.tuning().getInt("voronoi", key, fallback, 1, hi, powerOfTwo);
 }
 
 // Largest power of two not above x (at least 1).
@@ -109,13 +112,14 @@ SearchShape searchShape(Context& ctx, const SearchTuning& t) {
     const long maxGroup = static_cast<long>(ctx.device().maxWorkGroupSize);
     const auto fit = [&](long x) { return powerOfTwoBelow(std::min(x, maxGroup)); };
     SearchShape s;
+    const long split = 1L << 16;  // a work-group's work-items, at most (the device's limit then applies)
     s.wideCandidates = static_cast<std::size_t>(
-        tunable(ctx, t.wideCandidates, "wide_candidates", "PORTACL_VORONOI_WIDE_CANDIDATES", 512));
-    s.wideGroup = std::max<std::size_t>(2, fit(tunable(ctx, t.wideGroup, "wide_group", "PORTACL_VORONOI_WIDE_GROUP", 64)));
-    s.lanes = fit(tunable(ctx, t.lanes, "lanes", "PORTACL_VORONOI_LANES", 1));
-    s.group = s.lanes == 1 ? 1 : std::max(s.lanes, fit(tunable(ctx, t.group, "group", "PORTACL_VORONOI_GROUP", 64)));
+        tunable(ctx, t.wideCandidates, "wide_candidates", "PORTACL_VORONOI_WIDE_CANDIDATES", 512, 1L << 30, false));
+    s.wideGroup = std::max<std::size_t>(2, fit(tunable(ctx, t.wideGroup, "wide_group", "PORTACL_VORONOI_WIDE_GROUP", 64, split, true)));
+    s.lanes = fit(tunable(ctx, t.lanes, "lanes", "PORTACL_VORONOI_LANES", 1, split, true));
+    s.group = s.lanes == 1 ? 1 : std::max(s.lanes, fit(tunable(ctx, t.group, "group", "PORTACL_VORONOI_GROUP", 64, split, true)));
     // 1 (or the narrow lanes): the flagged searches run as the narrow ones.
-    s.flaggedLanes = fit(tunable(ctx, t.flaggedLanes, "flagged_lanes", "PORTACL_VORONOI_FLAGGED_LANES", 1));
+    s.flaggedLanes = fit(tunable(ctx, t.flaggedLanes, "flagged_lanes", "PORTACL_VORONOI_FLAGGED_LANES", 1, split, true));
     if (s.flaggedLanes < 2) s.flaggedLanes = s.lanes;
     return s;
 }
@@ -150,7 +154,7 @@ WaveKernels& waveKernels(Context& ctx, DeviceState& ds, const TwoPhaseList& twoP
     check(k.narrow1, shape.group), check(k.wide1, shape.wideGroup), check(k.wide2, shape.wideGroup);
     check(k.narrow2, mixedFlagged ? shape.flaggedLanes : shape.group);
     // One work-item per search (lanes 1): work-groups of the engine's item size, as the kernels allow.
-    k.itemGroup = static_cast<std::size_t>(std::max(1L, ctx.tuning().getInt("two_phase", "item_work_group", 128)));
+    k.itemGroup = static_cast<std::size_t>(std::max(1L, ctx.tuning().getInt("two_phase", "item_work_group", 128, 1, 1L << 16)));
     for (const cl::Kernel* kernel : {&k.narrow1, &k.narrow2})
         if ((*kernel)())
             k.itemGroup = std::min(k.itemGroup, kernel->getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device().device));

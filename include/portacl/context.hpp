@@ -32,6 +32,12 @@ struct ContextOptions {
 class Context {
 public:
     explicit Context(const DeviceInfo& device, ContextOptions options = {});
+    // Waits for the queue before anything is freed: a transfer enqueued without waiting (a staged
+    // upload, a sample block's read) may still be copying from or into host memory that the
+    // module states own, and an exception can unwind past the code that would have waited.
+    ~Context();
+    Context(const Context&) = delete;
+    Context& operator=(const Context&) = delete;
 
     const DeviceInfo& device() const { return device_; }
     const cl::Context& clContext() const { return context_; }

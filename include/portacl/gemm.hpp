@@ -49,6 +49,11 @@ template <typename T>
 std::vector<T> gemm(Context& ctx, GemmKernel kernel, std::size_t M, std::size_t N, std::size_t K,
                     const std::vector<T>& A, const std::vector<T>& B, const GemmTuning& tuning);
 
+// Refuses a product with a side outside [0, 2^31 - 1] (an empty side gives an empty or zero C), or
+// whose three matrices overflow a size or do not fit the host's memory (one sentence naming the
+// sizes), before anything is allocated.
+void checkGemmSizes(std::size_t M, std::size_t N, std::size_t K, std::size_t elementBytes);
+
 // The serial C++ reference (i-k-j loop order), accumulating in T.
 template <typename T>
 std::vector<T> gemmReference(std::size_t M, std::size_t N, std::size_t K, const std::vector<T>& A,

@@ -123,8 +123,13 @@ struct Simulation {
 Simulation readInputFile(const std::string& path);
 // Writes a k-Wave 1.2 input file as k-Wave MATLAB does (for tests, benchmarks and examples).
 void writeInputFile(const std::string& path, const Simulation& sim);
-// Checks the description for consistency (sizes, indices inside the grid, supported options).
+// Checks the description for consistency (sizes, indices inside the grid, supported options) and
+// every physical quantity's range (dt, spacings, c_ref, c0, rho0, rho0_sg*: finite and positive;
+// alpha_coeff and the PML alphas: finite, zero or more; BonA and source signals: finite).
 void validate(const Simulation& sim, const std::string& source);
+// Refuses, before anything is read, a grid whose sides exceed 2^31 - 1, Nt above 2^31, or a grid
+// whose fields do not fit the host's memory.
+void checkGridSize(const Grid& grid, std::size_t nt, const std::string& source);
 
 // Which quantities to record (k-Wave's command line flags).
 struct OutputSelection {
@@ -181,7 +186,10 @@ public:
     bool done() const;
     void step();
     // Steps until `endStep` (0 = Nt) or until `stop(timeIndex)` returns true after a step.
+    // Every 32 steps, and at the end of run(), the fields are checked to be finite; a simulation
+    // that became unstable throws portacl::Error naming the step, the CFL number and the PML alphas.
     void run(std::size_t endStep = 0, const std::function<bool(std::size_t)>& stop = {});
+    void checkFinite();  // the same check, now (after step() calls)
     // What was sampled so far (downloads the device's buffers); not finalized, so that a run can go on.
     Recording recording();
     std::size_t deviceBytes() const;

@@ -42,6 +42,10 @@ public:
 
     std::string get(const std::string& section, const std::string& key, const std::string& fallback) const;
     long getInt(const std::string& section, const std::string& key, long fallback) const;
+    // The same, refused with one sentence naming the profile, key and value unless it lies in
+    // [lo, hi] (and, with powerOfTwo, is a power of two): what the kernel using it allows.
+    long getInt(const std::string& section, const std::string& key, long fallback, long lo, long hi,
+                bool powerOfTwo = false) const;
     // [build] options followed by -D for each of [build] defines.
     std::string buildOptions() const;
 };

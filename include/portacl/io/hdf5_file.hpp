@@ -83,6 +83,9 @@ private:
     explicit Hdf5File(long long id, std::string path) : file_(id), path_(std::move(path)) {}
     void writeDataset(const std::string& dataset, const Dims& dims, long long memType, long long fileType,
                       const void* data, int compression);
+    // The dataset's element count, checked against `expected` (when nonzero), the file's storage for
+    // it and the host's memory (at memoryElementBytes an element) before anything is allocated.
+    std::uint64_t checkedCount(const std::string& dataset, std::uint64_t expected, std::size_t memoryElementBytes) const;
     void readDataset(const std::string& dataset, long long memType, void* data, std::uint64_t expected,
                      std::size_t count) const;
 

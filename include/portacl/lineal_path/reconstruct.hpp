@@ -71,6 +71,10 @@ struct AnnealOptions {
     bool progress = true;
 };
 
+// Refuses options outside their ranges with one sentence: temperatures positive and finite with
+// Tmin <= Tmax, reheats in [0, steps - 1], a batch in [1, 2^20], a history interval of at least 1.
+void validate(const AnnealOptions& opt);
+
 struct AnnealRecord {
     std::uint64_t step;
     double temperature, error;

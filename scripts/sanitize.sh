@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The quick test set under AddressSanitizer + UndefinedBehaviorSanitizer (and LeakSanitizer), in its
+# own build folder (scripts/sanitize_build.sh): the library, the command line and the quick suites
+# only, so that CI stays short. Any report from the project's code fails the run; the suppressions
+# name the libraries whose own leaks and mismatches are not ours (scripts/sanitizer/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${PORTACL_SANITIZE_BUILD:-build-sanitize}
+# The quick set: parsers and hostile input, the runtime, small kernels, I/O round trips, the FFT.
+quick=(test_hostile_input test_image_io test_runtime test_lineal_path_io test_voronoi_hdf5 test_vector_gemm test_fft)
+start=$(date +%s)
+bash scripts/sanitize_build.sh portacl portacl_cli "${quick[@]}"
+built=$(date +%s)
+
+supp="$PWD/scripts/sanitizer"
+export PORTACL_NO_PROGRESS=1
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1:detect_odr_violation=0:allocator_may_return_null=1"
+export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp"
+# PoCL compiles kernels in-process with LLVM; its caches are reused between suites.
+reports=0
+log="$build/sanitize.log"
+: >"$log"
+for t in "${quick[@]}"; do
+  opts="$ASAN_OPTIONS"
+  # clFFT's own new/delete type mismatch (inside libclFFT's plan and tear-down code, reached from
+  # host/fft/clfft_plan.cpp): the one named exception, for the suites that plan with clFFT.
+  [ "$t" = test_fft ] && opts="$opts:new_delete_type_mismatch=0"
+  if ! ASAN_OPTIONS="$opts" "$build/tests/$t" --gtest_brief=1 >>"$log" 2>&1; then
+    echo "sanitize: $t failed (see $log)"
+    reports=$((reports + 1))
+  fi
+done
+count=$(grep -cE "ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:" "$log" || true)
+echo "sanitize: ${#quick[@]} suites, $count sanitizer reports, $reports failing suites; build $((built - start)) s, run $(($(date +%s) - built)) s"
+[ "$count" = 0 ] && [ "$reports" = 0 ]
