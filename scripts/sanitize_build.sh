@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Configures and builds the sanitizer tree that scripts/sanitize.sh and scripts/fuzz.sh share:
-# clang, AddressSanitizer + UndefinedBehaviorSanitizer, libFuzzer coverage (PORTACL_FUZZ=ON), -O1.
+# clang, AddressSanitizer + UndefinedBehaviorSanitizer, libFuzzer coverage (PORTACL_FUZZ=ON), -O1 with
+# line tables.
 # Arguments: the targets to build. PORTACL_SANITIZE_BUILD names the folder (build-sanitize).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${PORTACL_SANITIZE_BUILD:-build-sanitize}
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1" \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DPORTACL_FUZZ=ON "${launcher[@]}" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target "$@"
