@@ -120,7 +120,7 @@ void checkGridSize(const Grid& g, std::size_t nt, const std::string& source) {
     for (const auto& [side, name] : {std::pair<std::uint64_t, const char*>{g.nx, "Nx"}, {g.ny, "Ny"}, {g.nz, "Nz"}})
         if (side > maxSide) throw Error(source + ": " + name + " is " + std::to_string(side) + "; it must lie in [1, " + std::to_string(maxSide) + "]");
     if (nt > maxSteps) throw Error(source + ": Nt is " + std::to_string(nt) + "; it must lie in [1, " + std::to_string(maxSteps) + "]");
-    const std::string what = source + ": the grid of " + std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " + std::to_string(g.nz);
+    const std::string what = source + ": the grid of " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz);
     // About a dozen full fields live on the host while the input is read and prepared.
     checkHostAllocation(checkedMul(checkedProduct({g.nx, g.ny, g.nz}, what), 12 * sizeof(float), what), what);
 }
