@@ -50,7 +50,7 @@ inline void replaceDataset(hid_t file, const std::string& name, FuzzedDataProvid
     hid_t type = text ? H5Tcopy(H5T_C_S1) : H5Tcopy(*types[in.ConsumeIntegralInRange(0, 4)]);
     if (text) H5Tset_size(type, 8);
     const int rank = in.ConsumeIntegralInRange(0, 4);
-    std::vector<hsize_t> dims(std::size_t(rank));
+    std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
     hsize_t count = 1;
     bool overflow = false;
     for (auto& d : dims) {
