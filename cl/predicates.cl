@@ -1,4 +1,4 @@
-// Batches of robust predicates as a two-phase workload (include/portacl/two_phase.hpp): phase 1 the
+// Batches of robust predicates as a two-phase workload (include/portacl/runtime/two_phase.hpp): phase 1 the
 // float filter on every query, phase 2 the exact sign of the flagged ones. The predicates, their sign
 // conventions and error bounds are in common/predicates.h. Phase 2 in double-float (a device without
 // fp64, PORTACL_DOUBLE_FLOAT) writes PRED_DF_HOST where it cannot vouch for the sign: the host's

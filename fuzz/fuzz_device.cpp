@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string>
 
-#include "portacl/device.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/device.hpp"
+#include "portacl/runtime/error.hpp"
 
 using namespace portacl;
 

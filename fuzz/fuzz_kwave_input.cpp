@@ -11,8 +11,8 @@
 #include "fuzz_support.hpp"
 #include "hdf5_edits.hpp"
 #include "kwave/k_space_operators.hpp"
-#include "portacl/error.hpp"
 #include "portacl/kwave.hpp"
+#include "portacl/runtime/error.hpp"
 
 using namespace portacl;
 

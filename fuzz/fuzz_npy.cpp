@@ -2,8 +2,8 @@
 #include <cstdint>
 
 #include "fuzz_support.hpp"
-#include "portacl/error.hpp"
 #include "portacl/io/volume.hpp"
+#include "portacl/runtime/error.hpp"
 
 using namespace portacl;
 

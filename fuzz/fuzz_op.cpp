@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string>
 
-#include "portacl/error.hpp"
 #include "portacl/filter.hpp"
+#include "portacl/runtime/error.hpp"
 
 using namespace portacl;
 

@@ -3,8 +3,8 @@
 #include <cstdint>
 
 #include "fuzz_support.hpp"
-#include "portacl/error.hpp"
 #include "portacl/io/molecule.hpp"
+#include "portacl/runtime/error.hpp"
 #include "voronoi/tracer.hpp"
 
 using namespace portacl;

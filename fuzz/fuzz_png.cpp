@@ -3,7 +3,7 @@
 
 #include "fuzz_support.hpp"
 #include "io/image_formats.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 using namespace portacl;
 

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "fuzz_support.hpp"
-#include "portacl/error.hpp"
-#include "portacl/tuning.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/tuning.hpp"
 
 using namespace portacl;
 

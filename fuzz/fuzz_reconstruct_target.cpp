@@ -10,8 +10,8 @@
 
 #include "fuzz_support.hpp"
 #include "hdf5_edits.hpp"
-#include "portacl/error.hpp"
 #include "portacl/lineal_path/reconstruct.hpp"
+#include "portacl/runtime/error.hpp"
 
 using namespace portacl;
 

@@ -3,8 +3,8 @@
 
 #include "fuzz_support.hpp"
 #include "io/image_formats.hpp"
-#include "portacl/error.hpp"
 #include "portacl/io/volume.hpp"
+#include "portacl/runtime/error.hpp"
 
 using namespace portacl;
 

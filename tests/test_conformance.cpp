@@ -26,7 +26,6 @@
 #include <sstream>
 
 #include "fft/reference_dft.hpp"
-#include "portacl/error.hpp"
 #include "portacl/fft.hpp"
 #include "portacl/filter.hpp"
 #include "portacl/gemm.hpp"
@@ -36,6 +35,7 @@
 #include "portacl/lineal_path/reconstruct.hpp"
 #include "portacl/lineal_path/two_point.hpp"
 #include "portacl/predicates.hpp"
+#include "portacl/runtime/error.hpp"
 #include "portacl/vector_ops.hpp"
 #include "portacl/voronoi.hpp"
 #include "support/kwave_simulations.hpp"

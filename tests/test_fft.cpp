@@ -9,8 +9,8 @@
 #include <random>
 
 #include "fft/reference_dft.hpp"
-#include "portacl/error.hpp"
 #include "portacl/fft.hpp"
+#include "portacl/runtime/error.hpp"
 #include "support/test_support.hpp"
 
 using namespace portacl;

@@ -9,8 +9,8 @@
 
 #include "filter/filter_internal.hpp"
 #include "filter/planes.hpp"
-#include "portacl/error.hpp"
 #include "portacl/filter.hpp"
+#include "portacl/runtime/error.hpp"
 #include "support/test_support.hpp"
 
 using namespace portacl;

@@ -13,8 +13,8 @@
 #include <set>
 #include <sstream>
 
-#include "portacl/error.hpp"
 #include "portacl/gemm.hpp"
+#include "portacl/runtime/error.hpp"
 #include "support/test_support.hpp"
 
 using namespace portacl;

@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "portacl/checked_size.hpp"
-#include "portacl/error.hpp"
 #include "portacl/filter.hpp"
 #include "portacl/gemm.hpp"
 #include "portacl/io/image.hpp"
@@ -24,7 +23,8 @@
 #include "portacl/kwave.hpp"
 #include "portacl/lineal_path.hpp"
 #include "portacl/lineal_path/reconstruct.hpp"
-#include "portacl/tuning.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/tuning.hpp"
 #include "portacl/voronoi.hpp"
 #include "support/test_support.hpp"
 

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string>
 
-#include "portacl/error.hpp"
 #include "portacl/io/image.hpp"
+#include "portacl/runtime/error.hpp"
 #include "support/test_support.hpp"
 
 using namespace portacl;

@@ -10,9 +10,9 @@
 
 #include "kwave/k_space_operators.hpp"
 #include "kwave/reference_fft.hpp"
-#include "portacl/error.hpp"
 #include "portacl/io/hdf5_file.hpp"
 #include "portacl/kwave.hpp"
+#include "portacl/runtime/error.hpp"
 #include "support/kwave_simulations.hpp"
 #include "support/test_support.hpp"
 

@@ -11,12 +11,12 @@
 #include <random>
 
 #include "portacl/bench.hpp"
-#include "portacl/data_dir.hpp"
-#include "portacl/error.hpp"
 #include "portacl/filter.hpp"
 #include "portacl/gemm.hpp"
-#include "portacl/log.hpp"
-#include "portacl/progress.hpp"
+#include "portacl/runtime/data_dir.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/log.hpp"
+#include "portacl/runtime/progress.hpp"
 #include "portacl/vector_ops.hpp"
 #include "support/test_support.hpp"
 

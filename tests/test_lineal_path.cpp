@@ -7,9 +7,9 @@
 #include <random>
 #include <set>
 
-#include "portacl/error.hpp"
 #include "portacl/io/volume.hpp"
 #include "portacl/lineal_path.hpp"
+#include "portacl/runtime/error.hpp"
 #include "support/random_phase_image.hpp"
 #include "support/test_support.hpp"
 

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <numeric>
 
-#include "portacl/error.hpp"
 #include "portacl/io/volume.hpp"
+#include "portacl/runtime/error.hpp"
 #include "support/test_support.hpp"
 
 using portacl::test::dataPath;

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <random>
 
-#include "portacl/error.hpp"
 #include "portacl/lineal_path/reconstruct.hpp"
+#include "portacl/runtime/error.hpp"
 #include "support/random_phase_image.hpp"
 #include "support/test_support.hpp"
 

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <random>
 
-#include "portacl/error.hpp"
 #include "portacl/io/volume.hpp"
 #include "portacl/lineal_path/two_point.hpp"
+#include "portacl/runtime/error.hpp"
 #include "support/random_phase_image.hpp"
 #include "support/test_support.hpp"
 

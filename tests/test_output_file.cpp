@@ -17,8 +17,8 @@
 #include <sstream>
 #include <thread>
 
-#include "portacl/error.hpp"
-#include "portacl/output_file.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
 
 using namespace portacl;
 namespace fs = std::filesystem;

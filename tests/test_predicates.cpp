@@ -11,8 +11,8 @@
 #include <random>
 #include <vector>
 
-#include "portacl/error.hpp"
 #include "portacl/predicates.hpp"
+#include "portacl/runtime/error.hpp"
 #include "runtime/double_float.hpp"
 #include "support/test_support.hpp"
 

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "portacl/context.hpp"
-#include "portacl/error.hpp"
-#include "portacl/kernel_source.hpp"
+#include "portacl/runtime/context.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/kernel_source.hpp"
 #include "support/test_support.hpp"
 
 using namespace portacl;

@@ -12,9 +12,9 @@
 #include <random>
 #include <vector>
 
-#include "portacl/error.hpp"
 #include "portacl/predicates.hpp"
-#include "portacl/two_phase.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/two_phase.hpp"
 #include "support/test_support.hpp"
 
 namespace portacl {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <random>
 
-#include "portacl/error.hpp"
 #include "portacl/gemm.hpp"
+#include "portacl/runtime/error.hpp"
 #include "portacl/vector_ops.hpp"
 #include "support/test_support.hpp"
 

@@ -12,26 +12,13 @@
 #include <set>
 #include <sstream>
 
-#include "portacl/error.hpp"
 #include "portacl/io/molecule.hpp"
+#include "portacl/runtime/error.hpp"
+#include "common/voronoi_geometry.h"
 #include "portacl/voronoi.hpp"
 #include "support/test_support.hpp"
 
-namespace geom {
-using std::acos;
-using std::atan2;
-using std::ceil;
-using std::cos;
-using std::fabs;
-using std::fmax;
-using std::fmin;
-using std::fmod;
-using std::round;
-using std::sin;
-using std::sqrt;
-typedef double real;
-#include "../cl/common/voronoi_geometry.h"
-}  // namespace geom
+namespace geom = portacl::voronoi::geom;
 
 using namespace portacl;
 

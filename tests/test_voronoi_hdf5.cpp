@@ -12,9 +12,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "portacl/error.hpp"
 #include "portacl/io/hdf5_file.hpp"
 #include "portacl/io/molecule.hpp"
+#include "portacl/runtime/error.hpp"
 #include "portacl/voronoi.hpp"
 #include "support/test_support.hpp"
 

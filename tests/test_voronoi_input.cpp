@@ -10,8 +10,8 @@
 #include <sstream>
 #include <string>
 
-#include "portacl/error.hpp"
 #include "portacl/io/molecule.hpp"
+#include "portacl/runtime/error.hpp"
 
 using namespace portacl;
 

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "command.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);

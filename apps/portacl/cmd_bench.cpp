@@ -18,9 +18,9 @@
 #include "json_writer.hpp"
 #include "text_table.hpp"
 #include "portacl/bench.hpp"
-#include "portacl/error.hpp"
-#include "portacl/output_file.hpp"
-#include "portacl/progress.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
+#include "portacl/runtime/progress.hpp"
 
 namespace portacl::cli {
 namespace {

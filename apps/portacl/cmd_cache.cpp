@@ -2,8 +2,8 @@
 #include <iostream>
 
 #include "command.hpp"
-#include "portacl/error.hpp"
-#include "portacl/program_cache.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/program_cache.hpp"
 
 namespace portacl::cli {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "command.hpp"
 #include "json_writer.hpp"
-#include "portacl/device.hpp"
-#include "portacl/tuning.hpp"
+#include "portacl/runtime/device.hpp"
+#include "portacl/runtime/tuning.hpp"
 
 namespace portacl::cli {
 namespace {

@@ -6,11 +6,11 @@
 #include <iostream>
 
 #include "command.hpp"
-#include "portacl/error.hpp"
 #include "portacl/filter.hpp"
 #include "portacl/filter_bench.hpp"
 #include "portacl/io/image.hpp"
-#include "portacl/output_file.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
 
 namespace portacl::cli {
 namespace {

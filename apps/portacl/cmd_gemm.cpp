@@ -7,9 +7,9 @@
 #include <utility>
 
 #include "command.hpp"
-#include "portacl/error.hpp"
 #include "portacl/gemm.hpp"
-#include "portacl/progress.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/progress.hpp"
 
 namespace portacl::cli {
 namespace {

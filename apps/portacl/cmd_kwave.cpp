@@ -14,9 +14,9 @@
 #include <sstream>
 
 #include "command.hpp"
-#include "portacl/error.hpp"
 #include "portacl/kwave.hpp"
-#include "portacl/output_file.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
 #include "portacl/version.hpp"
 
 namespace portacl::cli {

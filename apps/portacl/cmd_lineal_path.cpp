@@ -5,13 +5,13 @@
 #include <iostream>
 
 #include "command.hpp"
-#include "portacl/error.hpp"
 #include "portacl/io/image.hpp"
 #include "portacl/io/volume.hpp"
 #include "portacl/lineal_path.hpp"
 #include "portacl/lineal_path/output.hpp"
 #include "portacl/lineal_path/two_point.hpp"
-#include "portacl/output_file.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
 
 namespace portacl::cli {
 namespace {

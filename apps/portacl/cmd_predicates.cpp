@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "command.hpp"
-#include "portacl/error.hpp"
 #include "portacl/predicates.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::cli {
 namespace {

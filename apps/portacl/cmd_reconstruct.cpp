@@ -6,12 +6,12 @@
 #include <memory>
 
 #include "command.hpp"
-#include "portacl/error.hpp"
 #include "portacl/io/image.hpp"
 #include "portacl/io/volume.hpp"
 #include "portacl/lineal_path/output.hpp"
 #include "portacl/lineal_path/reconstruct.hpp"
-#include "portacl/output_file.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
 
 namespace portacl::cli {
 namespace {

@@ -4,7 +4,7 @@
 #include <random>
 
 #include "command.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 #include "portacl/vector_ops.hpp"
 
 namespace portacl::cli {

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "command.hpp"
-#include "portacl/error.hpp"
 #include "portacl/io/molecule.hpp"
-#include "portacl/output_file.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
 #include "portacl/voronoi.hpp"
 
 namespace portacl::cli {

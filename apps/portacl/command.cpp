@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "portacl/log.hpp"
-#include "portacl/progress.hpp"
+#include "portacl/runtime/log.hpp"
+#include "portacl/runtime/progress.hpp"
 
 namespace portacl::cli {
 

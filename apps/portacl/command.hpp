@@ -8,7 +8,7 @@
 
 #include <boost/program_options.hpp>
 
-#include "portacl/context.hpp"
+#include "portacl/runtime/context.hpp"
 
 namespace portacl::cli {
 

@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "command.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 #include "portacl/version.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// What a two-phase workload's kernels share with the engine (include/portacl/two_phase.hpp). Two
+// What a two-phase workload's kernels share with the engine (include/portacl/runtime/two_phase.hpp). Two
 // variants (docs/two_phase.md, "Two variants"):
 //
 // Compaction (runTwoPhase, enqueueTwoPhase): phase 1 writes a flag per item, the engine compacts them.

@@ -13,6 +13,26 @@
 #ifndef PORTACL_VORONOI_GEOMETRY_H
 #define PORTACL_VORONOI_GEOMETRY_H
 
+// The host (host/voronoi/, tests/) compiles the same code as C++ in double, inside
+// portacl::voronoi::geom; OpenCL C (no __cplusplus) takes `real` from common/real.h.
+#if defined(__cplusplus) && !defined(__OPENCL_VERSION__)
+#define PORTACL_VORONOI_GEOMETRY_HOST 1
+#include <cmath>
+namespace portacl::voronoi::geom {
+using std::acos;
+using std::atan2;
+using std::ceil;
+using std::cos;
+using std::fabs;
+using std::fmax;
+using std::fmin;
+using std::fmod;
+using std::round;
+using std::sin;
+using std::sqrt;
+typedef double real;
+#endif
+
 #define VOR_FN static inline
 // Relative rounding below which a discriminant counts as zero.
 #define VOR_ROOT_TOL ((real)(sizeof(real) == 8 ? 1e-12 : 1e-5))
@@ -692,5 +712,9 @@ VOR_FN real vor_meridian_enter(const vor_meridian* m, real t0, real wx, real wy,
 VOR_FN real vor_meridian_span(const vor_meridian* m, real t0, real t) {
     return fabs(m->a1 * (t - t0)) + fabs(vor_meridian_beta(m, t) - vor_meridian_beta(m, t0));
 }
+
+#if PORTACL_VORONOI_GEOMETRY_HOST
+}  // namespace portacl::voronoi::geom
+#endif
 
 #endif

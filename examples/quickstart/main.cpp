@@ -1,8 +1,8 @@
 // The library quick-start of README.md: C = A*B on the default device, checked against the serial
 // reference. Build it against an installed PortaCL (README.md, "Using the library").
-#include <portacl/context.hpp>
-#include <portacl/device.hpp>
-#include <portacl/error.hpp>
+#include <portacl/runtime/context.hpp>
+#include <portacl/runtime/device.hpp>
+#include <portacl/runtime/error.hpp>
 #include <portacl/gemm.hpp>
 
 #include <cmath>

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "portacl/bench.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl {
 

@@ -11,7 +11,7 @@
 #include <mutex>
 
 #include "fft/fft_internal.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::fft::detail {
 

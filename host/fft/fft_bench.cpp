@@ -6,7 +6,7 @@
 
 #include "fft/fft_internal.hpp"
 #include "portacl/bench.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::fft {
 namespace {

@@ -3,7 +3,7 @@
 #include <mutex>
 
 #include "fft/fft_internal.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::fft {
 

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "fft/fft_internal.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::fft {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "fft/fft_internal.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 // VkFFT enqueues its kernels without asking for events. Its launches are routed through this
 // function, which keeps each kernel's event while execute() collects them (for --profile and for

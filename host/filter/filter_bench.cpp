@@ -8,10 +8,10 @@
 #include <sstream>
 #include <utility>
 
-#include "portacl/error.hpp"
 #include "portacl/filter.hpp"
 #include "portacl/filter_bench.hpp"
-#include "portacl/progress.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/progress.hpp"
 
 namespace portacl::filter {
 namespace {

@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "filter/filter_internal.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::filter {
 namespace {

@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "filter/filter_internal.hpp"
-#include "portacl/error.hpp"
 #include "portacl/filter.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::filter {
 

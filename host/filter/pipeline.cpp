@@ -9,8 +9,8 @@
 #include "filter/filter_internal.hpp"
 #include "filter/planes.hpp"
 #include "filter/strip.hpp"
-#include "portacl/error.hpp"
 #include "portacl/filter.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::filter {
 namespace {
@@ -242,7 +242,7 @@ struct Pipeline::Impl {
           << " -D DIV_NARROW=" << (plan.narrowDivision ? 1 : 0) << " -D OP=" << opCode << " -D KW=" << op.width << " -D KH=" << op.height
           << " -D NMASK=" << std::max<std::size_t>(1, op.masks.size()) << " -D COMBINE=" << static_cast<int>(op.combine);
         // Medians beyond 9x9: a bitwise search (the selection network grows as N^2 and compiles slowly;
-        // up to 9x9 it is several times faster, on PoCL 13x at 9x9).
+        // up to 9x9 it is several times faster).
         if (op.kind == Operation::Kind::Linear && in.type != io::PixelType::F32)
             d << " -D DIVISOR=" << plan.divisor << " -D SHIFT=" << divisionShift(plan.divisor);
         d << " -D MEDIAN_SEARCH=" << (op.width * op.height > 81 ? 1 : 0) << " -D KEY_BITS=" << 8 * bytesPerSample(in.type);

@@ -7,7 +7,7 @@
 
 #include "filter/filter_internal.hpp"
 #include "filter/planes.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::filter {
 namespace {

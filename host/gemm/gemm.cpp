@@ -3,9 +3,9 @@
 #include <utility>
 #include <climits>
 
-#include "portacl/buffer_check.hpp"
 #include "portacl/checked_size.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/buffer_check.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl {
 

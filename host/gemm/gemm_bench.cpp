@@ -8,9 +8,9 @@
 #include <sstream>
 
 #include "portacl/bench.hpp"
-#include "portacl/progress.hpp"
-#include "portacl/error.hpp"
 #include "portacl/gemm.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/progress.hpp"
 
 namespace portacl {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "io/hdf5_limits.hpp"
 #include "portacl/checked_size.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::io {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "io/image_formats.hpp"
 #include "portacl/checked_size.hpp"
-#include "portacl/error.hpp"
-#include "portacl/output_file.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
 
 namespace portacl::io {
 

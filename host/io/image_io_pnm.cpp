@@ -14,7 +14,7 @@
 
 #include "io/image_formats.hpp"
 #include "portacl/checked_size.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::io::detail {
 namespace {

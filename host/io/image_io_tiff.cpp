@@ -12,7 +12,7 @@
 
 #include "io/image_formats.hpp"
 #include "io/tiff_limits.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::io::detail {
 namespace {

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "io/molecule_io_detail.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::io {
 

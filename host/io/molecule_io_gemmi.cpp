@@ -14,7 +14,7 @@
 #include <map>
 
 #include "io/molecule_io_detail.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::io {
 

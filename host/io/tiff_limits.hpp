@@ -10,7 +10,7 @@
 #include <string>
 
 #include "portacl/checked_size.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::io::detail {
 

@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "portacl/checked_size.hpp"
-#include "portacl/error.hpp"
-#include "portacl/output_file.hpp"
 #include "portacl/io/image.hpp"
 #include "portacl/io/volume.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
 
 namespace portacl::io {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "io/tiff_limits.hpp"
 #include "portacl/checked_size.hpp"
-#include "portacl/error.hpp"
 #include "portacl/io/volume.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::io {
 namespace {

@@ -10,10 +10,10 @@
 #include <string>
 
 #include "portacl/checked_size.hpp"
-#include "portacl/error.hpp"
 #include "portacl/io/hdf5_file.hpp"
 #include "portacl/kwave.hpp"
-#include "portacl/output_file.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
 #include "kwave_datasets.hpp"
 
 namespace portacl::kwave {

@@ -13,8 +13,8 @@
 #include <sstream>
 
 #include "k_space_operators.hpp"
-#include "portacl/error.hpp"
 #include "portacl/kwave.hpp"
+#include "portacl/runtime/error.hpp"
 #include "sensor_recorder.hpp"
 #include "storage_format.hpp"
 

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "portacl/bench.hpp"
-#include "portacl/progress.hpp"
 #include "portacl/kwave.hpp"
+#include "portacl/runtime/progress.hpp"
 
 namespace portacl::kwave {
 namespace {

@@ -5,10 +5,10 @@
 #include <ctime>
 #include <thread>
 
-#include "portacl/error.hpp"
 #include "portacl/io/hdf5_file.hpp"
 #include "portacl/kwave.hpp"
-#include "portacl/output_file.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
 #include "kwave_datasets.hpp"
 #include "sensor_recorder.hpp"
 

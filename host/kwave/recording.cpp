@@ -1,7 +1,7 @@
 #include <cmath>
 #include <limits>
 
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 #include "sensor_recorder.hpp"
 
 namespace portacl::kwave {

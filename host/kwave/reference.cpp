@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "k_space_operators.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 #include "reference_fft.hpp"
 #include "sensor_recorder.hpp"
 

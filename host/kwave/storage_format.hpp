@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "portacl/precision.hpp"
+#include "portacl/runtime/precision.hpp"
 
 namespace portacl::kwave {
 

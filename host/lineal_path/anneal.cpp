@@ -10,11 +10,11 @@
 #include <sstream>
 
 #include "portacl/checked_size.hpp"
-#include "portacl/error.hpp"
 #include "portacl/io/volume.hpp"
 #include "portacl/lineal_path/reconstruct.hpp"
-#include "portacl/output_file.hpp"
-#include "portacl/progress.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
+#include "portacl/runtime/progress.hpp"
 
 namespace portacl::lineal {
 namespace {

@@ -7,9 +7,9 @@
 #include <cstdlib>
 
 #include "portacl/checked_size.hpp"
-#include "portacl/error.hpp"
 #include "portacl/lineal_path.hpp"
-#include "portacl/progress.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/progress.hpp"
 #include "result_layout.hpp"
 
 namespace portacl::lineal {

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <iomanip>
 
-#include "portacl/error.hpp"
 #include "portacl/io/image.hpp"
 #include "portacl/lineal_path/output.hpp"
-#include "portacl/output_file.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
 
 namespace portacl::lineal {
 namespace {

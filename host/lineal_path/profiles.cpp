@@ -2,8 +2,8 @@
 // the axes and diagonals. Computed on the host from the exact counts, in double.
 #include <cmath>
 
-#include "portacl/error.hpp"
 #include "portacl/lineal_path.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::lineal {
 

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "portacl/error.hpp"
 #include "portacl/lineal_path.hpp"
+#include "portacl/runtime/error.hpp"
 #include "result_layout.hpp"
 
 namespace portacl::lineal {

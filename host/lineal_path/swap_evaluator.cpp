@@ -2,8 +2,8 @@
 // serial reference, with the same placement rule (see the kernel's header comment).
 #include <cmath>
 
-#include "portacl/error.hpp"
 #include "portacl/lineal_path/reconstruct.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::lineal {
 namespace {

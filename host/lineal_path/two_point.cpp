@@ -2,9 +2,9 @@
 // inverse (the circular autocorrelation), then the normalized map. And its serial reference.
 #include <cstdlib>
 
-#include "portacl/error.hpp"
 #include "portacl/fft.hpp"
 #include "portacl/lineal_path/two_point.hpp"
+#include "portacl/runtime/error.hpp"
 #include "result_layout.hpp"
 
 namespace portacl::lineal {

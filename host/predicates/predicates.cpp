@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::predicates {
 

@@ -1,7 +1,7 @@
 #include <random>
 
-#include "portacl/error.hpp"
 #include "portacl/predicates.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::predicates {
 

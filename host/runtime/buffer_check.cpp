@@ -1,6 +1,6 @@
-#include "portacl/buffer_check.hpp"
+#include "portacl/runtime/buffer_check.hpp"
 
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl {
 

@@ -8,7 +8,7 @@
 #include <limits>
 #include <sstream>
 
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl {
 

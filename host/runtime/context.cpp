@@ -1,4 +1,4 @@
-#include "portacl/context.hpp"
+#include "portacl/runtime/context.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -10,11 +10,11 @@
 #include <limits>
 #include <sstream>
 
-#include "portacl/error.hpp"
-#include "portacl/log.hpp"
-#include "portacl/progress.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/log.hpp"
+#include "portacl/runtime/progress.hpp"
 #include "runtime/output_capture.hpp"
-#include "portacl/kernel_source.hpp"
+#include "portacl/runtime/kernel_source.hpp"
 
 namespace portacl {
 

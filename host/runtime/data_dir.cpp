@@ -1,4 +1,4 @@
-#include "portacl/data_dir.hpp"
+#include "portacl/runtime/data_dir.hpp"
 
 #include <cstdlib>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "portacl/device.hpp"
+#include "portacl/runtime/device.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -6,8 +6,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "portacl/error.hpp"
-#include "portacl/log.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/log.hpp"
 
 #ifndef CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV
 #define CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000

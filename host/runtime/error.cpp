@@ -1,6 +1,6 @@
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
-#include "portacl/cl.hpp"
+#include "portacl/runtime/cl.hpp"
 
 namespace portacl {
 

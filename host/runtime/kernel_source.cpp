@@ -1,4 +1,4 @@
-#include "portacl/kernel_source.hpp"
+#include "portacl/runtime/kernel_source.hpp"
 
 #include <cstdlib>
 #include <fstream>
@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl {
 

@@ -1,4 +1,4 @@
-#include "portacl/log.hpp"
+#include "portacl/runtime/log.hpp"
 
 #include <mutex>
 

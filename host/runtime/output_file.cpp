@@ -1,4 +1,4 @@
-#include "portacl/output_file.hpp"
+#include "portacl/runtime/output_file.hpp"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -14,7 +14,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl {
 namespace {

@@ -1,6 +1,6 @@
-#include "portacl/precision.hpp"
+#include "portacl/runtime/precision.hpp"
 
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl {
 

@@ -1,4 +1,4 @@
-#include "portacl/profiler.hpp"
+#include "portacl/runtime/profiler.hpp"
 
 #include <algorithm>
 #include <iomanip>

@@ -1,4 +1,4 @@
-#include "portacl/program_cache.hpp"
+#include "portacl/runtime/program_cache.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -8,9 +8,9 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "portacl/device.hpp"
-#include "portacl/error.hpp"
-#include "portacl/output_file.hpp"
+#include "portacl/runtime/device.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
 #include "portacl/version.hpp"
 
 namespace portacl {

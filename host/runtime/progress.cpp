@@ -1,4 +1,4 @@
-#include "portacl/progress.hpp"
+#include "portacl/runtime/progress.hpp"
 
 #include <sys/ioctl.h>
 #include <unistd.h>

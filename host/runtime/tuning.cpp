@@ -1,4 +1,4 @@
-#include "portacl/tuning.hpp"
+#include "portacl/runtime/tuning.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl {
 namespace fs = std::filesystem;

@@ -1,4 +1,4 @@
-#include "portacl/two_phase.hpp"
+#include "portacl/runtime/two_phase.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,7 +7,7 @@
 #include <limits>
 #include <map>
 
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl {
 

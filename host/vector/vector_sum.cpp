@@ -1,5 +1,5 @@
-#include "portacl/buffer_check.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/buffer_check.hpp"
+#include "portacl/runtime/error.hpp"
 #include "portacl/vector_ops.hpp"
 
 namespace portacl {

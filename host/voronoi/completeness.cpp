@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 #include "voronoi/tracer.hpp"
 #include "voronoi/worker_pool.hpp"
 

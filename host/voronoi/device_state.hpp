@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "portacl/log.hpp"
-#include "portacl/context.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/context.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/log.hpp"
 #include "voronoi/tracer.hpp"
 #include "voronoi/worker_pool.hpp"
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "portacl/error.hpp"
+#include "portacl/runtime/error.hpp"
 #include "voronoi/worker_pool.hpp"
 
 namespace portacl::voronoi {

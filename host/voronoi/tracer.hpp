@@ -10,25 +10,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/voronoi_geometry.h"  // cl/common/: the kernel's geometry, compiled for the host
 #include "portacl/voronoi.hpp"
 
 namespace portacl::voronoi {
-
-namespace geom {
-using std::acos;
-using std::atan2;
-using std::ceil;
-using std::round;
-using std::cos;
-using std::sin;
-using std::fabs;
-using std::fmax;
-using std::fmin;
-using std::fmod;
-using std::sqrt;
-typedef double real;
-#include "../../cl/common/voronoi_geometry.h"
-}  // namespace geom
 
 constexpr double kUnboundedRadius = std::numeric_limits<double>::infinity();
 

@@ -19,9 +19,9 @@
 #include <future>
 #include <memory>
 
-#include "portacl/log.hpp"
-#include "portacl/error.hpp"
-#include "portacl/two_phase.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/log.hpp"
+#include "portacl/runtime/two_phase.hpp"
 #include "voronoi/canonical_order.hpp"
 #include "voronoi/device_state.hpp"
 #include "voronoi/tracer.hpp"

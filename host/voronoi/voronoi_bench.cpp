@@ -3,7 +3,7 @@
 // the PATH, against Voronota 1.22's calculate-vertices on one core, in the same run, with the vertex
 // sets compared. The 2JUY NMR ensemble (traced as one batch) gives frames per second. --quick: 1A8O
 // only, in mixed (or, when mixed is not wanted, the first wanted precision).
-// Data: the shared data folder (include/portacl/data_dir.hpp gives the rule).
+// Data: the shared data folder (include/portacl/runtime/data_dir.hpp gives the rule).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "portacl/bench.hpp"
-#include "portacl/progress.hpp"
-#include "portacl/data_dir.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/data_dir.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/progress.hpp"
 #include "portacl/voronoi.hpp"
 
 namespace portacl::voronoi {

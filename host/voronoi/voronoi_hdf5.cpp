@@ -7,9 +7,9 @@
 
 #include <unistd.h>
 
-#include "portacl/error.hpp"
-#include "portacl/output_file.hpp"
 #include "portacl/io/hdf5_file.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
 #include "portacl/voronoi.hpp"
 
 namespace portacl::voronoi {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "portacl/context.hpp"
+#include "portacl/runtime/context.hpp"
 
 namespace portacl {
 

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "portacl/context.hpp"
-#include "portacl/precision.hpp"
+#include "portacl/runtime/context.hpp"
+#include "portacl/runtime/precision.hpp"
 
 namespace portacl::fft {
 

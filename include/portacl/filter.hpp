@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "portacl/context.hpp"
 #include "portacl/io/image.hpp"
-#include "portacl/precision.hpp"
+#include "portacl/runtime/context.hpp"
+#include "portacl/runtime/precision.hpp"
 
 namespace portacl::filter {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "portacl/context.hpp"
+#include "portacl/runtime/context.hpp"
 
 namespace portacl {
 

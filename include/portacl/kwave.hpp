@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "portacl/context.hpp"
 #include "portacl/fft.hpp"
-#include "portacl/precision.hpp"
+#include "portacl/runtime/context.hpp"
+#include "portacl/runtime/precision.hpp"
 
 namespace portacl::kwave {
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "portacl/context.hpp"
 #include "portacl/io/volume.hpp"
+#include "portacl/runtime/context.hpp"
 
 namespace portacl::lineal {
 

@@ -15,9 +15,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "portacl/context.hpp"
-#include "portacl/precision.hpp"
-#include "portacl/two_phase.hpp"
+#include "portacl/runtime/context.hpp"
+#include "portacl/runtime/precision.hpp"
+#include "portacl/runtime/two_phase.hpp"
 
 namespace portacl::predicates {
 

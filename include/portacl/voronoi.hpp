@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "portacl/context.hpp"
 #include "portacl/io/molecule.hpp"
-#include "portacl/precision.hpp"
-#include "portacl/two_phase.hpp"
+#include "portacl/runtime/context.hpp"
+#include "portacl/runtime/precision.hpp"
+#include "portacl/runtime/two_phase.hpp"
 
 namespace portacl {
 class AtomicOutput;

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <memory>
 
-#include "portacl/data_dir.hpp"
-#include "portacl/error.hpp"
+#include "portacl/runtime/data_dir.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::test {
 

@@ -1,6 +1,6 @@
 // What every suite shares: the device the tests run on (PORTACL_TEST_DEVICE, else PORTACL_DEVICE,
 // else "auto": the PoCL CPU device in CI) and the path of the shared test data (found by the rule of
-// include/portacl/data_dir.hpp; a test that needs it starts with PORTACL_REQUIRE_DATA(), which skips
+// include/portacl/runtime/data_dir.hpp; a test that needs it starts with PORTACL_REQUIRE_DATA(), which skips
 // it, saying where to put the data, when the data is absent).
 #pragma once
 
@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "portacl/context.hpp"
+#include "portacl/runtime/context.hpp"
 
 namespace portacl::test {
 

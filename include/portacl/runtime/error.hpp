@@ -50,7 +50,7 @@ auto clCall(const char* what, F&& f) -> decltype(f());
 
 }  // namespace portacl
 
-#include "portacl/cl.hpp"
+#include "portacl/runtime/cl.hpp"
 
 namespace portacl {
 template <typename F>

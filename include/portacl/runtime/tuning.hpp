@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "portacl/device.hpp"
+#include "portacl/runtime/device.hpp"
 
 namespace portacl {
 

@@ -1,4 +1,4 @@
-// Two-phase float/double dispatch (DESIGN.md, "the model of the Voronoi thesis"). Two variants: the
+// Two-phase float/double dispatch (docs/two_phase.md: the model of the Voronoi thesis). Two variants: the
 // compaction described here (runTwoPhase, enqueueTwoPhase) and the append list (TwoPhaseList, below).
 //
 // Phase 1 runs a workload's float kernel on all N items; it writes each item's result and a
@@ -36,8 +36,8 @@
 #include <string>
 #include <vector>
 
-#include "portacl/context.hpp"
-#include "portacl/precision.hpp"
+#include "portacl/runtime/context.hpp"
+#include "portacl/runtime/precision.hpp"
 
 namespace portacl {
 

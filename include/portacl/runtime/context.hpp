@@ -9,12 +9,12 @@
 #include <utility>
 #include <vector>
 
-#include "portacl/cl.hpp"
-#include "portacl/device.hpp"
-#include "portacl/precision.hpp"
-#include "portacl/profiler.hpp"
-#include "portacl/program_cache.hpp"
-#include "portacl/tuning.hpp"
+#include "portacl/runtime/cl.hpp"
+#include "portacl/runtime/device.hpp"
+#include "portacl/runtime/precision.hpp"
+#include "portacl/runtime/profiler.hpp"
+#include "portacl/runtime/program_cache.hpp"
+#include "portacl/runtime/tuning.hpp"
 
 namespace portacl {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "portacl/cl.hpp"
+#include "portacl/runtime/cl.hpp"
 
 namespace portacl {
 

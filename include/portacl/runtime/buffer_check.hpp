@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "portacl/cl.hpp"
-#include "portacl/precision.hpp"
+#include "portacl/runtime/cl.hpp"
+#include "portacl/runtime/precision.hpp"
 
 namespace portacl {
 

@@ -12,7 +12,7 @@ namespace portacl {
 // Throws portacl::Error when the file does not exist.
 std::string kernelSource(const std::string& name);
 
-// Names of every embedded source ("vector_sum.cl", "common/real.h", ...).
+// Names of every embedded source ("vector_ops.cl", "common/real.h", ...).
 std::vector<std::string> embeddedKernelNames();
 
 }  // namespace portacl
