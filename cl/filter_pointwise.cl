@@ -2,6 +2,17 @@
 // exactly, (299R + 587G + 114B + 500) / 1000, or floored with GREY_FLOOR) and samples to float.
 // Defines: SRC_T, INTEGER, GREY_FLOOR.
 #include "common/real.h"
+
+// Defaults of the defines above (the host always sets them).
+#ifndef SRC_T
+#define SRC_T uchar
+#endif
+#ifndef INTEGER
+#define INTEGER 1
+#endif
+#ifndef GREY_FLOOR
+#define GREY_FLOOR 0
+#endif
 #pragma OPENCL FP_CONTRACT OFF
 
 __kernel void filter_grey(__global const SRC_T* r, __global const SRC_T* g, __global const SRC_T* b,

@@ -6,6 +6,18 @@
 // TX, TY, RX, RY.
 #include "common/filter_common.h"
 
+// Defaults of the defines above (the host always sets them). PY, DIVISOR and SHIFT are switches by
+// their presence (the fused kernel, constant divisors) and have none.
+#ifndef MID_T
+#define MID_T int
+#endif
+#ifndef ACC_T
+#define ACC_T int
+#endif
+#ifndef DIV_NARROW
+#define DIV_NARROW 1
+#endif
+
 #if INTEGER
 typedef int weight_t;
 #else

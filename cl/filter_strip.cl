@@ -5,7 +5,7 @@
 // rows and side columns it reads come through the border rule (BORDER, compiled in), which inside
 // the image gives the plain indices. Only the last strip of a row that is not whole gathers its
 // bytes one by one. (A separate path for the edge work-items made every warp holding one run
-// both paths; that cost a quarter of a 3x3 filter's time at 4096^2 on an H100.)
+// both paths.)
 //   OP 1  linear, masks of KW x KH (1 or 3 each; rank 1: up to 9), NMASK of them (1 or 2), combined by COMBINE
 //         (0 single, 1 L1, 2 L2, 4 x, 5 y, 6 max). Each mask row is a multiple of one of NBASE
 //         base rows (BASES); every input row's base sums are taken once and shared by the masks and
@@ -54,6 +54,145 @@
 // - DIV_K), CLAMP_LO, CLAMP_HI (the result can leave [0, 255]).
 #include "common/real.h"
 #include "common/filter_networks.h"
+
+// Defaults: the host always sets every define (host/filter/strip.cpp); these make the file compile
+// on its own, as StripLayout's default strip computing a 3x3 box mean (rounded, halves up) under
+// reflect101.
+#ifndef SW
+#define SW 16
+#endif
+#ifndef RPI
+#define RPI 4
+#endif
+#ifndef GX
+#define GX 32
+#endif
+#ifndef GY
+#define GY 2
+#endif
+#ifndef KW
+#define KW 3
+#endif
+#ifndef KH
+#define KH 3
+#endif
+#ifndef RX
+#define RX (KW / 2)
+#endif
+#ifndef RY
+#define RY (KH / 2)
+#endif
+#ifndef OP
+#define OP 1
+#endif
+#ifndef BORDER
+#define BORDER 3
+#endif
+#ifndef ALIGNED
+#define ALIGNED 0
+#endif
+#ifndef ROW_STRIDE
+#define ROW_STRIDE 0
+#endif
+#ifndef SAT_PACK
+#define SAT_PACK 0
+#endif
+#ifndef CVT_PACK
+#define CVT_PACK 0
+#endif
+#ifndef FLOAT_SUMS
+#define FLOAT_SUMS 0
+#endif
+#ifndef HSLIDE
+#define HSLIDE 0
+#endif
+#ifndef VSLIDE
+#define VSLIDE 0
+#endif
+#ifndef VSCALE
+#define VSCALE 0
+#endif
+#ifndef DIV_INV
+#define DIV_INV 0x1.c71c72p-4f
+#endif
+#ifndef BYTE_DOTS
+#define BYTE_DOTS 0
+#endif
+#ifndef DP4A
+#define DP4A 0
+#endif
+#ifndef MANY_MASKS
+#define MANY_MASKS 0
+#endif
+#ifndef PAIRED_MASKS
+#define PAIRED_MASKS 0
+#endif
+#ifndef GRADIENT_LANES
+#define GRADIENT_LANES 0
+#endif
+#ifndef HALF_LANES
+#define HALF_LANES 0
+#endif
+#ifndef GRAD_C0
+#define GRAD_C0 0
+#endif
+#ifndef GRAD_C1
+#define GRAD_C1 0
+#endif
+#ifndef GRAD_C0_H2
+#define GRAD_C0_H2 0u
+#endif
+#ifndef GRAD_C1_H2
+#define GRAD_C1_H2 0u
+#endif
+#ifndef COLUMN_LANES
+#define COLUMN_LANES 0
+#endif
+#ifndef WIDE_SUMS
+#define WIDE_SUMS 0
+#endif
+#ifndef NMASK
+#define NMASK 1
+#endif
+#ifndef COMBINE
+#define COMBINE 0
+#endif
+#ifndef NBASE
+#define NBASE 1
+#endif
+#ifndef BASES
+#define BASES 1, 1, 1
+#endif
+#ifndef ROW_BASE
+#define ROW_BASE 0, 0, 0
+#endif
+#ifndef ROW_SCALE
+#define ROW_SCALE 1, 1, 1
+#endif
+#ifndef DIV_MODE
+#define DIV_MODE 2
+#endif
+#ifndef DIV_SHIFT
+#define DIV_SHIFT 0
+#endif
+#ifndef DIV_MUL
+#define DIV_MUL 0u
+#endif
+#ifndef DIV_2D
+#define DIV_2D 18u
+#endif
+#ifndef DIV_BIAS
+#define DIV_BIAS 9u
+#endif
+#ifndef DIV_K
+#define DIV_K 0
+#endif
+#ifndef CLAMP_LO
+#define CLAMP_LO 0
+#endif
+#ifndef CLAMP_HI
+#define CLAMP_HI 0
+#endif
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -385,7 +524,7 @@ inline int strip_dot(const uint a, const uint wt, const int c) {
 // lanes_even(u), lanes_odd(u): bytes 0 and 2, or 1 and 3, of a word, in the low bytes of the lanes.
 // lanes_interleave(a, b): the output word of columns 4q .. 4q + 3 from the lanes of columns
 // (4q, 4q + 2) and (4q + 1, 4q + 3). On NVIDIA one byte permute (prmt) each (the compiler made
-// the shift of two lane registers three instructions: Sobel 4.82 -> 4.43 million on an H100).
+// the shift of two lane registers three instructions).
 inline uint lanes_even(const uint u) { return u & 0x00ff00ffu; }
 #if HALF_LANES
 inline uint lanes_shift(const uint a, const uint b) {
@@ -476,8 +615,8 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
     const int x0 = (int)get_global_id(0) * SW, y0 = (int)get_global_id(1) * RPI;
     if (x0 >= w || y0 >= h) return;
     // ROW_STRIDE: 0, or the image width compiled in, which makes each row's loads and stores
-    // immediate offsets of one pointer (an H200, Sobel at 4096^2 through CUDA back to back: 11 %
-    // fewer instructions, 11.1 us instead of 11.9). OUT_ROW(r): output row r's byte x0.
+    // immediate offsets of one pointer (fewer address instructions). OUT_ROW(r): output row r's
+    // byte x0.
 #if ROW_STRIDE
     __global uchar* const out = dst + ((size_t)y0 * ROW_STRIDE + (size_t)x0);
 #define OUT_ROW(r) (out + (size_t)(r) * ROW_STRIDE)
@@ -559,7 +698,7 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #define INSIDE_ROW(j) (first + (size_t)(j) * ROW_STRIDE)
 #else
             // 32-bit offsets (the host keeps a plane below 2^32 bytes): 64-bit row pointers take
-            // more registers (an H200: Sobel 95 instead of 72).
+            // more registers.
             const uint first = (uint)(y0 - RY) * (uint)w + (uint)x0;
 #define INSIDE_ROW(j) (src + (first + (uint)(j) * (uint)w))
 #endif
@@ -589,9 +728,8 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #undef LOAD_SIDE_WORDS
     }
     // With ALIGNED every strip is whole and a store needs no branch. The two-mask kernels (gradient
-    // pairs) keep the branch all the same: NVIDIA's compiler schedules them better with it (an H100
-    // at 4096^2, one run: Scharr 18.3-19.6 us with it, 20.4-21.2 without; box 3 and Laplace 4 were
-    // 0.5-1 us faster without).
+    // pairs) keep the branch all the same: NVIDIA's compiler schedules them better with it (the
+    // one-mask kernels run faster without it).
 #if ALIGNED && !(OP == 1 && NMASK == 2)
     const bool wholeStrip = true;
 #else

@@ -123,9 +123,9 @@ inline real wave_number(__global const real* kk, uint x, uint y, uint z, uint nx
 // kappa = sinc(c_ref |k| dt/2). Kept in full precision it is computed here (kHalf = c_ref dt/2) rather
 // than read, which spares a half-spectrum field of traffic per use and its memory; the reduced modes
 // read it as stored (Table 5.1).
-// x^e for x > 0 as exp(e log x): on CPU devices (PoCL) pow() is a scalar library call per element
-// that made kwave_pressure and kwave_absorption_terms 6x and 5x slower than this (64^3, one thread);
-// the result differs from pow() by a few ulp (e log x carries log's rounding times e).
+// x^e for x > 0 as exp(e log x): on CPU devices (PoCL) pow() is a scalar library call per element,
+// several times slower in kwave_pressure and kwave_absorption_terms; the result differs from pow()
+// by a few ulp (e log x carries log's rounding times e).
 inline real power_of_positive(real x, real e) { return exp(e * log(x)); }
 
 // sinc(a) = sin(a) / a. Up to |a| = pi (kappa's c_ref dt |k| / 2 at CFL numbers up to 2 / sqrt(3) in
@@ -656,7 +656,7 @@ void kwave_x_velocity(__global real* ux, __global real* uy, __global real* uz, _
     for (int a = 0; a < 3; ++a) {
         __global const real2* g = a == 0 ? gx : a == 1 ? gy : gz;
         // The block loops stay rolled: unrolled (or without the row bound, which the compiler then
-        // unrolls) the kernel took 0.315 ms a call at 256^3 on an H200 instead of 0.280.
+        // unrolls) the kernel is slower on NVIDIA GPUs.
         for (int f = id; f < Z_LINES * X_H; f += 16 * Z_LINES) {
             const int r = f / X_H, m = f - r * X_H;
             lds[m * Z_PITCH + r] = (uint)r < rows ? g[(size_t)firstRow * X_H + f] : (real2)(0, 0);

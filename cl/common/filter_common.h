@@ -4,6 +4,34 @@
 #ifndef PORTACL_FILTER_COMMON_H
 #define PORTACL_FILTER_COMMON_H
 
+// Defaults, so that a kernel file compiles on its own (an offline compiler, a quick check); the host
+// always sets each of these (host/filter/pipeline.cpp). OUT_MAX (integer outputs), DIVISOR and SHIFT
+// (constant divisors) are switches by their presence and have no default.
+#ifndef SRC_T
+#define SRC_T float
+#endif
+#ifndef DST_T
+#define DST_T float
+#endif
+#ifndef INTEGER
+#define INTEGER 0
+#endif
+#ifndef BORDER
+#define BORDER 3
+#endif
+#ifndef TX
+#define TX 16
+#endif
+#ifndef TY
+#define TY 16
+#endif
+#ifndef RX
+#define RX 1
+#endif
+#ifndef RY
+#define RY 1
+#endif
+
 #include "common/real.h"
 // Exact sums in a fixed order, like the serial reference: no fused multiply-add.
 #pragma OPENCL FP_CONTRACT OFF

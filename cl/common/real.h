@@ -5,6 +5,10 @@
 #ifndef PORTACL_REAL_H
 #define PORTACL_REAL_H
 
+#ifndef PORTACL_DOUBLE
+#define PORTACL_DOUBLE 0
+#endif
+
 #if PORTACL_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif

@@ -6,6 +6,9 @@
 // DFT in registers with one exchange through local memory (N = q x 16, Cooley-Tukey); the lines of
 // a work-group are consecutive in memory (Z_LINES of them, KZ_LINES from the host), so every global
 // access is a whole row segment. Needs real, real2 and cmul.
+#ifndef KZ_LINES
+#define KZ_LINES 1
+#endif
 #define Z_LINES KZ_LINES
 // Local memory holds point m of line l at m Z_PITCH + l: the lines of a point side by side, one
 // spare so that runs along m (the rows of kwave_x_*) fall in different banks.

@@ -202,9 +202,8 @@ std::string linearDefines(const Operation& op, const StripLayout& layout) {
     }
     // 1-D rows take the byte dot products where there are any, even a box (a row of ones), which
     // would otherwise slide: three dot products per output of a 9-tap row, one of them shared by
-    // the four outputs of a word, beat unpacking every byte for the sliding sums (an H100, the 9x1
-    // box through CUDA back to back: 4.40 -> 3.44 million instructions, 128 -> 56 registers,
-    // 11.0 -> 9.6 us).
+    // the four outputs of a word, take fewer instructions and registers than unpacking every byte
+    // for the sliding sums (docs/engineering/measurements.md).
     const bool rowDots = layout.byteDots && kh == 1;
     // Sliding sums, for one mask whose rows are multiples of one base row (rank 1: a separable
     // plan, or a 1-D mask): a base row of ones slides along the row; rows that are all the same

@@ -1,7 +1,7 @@
 // Bench case "kwave": time per step of the k-Wave solver. --quick: 32^3, heterogeneous, power-law
 // absorbing, nonlinear, p0 source. Full: 64^3 and 128^3 (absorbing linear homogeneous, and the
 // heterogeneous absorbing nonlinear case), and on GPUs 256^3 heterogeneous absorbing nonlinear with
-// p0 (the anchor: k-Wave CUDA 3.6 ms/step and 2.25 GB on an H200), each reduced-storage mode
+// p0 (the size of k-Wave CUDA's figure in docs/kwave.md), each reduced-storage mode
 // beside single precision. One run = a burst of consecutive time steps (FFTs, kernels and sensor
 // sampling); the time per step is the burst's device time over its length.
 #include <cmath>
