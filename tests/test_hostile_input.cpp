@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "portacl/checked_size.hpp"
 #include "portacl/filter.hpp"
 #include "portacl/gemm.hpp"
 #include "portacl/io/image.hpp"
@@ -23,6 +22,7 @@
 #include "portacl/kwave.hpp"
 #include "portacl/lineal_path.hpp"
 #include "portacl/lineal_path/reconstruct.hpp"
+#include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/tuning.hpp"
 #include "portacl/voronoi.hpp"

@@ -3,8 +3,8 @@
 #include <utility>
 #include <climits>
 
-#include "portacl/checked_size.hpp"
 #include "portacl/runtime/buffer_check.hpp"
+#include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
 
 namespace portacl {

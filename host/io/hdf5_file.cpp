@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "io/hdf5_limits.hpp"
-#include "portacl/checked_size.hpp"
+#include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
 
 namespace portacl::io {

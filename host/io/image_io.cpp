@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "io/image_formats.hpp"
-#include "portacl/checked_size.hpp"
+#include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "io/image_formats.hpp"
-#include "portacl/checked_size.hpp"
+#include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
 
 namespace portacl::io::detail {

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "io/image_formats.hpp"
-#include "portacl/checked_size.hpp"
+#include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
 
 namespace portacl::io::detail {

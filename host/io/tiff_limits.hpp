@@ -9,7 +9,7 @@
 #include <limits>
 #include <string>
 
-#include "portacl/checked_size.hpp"
+#include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
 
 namespace portacl::io::detail {

@@ -9,9 +9,9 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "portacl/checked_size.hpp"
 #include "portacl/io/image.hpp"
 #include "portacl/io/volume.hpp"
+#include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
 

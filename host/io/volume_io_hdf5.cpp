@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "io/hdf5_limits.hpp"
-#include "portacl/checked_size.hpp"
 #include "portacl/io/volume.hpp"
+#include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
 
 namespace portacl::io {

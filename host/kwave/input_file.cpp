@@ -9,9 +9,9 @@
 #include <ctime>
 #include <string>
 
-#include "portacl/checked_size.hpp"
 #include "portacl/io/hdf5_file.hpp"
 #include "portacl/kwave.hpp"
+#include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
 #include "kwave_datasets.hpp"

@@ -9,9 +9,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "portacl/checked_size.hpp"
 #include "portacl/io/volume.hpp"
 #include "portacl/lineal_path/reconstruct.hpp"
+#include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
 #include "portacl/runtime/progress.hpp"

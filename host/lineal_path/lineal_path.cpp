@@ -6,8 +6,8 @@
 #include <climits>
 #include <cstdlib>
 
-#include "portacl/checked_size.hpp"
 #include "portacl/lineal_path.hpp"
+#include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/progress.hpp"
 #include "result_layout.hpp"

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "portacl/checked_size.hpp"
 #include "portacl/lineal_path.hpp"
+#include "portacl/runtime/checked_size.hpp"
 #include "result_layout.hpp"
 
 namespace portacl::lineal {

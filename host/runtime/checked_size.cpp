@@ -1,4 +1,4 @@
-#include "portacl/checked_size.hpp"
+#include "portacl/runtime/checked_size.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
