@@ -252,7 +252,8 @@ TEST(CliProgress, StepsOnATerminalAndNothingElsewhere) {
     io::writeNpyU8(in, v);
     const std::string args = "lineal-path " + in + " --phase 1 -m 4 --device " + testDevice();
     // On a terminal: the 3-D run shows displacements done, rate and time.
-    const std::string cmd = "script -qec '" + std::string(PORTACL_CLI_PATH) + " " + args + "' " + typescript + " >/dev/null 2>&1";
+    // CI sets PORTACL_NO_PROGRESS for its own log; the terminal run here must not inherit it.
+    const std::string cmd = "env -u PORTACL_NO_PROGRESS script -qec '" + std::string(PORTACL_CLI_PATH) + " " + args + "' " + typescript + " >/dev/null 2>&1";
     ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
     const std::string shown = readText(typescript);
     EXPECT_NE(shown.find("/729 displacements ("), std::string::npos) << shown;

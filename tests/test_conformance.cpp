@@ -191,6 +191,10 @@ void filterIntegerCase() {
     for (const auto& op : {"conv:1,2,0;-1,3,1;2,0,1", "gaussian:9:2.0", "median:5", "threshold:3:20", "rotating:3", "sobel",
                            "compass:kirsch", "laplace:8"})
         filterCompare(grey, {op}, tiles, 0);
+    // Rank-1 masks with both passes in one kernel (the GPU profiles' choice), on every device.
+    filter::Options fused = tiles;
+    fused.tuning["fused_separable"] = 1;
+    filterCompare(grey, {"gaussian:9:2.0"}, fused, 0);
     const filter::Options strips = stripOptions();
     for (const auto& op : {"box:3", "sobel", "median:3", "median:5", "gaussian:5"}) filterCompare(grey, {op}, strips, 0);
     // The border modes other than the default reflect101, each under one mask shape.
@@ -368,7 +372,8 @@ void voronoiCase(Precision p) {
     forced.tuning.wideGroup = 64;
     forced.tuning.wideCandidates = 8;
     std::vector<const voronoi::Options*> runs{&plain};
-    if (p == Precision::Mixed) runs.push_back(&forced);  // phase 1 in float, phase 2 in double: every kernel
+    // Mixed: phase 1 in float, phase 2 in double; double: the wide search's double kernel.
+    if (p != Precision::Float) runs.push_back(&forced);
     for (const auto* o : runs) {
         const auto d = voronoi::compute(ctx(), balls, *o);
         const char* which = o == &plain ? "profile tuning" : "wide, split and flagged searches";

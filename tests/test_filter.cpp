@@ -233,10 +233,11 @@ TEST(FilterErrors, BadOperationsAreOneSentence) {
     }
 }
 
-TEST(FilterErrors, MaskLargerThanImageIsRefused) {
+// Windows larger than the image are computed as OpenCV does (the border rule applied as often as it
+// takes; FilterCli's small-image tests hold the results to the reference); colour to grey needs colour.
+TEST(FilterErrors, GreyOfOneChannelIsRefusedLargeWindowsAreNot) {
     const io::Image img = testImage(8, 6, 1, io::PixelType::U8);
-    EXPECT_THROW(validate(img, parse({"box:7"})), Error);
-    EXPECT_THROW(validate(img, parse({"rotating:5"})), Error);  // a 9x9 neighbourhood
-    EXPECT_NO_THROW(validate(img, parse({"box:5"})));
+    EXPECT_NO_THROW(validate(img, parse({"box:7"})));
+    EXPECT_NO_THROW(validate(img, parse({"rotating:5"})));  // a 9x9 neighbourhood
     EXPECT_THROW(validate(img, parse({"grey"})), Error);  // one channel
 }
