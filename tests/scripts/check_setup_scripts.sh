@@ -62,7 +62,7 @@ export PORTACL_BUILD_DIR=$scratch/build
 PATH="$stubs:$PATH" bash "$src/scripts/bench.sh" --quick > "$scratch/bench.out" 2>&1 || fail "bench.sh failed: $(tail -5 "$scratch/bench.out")"
 PATH="$stubs:$PATH" bash "$src/scripts/test.sh" > "$scratch/test.out" 2>&1 || fail "test.sh failed: $(tail -5 "$scratch/test.out")"
 [ ! -e "$scratch/called" ] || fail "the scripts called $(cat "$scratch/called") although every package is present"
-total=$(sed -n 's/^Total Tests: *//p' "$scratch/test.out")
+total=$(sed -n 's/^Total Tests: *//p' "$scratch/test.out" | head -n 1)  # test.sh runs ctest twice (gating, then the other implementations)
 [ -n "$total" ] && [ "$total" -gt 0 ] || fail "test.sh after bench.sh finds no test ($(tail -2 "$scratch/test.out"))"
 grep -q '^PORTACL_BUILD_TESTS:BOOL=ON' "$scratch/build/CMakeCache.txt" || fail "the build folder has the suites off"
 # And the other order: test.sh first, then bench.sh keeps the suites.
