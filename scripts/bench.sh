@@ -9,5 +9,6 @@ build=${PORTACL_BUILD_DIR:-build}
 bash scripts/install-deps.sh
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release
 cmake --build "$build" -j"$(nproc)" --target portacl_cli
+. scripts/opencl-env.sh
 "$build"/portacl devices
 "$build"/portacl bench --device all "$@"

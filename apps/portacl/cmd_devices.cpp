@@ -28,7 +28,8 @@ int runDevices(const std::vector<std::string>& args) {
     po::variables_map vm;
     if (!parseArgs(args, desc, {}, vm, "usage: portacl devices [--json] [--device SPEC]", help)) return 0;
 
-    const auto devices = spec == "all" ? listDevices() : selectDevices(spec);
+    std::vector<SkippedPlatform> skipped;
+    const auto devices = spec == "all" ? listDevices(&skipped) : selectDevices(spec);
     if (json) {
         JsonWriter w(std::cout);
         w.beginArray();
@@ -57,6 +58,7 @@ int runDevices(const std::vector<std::string>& args) {
                 w.field("warp_size", d.warpSize);
             }
             w.field("profile", profile.name);
+            w.field("simulator", d.isSimulator());
             w.endObject();
         }
         w.endArray();
@@ -87,7 +89,11 @@ int runDevices(const std::vector<std::string>& args) {
         if (d.nvComputeMajor)
             std::cout << "    compute cap.     " << d.nvComputeMajor << "." << d.nvComputeMinor << ", warp size " << d.warpSize << "\n";
         std::cout << "    tuning profile   " << profile.name << " (" << profile.path << ")\n";
+        if (d.isSimulator())
+            std::cout << "    simulator        chosen only when a --device spec names it\n";
     }
+    for (const auto& s : skipped)
+        std::cout << "Platform " << s.platformIndex << ": " << s.platformName << " skipped: " << s.reason << "\n";
     return 0;
 }
 

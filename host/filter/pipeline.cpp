@@ -3,7 +3,9 @@
 // queue, from one plane buffer to another.
 #include <cmath>
 #include <cstring>
+#include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "filter/filter_internal.hpp"
@@ -56,6 +58,8 @@ struct Pipeline::Impl {
     int tx = 16, ty = 16, px = 1;
     bool fusedSeparable = false;  // integer rank-1 masks: both passes in one kernel
     bool strip = false;           // 8-bit planes: the register path (cl/filter_strip.cl) where it applies
+    bool median5Strip = true;     // 5x5 medians on the register path (median5_strip = 0: the tile kernels)
+    int medianSearchMin = 82;     // medians of at least this many values: the bitwise search, not a network
     // Masks up to 3x3, 3x3 gradient pairs |Gx| + |Gy|, 1-D rows, rank 1 up to 9x9, medians.
     StripLayout stripSmall, stripGradient, stripRow, stripSeparable, stripMedian3, stripMedian5;
 
@@ -74,6 +78,8 @@ struct Pipeline::Impl {
                         std::to_string(ty) + ") does not fit a work-group of this device.");
         // The register path: on every device (PoCL too runs it several times faster than the tiles).
         strip = setting("strip", 1) != 0;
+        median5Strip = setting("median5_strip", 1) != 0;
+        medianSearchMin = setting("median_search_min", 82);
         const int groupX = setting("strip_group_x", gpu ? 32 : 8), groupY = setting("strip_group_y", 2);
         const int wide = gpu ? 16 : 8;
         // Each family may have a work-group of its own (<family>_group_x/y), else strip_group_x/y.
@@ -126,11 +132,25 @@ struct Pipeline::Impl {
                                     : op.height == 1                   ? stripRow
                                     : op.rowFactor.empty()             ? stripSmall
                                                                        : stripSeparable;
+        if (op.kind == Operation::Kind::Median && op.width == 5 && !median5Strip) return false;
         const std::string defines = stripDefines(op, in.type, width, height, options.border, layout);
         if (defines.empty()) return false;
-        out = stripPass(in, defines, layout);
+        try {
+            out = stripPass(in, defines, layout);
+        } catch (const BuildError& e) {
+            if (!e.compilerFailed()) throw;
+            portableFallback(e, "the tile kernels take this operation instead");
+            return false;
+        }
         return true;
     }
+
+    // A vendor compiler crashed or hung on a specialised kernel: said once per pipeline, then the
+    // caller takes the portable kernel for the same operation.
+    void portableFallback(const BuildError& e, const std::string& instead) {
+        if (saidFallback.insert(e.what()).second) std::cerr << "portacl: " << e.what() << "; " << instead << "\n";
+    }
+    std::set<std::string> saidFallback;
 
     // A [filter] setting: the options' override, else the device profile's, else the default.
     int setting(const std::string& key, int fallback) const {
@@ -245,8 +265,19 @@ struct Pipeline::Impl {
         // up to 9x9 it is several times faster).
         if (op.kind == Operation::Kind::Linear && in.type != io::PixelType::F32)
             d << " -D DIVISOR=" << plan.divisor << " -D SHIFT=" << divisionShift(plan.divisor);
-        d << " -D MEDIAN_SEARCH=" << (op.width * op.height > 81 ? 1 : 0) << " -D KEY_BITS=" << 8 * bytesPerSample(in.type);
-        cl::Kernel& k = kernel("filter_window.cl", "filter_window", d.str());
+        const bool search = op.kind == Operation::Kind::Median && op.width * op.height >= medianSearchMin;
+        d << " -D KEY_BITS=" << 8 * bytesPerSample(in.type);
+        // A median's selection network is long straight-line code that a vendor compiler may fail
+        // on (docs/portability.md): the bitwise search is the portable path.
+        cl::Kernel* built = nullptr;
+        try {
+            built = &kernel("filter_window.cl", "filter_window", d.str() + " -D MEDIAN_SEARCH=" + (search ? "1" : "0"));
+        } catch (const BuildError& e) {
+            if (!e.compilerFailed() || search || op.kind != Operation::Kind::Median) throw;
+            portableFallback(e, "the median's bitwise search takes it instead");
+            built = &kernel("filter_window.cl", "filter_window", d.str() + " -D MEDIAN_SEARCH=1");
+        }
+        cl::Kernel& k = *built;
         DevicePlane out{planeBuffer(planeBytes(outT), "filtered plane"), outT};
         std::int64_t divisor = 1;
         const std::string wkey = std::to_string(opIndex) + clType(in.type);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -13,6 +14,7 @@
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/log.hpp"
 #include "portacl/runtime/progress.hpp"
+#include "portacl/runtime/isolated_build.hpp"
 #include "runtime/output_capture.hpp"
 #include "portacl/runtime/kernel_source.hpp"
 
@@ -112,6 +114,54 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
                 // A stale or foreign binary: compile from source below.
             }
         }
+    }
+
+    // A program this driver has not built before (the disk cache does not hold it) is compiled in a
+    // child process first: a compiler that crashes or hangs ends the child, and the caller gets one
+    // sentence and may take another path.
+    if (auto failed = compilerFailures_.find(memoKey); failed != compilerFailures_.end()) throw failed->second;
+    // A compiler crash is remembered beside the cache entry it would have made (the key holds the
+    // driver's version, so a new driver tries again); a timeout is not, as a loaded machine can cause it.
+    const std::string crashMarker = cache_.pathFor(cacheKey) + ".crashed";
+    const auto compilerFailure = [&](const std::string& what) {
+        const BuildError e = BuildError::compilerFailure(
+            sourceName, device_.platformName + " (driver " + device_.driverVersion + ")", device_.label(), options, what);
+        compilerFailures_.emplace(memoKey, e);
+        return e;
+    };
+    if (options_.useDiskCache && isolatedBuildsEnabled()) {
+        std::ifstream marker(crashMarker);
+        std::string what;
+        if (marker && std::getline(marker, what) && !what.empty()) throw compilerFailure(what + " (remembered; `portacl cache clear` retries)");
+    }
+    if (isolatedBuildsEnabled()) {
+        Progress building("building kernels of " + sourceName + " (cached afterwards)", 0, "done");
+        const IsolatedBuild built = buildInChildProcess(device_, source, options, isolatedBuildTimeout());
+        using Outcome = IsolatedBuild::Outcome;
+        if (built.outcome == Outcome::Rejected)
+            throw BuildError(sourceName, device_.label(), options, built.log);
+        if (built.outcome == Outcome::Crashed && options_.useDiskCache) {
+            std::error_code ec;
+            std::filesystem::create_directories(ProgramCache::directory(), ec);
+            std::ofstream(crashMarker) << built.detail << "\n";
+        }
+        if (built.outcome == Outcome::Crashed || built.outcome == Outcome::TimedOut) throw compilerFailure(built.detail);
+        if (built.outcome == Outcome::Built && !built.binary.empty()) {
+            try {
+                cl::Program::Binaries bins{built.binary};
+                cl::Program p(context_, devices, bins);
+                p.build(devices, options.c_str());
+                if (const char* show = std::getenv("PORTACL_SHOW_BUILD_LOG"); show && *show && std::string(show) != "0")
+                    log(LogLevel::Info, "build log of " + sourceName + " [" + options + "] on " + device_.label() + ":\n" + built.log);
+                if (options_.useDiskCache) cache_.store(cacheKey, built.binary);
+                programs_[memoKey] = p;
+                return p;
+            } catch (const cl::Error&) {
+                // The driver does not take back its own binary: compile from source below.
+            }
+        }
+        // Built without a binary to hand over, or no worker for this device: the compiler has not
+        // crashed on this source (or cannot be isolated), so compile here.
     }
 
     cl::Program p = clCall("clCreateProgramWithSource", [&] { return cl::Program(context_, source); });

@@ -104,11 +104,27 @@ bool parseIndexPair(const std::string& s, unsigned& p, unsigned& d) {
     return true;
 }
 
+// Why a platform shows no device, with the remedy where there is a known one.
+std::string noDevicesReason(const cl::Platform& p) {
+    std::string name;
+    try {
+        name = lower(p.getInfo<CL_PLATFORM_NAME>());
+    } catch (const cl::Error&) {
+    }
+    if (name.find("rusticl") != std::string::npos && !std::getenv("RUSTICL_ENABLE"))
+        return "it has no devices (Mesa's rusticl shows its llvmpipe CPU device with RUSTICL_ENABLE=llvmpipe)";
+    return "it has no devices";
+}
+
 }  // namespace
 
 bool DeviceInfo::isNvidia() const {
     return lower(vendor).find("nvidia") != std::string::npos ||
            lower(platformName).find("nvidia") != std::string::npos;
+}
+
+bool DeviceInfo::isSimulator() const {
+    return lower(platformName).find("oclgrind") != std::string::npos;
 }
 
 bool DeviceInfo::isPocl() const {
@@ -126,24 +142,42 @@ std::string DeviceInfo::shortName() const {
     return name;
 }
 
-std::vector<DeviceInfo> listDevices() {
+std::vector<DeviceInfo> listDevices(std::vector<SkippedPlatform>* skipped) {
     std::vector<DeviceInfo> out;
     std::vector<cl::Platform> platforms;
     // clGetPlatformIDs returns CL_PLATFORM_NOT_FOUND_KHR when no ICD is installed: that is "no device".
+    // The loader itself skips an ICD library that fails to load.
     try {
         cl::Platform::get(&platforms);
     } catch (const cl::Error&) {
         return out;
     }
+    auto skip = [&](unsigned pi, const std::string& why) {
+        if (!skipped) return;
+        std::string name = "(unnamed)";
+        try {
+            name = trim(platforms[pi].getInfo<CL_PLATFORM_NAME>());
+        } catch (const cl::Error&) {
+        }
+        skipped->push_back({pi, name, why});
+    };
     for (unsigned pi = 0; pi < platforms.size(); ++pi) {
         std::vector<cl::Device> devices;
         try {
             platforms[pi].getDevices(CL_DEVICE_TYPE_ALL, &devices);
-        } catch (const cl::Error&) {
-            continue;  // a platform with no devices
+        } catch (const cl::Error& e) {
+            skip(pi, e.err() == CL_DEVICE_NOT_FOUND ? noDevicesReason(platforms[pi])
+                                                    : "listing its devices failed (" + clStatusName(e.err()) + ")");
+            continue;
         }
-        for (unsigned di = 0; di < devices.size(); ++di)
-            out.push_back(describe(platforms[pi], devices[di], pi, di));
+        if (devices.empty()) skip(pi, noDevicesReason(platforms[pi]));
+        for (unsigned di = 0; di < devices.size(); ++di) {
+            try {
+                out.push_back(describe(platforms[pi], devices[di], pi, di));
+            } catch (const cl::Error& e) {
+                skip(pi, "device " + std::to_string(di) + " did not answer (" + clStatusName(e.err()) + ")");
+            }
+        }
     }
     return out;
 }
@@ -155,6 +189,12 @@ std::vector<DeviceInfo> selectDevices(const std::string& specIn) {
         spec = env && *env ? trim(env) : "auto";
     }
     const std::vector<DeviceInfo> all = listDevices();
+    // The devices that generic specs (auto, all, gpu, cpu) choose from: simulators only when there
+    // is nothing else.
+    std::vector<DeviceInfo> real;
+    for (const auto& x : all)
+        if (!x.isSimulator()) real.push_back(x);
+    if (real.empty()) real = all;
     std::vector<DeviceInfo> chosen;
     bool matched = false;
     auto add = [&](const DeviceInfo& d) {
@@ -170,15 +210,18 @@ std::vector<DeviceInfo> selectDevices(const std::string& specIn) {
         matched = false;
         unsigned p = 0, d = 0;
         if (want == "all") {
-            for (const auto& x : all) add(x);
+            for (const auto& x : real) add(x);
         } else if (want == "auto") {
-            auto gpu = std::find_if(all.begin(), all.end(), [](const DeviceInfo& x) { return x.isGpu; });
-            if (gpu != all.end()) {
+            auto gpu = std::find_if(real.begin(), real.end(), [](const DeviceInfo& x) { return x.isGpu; });
+            if (gpu != real.end()) {
                 add(*gpu);
             } else {
-                auto cpu = std::find_if(all.begin(), all.end(), [](const DeviceInfo& x) { return x.isCpu; });
-                if (cpu == all.end() && !all.empty()) cpu = all.begin();
-                if (cpu != all.end()) {
+                // PoCL first among CPUs: the tests' reference device, whatever order the loader gives.
+                auto cpu = std::find_if(real.begin(), real.end(), [](const DeviceInfo& x) { return x.isCpu && x.isPocl(); });
+                if (cpu == real.end())
+                    cpu = std::find_if(real.begin(), real.end(), [](const DeviceInfo& x) { return x.isCpu; });
+                if (cpu == real.end() && !real.empty()) cpu = real.begin();
+                if (cpu != real.end()) {
                     static bool said = false;
                     if (!said) log(LogLevel::Info, "no GPU found; using the CPU device " + cpu->label());
                     said = true;
@@ -186,17 +229,18 @@ std::vector<DeviceInfo> selectDevices(const std::string& specIn) {
                 }
             }
         } else if (want == "gpu" || want == "cpu") {
-            for (const auto& x : all)
+            for (const auto& x : real)
                 if ((want == "gpu" && x.isGpu) || (want == "cpu" && x.isCpu)) add(x);
         } else if (parseIndexPair(want, p, d)) {
             for (const auto& x : all)
                 if (x.platformIndex == p && x.deviceIndex == d) add(x);
         } else if (!want.empty()) {
-            for (const auto& x : all) {
-                const std::string hay = lower(x.name + " " + x.vendor + " " + x.platformName +
-                                              (x.isPocl() ? " pocl" : ""));
-                if (hay.find(want) != std::string::npos) add(x);
-            }
+            // The platform's name first: "intel" is Intel's runtime, not PoCL on an Intel CPU.
+            for (const auto& x : all)
+                if (lower(x.platformName + (x.isPocl() ? " pocl" : "")).find(want) != std::string::npos) add(x);
+            if (!matched)
+                for (const auto& x : all)
+                    if (lower(x.name + " " + x.vendor).find(want) != std::string::npos) add(x);
         }
         if (!matched)
             throw Error("no OpenCL device matches '" + trim(part) + "'; " + deviceList(all));

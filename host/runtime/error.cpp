@@ -92,4 +92,15 @@ BuildError::BuildError(const std::string& program, const std::string& device,
       options_(options),
       log_(log) {}
 
+BuildError::BuildError(const std::string& message, const std::string& options)
+    : Error(message), options_(options), compilerFailed_(true) {}
+
+BuildError BuildError::compilerFailure(const std::string& program, const std::string& driver,
+                                       const std::string& device, const std::string& options,
+                                       const std::string& what) {
+    return BuildError("the OpenCL compiler of " + driver + " " + what + " while building kernel program '" + program +
+                          "' for " + device + " with options [" + options + "]",
+                      options);
+}
+
 }  // namespace portacl

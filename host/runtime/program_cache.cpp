@@ -134,7 +134,8 @@ std::size_t ProgramCache::clear() {
     std::size_t n = 0;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(directory(), ec)) {
-        if (e.path().extension() == ".bin" || e.path().string().find(".bin.tmp.") != std::string::npos) {
+        const std::string name = e.path().string();
+        if (e.path().extension() == ".bin" || e.path().extension() == ".crashed" || name.find(".bin.tmp.") != std::string::npos) {
             if (fs::remove(e.path(), ec)) ++n;
         }
     }

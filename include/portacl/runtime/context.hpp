@@ -15,6 +15,7 @@
 #include "portacl/runtime/profiler.hpp"
 #include "portacl/runtime/program_cache.hpp"
 #include "portacl/runtime/tuning.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl {
 
@@ -52,7 +53,10 @@ public:
 
     // The program built from cl/<source> for one element precision (-D REAL=float|double), the
     // profile's build options and `extraOptions`. Built once per context; the binary comes from the
-    // disk cache when it can. Throws BuildError with the log when the compiler rejects it.
+    // disk cache when it can; otherwise it is compiled in a child process first (isolated_build.hpp).
+    // Throws BuildError with the log when the compiler rejects it, and BuildError with
+    // compilerFailed() when the compiler crashes or hangs (one sentence; callers with another path
+    // for the same work catch it).
     cl::Program program(const std::string& source, Precision element, const std::string& extraOptions = "");
     cl::Kernel kernel(const std::string& source, const std::string& kernelName, Precision element,
                       const std::string& extraOptions = "");
@@ -115,6 +119,7 @@ private:
     ProgramCache cache_;
     std::map<std::string, cl::Program> programs_;
     std::vector<cl::Buffer> kept_;  // keepBuffers: every buffer made
+    std::map<std::string, BuildError> compilerFailures_;  // builds whose compiler crashed or hung
     bool timing_ = false;
     std::vector<cl::Event> timed_;
     std::map<std::string, std::shared_ptr<void>> states_;  // declared last: destroyed first

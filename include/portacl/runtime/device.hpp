@@ -41,21 +41,36 @@ struct DeviceInfo {
 
     bool isNvidia() const;
     bool isPocl() const;
+    // A simulator (oclgrind): listed, but chosen only by a spec that names it or when it is the only
+    // device, because it runs kernels thousands of times slower than any real device.
+    bool isSimulator() const;
     // "P:D Name (Platform)", the label used in tables.
     std::string label() const;
     // A short identifier for a table column: "NVIDIA H200", "PoCL CPU".
     std::string shortName() const;
 };
 
-// Every device of every platform, in platform then device order. Never throws for "no platform".
-std::vector<DeviceInfo> listDevices();
+// A platform the listing skipped, and why: no devices (Mesa's Clover without an AMD GPU), or a
+// device whose properties could not be read (it disappeared, or its driver failed).
+struct SkippedPlatform {
+    unsigned platformIndex = 0;
+    std::string platformName;
+    std::string reason;
+};
+
+// Every device of every platform, in platform then device order. Never throws: no platform at all
+// is an empty list, and a platform or device that fails to answer is skipped (recorded in `skipped`
+// when given).
+std::vector<DeviceInfo> listDevices(std::vector<SkippedPlatform>* skipped = nullptr);
 
 // Applies the selection grammar to the devices that exist:
-//   auto      first GPU, else the first CPU (saying so once on stderr when it falls back)
+//   auto      first GPU, else the first CPU, PoCL's when present (saying so once on stderr)
 //   gpu, cpu  every device of that type
 //   all       every device
+// (auto, gpu, cpu and all leave simulators out unless nothing else exists)
 //   P:D       platform P, device D (0-based, as `portacl devices` numbers them)
-//   other     devices whose name, vendor or platform contains the text (case-insensitive)
+//   other     devices whose platform contains the text (case-insensitive); when none does, devices
+//             whose name or vendor contains it
 // Several specs may be joined with commas. An empty spec means PORTACL_DEVICE, else "auto".
 // Throws portacl::Error listing the devices that exist when nothing matches.
 std::vector<DeviceInfo> selectDevices(const std::string& spec);

@@ -36,10 +36,21 @@ public:
                const std::string& log);
     const std::string& log() const { return log_; }
     const std::string& options() const { return options_; }
+    // True when the compiler itself failed (crashed or hung) rather than rejecting the source: the
+    // caller may try another path of the same computation.
+    bool compilerFailed() const { return compilerFailed_; }
+
+    // The vendor's compiler crashed or hung building `program` (isolated in a child process); the
+    // message is one sentence naming the driver, the device, the program and its options.
+    static BuildError compilerFailure(const std::string& program, const std::string& driver,
+                                      const std::string& device, const std::string& options,
+                                      const std::string& what);
 
 private:
+    BuildError(const std::string& message, const std::string& options);
     std::string options_;
     std::string log_;
+    bool compilerFailed_ = false;
 };
 
 

@@ -1,0 +1,187 @@
+// Faults a portable engine must survive: a vendor compiler that crashes or hangs (compiled in a child
+// process, injected with PORTACL_COMPILE_WORKER_FAULT so that CI exercises it on PoCL), an ICD that
+// fails to load, platforms without devices, and device specs that name an implementation.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "portacl/runtime/context.hpp"
+#include "portacl/runtime/device.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/filter.hpp"
+#include "portacl/runtime/isolated_build.hpp"
+#include "support/test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace portacl;
+
+namespace {
+
+// Sets environment variables for one test and restores them after it.
+class ScopedEnv {
+public:
+    void set(const std::string& name, const std::string& value) {
+        const char* old = std::getenv(name.c_str());
+        saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+        ::setenv(name.c_str(), value.c_str(), 1);
+    }
+    ~ScopedEnv() {
+        for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+            if (it->second) ::setenv(it->first.c_str(), it->second->c_str(), 1);
+            else ::unsetenv(it->first.c_str());
+        }
+    }
+
+private:
+    std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+// A fresh, empty program cache, so that every build is a first build.
+std::string freshCacheDir(const std::string& name) {
+    const fs::path dir = fs::path(testing::TempDir()) / ("cache-" + name);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir.string();
+}
+
+const DeviceInfo& testDevice() { return test::context().device(); }
+
+}  // namespace
+
+TEST(IsolatedBuild, TheCompileWorkerIsFoundBesideTheLibrary) {
+    EXPECT_FALSE(compileWorkerPath().empty()) << "portacl-compile-worker was not built beside libportacl";
+    EXPECT_TRUE(isolatedBuildsEnabled());
+}
+
+TEST(IsolatedBuild, ACompilerCrashIsOneSentenceNamingDriverProgramAndOptions) {
+    ScopedEnv env;
+    env.set("PORTACL_CACHE_DIR", freshCacheDir("crash"));
+    env.set("PORTACL_COMPILE_WORKER_FAULT", "abort");
+    Context ctx(testDevice());
+    try {
+        ctx.program("vector_ops.cl", Precision::Float);
+        FAIL() << "the injected compiler crash was not reported";
+    } catch (const BuildError& e) {
+        const std::string what = e.what();
+        EXPECT_TRUE(e.compilerFailed());
+        EXPECT_NE(what.find("crashed with signal"), std::string::npos) << what;
+        EXPECT_NE(what.find(testDevice().platformName), std::string::npos) << what;
+        EXPECT_NE(what.find(testDevice().driverVersion), std::string::npos) << what;
+        EXPECT_NE(what.find("vector_ops.cl"), std::string::npos) << what;
+        EXPECT_NE(what.find("-D REAL=float"), std::string::npos) << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << "one sentence, one line: " << what;
+    }
+    // The same request again fails at once, without starting another child.
+    EXPECT_THROW(ctx.program("vector_ops.cl", Precision::Float), BuildError);
+}
+
+TEST(IsolatedBuild, AHangingCompilerIsStoppedAtTheTimeout) {
+    ScopedEnv env;
+    env.set("PORTACL_CACHE_DIR", freshCacheDir("hang"));
+    env.set("PORTACL_COMPILE_WORKER_FAULT", "hang");
+    env.set("PORTACL_BUILD_TIMEOUT", "1");
+    Context ctx(testDevice());
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        ctx.program("vector_ops.cl", Precision::Float);
+        FAIL() << "the injected compiler hang was not reported";
+    } catch (const BuildError& e) {
+        EXPECT_TRUE(e.compilerFailed());
+        EXPECT_NE(std::string(e.what()).find("did not finish within 1 s"), std::string::npos) << e.what();
+    }
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30.0);
+}
+
+TEST(IsolatedBuild, AChildBuildServesTheProgramAndAWarmCacheStartsNoChild) {
+    ScopedEnv env;
+    env.set("PORTACL_CACHE_DIR", freshCacheDir("warm"));
+    {
+        Context ctx(testDevice());
+        cl::Kernel k = ctx.kernel("vector_ops.cl", "vector_sum", Precision::Float);
+        EXPECT_EQ(ctx.programCache().hits, 0u);
+    }
+    // Every child from now on would abort: the cached binary must be used without one.
+    env.set("PORTACL_COMPILE_WORKER_FAULT", "abort");
+    Context ctx(testDevice());
+    EXPECT_NO_THROW(ctx.kernel("vector_ops.cl", "vector_sum", Precision::Float));
+    EXPECT_EQ(ctx.programCache().hits, 1u);
+}
+
+TEST(IsolatedBuild, AFilterWhoseSpecialisedKernelCrashesTheCompilerTakesThePortablePath) {
+    ScopedEnv env;
+    env.set("PORTACL_CACHE_DIR", freshCacheDir("filter"));
+    // The register path's kernels (SAT_PACK is among their options only) and the tile kernels'
+    // median network crash; the median's bitwise search remains.
+    env.set("PORTACL_COMPILE_WORKER_FAULT", "abort:SAT_PACK,MEDIAN_SEARCH=0");
+    io::Image img;
+    img.width = 37, img.height = 29, img.channels = 1;
+    img.data.resize(img.byteCount());
+    std::mt19937 rng(7);
+    for (auto& v : img.data) v = static_cast<unsigned char>(rng());
+    const std::vector<filter::Operation> ops{filter::parseOperation("median:5")};
+    filter::Options options;
+    Context ctx(testDevice());
+    filter::Pipeline pipeline(ctx, ops, options);
+    const io::Image got = pipeline.run(img);
+    const io::Image want = filter::filterReference(img, ops, options);
+    EXPECT_EQ(got.data, want.data);
+}
+
+TEST(Devices, EveryPlatformIsListedOrSkippedWithAReason) {
+    std::vector<SkippedPlatform> skipped;
+    const auto devices = listDevices(&skipped);
+    for (const auto& s : skipped) {
+        EXPECT_FALSE(s.reason.empty());
+        for (const auto& d : devices) EXPECT_NE(d.platformIndex, s.platformIndex) << s.platformName;
+    }
+    // Mesa's Clover on a machine without an AMD GPU has no devices (scripts/install-deps.sh installs it).
+    for (const auto& d : devices) EXPECT_EQ(d.platformName.find("Clover"), std::string::npos);
+}
+
+TEST(Devices, AutoNeverPicksASimulatorAndPrefersPoclAmongCpus) {
+    const auto all = listDevices();
+    bool simulatorOnly = true, gpu = false, pocl = false;
+    for (const auto& d : all) {
+        simulatorOnly = simulatorOnly && d.isSimulator();
+        gpu = gpu || (d.isGpu && !d.isSimulator());
+        pocl = pocl || d.isPocl();
+    }
+    if (all.empty() || simulatorOnly) GTEST_SKIP() << "no device other than a simulator";
+    const DeviceInfo chosen = selectDevice("auto");
+    EXPECT_FALSE(chosen.isSimulator());
+    if (!gpu && pocl) EXPECT_TRUE(chosen.isPocl()) << chosen.label();
+    for (const auto& d : selectDevices("all")) EXPECT_FALSE(d.isSimulator()) << d.label();
+}
+
+TEST(Devices, AnImplementationsNameSelectsItsPlatformOnly) {
+    bool intel = false;
+    for (const auto& d : listDevices()) intel = intel || d.platformName.find("Intel(R) OpenCL") != std::string::npos;
+    if (!intel) GTEST_SKIP() << "Intel's OpenCL runtime is not installed";
+    for (const auto& d : selectDevices("intel"))
+        EXPECT_NE(d.platformName.find("Intel"), std::string::npos) << d.label() << " is not Intel's runtime";
+}
+
+TEST(Devices, AnIcdThatFailsToLoadIsSkipped) {
+    // A vendors folder with PoCL and an ICD whose library does not exist, then one that is not a
+    // library at all: `portacl devices` still lists PoCL and exits 0.
+    if (!fs::exists("/etc/OpenCL/vendors/pocl.icd")) GTEST_SKIP() << "PoCL's ICD file is not installed";
+    const fs::path vendors = fs::path(testing::TempDir()) / "vendors";
+    fs::create_directories(vendors);
+    fs::copy_file("/etc/OpenCL/vendors/pocl.icd", vendors / "pocl.icd", fs::copy_options::overwrite_existing);
+    std::ofstream(vendors / "absent.icd") << "/nonexistent/libAbsentOpenCL.so\n";
+    const fs::path notLibrary = fs::path(testing::TempDir()) / "not-a-library.so";
+    std::ofstream(notLibrary) << "this is not a shared library\n";
+    std::ofstream(vendors / "broken.icd") << notLibrary.string() << "\n";
+    const std::string out = (fs::path(testing::TempDir()) / "devices.txt").string();
+    const std::string cmd = "OCL_ICD_VENDORS=" + vendors.string() + " " + PORTACL_CLI_PATH + " devices > " + out + " 2>&1";
+    const int rc = std::system(cmd.c_str());
+    std::ifstream in(out);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_EQ(rc, 0) << text.str();
+    EXPECT_NE(text.str().find("Portable Computing Language"), std::string::npos) << text.str();
+}
