@@ -1,5 +1,6 @@
 #include "portacl/gemm.hpp"
 
+#include <algorithm>
 #include <utility>
 #include <climits>
 
@@ -55,7 +56,60 @@ std::string inconsistency(const GemmTuning& t) {
     return "";
 }
 
+std::size_t registerBlockedLocalBytes(const GemmTuning& t, Precision element) {
+    return static_cast<std::size_t>(t.doubleBuffer ? 2 : 1) * t.tileK * (t.tileM + 4 + t.tileN + 4) *
+           (element == Precision::Double ? 8 : 4);
+}
+
+std::size_t tiledLocalBytes(int tile, Precision element) {
+    return 2 * static_cast<std::size_t>(tile) * tile * (element == Precision::Double ? 8 : 4);
+}
+
+// The largest square work-group no larger than `side` x `side` that `allowed` work-items hold.
+std::size_t squareWithin(std::size_t side, std::size_t allowed) {
+    while (side > 1 && side * side > allowed) side /= 2;
+    return std::max<std::size_t>(1, side);
+}
+
 }  // namespace
+
+std::string describeGemmTuning(const GemmTuning& t) {
+    return std::to_string(t.tileM) + "x" + std::to_string(t.tileN) + "x" + std::to_string(t.tileK) + " tiles, " +
+           (t.doubleBuffer ? "2 buffers" : "1 buffer") + ", " + std::to_string(t.tileN / t.wptN) + "x" +
+           std::to_string(t.tileM / t.wptM) + " work-items; tiled " + std::to_string(t.tile);
+}
+
+GemmTuning fitGemmTuning(const DeviceInfo& device, Precision element, const GemmTuning& wanted) {
+    GemmTuning t = wanted;
+    while (t.tile > 1 && (tiledLocalBytes(t.tile, element) > device.localMemBytes ||
+                          static_cast<std::size_t>(t.tile) * t.tile > device.maxWorkGroupSize))
+        t.tile /= 2;
+    const auto fits = [&](const GemmTuning& c) {
+        return inconsistency(c).empty() && registerBlockedLocalBytes(c, element) <= device.localMemBytes &&
+               static_cast<std::size_t>((c.tileM / c.wptM) * (c.tileN / c.wptN)) <= device.maxWorkGroupSize;
+    };
+    if (fits(t)) return t;
+    GemmTuning c = t;
+    c.doubleBuffer = false;
+    if (fits(c)) return c;
+    for (c = t; c.tileK > 4;) {
+        c.tileK /= 2;
+        c.unrollK = std::min(c.unrollK, c.tileK);
+        if (fits(c)) return c;
+        GemmTuning single = c;
+        single.doubleBuffer = false;
+        if (fits(single)) return single;
+    }
+    for (bool halveM = true; c.tileM > c.wptM || c.tileN > c.wptN; halveM = !halveM) {
+        if (halveM && c.tileM > c.wptM) c.tileM /= 2;
+        else if (c.tileN > c.wptN) c.tileN /= 2;
+        if (fits(c)) return c;
+    }
+    throw Error("the register-blocked matrix product needs " + std::to_string(registerBlockedLocalBytes(wanted, element)) +
+                " bytes of local memory per work-group with the profile's tiles, and no smaller tiles fit the " +
+                std::to_string(device.localMemBytes) + " bytes and " + std::to_string(device.maxWorkGroupSize) +
+                " work-items of " + device.label());
+}
 
 GemmTuning gemmTuning(const TuningProfile& profile, Precision p) {
     GemmTuning t;
@@ -82,41 +136,46 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
 }
 
 void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std::size_t N, std::size_t K,
-          const cl::Buffer& A, const cl::Buffer& B, const cl::Buffer& C, const GemmTuning& t) {
+          const cl::Buffer& A, const cl::Buffer& B, const cl::Buffer& C, const GemmTuning& tuning) {
+    // The precision first: a double product on a device without fp64 gets that sentence, not one
+    // about tiles.
+    ctx.requirePrecision(element);
     if (M > INT_MAX || N > INT_MAX || K > INT_MAX) throw Error("matrix dimensions must be below 2^31");
     if (M == 0 || N == 0) return;
     requireElements(A, M * K, element, "buffer A of gemm");
     requireElements(B, K * N, element, "buffer B of gemm");
     requireElements(C, M * N, element, "buffer C of gemm");
-    if (const std::string why = inconsistency(t); !why.empty())
+    if (const std::string why = inconsistency(tuning); !why.empty())
         throw Error("matrix product: the register-blocked tunables do not fit together: " + why);
+    const GemmTuning t = fitGemmTuning(ctx.device(), element, tuning);
+    const auto allowed = [&](const cl::Kernel& kernel) {
+        return kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device().device);
+    };
     cl::Kernel k;
     cl::NDRange global, local;
     switch (which) {
         case GemmKernel::Direct: {
             k = ctx.kernel("gemm.cl", "gemm_direct", element);
             global = cl::NDRange(N, M);
-            local = cl::NDRange(16, 16);
+            const std::size_t side = squareWithin(16, std::min(allowed(k), ctx.device().maxWorkGroupSize));
+            local = cl::NDRange(side, side);
             break;
         }
         case GemmKernel::Tiled: {
-            k = ctx.kernel("gemm.cl", "gemm_tiled", element, "-D TILE=" + std::to_string(t.tile));
+            // The tile is compiled in: a kernel allowing fewer work-items than tile x tile is rebuilt
+            // with the largest tile it allows.
+            int tile = t.tile;
+            k = ctx.kernel("gemm.cl", "gemm_tiled", element, "-D TILE=" + std::to_string(tile));
+            while (tile > 1 && static_cast<std::size_t>(tile) * tile > allowed(k)) {
+                tile = static_cast<int>(squareWithin(static_cast<std::size_t>(tile), allowed(k)));
+                k = ctx.kernel("gemm.cl", "gemm_tiled", element, "-D TILE=" + std::to_string(tile));
+            }
             global = cl::NDRange(N, M);
-            local = cl::NDRange(t.tile, t.tile);
+            local = cl::NDRange(tile, tile);
             break;
         }
         case GemmKernel::RegisterBlocked: {
             const std::size_t rx = t.tileN / t.wptN, ry = t.tileM / t.wptM;
-            if (rx * ry > ctx.device().maxWorkGroupSize)
-                throw Error("the register-blocked matrix product needs work-groups of " + std::to_string(rx * ry) +
-                            " work-items, but " + ctx.device().label() + " allows at most " +
-                            std::to_string(ctx.device().maxWorkGroupSize));
-            const std::size_t localBytes = (t.doubleBuffer ? 2 : 1) * t.tileK * (t.tileM + 4 + t.tileN + 4) *
-                                           (element == Precision::Double ? 8 : 4);
-            if (localBytes > ctx.device().localMemBytes)
-                throw Error("the register-blocked matrix product needs " + std::to_string(localBytes) +
-                            " bytes of local memory per work-group with these tiles, but " + ctx.device().label() +
-                            " has " + std::to_string(ctx.device().localMemBytes));
             const bool full = M % t.tileM == 0 && N % t.tileN == 0 && K % t.tileK == 0 && K > 0;
             auto def = [](const char* name, long v) { return std::string(" -D ") + name + "=" + std::to_string(v); };
             std::string options = def("TM", t.tileM) + def("TN", t.tileN) + def("TK", t.tileK) + def("WPTM", t.wptM) +
@@ -127,6 +186,11 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
                                   def("FULL_TILES", full) + def("VEC_A", K % 4 == 0) + def("VEC_B", N % 4 == 0);
             if (!t.buildOptions.empty()) options += " " + t.buildOptions;
             k = ctx.kernel("gemm.cl", "gemm_register_blocked", element, options);
+            if (allowed(k) < rx * ry)
+                throw Error("the register-blocked matrix product's kernel allows " + std::to_string(allowed(k)) +
+                            " work-items per work-group on " + ctx.device().label() + ", fewer than the " +
+                            std::to_string(rx * ry) + " of its tiles (" + describeGemmTuning(t) +
+                            "); give the device's profile smaller [gemm] tiles");
             local = cl::NDRange(rx, ry);
             global = cl::NDRange((N + t.tileN - 1) / t.tileN * rx, (M + t.tileM - 1) / t.tileM * ry);
             break;

@@ -84,6 +84,13 @@ std::vector<BenchRecord> runPrecision(Context& ctx, const BenchOptions& opts, st
         r.flops = 2.0 * n * n * n;
         r.serialSeconds = serial;
         r.note = serialNote;
+        // The tiles that ran, where the device's local memory or work-group size cut the profile's.
+        if (k == GemmKernel::RegisterBlocked) {
+            const GemmTuning wanted = gemmTuning(ctx.tuning(), p), ran = fitGemmTuning(ctx.device(), p, wanted);
+            if (describeGemmTuning(ran) != describeGemmTuning(wanted))
+                r.note += std::string(r.note.empty() ? "" : "; ") + "tiles " + describeGemmTuning(ran) +
+                          " (the profile's " + describeGemmTuning(wanted) + " do not fit)";
+        }
         const std::string wrong = checkSample(A, B, ctx.download<T>(dC, n * n, "C"), n);
         if (!wrong.empty()) r.note = wrong;
         out.push_back(r);

@@ -127,7 +127,7 @@ SearchShape searchShape(Context& ctx, const SearchTuning& t) {
 // The wave kernels of this mode and split, created once per context. Mixed mode's phase 2 is one
 // launch of narrow2 over the wave's flagged list, narrow and wide searches alike; `mixedFlagged`: it
 // gives each flagged search a work-group (SearchShape::flaggedLanes).
-WaveKernels& waveKernels(Context& ctx, DeviceState& ds, const TwoPhaseList& twoPhase, const SearchShape& shape) {
+WaveKernels& buildWaveKernels(Context& ctx, DeviceState& ds, const TwoPhaseList& twoPhase, const SearchShape& shape) {
     const Precision mode = twoPhase.mode;
     const std::string options = shape.kernelOptions();
     const std::string key = std::to_string(static_cast<int>(mode)) + ' ' + options;
@@ -144,21 +144,42 @@ WaveKernels& waveKernels(Context& ctx, DeviceState& ds, const TwoPhaseList& twoP
                                Precision::Double, options);
         if (mode == Precision::Double) k.wide2 = ctx.kernel("voronoi.cl", "voronoi_edges_wide_phase2", Precision::Double, options);
     }
-    // Work-groups of a fixed size (reqd_work_group_size) must be allowed on the device.
-    const auto check = [&](const cl::Kernel& kernel, std::size_t local) {
-        if (!kernel() || local < 2) return;
-        if (kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device().device) < local)
-            throw Error("kernel " + kernel.getInfo<CL_KERNEL_FUNCTION_NAME>() + " allows fewer than " + std::to_string(local) +
-                        " work-items per work-group on " + ctx.device().label());
-    };
-    check(k.narrow1, shape.group), check(k.wide1, shape.wideGroup), check(k.wide2, shape.wideGroup);
-    check(k.narrow2, mixedFlagged ? shape.flaggedLanes : shape.group);
     // One work-item per search (lanes 1): work-groups of the engine's item size, as the kernels allow.
     k.itemGroup = static_cast<std::size_t>(std::max(1L, ctx.tuning().getInt("two_phase", "item_work_group", 128, 1, 1L << 16)));
     for (const cl::Kernel* kernel : {&k.narrow1, &k.narrow2})
         if ((*kernel)())
             k.itemGroup = std::min(k.itemGroup, kernel->getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device().device));
     return ds.kernels.emplace(key, std::move(k)).first->second;
+}
+
+// The wave kernels for `shape`, shrinking the shape where a kernel of fixed work-group size
+// (reqd_work_group_size) allows fewer work-items on this device than the profile asks (llvmpipe
+// allows 32 for the wide searches): the largest power of two the kernel allows.
+WaveKernels& waveKernels(Context& ctx, DeviceState& ds, const TwoPhaseList& twoPhase, SearchShape& shape) {
+    for (;;) {
+        WaveKernels& k = buildWaveKernels(ctx, ds, twoPhase, shape);
+        const auto allowed = [&](const cl::Kernel& kernel) {
+            return kernel() ? kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device().device) : ~std::size_t(0);
+        };
+        const bool mixedFlagged = twoPhase.mode == Precision::Mixed && shape.flaggedLanes != shape.lanes;
+        const std::size_t wide = std::min(allowed(k.wide1), allowed(k.wide2));
+        const std::size_t narrow = std::min(allowed(k.narrow1), mixedFlagged ? ~std::size_t(0) : allowed(k.narrow2));
+        const std::size_t flagged = mixedFlagged ? allowed(k.narrow2) : ~std::size_t(0);
+        SearchShape fitted = shape;
+        if (fitted.wideGroup > wide) fitted.wideGroup = powerOfTwoBelow(static_cast<long>(wide));
+        if (fitted.group > 1 && fitted.group > narrow) {
+            fitted.group = powerOfTwoBelow(static_cast<long>(narrow));
+            fitted.lanes = std::min(fitted.lanes, fitted.group);
+            if (fitted.group < 2) fitted.group = fitted.lanes = 1;
+        }
+        if (mixedFlagged && fitted.flaggedLanes > flagged) fitted.flaggedLanes = powerOfTwoBelow(static_cast<long>(flagged));
+        if (fitted.wideGroup < 2)
+            throw Error("the Voronoi wide searches need work-groups of at least 2 work-items, but kernel voronoi_edges_wide_phase" +
+                        std::string(allowed(k.wide1) < 2 ? "1" : "2") + " allows " + std::to_string(wide) + " on " +
+                        ctx.device().label());
+        if (fitted.describe() == shape.describe()) return k;
+        shape = fitted;
+    }
 }
 
 // Launches `searches` searches of `perSearch` work-items each, `perGroup` searches per work-group
@@ -216,12 +237,12 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     const FrameData<cl_float4, float>& fd = ds.fd;
     const FrameData<cl_double4, double>& dd = ds.dd;
 
-    const SearchShape shape = searchShape(ctx, options.tuning);
+    SearchShape shape = searchShape(ctx, options.tuning);
     const std::size_t wideCandidates = shape.wideCandidates;
-    times.shape = shape.describe();
     // The kernels and their arguments that stay for the whole computation (the frames' data; the
     // part, and phase 2's `direct`); a wave sets its count, offset and buffer.
     WaveKernels& wk = waveKernels(ctx, ds, twoPhase, shape);
+    times.shape = shape.describe();
     const std::size_t itemGroup = wk.itemGroup;
     for (int part = 0; part < 2; ++part) {
         if (useFloat) {

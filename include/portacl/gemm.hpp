@@ -34,6 +34,14 @@ struct GemmTuning {
 // Throws portacl::Error naming the profile when the sizes do not fit together.
 GemmTuning gemmTuning(const TuningProfile& profile, Precision element);
 
+// The largest tiles, starting from `wanted` (the profile's), that this device runs: the register-
+// blocked kernel's A and B tiles within its local memory and its work-items within a work-group
+// (one local buffer instead of two, then K-steps halved, then M and N tiles halved), the tiled
+// kernel's square tile likewise. Throws one sentence when nothing fits.
+GemmTuning fitGemmTuning(const DeviceInfo& device, Precision element, const GemmTuning& wanted);
+// "64x64x16, 2 buffers, 16x16 work-items; tiled 16": the register-blocked shape for a bench note.
+std::string describeGemmTuning(const GemmTuning& t);
+
 // Enqueues C = A * B on device buffers of `element` precision, tuned by the context's profile.
 void gemm(Context& ctx, Precision element, GemmKernel kernel, std::size_t M, std::size_t N, std::size_t K,
           const cl::Buffer& A, const cl::Buffer& B, const cl::Buffer& C);

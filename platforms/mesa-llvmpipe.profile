@@ -1,0 +1,46 @@
+# Mesa's rusticl on llvmpipe (Debian mesa-opencl-icd, RUSTICL_ENABLE=llvmpipe; docs/portability.md):
+# a CPU device of 8 threads with 256-bit vectors, 32 KiB of local memory, work-groups of up to 1024,
+# no fp64 (double and mixed workloads take mixed precision's double-float path or refuse double).
+[match]
+platform = rusticl
+device = llvmpipe
+priority = 10
+
+[build]
+options = -cl-mad-enable
+defines = PORTACL_LLVMPIPE=1
+
+[vector]
+work_group = 256
+
+[gemm]
+# Two 32 x 16 tiles in float: 4.5 KiB of the 32 KiB.
+tile_m = 32
+tile_n = 32
+tile_k = 16
+wpt_m = 4
+wpt_n = 4
+tile = 16
+
+[filter]
+# The register path, as on PoCL (both compile through LLVM 15 for the same CPU).
+strip = 1
+strip_width = 8
+strip_rows = 4
+separable_strip_width = 8
+separable_strip_rows = 4
+median3_strip_width = 8
+median3_strip_rows = 2
+median5_strip_width = 8
+median5_strip_rows = 2
+strip_group_x = 8
+strip_group_y = 2
+
+[voronoi]
+# One work-item per narrow search, as on the other CPU devices. llvmpipe allows the wide-search
+# kernels 32 work-items per work-group (CL_KERNEL_WORK_GROUP_SIZE, Mesa 22.3.6): asked for here so
+# that the engine does not build them twice.
+lanes = 1
+flagged_lanes = 1
+wide_group = 32
+wide_candidates = 512
