@@ -195,24 +195,45 @@ TEST(GemmTuning, InconsistentTilesAreRefusedNamingTheProfile) {
     }
 }
 
-TEST(GemmTuning, LocalMemoryBeyondTheDeviceIsRefused) {
-    // Tiles whose two local copies take more than the device has: refused before building.
-    const std::size_t local = test::context().device().localMemBytes;
-    GemmTuning t;
-    t.tileK = 16;
-    t.unrollK = 1;
-    t.wptM = t.wptN = 4;
-    while (2u * t.tileK * (2u * t.tileM + 8) * sizeof(float) <= local) {
-        t.tileM *= 2;
-        t.wptM *= 2;
+TEST(GemmTuning, TilesBeyondTheDevicesLocalMemoryShrinkToTheLargestThatFits) {
+    // A device like llvmpipe with 32 KiB, and one with 2 KiB: the profile's tiles shrink (one
+    // buffer, then shorter K-steps, then smaller M and N tiles) until A and B fit; with too little
+    // for the smallest tiles, one sentence about local memory.
+    DeviceInfo device = test::context().device();
+    device.maxWorkGroupSize = 1024;
+    GemmTuning wanted;
+    wanted.tileM = wanted.tileN = 128, wanted.tileK = 16, wanted.wptM = wanted.wptN = 8, wanted.unrollK = 16;
+    const auto localBytes = [](const GemmTuning& t, std::size_t element) {
+        return (t.doubleBuffer ? 2u : 1u) * t.tileK * (t.tileM + 4 + t.tileN + 4) * element;
+    };
+    for (std::size_t local : {32768u, 2048u}) {
+        device.localMemBytes = local;
+        for (Precision p : {Precision::Float, Precision::Double}) {
+            const std::size_t element = p == Precision::Double ? 8 : 4;
+            const GemmTuning got = fitGemmTuning(device, p, wanted);
+            EXPECT_LE(localBytes(got, element), local) << describeGemmTuning(got);
+            EXPECT_LT(localBytes(got, element), localBytes(wanted, element));
+            EXPECT_EQ(got.tileM % got.wptM, 0);
+            EXPECT_LE(got.unrollK, got.tileK);
+            // The largest: doubling its K-steps or its M tile again would not fit.
+            GemmTuning bigger = got;
+            bigger.tileK *= 2;
+            if (bigger.tileK <= wanted.tileK && got.tileM == wanted.tileM) EXPECT_GT(localBytes(bigger, element), local);
+        }
     }
-    t.tileN = t.tileM;
-    t.wptN = t.wptM;
-    const std::vector<float> A(4 * 4, 1.0f), B(4 * 4, 1.0f);
+    device.localMemBytes = 256;
     try {
-        gemm(test::context(), GemmKernel::RegisterBlocked, 4, 4, 4, A, B, t);
-        ADD_FAILURE() << "accepted tiles of " << t.tileM;
+        fitGemmTuning(device, Precision::Float, wanted);
+        ADD_FAILURE() << "tiles were accepted for 256 bytes of local memory";
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("local memory"), std::string::npos) << e.what();
     }
+    // And a product with the profile's tiles on a device of 32 KiB equals the reference.
+    const std::size_t n = 40;
+    std::vector<float> A(n * n), B(n * n);
+    for (std::size_t i = 0; i < n * n; ++i) A[i] = float(i % 7) - 3, B[i] = float(i % 5) - 2;
+    device.localMemBytes = 32768;
+    const GemmTuning fitted = fitGemmTuning(device, Precision::Float, wanted);
+    const auto C = gemm(test::context(), GemmKernel::RegisterBlocked, n, n, n, A, B, fitted);
+    EXPECT_EQ(C, gemmReference(n, n, n, A, B));
 }

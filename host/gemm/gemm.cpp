@@ -100,9 +100,15 @@ GemmTuning fitGemmTuning(const DeviceInfo& device, Precision element, const Gemm
         single.doubleBuffer = false;
         if (fits(single)) return single;
     }
-    for (bool halveM = true; c.tileM > c.wptM || c.tileN > c.wptN; halveM = !halveM) {
-        if (halveM && c.tileM > c.wptM) c.tileM /= 2;
-        else if (c.tileN > c.wptN) c.tileN /= 2;
+    // Smaller M and N tiles: fewer outputs per work-item while there are more than 4 (the
+    // work-group stays), then fewer work-items.
+    const auto halve = [](int& tile, int& wpt) {
+        if (wpt > 4) wpt /= 2;
+        tile /= 2;
+    };
+    for (bool halveM = true; c.tileM > 4 || c.tileN > 4; halveM = !halveM) {
+        if (halveM && c.tileM > 4) halve(c.tileM, c.wptM);
+        else if (c.tileN > 4) halve(c.tileN, c.wptN);
         if (fits(c)) return c;
     }
     throw Error("the register-blocked matrix product needs " + std::to_string(registerBlockedLocalBytes(wanted, element)) +
