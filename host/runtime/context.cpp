@@ -152,7 +152,7 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
                 cl::Program p(context_, devices, bins);
                 p.build(devices, options.c_str());
                 if (const char* show = std::getenv("PORTACL_SHOW_BUILD_LOG"); show && *show && std::string(show) != "0")
-                    log(LogLevel::Info, "build log of " + sourceName + " [" + options + "] on " + device_.label() + ":\n" + built.log);
+                    log(LogLevel::Info, "build log of " + sourceName + " [" + options + "] on " + device_.label() + ":\n" + built.log + built.output);
                 if (options_.useDiskCache) cache_.store(cacheKey, built.binary);
                 programs_[memoKey] = p;
                 return p;

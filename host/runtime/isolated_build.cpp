@@ -220,10 +220,7 @@ IsolatedBuild buildInChildProcess(const DeviceInfo& device, const std::string& s
         std::this_thread::sleep_for(pause);
         pause = std::min(pause * 2, std::chrono::milliseconds(50));
     }
-    if (const char* show = std::getenv("PORTACL_SHOW_BUILD_LOG"); show && *show && std::string(show) != "0") {
-        const std::string out = readFile(outputPath);
-        if (!out.empty()) std::cerr << "compile worker output:\n" << out << "\n";
-    }
+    result.output = readFile(outputPath);
     if (WIFEXITED(status) && WEXITSTATUS(status) == kExitBuilt) {
         const std::string bin = readFile(dir / "binary");
         result.outcome = IsolatedBuild::Outcome::Built;

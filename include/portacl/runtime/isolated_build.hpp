@@ -31,6 +31,7 @@ struct IsolatedBuild {
     Outcome outcome = Outcome::Unavailable;
     std::vector<unsigned char> binary;
     std::string log;
+    std::string output;  // what the worker and the compiler printed by themselves
     std::string detail;
 };
 
