@@ -18,3 +18,8 @@ work_group = 256
 # (docs/portability.md has the reproducer). Medians above 3x3 take the bitwise search instead.
 median5_strip = 0
 median_search_min = 10
+
+[kwave]
+# The runtime's compiler (2026.2) miscompiles kwave.cl when it optimises: every field stays zero
+# (docs/portability.md). Unoptimised, the solver equals the serial reference.
+build_options = -cl-opt-disable

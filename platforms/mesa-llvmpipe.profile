@@ -14,11 +14,12 @@ defines = PORTACL_LLVMPIPE=1
 work_group = 256
 
 [gemm]
-# Two 32 x 16 tiles in float: 4.5 KiB of the 32 KiB.
+# Two 32 x 16 tiles in float: 4.5 KiB of the 32 KiB. llvmpipe allows the register-blocked kernel
+# 32 work-items per work-group (CL_KERNEL_WORK_GROUP_SIZE, Mesa 22.3.6): 8 x 4 outputs each.
 tile_m = 32
 tile_n = 32
 tile_k = 16
-wpt_m = 4
+wpt_m = 8
 wpt_n = 4
 tile = 16
 

@@ -305,7 +305,9 @@ void reconstructionCase(Precision p) {
         auto dev = lineal::makeDeviceEvaluator(ctx(), t, start, p);
         auto ref = lineal::makeReferenceEvaluator(t, start);
         std::mt19937 rng(9);
-        const double tol = p == Precision::Float ? 1e-8 : 1e-15;
+        // Float: ΔE sums at most a few hundred squared differences of L values below 1, so its
+        // rounding stays far below 1e-6 (an evaluation order other than PoCL's, oclgrind's, gives 1.2e-8).
+        const double tol = p == Precision::Float ? 1e-6 : 1e-15;
         for (int s = 0; s < swaps; ++s) {
             const auto& img = ref->image();
             std::vector<std::uint32_t> in, out;
@@ -682,6 +684,11 @@ TEST_P(ConformanceCoverage, EveryKernelRan) {
         }
     }
     EXPECT_GE(total, 50u) << "the kernel pattern no longer matches cl/";
+    // Kernels that exist only for double: without fp64, Voronoi's phase 2 runs on the host and
+    // clFFT's double scaling has nothing to scale.
+    if (!fp64())
+        for (const char* doubleOnly : {"voronoi_edges_phase2", "voronoi_edges_flagged_phase2", "voronoi_edges_wide_phase2", "fft_scale"})
+            missing.erase(doubleOnly);
     std::string list;
     for (const auto& m : missing) list += " " + m;
     EXPECT_TRUE(missing.empty()) << missing.size() << " of " << total << " kernels never ran:" << list;

@@ -236,6 +236,9 @@ struct KSpaceSolver::Impl {
            << " -D ST_SIGNAL=" << code(st.signal);
         if (zFusedQ) os << " -D KZ_Q=" << zFusedQ << " -D KZ_LINES=" << zLines;
         if (xFusedQ) os << " -D KX_Q=" << xFusedQ;
+        // A profile's options for this program alone (a vendor compiler that miscompiles it).
+        const std::string own = ctx.tuning().get("kwave", "build_options", "");
+        if (!own.empty()) os << " " << own;
         return os.str();
     }
 
