@@ -79,7 +79,7 @@ TEST(Errors, StatusCodesHaveTheirNames) {
 
 TEST(Errors, FailingCallThroughTheBindingsNamesTheStatus) {
     Context& ctx = test::context();
-    cl::Kernel k = ctx.kernel("vector_ops.cl", "vector_sum", Precision::Float);
+    cl::Kernel k = ctx.newKernel("vector_ops.cl", "vector_sum", Precision::Float);
     // No arguments set: the launch must fail with a named status, not crash.
     try {
         ctx.launch(k, cl::NDRange(16));

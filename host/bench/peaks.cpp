@@ -27,18 +27,14 @@ double copySeconds(Context& ctx, std::size_t bytes, const BenchOptions& opts, bo
     double best = 0;
     for (const auto& [name, perItem] : {std::pair<const char*, cl_ulong>{"stream_copy", 1}, {"stream_copy_x4", 4}}) {
         cl::Kernel k = ctx.kernel("vector_ops.cl", name, Precision::Float);
-        k.setArg(0, src);
-        k.setArg(1, dst);
-        k.setArg(2, n4);
+        setArg(k, 0, src);
+        setArg(k, 1, dst);
+        setArg(k, 2, n4);
         const cl::NDRange items((n4 + perItem - 1) / perItem);
         const double s = time([&] { ctx.launch(k, items, cl::NDRange(wg)); });
         best = best == 0 ? s : std::min(best, s);
     }
-    const double runtimeCopy = time([&] {
-        cl::Event e;
-        clCall("clEnqueueCopyBuffer", [&] { return ctx.queue().enqueueCopyBuffer(src, dst, 0, 0, bytes, nullptr, &e); });
-        ctx.recordEvent("copy buffer", EventKind::Transfer, e);
-    });
+    const double runtimeCopy = time([&] { ctx.copy(src, dst, bytes, "copy buffer"); });
     return std::min(best, runtimeCopy);
 }
 
@@ -63,10 +59,10 @@ double fmaThroughput(Context& ctx, Precision p, const BenchOptions& opts) {
     const int iterations = opts.quick ? (d.isGpu ? 128 : 64) : (d.isGpu ? 512 : 128);
     cl::Buffer out = ctx.buffer(items * (p == Precision::Double ? 8 : 4), "fma output");
     cl::Kernel k = ctx.kernel("vector_ops.cl", "fma_peak", p);
-    k.setArg(0, out);
-    if (p == Precision::Double) k.setArg(1, 0.999999);
-    else k.setArg(1, 0.999999f);
-    k.setArg(2, iterations);
+    setArg(k, 0, out);
+    if (p == Precision::Double) setArg(k, 1, 0.999999);
+    else setArg(k, 1, 0.999999f);
+    setArg(k, 2, iterations);
     const double s = medianDeviceSeconds(ctx, [&] { ctx.launch(k, cl::NDRange(items), cl::NDRange(wg)); }, opts);
     return 512.0 * iterations * items / s;  // 4 chains x 8 lanes x 8 unrolled steps x 2 flops per iteration
 }

@@ -180,9 +180,9 @@ void ClfftPlan::execute(const cl::Buffer& in, const cl::Buffer& out, Direction d
 
     if (dir == Direction::Inverse && scale_()) {
         const cl_ulong n = desc_.batch * outputElements(desc_, dir);
-        scale_.setArg(0, out);
-        scale_.setArg(1, n);
-        scale_.setArg(2, 1.0 / static_cast<double>(totalPoints(desc_)));
+        setArg(scale_, 0, out);
+        setArg(scale_, 1, n);
+        setArg(scale_, 2, 1.0 / static_cast<double>(totalPoints(desc_)));
         ctx_.launch(scale_, cl::NDRange(n), cl::NDRange(64));
     }
 }

@@ -23,7 +23,7 @@ Plan& plan(Context& ctx, const PlanDesc& desc) {
     PlanDesc d = desc;
     if (d.backend == Backend::Auto) d.backend = Backend::VkFFT;  // VkFFT handles every size, and is the faster one
 
-    auto& cache = ctx.state<PlanCache>("fft.plans");
+    auto& cache = ctx.state<PlanCache>();
     std::lock_guard<std::mutex> lock(cache.mutex);
     auto& slot = cache.plans[d.key()];
     if (!slot) {

@@ -150,10 +150,7 @@ public:
         checkBuffers(desc_, dir, in, out);
         if (identity_) {
             if (!desc_.inPlace) {
-                cl::Event e;
-                clCall("clEnqueueCopyBuffer",
-                       [&] { return ctx_.queue().enqueueCopyBuffer(in, out, 0, 0, outputBytes(desc_, dir), nullptr, &e); });
-                ctx_.recordEvent(eventName(desc_, backend_, dir) + " (one point: copy)", EventKind::Transfer, e);
+                ctx_.copy(in, out, outputBytes(desc_, dir), eventName(desc_, backend_, dir) + " (one point: copy)");
             }
             return;
         }

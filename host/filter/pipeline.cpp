@@ -13,6 +13,7 @@
 #include "filter/strip.hpp"
 #include "portacl/filter.hpp"
 #include "portacl/runtime/error.hpp"
+#include "portacl/runtime/growable_buffer.hpp"
 
 namespace portacl::filter {
 namespace {
@@ -49,12 +50,12 @@ struct Pipeline::Impl {
     int width = 0, height = 0, colourPlanes = 0;
     std::vector<DevicePlane> source, planes;  // as uploaded; as filtered so far
     int sourceColourPlanes = 0;
-    std::map<std::string, cl::Kernel> kernels;
     std::map<std::string, cl::Buffer> constants;  // weights uploaded once per operation
-    // Plane buffers, kept from one enqueue() to the next: the n-th request of a size gets the same
-    // buffer every time. A fresh buffer would make the first kernel that writes it pay its allocation.
-    std::map<std::size_t, std::vector<cl::Buffer>> planePool;
-    std::map<std::size_t, std::size_t> planePoolTaken;
+    // Plane buffers, kept from one enqueue() to the next: the n-th request gets the same buffer every
+    // time (grown if a new image needs more). A fresh buffer would make the first kernel that writes
+    // it pay its allocation.
+    std::vector<GrowableBuffer> planePool;
+    std::size_t planePoolTaken = 0;
     int tx = 16, ty = 16, px = 1;
     bool fusedSeparable = false;  // integer rank-1 masks: both passes in one kernel
     bool strip = false;           // 8-bit planes: the register path (cl/filter_strip.cl) where it applies
@@ -162,10 +163,7 @@ struct Pipeline::Impl {
     Precision real() const { return options.precision == Precision::Double ? Precision::Double : Precision::Float; }
 
     cl::Kernel& kernel(const std::string& file, const std::string& name, const std::string& defines) {
-        const std::string key = file + "|" + name + "|" + defines;
-        auto it = kernels.find(key);
-        if (it == kernels.end()) it = kernels.emplace(key, ctx.kernel(file, name, real(), defines)).first;
-        return it->second;
+        return ctx.kernel(file, name, real(), defines);
     }
 
     // A plane's buffer: its samples and kStripSlack bytes after them (the register path reads the
@@ -195,17 +193,17 @@ struct Pipeline::Impl {
 
     void setOutside(cl::Kernel& k, int index, io::PixelType t) {
         if (t != io::PixelType::F32) {
-            k.setArg(index, static_cast<cl_int>(saturate(options.borderValue, t)));
+            setArg(k, index, static_cast<cl_int>(saturate(options.borderValue, t)));
         } else if (real() == Precision::Double) {
-            k.setArg(index, static_cast<cl_double>(static_cast<float>(options.borderValue)));
+            setArg(k, index, static_cast<cl_double>(static_cast<float>(options.borderValue)));
         } else {
-            k.setArg(index, static_cast<cl_float>(options.borderValue));
+            setArg(k, index, static_cast<cl_float>(options.borderValue));
         }
     }
 
     void setReal(cl::Kernel& k, int index, double v) {
-        if (real() == Precision::Double) k.setArg(index, static_cast<cl_double>(v));
-        else k.setArg(index, static_cast<cl_float>(v));
+        if (real() == Precision::Double) setArg(k, index, static_cast<cl_double>(v));
+        else setArg(k, index, static_cast<cl_float>(v));
     }
 
     std::vector<unsigned char> realBytes(const std::vector<double>& v) const {
@@ -227,11 +225,11 @@ struct Pipeline::Impl {
     DevicePlane stripPass(const DevicePlane& in, const std::string& defines, const StripLayout& layout) {
         cl::Kernel& k = kernel("filter_strip.cl", "filter_strip", defines);
         DevicePlane out{planeBuffer(planeBytes(in.type), "filtered plane"), in.type};
-        k.setArg(0, in.buffer);
-        k.setArg(1, out.buffer);
-        k.setArg(2, static_cast<cl_int>(width));
-        k.setArg(3, static_cast<cl_int>(height));
-        k.setArg(4, static_cast<cl_int>(saturate(options.borderValue, in.type)));
+        setArg(k, 0, in.buffer);
+        setArg(k, 1, out.buffer);
+        setArg(k, 2, static_cast<cl_int>(width));
+        setArg(k, 3, static_cast<cl_int>(height));
+        setArg(k, 4, static_cast<cl_int>(saturate(options.borderValue, in.type)));
         const std::size_t items = (static_cast<std::size_t>(width) + layout.width - 1) / layout.width;
         const std::size_t rows = (static_cast<std::size_t>(height) + layout.rows - 1) / layout.rows;
         ctx.launch(k, cl::NDRange(roundUp(items, layout.groupX), roundUp(rows, layout.groupY)), cl::NDRange(layout.groupX, layout.groupY));
@@ -298,16 +296,16 @@ struct Pipeline::Impl {
             maskBuf = weights("dummy", std::vector<std::int32_t>{0});
         }
         const std::int64_t n = static_cast<std::int64_t>(op.width) * op.height;
-        k.setArg(0, in.buffer);
-        k.setArg(1, out.buffer);
-        k.setArg(2, static_cast<cl_int>(width));
-        k.setArg(3, static_cast<cl_int>(height));
+        setArg(k, 0, in.buffer);
+        setArg(k, 1, out.buffer);
+        setArg(k, 2, static_cast<cl_int>(width));
+        setArg(k, 3, static_cast<cl_int>(height));
         setOutside(k, 4, in.type);
-        k.setArg(5, maskBuf);
-        k.setArg(6, static_cast<cl_long>(divisor));
-        k.setArg(7, static_cast<cl_int>(divisionShift(divisor)));
+        setArg(k, 5, maskBuf);
+        setArg(k, 6, static_cast<cl_long>(divisor));
+        setArg(k, 7, static_cast<cl_int>(divisionShift(divisor)));
         setReal(k, 8, op.threshold);
-        k.setArg(9, static_cast<cl_long>(std::floor(static_cast<double>(n) * op.threshold)));
+        setArg(k, 9, static_cast<cl_long>(std::floor(static_cast<double>(n) * op.threshold)));
         ctx.launch(k, globalWindow(perItem), cl::NDRange(tx, ty));
         return out;
     }
@@ -366,15 +364,15 @@ struct Pipeline::Impl {
                 cl::Kernel& k = kernel("filter_separable.cl", "filter_separable_fused",
                                        defines + " -D PY=" + std::to_string(perItem) + " -D DIVISOR=" + std::to_string(divisor) +
                                            " -D SHIFT=" + std::to_string(divisionShift(divisor)));
-                k.setArg(0, in.buffer);
-                k.setArg(1, out.buffer);
-                k.setArg(2, static_cast<cl_int>(width));
-                k.setArg(3, static_cast<cl_int>(height));
+                setArg(k, 0, in.buffer);
+                setArg(k, 1, out.buffer);
+                setArg(k, 2, static_cast<cl_int>(width));
+                setArg(k, 3, static_cast<cl_int>(height));
                 setOutside(k, 4, in.type);
-                k.setArg(5, rowBuf);
-                k.setArg(6, colBuf);
-                k.setArg(7, static_cast<cl_long>(divisor));
-                k.setArg(8, static_cast<cl_int>(divisionShift(divisor)));
+                setArg(k, 5, rowBuf);
+                setArg(k, 6, colBuf);
+                setArg(k, 7, static_cast<cl_long>(divisor));
+                setArg(k, 8, static_cast<cl_int>(divisionShift(divisor)));
                 ctx.launch(k, globalWindow(perItem), cl::NDRange(tx, ty));
                 return out;
             }
@@ -383,26 +381,26 @@ struct Pipeline::Impl {
         DevicePlane out{planeBuffer(planeBytes(in.type), "filtered plane"), in.type};
 
         cl::Kernel& rows = kernel("filter_separable.cl", "filter_rows", defines);
-        rows.setArg(0, in.buffer);
-        rows.setArg(1, mid);
-        rows.setArg(2, static_cast<cl_int>(width));
-        rows.setArg(3, static_cast<cl_int>(height));
+        setArg(rows, 0, in.buffer);
+        setArg(rows, 1, mid);
+        setArg(rows, 2, static_cast<cl_int>(width));
+        setArg(rows, 3, static_cast<cl_int>(height));
         setOutside(rows, 4, in.type);
-        rows.setArg(5, rowBuf);
+        setArg(rows, 5, rowBuf);
         ctx.launch(rows, global2d(), cl::NDRange(tx, ty));
 
         cl::Kernel& cols = kernel("filter_separable.cl", "filter_cols", defines);
-        cols.setArg(0, mid);
-        cols.setArg(1, out.buffer);
-        cols.setArg(2, static_cast<cl_int>(width));
-        cols.setArg(3, static_cast<cl_int>(height));
-        if (midT == "int") cols.setArg(4, static_cast<cl_int>(outsideRow));
-        else if (midT == "long") cols.setArg(4, static_cast<cl_long>(outsideRow));
-        else if (midT == "double") cols.setArg(4, static_cast<cl_double>(outsideRow));
-        else cols.setArg(4, static_cast<cl_float>(outsideRow));
-        cols.setArg(5, colBuf);
-        cols.setArg(6, static_cast<cl_long>(divisor));
-        cols.setArg(7, static_cast<cl_int>(divisionShift(divisor)));
+        setArg(cols, 0, mid);
+        setArg(cols, 1, out.buffer);
+        setArg(cols, 2, static_cast<cl_int>(width));
+        setArg(cols, 3, static_cast<cl_int>(height));
+        if (midT == "int") setArg(cols, 4, static_cast<cl_int>(outsideRow));
+        else if (midT == "long") setArg(cols, 4, static_cast<cl_long>(outsideRow));
+        else if (midT == "double") setArg(cols, 4, static_cast<cl_double>(outsideRow));
+        else setArg(cols, 4, static_cast<cl_float>(outsideRow));
+        setArg(cols, 5, colBuf);
+        setArg(cols, 6, static_cast<cl_long>(divisor));
+        setArg(cols, 7, static_cast<cl_int>(divisionShift(divisor)));
         ctx.launch(cols, global2d(), cl::NDRange(tx, ty));
         return out;
     }
@@ -414,11 +412,11 @@ struct Pipeline::Impl {
         cl::Kernel& k = kernel("filter_pointwise.cl", "filter_grey", defines);
         DevicePlane out{planeBuffer(planeBytes(t), "grey plane"), t};
         const int n = width * height;
-        k.setArg(0, planes[0].buffer);
-        k.setArg(1, planes[1].buffer);
-        k.setArg(2, planes[2].buffer);
-        k.setArg(3, out.buffer);
-        k.setArg(4, static_cast<cl_int>(n));
+        setArg(k, 0, planes[0].buffer);
+        setArg(k, 1, planes[1].buffer);
+        setArg(k, 2, planes[2].buffer);
+        setArg(k, 3, out.buffer);
+        setArg(k, 4, static_cast<cl_int>(n));
         ctx.launch(k, cl::NDRange(roundUp(n, 256)), cl::NDRange(256));
         std::vector<DevicePlane> next{out};
         if (planes.size() == 4) next.push_back(planes[3]);
@@ -431,22 +429,20 @@ struct Pipeline::Impl {
         cl::Kernel& k = kernel("filter_pointwise.cl", "filter_to_float", std::string("-D SRC_T=") + clType(in.type) + " -D INTEGER=1 -D GREY_FLOOR=0");
         DevicePlane out{planeBuffer(planeBytes(io::PixelType::F32), "float plane"), io::PixelType::F32};
         const int n = width * height;
-        k.setArg(0, in.buffer);
-        k.setArg(1, out.buffer);
-        k.setArg(2, static_cast<cl_int>(n));
+        setArg(k, 0, in.buffer);
+        setArg(k, 1, out.buffer);
+        setArg(k, 2, static_cast<cl_int>(n));
         ctx.launch(k, cl::NDRange(roundUp(n, 256)), cl::NDRange(256));
         return out;
     }
 
     cl::Buffer planeBuffer(std::size_t bytes, const std::string& what) {
-        std::vector<cl::Buffer>& list = planePool[bytes];
-        std::size_t& taken = planePoolTaken[bytes];
-        if (taken == list.size()) list.push_back(ctx.buffer(bytes, what));
-        return list[taken++];
+        if (planePoolTaken == planePool.size()) planePool.emplace_back();
+        return planePool[planePoolTaken++].reserve(ctx, bytes, what);
     }
 
     void enqueue() {
-        planePoolTaken.clear();
+        planePoolTaken = 0;
         planes = source;
         colourPlanes = sourceColourPlanes;
         for (std::size_t i = 0; i < ops.size(); ++i) {

@@ -202,12 +202,12 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
             break;
         }
     }
-    k.setArg(0, static_cast<cl_int>(M));
-    k.setArg(1, static_cast<cl_int>(N));
-    k.setArg(2, static_cast<cl_int>(K));
-    k.setArg(3, A);
-    k.setArg(4, B);
-    k.setArg(5, C);
+    setArg(k, 0, static_cast<cl_int>(M));
+    setArg(k, 1, static_cast<cl_int>(N));
+    setArg(k, 2, static_cast<cl_int>(K));
+    setArg(k, 3, A);
+    setArg(k, 4, B);
+    setArg(k, 5, C);
     ctx.launch(k, global, local);
 }
 

@@ -169,7 +169,7 @@ struct KSpaceSolver::Impl {
             ctx.finish();
             for (auto& s : samplers)
                 for (auto& b : s.block)
-                    if (b.host) ctx.queue().enqueueUnmapMemObject(b.pinned, b.host);
+                    if (b.host) ctx.unmap(b.pinned, b.host, "unmap raw samples (host)");
             ctx.finish();
         } catch (...) {
         }
@@ -244,7 +244,8 @@ struct KSpaceSolver::Impl {
 
     void build() {
         const std::string options = buildOptions();
-        auto k = [&](const char* name) { return ctx.kernel("kwave.cl", name, prec, options); };
+        // Kernels of the solver's own: their arguments are bound once and kept across steps.
+        auto k = [&](const char* name) { return ctx.newKernel("kwave.cl", name, prec, options); };
         kPressureGradient = k("kwave_pressure_gradient");
         kVelocityGradient = k("kwave_velocity_gradient");
         kVelocity = k("kwave_velocity");
@@ -501,18 +502,10 @@ struct KSpaceSolver::Impl {
             if (!up.bytes.empty()) ctx.write(*up.target, up.bytes.data(), up.bytes.size(), "upload " + up.what);
         }
         p = alloc(n * realBytes, "p");
-        cl_uint alignBits = 0;
-        clCall("clGetDeviceInfo", [&] { return ctx.device().device.getInfo(CL_DEVICE_MEM_BASE_ADDR_ALIGN, &alignBits); });
-        const std::size_t align = std::max<std::size_t>(alignBits / 8, 1);
+        const std::size_t align = ctx.subBufferAlignment();
         batched = dims > 1 && (n * realBytes) % align == 0 && (nr * 2 * realBytes) % align == 0;
         if (batched) {
-            auto sub = [&](cl::Buffer& all, std::size_t offset, std::size_t bytes) {
-                cl_buffer_region region{offset, bytes};
-                cl_int err = CL_SUCCESS;
-                cl::Buffer b = all.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
-                clCall("clCreateSubBuffer", [&] { return err; });
-                return b;
-            };
+            auto sub = [&](cl::Buffer& all, std::size_t offset, std::size_t bytes) { return ctx.subBuffer(all, offset, bytes, "field component"); };
             auto components = [&](cl::Buffer& all, cl::Buffer* parts, int count, std::size_t bytes, const std::string& what) {
                 all = alloc(count * bytes, what);
                 for (int a = 0; a < count; ++a) parts[a] = sub(all, a * bytes, bytes);
@@ -547,10 +540,7 @@ struct KSpaceSolver::Impl {
                 b.device = alloc(bytes, "raw samples");
                 if (!s.out.raw) continue;
                 b.pinned = ctx.buffer(std::max<std::size_t>(bytes, 8), "raw samples (host)", CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
-                cl_int err = CL_SUCCESS;
-                b.host = ctx.queue().enqueueMapBuffer(b.pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
-                                                      std::max<std::size_t>(bytes, 8), nullptr, nullptr, &err);
-                clCall("clEnqueueMapBuffer(raw samples)", [&] { return err; });
+                b.host = ctx.map(b.pinned, CL_MAP_READ | CL_MAP_WRITE, std::max<std::size_t>(bytes, 8), "map raw samples (host)");
             }
             s.sumsq = alloc((s.out.rms ? ns : 1) * realBytes, "rms");
             s.mx = alloc((s.out.max ? ns : 1) * realBytes, "max");
@@ -563,13 +553,12 @@ struct KSpaceSolver::Impl {
 
     // ---- launching ----------------------------------------------------------------------------
     void setReal(cl::Kernel& k, cl_uint i, double v) {
-        if (prec == Precision::Double) k.setArg(i, v);
-        else k.setArg(i, static_cast<float>(v));
+        if (prec == Precision::Double) setArg(k, i, v);
+        else setArg(k, i, static_cast<float>(v));
     }
     template <typename... A>
     void args(cl::Kernel& k, const A&... a) {
-        cl_uint i = 0;
-        (k.setArg(i++, a), ...);
+        setArgs(k, 0, a...);
     }
     void launchGrid(cl::Kernel& k, std::size_t nx) { ctx.launch(k, cl::NDRange(nx, g.ny, g.nz), local3); }
     void launch1(cl::Kernel& k, std::size_t count) { ctx.launch(k, cl::NDRange(count), local1); }
@@ -603,12 +592,12 @@ struct KSpaceSolver::Impl {
     void spectralArgs(cl::Kernel& k, const cl::Buffer* dd, bool withCount = true) {
         args(k, X[0], X[1], X[2], storedKappa() ? kappa : waveNumbers2, waveNumbers2);
         setReal(k, 5, 0.5 * sim.cRef * sim.dt);
-        k.setArg(6, dd[0]);
-        k.setArg(7, dd[1]);
-        k.setArg(8, dd[2]);
-        k.setArg(9, u32(g.reducedNx()));
-        k.setArg(10, u32(g.ny));
-        if (withCount) k.setArg(11, u64(nr));
+        setArg(k, 6, dd[0]);
+        setArg(k, 7, dd[1]);
+        setArg(k, 8, dd[2]);
+        setArg(k, 9, u32(g.reducedNx()));
+        setArg(k, 10, u32(g.ny));
+        if (withCount) setArg(k, 11, u64(nr));
     }
 
     void computeVelocity() {
@@ -616,17 +605,17 @@ struct KSpaceSolver::Impl {
             pressureGradient(true);
             args(kXVelocity, u[0], u[1], u[2], X[0], X[1], X[2], dtRho[0], dtRho[1], dtRho[2], pmlSg[0], pmlSg[1], pmlSg[2]);
             setReal(kXVelocity, 12, sim.dt);
-            kXVelocity.setArg(13, u32(g.ny));
-            kXVelocity.setArg(14, u32(g.nz));
+            setArg(kXVelocity, 13, u32(g.ny));
+            setArg(kXVelocity, 14, u32(g.nz));
             ctx.launch(kXVelocity, cl::NDRange(roundUp(g.ny * g.nz, zLines), 16), cl::NDRange(zLines, 16));
             return;
         }
         pressureGradient();
         args(kVelocity, u[0], u[1], u[2], du[0], du[1], du[2], dtRho[0], dtRho[1], dtRho[2], pmlSg[0], pmlSg[1], pmlSg[2]);
         setReal(kVelocity, 12, sim.dt);
-        kVelocity.setArg(13, u32(g.nx));
-        kVelocity.setArg(14, u32(g.ny));
-        kVelocity.setArg(15, u32(g.nz));
+        setArg(kVelocity, 13, u32(g.nx));
+        setArg(kVelocity, 14, u32(g.ny));
+        setArg(kVelocity, 15, u32(g.nz));
         launchGrid(kVelocity, g.nx);
     }
 
@@ -678,10 +667,10 @@ struct KSpaceSolver::Impl {
     void computeDensity() {
         args(kDensity, rho[0], rho[1], rho[2], du[0], du[1], du[2], rho0, pml[0], pml[1], pml[2]);
         setReal(kDensity, 10, sim.dt);
-        kDensity.setArg(11, u32(g.nx));
-        kDensity.setArg(12, u32(g.ny));
-        kDensity.setArg(13, u32(g.nz));
-        kDensity.setArg(14, u32(fusedTerms() ? 1 : 0));
+        setArg(kDensity, 11, u32(g.nx));
+        setArg(kDensity, 12, u32(g.ny));
+        setArg(kDensity, 13, u32(g.nz));
+        setArg(kDensity, 14, u32(fusedTerms() ? 1 : 0));
         launchGrid(kDensity, g.nx);
     }
 
@@ -721,11 +710,11 @@ struct KSpaceSolver::Impl {
             const cl::Buffer& n1 = storedNabla() ? nabla1 : waveNumbers2;
             args(k, X[0], X[1], n2, n1, waveNumbers2);
             setReal(k, 5, sim.medium.alphaPower - 2.0);
-            k.setArg(6, u32(g.reducedNx()));
-            k.setArg(7, u32(g.ny));
+            setArg(k, 6, u32(g.reducedNx()));
+            setArg(k, 7, u32(g.ny));
             if (fused) launchLines(k);
             else {
-                k.setArg(8, u64(nr));
+                setArg(k, 8, u64(nr));
                 launch1(k, nr);
             }
             inverseComponents(du + 1, duTail, 2, fused);
@@ -745,7 +734,7 @@ struct KSpaceSolver::Impl {
         inverseComponents(u, uAll, dims);
         args(kInitialVelocity, u[0], u[1], u[2], dtRho[0], dtRho[1], dtRho[2]);
         setReal(kInitialVelocity, 6, sim.dt);
-        kInitialVelocity.setArg(7, u64(n));
+        setArg(kInitialVelocity, 7, u64(n));
         launch1(kInitialVelocity, n);
     }
 
@@ -793,9 +782,7 @@ struct KSpaceSolver::Impl {
 
     void startRead(Sampler& s, RawBlock& b) {
         const std::size_t bytes = b.steps * points.size() * realBytes;
-        clCall("clEnqueueReadBuffer(raw samples)",
-               [&] { return ctx.queue().enqueueReadBuffer(b.device, CL_FALSE, 0, bytes, b.host, nullptr, &b.read); });
-        ctx.recordEvent("download " + s.quantity + " samples", EventKind::Transfer, b.read);
+        b.read = ctx.readAsync(b.device, b.host, bytes, "download " + s.quantity + " samples");
         b.readSteps = b.steps;
         b.steps = 0;
         b.pending = true;
@@ -840,7 +827,7 @@ struct KSpaceSolver::Impl {
     // Steps whose device work is complete, as far as can be told without waiting.
     std::size_t completedSteps() {
         while (!stepEnds.empty() &&
-               stepEnds.front().getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() == CL_COMPLETE)
+               clCall("clGetEventInfo(time step)", [&] { return stepEnds.front().getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>(); }) == CL_COMPLETE)
             stepEnds.pop_front();
         return t - stepEnds.size();
     }
@@ -859,9 +846,7 @@ struct KSpaceSolver::Impl {
         computePressure();
         if (t == 0 && !sim.p0.empty()) addInitialPressure();
         if (t >= opt.outputs.startIndex && !sensorless()) sample();
-        cl::Event end;
-        clCall("clEnqueueMarkerWithWaitList", [&] { return ctx.queue().enqueueMarkerWithWaitList(nullptr, &end); });
-        stepEnds.push_back(end);
+        stepEnds.push_back(ctx.marker("kwave step end"));
         ++t;
         if (t % kFiniteCheckSteps == 0) probeFinite(false);
     }

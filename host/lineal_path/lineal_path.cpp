@@ -89,46 +89,46 @@ Result linealPath(Context& ctx, const PhaseImage& img, const Options& opt) {
         ctx.checkFits(tableWords * 4 + list.size() * (sizeof(cl_int4) + 8), "the lineal path run tables");
 
         cl::Buffer E = ctx.buffer(tableWords * 4, "lineal path run tables");
-        pack.setArg(0, mask);
-        pack.setArg(1, E);
-        pack.setArg(2, cl_int(f.n[0]));
-        pack.setArg(3, cl_int(f.n[1]));
-        pack.setArg(4, cl_int(f.n[2]));
-        pack.setArg(5, cl_int(stride[f.perm[0]]));
-        pack.setArg(6, cl_int(stride[f.perm[1]]));
-        pack.setArg(7, cl_int(stride[f.perm[2]]));
-        pack.setArg(8, cl_int(ew));
-        pack.setArg(9, cl_int(ml));
-        pack.setArg(10, cl_int(opt.periodic ? 1 : 0));
+        setArg(pack, 0, mask);
+        setArg(pack, 1, E);
+        setArg(pack, 2, cl_int(f.n[0]));
+        setArg(pack, 3, cl_int(f.n[1]));
+        setArg(pack, 4, cl_int(f.n[2]));
+        setArg(pack, 5, cl_int(stride[f.perm[0]]));
+        setArg(pack, 6, cl_int(stride[f.perm[1]]));
+        setArg(pack, 7, cl_int(stride[f.perm[2]]));
+        setArg(pack, 8, cl_int(ew));
+        setArg(pack, 9, cl_int(ml));
+        setArg(pack, 10, cl_int(opt.periodic ? 1 : 0));
         ctx.launch(pack, cl::NDRange(roundUp(std::size_t(rows) * ew, 64)), cl::NDRange(64));
         if (ml > 0) {
-            tables.setArg(0, E);
-            tables.setArg(1, cl_int(rows));
-            tables.setArg(2, cl_int(ew));
-            tables.setArg(3, cl_int(ml));
+            setArg(tables, 0, E);
+            setArg(tables, 1, cl_int(rows));
+            setArg(tables, 2, cl_int(ew));
+            setArg(tables, 3, cl_int(ml));
             ctx.launch(tables, cl::NDRange(roundUp(std::size_t(rows) * ew, 64)), cl::NDRange(64));
         }
         cl::Buffer disp = ctx.upload(list, "lineal path displacements", CL_MEM_READ_ONLY);
         const std::size_t perLaunch = std::min(chunk, list.size());
         cl::Buffer out = ctx.buffer(perLaunch * sizeof(cl_ulong), "lineal path counts", CL_MEM_WRITE_ONLY);
-        count.setArg(0, E);
-        count.setArg(1, cl_int(f.n[0]));
-        count.setArg(2, cl_int(f.n[1]));
-        count.setArg(3, cl_int(f.n[2]));
-        count.setArg(4, cl_int(ew));
-        count.setArg(5, cl_int(ml));
-        count.setArg(6, cl_int(opt.periodic ? 1 : 0));
-        count.setArg(7, disp);
-        count.setArg(9, out);
-        count.setArg(10, cl::Local(maxRuns * sizeof(cl_int4)));
-        count.setArg(11, cl::Local(ls * sizeof(cl_ulong)));
+        setArg(count, 0, E);
+        setArg(count, 1, cl_int(f.n[0]));
+        setArg(count, 2, cl_int(f.n[1]));
+        setArg(count, 3, cl_int(f.n[2]));
+        setArg(count, 4, cl_int(ew));
+        setArg(count, 5, cl_int(ml));
+        setArg(count, 6, cl_int(opt.periodic ? 1 : 0));
+        setArg(count, 7, disp);
+        setArg(count, 9, out);
+        setArg(count, 10, cl::Local(maxRuns * sizeof(cl_int4)));
+        setArg(count, 11, cl::Local(ls * sizeof(cl_ulong)));
         std::vector<cl_ulong> counts(list.size());
         // With a progress line on, launches of at most a fiftieth of the displacements, so that a
         // long 3-D run shows how far it is (the counts are exact either way).
         const std::size_t step = progress.active() ? std::max<std::size_t>(256, std::min(perLaunch, list.size() / 50 + 1)) : perLaunch;
         for (std::size_t base = 0; base < list.size(); base += step) {
             const std::size_t n = std::min(step, list.size() - base);
-            count.setArg(8, cl_int(base));
+            setArg(count, 8, cl_int(base));
             ctx.launch(count, cl::NDRange(n * ls), cl::NDRange(ls));
             ctx.read(out, counts.data() + base, n * sizeof(cl_ulong), "download lineal path counts");
             progress.update(done += n);

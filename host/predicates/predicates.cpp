@@ -41,9 +41,9 @@ TwoPhaseReport evaluateOnDevice(Context& ctx, Predicate p, const cl::Buffer& poi
     kernels.doubleFloat = true;
     if (hostItems) kernels.hostPhase2 = [&](const std::vector<std::uint32_t>& items) { *hostItems = items; };
     kernels.setArgs = [&](cl::Kernel& k, cl_uint first) {
-        k.setArg(first + 0, points);
-        k.setArg(first + 1, queries);
-        k.setArg(first + 2, signs);
+        setArg(k, first + 0, points);
+        setArg(k, first + 1, queries);
+        setArg(k, first + 2, signs);
     };
     return runTwoPhase(ctx, mode, queryCount, kernels);
 }

@@ -61,19 +61,23 @@ ContextOptions defaultContextOptions() {
     return o;
 }
 
-Context::~Context() {
-    try {
-        if (queue_()) queue_.finish();
-    } catch (...) {  // a failed queue has nothing left to copy
-    }
-}
-
 Context::Context(const DeviceInfo& device, ContextOptions options)
     : device_(device), options_(options), tuning_(tuningFor(device)) {
     context_ = clCall("clCreateContext", [&] { return cl::Context(device_.device); });
     queue_ = clCall("clCreateCommandQueue",
                     [&] { return cl::CommandQueue(context_, device_.device, options_.queueProfiling || options_.profile ? CL_QUEUE_PROFILING_ENABLE : 0); });
     profiler_.setEnabled(options_.profile);
+}
+
+Context::~Context() {
+    // Commands still queued may read host memory this context keeps alive (non-blocking writes from
+    // module state): they finish before any of it is released.
+    try {
+        if (queue_()) queue_.finish();
+    } catch (...) {  // a failed queue has nothing left to copy
+    }
+    pendingWrites_.clear();
+    states_.clear();
 }
 
 void Context::requirePrecision(Precision p, bool mixedOffered) const {
@@ -180,7 +184,7 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
         compilerOutput = capture.finish();
     } catch (const cl::Error& e) {
         if (e.err() == CL_BUILD_PROGRAM_FAILURE || e.err() == CL_INVALID_BUILD_OPTIONS)
-            throw BuildError(sourceName, device_.label(), options, buildLog(p, device_.device) + compilerOutput);
+            throw BuildError(e.err(), sourceName, device_.label(), options, buildLog(p, device_.device) + compilerOutput);
         throw ClError(e.err(), "clBuildProgram(" + sourceName + ")");
     }
     // PORTACL_SHOW_BUILD_LOG=1 sends the compiler's log of successful builds to the logger too (with
@@ -200,10 +204,33 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
     return p;
 }
 
-cl::Kernel Context::kernel(const std::string& source, const std::string& kernelName, Precision element,
-                           const std::string& extraOptions) {
+cl::Kernel& Context::kernel(const cl::Program& program, const std::string& name) {
+    const auto key = std::make_pair(program(), name);
+    auto it = kernels_.find(key);
+    if (it == kernels_.end()) {
+        cl::Kernel k = clCall(("clCreateKernel(" + name + ")").c_str(), [&] { return cl::Kernel(program, name.c_str()); });
+        it = kernels_.emplace(key, std::make_pair(program, std::move(k))).first;
+    }
+    return it->second.second;
+}
+
+cl::Kernel& Context::kernel(const std::string& source, const std::string& name, Precision element,
+                            const std::string& extraOptions) {
+    std::string key;
+    key.reserve(source.size() + name.size() + extraOptions.size() + 8);
+    key.append(source).append(1, '\n').append(name).append(1, '\n').append(std::to_string(static_cast<int>(element)));
+    key.append(1, '\n').append(extraOptions);
+    auto it = kernelsBySource_.find(key);
+    if (it != kernelsBySource_.end()) return *it->second;
+    cl::Kernel& k = kernel(program(source, element, extraOptions), name);
+    kernelsBySource_.emplace(std::move(key), &k);
+    return k;
+}
+
+cl::Kernel Context::newKernel(const std::string& source, const std::string& name, Precision element,
+                              const std::string& extraOptions) {
     cl::Program p = program(source, element, extraOptions);
-    return clCall(("clCreateKernel(" + kernelName + ")").c_str(), [&] { return cl::Kernel(p, kernelName.c_str()); });
+    return clCall(("clCreateKernel(" + name + ")").c_str(), [&] { return cl::Kernel(p, name.c_str()); });
 }
 
 namespace {
@@ -259,23 +286,104 @@ cl::Buffer Context::buffer(std::size_t bytes, const std::string& what, cl_mem_fl
     return b;
 }
 
-void Context::write(const cl::Buffer& b, const void* src, std::size_t bytes, const std::string& name,
+cl::Event Context::write(const cl::Buffer& b, const void* src, std::size_t bytes, const std::string& name,
                     std::size_t offset) {
     cl::Event e;
     clCall("clEnqueueWriteBuffer", [&] { return queue_.enqueueWriteBuffer(b, CL_TRUE, offset, bytes, src, nullptr, &e); });
     recordEvent(name, EventKind::Transfer, e);
+    return e;
 }
 
-void Context::read(const cl::Buffer& b, void* dst, std::size_t bytes, const std::string& name, std::size_t offset) {
+cl::Event Context::read(const cl::Buffer& b, void* dst, std::size_t bytes, const std::string& name, std::size_t offset) {
     cl::Event e;
     clCall("clEnqueueReadBuffer", [&] { return queue_.enqueueReadBuffer(b, CL_TRUE, offset, bytes, dst, nullptr, &e); });
     recordEvent(name, EventKind::Transfer, e);
+    return e;
 }
 
-void Context::fill(const cl::Buffer& b, unsigned char byte, std::size_t bytes, const std::string& name) {
+cl::Event Context::fill(const cl::Buffer& b, unsigned char byte, std::size_t bytes, const std::string& name) {
     cl::Event e;
     clCall("clEnqueueFillBuffer", [&] { return queue_.enqueueFillBuffer(b, byte, 0, bytes, nullptr, &e); });
     recordEvent(name, EventKind::Transfer, e);
+    return e;
+}
+
+std::size_t Context::subBufferAlignment() const {
+    const cl_uint bits = clCall("clGetDeviceInfo(CL_DEVICE_MEM_BASE_ADDR_ALIGN)",
+                                [&] { return device_.device.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>(); });
+    return std::max<std::size_t>(1, bits / 8);
+}
+
+cl::Buffer Context::subBuffer(const cl::Buffer& parent, std::size_t offset, std::size_t bytes, const std::string& what,
+                              cl_mem_flags flags) {
+    cl_buffer_region region{offset, bytes};
+    cl_int err = CL_SUCCESS;
+    cl::Buffer b = clCall(("clCreateSubBuffer(" + what + ")").c_str(), [&] {
+        return cl::Buffer(parent).createSubBuffer(flags, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+    });
+    if (err != CL_SUCCESS) throw ClError(err, "clCreateSubBuffer(" + what + ")");
+    return b;
+}
+
+void Context::releaseCompletedWrites() {
+    auto done = [](const std::pair<cl::Event, std::shared_ptr<const void>>& w) {
+        cl_int status = CL_QUEUED;
+        try {
+            w.first.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status);
+        } catch (const cl::Error&) {
+            return false;  // kept until finish()
+        }
+        return status <= CL_COMPLETE;  // complete, or ended by an error: the queue no longer reads it
+    };
+    pendingWrites_.erase(std::remove_if(pendingWrites_.begin(), pendingWrites_.end(), done), pendingWrites_.end());
+}
+
+cl::Event Context::writeAsync(const cl::Buffer& b, const void* src, std::size_t bytes, const std::string& name,
+                              std::shared_ptr<const void> keepAlive, std::size_t offset) {
+    releaseCompletedWrites();
+    cl::Event e;
+    clCall("clEnqueueWriteBuffer", [&] { return queue_.enqueueWriteBuffer(b, CL_FALSE, offset, bytes, src, nullptr, &e); });
+    recordEvent(name, EventKind::Transfer, e);
+    if (keepAlive) pendingWrites_.emplace_back(e, std::move(keepAlive));
+    return e;
+}
+
+cl::Event Context::readAsync(const cl::Buffer& b, void* dst, std::size_t bytes, const std::string& name, std::size_t offset) {
+    cl::Event e;
+    clCall("clEnqueueReadBuffer", [&] { return queue_.enqueueReadBuffer(b, CL_FALSE, offset, bytes, dst, nullptr, &e); });
+    recordEvent(name, EventKind::Transfer, e);
+    return e;
+}
+
+cl::Event Context::copy(const cl::Buffer& src, const cl::Buffer& dst, std::size_t bytes, const std::string& name,
+                        std::size_t srcOffset, std::size_t dstOffset) {
+    cl::Event e;
+    clCall("clEnqueueCopyBuffer", [&] { return queue_.enqueueCopyBuffer(src, dst, srcOffset, dstOffset, bytes, nullptr, &e); });
+    recordEvent(name, EventKind::Transfer, e);
+    return e;
+}
+
+void* Context::map(const cl::Buffer& b, cl_map_flags flags, std::size_t bytes, const std::string& name) {
+    cl::Event e;
+    cl_int err = CL_SUCCESS;
+    void* host = clCall("clEnqueueMapBuffer", [&] { return queue_.enqueueMapBuffer(b, CL_TRUE, flags, 0, bytes, nullptr, &e, &err); });
+    if (err != CL_SUCCESS) throw ClError(err, "clEnqueueMapBuffer(" + name + ")");
+    recordEvent(name, EventKind::Transfer, e);
+    return host;
+}
+
+cl::Event Context::unmap(const cl::Buffer& b, void* mapped, const std::string& name) {
+    cl::Event e;
+    clCall("clEnqueueUnmapMemObject", [&] { return queue_.enqueueUnmapMemObject(b, mapped, nullptr, &e); });
+    recordEvent(name, EventKind::Transfer, e);
+    return e;
+}
+
+cl::Event Context::marker(const std::string& name) {
+    cl::Event e;
+    clCall("clEnqueueMarkerWithWaitList", [&] { return queue_.enqueueMarkerWithWaitList(nullptr, &e); });
+    recordEvent(name, EventKind::Marker, e);
+    return e;
 }
 
 cl::Event Context::launch(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local) {
@@ -288,7 +396,7 @@ cl::Event Context::launch(const cl::Kernel& k, const cl::NDRange& global, const 
         if (global.dimensions() == 3)
             g = cl::NDRange(roundUp(gs[0], ls[0]), roundUp(gs[1], ls[1]), roundUp(gs[2], ls[2]));
     }
-    const std::string name = k.getInfo<CL_KERNEL_FUNCTION_NAME>();
+    const std::string name = kernelName(k);
     cl::Event e;
     clCall(("clEnqueueNDRangeKernel(" + name + ")").c_str(),
            [&] { return queue_.enqueueNDRangeKernel(k, cl::NullRange, g, local, nullptr, &e); });
@@ -298,10 +406,13 @@ cl::Event Context::launch(const cl::Kernel& k, const cl::NDRange& global, const 
 
 void Context::recordEvent(const std::string& name, EventKind kind, const cl::Event& e) {
     profiler_.record(name, kind, e);
-    if (timing_) timed_.push_back(e);
+    if (timing_ && kind != EventKind::Marker) timed_.push_back(e);
 }
 
-void Context::finish() { clCall("clFinish", [&] { return queue_.finish(); }); }
+void Context::finish() {
+    clCall("clFinish", [&] { return queue_.finish(); });
+    pendingWrites_.clear();
+}
 
 void Context::beginTiming() {
     if (!options_.queueProfiling && !options_.profile)
@@ -320,7 +431,9 @@ std::vector<std::pair<cl_ulong, cl_ulong>> Context::endTimingSpans() {
     timing_ = false;
     std::vector<std::pair<cl_ulong, cl_ulong>> spans;
     for (const auto& e : timed_)
-        spans.emplace_back(e.getProfilingInfo<CL_PROFILING_COMMAND_START>(), e.getProfilingInfo<CL_PROFILING_COMMAND_END>());
+        spans.push_back(clCall("clGetEventProfilingInfo", [&] {
+            return std::make_pair(e.getProfilingInfo<CL_PROFILING_COMMAND_START>(), e.getProfilingInfo<CL_PROFILING_COMMAND_END>());
+        }));
     timed_.clear();
     return spans;
 }

@@ -1,6 +1,7 @@
 #include "portacl/runtime/error.hpp"
 
 #include "portacl/runtime/cl.hpp"
+#include "portacl/runtime/kernel_args.hpp"
 
 namespace portacl {
 
@@ -82,13 +83,33 @@ std::string clStatusName(int status) {
 #undef PORTACL_CASE
 }
 
+std::string kernelName(const cl::Kernel& k) {
+    try {
+        return k.getInfo<CL_KERNEL_FUNCTION_NAME>();
+    } catch (const cl::Error& e) {
+        throw ClError(e.err(), "clGetKernelInfo(CL_KERNEL_FUNCTION_NAME)");
+    }
+}
+
+std::size_t workGroupLimit(const cl::Kernel& k, const cl::Device& device) {
+    try {
+        return k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device);
+    } catch (const cl::Error& e) {
+        throw ClError(e.err(), "clGetKernelWorkGroupInfo(" + kernelName(k) + ")");
+    }
+}
+
 ClError::ClError(int status, const std::string& call)
     : Error(call + " failed with " + clStatusName(status)), status_(status), call_(call) {}
 
-BuildError::BuildError(const std::string& program, const std::string& device,
-                       const std::string& options, const std::string& log)
-    : Error("kernel program '" + program + "' failed to build for " + device +
-            " with options [" + options + "]; build log:\n" + log),
+ClError::ClError(int status, const std::string& call, const std::string& message)
+    : Error(message), status_(status), call_(call) {}
+
+BuildError::BuildError(int status, const std::string& program, const std::string& device, const std::string& options,
+                       const std::string& log)
+    : ClError(status, "clBuildProgram(" + program + ")",
+              "kernel program '" + program + "' failed to build for " + device + " with options [" + options +
+                  "]; build log:\n" + log),
       options_(options),
       log_(log) {}
 

@@ -5,11 +5,13 @@
 #include <map>
 #include <ostream>
 
+#include "portacl/runtime/error.hpp"
+
 namespace portacl {
 
 double eventSeconds(const cl::Event& e) {
-    const cl_ulong start = e.getProfilingInfo<CL_PROFILING_COMMAND_START>();
-    const cl_ulong end = e.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+    const cl_ulong start = clCall("clGetEventProfilingInfo", [&] { return e.getProfilingInfo<CL_PROFILING_COMMAND_START>(); });
+    const cl_ulong end = clCall("clGetEventProfilingInfo", [&] { return e.getProfilingInfo<CL_PROFILING_COMMAND_END>(); });
     return end > start ? (end - start) * 1e-9 : 0.0;
 }
 
@@ -41,7 +43,7 @@ void Profiler::print(std::ostream& os, const std::string& title) const {
        << "calls" << std::setw(14) << "total ms" << std::setw(14) << "mean ms" << std::setw(8) << "%" << "\n";
     for (const auto& r : rows) {
         os << "  " << std::left << std::setw(38) << r.name << std::setw(10)
-           << (r.kind == EventKind::Kernel ? "kernel" : "transfer") << std::right << std::setw(8) << r.count
+           << (r.kind == EventKind::Kernel ? "kernel" : r.kind == EventKind::Transfer ? "transfer" : "marker") << std::right << std::setw(8) << r.count
            << std::fixed << std::setprecision(3) << std::setw(14) << r.totalSeconds * 1e3 << std::setw(14)
            << r.totalSeconds * 1e3 / r.count << std::setprecision(1) << std::setw(8)
            << (total > 0 ? 100.0 * r.totalSeconds / total : 0.0) << "\n";

@@ -5,9 +5,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <map>
 
 #include "portacl/runtime/error.hpp"
+#include "portacl/runtime/growable_buffer.hpp"
 
 namespace portacl {
 
@@ -16,30 +16,12 @@ namespace {
 constexpr int kCompactItems = 8;  // items per work-item in a compaction tile (COMPACT_ITEMS)
 
 // Scratch buffers of the dispatch, kept per context and grown on demand, so that repeated calls
-// (benchmarks, iterative workloads) allocate nothing.
+// (benchmarks, iterative workloads) allocate nothing. The kernels come from the context's cache
+// (one object per program and name); their arguments are set on every call.
 struct TwoPhaseState {
-    cl::Buffer flags, items, tileCounts, total;
-    std::size_t flagsBytes = 0, itemsCount = 0, tiles = 0;
-    // Kernel objects by (source, name, precision, options): a workload that dispatches once per
-    // iteration (a wave of the Voronoi tracer) creates each kernel once. Arguments are set per call.
-    std::map<std::string, cl::Kernel> kernels;
+    GrowableBuffer flags, items, tileCounts;
+    cl::Buffer total;
 };
-
-cl::Kernel& cachedKernel(Context& ctx, TwoPhaseState& s, const std::string& source, const std::string& name,
-                         Precision element, const std::string& options) {
-    const std::string key = source + '\n' + name + '\n' + (element == Precision::Double ? "d" : "f") + '\n' + options;
-    auto it = s.kernels.find(key);
-    if (it == s.kernels.end()) it = s.kernels.emplace(key, ctx.kernel(source, name, element, options)).first;
-    return it->second;
-}
-
-void ensure(Context& ctx, cl::Buffer& b, std::size_t& have, std::size_t need, std::size_t elementBytes,
-            const std::string& what) {
-    if (need <= have && have > 0) return;
-    const std::size_t count = std::max<std::size_t>(need, 1);
-    b = ctx.buffer(count * elementBytes, what);
-    have = count;
-}
 
 std::size_t compactionGroupSize(Context& ctx) {
     const long wanted = ctx.tuning().getInt("two_phase", "compact_work_group", 256, 1, 1L << 16);
@@ -59,7 +41,7 @@ std::string doubleFloatOptions(const std::string& options) {
 // The tuned work-group size, no larger than this kernel allows on this device (a kernel with a
 // large private frame may allow fewer work-items than the device maximum).
 std::size_t fitGroup(Context& ctx, const cl::Kernel& k, std::size_t wanted) {
-    const std::size_t allowed = k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device().device);
+    const std::size_t allowed = workGroupLimit(k, ctx.device().device);
     return std::max<std::size_t>(1, std::min(wanted, allowed));
 }
 
@@ -72,57 +54,39 @@ std::size_t compact(Context& ctx, const cl::Buffer& flags, std::size_t n, const 
     if (n == 0) return 0;
     if (n > std::numeric_limits<std::uint32_t>::max())
         throw Error("stream compaction handles at most 2^32 - 1 items, but " + std::to_string(n) + " were given");
-    auto& s = ctx.state<TwoPhaseState>("two_phase");
+    auto& s = ctx.state<TwoPhaseState>();
     const std::string options = "-D COMPACT_ITEMS=" + std::to_string(kCompactItems);
-    cl::Kernel& count = cachedKernel(ctx, s, "stream_compaction.cl", "compact_count", Precision::Float, options);
-    cl::Kernel& scan = cachedKernel(ctx, s, "stream_compaction.cl", "compact_scan_tiles", Precision::Float, options);
-    cl::Kernel& scatter = cachedKernel(ctx, s, "stream_compaction.cl", "compact_scatter", Precision::Float, options);
+    cl::Kernel& count = ctx.kernel("stream_compaction.cl", "compact_count", Precision::Float, options);
+    cl::Kernel& scan = ctx.kernel("stream_compaction.cl", "compact_scan_tiles", Precision::Float, options);
+    cl::Kernel& scatter = ctx.kernel("stream_compaction.cl", "compact_scatter", Precision::Float, options);
     // One work-group size for all three kernels: the tiles of count and scatter must be the same.
     const std::size_t group =
         fitGroup(ctx, count, fitGroup(ctx, scan, fitGroup(ctx, scatter, compactionGroupSize(ctx))));
     const std::size_t tile = group * kCompactItems;
     const std::size_t tiles = (n + tile - 1) / tile;
-    ensure(ctx, s.tileCounts, s.tiles, tiles, sizeof(cl_uint), "compaction tile counts");
+    const cl::Buffer& tileCounts = s.tileCounts.reserve(ctx, tiles * sizeof(cl_uint), "compaction tile counts");
     if (!s.total()) s.total = ctx.buffer(sizeof(cl_uint), "compaction total");
     const cl_uint n32 = static_cast<cl_uint>(n), tiles32 = static_cast<cl_uint>(tiles);
     const auto scratch = cl::Local(group * sizeof(cl_uint));
 
-    count.setArg(0, flags);
-    count.setArg(1, n32);
-    count.setArg(2, s.tileCounts);
-    count.setArg(3, scratch);
+    setArgs(count, 0, flags, n32, tileCounts, scratch);
     events.push_back(ctx.launch(count, cl::NDRange(tiles * group), cl::NDRange(group)));
 
-    scan.setArg(0, s.tileCounts);
-    scan.setArg(1, tiles32);
-    scan.setArg(2, s.total);
-    scan.setArg(3, scratch);
+    setArgs(scan, 0, tileCounts, tiles32, s.total, scratch);
     events.push_back(ctx.launch(scan, cl::NDRange(group), cl::NDRange(group)));
 
     if (indices) {
         if (countSlot) ctx.fill(*indices, 0xff, n * sizeof(cl_uint), "two-phase item list padding");
-        scatter.setArg(0, flags);
-        scatter.setArg(1, n32);
-        scatter.setArg(2, s.tileCounts);
-        scatter.setArg(3, *indices);
-        scatter.setArg(4, scratch);
+        setArgs(scatter, 0, flags, n32, tileCounts, *indices, scratch);
         events.push_back(ctx.launch(scatter, cl::NDRange(tiles * group), cl::NDRange(group)));
     }
 
     cl_uint total = 0;
-    cl::Event read;
     if (countSlot) {
-        clCall("clEnqueueCopyBuffer", [&] {
-            return ctx.queue().enqueueCopyBuffer(s.total, countSlot->buffer, 0, countSlot->offset, sizeof total, nullptr, &read);
-        });
-        ctx.recordEvent("copy compaction count", EventKind::Transfer, read);
-        events.push_back(read);
+        events.push_back(ctx.copy(s.total, countSlot->buffer, sizeof total, "copy compaction count", 0, countSlot->offset));
         return 0;
     }
-    clCall("clEnqueueReadBuffer",
-           [&] { return ctx.queue().enqueueReadBuffer(s.total, CL_TRUE, 0, sizeof total, &total, nullptr, &read); });
-    ctx.recordEvent("read compaction count", EventKind::Transfer, read);
-    events.push_back(read);
+    events.push_back(ctx.read(s.total, &total, sizeof total, "read compaction count"));
     return total;
 }
 
@@ -194,7 +158,7 @@ TwoPhaseReport dispatch(Context& ctx, Precision mode, std::size_t n, const TwoPh
     report.phase2 = arithmetic;
     if (n == 0) return report;
 
-    auto& s = ctx.state<TwoPhaseState>("two_phase");
+    auto& s = ctx.state<TwoPhaseState>();
     const std::size_t group = itemGroupSize(ctx);
     const std::size_t perItem1 = std::max<std::size_t>(1, kernels.workItemsPerItem);
     const std::size_t perGroup1 = perItem1 > 1 ? std::max<std::size_t>(1, kernels.itemsPerGroup) : 1;
@@ -207,7 +171,7 @@ TwoPhaseReport dispatch(Context& ctx, Precision mode, std::size_t n, const TwoPh
         if (perItem == 1) return ctx.launch(k, cl::NDRange(items), cl::NDRange(fitGroup(ctx, k, group)));
         const std::size_t local = perItem * perGroup;
         if (fitGroup(ctx, k, local) < local)
-            throw Error("kernel " + k.getInfo<CL_KERNEL_FUNCTION_NAME>() + " allows fewer than " +
+            throw Error("kernel " + kernelName(k) + " allows fewer than " +
                         std::to_string(local) + " work-items per work-group on " + ctx.device().label());
         return ctx.launch(k, cl::NDRange((items + perGroup - 1) / perGroup * local), cl::NDRange(local));
     };
@@ -216,45 +180,41 @@ TwoPhaseReport dispatch(Context& ctx, Precision mode, std::size_t n, const TwoPh
     std::vector<cl::Event> phase1Events, compactEvents, phase2Events;
 
     if (mode != Precision::Double) {
-        ensure(ctx, s.flags, s.flagsBytes, n, 1, "two-phase undecided flags");
-        cl::Kernel& k1 = cachedKernel(ctx, s, kernels.source, kernels.phase1, Precision::Float, kernels.options);
-        k1.setArg(0, static_cast<cl_uint>(n));
-        k1.setArg(1, s.flags);
+        const cl::Buffer& flags = s.flags.reserve(ctx, n, "two-phase undecided flags");
+        cl::Kernel& k1 = ctx.kernel(kernels.source, kernels.phase1, Precision::Float, kernels.options);
+        setArgs(k1, 0, static_cast<cl_uint>(n), flags);
         if (kernels.setArgs) kernels.setArgs(k1, kTwoPhase1FirstArg);
         phase1Events.push_back(launchItems(k1, n, perItem1, perGroup1));
         if (mode == Precision::Float) {
-            report.undecided = compact(ctx, s.flags, n, nullptr, compactEvents, counts);
+            report.undecided = compact(ctx, flags, n, nullptr, compactEvents, counts);
             phase2Count = 0;
         } else {
-            ensure(ctx, s.items, s.itemsCount, n, sizeof(cl_uint), "two-phase item list");
-            report.undecided = compact(ctx, s.flags, n, &s.items, compactEvents, counts);
+            const cl::Buffer& items = s.items.reserve(ctx, n * sizeof(cl_uint), "two-phase item list");
+            report.undecided = compact(ctx, flags, n, &items, compactEvents, counts);
             // Without the count on the host, phase 2 covers every item; the padding ends the rest.
             phase2Count = counts ? n : report.undecided;
             direct = 0;
             if (arithmetic == Phase2Arithmetic::Host) {
                 // The flagged items to the host (the read waits for phase 1), then the serial phase 2.
                 const auto start = std::chrono::steady_clock::now();
-                std::vector<std::uint32_t> items;
+                std::vector<std::uint32_t> flagged;
                 if (report.undecided > 0)
-                    items = ctx.download<std::uint32_t>(s.items, report.undecided, "two-phase item list");
-                kernels.hostPhase2(items);
+                    flagged = ctx.download<std::uint32_t>(items, report.undecided, "two-phase item list");
+                kernels.hostPhase2(flagged);
                 report.hostSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-                report.hostItems = items.size();
-                report.phase2Items = items.size();
+                report.hostItems = flagged.size();
+                report.phase2Items = flagged.size();
                 phase2Count = 0;
             }
         }
     }
 
     if (phase2Count > 0) {
-        if (!s.items()) ensure(ctx, s.items, s.itemsCount, 1, sizeof(cl_uint), "two-phase item list");
+        const cl::Buffer& items = s.items.reserve(ctx, sizeof(cl_uint), "two-phase item list");
         const bool doubleFloat = arithmetic == Phase2Arithmetic::DoubleFloat;
-        cl::Kernel& k2 = cachedKernel(ctx, s, kernels.source, kernels.phase2,
-                                      doubleFloat ? Precision::Float : Precision::Double,
-                                      doubleFloat ? doubleFloatOptions(kernels.options) : kernels.options);
-        k2.setArg(0, static_cast<cl_uint>(phase2Count));
-        k2.setArg(1, s.items);
-        k2.setArg(2, direct);
+        cl::Kernel& k2 = ctx.kernel(kernels.source, kernels.phase2, doubleFloat ? Precision::Float : Precision::Double,
+                                    doubleFloat ? doubleFloatOptions(kernels.options) : kernels.options);
+        setArgs(k2, 0, static_cast<cl_uint>(phase2Count), items, direct);
         if (kernels.setArgs) kernels.setArgs(k2, kTwoPhase2FirstArg);
         phase2Events.push_back(launchItems(k2, phase2Count, perItem2, perGroup2));
     }

@@ -10,10 +10,10 @@ void vectorSum(Context& ctx, Precision element, const cl::Buffer& a, const cl::B
     requireElements(b, n, element, "buffer b of vectorSum");
     requireElements(c, n, element, "buffer c of vectorSum");
     cl::Kernel k = ctx.kernel("vector_ops.cl", "vector_sum", element);
-    k.setArg(0, a);
-    k.setArg(1, b);
-    k.setArg(2, c);
-    k.setArg(3, static_cast<cl_ulong>(n));
+    setArg(k, 0, a);
+    setArg(k, 1, b);
+    setArg(k, 2, c);
+    setArg(k, 3, static_cast<cl_ulong>(n));
     const std::size_t wg = static_cast<std::size_t>(ctx.tuning().getInt("vector", "work_group", 256, 1, 1L << 16));
     const std::size_t width = element == Precision::Double ? 2 : 4;  // VECTOR_SUM_WIDTH of the kernel
     if (n) ctx.launch(k, cl::NDRange((n + width - 1) / width), cl::NDRange(std::min(wg, ctx.device().maxWorkGroupSize)));

@@ -14,10 +14,7 @@ bool completenessPass(Context& ctx, DeviceState& ds, const FrameData<R4, R>& dat
                       std::vector<std::unique_ptr<Tracer>>& tracers, std::vector<char>& done, WorkerPool& pool, HostPhases& times,
                       std::chrono::steady_clock::time_point& tick, const std::function<void()>& beforeChanges) {
     const Precision p = std::is_same<R, double>::value ? Precision::Double : Precision::Float;
-    const std::string key = std::to_string(static_cast<int>(p)) + ' ' + options;
-    auto it = ds.faceKernels.find(key);
-    if (it == ds.faceKernels.end()) it = ds.faceKernels.emplace(key, ctx.kernel("voronoi.cl", "voronoi_faces", p, options)).first;
-    cl::Kernel& kernel = it->second;
+    cl::Kernel& kernel = ctx.kernel("voronoi.cl", "voronoi_faces", p, options);
     std::vector<int> frames;
     for (std::size_t f = 0; f < tracers.size(); ++f)
         if (!done[f]) frames.push_back(static_cast<int>(f));
@@ -66,20 +63,20 @@ bool completenessPass(Context& ctx, DeviceState& ds, const FrameData<R4, R>& dat
     });
     ds.passAnswers.assign(n, 0);
     if (n > 0) {
-        ds.passBuf.reserve(ctx, bytes, "voronoi completeness pass", CL_MEM_READ_WRITE);
-        writeLater(ctx, ds.passBuf.buffer, in, atOut, "upload voronoi faces");
+        ds.passBuf.reserve(ctx, bytes, "voronoi completeness pass");
+        ctx.writeAsync(ds.passBuf.buffer(), in, atOut, "upload voronoi faces", ctx.stateHandle<DeviceState>());
         times.passTasks += lap(tick);
         const cl_uint8 at{{static_cast<cl_uint>(atTasks), static_cast<cl_uint>(atInfo), static_cast<cl_uint>(atTau),
                            static_cast<cl_uint>(atTop), static_cast<cl_uint>(atKnown), static_cast<cl_uint>(atOut),
                            static_cast<cl_uint>(atRmin), 0}};
-        kernel.setArg(0, static_cast<cl_uint>(n)), kernel.setArg(1, ds.passBuf.buffer), kernel.setArg(2, at);
-        kernel.setArg(3, data.balls.buffer), kernel.setArg(4, ds.cellStartBuf.buffer), kernel.setArg(5, data.cellBalls.buffer);
-        kernel.setArg(6, ds.cellIndexBuf.buffer), kernel.setArg(7, data.grid.buffer), kernel.setArg(8, ds.dimsBuf.buffer);
-        kernel.setArg(9, ds.offsetsBuf.buffer), kernel.setArg(10, data.rmax.buffer);
+        setArg(kernel, 0, static_cast<cl_uint>(n)), setArg(kernel, 1, ds.passBuf.buffer()), setArg(kernel, 2, at);
+        setArg(kernel, 3, data.balls.buffer()), setArg(kernel, 4, ds.cellStartBuf.buffer()), setArg(kernel, 5, data.cellBalls.buffer());
+        setArg(kernel, 6, ds.cellIndexBuf.buffer()), setArg(kernel, 7, data.grid.buffer()), setArg(kernel, 8, ds.dimsBuf.buffer());
+        setArg(kernel, 9, ds.offsetsBuf.buffer()), setArg(kernel, 10, data.rmax.buffer());
         const std::size_t group = std::min<std::size_t>(
-            64, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device().device));
+            64, workGroupLimit(kernel, ctx.device().device));
         ctx.launch(kernel, cl::NDRange((n + group - 1) / group * group), cl::NDRange(group));
-        ctx.read(ds.passBuf.buffer, ds.passAnswers.data(), n * sizeof(cl_int), "download voronoi faces", atOut);
+        ctx.read(ds.passBuf.buffer(), ds.passAnswers.data(), n * sizeof(cl_int), "download voronoi faces", atOut);
         times.passDevice += lap(tick);
     } else {
         times.passTasks += lap(tick);

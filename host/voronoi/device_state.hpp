@@ -6,55 +6,40 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "portacl/runtime/context.hpp"
 #include "portacl/runtime/error.hpp"
+#include "portacl/runtime/growable_buffer.hpp"
 #include "portacl/runtime/log.hpp"
 #include "voronoi/tracer.hpp"
 #include "voronoi/worker_pool.hpp"
 
 namespace portacl::voronoi::device {
 
-// Enqueues a write that does not wait (the source must stay unchanged until the queue passes it).
-inline void writeLater(Context& ctx, const cl::Buffer& b, const void* src, std::size_t bytes, const char* what,
-                       std::size_t offset = 0) {
-    cl::Event e;
-    clCall("clEnqueueWriteBuffer", [&] { return ctx.queue().enqueueWriteBuffer(b, CL_FALSE, offset, bytes, src, nullptr, &e); });
-    ctx.recordEvent(what, EventKind::Transfer, e);
-}
-
 // A device buffer kept with the context across computations and grown geometrically, so that
-// repeated calls (a benchmark's repeats, an ensemble's batches) allocate nothing. Written without
-// waiting: the host copy must stay unchanged until the queue passes the write (the computation's
-// blocking reads do; the host copies below live in the same kept state until the next call).
-struct Staged {
-    cl::Buffer buffer;
-    std::size_t capacity = 0;
+// repeated calls (a benchmark's repeats, an ensemble's batches) allocate nothing.
+inline GrowableBuffer keptBuffer(cl_mem_flags flags = CL_MEM_READ_ONLY) { return GrowableBuffer(flags, GrowableBuffer::Growth::Doubling); }
 
-    void reserve(Context& ctx, std::size_t bytes, const char* what, cl_mem_flags flags = CL_MEM_READ_ONLY) {
-        if (bytes <= capacity && capacity > 0) return;
-        capacity = std::max<std::size_t>({bytes, 2 * capacity, 256});
-        buffer = ctx.buffer(capacity, what, flags);
-    }
-    template <typename T>
-    void put(Context& ctx, const std::vector<T>& host, const char* what) {
-        reserve(ctx, host.size() * sizeof(T), what);
-        if (!host.empty()) writeLater(ctx, buffer, host.data(), host.size() * sizeof(T), what);
-    }
-};
+// Writes `host` into `buf` (grown as needed) without waiting. The host copies live in the
+// DeviceState kept with the context, which `keep` holds until the write has completed; they stay
+// unchanged until the queue passes the write (the computation's blocking reads do).
+template <typename T>
+void writeKept(Context& ctx, GrowableBuffer& buf, const std::vector<T>& host, const char* what, const std::shared_ptr<const void>& keep) {
+    buf.reserve(ctx, host.size() * sizeof(T), what);
+    if (!host.empty()) ctx.writeAsync(buf.buffer(), host.data(), host.size() * sizeof(T), what, keep);
+}
 
 // Everything about the frames that stays on the device for the whole batch, in one precision.
 template <typename R4, typename R>
 struct FrameData {
     std::vector<R4> all, sorted, grids;
     std::vector<R> rmaxes;
-    Staged balls, cellBalls, grid, rmax;
+    GrowableBuffer balls = keptBuffer(), cellBalls = keptBuffer(), grid = keptBuffer(), rmax = keptBuffer();
 
-    void upload(Context& ctx, const std::vector<std::unique_ptr<Tracer>>& tracers) {
+    void upload(Context& ctx, const std::vector<std::unique_ptr<Tracer>>& tracers, const std::shared_ptr<const void>& keep) {
         all.clear(), sorted.clear(), grids.clear(), rmaxes.clear();
         for (const auto& tr : tracers) {
             const auto& balls = tr->balls();
@@ -66,40 +51,38 @@ struct FrameData {
             grids.push_back(R4{{static_cast<R>(g.lo[0]), static_cast<R>(g.lo[1]), static_cast<R>(g.lo[2]), static_cast<R>(g.h)}});
             rmaxes.push_back(static_cast<R>(tr->maxRadius()));
         }
-        balls.put(ctx, all, "voronoi balls");
-        cellBalls.put(ctx, sorted, "voronoi grid balls");
-        grid.put(ctx, grids, "voronoi frame grids");
-        rmax.put(ctx, rmaxes, "voronoi frame radii");
+        writeKept(ctx, balls, all, "voronoi balls", keep);
+        writeKept(ctx, cellBalls, sorted, "voronoi grid balls", keep);
+        writeKept(ctx, grid, grids, "voronoi frame grids", keep);
+        writeKept(ctx, rmax, rmaxes, "voronoi frame radii", keep);
     }
 };
 
-// The kernels of one search split and mode (created once per context: DeviceState::kernels).
+// The kernels of one search split and mode (the context's cached kernel objects).
 struct WaveKernels {
     cl::Kernel narrow1, wide1, narrow2, wide2;  // phase 1 (float) and phase 2 (double); absent when unused
     std::size_t itemGroup = 1;                   // work-group of the narrow kernels with one work-item per search
 };
 
 // What a computation keeps on the device and the host copies behind its writes, kept with the
-// context (see Staged).
+// context (see writeKept).
 struct DeviceState {
     FrameData<cl_float4, float> fd;
     FrameData<cl_double4, double> dd;
     std::vector<cl_int> cellStart, cellIndex;
     std::vector<cl_int4> dims;
     std::vector<cl_int2> offsets;
-    Staged cellStartBuf, cellIndexBuf, dimsBuf, offsetsBuf;
+    GrowableBuffer cellStartBuf = keptBuffer(), cellIndexBuf = keptBuffer(), dimsBuf = keptBuffer(), offsetsBuf = keptBuffer();
     // The wave: its input and zeroed counts (WaveLayout; cl_double4 elements keep every part aligned
     // on the host), its counts and answers as read back, and its device buffer.
     std::vector<cl_double4> input;
     std::vector<cl_int2> answers;
-    Staged waveBuf;
-    std::map<std::string, WaveKernels> kernels;  // by precision mode and kernel options
+    GrowableBuffer waveBuf = keptBuffer(CL_MEM_READ_WRITE);
     // The completeness pass: its input (tasks, kinds, windows, tops, known balls) and answers in one
-    // buffer, and its kernel (by precision and options).
+    // buffer.
     std::vector<cl_double4> passInput;
     std::vector<cl_int> passAnswers;
-    Staged passBuf;
-    std::map<std::string, cl::Kernel> faceKernels;
+    GrowableBuffer passBuf = keptBuffer(CL_MEM_READ_WRITE);
 };
 
 // Host wall time of the computation's phases (PORTACL_VORONOI_TIMES=1 sends them to the logger).

@@ -124,15 +124,12 @@ SearchShape searchShape(Context& ctx, const SearchTuning& t) {
     return s;
 }
 
-// The wave kernels of this mode and split, created once per context. Mixed mode's phase 2 is one
+// The wave kernels of this mode and split (the context creates each once). Mixed mode's phase 2 is one
 // launch of narrow2 over the wave's flagged list, narrow and wide searches alike; `mixedFlagged`: it
 // gives each flagged search a work-group (SearchShape::flaggedLanes).
-WaveKernels& buildWaveKernels(Context& ctx, DeviceState& ds, const TwoPhaseList& twoPhase, const SearchShape& shape) {
+WaveKernels buildWaveKernels(Context& ctx, const TwoPhaseList& twoPhase, const SearchShape& shape) {
     const Precision mode = twoPhase.mode;
     const std::string options = shape.kernelOptions();
-    const std::string key = std::to_string(static_cast<int>(mode)) + ' ' + options;
-    auto it = ds.kernels.find(key);
-    if (it != ds.kernels.end()) return it->second;
     WaveKernels k;
     const bool mixedFlagged = mode == Precision::Mixed && shape.flaggedLanes != shape.lanes;
     if (twoPhase.runsPhase1()) {
@@ -148,18 +145,18 @@ WaveKernels& buildWaveKernels(Context& ctx, DeviceState& ds, const TwoPhaseList&
     k.itemGroup = static_cast<std::size_t>(std::max(1L, ctx.tuning().getInt("two_phase", "item_work_group", 128, 1, 1L << 16)));
     for (const cl::Kernel* kernel : {&k.narrow1, &k.narrow2})
         if ((*kernel)())
-            k.itemGroup = std::min(k.itemGroup, kernel->getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device().device));
-    return ds.kernels.emplace(key, std::move(k)).first->second;
+            k.itemGroup = std::min(k.itemGroup, workGroupLimit(*kernel, ctx.device().device));
+    return k;
 }
 
 // The wave kernels for `shape`, shrinking the shape where a kernel of fixed work-group size
 // (reqd_work_group_size) allows fewer work-items on this device than the profile asks (llvmpipe
 // allows 32 for the wide searches): the largest power of two the kernel allows.
-WaveKernels& waveKernels(Context& ctx, DeviceState& ds, const TwoPhaseList& twoPhase, SearchShape& shape) {
+WaveKernels waveKernels(Context& ctx, const TwoPhaseList& twoPhase, SearchShape& shape) {
     for (;;) {
-        WaveKernels& k = buildWaveKernels(ctx, ds, twoPhase, shape);
+        WaveKernels k = buildWaveKernels(ctx, twoPhase, shape);
         const auto allowed = [&](const cl::Kernel& kernel) {
-            return kernel() ? kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device().device) : ~std::size_t(0);
+            return kernel() ? workGroupLimit(kernel, ctx.device().device) : ~std::size_t(0);
         };
         const bool mixedFlagged = twoPhase.mode == Precision::Mixed && shape.flaggedLanes != shape.lanes;
         const std::size_t wide = std::min(allowed(k.wide1), allowed(k.wide2));
@@ -203,7 +200,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     const auto wallStart = std::chrono::steady_clock::now();
     auto tick = wallStart;
     HostPhases times;
-    WorkerPool& pool = ctx.state<ContextPool>("voronoi host threads").pool;
+    WorkerPool& pool = ctx.state<ContextPool>().pool;
     std::vector<std::unique_ptr<Tracer>> tracers(frames.size());
     pool.forRange(frames.size(), 1, [&](std::size_t b, std::size_t e) {
         for (std::size_t f = b; f < e; ++f) tracers[f] = std::make_unique<Tracer>(frames[f]);
@@ -217,9 +214,10 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
                   "the Voronoi balls and grids");
 
     const bool useFloat = twoPhase.runsPhase1(), useDouble = twoPhase.runsPhase2();
-    DeviceState& ds = ctx.state<DeviceState>("voronoi device data");
-    if (useFloat) ds.fd.upload(ctx, tracers);
-    if (useDouble) ds.dd.upload(ctx, tracers);
+    DeviceState& ds = ctx.state<DeviceState>();
+    const std::shared_ptr<const void> keep = ctx.stateHandle<DeviceState>();  // holds the host copies of the writes
+    if (useFloat) ds.fd.upload(ctx, tracers, keep);
+    if (useDouble) ds.dd.upload(ctx, tracers, keep);
     ds.cellStart.clear(), ds.cellIndex.clear(), ds.dims.clear(), ds.offsets.clear();
     std::size_t ballBase = 0;
     for (const auto& tr : tracers) {
@@ -230,10 +228,10 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         ds.cellStart.insert(ds.cellStart.end(), g.cellStart.begin(), g.cellStart.end());
         ds.cellIndex.insert(ds.cellIndex.end(), g.cellBalls.begin(), g.cellBalls.end());
     }
-    ds.cellStartBuf.put(ctx, ds.cellStart, "voronoi grid cells");
-    ds.cellIndexBuf.put(ctx, ds.cellIndex, "voronoi grid ball indices");
-    ds.dimsBuf.put(ctx, ds.dims, "voronoi frame grid shapes");
-    ds.offsetsBuf.put(ctx, ds.offsets, "voronoi frame offsets");
+    writeKept(ctx, ds.cellStartBuf, ds.cellStart, "voronoi grid cells", keep);
+    writeKept(ctx, ds.cellIndexBuf, ds.cellIndex, "voronoi grid ball indices", keep);
+    writeKept(ctx, ds.dimsBuf, ds.dims, "voronoi frame grid shapes", keep);
+    writeKept(ctx, ds.offsetsBuf, ds.offsets, "voronoi frame offsets", keep);
     const FrameData<cl_float4, float>& fd = ds.fd;
     const FrameData<cl_double4, double>& dd = ds.dd;
 
@@ -241,26 +239,26 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     const std::size_t wideCandidates = shape.wideCandidates;
     // The kernels and their arguments that stay for the whole computation (the frames' data; the
     // part, and phase 2's `direct`); a wave sets its count, offset and buffer.
-    WaveKernels& wk = waveKernels(ctx, ds, twoPhase, shape);
+    WaveKernels wk = waveKernels(ctx, twoPhase, shape);
     times.shape = shape.describe();
     const std::size_t itemGroup = wk.itemGroup;
     for (int part = 0; part < 2; ++part) {
         if (useFloat) {
             cl::Kernel& k = part == 0 ? wk.narrow1 : wk.wide1;
-            k.setArg(4, fd.balls.buffer), k.setArg(5, ds.cellStartBuf.buffer), k.setArg(6, fd.cellBalls.buffer);
-            k.setArg(7, ds.cellIndexBuf.buffer), k.setArg(8, fd.grid.buffer), k.setArg(9, ds.dimsBuf.buffer);
-            k.setArg(10, ds.offsetsBuf.buffer), k.setArg(11, fd.rmax.buffer);
+            setArg(k, 4, fd.balls.buffer()), setArg(k, 5, ds.cellStartBuf.buffer()), setArg(k, 6, fd.cellBalls.buffer());
+            setArg(k, 7, ds.cellIndexBuf.buffer()), setArg(k, 8, fd.grid.buffer()), setArg(k, 9, ds.dimsBuf.buffer());
+            setArg(k, 10, ds.offsetsBuf.buffer()), setArg(k, 11, fd.rmax.buffer());
             // Float: travel below 1e-5 is a tie with the start; anything within 1e-3 (relative) of a
             // decision is flagged (phase 2 in mixed mode).
-            k.setArg(12, 1e-5f), k.setArg(13, 1e-3f);
+            setArg(k, 12, 1e-5f), setArg(k, 13, 1e-3f);
         }
         if (useDouble && (part == 0 || mode == Precision::Double)) {
             cl::Kernel& k = part == 0 ? wk.narrow2 : wk.wide2;
-            k.setArg(0, twoPhase.direct());
-            k.setArg(5, dd.balls.buffer), k.setArg(6, ds.cellStartBuf.buffer), k.setArg(7, dd.cellBalls.buffer);
-            k.setArg(8, ds.cellIndexBuf.buffer), k.setArg(9, dd.grid.buffer), k.setArg(10, ds.dimsBuf.buffer);
-            k.setArg(11, ds.offsetsBuf.buffer), k.setArg(12, dd.rmax.buffer);
-            k.setArg(13, 1e-9), k.setArg(14, 0.0);
+            setArg(k, 0, twoPhase.direct());
+            setArg(k, 5, dd.balls.buffer()), setArg(k, 6, ds.cellStartBuf.buffer()), setArg(k, 7, dd.cellBalls.buffer());
+            setArg(k, 8, ds.cellIndexBuf.buffer()), setArg(k, 9, dd.grid.buffer()), setArg(k, 10, ds.dimsBuf.buffer());
+            setArg(k, 11, ds.offsetsBuf.buffer()), setArg(k, 12, dd.rmax.buffer());
+            setArg(k, 13, 1e-9), setArg(k, 14, 0.0);
         }
     }
     times.setup += lap(tick);
@@ -301,8 +299,8 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
             // Every frame is traced: the completeness pass; its new starts are traced in more waves.
             if (!options.completenessPass) break;
             if (!passDataReady) {
-                if (passDouble) ds.dd.upload(ctx, tracers);
-                else ds.fd.upload(ctx, tracers);
+                if (passDouble) ds.dd.upload(ctx, tracers, keep);
+                else ds.fd.upload(ctx, tracers, keep);
                 passDataReady = true;
             }
             // The output order of each frame's diagram as it stands, worked out on its own thread while
@@ -373,8 +371,8 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
             }
         });
         // One write that does not wait: the input stays unchanged until the answers are read below.
-        ds.waveBuf.reserve(ctx, at.bytes, "voronoi wave", CL_MEM_READ_WRITE);
-        writeLater(ctx, ds.waveBuf.buffer, in, at.written(), "upload voronoi wave input");
+        ds.waveBuf.reserve(ctx, at.bytes, "voronoi wave");
+        ctx.writeAsync(ds.waveBuf.buffer(), in, at.written(), "upload voronoi wave input", keep);
         times.prepare += lap(tick);
 
         // The narrow searches, then the wide ones; each part's `first` is its offset into the wave's
@@ -387,10 +385,10 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         waveAtF.s[2] = static_cast<cl_uint>(at.startF), waveAtF.s[3] = static_cast<cl_uint>(at.radF);
         waveAtD.s[2] = static_cast<cl_uint>(at.startD), waveAtD.s[3] = static_cast<cl_uint>(at.radD);
         const auto setWave = [&](cl::Kernel& k, cl_uint a, std::size_t count, cl_uint first, const cl_uint8& offsets) {
-            k.setArg(a + 0, static_cast<cl_uint>(count));
-            k.setArg(a + 1, first);
-            k.setArg(a + 2, ds.waveBuf.buffer);
-            k.setArg(a + 3, offsets);
+            setArg(k, a + 0, static_cast<cl_uint>(count));
+            setArg(k, a + 1, first);
+            setArg(k, a + 2, ds.waveBuf.buffer());
+            setArg(k, a + 3, offsets);
         };
         for (int part = 0; part < 2; ++part) {
             const std::size_t count = part == 0 ? narrow : n - narrow;
@@ -419,7 +417,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         // The wave's one host sync: the flagged count and the answers.
         const std::size_t answersAt = at.read() / sizeof(cl_int2);
         answers.resize(answersAt + n);
-        ctx.read(ds.waveBuf.buffer, answers.data(), at.read() + n * sizeof(cl_int2), "download voronoi answers", at.counts);
+        ctx.read(ds.waveBuf.buffer(), answers.data(), at.read() + n * sizeof(cl_int2), "download voronoi answers", at.counts);
         undecided += twoPhase.report(n, static_cast<cl_uint>(answers[0].s[0])).undecided;
         times.device += lap(tick);
 

@@ -6,11 +6,14 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <typeindex>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
 #include "portacl/runtime/cl.hpp"
 #include "portacl/runtime/device.hpp"
+#include "portacl/runtime/kernel_args.hpp"
 #include "portacl/runtime/precision.hpp"
 #include "portacl/runtime/profiler.hpp"
 #include "portacl/runtime/program_cache.hpp"
@@ -39,9 +42,14 @@ public:
     ~Context();
     Context(const Context&) = delete;
     Context& operator=(const Context&) = delete;
+    // Events, cached kernels and module state refer to this object: it is not moved either.
+    Context(Context&&) = delete;
+    Context& operator=(Context&&) = delete;
 
     const DeviceInfo& device() const { return device_; }
     const cl::Context& clContext() const { return context_; }
+    // The in-order queue, for libraries that enqueue on it themselves (the FFT backends); record
+    // their events with recordEvent. Workloads use the calls below.
     cl::CommandQueue& queue() { return queue_; }
     const TuningProfile& tuning() const { return tuning_; }
     Profiler& profiler() { return profiler_; }
@@ -58,14 +66,28 @@ public:
     // compilerFailed() when the compiler crashes or hangs (one sentence; callers with another path
     // for the same work catch it).
     cl::Program program(const std::string& source, Precision element, const std::string& extraOptions = "");
-    cl::Kernel kernel(const std::string& source, const std::string& kernelName, Precision element,
-                      const std::string& extraOptions = "");
+
+    // The kernel `name` of a program, one object per program and name for the life of the context:
+    // creating it is paid once (and, by source, the program's source is read once per context). Its arguments are whatever was set last, so a caller sets every
+    // argument (setArg, setArgs) before its launches; a kernel whose arguments are bound once and
+    // kept across calls is made with newKernel instead.
+    cl::Kernel& kernel(const cl::Program& program, const std::string& name);
+    cl::Kernel& kernel(const std::string& source, const std::string& name, Precision element,
+                       const std::string& extraOptions = "");
+    // A kernel object of the caller's own (arguments bound once and kept).
+    cl::Kernel newKernel(const std::string& source, const std::string& name, Precision element,
+                         const std::string& extraOptions = "");
 
     // A device buffer; refuses (portacl::Error saying how much is needed and how much the device
     // has) before allocating when it cannot fit. `what` names the buffer in that sentence.
     cl::Buffer buffer(std::size_t bytes, const std::string& what, cl_mem_flags flags = CL_MEM_READ_WRITE);
     // Refuses a working set larger than the device's memory before anything is allocated.
     void checkFits(std::size_t totalBytes, const std::string& what) const;
+    // Bytes [offset, offset + bytes) of `parent` as a buffer of its own; offset must be a multiple of
+    // the device's sub-buffer alignment (subBufferAlignment).
+    cl::Buffer subBuffer(const cl::Buffer& parent, std::size_t offset, std::size_t bytes, const std::string& what,
+                         cl_mem_flags flags = CL_MEM_READ_WRITE);
+    std::size_t subBufferAlignment() const;
 
     template <typename T>
     cl::Buffer upload(const std::vector<T>& host, const std::string& what, cl_mem_flags flags = CL_MEM_READ_WRITE) {
@@ -80,10 +102,34 @@ public:
         return host;
     }
 
-    // Blocking transfers, recorded as named events.
-    void write(const cl::Buffer& b, const void* src, std::size_t bytes, const std::string& name, std::size_t offset = 0);
-    void read(const cl::Buffer& b, void* dst, std::size_t bytes, const std::string& name, std::size_t offset = 0);
-    void fill(const cl::Buffer& b, unsigned char byte, std::size_t bytes, const std::string& name);
+    // Blocking transfers (fill: enqueued), recorded as named events; each returns its event.
+    cl::Event write(const cl::Buffer& b, const void* src, std::size_t bytes, const std::string& name, std::size_t offset = 0);
+    cl::Event read(const cl::Buffer& b, void* dst, std::size_t bytes, const std::string& name, std::size_t offset = 0);
+    cl::Event fill(const cl::Buffer& b, unsigned char byte, std::size_t bytes, const std::string& name);
+
+    // Non-blocking commands, recorded as named events like the blocking ones; each returns its event.
+    // writeAsync: the context holds `keepAlive` (whatever owns src) until the write has completed, so
+    // the memory cannot be freed under the queue; src must not change before then (a later blocking
+    // call, finish() or the event's wait guarantees it).
+    cl::Event writeAsync(const cl::Buffer& b, const void* src, std::size_t bytes, const std::string& name,
+                         std::shared_ptr<const void> keepAlive, std::size_t offset = 0);
+    // The same for host data the context takes over: it is freed once the write has completed.
+    template <typename T>
+    cl::Event writeAsync(const cl::Buffer& b, std::vector<T> host, const std::string& name, std::size_t offset = 0) {
+        auto owned = std::make_shared<const std::vector<T>>(std::move(host));
+        const void* src = owned->data();
+        const std::size_t bytes = owned->size() * sizeof(T);  // before owned is moved into the call
+        return writeAsync(b, src, bytes, name, std::move(owned), offset);
+    }
+    // dst must stay valid until the returned event has completed (wait on it, or finish()).
+    cl::Event readAsync(const cl::Buffer& b, void* dst, std::size_t bytes, const std::string& name, std::size_t offset = 0);
+    cl::Event copy(const cl::Buffer& src, const cl::Buffer& dst, std::size_t bytes, const std::string& name,
+                   std::size_t srcOffset = 0, std::size_t dstOffset = 0);
+    // Maps bytes [0, bytes) of b into host memory (blocking); unmap releases the mapping.
+    void* map(const cl::Buffer& b, cl_map_flags flags, std::size_t bytes, const std::string& name);
+    cl::Event unmap(const cl::Buffer& b, void* mapped, const std::string& name);
+    // An event that completes when everything enqueued before it has.
+    cl::Event marker(const std::string& name);
 
     // Enqueues a kernel. `global` is rounded up to a multiple of `local` when local is given; the
     // kernel's name (CL_KERNEL_FUNCTION_NAME) labels the event.
@@ -93,13 +139,20 @@ public:
     // Records an event of work enqueued outside launch() (an FFT library, say).
     void recordEvent(const std::string& name, EventKind kind, const cl::Event& e);
 
-    // Per-context state of a module (FFT plan cache, workload scratch buffers): created on first use,
-    // destroyed with the context (before the OpenCL context is released).
+    // Per-context state of a module (FFT plan cache, workload scratch buffers), one per type: created
+    // on first use, destroyed with the context (after its queue has finished, before the OpenCL
+    // context is released).
     template <typename T>
-    T& state(const std::string& key) {
-        auto& slot = states_[key];
+    T& state() {
+        auto& slot = states_[std::type_index(typeid(T))];
         if (!slot) slot = std::make_shared<T>();
         return *static_cast<T*>(slot.get());
+    }
+    // The same state as a shared pointer (to keep it alive as writeAsync's keepAlive, say).
+    template <typename T>
+    std::shared_ptr<T> stateHandle() {
+        state<T>();
+        return std::static_pointer_cast<T>(states_[std::type_index(typeid(T))]);
     }
 
     // Device time of everything launched between begin and end: from the first start to the last end.
@@ -110,6 +163,9 @@ public:
     std::vector<std::pair<cl_ulong, cl_ulong>> endTimingSpans();  // finishes the queue
 
 private:
+    // Releases the host memory of non-blocking writes that have completed.
+    void releaseCompletedWrites();
+
     DeviceInfo device_;
     ContextOptions options_;
     cl::Context context_;
@@ -120,9 +176,14 @@ private:
     std::map<std::string, cl::Program> programs_;
     std::vector<cl::Buffer> kept_;  // keepBuffers: every buffer made
     std::map<std::string, BuildError> compilerFailures_;  // builds whose compiler crashed or hung
+    std::map<std::pair<cl_program, std::string>, std::pair<cl::Program, cl::Kernel>> kernels_;
+    // The same kernels by source, name, precision and options: a lookup without building the
+    // program's source (a workload that launches thousands of times asks on every launch).
+    std::map<std::string, cl::Kernel*> kernelsBySource_;
     bool timing_ = false;
     std::vector<cl::Event> timed_;
-    std::map<std::string, std::shared_ptr<void>> states_;  // declared last: destroyed first
+    std::vector<std::pair<cl::Event, std::shared_ptr<const void>>> pendingWrites_;
+    std::map<std::type_index, std::shared_ptr<void>> states_;  // declared last: destroyed first
 };
 
 // Seconds from the first start to the last end of spans[from .. to - 1] (endTimingSpans); 0 when none.

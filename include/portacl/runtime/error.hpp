@@ -24,15 +24,20 @@ public:
     const std::string& call() const { return call_; }
     std::string statusName() const { return clStatusName(status_); }
 
+protected:
+    // For subclasses that say more than "<call> failed with <status>".
+    ClError(int status, const std::string& call, const std::string& message);
+
 private:
     int status_;
     std::string call_;
 };
 
-// A kernel failed to compile; carries the compiler's log and the options used.
-class BuildError : public Error {
+// A kernel failed to compile (status CL_BUILD_PROGRAM_FAILURE or CL_INVALID_BUILD_OPTIONS); carries
+// the compiler's log and the options used.
+class BuildError : public ClError {
 public:
-    BuildError(const std::string& program, const std::string& device, const std::string& options,
+    BuildError(int status, const std::string& program, const std::string& device, const std::string& options,
                const std::string& log);
     const std::string& log() const { return log_; }
     const std::string& options() const { return options_; }
@@ -53,9 +58,8 @@ private:
     bool compilerFailed_ = false;
 };
 
-
 // Runs an OpenCL call made through the C++ bindings and turns a cl::Error into a ClError that names
-// the status and the call.
+// the status and the call: the library lets no cl::Error escape.
 template <typename F>
 auto clCall(const char* what, F&& f) -> decltype(f());
 

@@ -11,7 +11,8 @@
 
 namespace portacl {
 
-enum class EventKind { Kernel, Transfer };
+// Marker: a point in the queue (Context::marker); it takes no device time and is left out of timings.
+enum class EventKind { Kernel, Transfer, Marker };
 
 struct NamedEvent {
     std::string name;
