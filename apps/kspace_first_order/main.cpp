@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "command.hpp"
-#include "portacl/runtime/error.hpp"
+#include "run_command.hpp"
 
 int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);
@@ -14,23 +14,5 @@ int main(int argc, char** argv) {
         return 1;
     }
     portacl::cli::reportToTerminal("kspaceFirstOrder-OpenCL: ");
-    try {
-        return it->second.run(args);
-    } catch (const boost::program_options::error& e) {
-        std::cerr << "kspaceFirstOrder-OpenCL: " << e.what() << " (see kspaceFirstOrder-OpenCL --help)\n";
-        return 2;
-    } catch (const portacl::Error& e) {
-        std::cerr << "kspaceFirstOrder-OpenCL: " << e.what() << "\n";
-        return 1;
-    } catch (const cl::Error& e) {
-        std::cerr << "kspaceFirstOrder-OpenCL: OpenCL call " << e.what() << " failed with "
-                  << portacl::clStatusName(e.err()) << "\n";
-        return 1;
-    } catch (const std::bad_alloc&) {
-        std::cerr << "kspaceFirstOrder-OpenCL: out of host memory\n";
-        return 1;
-    } catch (const std::exception& e) {
-        std::cerr << "kspaceFirstOrder-OpenCL: " << e.what() << "\n";
-        return 1;
-    }
+    return portacl::cli::runCommand(it->second, args, "kspaceFirstOrder-OpenCL", "kspaceFirstOrder-OpenCL --help");
 }

@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "command.hpp"
-#include "portacl/runtime/error.hpp"
+#include "run_command.hpp"
 #include "portacl/version.hpp"
 
 namespace {
@@ -42,23 +42,5 @@ int main(int argc, char** argv) {
     }
     const std::vector<std::string> args(argv + 2, argv + argc);
     portacl::cli::reportToTerminal("portacl: ");
-    try {
-        return it->second.run(args);
-    } catch (const boost::program_options::error& e) {
-        std::cerr << "portacl " << name << ": " << e.what() << " (see 'portacl " << name << " --help')\n";
-        return 2;
-    } catch (const portacl::Error& e) {
-        std::cerr << "portacl " << name << ": " << e.what() << "\n";
-        return 1;
-    } catch (const cl::Error& e) {
-        std::cerr << "portacl " << name << ": OpenCL call " << e.what() << " failed with "
-                  << portacl::clStatusName(e.err()) << "\n";
-        return 1;
-    } catch (const std::bad_alloc&) {
-        std::cerr << "portacl " << name << ": out of host memory\n";
-        return 1;
-    } catch (const std::exception& e) {
-        std::cerr << "portacl " << name << ": " << e.what() << "\n";
-        return 1;
-    }
+    return portacl::cli::runCommand(it->second, args, "portacl " + name, "'portacl " + name + " --help'");
 }
