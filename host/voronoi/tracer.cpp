@@ -1,4 +1,5 @@
-// Edge-tracing bookkeeping: grid, hidden balls, start vertices, vertex dictionary, edge stack.
+// Edge-tracing bookkeeping: grid, hidden balls, start vertices, edge stack (the vertex dictionary:
+// vertex_dictionary.cpp).
 #include "voronoi/tracer.hpp"
 
 #include <algorithm>
@@ -200,50 +201,7 @@ void Tracer::canonicalSphere(Vertex* v) const {
     if (best < 1e-8 * (1 + v->r * v->r)) *v = out;
 }
 
-std::size_t Tracer::quadHash(const int q[4]) {
-    std::uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (int i = 0; i < 4; ++i) h = (h ^ static_cast<std::uint32_t>(q[i])) * 0xff51afd7ed558ccdull, h ^= h >> 29;
-    return static_cast<std::size_t>(h);
-}
-
-// The table slot of quadruple q: where its first vertex is, or the empty slot where it would go.
-std::size_t Tracer::slotOfQuad(const int q[4]) const {
-    const std::size_t mask = table_.size() - 1;
-    for (std::size_t i = quadHash(q) & mask;; i = (i + 1) & mask) {
-        const int id = table_[i];
-        if (id < 0) return i;
-        const int* w = d_.vertices[id].q;
-        if (w[0] == q[0] && w[1] == q[1] && w[2] == q[2] && w[3] == q[3]) return i;
-    }
-}
-
-void Tracer::insertVertexKey(int id) {
-    if (2 * (d_.vertices.size() + 1) > table_.size()) {
-        // Grow at half load: rehash every first sphere of a quadruple.
-        std::vector<int> old(std::max<std::size_t>(1024, 2 * table_.size()), -1);
-        old.swap(table_);
-        for (int v : old)
-            if (v >= 0) table_[slotOfQuad(d_.vertices[v].q)] = v;
-    }
-    const std::size_t slot = slotOfQuad(d_.vertices[id].q);
-    if (table_[slot] < 0) {
-        table_[slot] = id;
-        return;
-    }
-    int last = table_[slot];
-    while (sameQuad_[last] >= 0) last = sameQuad_[last];
-    sameQuad_[last] = id;
-}
-
-int Tracer::findVertex(const Vertex& v) const {
-    if (table_.empty()) return -1;
-    for (int id = table_[slotOfQuad(v.q)]; id >= 0; id = sameQuad_[id]) {
-        const Vertex& w = d_.vertices[id];
-        const double d2 = (w.x - v.x) * (w.x - v.x) + (w.y - v.y) * (w.y - v.y) + (w.z - v.z) * (w.z - v.z);
-        if (d2 < 1e-14 * (1 + v.r * v.r)) return id;
-    }
-    return -1;
-}
+int Tracer::findVertex(const Vertex& v) const { return dictionary_.find(v, d_.vertices); }
 
 int Tracer::vertexOf(const Vertex& v, bool* isNew) {
     const int known = findVertex(v);
@@ -254,8 +212,7 @@ int Tracer::vertexOf(const Vertex& v, bool* isNew) {
     const int id = static_cast<int>(d_.vertices.size());
     d_.vertices.push_back(v);
     done_.push_back(0);
-    sameQuad_.push_back(-1);
-    insertVertexKey(id);
+    dictionary_.insert(id, d_.vertices);
     if (sphereIndexed_) indexSphere(id);
     for (int i = 0; i < 4; ++i) covered_[v.q[i]] = 1;
     *isNew = true;

@@ -12,6 +12,7 @@
 
 #include "common/voronoi_geometry.h"  // cl/common/: the kernel's geometry, compiled for the host
 #include "portacl/voronoi.hpp"
+#include "voronoi/vertex_dictionary.hpp"
 
 namespace portacl::voronoi {
 
@@ -175,11 +176,6 @@ private:
     std::vector<int> blockSeeds() const;
     // Vertex id of (q, sphere) if known, else -1.
     int findVertex(const Vertex& v) const;
-    // The dictionary: open addressing over vertex ids, keyed by sorted quadruple; a quadruple's
-    // other spheres (degenerate input) are chained through sameQuad_.
-    static std::size_t quadHash(const int q[4]);
-    std::size_t slotOfQuad(const int q[4]) const;
-    void insertVertexKey(int id);
     // Vertex id of (q, sphere), adding it when new; *isNew tells which.
     int vertexOf(const Vertex& v, bool* isNew);
     void pushEdges(int vertex, int arrivedExcluding);
@@ -219,8 +215,7 @@ private:
     BallGrid grid_;
     Diagram d_;
     std::vector<std::uint8_t> done_;  // per vertex: bit i = edge excluding q[i] traced
-    std::vector<int> table_;      // vertex id of the first sphere of a quadruple, or -1
-    std::vector<int> sameQuad_;   // per vertex: the next vertex with the same quadruple, or -1
+    VertexDictionary dictionary_;  // the ids of d_.vertices by quadruple
     std::vector<EdgeTask> pending_;
     std::vector<double> edgeMax_;      // per edge: its largest tangent-sphere radius (finite part)
     std::vector<std::array<double, 3>> edgeTop_;  // per edge: where that sphere's centre is

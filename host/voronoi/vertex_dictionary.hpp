@@ -1,0 +1,30 @@
+// The tracer's vertex dictionary: which vertex ids a sorted quadruple of balls has, so that a vertex
+// reached along another edge is found, not added twice. Open addressing over vertex ids, keyed by the
+// sorted quadruple; a quadruple's other tangent spheres (degenerate input) are chained behind its
+// first. The vertices themselves stay in the diagram: each call is given them.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "portacl/voronoi.hpp"
+
+namespace portacl::voronoi {
+
+class VertexDictionary {
+public:
+    // The id of the vertex among `vertices` with v's quadruple and (up to rounding) v's sphere, or -1.
+    int find(const Vertex& v, const std::vector<Vertex>& vertices) const;
+    // Adds vertices[id], the last vertex, which find() did not know.
+    void insert(int id, const std::vector<Vertex>& vertices);
+
+private:
+    static std::size_t quadHash(const int q[4]);
+    // The table slot of quadruple q: where its first vertex is, or the empty slot where it would go.
+    std::size_t slotOfQuad(const int q[4], const std::vector<Vertex>& vertices) const;
+
+    std::vector<int> table_;     // vertex id of the first sphere of a quadruple, or -1
+    std::vector<int> sameQuad_;  // per vertex: the next vertex with the same quadruple, or -1
+};
+
+}  // namespace portacl::voronoi
