@@ -143,7 +143,7 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
         const IsolatedBuild built = buildInChildProcess(device_, source, options, isolatedBuildTimeout());
         using Outcome = IsolatedBuild::Outcome;
         if (built.outcome == Outcome::Rejected)
-            throw BuildError(sourceName, device_.label(), options, built.log);
+            throw BuildError(CL_BUILD_PROGRAM_FAILURE, sourceName, device_.label(), options, built.log);
         if (built.outcome == Outcome::Crashed && options_.useDiskCache) {
             std::error_code ec;
             std::filesystem::create_directories(ProgramCache::directory(), ec);

@@ -113,8 +113,9 @@ BuildError::BuildError(int status, const std::string& program, const std::string
       options_(options),
       log_(log) {}
 
+// The compiler crashed or hung: no status came back, so the build counts as CL_BUILD_PROGRAM_FAILURE.
 BuildError::BuildError(const std::string& message, const std::string& options)
-    : Error(message), options_(options), compilerFailed_(true) {}
+    : ClError(CL_BUILD_PROGRAM_FAILURE, "clBuildProgram", message), options_(options), compilerFailed_(true) {}
 
 BuildError BuildError::compilerFailure(const std::string& program, const std::string& driver,
                                        const std::string& device, const std::string& options,
