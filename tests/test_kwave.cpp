@@ -12,6 +12,7 @@
 #include "kwave/reference_fft.hpp"
 #include "portacl/io/hdf5_file.hpp"
 #include "portacl/kwave.hpp"
+#include "portacl/kwave/run.hpp"
 #include "portacl/runtime/error.hpp"
 #include "support/kwave_simulations.hpp"
 #include "support/test_support.hpp"
@@ -418,6 +419,65 @@ TEST(KWaveCheckpoint, RestartEqualsUninterruptedRun) {
     other.medium.c0.values[3] += 1.0f;
     EXPECT_THROW(readCheckpointFile(path, other), Error);
     std::remove(path.c_str());
+}
+
+// kwave::run, the library's whole run: stopped for a checkpoint every 5 steps and run again until it
+// completes, its output holds the samples of an uninterrupted solver run; the checkpoint is gone once complete.
+TEST(KWaveRun, CheckpointedRunEqualsTheSolversRecording) {
+    Simulation s = ballSimulation(32, 24, 1, 14);
+    makeHard(s);
+    OutputSelection out;
+    out.pRaw = out.pMax = out.uRaw = true;
+    const Recording whole = runDevice(s, Precision::Float, out);
+
+    RunPlan plan;
+    plan.options.outputs = out;
+    plan.outputFile = tempPath("run_output.h5");
+    plan.checkpointFile = tempPath("run_checkpoint.h5");
+    plan.checkpointSteps = 5;
+    std::vector<RunProgress> seen;
+    RunObserver observer;
+    observer.progress = [&](const RunProgress& at) { seen.push_back(at); };
+    std::size_t restoredAt = 0;
+    observer.restored = [&](std::size_t t) { restoredAt = t; };
+
+    const RunSummary first = run(test::context(), s, plan, observer);
+    EXPECT_TRUE(first.checkpointed);
+    EXPECT_EQ(first.firstStep, 0u);
+    EXPECT_EQ(first.timeIndex, 5u);
+    EXPECT_EQ(io::Hdf5File::open(plan.outputFile).readScalarUInt64("t_index"), 5u);
+    ASSERT_EQ(access(plan.checkpointFile.c_str(), F_OK), 0);
+    ASSERT_FALSE(seen.empty());
+    for (const auto& at : seen) EXPECT_LE(at.done, 5u);
+
+    const RunSummary second = run(test::context(), s, plan, observer);
+    EXPECT_TRUE(second.checkpointed);
+    EXPECT_EQ(restoredAt, 5u);
+    EXPECT_EQ(second.timeIndex, 10u);
+
+    seen.clear();
+    const RunSummary third = run(test::context(), s, plan, observer);
+    EXPECT_FALSE(third.checkpointed);
+    EXPECT_EQ(restoredAt, 10u);
+    EXPECT_EQ(third.firstStep, 10u);
+    EXPECT_EQ(third.timeIndex, s.nt);
+    ASSERT_FALSE(seen.empty());
+    EXPECT_EQ(seen.back().done, s.nt) << "the last progress call reports every step";
+    EXPECT_EQ(seen.back().first, 10u);
+    EXPECT_NE(access(plan.checkpointFile.c_str(), F_OK), 0) << "a complete run removes its checkpoint";
+
+    const auto f = io::Hdf5File::open(plan.outputFile);
+    EXPECT_EQ(f.readScalarUInt64("t_index"), s.nt);
+    for (const char* name : {"p", "p_max", "ux", "uy"}) {
+        const auto got = f.readFloat(name);
+        const auto& want = whole.data.at(name);
+        ASSERT_EQ(got.size(), want.size()) << name;
+        for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], static_cast<float>(want[i])) << name << " " << i;
+    }
+    std::remove(plan.outputFile.c_str());
+
+    plan.outputFile.clear();
+    EXPECT_THROW(run(test::context(), s, plan), Error) << "no output file";
 }
 
 // The reduced-storage modes stay close to single precision; their errors are printed for the docs.

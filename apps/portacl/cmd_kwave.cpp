@@ -1,8 +1,6 @@
 // portacl kwave (also installed as kspaceFirstOrder-OpenCL): k-Wave's C++ solver command line on any
 // OpenCL device. Reads a k-Wave input file, runs the simulation, writes k-Wave's output file.
 #include <cmath>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -15,6 +13,7 @@
 
 #include "command.hpp"
 #include "portacl/kwave.hpp"
+#include "portacl/kwave/run.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
 #include "portacl/version.hpp"
@@ -25,12 +24,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-std::size_t peakHostMB() {
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return static_cast<std::size_t>(u.ru_maxrss / 1024);
-}
 
 std::string clockIn(double seconds) {
     const std::time_t when = std::time(nullptr) + static_cast<std::time_t>(seconds);
@@ -141,7 +134,6 @@ int runKwave(const std::vector<std::string>& args) {
     if (compression < 0 || compression > 9) throw Error("-c takes a compression level from 0 to 9");
     if ((checkpointInterval > 0 || checkpointSteps > 0) && checkpointFile.empty())
         throw Error("--checkpoint_interval and --checkpoint_timesteps need --checkpoint_file");
-    if (verbose < 0 || verbose > 2) throw Error("--verbose takes 0, 1 or 2");
     // The outputs are checked before the input is read: their folders, and that neither is the input.
     checkOutputPath(output, {input, checkpointFile}, "-o");
     if (!checkpointFile.empty()) {
@@ -184,86 +176,64 @@ int runKwave(const std::vector<std::string>& args) {
                   << "Precision:         " << precisionText
                   << (options.storage == kwave::Storage::Full ? std::string() : ", " + storageText + " storage") << "\n";
     }
-    const auto tPre = Clock::now();
-    // The solver builds its kernels here: a minute on a CPU device the first time, then from the
-    // kernel cache. Said before it starts, so that a cold cache does not look like a hang.
-    if (talk) std::cout << "Pre-processing:    building the kernels (cached after the first run on this device) ..." << std::flush;
-    kwave::KSpaceSolver solver(ctx, sim, options);
-    if (talk) std::cout << " " << std::fixed << std::setprecision(1) << since(tPre) << " s\n" << std::defaultfloat;
-    if (!checkpointFile.empty() && access(checkpointFile.c_str(), F_OK) == 0) {
-        solver.restoreState(kwave::readCheckpointFile(checkpointFile, sim));
-        if (talk) std::cout << "Restored from:     " << checkpointFile << " at time step " << solver.timeIndex() << "\n";
-    }
-    ctx.finish();
-    const double preSeconds = since(tPre);
-    if (talk) std::cout << "Device memory:     " << (solver.deviceBytes() >> 20) << " MB\n";
+    kwave::RunPlan plan;
+    plan.options = options;
+    plan.outputFile = output;
+    plan.compression = compression;
+    plan.checkpointFile = checkpointFile;
+    plan.checkpointSteps = checkpointSteps;
+    plan.checkpointSeconds = checkpointInterval;
+    plan.maxSteps = benchmarkSteps;
+    plan.started = t0;
+    plan.loadSeconds = loadSeconds;
 
-    // The main loop, with k-Wave's progress lines and its checkpoint conditions.
-    const std::size_t first = solver.timeIndex();
-    const std::size_t end = benchmarkSteps ? std::min(sim.nt, first + benchmarkSteps) : sim.nt;
-    const auto tSim = Clock::now();
-    double nextReport = progressPercent;
-    bool interrupted = false;
-    if (talk) std::cout << "+---------------+----------------+--------------+----------------------+\n"
-                        << "| progress      |  elapsed time  |  time to go  |  est. finish time    |\n"
-                        << "+---------------+----------------+--------------+----------------------+\n";
-    // Progress counts the steps the device has finished (polled, never waited for), so that the time
-    // loop never stops the device; the host is at most a few steps ahead of it.
-    std::size_t reported = first;
-    auto report = [&](std::size_t done) {
-        const double percent = 100.0 * done / sim.nt;
-        if (!talk || done == reported || done == first || (percent + 1e-9 < nextReport && done != end)) return;
-        reported = done;
-        const double elapsed = since(tSim);
-        const double left = elapsed / static_cast<double>(done - first) * static_cast<double>(end - done);
-        std::printf("| %5.1f%%        | %12.3fs  | %10.3fs  | %20s |\n", percent, elapsed, left, clockIn(left).c_str());
-        std::fflush(stdout);
-        nextReport = (std::floor((percent + 1e-9) / progressPercent) + 1) * progressPercent;  // the next multiple
-    };
-    solver.run(end, [&](std::size_t t) {
-        report(solver.completedSteps());
-        if (t < end && ((checkpointSteps && t - first >= checkpointSteps) ||
-                        (checkpointInterval > 0 && since(t0) >= checkpointInterval))) {
-            interrupted = true;
-            return true;
-        }
-        return false;
-    });
-    ctx.finish();
-    const double simSeconds = since(tSim);
-    const std::size_t steps = solver.timeIndex() - first;
-    if (!interrupted) report(solver.timeIndex());
-
-    const auto tPost = Clock::now();
-    kwave::RunInfo runInfo;
-    runInfo.timeIndex = solver.timeIndex();
-    runInfo.loadSeconds = loadSeconds;
-    runInfo.preprocessingSeconds = preSeconds;
-    runInfo.simulationSeconds = simSeconds;
-    runInfo.hostMemoryMB = peakHostMB();
-    if (interrupted) {
-        // As k-Wave's solvers do: the checkpoint, and the output file with what was recorded so far.
-        const kwave::KSpaceSolver::State state = solver.saveState();
-        runInfo.postprocessingSeconds = since(tPost);
-        runInfo.totalSeconds = since(t0);
-        kwave::writeCheckpointAndOutput(checkpointFile, output, sim, state, out, runInfo, compression);
-        if (talk) std::cout << "Checkpoint:        " << checkpointFile << " at time step " << solver.timeIndex()
-                            << "; " << output << " holds the steps so far; run the same command again to continue\n";
-    } else {
-        runInfo.postprocessingSeconds = since(tPost);
-        runInfo.totalSeconds = since(t0);
-        kwave::writeOutputFile(output, sim, out, solver.recording(), runInfo, compression);
-        if (!checkpointFile.empty()) std::remove(checkpointFile.c_str());  // the run is complete
-    }
+    // k-Wave's lines on stdout: the set-up, a progress table, the summary.
+    kwave::RunObserver observer;
     if (talk) {
+        // The solver builds its kernels first: a minute on a CPU device the first time, then from the
+        // kernel cache. Said before it starts, so that a cold cache does not look like a hang.
+        observer.buildingSolver = [] {
+            std::cout << "Pre-processing:    building the kernels (cached after the first run on this device) ..." << std::flush;
+        };
+        observer.solverBuilt = [](double seconds) {
+            std::cout << " " << std::fixed << std::setprecision(1) << seconds << " s\n" << std::defaultfloat;
+        };
+        observer.restored = [&](std::size_t step) {
+            std::cout << "Restored from:     " << checkpointFile << " at time step " << step << "\n";
+        };
+        observer.loopStarts = [](std::size_t deviceBytes) {
+            std::cout << "Device memory:     " << (deviceBytes >> 20) << " MB\n"
+                      << "+---------------+----------------+--------------+----------------------+\n"
+                      << "| progress      |  elapsed time  |  time to go  |  est. finish time    |\n"
+                      << "+---------------+----------------+--------------+----------------------+\n";
+        };
+        // A line each time the finished steps pass the next multiple of -r percent, and at the end.
+        observer.progress = [&, nextReport = static_cast<double>(progressPercent),
+                             reported = std::size_t(-1)](const kwave::RunProgress& at) mutable {
+            const double percent = 100.0 * at.done / at.nt;
+            if (reported == std::size_t(-1)) reported = at.first;
+            if (at.done == reported || at.done == at.first || (percent + 1e-9 < nextReport && at.done != at.end)) return;
+            reported = at.done;
+            const double left = at.elapsedSeconds / static_cast<double>(at.done - at.first) * static_cast<double>(at.end - at.done);
+            std::printf("| %5.1f%%        | %12.3fs  | %10.3fs  | %20s |\n", percent, at.elapsedSeconds, left, clockIn(left).c_str());
+            std::fflush(stdout);
+            nextReport = (std::floor((percent + 1e-9) / progressPercent) + 1) * progressPercent;  // the next multiple
+        };
+    }
+    const kwave::RunSummary run = kwave::run(ctx, sim, plan, observer);
+    if (talk && run.checkpointed)
+        std::cout << "Checkpoint:        " << checkpointFile << " at time step " << run.timeIndex << "; " << output
+                  << " holds the steps so far; run the same command again to continue\n";
+    if (talk) {
+        const std::size_t steps = run.steps();
         std::cout << "+---------------+----------------+--------------+----------------------+\n"
                   << std::fixed << std::setprecision(3)
                   << "Time steps run:    " << steps << "\n"
-                  << "Time per step:     " << (steps ? 1e3 * simSeconds / steps : 0.0) << " ms\n"
-                  << "Simulation time:   " << simSeconds << " s\n"
+                  << "Time per step:     " << (steps ? 1e3 * run.simulationSeconds / steps : 0.0) << " ms\n"
+                  << "Simulation time:   " << run.simulationSeconds << " s\n"
                   << "Total time:        " << since(t0) << " s\n"
-                  << "Device memory:     " << (solver.deviceBytes() >> 20) << " MB\n"
-                  << "Host memory peak:  " << peakHostMB() << " MB\n";
+                  << "Device memory:     " << (run.deviceBytes >> 20) << " MB\n"
+                  << "Host memory peak:  " << run.hostMemoryMB << " MB\n";
     }
     if (profile) {
         ctx.finish();
