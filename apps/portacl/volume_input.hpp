@@ -1,0 +1,38 @@
+// The input of the volume commands (box-count, skeleton): a volume file, an HDF5 dataset, and how
+// it becomes a binary object (--threshold, --label, or its non-zero voxels).
+#pragma once
+
+#include "command.hpp"
+#include "portacl/io/binary_volume.hpp"
+#include "portacl/io/volume.hpp"
+#include "portacl/runtime/error.hpp"
+
+namespace portacl::cli {
+
+struct VolumeInputOptions {
+    std::string path, dataset;
+    double threshold = 0, label = 0;
+
+    void add(po::options_description& desc) {
+        desc.add_options()("input", po::value(&path), "volume: multi-page TIFF, .npy, or HDF5 (.h5) dataset")(
+            "dataset", po::value(&dataset), "HDF5 dataset to read (default: the file's only dataset)")(
+            "threshold", po::value(&threshold), "the object: voxels >= this value")(
+            "label", po::value(&label), "the object: voxels equal to this label (default: every non-zero voxel)");
+    }
+    io::Binarisation binarisation(const po::variables_map& vm) const {
+        if (vm.count("threshold") && vm.count("label")) throw Error("choose the object with at most one of --threshold and --label");
+        io::Binarisation b;
+        if (vm.count("threshold")) b = {io::Binarisation::Rule::Threshold, threshold};
+        if (vm.count("label")) b = {io::Binarisation::Rule::Label, label};
+        return b;
+    }
+    std::string describe(const po::variables_map& vm) const { return binarisation(vm).describe(); }
+    // Reads and binarises, refusing a 2-D image and a selection that is empty (or, unless allowFull, everything).
+    io::BinaryVolume read(const po::variables_map& vm, bool allowFull) const {
+        if (path.empty()) throw Error("name the input volume");
+        const io::Binarisation b = binarisation(vm);
+        return io::binarise(io::readVolume(path, dataset), b, allowFull);
+    }
+};
+
+}  // namespace portacl::cli

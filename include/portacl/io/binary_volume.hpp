@@ -1,0 +1,43 @@
+// Binary 3-D volumes (object = 1, background = 0) for the volume workloads (box counting, thinning):
+// a grey or labelled io::Volume binarised by a threshold or a label, with the refusals those
+// workloads share (a 2-D image, a selection that is empty or fills the whole volume).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "portacl/io/volume.hpp"
+
+namespace portacl::io {
+
+// Voxels in C order (z, y, x), x fastest; mask is 0 or 1.
+struct BinaryVolume {
+    int nz = 0, ny = 0, nx = 0;
+    std::vector<std::uint8_t> mask;
+
+    std::size_t size() const { return std::size_t(nz) * std::size_t(ny) * std::size_t(nx); }
+    std::size_t index(int z, int y, int x) const { return (std::size_t(z) * ny + std::size_t(y)) * nx + std::size_t(x); }
+    std::uint8_t at(int z, int y, int x) const { return mask[index(z, y, x)]; }
+    std::uint64_t count() const;  // object voxels
+};
+
+// How grey values become the object.
+struct Binarisation {
+    enum class Rule { NonZero, Threshold, Label } rule = Rule::NonZero;
+    double value = 0;  // Threshold: voxels >= value; Label: voxels == value
+    std::string describe() const;  // "voxels >= 90", "voxels == 3", "non-zero voxels"
+};
+
+// The object of `v` under `b`. Throws one sentence when `v` is 2-D (`what` names the command's need,
+// "thinning needs a 3-D volume"), when the rule selects no voxel, or, unless allowFull, every voxel.
+BinaryVolume binarise(const Volume& v, const Binarisation& b, bool allowFull = false);
+
+// The same checks for a mask built by hand (tests, the library): dimensions positive, mask size, 0/1 values.
+void checkBinaryVolume(const BinaryVolume& v, const std::string& what);
+
+// Writes the mask as an .npy (uint8 0/1) or a multi-page TIFF (uint8 0/255, one page per z slice),
+// by extension, atomically.
+void writeBinaryVolume(const std::string& path, const BinaryVolume& v);
+
+}  // namespace portacl::io
