@@ -135,3 +135,54 @@ TEST(KWaveCli, CheckpointedRunEqualsUninterruptedRun) {
     EXPECT_FALSE(exists(temp("never.h5")));
     for (const auto& p : {in, whole, pieces, ck, otherIn}) std::remove(p.c_str());
 }
+
+// A cold kernel cache makes the pre-processing take up to a minute on a CPU device: on a terminal the
+// progress line says that kernels are being built while it runs (before the device memory line that
+// ends the pre-processing); not on a terminal, or with PORTACL_NO_PROGRESS, it stays quiet.
+TEST(KWaveCli, ColdKernelCacheSaysItIsBuildingKernelsOnATerminalOnly) {
+    if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no `script` (util-linux) to give the command a terminal";
+    const std::string in = temp("cold_in.h5"), out = temp("cold_out.h5"), cache = temp("cold_cache"), typescript = temp("typescript.txt");
+    kwave::writeInputFile(in, smallSimulation());
+    const std::string command = std::string(PORTACL_CLI_PATH) + " kwave -i " + in + " -o " + out;
+    const std::string building = "building kernels of kwave.cl";
+    // Runs the command with an empty kernel cache (or the one the last run left, when warm) under
+    // `script`, which gives it a terminal; returns what the terminal showed.
+    auto onTerminal = [&](const std::string& env, bool warm) {
+        if (!warm) std::system(("rm -rf " + cache).c_str());
+        const std::string cmd = "env -u PORTACL_NO_PROGRESS PORTACL_CACHE_DIR=" + cache + " " + env + " script -qec '" + command +
+                                "' " + typescript + " >/dev/null 2>&1";
+        EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        std::stringstream ss;
+        ss << std::ifstream(typescript).rdbuf();
+        std::remove(typescript.c_str());
+        std::remove(out.c_str());
+        return ss.str();
+    };
+
+    const std::string cold = onTerminal("", false);
+    const auto said = cold.find(building), pre = cold.find("Pre-processing:"), memory = cold.find("Device memory:");
+    ASSERT_NE(said, std::string::npos) << cold;
+    ASSERT_NE(pre, std::string::npos) << cold;
+    ASSERT_NE(memory, std::string::npos) << cold;
+    EXPECT_LT(pre, said) << "said before the pre-processing started:\n" << cold;
+    EXPECT_LT(said, memory) << "said only after the pre-processing:\n" << cold;
+
+    // Warm: nothing to build, nothing said.
+    const std::string warm = onTerminal("", true);
+    EXPECT_EQ(warm.find(building), std::string::npos) << warm;
+    // Cold, but progress turned off.
+    const std::string off = onTerminal("PORTACL_NO_PROGRESS=1", false);
+    EXPECT_NE(off.find("Pre-processing:"), std::string::npos) << off;
+    EXPECT_EQ(off.find(building), std::string::npos) << off;
+
+    // Cold, not a terminal: stderr holds no progress line.
+    std::system(("rm -rf " + cache).c_str());
+    const std::string errPath = temp("cold_stderr.txt");
+    ASSERT_EQ(std::system(("env -u PORTACL_NO_PROGRESS PORTACL_CACHE_DIR=" + cache + " " + command + " >/dev/null 2>" + errPath).c_str()), 0);
+    std::stringstream err;
+    err << std::ifstream(errPath).rdbuf();
+    EXPECT_EQ(err.str().find("building kernels"), std::string::npos) << err.str();
+    EXPECT_EQ(err.str().find('\r'), std::string::npos) << err.str();
+    for (const auto& p : {in, errPath}) std::remove(p.c_str());
+    std::system(("rm -rf " + cache).c_str());
+}
