@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -170,4 +171,46 @@ TEST(ImageIo, AgreesWithOpenCvDecoding) {
         expectSame(readImage(base + ext), grey);
         std::remove((base + ext).c_str());
     }
+}
+
+// libnetpbm fills the caller's pam structure up to the length it is given, which must not come from
+// netpbm's PAM_STRUCT_SIZE(tuple_type): that macro is a member access through a null pointer, which
+// clang's UndefinedBehaviorSanitizer reports on this test (scripts/sanitize.sh runs it). Every PNM read
+// passes through that call: a PAM file with a tuple type (the last member the length must cover),
+// 16-bit samples, and the plain (ASCII) PGM and PPM headers, each against sample values written here.
+TEST(ImageIo, PamAndPlainPnmHeadersReadTheirSamples) {
+    auto write = [](const std::string& path, const std::string& bytes) {
+        std::ofstream(path, std::ios::binary) << bytes;
+        return path;
+    };
+    // PAM, grey + alpha, 8-bit, 3 x 2.
+    const std::string pam8 = write(tempPath("ga.pam"),
+        "P7\nWIDTH 3\nHEIGHT 2\nDEPTH 2\nMAXVAL 255\nTUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n" +
+        std::string("\x00\xff\x10\x80\x20\x40\x30\x01\x40\x02\xfe\x03", 12));
+    Image a = readImage(pam8);
+    ASSERT_EQ(a.width, 3);
+    ASSERT_EQ(a.height, 2);
+    ASSERT_EQ(a.channels, 2);
+    ASSERT_EQ(a.type, PixelType::U8);
+    const unsigned char want8[] = {0x00, 0xff, 0x10, 0x80, 0x20, 0x40, 0x30, 0x01, 0x40, 0x02, 0xfe, 0x03};
+    EXPECT_TRUE(std::equal(a.data.begin(), a.data.end(), want8));
+    // PAM, RGB, 16-bit (big-endian samples), 2 x 1.
+    const std::string pam16 = write(tempPath("rgb16.pam"),
+        "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 3\nMAXVAL 65535\nTUPLTYPE RGB\nENDHDR\n" +
+        std::string("\x00\x01\x12\x34\xff\xff\x80\x00\x00\x00\xab\xcd", 12));
+    Image b = readImage(pam16);
+    ASSERT_EQ(b.channels, 3);
+    ASSERT_EQ(b.type, PixelType::U16);
+    const unsigned short want16[] = {0x0001, 0x1234, 0xffff, 0x8000, 0x0000, 0xabcd};
+    for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(b.samples<unsigned short>()[i], want16[i]) << i;
+    // Plain PGM with a comment, and plain PPM.
+    Image c = readImage(write(tempPath("plain.pgm"), "P2\n# a comment\n2 2\n15\n0 7\n15 3\n"));
+    ASSERT_EQ(c.channels, 1);
+    const unsigned char wantGrey[] = {0, 7, 15, 3};  // maxvals other than 255 are kept as read
+    EXPECT_TRUE(std::equal(c.data.begin(), c.data.end(), wantGrey));
+    Image d = readImage(write(tempPath("plain.ppm"), "P3\n1 2\n255\n1 2 3\n250 251 252\n"));
+    ASSERT_EQ(d.channels, 3);
+    const unsigned char wantColour[] = {1, 2, 3, 250, 251, 252};
+    EXPECT_TRUE(std::equal(d.data.begin(), d.data.end(), wantColour));
+    for (const std::string& p : {pam8, pam16, tempPath("plain.pgm"), tempPath("plain.ppm")}) std::remove(p.c_str());
 }

@@ -11,8 +11,10 @@
 #include <random>
 
 #include "portacl/bench.hpp"
+#include "portacl/fft.hpp"
 #include "portacl/filter.hpp"
 #include "portacl/gemm.hpp"
+#include "portacl/predicates.hpp"
 #include "portacl/runtime/data_dir.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/log.hpp"
@@ -49,20 +51,78 @@ TEST(LibraryLog, MessagesGoToTheCallersLoggerNotToStderr) {
     EXPECT_FALSE(Progress("work", 10).active());
 }
 
+// Each public call that takes untyped cl::Buffers (and, for most, a runtime precision) checks the
+// buffers' sizes first: a precision that does not match the buffers, or a count beyond them, is a
+// portacl::Error of one sentence naming the buffer and the call, never reads or writes past the end.
+template <typename Call>
+void expectBufferRefusal(Call call, const std::string& names, const std::string& says) {
+    try {
+        call();
+        ADD_FAILURE() << "accepted; expected a refusal naming " << names;
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find(names), std::string::npos) << what;
+        EXPECT_NE(what.find(says), std::string::npos) << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << "not one sentence: " << what;
+    }
+}
+
 TEST(LibraryBuffers, APrecisionThatDoesNotMatchTheBuffersThrows) {
     Context& ctx = test::context();
+    const bool fp64 = ctx.device().fp64;  // without fp64 a double request is refused for that first
     const std::size_t n = 1000;
     const std::vector<float> a(n, 1.0f);
     cl::Buffer da = ctx.upload(a, "a"), db = ctx.upload(a, "b"), dc = ctx.buffer(n * sizeof(float), "c");
+    cl::Buffer shortBuffer = ctx.buffer((n - 1) * sizeof(float), "short");
     // Double asked of float buffers: each holds half the bytes n doubles need.
-    EXPECT_THROW(vectorSum(ctx, Precision::Double, da, db, dc, n), Error);
-    EXPECT_THROW(vectorSum(ctx, Precision::Float, da, db, dc, n + 1), Error);  // longer than the buffers
+    if (fp64) expectBufferRefusal([&] { vectorSum(ctx, Precision::Double, da, db, dc, n); }, "buffer a of vectorSum", "another precision");
+    else EXPECT_THROW(vectorSum(ctx, Precision::Double, da, db, dc, n), Error);
+    expectBufferRefusal([&] { vectorSum(ctx, Precision::Float, da, db, dc, n + 1); }, "buffer a of vectorSum", "fewer than");
+    expectBufferRefusal([&] { vectorSum(ctx, Precision::Float, da, shortBuffer, dc, n); }, "buffer b of vectorSum", "fewer than");
+    expectBufferRefusal([&] { vectorSum(ctx, Precision::Float, da, db, shortBuffer, n); }, "buffer c of vectorSum", "fewer than");
     vectorSum(ctx, Precision::Float, da, db, dc, n);  // the matching call runs
     EXPECT_EQ(ctx.download<float>(dc, n, "c")[n - 1], 2.0f);
-    // The matrix product's buffers are checked the same way (A is 8 x 8 floats, not doubles).
+
+    // The matrix product, both overloads and every kernel (A, B, C are 8 x 8 floats, not doubles).
     const std::vector<float> m(64, 1.0f);
     cl::Buffer A = ctx.upload(m, "A"), B = ctx.upload(m, "B"), C = ctx.buffer(64 * sizeof(float), "C");
-    EXPECT_THROW(gemm(ctx, Precision::Double, GemmKernel::Direct, 8, 8, 8, A, B, C), Error);
+    cl::Buffer C63 = ctx.buffer(63 * sizeof(float), "C63");
+    const GemmTuning tuning = gemmTuning(ctx.tuning(), Precision::Float);
+    for (GemmKernel kernel : {GemmKernel::Direct, GemmKernel::Tiled, GemmKernel::RegisterBlocked}) {
+        if (fp64) {
+            expectBufferRefusal([&] { gemm(ctx, Precision::Double, kernel, 8, 8, 8, A, B, C); }, "buffer A of gemm", "another precision");
+            expectBufferRefusal([&] { gemm(ctx, Precision::Double, kernel, 8, 8, 8, A, B, C, tuning); }, "buffer A of gemm", "another precision");
+        } else {
+            EXPECT_THROW(gemm(ctx, Precision::Double, kernel, 8, 8, 8, A, B, C), Error);
+        }
+        expectBufferRefusal([&] { gemm(ctx, Precision::Float, kernel, 8, 9, 8, A, B, C); }, "buffer B of gemm", "fewer than");
+        expectBufferRefusal([&] { gemm(ctx, Precision::Float, kernel, 9, 8, 8, A, B, C, tuning); }, "buffer A of gemm", "fewer than");
+        expectBufferRefusal([&] { gemm(ctx, Precision::Float, kernel, 8, 8, 8, A, B, C63, tuning); }, "buffer C of gemm", "fewer than");
+    }
+
+    // The predicates on device buffers: the element types are fixed, the query count is checked.
+    const std::vector<float> points(3 * 5, 1.0f);
+    const std::vector<std::uint32_t> queries(4 * 10, 0u);
+    cl::Buffer dp = ctx.upload(points, "points"), dq = ctx.upload(queries, "queries"), ds = ctx.buffer(10, "signs");
+    expectBufferRefusal([&] { predicates::evaluateOnDevice(ctx, predicates::Predicate::Orient3d, dp, dq, 11, ds, Precision::Float); },
+                        "query buffer of orient3d", "fewer than");
+    expectBufferRefusal([&] { predicates::evaluateOnDevice(ctx, predicates::Predicate::Insphere, dp, dq, 9, ds, Precision::Float); },
+                        "query buffer of insphere", "5 uint32 point indices per query");
+    cl::Buffer shortSigns = ctx.buffer(9, "signs");
+    expectBufferRefusal([&] { predicates::evaluateOnDevice(ctx, predicates::Predicate::Orient3d, dp, dq, 10, shortSigns, Precision::Mixed); },
+                        "sign buffer of orient3d", "one int8 sign per query");
+
+    // An FFT plan in double given buffers sized for float.
+    if (fp64) {
+        fft::PlanDesc d;
+        d.kind = fft::Kind::C2C;
+        d.shape = {16};
+        d.precision = Precision::Double;
+        fft::Plan& plan = fft::plan(ctx, d);
+        const std::size_t floatBytes = fft::inputBytes(d, fft::Direction::Forward) / 2;
+        cl::Buffer in = ctx.buffer(floatBytes, "in"), out = ctx.buffer(floatBytes, "out");
+        expectBufferRefusal([&] { plan.execute(in, out, fft::Direction::Forward); }, "input buffer of the", "bytes, but it needs");
+    }
 }
 
 TEST(LibraryData, OneRuleForTheDataFolder) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "portacl/runtime/buffer_check.hpp"
 #include "portacl/runtime/error.hpp"
 
 namespace portacl::predicates {
@@ -34,6 +35,13 @@ TwoPhaseReport evaluateOnDevice(Context& ctx, Predicate p, const cl::Buffer& poi
                                 std::size_t queryCount, const cl::Buffer& signs, Precision mode,
                                 std::vector<std::uint32_t>* hostItems) {
     const std::string name = predicateName(p);
+    // The kernels read queryCount queries and write as many signs: buffers shorter than that would be
+    // read and written past their end. (The points are reached through the queries' indices.)
+    requireBytes(queries, queryCount * arity(p) * sizeof(std::uint32_t),
+                 std::to_string(arity(p)) + " uint32 point indices per query, " + std::to_string(queryCount) + " queries",
+                 "the query buffer of " + name + " evaluateOnDevice");
+    requireBytes(signs, queryCount, "one int8 sign per query, " + std::to_string(queryCount) + " queries",
+                 "the sign buffer of " + name + " evaluateOnDevice");
     TwoPhaseKernels kernels;
     kernels.source = "predicates.cl";
     kernels.phase1 = name + "_phase1";

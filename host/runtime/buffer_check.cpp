@@ -13,4 +13,11 @@ void requireElements(const cl::Buffer& buffer, std::size_t elements, Precision e
                     std::to_string(elements * size) + " bytes) it must hold; do its elements have another precision?");
 }
 
+void requireBytes(const cl::Buffer& buffer, std::size_t bytes, const std::string& contents, const std::string& what) {
+    const std::size_t held = clCall("clGetMemObjectInfo", [&] { return buffer.getInfo<CL_MEM_SIZE>(); });
+    if (bytes > held)
+        throw Error(what + " holds " + std::to_string(held) + " bytes, fewer than the " + std::to_string(bytes) + " bytes (" + contents +
+                    ") it must hold");
+}
+
 }  // namespace portacl

@@ -43,7 +43,8 @@ Result evaluate(Context& ctx, Predicate p, const std::vector<float>& points,
                 const std::vector<std::uint32_t>& queries, Precision mode);
 
 // The same on buffers already on the device (what a workload and the benchmark use): `signs` holds
-// one char per query. No checks. Where report.phase2 is DoubleFloat, a sign may be
+// one char per query; buffers shorter than queryCount queries and signs are refused (the point
+// indices are not checked). Where report.phase2 is DoubleFloat, a sign may be
 // kDoubleFloatUndecided: the caller finishes those queries (evaluate does, on the host).
 constexpr std::int8_t kDoubleFloatUndecided = 2;  // PRED_DF_HOST of cl/common/predicates_double_float.h
 

@@ -14,4 +14,8 @@ namespace portacl {
 // (Mixed counts as double); `what` names the buffer and the call ("b of vectorSum").
 void requireElements(const cl::Buffer& buffer, std::size_t elements, Precision element, const std::string& what);
 
+// Throws portacl::Error when `buffer` holds fewer than `bytes` bytes (`contents` says what they are:
+// "4 query indices per query"), for buffers whose element type is fixed.
+void requireBytes(const cl::Buffer& buffer, std::size_t bytes, const std::string& contents, const std::string& what);
+
 }  // namespace portacl
