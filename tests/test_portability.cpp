@@ -13,6 +13,8 @@
 #include "portacl/runtime/device.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/filter.hpp"
+#include "portacl/gemm.hpp"
+#include "portacl/predicates.hpp"
 #include "portacl/runtime/isolated_build.hpp"
 #include "support/test_support.hpp"
 
@@ -184,4 +186,68 @@ TEST(Devices, AnIcdThatFailsToLoadIsSkipped) {
     text << in.rdbuf();
     EXPECT_EQ(rc, 0) << text.str();
     EXPECT_NE(text.str().find("Portable Computing Language"), std::string::npos) << text.str();
+}
+
+// NVIDIA's instructions (inline PTX: dp4a, cvt.pack, f16x2 lanes, mul.rn.f64) run only where the
+// device reports them. A profile that asks for the NVIDIA paths by their keys gets the portable
+// spellings on any other device, with the reference's results; one that defines the engine's own
+// vendor macros is refused in one sentence before anything is built.
+namespace {
+// A profile that matches the test device above every shipped one, holding `body`; in its own folder
+// first on PORTACL_PLATFORMS_DIR.
+std::string profileForTheTestDevice(const std::string& name, const std::string& body) {
+    const fs::path dir = fs::path(testing::TempDir()) / ("profiles-" + name);
+    fs::create_directories(dir);
+    const DeviceInfo& d = testDevice();
+    std::ofstream(dir / (name + ".profile")) << "[match]\nplatform = " << d.platformName << "\ndevice = " << d.name
+                                             << "\npriority = 1000000\n" << body;
+    return dir.string();
+}
+}  // namespace
+
+TEST(VendorPaths, NvidiaKeysOnAnotherDeviceTakeThePortableSpellings) {
+    ScopedEnv env;
+    env.set("PORTACL_PLATFORMS_DIR", profileForTheTestDevice(
+        "nvidia-keys", "[filter]\nstrip = 1\nstrip_dot = 1\nstrip_pack = 1\nstrip_gradient_lanes = 1\n"
+                       "[gemm]\ntile_m = 32\ntile_n = 32\ntile_k = 16\nwpt_m = 4\nwpt_n = 4\nwarp_tile = 1\n"));
+    Context ctx(testDevice());
+    ASSERT_EQ(ctx.tuning().name, "nvidia-keys");
+    // The filters whose register path has an NVIDIA instruction: masks by byte dot products (dp4a),
+    // saturated packed stores (cvt.pack), gradient pairs in 16-bit lanes (f16x2).
+    io::Image img = io::makeImage(61, 37, 1, io::PixelType::U8);
+    std::mt19937 rng(7);
+    for (auto& v : img.data) v = static_cast<unsigned char>(rng());
+    for (const char* spec : {"box:3", "conv:1,2,1;0,3,0;1,2,1:sum", "sobel", "laplace:4:3"}) {
+        const std::vector<filter::Operation> ops{filter::parseOperation(spec)};
+        filter::Pipeline p(ctx, ops, {});
+        EXPECT_EQ(p.run(img).data, filter::filterReference(img, ops, {}).data) << spec;
+    }
+    // The matrix product's 8 x 4 warp layout is an arrangement of work-items, correct on any device.
+    const std::size_t M = 40, N = 36, K = 20;
+    std::vector<float> A(M * K), B(K * N);
+    for (auto& v : A) v = static_cast<float>(static_cast<int>(rng() % 9) - 4);
+    for (auto& v : B) v = static_cast<float>(static_cast<int>(rng() % 7) - 3);
+    EXPECT_EQ(gemm(ctx, GemmKernel::RegisterBlocked, M, N, K, A, B), gemmReference(M, N, K, A, B));  // small integers: exact
+}
+
+TEST(VendorPaths, AProfileDefiningTheEnginesVendorMacrosIsRefused) {
+    for (const std::string& build : {std::string("defines = PORTACL_WARP_SIZE=32 PORTACL_DEVICE_NVIDIA=1\n"),
+                                     std::string("options = -cl-mad-enable -DDP4A=1\n"),
+                                     std::string("options = -D HALF_LANES=1\n"), std::string("defines = REAL=double\n")}) {
+        ScopedEnv env;
+        env.set("PORTACL_PLATFORMS_DIR", profileForTheTestDevice("forced", "[build]\n" + build));
+        env.set("PORTACL_CACHE_DIR", freshCacheDir("forced"));
+        Context ctx(testDevice());
+        const std::vector<float> points{0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1};
+        const std::vector<std::uint32_t> queries{0, 1, 2, 3};
+        try {
+            predicates::evaluate(ctx, predicates::Predicate::Orient3d, points, queries, Precision::Float);
+            ADD_FAILURE() << "accepted a profile with " << build;
+        } catch (const Error& e) {
+            const std::string what = e.what();
+            EXPECT_NE(what.find("which the engine sets itself"), std::string::npos) << what;
+            EXPECT_NE(what.find("forced"), std::string::npos) << what;
+            EXPECT_EQ(what.find('\n'), std::string::npos) << "not one sentence: " << what;
+        }
+    }
 }

@@ -118,10 +118,31 @@ long TuningProfile::getInt(const std::string& section, const std::string& key, l
 }
 
 std::string TuningProfile::buildOptions() const {
-    std::string out = get("build", "options", "");
+    // Macros the engine sets itself: the element type from the precision asked for, and the vendor
+    // instructions (NVIDIA's inline PTX) only where the device reports them. A profile setting one
+    // would run a path the device may lack, so it is refused rather than passed on.
+    static const std::set<std::string> engineMacros = {"REAL", "PORTACL_DOUBLE", "PORTACL_DOUBLE_FLOAT", "PORTACL_DEVICE_NVIDIA",
+                                                       "DP4A", "CVT_PACK", "HALF_LANES"};
+    const auto refuseEngineMacro = [&](const std::string& definition, const char* where) {
+        const std::string macro = definition.substr(0, definition.find('='));
+        if (engineMacros.count(macro))
+            throw Error("the tuning profile " + name + " (" + path + ") defines " + macro + " in its [build] " + where +
+                        ", which the engine sets itself (the precision's element type, and NVIDIA's instructions only where the "
+                        "device reports them); remove it from the profile");
+    };
+    const std::string options = get("build", "options", "");
+    std::istringstream words(options);
+    for (std::string w, previous; words >> w; previous = w) {
+        if (previous == "-D") refuseEngineMacro(w, "options");
+        else if (w.size() > 2 && w.compare(0, 2, "-D") == 0) refuseEngineMacro(w.substr(2), "options");
+    }
+    std::string out = options;
     std::istringstream defs(get("build", "defines", ""));
     std::string d;
-    while (defs >> d) out += (out.empty() ? "" : " ") + std::string("-D") + d;
+    while (defs >> d) {
+        refuseEngineMacro(d, "defines");
+        out += (out.empty() ? "" : " ") + std::string("-D") + d;
+    }
     return out;
 }
 

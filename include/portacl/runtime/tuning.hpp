@@ -46,7 +46,9 @@ public:
     // [lo, hi] (and, with powerOfTwo, is a power of two): what the kernel using it allows.
     long getInt(const std::string& section, const std::string& key, long fallback, long lo, long hi,
                 bool powerOfTwo = false) const;
-    // [build] options followed by -D for each of [build] defines.
+    // [build] options followed by -D for each of [build] defines. A macro the engine sets from the
+    // device or the precision (REAL, PORTACL_DOUBLE*, PORTACL_DEVICE_NVIDIA, DP4A, CVT_PACK,
+    // HALF_LANES) is refused with one sentence.
     std::string buildOptions() const;
 };
 
