@@ -12,6 +12,7 @@
 #include "portacl/io/volume.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
+#include "portacl/skeleton.hpp"
 #include "volume_input.hpp"
 
 namespace portacl::cli {
@@ -88,7 +89,7 @@ int runBoxCount(const std::vector<std::string>& args) {
     bool offsets = false, serial = false;
     desc.add_options()("json", po::value(&json), "write the counts, the fit range, the dimension and R² as JSON")(
         "sizes", po::value(&sizes), "box sides in voxels, increasing, comma-separated (default 1,2,4,... up to one box)")(
-        "of", po::value(&of), "what is counted: object (default) or surface (object voxels with a background face neighbour)")(
+        "of", po::value(&of), "what is counted: object (default), surface (object voxels with a background face neighbour) or skeleton (portacl skeleton's)")(
         "count", po::value(&count), "occupied (boxes holding object; default) or mixed (boxes holding both phases, as porespy)")(
         "offsets", po::bool_switch(&offsets), "also count the 8 grid placements {0, s/2}^3 and fit their mean")(
         "fit-min", po::value(&fitMin), "smallest side in the fit (default: the smallest)")(
@@ -99,11 +100,11 @@ int runBoxCount(const std::vector<std::string>& args) {
     po::variables_map vm;
     const std::string usage =
         "usage: portacl box-count VOLUME [--threshold T | --label L] [--json R.json] [--sizes 1,2,4,...]\n"
-        "                         [--of object|surface] [--count occupied|mixed] [--offsets] [--fit-min S] [--fit-max S]";
+        "                         [--of object|surface|skeleton] [--count occupied|mixed] [--offsets] [--fit-min S] [--fit-max S]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
     boxcount::Options opt;
     if (!sizes.empty()) opt.sizes = parseSizes(sizes);
-    if (of != "object" && of != "surface") throw Error("--of takes object or surface, not '" + of + "'");
+    if (of != "object" && of != "surface" && of != "skeleton") throw Error("--of takes object, surface or skeleton, not '" + of + "'");
     if (count != "occupied" && count != "mixed") throw Error("--count takes occupied or mixed, not '" + count + "'");
     opt.count = count == "mixed" ? boxcount::Count::Mixed : boxcount::Count::Occupied;
     opt.offsetAverage = offsets;
@@ -120,10 +121,12 @@ int runBoxCount(const std::vector<std::string>& args) {
     boxcount::Result r;
     std::string where = "serial reference";
     if (serial) {
+        if (of == "skeleton") v = skeleton::thinReference(v);
         r = boxcount::boxCountReference(v, opt);
     } else {
         Context ctx(selectDevice(common.device), common.contextOptions());
         where = ctx.device().label();
+        if (of == "skeleton") v = skeleton::thin(ctx, v);
         r = boxcount::boxCount(ctx, v, opt);
         printProfile(ctx, common);
     }

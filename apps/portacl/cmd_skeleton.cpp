@@ -1,0 +1,64 @@
+// portacl skeleton: the Lee-Kashyap-Chu skeleton of a binary volume (identical to scikit-image's
+// skeletonize_3d), written as a TIFF stack or .npy.
+#include <chrono>
+#include <iostream>
+
+#include "command.hpp"
+#include "portacl/io/binary_volume.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
+#include "portacl/skeleton.hpp"
+#include "volume_input.hpp"
+
+namespace portacl::cli {
+namespace {
+
+int runSkeleton(const std::vector<std::string>& args) {
+    po::options_description desc("portacl skeleton options");
+    CommonOptions common;
+    common.add(desc, "", false);
+    VolumeInputOptions in;
+    in.add(desc);
+    std::string output, method = "lee";
+    bool serial = false;
+    desc.add_options()("output,o", po::value(&output), "the skeleton: .tif/.tiff (uint8 0/255 pages) or .npy (uint8 0/1)")(
+        "method", po::value(&method), "lee: Lee, Kashyap and Chu's thinning, voxel for voxel scikit-image's skeletonize_3d")(
+        "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device");
+    po::positional_options_description pos;
+    pos.add("input", 1);
+    po::variables_map vm;
+    const std::string usage = "usage: portacl skeleton VOLUME -o SKELETON.tif|.npy [--threshold T | --label L] [--method lee]";
+    if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
+    if (method != "lee") throw Error("--method takes lee (Lee, Kashyap and Chu's thinning), not '" + method + "'");
+    if (output.empty()) throw Error("name the skeleton's file with -o");
+    checkOutputExtension(output, {"tif", "tiff", "npy"}, "-o");
+    checkOutputPath(output, {in.path}, "-o");
+    const io::BinaryVolume v = in.read(vm, false);
+    skeleton::validate(v);
+
+    const auto t0 = std::chrono::steady_clock::now();
+    skeleton::Stats st;
+    io::BinaryVolume s;
+    std::string where = "serial reference";
+    if (serial) {
+        s = skeleton::thinReference(v, &st);
+    } else {
+        Context ctx(selectDevice(common.device), common.contextOptions());
+        where = ctx.device().label();
+        s = skeleton::thin(ctx, v, &st);
+        printProfile(ctx, common);
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    io::writeBinaryVolume(output, s);
+    std::cout << "skeleton of " << v.nz << "x" << v.ny << "x" << v.nx << " (" << in.describe(vm) << ", " << v.count()
+              << " voxels): " << s.count() << " voxels after " << st.iterations << " passes (" << st.candidates << " candidates";
+    if (!serial) std::cout << ", " << st.rounds << " recheck rounds";
+    std::cout << ") in " << seconds << " s on " << where << "\n";
+    return 0;
+}
+
+}  // namespace
+
+PORTACL_COMMAND("skeleton", "3-D skeleton of a binary volume (Lee-Kashyap-Chu thinning, as scikit-image)", runSkeleton);
+
+}  // namespace portacl::cli

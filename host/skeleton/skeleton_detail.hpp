@@ -1,0 +1,17 @@
+// Internals the device path and the reference share.
+#pragma once
+
+#include <array>
+
+#include "portacl/skeleton.hpp"
+
+namespace portacl::skeleton::detail {
+
+// The six borders in scikit-image's order: the (dz, dy, dx) of the neighbour that must be background.
+constexpr std::array<std::array<int, 3>, 6> kBorders{{{0, -1, 0}, {0, 1, 0}, {0, 0, 1}, {0, 0, -1}, {1, 0, 0}, {-1, 0, 0}}};
+
+// thin() with the number of pending earlier neighbours whose assignments a candidate tries before it
+// waits (thin uses 6; 0 makes every dependent candidate wait for its predecessors, the plain wavefront).
+io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, int maxUnknown);
+
+}  // namespace portacl::skeleton::detail

@@ -1,0 +1,38 @@
+// 3-D thinning of a binary volume to its skeleton (curve skeleton, 26-connected object, 6-connected
+// background), identical voxel for voxel to scikit-image's skeletonize_3d and Fiji's Skeletonize3D:
+// the algorithm of Lee, Kashyap and Chu (Building skeleton models via 3-D medial surface/axis
+// thinning algorithms, CVGIP: Graphical Models and Image Processing 56(6), 462-478, 1994).
+//
+// The volume is padded with background. Each iteration visits the six borders in scikit-image's
+// order (y-1, y+1, x+1, x-1, z+1, z-1 being background); for each border it collects, over the
+// volume as it stands, the candidates: object voxels on that border that are not end points
+// (exactly one object neighbour), whose removal keeps the Euler characteristic of their 3x3x3
+// neighbourhood and leaves its other object voxels one 26-connected piece. It then rechecks the
+// candidates one after another in raster order (z, y, x), removing each that is still simple
+// (its 26 neighbours, as they stand then, form at most one 26-connected piece). Thinning stops after
+// an iteration in which no border removed a voxel.
+#pragma once
+
+#include <cstdint>
+
+#include "portacl/io/binary_volume.hpp"
+#include "portacl/runtime/context.hpp"
+
+namespace portacl::skeleton {
+
+struct Stats {
+    int iterations = 0;            // passes over the six borders, the last one removing nothing
+    std::uint64_t candidates = 0;  // candidates collected, summed over every border of every pass
+    std::uint64_t rounds = 0;      // device only: launches of the ordered recheck
+};
+
+// Throws one sentence for a malformed mask or a volume with no object voxel.
+void validate(const io::BinaryVolume& v);
+
+// On the device: candidates in parallel, then the recheck resolved in rounds that keep the raster
+// order's outcome (cl/skeleton.cl says how). Identical to thinReference on every volume.
+io::BinaryVolume thin(Context& ctx, const io::BinaryVolume& v, Stats* stats = nullptr);
+// Serial C++ reference.
+io::BinaryVolume thinReference(const io::BinaryVolume& v, Stats* stats = nullptr);
+
+}  // namespace portacl::skeleton

@@ -1,0 +1,146 @@
+// Lee-Kashyap-Chu thinning: the serial reference equals Fiji's skeleton of scikit-image's blobs test
+// volume and scikit-image's skeletonize_3d voxel for voxel; the device equals the reference on those,
+// on the PuMA micro-CT and on random volumes; scikit-image's skeletons of binary_blobs volumes made in
+// the test (Debian's python3-skimage, tests/scripts/skimage_skeleton.py); bad input. Integer results:
+// exact on every device.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <unistd.h>
+
+#include "portacl/io/binary_volume.hpp"
+#include "portacl/io/volume.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/skeleton.hpp"
+#include "skeleton/skeleton_detail.hpp"
+#include "support/test_support.hpp"
+
+namespace sk = portacl::skeleton;
+using portacl::io::BinaryVolume;
+using portacl::io::Binarisation;
+using portacl::test::context;
+using portacl::test::dataPath;
+
+namespace {
+
+BinaryVolume readBinary(const std::string& path, Binarisation b = {}) {
+    return portacl::io::binarise(portacl::io::readVolume(path), b, true);
+}
+
+std::size_t differing(const BinaryVolume& a, const BinaryVolume& b) {
+    EXPECT_EQ(a.size(), b.size());
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) n += a.mask[i] != b.mask[i];
+    return n;
+}
+
+// Overlapping random balls: thick, branching shapes with cavities between them.
+BinaryVolume randomBalls(int nz, int ny, int nx, int balls, unsigned seed) {
+    BinaryVolume v;
+    v.nz = nz, v.ny = ny, v.nx = nx;
+    v.mask.assign(v.size(), 0);
+    std::mt19937 rng(seed);
+    for (int b = 0; b < balls; ++b) {
+        const int cz = int(rng() % nz), cy = int(rng() % ny), cx = int(rng() % nx), r = 2 + int(rng() % 4);
+        for (int z = std::max(0, cz - r); z <= std::min(nz - 1, cz + r); ++z)
+            for (int y = std::max(0, cy - r); y <= std::min(ny - 1, cy + r); ++y)
+                for (int x = std::max(0, cx - r); x <= std::min(nx - 1, cx + r); ++x)
+                    if ((z - cz) * (z - cz) + (y - cy) * (y - cy) + (x - cx) * (x - cx) <= r * r) v.mask[v.index(z, y, x)] = 1;
+    }
+    return v;
+}
+
+}  // namespace
+
+TEST(Skeleton, ReferenceEqualsFijiOnScikitImageBlobs) {
+    PORTACL_REQUIRE_DATA();
+    const auto input = readBinary(dataPath("volumes/skimage_blobs3d/blobs3d_input_generated.npy"));
+    const auto fiji = readBinary(dataPath("volumes/skimage_blobs3d/_blobs_3d_fiji_skeleton.tif"));
+    const auto ref = sk::thinReference(input);
+    EXPECT_EQ(fiji.count(), 4003u);
+    EXPECT_EQ(differing(ref, fiji), 0u);
+    EXPECT_EQ(differing(sk::thin(context(), input), fiji), 0u);
+}
+
+TEST(Skeleton, DeviceEqualsReferenceOnPuma) {
+    PORTACL_REQUIRE_DATA();
+    const auto v = readBinary(dataPath("volumes/puma/100_fiberform.tif"), {Binarisation::Rule::Threshold, 90});
+    sk::Stats rs, ds;
+    const auto ref = sk::thinReference(v, &rs);
+    const auto dev = sk::thin(context(), v, &ds);
+    EXPECT_EQ(ref.count(), 4735u);  // scikit-image's and ITK's count (issue 28)
+    EXPECT_EQ(differing(dev, ref), 0u);
+    EXPECT_EQ(ds.iterations, rs.iterations);
+    EXPECT_EQ(ds.candidates, rs.candidates);
+}
+
+TEST(Skeleton, DeviceEqualsReferenceOnRandomVolumes) {
+    for (unsigned seed = 1; seed <= 4; ++seed) {
+        const auto v = randomBalls(20 + int(seed), 31, 26 + 3 * int(seed), 25, seed);
+        sk::Stats rs, ds;
+        const auto ref = sk::thinReference(v, &rs);
+        EXPECT_EQ(differing(sk::thin(context(), v, &ds), ref), 0u) << "seed " << seed;
+        EXPECT_EQ(ds.candidates, rs.candidates);
+        EXPECT_GT(ref.count(), 0u);
+        EXPECT_LT(ref.count(), v.count() / 4);
+    }
+    // A volume that touches every face (no background margin) and a single straight rod.
+    BinaryVolume full;
+    full.nz = 7, full.ny = 9, full.nx = 11;
+    full.mask.assign(full.size(), 1);
+    EXPECT_EQ(differing(sk::thin(context(), full), sk::thinReference(full)), 0u);
+    BinaryVolume rod = full;
+    rod.mask.assign(rod.size(), 0);
+    for (int x = 0; x < rod.nx; ++x) rod.mask[rod.index(3, 4, x)] = 1;
+    EXPECT_EQ(sk::thin(context(), rod).count(), std::uint64_t(rod.nx));  // a curve is its own skeleton
+}
+
+// The recheck's outcome does not depend on how many assignments a waiting candidate tries: the plain
+// wavefront (0) and a wide search (13) give the reference's skeleton; the wavefront needs more rounds.
+TEST(Skeleton, RecheckScheduleKeepsTheRasterOrdersOutcome) {
+    const auto v = randomBalls(24, 28, 30, 40, 11);
+    const auto ref = sk::thinReference(v);
+    sk::Stats narrow, wide;
+    EXPECT_EQ(differing(sk::detail::thinOnDevice(context(), v, &narrow, 0), ref), 0u);
+    EXPECT_EQ(differing(sk::detail::thinOnDevice(context(), v, &wide, 13), ref), 0u);
+    EXPECT_GE(narrow.rounds, wide.rounds);
+}
+
+// scikit-image's skeletons of binary_blobs volumes made here (64^3 and a flat 48x48x20).
+TEST(Skeleton, EqualsScikitImageOnBinaryBlobs) {
+    const auto dir = std::filesystem::temp_directory_path() / ("portacl_skeleton_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    struct Case {
+        int side, depth, seed;
+        double blobSize, fraction;
+    };
+    for (const Case& c : {Case{64, 64, 1, 0.1, 0.3}, Case{48, 20, 7, 0.2, 0.5}}) {
+        const std::string cmd = std::string(PORTACL_PYTHON3) + " " + PORTACL_SOURCE_DIR + "/tests/scripts/skimage_skeleton.py " +
+                                dir.string() + " " + std::to_string(c.side) + " " + std::to_string(c.depth) + " " +
+                                std::to_string(c.seed) + " " + std::to_string(c.blobSize) + " " + std::to_string(c.fraction);
+        const int rc = std::system(cmd.c_str());
+        if (WIFEXITED(rc) && WEXITSTATUS(rc) == 77) {
+            std::filesystem::remove_all(dir);
+            GTEST_SKIP() << "needs scikit-image (Debian's python3-skimage; scripts/install-deps.sh installs it)";
+        }
+        ASSERT_EQ(rc, 0) << cmd;
+        const auto input = readBinary((dir / "input.npy").string());
+        const auto expected = portacl::io::binarise(portacl::io::readVolume((dir / "skeleton.npy").string()), {}, true);
+        EXPECT_EQ(differing(sk::thinReference(input), expected), 0u) << c.side << "^2 x " << c.depth;
+        EXPECT_EQ(differing(sk::thin(context(), input), expected), 0u) << c.side << "^2 x " << c.depth;
+    }
+    std::filesystem::remove_all(dir);
+}
+
+TEST(Skeleton, RefusesWhatCannotBeThinned) {
+    BinaryVolume empty;
+    empty.nz = empty.ny = empty.nx = 4;
+    empty.mask.assign(64, 0);
+    EXPECT_THROW(sk::thin(context(), empty), portacl::Error);
+    EXPECT_THROW(sk::thinReference(empty), portacl::Error);
+    BinaryVolume bad = empty;
+    bad.mask.resize(10);
+    EXPECT_THROW(sk::thin(context(), bad), portacl::Error);
+}
