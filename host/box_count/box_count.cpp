@@ -6,6 +6,7 @@
 
 #include "box_count_detail.hpp"
 #include "portacl/box_count.hpp"
+#include "portacl/runtime/buffer_check.hpp"
 #include "portacl/runtime/error.hpp"
 
 namespace portacl::boxcount {
@@ -26,11 +27,8 @@ Result boxCount(Context& ctx, const cl::Buffer& mask, int nz, int ny, int nx, co
     io::BinaryVolume v;  // the shape alone
     v.nz = nz, v.ny = ny, v.nx = nx;
     detail::checkShapeAndOptions(nz, ny, nx, opt);
-    std::size_t held = 0;
-    clGetMemObjectInfo(mask(), CL_MEM_SIZE, sizeof held, &held, nullptr);
-    if (held < v.size())
-        throw Error("the mask buffer of boxCount holds " + std::to_string(held) + " bytes, fewer than the " + std::to_string(v.size()) +
-                    " voxels of a " + std::to_string(nz) + "x" + std::to_string(ny) + "x" + std::to_string(nx) + " volume");
+    requireBytes(mask, v.size(), "one byte per voxel of a " + std::to_string(nz) + "x" + std::to_string(ny) + "x" + std::to_string(nx) + " volume",
+                 "the mask of boxCount");
     Result r;
     r.sizes = opt.sizes.empty() ? defaultSizes(v) : opt.sizes;
     const int placements = opt.offsetAverage ? 8 : 1;
