@@ -40,12 +40,15 @@ int runSkeleton(const std::vector<std::string>& args) {
     skeleton::Stats st;
     io::BinaryVolume s;
     std::string where = "serial reference";
+    double deviceSeconds = 0;  // first transfer's start to the last command's end
     if (serial) {
         s = skeleton::thinReference(v, &st);
     } else {
         Context ctx(selectDevice(common.device), common.contextOptions());
         where = ctx.device().label();
+        ctx.beginTiming();
         s = skeleton::thin(ctx, v, &st);
+        deviceSeconds = ctx.endTiming();
         printProfile(ctx, common);
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -53,7 +56,9 @@ int runSkeleton(const std::vector<std::string>& args) {
     std::cout << "skeleton of " << v.nz << "x" << v.ny << "x" << v.nx << " (" << in.describe(vm) << ", " << v.count()
               << " voxels): " << s.count() << " voxels after " << st.iterations << " passes (" << st.candidates << " candidates";
     if (!serial) std::cout << ", " << st.rounds << " recheck rounds";
-    std::cout << ") in " << seconds << " s on " << where << "\n";
+    std::cout << ") in " << seconds << " s";
+    if (!serial) std::cout << " (" << deviceSeconds << " s of device time)";
+    std::cout << " on " << where << "\n";
     return 0;
 }
 
