@@ -1,0 +1,176 @@
+// Drainage on a grid of D8 directions (include/portacl/drainage.hpp): directions from heights, each
+// cell's count of upstream neighbours, flow accumulation by dependency counting in one launch, and
+// the slides' iterative push and pull schemes. Directions are bytes 0..7 = E, NE, N, NW, W, SW, S, SE,
+// NO_FLOW, NO_DATA. ACC is the accumulated type: ulong for cell counts, REAL for weighted sums.
+#include "common/real.h"
+
+#ifndef ACC
+#define ACC ulong
+#endif
+#ifndef WEIGHTED
+#define WEIGHTED 0
+#endif
+
+#define NO_FLOW 8
+#define NO_DATA 255
+
+__constant int ROW_OFFSET[8] = {0, -1, -1, -1, 0, 1, 1, 1};
+__constant int COL_OFFSET[8] = {1, 1, 0, -1, -1, -1, 0, 1};
+
+// The cell that cell (r, c) drains into, or -1 (no flow, off the grid, into NoData).
+inline long downstream(__global const uchar* dir, int rows, int cols, int r, int c) {
+    const uchar d = dir[(long)r * cols + c];
+    if (d >= NO_FLOW) return -1;
+    const int rr = r + ROW_OFFSET[d], cc = c + COL_OFFSET[d];
+    if (rr < 0 || rr >= rows || cc < 0 || cc >= cols) return -1;
+    const long n = (long)rr * cols + cc;
+    return dir[n] == NO_DATA ? -1 : n;
+}
+
+// True when neighbour k of (r, c) lies in the grid and drains into (r, c): its direction is k's
+// opposite, (k + 4) mod 8.
+inline int drains_in(__global const uchar* dir, int rows, int cols, int r, int c, int k) {
+    const int rr = r + ROW_OFFSET[k], cc = c + COL_OFFSET[k];
+    if (rr < 0 || rr >= rows || cc < 0 || cc >= cols) return 0;
+    return dir[(long)rr * cols + cc] == ((k + 4) & 7);
+}
+
+// True when (r, c) has a neighbour off the grid or without data (TauDEM's edge contamination).
+inline int touches_edge(__global const uchar* dir, int rows, int cols, int r, int c) {
+    for (int k = 0; k < 8; ++k) {
+        const int rr = r + ROW_OFFSET[k], cc = c + COL_OFFSET[k];
+        if (rr < 0 || rr >= rows || cc < 0 || cc >= cols || dir[(long)rr * cols + cc] == NO_DATA) return 1;
+    }
+    return 0;
+}
+
+// D8 steepest descent: drop times 1/distance (multiplications and subtractions are correctly rounded
+// everywhere, divisions are not), the first maximum in the order E, NE, ..., SE wins.
+__kernel void d8_directions(__global const REAL* z, __global const uchar* nodata, __global uchar* dir, const int rows,
+                            const int cols, const REAL inv_dx, const REAL inv_dy, const REAL inv_diag) {
+    const long i = get_global_id(0);
+    if (i >= (long)rows * cols) return;
+    if (nodata[i]) {
+        dir[i] = NO_DATA;
+        return;
+    }
+    const int r = (int)(i / cols), c = (int)(i % cols);
+    const REAL h = z[i];
+    REAL best = (REAL)0;
+    uchar d = NO_FLOW;
+    for (int k = 0; k < 8; ++k) {
+        const int rr = r + ROW_OFFSET[k], cc = c + COL_OFFSET[k];
+        if (rr < 0 || rr >= rows || cc < 0 || cc >= cols) continue;
+        const long n = (long)rr * cols + cc;
+        if (nodata[n]) continue;
+        const REAL inv = (k & 1) ? inv_diag : (k == 0 || k == 4) ? inv_dx : inv_dy;
+        const REAL slope = (h - z[n]) * inv;
+        if (slope > best) {
+            best = slope;
+            d = (uchar)k;
+        }
+    }
+    dir[i] = d;
+}
+
+// Each cell's number of neighbours draining into it.
+__kernel void d8_dependencies(__global const uchar* dir, __global int* deps, const int rows, const int cols) {
+    const long i = get_global_id(0);
+    if (i >= (long)rows * cols) return;
+    const int r = (int)(i / cols), c = (int)(i % cols);
+    int n = 0;
+    if (dir[i] != NO_DATA)
+        for (int k = 0; k < 8; ++k) n += drains_in(dir, rows, cols, r, c, k);
+    deps[i] = n;
+}
+
+// A cell's own share: its weight, or 1.
+inline ACC own(__global const REAL* weight, long i) {
+#if WEIGHTED
+    return (ACC)weight[i];
+#else
+    return (ACC)1;
+#endif
+}
+
+// One work-item per cell; the sources (cells nothing drains into) start. A walker stores its cell's
+// sum, then counts itself off the cell downstream; the contributor that brings that count to zero is
+// the last one, and goes on: it gathers the cell's sum from the contributors' stored sums (in the
+// fixed order of k) and continues downstream. The fence orders the store before the count; the
+// gathering reads bypass caches (volatile) so that they see the other walkers' stores.
+__kernel void d8_accumulate(__global const uchar* dir, volatile __global int* deps, __global ACC* acc,
+                            __global uchar* taint, __global const REAL* weight, const int rows, const int cols,
+                            const int contamination) {
+    const long i = get_global_id(0);
+    if (i >= (long)rows * cols) return;
+    if (dir[i] == NO_DATA) return;
+    int r = (int)(i / cols), c = (int)(i % cols);
+    for (int k = 0; k < 8; ++k)
+        if (drains_in(dir, rows, cols, r, c, k)) return;  // not a source
+    long cell = i;
+    ACC sum = own(weight, i);
+    uchar t = contamination ? (uchar)touches_edge(dir, rows, cols, r, c) : (uchar)0;
+    volatile __global ACC* seen = (volatile __global ACC*)acc;
+    volatile __global uchar* seenTaint = (volatile __global uchar*)taint;
+    for (;;) {
+        acc[cell] = sum;
+        taint[cell] = t;
+        const long next = downstream(dir, rows, cols, r, c);
+        if (next < 0) break;
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        if (atomic_dec(deps + next) != 1) break;
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        cell = next;
+        r = (int)(cell / cols), c = (int)(cell % cols);
+        sum = own(weight, cell);
+        t = contamination ? (uchar)touches_edge(dir, rows, cols, r, c) : (uchar)0;
+        for (int k = 0; k < 8; ++k)
+            if (drains_in(dir, rows, cols, r, c, k)) {
+                const long n = (long)(r + ROW_OFFSET[k]) * cols + (c + COL_OFFSET[k]);
+                sum += seen[n];
+                t |= seenTaint[n];
+            }
+    }
+}
+
+// The smallest index of a cell with data whose count never reached zero (a cell of a cycle).
+__kernel void d8_first_unfinished(__global const uchar* dir, __global const int* deps, volatile __global int* first,
+                                  const int rows, const int cols) {
+    const long i = get_global_id(0);
+    if (i >= (long)rows * cols) return;
+    if (dir[i] != NO_DATA && deps[i] != 0) atomic_min(first, (int)i);
+}
+
+#ifdef cl_khr_int64_base_atomics
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+// The slides' kernel: every cell pushes its water one cell downstream with atomics.
+__kernel void d8_push_step(__global const uchar* dir, __global const ulong* current, __global ulong* next,
+                           __global ulong* total, volatile __global int* moved, const int rows, const int cols) {
+    const long i = get_global_id(0);
+    if (i >= (long)rows * cols) return;
+    const ulong water = current[i];
+    if (water == 0) return;
+    const long d = downstream(dir, rows, cols, (int)(i / cols), (int)(i % cols));
+    if (d < 0) return;
+    atom_add(next + d, water);
+    atom_add(total + d, water);
+    *moved = 1;
+}
+#endif
+
+// The slides' improvement: every cell gathers the water of the neighbours that drain into it.
+__kernel void d8_pull_step(__global const uchar* dir, __global const ulong* current, __global ulong* next,
+                           __global ulong* total, volatile __global int* moved, const int rows, const int cols) {
+    const long i = get_global_id(0);
+    if (i >= (long)rows * cols) return;
+    const int r = (int)(i / cols), c = (int)(i % cols);
+    ulong water = 0;
+    if (dir[i] != NO_DATA)
+        for (int k = 0; k < 8; ++k)
+            if (drains_in(dir, rows, cols, r, c, k)) water += current[(long)(r + ROW_OFFSET[k]) * cols + (c + COL_OFFSET[k])];
+    next[i] = water;
+    if (water) {
+        total[i] += water;
+        *moved = 1;
+    }
+}

@@ -1,0 +1,190 @@
+// Drainage on the device (cl/drainage.cl): D8 directions, then accumulation by dependency counting
+// (two launches: the counts, then the walk from the sources), and the slides' iterative schemes.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+#include "drainage_detail.hpp"
+#include "portacl/drainage.hpp"
+#include "portacl/runtime/error.hpp"
+
+namespace portacl::drainage {
+namespace {
+
+constexpr std::size_t kLocal = 64;
+
+std::string shapeText(const io::RasterFrame& f) { return std::to_string(f.rows) + "x" + std::to_string(f.cols); }
+
+std::vector<std::uint8_t> noDataMask(const io::Raster& dem) {
+    std::vector<std::uint8_t> m(dem.size());
+    for (std::size_t i = 0; i < m.size(); ++i) m[i] = dem.isNoData(i);
+    return m;
+}
+
+template <typename T>
+DirectionGrid directionsOn(Context& ctx, const io::Raster& dem) {
+    const std::size_t n = dem.size();
+    ctx.checkFits(n * (sizeof(T) + 2), "D8 directions of a " + shapeText(dem.frame) + " DEM");
+    std::vector<T> z(n);
+    for (std::size_t i = 0; i < n; ++i) z[i] = dem.isNoData(i) ? T(0) : T(dem.values[i]);
+    cl::Buffer heights = ctx.upload(z, "DEM heights", CL_MEM_READ_ONLY);
+    cl::Buffer nodata = ctx.upload(noDataMask(dem), "DEM NoData mask", CL_MEM_READ_ONLY);
+    cl::Buffer dir = ctx.buffer(n, "D8 directions");
+    detail::directionsOnDevice(ctx, heights, nodata, dir, dem.frame, precisionOf<T>());
+    DirectionGrid g;
+    g.frame = dem.frame;
+    g.source = dem.path;
+    g.dir = ctx.download<std::uint8_t>(dir, n, "D8 directions");
+    return g;
+}
+
+// The accumulation kernels' build options: the accumulated type and whether weights are read.
+std::string accOptions(bool weighted, Precision p) {
+    return std::string("-D ACC=") + (weighted ? realTypeName(p) : "ulong") + " -D WEIGHTED=" + (weighted ? "1" : "0");
+}
+
+}  // namespace
+
+DirectionGrid d8Directions(Context& ctx, const io::Raster& dem, Precision precision) {
+    validateDem(dem);
+    if (dem.size() >= (std::size_t(1) << 31))
+        throw Error("a DEM of " + std::to_string(dem.size()) + " cells is larger than the 2^31 cells one piece holds");
+    if (precision == Precision::Float) return directionsOn<float>(ctx, dem);
+    if (precision == Precision::Double) {
+        ctx.requirePrecision(Precision::Double);
+        return directionsOn<double>(ctx, dem);
+    }
+    throw Error("D8 directions run in float or double, not mixed precision");
+}
+
+Accumulation accumulate(Context& ctx, const DirectionGrid& g, const AccumulationOptions& opt) {
+    detail::checkGrid(g);
+    detail::checkWeights(g, opt);
+    const bool weighted = opt.weights != nullptr;
+    const Precision p = weighted ? opt.precision : Precision::Float;
+    if (p == Precision::Double) ctx.requirePrecision(Precision::Double);
+    const std::size_t n = g.dir.size();
+    const std::size_t accBytes = weighted ? (p == Precision::Double ? 8 : 4) : 8;
+    ctx.checkFits(n * (1 + 4 + 1 + accBytes + (weighted ? accBytes : 0)), "flow accumulation of a " + shapeText(g.frame) + " grid");
+    cl::Buffer dir = ctx.upload(g.dir, "D8 directions", CL_MEM_READ_ONLY);
+    cl::Buffer deps = ctx.buffer(n * sizeof(cl_int), "upstream counts");
+    cl::Buffer acc = ctx.buffer(n * accBytes, "accumulation");
+    cl::Buffer taint = ctx.buffer(n, "edge contamination");
+    cl::Buffer weights;
+    if (weighted) {
+        if (p == Precision::Double) {
+            weights = ctx.upload(*opt.weights, "accumulation weights", CL_MEM_READ_ONLY);
+        } else {
+            std::vector<float> w(opt.weights->begin(), opt.weights->end());
+            weights = ctx.upload(w, "accumulation weights", CL_MEM_READ_ONLY);
+        }
+    } else {
+        weights = ctx.buffer(accBytes, "no weights", CL_MEM_READ_ONLY);
+    }
+
+    const cl_int none = INT_MAX;
+    cl::Buffer first = ctx.upload(std::vector<cl_int>{none}, "first unfinished cell");
+    detail::accumulateOnDevice(ctx, dir, deps, acc, taint, weights, first, g.frame, weighted, p, opt.edgeContamination);
+    const cl_int cycle = ctx.download<cl_int>(first, 1, "first unfinished cell")[0];
+    if (cycle != none) throw Error(detail::cycleSentence(g, std::size_t(cycle)));
+
+    Accumulation a;
+    if (!weighted) {
+        auto counts = ctx.download<cl_ulong>(acc, n, "accumulation");
+        a.counts.assign(counts.begin(), counts.end());
+    } else if (p == Precision::Double) {
+        a.sums = ctx.download<double>(acc, n, "accumulation");
+    } else {
+        auto sums = ctx.download<float>(acc, n, "accumulation");
+        a.sums.assign(sums.begin(), sums.end());
+    }
+    const auto t = ctx.download<std::uint8_t>(taint, n, "edge contamination");
+    a.valid.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        a.valid[i] = g.dir[i] != kNoData && !t[i];
+        if (g.dir[i] == kNoData) {
+            if (weighted) a.sums[i] = 0;
+            else a.counts[i] = 0;
+        }
+    }
+    detail::finish(a, g, opt);
+    return a;
+}
+
+std::vector<std::uint64_t> accumulateIterative(Context& ctx, const DirectionGrid& g, Iterative scheme, int* launches) {
+    detail::checkGrid(g);
+    const std::size_t n = g.dir.size();
+    if (scheme == Iterative::Push && ctx.device().device.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_int64_base_atomics") == std::string::npos)
+        throw Error("the push scheme adds 64-bit counts with atomics, which " + ctx.device().name +
+                    " does not offer (cl_khr_int64_base_atomics)");
+    ctx.checkFits(n * (1 + 3 * 8), "iterative accumulation of a " + shapeText(g.frame) + " grid");
+    // Water on a cycle never leaves: refused before the first launch.
+    if (const long c = detail::cycleCell(g); c >= 0) throw Error(detail::cycleSentence(g, std::size_t(c)));
+    cl::Buffer dir = ctx.upload(g.dir, "D8 directions", CL_MEM_READ_ONLY);
+    std::vector<cl_ulong> ones(n);
+    for (std::size_t i = 0; i < n; ++i) ones[i] = g.dir[i] == kNoData ? 0 : 1;
+    cl::Buffer water[2] = {ctx.upload(ones, "water"), ctx.buffer(n * 8, "water moved")};
+    cl::Buffer total = ctx.buffer(n * 8, "water received");
+    cl::Buffer moved = ctx.buffer(sizeof(cl_int), "water moved flag");
+    const int steps = detail::iterateOnDevice(ctx, dir, water, total, moved, g.frame, scheme);
+    if (launches) *launches = steps;
+    auto t = ctx.download<cl_ulong>(total, n, "water received");
+    return {t.begin(), t.end()};
+}
+
+namespace detail {
+
+void directionsOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffer& nodata, const cl::Buffer& dir,
+                        const io::RasterFrame& frame, Precision p) {
+    const double dx = frame.cellWidth(), dy = frame.cellHeight();
+    cl::Kernel& k = ctx.kernel("drainage.cl", "d8_directions", p);
+    if (p == Precision::Double)
+        setArgs(k, 0, heights, nodata, dir, cl_int(frame.rows), cl_int(frame.cols), 1 / dx, 1 / dy, 1 / std::hypot(dx, dy));
+    else
+        setArgs(k, 0, heights, nodata, dir, cl_int(frame.rows), cl_int(frame.cols), float(1 / dx), float(1 / dy),
+                float(1 / std::hypot(dx, dy)));
+    ctx.launch(k, cl::NDRange(roundUp(frame.size(), kLocal)), cl::NDRange(kLocal));
+}
+
+void accumulateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& deps, const cl::Buffer& acc,
+                        const cl::Buffer& taint, const cl::Buffer& weights, const cl::Buffer& first,
+                        const io::RasterFrame& frame, bool weighted, Precision p, bool contamination) {
+    const std::string options = accOptions(weighted, p);
+    const cl_int rows = frame.rows, cols = frame.cols;
+    const cl::NDRange global(roundUp(frame.size(), kLocal)), local(kLocal);
+    cl::Kernel& count = ctx.kernel("drainage.cl", "d8_dependencies", p, options);
+    setArgs(count, 0, dir, deps, rows, cols);
+    ctx.launch(count, global, local);
+    cl::Kernel& walk = ctx.kernel("drainage.cl", "d8_accumulate", p, options);
+    setArgs(walk, 0, dir, deps, acc, taint, weights, rows, cols, cl_int(contamination ? 1 : 0));
+    ctx.launch(walk, global, local);
+    // A cell whose count never reached zero lies on a cycle (a cycle drains into no outlet, so
+    // nothing downstream of it is left waiting but the cycle itself).
+    cl::Kernel& check = ctx.kernel("drainage.cl", "d8_first_unfinished", p, options);
+    setArgs(check, 0, dir, deps, first, rows, cols);
+    ctx.launch(check, global, local);
+}
+
+int iterateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer water[2], const cl::Buffer& total,
+                    const cl::Buffer& moved, const io::RasterFrame& frame, Iterative scheme) {
+    const std::size_t n = frame.size();
+    const cl_int rows = frame.rows, cols = frame.cols;
+    const cl::NDRange global(roundUp(n, kLocal)), local(kLocal);
+    ctx.fill(total, 0, n * 8, "clear water received");
+    cl::Kernel& step = ctx.kernel("drainage.cl", scheme == Iterative::Push ? "d8_push_step" : "d8_pull_step", Precision::Float);
+    int steps = 0;
+    for (int cur = 0;; cur ^= 1) {
+        const cl_int zero = 0;
+        ctx.write(moved, &zero, sizeof zero, "clear water moved flag");
+        if (scheme == Iterative::Push) ctx.fill(water[cur ^ 1], 0, n * 8, "clear water");
+        setArgs(step, 0, dir, water[cur], water[cur ^ 1], total, moved, rows, cols);
+        ctx.launch(step, global, local);
+        ++steps;
+        cl_int any = 0;
+        ctx.read(moved, &any, sizeof any, "water moved flag");
+        if (!any) return steps;
+    }
+}
+
+}  // namespace detail
+}  // namespace portacl::drainage

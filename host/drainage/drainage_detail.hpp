@@ -1,0 +1,33 @@
+// Internals the device path and the reference share.
+#pragma once
+
+#include <string>
+
+#include "portacl/drainage.hpp"
+
+namespace portacl::drainage::detail {
+
+// "<grid> has a cycle of directions through row R, column C: ..." for a cell of the cycle.
+std::string cycleSentence(const DirectionGrid& g, std::size_t cell);
+// Throws when the grid's shape and codes are not a direction grid's (a library caller's mistake).
+void checkGrid(const DirectionGrid& g);
+void checkWeights(const DirectionGrid& g, const AccumulationOptions& opt);
+// A cell on a cycle of directions, or -1 when the directions hold none (a walk along them).
+long cycleCell(const DirectionGrid& g);
+// Without includeSelf, takes each cell's own share off its sum (in the sums' precision).
+void finish(Accumulation& a, const DirectionGrid& g, const AccumulationOptions& opt);
+
+// The device steps on buffers already there (the bench times them without transfers).
+// dir: bytes; heights: REAL of `p`; nodata: bytes.
+void directionsOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffer& nodata, const cl::Buffer& dir,
+                        const io::RasterFrame& frame, Precision p);
+// deps: int per cell; acc: ulong (counts) or REAL (weighted) per cell; taint: bytes; weights: REAL per
+// cell (any buffer without weights); first: one int holding INT_MAX, left at the first cell of a cycle.
+void accumulateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& deps, const cl::Buffer& acc,
+                        const cl::Buffer& taint, const cl::Buffer& weights, const cl::Buffer& first,
+                        const io::RasterFrame& frame, bool weighted, Precision p, bool contamination);
+// water[0]: 1 per cell with data; water[1], total: n ulongs; moved: one int. Returns the launches.
+int iterateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer water[2], const cl::Buffer& total,
+                    const cl::Buffer& moved, const io::RasterFrame& frame, Iterative scheme);
+
+}  // namespace portacl::drainage::detail

@@ -1,0 +1,112 @@
+// Drainage networks from elevation models: D8 flow directions (O'Callaghan and Mark 1984) and flow
+// accumulation, on the device and in a serial C++ reference.
+//
+// Conventions.
+// - Directions are held as one byte per cell: 0..7 = E, NE, N, NW, W, SW, S, SE (TauDEM's order less
+//   one), kNoFlow for a cell that drains nowhere (a pit, a flat, an outlet), kNoData for a cell
+//   without data. A direction may point off the grid or into a NoData cell: that flow leaves.
+// - D8 from a DEM: each cell drains to the neighbour with the steepest descent, (z - z_n) / distance,
+//   distances from the geotransform's cell width and height (the diagonal their hypotenuse). Only
+//   strictly lower neighbours inside the grid with data count; a cell with none gets kNoFlow. Ties go
+//   to the first in the order E, NE, N, NW, W, SW, S, SE (as TauDEM's D8FlowDir scans).
+// - Accumulation: a cell's value is its own weight (1 for cell counts) plus the values of the
+//   neighbours that drain into it, added in the order E, NE, N, NW, W, SW, S, SE of those neighbours;
+//   without includeSelf (the slides' water moved in) the cell's own weight is then taken off. Counts are 64-bit integers, exact on every device;
+//   weighted sums in float or double add in that same order, so the device equals the reference bit
+//   for bit. Flow into NoData or off the grid is lost (RichDEM's and TauDEM's rule).
+// - Edge contamination (TauDEM's AreaD8 default, optional here): a cell whose contributing area holds
+//   a cell next to the grid's edge or to a NoData cell gets no value.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "portacl/io/raster.hpp"
+#include "portacl/runtime/context.hpp"
+
+namespace portacl::drainage {
+
+constexpr std::uint8_t kNoFlow = 8;
+constexpr std::uint8_t kNoData = 255;
+
+// Offsets of directions 0..7 (E, NE, N, NW, W, SW, S, SE): rows grow downwards.
+constexpr int kRowOffset[8] = {0, -1, -1, -1, 0, 1, 1, 1};
+constexpr int kColOffset[8] = {1, 1, 0, -1, -1, -1, 0, 1};
+
+// The pointer encodings of the peers. Every encoding reads 0 as "no flow".
+// ESRI (and pysheds): 1=E 2=SE 4=S 8=SW 16=W 32=NW 64=N 128=NE.
+// TauDEM: 1=E 2=NE 3=N 4=NW 5=W 6=SW 7=S 8=SE.
+// RichDEM: 1=W 2=NW 3=N 4=NE 5=E 6=SE 7=S 8=SW.
+// Whitebox: 1=NE 2=E 4=SE 8=S 16=SW 32=W 64=NW 128=N.
+enum class Encoding { Esri, TauDem, RichDem, Whitebox };
+
+// "esri", "taudem", "richdem", "whitebox"; throws one sentence naming them otherwise.
+Encoding parseEncoding(const std::string& name);
+const char* encodingName(Encoding e);
+// A direction (0..7 or kNoFlow) as the encoding's code.
+int encodeDirection(std::uint8_t direction, Encoding e);
+// The direction of a code (kNoFlow for 0); -1 when the code is not one of the encoding's.
+int decodeDirection(double code, Encoding e);
+
+struct DirectionGrid {
+    io::RasterFrame frame;
+    std::vector<std::uint8_t> dir;  // frame.size() codes as above
+    std::string source;             // the file it came from, for messages
+};
+
+// A pointer raster in `e` as directions; its NoData cells become kNoData. Throws one sentence naming
+// the first cell (row and column from 0 at the top left) whose code is not one of the encoding's.
+DirectionGrid decodeDirections(const io::Raster& pointers, Encoding e);
+// Directions as the encoding's codes (NoData: 255 for ESRI, RichDEM and Whitebox, -32768 for TauDEM)
+// with the type a peer writes (Byte; Int16 for TauDEM).
+struct EncodedDirections {
+    std::vector<double> codes;
+    io::RasterType type;
+    double noData;
+};
+EncodedDirections encodeDirections(const DirectionGrid& g, Encoding e);
+
+// Throws one sentence when a DEM cannot be routed: no cell with data, or a NaN height where NaN is
+// not the NoData value (naming the cell).
+void validateDem(const io::Raster& dem);
+
+// D8 directions of a DEM on the device, heights in float or double.
+DirectionGrid d8Directions(Context& ctx, const io::Raster& dem, Precision precision = Precision::Double);
+DirectionGrid d8DirectionsReference(const io::Raster& dem, Precision precision = Precision::Double);
+
+struct AccumulationOptions {
+    bool includeSelf = true;          // a cell counts itself (its own weight); false: the slides' water moved in
+    bool edgeContamination = false;   // TauDEM's rule above
+    const std::vector<double>* weights = nullptr;  // one per cell (NoData weights as 0); null: cell counts
+    Precision precision = Precision::Double;       // of weighted sums
+};
+
+struct Accumulation {
+    std::vector<std::uint64_t> counts;  // cell counts (weights == null)
+    std::vector<double> sums;           // weighted sums (weights given), float values widened
+    std::vector<std::uint8_t> valid;    // 0: NoData (no data, or edge-contaminated)
+    bool weighted() const { return !sums.empty(); }
+    double value(std::size_t i) const { return weighted() ? sums[i] : double(counts[i]); }
+};
+
+// Flow accumulation on the device in O(N) work: each cell's number of upstream neighbours, then one
+// launch in which each source walks downstream, and the last of a cell's contributors to arrive
+// (its count reaching zero) goes on with the cell's sum. Throws one sentence naming a cell of a cycle
+// when the directions hold one.
+Accumulation accumulate(Context& ctx, const DirectionGrid& g, const AccumulationOptions& opt = {});
+// The same by Kahn's topological order on the host.
+Accumulation accumulateReference(const DirectionGrid& g, const AccumulationOptions& opt = {});
+
+// The slides' iterative schemes (Ortega and Rueda 2010), kept as baselines: every cell holds one unit
+// of water; each launch moves all water one cell downstream, pushed with atomics (Push) or gathered
+// by each cell from the neighbours that drain into it (Pull), until no water is left. Counts of
+// water moved in (includeSelf false); `launches` receives the number of steps.
+enum class Iterative { Push, Pull };
+std::vector<std::uint64_t> accumulateIterative(Context& ctx, const DirectionGrid& g, Iterative scheme, int* launches = nullptr);
+
+// The cells whose accumulation is at least `threshold` (TauDEM's Threshold): 1, other cells with
+// data 0, NoData 255.
+std::vector<std::uint8_t> streams(const Accumulation& a, double threshold);
+
+}  // namespace portacl::drainage

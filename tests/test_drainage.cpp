@@ -1,0 +1,306 @@
+// Drainage: accumulation from given directions equals RichDEM's 24 test pairs and TauDEM's Logan
+// contributing area (with its edge contamination) cell for cell; the slides' 3x3 example (the
+// accumulation at (0,0) is 8 once all water has left); D8 directions and accumulation on random DEMs
+// equal the serial reference exactly (directions and counts are integers; weighted sums add in one
+// fixed order in float and in double, so the tolerance is zero); the slides' iterative push and pull
+// give the same counts; rasters keep NoData, geotransform and coordinate system; bad input is one
+// sentence naming the file and the cell.
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+
+#include "portacl/drainage.hpp"
+#include "portacl/io/raster.hpp"
+#include "portacl/runtime/error.hpp"
+#include "support/test_support.hpp"
+
+namespace dr = portacl::drainage;
+using portacl::Precision;
+using portacl::io::Raster;
+using portacl::io::RasterFrame;
+using portacl::test::context;
+using portacl::test::dataPath;
+
+namespace {
+
+std::string scratchDir() {
+    static std::string dir = [] {
+        char tmpl[] = "/tmp/portacl-drainage-XXXXXX";
+        const char* d = mkdtemp(tmpl);
+        return std::string(d ? d : "/tmp");
+    }();
+    return dir;
+}
+
+std::vector<std::string> filesIn(const std::string& dir) {
+    std::vector<std::string> names;
+    if (DIR* d = opendir(dir.c_str())) {
+        while (const dirent* e = readdir(d))
+            if (e->d_name[0] != '.') names.push_back(e->d_name);
+        closedir(d);
+    }
+    return names;
+}
+
+dr::DirectionGrid gridOf(int rows, int cols, const std::vector<int>& dirs) {
+    dr::DirectionGrid g;
+    g.frame.rows = rows, g.frame.cols = cols;
+    g.dir.assign(dirs.begin(), dirs.end());
+    return g;
+}
+
+Raster demOf(int rows, int cols, std::vector<double> z) {
+    Raster r;
+    r.frame.rows = rows, r.frame.cols = cols;
+    r.values = std::move(z);
+    r.path = "test DEM";
+    return r;
+}
+
+// Heights with many ties (integers in a small range), pits, flats and NoData holes.
+Raster randomDem(int rows, int cols, unsigned seed, bool withNoData) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> h(0, 12);
+    Raster r = demOf(rows, cols, std::vector<double>(std::size_t(rows) * cols));
+    for (int y = 0; y < rows; ++y)
+        for (int x = 0; x < cols; ++x) r.values[std::size_t(y) * cols + x] = 0.5 * (y + x) + h(rng) * 0.25;
+    if (withNoData) {
+        r.hasNoData = true, r.noData = -9999;
+        for (int k = 0; k < rows * cols / 20; ++k) r.values[rng() % r.values.size()] = -9999;
+    }
+    r.frame.geoTransform = {100, 30, 0, 500, 0, -30};
+    r.frame.hasGeoTransform = true;
+    return r;
+}
+
+void expectSameAccumulation(const dr::Accumulation& a, const dr::Accumulation& b) {
+    ASSERT_EQ(a.valid, b.valid);
+    if (a.weighted()) {
+        ASSERT_EQ(a.sums.size(), b.sums.size());
+        for (std::size_t i = 0; i < a.sums.size(); ++i)
+            if (a.valid[i]) ASSERT_EQ(a.sums[i], b.sums[i]) << "cell " << i;
+    } else {
+        for (std::size_t i = 0; i < a.counts.size(); ++i)
+            if (a.valid[i]) ASSERT_EQ(a.counts[i], b.counts[i]) << "cell " << i;
+    }
+}
+
+template <typename F>
+std::string errorOf(F&& f) {
+    try {
+        f();
+    } catch (const portacl::Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+const char* kRichDemCases[] = {"test_east", "test_ne",   "test_north", "test_nw",   "test_se",   "test_south",
+                               "test_sw",   "test_west", "testdem1",   "testdem10", "testdem11", "testdem12",
+                               "testdem13", "testdem14", "testdem15",  "testdem16", "testdem2",  "testdem3",
+                               "testdem4",  "testdem5",  "testdem6",   "testdem7",  "testdem8",  "testdem9"};
+
+}  // namespace
+
+TEST(DrainageRichDem, TwentyFourPairsCellForCell) {
+    PORTACL_REQUIRE_DATA();
+    for (const char* name : kRichDemCases) {
+        SCOPED_TRACE(name);
+        const Raster in = portacl::io::readRaster(dataPath(std::string("dem/richdem_flow_accum/") + name + ".d8"));
+        const Raster expected = portacl::io::readRaster(dataPath(std::string("dem/richdem_flow_accum/") + name + ".out"));
+        const dr::DirectionGrid g = dr::decodeDirections(in, dr::Encoding::RichDem);
+        const dr::Accumulation dev = dr::accumulate(context(), g);
+        const dr::Accumulation ref = dr::accumulateReference(g);
+        expectSameAccumulation(dev, ref);
+        ASSERT_EQ(expected.size(), g.dir.size());
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            const double want = expected.values[i];
+            const double got = dev.valid[i] ? double(dev.counts[i]) : -1;
+            ASSERT_EQ(got, want) << "row " << i / expected.cols() << ", column " << i % expected.cols();
+        }
+    }
+}
+
+TEST(DrainageTauDem, LoganContributingAreaWithEdgeContamination) {
+    PORTACL_REQUIRE_DATA();
+    const Raster p = portacl::io::readRaster(dataPath("dem/taudem/loganp.tif"));
+    const Raster ad8 = portacl::io::readRaster(dataPath("dem/taudem/loganad8.tif"));
+    const dr::DirectionGrid g = dr::decodeDirections(p, dr::Encoding::TauDem);
+    dr::AccumulationOptions opt;
+    opt.edgeContamination = true;
+    const dr::Accumulation a = dr::accumulate(context(), g, opt);
+    std::size_t valid = 0;
+    std::uint64_t largest = 0;
+    for (std::size_t i = 0; i < a.valid.size(); ++i) {
+        ASSERT_EQ(bool(a.valid[i]), !ad8.isNoData(i)) << "row " << i / ad8.cols() << ", column " << i % ad8.cols();
+        if (!a.valid[i]) continue;
+        ASSERT_EQ(double(a.counts[i]), ad8.values[i]) << "row " << i / ad8.cols() << ", column " << i % ad8.cols();
+        ++valid;
+        largest = std::max(largest, a.counts[i]);
+    }
+    EXPECT_EQ(valid, 1587804u);
+    EXPECT_EQ(largest, 623717u);
+    // Without the rule, the largest area is the one the data's notes give.
+    const dr::Accumulation all = dr::accumulate(context(), g);
+    EXPECT_EQ(*std::max_element(all.counts.begin(), all.counts.end()), 623788u);
+    expectSameAccumulation(a, dr::accumulateReference(g, opt));
+}
+
+TEST(DrainageSlides, WorkedExampleEndsWithEightAtTheOutlet) {
+    // The slide's directions (the centre drains NW; (0,0) W and (2,0)... as drawn): W W W / N NW W / N N W.
+    const int W = 4, N = 2, NW = 3;
+    const dr::DirectionGrid g = gridOf(3, 3, {W, W, W, N, NW, W, N, N, W});
+    dr::AccumulationOptions moved;
+    moved.includeSelf = false;
+    const std::vector<std::uint64_t> expected{8, 1, 0, 1, 3, 0, 0, 1, 0};
+    EXPECT_EQ(dr::accumulate(context(), g, moved).counts, expected);
+    EXPECT_EQ(dr::accumulateReference(g, moved).counts, expected);
+    int launches = 0;
+    EXPECT_EQ(dr::accumulateIterative(context(), g, dr::Iterative::Pull, &launches), expected);
+    EXPECT_EQ(launches, 4);  // three moves of water, and the launch that finds none left
+    EXPECT_EQ(dr::accumulateIterative(context(), g, dr::Iterative::Push), expected);
+    // Strict D8 on the slide's DEM differs where the notes say: (1,2) drains NW, (2,1) W.
+    const Raster dem = demOf(3, 3, {90, 95, 110, 95, 101, 115, 95, 101, 110});
+    for (Precision p : {Precision::Float, Precision::Double}) {
+        if (p == Precision::Double && !portacl::test::hasFp64()) continue;
+        const auto d = dr::d8Directions(context(), dem, p);
+        EXPECT_EQ(d.dir[5], NW);
+        EXPECT_EQ(d.dir[7], W);
+        EXPECT_EQ(d.dir[0], dr::kNoFlow);  // the lowest cell: a pit at the edge
+        EXPECT_EQ(d.dir, dr::d8DirectionsReference(dem, p).dir);
+    }
+}
+
+TEST(DrainageRandom, DirectionsAndAccumulationEqualTheReference) {
+    for (unsigned seed = 1; seed <= 4; ++seed)
+        for (bool holes : {false, true}) {
+            SCOPED_TRACE("seed " + std::to_string(seed) + (holes ? " with NoData" : ""));
+            const Raster dem = randomDem(37 + int(seed) * 11, 53 + int(seed) * 7, seed, holes);
+            for (Precision p : {Precision::Float, Precision::Double}) {
+                if (p == Precision::Double && !portacl::test::hasFp64()) continue;
+                const dr::DirectionGrid g = dr::d8Directions(context(), dem, p);
+                ASSERT_EQ(g.dir, dr::d8DirectionsReference(dem, p).dir);
+                for (bool edge : {false, true}) {
+                    dr::AccumulationOptions opt;
+                    opt.edgeContamination = edge;
+                    expectSameAccumulation(dr::accumulate(context(), g, opt), dr::accumulateReference(g, opt));
+                    std::vector<double> w(dem.size());
+                    std::mt19937 rng(seed);
+                    std::uniform_real_distribution<double> u(0.1, 3.0);
+                    for (auto& x : w) x = u(rng);
+                    opt.weights = &w;
+                    opt.precision = p;
+                    expectSameAccumulation(dr::accumulate(context(), g, opt), dr::accumulateReference(g, opt));
+                }
+                dr::AccumulationOptions moved;
+                moved.includeSelf = false;
+                const auto counts = dr::accumulateReference(g, moved).counts;
+                std::vector<std::uint64_t> withData(counts.size());
+                for (std::size_t i = 0; i < counts.size(); ++i) withData[i] = g.dir[i] == dr::kNoData ? 0 : counts[i];
+                EXPECT_EQ(dr::accumulateIterative(context(), g, dr::Iterative::Pull), withData);
+                EXPECT_EQ(dr::accumulateIterative(context(), g, dr::Iterative::Push), withData);
+            }
+        }
+}
+
+TEST(DrainageRandom, LongChainsAndWideFans) {
+    // A spiral: one path through every cell (the longest chain a grid holds), and a comb of columns.
+    const int n = 48;
+    std::vector<int> spiral(std::size_t(n) * n, 0);
+    int top = 0, bottom = n - 1, left = 0, right = n - 1;
+    while (top <= bottom && left <= right) {
+        for (int c = left; c < right; ++c) spiral[std::size_t(top) * n + c] = 0;         // E
+        for (int r = top; r < bottom; ++r) spiral[std::size_t(r) * n + right] = 6;       // S
+        for (int c = right; c > left; --c) spiral[std::size_t(bottom) * n + c] = 4;      // W
+        for (int r = bottom; r > top + 1; --r) spiral[std::size_t(r) * n + left] = 2;    // N
+        spiral[std::size_t(top + 1) * n + left] = top + 1 <= bottom - 1 ? 0 : 8;          // into the next ring
+        ++top, --bottom, ++left, --right;
+    }
+    const dr::DirectionGrid g = gridOf(n, n, spiral);
+    const auto ref = dr::accumulateReference(g);
+    expectSameAccumulation(dr::accumulate(context(), g), ref);
+    EXPECT_EQ(*std::max_element(ref.counts.begin(), ref.counts.end()), std::uint64_t(n) * n);
+}
+
+TEST(DrainageEncodings, EveryEncodingRoundTrips) {
+    for (auto e : {dr::Encoding::Esri, dr::Encoding::TauDem, dr::Encoding::RichDem, dr::Encoding::Whitebox}) {
+        for (std::uint8_t d = 0; d <= dr::kNoFlow; ++d) EXPECT_EQ(dr::decodeDirection(dr::encodeDirection(d, e), e), d);
+        EXPECT_EQ(dr::parseEncoding(dr::encodingName(e)), e);
+    }
+    // The peers' own tables: N is 64 (ESRI), 3 (TauDEM), 3 (RichDEM), 128 (Whitebox); SE 2, 8, 6, 4.
+    EXPECT_EQ(dr::encodeDirection(2, dr::Encoding::Esri), 64);
+    EXPECT_EQ(dr::encodeDirection(2, dr::Encoding::TauDem), 3);
+    EXPECT_EQ(dr::encodeDirection(2, dr::Encoding::RichDem), 3);
+    EXPECT_EQ(dr::encodeDirection(2, dr::Encoding::Whitebox), 128);
+    EXPECT_EQ(dr::encodeDirection(7, dr::Encoding::Esri), 2);
+    EXPECT_EQ(dr::encodeDirection(7, dr::Encoding::TauDem), 8);
+    EXPECT_EQ(dr::encodeDirection(7, dr::Encoding::RichDem), 6);
+    EXPECT_EQ(dr::encodeDirection(7, dr::Encoding::Whitebox), 4);
+    EXPECT_NE(errorOf([] { dr::parseEncoding("arcgis"); }).find("esri, taudem, richdem or whitebox"), std::string::npos);
+}
+
+TEST(DrainageRasters, GeoTiffAndAsciiKeepNoDataGeotransformAndCrs) {
+    PORTACL_REQUIRE_DATA();
+    const Raster p = portacl::io::readRaster(dataPath("dem/taudem/loganp.tif"));
+    EXPECT_EQ(p.rows(), 1660);
+    EXPECT_EQ(p.cols(), 985);
+    EXPECT_TRUE(p.hasNoData);
+    EXPECT_EQ(p.noData, -32768);
+    EXPECT_NE(p.frame.crsWkt.find("26912"), std::string::npos);
+    for (const char* ext : {"tif", "asc"}) {
+        SCOPED_TRACE(ext);
+        const std::string out = scratchDir() + "/logan." + ext;
+        portacl::io::writeRaster(out, p.frame, p.values, portacl::io::RasterType::Int16, true, -32768);
+        const Raster back = portacl::io::readRaster(out);
+        EXPECT_EQ(back.values, p.values);
+        EXPECT_TRUE(back.hasNoData);
+        EXPECT_EQ(back.noData, -32768);
+        for (int k = 0; k < 6; ++k) EXPECT_NEAR(back.frame.geoTransform[k], p.frame.geoTransform[k], 1e-6);
+        EXPECT_NE(back.frame.crsWkt.find("UTM zone 12N"), std::string::npos) << back.frame.crsWkt;
+    }
+    // No temporaries left: only the two grids and the ASCII grid's .prj.
+    auto names = filesIn(scratchDir());
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"logan.asc", "logan.prj", "logan.tif"}));
+    // RichDEM's grids are ESRI ASCII grids whatever their extension.
+    const Raster d8 = portacl::io::readRaster(dataPath("dem/richdem_flow_accum/testdem9.d8"));
+    EXPECT_EQ(d8.rows(), 10);
+    EXPECT_EQ(d8.noData, 9);
+    for (const auto& name : names) std::remove((scratchDir() + "/" + name).c_str());
+    rmdir(scratchDir().c_str());
+}
+
+TEST(DrainageBadInput, OneSentenceNamingTheFileAndTheCell) {
+    PORTACL_REQUIRE_DATA();
+    EXPECT_NE(errorOf([] { portacl::io::readRaster("/nonexistent/dem.tif"); }).find("No such file"), std::string::npos);
+    {
+        const std::string junk = "/tmp/portacl-drainage-junk-" + std::to_string(getpid()) + ".tif";
+        std::ofstream(junk) << "not a raster at all\n";
+        const std::string e = errorOf([&] { portacl::io::readRaster(junk); });
+        EXPECT_EQ(e.rfind("cannot read " + junk + ": ", 0), 0u) << e;
+        std::remove(junk.c_str());
+    }
+    // A code outside the encoding: RichDEM's grids read as ESRI codes have 3, 5 and 7.
+    const Raster in = portacl::io::readRaster(dataPath("dem/richdem_flow_accum/testdem11.d8"));
+    const std::string bad = errorOf([&] { dr::decodeDirections(in, dr::Encoding::Esri); });
+    EXPECT_NE(bad.find("testdem11.d8 has the code 5 at row 0, column 4"), std::string::npos) << bad;
+    EXPECT_NE(bad.find("not a D8 direction in the esri encoding"), std::string::npos) << bad;
+    // A cycle: two cells draining into each other, named on the device and in the reference.
+    const dr::DirectionGrid cycle = gridOf(3, 4, {6, 6, 6, 6, 6, 0, 4, 6, 8, 8, 8, 8});
+    const std::string dev = errorOf([&] { dr::accumulate(context(), cycle); });
+    EXPECT_NE(dev.find("cycle of directions through row 1, column 1"), std::string::npos) << dev;
+    EXPECT_EQ(dev, errorOf([&] { dr::accumulateReference(cycle); }));
+    EXPECT_EQ(dev, errorOf([&] { dr::accumulateIterative(context(), cycle, dr::Iterative::Pull); }));
+    // All NoData, and a NaN height that is not NoData.
+    Raster empty = demOf(2, 2, {-1, -1, -1, -1});
+    empty.hasNoData = true, empty.noData = -1;
+    EXPECT_NE(errorOf([&] { dr::d8Directions(context(), empty, Precision::Float); }).find("every cell is NoData"), std::string::npos);
+    const Raster nan = demOf(2, 2, {1, 2, std::nan(""), 4});
+    EXPECT_NE(errorOf([&] { dr::d8Directions(context(), nan, Precision::Float); }).find("NaN height at row 1, column 0"),
+              std::string::npos);
+}
