@@ -17,7 +17,7 @@ packages=(
   mesa-opencl-icd oclgrind
   libclfft-dev libvkfft-dev
   libboost-program-options-dev libhdf5-dev googletest libgtest-dev
-  libpng-dev libtiff-dev zlib1g-dev libstb-dev libnetpbm-dev libgdal-dev
+  libpng-dev libtiff-dev zlib1g-dev libstb-dev libnetpbm-dev libgdal-dev libnifti2-dev
   gemmi-dev tao-pegtl-dev
   python3-numpy python3-h5py python3-opencv python3-matplotlib python3-pip voronota
   python3-skimage  # tests/test_skeleton.cpp: scikit-image's skeletons to compare with

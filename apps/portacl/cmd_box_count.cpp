@@ -38,7 +38,7 @@ std::vector<int> parseSizes(const std::string& text) {
 }
 
 void writeJson(std::ostream& os, const boxcount::Result& r, const boxcount::Options& opt, const std::string& input,
-               const std::string& of, const std::string& selection, const std::string& where) {
+               const std::string& of, const std::string& selection, const std::string& where, const std::array<double, 3>& spacing) {
     os << std::setprecision(10);
     JsonWriter w(os);
     auto fit = [&](const std::string& name, const boxcount::Fit& f) {
@@ -58,6 +58,10 @@ void writeJson(std::ostream& os, const boxcount::Result& r, const boxcount::Opti
     w.field("of", of);
     w.field("count", std::string(opt.count == boxcount::Count::Mixed ? "mixed" : "occupied"));
     w.field("device", where);
+    w.key("spacing");  // voxel size (z, y, x) from the file; box sides are in voxels
+    w.beginArray();
+    for (double d : spacing) w.value(d);
+    w.endArray();
     w.key("sizes");
     w.beginArray();
     for (std::size_t i = 0; i < r.sizes.size(); ++i) {
@@ -131,7 +135,7 @@ int runBoxCount(const std::vector<std::string>& args) {
         printProfile(ctx, common);
     }
     if (!json.empty())
-        writeFileAtomically(json, [&](std::ostream& os) { writeJson(os, r, opt, in.path, of, in.describe(vm), where); });
+        writeFileAtomically(json, [&](std::ostream& os) { writeJson(os, r, opt, in.path, of, in.describe(vm), where, v.spacing); });
 
     std::cout << "box counts of the " << of << " (" << in.describe(vm) << ") of " << v.nz << "x" << v.ny << "x" << v.nx
               << ", " << count << " boxes, on " << where << "\n";

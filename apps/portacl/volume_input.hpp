@@ -14,7 +14,7 @@ struct VolumeInputOptions {
     double threshold = 0, label = 0;
 
     void add(po::options_description& desc) {
-        desc.add_options()("input", po::value(&path), "volume: multi-page TIFF, .npy, or HDF5 (.h5) dataset")(
+        desc.add_options()("input", po::value(&path), "volume: multi-page TIFF, .npy, NIfTI (.nii, .nii.gz) or HDF5 (.h5) dataset")(
             "dataset", po::value(&dataset), "HDF5 dataset to read (default: the file's only dataset)")(
             "threshold", po::value(&threshold), "the object: voxels >= this value")(
             "label", po::value(&label), "the object: voxels equal to this label (default: every non-zero voxel)");

@@ -80,6 +80,7 @@ BinaryVolume binarise(const Volume& v, const Binarisation& b, bool allowFull) {
     out.nz = v.nz;
     out.ny = v.ny;
     out.nx = v.nx;
+    out.spacing = v.spacing;
     out.mask.resize(v.size());
     std::uint64_t n = 0;
     for (std::size_t i = 0; i < v.size(); ++i) {

@@ -200,6 +200,7 @@ Volume readVolume(const std::string& path, const std::string& dataset) {
     if (ext == "npy") return readNpy(path);
     if (ext == "h5" || ext == "hdf5" || ext == "he5") return readHdf5Dataset(path, dataset);
     if (ext == "tif" || ext == "tiff") return readTiffStack(path);
+    if (ext == "nii" || (ext == "gz" && path.size() > 7 && lowerExtension(path.substr(0, path.size() - 3)) == "nii")) return readNifti(path);
     const Image img = readImage(path);
     Volume v;
     v.ny = img.height;

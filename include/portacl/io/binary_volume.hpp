@@ -3,6 +3,7 @@
 // workloads share (a 2-D image, a selection that is empty or fills the whole volume).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@ namespace portacl::io {
 struct BinaryVolume {
     int nz = 0, ny = 0, nx = 0;
     std::vector<std::uint8_t> mask;
+    std::array<double, 3> spacing{1.0, 1.0, 1.0};  // voxel size (z, y, x), kept from the file
 
     std::size_t size() const { return std::size_t(nz) * std::size_t(ny) * std::size_t(nx); }
     std::size_t index(int z, int y, int x) const { return (std::size_t(z) * ny + std::size_t(y)) * nx + std::size_t(x); }

@@ -1,7 +1,8 @@
 // Scalar 2-D images and 3-D volumes for the microstructure workloads, read from NumPy .npy, HDF5
-// datasets, multi-page TIFF, and the picture formats of io/image.hpp (PNG, TIFF, BMP, PGM).
+// datasets, multi-page TIFF, NIfTI, and the picture formats of io/image.hpp (PNG, TIFF, BMP, PGM).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,13 +15,15 @@ struct Volume {
     int nz = 1, ny = 0, nx = 0;
     std::vector<double> data;
     std::string elementType;  // what the file held: "uint8", "int32", "float64", ...
+    std::array<double, 3> spacing{1.0, 1.0, 1.0};  // voxel size (z, y, x) as the file gives it (NIfTI's pixdim), else 1
 
     std::size_t size() const { return std::size_t(nz) * std::size_t(ny) * std::size_t(nx); }
     bool is3d() const { return nz > 1; }
 };
 
 // By extension: .npy; .h5/.hdf5/.he5 (the dataset named by `dataset`, or the file's only dataset);
-// .tif/.tiff (every page a z slice; one page gives a 2-D image); .png/.bmp/.pgm/.ppm (colour pictures
+// .tif/.tiff (every page a z slice; one page gives a 2-D image); .nii/.nii.gz (NIfTI-1 or -2, one
+// time point, scaled by scl_slope/scl_inter, spacing from pixdim); .png/.bmp/.pgm/.ppm (colour pictures
 // are averaged over their colour channels, alpha ignored). Throws portacl::Error with one sentence
 // for a missing, truncated or unsupported file, or an array that is not 2-D or 3-D.
 Volume readVolume(const std::string& path, const std::string& dataset = "");
@@ -28,6 +31,7 @@ Volume readVolume(const std::string& path, const std::string& dataset = "");
 Volume readNpy(const std::string& path);
 Volume readHdf5Dataset(const std::string& path, const std::string& dataset);
 Volume readTiffStack(const std::string& path);
+Volume readNifti(const std::string& path);
 
 // Writes an .npy (uint8) of the volume's values (rounded and clamped to 0..255), atomically.
 void writeNpyU8(const std::string& path, const Volume& v);
