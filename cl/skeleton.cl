@@ -146,3 +146,27 @@ __kernel void skel_apply(__global uchar* img, __global uchar* state, __global co
         state[p] = SKEL_NONE;
     }
 }
+
+// The fully parallel thinning (--method parallel): one launch per subfield, the voxels whose
+// coordinates have the parities (pz_, py_, px_) = bits 2, 1, 0 of `subfield`. No two voxels of a
+// subfield are 26-adjacent, so each decides on neighbours no other work-item of the launch changes,
+// and removing all of them together is removing simple points one after another: topology is kept.
+// A voxel goes when it is simple (Lee's two conditions) and not a curve end point (one neighbour).
+// Work-item (i, j, k) takes the voxel (2i + pz_ + 1, 2j + py_ + 1, 2k + px_ + 1) of the padded image.
+__kernel void skel_subfield(__global uchar* img, volatile __global uint* counters, const int nz, const int ny,
+                            const int nx, const int subfield, const int slot) {
+    const size_t gid = get_global_id(0);
+    const int hz = (nz + 1) / 2, hy = (ny + 1) / 2, hx = (nx + 1) / 2;
+    if (gid >= (size_t)hz * hy * hx) return;
+    const int z = 2 * (int)(gid / ((size_t)hx * hy)) + ((subfield >> 2) & 1);
+    const int y = 2 * (int)((gid / hx) % hy) + ((subfield >> 1) & 1);
+    const int x = 2 * (int)(gid % hx) + (subfield & 1);
+    if (z >= nz || y >= ny || x >= nx) return;
+    const int py = ny + 2, px = nx + 2;
+    const size_t p = ((size_t)(z + 1) * py + (y + 1)) * px + (x + 1);
+    if (!img[p]) return;
+    const uint n = neighbourhood(img, p, py, px);
+    if (popcount(n) == 1 || !euler_invariant(n) || !at_most_one_piece(n)) return;
+    img[p] = 0;
+    atomic_inc(&counters[slot]);
+}

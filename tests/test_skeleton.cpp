@@ -5,6 +5,7 @@
 // exact on every device.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
@@ -52,7 +53,109 @@ BinaryVolume randomBalls(int nz, int ny, int nx, int balls, unsigned seed) {
     return v;
 }
 
+// The topology of an object (26-connected) and its background (6-connected): components, cavities
+// (background components apart from the one outside the volume) and the Euler characteristic of
+// the union of closed voxel cubes, V - E + F - C over the cells of the grid; tunnels follow from them.
+struct Topology {
+    int components = 0, cavities = 0;
+    long euler = 0;
+    bool operator==(const Topology& o) const { return components == o.components && cavities == o.cavities && euler == o.euler; }
+};
+
+Topology topologyOf(const BinaryVolume& v) {
+    auto on = [&](int z, int y, int x) {
+        return z >= 0 && y >= 0 && x >= 0 && z < v.nz && y < v.ny && x < v.nx && v.at(z, y, x);
+    };
+    // Labels connected sets of voxels equal to `value` on the grid padded by one background voxel.
+    auto count = [&](bool value, bool faceOnly) {
+        const int pz = v.nz + 2, py = v.ny + 2, px = v.nx + 2;
+        std::vector<char> seen(std::size_t(pz) * py * px, 0);
+        int n = 0;
+        std::vector<std::array<int, 3>> stack;
+        for (int z = 0; z < pz; ++z)
+            for (int y = 0; y < py; ++y)
+                for (int x = 0; x < px; ++x) {
+                    const std::size_t i = (std::size_t(z) * py + y) * px + x;
+                    if (seen[i] || on(z - 1, y - 1, x - 1) != value) continue;
+                    ++n;
+                    seen[i] = 1;
+                    stack.push_back({z, y, x});
+                    while (!stack.empty()) {
+                        const auto c = stack.back();
+                        stack.pop_back();
+                        for (int a = -1; a <= 1; ++a)
+                            for (int b = -1; b <= 1; ++b)
+                                for (int d = -1; d <= 1; ++d) {
+                                    if (faceOnly && std::abs(a) + std::abs(b) + std::abs(d) != 1) continue;
+                                    const int qz = c[0] + a, qy = c[1] + b, qx = c[2] + d;
+                                    if (qz < 0 || qy < 0 || qx < 0 || qz >= pz || qy >= py || qx >= px) continue;
+                                    const std::size_t j = (std::size_t(qz) * py + qy) * px + qx;
+                                    if (seen[j] || on(qz - 1, qy - 1, qx - 1) != value) continue;
+                                    seen[j] = 1;
+                                    stack.push_back({qz, qy, qx});
+                                }
+                    }
+                }
+        return n;
+    };
+    Topology t;
+    t.components = count(true, false);
+    t.cavities = count(false, true) - 1;
+    // Cells with lower corner (z, y, x) spanning the axes in `span` (bit 2 z, 1 y, 0 x): present when
+    // a voxel touches them (along a spanned axis the voxel's own index, else either side).
+    for (int span = 0; span < 8; ++span) {
+        const int dims = __builtin_popcount(unsigned(span));
+        for (int z = 0; z <= v.nz; ++z)
+            for (int y = 0; y <= v.ny; ++y)
+                for (int x = 0; x <= v.nx; ++x) {
+                    bool present = false;
+                    for (int a = (span & 4) ? 0 : -1; a <= 0 && !present; ++a)
+                        for (int b = (span & 2) ? 0 : -1; b <= 0 && !present; ++b)
+                            for (int d = (span & 1) ? 0 : -1; d <= 0 && !present; ++d) present = on(z + a, y + b, x + d);
+                    if (present) t.euler += dims % 2 ? -1 : 1;
+                }
+    }
+    return t;
+}
+
 }  // namespace
+
+TEST(Skeleton, ParallelThinningKeepsTopologyAndEqualsItsReference) {
+    std::vector<BinaryVolume> volumes;
+    for (unsigned seed = 1; seed <= 3; ++seed) volumes.push_back(randomBalls(22, 27, 25, 30, 40 + seed));
+    // A hollow box: one cavity; a ring: one tunnel.
+    BinaryVolume box;
+    box.nz = box.ny = box.nx = 12;
+    box.mask.assign(box.size(), 0);
+    BinaryVolume ring = box;
+    for (int z = 2; z < 10; ++z)
+        for (int y = 2; y < 10; ++y)
+            for (int x = 2; x < 10; ++x) {
+                const bool shell = z == 2 || z == 9 || y == 2 || y == 9 || x == 2 || x == 9;
+                box.mask[box.index(z, y, x)] = shell || (z == 3 || z == 8);
+                ring.mask[ring.index(z, y, x)] = z >= 5 && z <= 6 && !(y >= 4 && y <= 7 && x >= 4 && x <= 7);
+            }
+    volumes.push_back(box);
+    volumes.push_back(ring);
+    if (portacl::test::hasData())
+        volumes.push_back(readBinary(dataPath("volumes/puma/100_fiberform.tif"), {Binarisation::Rule::Threshold, 90}));
+    for (std::size_t i = 0; i < volumes.size(); ++i) {
+        const auto& v = volumes[i];
+        sk::Stats ds, rs;
+        const auto dev = sk::thinSubfields(context(), v, &ds);
+        const auto ref = sk::thinSubfieldsReference(v, &rs);
+        EXPECT_EQ(differing(dev, ref), 0u) << "volume " << i;
+        EXPECT_EQ(ds.candidates, rs.candidates);
+        const Topology before = topologyOf(v), after = topologyOf(dev);
+        EXPECT_TRUE(before == after) << "volume " << i << ": components " << before.components << " -> " << after.components
+                                     << ", cavities " << before.cavities << " -> " << after.cavities << ", Euler "
+                                     << before.euler << " -> " << after.euler;
+        EXPECT_LT(dev.count(), v.count());
+        for (std::size_t k = 0; k < dev.size(); ++k) ASSERT_LE(dev.mask[k], v.mask[k]);  // only removes
+    }
+    EXPECT_EQ(topologyOf(box).cavities, 1);
+    EXPECT_EQ(topologyOf(ring).euler, 0);  // one component, one tunnel
+}
 
 TEST(Skeleton, ReferenceEqualsFijiOnScikitImageBlobs) {
     PORTACL_REQUIRE_DATA();

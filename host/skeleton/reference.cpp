@@ -124,4 +124,43 @@ io::BinaryVolume thinReference(const io::BinaryVolume& v, Stats* stats) {
     return out;
 }
 
+io::BinaryVolume thinSubfieldsReference(const io::BinaryVolume& v, Stats* stats) {
+    validate(v);
+    const int pz = v.nz + 2, py = v.ny + 2, px = v.nx + 2;
+    std::vector<std::uint8_t> img(std::size_t(pz) * py * px, 0);
+    auto idx = [&](int z, int y, int x) { return (std::size_t(z) * py + std::size_t(y)) * px + std::size_t(x); };
+    for (int z = 0; z < v.nz; ++z)
+        for (int y = 0; y < v.ny; ++y)
+            for (int x = 0; x < v.nx; ++x) img[idx(z + 1, y + 1, x + 1)] = v.at(z, y, x);
+    Stats st;
+    for (bool changed = true; changed;) {
+        changed = false;
+        ++st.iterations;
+        for (int sub = 0; sub < 8; ++sub)
+            // Voxel coordinates (z, y, x) of the unpadded volume with parities (sub >> 2, sub >> 1, sub) & 1.
+            for (int z = (sub >> 2) & 1; z < v.nz; z += 2)
+                for (int y = (sub >> 1) & 1; y < v.ny; y += 2)
+                    for (int x = sub & 1; x < v.nx; x += 2) {
+                        if (!img[idx(z + 1, y + 1, x + 1)]) continue;
+                        Cube c;
+                        for (int a = -1; a <= 1; ++a)
+                            for (int b = -1; b <= 1; ++b)
+                                for (int d = -1; d <= 1; ++d) c[at(a, b, d)] = img[idx(z + 1 + a, y + 1 + b, x + 1 + d)];
+                        int neighbours = 0;
+                        for (int i = 0; i < 27; ++i) neighbours += i != 13 && c[i];
+                        if (neighbours == 1 || eulerChangeOfRemoval(c) != 0 || pieces(c) != 1) continue;
+                        // Removed at once: no other voxel of the subfield lies in this one's neighbourhood.
+                        img[idx(z + 1, y + 1, x + 1)] = 0;
+                        ++st.candidates;
+                        changed = true;
+                    }
+    }
+    io::BinaryVolume out = v;
+    for (int z = 0; z < v.nz; ++z)
+        for (int y = 0; y < v.ny; ++y)
+            for (int x = 0; x < v.nx; ++x) out.mask[out.index(z, y, x)] = img[idx(z + 1, y + 1, x + 1)];
+    if (stats) *stats = st;
+    return out;
+}
+
 }  // namespace portacl::skeleton
