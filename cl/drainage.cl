@@ -174,3 +174,75 @@ __kernel void d8_pull_step(__global const uchar* dir, __global const ulong* curr
         *moved = 1;
     }
 }
+
+// ---- Depression filling ----
+// level[i]: the water level of cell i, from the outlets (the edge cells and the cells next to NoData,
+// whose level is their height) inwards. Every other cell starts at +infinity and relaxes to
+// max(its height, the lowest level among its 8 neighbours); levels only fall, and are always heights
+// of the DEM, so the fixed point (the filled surface) is exact in either precision.
+#ifndef FILL_TILE
+#define FILL_TILE 16
+#endif
+#ifndef FILL_SWEEPS
+#define FILL_SWEEPS 64
+#endif
+
+inline int is_outlet(__global const uchar* nodata, int rows, int cols, int r, int c) {
+    if (r == 0 || c == 0 || r == rows - 1 || c == cols - 1) return 1;
+    for (int k = 0; k < 8; ++k)
+        if (nodata[(long)(r + ROW_OFFSET[k]) * cols + (c + COL_OFFSET[k])]) return 1;
+    return 0;
+}
+
+__kernel void fill_init(__global const REAL* z, __global const uchar* nodata, __global REAL* level, const int rows,
+                        const int cols) {
+    const long i = get_global_id(0);
+    if (i >= (long)rows * cols) return;
+    const int r = (int)(i / cols), c = (int)(i % cols);
+    level[i] = (nodata[i] || is_outlet(nodata, rows, cols, r, c)) ? z[i] : (REAL)INFINITY;
+}
+
+// One FILL_TILE x FILL_TILE tile per work-group, its levels and a one-cell halo in local memory: up
+// to FILL_SWEEPS Jacobi sweeps inside the tile (the halo held), then the tile's changed levels are
+// written back and `changed` is raised. The host repeats until a launch changes nothing.
+__kernel void fill_tile(__global const REAL* z, __global const uchar* nodata, __global REAL* level,
+                        volatile __global int* changed, const int rows, const int cols) {
+    __local REAL w[FILL_TILE + 2][FILL_TILE + 2];
+    __local int any[2];
+    const int lx = get_local_id(0), ly = get_local_id(1);
+    const int c0 = get_group_id(0) * FILL_TILE, r0 = get_group_id(1) * FILL_TILE;
+    for (int k = ly * FILL_TILE + lx; k < (FILL_TILE + 2) * (FILL_TILE + 2); k += FILL_TILE * FILL_TILE) {
+        const int hy = k / (FILL_TILE + 2), hx = k % (FILL_TILE + 2);
+        const int r = r0 + hy - 1, c = c0 + hx - 1;
+        w[hy][hx] = (r >= 0 && r < rows && c >= 0 && c < cols && !nodata[(long)r * cols + c]) ? level[(long)r * cols + c]
+                                                                                              : (REAL)INFINITY;
+    }
+    const int r = r0 + ly, c = c0 + lx;
+    const long i = (long)r * cols + c;
+    const int active = r < rows && c < cols && !nodata[i] && !is_outlet(nodata, rows, cols, r, c);
+    const REAL h = active ? z[i] : (REAL)0;
+    if (lx == 0 && ly == 0) any[0] = 0;
+    int mine = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = 0; s < FILL_SWEEPS; ++s) {
+        REAL next = (REAL)0;
+        if (active) {
+            REAL m = w[ly + 1][lx + 1];
+            for (int k = 0; k < 8; ++k) m = fmin(m, w[ly + 1 + ROW_OFFSET[k]][lx + 1 + COL_OFFSET[k]]);
+            next = fmax(h, m);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (active && next < w[ly + 1][lx + 1]) {
+            w[ly + 1][lx + 1] = next;
+            any[s & 1] = 1;
+            mine = 1;
+        }
+        if (lx == 0 && ly == 0) any[(s + 1) & 1] = 0;  // read last in sweep s - 1, which every item has passed
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!any[s & 1]) break;
+    }
+    if (mine) {
+        level[i] = w[ly + 1][lx + 1];
+        *changed = 1;
+    }
+}

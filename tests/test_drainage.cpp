@@ -227,6 +227,58 @@ TEST(DrainageRandom, LongChainsAndWideFans) {
     EXPECT_EQ(*std::max_element(ref.counts.begin(), ref.counts.end()), std::uint64_t(n) * n);
 }
 
+TEST(DrainageFill, TauDemsFilledSurfaceOfMed0101) {
+    PORTACL_REQUIRE_DATA();
+    const Raster dem = portacl::io::readRaster(dataPath("dem/taudem/MED_01_01.tif"));
+    const Raster fel = portacl::io::readRaster(dataPath("dem/taudem/MED_01_01fel.tif"));
+    ASSERT_FALSE(dem.hasNoData);  // its NoData tag (-3.4e38) is no Int16 value
+    for (Precision p : {Precision::Float, Precision::Double}) {
+        if (p == Precision::Double && !portacl::test::hasFp64()) continue;
+        const Raster ref = dr::fillDepressionsReference(dem, p);
+        const Raster dev = dr::fillDepressions(context(), dem, p);
+        std::size_t raised = 0;
+        for (std::size_t i = 0; i < dem.size(); ++i) {
+            ASSERT_EQ(ref.values[i], fel.values[i]) << "row " << i / dem.cols() << ", column " << i % dem.cols();
+            ASSERT_EQ(dev.values[i], ref.values[i]) << "row " << i / dem.cols() << ", column " << i % dem.cols();
+            raised += ref.values[i] > dem.values[i];
+        }
+        EXPECT_EQ(raised, 1527u);
+    }
+}
+
+TEST(DrainageFill, RandomDemsWithNoDataEqualPriorityFlood) {
+    for (unsigned seed = 1; seed <= 3; ++seed) {
+        // Rough terrain: many nested depressions, some larger than a device tile.
+        std::mt19937 rng(seed);
+        const int rows = 70 + int(seed) * 9, cols = 90 - int(seed) * 7;
+        Raster dem = demOf(rows, cols, std::vector<double>(std::size_t(rows) * cols));
+        std::uniform_real_distribution<double> u(0, 40);
+        for (int y = 0; y < rows; ++y)
+            for (int x = 0; x < cols; ++x)
+                dem.values[std::size_t(y) * cols + x] = std::floor(u(rng)) + 30 * std::sin(x * 0.13) * std::cos(y * 0.09);
+        dem.hasNoData = true, dem.noData = -1e9;
+        for (int k = 0; k < 40; ++k) dem.values[rng() % dem.values.size()] = -1e9;
+        for (Precision p : {Precision::Float, Precision::Double}) {
+            if (p == Precision::Double && !portacl::test::hasFp64()) continue;
+            const Raster ref = dr::fillDepressionsReference(dem, p);
+            EXPECT_EQ(dr::fillDepressions(context(), dem, p).values, ref.values);
+            // Filled: every cell with data has a neighbour no higher on a path to an outlet, so D8
+            // leaves only flats without flow, never a pit below all its neighbours.
+            for (int y = 1; y + 1 < rows; ++y)
+                for (int x = 1; x + 1 < cols; ++x) {
+                    const std::size_t i = std::size_t(y) * cols + x;
+                    if (ref.isNoData(i)) continue;
+                    bool lowerOrEqual = false;
+                    for (int k = 0; k < 8; ++k) {
+                        const std::size_t m = std::size_t(y + dr::kRowOffset[k]) * cols + (x + dr::kColOffset[k]);
+                        lowerOrEqual |= ref.isNoData(m) || ref.values[m] <= ref.values[i];
+                    }
+                    ASSERT_TRUE(lowerOrEqual) << "a pit at row " << y << ", column " << x;
+                }
+        }
+    }
+}
+
 TEST(DrainageEncodings, EveryEncodingRoundTrips) {
     for (auto e : {dr::Encoding::Esri, dr::Encoding::TauDem, dr::Encoding::RichDem, dr::Encoding::Whitebox}) {
         for (std::uint8_t d = 0; d <= dr::kNoFlow; ++d) EXPECT_EQ(dr::decodeDirection(dr::encodeDirection(d, e), e), d);

@@ -27,11 +27,13 @@ int runDrainage(const std::vector<std::string>& args) {
     CommonOptions common;
     common.precision = "double";
     common.add(desc);
-    std::string dem, pointers, directions, accumulation, streamsPath, encoding = "esri", weightsPath;
+    std::string dem, pointers, filled, directions, accumulation, streamsPath, encoding = "esri", weightsPath;
     double threshold = 0;
-    bool serial = false, contamination = false, excludeSelf = false;
+    bool serial = false, contamination = false, excludeSelf = false, fill = false;
     desc.add_options()("dem", po::value(&dem), "the DEM (GeoTIFF, ESRI ASCII grid, anything GDAL reads)")(
         "pointers", po::value(&pointers), "start from this D8 direction grid (in --encoding) instead of a DEM")(
+        "fill", po::bool_switch(&fill), "fill the DEM's depressions before the directions (Priority-Flood's surface)")(
+        "filled", po::value(&filled), "write the filled DEM here (implies --fill)")(
         "directions", po::value(&directions), "write the D8 directions (in --encoding) here")(
         "accumulation", po::value(&accumulation), "write the flow accumulation (cells, or summed weights) here")(
         "streams", po::value(&streamsPath), "write the stream cells (accumulation >= --threshold: 1, else 0) here")(
@@ -46,7 +48,7 @@ int runDrainage(const std::vector<std::string>& args) {
     pos.add("dem", 1);
     po::variables_map vm;
     const std::string usage =
-        "usage: portacl drainage DEM [--directions D] [--accumulation A] [--streams S --threshold T]\n"
+        "usage: portacl drainage DEM [--fill] [--filled F] [--directions D] [--accumulation A] [--streams S --threshold T]\n"
         "                        [--encoding esri|taudem|richdem|whitebox] [--weights W] [--edge-contamination]\n"
         "       portacl drainage --pointers P [--encoding E] [--accumulation A] [--streams S --threshold T]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
@@ -57,20 +59,25 @@ int runDrainage(const std::vector<std::string>& args) {
     const dr::Encoding enc = dr::parseEncoding(encoding);
     const Precision precision = common.parsedPrecision();
     if (precision == Precision::Mixed) throw Error("--precision takes float or double for drainage");
-    if (directions.empty() && accumulation.empty() && streamsPath.empty())
-        throw Error("name at least one output: --directions, --accumulation or --streams");
-    if (!pointers.empty() && !directions.empty())
-        throw Error("--directions writes the directions of a DEM; with --pointers they are the input");
+    if (!filled.empty()) fill = true;
+    if (filled.empty() && directions.empty() && accumulation.empty() && streamsPath.empty())
+        throw Error("name at least one output: --filled, --directions, --accumulation or --streams");
+    if (!pointers.empty() && (!directions.empty() || fill))
+        throw Error(std::string(fill ? "--fill and --filled work" : "--directions writes the directions") +
+                    " on a DEM; with --pointers the directions are the input");
     if (!streamsPath.empty() && !vm.count("threshold")) throw Error("--streams needs --threshold T");
     if (vm.count("threshold") && streamsPath.empty()) throw Error("--threshold is for --streams S; name the streams file");
     if (vm.count("threshold") && !(threshold > 0)) throw Error("--threshold must be positive");
     const std::vector<std::string> inputs{dem, pointers, weightsPath};
+    checkRasterOutput(filled, inputs, "--filled");
     checkRasterOutput(directions, inputs, "--directions");
     checkRasterOutput(accumulation, inputs, "--accumulation");
     checkRasterOutput(streamsPath, inputs, "--streams");
-    checkDistinctOutputs({{"--directions", directions}, {"--accumulation", accumulation}, {"--streams", streamsPath}});
+    checkDistinctOutputs({{"--filled", filled}, {"--directions", directions}, {"--accumulation", accumulation}, {"--streams", streamsPath}});
 
-    const int steps = 2 + (dem.empty() ? 0 : 1) + (accumulation.empty() && streamsPath.empty() ? 0 : 1);
+    const bool wantAcc = !accumulation.empty() || !streamsPath.empty();
+    const bool wantDirections = !dem.empty() && (!directions.empty() || wantAcc);
+    const int steps = 2 + (fill ? 1 : 0) + (wantDirections ? 1 : 0) + (wantAcc ? 1 : 0);
     Progress progress("drainage", std::uint64_t(steps), "steps");
     int done = 0;
     io::Raster input = io::readRaster(dem.empty() ? pointers : dem);
@@ -99,12 +106,15 @@ int runDrainage(const std::vector<std::string>& args) {
         ctx = std::make_unique<Context>(selectDevice(common.device), common.contextOptions());
         where = ctx->device().label();
     }
-    if (!dem.empty()) {
+    if (fill) {
+        input = serial ? dr::fillDepressionsReference(input, precision) : dr::fillDepressions(*ctx, input, precision);
+        progress.update(++done, "filled");
+    }
+    if (wantDirections) {
         grid = serial ? dr::d8DirectionsReference(input, precision) : dr::d8Directions(*ctx, input, precision);
         progress.update(++done, "directions");
     }
     dr::Accumulation acc;
-    const bool wantAcc = !accumulation.empty() || !streamsPath.empty();
     if (wantAcc) {
         dr::AccumulationOptions opt;
         opt.includeSelf = !excludeSelf;
@@ -115,6 +125,8 @@ int runDrainage(const std::vector<std::string>& args) {
         progress.update(++done, "accumulation");
     }
 
+    if (!filled.empty())
+        io::writeRaster(filled, input.frame, input.values, input.type, input.hasNoData, input.noData);  // DEM heights: its type holds them
     if (!directions.empty()) {
         const auto e = dr::encodeDirections(grid, enc);
         io::writeRaster(directions, grid.frame, e.codes, e.type, true, e.noData);
@@ -151,8 +163,8 @@ int runDrainage(const std::vector<std::string>& args) {
     if (ctx) printProfile(*ctx, common);
 
     std::size_t withData = 0;
-    for (auto d : grid.dir) withData += d != dr::kNoData;
-    std::cout << "drainage of " << (dem.empty() ? pointers : dem) << " (" << grid.frame.rows << "x" << grid.frame.cols << ", "
+    for (std::size_t i = 0; i < input.size(); ++i) withData += !input.isNoData(i);
+    std::cout << "drainage of " << (dem.empty() ? pointers : dem) << " (" << input.rows() << "x" << input.cols() << ", "
               << withData << " cells with data) on " << where << "\n";
     if (wantAcc) std::cout << "largest accumulation " << largest << (acc.weighted() ? "" : " cells") << "\n";
     if (!streamsPath.empty()) std::cout << streamCells << " stream cells at threshold " << threshold << "\n";

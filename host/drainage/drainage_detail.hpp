@@ -30,4 +30,9 @@ void accumulateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& d
 int iterateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer water[2], const cl::Buffer& total,
                     const cl::Buffer& moved, const io::RasterFrame& frame, Iterative scheme);
 
+// Depression filling: heights REAL of `p`, nodata bytes, level the filled REAL surface, changed one
+// int. Returns the launches made.
+int fillOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffer& nodata, const cl::Buffer& level,
+                 const cl::Buffer& changed, const io::RasterFrame& frame, Precision p);
+
 }  // namespace portacl::drainage::detail

@@ -71,6 +71,17 @@ EncodedDirections encodeDirections(const DirectionGrid& g, Encoding e);
 // not the NoData value (naming the cell).
 void validateDem(const io::Raster& dem);
 
+// Depression filling: every cell raised to the lowest height at which water can leave the grid from
+// it, the minimum over its 8-connected paths to an outlet of the highest cell on the path. The
+// outlets are the edge cells and the cells next to NoData (as TauDEM's PitRemove and RichDEM's
+// FillDepressions). The filled surface is unique; its values are heights of the DEM itself, so float
+// and double give the input's heights exactly. NoData cells keep the NoData value. The reference is
+// Priority-Flood (Barnes, Lehman and Mulla 2014, the improved variant with a plain queue for pits);
+// the device relaxes every cell to max(its height, the lowest of its neighbours' levels) from the
+// outlets inwards until nothing changes, which reaches the same surface.
+io::Raster fillDepressions(Context& ctx, const io::Raster& dem, Precision precision = Precision::Double);
+io::Raster fillDepressionsReference(const io::Raster& dem, Precision precision = Precision::Double);
+
 // D8 directions of a DEM on the device, heights in float or double.
 DirectionGrid d8Directions(Context& ctx, const io::Raster& dem, Precision precision = Precision::Double);
 DirectionGrid d8DirectionsReference(const io::Raster& dem, Precision precision = Precision::Double);

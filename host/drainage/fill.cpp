@@ -1,0 +1,85 @@
+// Depression filling on the device (cl/drainage.cl): the outlets' levels are their heights, every
+// other level relaxes tile by tile (sweeps in local memory) until a launch changes nothing. The flag
+// is read after every few launches, so that a DEM that settles quickly costs few round trips.
+#include <algorithm>
+
+#include "drainage_detail.hpp"
+#include "portacl/drainage.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/progress.hpp"
+
+namespace portacl::drainage {
+namespace {
+
+constexpr int kLaunchesPerCheck = 4;
+
+template <typename T>
+io::Raster fillOn(Context& ctx, const io::Raster& dem) {
+    const std::size_t n = dem.size();
+    ctx.checkFits(n * (2 * sizeof(T) + 1), "depression filling of a " + std::to_string(dem.rows()) + "x" +
+                                               std::to_string(dem.cols()) + " DEM");
+    std::vector<T> z(n);
+    std::vector<std::uint8_t> nodata(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        nodata[i] = dem.isNoData(i);
+        z[i] = nodata[i] ? T(0) : T(dem.values[i]);
+    }
+    cl::Buffer heights = ctx.upload(z, "DEM heights", CL_MEM_READ_ONLY);
+    cl::Buffer mask = ctx.upload(nodata, "DEM NoData mask", CL_MEM_READ_ONLY);
+    cl::Buffer level = ctx.buffer(n * sizeof(T), "water levels");
+    cl::Buffer changed = ctx.buffer(sizeof(cl_int), "levels changed");
+    const int launches = detail::fillOnDevice(ctx, heights, mask, level, changed, dem.frame, precisionOf<T>());
+    (void)launches;
+    const auto filled = ctx.download<T>(level, n, "filled DEM");
+    io::Raster out = dem;
+    for (std::size_t i = 0; i < n; ++i)
+        if (!nodata[i]) out.values[i] = double(filled[i]);
+    return out;
+}
+
+}  // namespace
+
+io::Raster fillDepressions(Context& ctx, const io::Raster& dem, Precision precision) {
+    validateDem(dem);
+    if (dem.size() >= (std::size_t(1) << 31))
+        throw Error("a DEM of " + std::to_string(dem.size()) + " cells is larger than the 2^31 cells one piece holds");
+    if (precision == Precision::Float) return fillOn<float>(ctx, dem);
+    if (precision == Precision::Double) {
+        ctx.requirePrecision(Precision::Double);
+        return fillOn<double>(ctx, dem);
+    }
+    throw Error("depression filling runs in float or double, not mixed precision");
+}
+
+namespace detail {
+
+int fillOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffer& nodata, const cl::Buffer& level,
+                 const cl::Buffer& changed, const io::RasterFrame& frame, Precision p) {
+    // 16 x 16 work-items where the device allows them, else 8 x 8.
+    const std::size_t side = ctx.device().maxWorkGroupSize >= 256 ? 16 : 8;
+    const std::string options = "-D FILL_TILE=" + std::to_string(side);
+    const cl_int rows = frame.rows, cols = frame.cols;
+    cl::Kernel& init = ctx.kernel("drainage.cl", "fill_init", p, options);
+    setArgs(init, 0, heights, nodata, level, rows, cols);
+    ctx.launch(init, cl::NDRange(roundUp(frame.size(), 64)), cl::NDRange(64));
+    cl::Kernel& tile = ctx.kernel("drainage.cl", "fill_tile", p, options);
+    setArgs(tile, 0, heights, nodata, level, changed, rows, cols);
+    const cl::NDRange global(roundUp(std::size_t(cols), side), roundUp(std::size_t(rows), side)), local(side, side);
+    Progress progress("depression filling", 0, "launches");
+    int launches = 0;
+    for (;;) {
+        const cl_int zero = 0;
+        ctx.write(changed, &zero, sizeof zero, "clear levels changed");
+        for (int k = 0; k < kLaunchesPerCheck; ++k) ctx.launch(tile, global, local);
+        launches += kLaunchesPerCheck;
+        cl_int any = 0;
+        ctx.read(changed, &any, sizeof any, "levels changed");
+        progress.update(std::uint64_t(launches));
+        if (!any) break;
+    }
+    progress.finish();
+    return launches;
+}
+
+}  // namespace detail
+}  // namespace portacl::drainage
