@@ -71,7 +71,7 @@ inline void replaceDataset(hid_t file, const std::string& name, FuzzedDataProvid
         if (small) {
             std::vector<std::uint8_t> bytes(std::size_t(count) * H5Tget_size(type));
             const std::vector<std::uint8_t> given = in.ConsumeBytes<std::uint8_t>(bytes.size());
-            std::memcpy(bytes.data(), given.data(), given.size());
+            if (!given.empty()) std::memcpy(bytes.data(), given.data(), given.size());
             H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data());
         }
         const char* dataTypes[] = {"float", "long", "double", ""};

@@ -24,7 +24,7 @@ seeds() {
     pnm) echo "fuzz/seeds/pnm tests/data/hostile/pgm_bomb.pgm" ;;
     npy) echo "$data/microstructure/mcrpy/alloy_resized_s.npy $data/microstructure/mcrpy/sandstone_resized.npy $data/volumes/skimage_blobs3d/blobs3d_input_generated.npy tests/data/hostile/npy_header_bomb.npy tests/data/hostile/npy_shape_overflow.npy" ;;
     pdb) echo "fuzz/seeds/pdb $data/pdb/1A8O.pdb" ;;
-    mmcif) echo "fuzz/seeds/mmcif" ;;
+    mmcif) echo "fuzz/seeds/mmcif $data/pdb/voronota_1EMA/structure.cif" ;;
     profile) echo "platforms" ;;
     op) echo "fuzz/seeds/op" ;;
     device) echo "fuzz/seeds/device" ;;
@@ -38,20 +38,34 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 work="$build/fuzz/work"
 artifacts="$build/fuzz/artifacts"
 mkdir -p "$artifacts"
-failed=0
-printf "%-20s %12s %8s\n" harness executions crashes
-for h in "${harnesses[@]}"; do
-  corpus="$work/$h"
+# One harness: its corpus of seeds (symbolic links), its run, its result line in $work/NAME.result.
+fuzz_one() {
+  local h=$1 corpus="$work/$1" log="$work/$1.log" rc=0 s f
   rm -rf "$corpus" && mkdir -p "$corpus"
   for s in $(seeds "$h"); do
     [ -e "$s" ] || continue
     if [ -d "$s" ]; then for f in "$s"/*; do [ -f "$f" ] && ln -sf "$(realpath "$f")" "$corpus/"; done
     else ln -sf "$(realpath "$s")" "$corpus/"; fi
   done
-  log="$work/$h.log"
-  rc=0
   TMPDIR="$work" "$build/fuzz/fuzz_$h" "$corpus" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
     -max_len=262144 -print_final_stats=1 -artifact_prefix="$artifacts/$h-" >"$log" 2>&1 || rc=$?
+  echo "$rc" >"$work/$h.result"
+}
+# PORTACL_FUZZ_JOBS harnesses at a time (2 by default: CI's two cores).
+jobs=${PORTACL_FUZZ_JOBS:-2}
+running=0
+for h in "${harnesses[@]}"; do
+  rm -f "$work/$h.result" "$artifacts/$h-"*
+  if [ "$running" -ge "$jobs" ]; then wait -n || true; running=$((running - 1)); fi
+  fuzz_one "$h" &
+  running=$((running + 1))
+done
+wait
+failed=0
+printf "%-20s %12s %8s\n" harness executions crashes
+for h in "${harnesses[@]}"; do
+  log="$work/$h.log"
+  rc=$(cat "$work/$h.result" 2>/dev/null || echo 1)
   execs=$(grep -oE "stat::number_of_executed_units: *[0-9]+" "$log" | grep -oE "[0-9]+$" || echo 0)
   crashes=$(find "$artifacts" -name "$h-*" | wc -l)
   printf "%-20s %12s %8s\n" "$h" "$execs" "$crashes"
