@@ -279,6 +279,68 @@ TEST(DrainageFill, RandomDemsWithNoDataEqualPriorityFlood) {
     }
 }
 
+// Every cell with data reaches the grid's edge or NoData along its directions (none stops inside).
+void expectEveryCellDrains(const dr::DirectionGrid& g) {
+    const int rows = g.frame.rows, cols = g.frame.cols;
+    for (std::size_t i = 0; i < g.dir.size(); ++i) {
+        if (g.dir[i] != dr::kNoFlow) continue;
+        const int r = int(i / cols), c = int(i % cols);
+        bool leaves = false;
+        for (int k = 0; k < 8; ++k) {
+            const int rr = r + dr::kRowOffset[k], cc = c + dr::kColOffset[k];
+            leaves |= rr < 0 || rr >= rows || cc < 0 || cc >= cols || g.dir[std::size_t(rr) * cols + cc] == dr::kNoData;
+        }
+        ASSERT_TRUE(leaves) << "no flow at row " << r << ", column " << c;
+    }
+}
+
+TEST(DrainageFlats, FilledDemsDrainEverywhereAndEqualTheReference) {
+    PORTACL_REQUIRE_DATA();
+    std::vector<Raster> dems{portacl::io::readRaster(dataPath("dem/taudem/MED_01_01.tif")),
+                             portacl::io::readRaster(dataPath("dem/pysheds/dem.tif"))};
+    for (unsigned seed = 1; seed <= 2; ++seed) {
+        Raster d = randomDem(61, 83, seed, true);
+        for (auto& v : d.values)
+            if (v != -9999) v = std::floor(v);  // wide flats
+        dems.push_back(d);
+    }
+    for (const Raster& dem : dems) {
+        SCOPED_TRACE(dem.path);
+        for (Precision p : {Precision::Float, Precision::Double}) {
+            if (p == Precision::Double && !portacl::test::hasFp64()) continue;
+            const Raster filled = dr::fillDepressionsReference(dem, p);
+            const dr::DirectionGrid d8 = dr::d8DirectionsReference(filled, p);
+            const dr::DirectionGrid ref = dr::resolveFlatsReference(filled, d8, p);
+            EXPECT_EQ(dr::resolveFlats(context(), filled, d8, p).dir, ref.dir);
+            expectEveryCellDrains(ref);
+            // Cells D8 gave a direction keep it.
+            for (std::size_t i = 0; i < d8.dir.size(); ++i)
+                if (d8.dir[i] < dr::kNoFlow) ASSERT_EQ(ref.dir[i], d8.dir[i]);
+            EXPECT_NO_THROW(dr::accumulateReference(ref));  // no cycle
+        }
+    }
+}
+
+TEST(DrainageFlats, TheGradientRunsTowardsLowerAndAwayFromHigher) {
+    // A 5x7 flat at 5 m, walled at 9 m on three sides, its outlet the cell (2,0) at 4 m on the west edge.
+    std::vector<double> z(5 * 7, 9.0);
+    for (int r = 1; r < 4; ++r)
+        for (int c = 1; c < 6; ++c) z[std::size_t(r) * 7 + c] = 5;
+    z[2 * 7 + 0] = 4;
+    const Raster dem = demOf(5, 7, z);
+    const dr::DirectionGrid d8 = dr::d8DirectionsReference(dem);
+    const dr::DirectionGrid g = dr::resolveFlatsReference(dem, d8);
+    EXPECT_EQ(dr::resolveFlats(context(), dem, d8).dir, g.dir);
+    expectEveryCellDrains(g);
+    EXPECT_EQ(g.dir[2 * 7 + 1], 4);  // the cell beside the outlet: W, down to it
+    // Far from the outlet the flow heads back west, along the middle row (away from the walls).
+    EXPECT_EQ(g.dir[2 * 7 + 5], 4);
+    EXPECT_EQ(g.dir[2 * 7 + 3], 4);
+    dr::AccumulationOptions opt;
+    const auto a = dr::accumulateReference(g, opt);
+    EXPECT_EQ(a.counts[2 * 7 + 0], 35u);  // the whole grid (walls, flat, outlet) drains through the outlet
+}
+
 TEST(DrainageEncodings, EveryEncodingRoundTrips) {
     for (auto e : {dr::Encoding::Esri, dr::Encoding::TauDem, dr::Encoding::RichDem, dr::Encoding::Whitebox}) {
         for (std::uint8_t d = 0; d <= dr::kNoFlow; ++d) EXPECT_EQ(dr::decodeDirection(dr::encodeDirection(d, e), e), d);

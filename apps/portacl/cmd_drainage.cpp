@@ -29,11 +29,12 @@ int runDrainage(const std::vector<std::string>& args) {
     common.add(desc);
     std::string dem, pointers, filled, directions, accumulation, streamsPath, encoding = "esri", weightsPath;
     double threshold = 0;
-    bool serial = false, contamination = false, excludeSelf = false, fill = false;
+    bool serial = false, contamination = false, excludeSelf = false, fill = false, flats = false;
     desc.add_options()("dem", po::value(&dem), "the DEM (GeoTIFF, ESRI ASCII grid, anything GDAL reads)")(
         "pointers", po::value(&pointers), "start from this D8 direction grid (in --encoding) instead of a DEM")(
         "fill", po::bool_switch(&fill), "fill the DEM's depressions before the directions (Priority-Flood's surface)")(
         "filled", po::value(&filled), "write the filled DEM here (implies --fill)")(
+        "flats", po::bool_switch(&flats), "give the cells of flats directions towards lower and away from higher terrain")(
         "directions", po::value(&directions), "write the D8 directions (in --encoding) here")(
         "accumulation", po::value(&accumulation), "write the flow accumulation (cells, or summed weights) here")(
         "streams", po::value(&streamsPath), "write the stream cells (accumulation >= --threshold: 1, else 0) here")(
@@ -48,7 +49,7 @@ int runDrainage(const std::vector<std::string>& args) {
     pos.add("dem", 1);
     po::variables_map vm;
     const std::string usage =
-        "usage: portacl drainage DEM [--fill] [--filled F] [--directions D] [--accumulation A] [--streams S --threshold T]\n"
+        "usage: portacl drainage DEM [--fill] [--filled F] [--flats] [--directions D] [--accumulation A] [--streams S --threshold T]\n"
         "                        [--encoding esri|taudem|richdem|whitebox] [--weights W] [--edge-contamination]\n"
         "       portacl drainage --pointers P [--encoding E] [--accumulation A] [--streams S --threshold T]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
@@ -62,8 +63,8 @@ int runDrainage(const std::vector<std::string>& args) {
     if (!filled.empty()) fill = true;
     if (filled.empty() && directions.empty() && accumulation.empty() && streamsPath.empty())
         throw Error("name at least one output: --filled, --directions, --accumulation or --streams");
-    if (!pointers.empty() && (!directions.empty() || fill))
-        throw Error(std::string(fill ? "--fill and --filled work" : "--directions writes the directions") +
+    if (!pointers.empty() && (!directions.empty() || fill || flats))
+        throw Error(std::string(fill || flats ? "--fill, --filled and --flats work" : "--directions writes the directions") +
                     " on a DEM; with --pointers the directions are the input");
     if (!streamsPath.empty() && !vm.count("threshold")) throw Error("--streams needs --threshold T");
     if (vm.count("threshold") && streamsPath.empty()) throw Error("--threshold is for --streams S; name the streams file");
@@ -77,7 +78,7 @@ int runDrainage(const std::vector<std::string>& args) {
 
     const bool wantAcc = !accumulation.empty() || !streamsPath.empty();
     const bool wantDirections = !dem.empty() && (!directions.empty() || wantAcc);
-    const int steps = 2 + (fill ? 1 : 0) + (wantDirections ? 1 : 0) + (wantAcc ? 1 : 0);
+    const int steps = 2 + (fill ? 1 : 0) + (wantDirections ? 1 : 0) + (wantDirections && flats ? 1 : 0) + (wantAcc ? 1 : 0);
     Progress progress("drainage", std::uint64_t(steps), "steps");
     int done = 0;
     io::Raster input = io::readRaster(dem.empty() ? pointers : dem);
@@ -113,6 +114,10 @@ int runDrainage(const std::vector<std::string>& args) {
     if (wantDirections) {
         grid = serial ? dr::d8DirectionsReference(input, precision) : dr::d8Directions(*ctx, input, precision);
         progress.update(++done, "directions");
+        if (flats) {
+            grid = serial ? dr::resolveFlatsReference(input, grid, precision) : dr::resolveFlats(*ctx, input, grid, precision);
+            progress.update(++done, "flats");
+        }
     }
     dr::Accumulation acc;
     if (wantAcc) {

@@ -98,6 +98,22 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
             if (opts.serial) rec.serialSeconds = medianHostSeconds([&] { fillDepressionsReference(rough, p); }, 1);
             out.push_back(rec);
         }
+        // Flat resolution of the filled surface (its lakes are flats).
+        const DirectionGrid d8 = d8DirectionsReference(want, Precision::Float);
+        std::size_t flatCells = 0;
+        for (auto d : d8.dir) flatCells += d == kNoFlow;
+        const DirectionGrid resolved = resolveFlatsReference(want, d8, Precision::Float);
+        if (resolveFlats(ctx, want, d8, Precision::Float).dir != resolved.dir)
+            throw Error("the bench's flat resolution differs from the serial reference on " + ctx.device().name);
+        BenchRecord rec;
+        rec.workload = "drainage/flats";
+        rec.size = size;
+        rec.precision = "float";
+        rec.seconds = medianDeviceSeconds(ctx, [&] { resolveFlats(ctx, want, d8, Precision::Float); }, few);
+        rec.bytes = double(cells) * 16;
+        rec.note = std::to_string(flatCells) + " cells without flow before; transfers included";
+        if (opts.serial) rec.serialSeconds = medianHostSeconds([&] { resolveFlatsReference(want, d8, Precision::Float); }, 1);
+        out.push_back(rec);
     }
 
     // Accumulation by dependency counting: cell counts, then weighted sums.

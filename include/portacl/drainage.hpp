@@ -86,6 +86,21 @@ io::Raster fillDepressionsReference(const io::Raster& dem, Precision precision =
 DirectionGrid d8Directions(Context& ctx, const io::Raster& dem, Precision precision = Precision::Double);
 DirectionGrid d8DirectionsReference(const io::Raster& dem, Precision precision = Precision::Double);
 
+// Flat resolution (Barnes, Lehman and Mulla 2014, "An efficient assignment of drainage direction
+// over flat surfaces"): the cells D8 left without flow inside the grid (a flat of a filled DEM) get a
+// direction along a gradient towards lower terrain and away from higher terrain, so that every cell
+// of a flat with an outlet drains. A flat is a connected set of cells of one height holding a low
+// edge (a cell that drains, next to a cell of the flat without flow); its high edges are its cells
+// without flow next to a higher cell. With t(c) the 8-connected steps from the nearest low edge
+// (1 at the low edge) and a(c) those from the nearest high edge through the flat's cells without
+// flow (1 at a high edge; the flat's largest a is H), a cell's mask is 2 t(c) + (H - a(c)), or 2 t(c)
+// where no high edge reaches; each cell without flow drains to the neighbour of its flat with the
+// lowest mask below its own, ties to the first in the order E, NE, ..., SE. Cells on the grid's edge
+// or next to NoData that have no lower neighbour keep "no flow": water leaves the grid there. Flats
+// without an outlet (in a DEM that was not filled) stay without flow. Heights compare in `precision`.
+DirectionGrid resolveFlats(Context& ctx, const io::Raster& dem, const DirectionGrid& d8, Precision precision = Precision::Double);
+DirectionGrid resolveFlatsReference(const io::Raster& dem, const DirectionGrid& d8, Precision precision = Precision::Double);
+
 struct AccumulationOptions {
     bool includeSelf = true;          // a cell counts itself (its own weight); false: the slides' water moved in
     bool edgeContamination = false;   // TauDEM's rule above
