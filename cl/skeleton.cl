@@ -147,14 +147,25 @@ __kernel void skel_apply(__global uchar* img, __global uchar* state, __global co
     }
 }
 
-// The fully parallel thinning (--method parallel): one launch per subfield, the voxels whose
-// coordinates have the parities (pz_, py_, px_) = bits 2, 1, 0 of `subfield`. No two voxels of a
-// subfield are 26-adjacent, so each decides on neighbours no other work-item of the launch changes,
-// and removing all of them together is removing simple points one after another: topology is kept.
-// A voxel goes when it is simple (Lee's two conditions) and not a curve end point (one neighbour).
-// Work-item (i, j, k) takes the voxel (2i + pz_ + 1, 2j + py_ + 1, 2k + px_ + 1) of the padded image.
-__kernel void skel_subfield(__global uchar* img, volatile __global uint* counters, const int nz, const int ny,
-                            const int nx, const int subfield, const int slot) {
+// The fully parallel thinning (--method parallel). Per pass, per border direction (Lee's six, in the
+// same order): skel_mark_border records the object voxels whose neighbour at (bz, by, bx) is
+// background, as the direction starts; then one skel_subfield launch per subfield, the voxels whose
+// coordinates have the parities (z, y, x) = bits 2, 1, 0 of `subfield`, removes every marked voxel
+// that is simple (Lee's two conditions) and not a curve end point (one neighbour). No two voxels of
+// a subfield are 26-adjacent, so each decides on neighbours no other work-item of the launch
+// changes, and removing all of them together is removing simple points one after another: the
+// topology is kept. Work-item (i, j, k) takes voxel (2i, 2j, 2k) + parities of the unpadded volume.
+__kernel void skel_mark_border(__global const uchar* img, __global uchar* border, const int pz, const int py,
+                               const int px, const int bz, const int by, const int bx) {
+    const size_t gid = get_global_id(0);
+    if (gid >= (size_t)pz * py * px) return;
+    const int x = (int)(gid % px), y = (int)((gid / px) % py), z = (int)(gid / ((size_t)px * py));
+    const int inside = x > 0 && y > 0 && z > 0 && x < px - 1 && y < py - 1 && z < pz - 1;
+    border[gid] = inside && img[gid] && !img[gid + ((long)bz * py + by) * px + bx];
+}
+
+__kernel void skel_subfield(__global uchar* img, __global const uchar* border, volatile __global uint* counters,
+                            const int nz, const int ny, const int nx, const int subfield, const int slot) {
     const size_t gid = get_global_id(0);
     const int hz = (nz + 1) / 2, hy = (ny + 1) / 2, hx = (nx + 1) / 2;
     if (gid >= (size_t)hz * hy * hx) return;
@@ -164,7 +175,7 @@ __kernel void skel_subfield(__global uchar* img, volatile __global uint* counter
     if (z >= nz || y >= ny || x >= nx) return;
     const int py = ny + 2, px = nx + 2;
     const size_t p = ((size_t)(z + 1) * py + (y + 1)) * px + (x + 1);
-    if (!img[p]) return;
+    if (!img[p] || !border[p]) return;
     const uint n = neighbourhood(img, p, py, px);
     if (popcount(n) == 1 || !euler_invariant(n) || !at_most_one_piece(n)) return;
     img[p] = 0;

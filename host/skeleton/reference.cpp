@@ -136,12 +136,19 @@ io::BinaryVolume thinSubfieldsReference(const io::BinaryVolume& v, Stats* stats)
     for (bool changed = true; changed;) {
         changed = false;
         ++st.iterations;
+        for (const auto& border : detail::kBorders) {
+            // The border voxels of this direction, taken from the image as the direction starts.
+            std::vector<std::uint8_t> onBorder(img.size(), 0);
+            for (int z = 1; z <= v.nz; ++z)
+                for (int y = 1; y <= v.ny; ++y)
+                    for (int x = 1; x <= v.nx; ++x)
+                        onBorder[idx(z, y, x)] = img[idx(z, y, x)] && !img[idx(z + border[0], y + border[1], x + border[2])];
         for (int sub = 0; sub < 8; ++sub)
             // Voxel coordinates (z, y, x) of the unpadded volume with parities (sub >> 2, sub >> 1, sub) & 1.
             for (int z = (sub >> 2) & 1; z < v.nz; z += 2)
                 for (int y = (sub >> 1) & 1; y < v.ny; y += 2)
                     for (int x = sub & 1; x < v.nx; x += 2) {
-                        if (!img[idx(z + 1, y + 1, x + 1)]) continue;
+                        if (!img[idx(z + 1, y + 1, x + 1)] || !onBorder[idx(z + 1, y + 1, x + 1)]) continue;
                         Cube c;
                         for (int a = -1; a <= 1; ++a)
                             for (int b = -1; b <= 1; ++b)
@@ -154,6 +161,7 @@ io::BinaryVolume thinSubfieldsReference(const io::BinaryVolume& v, Stats* stats)
                         ++st.candidates;
                         changed = true;
                     }
+        }
     }
     io::BinaryVolume out = v;
     for (int z = 0; z < v.nz; ++z)

@@ -1,8 +1,9 @@
-// The 8-subfield parallel thinning on the device (cl/skeleton.cl, skel_subfield): one launch per
-// subfield, one read of the pass's eight removal counts.
+// The directional 8-subfield parallel thinning on the device (cl/skeleton.cl): per border direction
+// one launch marks the border, then one launch per subfield removes; one read of the pass's counts.
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/progress.hpp"
 #include "portacl/skeleton.hpp"
+#include "skeleton_detail.hpp"
 
 namespace portacl::skeleton {
 
@@ -13,13 +14,15 @@ io::BinaryVolume thinSubfields(Context& ctx, const io::BinaryVolume& v, Stats* s
     if (padded >= (std::size_t(1) << 32))
         throw Error("thinning takes volumes of fewer than 2^32 voxels (with one voxel of padding); this one has " +
                     std::to_string(padded));
-    ctx.checkFits(v.size() + padded + 64,
+    ctx.checkFits(v.size() + 2 * padded + 256,
                   "thinning a " + std::to_string(v.nz) + "x" + std::to_string(v.ny) + "x" + std::to_string(v.nx) + " volume");
     cl::Buffer mask = ctx.upload(v.mask, "thinning mask", CL_MEM_READ_ONLY);
     cl::Buffer img = ctx.buffer(padded, "thinning image");
-    cl::Buffer counters = ctx.buffer(8 * sizeof(cl_uint), "thinning counters");
+    cl::Buffer border = ctx.buffer(padded, "thinning border marks");
+    cl::Buffer counters = ctx.buffer(48 * sizeof(cl_uint), "thinning counters");
     ctx.fill(img, 0, padded, "clear thinning image");
     cl::Kernel& pad = ctx.kernel("skeleton.cl", "skel_pad", Precision::Float);
+    cl::Kernel& mark = ctx.kernel("skeleton.cl", "skel_mark_border", Precision::Float);
     cl::Kernel& subfield = ctx.kernel("skeleton.cl", "skel_subfield", Precision::Float);
     setArgs(pad, 0, mask, img, cl_int(v.nz), cl_int(v.ny), cl_int(v.nx));
     ctx.launch(pad, cl::NDRange(roundUp(v.size(), 256)), cl::NDRange(256));
@@ -29,12 +32,17 @@ io::BinaryVolume thinSubfields(Context& ctx, const io::BinaryVolume& v, Stats* s
     Progress progress("thinning", 0, "passes");
     for (bool changed = true; changed;) {
         ++st.iterations;
-        ctx.fill(counters, 0, 8 * sizeof(cl_uint), "clear removal counts");
-        for (int s = 0; s < 8; ++s) {
-            setArgs(subfield, 0, img, counters, cl_int(v.nz), cl_int(v.ny), cl_int(v.nx), cl_int(s), cl_int(s));
-            ctx.launch(subfield, cl::NDRange(roundUp(items, 256)), cl::NDRange(256));
+        ctx.fill(counters, 0, 48 * sizeof(cl_uint), "clear removal counts");
+        for (std::size_t b = 0; b < detail::kBorders.size(); ++b) {
+            const auto& d = detail::kBorders[b];
+            setArgs(mark, 0, img, border, cl_int(pz), cl_int(py), cl_int(px), cl_int(d[0]), cl_int(d[1]), cl_int(d[2]));
+            ctx.launch(mark, cl::NDRange(roundUp(padded, 256)), cl::NDRange(256));
+            for (int s = 0; s < 8; ++s) {
+                setArgs(subfield, 0, img, border, counters, cl_int(v.nz), cl_int(v.ny), cl_int(v.nx), cl_int(s), cl_int(8 * int(b) + s));
+                ctx.launch(subfield, cl::NDRange(roundUp(items, 256)), cl::NDRange(256));
+            }
         }
-        cl_uint removed[8];
+        cl_uint removed[48];
         ctx.read(counters, removed, sizeof removed, "read removal counts");
         changed = false;
         for (cl_uint r : removed) {

@@ -35,15 +35,17 @@ io::BinaryVolume thin(Context& ctx, const io::BinaryVolume& v, Stats* stats = nu
 // Serial C++ reference.
 io::BinaryVolume thinReference(const io::BinaryVolume& v, Stats* stats = nullptr);
 
-// A fully parallel, topology-preserving curve thinning on 8 subfields (the subfield principle of
-// Bertrand and Aktouf, 1994, in the 8-subfield form of Németh, Kardos and Palágyi, Topology
-// preserving 3D thinning algorithms using four and eight subfields, ICIAR 2010, LNCS 6111, 316-325).
-// Each pass visits the subfields of the voxels whose (z, y, x) parities are (0,0,0), (0,0,1), ...,
-// (1,1,1) and removes, all at once, every object voxel of the subfield that is simple (Lee's two
-// conditions above) and not a curve end point. No two voxels of a subfield are 26-adjacent, so the
-// removal keeps the object's components, cavities and tunnels. Thinning stops after a pass that
-// removes nothing. Faster than Lee's method (one launch per subfield, no recheck), but its skeleton is
-// its own: it neither equals Lee's nor scikit-image's. Stats::candidates counts the removed voxels.
+// A fully parallel, topology-preserving curve thinning: Lee's six border directions, each split into
+// 8 subfields (the subfield principle of Bertrand and Aktouf, 1994; the 8 subfields of Németh, Kardos
+// and Palágyi, Topology preserving 3D thinning algorithms using four and eight subfields, ICIAR 2010,
+// LNCS 6111, 316-325). Each pass visits the six directions in Lee's order; each direction marks the
+// object voxels on its border as it starts, then visits the subfields of the voxels whose (z, y, x)
+// parities are (0,0,0), (0,0,1), ..., (1,1,1), removing, all at once, every marked voxel of the
+// subfield that is simple (Lee's two conditions above) and not a curve end point. No two voxels of a
+// subfield are 26-adjacent, so the removal keeps the object's components, cavities and tunnels.
+// Thinning stops after a pass that removes nothing. Faster than Lee's method (no ordered recheck),
+// but its skeleton is its own (close to Lee's, with more side branches), neither Lee's nor
+// scikit-image's. Stats::candidates counts the removed voxels.
 io::BinaryVolume thinSubfields(Context& ctx, const io::BinaryVolume& v, Stats* stats = nullptr);
 io::BinaryVolume thinSubfieldsReference(const io::BinaryVolume& v, Stats* stats = nullptr);
 
