@@ -22,7 +22,7 @@ int runSkeleton(const std::vector<std::string>& args) {
     std::string output, method = "lee";
     bool serial = false;
     desc.add_options()("output,o", po::value(&output), "the skeleton: .tif/.tiff (uint8 0/255 pages) or .npy (uint8 0/1)")(
-        "method", po::value(&method), "lee (default): Lee, Kashyap and Chu's thinning, voxel for voxel scikit-image's skeletonize_3d; parallel: the 8-subfield thinning (faster, topology-preserving, its own skeleton)")(
+        "method", po::value(&method), "lee (default): Lee, Kashyap and Chu's thinning, voxel for voxel scikit-image's skeletonize_3d; parallel: a directional 8-subfield thinning (fully parallel, topology-preserving, its own skeleton)")(
         "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device");
     po::positional_options_description pos;
     pos.add("input", 1);

@@ -43,9 +43,9 @@ io::BinaryVolume thinReference(const io::BinaryVolume& v, Stats* stats = nullptr
 // parities are (0,0,0), (0,0,1), ..., (1,1,1), removing, all at once, every marked voxel of the
 // subfield that is simple (Lee's two conditions above) and not a curve end point. No two voxels of a
 // subfield are 26-adjacent, so the removal keeps the object's components, cavities and tunnels.
-// Thinning stops after a pass that removes nothing. Faster than Lee's method (no ordered recheck),
-// but its skeleton is its own (close to Lee's, with more side branches), neither Lee's nor
-// scikit-image's. Stats::candidates counts the removed voxels.
+// Thinning stops after a pass that removes nothing. Every removal is proven to keep the topology, and
+// no ordered recheck is needed; its skeleton is its own (close to Lee's, with more side branches),
+// neither Lee's nor scikit-image's. Stats::candidates counts the removed voxels.
 io::BinaryVolume thinSubfields(Context& ctx, const io::BinaryVolume& v, Stats* stats = nullptr);
 io::BinaryVolume thinSubfieldsReference(const io::BinaryVolume& v, Stats* stats = nullptr);
 
