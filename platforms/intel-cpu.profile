@@ -1,5 +1,6 @@
 # Intel's OpenCL CPU runtime (PyPI intel-opencl-rt; docs/portability.md). Work-groups are loops the
-# compiler vectorises across work-items, as on PoCL; 32 KiB of local memory, fp64.
+# compiler vectorises across work-items, as on PoCL; 256 KiB of local memory, fp64. The values below
+# were chosen by tools/anchors/cpu_profile_sweep.sh on this runtime (docs/engineering/measurements.md).
 [match]
 platform = Intel(R) OpenCL
 type = CPU
@@ -10,14 +11,40 @@ options = -cl-mad-enable
 defines = PORTACL_INTEL_CPU=1
 
 [vector]
+# The vector sum is bound by memory: every work-group size from 64 to 1024 ran alike.
 work_group = 256
 
+[gemm]
+# 8 x 8 outputs per work-item in 64 x 64 blocks (work-groups of 64): the fastest in float and in
+# double of the blocks tried; 128 x 64 blocks gain a little in float and lose in double.
+tile_m = 64
+tile_n = 64
+tile_k = 16
+wpt_m = 8
+wpt_n = 8
+# The tiled kernel: 32 x 32 tiles ran faster than 16 x 16, and 8 x 8 far slower.
+tile = 32
+
 [filter]
+# The register path (the tile kernels are several times slower here), with work-groups of 16 x 2
+# strips of 8 x 4 for the linear masks, faster than PoCL's 8 x 2; the medians keep 8 x 2, which
+# wider groups did not speed up.
+strip_group_x = 16
+strip_group_y = 2
+median3_group_x = 8
+median3_group_y = 2
+median5_group_x = 8
+median5_group_y = 2
 # The runtime's compiler (2026.2) crashes on long fully unrolled integer min/max networks: the 5x5
 # median's on the register path and the selection network of the tile kernels' medians from 5x5 up
 # (docs/portability.md has the reproducer). Medians above 3x3 take the bitwise search instead.
 median5_strip = 0
 median_search_min = 10
+
+[voronoi]
+# Two work-items per narrow search: one per search, as on PoCL, is several times slower on this
+# runtime, and four or eight gain nothing over two.
+lanes = 2
 
 [kwave]
 # The runtime's compiler (2026.2) miscompiles kwave.cl when it optimises: every field stays zero
