@@ -418,7 +418,7 @@ kwave::OutputSelection everyOutput() {
 // Pressure, velocity and transducer sources in `mode` on a 2-D grid with a cuboid sensor.
 kwave::Simulation sourcesSimulation(kwave::SourceMode mode) {
     using namespace kwave;
-    Simulation s = test::ballSimulation(32, 24, 1, gTiny ? 5 : 12);
+    Simulation s = test::ballSimulation(32, 24, 1, gTiny ? 3 : 12);
     s.p0.clear();
     s.pml.size = {4, 4, 0};
     s.p.length = 8;
@@ -453,7 +453,7 @@ void kwaveCase(Precision p, kwave::Storage storage) {
     o.storage = storage;
     o.outputs = everyOutput();
     const double tol = storage != Storage::Full ? 2e-2 : p == Precision::Double ? 1e-10 : 2e-4;
-    const std::size_t steps = gTiny ? 4 : 10;
+    const std::size_t steps = gTiny ? 2 : 10;
     // 32x4x16: the z transforms fused with the spectral operators and the x transforms with the
     // velocity update; 12x10x6: full 3-D transforms; 32x24: a 2-D grid, Stokes absorption.
     struct Grid {
