@@ -15,6 +15,7 @@
 #include "portacl/io/volume.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/skeleton.hpp"
+#include "portacl/skeleton_graph.hpp"
 #include "skeleton/skeleton_detail.hpp"
 #include "support/test_support.hpp"
 
@@ -246,4 +247,55 @@ TEST(Skeleton, RefusesWhatCannotBeThinned) {
     BinaryVolume bad = empty;
     bad.mask.resize(10);
     EXPECT_THROW(sk::thin(context(), bad), portacl::Error);
+}
+
+// The skeleton's graph on shapes whose graph is known: a rod, a T, a ring, a cross with spacing.
+TEST(SkeletonGraph, NodesBranchesAndLengths) {
+    BinaryVolume v;
+    v.nz = 3, v.ny = 12, v.nx = 12;
+    v.mask.assign(v.size(), 0);
+    BinaryVolume rod = v;
+    for (int x = 1; x <= 9; ++x) rod.mask[rod.index(1, 5, x)] = 1;
+    auto g = sk::skeletonGraph(rod);
+    ASSERT_EQ(g.branches.size(), 1u);
+    EXPECT_EQ(g.branches[0].type, 0);
+    EXPECT_EQ(g.branches[0].voxels, 9u);
+    EXPECT_DOUBLE_EQ(g.branches[0].length, 8.0);
+    EXPECT_EQ(g.endPoints, 2u);
+
+    // A T: the bar x = 1..9 at y = 2, the stem y = 3..8 at x = 5. In 26-connectivity (2, 4), (2, 5),
+    // (2, 6) and (3, 5) all have degree 3: one junction of 4 voxels, whose branches run 3, 3 and 5 steps.
+    BinaryVolume tee = v;
+    for (int x = 1; x <= 9; ++x) tee.mask[tee.index(1, 2, x)] = 1;
+    for (int y = 3; y <= 8; ++y) tee.mask[tee.index(1, y, 5)] = 1;
+    g = sk::skeletonGraph(tee);
+    EXPECT_EQ(g.endPoints, 3u);
+    EXPECT_EQ(g.junctions(), 1u);
+    ASSERT_EQ(g.branches.size(), 3u);
+    double total = 0;
+    for (const auto& b : g.branches) {
+        EXPECT_EQ(b.type, 1);
+        total += b.length;
+    }
+    EXPECT_DOUBLE_EQ(total, 3 + 3 + 5);
+    EXPECT_EQ(g.junctionVoxels, 4u);
+
+    // A square ring of side 6: one loop, no nodes.
+    BinaryVolume ring = v;
+    for (int k = 2; k <= 7; ++k) {
+        ring.mask[ring.index(1, 2, k)] = ring.mask[ring.index(1, 7, k)] = 1;
+        ring.mask[ring.index(1, k, 2)] = ring.mask[ring.index(1, k, 7)] = 1;
+    }
+    // Corners of a 4-connected square have degree 2 in 26-connectivity only without diagonal
+    // shortcuts: (2,3) and (3,2) are adjacent, so cut the corners to keep every voxel at degree 2.
+    for (auto [y, x] : {std::pair{2, 2}, {2, 7}, {7, 2}, {7, 7}}) ring.mask[ring.index(1, y, x)] = 0;
+    g = sk::skeletonGraph(ring);
+    ASSERT_EQ(g.branches.size(), 1u);
+    EXPECT_EQ(g.branches[0].type, 3);
+    EXPECT_EQ(g.branches[0].voxels, 16u);  // 4 sides of 4 voxels, joined diagonally
+    EXPECT_NEAR(g.branches[0].length, 12 + 4 * std::sqrt(2.0), 1e-12);
+
+    // The rod with voxels 0.5 wide along x: half the length.
+    rod.spacing = {1.0, 1.0, 0.5};
+    EXPECT_DOUBLE_EQ(sk::skeletonGraph(rod).branches[0].length, 4.0);
 }

@@ -8,6 +8,7 @@
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
 #include "portacl/skeleton.hpp"
+#include "portacl/skeleton_graph.hpp"
 #include "volume_input.hpp"
 
 namespace portacl::cli {
@@ -19,21 +20,28 @@ int runSkeleton(const std::vector<std::string>& args) {
     common.add(desc, "", false);
     VolumeInputOptions in;
     in.add(desc);
-    std::string output, method = "lee";
+    std::string output, branches, method = "lee";
     bool serial = false;
     desc.add_options()("output,o", po::value(&output), "the skeleton: .tif/.tiff (uint8 0/255 pages) or .npy (uint8 0/1)")(
         "method", po::value(&method), "lee (default): Lee, Kashyap and Chu's thinning, voxel for voxel scikit-image's skeletonize_3d; parallel: a directional 8-subfield thinning (fully parallel, topology-preserving, its own skeleton)")(
+        "branches", po::value(&branches), "the skeleton's branches as CSV (type, end nodes, voxels, length), as skan summarises them")(
         "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device");
     po::positional_options_description pos;
     pos.add("input", 1);
     po::variables_map vm;
-    const std::string usage = "usage: portacl skeleton VOLUME -o SKELETON.tif|.npy [--threshold T | --label L] [--method lee|parallel]";
+    const std::string usage = "usage: portacl skeleton VOLUME -o SKELETON.tif|.npy [--threshold T | --label L] [--method lee|parallel]\n"
+                              "                        [--branches B.csv]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
     if (method != "lee" && method != "parallel") throw Error("--method takes lee or parallel, not '" + method + "'");
     const bool lee = method == "lee";
     if (output.empty()) throw Error("name the skeleton's file with -o");
     checkOutputExtension(output, {"tif", "tiff", "npy"}, "-o");
     checkOutputPath(output, {in.path}, "-o");
+    if (!branches.empty()) {
+        checkOutputExtension(branches, {"csv"}, "--branches");
+        checkOutputPath(branches, {in.path}, "--branches");
+    }
+    checkDistinctOutputs({{"-o", output}, {"--branches", branches}});
     const io::BinaryVolume v = in.read(vm, false);
     skeleton::validate(v);
 
@@ -54,12 +62,20 @@ int runSkeleton(const std::vector<std::string>& args) {
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     io::writeBinaryVolume(output, s);
+    const skeleton::Graph graph = skeleton::skeletonGraph(s);
+    if (!branches.empty()) skeleton::writeBranchesCsv(branches, graph);
     std::cout << "skeleton of " << v.nz << "x" << v.ny << "x" << v.nx << " (" << in.describe(vm) << ", " << v.count()
               << " voxels): " << s.count() << " voxels after " << st.iterations << " passes (" << st.candidates << (lee ? " candidates" : " voxels removed");
     if (!serial && lee) std::cout << ", " << st.rounds << " recheck rounds";
     std::cout << ") in " << seconds << " s";
     if (!serial) std::cout << " (" << deviceSeconds << " s of device time)";
     std::cout << " on " << where << "\n";
+    std::uint64_t types[4] = {};
+    for (const auto& b : graph.branches) ++types[b.type];
+    std::cout << "graph: " << graph.endPoints << " end points, " << graph.junctions() << " junctions (" << graph.junctionVoxels
+              << " junction voxels), " << graph.branches.size() << " branches (end-end " << types[0] << ", junction-end "
+              << types[1] << ", junction-junction " << types[2] << ", loops " << types[3] << "), total length "
+              << graph.totalLength() << "\n";
     return 0;
 }
 
