@@ -278,6 +278,23 @@ class OutputsCheckedFirst(Scratch):
         self.assertEqual(digest(inp), before)
         self.assertEqual(sorted(os.listdir(self.dir)), ["hard.h5", "in.h5"])
 
+    def test_volumes(self):
+        tif = self.at("in.tif")
+        shutil.copy(data("volumes/puma/100_fiberform.tif"), tif)
+        before = digest(tif)
+        sk = ["skeleton", tif, "--threshold", "90"]
+        self.assertRefused(portacl(*sk, "-o", self.at("nope", "s.tif")), "does not exist")
+        self.assertRefused(portacl(*sk, "-o", tif), "is the input")
+        self.assertRefused(portacl(*sk, "-o", self.at("s.png")), ".tif")
+        self.assertRefused(portacl(*sk, "-o", self.at("s.npy"), "--branches", self.at("s.npy")), ".csv")
+        self.assertRefused(portacl("skeleton", tif, "--threshold", "256", "-o", self.at("s.npy")), "no voxel is selected")
+        self.assertRefused(portacl("skeleton", tif, "--threshold", "0", "-o", self.at("s.npy")), "every voxel")
+        self.assertRefused(portacl("box-count", tif, "--threshold", "90", "--json", self.at("nope", "r.json")), "does not exist")
+        self.assertRefused(portacl("box-count", tif, "--threshold", "90", "--sizes", "8,4"), "increasing")
+        self.assertRefused(portacl("box-count", data("microstructure/mcrpy/sandstone_resized.npy")), "2-D image")
+        self.assertEqual(digest(tif), before)
+        self.assertEqual(sorted(os.listdir(self.dir)), ["in.tif"])
+
     def test_bench_checks_its_files_before_measuring(self):
         t0 = time.monotonic()
         self.assertRefused(portacl("bench", "--json", self.at("nope", "r.json")), "does not exist", t0, within=10)
@@ -305,6 +322,8 @@ class EveryCommand(Scratch):
             "reconstruct": ["reconstruct", missing + ".npy", "--phase", "1", "--max-length", "4", "-o", self.at("c.png")],
             "voronoi": ["voronoi", missing + ".pdb", "-o", self.at("v.txt")],
             "kwave": ["kwave", "-i", missing + ".h5", "-o", self.at("o.h5")],
+            "skeleton": ["skeleton", missing + ".tif", "-o", self.at("s.tif")],
+            "box-count": ["box-count", missing + ".nii.gz"],
         }
         for name, args in cases.items():
             with self.subTest(command=name):
