@@ -341,6 +341,75 @@ TEST(DrainageFlats, TheGradientRunsTowardsLowerAndAwayFromHigher) {
     EXPECT_EQ(a.counts[2 * 7 + 0], 35u);  // the whole grid (walls, flat, outlet) drains through the outlet
 }
 
+TEST(DrainageNetwork, PyshedsCatchmentsAndLargestAccumulation) {
+    PORTACL_REQUIRE_DATA();
+    const Raster dir = portacl::io::readRaster(dataPath("dem/pysheds/dir.asc"));
+    const dr::DirectionGrid g = dr::decodeDirections(dir, dr::Encoding::Esri);
+    const std::size_t cols = std::size_t(g.frame.cols);
+    // pysheds' test: the catchment of the cell (row 101, column 229) holds 11422 cells; the cell
+    // (100, 228) drains 11430 (the data's notes).
+    const std::vector<std::size_t> outlets{101 * cols + 229, 100 * cols + 228};
+    for (std::size_t j = 0; j < outlets.size(); ++j) {
+        const auto dev = dr::watersheds(context(), g, {outlets[j]});
+        EXPECT_EQ(dev, dr::watershedsReference(g, {outlets[j]}));
+        EXPECT_EQ(std::count(dev.begin(), dev.end(), 1), j == 0 ? 11422 : 11430);
+    }
+    // A plain self-inclusive accumulation of the same directions peaks at 77260 (row 39, column 366).
+    const auto a = dr::accumulate(context(), g);
+    const auto top = std::max_element(a.counts.begin(), a.counts.end());
+    EXPECT_EQ(*top, 77260u);
+    EXPECT_EQ(std::size_t(top - a.counts.begin()), 39 * cols + 366);
+    // Every basin: the device's labels are the reference's, and each basin's size is its outlet's accumulation.
+    const auto basins = dr::watersheds(context(), g);
+    ASSERT_EQ(basins, dr::watershedsReference(g));
+    std::vector<std::uint64_t> size(g.dir.size() + 1, 0);
+    for (auto b : basins)
+        if (b > 0) ++size[std::size_t(b)];
+    for (std::size_t i = 0; i < g.dir.size(); ++i) {
+        const bool outlet = g.dir[i] != dr::kNoData && basins[i] > 0 &&
+                            (g.dir[i] == dr::kNoFlow || [&] {
+                                const int r = int(i / cols) + dr::kRowOffset[g.dir[i]], c = int(i % cols) + dr::kColOffset[g.dir[i]];
+                                return r < 0 || r >= g.frame.rows || c < 0 || c >= int(cols) || g.dir[std::size_t(r) * cols + c] == dr::kNoData;
+                            }());
+        if (outlet) ASSERT_EQ(size[std::size_t(basins[i])], a.counts[i]) << "basin of the outlet at cell " << i;
+    }
+}
+
+TEST(DrainageNetwork, StrahlerOrderOfAForkAndOfRandomNetworks) {
+    // Sources at (0,0) and (4,0) meet at (2,2) (order 2); the source (4,3) joins at (2,4) (order
+    // stays 2); the stream runs east along row 2.
+    const int rows = 5, cols = 6;
+    std::vector<int> d(rows * cols, 8);
+    std::vector<std::uint8_t> stream(rows * cols, 0);
+    auto set = [&](int r, int c, int k) { d[std::size_t(r) * cols + c] = k, stream[std::size_t(r) * cols + c] = 1; };
+    set(0, 0, 7), set(1, 1, 7), set(4, 0, 1), set(3, 1, 1), set(2, 2, 0), set(2, 3, 0), set(2, 4, 0), set(2, 5, 0), set(4, 3, 2), set(3, 3, 1);
+    const dr::DirectionGrid g = gridOf(rows, cols, d);
+    const auto o = dr::strahlerOrder(context(), g, stream);
+    EXPECT_EQ(o, dr::strahlerOrderReference(g, stream));
+    EXPECT_EQ(o[0], 1);
+    EXPECT_EQ(o[1 * cols + 1], 1);
+    EXPECT_EQ(o[2 * cols + 2], 2);
+    EXPECT_EQ(o[3 * cols + 3], 1);
+    EXPECT_EQ(o[2 * cols + 4], 2);
+    EXPECT_EQ(o[2 * cols + 5], 2);
+    EXPECT_EQ(o[4], 0);  // not a stream cell
+    for (unsigned seed = 1; seed <= 3; ++seed) {
+        const Raster dem = randomDem(80, 90, seed, true);
+        const Raster filled = dr::fillDepressionsReference(dem);
+        const dr::DirectionGrid r = dr::resolveFlatsReference(filled, dr::d8DirectionsReference(filled));
+        const auto s = dr::streams(dr::accumulateReference(r), 8);
+        const auto ref = dr::strahlerOrderReference(r, s);
+        EXPECT_EQ(dr::strahlerOrder(context(), r, s), ref);
+        EXPECT_GE(*std::max_element(ref.begin(), ref.end()), 3);
+        EXPECT_EQ(dr::watersheds(context(), r), dr::watershedsReference(r));
+    }
+    // An outlet outside the grid, and a cycle, in one sentence.
+    EXPECT_NE(errorOf([&] { dr::watersheds(context(), g, {std::size_t(rows * cols)}); }).find("lies outside the 5x6 grid"),
+              std::string::npos);
+    const dr::DirectionGrid cycle = gridOf(3, 4, {6, 6, 6, 6, 6, 0, 4, 6, 8, 8, 8, 8});
+    EXPECT_NE(errorOf([&] { dr::watersheds(context(), cycle); }).find("cycle of directions through row 1, column 1"), std::string::npos);
+}
+
 TEST(DrainageEncodings, EveryEncodingRoundTrips) {
     for (auto e : {dr::Encoding::Esri, dr::Encoding::TauDem, dr::Encoding::RichDem, dr::Encoding::Whitebox}) {
         for (std::uint8_t d = 0; d <= dr::kNoFlow; ++d) EXPECT_EQ(dr::decodeDirection(dr::encodeDirection(d, e), e), d);

@@ -2,6 +2,8 @@
 // threshold; every output a raster with the input's geotransform, coordinate system and NoData.
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
+#include <cstdio>
 #include <iostream>
 
 #include "command.hpp"
@@ -22,11 +24,32 @@ void checkRasterOutput(const std::string& path, const std::vector<std::string>& 
     checkOutputPath(path, inputs, option);
 }
 
+// "X,Y" points in the grid's coordinates as the cells that hold them; one sentence for a point that
+// is not a pair of numbers or lies outside the grid.
+std::vector<std::size_t> outletCells(const std::vector<std::string>& points, const io::Raster& grid) {
+    std::vector<std::size_t> cells;
+    const auto& gt = grid.frame.geoTransform;
+    for (const auto& p : points) {
+        double x = 0, y = 0;
+        char extra = 0;
+        if (std::sscanf(p.c_str(), "%lf,%lf%c", &x, &y, &extra) != 2)
+            throw Error("--outlets takes points X,Y in the grid's coordinates, not '" + p + "'");
+        if (gt[2] != 0 || gt[4] != 0) throw Error("--outlets needs a grid without rotation; " + grid.path + " is rotated");
+        const double col = std::floor((x - gt[0]) / gt[1]), row = std::floor((y - gt[3]) / gt[5]);
+        if (!(col >= 0 && col < grid.cols() && row >= 0 && row < grid.rows()))
+            throw Error("the outlet " + p + " lies outside the grid of " + grid.path);
+        cells.push_back(std::size_t(row) * std::size_t(grid.cols()) + std::size_t(col));
+    }
+    return cells;
+}
+
 int runDrainage(const std::vector<std::string>& args) {
     po::options_description desc("portacl drainage options");
     CommonOptions common;
     common.precision = "double";
     common.add(desc);
+    std::string order, basins;
+    std::vector<std::string> outletText;
     std::string dem, pointers, filled, directions, accumulation, streamsPath, encoding = "esri", weightsPath;
     double threshold = 0;
     bool serial = false, contamination = false, excludeSelf = false, fill = false, flats = false;
@@ -38,7 +61,11 @@ int runDrainage(const std::vector<std::string>& args) {
         "directions", po::value(&directions), "write the D8 directions (in --encoding) here")(
         "accumulation", po::value(&accumulation), "write the flow accumulation (cells, or summed weights) here")(
         "streams", po::value(&streamsPath), "write the stream cells (accumulation >= --threshold: 1, else 0) here")(
-        "threshold", po::value(&threshold), "the accumulation a stream cell reaches (with --streams)")(
+        "threshold", po::value(&threshold), "the accumulation a stream cell reaches (with --streams or --order)")(
+        "order", po::value(&order), "write the Strahler order of the stream cells here (0 elsewhere)")(
+        "watersheds", po::value(&basins), "write each cell's basin here: the number of its outlet")(
+        "outlets", po::value(&outletText)->multitoken(),
+        "X,Y ... in the grid's coordinates: basins of these outlets only (numbered 1, 2, ...; 0 elsewhere)")(
         "encoding", po::value(&encoding), "D8 codes of --pointers and --directions: esri (default), taudem, richdem, whitebox")(
         "weights", po::value(&weightsPath), "accumulate this grid's values instead of cell counts (NoData counts 0)")(
         "edge-contamination", po::bool_switch(&contamination),
@@ -50,6 +77,7 @@ int runDrainage(const std::vector<std::string>& args) {
     po::variables_map vm;
     const std::string usage =
         "usage: portacl drainage DEM [--fill] [--filled F] [--flats] [--directions D] [--accumulation A] [--streams S --threshold T]\n"
+        "                        [--order O] [--watersheds W [--outlets X,Y ...]]\n"
         "                        [--encoding esri|taudem|richdem|whitebox] [--weights W] [--edge-contamination]\n"
         "       portacl drainage --pointers P [--encoding E] [--accumulation A] [--streams S --threshold T]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
@@ -61,24 +89,30 @@ int runDrainage(const std::vector<std::string>& args) {
     const Precision precision = common.parsedPrecision();
     if (precision == Precision::Mixed) throw Error("--precision takes float or double for drainage");
     if (!filled.empty()) fill = true;
-    if (filled.empty() && directions.empty() && accumulation.empty() && streamsPath.empty())
-        throw Error("name at least one output: --filled, --directions, --accumulation or --streams");
+    if (filled.empty() && directions.empty() && accumulation.empty() && streamsPath.empty() && order.empty() && basins.empty())
+        throw Error("name at least one output: --filled, --directions, --accumulation, --streams, --order or --watersheds");
     if (!pointers.empty() && (!directions.empty() || fill || flats))
         throw Error(std::string(fill || flats ? "--fill, --filled and --flats work" : "--directions writes the directions") +
                     " on a DEM; with --pointers the directions are the input");
-    if (!streamsPath.empty() && !vm.count("threshold")) throw Error("--streams needs --threshold T");
-    if (vm.count("threshold") && streamsPath.empty()) throw Error("--threshold is for --streams S; name the streams file");
+    if ((!streamsPath.empty() || !order.empty()) && !vm.count("threshold"))
+        throw Error(std::string(streamsPath.empty() ? "--order" : "--streams") + " needs --threshold T");
+    if (vm.count("threshold") && streamsPath.empty() && order.empty())
+        throw Error("--threshold is for --streams S or --order O; name one of them");
+    if (!outletText.empty() && basins.empty()) throw Error("--outlets is for --watersheds W; name the watersheds file");
     if (vm.count("threshold") && !(threshold > 0)) throw Error("--threshold must be positive");
     const std::vector<std::string> inputs{dem, pointers, weightsPath};
     checkRasterOutput(filled, inputs, "--filled");
     checkRasterOutput(directions, inputs, "--directions");
     checkRasterOutput(accumulation, inputs, "--accumulation");
     checkRasterOutput(streamsPath, inputs, "--streams");
-    checkDistinctOutputs({{"--filled", filled}, {"--directions", directions}, {"--accumulation", accumulation}, {"--streams", streamsPath}});
+    checkRasterOutput(order, inputs, "--order");
+    checkRasterOutput(basins, inputs, "--watersheds");
+    checkDistinctOutputs({{"--order", order}, {"--watersheds", basins}, {"--filled", filled}, {"--directions", directions}, {"--accumulation", accumulation}, {"--streams", streamsPath}});
 
-    const bool wantAcc = !accumulation.empty() || !streamsPath.empty();
-    const bool wantDirections = !dem.empty() && (!directions.empty() || wantAcc);
-    const int steps = 2 + (fill ? 1 : 0) + (wantDirections ? 1 : 0) + (wantDirections && flats ? 1 : 0) + (wantAcc ? 1 : 0);
+    const bool wantAcc = !accumulation.empty() || !streamsPath.empty() || !order.empty();
+    const bool wantDirections = !dem.empty() && (!directions.empty() || wantAcc || !basins.empty());
+    const int steps = 2 + (fill ? 1 : 0) + (wantDirections ? 1 : 0) + (wantDirections && flats ? 1 : 0) + (wantAcc ? 1 : 0) +
+                      (order.empty() ? 0 : 1) + (basins.empty() ? 0 : 1);
     Progress progress("drainage", std::uint64_t(steps), "steps");
     int done = 0;
     io::Raster input = io::readRaster(dem.empty() ? pointers : dem);
@@ -99,6 +133,7 @@ int runDrainage(const std::vector<std::string>& args) {
     dr::DirectionGrid grid;
     if (dem.empty()) grid = dr::decodeDirections(input, enc);
     else dr::validateDem(input);
+    const std::vector<std::size_t> outlets = outletCells(outletText, input);
     progress.update(++done, "read");
 
     std::unique_ptr<Context> ctx;
@@ -128,6 +163,21 @@ int runDrainage(const std::vector<std::string>& args) {
         if (!weightsPath.empty()) opt.weights = &weights.values;
         acc = serial ? dr::accumulateReference(grid, opt) : dr::accumulate(*ctx, grid, opt);
         progress.update(++done, "accumulation");
+    }
+    std::vector<int> strahler;
+    int highestOrder = 0;
+    if (!order.empty()) {
+        const auto s = dr::streams(acc, threshold);
+        strahler = serial ? dr::strahlerOrderReference(grid, s) : dr::strahlerOrder(*ctx, grid, s);
+        for (auto v : strahler) highestOrder = std::max(highestOrder, v);
+        progress.update(++done, "Strahler order");
+    }
+    std::vector<std::int32_t> basinLabels;
+    std::int32_t basinCount = 0;
+    if (!basins.empty()) {
+        basinLabels = serial ? dr::watershedsReference(grid, outlets) : dr::watersheds(*ctx, grid, outlets);
+        for (auto v : basinLabels) basinCount = std::max(basinCount, v);
+        progress.update(++done, "watersheds");
     }
 
     if (!filled.empty())
@@ -163,6 +213,13 @@ int runDrainage(const std::vector<std::string>& args) {
             io::writeRaster(streamsPath, grid.frame, v, io::RasterType::Byte, true, 255);
         }
     }
+    if (!order.empty()) {
+        std::vector<double> v(strahler.size());
+        for (std::size_t i = 0; i < v.size(); ++i) v[i] = grid.dir[i] == dr::kNoData ? 255 : strahler[i];
+        io::writeRaster(order, grid.frame, v, io::RasterType::Byte, true, 255);
+    }
+    if (!basins.empty())
+        io::writeRaster(basins, grid.frame, std::vector<double>(basinLabels.begin(), basinLabels.end()), io::RasterType::Int32, true, -1);
     progress.update(++done, "written");
     progress.finish();
     if (ctx) printProfile(*ctx, common);
@@ -173,6 +230,11 @@ int runDrainage(const std::vector<std::string>& args) {
               << withData << " cells with data) on " << where << "\n";
     if (wantAcc) std::cout << "largest accumulation " << largest << (acc.weighted() ? "" : " cells") << "\n";
     if (!streamsPath.empty()) std::cout << streamCells << " stream cells at threshold " << threshold << "\n";
+    if (!order.empty()) std::cout << "highest Strahler order " << highestOrder << "\n";
+    if (!basins.empty()) {
+        if (outlets.empty()) std::cout << basinCount << " basins\n";
+        else std::cout << "basins of " << outlets.size() << " outlets\n";
+    }
     return 0;
 }
 

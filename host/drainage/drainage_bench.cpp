@@ -156,6 +156,21 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
         out.push_back(rec);
     }
 
+    // Watersheds of every basin by pointer jumping (here one basin: the corner).
+    {
+        if (watersheds(ctx, grid) != watershedsReference(grid))
+            throw Error("the bench's watersheds differ from the serial reference on " + ctx.device().name);
+        BenchRecord rec;
+        rec.workload = "drainage/watersheds";
+        rec.size = size;
+        rec.precision = "integer";
+        rec.seconds = medianDeviceSeconds(ctx, [&] { watersheds(ctx, grid); }, few);
+        rec.bytes = double(cells) * 9;
+        rec.note = "pointer jumping; transfers included";
+        if (opts.serial) rec.serialSeconds = medianHostSeconds([&] { watershedsReference(grid); }, 1);
+        out.push_back(rec);
+    }
+
     // The slides' schemes: one launch per step of the longest flow path.
     AccumulationOptions moved;
     moved.includeSelf = false;

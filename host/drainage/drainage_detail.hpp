@@ -30,6 +30,12 @@ void accumulateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& d
 int iterateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer water[2], const cl::Buffer& total,
                     const cl::Buffer& moved, const io::RasterFrame& frame, Iterative scheme);
 
+void checkStreams(const DirectionGrid& g, const std::vector<std::uint8_t>& stream);
+// The given outlets as a mask; throws for one outside the grid or on NoData.
+std::vector<std::uint8_t> outletMask(const DirectionGrid& g, const std::vector<std::size_t>& outlets);
+// Watershed labels from each cell's outlet (`reach`, a cell index; -1 for NoData).
+std::vector<std::int32_t> numberBasins(const DirectionGrid& g, const std::vector<long>& reach, const std::vector<std::uint8_t>& given,
+                                       const std::vector<std::size_t>& outlets);
 // Depression filling: heights REAL of `p`, nodata bytes, level the filled REAL surface, changed one
 // int. Returns the launches made.
 int fillOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffer& nodata, const cl::Buffer& level,

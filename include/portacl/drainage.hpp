@@ -131,6 +131,21 @@ Accumulation accumulateReference(const DirectionGrid& g, const AccumulationOptio
 enum class Iterative { Push, Pull };
 std::vector<std::uint64_t> accumulateIterative(Context& ctx, const DirectionGrid& g, Iterative scheme, int* launches = nullptr);
 
+// Strahler order of the stream cells (streams() == 1) of a direction grid: 1 at a stream's source;
+// downstream, the largest order among a cell's stream contributors, plus one where two or more of
+// them have it. Other cells 0, NoData cells 0. On the device by dependency counting, as accumulate().
+std::vector<int> strahlerOrder(Context& ctx, const DirectionGrid& g, const std::vector<std::uint8_t>& streamCells);
+std::vector<int> strahlerOrderReference(const DirectionGrid& g, const std::vector<std::uint8_t>& streamCells);
+
+// Watersheds: each cell with data labelled by the outlet its water reaches. With `outlets` (cell
+// indices), the cells draining through outlet j get j + 1 and the others 0 (water stops at the first
+// outlet it meets); without, every basin: the cells that drain nowhere, off the grid or into NoData
+// are the outlets, numbered 1, 2, ... in row-major order. NoData cells get -1. On the device by
+// pointer jumping (log2 of the longest flow path launches). Throws for an outlet outside the grid
+// and for a cycle, naming the cell.
+std::vector<std::int32_t> watersheds(Context& ctx, const DirectionGrid& g, const std::vector<std::size_t>& outlets = {});
+std::vector<std::int32_t> watershedsReference(const DirectionGrid& g, const std::vector<std::size_t>& outlets = {});
+
 // The cells whose accumulation is at least `threshold` (TauDEM's Threshold): 1, other cells with
 // data 0, NoData 255.
 std::vector<std::uint8_t> streams(const Accumulation& a, double threshold);
