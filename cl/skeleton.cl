@@ -4,8 +4,9 @@
 // stands (in any order: an atomic append). The serial algorithm then rechecks them in raster order,
 // so that a candidate sees the final state of the candidates before it and the original state (set)
 // of those after it. skel_resolve reproduces that outcome in rounds: a pending candidate decides as
-// soon as its decision no longer depends on the earlier candidates of its 26-neighbourhood that are
-// still pending: when there are none, or when every assignment of those few gives the same answer.
+// soon as its decision no longer depends on the earlier candidates of its 26-neighbourhood that were
+// still pending after the last round: when there are none, or when every assignment of those few
+// gives the same answer. Rounds read one state array and write the other (no data races).
 // The earliest pending candidate can always decide, so the rounds end; most candidates decide in the
 // first. skel_apply removes the candidates decided for removal. Integer results: every device gives
 // the same skeleton as the serial reference.
@@ -82,8 +83,8 @@ __kernel void skel_pad(__global const uchar* mask, __global uchar* img, const in
 }
 
 // The candidates of the border whose background neighbour is at offset (bz, by, bx): appended to
-// list (count in counters[0]) and marked pending.
-__kernel void skel_candidates(__global const uchar* img, __global uchar* state, __global uint* list,
+// list (count in counters[0]) and marked pending in both state arrays.
+__kernel void skel_candidates(__global const uchar* img, __global uchar* state, __global uchar* state2, __global uint* list,
                               volatile __global uint* counters, const int pz, const int py, const int px,
                               const int bz, const int by, const int bx) {
     const size_t gid = get_global_id(0);
@@ -95,16 +96,23 @@ __kernel void skel_candidates(__global const uchar* img, __global uchar* state, 
     if (popcount(n) == 1 || !euler_invariant(n) || !at_most_one_piece(n)) return;
     list[atomic_inc(&counters[0])] = (uint)gid;
     state[gid] = SKEL_PENDING;
+    state2[gid] = SKEL_PENDING;
 }
 
 // One round of the ordered recheck over the list (any global size: each work-item strides over it).
+// It reads the candidates' states as the last round left them (`state`) and writes every
+// candidate's state after this round to `next`, so that no work-item reads what another writes.
 // Pending candidates that stay pending are counted in counters[slot].
-__kernel void skel_resolve(__global const uchar* img, __global uchar* state, __global const uint* list,
-                           volatile __global uint* counters, const int py, const int px, const int slot) {
+__kernel void skel_resolve(__global const uchar* img, __global const uchar* state, __global uchar* next,
+                           __global const uint* list, volatile __global uint* counters, const int py, const int px,
+                           const int slot) {
     const uint count = counters[0];
     for (uint i = get_global_id(0); i < count; i += get_global_size(0)) {
         const uint p = list[i];
-        if (state[p] != SKEL_PENDING) continue;
+        if (state[p] != SKEL_PENDING) {
+            next[p] = state[p];
+            continue;
+        }
         uint known = 0, unknown = 0;
         int bit = 0;
         for (int dz = -1; dz <= 1; ++dz)
@@ -126,14 +134,15 @@ __kernel void skel_resolve(__global const uchar* img, __global uchar* state, __g
             for (uint sub = (0u - unknown) & unknown; sub != 0 && decided; sub = (sub - unknown) & unknown)
                 decided = at_most_one_piece(known | (unknown & ~sub)) == simple;
         }
-        if (decided) state[p] = simple ? SKEL_REMOVE : SKEL_KEEP;
-        else atomic_inc(&counters[slot]);
+        next[p] = decided ? (simple ? SKEL_REMOVE : SKEL_KEEP) : SKEL_PENDING;
+        if (!decided) atomic_inc(&counters[slot]);
     }
 }
 
-// Removes the candidates decided for removal, counting them in counters[slot], and clears the marks;
-// the candidates' number goes to counters[countSlot].
-__kernel void skel_apply(__global uchar* img, __global uchar* state, __global const uint* list,
+// Removes the candidates decided for removal (in `state`, the last round's), counting them in
+// counters[slot], and clears the marks of both state arrays; the candidates' number goes to
+// counters[countSlot].
+__kernel void skel_apply(__global uchar* img, __global uchar* state, __global uchar* state2, __global const uint* list,
                          volatile __global uint* counters, const int slot, const int countSlot) {
     const uint count = counters[0];
     if (get_global_id(0) == 0) counters[countSlot] = count;
@@ -144,6 +153,7 @@ __kernel void skel_apply(__global uchar* img, __global uchar* state, __global co
             atomic_inc(&counters[slot]);
         }
         state[p] = SKEL_NONE;
+        state2[p] = SKEL_NONE;
     }
 }
 

@@ -26,6 +26,7 @@
 #include <sstream>
 
 #include "fft/reference_dft.hpp"
+#include "portacl/box_count.hpp"
 #include "portacl/fft.hpp"
 #include "portacl/filter.hpp"
 #include "portacl/gemm.hpp"
@@ -36,6 +37,7 @@
 #include "portacl/lineal_path/two_point.hpp"
 #include "portacl/predicates.hpp"
 #include "portacl/runtime/error.hpp"
+#include "portacl/skeleton.hpp"
 #include "portacl/vector_ops.hpp"
 #include "portacl/voronoi.hpp"
 #include "support/kwave_simulations.hpp"
@@ -254,6 +256,44 @@ void linealCase(bool threeD) {
         linealCompare(img, gTiny ? 2 : 5, false);
         linealCompare(randomPhaseImage(4, 5, 40, 0.9, 5), 4, true);  // ML = the smallest side
     }
+}
+
+// ---- box counting and thinning: exact integer results ----
+
+// Overlapping balls of radius 1..3: thick shapes with branches, for both volume workloads.
+io::BinaryVolume ballsVolume(int nz, int ny, int nx, int balls, unsigned seed) {
+    io::BinaryVolume v;
+    v.nz = nz, v.ny = ny, v.nx = nx;
+    v.mask.assign(v.size(), 0);
+    std::mt19937 rng(seed);
+    for (int b = 0; b < balls; ++b) {
+        const int cz = int(rng() % unsigned(nz)), cy = int(rng() % unsigned(ny)), cx = int(rng() % unsigned(nx)), r = 1 + int(rng() % 3);
+        for (int z = std::max(0, cz - r); z <= std::min(nz - 1, cz + r); ++z)
+            for (int y = std::max(0, cy - r); y <= std::min(ny - 1, cy + r); ++y)
+                for (int x = std::max(0, cx - r); x <= std::min(nx - 1, cx + r); ++x)
+                    if ((z - cz) * (z - cz) + (y - cy) * (y - cy) + (x - cx) * (x - cx) <= r * r) v.mask[v.index(z, y, x)] = 1;
+    }
+    return v;
+}
+
+void boxCountCase() {
+    const auto v = gTiny ? ballsVolume(6, 7, 9, 4, 3) : ballsVolume(17, 20, 23, 12, 3);
+    for (auto count : {boxcount::Count::Occupied, boxcount::Count::Mixed}) {
+        boxcount::Options opt;
+        opt.count = count;
+        opt.offsetAverage = true;
+        opt.sizes = {1, 2, 3, 4, 8};  // the pyramid and the scan per box
+        const auto dev = boxcount::boxCount(ctx(), v, opt);
+        const auto ref = boxcount::boxCountReference(v, opt);
+        EXPECT_EQ(dev.counts, ref.counts);
+        EXPECT_EQ(dev.offsetMean, ref.offsetMean);
+    }
+}
+
+void skeletonCase() {
+    const auto v = gTiny ? ballsVolume(7, 8, 9, 5, 4) : ballsVolume(18, 21, 24, 20, 4);
+    EXPECT_EQ(skeleton::thin(ctx(), v).mask, skeleton::thinReference(v).mask);
+    EXPECT_EQ(skeleton::thinSubfields(ctx(), v).mask, skeleton::thinSubfieldsReference(v).mask);
 }
 
 // ---- two-point probability S2 through the FFT: float within 2e-5, double within 1e-12 ----
@@ -602,6 +642,8 @@ std::vector<Case> cases() {
     both("filter", [] { filterFloatCase(P::Float); }, [] { filterFloatCase(P::Double); });
     c.push_back({"lineal_path_2d", P::Float, kIntegerLabel, [] { linealCase(false); }});
     c.push_back({"lineal_path_3d", P::Float, kIntegerLabel, [] { linealCase(true); }});
+    c.push_back({"box_count", P::Float, kIntegerLabel, boxCountCase});
+    c.push_back({"skeleton", P::Float, kIntegerLabel, skeletonCase});
     both("two_point_s2", [] { twoPointCase(P::Float); }, [] { twoPointCase(P::Double); });
     both("reconstruction", [] { reconstructionCase(P::Float); }, [] { reconstructionCase(P::Double); });
     both("voronoi", [] { voronoiCase(P::Float); }, [] { voronoiCase(P::Double); });

@@ -33,15 +33,16 @@ io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* st
                     std::to_string(padded));
     const std::uint64_t objects = v.count();
     const std::string what = "thinning a " + std::to_string(v.nz) + "x" + std::to_string(v.ny) + "x" + std::to_string(v.nx) + " volume";
-    ctx.checkFits(v.size() + 2 * padded + objects * 4 + 256, what);
+    ctx.checkFits(v.size() + 3 * padded + objects * 4 + 256, what);
 
     cl::Buffer mask = ctx.upload(v.mask, "thinning mask", CL_MEM_READ_ONLY);
     cl::Buffer img = ctx.buffer(padded, "thinning image");
-    cl::Buffer state = ctx.buffer(padded, "thinning candidate state");
+    cl::Buffer states[2] = {ctx.buffer(padded, "thinning candidate state"), ctx.buffer(padded, "thinning candidate state (next)")};
     cl::Buffer list = ctx.buffer(std::max<std::size_t>(objects, 1) * sizeof(cl_uint), "thinning candidates");
     cl::Buffer counters = ctx.buffer(32 * sizeof(cl_uint), "thinning counters");
     ctx.fill(img, 0, padded, "clear thinning image");
-    ctx.fill(state, 0, padded, "clear thinning state");
+    ctx.fill(states[0], 0, padded, "clear thinning state");
+    ctx.fill(states[1], 0, padded, "clear thinning state (next)");
     const std::string defines = "-D SKEL_MAX_UNKNOWN=" + std::to_string(maxUnknown);
     cl::Kernel& pad = ctx.kernel("skeleton.cl", "skel_pad", Precision::Float, defines);
     cl::Kernel& candidates = ctx.kernel("skeleton.cl", "skel_candidates", Precision::Float, defines);
@@ -62,13 +63,15 @@ io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* st
         for (std::size_t b = 0; b < detail::kBorders.size(); ++b) {
             const auto& d = detail::kBorders[b];
             if (b) ctx.writeAsync(counters, std::vector<cl_uint>(1, 0), "clear candidate count");
-            setArgs(candidates, 0, img, state, list, counters, cl_int(pz), cl_int(py), cl_int(px), cl_int(d[0]), cl_int(d[1]),
-                    cl_int(d[2]));
+            setArgs(candidates, 0, img, states[0], states[1], list, counters, cl_int(pz), cl_int(py), cl_int(px), cl_int(d[0]),
+                    cl_int(d[1]), cl_int(d[2]));
             ctx.launch(candidates, cl::NDRange(roundUp(padded, 256)), cl::NDRange(256));
+            int current = 0;  // the state array the last round wrote
             for (;;) {
                 ctx.writeAsync(counters, std::vector<cl_uint>(kBatch, 0), "clear pending counts", kPendingSlot * sizeof(cl_uint));
-                for (int r = 0; r < kBatch; ++r) {
-                    setArgs(resolve, 0, img, state, list, counters, cl_int(py), cl_int(px), cl_int(kPendingSlot + r));
+                for (int r = 0; r < kBatch; ++r, current ^= 1) {
+                    setArgs(resolve, 0, img, states[current], states[current ^ 1], list, counters, cl_int(py), cl_int(px),
+                            cl_int(kPendingSlot + r));
                     ctx.launch(resolve, cl::NDRange(listItems), cl::NDRange(256));
                 }
                 st.rounds += kBatch;
@@ -76,7 +79,8 @@ io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* st
                 ctx.read(counters, &pending, sizeof pending, "read pending count", (kPendingSlot + kBatch - 1) * sizeof(cl_uint));
                 if (!pending) break;
             }
-            setArgs(apply, 0, img, state, list, counters, cl_int(kRemovedSlot + int(b)), cl_int(kCandidateSlot + int(b)));
+            setArgs(apply, 0, img, states[current], states[current ^ 1], list, counters, cl_int(kRemovedSlot + int(b)),
+                    cl_int(kCandidateSlot + int(b)));
             ctx.launch(apply, cl::NDRange(listItems), cl::NDRange(256));
         }
         cl_uint counts[32];
