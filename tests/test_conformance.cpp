@@ -458,7 +458,7 @@ kwave::OutputSelection everyOutput() {
 // Pressure, velocity and transducer sources in `mode` on a 2-D grid with a cuboid sensor.
 kwave::Simulation sourcesSimulation(kwave::SourceMode mode) {
     using namespace kwave;
-    Simulation s = test::ballSimulation(32, 24, 1, gTiny ? 3 : 12);
+    Simulation s = test::ballSimulation(32, 24, 1, gTiny ? 5 : 12);
     s.p0.clear();
     s.pml.size = {4, 4, 0};
     s.p.length = 8;
