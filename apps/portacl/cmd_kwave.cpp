@@ -1,15 +1,13 @@
 // portacl kwave (also installed as kspaceFirstOrder-OpenCL): k-Wave's C++ solver command line on any
 // OpenCL device. Reads a k-Wave input file, runs the simulation, writes k-Wave's output file.
-#include <cmath>
-
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
 
 #include "command.hpp"
 #include "portacl/kwave.hpp"

@@ -17,18 +17,19 @@ long cycleCell(const DirectionGrid& g);
 // Without includeSelf, takes each cell's own share off its sum (in the sums' precision).
 void finish(Accumulation& a, const DirectionGrid& g, const AccumulationOptions& opt);
 
-// The device steps on buffers already there (the bench times them without transfers).
+// The device steps on buffers already there (the bench times them without transfers; exported,
+// PORTACL_API, for it).
 // dir: bytes; heights: REAL of `p`; nodata: bytes.
-void directionsOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffer& nodata, const cl::Buffer& dir,
-                        const io::RasterFrame& frame, Precision p);
+PORTACL_API void directionsOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffer& nodata, const cl::Buffer& dir,
+                                    const io::RasterFrame& frame, Precision p);
 // deps: int per cell; acc: ulong (counts) or REAL (weighted) per cell; taint: bytes; weights: REAL per
 // cell (any buffer without weights); first: one int holding INT_MAX, left at the first cell of a cycle.
-void accumulateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& deps, const cl::Buffer& acc,
-                        const cl::Buffer& taint, const cl::Buffer& weights, const cl::Buffer& first,
-                        const io::RasterFrame& frame, bool weighted, Precision p, bool contamination);
+PORTACL_API void accumulateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& deps, const cl::Buffer& acc,
+                                    const cl::Buffer& taint, const cl::Buffer& weights, const cl::Buffer& first,
+                                    const io::RasterFrame& frame, bool weighted, Precision p, bool contamination);
 // water[0]: 1 per cell with data; water[1], total: n ulongs; moved: one int. Returns the launches.
-int iterateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer water[2], const cl::Buffer& total,
-                    const cl::Buffer& moved, const io::RasterFrame& frame, Iterative scheme);
+PORTACL_API int iterateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer water[2], const cl::Buffer& total,
+                                const cl::Buffer& moved, const io::RasterFrame& frame, Iterative scheme);
 
 void checkStreams(const DirectionGrid& g, const std::vector<std::uint8_t>& stream);
 // The given outlets as a mask; throws for one outside the grid or on NoData.
@@ -37,8 +38,8 @@ std::vector<std::uint8_t> outletMask(const DirectionGrid& g, const std::vector<s
 std::vector<std::int32_t> numberBasins(const DirectionGrid& g, const std::vector<long>& reach, const std::vector<std::uint8_t>& given,
                                        const std::vector<std::size_t>& outlets);
 // Depression filling: heights REAL of `p`, nodata bytes, level the filled REAL surface, changed one
-// int. Returns the launches made.
-int fillOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffer& nodata, const cl::Buffer& level,
-                 const cl::Buffer& changed, const io::RasterFrame& frame, Precision p);
+// int. Returns the launches made. (Exported, PORTACL_API, for the bench.)
+PORTACL_API int fillOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffer& nodata, const cl::Buffer& level,
+                             const cl::Buffer& changed, const io::RasterFrame& frame, Precision p);
 
 }  // namespace portacl::drainage::detail

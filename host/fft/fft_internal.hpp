@@ -20,7 +20,8 @@ void checkDirection(const PlanDesc& d, Direction dir);
 void checkBuffers(const PlanDesc& d, Direction dir, const cl::Buffer& in, const cl::Buffer& out);
 
 std::size_t elementBytes(const PlanDesc& d);  // 4 or 8
-std::size_t totalPoints(const PlanDesc& d);   // product of the shape (one batch item)
+// The product of the shape (one batch item); exported (PORTACL_API) for the FFT bench case.
+PORTACL_API std::size_t totalPoints(const PlanDesc& d);
 // Complex elements of one batch item's Hermitian half-spectrum: N / n_last * (n_last/2 + 1).
 std::size_t hermitianPoints(const PlanDesc& d);
 // Name used for this plan's kernel events in --profile: "vkfft r2c forward", ...

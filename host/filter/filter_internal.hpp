@@ -15,8 +15,8 @@ constexpr int kMaxMedian = 15;  // largest median window side
 constexpr int kSeparableMinTaps = 25;  // rank-1 masks of at least this many taps run as two 1-D passes
 
 // Splits an odd w x h mask into col (h) x row (w) when it has rank 1; integer masks get integer
-// factors. False when it is not separable.
-bool separate(const std::vector<double>& m, int w, int h, std::vector<double>& col, std::vector<double>& row);
+// factors. False when it is not separable. (Exported, PORTACL_API, for the tests.)
+PORTACL_API bool separate(const std::vector<double>& m, int w, int h, std::vector<double>& col, std::vector<double>& row);
 
 // A linear operation on an integer image, in integers: out = round(sum(w * p) / divisor), rounding
 // half up, saturated. Integer masks keep their coefficients and divisor (exact); other masks are

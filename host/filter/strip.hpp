@@ -41,7 +41,8 @@ struct MultiplyShift {
     int shift = 0;
     std::int64_t multiplier = 0, addend = 0, offset = 0;
 };
-MultiplyShift multiplyShift(std::int64_t lo, std::int64_t hi, std::int64_t d);
+// (Exported, PORTACL_API, for the tests, as stripDefines below.)
+PORTACL_API MultiplyShift multiplyShift(std::int64_t lo, std::int64_t hi, std::int64_t d);
 
 // The kernel's defines for `op` on an imageWidth x imageHeight plane of type `in` under `border`,
 // or "" when the strip path does not take it: other depths; linear masks larger than 3x3 that are
@@ -50,6 +51,6 @@ MultiplyShift multiplyShift(std::int64_t lo, std::int64_t hi, std::int64_t d);
 // operators' largest response, where there are byte dot products), or sums that could leave 32
 // bits (64 for the column sums of rank-1 masks); medians other than 3x3 and 5x5; images narrower than a strip (or, were they not refused before, not
 // wider and taller than the window's radius).
-std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, int imageHeight, Border border, const StripLayout& layout);
+PORTACL_API std::string stripDefines(const Operation& op, io::PixelType in, int imageWidth, int imageHeight, Border border, const StripLayout& layout);
 
 }  // namespace portacl::filter

@@ -7,18 +7,19 @@
 
 #include "portacl/io/image.hpp"
 
+// Exported (PORTACL_API) for the fuzzers, which feed each codec alone.
 namespace portacl::io::detail {
 
-Image readPng(const std::string& path);
-void writePng(const std::string& path, const Image& img);
+PORTACL_API Image readPng(const std::string& path);
+PORTACL_API void writePng(const std::string& path, const Image& img);
 
-Image readTiff(const std::string& path);
-void writeTiff(const std::string& path, const Image& img);
+PORTACL_API Image readTiff(const std::string& path);
+PORTACL_API void writeTiff(const std::string& path, const Image& img);
 
-Image readBmp(const std::string& path);
-void writeBmp(const std::string& path, const Image& img);
+PORTACL_API Image readBmp(const std::string& path);
+PORTACL_API void writeBmp(const std::string& path, const Image& img);
 
-Image readPnm(const std::string& path);
-void writePnm(const std::string& path, const Image& img);
+PORTACL_API Image readPnm(const std::string& path);
+PORTACL_API void writePnm(const std::string& path, const Image& img);
 
 }  // namespace portacl::io::detail

@@ -19,20 +19,20 @@
 namespace portacl::kwave {
 
 // The wavenumber of FFT bin i of an axis of n points spaced d (k-Wave's ifftshift convention: bin n/2
-// of an even axis is the negative Nyquist frequency).
-double waveNumber(std::size_t i, std::size_t n, double d);
+// of an even axis is the negative Nyquist frequency). Exported (PORTACL_API) for the tests.
+PORTACL_API double waveNumber(std::size_t i, std::size_t n, double d);
 
 struct KSpaceOperators {
     std::size_t nxStored = 0;  // nx/2+1 (half spectrum) or nx (full)
     std::vector<double> kappa, sourceKappa, nabla1, nabla2;  // nxStored * ny * nz, x fastest
     std::array<std::vector<std::complex<double>>, 3> ddPos, ddNeg;  // per axis: nxStored, ny, nz
     std::array<std::vector<std::complex<double>>, 3> shiftNeg;      // e^(-i k d/2): staggered to regular grid
-    KSpaceOperators(const Simulation& sim, bool halfSpectrum);
+    PORTACL_API KSpaceOperators(const Simulation& sim, bool halfSpectrum);  // exported for the fuzzers
 };
 
 struct PerfectlyMatchedLayer {
     std::array<std::vector<double>, 3> regular, staggered;  // per axis x, y, z (length nx, ny, nz)
-    explicit PerfectlyMatchedLayer(const Simulation& sim);
+    PORTACL_API explicit PerfectlyMatchedLayer(const Simulation& sim);  // exported for the fuzzers
 };
 
 struct MediumCoefficients {

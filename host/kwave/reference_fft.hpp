@@ -7,11 +7,13 @@
 #include <complex>
 #include <vector>
 
+#include "portacl/export.hpp"
+
 namespace portacl::kwave::reference {
 
 using Spectrum = std::vector<std::complex<double>>;
 
-// `shape` = {nx, ny, nz}, x fastest in memory.
-void transform(Spectrum& data, const std::array<std::size_t, 3>& shape, bool inverse);
+// `shape` = {nx, ny, nz}, x fastest in memory. Exported (PORTACL_API) for the tests.
+PORTACL_API void transform(Spectrum& data, const std::array<std::size_t, 3>& shape, bool inverse);
 
 }  // namespace portacl::kwave::reference

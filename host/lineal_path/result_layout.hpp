@@ -13,7 +13,8 @@ Result emptyResult(const PhaseImage& img, const Options& opt);
 
 namespace portacl::lineal::detail {
 
-// The serial reference's counts for a chosen list of displacements (the bench times a sample).
-std::vector<std::uint64_t> referenceCounts(const PhaseImage& img, const Options& opt, const std::vector<Offset>& displacements);
+// The serial reference's counts for a chosen list of displacements (the bench times a sample;
+// exported, PORTACL_API, for it).
+PORTACL_API std::vector<std::uint64_t> referenceCounts(const PhaseImage& img, const Options& opt, const std::vector<Offset>& displacements);
 
 }  // namespace portacl::lineal::detail

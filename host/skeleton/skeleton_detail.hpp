@@ -12,6 +12,7 @@ constexpr std::array<std::array<int, 3>, 6> kBorders{{{0, -1, 0}, {0, 1, 0}, {0,
 
 // thin() with the number of pending earlier neighbours whose assignments a candidate tries before it
 // waits (thin uses 6; 0 makes every dependent candidate wait for its predecessors, the plain wavefront).
-io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, int maxUnknown);
+// Exported (PORTACL_API) for the tests.
+PORTACL_API io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, int maxUnknown);
 
 }  // namespace portacl::skeleton::detail

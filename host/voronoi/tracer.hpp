@@ -107,7 +107,7 @@ class WorkerPool;
 
 class Tracer {
 public:
-    explicit Tracer(const std::vector<io::Ball>& balls);
+    PORTACL_API explicit Tracer(const std::vector<io::Ball>& balls);  // exported for the fuzzers
 
     const std::vector<io::Ball>& balls() const { return balls_; }
     const std::vector<char>& active() const { return active_; }  // not hidden

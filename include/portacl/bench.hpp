@@ -4,6 +4,8 @@
 // reference's time with the speed-up over it.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -14,7 +16,7 @@
 
 namespace portacl {
 
-struct BenchOptions {
+struct PORTACL_API BenchOptions {
     bool quick = false;     // sizes that finish in well under a minute on a 2-core CPU
     int warmups = 2;
     int repeats = 7;        // median of this many timed runs
@@ -23,7 +25,7 @@ struct BenchOptions {
     bool wants(Precision p) const;
 };
 
-struct BenchRecord {
+struct PORTACL_API BenchRecord {
     std::string workload;   // "vector_sum", "sgemm/register-blocked", "filter/median:5", ...
     std::string size;       // "2^28", "4096^3", "4096x4096"
     std::string precision;  // "float", "double", "mixed", "fp16-storage", ...
@@ -36,20 +38,20 @@ struct BenchRecord {
 
 // True when the bench wants `p` and the device can run it. A wanted double case on a device without
 // fp64 is not run silently: a row "not run" saying why is added to `out` for `workload`.
-bool runsOn(Context& ctx, const BenchOptions& opts, Precision p, const std::string& workload, std::vector<BenchRecord>& out);
+PORTACL_API bool runsOn(Context& ctx, const BenchOptions& opts, Precision p, const std::string& workload, std::vector<BenchRecord>& out);
 
 using BenchFn = std::function<std::vector<BenchRecord>(Context&, const BenchOptions&)>;
 
-struct BenchCase {
+struct PORTACL_API BenchCase {
     std::string name;         // the workload family: "vector_sum", "gemm", "fft", "filter", ...
     std::string description;
     BenchFn run;
 };
 
-void registerBench(BenchCase c);
-const std::vector<BenchCase>& benchCases();
+PORTACL_API void registerBench(BenchCase c);
+PORTACL_API const std::vector<BenchCase>& benchCases();
 
-struct BenchRegistrar {
+struct PORTACL_API BenchRegistrar {
     explicit BenchRegistrar(BenchCase c) { registerBench(std::move(c)); }
 };
 #define PORTACL_CONCAT_INNER(a, b) a##b
@@ -60,31 +62,31 @@ struct BenchRegistrar {
 
 // Runs `enqueue` opts.warmups times untimed, then opts.repeats times, each measured as device time
 // (first kernel start to last kernel end, through events); returns the median in seconds.
-double medianDeviceSeconds(Context& ctx, const std::function<void()>& enqueue, const BenchOptions& opts);
+PORTACL_API double medianDeviceSeconds(Context& ctx, const std::function<void()>& enqueue, const BenchOptions& opts);
 // Device time of `enqueue` launched opts.repeats times back to back, with no wait between the runs
 // (as the operations of a pipeline run): `own` is the median of each run's own device time (its
 // first start to its last end), `span` the whole stream's device time divided by the runs. A launch
 // timed alone also pays the device's start from idle, which a run in a stream hides.
-struct StreamSeconds {
+struct PORTACL_API StreamSeconds {
     double own = std::numeric_limits<double>::quiet_NaN();
     double span = std::numeric_limits<double>::quiet_NaN();
 };
-StreamSeconds streamDeviceSeconds(Context& ctx, const std::function<void()>& enqueue, const BenchOptions& opts);
+PORTACL_API StreamSeconds streamDeviceSeconds(Context& ctx, const std::function<void()>& enqueue, const BenchOptions& opts);
 // The same for host work, by the steady clock.
-double medianHostSeconds(const std::function<void()>& work, int repeats);
+PORTACL_API double medianHostSeconds(const std::function<void()>& work, int repeats);
 
 // Median device time of the fastest of three streaming copies of `bytes` (rounded down to a multiple
 // of 16) between two device buffers (host/bench/peaks.cpp): the copy peak, also the ceiling for a
 // workload moving that many bytes.
 // inStream: each copy's own time with the copies launched back to back (streamDeviceSeconds).
-double copySeconds(Context& ctx, std::size_t bytes, const BenchOptions& opts, bool inStream = false);
+PORTACL_API double copySeconds(Context& ctx, std::size_t bytes, const BenchOptions& opts, bool inStream = false);
 
 // The device's measured peaks, measured once per device by the bench driver.
-struct DevicePeaks {
+struct PORTACL_API DevicePeaks {
     double copyBytesPerSecond = 0;   // read + write
     double fp32FlopsPerSecond = 0;
     double fp64FlopsPerSecond = 0;   // 0 without fp64
 };
-DevicePeaks measurePeaks(Context& ctx, const BenchOptions& opts);
+PORTACL_API DevicePeaks measurePeaks(Context& ctx, const BenchOptions& opts);
 
 }  // namespace portacl

@@ -11,6 +11,8 @@
 // through (log s, log N(s)) over the sizes of the fit range whose count is positive.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,7 +24,7 @@ namespace portacl::boxcount {
 
 enum class Count { Occupied, Mixed };
 
-struct Options {
+struct PORTACL_API Options {
     // Box sides in voxels, increasing; empty: 1, 2, 4, ... up to the first power of two that covers
     // the largest extent (one box). Powers of two use the device's pyramid; other sides a direct scan.
     std::vector<int> sizes;
@@ -32,7 +34,7 @@ struct Options {
 };
 
 // The least-squares line through (log s, log N) over the fit range.
-struct Fit {
+struct PORTACL_API Fit {
     double dimension = 0;  // -slope
     double intercept = 0;  // log N at s = 1 on the line
     double r2 = 0;         // coefficient of determination (1 when only two points)
@@ -40,7 +42,7 @@ struct Fit {
     int points = 0;
 };
 
-struct Result {
+struct PORTACL_API Result {
     std::vector<int> sizes;
     std::vector<std::uint64_t> counts;  // N(s), grid at the origin
     // With offsetAverage: the mean and the minimum over the 8 placements (side 1: N(1) itself).
@@ -53,26 +55,26 @@ struct Result {
 };
 
 // The sizes used when Options::sizes is empty.
-std::vector<int> defaultSizes(const io::BinaryVolume& v);
+PORTACL_API std::vector<int> defaultSizes(const io::BinaryVolume& v);
 // Throws one sentence for what cannot be counted: a malformed mask, an empty object, sides that are
 // not positive and increasing, a fit range holding fewer than two sizes, a volume of 2^32 voxels or more.
-void validate(const io::BinaryVolume& v, const Options& opt);
+PORTACL_API void validate(const io::BinaryVolume& v, const Options& opt);
 
 // On the device: the pyramid of box codes for powers of two, a scan per box for other sides.
-Result boxCount(Context& ctx, const io::BinaryVolume& v, const Options& opt);
+PORTACL_API Result boxCount(Context& ctx, const io::BinaryVolume& v, const Options& opt);
 // The same for a mask already on the device: nz*ny*nx bytes, 0 or 1, C order. Throws when the fit
 // finds fewer than two positive counts (an empty object).
-Result boxCount(Context& ctx, const cl::Buffer& mask, int nz, int ny, int nx, const Options& opt);
+PORTACL_API Result boxCount(Context& ctx, const cl::Buffer& mask, int nz, int ny, int nx, const Options& opt);
 // Serial C++ reference: every voxel marks its box, for every side and placement.
-Result boxCountReference(const io::BinaryVolume& v, const Options& opt);
+PORTACL_API Result boxCountReference(const io::BinaryVolume& v, const Options& opt);
 
 // The fit of `counts` over the sizes in [fitMin, fitMax] (0: no bound) with positive counts; throws
 // one sentence when fewer than two remain.
-Fit fitDimension(const std::vector<int>& sizes, const std::vector<double>& counts, int fitMin, int fitMax);
-std::vector<double> localSlopes(const std::vector<int>& sizes, const std::vector<double>& counts);
+PORTACL_API Fit fitDimension(const std::vector<int>& sizes, const std::vector<double>& counts, int fitMin, int fitMax);
+PORTACL_API std::vector<double> localSlopes(const std::vector<int>& sizes, const std::vector<double>& counts);
 
 // The object's surface: object voxels with a background voxel among their 6 face neighbours inside
 // the volume (the volume's own faces are not a surface).
-io::BinaryVolume surfaceOf(const io::BinaryVolume& v);
+PORTACL_API io::BinaryVolume surfaceOf(const io::BinaryVolume& v);
 
 }  // namespace portacl::boxcount

@@ -18,6 +18,8 @@
 //   a cell next to the grid's edge or to a NoData cell gets no value.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -42,14 +44,14 @@ constexpr int kColOffset[8] = {1, 1, 0, -1, -1, -1, 0, 1};
 enum class Encoding { Esri, TauDem, RichDem, Whitebox };
 
 // "esri", "taudem", "richdem", "whitebox"; throws one sentence naming them otherwise.
-Encoding parseEncoding(const std::string& name);
-const char* encodingName(Encoding e);
+PORTACL_API Encoding parseEncoding(const std::string& name);
+PORTACL_API const char* encodingName(Encoding e);
 // A direction (0..7 or kNoFlow) as the encoding's code.
-int encodeDirection(std::uint8_t direction, Encoding e);
+PORTACL_API int encodeDirection(std::uint8_t direction, Encoding e);
 // The direction of a code (kNoFlow for 0); -1 when the code is not one of the encoding's.
-int decodeDirection(double code, Encoding e);
+PORTACL_API int decodeDirection(double code, Encoding e);
 
-struct DirectionGrid {
+struct PORTACL_API DirectionGrid {
     io::RasterFrame frame;
     std::vector<std::uint8_t> dir;  // frame.size() codes as above
     std::string source;             // the file it came from, for messages
@@ -57,19 +59,19 @@ struct DirectionGrid {
 
 // A pointer raster in `e` as directions; its NoData cells become kNoData. Throws one sentence naming
 // the first cell (row and column from 0 at the top left) whose code is not one of the encoding's.
-DirectionGrid decodeDirections(const io::Raster& pointers, Encoding e);
+PORTACL_API DirectionGrid decodeDirections(const io::Raster& pointers, Encoding e);
 // Directions as the encoding's codes (NoData: 255 for ESRI, RichDEM and Whitebox, -32768 for TauDEM)
 // with the type a peer writes (Byte; Int16 for TauDEM).
-struct EncodedDirections {
+struct PORTACL_API EncodedDirections {
     std::vector<double> codes;
     io::RasterType type;
     double noData;
 };
-EncodedDirections encodeDirections(const DirectionGrid& g, Encoding e);
+PORTACL_API EncodedDirections encodeDirections(const DirectionGrid& g, Encoding e);
 
 // Throws one sentence when a DEM cannot be routed: no cell with data, or a NaN height where NaN is
 // not the NoData value (naming the cell).
-void validateDem(const io::Raster& dem);
+PORTACL_API void validateDem(const io::Raster& dem);
 
 // Depression filling: every cell raised to the lowest height at which water can leave the grid from
 // it, the minimum over its 8-connected paths to an outlet of the highest cell on the path. The
@@ -79,12 +81,12 @@ void validateDem(const io::Raster& dem);
 // Priority-Flood (Barnes, Lehman and Mulla 2014, the improved variant with a plain queue for pits);
 // the device relaxes every cell to max(its height, the lowest of its neighbours' levels) from the
 // outlets inwards until nothing changes, which reaches the same surface.
-io::Raster fillDepressions(Context& ctx, const io::Raster& dem, Precision precision = Precision::Double);
-io::Raster fillDepressionsReference(const io::Raster& dem, Precision precision = Precision::Double);
+PORTACL_API io::Raster fillDepressions(Context& ctx, const io::Raster& dem, Precision precision = Precision::Double);
+PORTACL_API io::Raster fillDepressionsReference(const io::Raster& dem, Precision precision = Precision::Double);
 
 // D8 directions of a DEM on the device, heights in float or double.
-DirectionGrid d8Directions(Context& ctx, const io::Raster& dem, Precision precision = Precision::Double);
-DirectionGrid d8DirectionsReference(const io::Raster& dem, Precision precision = Precision::Double);
+PORTACL_API DirectionGrid d8Directions(Context& ctx, const io::Raster& dem, Precision precision = Precision::Double);
+PORTACL_API DirectionGrid d8DirectionsReference(const io::Raster& dem, Precision precision = Precision::Double);
 
 // Flat resolution (Barnes, Lehman and Mulla 2014, "An efficient assignment of drainage direction
 // over flat surfaces"): the cells D8 left without flow inside the grid (a flat of a filled DEM) get a
@@ -98,17 +100,17 @@ DirectionGrid d8DirectionsReference(const io::Raster& dem, Precision precision =
 // lowest mask below its own, ties to the first in the order E, NE, ..., SE. Cells on the grid's edge
 // or next to NoData that have no lower neighbour keep "no flow": water leaves the grid there. Flats
 // without an outlet (in a DEM that was not filled) stay without flow. Heights compare in `precision`.
-DirectionGrid resolveFlats(Context& ctx, const io::Raster& dem, const DirectionGrid& d8, Precision precision = Precision::Double);
-DirectionGrid resolveFlatsReference(const io::Raster& dem, const DirectionGrid& d8, Precision precision = Precision::Double);
+PORTACL_API DirectionGrid resolveFlats(Context& ctx, const io::Raster& dem, const DirectionGrid& d8, Precision precision = Precision::Double);
+PORTACL_API DirectionGrid resolveFlatsReference(const io::Raster& dem, const DirectionGrid& d8, Precision precision = Precision::Double);
 
-struct AccumulationOptions {
+struct PORTACL_API AccumulationOptions {
     bool includeSelf = true;          // a cell counts itself (its own weight); false: the slides' water moved in
     bool edgeContamination = false;   // TauDEM's rule above
     const std::vector<double>* weights = nullptr;  // one per cell (NoData weights as 0); null: cell counts
     Precision precision = Precision::Double;       // of weighted sums
 };
 
-struct Accumulation {
+struct PORTACL_API Accumulation {
     std::vector<std::uint64_t> counts;  // cell counts (weights == null)
     std::vector<double> sums;           // weighted sums (weights given), float values widened
     std::vector<std::uint8_t> valid;    // 0: NoData (no data, or edge-contaminated)
@@ -120,22 +122,22 @@ struct Accumulation {
 // launch in which each source walks downstream, and the last of a cell's contributors to arrive
 // (its count reaching zero) goes on with the cell's sum. Throws one sentence naming a cell of a cycle
 // when the directions hold one.
-Accumulation accumulate(Context& ctx, const DirectionGrid& g, const AccumulationOptions& opt = {});
+PORTACL_API Accumulation accumulate(Context& ctx, const DirectionGrid& g, const AccumulationOptions& opt = {});
 // The same by Kahn's topological order on the host.
-Accumulation accumulateReference(const DirectionGrid& g, const AccumulationOptions& opt = {});
+PORTACL_API Accumulation accumulateReference(const DirectionGrid& g, const AccumulationOptions& opt = {});
 
 // The slides' iterative schemes (Ortega and Rueda 2010), kept as baselines: every cell holds one unit
 // of water; each launch moves all water one cell downstream, pushed with atomics (Push) or gathered
 // by each cell from the neighbours that drain into it (Pull), until no water is left. Counts of
 // water moved in (includeSelf false); `launches` receives the number of steps.
 enum class Iterative { Push, Pull };
-std::vector<std::uint64_t> accumulateIterative(Context& ctx, const DirectionGrid& g, Iterative scheme, int* launches = nullptr);
+PORTACL_API std::vector<std::uint64_t> accumulateIterative(Context& ctx, const DirectionGrid& g, Iterative scheme, int* launches = nullptr);
 
 // Strahler order of the stream cells (streams() == 1) of a direction grid: 1 at a stream's source;
 // downstream, the largest order among a cell's stream contributors, plus one where two or more of
 // them have it. Other cells 0, NoData cells 0. On the device by dependency counting, as accumulate().
-std::vector<int> strahlerOrder(Context& ctx, const DirectionGrid& g, const std::vector<std::uint8_t>& streamCells);
-std::vector<int> strahlerOrderReference(const DirectionGrid& g, const std::vector<std::uint8_t>& streamCells);
+PORTACL_API std::vector<int> strahlerOrder(Context& ctx, const DirectionGrid& g, const std::vector<std::uint8_t>& streamCells);
+PORTACL_API std::vector<int> strahlerOrderReference(const DirectionGrid& g, const std::vector<std::uint8_t>& streamCells);
 
 // Watersheds: each cell with data labelled by the outlet its water reaches. With `outlets` (cell
 // indices), the cells draining through outlet j get j + 1 and the others 0 (water stops at the first
@@ -143,11 +145,11 @@ std::vector<int> strahlerOrderReference(const DirectionGrid& g, const std::vecto
 // are the outlets, numbered 1, 2, ... in row-major order. NoData cells get -1. On the device by
 // pointer jumping (log2 of the longest flow path launches). Throws for an outlet outside the grid
 // and for a cycle, naming the cell.
-std::vector<std::int32_t> watersheds(Context& ctx, const DirectionGrid& g, const std::vector<std::size_t>& outlets = {});
-std::vector<std::int32_t> watershedsReference(const DirectionGrid& g, const std::vector<std::size_t>& outlets = {});
+PORTACL_API std::vector<std::int32_t> watersheds(Context& ctx, const DirectionGrid& g, const std::vector<std::size_t>& outlets = {});
+PORTACL_API std::vector<std::int32_t> watershedsReference(const DirectionGrid& g, const std::vector<std::size_t>& outlets = {});
 
 // The cells whose accumulation is at least `threshold` (TauDEM's Threshold): 1, other cells with
 // data 0, NoData 255.
-std::vector<std::uint8_t> streams(const Accumulation& a, double threshold);
+PORTACL_API std::vector<std::uint8_t> streams(const Accumulation& a, double threshold);
 
 }  // namespace portacl::drainage

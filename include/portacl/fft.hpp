@@ -14,6 +14,8 @@
 //   backends use it as scratch for the multi-dimensional passes, as cuFFT and FFTW do).
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -29,10 +31,10 @@ enum class Backend { Auto, VkFFT, ClFFT };
 enum class Kind { C2C, R2C, C2R };
 enum class Direction { Forward, Inverse };
 
-Backend parseBackend(const std::string& name);  // "auto", "vkfft", "clfft"
-const char* backendName(Backend b);
+PORTACL_API Backend parseBackend(const std::string& name);  // "auto", "vkfft", "clfft"
+PORTACL_API const char* backendName(Backend b);
 
-struct PlanDesc {
+struct PORTACL_API PlanDesc {
     Kind kind = Kind::C2C;
     std::vector<std::size_t> shape;  // 1 to 3 dimensions, C order
     std::size_t batch = 1;
@@ -50,13 +52,13 @@ struct PlanDesc {
 // including R2C/C2R padding for in-place transforms. "One transform" is one batch item: the buffers
 // of a batched plan hold `batch` times these (inputBytes/outputBytes give the whole buffer).
 // Raise portacl::Error for a direction the plan's kind does not run.
-std::size_t inputElements(const PlanDesc& d, Direction dir);
-std::size_t outputElements(const PlanDesc& d, Direction dir);
+PORTACL_API std::size_t inputElements(const PlanDesc& d, Direction dir);
+PORTACL_API std::size_t outputElements(const PlanDesc& d, Direction dir);
 // Bytes of the whole input and output buffers of a plan: batch * elements * sizeof(element).
-std::size_t inputBytes(const PlanDesc& d, Direction dir);
-std::size_t outputBytes(const PlanDesc& d, Direction dir);
+PORTACL_API std::size_t inputBytes(const PlanDesc& d, Direction dir);
+PORTACL_API std::size_t outputBytes(const PlanDesc& d, Direction dir);
 
-class Plan {
+class PORTACL_API Plan {
 public:
     virtual ~Plan() = default;
     // Enqueues the transform on ctx's queue. For in-place plans pass the same buffer twice.
@@ -74,6 +76,6 @@ protected:
 // serialized under a global mutex since clFFT's bake is not thread-safe), later ones reuse.
 // A size the chosen backend cannot transform raises portacl::Error; with Backend::Auto such sizes
 // go to VkFFT, which handles any size.
-Plan& plan(Context& ctx, const PlanDesc& desc);
+PORTACL_API Plan& plan(Context& ctx, const PlanDesc& desc);
 
 }  // namespace portacl::fft

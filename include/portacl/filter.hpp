@@ -6,6 +6,8 @@
 // operations. docs/filter.md defines each operation, the borders and the tolerances.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <map>
 #include <memory>
 #include <string>
@@ -21,10 +23,10 @@ namespace portacl::filter {
 // constant iiii|abcdefgh|iiii, replicate aaaa|abcdefgh|hhhh, reflect dcba|abcdefgh|hgfe,
 // reflect101 (default) edcb|abcdefgh|gfed, wrap efgh|abcdefgh|abcd.
 enum class Border { Constant, Replicate, Reflect, Reflect101, Wrap };
-Border parseBorder(const std::string& name);  // throws portacl::Error naming the valid modes
-const char* borderName(Border b);
+PORTACL_API Border parseBorder(const std::string& name);  // throws portacl::Error naming the valid modes
+PORTACL_API const char* borderName(Border b);
 // The index in [0, n) that position p reads, or -1 for a constant-border read outside the image.
-int borderIndex(int p, int n, Border b);
+PORTACL_API int borderIndex(int p, int n, Border b);
 
 // How the responses of a gradient operator's masks become one value.
 enum class Combine {
@@ -38,7 +40,7 @@ enum class Combine {
     MaxIndex,   // compass: the direction (0, 45, ..., 315 degrees) of that largest response; float
 };
 
-struct Operation {
+struct PORTACL_API Operation {
     enum class Kind { Linear, Median, ThresholdMean, RotatingMask, Grey, ToFloat };
     Kind kind = Kind::Linear;
     std::string spec;  // as written ("median:5"), for messages and listings
@@ -57,15 +59,15 @@ struct Operation {
 
 // Parses one --op (see operationList()); throws portacl::Error with one sentence for an unknown
 // name, a bad parameter, an even size, or an unreadable / non-numeric mask file.
-Operation parseOperation(const std::string& spec);
+PORTACL_API Operation parseOperation(const std::string& spec);
 
-struct OperationHelp {
+struct PORTACL_API OperationHelp {
     std::string syntax;
     std::string description;
 };
-std::vector<OperationHelp> operationList();
+PORTACL_API std::vector<OperationHelp> operationList();
 
-struct Options {
+struct PORTACL_API Options {
     Border border = Border::Reflect101;
     double borderValue = 0;               // the constant border's value
     Precision precision = Precision::Float;  // arithmetic of float images (integer images are exact)
@@ -75,11 +77,11 @@ struct Options {
 };
 
 // Serial C++ reference: the operations in order, one channel at a time (alpha passes through).
-io::Image filterReference(const io::Image& in, const std::vector<Operation>& ops, const Options& options);
+PORTACL_API io::Image filterReference(const io::Image& in, const std::vector<Operation>& ops, const Options& options);
 
 // The same operations on one device. An image uploaded once stays on the device through every
 // operation; run() is upload + apply + download.
-class Pipeline {
+class PORTACL_API Pipeline {
 public:
     Pipeline(Context& ctx, std::vector<Operation> ops, Options options);
     ~Pipeline();
@@ -99,6 +101,6 @@ private:
 
 // Refuses what the operations cannot take (grey conversion of a one-channel image ...) before any
 // work, with one sentence. A window larger than the image is allowed, as in OpenCV.
-void validate(const io::Image& in, const std::vector<Operation>& ops);
+PORTACL_API void validate(const io::Image& in, const std::vector<Operation>& ops);
 
 }  // namespace portacl::filter

@@ -3,6 +3,8 @@
 // printed by `portacl filter --bench`.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <ostream>
 #include <string>
 #include <vector>
@@ -11,7 +13,7 @@
 
 namespace portacl::filter {
 
-struct ThesisBenchOptions {
+struct PORTACL_API ThesisBenchOptions {
     bool quick = false;                                    // sizes 128 and 256 only
     std::vector<int> sizes{128, 256, 512, 1024, 2048, 4096};
     std::vector<int> masks{3, 5, 7, 9};
@@ -19,17 +21,17 @@ struct ThesisBenchOptions {
 };
 
 // "128,512" -> {128, 512}; throws portacl::Error for anything else.
-std::vector<int> parseSizeList(const std::string& text);
+PORTACL_API std::vector<int> parseSizeList(const std::string& text);
 
 // Tables 1-3 of the thesis (convolution, median, Sobel): per mask and image size, the device time,
 // the serial reference time, our speed-up and the thesis's.
-void printThesisTables(Context& ctx, const ThesisBenchOptions& options, std::ostream& out);
+PORTACL_API void printThesisTables(Context& ctx, const ThesisBenchOptions& options, std::ostream& out);
 
 // Each operation (as --op writes it) on a side x side 8-bit grey noise image on the device, per
 // size: device ms, GB/s (input + output bytes) and percent of the copy bandwidth measured first.
-void printOperationTimes(Context& ctx, const std::vector<std::string>& specs, const std::vector<int>& sizes, std::ostream& out);
+PORTACL_API void printOperationTimes(Context& ctx, const std::vector<std::string>& specs, const std::vector<int>& sizes, std::ostream& out);
 
 // The `portacl bench` case.
-std::vector<BenchRecord> runFilterBench(Context& ctx, const BenchOptions& opts);
+PORTACL_API std::vector<BenchRecord> runFilterBench(Context& ctx, const BenchOptions& opts);
 
 }  // namespace portacl::filter

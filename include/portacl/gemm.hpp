@@ -1,6 +1,8 @@
 // The matrix product C = A·B of the lecture (row-major, A: M x K, B: K x N), as three kernels.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <string>
 #include <vector>
 
@@ -14,13 +16,13 @@ enum class GemmKernel {
     RegisterBlocked  // register-blocked tiles sized by the vendor profile: the fast one
 };
 
-GemmKernel parseGemmKernel(const std::string& name);  // "direct", "tiled", "register-blocked"
-const char* gemmKernelName(GemmKernel k);
+PORTACL_API GemmKernel parseGemmKernel(const std::string& name);  // "direct", "tiled", "register-blocked"
+PORTACL_API const char* gemmKernelName(GemmKernel k);
 
 // The tunables of the tiled and register-blocked kernels, read from the [gemm] section of a tuning
 // profile (docs/gemm.md lists the keys). A work-group of (tileN/wptN) x (tileM/wptM) work-items
 // computes a tileM x tileN block of C, each work-item wptM x wptN outputs in registers.
-struct GemmTuning {
+struct PORTACL_API GemmTuning {
     int tile = 16;          // the slides' tiled kernel: square tiles
     int tileM = 64, tileN = 64, tileK = 16;
     int wptM = 4, wptN = 4;
@@ -32,39 +34,39 @@ struct GemmTuning {
 
 // The [gemm] values of `profile` for one precision ("<key>_double" overrides "<key>" for double).
 // Throws portacl::Error naming the profile when the sizes do not fit together.
-GemmTuning gemmTuning(const TuningProfile& profile, Precision element);
+PORTACL_API GemmTuning gemmTuning(const TuningProfile& profile, Precision element);
 
 // The largest tiles, starting from `wanted` (the profile's), that this device runs: the register-
 // blocked kernel's A and B tiles within its local memory and its work-items within a work-group
 // (one local buffer instead of two, then K-steps halved, then M and N tiles halved), the tiled
 // kernel's square tile likewise. Throws one sentence when nothing fits.
-GemmTuning fitGemmTuning(const DeviceInfo& device, Precision element, const GemmTuning& wanted);
+PORTACL_API GemmTuning fitGemmTuning(const DeviceInfo& device, Precision element, const GemmTuning& wanted);
 // "64x64x16, 2 buffers, 16x16 work-items; tiled 16": the register-blocked shape for a bench note.
-std::string describeGemmTuning(const GemmTuning& t);
+PORTACL_API std::string describeGemmTuning(const GemmTuning& t);
 
 // Enqueues C = A * B on device buffers of `element` precision, tuned by the context's profile.
-void gemm(Context& ctx, Precision element, GemmKernel kernel, std::size_t M, std::size_t N, std::size_t K,
-          const cl::Buffer& A, const cl::Buffer& B, const cl::Buffer& C);
+PORTACL_API void gemm(Context& ctx, Precision element, GemmKernel kernel, std::size_t M, std::size_t N, std::size_t K,
+                      const cl::Buffer& A, const cl::Buffer& B, const cl::Buffer& C);
 // The same with explicit tunables (another device's profile, a sweep).
-void gemm(Context& ctx, Precision element, GemmKernel kernel, std::size_t M, std::size_t N, std::size_t K,
-          const cl::Buffer& A, const cl::Buffer& B, const cl::Buffer& C, const GemmTuning& tuning);
+PORTACL_API void gemm(Context& ctx, Precision element, GemmKernel kernel, std::size_t M, std::size_t N, std::size_t K,
+                      const cl::Buffer& A, const cl::Buffer& B, const cl::Buffer& C, const GemmTuning& tuning);
 
 // Host convenience: uploads, multiplies, downloads.
 template <typename T>
-std::vector<T> gemm(Context& ctx, GemmKernel kernel, std::size_t M, std::size_t N, std::size_t K,
-                    const std::vector<T>& A, const std::vector<T>& B);
+PORTACL_API std::vector<T> gemm(Context& ctx, GemmKernel kernel, std::size_t M, std::size_t N, std::size_t K,
+                                const std::vector<T>& A, const std::vector<T>& B);
 template <typename T>
-std::vector<T> gemm(Context& ctx, GemmKernel kernel, std::size_t M, std::size_t N, std::size_t K,
-                    const std::vector<T>& A, const std::vector<T>& B, const GemmTuning& tuning);
+PORTACL_API std::vector<T> gemm(Context& ctx, GemmKernel kernel, std::size_t M, std::size_t N, std::size_t K,
+                                const std::vector<T>& A, const std::vector<T>& B, const GemmTuning& tuning);
 
 // Refuses a product with a side outside [0, 2^31 - 1] (an empty side gives an empty or zero C), or
 // whose three matrices overflow a size or do not fit the host's memory (one sentence naming the
 // sizes), before anything is allocated.
-void checkGemmSizes(std::size_t M, std::size_t N, std::size_t K, std::size_t elementBytes);
+PORTACL_API void checkGemmSizes(std::size_t M, std::size_t N, std::size_t K, std::size_t elementBytes);
 
 // The serial C++ reference (i-k-j loop order), accumulating in T.
 template <typename T>
-std::vector<T> gemmReference(std::size_t M, std::size_t N, std::size_t K, const std::vector<T>& A,
-                             const std::vector<T>& B);
+PORTACL_API std::vector<T> gemmReference(std::size_t M, std::size_t N, std::size_t K, const std::vector<T>& A,
+                                         const std::vector<T>& B);
 
 }  // namespace portacl

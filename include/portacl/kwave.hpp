@@ -7,6 +7,8 @@
 // (t + dt/2).
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -22,7 +24,7 @@
 
 namespace portacl::kwave {
 
-struct Grid {
+struct PORTACL_API Grid {
     std::size_t nx = 1, ny = 1, nz = 1;
     double dx = 1, dy = 1, dz = 1;
     bool is3D() const { return nz > 1; }
@@ -33,7 +35,7 @@ struct Grid {
 };
 
 // A medium quantity: one value (homogeneous) or one per grid point (heterogeneous).
-struct Field {
+struct PORTACL_API Field {
     std::vector<float> values;
     bool scalar() const { return values.size() == 1; }
     bool present() const { return !values.empty(); }
@@ -43,7 +45,7 @@ struct Field {
 enum class Absorption { Lossless = 0, PowerLaw = 1, Stokes = 2 };
 enum class SourceMode { Dirichlet = 0, AdditiveNoCorrection = 1, Additive = 2 };
 
-struct Medium {
+struct PORTACL_API Medium {
     Field c0, rho0, rho0Sgx, rho0Sgy, rho0Sgz;  // rho0_sg*: density on the staggered grids
     bool nonlinear = false;
     Field bOnA;
@@ -52,7 +54,7 @@ struct Medium {
     double alphaPower = 0;   // y
 };
 
-struct Pml {
+struct PORTACL_API Pml {
     std::array<std::size_t, 3> size{0, 0, 0};  // grid points, inside the grid, per axis x, y, z
     std::array<double, 3> alpha{2, 2, 2};       // Np per grid point
 };
@@ -60,7 +62,7 @@ struct Pml {
 // A pressure or velocity source: `length` steps of signal (the file's *_source_flag), applied at
 // `index` (0-based). Signal element (point i, step t) is signal[t*index.size() + i] when `many`,
 // else signal[t].
-struct PressureSource {
+struct PORTACL_API PressureSource {
     std::size_t length = 0;
     SourceMode mode = SourceMode::Additive;
     bool many = false;
@@ -68,7 +70,7 @@ struct PressureSource {
     std::vector<float> signal;
 };
 
-struct VelocitySource {
+struct PORTACL_API VelocitySource {
     std::array<std::size_t, 3> length{0, 0, 0};  // ux, uy, uz source flags
     SourceMode mode = SourceMode::Additive;
     bool many = false;
@@ -77,18 +79,18 @@ struct VelocitySource {
 };
 
 // Added to ux at the velocity source index: input[delay[i] + t].
-struct TransducerSource {
+struct PORTACL_API TransducerSource {
     std::size_t length = 0;
     std::vector<float> signal;
     std::vector<std::uint64_t> delay;
 };
 
-struct Cuboid {
+struct PORTACL_API Cuboid {
     std::array<std::uint64_t, 3> begin{}, end{};  // 0-based, inclusive, (x, y, z)
     std::array<std::uint64_t, 3> extent() const { return {end[0] - begin[0] + 1, end[1] - begin[1] + 1, end[2] - begin[2] + 1}; }
 };
 
-struct SensorMask {
+struct PORTACL_API SensorMask {
     enum class Type { Index = 0, Corners = 1 } type = Type::Index;
     std::vector<std::uint64_t> index;  // 0-based linear indices, when Type::Index
     std::vector<Cuboid> cuboids;       // when Type::Corners
@@ -97,12 +99,12 @@ struct SensorMask {
     std::vector<std::uint64_t> points(const struct Grid& grid) const;
 };
 
-struct FileHeader {
+struct PORTACL_API FileHeader {
     std::string createdBy, creationDate, fileDescription, majorVersion = "1", minorVersion = "2";
 };
 
 // Everything an input file describes.
-struct Simulation {
+struct PORTACL_API Simulation {
     FileHeader header;
     Grid grid;
     std::size_t nt = 0;
@@ -120,19 +122,19 @@ struct Simulation {
 // Reads a k-Wave input file (format 1.2; 1.0/1.1 too, whose precomputed operators are ignored since
 // they are regenerated). Throws one sentence per problem: wrong file type or version, a missing or
 // mistyped dataset (named), inconsistent sizes.
-Simulation readInputFile(const std::string& path);
+PORTACL_API Simulation readInputFile(const std::string& path);
 // Writes a k-Wave 1.2 input file as k-Wave MATLAB does (for tests, benchmarks and examples).
-void writeInputFile(const std::string& path, const Simulation& sim);
+PORTACL_API void writeInputFile(const std::string& path, const Simulation& sim);
 // Checks the description for consistency (sizes, indices inside the grid, supported options) and
 // every physical quantity's range (dt, spacings, c_ref, c0, rho0, rho0_sg*: finite and positive;
 // alpha_coeff and the PML alphas: finite, zero or more; BonA and source signals: finite).
-void validate(const Simulation& sim, const std::string& source);
+PORTACL_API void validate(const Simulation& sim, const std::string& source);
 // Refuses, before anything is read, a grid whose sides exceed 2^31 - 1, Nt above 2^31, or a grid
 // whose fields do not fit the host's memory.
-void checkGridSize(const Grid& grid, std::size_t nt, const std::string& source);
+PORTACL_API void checkGridSize(const Grid& grid, std::size_t nt, const std::string& source);
 
 // Which quantities to record (k-Wave's command line flags).
-struct OutputSelection {
+struct PORTACL_API OutputSelection {
     bool pRaw = true, pRms = false, pMax = false, pMin = false, pMaxAll = false, pMinAll = false, pFinal = false;
     bool uRaw = false, uNonStaggeredRaw = false, uRms = false, uMax = false, uMin = false, uMaxAll = false,
          uMinAll = false, uFinal = false;
@@ -144,7 +146,7 @@ struct OutputSelection {
 // What a run recorded, by k-Wave dataset name ("p", "p_rms", "ux_max_all", "p_final", ...). Raw
 // series are [sample][sensor point]; sensor aggregates [sensor point]; *_all and *_final the grid.
 // While running, "*_rms" holds the sum of squares; finalize() turns it into the root mean square.
-struct Recording {
+struct PORTACL_API Recording {
     std::map<std::string, std::vector<double>> data;
     std::size_t samples = 0;  // sampled steps so far
     bool finalized = false;
@@ -155,9 +157,9 @@ struct Recording {
 // modes (the thesis's "mixed" modes of Table 5.1; PortaCL keeps "mixed" for the two-phase dispatch)
 // store chosen quantities in fp16 / bfloat16 with float arithmetic.
 enum class Storage { Full, ReducedMin, ReducedMid, ReducedMax };
-const char* storageName(Storage s);
+PORTACL_API const char* storageName(Storage s);
 
-struct RunOptions {
+struct PORTACL_API RunOptions {
     Precision precision = Precision::Float;  // Float or Double (element precision of arithmetic)
     Storage storage = Storage::Full;         // reduced modes need Float
     fft::Backend fftBackend = fft::Backend::Auto;
@@ -165,13 +167,13 @@ struct RunOptions {
 };
 
 // Parses the arithmetic precision, "single" (k-Wave's name), "float" or "double".
-Precision parseArithmetic(const std::string& text);
+PORTACL_API Precision parseArithmetic(const std::string& text);
 // Parses "full", "reduced-min", "reduced-mid" or "reduced-max" (storageName's names).
-Storage parseStorage(const std::string& text);
+PORTACL_API Storage parseStorage(const std::string& text);
 
 // The device solver. Construct, then step() until done() (or run()); recording() downloads what
 // was sampled. saveState()/restoreState() carry everything needed to continue (checkpoints).
-class KSpaceSolver {
+class PORTACL_API KSpaceSolver {
 public:
     KSpaceSolver(Context& ctx, const Simulation& sim, const RunOptions& options);
     ~KSpaceSolver();
@@ -209,10 +211,10 @@ private:
 
 // The serial C++ reference of the same time step, in double precision with its own FFT (a direct
 // mixed-radix DFT): for validation on small grids. Runs `steps` steps (0 = Nt).
-Recording referenceRun(const Simulation& sim, const OutputSelection& outputs, std::size_t steps = 0);
+PORTACL_API Recording referenceRun(const Simulation& sim, const OutputSelection& outputs, std::size_t steps = 0);
 
 // Facts for the output file header and the closing summary.
-struct RunInfo {
+struct PORTACL_API RunInfo {
     std::string createdBy = "kspaceFirstOrder-OpenCL (PortaCL)";
     std::string hostName;
     double loadSeconds = 0, preprocessingSeconds = 0, simulationSeconds = 0, postprocessingSeconds = 0;
@@ -223,17 +225,17 @@ struct RunInfo {
 
 // Writes k-Wave's output file (datasets, shapes, attributes as kspaceFirstOrder-OMP/-CUDA) to a
 // temporary name and renames it to `path`; removes the temporary on failure.
-void writeOutputFile(const std::string& path, const Simulation& sim, const OutputSelection& outputs,
-                     const Recording& recording, const RunInfo& info, int compression = 0);
+PORTACL_API void writeOutputFile(const std::string& path, const Simulation& sim, const OutputSelection& outputs,
+                                 const Recording& recording, const RunInfo& info, int compression = 0);
 
 // Checkpoint files: the solver state plus what identifies the input (grid, Nt, file description).
-void writeCheckpointFile(const std::string& path, const Simulation& sim, const KSpaceSolver::State& state);
+PORTACL_API void writeCheckpointFile(const std::string& path, const Simulation& sim, const KSpaceSolver::State& state);
 // A checkpointed stop, as k-Wave's solvers do it: the checkpoint, and the output file with what was
 // recorded so far (t_index says how far), committed together so that neither is older than the other.
-void writeCheckpointAndOutput(const std::string& checkpointPath, const std::string& outputPath, const Simulation& sim,
-                              const KSpaceSolver::State& state, const OutputSelection& outputs, const RunInfo& info,
-                              int compression = 0);
+PORTACL_API void writeCheckpointAndOutput(const std::string& checkpointPath, const std::string& outputPath, const Simulation& sim,
+                                          const KSpaceSolver::State& state, const OutputSelection& outputs, const RunInfo& info,
+                                          int compression = 0);
 // Throws when the checkpoint belongs to another input.
-KSpaceSolver::State readCheckpointFile(const std::string& path, const Simulation& sim);
+PORTACL_API KSpaceSolver::State readCheckpointFile(const std::string& path, const Simulation& sim);
 
 }  // namespace portacl::kwave

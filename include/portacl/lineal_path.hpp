@@ -9,6 +9,8 @@
 // images count only placements whose whole segment lies inside the image, normalized by their number.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -20,7 +22,7 @@
 namespace portacl::lineal {
 
 // A phase indicator on a grid: mask[(z*ny + y)*nx + x] is 1 where the pixel belongs to the phase.
-struct PhaseImage {
+struct PORTACL_API PhaseImage {
     int nz = 1, ny = 0, nx = 0;
     std::vector<std::uint8_t> mask;
 
@@ -31,10 +33,10 @@ struct PhaseImage {
 };
 
 // The phase of a labelled image: pixels equal to `label`. Throws one sentence when no pixel has it.
-PhaseImage phaseByLabel(const io::Volume& v, double label);
+PORTACL_API PhaseImage phaseByLabel(const io::Volume& v, double label);
 // The phase of a grey image: pixels >= `threshold`. Throws one sentence when the threshold leaves a
 // single phase (every pixel above or every pixel below it).
-PhaseImage phaseByThreshold(const io::Volume& v, double threshold);
+PORTACL_API PhaseImage phaseByThreshold(const io::Volume& v, double threshold);
 
 // A displacement or pixel offset (dz, dy, dx).
 using Offset = std::array<int, 3>;
@@ -44,15 +46,15 @@ using Offset = std::array<int, 3>;
 // one with the largest |d|; each minor axis keeps an error term e = 2|d_minor| - |d_major| and steps
 // whenever e >= 0 before a major step (a tie steps diagonally), then e += 2|d_minor| (- 2|d_major|
 // after a minor step). Negative components mirror the first-octant path, so segment(-d) = -segment(d).
-std::vector<Offset> bresenhamSegment(const Offset& d);
+PORTACL_API std::vector<Offset> bresenhamSegment(const Offset& d);
 
-struct Options {
+struct PORTACL_API Options {
     int maxLength = 0;      // ML: every displacement with all |components| <= ML
     bool periodic = false;
 };
 
 // Counts for every displacement of the box [-ML, ML]^D (D = 2: dz = 0 only).
-struct Result {
+struct PORTACL_API Result {
     int nz = 1, ny = 0, nx = 0;      // the image
     int maxLength = 0;
     bool periodic = false;
@@ -73,36 +75,36 @@ struct Result {
 
 // Rejects what cannot be evaluated with one sentence: an empty image, a phase absent from it, or ML
 // negative or too large (periodic: ML <= every extent; non-periodic: ML < every extent).
-void validate(const PhaseImage& img, const Options& opt);
+PORTACL_API void validate(const PhaseImage& img, const Options& opt);
 
 // On the device: bit-packed rows, per-run AND of precomputed run tables (see cl/lineal_path.cl).
-Result linealPath(Context& ctx, const PhaseImage& img, const Options& opt);
+PORTACL_API Result linealPath(Context& ctx, const PhaseImage& img, const Options& opt);
 // Serial C++ reference: every displacement, every placement, every pixel of the segment.
-Result linealPathReference(const PhaseImage& img, const Options& opt);
+PORTACL_API Result linealPathReference(const PhaseImage& img, const Options& opt);
 
 // Exact counts for one segment given as pixel offsets (any set, not only Bresenham), serially: the
 // number of placements p (fully inside when not periodic) with every p + o in the phase. Used by the
 // reference and by tests that emulate other estimators.
-std::uint64_t countSegment(const PhaseImage& img, const std::vector<Offset>& offsets, bool periodic,
-                           std::uint64_t* tried = nullptr);
+PORTACL_API std::uint64_t countSegment(const PhaseImage& img, const std::vector<Offset>& offsets, bool periodic,
+                                       std::uint64_t* tried = nullptr);
 
 // Orientation average: bin k holds the displacements with k - 1/2 <= |d|/binWidth < k + 1/2 and
 // |d| <= ML; L(bin) = sum of counts / sum of placements tried over the bin.
-struct RadialProfile {
+struct PORTACL_API RadialProfile {
     double binWidth = 1;
     std::vector<double> radius;        // bin centre
     std::vector<double> L;
     std::vector<std::uint64_t> vectors;  // displacements in the bin
 };
-RadialProfile radialProfile(const Result& r, double binWidth = 1.0);
+PORTACL_API RadialProfile radialProfile(const Result& r, double binWidth = 1.0);
 
 // L along one direction u: L(k*u) for k = 0..ML.
-struct DirectionProfile {
+struct PORTACL_API DirectionProfile {
     std::string name;  // "x", "y", "z", "xy", "x-y", "xyz"
     Offset unit;
     std::vector<double> L;
 };
 // 2-D: x, y, xy, x-y (the two diagonals); 3-D adds z, xz, yz and xyz.
-std::vector<DirectionProfile> directionProfiles(const Result& r);
+PORTACL_API std::vector<DirectionProfile> directionProfiles(const Result& r);
 
 }  // namespace portacl::lineal

@@ -11,6 +11,8 @@
 // Mixed return the exact sign of every query. See docs/two_phase.md.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -24,10 +26,10 @@ namespace portacl::predicates {
 enum class Predicate { Orient3d, Insphere };
 
 // Point indices per query: 4 (orient3d) or 5 (insphere).
-std::size_t arity(Predicate p);
-const char* predicateName(Predicate p);
+PORTACL_API std::size_t arity(Predicate p);
+PORTACL_API const char* predicateName(Predicate p);
 
-struct Result {
+struct PORTACL_API Result {
     std::vector<std::int8_t> signs;  // one per query: -1, 0, +1
     TwoPhaseReport report;           // items, flagged (undecided), phase-2 items, device times
 };
@@ -39,8 +41,8 @@ struct Result {
 // [two_phase] phase2 = host, every flagged query gets its exact sign on the host.
 // (PORTACL_FORCE_DOUBLE_FLOAT=1 or the profile's [two_phase] phase2 = double-float does the same on a
 // device with fp64.)
-Result evaluate(Context& ctx, Predicate p, const std::vector<float>& points,
-                const std::vector<std::uint32_t>& queries, Precision mode);
+PORTACL_API Result evaluate(Context& ctx, Predicate p, const std::vector<float>& points,
+                            const std::vector<std::uint32_t>& queries, Precision mode);
 
 // The same on buffers already on the device (what a workload and the benchmark use): `signs` holds
 // one char per query; buffers shorter than queryCount queries and signs are refused (the point
@@ -50,33 +52,33 @@ constexpr std::int8_t kDoubleFloatUndecided = 2;  // PRED_DF_HOST of cl/common/p
 
 // Replaces every kDoubleFloatUndecided sign by the exact one (the big-integer reference); sets
 // report.hostItems and report.hostSeconds.
-void finishOnHost(Predicate p, const std::vector<float>& points, const std::vector<std::uint32_t>& queries,
-                  std::vector<std::int8_t>& signs, TwoPhaseReport& report);
+PORTACL_API void finishOnHost(Predicate p, const std::vector<float>& points, const std::vector<std::uint32_t>& queries,
+                              std::vector<std::int8_t>& signs, TwoPhaseReport& report);
 // With hostItems given, phase 2 may run on the host (report.phase2 Host: the profile's [two_phase]
 // phase2 = host): the flagged queries are written there, for the caller to finish (their signs in
 // `signs` are phase 1's).
-TwoPhaseReport evaluateOnDevice(Context& ctx, Predicate p, const cl::Buffer& points, const cl::Buffer& queries,
-                                std::size_t queryCount, const cl::Buffer& signs, Precision mode,
-                                std::vector<std::uint32_t>* hostItems = nullptr);
+PORTACL_API TwoPhaseReport evaluateOnDevice(Context& ctx, Predicate p, const cl::Buffer& points, const cl::Buffer& queries,
+                                            std::size_t queryCount, const cl::Buffer& signs, Precision mode,
+                                            std::vector<std::uint32_t>* hostItems = nullptr);
 
 // A synthetic batch: n queries over `cloud` random points in [-100, 100]^3; each query is, with
 // probability degenerateFraction, made of integer points on one plane (orient3d) or one sphere
 // (insphere), whose exact sign is 0. For the benchmark and `portacl predicates`.
-struct Batch {
+struct PORTACL_API Batch {
     std::vector<float> points;
     std::vector<std::uint32_t> queries;
 };
-Batch syntheticBatch(Predicate p, std::size_t n, std::size_t cloud, double degenerateFraction, unsigned seed);
+PORTACL_API Batch syntheticBatch(Predicate p, std::size_t n, std::size_t cloud, double degenerateFraction, unsigned seed);
 
 // The mixed algorithm as plain serial C++ (the same float filter, then the exact big-integer
 // evaluation of the undecided queries): the CPU column of the benchmark. Exact signs.
-std::vector<std::int8_t> evaluateSerial(Predicate p, const std::vector<float>& points,
-                                        const std::vector<std::uint32_t>& queries);
+PORTACL_API std::vector<std::int8_t> evaluateSerial(Predicate p, const std::vector<float>& points,
+                                                    const std::vector<std::uint32_t>& queries);
 
 // Serial exact references (big-integer evaluation, independent of any floating-point reasoning).
-int orient3dExact(const float* a, const float* b, const float* c, const float* d);
-int insphereExact(const float* a, const float* b, const float* c, const float* d, const float* e);
-std::vector<std::int8_t> evaluateReference(Predicate p, const std::vector<float>& points,
-                                           const std::vector<std::uint32_t>& queries);
+PORTACL_API int orient3dExact(const float* a, const float* b, const float* c, const float* d);
+PORTACL_API int insphereExact(const float* a, const float* b, const float* c, const float* d, const float* e);
+PORTACL_API std::vector<std::int8_t> evaluateReference(Predicate p, const std::vector<float>& points,
+                                                       const std::vector<std::uint32_t>& queries);
 
 }  // namespace portacl::predicates

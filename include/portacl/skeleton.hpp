@@ -13,6 +13,8 @@
 // an iteration in which no border removed a voxel.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <cstdint>
 
 #include "portacl/io/binary_volume.hpp"
@@ -20,20 +22,20 @@
 
 namespace portacl::skeleton {
 
-struct Stats {
+struct PORTACL_API Stats {
     int iterations = 0;            // passes over the six borders, the last one removing nothing
     std::uint64_t candidates = 0;  // candidates collected, summed over every border of every pass
     std::uint64_t rounds = 0;      // device only: launches of the ordered recheck
 };
 
 // Throws one sentence for a malformed mask or a volume with no object voxel.
-void validate(const io::BinaryVolume& v);
+PORTACL_API void validate(const io::BinaryVolume& v);
 
 // On the device: candidates in parallel, then the recheck resolved in rounds that keep the raster
 // order's outcome (cl/skeleton.cl says how). Identical to thinReference on every volume.
-io::BinaryVolume thin(Context& ctx, const io::BinaryVolume& v, Stats* stats = nullptr);
+PORTACL_API io::BinaryVolume thin(Context& ctx, const io::BinaryVolume& v, Stats* stats = nullptr);
 // Serial C++ reference.
-io::BinaryVolume thinReference(const io::BinaryVolume& v, Stats* stats = nullptr);
+PORTACL_API io::BinaryVolume thinReference(const io::BinaryVolume& v, Stats* stats = nullptr);
 
 // A fully parallel, topology-preserving curve thinning: Lee's six border directions, each split into
 // 8 subfields (the subfield principle of Bertrand and Aktouf, 1994; the 8 subfields of Németh, Kardos
@@ -46,7 +48,7 @@ io::BinaryVolume thinReference(const io::BinaryVolume& v, Stats* stats = nullptr
 // Thinning stops after a pass that removes nothing. Every removal is proven to keep the topology, and
 // no ordered recheck is needed; its skeleton is its own (close to Lee's, with more side branches),
 // neither Lee's nor scikit-image's. Stats::candidates counts the removed voxels.
-io::BinaryVolume thinSubfields(Context& ctx, const io::BinaryVolume& v, Stats* stats = nullptr);
-io::BinaryVolume thinSubfieldsReference(const io::BinaryVolume& v, Stats* stats = nullptr);
+PORTACL_API io::BinaryVolume thinSubfields(Context& ctx, const io::BinaryVolume& v, Stats* stats = nullptr);
+PORTACL_API io::BinaryVolume thinSubfieldsReference(const io::BinaryVolume& v, Stats* stats = nullptr);
 
 }  // namespace portacl::skeleton

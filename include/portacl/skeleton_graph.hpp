@@ -7,6 +7,8 @@
 // voxel centres, scaled by the voxel spacing (z, y, x).
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -16,14 +18,14 @@
 
 namespace portacl::skeleton {
 
-struct Branch {
+struct PORTACL_API Branch {
     int type = 0;             // 0, 1, 2 or 3, as above
     std::int64_t from = -1, to = -1;  // node indices (-1 for a loop)
     std::uint64_t voxels = 0; // voxels on the branch, both nodes' end voxels included
     double length = 0;        // Euclidean length between the end voxels' centres, along the branch
 };
 
-struct Graph {
+struct PORTACL_API Graph {
     std::uint64_t voxels = 0;
     std::uint64_t endPoints = 0;       // voxels of degree 1
     std::uint64_t junctionVoxels = 0;  // voxels of degree >= 3
@@ -37,9 +39,9 @@ struct Graph {
 };
 
 // The graph of a skeleton (a 0/1 mask). Serial; linear in the skeleton's voxels.
-Graph skeletonGraph(const io::BinaryVolume& skeleton);
+PORTACL_API Graph skeletonGraph(const io::BinaryVolume& skeleton);
 
 // Writes one row per branch (type, nodes, their coordinates, voxels, length) as CSV, atomically.
-void writeBranchesCsv(const std::string& path, const Graph& g);
+PORTACL_API void writeBranchesCsv(const std::string& path, const Graph& g);
 
 }  // namespace portacl::skeleton

@@ -2,6 +2,8 @@
 // with its serial reference.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <vector>
 
 #include "portacl/runtime/context.hpp"
@@ -9,15 +11,15 @@
 namespace portacl {
 
 // Enqueues c = a + b on n elements of `element` precision already on the device.
-void vectorSum(Context& ctx, Precision element, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
-               std::size_t n);
+PORTACL_API void vectorSum(Context& ctx, Precision element, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
+                           std::size_t n);
 
 // Host convenience: uploads, adds, downloads. a and b must have the same length.
 template <typename T>
-std::vector<T> vectorSum(Context& ctx, const std::vector<T>& a, const std::vector<T>& b);
+PORTACL_API std::vector<T> vectorSum(Context& ctx, const std::vector<T>& a, const std::vector<T>& b);
 
 // The serial C++ reference.
 template <typename T>
-std::vector<T> vectorSumReference(const std::vector<T>& a, const std::vector<T>& b);
+PORTACL_API std::vector<T> vectorSumReference(const std::vector<T>& a, const std::vector<T>& b);
 
 }  // namespace portacl

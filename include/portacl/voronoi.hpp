@@ -3,6 +3,8 @@
 // writes them; its edges join vertices along the locus of spheres tangent to three balls.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -18,12 +20,12 @@ class AtomicOutput;
 
 namespace portacl::voronoi {
 
-struct Vertex {
+struct PORTACL_API Vertex {
     int q[4];              // ball indices, ascending
     double x, y, z, r;     // tangent sphere: centre and radius (negative when the balls overlap it)
 };
 
-struct Edge {
+struct PORTACL_API Edge {
     int v0, v1;            // vertex indices; v1 = -1 for an edge unbounded beyond v0. An edge with no vertex:
                            // v0 = v1 = -2 for a closed one (an ellipse), v0 = v1 = -1 for an open one
                            // (unbounded both ways); both found by the completeness pass
@@ -31,7 +33,7 @@ struct Edge {
     double minRadius;      // smallest tangent-sphere radius along the edge (its bottleneck)
 };
 
-struct Diagram {
+struct PORTACL_API Diagram {
     std::vector<Vertex> vertices;
     std::vector<Edge> edges;
     int components = 0;            // connected pieces of the vertex-edge graph
@@ -57,7 +59,7 @@ struct Diagram {
 
 // How the device splits a search over work-items (docs/voronoi.md, "Tuning"). 0: the device profile's
 // [voronoi] value, or its PORTACL_VORONOI_* override; sizes are rounded down to powers of two.
-struct SearchTuning {
+struct PORTACL_API SearchTuning {
     int lanes = 0;           // work-items per search (1: one work-item walks all candidates)
     int group = 0;           // work-group size of the narrow searches (lanes x searches per group)
     int flaggedLanes = 0;    // work-items per flagged search in phase 2 of mixed mode (1: as lanes)
@@ -65,7 +67,7 @@ struct SearchTuning {
     int wideCandidates = 0;  // a search whose box holds more balls is wide
 };
 
-struct Options {
+struct PORTACL_API Options {
     Precision precision = Precision::Mixed;
     SearchTuning tuning;
     // The completeness pass after tracing (closed edges with no vertex, pieces no start reached);
@@ -75,25 +77,25 @@ struct Options {
 
 // The serial C++ reference: the same tracing with one edge at a time, in double, and the same
 // completeness pass.
-Diagram computeReference(const std::vector<io::Ball>& balls, bool completenessPass = true);
+PORTACL_API Diagram computeReference(const std::vector<io::Ball>& balls, bool completenessPass = true);
 
 // On the device: all pending edges of a wave in one launch per phase. Float: phase 1 decides alone;
 // double: every search in double; mixed: float, then double for the searches float flagged.
-Diagram compute(Context& ctx, const std::vector<io::Ball>& balls, const Options& options = {});
+PORTACL_API Diagram compute(Context& ctx, const std::vector<io::Ball>& balls, const Options& options = {});
 
 // Several frames (models of an ensemble, trajectory snapshots) traced together: each wave's pending
 // edges of every frame go to the device in one launch. Diagram::seconds is the batch's time per frame.
-std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<io::Ball>>& frames,
-                                   const Options& options = {});
+PORTACL_API std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<io::Ball>>& frames,
+                                               const Options& options = {});
 
 // Voronota's vertex format: `q1 q2 q3 q4 x y z r`, one line per tangent sphere, sorted by quadruple.
-std::string formatVertices(const Diagram& d);
+PORTACL_API std::string formatVertices(const Diagram& d);
 // `v0 v1 g1 g2 g3 min_radius` (v1 = -1 for unbounded edges; -2 -2: a closed edge with no vertex, -1 -1:
 // an open one), vertex indices into the sorted vertex list.
-std::string formatEdges(const Diagram& d);
+PORTACL_API std::string formatEdges(const Diagram& d);
 
 // What an HDF5 diagram file records besides the diagram and its balls (attributes of the root group).
-struct Hdf5Info {
+struct PORTACL_API Hdf5Info {
     std::string input;       // the input file name
     std::string precision;   // "mixed", "double", "float", or "serial" (the serial reference)
     std::string radii;       // the radius table: its file name, or a line naming Voronota's built-in table
@@ -103,11 +105,11 @@ struct Hdf5Info {
 // Writes the diagram (vertices, edges, in the order of formatVertices and formatEdges), the balls
 // (after filtering, numbered from 0) and the summary to an HDF5 file (docs/voronoi.md, "Output"),
 // through a temporary file renamed into place; on failure no file is left and portacl::Error says so.
-void writeHdf5(const std::string& path, const Diagram& d, const std::vector<io::Ball>& balls, const Hdf5Info& info);
+PORTACL_API void writeHdf5(const std::string& path, const Diagram& d, const std::vector<io::Ball>& balls, const Hdf5Info& info);
 // The same into one member of an output group (the caller commits).
-void writeHdf5To(const AtomicOutput& out, const Diagram& d, const std::vector<io::Ball>& balls, const Hdf5Info& info);
+PORTACL_API void writeHdf5To(const AtomicOutput& out, const Diagram& d, const std::vector<io::Ball>& balls, const Hdf5Info& info);
 
 // Sorts vertices by quadruple then centre and renumbers the edges accordingly.
-void canonicalize(Diagram& d);
+PORTACL_API void canonicalize(Diagram& d);
 
 }  // namespace portacl::voronoi

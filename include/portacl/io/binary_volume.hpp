@@ -3,6 +3,8 @@
 // workloads share (a 2-D image, a selection that is empty or fills the whole volume).
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -13,7 +15,7 @@
 namespace portacl::io {
 
 // Voxels in C order (z, y, x), x fastest; mask is 0 or 1.
-struct BinaryVolume {
+struct PORTACL_API BinaryVolume {
     int nz = 0, ny = 0, nx = 0;
     std::vector<std::uint8_t> mask;
     std::array<double, 3> spacing{1.0, 1.0, 1.0};  // voxel size (z, y, x), kept from the file
@@ -25,7 +27,7 @@ struct BinaryVolume {
 };
 
 // How grey values become the object.
-struct Binarisation {
+struct PORTACL_API Binarisation {
     enum class Rule { NonZero, Threshold, Label } rule = Rule::NonZero;
     double value = 0;  // Threshold: voxels >= value; Label: voxels == value
     std::string describe() const;  // "voxels >= 90", "voxels == 3", "non-zero voxels"
@@ -33,13 +35,13 @@ struct Binarisation {
 
 // The object of `v` under `b`. Throws one sentence when `v` is 2-D (`what` names the command's need,
 // "thinning needs a 3-D volume"), when the rule selects no voxel, or, unless allowFull, every voxel.
-BinaryVolume binarise(const Volume& v, const Binarisation& b, bool allowFull = false);
+PORTACL_API BinaryVolume binarise(const Volume& v, const Binarisation& b, bool allowFull = false);
 
 // The same checks for a mask built by hand (tests, the library): dimensions positive, mask size, 0/1 values.
-void checkBinaryVolume(const BinaryVolume& v, const std::string& what);
+PORTACL_API void checkBinaryVolume(const BinaryVolume& v, const std::string& what);
 
 // Writes the mask as an .npy (uint8 0/1) or a multi-page TIFF (uint8 0/255, one page per z slice),
 // by extension, atomically.
-void writeBinaryVolume(const std::string& path, const BinaryVolume& v);
+PORTACL_API void writeBinaryVolume(const std::string& path, const BinaryVolume& v);
 
 }  // namespace portacl::io

@@ -4,6 +4,8 @@
 // Every failure raises portacl::Error with one sentence naming the file and the object.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,12 +15,12 @@ namespace portacl::io {
 // Dimensions in HDF5 (C) order: the last varies fastest.
 using Dims = std::vector<std::uint64_t>;
 
-std::uint64_t elementCount(const Dims& dims);
-std::string dimsText(const Dims& dims);  // "(1, 24, 32)"
+PORTACL_API std::uint64_t elementCount(const Dims& dims);
+PORTACL_API std::string dimsText(const Dims& dims);  // "(1, 24, 32)"
 
 enum class ElementType { Float32, Float64, UInt64, Int64, Other };
 
-class Hdf5File {
+class PORTACL_API Hdf5File {
 public:
     enum class Mode { Read, ReadWrite };
 

@@ -3,6 +3,8 @@
 // from its input: NoData, the geotransform and the coordinate system.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -17,7 +19,7 @@ namespace portacl::io {
 enum class RasterType { Byte, Int16, UInt16, Int32, UInt32, Float32, Float64 };
 
 // What an output shares with its input: the shape, where it lies and in which coordinate system.
-struct RasterFrame {
+struct PORTACL_API RasterFrame {
     int rows = 0, cols = 0;
     // GDAL's affine geotransform: x = gt[0] + col*gt[1] + row*gt[2], y = gt[3] + col*gt[4] + row*gt[5].
     std::array<double, 6> geoTransform{0, 1, 0, 0, 0, -1};
@@ -31,7 +33,7 @@ struct RasterFrame {
 };
 
 // One band of values, row 0 at the top, row-major.
-struct Raster {
+struct PORTACL_API Raster {
     RasterFrame frame;
     std::vector<double> values;
     bool hasNoData = false;
@@ -51,20 +53,20 @@ struct Raster {
 
 // Reads band 1 of a raster file. Throws portacl::Error in one sentence when the file is missing or
 // unreadable, GDAL cannot read its format, or it has no raster band.
-Raster readRaster(const std::string& path);
+PORTACL_API Raster readRaster(const std::string& path);
 
 // The output formats writeRaster chooses by the name's extension: .tif/.tiff (GeoTIFF, LZW) and
 // .asc/.d8/.out (ESRI ASCII grid; its coordinate system goes to a .prj beside it).
-const std::vector<std::string>& rasterOutputExtensions();
+PORTACL_API const std::vector<std::string>& rasterOutputExtensions();
 
 // Writes `values` (frame.size() of them) as band 1 of `type`, with the frame's geotransform and
 // coordinate system and, when hasNoData, the NoData value. The file (and its .prj) is complete or
 // absent: written to a temporary beside it and renamed (portacl/runtime/output_file.hpp). Throws
 // portacl::Error naming the file when it cannot be written.
-void writeRaster(const std::string& path, const RasterFrame& frame, const std::vector<double>& values, RasterType type,
-                 bool hasNoData, double noData);
+PORTACL_API void writeRaster(const std::string& path, const RasterFrame& frame, const std::vector<double>& values, RasterType type,
+                             bool hasNoData, double noData);
 
 // GDAL's name of a type ("Int16", "Float32").
-const char* rasterTypeName(RasterType t);
+PORTACL_API const char* rasterTypeName(RasterType t);
 
 }  // namespace portacl::io

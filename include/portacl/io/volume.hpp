@@ -2,6 +2,8 @@
 // datasets, multi-page TIFF, NIfTI, and the picture formats of io/image.hpp (PNG, TIFF, BMP, PGM).
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -11,7 +13,7 @@ namespace portacl::io {
 
 // Values in C order (z, y, x), x fastest; a 2-D image has nz = 1. Every element type (8- to 64-bit
 // integers, float, double, bool) is held as double, which is exact for labels up to 2^53.
-struct Volume {
+struct PORTACL_API Volume {
     int nz = 1, ny = 0, nx = 0;
     std::vector<double> data;
     std::string elementType;  // what the file held: "uint8", "int32", "float64", ...
@@ -26,14 +28,14 @@ struct Volume {
 // time point, scaled by scl_slope/scl_inter, spacing from pixdim); .png/.bmp/.pgm/.ppm (colour pictures
 // are averaged over their colour channels, alpha ignored). Throws portacl::Error with one sentence
 // for a missing, truncated or unsupported file, or an array that is not 2-D or 3-D.
-Volume readVolume(const std::string& path, const std::string& dataset = "");
+PORTACL_API Volume readVolume(const std::string& path, const std::string& dataset = "");
 
-Volume readNpy(const std::string& path);
-Volume readHdf5Dataset(const std::string& path, const std::string& dataset);
-Volume readTiffStack(const std::string& path);
-Volume readNifti(const std::string& path);
+PORTACL_API Volume readNpy(const std::string& path);
+PORTACL_API Volume readHdf5Dataset(const std::string& path, const std::string& dataset);
+PORTACL_API Volume readTiffStack(const std::string& path);
+PORTACL_API Volume readNifti(const std::string& path);
 
 // Writes an .npy (uint8) of the volume's values (rounded and clamped to 0..255), atomically.
-void writeNpyU8(const std::string& path, const Volume& v);
+PORTACL_API void writeNpyU8(const std::string& path, const Volume& v);
 
 }  // namespace portacl::io

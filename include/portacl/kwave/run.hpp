@@ -5,6 +5,8 @@
 // bindings call it the same way.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -14,7 +16,7 @@
 
 namespace portacl::kwave {
 
-struct RunPlan {
+struct PORTACL_API RunPlan {
     RunOptions options;
     std::string outputFile;  // k-Wave's output file (required): written whole or not at all
     int compression = 0;     // deflate level 0-9 of the output datasets
@@ -31,13 +33,13 @@ struct RunPlan {
 };
 
 // Where the time loop is: steps [first, end) of this run, `done` of them finished on the device.
-struct RunProgress {
+struct PORTACL_API RunProgress {
     std::size_t first = 0, done = 0, end = 0, nt = 0;
     double elapsedSeconds = 0;  // since the loop began
 };
 
 // What a caller hears while the run goes on; every member may be left empty.
-struct RunObserver {
+struct PORTACL_API RunObserver {
     std::function<void()> buildingSolver;                    // the kernels are built next (slow when not cached)
     std::function<void(double seconds)> solverBuilt;         // ... and were, in this many seconds
     std::function<void(std::size_t timeIndex)> restored;     // continued from the checkpoint at this step
@@ -47,7 +49,7 @@ struct RunObserver {
     std::function<void(const RunProgress&)> progress;
 };
 
-struct RunSummary {
+struct PORTACL_API RunSummary {
     std::size_t firstStep = 0, timeIndex = 0;  // the run went from firstStep to timeIndex
     bool checkpointed = false;                 // stopped for a checkpoint; running again continues it
     double preprocessingSeconds = 0, simulationSeconds = 0;
@@ -57,6 +59,6 @@ struct RunSummary {
 
 // Runs `sim` on ctx's device as the plan says. Throws portacl::Error on bad input, a device that
 // cannot hold the simulation, an unstable simulation (no output is written then) or a failed write.
-RunSummary run(Context& ctx, const Simulation& sim, const RunPlan& plan, const RunObserver& observer = {});
+PORTACL_API RunSummary run(Context& ctx, const Simulation& sim, const RunPlan& plan, const RunObserver& observer = {});
 
 }  // namespace portacl::kwave

@@ -3,6 +3,8 @@
 // (temporary file, then rename).
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -13,7 +15,7 @@ namespace portacl::lineal {
 
 // An HDF5 attribute's value, stored with its own type: text (a string), a real (float64), an integer
 // (int64) or a flag (uint8, 0 or 1, as h5py stores a bool).
-struct Parameter {
+struct PORTACL_API Parameter {
     enum class Kind { Text, Real, Integer, Flag } kind = Kind::Text;
     std::string text;
     double real = 0;
@@ -35,16 +37,16 @@ struct Parameter {
 // of `parameters`, plus max_length (int64), periodic (uint8 0/1), shape (int64 array: the image's
 // (ny, nx) or (nz, ny, nx)), radial_bin_width (float64) and convention (text). Optional /S2 when `s2`
 // is not null (same layout as /L).
-void writeHdf5(const std::string& path, const Result& r, const RadialProfile& radial,
-               const std::map<std::string, Parameter>& parameters, const std::vector<double>* s2 = nullptr);
+PORTACL_API void writeHdf5(const std::string& path, const Result& r, const RadialProfile& radial,
+                           const std::map<std::string, Parameter>& parameters, const std::vector<double>* s2 = nullptr);
 // The L map as a NumPy .npy file: float64, shape (my, mx) for a 2-D image, (mz, my, mx) for a volume;
 // L[dy + ML, dx + ML] as in the HDF5 file.
-void writeNpy(const std::string& path, const Result& r);
+PORTACL_API void writeNpy(const std::string& path, const Result& r);
 // Header "dx,dy,count,tried,L" (2-D) or "dx,dy,dz,count,tried,L" (3-D); L with 17 significant digits.
-void writeCsv(const std::string& path, const Result& r);
+PORTACL_API void writeCsv(const std::string& path, const Result& r);
 // An 8-bit RGB picture of the 2-D map (the dz = 0 layer in 3-D): L(dx, dy)/L(0) in whole decades of a
 // logarithmic viridis scale (down to the smallest positive value, at most 6 decades), L = 0 in grey,
 // dx to the right and dy upwards, with axes, ticks at -ML, -ML/2, 0, ML/2, ML and a colour bar.
-void writePng(const std::string& path, const Result& r);
+PORTACL_API void writePng(const std::string& path, const Result& r);
 
 }  // namespace portacl::lineal

@@ -11,6 +11,8 @@
 // applied and the candidates after it are drawn again from the new image.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -23,7 +25,7 @@ namespace portacl::lineal {
 // What to match: L of one phase for every displacement of [-ML, ML]^D, on a periodic cell, and
 // optionally its two-point probability S2 on the same displacements:
 // E = sum_d (L - L_target)^2 + s2Weight * sum_d (S2 - S2_target)^2.
-struct Target {
+struct PORTACL_API Target {
     int nz = 1, ny = 0, nx = 0;  // the cell to reconstruct
     int maxLength = 0;
     std::vector<double> L;       // map order of Result
@@ -33,15 +35,15 @@ struct Target {
     std::string fingerprint() const;  // identifies the target in checkpoints
 };
 // s2Weight > 0 also matches S2 (exact, from the serial sums).
-Target targetFromImage(Context& ctx, const PhaseImage& img, int maxLength, double s2Weight = 0);
+PORTACL_API Target targetFromImage(Context& ctx, const PhaseImage& img, int maxLength, double s2Weight = 0);
 // An HDF5 file written by `portacl lineal-path -o` of a periodic image (its /L and shape attribute;
 // /S2 too when s2Weight > 0, which needs a file written with --s2).
-Target targetFromFile(const std::string& path, double s2Weight = 0);
+PORTACL_API Target targetFromFile(const std::string& path, double s2Weight = 0);
 // Exact S2 counts #{p : p and p + d in the phase} of a periodic image, in map order.
-std::vector<std::uint64_t> twoPointCounts(const PhaseImage& img, int maxLength);
+PORTACL_API std::vector<std::uint64_t> twoPointCounts(const PhaseImage& img, int maxLength);
 
 // Incremental counts of one image under candidate swaps.
-class SwapEvaluator {
+class PORTACL_API SwapEvaluator {
 public:
     virtual ~SwapEvaluator() = default;
     // Change of E for each candidate (a = index of a phase pixel, b = of a non-phase pixel).
@@ -54,11 +56,11 @@ public:
     virtual const PhaseImage& image() const = 0;
 };
 // On the device, in float or double (the ΔE sums; the counts are exact either way).
-std::unique_ptr<SwapEvaluator> makeDeviceEvaluator(Context& ctx, const Target& t, const PhaseImage& start, Precision p);
+PORTACL_API std::unique_ptr<SwapEvaluator> makeDeviceEvaluator(Context& ctx, const Target& t, const PhaseImage& start, Precision p);
 // Serial C++ reference, ΔE in double.
-std::unique_ptr<SwapEvaluator> makeReferenceEvaluator(const Target& t, const PhaseImage& start);
+PORTACL_API std::unique_ptr<SwapEvaluator> makeReferenceEvaluator(const Target& t, const PhaseImage& start);
 
-struct AnnealOptions {
+struct PORTACL_API AnnealOptions {
     std::uint64_t steps = 100000;  // candidate swaps evaluated, at most
     double tMax = 1e-3, tMin = 1e-6;
     int reheats = 0;                // extra cooling cycles from Tmax
@@ -73,15 +75,15 @@ struct AnnealOptions {
 
 // Refuses options outside their ranges with one sentence: temperatures positive and finite with
 // Tmin <= Tmax, reheats in [0, steps - 1], a batch in [1, 2^20], a history interval of at least 1.
-void validate(const AnnealOptions& opt);
+PORTACL_API void validate(const AnnealOptions& opt);
 
-struct AnnealRecord {
+struct PORTACL_API AnnealRecord {
     std::uint64_t step;
     double temperature, error;
     std::uint64_t accepted;
 };
 
-struct AnnealState {
+struct PORTACL_API AnnealState {
     PhaseImage image;
     std::uint64_t step = 0, accepted = 0;
     double error = 0;
@@ -89,18 +91,18 @@ struct AnnealState {
 };
 
 // A random image with the target's number of phase pixels (seeded).
-PhaseImage randomStart(const Target& t, std::uint64_t seed);
+PORTACL_API PhaseImage randomStart(const Target& t, std::uint64_t seed);
 // Runs the chain from `state` (a fresh random start or a resumed checkpoint) until the step budget is
 // spent or E is exactly 0. `evaluator` must hold state.image.
-void anneal(SwapEvaluator& evaluator, const Target& t, const AnnealOptions& opt, AnnealState& state);
-double temperatureAt(const AnnealOptions& opt, std::uint64_t step);
+PORTACL_API void anneal(SwapEvaluator& evaluator, const Target& t, const AnnealOptions& opt, AnnealState& state);
+PORTACL_API double temperatureAt(const AnnealOptions& opt, std::uint64_t step);
 // Exact E of counts (and S2 counts when the target has S2) against the target (N = cell size).
-double errorOf(const Target& t, const std::vector<std::uint64_t>& counts, const std::vector<std::uint64_t>& s2Counts = {});
+PORTACL_API double errorOf(const Target& t, const std::vector<std::uint64_t>& counts, const std::vector<std::uint64_t>& s2Counts = {});
 
 // Checkpoints: magic, version, target fingerprint, options that define the chain, step, image,
 // history, and a checksum. readCheckpoint rejects a corrupt file or one of another target with one
 // sentence.
-void writeCheckpoint(const std::string& path, const Target& t, const AnnealOptions& opt, const AnnealState& s);
-AnnealState readCheckpoint(const std::string& path, const Target& t, AnnealOptions& opt);
+PORTACL_API void writeCheckpoint(const std::string& path, const Target& t, const AnnealOptions& opt, const AnnealState& s);
+PORTACL_API AnnealState readCheckpoint(const std::string& path, const Target& t, AnnealOptions& opt);
 
 }  // namespace portacl::lineal

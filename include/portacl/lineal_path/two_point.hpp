@@ -5,6 +5,8 @@
 // layout as the lineal path result: index ((dz+MLz)*(2ML+1) + dy+ML)*(2ML+1) + dx+ML.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <vector>
 
 #include "portacl/lineal_path.hpp"
@@ -13,8 +15,8 @@ namespace portacl::lineal {
 
 // S2 for every displacement of the box [-ML, ML]^D, in float or double (Precision::Float/Double).
 // Float sums of up to N products carry a relative error of about 1e-6; double about 1e-14.
-std::vector<double> twoPointProbability(Context& ctx, const PhaseImage& img, const Options& opt, Precision precision);
+PORTACL_API std::vector<double> twoPointProbability(Context& ctx, const PhaseImage& img, const Options& opt, Precision precision);
 // Serial reference: direct sums of integer products (exact before the one division).
-std::vector<double> twoPointProbabilityReference(const PhaseImage& img, const Options& opt);
+PORTACL_API std::vector<double> twoPointProbabilityReference(const PhaseImage& img, const Options& opt);
 
 }  // namespace portacl::lineal

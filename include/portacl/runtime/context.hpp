@@ -3,6 +3,8 @@
 // Every workload takes a Context&.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <map>
 #include <memory>
 #include <string>
@@ -22,7 +24,7 @@
 
 namespace portacl {
 
-struct ContextOptions {
+struct PORTACL_API ContextOptions {
     bool useDiskCache = true;  // false with --no-cache or PORTACL_NO_CACHE=1
     bool profile = false;      // --profile: keep every event for the per-kernel table
     bool queueProfiling = true;  // event timestamps (benchmarks and --profile need them)
@@ -33,7 +35,7 @@ struct ContextOptions {
     bool keepBuffers = false;
 };
 
-class Context {
+class PORTACL_API Context {
 public:
     explicit Context(const DeviceInfo& device, ContextOptions options = {});
     // Waits for the queue before anything is freed: a transfer enqueued without waiting (a staged
@@ -187,12 +189,12 @@ private:
 };
 
 // Seconds from the first start to the last end of spans[from .. to - 1] (endTimingSpans); 0 when none.
-double extentSeconds(const std::vector<std::pair<cl_ulong, cl_ulong>>& spans, std::size_t from, std::size_t to);
+PORTACL_API double extentSeconds(const std::vector<std::pair<cl_ulong, cl_ulong>>& spans, std::size_t from, std::size_t to);
 
 // Rounds n up to a multiple of m (m > 0).
 inline std::size_t roundUp(std::size_t n, std::size_t m) { return (n + m - 1) / m * m; }
 
 // Reads PORTACL_NO_CACHE and PORTACL_KEEP_BUFFERS into ContextOptions defaults.
-ContextOptions defaultContextOptions();
+PORTACL_API ContextOptions defaultContextOptions();
 
 }  // namespace portacl

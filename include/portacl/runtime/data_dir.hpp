@@ -5,14 +5,16 @@
 //   3. shared/data or ../shared/data from the working directory.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <string>
 
 namespace portacl {
 
 // The data folder by the rule above, or "" when none of the places holds it.
-std::string dataDirectory();
+PORTACL_API std::string dataDirectory();
 
 // One sentence for when the data is missing: where it was looked for and where to put it.
-std::string dataDirectoryHint();
+PORTACL_API std::string dataDirectoryHint();
 
 }  // namespace portacl

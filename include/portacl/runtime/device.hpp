@@ -2,6 +2,8 @@
 // grammar used by every command (--device) and by the PORTACL_DEVICE environment variable.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,7 +12,7 @@
 
 namespace portacl {
 
-struct DeviceInfo {
+struct PORTACL_API DeviceInfo {
     cl::Platform platform;
     cl::Device device;
     unsigned platformIndex = 0;
@@ -52,7 +54,7 @@ struct DeviceInfo {
 
 // A platform the listing skipped, and why: no devices (Mesa's Clover without an AMD GPU), or a
 // device whose properties could not be read (it disappeared, or its driver failed).
-struct SkippedPlatform {
+struct PORTACL_API SkippedPlatform {
     unsigned platformIndex = 0;
     std::string platformName;
     std::string reason;
@@ -61,7 +63,7 @@ struct SkippedPlatform {
 // Every device of every platform, in platform then device order. Never throws: no platform at all
 // is an empty list, and a platform or device that fails to answer is skipped (recorded in `skipped`
 // when given).
-std::vector<DeviceInfo> listDevices(std::vector<SkippedPlatform>* skipped = nullptr);
+PORTACL_API std::vector<DeviceInfo> listDevices(std::vector<SkippedPlatform>* skipped = nullptr);
 
 // Applies the selection grammar to the devices that exist:
 //   auto      first GPU, else the first CPU, PoCL's when present (saying so once on stderr)
@@ -73,9 +75,9 @@ std::vector<DeviceInfo> listDevices(std::vector<SkippedPlatform>* skipped = null
 //             whose name or vendor contains it
 // Several specs may be joined with commas. An empty spec means PORTACL_DEVICE, else "auto".
 // Throws portacl::Error listing the devices that exist when nothing matches.
-std::vector<DeviceInfo> selectDevices(const std::string& spec);
+PORTACL_API std::vector<DeviceInfo> selectDevices(const std::string& spec);
 
 // selectDevices, requiring exactly one: the first match.
-DeviceInfo selectDevice(const std::string& spec);
+PORTACL_API DeviceInfo selectDevice(const std::string& spec);
 
 }  // namespace portacl

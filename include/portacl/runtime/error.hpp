@@ -2,22 +2,24 @@
 // print a single clear sentence and exit non-zero.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <stdexcept>
 #include <string>
 
 namespace portacl {
 
 // A failure the user can act on: bad input, no such device, not enough memory, no fp64.
-class Error : public std::runtime_error {
+class PORTACL_API Error : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
 
 // The name of an OpenCL status code ("CL_OUT_OF_RESOURCES" for -5), or "CL_UNKNOWN_ERROR(<n>)".
-std::string clStatusName(int status);
+PORTACL_API std::string clStatusName(int status);
 
 // An OpenCL call returned a status other than CL_SUCCESS.
-class ClError : public Error {
+class PORTACL_API ClError : public Error {
 public:
     ClError(int status, const std::string& call);
     int status() const { return status_; }
@@ -35,7 +37,7 @@ private:
 
 // A kernel failed to compile (status CL_BUILD_PROGRAM_FAILURE or CL_INVALID_BUILD_OPTIONS); carries
 // the compiler's log and the options used.
-class BuildError : public ClError {
+class PORTACL_API BuildError : public ClError {
 public:
     BuildError(int status, const std::string& program, const std::string& device, const std::string& options,
                const std::string& log);

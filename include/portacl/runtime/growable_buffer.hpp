@@ -4,6 +4,8 @@
 // enqueued on the old one still see it (OpenCL retains it for them).
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <cstddef>
 #include <string>
 
@@ -11,7 +13,7 @@
 
 namespace portacl {
 
-class GrowableBuffer {
+class PORTACL_API GrowableBuffer {
 public:
     // Exact: grows to the size asked for. Doubling: to at least twice the old capacity (and at least
     // 256 bytes), for sizes that creep up from call to call.

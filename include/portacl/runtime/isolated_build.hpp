@@ -13,6 +13,8 @@
 //                                  tests of the crash and timeout paths
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <string>
 #include <vector>
 
@@ -20,7 +22,7 @@ namespace portacl {
 
 struct DeviceInfo;
 
-struct IsolatedBuild {
+struct PORTACL_API IsolatedBuild {
     enum class Outcome {
         Built,        // compiled; `binary` holds the program binary (empty if the driver gives none)
         Rejected,     // the compiler reported errors; `log` holds its build log
@@ -37,18 +39,18 @@ struct IsolatedBuild {
 
 // Whether Context::program should build in a child process (PORTACL_ISOLATED_BUILD, default on,
 // and a worker executable exists).
-bool isolatedBuildsEnabled();
+PORTACL_API bool isolatedBuildsEnabled();
 // PORTACL_BUILD_TIMEOUT in seconds, default 300.
-double isolatedBuildTimeout();
+PORTACL_API double isolatedBuildTimeout();
 // The worker executable, or "" when there is none.
-std::string compileWorkerPath();
+PORTACL_API std::string compileWorkerPath();
 
 // Compiles `source` with `options` for `device` in a child process.
-IsolatedBuild buildInChildProcess(const DeviceInfo& device, const std::string& source, const std::string& options,
-                                  double timeoutSeconds);
+PORTACL_API IsolatedBuild buildInChildProcess(const DeviceInfo& device, const std::string& source, const std::string& options,
+                                              double timeoutSeconds);
 
 // The child's side: reads the request file, compiles, writes <request>.bin and <request>.log.
 // Exit status: 0 built, 3 rejected by the compiler, 4 device not found, 5 any other failure.
-int compileWorkerMain(int argc, char** argv);
+PORTACL_API int compileWorkerMain(int argc, char** argv);
 
 }  // namespace portacl

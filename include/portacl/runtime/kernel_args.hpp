@@ -2,6 +2,8 @@
 // size that does not match) is a ClError naming the kernel and the argument, never a raw cl::Error.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <cstddef>
 #include <string>
 
@@ -11,11 +13,11 @@
 namespace portacl {
 
 // The kernel's function name (CL_KERNEL_FUNCTION_NAME).
-std::string kernelName(const cl::Kernel& k);
+PORTACL_API std::string kernelName(const cl::Kernel& k);
 
 // The most work-items a work-group of this kernel may have on the device (CL_KERNEL_WORK_GROUP_SIZE:
 // a kernel with a large private frame may allow fewer than the device's maximum).
-std::size_t workGroupLimit(const cl::Kernel& k, const cl::Device& device);
+PORTACL_API std::size_t workGroupLimit(const cl::Kernel& k, const cl::Device& device);
 
 template <typename T>
 void setArg(cl::Kernel& k, cl_uint index, const T& value) {

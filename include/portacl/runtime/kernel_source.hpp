@@ -2,6 +2,8 @@
 // engine read them from that folder instead, for quick iteration without rebuilding.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <string>
 #include <vector>
 
@@ -10,9 +12,9 @@ namespace portacl {
 // The text of cl/<name> with every `#include "x"` line replaced by cl/x (recursively), so that the
 // final text is self-contained: it is what the compiler sees and what the binary cache hashes.
 // Throws portacl::Error when the file does not exist.
-std::string kernelSource(const std::string& name);
+PORTACL_API std::string kernelSource(const std::string& name);
 
 // Names of every embedded source ("vector_ops.cl", "common/real.h", ...).
-std::vector<std::string> embeddedKernelNames();
+PORTACL_API std::vector<std::string> embeddedKernelNames();
 
 }  // namespace portacl

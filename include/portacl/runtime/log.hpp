@@ -3,6 +3,8 @@
 // goes to the logger the caller sets, and nowhere when none is set. Failures are exceptions.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <functional>
 #include <string>
 
@@ -14,9 +16,9 @@ using Logger = std::function<void(LogLevel level, const std::string& message)>;
 
 // Sets the process-wide logger (an empty function silences the library, the default); returns the
 // previous one. Thread-safe; the logger itself may be called from any thread.
-Logger setLogger(Logger logger);
+PORTACL_API Logger setLogger(Logger logger);
 
 // Sends one message (one or more lines, no trailing newline needed) to the logger, if any.
-void log(LogLevel level, const std::string& message);
+PORTACL_API void log(LogLevel level, const std::string& message);
 
 }  // namespace portacl

@@ -7,6 +7,8 @@
 // through a journal that the next writer rolls forward when a run died between the renames.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -21,29 +23,29 @@ namespace portacl {
 // an existing folder, in a folder that does not exist or cannot be written, or the same file (device
 // and inode, so links and other spellings count) as one of `inputs`. Also removes stale temporaries
 // beside it. `option` names the flag in the message ("-o", "--edges").
-void checkOutputPath(const std::string& path, const std::vector<std::string>& inputs = {},
-                     const std::string& option = "the output");
+PORTACL_API void checkOutputPath(const std::string& path, const std::vector<std::string>& inputs = {},
+                                 const std::string& option = "the output");
 
 // Throws when `path` (unless it is a special file such as /dev/null) does not end in one of
 // `extensions` (lower case, without the dot), listing them.
-void checkOutputExtension(const std::string& path, const std::vector<std::string>& extensions,
-                          const std::string& option = "the output");
+PORTACL_API void checkOutputExtension(const std::string& path, const std::vector<std::string>& extensions,
+                                      const std::string& option = "the output");
 
 // Throws when two of `outputs` (empty entries ignored) name the same file.
-void checkDistinctOutputs(const std::vector<std::pair<std::string, std::string>>& optionAndPath);
+PORTACL_API void checkDistinctOutputs(const std::vector<std::pair<std::string, std::string>>& optionAndPath);
 
 // True when `path` is written in place: it exists and is not a regular file, or it lies under /dev/
 // or /proc/ (/dev/stdout follows to whatever standard output is, a terminal, a pipe or a file).
-bool isSpecialOutput(const std::string& path);
+PORTACL_API bool isSpecialOutput(const std::string& path);
 
 // Removes "<path>.tmp.<pid>..." files of processes that no longer exist, after rolling forward any
 // group commit such a process had started ("<path>.commit.<pid>"). Never throws.
-void removeStaleTemporaries(const std::string& path);
+PORTACL_API void removeStaleTemporaries(const std::string& path);
 
 // ---- writing ----
 
 // One output file: write to writePath(), then commit(). Destroying it uncommitted removes the temporary.
-class AtomicOutput {
+class PORTACL_API AtomicOutput {
 public:
     explicit AtomicOutput(const std::string& path);
     ~AtomicOutput();
@@ -67,7 +69,7 @@ private:
 // Outputs that belong together (Voronoi's vertices and edges): after every member's temporary is
 // written, commit() records the renames in a journal beside each member, renames them all, and
 // removes the journals. A run killed between the renames is completed by the next writer of any member.
-class OutputGroup {
+class PORTACL_API OutputGroup {
 public:
     AtomicOutput& add(const std::string& path);
     void commit();
@@ -78,15 +80,15 @@ private:
 
 // Writes through `write` into a temporary, checks every write and the close, then commits. On any
 // failure (the writer throws, the disk is full) the temporary is removed and portacl::Error says which file.
-void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write,
-                         bool binary = false);
+PORTACL_API void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write,
+                                     bool binary = false);
 // The same for one member of a group: writes `out`'s temporary, leaving the commit to the group.
-void writeFileContents(const AtomicOutput& out, const std::function<void(std::ostream&)>& write, bool binary = false);
+PORTACL_API void writeFileContents(const AtomicOutput& out, const std::function<void(std::ostream&)>& write, bool binary = false);
 
 // The older interface over a fixed temporary name "<path>.tmp.<pid>" (the path itself for a special
 // file), for writers that need a path: write there, then commitTemporary(path), or discardTemporary(path).
-std::string temporaryPathFor(const std::string& path);
-void commitTemporary(const std::string& path);
-void discardTemporary(const std::string& path);
+PORTACL_API std::string temporaryPathFor(const std::string& path);
+PORTACL_API void commitTemporary(const std::string& path);
+PORTACL_API void discardTemporary(const std::string& path);
 
 }  // namespace portacl

@@ -3,6 +3,8 @@
 // decide (see two_phase.hpp).
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <string>
 
 namespace portacl {
@@ -10,10 +12,10 @@ namespace portacl {
 enum class Precision { Float, Double, Mixed };
 
 // "float"/"single", "double", "mixed"; throws portacl::Error naming the accepted words otherwise.
-Precision parsePrecision(const std::string& text);
-const char* precisionName(Precision p);
+PORTACL_API Precision parsePrecision(const std::string& text);
+PORTACL_API const char* precisionName(Precision p);
 // The OpenCL C type name of an element precision ("float" or "double"); Mixed is not an element type.
-const char* realTypeName(Precision p);
+PORTACL_API const char* realTypeName(Precision p);
 
 template <typename T>
 constexpr Precision precisionOf();

@@ -3,6 +3,8 @@
 // piece of work (benchmarks).
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -14,16 +16,16 @@ namespace portacl {
 // Marker: a point in the queue (Context::marker); it takes no device time and is left out of timings.
 enum class EventKind { Kernel, Transfer, Marker };
 
-struct NamedEvent {
+struct PORTACL_API NamedEvent {
     std::string name;
     EventKind kind;
     cl::Event event;
 };
 
 // Seconds between the start and the end of a finished event (profiling queue required).
-double eventSeconds(const cl::Event& e);
+PORTACL_API double eventSeconds(const cl::Event& e);
 
-class Profiler {
+class PORTACL_API Profiler {
 public:
     void setEnabled(bool on) { enabled_ = on; }
     bool enabled() const { return enabled_; }

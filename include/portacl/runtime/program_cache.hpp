@@ -3,6 +3,8 @@
 // file, then rename) and carry a checksum, and anything that fails to load falls back to compiling.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,7 +14,7 @@ namespace portacl {
 
 struct DeviceInfo;
 
-class ProgramCache {
+class PORTACL_API ProgramCache {
 public:
     // $PORTACL_CACHE_DIR, else $XDG_CACHE_HOME/portacl, else ~/.cache/portacl.
     static std::string directory();
@@ -34,6 +36,6 @@ public:
 };
 
 // 64-bit FNV-1a; the cache uses two of them with different seeds.
-std::uint64_t fnv1a64(const std::string& data, std::uint64_t seed = 1469598103934665603ull);
+PORTACL_API std::uint64_t fnv1a64(const std::string& data, std::uint64_t seed = 1469598103934665603ull);
 
 }  // namespace portacl

@@ -5,13 +5,15 @@
 // inside a workload) shows on the same line after the outer one's state.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <string>
 
 namespace portacl {
 
-class Progress {
+class PORTACL_API Progress {
 public:
     // `total` steps of `unit` (e.g. "steps", "frames"); total 0 means unknown.
     Progress(std::string label, std::uint64_t total, std::string unit = "steps");
@@ -38,8 +40,8 @@ private:
 };
 
 // Turns progress lines on or off for this process (off by default).
-void enableProgress(bool on);
+PORTACL_API void enableProgress(bool on);
 // True when progress was enabled, stderr is a terminal and PORTACL_NO_PROGRESS is not set.
-bool progressEnabled();
+PORTACL_API bool progressEnabled();
 
 }  // namespace portacl

@@ -18,6 +18,8 @@
 //   tile_m = 64
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <map>
 #include <string>
 #include <vector>
@@ -26,7 +28,7 @@
 
 namespace portacl {
 
-class TuningProfile {
+class PORTACL_API TuningProfile {
 public:
     std::string name;  // file stem, e.g. "nvidia"
     std::string path;  // where it was read from
@@ -54,12 +56,12 @@ public:
 
 // Folders searched, first wins on equal names: $PORTACL_PLATFORMS_DIR (colon-separated), the
 // installed share/portacl/platforms, the source tree's platforms/.
-std::vector<std::string> tuningSearchPath();
+PORTACL_API std::vector<std::string> tuningSearchPath();
 
 // Every profile found on the search path (a later folder's file of the same name is shadowed).
-std::vector<TuningProfile> loadTuningProfiles();
+PORTACL_API std::vector<TuningProfile> loadTuningProfiles();
 
 // The most specific profile that matches the device; the built-in defaults if no file matches.
-TuningProfile tuningFor(const DeviceInfo& device);
+PORTACL_API TuningProfile tuningFor(const DeviceInfo& device);
 
 }  // namespace portacl

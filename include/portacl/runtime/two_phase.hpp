@@ -30,6 +30,8 @@
 // See docs/two_phase.md for a worked example.
 #pragma once
 
+#include "portacl/export.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -48,23 +50,23 @@ enum class Phase2Arithmetic {
     DoubleFloat,  // on the device, in double-float (pairs of floats)
     Host,         // on the host, in double (the workload's serial code)
 };
-const char* phase2ArithmeticName(Phase2Arithmetic a);  // "none", "double", "double-float", "host"
+PORTACL_API const char* phase2ArithmeticName(Phase2Arithmetic a);  // "none", "double", "double-float", "host"
 
 // Whether Mixed mode's phase 2 must avoid the device's double: the device has no fp64, or the device
 // profile's [two_phase] phase2 = double-float or host, or PORTACL_FORCE_DOUBLE_FLOAT=1 (so that the
 // double-float kernels and host phase 2 run, and are tested, on a device with fp64).
-bool mixedWithoutDouble(Context& ctx);
+PORTACL_API bool mixedWithoutDouble(Context& ctx);
 
 // The arithmetic of Mixed mode's phase 2 on this device: Double, else DoubleFloat for a workload with
 // double-float kernels (unless the profile says [two_phase] phase2 = host, where the host is measured
 // faster), else Host. Other modes: Double (Double mode), None (Float mode).
-Phase2Arithmetic phase2Arithmetic(Context& ctx, Precision mode, bool hasDoubleFloatKernels);
+PORTACL_API Phase2Arithmetic phase2Arithmetic(Context& ctx, Precision mode, bool hasDoubleFloatKernels);
 
 // Argument indices the engine owns in each phase's kernel.
 constexpr cl_uint kTwoPhase1FirstArg = 2;  // (n, undecided)
 constexpr cl_uint kTwoPhase2FirstArg = 3;  // (count, items, direct)
 
-struct TwoPhaseKernels {
+struct PORTACL_API TwoPhaseKernels {
     std::string source;        // "predicates.cl": cl/<source>
     std::string phase1;        // float kernel name
     std::string phase2;        // double kernel name
@@ -97,7 +99,7 @@ struct TwoPhaseKernels {
     std::function<void(const std::vector<std::uint32_t>& items)> hostPhase2;
 };
 
-struct TwoPhaseReport {
+struct PORTACL_API TwoPhaseReport {
     Precision mode = Precision::Mixed;
     std::size_t items = 0;        // N
     std::size_t undecided = 0;    // items phase 1 flagged (0 when phase 1 did not run: Double)
@@ -118,11 +120,11 @@ struct TwoPhaseReport {
 // runs phase 2 in double-float (kernels.doubleFloat), or on the host (kernels.hostPhase2), or refuses
 // in one sentence.
 // n must be below 2^32.
-TwoPhaseReport runTwoPhase(Context& ctx, Precision mode, std::size_t n, const TwoPhaseKernels& kernels);
+PORTACL_API TwoPhaseReport runTwoPhase(Context& ctx, Precision mode, std::size_t n, const TwoPhaseKernels& kernels);
 
 // Where a dispatch enqueued by enqueueTwoPhase leaves its count: a device buffer and a byte offset
 // in it, so that the caller reads it together with its own results (one host sync for both).
-struct TwoPhaseCountSlot {
+struct PORTACL_API TwoPhaseCountSlot {
     cl::Buffer buffer;       // receives one cl_uint: the items phase 1 flagged (Float and Mixed);
     std::size_t offset = 0;  // left untouched in Double mode
 };
@@ -133,8 +135,8 @@ struct TwoPhaseCountSlot {
 // workItemsPerItem > 1, the whole work-group does). The count is copied on the device into `count`.
 // Dispatches enqueued one after another share the engine's scratch buffers safely (the queue is in
 // order). The returned report has the mode and the item count; the time fields stay 0.
-TwoPhaseReport enqueueTwoPhase(Context& ctx, Precision mode, std::size_t n, const TwoPhaseKernels& kernels,
-                               const TwoPhaseCountSlot& count);
+PORTACL_API TwoPhaseReport enqueueTwoPhase(Context& ctx, Precision mode, std::size_t n, const TwoPhaseKernels& kernels,
+                                           const TwoPhaseCountSlot& count);
 
 // The append-list variant (docs/two_phase.md, "Two variants"; kernel side in cl/common/two_phase.h):
 // phase 1 appends each flagged item to a list through an atomic counter, phase 2 reads the count on
@@ -143,7 +145,7 @@ TwoPhaseReport enqueueTwoPhase(Context& ctx, Precision mode, std::size_t n, cons
 // own offsets: a workload can keep its input, counter, list and results in one buffer and move them
 // with one write and one read), launches the kernels and reads the count with its results. What the
 // engine gives is the mode logic: which phases run, `direct`, phase 2's grid, and the report.
-struct TwoPhaseList {
+struct PORTACL_API TwoPhaseList {
     Precision mode = Precision::Mixed;
     // Mixed: phase 2's grid in work-groups at most (listPhase2Groups); 0 otherwise (no bound: Double
     // covers every item, Float runs no phase 2).
@@ -171,20 +173,20 @@ struct TwoPhaseList {
 // The append-list variant's plan for this mode on this context's device. A device without fp64 asked
 // for Double gets the engine's one-sentence error (Context::requirePrecision); for Mixed, phase 2 runs
 // in double-float (hasDoubleFloatKernels) or on the host (phase2OnHost).
-TwoPhaseList twoPhaseList(Context& ctx, Precision mode, bool hasDoubleFloatKernels = false);
+PORTACL_API TwoPhaseList twoPhaseList(Context& ctx, Precision mode, bool hasDoubleFloatKernels = false);
 
 // Work-groups of phase 2's bounded grid in Mixed mode: list_phase2_groups_per_cu (profile section
 // [two_phase], default 32: a full H200 with work-groups of 64) times the device's compute units.
-std::size_t listPhase2Groups(Context& ctx);
+PORTACL_API std::size_t listPhase2Groups(Context& ctx);
 
 // Stream compaction on the device: writes the indices i < n with flags[i] != 0 (uchar flags), in
 // increasing order, to `indices` (room for n uints) and returns how many there are. Work-group
 // prefix sums per tile, one scan of the tile counts, then a scatter.
-std::size_t compactFlags(Context& ctx, const cl::Buffer& flags, std::size_t n, const cl::Buffer& indices);
+PORTACL_API std::size_t compactFlags(Context& ctx, const cl::Buffer& flags, std::size_t n, const cl::Buffer& indices);
 // Counts the flags without writing indices (what Float mode reports).
-std::size_t countFlags(Context& ctx, const cl::Buffer& flags, std::size_t n);
+PORTACL_API std::size_t countFlags(Context& ctx, const cl::Buffer& flags, std::size_t n);
 
 // Serial reference of compactFlags.
-std::vector<std::uint32_t> compactFlagsReference(const std::vector<std::uint8_t>& flags);
+PORTACL_API std::vector<std::uint32_t> compactFlagsReference(const std::vector<std::uint8_t>& flags);
 
 }  // namespace portacl

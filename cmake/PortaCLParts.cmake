@@ -1,0 +1,92 @@
+# The parts libportacl is made of. Each part is an object library of its own (its sources, include
+# directories and dependencies) whose objects go into libportacl; a workload's part is made only when
+# its option is on, and a shared part (HDF5 files, the FFT, volumes, molecules) only when a workload
+# asks for it, so that its dependency is looked for only then.
+#
+#   portacl_workload(<name> [NEEDS <part>...] [COMMANDS <apps/portacl file>...])
+#     host/<name>/*.cpp into libportacl, host/<name>/*_bench.cpp into the bench cases, the commands
+#     into the CLI. Parts a workload may need: hdf5, fft, volume, molecule, raster, or another workload
+#     (declared before it).
+#
+# What they collect: PORTACL_BENCH_SOURCES, PORTACL_COMMAND_SOURCES (for the CLI and the tests),
+# PORTACL_ENABLED_PARTS (every part made, workloads and shared ones).
+
+set(PORTACL_BENCH_SOURCES "")
+set(PORTACL_COMMAND_SOURCES "")
+set(PORTACL_ENABLED_PARTS "")
+
+# An object library whose objects and dependencies go into libportacl.
+function(portacl_part name)
+  cmake_parse_arguments(P "" "" "SOURCES;LINK;INCLUDE;DEFINE" ${ARGN})
+  add_library(portacl_${name} OBJECT ${P_SOURCES})
+  target_include_directories(portacl_${name} PRIVATE ${PROJECT_SOURCE_DIR}/host ${PROJECT_SOURCE_DIR}/cl ${P_INCLUDE})
+  target_compile_definitions(portacl_${name} PRIVATE ${P_DEFINE})
+  target_link_libraries(portacl_${name} PRIVATE portacl_runtime ${P_LINK})
+  target_compile_options(portacl_${name} PRIVATE ${PORTACL_WARNINGS})
+  portacl_hide_symbols(portacl_${name})
+  target_sources(portacl PRIVATE $<TARGET_OBJECTS:portacl_${name}>)
+  target_link_libraries(portacl PRIVATE ${P_LINK})
+  set(PORTACL_ENABLED_PARTS ${PORTACL_ENABLED_PARTS} ${name} PARENT_SCOPE)
+endfunction()
+
+# The shared parts, made on first request. Macros: find_package's variables (HDF5_INCLUDE_DIRS, ...)
+# stay visible to the tests and the fuzzers.
+macro(portacl_need part)
+  if(NOT "${part}" IN_LIST PORTACL_ENABLED_PARTS)
+    if("${part}" STREQUAL "hdf5")
+      find_package(HDF5 REQUIRED COMPONENTS C)
+      portacl_part(hdf5 SOURCES ${PROJECT_SOURCE_DIR}/host/io/hdf5_file.cpp
+                   LINK ${HDF5_C_LIBRARIES} INCLUDE ${HDF5_INCLUDE_DIRS} DEFINE ${HDF5_DEFINITIONS})
+    elseif("${part}" STREQUAL "fft")
+      find_package(clFFT CONFIG REQUIRED)
+      find_path(VKFFT_INCLUDE_DIR vkFFT.h REQUIRED)
+      file(GLOB _sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/host/fft/*.cpp")
+      list(FILTER _sources EXCLUDE REGEX "_bench\\.cpp$")
+      portacl_part(fft SOURCES ${_sources} LINK clFFT INCLUDE ${VKFFT_INCLUDE_DIR} DEFINE VKFFT_BACKEND=3)
+      list(APPEND PORTACL_BENCH_SOURCES "${PROJECT_SOURCE_DIR}/host/fft/fft_bench.cpp")
+    elseif("${part}" STREQUAL "volume")
+      portacl_need(hdf5)
+      # NIfTI-1 and -2 through the NIfTI reference library (libnifti2-dev).
+      find_path(NIFTI_INCLUDE_DIR nifti2_io.h PATH_SUFFIXES nifti REQUIRED)
+      find_library(NIFTI2_LIBRARY nifti2 REQUIRED)
+      file(GLOB _sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/host/io/volume_io*.cpp"
+           "${PROJECT_SOURCE_DIR}/host/io/binary_volume.cpp")
+      portacl_part(volume SOURCES ${_sources} LINK ${HDF5_C_LIBRARIES} TIFF::TIFF ${NIFTI2_LIBRARY}
+                   INCLUDE ${HDF5_INCLUDE_DIRS} ${NIFTI_INCLUDE_DIR} DEFINE ${HDF5_DEFINITIONS})
+    elseif("${part}" STREQUAL "raster")
+      # Georeferenced rasters (DEMs, pointer grids) through GDAL (libgdal-dev).
+      find_package(GDAL REQUIRED)
+      portacl_part(raster SOURCES ${PROJECT_SOURCE_DIR}/host/io/raster_io.cpp LINK GDAL::GDAL)
+    elseif("${part}" STREQUAL "molecule")
+      find_path(GEMMI_INCLUDE_DIR gemmi/mmread.hpp REQUIRED)
+      file(GLOB _sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/host/io/molecule_io*.cpp")
+      portacl_part(molecule SOURCES ${_sources} INCLUDE ${GEMMI_INCLUDE_DIR})
+    elseif("${part}" IN_LIST PORTACL_WORKLOADS)
+      message(FATAL_ERROR "a workload that is on needs ${part}: turn it on too, or the other off")
+    else()
+      message(FATAL_ERROR "portacl_need: no part '${part}'")
+    endif()
+  endif()
+endmacro()
+
+macro(portacl_workload name)
+  cmake_parse_arguments(W "" "" "NEEDS;COMMANDS" ${ARGN})
+  foreach(_need IN LISTS W_NEEDS)
+    portacl_need(${_need})
+  endforeach()
+  file(GLOB _sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/host/${name}/*.cpp")
+  file(GLOB _bench CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/host/${name}/*_bench.cpp")
+  if(_bench)
+    list(REMOVE_ITEM _sources ${_bench})
+  endif()
+  # A workload that reads or writes HDF5 files itself (hdf5.h) compiles against the library.
+  if("hdf5" IN_LIST W_NEEDS OR "volume" IN_LIST W_NEEDS)
+    portacl_part(${name} SOURCES ${_sources} INCLUDE ${HDF5_INCLUDE_DIRS} DEFINE ${HDF5_DEFINITIONS})
+  else()
+    portacl_part(${name} SOURCES ${_sources})
+  endif()
+  list(APPEND PORTACL_BENCH_SOURCES ${_bench})
+  foreach(_command IN LISTS W_COMMANDS)
+    list(APPEND PORTACL_COMMAND_SOURCES "${PROJECT_SOURCE_DIR}/apps/portacl/${_command}")
+  endforeach()
+endmacro()
