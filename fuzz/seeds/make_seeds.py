@@ -39,3 +39,22 @@ for i, op in enumerate(["median:5", "conv:1,2,1;2,4,2;1,2,1:sum", "sobel", "gaus
     write("op", "op%d.txt" % i, op)
 for i, spec in enumerate(["auto", "gpu", "cpu", "0:0", "pocl", "1:0"]):
     write("device", "spec%d.txt" % i, spec)
+
+
+def nifti1(dims, datatype, bitpix, values, pixdim=(1.0, 1.0, 1.0), slope=0.0, inter=0.0):
+    """A single-file NIfTI-1 (.nii): the 348-byte header at the standard's offsets, 4 bytes of extension flag, data."""
+    h = bytearray(352)
+    struct.pack_into("<i", h, 0, 348)
+    dim = [len(dims)] + list(dims) + [1] * (7 - len(dims))
+    struct.pack_into("<8h", h, 40, *dim)
+    struct.pack_into("<hh", h, 70, datatype, bitpix)
+    struct.pack_into("<8f", h, 76, 1.0, *pixdim, 1.0, 1.0, 1.0, 1.0)
+    struct.pack_into("<fff", h, 108, 352.0, slope, inter)
+    h[344:348] = b"n+1\0"
+    return bytes(h) + values
+
+
+write("nifti", "int16_2x2x2.nii", nifti1((2, 2, 2), 4, 16, struct.pack("<8h", *range(-4, 4)), (0.5, 0.5, 2.0)))
+write("nifti", "float32_3x2.nii", nifti1((3, 2), 16, 32, struct.pack("<6f", 0.0, 1.5, -2.0, 3.25, 1e3, -1e-3), slope=2.0, inter=1.0))
+write("nifti", "uint8_4x1x2.nii", nifti1((4, 1, 2), 2, 8, bytes(range(8))))
+write("raster", "grid_3x2.asc", "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\nNODATA_value -9999\n1 2 3\n4 -9999 6\n")

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
 
@@ -155,10 +156,18 @@ Raster readRaster(const std::string& path) {
         (std::isnan(nd) || nd != std::floor(nd) || nd < -2147483648.0 || nd > 4294967295.0))
         r.hasNoData = false;
     if (r.hasNoData && r.type == RasterType::Float32 && !std::isnan(nd)) r.noData = double(float(nd));
+    // A header of a few bytes can declare billions of cells: the cells' bytes are held against what
+    // the file can supply (any codec at most 65536 : 1, as for TIFF) and against the host's memory
+    // before anything is allocated.
+    const std::string what = "the raster " + path;
+    const std::size_t cells = checkedProduct({std::uint64_t(r.frame.rows), std::uint64_t(r.frame.cols)}, what);
+    const int cellBytes = GDALGetDataTypeSizeBytes(GDALGetRasterDataType(band));
+    checkDeclaredSize(checkedMul(cells, std::size_t(cellBytes > 0 ? cellBytes : 1), what), fileSizeOf(path), 65536, what);
+    checkHostAllocation(checkedMul(cells, sizeof(double), what), what);
     try {
-        r.values.resize(r.size());
+        r.values.resize(cells);
     } catch (const std::bad_alloc&) {
-        throw Error("cannot read " + path + ": its " + std::to_string(r.size()) + " cells do not fit in memory");
+        throw Error("cannot read " + path + ": its " + std::to_string(cells) + " cells do not fit in memory");
     }
     if (GDALRasterIO(band, GF_Read, 0, 0, r.frame.cols, r.frame.rows, r.values.data(), r.frame.cols, r.frame.rows,
                      GDT_Float64, 0, 0) != CE_None)

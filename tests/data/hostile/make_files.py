@@ -58,3 +58,6 @@ write("npy_header_bomb.npy", b"\x93NUMPY\x02\x00" + struct.pack("<I", 0xFFFFFFF0
 header = b"{'descr': '<f8', 'fortran_order': False, 'shape': (1073741824, 1073741824, 1073741824), }"
 header += b" " * ((64 - (10 + len(header) + 1) % 64) % 64) + b"\n"
 write("npy_shape_overflow.npy", b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header)
+
+# ESRI ASCII grid (GDAL): 30000 x 30000 cells declared in a 65-byte file.
+write("raster_bomb.asc", b"ncols 30000\nnrows 30000\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2 3\n")
