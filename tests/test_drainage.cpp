@@ -410,6 +410,29 @@ TEST(DrainageNetwork, StrahlerOrderOfAForkAndOfRandomNetworks) {
     EXPECT_NE(errorOf([&] { dr::watersheds(context(), cycle); }).find("cycle of directions through row 1, column 1"), std::string::npos);
 }
 
+TEST(DrainagePicture, HillshadeLitFromTheNorthWestWithBlueStreams) {
+    // Two planes: the west half faces north-west (towards the light), the east half south-east.
+    const int n = 16;
+    std::vector<double> z(std::size_t(n) * n);
+    for (int r = 0; r < n; ++r)
+        for (int c = 0; c < n; ++c) z[std::size_t(r) * n + c] = c < n / 2 ? 100.0 + r + c : 100.0 - r - c + 2 * n;
+    Raster dem = demOf(n, n, z);
+    dem.hasNoData = true, dem.noData = -1;
+    dem.values[0] = -1;
+    std::vector<std::uint8_t> s(dem.size(), 0);
+    s[5 * n + 3] = 1;
+    const portacl::io::Image img = dr::drainagePicture(dem, s);
+    ASSERT_EQ(img.width, n);
+    ASSERT_EQ(img.height, n);
+    ASSERT_EQ(img.channels, 3);
+    const unsigned char* p = img.samples<unsigned char>();
+    auto grey = [&](int r, int c) { return int(p[3 * (std::size_t(r) * n + c)]); };
+    EXPECT_GT(grey(8, 3), grey(8, 12) + 100);  // lit slope much brighter than the shaded one
+    EXPECT_EQ(grey(0, 0), 255);                // NoData white
+    EXPECT_EQ(int(p[3 * (5 * n + 3) + 2]), 220);  // the stream cell blue
+    EXPECT_EQ(int(p[3 * (5 * n + 3) + 0]), 30);
+}
+
 TEST(DrainageEncodings, EveryEncodingRoundTrips) {
     for (auto e : {dr::Encoding::Esri, dr::Encoding::TauDem, dr::Encoding::RichDem, dr::Encoding::Whitebox}) {
         for (std::uint8_t d = 0; d <= dr::kNoFlow; ++d) EXPECT_EQ(dr::decodeDirection(dr::encodeDirection(d, e), e), d);

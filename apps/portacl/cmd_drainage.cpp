@@ -48,7 +48,7 @@ int runDrainage(const std::vector<std::string>& args) {
     CommonOptions common;
     common.precision = "double";
     common.add(desc);
-    std::string order, basins;
+    std::string order, basins, picture;
     std::vector<std::string> outletText;
     std::string dem, pointers, filled, directions, accumulation, streamsPath, encoding = "esri", weightsPath;
     double threshold = 0;
@@ -64,6 +64,7 @@ int runDrainage(const std::vector<std::string>& args) {
         "threshold", po::value(&threshold), "the accumulation a stream cell reaches (with --streams or --order)")(
         "order", po::value(&order), "write the Strahler order of the stream cells here (0 elsewhere)")(
         "watersheds", po::value(&basins), "write each cell's basin here: the number of its outlet")(
+        "picture", po::value(&picture), "draw the hillshade with the streams (--threshold) over it as a PNG")(
         "outlets", po::value(&outletText)->multitoken(),
         "X,Y ... in the grid's coordinates: basins of these outlets only (numbered 1, 2, ...; 0 elsewhere)")(
         "encoding", po::value(&encoding), "D8 codes of --pointers and --directions: esri (default), taudem, richdem, whitebox")(
@@ -77,7 +78,7 @@ int runDrainage(const std::vector<std::string>& args) {
     po::variables_map vm;
     const std::string usage =
         "usage: portacl drainage DEM [--fill] [--filled F] [--flats] [--directions D] [--accumulation A] [--streams S --threshold T]\n"
-        "                        [--order O] [--watersheds W [--outlets X,Y ...]]\n"
+        "                        [--order O] [--watersheds W [--outlets X,Y ...]] [--picture P.png]\n"
         "                        [--encoding esri|taudem|richdem|whitebox] [--weights W] [--edge-contamination]\n"
         "       portacl drainage --pointers P [--encoding E] [--accumulation A] [--streams S --threshold T]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
@@ -89,15 +90,17 @@ int runDrainage(const std::vector<std::string>& args) {
     const Precision precision = common.parsedPrecision();
     if (precision == Precision::Mixed) throw Error("--precision takes float or double for drainage");
     if (!filled.empty()) fill = true;
-    if (filled.empty() && directions.empty() && accumulation.empty() && streamsPath.empty() && order.empty() && basins.empty())
-        throw Error("name at least one output: --filled, --directions, --accumulation, --streams, --order or --watersheds");
+    if (filled.empty() && directions.empty() && accumulation.empty() && streamsPath.empty() && order.empty() && basins.empty() &&
+        picture.empty())
+        throw Error("name at least one output: --filled, --directions, --accumulation, --streams, --order, --watersheds or --picture");
+    if (!picture.empty() && dem.empty()) throw Error("--picture draws a DEM's hillshade; give a DEM");
     if (!pointers.empty() && (!directions.empty() || fill || flats))
         throw Error(std::string(fill || flats ? "--fill, --filled and --flats work" : "--directions writes the directions") +
                     " on a DEM; with --pointers the directions are the input");
     if ((!streamsPath.empty() || !order.empty()) && !vm.count("threshold"))
         throw Error(std::string(streamsPath.empty() ? "--order" : "--streams") + " needs --threshold T");
-    if (vm.count("threshold") && streamsPath.empty() && order.empty())
-        throw Error("--threshold is for --streams S or --order O; name one of them");
+    if (vm.count("threshold") && streamsPath.empty() && order.empty() && picture.empty())
+        throw Error("--threshold is for --streams S, --order O or --picture P; name one of them");
     if (!outletText.empty() && basins.empty()) throw Error("--outlets is for --watersheds W; name the watersheds file");
     if (vm.count("threshold") && !(threshold > 0)) throw Error("--threshold must be positive");
     const std::vector<std::string> inputs{dem, pointers, weightsPath};
@@ -107,9 +110,13 @@ int runDrainage(const std::vector<std::string>& args) {
     checkRasterOutput(streamsPath, inputs, "--streams");
     checkRasterOutput(order, inputs, "--order");
     checkRasterOutput(basins, inputs, "--watersheds");
-    checkDistinctOutputs({{"--order", order}, {"--watersheds", basins}, {"--filled", filled}, {"--directions", directions}, {"--accumulation", accumulation}, {"--streams", streamsPath}});
+    if (!picture.empty()) {
+        checkOutputExtension(picture, {"png"}, "--picture");
+        checkOutputPath(picture, inputs, "--picture");
+    }
+    checkDistinctOutputs({{"--picture", picture}, {"--order", order}, {"--watersheds", basins}, {"--filled", filled}, {"--directions", directions}, {"--accumulation", accumulation}, {"--streams", streamsPath}});
 
-    const bool wantAcc = !accumulation.empty() || !streamsPath.empty() || !order.empty();
+    const bool wantAcc = !accumulation.empty() || !streamsPath.empty() || !order.empty() || (!picture.empty() && vm.count("threshold"));
     const bool wantDirections = !dem.empty() && (!directions.empty() || wantAcc || !basins.empty());
     const int steps = 2 + (fill ? 1 : 0) + (wantDirections ? 1 : 0) + (wantDirections && flats ? 1 : 0) + (wantAcc ? 1 : 0) +
                       (order.empty() ? 0 : 1) + (basins.empty() ? 0 : 1);
@@ -220,6 +227,8 @@ int runDrainage(const std::vector<std::string>& args) {
     }
     if (!basins.empty())
         io::writeRaster(basins, grid.frame, std::vector<double>(basinLabels.begin(), basinLabels.end()), io::RasterType::Int32, true, -1);
+    if (!picture.empty())
+        io::writeImage(picture, dr::drainagePicture(input, wantAcc ? dr::streams(acc, threshold) : std::vector<std::uint8_t>{}));
     progress.update(++done, "written");
     progress.finish();
     if (ctx) printProfile(*ctx, common);

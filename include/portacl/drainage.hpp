@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "portacl/io/image.hpp"
 #include "portacl/io/raster.hpp"
 #include "portacl/runtime/context.hpp"
 
@@ -151,5 +152,10 @@ PORTACL_API std::vector<std::int32_t> watershedsReference(const DirectionGrid& g
 // The cells whose accumulation is at least `threshold` (TauDEM's Threshold): 1, other cells with
 // data 0, NoData 255.
 PORTACL_API std::vector<std::uint8_t> streams(const Accumulation& a, double threshold);
+
+// A picture a person can look at: the DEM's hillshade (Horn's gradient, light from the north-west at
+// 45° elevation; a geographic grid's degrees taken as metres at its mean latitude) as RGB, the stream
+// cells (streamCells == 1; empty: none) drawn over it in blue, NoData white. Drawn on the host.
+io::Image drainagePicture(const io::Raster& dem, const std::vector<std::uint8_t>& streamCells);
 
 }  // namespace portacl::drainage
