@@ -156,6 +156,6 @@ PORTACL_API std::vector<std::uint8_t> streams(const Accumulation& a, double thre
 // A picture a person can look at: the DEM's hillshade (Horn's gradient, light from the north-west at
 // 45° elevation; a geographic grid's degrees taken as metres at its mean latitude) as RGB, the stream
 // cells (streamCells == 1; empty: none) drawn over it in blue, NoData white. Drawn on the host.
-io::Image drainagePicture(const io::Raster& dem, const std::vector<std::uint8_t>& streamCells);
+PORTACL_API io::Image drainagePicture(const io::Raster& dem, const std::vector<std::uint8_t>& streamCells);
 
 }  // namespace portacl::drainage
