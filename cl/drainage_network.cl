@@ -5,6 +5,18 @@
 #define NO_FLOW 8
 #define NO_DATA 255
 
+// The fence between a walker's store and its count (and between the count and its gathering reads).
+// Mesa's llvmpipe breaks a mem_fence in divergent control flow (the walk stops); there the host sets
+// WALK_FENCES 0 and the atomic's own ordering (a locked instruction on x86) stands in for it.
+#ifndef WALK_FENCES
+#define WALK_FENCES 1
+#endif
+#if WALK_FENCES
+#define WALK_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#else
+#define WALK_FENCE()
+#endif
+
 __constant int ROW_OFFSET[8] = {0, -1, -1, -1, 0, 1, 1, 1};
 __constant int COL_OFFSET[8] = {1, 1, 0, -1, -1, -1, 0, 1};
 
@@ -50,9 +62,9 @@ __kernel void strahler_walk(__global const uchar* dir, __global const uchar* str
         order[cell] = o;
         const long next = downstream(dir, rows, cols, cell);
         if (next < 0 || stream[next] != 1) break;
-        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        WALK_FENCE();
         if (atomic_dec(deps + next) != 1) break;
-        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        WALK_FENCE();
         cell = next;
         int top = 0, count = 0;
         for (int k = 0; k < 8; ++k) {

@@ -90,6 +90,11 @@ void expectSameAccumulation(const dr::Accumulation& a, const dr::Accumulation& b
     }
 }
 
+// The slides' push scheme needs 64-bit atomics (it refuses elsewhere, e.g. on Mesa's llvmpipe).
+bool hasInt64Atomics() {
+    return context().device().device.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_int64_base_atomics") != std::string::npos;
+}
+
 template <typename F>
 std::string errorOf(F&& f) {
     try {
@@ -163,7 +168,7 @@ TEST(DrainageSlides, WorkedExampleEndsWithEightAtTheOutlet) {
     int launches = 0;
     EXPECT_EQ(dr::accumulateIterative(context(), g, dr::Iterative::Pull, &launches), expected);
     EXPECT_EQ(launches, 4);  // three moves of water, and the launch that finds none left
-    EXPECT_EQ(dr::accumulateIterative(context(), g, dr::Iterative::Push), expected);
+    if (hasInt64Atomics()) EXPECT_EQ(dr::accumulateIterative(context(), g, dr::Iterative::Push), expected);
     // Strict D8 on the slide's DEM differs where the notes say: (1,2) drains NW, (2,1) W.
     const Raster dem = demOf(3, 3, {90, 95, 110, 95, 101, 115, 95, 101, 110});
     for (Precision p : {Precision::Float, Precision::Double}) {
@@ -203,7 +208,7 @@ TEST(DrainageRandom, DirectionsAndAccumulationEqualTheReference) {
                 std::vector<std::uint64_t> withData(counts.size());
                 for (std::size_t i = 0; i < counts.size(); ++i) withData[i] = g.dir[i] == dr::kNoData ? 0 : counts[i];
                 EXPECT_EQ(dr::accumulateIterative(context(), g, dr::Iterative::Pull), withData);
-                EXPECT_EQ(dr::accumulateIterative(context(), g, dr::Iterative::Push), withData);
+                if (hasInt64Atomics()) EXPECT_EQ(dr::accumulateIterative(context(), g, dr::Iterative::Push), withData);
             }
         }
 }

@@ -149,7 +149,7 @@ void directionsOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffe
 void accumulateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& deps, const cl::Buffer& acc,
                         const cl::Buffer& taint, const cl::Buffer& weights, const cl::Buffer& first,
                         const io::RasterFrame& frame, bool weighted, Precision p, bool contamination) {
-    const std::string options = accOptions(weighted, p);
+    const std::string options = accOptions(weighted, p) + walkOptions(ctx);
     const cl_int rows = frame.rows, cols = frame.cols;
     const cl::NDRange global(roundUp(frame.size(), kLocal)), local(kLocal);
     cl::Kernel& count = ctx.kernel("drainage.cl", "d8_dependencies", p, options);

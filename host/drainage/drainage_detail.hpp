@@ -37,6 +37,8 @@ std::vector<std::uint8_t> outletMask(const DirectionGrid& g, const std::vector<s
 // Watershed labels from each cell's outlet (`reach`, a cell index; -1 for NoData).
 std::vector<std::int32_t> numberBasins(const DirectionGrid& g, const std::vector<long>& reach, const std::vector<std::uint8_t>& given,
                                        const std::vector<std::size_t>& outlets);
+// The walks' build option: no fences on Mesa's rusticl (cl/drainage.cl says why).
+std::string walkOptions(const Context& ctx);
 // Depression filling: heights REAL of `p`, nodata bytes, level the filled REAL surface, changed one
 // int. Returns the launches made. (Exported, PORTACL_API, for the bench.)
 PORTACL_API int fillOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffer& nodata, const cl::Buffer& level,

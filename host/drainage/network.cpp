@@ -26,10 +26,11 @@ std::vector<int> strahlerOrder(Context& ctx, const DirectionGrid& g, const std::
     cl::Buffer deps = ctx.buffer(n * 4, "stream contributors");
     cl::Buffer order = ctx.buffer(n * 4, "Strahler order");
     ctx.fill(order, 0, n * 4, "clear Strahler order");
-    cl::Kernel& count = ctx.kernel("drainage_network.cl", "strahler_dependencies", Precision::Float);
+    const std::string options = detail::walkOptions(ctx);
+    cl::Kernel& count = ctx.kernel("drainage_network.cl", "strahler_dependencies", Precision::Float, options);
     setArgs(count, 0, dir, cells, deps, rows, cols);
     ctx.launch(count, global, local);
-    cl::Kernel& walk = ctx.kernel("drainage_network.cl", "strahler_walk", Precision::Float);
+    cl::Kernel& walk = ctx.kernel("drainage_network.cl", "strahler_walk", Precision::Float, options);
     setArgs(walk, 0, dir, cells, deps, order, rows, cols);
     ctx.launch(walk, global, local);
     return ctx.download<int>(order, n, "Strahler order");
@@ -68,6 +69,10 @@ std::vector<std::int32_t> watersheds(Context& ctx, const DirectionGrid& g, const
 }
 
 namespace detail {
+
+std::string walkOptions(const Context& ctx) {
+    return ctx.device().platformName.find("rusticl") != std::string::npos ? " -D WALK_FENCES=0" : "";
+}
 
 void checkStreams(const DirectionGrid& g, const std::vector<std::uint8_t>& stream) {
     if (stream.size() != g.dir.size())
