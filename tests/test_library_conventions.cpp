@@ -82,6 +82,9 @@ TEST(LibraryBuffers, APrecisionThatDoesNotMatchTheBuffersThrows) {
     expectBufferRefusal([&] { vectorSum(ctx, Precision::Float, da, db, shortBuffer, n); }, "buffer c of vectorSum", "fewer than");
     vectorSum(ctx, Precision::Float, da, db, dc, n);  // the matching call runs
     EXPECT_EQ(ctx.download<float>(dc, n, "c")[n - 1], 2.0f);
+    // The context's own transfers: doubles read from or written to a float buffer.
+    expectBufferRefusal([&] { ctx.download<double>(dc, n, "c"); }, "the buffer of download c", "fewer than");
+    expectBufferRefusal([&] { ctx.write(dc, std::vector<double>(n).data(), n * sizeof(double), "c"); }, "the buffer of c", "fewer than");
 
     // The matrix product, both overloads and every kernel (A, B, C are 8 x 8 floats, not doubles).
     const std::vector<float> m(64, 1.0f);

@@ -11,6 +11,7 @@
 #include <limits>
 #include <sstream>
 
+#include "portacl/runtime/buffer_check.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/log.hpp"
 #include "portacl/runtime/progress.hpp"
@@ -288,6 +289,7 @@ cl::Buffer Context::buffer(std::size_t bytes, const std::string& what, cl_mem_fl
 
 cl::Event Context::write(const cl::Buffer& b, const void* src, std::size_t bytes, const std::string& name,
                     std::size_t offset) {
+    requireBytes(b, offset + bytes, std::to_string(bytes) + " bytes written at offset " + std::to_string(offset), "the buffer of " + name);
     cl::Event e;
     clCall("clEnqueueWriteBuffer", [&] { return queue_.enqueueWriteBuffer(b, CL_TRUE, offset, bytes, src, nullptr, &e); });
     recordEvent(name, EventKind::Transfer, e);
@@ -295,6 +297,7 @@ cl::Event Context::write(const cl::Buffer& b, const void* src, std::size_t bytes
 }
 
 cl::Event Context::read(const cl::Buffer& b, void* dst, std::size_t bytes, const std::string& name, std::size_t offset) {
+    requireBytes(b, offset + bytes, std::to_string(bytes) + " bytes read at offset " + std::to_string(offset), "the buffer of " + name);
     cl::Event e;
     clCall("clEnqueueReadBuffer", [&] { return queue_.enqueueReadBuffer(b, CL_TRUE, offset, bytes, dst, nullptr, &e); });
     recordEvent(name, EventKind::Transfer, e);
@@ -341,6 +344,7 @@ void Context::releaseCompletedWrites() {
 cl::Event Context::writeAsync(const cl::Buffer& b, const void* src, std::size_t bytes, const std::string& name,
                               std::shared_ptr<const void> keepAlive, std::size_t offset) {
     releaseCompletedWrites();
+    requireBytes(b, offset + bytes, std::to_string(bytes) + " bytes written at offset " + std::to_string(offset), "the buffer of " + name);
     cl::Event e;
     clCall("clEnqueueWriteBuffer", [&] { return queue_.enqueueWriteBuffer(b, CL_FALSE, offset, bytes, src, nullptr, &e); });
     recordEvent(name, EventKind::Transfer, e);
@@ -349,6 +353,7 @@ cl::Event Context::writeAsync(const cl::Buffer& b, const void* src, std::size_t 
 }
 
 cl::Event Context::readAsync(const cl::Buffer& b, void* dst, std::size_t bytes, const std::string& name, std::size_t offset) {
+    requireBytes(b, offset + bytes, std::to_string(bytes) + " bytes read at offset " + std::to_string(offset), "the buffer of " + name);
     cl::Event e;
     clCall("clEnqueueReadBuffer", [&] { return queue_.enqueueReadBuffer(b, CL_FALSE, offset, bytes, dst, nullptr, &e); });
     recordEvent(name, EventKind::Transfer, e);
