@@ -8,10 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <dirent.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <random>
 
 #include "portacl/drainage.hpp"
@@ -484,6 +486,46 @@ TEST(DrainageRasters, GeoTiffAndAsciiKeepNoDataGeotransformAndCrs) {
     EXPECT_EQ(d8.noData, 9);
     for (const auto& name : names) std::remove((scratchDir() + "/" + name).c_str());
     rmdir(scratchDir().c_str());
+}
+
+// The command line: TauDEM's Logan area from its pointers, in area units too; refusals in one line,
+// before any output is written.
+TEST(DrainageCli, LoganAreaAndOneLineRefusals) {
+    PORTACL_REQUIRE_DATA();
+    char tmpl[] = "/tmp/portacl-drainage-cli-XXXXXX";
+    const std::string dir = mkdtemp(tmpl) ? tmpl : "/tmp";
+    auto run = [&](const std::string& args) {
+        const char* spec = std::getenv("PORTACL_TEST_DEVICE");
+        if (!spec || !*spec) spec = std::getenv("PORTACL_DEVICE");
+        const std::string cmd = std::string(PORTACL_CLI_PATH) + " drainage " + args + " --device '" + (spec && *spec ? spec : "auto") +
+                                "' >" + dir + "/out.txt 2>" + dir + "/err.txt";
+        const int raw = std::system(cmd.c_str());
+        std::ifstream err(dir + "/err.txt");
+        std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
+        return std::make_pair(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, text);
+    };
+    const std::string p = dataPath("dem/taudem/loganp.tif");
+    auto ok = run("--pointers " + p + " --encoding taudem --edge-contamination --accumulation " + dir + "/ad8.tif");
+    ASSERT_EQ(ok.first, 0) << ok.second;
+    const Raster got = portacl::io::readRaster(dir + "/ad8.tif"), want = portacl::io::readRaster(dataPath("dem/taudem/loganad8.tif"));
+    for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(got.isNoData(i) ? -1.0 : got.values[i], want.values[i]) << i;
+    ok = run("--pointers " + p + " --encoding taudem --accumulation " + dir + "/area.tif --units area");
+    ASSERT_EQ(ok.first, 0) << ok.second;
+    const Raster area = portacl::io::readRaster(dir + "/area.tif");
+    EXPECT_EQ(*std::max_element(area.values.begin(), area.values.end()), 623788.0 * 900);  // 30 m cells
+    for (const std::string bad : {"/nonexistent/dem.tif --accumulation " + dir + "/x.tif",
+                                  "--pointers " + p + " --accumulation " + dir + "/x.tif",  // TauDEM codes read as ESRI's
+                                  "--pointers " + p + " --encoding taudem --streams " + dir + "/x.tif"}) {
+        const auto r = run(bad);
+        EXPECT_EQ(r.first, 1) << bad;
+        EXPECT_EQ(std::count(r.second.begin(), r.second.end(), '\n'), 1) << r.second;
+        EXPECT_NE(r.second.find("portacl drainage: "), std::string::npos) << r.second;
+    }
+    auto names = filesIn(dir);
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"ad8.tif", "area.tif", "err.txt", "out.txt"}));  // no x.tif, no temporaries
+    for (const auto& name : names) std::remove((dir + "/" + name).c_str());
+    rmdir(dir.c_str());
 }
 
 TEST(DrainageBadInput, OneSentenceNamingTheFileAndTheCell) {

@@ -48,7 +48,7 @@ int runDrainage(const std::vector<std::string>& args) {
     CommonOptions common;
     common.precision = "double";
     common.add(desc);
-    std::string order, basins, picture;
+    std::string order, basins, picture, units = "cells";
     std::vector<std::string> outletText;
     std::string dem, pointers, filled, directions, accumulation, streamsPath, encoding = "esri", weightsPath;
     double threshold = 0;
@@ -72,6 +72,7 @@ int runDrainage(const std::vector<std::string>& args) {
         "edge-contamination", po::bool_switch(&contamination),
         "no value where the contributing area touches the grid's edge or NoData (TauDEM's AreaD8 default)")(
         "exclude-self", po::bool_switch(&excludeSelf), "a cell does not count itself (the water moved in, as the slides)")(
+        "units", po::value(&units), "--accumulation in cells (default) or area (cells times the cell's area, in the grid's units squared)")(
         "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device");
     po::positional_options_description pos;
     pos.add("dem", 1);
@@ -101,6 +102,8 @@ int runDrainage(const std::vector<std::string>& args) {
         throw Error(std::string(streamsPath.empty() ? "--order" : "--streams") + " needs --threshold T");
     if (vm.count("threshold") && streamsPath.empty() && order.empty() && picture.empty())
         throw Error("--threshold is for --streams S, --order O or --picture P; name one of them");
+    if (units != "cells" && units != "area") throw Error("--units takes cells or area, not '" + units + "'");
+    if (units == "area" && accumulation.empty()) throw Error("--units is for --accumulation A; name the accumulation file");
     if (!outletText.empty() && basins.empty()) throw Error("--outlets is for --watersheds W; name the watersheds file");
     if (vm.count("threshold") && !(threshold > 0)) throw Error("--threshold must be positive");
     const std::vector<std::string> inputs{dem, pointers, weightsPath};
@@ -201,7 +204,14 @@ int runDrainage(const std::vector<std::string>& args) {
             values[i] = acc.valid[i] ? acc.value(i) : -1;
             if (acc.valid[i]) largest = std::max(largest, acc.value(i));
         }
-        if (!accumulation.empty()) {
+        if (!accumulation.empty() && units == "area") {
+            // Area: the accumulation times one cell's area (the streams keep the threshold in cells).
+            const double cellArea = grid.frame.cellWidth() * grid.frame.cellHeight();
+            const double nd = -FLT_MAX;
+            std::vector<double> area(values.size());
+            for (std::size_t i = 0; i < values.size(); ++i) area[i] = acc.valid[i] ? values[i] * cellArea : nd;
+            io::writeRaster(accumulation, grid.frame, area, io::RasterType::Float64, true, nd);
+        } else if (!accumulation.empty()) {
             if (acc.weighted()) {
                 const double nd = -FLT_MAX;
                 for (std::size_t i = 0; i < values.size(); ++i)
