@@ -56,7 +56,7 @@ macro(portacl_need part)
     elseif("${part}" STREQUAL "raster")
       # Georeferenced rasters (DEMs, pointer grids) through GDAL (libgdal-dev).
       find_package(GDAL REQUIRED)
-      portacl_part(raster SOURCES ${PROJECT_SOURCE_DIR}/host/io/raster_io.cpp LINK GDAL::GDAL)
+      portacl_part(raster SOURCES ${PROJECT_SOURCE_DIR}/host/io/raster_io.cpp ${PROJECT_SOURCE_DIR}/host/io/vector_io.cpp LINK GDAL::GDAL)
     elseif("${part}" STREQUAL "molecule")
       find_path(GEMMI_INCLUDE_DIR gemmi/mmread.hpp REQUIRED)
       file(GLOB _sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/host/io/molecule_io*.cpp")

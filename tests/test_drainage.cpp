@@ -410,6 +410,18 @@ TEST(DrainageNetwork, StrahlerOrderOfAForkAndOfRandomNetworks) {
         EXPECT_GE(*std::max_element(ref.begin(), ref.end()), 3);
         EXPECT_EQ(dr::watersheds(context(), r), dr::watershedsReference(r));
     }
+    // The fork's links: numbered by their first cell, each ending at the next junction.
+    const auto links = dr::streamLinks(g, stream, o);
+    ASSERT_EQ(links.size(), 5u);
+    const std::vector<std::vector<std::size_t>> cells{{0, 7, 14}, {14, 15, 16}, {16, 17}, {24, 19, 14}, {27, 21, 16}};
+    const std::vector<std::int64_t> downstream{2, 3, 0, 2, 3};
+    const std::vector<int> orders{1, 2, 2, 1, 1};
+    for (std::size_t k = 0; k < links.size(); ++k) {
+        EXPECT_EQ(links[k].id, std::int64_t(k) + 1);
+        EXPECT_EQ(links[k].cells, cells[k]) << "link " << k + 1;
+        EXPECT_EQ(links[k].downstream, downstream[k]) << "link " << k + 1;
+        EXPECT_EQ(links[k].order, orders[k]) << "link " << k + 1;
+    }
     // An outlet outside the grid, and a cycle, in one sentence.
     EXPECT_NE(errorOf([&] { dr::watersheds(context(), g, {std::size_t(rows * cols)}); }).find("lies outside the 5x6 grid"),
               std::string::npos);

@@ -9,6 +9,7 @@
 #include "command.hpp"
 #include "portacl/drainage.hpp"
 #include "portacl/io/raster.hpp"
+#include "portacl/io/vector_lines.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
 #include "portacl/runtime/progress.hpp"
@@ -48,7 +49,7 @@ int runDrainage(const std::vector<std::string>& args) {
     CommonOptions common;
     common.precision = "double";
     common.add(desc);
-    std::string order, basins, picture, units = "cells";
+    std::string order, basins, picture, network, units = "cells";
     std::vector<std::string> outletText;
     std::string dem, pointers, filled, directions, accumulation, streamsPath, encoding = "esri", weightsPath;
     double threshold = 0;
@@ -64,6 +65,7 @@ int runDrainage(const std::vector<std::string>& args) {
         "threshold", po::value(&threshold), "the accumulation a stream cell reaches (with --streams or --order)")(
         "order", po::value(&order), "write the Strahler order of the stream cells here (0 elsewhere)")(
         "watersheds", po::value(&basins), "write each cell's basin here: the number of its outlet")(
+        "network", po::value(&network), "write the stream links (--threshold) as lines of a GeoPackage (.gpkg)")(
         "picture", po::value(&picture), "draw the hillshade with the streams (--threshold) over it as a PNG")(
         "outlets", po::value(&outletText)->multitoken(),
         "X,Y ... in the grid's coordinates: basins of these outlets only (numbered 1, 2, ...; 0 elsewhere)")(
@@ -79,7 +81,7 @@ int runDrainage(const std::vector<std::string>& args) {
     po::variables_map vm;
     const std::string usage =
         "usage: portacl drainage DEM [--fill] [--filled F] [--flats] [--directions D] [--accumulation A] [--streams S --threshold T]\n"
-        "                        [--order O] [--watersheds W [--outlets X,Y ...]] [--picture P.png]\n"
+        "                        [--order O] [--network N.gpkg] [--watersheds W [--outlets X,Y ...]] [--picture P.png]\n"
         "                        [--encoding esri|taudem|richdem|whitebox] [--weights W] [--edge-contamination]\n"
         "       portacl drainage --pointers P [--encoding E] [--accumulation A] [--streams S --threshold T]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
@@ -92,16 +94,16 @@ int runDrainage(const std::vector<std::string>& args) {
     if (precision == Precision::Mixed) throw Error("--precision takes float or double for drainage");
     if (!filled.empty()) fill = true;
     if (filled.empty() && directions.empty() && accumulation.empty() && streamsPath.empty() && order.empty() && basins.empty() &&
-        picture.empty())
-        throw Error("name at least one output: --filled, --directions, --accumulation, --streams, --order, --watersheds or --picture");
+        picture.empty() && network.empty())
+        throw Error("name at least one output: --filled, --directions, --accumulation, --streams, --order, --network, --watersheds or --picture");
     if (!picture.empty() && dem.empty()) throw Error("--picture draws a DEM's hillshade; give a DEM");
     if (!pointers.empty() && (!directions.empty() || fill || flats))
         throw Error(std::string(fill || flats ? "--fill, --filled and --flats work" : "--directions writes the directions") +
                     " on a DEM; with --pointers the directions are the input");
-    if ((!streamsPath.empty() || !order.empty()) && !vm.count("threshold"))
-        throw Error(std::string(streamsPath.empty() ? "--order" : "--streams") + " needs --threshold T");
-    if (vm.count("threshold") && streamsPath.empty() && order.empty() && picture.empty())
-        throw Error("--threshold is for --streams S, --order O or --picture P; name one of them");
+    if ((!streamsPath.empty() || !order.empty() || !network.empty()) && !vm.count("threshold"))
+        throw Error(std::string(!streamsPath.empty() ? "--streams" : !order.empty() ? "--order" : "--network") + " needs --threshold T");
+    if (vm.count("threshold") && streamsPath.empty() && order.empty() && picture.empty() && network.empty())
+        throw Error("--threshold is for --streams S, --order O, --network N or --picture P; name one of them");
     if (units != "cells" && units != "area") throw Error("--units takes cells or area, not '" + units + "'");
     if (units == "area" && accumulation.empty()) throw Error("--units is for --accumulation A; name the accumulation file");
     if (!outletText.empty() && basins.empty()) throw Error("--outlets is for --watersheds W; name the watersheds file");
@@ -113,16 +115,21 @@ int runDrainage(const std::vector<std::string>& args) {
     checkRasterOutput(streamsPath, inputs, "--streams");
     checkRasterOutput(order, inputs, "--order");
     checkRasterOutput(basins, inputs, "--watersheds");
+    if (!network.empty()) {
+        checkOutputExtension(network, io::lineOutputExtensions(), "--network");
+        checkOutputPath(network, inputs, "--network");
+    }
     if (!picture.empty()) {
         checkOutputExtension(picture, {"png"}, "--picture");
         checkOutputPath(picture, inputs, "--picture");
     }
-    checkDistinctOutputs({{"--picture", picture}, {"--order", order}, {"--watersheds", basins}, {"--filled", filled}, {"--directions", directions}, {"--accumulation", accumulation}, {"--streams", streamsPath}});
+    checkDistinctOutputs({{"--network", network}, {"--picture", picture}, {"--order", order}, {"--watersheds", basins}, {"--filled", filled}, {"--directions", directions}, {"--accumulation", accumulation}, {"--streams", streamsPath}});
 
-    const bool wantAcc = !accumulation.empty() || !streamsPath.empty() || !order.empty() || (!picture.empty() && vm.count("threshold"));
+    const bool wantOrder = !order.empty() || !network.empty();
+    const bool wantAcc = !accumulation.empty() || !streamsPath.empty() || wantOrder || (!picture.empty() && vm.count("threshold"));
     const bool wantDirections = !dem.empty() && (!directions.empty() || wantAcc || !basins.empty());
     const int steps = 2 + (fill ? 1 : 0) + (wantDirections ? 1 : 0) + (wantDirections && flats ? 1 : 0) + (wantAcc ? 1 : 0) +
-                      (order.empty() ? 0 : 1) + (basins.empty() ? 0 : 1);
+                      (wantOrder ? 1 : 0) + (basins.empty() ? 0 : 1);
     Progress progress("drainage", std::uint64_t(steps), "steps");
     int done = 0;
     io::Raster input = io::readRaster(dem.empty() ? pointers : dem);
@@ -176,7 +183,7 @@ int runDrainage(const std::vector<std::string>& args) {
     }
     std::vector<int> strahler;
     int highestOrder = 0;
-    if (!order.empty()) {
+    if (wantOrder) {
         const auto s = dr::streams(acc, threshold);
         strahler = serial ? dr::strahlerOrderReference(grid, s) : dr::strahlerOrder(*ctx, grid, s);
         for (auto v : strahler) highestOrder = std::max(highestOrder, v);
@@ -237,6 +244,27 @@ int runDrainage(const std::vector<std::string>& args) {
     }
     if (!basins.empty())
         io::writeRaster(basins, grid.frame, std::vector<double>(basinLabels.begin(), basinLabels.end()), io::RasterType::Int32, true, -1);
+    std::size_t linkCount = 0;
+    if (!network.empty()) {
+        const auto links = dr::streamLinks(grid, dr::streams(acc, threshold), strahler);
+        const auto& gt = grid.frame.geoTransform;
+        std::vector<io::LineFeature> lines;
+        for (const auto& link : links) {
+            io::LineFeature f;
+            double length = 0;
+            for (std::size_t cell : link.cells) {
+                const double r = double(cell / std::size_t(grid.frame.cols)) + 0.5, c = double(cell % std::size_t(grid.frame.cols)) + 0.5;
+                const double x = gt[0] + c * gt[1] + r * gt[2], y = gt[3] + c * gt[4] + r * gt[5];
+                if (!f.points.empty()) length += std::hypot(x - f.points.back().first, y - f.points.back().second);
+                f.points.emplace_back(x, y);
+            }
+            f.integers = {link.id, link.downstream, link.order, std::int64_t(link.cells.size())};
+            f.reals = {length};
+            lines.push_back(std::move(f));
+        }
+        io::writeLines(network, grid.frame.crsWkt, "streams", {"link", "downstream", "strahler", "cells"}, {"length"}, lines);
+        linkCount = links.size();
+    }
     if (!picture.empty())
         io::writeImage(picture, dr::drainagePicture(input, wantAcc ? dr::streams(acc, threshold) : std::vector<std::uint8_t>{}));
     progress.update(++done, "written");
@@ -249,7 +277,8 @@ int runDrainage(const std::vector<std::string>& args) {
               << withData << " cells with data) on " << where << "\n";
     if (wantAcc) std::cout << "largest accumulation " << largest << (acc.weighted() ? "" : " cells") << "\n";
     if (!streamsPath.empty()) std::cout << streamCells << " stream cells at threshold " << threshold << "\n";
-    if (!order.empty()) std::cout << "highest Strahler order " << highestOrder << "\n";
+    if (wantOrder) std::cout << "highest Strahler order " << highestOrder << "\n";
+    if (!network.empty()) std::cout << linkCount << " stream links\n";
     if (!basins.empty()) {
         if (outlets.empty()) std::cout << basinCount << " basins\n";
         else std::cout << "basins of " << outlets.size() << " outlets\n";

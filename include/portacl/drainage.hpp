@@ -153,6 +153,19 @@ PORTACL_API std::vector<std::int32_t> watershedsReference(const DirectionGrid& g
 // data 0, NoData 255.
 PORTACL_API std::vector<std::uint8_t> streams(const Accumulation& a, double threshold);
 
+// The stream network as links: a link runs from a stream's source, or from a junction (a stream cell
+// with two or more stream contributors), down the stream cells to the next junction (its last cell)
+// or to where the stream ends. Links are numbered 1, 2, ... by their first cell in row-major order;
+// `downstream` is the link that starts at this link's last cell (0 at an outlet); `order` the
+// Strahler order of the link's first cell.
+struct StreamLink {
+    std::int64_t id = 0, downstream = 0;
+    int order = 0;
+    std::vector<std::size_t> cells;
+};
+PORTACL_API std::vector<StreamLink> streamLinks(const DirectionGrid& g, const std::vector<std::uint8_t>& streamCells,
+                                                const std::vector<int>& order);
+
 // A picture a person can look at: the DEM's hillshade (Horn's gradient, light from the north-west at
 // 45° elevation; a geographic grid's degrees taken as metres at its mean latitude) as RGB, the stream
 // cells (streamCells == 1; empty: none) drawn over it in blue, NoData white. Drawn on the host.
