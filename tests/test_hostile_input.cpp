@@ -151,6 +151,8 @@ TEST(HostileImages, TilesOfZeroWidthAreRefused) {
 TEST(HostileRasters, CellsBeyondTheFileAreRefusedBeforeAllocating) {
     // 9e8 cells declared in 65 bytes: 7.2 GB was allocated before GDAL read a cell.
     expectSentence([] { io::readRaster(hostile("raster_bomb.asc")); }, "bytes of data but the file has only 65 bytes");
+    // 63743 interleaved bands: GDAL reads them all with band 1 (2.4 GB for this 1092-byte file).
+    expectSentence([] { io::readRaster(hostile("raster_many_bands.tif")); }, "bytes of data but the file has only 1092 bytes");
 }
 
 // ---- Volumes: .npy and HDF5 ----

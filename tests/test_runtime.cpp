@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
 
 #include "portacl/runtime/context.hpp"
 #include "portacl/runtime/error.hpp"
@@ -75,6 +77,23 @@ TEST(Errors, StatusCodesHaveTheirNames) {
     ClError e(CL_INVALID_WORK_GROUP_SIZE, "clEnqueueNDRangeKernel");
     EXPECT_NE(std::string(e.what()).find("CL_INVALID_WORK_GROUP_SIZE"), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("clEnqueueNDRangeKernel"), std::string::npos);
+}
+
+TEST(Errors, OutOfDeviceMemoryMidRunIsOneSentence) {
+    const std::pair<int, std::string> cases[] = {
+        {CL_MEM_OBJECT_ALLOCATION_FAILURE, "the device ran out of memory"},
+        {CL_OUT_OF_RESOURCES, "the device ran out of memory or other resources"},
+        {CL_OUT_OF_HOST_MEMORY, "the host ran out of memory"}};
+    for (const auto& [status, start] : cases) {
+        const ClError e(status, "clEnqueueNDRangeKernel(kwave_step)");
+        const std::string what = e.what();
+        EXPECT_EQ(what.rfind(start + " (clEnqueueNDRangeKernel(kwave_step) failed with " + clStatusName(status) + "); try a smaller problem", 0), 0u)
+            << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+        EXPECT_EQ(e.status(), status);
+    }
+    // Other statuses keep the plain form.
+    EXPECT_STREQ(ClError(CL_INVALID_VALUE, "clSetKernelArg").what(), "clSetKernelArg failed with CL_INVALID_VALUE");
 }
 
 TEST(Errors, FailingCallThroughTheBindingsNamesTheStatus) {

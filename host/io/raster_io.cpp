@@ -156,13 +156,15 @@ Raster readRaster(const std::string& path) {
         (std::isnan(nd) || nd != std::floor(nd) || nd < -2147483648.0 || nd > 4294967295.0))
         r.hasNoData = false;
     if (r.hasNoData && r.type == RasterType::Float32 && !std::isnan(nd)) r.noData = double(float(nd));
-    // A header of a few bytes can declare billions of cells: the cells' bytes are held against what
-    // the file can supply (any codec at most 65536 : 1, as for TIFF) and against the host's memory
+    // A header of a few bytes can declare billions of cells, or thousands of bands that GDAL reads
+    // together when they are interleaved: the bytes of every band's cells are held against what the
+    // file can supply (any codec at most 65536 : 1, as for TIFF) and against the host's memory
     // before anything is allocated.
     const std::string what = "the raster " + path;
     const std::size_t cells = checkedProduct({std::uint64_t(r.frame.rows), std::uint64_t(r.frame.cols)}, what);
     const int cellBytes = GDALGetDataTypeSizeBytes(GDALGetRasterDataType(band));
-    checkDeclaredSize(checkedMul(cells, std::size_t(cellBytes > 0 ? cellBytes : 1), what), fileSizeOf(path), 65536, what);
+    const std::size_t bandBytes = checkedMul(cells, std::size_t(cellBytes > 0 ? cellBytes : 1), what);
+    checkDeclaredSize(checkedMul(bandBytes, std::size_t(GDALGetRasterCount(ds)), what), fileSizeOf(path), 65536, what);
     checkHostAllocation(checkedMul(cells, sizeof(double), what), what);
     try {
         r.values.resize(cells);

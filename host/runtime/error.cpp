@@ -99,8 +99,27 @@ std::size_t workGroupLimit(const cl::Kernel& k, const cl::Device& device) {
     }
 }
 
+namespace {
+
+// The statuses by which an implementation says it ran out of memory mid-run (after the checks
+// before allocating: a driver may commit a buffer's memory only at its first use): one sentence that
+// says so, with the call and the status for the record. CL_OUT_OF_RESOURCES also covers registers
+// and, on some drivers, a kernel's faulting access, so it names resources, not memory alone.
+std::string failureSentence(int status, const std::string& call) {
+    const std::string failed = "(" + call + " failed with " + clStatusName(status) + ")";
+    const std::string smaller = "; try a smaller problem, fewer runs at once on this device, or a device with more memory";
+    switch (status) {
+        case CL_MEM_OBJECT_ALLOCATION_FAILURE: return "the device ran out of memory " + failed + smaller;
+        case CL_OUT_OF_RESOURCES: return "the device ran out of memory or other resources " + failed + smaller;
+        case CL_OUT_OF_HOST_MEMORY: return "the host ran out of memory " + failed + "; try a smaller problem or fewer runs at once";
+        default: return call + " failed with " + clStatusName(status);
+    }
+}
+
+}  // namespace
+
 ClError::ClError(int status, const std::string& call)
-    : Error(call + " failed with " + clStatusName(status)), status_(status), call_(call) {}
+    : Error(failureSentence(status, call)), status_(status), call_(call) {}
 
 ClError::ClError(int status, const std::string& call, const std::string& message)
     : Error(message), status_(status), call_(call) {}

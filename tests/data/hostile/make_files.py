@@ -61,3 +61,5 @@ write("npy_shape_overflow.npy", b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hea
 
 # ESRI ASCII grid (GDAL): 30000 x 30000 cells declared in a 65-byte file.
 write("raster_bomb.asc", b"ncols 30000\nnrows 30000\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2 3\n")
+# raster_many_bands.tif is not written here: it is the raster fuzzer's input kept as found (a 1092-byte
+# LZW GeoTIFF of 656 x 456 cells declaring 63743 interleaved bands; GDAL read 2.4 GB for band 1).
