@@ -1,14 +1,19 @@
 // The runtime's queue and object facilities: cached kernels, non-blocking transfers that keep their
 // host memory alive, copies, maps, sub-buffers, markers, per-type module state, growable buffers and
-// the one exception family. Each result is checked against the host data it was made from.
+// the one exception family, the watchdog on device work. Each result is checked against the host
+// data it was made from.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <numeric>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -197,4 +202,85 @@ TEST(Errors, BuildErrorIsAClErrorWithItsStatus) {
     unsetenv("PORTACL_KERNEL_DIR");
     std::filesystem::remove_all(dir);
     EXPECT_EQ(status, CL_BUILD_PROGRAM_FAILURE);
+}
+
+// ---- The watchdog (PORTACL_DEVICE_TIMEOUT), through the injected stall (PORTACL_DEVICE_FAULT) ----
+
+namespace {
+
+// Sets an environment variable for a scope, restoring what was there.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const char* value) : name_(name) {
+        const char* old = std::getenv(name);
+        had_ = old != nullptr;
+        if (had_) old_ = old;
+        setenv(name, value, 1);
+    }
+    ~ScopedEnv() {
+        if (had_) setenv(name_, old_.c_str(), 1);
+        else unsetenv(name_);
+    }
+
+private:
+    const char* name_;
+    bool had_ = false;
+    std::string old_;
+};
+
+}  // namespace
+
+TEST(Watchdog, DeviceWorkThatCannotFinishEndsInOneSentence) {
+    const DeviceInfo device = test::context().device();  // the shared context made before the settings
+    const ScopedEnv timeout("PORTACL_DEVICE_TIMEOUT", "0.5"), fault("PORTACL_DEVICE_FAULT", "stall");
+    Context ctx(device);
+    const cl::Buffer b = ctx.buffer(64, "the watched buffer");
+    ctx.fill(b, 7, 64, "fill");
+    std::vector<unsigned char> host(64, 0);
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        ctx.read(b, host.data(), host.size(), "read back");
+        FAIL() << "the read behind the stalled queue returned";
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(what.rfind("device work did not finish within 0.5 s (PORTACL_DEVICE_TIMEOUT): read back was still waiting or running on ", 0), 0u)
+            << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_GE(waited, 0.5);
+    EXPECT_LT(waited, 30.0);
+    // The watchdog opened the injected gate: the queue drains, the fill and the read behind it ran.
+    ctx.finish();
+    EXPECT_EQ(host, std::vector<unsigned char>(64, 7));
+}
+
+TEST(Watchdog, TheCommandLineEndsInOneSentenceAndANonZeroStatus) {
+    const std::string err = testing::TempDir() + "portacl_watchdog_" + std::to_string(::getpid()) + ".txt";
+    const int raw = std::system(("PORTACL_DEVICE_TIMEOUT=1 PORTACL_DEVICE_FAULT=stall " + std::string(PORTACL_CLI_PATH) +
+                                 " vector-sum -n 1000 >/dev/null 2>" + err).c_str());
+    std::ifstream in(err);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::remove(err.c_str());
+    ASSERT_TRUE(WIFEXITED(raw)) << text;
+    EXPECT_EQ(WEXITSTATUS(raw), 1) << text;
+    // The last line, one sentence (a line saying which device `auto` chose may come before it).
+    const auto at = text.find("portacl vector-sum: device work did not finish within 1 s (PORTACL_DEVICE_TIMEOUT): ");
+    ASSERT_NE(at, std::string::npos) << text;
+    EXPECT_EQ(text.find('\n', at), text.size() - 1) << text;
+}
+
+TEST(Watchdog, ItsSettingsAreChecked) {
+    const DeviceInfo device = test::context().device();
+    {
+        const ScopedEnv timeout("PORTACL_DEVICE_TIMEOUT", "soon");
+        try {
+            Context ctx(device);
+            FAIL();
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("PORTACL_DEVICE_TIMEOUT is 'soon'"), std::string::npos) << e.what();
+        }
+    }
+    const ScopedEnv fault("PORTACL_DEVICE_FAULT", "crash");
+    EXPECT_THROW(Context{device}, Error);
 }

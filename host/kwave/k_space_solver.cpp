@@ -462,7 +462,7 @@ struct KSpaceSolver::Impl {
     void step() {
         if (t >= sim.nt) return;
         while (stepEnds.size() >= stepsAhead) {
-            clCall("clWaitForEvents(time step)", [&] { return stepEnds.front().wait(); });
+            ctx.wait(stepEnds.front(), "time step");
             stepEnds.pop_front();
         }
         computeVelocity();
@@ -499,7 +499,7 @@ struct KSpaceSolver::Impl {
     }
 
     void takeProbe() {
-        clCall("clWaitForEvents(finite check)", [&] { return probeRead.wait(); });
+        ctx.wait(probeRead, "finite check");
         probePending = false;
         double v;
         if (realBytes == sizeof(double)) std::memcpy(&v, probeBytes, sizeof v);

@@ -130,7 +130,7 @@ void SensorSampling::startRead(Sampler& s, RawBlock& b) {
 
 // Waits for a block's read (long complete in a running simulation) and appends its samples.
 void SensorSampling::takeBlock(Sampler& s, RawBlock& b) {
-    clCall("clWaitForEvents(raw samples)", [&] { return b.read.wait(); });
+    ctx_.wait(b.read, "raw samples");
     const std::size_t count = b.readSteps * points_.size();
     auto& dst = rec_.data[s.quantity];
     if (prec_ == Precision::Double) {

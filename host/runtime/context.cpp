@@ -4,12 +4,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
 #include <sstream>
+#include <thread>
 
 #include "portacl/runtime/buffer_check.hpp"
 #include "portacl/runtime/error.hpp"
@@ -62,15 +65,67 @@ ContextOptions defaultContextOptions() {
     return o;
 }
 
+namespace {
+
+// PORTACL_DEVICE_TIMEOUT: seconds that one wait for device work may take (0 or unset: no limit).
+double deviceTimeoutFromEnvironment() {
+    const char* v = std::getenv("PORTACL_DEVICE_TIMEOUT");
+    if (!v || !*v) return 0;
+    char* end = nullptr;
+    const double s = std::strtod(v, &end);
+    if (end == v || *end || !std::isfinite(s) || s < 0 || s > 1e6)
+        throw Error(std::string("PORTACL_DEVICE_TIMEOUT is '") + v +
+                    "'; it takes the seconds a wait for device work may last, from 0 (no limit) to 1000000");
+    return s;
+}
+
+bool stallRequested() {
+    const char* v = std::getenv("PORTACL_DEVICE_FAULT");
+    if (!v || !*v) return false;
+    if (std::string(v) != "stall")
+        throw Error(std::string("PORTACL_DEVICE_FAULT is '") + v + "'; the one fault it injects is 'stall'");
+    return true;
+}
+
+std::string secondsText(double s) {
+    std::ostringstream out;
+    out << s;
+    return out.str();
+}
+
+}  // namespace
+
 Context::Context(const DeviceInfo& device, ContextOptions options)
     : device_(device), options_(options), tuning_(tuningFor(device)) {
+    deviceTimeout_ = deviceTimeoutFromEnvironment();
+    const bool stall = stallRequested();
     context_ = clCall("clCreateContext", [&] { return cl::Context(device_.device); });
     queue_ = clCall("clCreateCommandQueue",
                     [&] { return cl::CommandQueue(context_, device_.device, options_.queueProfiling || options_.profile ? CL_QUEUE_PROFILING_ENABLE : 0); });
     profiler_.setEnabled(options_.profile);
+    if (stall) {
+        stall_ = clCall("clCreateUserEvent", [&] { return cl::UserEvent(context_); });
+        const std::vector<cl::Event> gate{stall_};
+        clCall("clEnqueueBarrierWithWaitList", [&] { return queue_.enqueueBarrierWithWaitList(&gate); });
+    }
 }
 
 Context::~Context() {
+    if (hung_) {
+        // Device work that did not finish may still use the module states' memory, and releasing the
+        // queue would wait for it: all of it is left to the process's exit.
+        new auto(std::move(states_));
+        new auto(std::move(pendingWrites_));
+        new cl::CommandQueue(queue_);
+        new cl::Context(context_);
+        return;
+    }
+    if (stall_()) {
+        try {
+            stall_.setStatus(CL_COMPLETE);  // no wait ran out: open the gate so that the queue drains
+        } catch (...) {
+        }
+    }
     // Commands still queued may read host memory this context keeps alive (non-blocking writes from
     // module state): they finish before any of it is released.
     try {
@@ -291,16 +346,21 @@ cl::Event Context::write(const cl::Buffer& b, const void* src, std::size_t bytes
                     std::size_t offset) {
     requireBytes(b, offset + bytes, std::to_string(bytes) + " bytes written at offset " + std::to_string(offset), "the buffer of " + name);
     cl::Event e;
-    clCall("clEnqueueWriteBuffer", [&] { return queue_.enqueueWriteBuffer(b, CL_TRUE, offset, bytes, src, nullptr, &e); });
+    // With the watchdog on, the blocking transfers are enqueued without blocking and waited for by wait().
+    const cl_bool blocking = deviceTimeout_ > 0 ? CL_FALSE : CL_TRUE;
+    clCall("clEnqueueWriteBuffer", [&] { return queue_.enqueueWriteBuffer(b, blocking, offset, bytes, src, nullptr, &e); });
     recordEvent(name, EventKind::Transfer, e);
+    if (!blocking) wait(e, name);
     return e;
 }
 
 cl::Event Context::read(const cl::Buffer& b, void* dst, std::size_t bytes, const std::string& name, std::size_t offset) {
     requireBytes(b, offset + bytes, std::to_string(bytes) + " bytes read at offset " + std::to_string(offset), "the buffer of " + name);
     cl::Event e;
-    clCall("clEnqueueReadBuffer", [&] { return queue_.enqueueReadBuffer(b, CL_TRUE, offset, bytes, dst, nullptr, &e); });
+    const cl_bool blocking = deviceTimeout_ > 0 ? CL_FALSE : CL_TRUE;
+    clCall("clEnqueueReadBuffer", [&] { return queue_.enqueueReadBuffer(b, blocking, offset, bytes, dst, nullptr, &e); });
     recordEvent(name, EventKind::Transfer, e);
+    if (!blocking) wait(e, name);
     return e;
 }
 
@@ -371,9 +431,11 @@ cl::Event Context::copy(const cl::Buffer& src, const cl::Buffer& dst, std::size_
 void* Context::map(const cl::Buffer& b, cl_map_flags flags, std::size_t bytes, const std::string& name) {
     cl::Event e;
     cl_int err = CL_SUCCESS;
-    void* host = clCall("clEnqueueMapBuffer", [&] { return queue_.enqueueMapBuffer(b, CL_TRUE, flags, 0, bytes, nullptr, &e, &err); });
+    const cl_bool blocking = deviceTimeout_ > 0 ? CL_FALSE : CL_TRUE;
+    void* host = clCall("clEnqueueMapBuffer", [&] { return queue_.enqueueMapBuffer(b, blocking, flags, 0, bytes, nullptr, &e, &err); });
     if (err != CL_SUCCESS) throw ClError(err, "clEnqueueMapBuffer(" + name + ")");
     recordEvent(name, EventKind::Transfer, e);
+    if (!blocking) wait(e, name);
     return host;
 }
 
@@ -415,8 +477,46 @@ void Context::recordEvent(const std::string& name, EventKind kind, const cl::Eve
 }
 
 void Context::finish() {
+    if (deviceTimeout_ > 0) {
+        cl::Event e;
+        clCall("clEnqueueMarkerWithWaitList", [&] { return queue_.enqueueMarkerWithWaitList(nullptr, &e); });
+        wait(e, "the queue's end");
+    }
     clCall("clFinish", [&] { return queue_.finish(); });
     pendingWrites_.clear();
+}
+
+void Context::wait(const cl::Event& e, const std::string& what) {
+    if (deviceTimeout_ <= 0) {
+        clCall(("clWaitForEvents(" + what + ")").c_str(), [&] { return e.wait(); });
+        return;
+    }
+    const std::string limit = secondsText(deviceTimeout_) + " s (PORTACL_DEVICE_TIMEOUT)";
+    if (hung_)
+        throw Error("device work on " + device_.label() + " did not finish within " + limit +
+                    " earlier, so nothing more can be waited for on it: " + what);
+    clCall("clFlush", [&] { return queue_.flush(); });
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(deviceTimeout_);
+    auto pause = std::chrono::microseconds(50);
+    for (;;) {
+        const cl_int status = clCall(("clGetEventInfo(" + what + ")").c_str(),
+                                     [&] { return e.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>(); });
+        if (status == CL_COMPLETE) return;
+        if (status < 0) throw ClError(status, "clWaitForEvents(" + what + ")");
+        if (std::chrono::steady_clock::now() >= deadline) break;
+        std::this_thread::sleep_for(pause);
+        pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(20));
+    }
+    if (stall_()) {
+        // The injected fault: the watchdog opens its gate, so that what waited behind it runs and the
+        // queue drains as after any other error.
+        clCall("clSetUserEventStatus", [&] { return stall_.setStatus(CL_COMPLETE); });
+        stall_ = cl::UserEvent();
+    } else {
+        hung_ = true;
+    }
+    throw Error("device work did not finish within " + limit + ": " + what + " was still waiting or running on " +
+                device_.label() + "; the device may be hung, or the work too long for the limit");
 }
 
 void Context::beginTiming() {

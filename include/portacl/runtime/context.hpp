@@ -137,6 +137,13 @@ public:
     // kernel's name (CL_KERNEL_FUNCTION_NAME) labels the event.
     cl::Event launch(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local = cl::NullRange);
     void finish();
+    // Waits for `e` (`what` names it in a message). The watchdog: with PORTACL_DEVICE_TIMEOUT=S set,
+    // this wait, finish() and the blocking transfers end after S seconds in one sentence instead of
+    // waiting for device work that cannot finish (a hung kernel, a lost device); the context then
+    // frees nothing the device may still use. PORTACL_DEVICE_FAULT=stall holds every command of a
+    // new context behind a gate that only the watchdog opens (the watchdog's test).
+    void wait(const cl::Event& e, const std::string& what);
+    double deviceTimeout() const { return deviceTimeout_; }  // seconds; 0: no limit
 
     // Records an event of work enqueued outside launch() (an FFT library, say).
     void recordEvent(const std::string& name, EventKind kind, const cl::Event& e);
@@ -185,6 +192,9 @@ private:
     bool timing_ = false;
     std::vector<cl::Event> timed_;
     std::vector<std::pair<cl::Event, std::shared_ptr<const void>>> pendingWrites_;
+    double deviceTimeout_ = 0;  // PORTACL_DEVICE_TIMEOUT
+    bool hung_ = false;         // a wait ran out of time: the queue may never drain
+    cl::UserEvent stall_;       // PORTACL_DEVICE_FAULT=stall: the gate before every command
     std::map<std::type_index, std::shared_ptr<void>> states_;  // declared last: destroyed first
 };
 
