@@ -37,6 +37,7 @@
 #include "portacl/lineal_path/reconstruct.hpp"
 #include "portacl/lineal_path/two_point.hpp"
 #include "portacl/predicates.hpp"
+#include "portacl/runtime/data_dir.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/skeleton.hpp"
 #include "portacl/vector_ops.hpp"
@@ -418,8 +419,10 @@ void reconstructionCase(Precision p) {
 // vertices are within 1e-3 Å of the reference's, and at most 1 % of them differ in any way ----
 
 std::vector<io::Ball> voronoiBalls(std::size_t count) {
-    const char* dir = PORTACL_SHARED_DATA_DIR;
-    auto balls = io::readMolecule(std::string(dir) + "/pdb/1A8O.pdb")[0].balls;
+    // The shared data where the engine finds it (PORTACL_DATA_DIR first), as a user's run would.
+    const std::string dir = dataDirectory();
+    if (dir.empty()) throw std::runtime_error("the Voronoi case needs the shared data: " + dataDirectoryHint());
+    auto balls = io::readMolecule(dir + "/pdb/1A8O.pdb")[0].balls;
     if (balls.size() > count) balls.resize(count);
     return balls;
 }
