@@ -3,6 +3,7 @@
 // the slides' iterative push and pull schemes. Directions are bytes 0..7 = E, NE, N, NW, W, SW, S, SE,
 // NO_FLOW, NO_DATA. ACC is the accumulated type: ulong for cell counts, REAL for weighted sums.
 #include "common/real.h"
+#include "common/d8_grid.h"
 
 #ifndef ACC
 #define ACC ulong
@@ -11,23 +12,6 @@
 #define WEIGHTED 0
 #endif
 
-#define NO_FLOW 8
-#define NO_DATA 255
-
-// The fence between a walker's store and its count (and between the count and its gathering reads).
-// Mesa's llvmpipe breaks a mem_fence in divergent control flow (the walk stops); there the host sets
-// WALK_FENCES 0 and the atomic's own ordering (a locked instruction on x86) stands in for it.
-#ifndef WALK_FENCES
-#define WALK_FENCES 1
-#endif
-#if WALK_FENCES
-#define WALK_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
-#else
-#define WALK_FENCE()
-#endif
-
-__constant int ROW_OFFSET[8] = {0, -1, -1, -1, 0, 1, 1, 1};
-__constant int COL_OFFSET[8] = {1, 1, 0, -1, -1, -1, 0, 1};
 
 // The cell that cell (r, c) drains into, or -1 (no flow, off the grid, into NoData).
 inline long downstream(__global const uchar* dir, int rows, int cols, int r, int c) {

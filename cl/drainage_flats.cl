@@ -4,17 +4,13 @@
 // distances), each flat's largest step from its high edges, and the directions down the mask.
 // Integer distances make the result the reference's exactly.
 #include "common/real.h"
+#include "common/d8_grid.h"
 
-#define NO_FLOW 8
-#define NO_DATA 255
 #define FAR 0x7fffffff
 
 #define CELL_FLAT 1  // no flow, inside the grid and away from NoData
 #define CELL_LOW 2   // drains, next to a flat cell of its height
 #define CELL_HIGH 4  // flat, next to a higher cell
-
-__constant int ROW_OFFSET[8] = {0, -1, -1, -1, 0, 1, 1, 1};
-__constant int COL_OFFSET[8] = {1, 1, 0, -1, -1, -1, 0, 1};
 
 // Neighbour k of (r, c) in the grid and with data: its index, else -1.
 inline long neighbour_of(__global const uchar* dir, int rows, int cols, int r, int c, int k) {

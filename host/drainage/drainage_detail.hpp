@@ -12,6 +12,8 @@ std::string cycleSentence(const DirectionGrid& g, std::size_t cell);
 // Throws when the grid's shape and codes are not a direction grid's (a library caller's mistake).
 void checkGrid(const DirectionGrid& g);
 void checkWeights(const DirectionGrid& g, const AccumulationOptions& opt);
+// The cell `i` drains into, or -1 (no flow, off the grid, into NoData).
+long downstreamOf(const DirectionGrid& g, std::size_t i);
 // A cell on a cycle of directions, or -1 when the directions hold none (a walk along them).
 long cycleCell(const DirectionGrid& g);
 // Without includeSelf, takes each cell's own share off its sum (in the sums' precision).

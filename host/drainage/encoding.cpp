@@ -146,8 +146,17 @@ void checkWeights(const DirectionGrid& g, const AccumulationOptions& opt) {
     if (opt.precision == Precision::Mixed) throw Error("accumulation runs in float or double, not mixed precision");
 }
 
+long downstreamOf(const DirectionGrid& g, std::size_t i) {
+    const std::uint8_t d = g.dir[i];
+    if (d >= kNoFlow) return -1;
+    const int cols = g.frame.cols;
+    const int r = int(i / std::size_t(cols)) + kRowOffset[d], c = int(i % std::size_t(cols)) + kColOffset[d];
+    if (r < 0 || r >= g.frame.rows || c < 0 || c >= cols) return -1;
+    const std::size_t n = std::size_t(r) * cols + c;
+    return g.dir[n] == kNoData ? -1 : long(n);
+}
+
 long cycleCell(const DirectionGrid& g) {
-    const int rows = g.frame.rows, cols = g.frame.cols;
     // 0 unseen, 1 on the walk in progress, 2 known to reach an outlet.
     std::vector<std::uint8_t> state(g.dir.size(), 0);
     std::vector<std::size_t> walk;
@@ -159,11 +168,9 @@ long cycleCell(const DirectionGrid& g) {
             if (state[i] == 1) return long(i);
             state[i] = 1;
             walk.push_back(i);
-            const std::uint8_t d = g.dir[i];
-            if (d >= kNoFlow) break;
-            const int r = int(i / std::size_t(cols)) + kRowOffset[d], c = int(i % std::size_t(cols)) + kColOffset[d];
-            if (r < 0 || r >= rows || c < 0 || c >= cols || g.dir[std::size_t(r) * cols + c] == kNoData) break;
-            i = std::size_t(r) * cols + c;
+            const long next = downstreamOf(g, i);
+            if (next < 0) break;
+            i = std::size_t(next);
         }
         for (auto w : walk) state[w] = 2;
     }

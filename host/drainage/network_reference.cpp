@@ -7,19 +7,6 @@
 #include "portacl/runtime/error.hpp"
 
 namespace portacl::drainage {
-namespace {
-
-long downstreamCell(const DirectionGrid& g, std::size_t i) {
-    const std::uint8_t d = g.dir[i];
-    if (d >= kNoFlow) return -1;
-    const int cols = g.frame.cols;
-    const int r = int(i / std::size_t(cols)) + kRowOffset[d], c = int(i % std::size_t(cols)) + kColOffset[d];
-    if (r < 0 || r >= g.frame.rows || c < 0 || c >= cols) return -1;
-    const std::size_t n = std::size_t(r) * cols + c;
-    return g.dir[n] == kNoData ? -1 : long(n);
-}
-
-}  // namespace
 
 std::vector<int> strahlerOrderReference(const DirectionGrid& g, const std::vector<std::uint8_t>& stream) {
     detail::checkGrid(g);
@@ -29,7 +16,7 @@ std::vector<int> strahlerOrderReference(const DirectionGrid& g, const std::vecto
     const std::size_t n = g.dir.size();
     std::vector<int> order(n, 0), deps(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
-        const long d = downstreamCell(g, i);
+        const long d = detail::downstreamOf(g, i);
         if (stream[i] == 1 && d >= 0 && stream[std::size_t(d)] == 1) ++deps[std::size_t(d)];
     }
     std::deque<std::size_t> ready;
@@ -49,7 +36,7 @@ std::vector<int> strahlerOrderReference(const DirectionGrid& g, const std::vecto
             else if (order[m] == top) ++count;
         }
         order[i] = top == 0 ? 1 : count >= 2 ? top + 1 : top;
-        const long d = downstreamCell(g, i);
+        const long d = detail::downstreamOf(g, i);
         if (d >= 0 && stream[std::size_t(d)] == 1 && --deps[std::size_t(d)] == 0) ready.push_back(std::size_t(d));
     }
     return order;
@@ -73,7 +60,7 @@ std::vector<std::int32_t> watershedsReference(const DirectionGrid& g, const std:
                 break;
             }
             path.push_back(i);
-            const long d = downstreamCell(g, i);
+            const long d = detail::downstreamOf(g, i);
             if (given[i] || d < 0) {
                 end = long(i);
                 break;

@@ -41,17 +41,6 @@ DirectionGrid directionsOf(const io::Raster& dem) {
     return g;
 }
 
-// The cell `i` drains into, or -1.
-long downstreamOf(const DirectionGrid& g, std::size_t i) {
-    const std::uint8_t d = g.dir[i];
-    if (d >= kNoFlow) return -1;
-    const int cols = g.frame.cols;
-    const int r = int(i / std::size_t(cols)) + kRowOffset[d], c = int(i % std::size_t(cols)) + kColOffset[d];
-    if (r < 0 || r >= g.frame.rows || c < 0 || c >= cols) return -1;
-    const std::size_t n = std::size_t(r) * cols + c;
-    return g.dir[n] == kNoData ? -1 : long(n);
-}
-
 bool touchesEdge(const DirectionGrid& g, int r, int c) {
     for (int k = 0; k < 8; ++k) {
         const int rr = r + kRowOffset[k], cc = c + kColOffset[k];
@@ -67,7 +56,7 @@ void accumulateIn(const DirectionGrid& g, const AccumulationOptions& opt, std::v
     const std::size_t n = g.dir.size();
     std::vector<std::uint8_t> deps(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
-        const long d = downstreamOf(g, i);
+        const long d = detail::downstreamOf(g, i);
         if (d >= 0) ++deps[std::size_t(d)];
     }
     acc.assign(n, Acc(0));
@@ -95,7 +84,7 @@ void accumulateIn(const DirectionGrid& g, const AccumulationOptions& opt, std::v
         }
         acc[i] = sum;
         taint[i] = t;
-        const long d = downstreamOf(g, i);
+        const long d = detail::downstreamOf(g, i);
         if (d >= 0 && --deps[std::size_t(d)] == 0) ready.push_back(std::size_t(d));
     }
     if (done != withData)
