@@ -6,6 +6,10 @@ Conformance.<implementation>).
     python3 tools/conformance_matrix.py build/conformance                 # the full matrix, markdown
     python3 tools/conformance_matrix.py build/conformance --compact       # one row per workload
     python3 tools/conformance_matrix.py build/conformance --update docs/portability.md --update-compact README.md
+    python3 tools/conformance_matrix.py build/conformance docs/portability/gpu-machine   # with another machine's reports
+
+Several folders join their reports; a report of another machine is named for it (nvidia.xml,
+pocl-gpu-machine.xml), so that it stands beside this machine's.
 
 --update replaces the text between the lines <!-- conformance-matrix:begin --> and
 <!-- conformance-matrix:end --> of a file with the full matrix (--update-compact: the compact one).
@@ -21,7 +25,8 @@ import sys
 import xml.etree.ElementTree as ET
 
 IMPLEMENTATIONS = ["pocl", "intel", "rusticl", "oclgrind"]  # the order of the ctest entries
-NAMES = {"pocl": "PoCL", "intel": "Intel CPU runtime", "rusticl": "Mesa rusticl (llvmpipe)", "oclgrind": "oclgrind"}
+NAMES = {"pocl": "PoCL", "intel": "Intel CPU runtime", "rusticl": "Mesa rusticl (llvmpipe)", "oclgrind": "oclgrind",
+         "nvidia": "NVIDIA (GPU machine)", "pocl-gpu-machine": "PoCL (GPU machine)"}
 BEGIN, END = "<!-- conformance-matrix:begin -->", "<!-- conformance-matrix:end -->"
 
 
@@ -94,18 +99,19 @@ def read_stream(path):
     return info, cases
 
 
-def load(directory):
+def load(directories):
     reports = {}
-    folder = pathlib.Path(directory)
-    names = IMPLEMENTATIONS + sorted({p.stem for p in folder.glob("*.xml")} | {p.stem for p in folder.glob("*.jsonl")})
-    for name in names:
-        if name in reports:
-            continue
-        xml, stream = folder / (name + ".xml"), folder / (name + ".jsonl")
-        if xml.exists():
-            reports[name] = read_report(xml)
-        elif stream.exists():
-            reports[name] = read_stream(stream)
+    for directory in directories:
+        folder = pathlib.Path(directory)
+        names = IMPLEMENTATIONS + sorted({p.stem for p in folder.glob("*.xml")} | {p.stem for p in folder.glob("*.jsonl")})
+        for name in names:
+            if name in reports:
+                continue
+            xml, stream = folder / (name + ".xml"), folder / (name + ".jsonl")
+            if xml.exists():
+                reports[name] = read_report(xml)
+            elif stream.exists():
+                reports[name] = read_stream(stream)
     return reports
 
 
@@ -208,14 +214,14 @@ def update(path, text):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("reports", help="the folder of <implementation>.xml reports (build/conformance)")
+    ap.add_argument("reports", nargs="+", help="folders of <implementation>.xml reports (build/conformance, ...)")
     ap.add_argument("--compact", action="store_true", help="one row per workload")
     ap.add_argument("--update", metavar="FILE", help="write the full matrix into FILE's marked block")
     ap.add_argument("--update-compact", metavar="FILE", help="write the compact matrix into FILE's marked block")
     args = ap.parse_args()
     reports = load(args.reports)
     if not reports:
-        sys.exit(f"conformance_matrix: no <implementation>.xml report in {args.reports}")
+        sys.exit(f"conformance_matrix: no <implementation>.xml report in {', '.join(args.reports)}")
     if args.update:
         update(args.update, full_matrix(reports))
     if args.update_compact:
