@@ -51,7 +51,7 @@ macro(portacl_need part)
       find_library(NIFTI2_LIBRARY nifti2 REQUIRED)
       file(GLOB _sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/host/io/volume_io*.cpp"
            "${PROJECT_SOURCE_DIR}/host/io/binary_volume.cpp")
-      portacl_part(volume SOURCES ${_sources} LINK ${HDF5_C_LIBRARIES} TIFF::TIFF ${NIFTI2_LIBRARY}
+      portacl_part(volume SOURCES ${_sources} LINK ${HDF5_C_LIBRARIES} TIFF::TIFF ZLIB::ZLIB ${NIFTI2_LIBRARY}
                    INCLUDE ${HDF5_INCLUDE_DIRS} ${NIFTI_INCLUDE_DIR} DEFINE ${HDF5_DEFINITIONS})
     elseif("${part}" STREQUAL "raster")
       # Georeferenced rasters (DEMs, pointer grids) through GDAL (libgdal-dev).

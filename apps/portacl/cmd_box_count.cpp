@@ -1,6 +1,7 @@
 // portacl box-count: box counts N(s) of a binary volume (its object or surface), the fractal
 // dimension fitted over a range of sides with its R² and the local slopes, optionally the mean over
 // the grid placements; printed as a table and written as JSON.
+#include <chrono>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -38,7 +39,7 @@ std::vector<int> parseSizes(const std::string& text) {
 }
 
 void writeJson(std::ostream& os, const boxcount::Result& r, const boxcount::Options& opt, const std::string& input,
-               const std::string& of, const std::string& selection, const std::string& where, const std::array<double, 3>& spacing) {
+               const std::string& of, const std::string& selection, const std::string& where, const std::array<double, 3>& spacing, const std::string& unit) {
     os << std::setprecision(10);
     JsonWriter w(os);
     auto fit = [&](const std::string& name, const boxcount::Fit& f) {
@@ -62,6 +63,7 @@ void writeJson(std::ostream& os, const boxcount::Result& r, const boxcount::Opti
     w.beginArray();
     for (double d : spacing) w.value(d);
     w.endArray();
+    w.field("unit", unit);
     w.key("sizes");
     w.beginArray();
     for (std::size_t i = 0; i < r.sizes.size(); ++i) {
@@ -124,21 +126,29 @@ int runBoxCount(const std::vector<std::string>& args) {
 
     boxcount::Result r;
     std::string where = "serial reference";
+    const auto t0 = std::chrono::steady_clock::now();
+    double deviceSeconds = 0;  // first transfer's start to the last command's end
     if (serial) {
         if (of == "skeleton") v = skeleton::thinReference(v);
         r = boxcount::boxCountReference(v, opt);
     } else {
         Context ctx(selectDevice(common.device), common.contextOptions());
         where = ctx.device().label();
+        ctx.beginTiming();
         if (of == "skeleton") v = skeleton::thin(ctx, v);
         r = boxcount::boxCount(ctx, v, opt);
+        deviceSeconds = ctx.endTiming();
         printProfile(ctx, common);
     }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!json.empty())
-        writeFileAtomically(json, [&](std::ostream& os) { writeJson(os, r, opt, in.path, of, in.describe(vm), where, v.spacing); });
+        writeFileAtomically(json, [&](std::ostream& os) { writeJson(os, r, opt, in.path, of, in.describe(vm), where, v.spacing, v.unit); });
 
     std::cout << "box counts of the " << of << " (" << in.describe(vm) << ") of " << v.nz << "x" << v.ny << "x" << v.nx
-              << ", " << count << " boxes, on " << where << "\n";
+              << ", " << count << " boxes, on " << where << ", in " << seconds << " s";
+    if (!serial) std::cout << " (" << deviceSeconds << " s of device time)";
+    std::cout << "\n";
+    if (const std::string voxel = VolumeInputOptions::voxelSize(v); !voxel.empty()) std::cout << voxel << "; box sides are in voxels\n";
     std::cout << std::setw(8) << "side" << std::setw(14) << "N(s)";
     if (offsets) std::cout << std::setw(14) << "mean 8 grids" << std::setw(12) << "min";
     std::cout << std::setw(14) << "local slope" << "\n";

@@ -1,5 +1,6 @@
 // portacl skeleton: the Lee-Kashyap-Chu skeleton of a binary volume (identical to scikit-image's
-// skeletonize_3d) or the 8-subfield parallel thinning's, written as a TIFF stack or .npy.
+// skeletonize_3d) or the 8-subfield parallel thinning's, written as a TIFF stack, NIfTI, HDF5 or .npy
+// with the input's voxel size.
 #include <chrono>
 #include <iostream>
 
@@ -22,20 +23,20 @@ int runSkeleton(const std::vector<std::string>& args) {
     in.add(desc);
     std::string output, branches, method = "lee";
     bool serial = false;
-    desc.add_options()("output,o", po::value(&output), "the skeleton: .tif/.tiff (uint8 0/255 pages) or .npy (uint8 0/1)")(
+    desc.add_options()("output,o", po::value(&output), "the skeleton, with the input's voxel size: .tif/.tiff (uint8 0/255 pages, ImageJ spacing), .nii/.nii.gz (NIfTI-1 uint8 0/1), .h5/.hdf5 (dataset 'skeleton', uint8 0/1) or .npy (uint8 0/1)")(
         "method", po::value(&method), "lee (default): Lee, Kashyap and Chu's thinning, voxel for voxel scikit-image's skeletonize_3d; parallel: a directional 8-subfield thinning (fully parallel, topology-preserving, its own skeleton)")(
         "branches", po::value(&branches), "the skeleton's branches as CSV (type, end nodes, voxels, length), as skan summarises them")(
         "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device");
     po::positional_options_description pos;
     pos.add("input", 1);
     po::variables_map vm;
-    const std::string usage = "usage: portacl skeleton VOLUME -o SKELETON.tif|.npy [--threshold T | --label L] [--method lee|parallel]\n"
-                              "                        [--branches B.csv]";
+    const std::string usage = "usage: portacl skeleton VOLUME -o SKELETON.tif|.nii|.nii.gz|.h5|.npy [--threshold T | --label L]\n"
+                              "                        [--method lee|parallel] [--branches B.csv]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
     if (method != "lee" && method != "parallel") throw Error("--method takes lee or parallel, not '" + method + "'");
     const bool lee = method == "lee";
     if (output.empty()) throw Error("name the skeleton's file with -o");
-    checkOutputExtension(output, {"tif", "tiff", "npy"}, "-o");
+    io::checkBinaryVolumeOutputName(output, "-o");
     checkOutputPath(output, {in.path}, "-o");
     if (!branches.empty()) {
         checkOutputExtension(branches, {"csv"}, "--branches");
@@ -61,7 +62,7 @@ int runSkeleton(const std::vector<std::string>& args) {
         printProfile(ctx, common);
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    io::writeBinaryVolume(output, s);
+    io::writeBinaryVolume(output, s, "skeleton");
     const skeleton::Graph graph = skeleton::skeletonGraph(s);
     if (!branches.empty()) skeleton::writeBranchesCsv(branches, graph);
     std::cout << "skeleton of " << v.nz << "x" << v.ny << "x" << v.nx << " (" << in.describe(vm) << ", " << v.count()
@@ -75,7 +76,9 @@ int runSkeleton(const std::vector<std::string>& args) {
     std::cout << "graph: " << graph.endPoints << " end points, " << graph.junctions() << " junctions (" << graph.junctionVoxels
               << " junction voxels), " << graph.branches.size() << " branches (end-end " << types[0] << ", junction-end "
               << types[1] << ", junction-junction " << types[2] << ", loops " << types[3] << "), total length "
-              << graph.totalLength() << "\n";
+              << graph.totalLength();
+    const std::string voxel = VolumeInputOptions::voxelSize(s);
+    std::cout << (voxel.empty() ? " voxels" : " (" + voxel + ")") << "\n";
     return 0;
 }
 

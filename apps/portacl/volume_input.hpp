@@ -2,6 +2,8 @@
 // it becomes a binary object (--threshold, --label, or its non-zero voxels).
 #pragma once
 
+#include <sstream>
+
 #include "command.hpp"
 #include "portacl/io/binary_volume.hpp"
 #include "portacl/io/volume.hpp"
@@ -27,6 +29,14 @@ struct VolumeInputOptions {
         return b;
     }
     std::string describe(const po::variables_map& vm) const { return binarisation(vm).describe(); }
+    // "voxel size (z, y, x) 2.5 x 0.5 x 0.5 micron", or "" for unit voxels of no named unit.
+    static std::string voxelSize(const io::BinaryVolume& v) {
+        if (v.spacing == std::array<double, 3>{1.0, 1.0, 1.0} && v.unit.empty()) return "";
+        std::ostringstream s;
+        s << "voxel size (z, y, x) " << v.spacing[0] << " x " << v.spacing[1] << " x " << v.spacing[2];
+        if (!v.unit.empty()) s << " " << v.unit;
+        return s.str();
+    }
     // Reads and binarises, refusing a 2-D image and a selection that is empty (or, unless allowFull, everything).
     io::BinaryVolume read(const po::variables_map& vm, bool allowFull) const {
         if (path.empty()) throw Error("name the input volume");

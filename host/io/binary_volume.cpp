@@ -1,10 +1,10 @@
-// Binarisation of grey and labelled volumes, and the mask's writers (.npy, multi-page TIFF).
-#include <tiffio.h>
-
+// Binarisation of grey and labelled volumes, and the choice of the mask's writer by extension (the
+// writers of TIFF, NIfTI and HDF5 live beside their readers).
 #include <algorithm>
 #include <cctype>
 #include <sstream>
 
+#include "io/volume_writers.hpp"
 #include "portacl/io/binary_volume.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
@@ -27,36 +27,23 @@ std::string lowerExtension(const std::string& path) {
     return e;
 }
 
-void writeTiffStack(const std::string& target, const BinaryVolume& v) {
-    TIFFSetWarningHandler(nullptr);
-    TIFFSetErrorHandler(nullptr);
-    AtomicOutput out(target);
-    TIFF* tif = TIFFOpen(out.writePath().c_str(), "w");
-    if (!tif) throw Error("cannot write " + target);
-    std::vector<unsigned char> row(std::size_t(v.nx));
-    bool ok = true;
-    for (int z = 0; z < v.nz && ok; ++z) {
-        TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, std::uint32_t(v.nx));
-        TIFFSetField(tif, TIFFTAG_IMAGELENGTH, std::uint32_t(v.ny));
-        TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 8);
-        TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, 1);
-        TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
-        TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-        TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, std::uint32_t(v.ny));
-        TIFFSetField(tif, TIFFTAG_SUBFILETYPE, FILETYPE_PAGE);
-        TIFFSetField(tif, TIFFTAG_PAGENUMBER, z, v.nz);
-        for (int y = 0; y < v.ny && ok; ++y) {
-            for (int x = 0; x < v.nx; ++x) row[std::size_t(x)] = v.at(z, y, x) ? 255 : 0;
-            ok = TIFFWriteScanline(tif, row.data(), std::uint32_t(y), 0) >= 0;
-        }
-        ok = ok && TIFFWriteDirectory(tif);
-    }
-    TIFFClose(tif);
-    if (!ok) throw Error("cannot write " + target + " (is the disk full?)");
-    out.commit();
+}  // namespace
+
+namespace detail {
+
+double micrometresPer(const std::string& unit) {
+    std::string u = unit;
+    std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    if (u == "micron" || u == "microns" || u == "um" || u == "\u00b5m" || u == "\\u00b5m" || u == "micrometer" || u == "micrometre") return 1;
+    if (u == "nm" || u == "nanometer" || u == "nanometre") return 1e-3;
+    if (u == "mm" || u == "millimeter" || u == "millimetre") return 1e3;
+    if (u == "cm" || u == "centimeter" || u == "centimetre") return 1e4;
+    if (u == "m" || u == "meter" || u == "metre") return 1e6;
+    if (u == "inch") return 25400;
+    return 0;
 }
 
-}  // namespace
+}  // namespace detail
 
 std::uint64_t BinaryVolume::count() const {
     std::uint64_t n = 0;
@@ -81,6 +68,7 @@ BinaryVolume binarise(const Volume& v, const Binarisation& b, bool allowFull) {
     out.ny = v.ny;
     out.nx = v.nx;
     out.spacing = v.spacing;
+    out.unit = v.unit;
     out.mask.resize(v.size());
     std::uint64_t n = 0;
     for (std::size_t i = 0; i < v.size(); ++i) {
@@ -108,9 +96,20 @@ void checkBinaryVolume(const BinaryVolume& v, const std::string& what) {
         if (m > 1) throw Error(what + ": the mask holds values other than 0 and 1");
 }
 
-void writeBinaryVolume(const std::string& path, const BinaryVolume& v) {
+bool isNiftiGz(const std::string& path) {
+    return lowerExtension(path) == "gz" && lowerExtension(path.substr(0, path.size() - 3)) == "nii";
+}
+
+void checkBinaryVolumeOutputName(const std::string& path, const std::string& option) {
+    if (isNiftiGz(path)) return;
+    checkOutputExtension(path, {"tif", "tiff", "npy", "nii", "nii.gz", "h5", "hdf5"}, option);
+}
+
+void writeBinaryVolume(const std::string& path, const BinaryVolume& v, const std::string& dataset) {
     const std::string ext = lowerExtension(path);
-    if (ext == "tif" || ext == "tiff") return writeTiffStack(path, v);
+    if (ext == "tif" || ext == "tiff") return detail::writeTiffStack(path, v);
+    if (ext == "nii" || isNiftiGz(path)) return detail::writeNifti1(path, v, ext == "gz");
+    if (ext == "h5" || ext == "hdf5") return detail::writeHdf5Mask(path, v, dataset);
     Volume g;
     g.nz = v.nz;
     g.ny = v.ny;

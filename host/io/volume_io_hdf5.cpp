@@ -1,14 +1,19 @@
 // Volumes from HDF5 datasets through the HDF5 C API: any integer or float dataset of rank 2 or 3,
-// converted to double by the library.
+// converted to double by the library; the voxel size from the dataset's float attribute of three
+// values (z, y, x) element_size_um (Fiji's HDF5 plugin and ilastik), else spacing with a unit
+// string attribute (this project's writer). The binary volume writer stores both.
 #include <hdf5.h>
 
+#include <cmath>
 #include <limits>
 #include <vector>
 
 #include "io/hdf5_limits.hpp"
+#include "io/volume_writers.hpp"
 #include "portacl/io/volume.hpp"
 #include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
 
 namespace portacl::io {
 namespace {
@@ -29,6 +34,48 @@ herr_t collect(hid_t group, const char* name, const H5L_info_t*, void* out) {
     if (H5Iget_type(obj) == H5I_DATASET) static_cast<std::vector<std::string>*>(out)->push_back(name);
     H5Oclose(obj);
     return 0;
+}
+
+// A numeric attribute of exactly three positive finite values, or false.
+bool readTriple(hid_t object, const char* name, std::array<double, 3>& out) {
+    if (H5Aexists(object, name) <= 0) return false;
+    Id attr{H5Aopen(object, name, H5P_DEFAULT), H5Aclose};
+    if (attr.id < 0) return false;
+    Id space{H5Aget_space(attr.id), H5Sclose};
+    Id type{H5Aget_type(attr.id), H5Tclose};
+    const H5T_class_t cls = H5Tget_class(type.id);
+    if ((cls != H5T_FLOAT && cls != H5T_INTEGER) || H5Sget_simple_extent_npoints(space.id) != 3) return false;
+    std::array<double, 3> v{};
+    if (H5Aread(attr.id, H5T_NATIVE_DOUBLE, v.data()) < 0) return false;
+    for (double d : v)
+        if (!std::isfinite(d) || d <= 0) return false;
+    out = v;
+    return true;
+}
+
+// A string attribute (fixed or variable length), or empty.
+std::string readString(hid_t object, const char* name) {
+    if (H5Aexists(object, name) <= 0) return "";
+    Id attr{H5Aopen(object, name, H5P_DEFAULT), H5Aclose};
+    if (attr.id < 0) return "";
+    Id type{H5Aget_type(attr.id), H5Tclose};
+    if (H5Tget_class(type.id) != H5T_STRING) return "";
+    Id space{H5Aget_space(attr.id), H5Sclose};
+    if (H5Sget_simple_extent_npoints(space.id) != 1) return "";
+    if (H5Tis_variable_str(type.id) > 0) {
+        Id mem{H5Tcopy(H5T_C_S1), H5Tclose};
+        H5Tset_size(mem.id, H5T_VARIABLE);
+        char* text = nullptr;
+        if (H5Aread(attr.id, mem.id, &text) < 0 || !text) return "";
+        std::string s(text);
+        H5free_memory(text);
+        return s;
+    }
+    const std::size_t n = H5Tget_size(type.id);
+    if (n == 0 || n > 4096) return "";
+    std::vector<char> buf(n + 1, 0);
+    if (H5Aread(attr.id, type.id, buf.data()) < 0) return "";
+    return std::string(buf.data());
 }
 
 }  // namespace
@@ -77,7 +124,58 @@ Volume readHdf5Dataset(const std::string& path, const std::string& datasetName) 
     v.data.resize(v.size());
     if (H5Dread(ds.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data.data()) < 0)
         throw Error("cannot read " + path + ":" + name + " (HDF5 reported a read failure)");
+    if (rank == 3) {
+        if (readTriple(ds.id, "element_size_um", v.spacing)) {
+            v.unit = "micron";
+        } else if (readTriple(ds.id, "spacing", v.spacing)) {
+            v.unit = readString(ds.id, "unit");
+        }
+    }
     return v;
 }
+
+namespace detail {
+
+void writeHdf5Mask(const std::string& target, const BinaryVolume& v, const std::string& dataset) {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    AtomicOutput out(target);
+    bool ok = true;
+    {
+        Id file{H5Fcreate(out.writePath().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose};
+        if (file.id < 0) throw Error("cannot write " + target + " as an HDF5 file");
+        const hsize_t dims[3] = {hsize_t(v.nz), hsize_t(v.ny), hsize_t(v.nx)};
+        Id space{H5Screate_simple(3, dims, nullptr), H5Sclose};
+        Id props{H5Pcreate(H5P_DATASET_CREATE), H5Pclose};
+        const hsize_t chunk[3] = {1, hsize_t(v.ny), hsize_t(v.nx)};  // one z slice a chunk
+        ok = H5Pset_chunk(props.id, 3, chunk) >= 0 && H5Pset_deflate(props.id, 4) >= 0;
+        Id ds{ok ? H5Dcreate2(file.id, dataset.c_str(), H5T_STD_U8LE, space.id, H5P_DEFAULT, props.id, H5P_DEFAULT) : -1, H5Dclose};
+        ok = ds.id >= 0 && H5Dwrite(ds.id, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.mask.data()) >= 0;
+        auto triple = [&](const char* name, const std::array<double, 3>& values) {
+            const hsize_t three = 3;
+            Id s{H5Screate_simple(1, &three, nullptr), H5Sclose};
+            Id a{H5Acreate2(ds.id, name, H5T_IEEE_F64LE, s.id, H5P_DEFAULT, H5P_DEFAULT), H5Aclose};
+            return a.id >= 0 && H5Awrite(a.id, H5T_NATIVE_DOUBLE, values.data()) >= 0;
+        };
+        ok = ok && triple("spacing", v.spacing);
+        const double um = micrometresPer(v.unit);
+        if (ok && um > 0) ok = triple("element_size_um", {v.spacing[0] * um, v.spacing[1] * um, v.spacing[2] * um});
+        if (ok && !v.unit.empty()) {
+            Id type{H5Tcopy(H5T_C_S1), H5Tclose};
+            H5Tset_size(type.id, v.unit.size() + 1);
+            H5Tset_strpad(type.id, H5T_STR_NULLTERM);
+            Id s{H5Screate(H5S_SCALAR), H5Sclose};
+            Id a{H5Acreate2(ds.id, "unit", type.id, s.id, H5P_DEFAULT, H5P_DEFAULT), H5Aclose};
+            ok = a.id >= 0 && H5Awrite(a.id, type.id, v.unit.c_str()) >= 0;
+        }
+        if (ds.id >= 0) ok = H5Dclose(ds.id) >= 0 && ok;
+        ds.id = -1;
+        ok = H5Fclose(file.id) >= 0 && ok;
+        file.id = -1;
+    }
+    if (!ok) throw Error("cannot write " + target + " (is the disk full?)");
+    out.commit();
+}
+
+}  // namespace detail
 
 }  // namespace portacl::io

@@ -1,14 +1,21 @@
 // NIfTI-1 and NIfTI-2 volumes (.nii, .nii.gz) through the NIfTI reference library (Debian's
 // libnifti2-dev, which reads both): the header first, its sizes held against the file before the
-// data is read; values scaled by scl_slope/scl_inter when the slope is set; the grid spacing kept.
+// data is read; values scaled by scl_slope/scl_inter when the slope is set; the grid spacing and its
+// unit kept. The binary volume writer makes a single-file NIfTI-1 (the header of nifti1.h, written
+// through zlib when gzipped), since the library picks compression from the name, and the name
+// written is a temporary.
 #include <nifti2_io.h>
+#include <zlib.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
+#include "io/volume_writers.hpp"
 #include "portacl/io/volume.hpp"
 #include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
 
 namespace portacl::io {
 namespace {
@@ -85,8 +92,64 @@ Volume readNifti(const std::string& path) {
     if (h.scl_slope != 0 && std::isfinite(h.scl_slope) && std::isfinite(h.scl_inter) && (h.scl_slope != 1 || h.scl_inter != 0))
         for (auto& d : v.data) d = h.scl_slope * d + h.scl_inter;
     const double dz = h.nz > 1 ? h.dz : 1;
-    if (h.dx > 0 && h.dy > 0 && dz > 0 && std::isfinite(h.dx) && std::isfinite(h.dy) && std::isfinite(dz)) v.spacing = {dz, h.dy, h.dx};
+    if (h.dx > 0 && h.dy > 0 && dz > 0 && std::isfinite(h.dx) && std::isfinite(h.dy) && std::isfinite(dz)) {
+        v.spacing = {dz, h.dy, h.dx};
+        v.unit = h.xyz_units == NIFTI_UNITS_METER ? "m" : h.xyz_units == NIFTI_UNITS_MM ? "mm" : h.xyz_units == NIFTI_UNITS_MICRON ? "micron" : "";
+    }
     return v;
 }
+
+namespace detail {
+
+void writeNifti1(const std::string& target, const BinaryVolume& v, bool gzipped) {
+    nifti_1_header h;
+    std::memset(&h, 0, sizeof h);
+    h.sizeof_hdr = 348;
+    h.dim[0] = 3;
+    const int extents[3] = {v.nx, v.ny, v.nz};
+    for (int i = 0; i < 3; ++i) {
+        if (extents[i] > 32767) throw Error("cannot write " + target + ": NIfTI-1 holds at most 32767 voxels along an axis");
+        h.dim[i + 1] = short(extents[i]);
+    }
+    for (int i = 4; i < 8; ++i) h.dim[i] = 1;
+    h.datatype = DT_UINT8;
+    h.bitpix = 8;
+    h.pixdim[0] = 1;  // qfac
+    h.pixdim[1] = float(v.spacing[2]);
+    h.pixdim[2] = float(v.spacing[1]);
+    h.pixdim[3] = float(v.spacing[0]);
+    for (int i = 4; i < 8; ++i) h.pixdim[i] = 1;
+    h.vox_offset = 352;
+    h.cal_min = 0;
+    h.cal_max = 1;
+    const double um = micrometresPer(v.unit);
+    h.xyzt_units = um == 1e6 ? NIFTI_UNITS_METER : um == 1e3 ? NIFTI_UNITS_MM : um == 1 ? NIFTI_UNITS_MICRON : NIFTI_UNITS_UNKNOWN;
+    std::snprintf(h.descrip, sizeof h.descrip, "binary volume, 1 = object");
+    std::memcpy(h.magic, "n+1", 4);
+    const char extension[4] = {0, 0, 0, 0};  // no header extensions
+
+    AtomicOutput out(target);
+    bool ok = true;
+    if (gzipped) {
+        gzFile f = gzopen(out.writePath().c_str(), "wb6");
+        if (!f) throw Error("cannot write " + target);
+        ok = gzwrite(f, &h, sizeof h) == int(sizeof h) && gzwrite(f, extension, 4) == 4;
+        // gzwrite takes an unsigned count: write the mask in slices.
+        const std::size_t slice = std::size_t(v.ny) * std::size_t(v.nx);
+        for (int z = 0; z < v.nz && ok; ++z)
+            ok = gzwrite(f, v.mask.data() + std::size_t(z) * slice, unsigned(slice)) == int(slice);
+        ok = gzclose(f) == Z_OK && ok;
+    } else {
+        std::FILE* f = std::fopen(out.writePath().c_str(), "wb");
+        if (!f) throw Error("cannot write " + target);
+        ok = std::fwrite(&h, sizeof h, 1, f) == 1 && std::fwrite(extension, 4, 1, f) == 1 &&
+             std::fwrite(v.mask.data(), 1, v.mask.size(), f) == v.mask.size();
+        ok = std::fclose(f) == 0 && ok;
+    }
+    if (!ok) throw Error("cannot write " + target + " (is the disk full?)");
+    out.commit();
+}
+
+}  // namespace detail
 
 }  // namespace portacl::io

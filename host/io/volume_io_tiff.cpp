@@ -1,15 +1,24 @@
 // Multi-page TIFF stacks through libtiff: every directory is one z slice of the same size, one sample
-// per pixel, 8/16/32-bit integers or 32/64-bit floats, in strips or tiles.
+// per pixel, 8/16/32-bit integers or 32/64-bit floats, in strips or tiles. The voxel size: x and y
+// from the first page's XResolution and YResolution (pixels per unit), z and the unit from the
+// ImageDescription ImageJ and Fiji write ("ImageJ=...", "spacing=", "unit="), as Fiji reads them;
+// a file that gives x but no z spacing has cubic voxels. The binary stack writer puts them back the
+// same way.
 #include <tiffio.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
+#include <sstream>
 #include <vector>
 
 #include "io/tiff_limits.hpp"
+#include "io/volume_writers.hpp"
 #include "portacl/io/volume.hpp"
 #include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
 
 namespace portacl::io {
 namespace {
@@ -40,6 +49,42 @@ double sampleAt(const unsigned char* p, int bits, int format) {
     }
 }
 
+// The value of `key=` in an ImageJ description (one key=value per line), or empty.
+std::string imageJValue(const std::string& description, const std::string& key) {
+    std::istringstream lines(description);
+    std::string line;
+    while (std::getline(lines, line))
+        if (line.compare(0, key.size() + 1, key + "=") == 0) return line.substr(key.size() + 1);
+    return "";
+}
+
+// Spacing and unit from the first page's tags; anything missing, zero or not finite stays as it was.
+void readSpacing(TIFF* tif, Volume& v) {
+    float xres = 0, yres = 0;
+    std::uint16_t resUnit = RESUNIT_INCH;
+    const bool hasX = TIFFGetField(tif, TIFFTAG_XRESOLUTION, &xres) == 1;
+    const bool hasY = TIFFGetField(tif, TIFFTAG_YRESOLUTION, &yres) == 1;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_RESOLUTIONUNIT, &resUnit);
+    if (hasX && std::isfinite(xres) && xres > 0) v.spacing[2] = 1.0 / double(xres);
+    if (hasY && std::isfinite(yres) && yres > 0) v.spacing[1] = 1.0 / double(yres);
+    if ((hasX || hasY) && resUnit == RESUNIT_INCH) v.unit = "inch";
+    if ((hasX || hasY) && resUnit == RESUNIT_CENTIMETER) v.unit = "cm";
+    v.spacing[0] = v.spacing[2];  // no z spacing given: cubic voxels
+    char* text = nullptr;
+    if (TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &text) != 1 || !text) return;
+    const std::string description(text);
+    if (description.compare(0, 7, "ImageJ=") != 0) return;
+    std::string unit = imageJValue(description, "unit");
+    while (!unit.empty() && (unit.back() == ' ' || unit.back() == '\r')) unit.pop_back();
+    while (!unit.empty() && unit.front() == ' ') unit.erase(0, 1);
+    if (unit == "\\u00B5m" || unit == "\u00b5m" || unit == "um") unit = "micron";  // ImageJ's escape of "µm"
+    if (!unit.empty()) v.unit = unit;
+    const std::string z = imageJValue(description, "spacing");
+    char* end = nullptr;
+    const double dz = z.empty() ? 0 : std::strtod(z.c_str(), &end);
+    if (!z.empty() && end && *end == 0 && std::isfinite(dz) && dz > 0) v.spacing[0] = dz;
+}
+
 }  // namespace
 
 Volume readTiffStack(const std::string& path) {
@@ -68,6 +113,7 @@ Volume readTiffStack(const std::string& path) {
         if (!okBits || format == SAMPLEFORMAT_COMPLEXINT || format == SAMPLEFORMAT_COMPLEXIEEEFP)
             throw Error(path + " has " + std::to_string(bits) + "-bit samples of a kind this reader does not handle");
         if (pages == 0) {
+            readSpacing(tif, v);
             v.ny = int(h);
             v.nx = int(w);
             v.elementType = std::string(format == SAMPLEFORMAT_IEEEFP ? "float" : format == SAMPLEFORMAT_INT ? "int" : "uint") +
@@ -107,7 +153,105 @@ Volume readTiffStack(const std::string& path) {
         ++pages;
     } while (TIFFReadDirectory(tif));
     v.nz = pages;
+    if (pages == 1) v.spacing[0] = 1;  // a picture has no z spacing
     return v;
 }
+
+namespace detail {
+
+// The stack as ImageJ lays it out: the header, the description and the two resolutions, every page's
+// directory, then the pages' pixels one after another. Readers of ImageJ files (ImageJ itself,
+// tifffile) read a stack whose description counts its images as one block from the first page's
+// offset, so the pixels must be contiguous, which libtiff's writer (data, directory, data, ...) is not.
+void writeTiffStack(const std::string& target, const BinaryVolume& v) {
+    const std::uint64_t slice = std::uint64_t(v.ny) * std::uint64_t(v.nx);
+    std::ostringstream description;
+    description.precision(17);
+    description << "ImageJ=1.54f\nimages=" << v.nz << "\nslices=" << v.nz << "\n";
+    if (!v.unit.empty()) description << "unit=" << v.unit << "\n";
+    description << "spacing=" << v.spacing[0] << "\nloop=false\n";
+    std::string text = description.str();
+    text.push_back('\0');
+    text.resize((text.size() + 1) / 2 * 2, '\0');  // keep what follows on a word boundary
+
+    // 14 entries on the first page, 13 (no description) on the others.
+    const std::uint64_t firstBytes = 2 + 12 * 14 + 4, otherBytes = 2 + 12 * 13 + 4;
+    const std::uint64_t resolutions = 8 + text.size(), firstIfd = resolutions + 16;
+    auto ifdAt = [&](int z) { return z == 0 ? firstIfd : firstIfd + firstBytes + otherBytes * std::uint64_t(z - 1); };
+    const std::uint64_t pixels = ifdAt(v.nz);
+    const std::uint64_t total = pixels + slice * std::uint64_t(v.nz);
+    if (total > 0xFFFFFFFFull)
+        throw Error("cannot write " + target + " as a TIFF stack: it needs " + std::to_string(total >> 20) +
+                    " MiB, past the 4 GiB a classic TIFF holds; write .nii.gz, .h5 or .npy instead");
+
+    // 1/spacing as a rational num/den with both in 32 bits.
+    auto rational = [](double spacing, std::string& out) {
+        const double r = 1.0 / spacing;
+        double den = 1e6;
+        if (r * den > 4e9) den = std::max(1.0, std::floor(4e9 / r));
+        if (r * den < 1e6) den = std::min(4e9, std::floor(1e6 / r));
+        const std::uint32_t n = std::uint32_t(std::min(4e9, std::max(1.0, std::round(r * den)))), d = std::uint32_t(den);
+        for (int k = 0; k < 4; ++k) out.push_back(char((n >> (8 * k)) & 0xFF));
+        for (int k = 0; k < 4; ++k) out.push_back(char((d >> (8 * k)) & 0xFF));
+    };
+    auto put16 = [](std::string& out, std::uint32_t x) {
+        out.push_back(char(x & 0xFF));
+        out.push_back(char((x >> 8) & 0xFF));
+    };
+    auto put32 = [](std::string& out, std::uint64_t x) {
+        for (int k = 0; k < 4; ++k) out.push_back(char((x >> (8 * k)) & 0xFF));
+    };
+    // A directory entry: a SHORT (3) or LONG (4) value held in the entry, or a count and an offset.
+    auto entry = [&](std::string& out, std::uint16_t tag, std::uint16_t type, std::uint32_t count, std::uint64_t value) {
+        put16(out, tag);
+        put16(out, type);
+        put32(out, count);
+        if (type == 3) {
+            put16(out, std::uint32_t(value));
+            put16(out, 0);
+        } else {
+            put32(out, value);
+        }
+    };
+
+    std::string head = "II";
+    put16(head, 42);
+    put32(head, firstIfd);
+    head += text;
+    rational(v.spacing[2], head);
+    rational(v.spacing[1], head);
+    for (int z = 0; z < v.nz; ++z) {
+        std::string& o = head;
+        put16(o, z == 0 ? 14 : 13);
+        entry(o, 254, 4, 1, 0);                         // NewSubfileType
+        entry(o, 256, 4, 1, std::uint32_t(v.nx));       // ImageWidth
+        entry(o, 257, 4, 1, std::uint32_t(v.ny));       // ImageLength
+        entry(o, 258, 3, 1, 8);                         // BitsPerSample
+        entry(o, 259, 3, 1, 1);                         // Compression: none
+        entry(o, 262, 3, 1, 1);                         // PhotometricInterpretation: black is zero
+        if (z == 0) entry(o, 270, 2, std::uint32_t(std::strlen(text.c_str()) + 1), 8);  // ImageDescription
+        entry(o, 273, 4, 1, pixels + slice * std::uint64_t(z));  // StripOffsets
+        entry(o, 277, 3, 1, 1);                                  // SamplesPerPixel
+        entry(o, 278, 4, 1, std::uint32_t(v.ny));                // RowsPerStrip
+        entry(o, 279, 4, 1, slice);                              // StripByteCounts
+        entry(o, 282, 5, 1, resolutions);                        // XResolution
+        entry(o, 283, 5, 1, resolutions + 8);                    // YResolution
+        entry(o, 296, 3, 1, 1);                                  // ResolutionUnit: none
+        put32(o, z + 1 < v.nz ? ifdAt(z + 1) : 0);
+    }
+    writeFileAtomically(
+        target,
+        [&](std::ostream& out) {
+            out.write(head.data(), std::streamsize(head.size()));
+            std::vector<char> row(std::size_t(v.nx));
+            for (std::size_t i = 0; i < v.mask.size(); i += row.size()) {
+                for (std::size_t x = 0; x < row.size(); ++x) row[x] = v.mask[i + x] ? char(255) : char(0);
+                out.write(row.data(), std::streamsize(row.size()));
+            }
+        },
+        true);
+}
+
+}  // namespace detail
 
 }  // namespace portacl::io

@@ -19,6 +19,7 @@ struct PORTACL_API BinaryVolume {
     int nz = 0, ny = 0, nx = 0;
     std::vector<std::uint8_t> mask;
     std::array<double, 3> spacing{1.0, 1.0, 1.0};  // voxel size (z, y, x), kept from the file
+    std::string unit;                                // the spacing's unit as the file named it, or empty
 
     std::size_t size() const { return std::size_t(nz) * std::size_t(ny) * std::size_t(nx); }
     std::size_t index(int z, int y, int x) const { return (std::size_t(z) * ny + std::size_t(y)) * nx + std::size_t(x); }
@@ -40,8 +41,17 @@ PORTACL_API BinaryVolume binarise(const Volume& v, const Binarisation& b, bool a
 // The same checks for a mask built by hand (tests, the library): dimensions positive, mask size, 0/1 values.
 PORTACL_API void checkBinaryVolume(const BinaryVolume& v, const std::string& what);
 
-// Writes the mask as an .npy (uint8 0/1) or a multi-page TIFF (uint8 0/255, one page per z slice),
-// by extension, atomically.
-PORTACL_API void writeBinaryVolume(const std::string& path, const BinaryVolume& v);
+// Writes the mask by extension, atomically, with its spacing and unit where the format holds them:
+// .npy (uint8 0/1; no spacing); .tif/.tiff (uint8 0/255, one page per z slice, as Fiji writes it;
+// x and y spacing as XResolution/YResolution, z spacing and the unit in an ImageJ ImageDescription);
+// .nii/.nii.gz (NIfTI-1, uint8 0/1, spacing in pixdim, unit in xyzt_units when it is m, mm or micron);
+// .h5/.hdf5 (uint8 0/1 in the dataset `dataset`, deflated in slices; float64[3] attributes spacing
+// and, when the unit converts to micrometres, element_size_um, as Fiji and ilastik read it; a unit
+// string attribute).
+PORTACL_API void writeBinaryVolume(const std::string& path, const BinaryVolume& v, const std::string& dataset = "mask");
+
+// Throws one sentence naming `option` unless `path` ends in an extension writeBinaryVolume takes
+// (.npy, .tif, .tiff, .nii, .nii.gz, .h5, .hdf5), or is a special file such as /dev/null.
+PORTACL_API void checkBinaryVolumeOutputName(const std::string& path, const std::string& option);
 
 }  // namespace portacl::io

@@ -17,14 +17,19 @@ struct PORTACL_API Volume {
     int nz = 1, ny = 0, nx = 0;
     std::vector<double> data;
     std::string elementType;  // what the file held: "uint8", "int32", "float64", ...
-    std::array<double, 3> spacing{1.0, 1.0, 1.0};  // voxel size (z, y, x) as the file gives it (NIfTI's pixdim), else 1
+    // Voxel size (z, y, x) as the file gives it (NIfTI's pixdim; a TIFF's resolution tags and ImageJ's
+    // spacing; HDF5's element_size_um or spacing attribute), else 1; and its unit as the file names
+    // it ("micron", "mm"), empty when the file names none.
+    std::array<double, 3> spacing{1.0, 1.0, 1.0};
+    std::string unit;
 
     std::size_t size() const { return std::size_t(nz) * std::size_t(ny) * std::size_t(nx); }
     bool is3d() const { return nz > 1; }
 };
 
 // By extension: .npy; .h5/.hdf5/.he5 (the dataset named by `dataset`, or the file's only dataset);
-// .tif/.tiff (every page a z slice; one page gives a 2-D image); .nii/.nii.gz (NIfTI-1 or -2, one
+// .tif/.tiff (every page a z slice; one page gives a 2-D image; x and y spacing from XResolution and
+// YResolution, z from ImageJ's spacing= in the ImageDescription); .nii/.nii.gz (NIfTI-1 or -2, one
 // time point, scaled by scl_slope/scl_inter, spacing from pixdim); .png/.bmp/.pgm/.ppm (colour pictures
 // are averaged over their colour channels, alpha ignored). Throws portacl::Error with one sentence
 // for a missing, truncated or unsupported file, or an array that is not 2-D or 3-D.
