@@ -1,10 +1,15 @@
 // portacl filter IN OUT --op OP [--op OP ...]: image filtering on one device, the image staying on
 // the device through the whole pipeline of operations. --list names the operations; --bench prints
 // the thesis's speed-up tables (masks 3..9, images 128^2..4096^2) with this device's figures.
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <mutex>
 
+#include "batch.hpp"
 #include "command.hpp"
 #include "portacl/filter.hpp"
 #include "portacl/filter_bench.hpp"
@@ -21,10 +26,102 @@ void printList() {
     std::cout << "Borders (--border): constant (--border-value V), replicate, reflect, reflect101 (default), wrap, as OpenCV's BORDER_*.\n";
 }
 
+namespace fs = std::filesystem;
+
+std::string lowerExtension(const fs::path& p) {
+    std::string e = p.extension().string();
+    if (!e.empty()) e.erase(0, 1);
+    std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return e;
+}
+
+// The images of a batch: the named files, or every picture file of a folder (sorted by name).
+std::vector<std::string> batchInputs(const std::vector<std::string>& named) {
+    if (named.size() == 1 && fs::is_directory(named[0])) {
+        const auto& exts = io::writableImageExtensions();
+        std::vector<std::string> found;
+        for (const auto& e : fs::directory_iterator(named[0]))
+            if (e.is_regular_file() && std::find(exts.begin(), exts.end(), lowerExtension(e.path())) != exts.end())
+                found.push_back(e.path().string());
+        std::sort(found.begin(), found.end());
+        if (found.empty()) throw Error("the folder '" + named[0] + "' holds no picture file (.png, .tif, .bmp, .pgm, .ppm)");
+        return found;
+    }
+    for (const auto& f : named) {
+        if (fs::is_directory(f)) throw Error("'" + f + "' is a folder; give either one folder or a list of image files");
+        if (!fs::is_regular_file(f)) throw Error("the input image '" + f + "' does not exist");
+    }
+    return named;
+}
+
+// A folder or list of images, each filtered on whichever device of the set is free, written to
+// OUTDIR under its own name (each file atomically, as one image's output is).
+int runFilterBatch(const std::vector<std::string>& named, const std::string& outDir, const std::vector<filter::Operation>& ops,
+                   const filter::Options& options, bool serial, const CommonOptions& common, const BatchCliOptions& batch) {
+    if (!fs::is_directory(outDir)) throw Error("with several input images, -o names an existing folder for the outputs ('" + outDir + "' is none)");
+    const std::vector<std::string> inputs = batchInputs(named);
+    std::vector<std::string> outputs;
+    for (const auto& in : inputs) {
+        const std::string out = (fs::path(outDir) / fs::path(in).filename()).string();
+        checkOutputExtension(out, io::writableImageExtensions(), "the output image");
+        checkOutputPath(out, inputs, "the output image");
+        outputs.push_back(out);
+    }
+    // An image that cannot be read or filtered is its own failure, not its device's: the batch goes
+    // on and the first such sentence ends the command.
+    std::mutex failedMutex, netpbmMutex;
+    std::size_t failed = 0;
+    std::string firstFailure;
+    auto one = [&](Context* ctx, std::size_t i) {
+        try {
+            // libnetpbm keeps its state in globals: its files are read and written one at a time.
+            const std::string ext = lowerExtension(inputs[i]);
+            std::unique_lock<std::mutex> netpbm(netpbmMutex, std::defer_lock);
+            const bool pnm = ext == "pgm" || ext == "ppm" || ext == "pnm";
+            if (pnm) netpbm.lock();
+            const io::Image in = io::readImage(inputs[i]);
+            if (pnm) netpbm.unlock();
+            filter::validate(in, ops);
+            io::Image out;
+            if (ctx) {
+                filter::Pipeline pipeline(*ctx, ops, options);
+                out = pipeline.run(in);
+            } else {
+                out = filter::filterReference(in, ops, options);
+            }
+            if (pnm) netpbm.lock();
+            io::writeImage(outputs[i], out);
+        } catch (const ClError&) {
+            throw;  // the device's failure: the set retires it and retries the image elsewhere
+        } catch (const Error& e) {
+            std::lock_guard<std::mutex> lock(failedMutex);
+            if (failed++ == 0) firstFailure = "'" + inputs[i] + "': " + e.what();
+        }
+    };
+    if (serial) {
+        for (std::size_t i = 0; i < inputs.size(); ++i) one(nullptr, i);
+    } else {
+        auto devices = openDeviceSet(common, batch, options.precision);
+        BatchOptions bo;
+        bo.itemName = [&](std::size_t i) { return "image '" + inputs[i] + "'"; };
+        const BatchReport report = devices->run(inputs.size(), [&](Context& ctx, std::size_t b, std::size_t e) {
+            for (std::size_t i = b; i < e; ++i) one(&ctx, i);
+        }, bo);
+        printBatchReport(report, *devices);
+        printProfile(*devices, common);
+    }
+    if (failed)
+        throw Error(std::to_string(failed) + " of " + std::to_string(inputs.size()) + " images failed, the first " + firstFailure +
+                    " (the other outputs were written)");
+    return 0;
+}
+
 int runFilter(const std::vector<std::string>& args) {
     po::options_description desc("portacl filter options");
     CommonOptions common;
     common.add(desc);
+    BatchCliOptions batch;
+    batch.add(desc);
     std::vector<std::string> opSpecs, files;
     std::string border = "reflect101", depth = "same", sizes, masks, output;
     double borderValue = 0;
@@ -39,12 +136,13 @@ int runFilter(const std::vector<std::string>& args) {
         "bench", po::bool_switch(&bench), "the thesis's tables: speed-up over the serial reference, masks 3..9, images 128^2..4096^2; with --op: those operations alone, device ms, GB/s and % of copy bandwidth")(
         "quick", po::bool_switch(&quick), "with --bench: small images only")(
         "bench-sizes", po::value(&sizes)->default_value(""), "with --bench: image sides, e.g. 128,512,4096")(
-        "files", po::value(&files)->composing(), "IN [OUT]");
+        "files", po::value(&files)->composing(), "IN [OUT], or several images or a folder with -o OUTDIR");
     po::positional_options_description pos;
     pos.add("files", -1);
     po::variables_map vm;
     const std::string usage =
         "usage: portacl filter IN -o OUT --op OP [--op OP ...] [--border MODE] [--device SPEC]\n"
+        "       portacl filter IN1 IN2 ... | INDIR -o OUTDIR --op OP ... [--device all]   (a batch over the devices)\n"
         "       portacl filter --list | --bench [--quick] | --bench --op OP [--op OP ...] [--bench-sizes 4096]\n"
         "e.g.   portacl filter in.png -o out.png --op median:5 --op sobel --border reflect101";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
@@ -69,12 +167,20 @@ int runFilter(const std::vector<std::string>& args) {
         printProfile(ctx, common);
         return 0;
     }
-    if (!output.empty()) files.push_back(output);
-    if (files.size() != 2) throw Error("give one input and one output image (portacl filter IN -o OUT --op OP).");
+    // A batch: -o names a folder, or the inputs are several images or a folder.
+    const bool isBatch = (!output.empty() && fs::is_directory(output)) || (!output.empty() && files.size() > 1) ||
+                         (files.size() == 1 && fs::is_directory(files[0]));
+    if (!isBatch) {
+        if (!output.empty()) files.push_back(output);
+        if (files.size() != 2) throw Error("give one input and one output image (portacl filter IN -o OUT --op OP).");
+    }
+    if (isBatch && output.empty()) throw Error("a batch of images needs -o OUTDIR, the folder for the outputs.");
     if (opSpecs.empty()) throw Error("give at least one --op (portacl filter --list names them).");
     if (depth != "same" && depth != "f32") throw Error("--depth must be same or f32, not '" + depth + "'.");
-    checkOutputExtension(files[1], io::writableImageExtensions(), "the output image");
-    checkOutputPath(files[1], {files[0]}, "the output image");
+    if (!isBatch) {
+        checkOutputExtension(files[1], io::writableImageExtensions(), "the output image");
+        checkOutputPath(files[1], {files[0]}, "the output image");
+    }
 
     filter::Options options;
     options.border = filter::parseBorder(border);
@@ -83,6 +189,8 @@ int runFilter(const std::vector<std::string>& args) {
     std::vector<filter::Operation> ops;
     if (depth == "f32") ops.push_back(filter::parseOperation("float"));
     for (const auto& s : opSpecs) ops.push_back(filter::parseOperation(s));
+
+    if (isBatch) return runFilterBatch(files, output, ops, options, serial, common, batch);
 
     const io::Image in = io::readImage(files[0]);
     filter::validate(in, ops);

@@ -10,6 +10,7 @@
 #include <iterator>
 #include <unistd.h>
 
+#include "batch.hpp"
 #include "command.hpp"
 #include "portacl/io/molecule.hpp"
 #include "portacl/runtime/error.hpp"
@@ -95,6 +96,8 @@ int runVoronoi(const std::vector<std::string>& args) {
         "serial", po::bool_switch(&serial), "run the serial C++ reference instead of the device")(
         "repeats", po::value(&repeats), "compute the diagram this many times in one context (timing: the first run loads the kernels); the summary gives the last run and a line with every run's seconds");
     common.add(desc);
+    BatchCliOptions batch;
+    batch.add(desc);
     po::positional_options_description pos;
     pos.add("input", 1);
     po::variables_map vm;
@@ -139,24 +142,35 @@ int runVoronoi(const std::vector<std::string>& args) {
 
     voronoi::Options vo;
     vo.precision = common.parsedPrecision();
-    std::unique_ptr<Context> ctx;
-    if (!serial) ctx = std::make_unique<Context>(selectDevice(common.device), common.contextOptions());
+    // The devices: one, or a set (--device all, 0:0,1:0, ...) that shares the frames out.
+    std::unique_ptr<DeviceSet> devices;
+    if (!serial) devices = openDeviceSet(common, batch, vo.precision, true);
 
-    // Every frame's diagram first (on the device, all frames traced together), then the files.
+    // Every frame's diagram first (on one device, all frames traced together; on a set, chunks of
+    // frames from a shared queue), then the files.
     std::vector<voronoi::Diagram> diagrams;
     std::vector<double> runSeconds;
+    BatchReport batchReport;
     for (int run = 0; run < repeats; ++run) {
-        diagrams.clear();
+        diagrams.assign(frames.size(), {});
         if (serial) {
-            for (const auto& f : frames) diagrams.push_back(voronoi::computeReference(f.balls));
+            for (std::size_t f = 0; f < frames.size(); ++f) diagrams[f] = voronoi::computeReference(frames[f].balls);
         } else {
-            std::vector<std::vector<io::Ball>> balls;
-            for (const auto& f : frames) balls.push_back(f.balls);
-            diagrams = voronoi::computeFrames(*ctx, balls, vo);
+            BatchOptions bo;
+            bo.maxChunk = devices->size() == 1 ? frames.size() : 256;
+            bo.itemName = [&](std::size_t f) {
+                return frames.size() > 1 ? "model " + std::to_string(f + 1) + " of '" + inputName + "'" : "'" + inputName + "'";
+            };
+            batchReport = devices->run(frames.size(), [&](Context& ctx, std::size_t b, std::size_t e) {
+                std::vector<std::vector<io::Ball>> balls;
+                for (std::size_t f = b; f < e; ++f) balls.push_back(frames[f].balls);
+                auto computed = voronoi::computeFrames(ctx, balls, vo);
+                for (std::size_t f = b; f < e; ++f) diagrams[f] = std::move(computed[f - b]);
+            }, bo);
         }
         double s = 0;
         for (const auto& d : diagrams) s += d.seconds;
-        runSeconds.push_back(s);
+        runSeconds.push_back(devices && devices->size() > 1 ? batchReport.seconds : s);
     }
     // The files of one run commit together: vertices, edges and summary are never a mix of two runs.
     OutputGroup files;
@@ -201,6 +215,7 @@ int runVoronoi(const std::vector<std::string>& args) {
     }
     if (frames.size() > 1) {
         char line[160];
+        if (devices && devices->size() > 1) total = batchReport.seconds;  // wall time: the devices overlap
         std::snprintf(line, sizeof line, "frames %zu seconds %.4f frames_per_second %.2f\n", frames.size(), total, frames.size() / total);
         report += line;
     }
@@ -221,7 +236,10 @@ int runVoronoi(const std::vector<std::string>& args) {
         if (!std::cout) throw Error("cannot write to standard output");
     }
     if (summary.empty()) std::cerr << report;
-    if (ctx) printProfile(*ctx, common);
+    if (devices) {
+        printBatchReport(batchReport, *devices);
+        printProfile(*devices, common);
+    }
     return 0;
 }
 

@@ -29,7 +29,7 @@ void CommonOptions::add(po::options_description& desc, const std::string& defaul
     device = defaultDeviceSpec(defaultDevice);
     desc.add_options()("help,h", po::bool_switch(&help), "show this help")(
         "device,d", po::value(&device)->default_value(device),
-        "device selection: auto, gpu, cpu, all, P:D, or a vendor/name substring (also PORTACL_DEVICE)")(
+        "device selection: auto, gpu, cpu, all, P:D, or a vendor/name substring (also PORTACL_DEVICE); a batch runs on every device named (all, 0:0,1:0, pocl*2: two contexts, cpu/2: two sub-devices)")(
         "profile", po::bool_switch(&profile), "print per-kernel and per-transfer event times")(
         "no-cache", po::bool_switch(&noCache), "do not use the on-disk program binary cache");
     if (withPrecision)

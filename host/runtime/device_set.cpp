@@ -1,0 +1,370 @@
+#include "portacl/runtime/device_set.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/log.hpp"
+
+namespace portacl {
+namespace {
+
+std::string trim(const std::string& s) {
+    const auto b = s.find_first_not_of(" \t");
+    if (b == std::string::npos) return "";
+    return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+// "SPEC*N" or "SPEC/N": the base spec, the operator ('*', '/', or 0) and N.
+void splitMultiplier(const std::string& part, std::string& base, char& op, unsigned& n) {
+    base = part;
+    op = 0;
+    n = 1;
+    const auto at = part.find_last_of("*/");
+    if (at == std::string::npos) return;
+    const std::string count = trim(part.substr(at + 1));
+    if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos || count.size() > 4)
+        throw Error("'" + part + "' is not a device spec: after '" + part[at] + "' comes the number of members (e.g. pocl*2 or cpu/2)");
+    n = static_cast<unsigned>(std::stoul(count));
+    if (n == 0) throw Error("'" + part + "' asks for 0 members; give at least 1");
+    base = trim(part.substr(0, at));
+    op = part[at];
+}
+
+std::vector<DeviceInfo> splitDevice(const DeviceInfo& d, unsigned n) {
+    const unsigned per = n ? d.computeUnits / n : 0;
+    cl_uint maxSub = 0;
+    try {
+        maxSub = d.device.getInfo<CL_DEVICE_PARTITION_MAX_SUB_DEVICES>();
+    } catch (const cl::Error&) {
+    }
+    if (per == 0 || maxSub < n)
+        throw Error("device " + d.label() + " cannot be split into " + std::to_string(n) + " sub-devices (it has " +
+                    std::to_string(d.computeUnits) + " compute units and allows " + std::to_string(maxSub) + " sub-devices)");
+    const cl_device_partition_property props[] = {CL_DEVICE_PARTITION_EQUALLY, static_cast<cl_device_partition_property>(per), 0};
+    std::vector<cl::Device> subs;
+    cl::Device root = d.device;
+    try {
+        root.createSubDevices(props, &subs);
+    } catch (const cl::Error& e) {
+        throw Error("device " + d.label() + " refused to split into " + std::to_string(n) + " sub-devices (" +
+                    clStatusName(e.err()) + ")");
+    }
+    std::vector<DeviceInfo> out;
+    for (unsigned k = 0; k < n && k < subs.size(); ++k) {
+        DeviceInfo s = d;
+        s.device = subs[k];
+        s.computeUnits = per;
+        out.push_back(s);
+    }
+    return out;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// PORTACL_BATCH_FAULT=M:K: member M (0-based) fails when it is handed its K-th item (1-based), for
+// the tests of the retry path.
+bool injectedFault(int& member, std::size_t& item) {
+    const char* env = std::getenv("PORTACL_BATCH_FAULT");
+    if (!env || !*env) return false;
+    unsigned m = 0;
+    unsigned long k = 0;
+    if (std::sscanf(env, "%u:%lu", &m, &k) != 2 || k == 0) return false;
+    member = static_cast<int>(m);
+    item = k;
+    return true;
+}
+
+}  // namespace
+
+std::vector<DeviceInfo> selectDeviceSet(const std::string& specIn) {
+    std::string spec = trim(specIn);
+    if (spec.empty()) {
+        const char* env = std::getenv("PORTACL_DEVICE");
+        spec = env && *env ? trim(env) : "auto";
+    }
+    std::vector<DeviceInfo> out;
+    std::stringstream parts(spec);
+    std::string part;
+    while (std::getline(parts, part, ',')) {
+        part = trim(part);
+        if (part.empty()) continue;
+        std::string base;
+        char op = 0;
+        unsigned n = 1;
+        splitMultiplier(part, base, op, n);
+        for (const DeviceInfo& d : selectDevices(base)) {
+            if (op == '/') {
+                for (auto& s : splitDevice(d, n)) out.push_back(s);
+            } else {
+                for (unsigned k = 0; k < n; ++k) out.push_back(d);
+            }
+        }
+    }
+    if (out.empty()) return selectDevices(spec);  // its sentence: what exists
+    return out;
+}
+
+std::string BatchReport::describe() const {
+    std::ostringstream os;
+    char line[256];
+    std::snprintf(line, sizeof line, "%zu items in %.3f s (%.2f items/s) on %zu devices", items, seconds,
+                  seconds > 0 ? items / seconds : 0.0, devices.size());
+    os << line;
+    if (retried) os << ", " << retried << " items retried";
+    os << "\n";
+    for (const auto& d : devices) {
+        std::snprintf(line, sizeof line, "  %s: %zu items, %.3f s busy", d.device.c_str(), d.items, d.busySeconds);
+        os << line;
+        if (d.failed) os << ", failed (" << d.failure << ")";
+        if (d.leftIdle) os << ", left idle near the end (the others finished the rest sooner)";
+        os << "\n";
+    }
+    return os.str();
+}
+
+DeviceSet::DeviceSet(const std::vector<DeviceInfo>& devices, ContextOptions options) {
+    std::vector<std::string> failures;
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        try {
+            contexts_.push_back(std::make_unique<Context>(devices[i], options));
+        } catch (const std::exception& e) {
+            failures.push_back(devices[i].label() + ": " + e.what());
+            log(LogLevel::Warning, "device " + devices[i].label() + " is left out of the set: " + e.what());
+            continue;
+        }
+        // "#k" for the k-th member on one device (a device listed twice, or its sub-devices).
+        std::size_t same = 0, before = 0;
+        for (std::size_t j = 0; j < devices.size(); ++j)
+            if (devices[j].platformIndex == devices[i].platformIndex && devices[j].deviceIndex == devices[i].deviceIndex) {
+                ++same;
+                if (j < i) ++before;
+            }
+        const DeviceInfo& d = devices[i];
+        const std::string label = d.isPocl() ? std::to_string(d.platformIndex) + ":" + std::to_string(d.deviceIndex) + " " + d.shortName() : d.label();
+        labels_.push_back(label + (same > 1 ? " #" + std::to_string(before + 1) : std::string()));
+    }
+    failures_.assign(contexts_.size(), "");
+    if (contexts_.empty()) {
+        std::string why;
+        for (const auto& f : failures) why += (why.empty() ? "" : "; ") + f;
+        throw Error(devices.empty() ? "the device set is empty" : "no device of the set could be opened (" + why + ")");
+    }
+}
+
+DeviceSet::~DeviceSet() = default;
+
+void DeviceSet::requirePrecision(Precision p, bool mixedOffered) const {
+    if (p != Precision::Double) return;
+    std::string without;
+    for (std::size_t i = 0; i < contexts_.size(); ++i)
+        if (!contexts_[i]->device().fp64) without += (without.empty() ? "" : ", ") + labels_[i];
+    if (without.empty()) return;
+    throw Error("the device set's " + without + (without.find(", ") != std::string::npos ? " have" : " has") +
+                " no fp64 support for a double run; leave " + (without.find(", ") != std::string::npos ? "them" : "it") +
+                " out of --device" + (mixedOffered ? ", use --precision mixed," : "") + " or add --skip-no-fp64 to run on the rest");
+}
+
+std::string DeviceSet::dropMembersWithout(Precision p) {
+    if (p != Precision::Double) return "";
+    std::string dropped;
+    std::vector<std::unique_ptr<Context>> keep;
+    std::vector<std::string> keepLabels, keepFailures;
+    for (std::size_t i = 0; i < contexts_.size(); ++i) {
+        if (contexts_[i]->device().fp64) {
+            keep.push_back(std::move(contexts_[i]));
+            keepLabels.push_back(labels_[i]);
+            keepFailures.push_back(failures_[i]);
+        } else {
+            dropped += (dropped.empty() ? "" : ", ") + labels_[i];
+        }
+    }
+    if (keep.empty())  // nothing was moved: the set stays as it was
+        throw Error("no device of the set has fp64 support for a double run (" + dropped + ")");
+    contexts_ = std::move(keep);
+    labels_ = std::move(keepLabels);
+    failures_ = std::move(keepFailures);
+    return dropped;
+}
+
+std::size_t DeviceSet::working() const {
+    return static_cast<std::size_t>(std::count(failures_.begin(), failures_.end(), std::string()));
+}
+
+BatchReport DeviceSet::run(std::size_t n, const RangeWork& work, const BatchOptions& options) {
+    const std::size_t members = contexts_.size();
+    BatchReport report;
+    report.items = n;
+    report.itemDevice.assign(n, -1);
+    report.devices.resize(members);
+    for (std::size_t m = 0; m < members; ++m) report.devices[m].device = labels_[m];
+    if (n == 0) return report;
+    if (working() == 0) {
+        std::string why;
+        for (std::size_t m = 0; m < members; ++m) why += (why.empty() ? "" : "; ") + labels_[m] + ": " + failures_[m];
+        throw Error("every device of the set failed earlier (" + why + ")");
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    auto itemName = [&](std::size_t i) {
+        return options.itemName ? options.itemName(i) : "item " + std::to_string(i + 1) + " of " + std::to_string(n);
+    };
+    int faultMember = -1;
+    std::size_t faultAt = 0;
+    const bool fault = injectedFault(faultMember, faultAt);
+
+    // The shared queue: the next untaken item, and ranges handed back by members that failed.
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::size_t next = 0, inFlight = 0;
+    std::deque<std::pair<std::size_t, std::size_t>> retry;
+    std::vector<bool> alive(members);
+    for (std::size_t m = 0; m < members; ++m) {
+        alive[m] = failures_[m].empty();
+        report.devices[m].failed = !alive[m];
+        report.devices[m].failure = failures_[m];
+    }
+    std::vector<std::size_t> handed(members, 0);   // items handed to each member (fault injection)
+    std::vector<double> paceSeconds(members, 0);   // seconds per item, first call left out once there are more
+    std::vector<std::size_t> paceItems(members, 0);
+    std::vector<double> firstSeconds(members, 0);
+    std::vector<std::size_t> firstItems(members, 0);
+    std::vector<std::string> failures;  // "label at item: what", in the order they happened
+    std::string lastFailedItem;
+
+    auto pace = [&](std::size_t m) -> double {  // 0: not measured yet
+        if (paceItems[m]) return paceSeconds[m] / paceItems[m];
+        if (firstItems[m]) return firstSeconds[m] / firstItems[m];
+        return 0;
+    };
+    // Whether member m should stay idle: it is clearly slower than the fastest other live member, and
+    // the others, at their pace, finish every item left before m would finish one.
+    auto shouldIdle = [&](std::size_t m) {
+        if (!options.idleSlowDevices) return false;
+        const double tm = pace(m);
+        if (tm <= 0) return false;
+        double rate = 0, fastest = 0;
+        for (std::size_t o = 0; o < members; ++o) {
+            if (o == m || !alive[o]) continue;
+            const double to = pace(o);
+            if (to <= 0) return false;  // not every pace is known yet
+            rate += 1 / to;
+            fastest = fastest == 0 ? to : std::min(fastest, to);
+        }
+        if (rate == 0 || tm < 1.5 * fastest) return false;
+        const double left = static_cast<double>(n - next);
+        return left / rate < tm;
+    };
+
+    auto member = [&](std::size_t m) {
+        Context& ctx = *contexts_[m];
+        std::unique_lock<std::mutex> lock(mutex);
+        if (!alive[m]) return;  // retired by an earlier batch
+        bool first = true;
+        for (;;) {
+            std::size_t b = 0, e = 0;
+            bool retried = false;
+            if (!retry.empty()) {
+                std::tie(b, e) = retry.front();
+                retry.pop_front();
+                retried = true;
+            } else if (next < n && !shouldIdle(m)) {
+                const std::size_t left = n - next;
+                const std::size_t chunk = std::clamp<std::size_t>(left / (4 * members), 1, std::max<std::size_t>(1, options.maxChunk));
+                b = next;
+                e = next + std::min(chunk, left);
+                next = e;
+            } else if (inFlight > 0) {
+                // Another member may yet fail and hand its items back.
+                if (next < n) report.devices[m].leftIdle = true;
+                changed.wait(lock);
+                continue;
+            } else if (next < n) {
+                // Idle by the rule, but nobody else is working: take one after all.
+                b = next;
+                e = ++next;
+            } else {
+                changed.notify_all();
+                return;
+            }
+            if (retried) report.retried += e - b;
+            report.devices[m].leftIdle = false;
+            ++inFlight;
+            const std::size_t before = handed[m];
+            handed[m] += e - b;
+            lock.unlock();
+
+            const auto w0 = std::chrono::steady_clock::now();
+            std::string failure;
+            std::size_t failedAt = b;
+            try {
+                if (fault && static_cast<int>(m) == faultMember && before < faultAt && faultAt <= before + (e - b)) {
+                    failedAt = b + (faultAt - before - 1);
+                    throw Error("an injected fault (PORTACL_BATCH_FAULT)");
+                }
+                work(ctx, b, e);
+            } catch (const std::exception& ex) {
+                failure = ex.what();
+                if (failure.empty()) failure = "an unnamed failure";
+            } catch (...) {
+                failure = "an unknown exception";
+            }
+            const double s = secondsSince(w0);
+
+            lock.lock();
+            --inFlight;
+            report.devices[m].busySeconds += s;
+            if (!failure.empty()) {
+                alive[m] = false;
+                failures_[m] = failure;
+                report.devices[m].failed = true;
+                report.devices[m].failure = failure;
+                lastFailedItem = itemName(failedAt);
+                failures.push_back(labels_[m] + " at " + lastFailedItem + ": " + failure);
+                retry.emplace_back(b, e);
+                log(LogLevel::Warning, "device " + labels_[m] + " failed at " + lastFailedItem + " (" + failure +
+                                           "); its items go to the other devices");
+                changed.notify_all();
+                return;
+            }
+            report.devices[m].items += e - b;
+            for (std::size_t i = b; i < e; ++i) report.itemDevice[i] = static_cast<int>(m);
+            if (first) {
+                firstSeconds[m] += s;
+                firstItems[m] += e - b;
+                first = false;
+            } else {
+                paceSeconds[m] += s;
+                paceItems[m] += e - b;
+            }
+            changed.notify_all();
+        }
+    };
+
+    if (working() == 1) {
+        for (std::size_t m = 0; m < members; ++m)
+            if (alive[m]) member(m);
+    } else {
+        std::vector<std::thread> threads;
+        threads.reserve(members);
+        for (std::size_t m = 0; m < members; ++m) threads.emplace_back(member, m);
+        for (auto& t : threads) t.join();
+    }
+    report.seconds = secondsSince(t0);
+    if (!retry.empty()) {
+        std::string why;
+        for (const auto& f : failures) why += (why.empty() ? "" : "; ") + f;
+        throw Error("the batch stopped at " + lastFailedItem + ": every device of the set failed (" + why + ")");
+    }
+    return report;
+}
+
+}  // namespace portacl

@@ -1,0 +1,208 @@
+// The device set: several contexts at once over one batch (one thread each, a shared item queue).
+// Every batch's results are held to the serial reference item by item, in input order, whichever
+// member computed them: on two contexts of PoCL's device, on PoCL's sub-devices, and on every CPU
+// implementation installed together (PoCL, Intel's CPU runtime, Mesa's rusticl). A member that fails
+// mid-batch (an injected fault) loses no item; a batch where every member fails ends in one sentence
+// naming the item, without hanging.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "portacl/runtime/device_set.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/vector_ops.hpp"
+#include "support/test_support.hpp"
+
+using namespace portacl;
+
+namespace {
+
+// Rusticl lists its llvmpipe device only with RUSTICL_ENABLE set before the first OpenCL call.
+const bool rusticlEnabled = [] { return setenv("RUSTICL_ENABLE", "llvmpipe", 0) == 0; }();
+
+// Item i: a vector of 1000 + 37 i floats; its sum with a second one.
+std::vector<float> operand(std::size_t i, unsigned salt) {
+    std::mt19937 rng(static_cast<unsigned>(i * 7919 + salt));
+    std::uniform_real_distribution<float> d(-1e3f, 1e3f);
+    std::vector<float> v(1000 + 37 * i);
+    for (auto& x : v) x = d(rng);
+    return v;
+}
+
+// Runs n vector sums over the set and checks each against the serial reference, exactly (one
+// rounding of one addition on every device).
+// `pause` holds each item back a little, so that every member takes several items.
+BatchReport checkVectorBatch(DeviceSet& set, std::size_t n, const BatchOptions& options = {}, int pauseMs = 0) {
+    BatchReport report;
+    const auto sums = set.map<std::vector<float>>(
+        n,
+        [&](Context& ctx, std::size_t i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(pauseMs));
+            return vectorSum(ctx, operand(i, 1), operand(i, 2));
+        },
+        &report, options);
+    EXPECT_EQ(sums.size(), n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto want = vectorSumReference(operand(i, 1), operand(i, 2));
+        EXPECT_EQ(sums[i], want) << "item " << i << " computed by member " << report.itemDevice[i];
+        EXPECT_GE(report.itemDevice[i], 0);
+    }
+    std::size_t total = 0;
+    for (const auto& d : report.devices) total += d.items;
+    EXPECT_EQ(total, n) << report.describe();
+    return report;
+}
+
+std::string testDevice() {
+    const char* spec = std::getenv("PORTACL_TEST_DEVICE");
+    return spec && *spec ? spec : "auto";
+}
+
+}  // namespace
+
+TEST(DeviceSetSelection, MultipliersAndRepeatsGiveSeveralMembers) {
+    const DeviceInfo one = selectDevice(testDevice());
+    const std::string pd = std::to_string(one.platformIndex) + ":" + std::to_string(one.deviceIndex);
+    EXPECT_EQ(selectDeviceSet(pd + "*3").size(), 3u);
+    EXPECT_EQ(selectDeviceSet(pd + "," + pd).size(), 2u);  // selectDevices would give one
+    EXPECT_EQ(selectDevices(pd + "," + pd).size(), 1u);
+    EXPECT_THROW(selectDeviceSet(pd + "*0"), Error);
+    EXPECT_THROW(selectDeviceSet(pd + "*two"), Error);
+    EXPECT_THROW(selectDeviceSet("no-such-device*2"), Error);
+    try {
+        selectDeviceSet(pd + "*x");
+        FAIL() << "a bad multiplier was taken";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("number of members"), std::string::npos) << e.what();
+    }
+}
+
+TEST(DeviceSet, TwoContextsOnOneDeviceGiveTheSerialResultsInOrder) {
+    const DeviceInfo d = selectDevice(testDevice());
+    DeviceSet set({d, d});
+    ASSERT_EQ(set.size(), 2u);
+    EXPECT_NE(set.label(0), set.label(1));
+    const BatchReport r = checkVectorBatch(set, 24);
+    EXPECT_EQ(r.retried, 0u);
+    // Chunks of several items come back in order too.
+    BatchOptions chunked;
+    chunked.maxChunk = 4;
+    checkVectorBatch(set, 41, chunked);
+}
+
+TEST(DeviceSet, SubDevicesOfPoclShareTheBatch) {
+    std::vector<DeviceInfo> subs;
+    try {
+        subs = selectDeviceSet("pocl/2");
+    } catch (const Error& e) {
+        GTEST_SKIP() << "PoCL's device cannot be split in two here: " << e.what();
+    }
+    ASSERT_EQ(subs.size(), 2u);
+    EXPECT_EQ(subs[0].computeUnits * 2, selectDevice("pocl").computeUnits);
+    DeviceSet set(subs);
+    checkVectorBatch(set, 16);
+}
+
+TEST(DeviceSet, EveryCpuImplementationTogether) {
+    std::vector<DeviceInfo> devices;
+    for (const char* spec : {"pocl", "Intel(R) OpenCL", "rusticl"}) {
+        try {
+            devices.push_back(selectDevice(spec));
+        } catch (const Error&) {
+        }
+    }
+    if (devices.size() < 2) GTEST_SKIP() << "fewer than two OpenCL implementations are installed";
+    DeviceSet set(devices);
+    const BatchReport r = checkVectorBatch(set, 3 * devices.size() + 1);
+    EXPECT_EQ(r.devices.size(), devices.size());
+}
+
+TEST(DeviceSet, AMemberThatFailsMidBatchLosesNoItem) {
+    const DeviceInfo d = selectDevice(testDevice());
+    DeviceSet set({d, d});
+    setenv("PORTACL_BATCH_FAULT", "1:2", 1);  // the second member fails when handed its second item
+    BatchReport r;
+    try {
+        r = checkVectorBatch(set, 12, {}, 5);
+    } catch (...) {
+        unsetenv("PORTACL_BATCH_FAULT");
+        throw;
+    }
+    unsetenv("PORTACL_BATCH_FAULT");
+    EXPECT_TRUE(r.devices[1].failed) << r.describe();
+    EXPECT_NE(r.devices[1].failure.find("injected fault"), std::string::npos);
+    EXPECT_FALSE(r.devices[0].failed);
+    EXPECT_GE(r.retried, 1u);
+    EXPECT_NE(r.describe().find("failed"), std::string::npos);
+    // The failed member stays retired for the set's later batches.
+    const BatchReport again = checkVectorBatch(set, 4);
+    EXPECT_EQ(again.devices[1].items, 0u);
+    EXPECT_TRUE(again.devices[1].failed);
+    EXPECT_EQ(set.working(), 1u);
+}
+
+TEST(DeviceSet, EveryMemberFailingEndsInOneSentenceNamingTheItem) {
+    const DeviceInfo d = selectDevice(testDevice());
+    DeviceSet set({d, d});
+    BatchOptions options;
+    options.itemName = [](std::size_t i) { return "frame " + std::to_string(i + 1); };
+    std::atomic<int> calls{0};
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        set.run(
+            10,
+            [&](Context&, std::size_t b, std::size_t e) {
+                ++calls;
+                for (std::size_t i = b; i < e; ++i)
+                    if (i == 6) throw Error("the input of this frame is broken");
+            },
+            options);
+        FAIL() << "the batch succeeded";
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("frame 7"), std::string::npos) << what;
+        EXPECT_NE(what.find("every device of the set failed"), std::string::npos) << what;
+        EXPECT_NE(what.find(set.label(0)), std::string::npos) << what;
+        EXPECT_NE(what.find(set.label(1)), std::string::npos) << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+}
+
+TEST(DeviceSet, ASlowMemberTakesFewerItemsAndIsLeftIdleAtTheEnd) {
+    const DeviceInfo d = selectDevice(testDevice());
+    DeviceSet set({d, d});
+    std::vector<int> done(60, 0);
+    const BatchReport r = set.run(done.size(), [&](Context& ctx, std::size_t b, std::size_t e) {
+        const bool slow = &ctx == &set.context(1);
+        std::this_thread::sleep_for(std::chrono::milliseconds(slow ? 40 : 1));
+        for (std::size_t i = b; i < e; ++i) done[i] += 1;
+    });
+    for (std::size_t i = 0; i < done.size(); ++i) EXPECT_EQ(done[i], 1) << "item " << i;
+    EXPECT_GT(r.devices[0].items, 3 * r.devices[1].items) << r.describe();
+    EXPECT_TRUE(r.devices[1].leftIdle) << r.describe();
+}
+
+TEST(DeviceSet, DoubleOnAMemberWithoutFp64IsRefusedOrLeftOut) {
+    Context* rusticl = test::rusticlContext();
+    if (!rusticl || rusticl->device().fp64) GTEST_SKIP() << "no device without fp64 (Mesa's rusticl) is installed";
+    DeviceSet set({selectDevice("pocl"), rusticl->device()});
+    try {
+        set.requirePrecision(Precision::Double);
+        FAIL() << "a double run was allowed on a device without fp64";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("fp64"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find(set.label(1)), std::string::npos) << e.what();
+    }
+    const std::string dropped = set.dropMembersWithout(Precision::Double);
+    EXPECT_NE(dropped.find("rusticl"), std::string::npos) << dropped;
+    EXPECT_EQ(set.size(), 1u);
+    EXPECT_NO_THROW(set.requirePrecision(Precision::Double));
+}

@@ -1,0 +1,189 @@
+// The batch commands on a device set, from the outside: a folder of images filtered on several
+// devices and the frames of a multi-model structure traced on several devices give, file for file
+// and byte for byte, what one device gives (and the filters what the serial reference gives); a
+// member failing mid-batch (an injected fault) loses no output; a double run on a set with a member
+// lacking fp64 is refused in one sentence naming it, or runs on the rest with --skip-no-fp64.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "portacl/filter.hpp"
+#include "portacl/io/image.hpp"
+#include "portacl/runtime/device.hpp"
+#include "portacl/runtime/error.hpp"
+#include "support/test_support.hpp"
+
+using namespace portacl;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Rusticl lists its llvmpipe device only with RUSTICL_ENABLE set (the children inherit it).
+const bool rusticlEnabled = [] { return setenv("RUSTICL_ENABLE", "llvmpipe", 0) == 0; }();
+
+std::string scratch(const std::string& name) {
+    const std::string p = testing::TempDir() + "portacl_dscli_" + std::to_string(::getpid()) + "_" + name;
+    fs::remove_all(p);
+    return p;
+}
+
+std::string readAll(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+struct Result {
+    int status;
+    std::string err;
+};
+
+Result runCli(const std::string& args, const std::string& env = "") {
+    const std::string errFile = scratch("stderr.txt");
+    const std::string cmd = env + " " + std::string(PORTACL_CLI_PATH) + " " + args + " >/dev/null 2>" + errFile;
+    const int raw = std::system(cmd.c_str());
+    std::string err = readAll(errFile);
+    std::remove(errFile.c_str());
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, err};
+}
+
+bool has(const std::string& spec) {
+    try {
+        selectDevice(spec);
+        return true;
+    } catch (const Error&) {
+        return false;
+    }
+}
+
+// The device-set spec of these tests: two contexts on PoCL's device, and Intel's CPU runtime and
+// rusticl when installed (integer filters and mixed-precision Voronoi give the same bytes on each).
+std::string setSpec(bool withRusticl) {
+    std::string spec = "pocl*2";
+    if (has("Intel(R) OpenCL")) spec += ",Intel(R) OpenCL";
+    if (withRusticl && has("rusticl")) spec += ",rusticl";
+    return "'" + spec + "'";
+}
+
+// A folder of n random 8-bit images of different sizes (grey and RGB).
+std::vector<std::string> makeImages(const std::string& dir, int n) {
+    fs::create_directories(dir);
+    std::mt19937 rng(7);
+    std::vector<std::string> names;
+    for (int i = 0; i < n; ++i) {
+        io::Image img = io::makeImage(40 + 9 * i, 31 + 5 * i, i % 2 ? 3 : 1, io::PixelType::U8);
+        for (auto& b : img.data) b = static_cast<unsigned char>(rng() & 0xff);
+        const std::string name = "img" + std::to_string(i) + ".png";
+        io::writeImage(dir + "/" + name, img);
+        names.push_back(name);
+    }
+    return names;
+}
+
+}  // namespace
+
+TEST(DeviceSetCli, FilterFolderOnSeveralDevicesEqualsOneDeviceAndTheReference) {
+    const std::string in = scratch("in"), one = scratch("one"), set = scratch("set");
+    const auto names = makeImages(in, 7);
+    fs::create_directories(one);
+    fs::create_directories(set);
+    const std::string ops = " --op median:3 --op sobel";
+    Result r = runCli("filter " + in + " -o " + one + ops + " --device pocl");
+    ASSERT_EQ(r.status, 0) << r.err;
+    r = runCli("filter " + in + " -o " + set + ops + " --device " + setSpec(true));
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::vector<filter::Operation> parsed = {filter::parseOperation("median:3"), filter::parseOperation("sobel")};
+    for (const auto& name : names) {
+        ASSERT_TRUE(fs::exists(set + "/" + name)) << name;
+        EXPECT_TRUE(readAll(one + "/" + name) == readAll(set + "/" + name)) << name;
+        const io::Image want = filter::filterReference(io::readImage(in + "/" + name), parsed, {});
+        EXPECT_TRUE(io::readImage(set + "/" + name).data == want.data) << name;
+    }
+    EXPECT_NE(r.err.find("7 items"), std::string::npos) << r.err;
+    fs::remove_all(in);
+    fs::remove_all(one);
+    fs::remove_all(set);
+}
+
+TEST(DeviceSetCli, AnInjectedFaultMidBatchLosesNoImage) {
+    const std::string in = scratch("fin"), out = scratch("fout");
+    const auto names = makeImages(in, 6);
+    fs::create_directories(out);
+    const Result r = runCli("filter " + in + " -o " + out + " --op box:3 --device 'pocl*2'", "PORTACL_BATCH_FAULT=1:2");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("injected fault"), std::string::npos) << r.err;
+    for (const auto& name : names) {
+        const io::Image want = filter::filterReference(io::readImage(in + "/" + name), {filter::parseOperation("box:3")}, {});
+        EXPECT_TRUE(io::readImage(out + "/" + name).data == want.data) << name;
+    }
+    fs::remove_all(in);
+    fs::remove_all(out);
+}
+
+TEST(DeviceSetCli, ABrokenImageEndsInOneSentenceAndTheOthersAreWritten) {
+    const std::string in = scratch("bin"), out = scratch("bout");
+    const auto names = makeImages(in, 3);
+    { std::ofstream(in + "/broken.png") << "\x89PNG\r\n\x1a\n not really"; }
+    fs::create_directories(out);
+    const Result r = runCli("filter " + in + " -o " + out + " --op box:3 --device 'pocl*2'");
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("broken.png"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("1 of 4 images failed"), std::string::npos) << r.err;
+    for (const auto& name : names) EXPECT_TRUE(fs::exists(out + "/" + name)) << name;
+    EXPECT_FALSE(fs::exists(out + "/broken.png"));
+    for (const auto& e : fs::directory_iterator(out)) EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
+    // An output folder that is not one: refused before any work.
+    const Result bad = runCli("filter " + in + " -o " + out + "/nowhere --op box:3 --device 'pocl*2'");
+    EXPECT_EQ(bad.status, 1);
+    EXPECT_NE(bad.err.find("existing folder"), std::string::npos) << bad.err;
+    fs::remove_all(in);
+    fs::remove_all(out);
+}
+
+TEST(DeviceSetCli, VoronoiFramesOnSeveralDevicesEqualOneDevice) {
+    PORTACL_REQUIRE_DATA();
+    const std::string pdb = test::dataPath("pdb/nmr_neopetrosiamide_2JUY.pdb");
+    const std::string one = scratch("vone"), set = scratch("vset");
+    fs::create_directories(one);
+    fs::create_directories(set);
+    Result r = runCli("voronoi " + pdb + " -o " + one + "/v.txt --edges " + one + "/e.txt --device pocl");
+    ASSERT_EQ(r.status, 0) << r.err;
+    r = runCli("voronoi " + pdb + " -o " + set + "/v.txt --edges " + set + "/e.txt --device " + setSpec(true));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("24 items"), std::string::npos) << r.err;
+    for (int f = 1; f <= 24; ++f)
+        for (const char* kind : {"v", "e"}) {
+            const std::string name = std::string(kind) + "." + std::to_string(f) + ".txt";
+            const std::string a = readAll(one + "/" + name);
+            EXPECT_FALSE(a.empty()) << name;
+            EXPECT_TRUE(a == readAll(set + "/" + name)) << name;
+        }
+    fs::remove_all(one);
+    fs::remove_all(set);
+}
+
+TEST(DeviceSetCli, DoubleOnAMemberWithoutFp64IsRefusedOrLeftOut) {
+    PORTACL_REQUIRE_DATA();
+    if (!has("rusticl") || selectDevice("rusticl").fp64) GTEST_SKIP() << "no device without fp64 (Mesa's rusticl) is installed";
+    const std::string pdb = test::dataPath("pdb/1A8O.pdb");
+    const std::string out = scratch("d.txt");
+    Result r = runCli("voronoi " + pdb + " -o " + out + " --precision double --device 'pocl,rusticl'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("fp64"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("rusticl"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+    r = runCli("voronoi " + pdb + " -o " + out + " --precision double --device 'pocl,rusticl' --skip-no-fp64");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("leaves out"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::exists(out));
+    fs::remove(out);
+}
