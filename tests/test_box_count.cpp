@@ -1,11 +1,14 @@
 // Box counting: the device's counts equal the serial reference and a brute-force count per box on
 // random volumes (both counts, every placement, powers of two and other sides); the dimension of
 // analytic sets (plane, line, filled cube, Menger sponge); the PuMA volume's dimension under the
-// conventions the issue states; bad input. Counts are integers: exact on every device.
+// conventions the issue states; porespy's counts of stored volumes; bad input. Counts are integers: exact on every device.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <map>
 #include <random>
+#include <sstream>
 
 #include "portacl/box_count.hpp"
 #include "portacl/io/binary_volume.hpp"
@@ -165,6 +168,35 @@ TEST(BoxCount, PumaDimensionsUnderEachConvention) {
     r = bc::boxCount(context(), v, opt);
     EXPECT_NEAR(r.fit.dimension, 2.397, 5e-4);
     EXPECT_EQ(r.counts, bc::boxCountReference(v, opt).counts);
+}
+
+// porespy's metrics.boxcount (its default sides, boxes holding both phases) of small volumes, stored
+// by tools/volumes/make_peer_fixtures.py: --count mixed with the same sides gives its counts.
+TEST(BoxCount, MixedCountsEqualPorespy) {
+    const std::string dir = std::string(PORTACL_SOURCE_DIR) + "/tests/data/volumes/peers/";
+    std::ifstream csv(dir + "porespy_boxcount.csv");
+    ASSERT_TRUE(csv) << dir;
+    std::map<std::string, std::pair<std::vector<int>, std::vector<std::uint64_t>>> expected;
+    std::string line;
+    while (std::getline(csv, line)) {
+        if (line.empty() || line[0] == '#' || line.rfind("volume,", 0) == 0) continue;
+        std::istringstream row(line);
+        std::string name, side, count;
+        std::getline(row, name, ',');
+        std::getline(row, side, ',');
+        std::getline(row, count, ',');
+        expected[name].first.push_back(std::stoi(side));
+        expected[name].second.push_back(std::stoull(count));
+    }
+    ASSERT_EQ(expected.size(), 2u);
+    for (const auto& [name, want] : expected) {
+        const auto v = portacl::io::binarise(portacl::io::readVolume(dir + name + ".nii.gz"), {});
+        bc::Options opt;
+        opt.count = bc::Count::Mixed;
+        opt.sizes = want.first;
+        EXPECT_EQ(bc::boxCount(context(), v, opt).counts, want.second) << name;
+        EXPECT_EQ(bc::boxCountReference(v, opt).counts, want.second) << name;
+    }
 }
 
 TEST(BoxCount, LocalSlopesAndSurface) {

@@ -1,8 +1,8 @@
 // Lee-Kashyap-Chu thinning: the serial reference equals Fiji's skeleton of scikit-image's blobs test
 // volume and scikit-image's skeletonize_3d voxel for voxel; the device equals the reference on those,
 // on the PuMA micro-CT and on random volumes; scikit-image's skeletons of binary_blobs volumes made in
-// the test (Debian's python3-skimage, tests/scripts/skimage_skeleton.py); bad input. Integer results:
-// exact on every device.
+// the test (Debian's python3-skimage, tests/scripts/skimage_skeleton.py); ITK's skeletons of stored
+// volumes; bad input. Integer results: exact on every device.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -236,6 +236,19 @@ TEST(Skeleton, EqualsScikitImageOnBinaryBlobs) {
         EXPECT_EQ(differing(sk::thin(context(), input), expected), 0u) << c.side << "^2 x " << c.depth;
     }
     std::filesystem::remove_all(dir);
+}
+
+// ITK's BinaryThinningImageFilter3D of small volumes, stored by tools/volumes/make_peer_fixtures.py
+// (ITK is too large an install for CI): the same skeleton, voxel for voxel.
+TEST(Skeleton, EqualsItkOnStoredVolumes) {
+    const std::string dir = std::string(PORTACL_SOURCE_DIR) + "/tests/data/volumes/peers/";
+    for (const std::string name : {"blobs48", "balls40x44x52"}) {
+        const auto input = readBinary(dir + name + ".nii.gz");
+        const auto itk = readBinary(dir + name + "_itk.nii.gz");
+        EXPECT_GT(itk.count(), 100u) << name;
+        EXPECT_EQ(differing(sk::thinReference(input), itk), 0u) << name;
+        EXPECT_EQ(differing(sk::thin(context(), input), itk), 0u) << name;
+    }
 }
 
 TEST(Skeleton, RefusesWhatCannotBeThinned) {
