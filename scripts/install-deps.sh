@@ -22,6 +22,7 @@ packages=(
   python3-numpy python3-h5py python3-opencv python3-matplotlib python3-pip voronota
   python3-skimage  # tests/test_skeleton.cpp: scikit-image's skeletons to compare with
   python3-tifffile python3-nibabel  # tests/test_volume_output.cpp: the readers users have, on our outputs
+  libopenmpi-dev openmpi-bin  # PORTACL_WITH_MPI: k-Wave over several ranks and devices
   clang libclang-rt-dev  # scripts/sanitize.sh and scripts/fuzz.sh: ASan, UBSan, libFuzzer
 )
 # Root (or sudo) only for what is missing: sets as_root, or ends in one sentence naming what is missing.

@@ -1,0 +1,157 @@
+#include "slab_fft.hpp"
+
+#include <chrono>
+#include <complex>
+#include <cstring>
+
+#include "mpi_world.hpp"
+
+namespace portacl::kwave::distributed {
+namespace {
+
+double since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+SlabFft::SlabFft(Context& ctx, const SlabLayout& layout, Precision precision, fft::Backend backend)
+    : ctx_(ctx), l_(layout), prec_(precision), complexBytes_(precision == Precision::Double ? 16 : 8) {
+    workBytes_ = l_.slabSpectrumPoints() * complexBytes_;
+    fft::PlanDesc d;
+    d.precision = prec_;
+    d.backend = backend;
+    d.shape = l_.is3D ? std::vector<std::size_t>{l_.ny, l_.nx} : std::vector<std::size_t>{l_.nx};
+    d.batch = l_.planes();
+    d.kind = fft::Kind::R2C;
+    planes_r2c_ = &fft::plan(ctx_, d);
+    d.kind = fft::Kind::C2R;
+    planes_c2r_ = &fft::plan(ctx_, d);
+    d.kind = fft::Kind::C2C;
+    d.shape = {l_.n0};
+    d.batch = l_.count1[l_.rank] * l_.P;
+    d.inPlace = true;
+    axis_ = &fft::plan(ctx_, d);
+    work_ = ctx_.buffer(std::max<std::size_t>(workBytes_, 8), "slab spectrum");
+    const std::size_t most = std::max(workBytes_, l_.spectralPoints() * complexBytes_) * kMaxComponents;
+    slabHost_.resize(workBytes_ * kMaxComponents);
+    spectrumHost_.resize(l_.spectralPoints() * complexBytes_ * kMaxComponents);
+    send_.resize(most);
+    recv_.resize(most);
+}
+
+// Forward: the slab's spectrum [c][z local][y][P] is sent to rank s as [c][z local][y of s][P]; what
+// comes from rank q, [c][z of q][y local][P], lands at [c][y local][P][z].
+template <typename C>
+void SlabFft::packForward(int count) {
+    const std::size_t me = static_cast<std::size_t>(l_.rank), R = static_cast<std::size_t>(l_.ranks), P = l_.P, n1 = l_.n1,
+                      n0 = l_.n0;
+    const C* slab = reinterpret_cast<const C*>(slabHost_.data());
+    C* send = reinterpret_cast<C*>(send_.data());
+    const std::size_t c0 = l_.count0[me];
+    std::size_t at = 0;
+    for (std::size_t s = 0; s < R; ++s)
+        for (int c = 0; c < count; ++c)
+            for (std::size_t z = 0; z < c0; ++z) {
+                const C* row = slab + (static_cast<std::size_t>(c) * c0 + z) * n1 * P + l_.start1[s] * P;
+                std::memcpy(send + at, row, l_.count1[s] * P * sizeof(C));
+                at += l_.count1[s] * P;
+            }
+    exchange(count, true);
+    const C* recv = reinterpret_cast<const C*>(recv_.data());
+    C* spec = reinterpret_cast<C*>(spectrumHost_.data());
+    const std::size_t c1 = l_.count1[me];
+    at = 0;
+    for (std::size_t q = 0; q < R; ++q)
+        for (int c = 0; c < count; ++c) {
+            C* out = spec + static_cast<std::size_t>(c) * c1 * P * n0 + l_.start0[q];
+            for (std::size_t z = 0; z < l_.count0[q]; ++z)
+                for (std::size_t y = 0; y < c1; ++y)
+                    for (std::size_t p = 0; p < P; ++p) out[(y * P + p) * n0 + z] = recv[at++];
+        }
+}
+
+// Inverse: the transposed spectrum [c][y local][P][z] is sent to rank q as [c][z of q][y local][P];
+// what comes from rank s, [c][z local][y of s][P], lands at [c][z local][y][P].
+template <typename C>
+void SlabFft::packInverse(int count) {
+    const std::size_t me = static_cast<std::size_t>(l_.rank), R = static_cast<std::size_t>(l_.ranks), P = l_.P, n1 = l_.n1,
+                      n0 = l_.n0;
+    const C* spec = reinterpret_cast<const C*>(spectrumHost_.data());
+    C* send = reinterpret_cast<C*>(send_.data());
+    const std::size_t c1 = l_.count1[me];
+    std::size_t at = 0;
+    for (std::size_t q = 0; q < R; ++q)
+        for (int c = 0; c < count; ++c) {
+            const C* in = spec + static_cast<std::size_t>(c) * c1 * P * n0 + l_.start0[q];
+            for (std::size_t z = 0; z < l_.count0[q]; ++z)
+                for (std::size_t y = 0; y < c1; ++y)
+                    for (std::size_t p = 0; p < P; ++p) send[at++] = in[(y * P + p) * n0 + z];
+        }
+    exchange(count, false);
+    const C* recv = reinterpret_cast<const C*>(recv_.data());
+    C* slab = reinterpret_cast<C*>(slabHost_.data());
+    const std::size_t c0 = l_.count0[me];
+    at = 0;
+    for (std::size_t s = 0; s < R; ++s)
+        for (int c = 0; c < count; ++c)
+            for (std::size_t z = 0; z < c0; ++z) {
+                C* row = slab + (static_cast<std::size_t>(c) * c0 + z) * n1 * P + l_.start1[s] * P;
+                std::memcpy(row, recv + at, l_.count1[s] * P * sizeof(C));
+                at += l_.count1[s] * P;
+            }
+}
+
+// Block sizes in complex elements: between ranks a and b, count * count0[a] * count1[b] * P going
+// forward (a sends its planes' share of b's rows), the reverse going back.
+void SlabFft::exchange(int count, bool forwardDirection) {
+    const std::size_t R = static_cast<std::size_t>(l_.ranks), me = static_cast<std::size_t>(l_.rank);
+    std::vector<std::size_t> sc(R), so(R), rc(R), ro(R);
+    std::size_t sAt = 0, rAt = 0;
+    for (std::size_t r = 0; r < R; ++r) {
+        const std::size_t out = forwardDirection ? l_.count0[me] * l_.count1[r] : l_.count0[r] * l_.count1[me];
+        const std::size_t in = forwardDirection ? l_.count0[r] * l_.count1[me] : l_.count0[me] * l_.count1[r];
+        sc[r] = static_cast<std::size_t>(count) * out * l_.P;
+        rc[r] = static_cast<std::size_t>(count) * in * l_.P;
+        so[r] = sAt;
+        ro[r] = rAt;
+        sAt += sc[r];
+        rAt += rc[r];
+    }
+    allToAll(send_.data(), sc, so, recv_.data(), rc, ro, complexBytes_, "the " + l_.describe() + " transform's transpose");
+}
+
+void SlabFft::forward(const cl::Buffer* real, const cl::Buffer* spectrum, int count) {
+    if (count < 1 || count > kMaxComponents) throw Error("the distributed transform takes 1 to 3 components at once");
+    auto t0 = std::chrono::steady_clock::now();
+    for (int c = 0; c < count; ++c) {
+        planes_r2c_->execute(real[c], work_, fft::Direction::Forward);
+        if (c == 0) t0 = std::chrono::steady_clock::now();
+        ctx_.read(work_, slabHost_.data() + static_cast<std::size_t>(c) * workBytes_, workBytes_, "slab spectrum to host");
+    }
+    if (prec_ == Precision::Double) packForward<std::complex<double>>(count);
+    else packForward<std::complex<float>>(count);
+    const std::size_t specBytes = l_.spectralPoints() * complexBytes_;
+    for (int c = 0; c < count; ++c)
+        ctx_.write(spectrum[c], spectrumHost_.data() + static_cast<std::size_t>(c) * specBytes, specBytes, "transposed spectrum to device");
+    transposeSeconds_ += since(t0);
+    for (int c = 0; c < count; ++c) axis_->execute(spectrum[c], spectrum[c], fft::Direction::Forward);
+}
+
+void SlabFft::inverse(const cl::Buffer* spectrum, const cl::Buffer* real, int count) {
+    if (count < 1 || count > kMaxComponents) throw Error("the distributed transform takes 1 to 3 components at once");
+    for (int c = 0; c < count; ++c) axis_->execute(spectrum[c], spectrum[c], fft::Direction::Inverse);
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::size_t specBytes = l_.spectralPoints() * complexBytes_;
+    for (int c = 0; c < count; ++c)
+        ctx_.read(spectrum[c], spectrumHost_.data() + static_cast<std::size_t>(c) * specBytes, specBytes, "transposed spectrum to host");
+    if (prec_ == Precision::Double) packInverse<std::complex<double>>(count);
+    else packInverse<std::complex<float>>(count);
+    transposeSeconds_ += since(t0);
+    for (int c = 0; c < count; ++c) {
+        ctx_.write(work_, slabHost_.data() + static_cast<std::size_t>(c) * workBytes_, workBytes_, "slab spectrum to device");
+        planes_c2r_->execute(work_, real[c], fft::Direction::Inverse);
+    }
+}
+
+}  // namespace portacl::kwave::distributed
