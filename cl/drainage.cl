@@ -1,9 +1,10 @@
 // Drainage on a grid of D8 directions (include/portacl/drainage.hpp): directions from heights, each
-// cell's count of upstream neighbours, flow accumulation by dependency counting in one launch, and
+// cell's count of upstream neighbours, flow accumulation by dependency counting level by level, and
 // the slides' iterative push and pull schemes. Directions are bytes 0..7 = E, NE, N, NW, W, SW, S, SE,
 // NO_FLOW, NO_DATA. ACC is the accumulated type: ulong for cell counts, REAL for weighted sums.
 #include "common/real.h"
 #include "common/d8_grid.h"
+#include "common/d8_frontier.h"
 
 #ifndef ACC
 #define ACC ulong
@@ -69,14 +70,18 @@ __kernel void d8_directions(__global const REAL* z, __global const uchar* nodata
     dir[i] = d;
 }
 
-// Each cell's number of neighbours draining into it.
-__kernel void d8_dependencies(__global const uchar* dir, __global int* deps, const int rows, const int cols) {
+// Each cell's number of neighbours draining into it; the cells with data nothing drains into (the
+// sources) make level 0's frontier (d8_frontier.h).
+__kernel void d8_dependencies(__global const uchar* dir, __global int* deps, __global int* frontier,
+                              volatile __global int* state, const int rows, const int cols) {
     const long i = get_global_id(0);
     if (i >= (long)rows * cols) return;
     const int r = (int)(i / cols), c = (int)(i % cols);
     int n = 0;
-    if (dir[i] != NO_DATA)
+    if (dir[i] != NO_DATA) {
         for (int k = 0; k < 8; ++k) n += drains_in(dir, rows, cols, r, c, k);
+        if (n == 0) frontier_push(frontier, state, (long)rows * cols, -1, i);
+    }
     deps[i] = n;
 }
 
@@ -89,44 +94,59 @@ inline ACC own(__global const REAL* weight, long i) {
 #endif
 }
 
-// One work-item per cell; the sources (cells nothing drains into) start. A walker stores its cell's
-// sum, then counts itself off the cell downstream; the contributor that brings that count to zero is
-// the last one, and goes on: it gathers the cell's sum from the contributors' stored sums (in the
-// fixed order of k) and continues downstream. The fence orders the store before the count; the
-// gathering reads bypass caches (volatile) so that they see the other walkers' stores.
-__kernel void d8_accumulate(__global const uchar* dir, volatile __global int* deps, __global ACC* acc,
-                            __global uchar* taint, __global const REAL* weight, const int rows, const int cols,
-                            const int contamination) {
-    const long i = get_global_id(0);
-    if (i >= (long)rows * cols) return;
-    if (dir[i] == NO_DATA) return;
-    int r = (int)(i / cols), c = (int)(i % cols);
-    for (int k = 0; k < 8; ++k)
-        if (drains_in(dir, rows, cols, r, c, k)) return;  // not a source
-    long cell = i;
-    ACC sum = own(weight, i);
+// Finalises a cell of level `level`'s frontier: its own share plus its contributors' sums (final in
+// earlier levels) in the order of k, then counts it off the cell downstream.
+inline void accumulate_cell(__global const uchar* dir, volatile __global int* deps, __global ACC* acc,
+                            __global uchar* taint, __global const REAL* weight, __global int* frontier,
+                            volatile __global int* state, const int rows, const int cols, const int contamination,
+                            const int level, const long cell) {
+    const int r = (int)(cell / cols), c = (int)(cell % cols);
+    ACC sum = own(weight, cell);
     uchar t = contamination ? (uchar)touches_edge(dir, rows, cols, r, c) : (uchar)0;
-    volatile __global ACC* seen = (volatile __global ACC*)acc;
-    volatile __global uchar* seenTaint = (volatile __global uchar*)taint;
+    for (int k = 0; k < 8; ++k)
+        if (drains_in(dir, rows, cols, r, c, k)) {
+            const long n = (long)(r + ROW_OFFSET[k]) * cols + (c + COL_OFFSET[k]);
+            sum += acc[n];
+            t |= taint[n];
+        }
+    acc[cell] = sum;
+    taint[cell] = t;
+    const long next = downstream(dir, rows, cols, r, c);
+    if (next >= 0 && atomic_dec(deps + next) == 1) frontier_push(frontier, state, (long)rows * cols, level, next);
+}
+
+// One level over the whole device (the host launches one per level while the frontier is wide).
+__kernel void d8_accumulate_level(__global const uchar* dir, volatile __global int* deps, __global ACC* acc,
+                                  __global uchar* taint, __global const REAL* weight, __global int* frontier,
+                                  volatile __global int* state, const int rows, const int cols,
+                                  const int contamination, const int level) {
+    const long capacity = (long)rows * cols;
+    __global const int* in = frontier_in(frontier, capacity, level);
+    const int n = state[level % 3];
+    for (long j = get_global_id(0); j < n; j += get_global_size(0))
+        accumulate_cell(dir, deps, acc, taint, weight, frontier, state, rows, cols, contamination, level, in[j]);
+    if (get_global_id(0) == 0) state[(level + 2) % 3] = 0;
+}
+
+// Level after level in one work-group, a barrier between them, while the frontier holds at most
+// `limit` cells (the long narrow tail of the flow paths); state[3] says where it stopped.
+__kernel void d8_accumulate_group(__global const uchar* dir, volatile __global int* deps, __global ACC* acc,
+                                  __global uchar* taint, __global const REAL* weight, __global int* frontier,
+                                  volatile __global int* state, const int rows, const int cols,
+                                  const int contamination, const int first_level, const int limit) {
+    const long capacity = (long)rows * cols;
+    int level = first_level;
     for (;;) {
-        acc[cell] = sum;
-        taint[cell] = t;
-        const long next = downstream(dir, rows, cols, r, c);
-        if (next < 0) break;
-        WALK_FENCE();
-        if (atomic_dec(deps + next) != 1) break;
-        WALK_FENCE();
-        cell = next;
-        r = (int)(cell / cols), c = (int)(cell % cols);
-        sum = own(weight, cell);
-        t = contamination ? (uchar)touches_edge(dir, rows, cols, r, c) : (uchar)0;
-        for (int k = 0; k < 8; ++k)
-            if (drains_in(dir, rows, cols, r, c, k)) {
-                const long n = (long)(r + ROW_OFFSET[k]) * cols + (c + COL_OFFSET[k]);
-                sum += seen[n];
-                t |= seenTaint[n];
-            }
+        const int n = state[level % 3];
+        if (n == 0 || n > limit) break;
+        __global const int* in = frontier_in(frontier, capacity, level);
+        for (int j = get_local_id(0); j < n; j += get_local_size(0))
+            accumulate_cell(dir, deps, acc, taint, weight, frontier, state, rows, cols, contamination, level, in[j]);
+        if (get_local_id(0) == 0) state[(level + 2) % 3] = 0;
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        ++level;
     }
+    if (get_local_id(0) == 0) state[3] = level;
 }
 
 // The smallest index of a cell with data whose count never reached zero (a cell of a cycle).

@@ -1,8 +1,9 @@
 // The stream network on a grid of D8 directions (include/portacl/drainage.hpp): Strahler order of the
-// stream cells by dependency counting (as the accumulation: the last stream contributor to reach a
-// cell goes on), and watersheds by pointer jumping (each cell's pointer doubles its reach per launch
+// stream cells by dependency counting level by level (as the accumulation, d8_frontier.h), and
+// watersheds by pointer jumping (each cell's pointer doubles its reach per launch
 // until it rests on the outlet its water reaches).
 #include "common/d8_grid.h"
+#include "common/d8_frontier.h"
 
 inline long downstream(__global const uchar* dir, int rows, int cols, long i) {
     const uchar d = dir[i];
@@ -21,45 +22,66 @@ inline long stream_in(__global const uchar* dir, __global const uchar* stream, i
     return (stream[n] == 1 && dir[n] == ((k + 4) & 7)) ? n : -1;
 }
 
+// Each stream cell's number of stream contributors; the stream sources make level 0's frontier.
 __kernel void strahler_dependencies(__global const uchar* dir, __global const uchar* stream, __global int* deps,
-                                    const int rows, const int cols) {
+                                    __global int* frontier, volatile __global int* state, const int rows,
+                                    const int cols) {
     const long i = get_global_id(0);
     if (i >= (long)rows * cols) return;
     int n = 0;
-    if (stream[i] == 1)
+    if (stream[i] == 1) {
         for (int k = 0; k < 8; ++k) n += stream_in(dir, stream, rows, cols, i, k) >= 0;
+        if (n == 0) frontier_push(frontier, state, (long)rows * cols, -1, i);
+    }
     deps[i] = n;
 }
 
-// From each stream source downstream along stream cells: a cell's order is the largest order among
-// its stream contributors, plus one when two or more of them have it (1 at a source).
-__kernel void strahler_walk(__global const uchar* dir, __global const uchar* stream, volatile __global int* deps,
-                            __global int* order, const int rows, const int cols) {
-    const long i = get_global_id(0);
-    if (i >= (long)rows * cols || stream[i] != 1) return;
-    for (int k = 0; k < 8; ++k)
-        if (stream_in(dir, stream, rows, cols, i, k) >= 0) return;  // not a source
-    volatile __global int* seen = (volatile __global int*)order;
-    long cell = i;
-    int o = 1;
-    for (;;) {
-        order[cell] = o;
-        const long next = downstream(dir, rows, cols, cell);
-        if (next < 0 || stream[next] != 1) break;
-        WALK_FENCE();
-        if (atomic_dec(deps + next) != 1) break;
-        WALK_FENCE();
-        cell = next;
-        int top = 0, count = 0;
-        for (int k = 0; k < 8; ++k) {
-            const long n = stream_in(dir, stream, rows, cols, cell, k);
-            if (n < 0) continue;
-            const int v = seen[n];
-            if (v > top) top = v, count = 1;
-            else if (v == top) ++count;
-        }
-        o = count >= 2 ? top + 1 : top;
+// A stream cell's order: 1 at a source; else the largest order among its stream contributors (final
+// in earlier levels), plus one when two or more of them have it. Then counts it off downstream.
+inline void strahler_cell(__global const uchar* dir, __global const uchar* stream, volatile __global int* deps,
+                          __global int* order, __global int* frontier, volatile __global int* state, const int rows,
+                          const int cols, const int level, const long cell) {
+    int top = 0, count = 0;
+    for (int k = 0; k < 8; ++k) {
+        const long n = stream_in(dir, stream, rows, cols, cell, k);
+        if (n < 0) continue;
+        const int v = order[n];
+        if (v > top) top = v, count = 1;
+        else if (v == top) ++count;
     }
+    order[cell] = top == 0 ? 1 : count >= 2 ? top + 1 : top;
+    const long next = downstream(dir, rows, cols, cell);
+    if (next >= 0 && stream[next] == 1 && atomic_dec(deps + next) == 1)
+        frontier_push(frontier, state, (long)rows * cols, level, next);
+}
+
+// One level over the whole device (d8_frontier.h).
+__kernel void strahler_level(__global const uchar* dir, __global const uchar* stream, volatile __global int* deps,
+                             __global int* order, __global int* frontier, volatile __global int* state,
+                             const int rows, const int cols, const int level) {
+    __global const int* in = frontier_in(frontier, (long)rows * cols, level);
+    const int n = state[level % 3];
+    for (long j = get_global_id(0); j < n; j += get_global_size(0))
+        strahler_cell(dir, stream, deps, order, frontier, state, rows, cols, level, in[j]);
+    if (get_global_id(0) == 0) state[(level + 2) % 3] = 0;
+}
+
+// Level after level in one work-group while the frontier holds at most `limit` cells.
+__kernel void strahler_group(__global const uchar* dir, __global const uchar* stream, volatile __global int* deps,
+                             __global int* order, __global int* frontier, volatile __global int* state,
+                             const int rows, const int cols, const int first_level, const int limit) {
+    int level = first_level;
+    for (;;) {
+        const int n = state[level % 3];
+        if (n == 0 || n > limit) break;
+        __global const int* in = frontier_in(frontier, (long)rows * cols, level);
+        for (int j = get_local_id(0); j < n; j += get_local_size(0))
+            strahler_cell(dir, stream, deps, order, frontier, state, rows, cols, level, in[j]);
+        if (get_local_id(0) == 0) state[(level + 2) % 3] = 0;
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        ++level;
+    }
+    if (get_local_id(0) == 0) state[3] = level;
 }
 
 // to[i]: the cell i's water reaches next, i itself at an outlet (a cell that drains nowhere, off the

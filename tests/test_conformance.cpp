@@ -301,13 +301,7 @@ void skeletonCase() {
 // ---- drainage: filling, directions, flats, accumulation (both schemes of the slides too), Strahler
 // order and watersheds, every result exactly the serial reference's ----
 
-// The walks hand a cell's sum from one work-item to another through a store, an atomic count and a
-// later read, an ordering OpenCL 1.2's memory model leaves to the implementation: oclgrind's race
-// checker reports it, so the simulator does not run this case (docs/drainage.md).
-bool simulatorSkipsDrainage() { return ctx().device().isSimulator(); }
-
 void drainageCase(Precision p) {
-    if (simulatorSkipsDrainage()) GTEST_SKIP() << "oclgrind's race checker does not follow the walks' atomic hand-over";
     const int rows = gTiny ? 9 : 40, cols = gTiny ? 11 : 50;
     io::Raster dem;
     dem.frame.rows = rows, dem.frame.cols = cols;
@@ -785,12 +779,6 @@ TEST_P(ConformanceCoverage, EveryKernelRan) {
     if (!fp64())
         for (const char* doubleOnly : {"voronoi_edges_phase2", "voronoi_edges_flagged_phase2", "voronoi_edges_wide_phase2", "fft_scale"})
             missing.erase(doubleOnly);
-    if (simulatorSkipsDrainage())
-        for (auto it = missing.begin(); it != missing.end();) {
-            const bool drainageKernel = it->rfind("d8_", 0) == 0 || it->rfind("fill_", 0) == 0 || it->rfind("flat_", 0) == 0 ||
-                                        it->rfind("strahler_", 0) == 0 || it->rfind("watershed_", 0) == 0;
-            it = drainageKernel ? missing.erase(it) : std::next(it);
-        }
     // The slides' push scheme adds 64-bit counts with atomics, which some devices lack (it refuses there).
     if (ctx().device().device.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_int64_base_atomics") == std::string::npos)
         missing.erase("d8_push_step");

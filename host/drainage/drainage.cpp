@@ -1,5 +1,6 @@
 // Drainage on the device (cl/drainage.cl): D8 directions, then accumulation by dependency counting
-// (two launches: the counts, then the walk from the sources), and the slides' iterative schemes.
+// (the counts, then the levels from the sources downstream: frontier.cpp), and the slides' iterative
+// schemes.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -65,9 +66,11 @@ Accumulation accumulate(Context& ctx, const DirectionGrid& g, const Accumulation
     if (p == Precision::Double) ctx.requirePrecision(Precision::Double);
     const std::size_t n = g.dir.size();
     const std::size_t accBytes = weighted ? (p == Precision::Double ? 8 : 4) : 8;
-    ctx.checkFits(n * (1 + 4 + 1 + accBytes + (weighted ? accBytes : 0)), "flow accumulation of a " + shapeText(g.frame) + " grid");
+    ctx.checkFits(n * (1 + 4 + 8 + 1 + accBytes + (weighted ? accBytes : 0)), "flow accumulation of a " + shapeText(g.frame) + " grid");
     cl::Buffer dir = ctx.upload(g.dir, "D8 directions", CL_MEM_READ_ONLY);
     cl::Buffer deps = ctx.buffer(n * sizeof(cl_int), "upstream counts");
+    cl::Buffer frontier = ctx.buffer(2 * n * sizeof(cl_int), "frontiers");
+    cl::Buffer state = ctx.buffer(4 * sizeof(cl_int), "frontier sizes");
     cl::Buffer acc = ctx.buffer(n * accBytes, "accumulation");
     cl::Buffer taint = ctx.buffer(n, "edge contamination");
     cl::Buffer weights;
@@ -84,7 +87,8 @@ Accumulation accumulate(Context& ctx, const DirectionGrid& g, const Accumulation
 
     const cl_int none = INT_MAX;
     cl::Buffer first = ctx.upload(std::vector<cl_int>{none}, "first unfinished cell");
-    detail::accumulateOnDevice(ctx, dir, deps, acc, taint, weights, first, g.frame, weighted, p, opt.edgeContamination);
+    detail::accumulateOnDevice(ctx, dir, deps, acc, taint, weights, first, frontier, state, g.frame, weighted, p,
+                               opt.edgeContamination);
     const cl_int cycle = ctx.download<cl_int>(first, 1, "first unfinished cell")[0];
     if (cycle != none) throw Error(detail::cycleSentence(g, std::size_t(cycle)));
 
@@ -146,23 +150,28 @@ void directionsOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffe
     ctx.launch(k, cl::NDRange(roundUp(frame.size(), kLocal)), cl::NDRange(kLocal));
 }
 
-void accumulateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& deps, const cl::Buffer& acc,
-                        const cl::Buffer& taint, const cl::Buffer& weights, const cl::Buffer& first,
-                        const io::RasterFrame& frame, bool weighted, Precision p, bool contamination) {
-    const std::string options = accOptions(weighted, p) + walkOptions(ctx);
-    const cl_int rows = frame.rows, cols = frame.cols;
+int accumulateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& deps, const cl::Buffer& acc,
+                       const cl::Buffer& taint, const cl::Buffer& weights, const cl::Buffer& first,
+                       const cl::Buffer& frontier, const cl::Buffer& state, const io::RasterFrame& frame, bool weighted,
+                       Precision p, bool contamination) {
+    const std::string options = accOptions(weighted, p);
+    const cl_int rows = frame.rows, cols = frame.cols, taintEdges = contamination ? 1 : 0;
     const cl::NDRange global(roundUp(frame.size(), kLocal)), local(kLocal);
+    ctx.fill(state, 0, 4 * sizeof(cl_int), "clear frontier sizes");
     cl::Kernel& count = ctx.kernel("drainage.cl", "d8_dependencies", p, options);
-    setArgs(count, 0, dir, deps, rows, cols);
+    setArgs(count, 0, dir, deps, frontier, state, rows, cols);
     ctx.launch(count, global, local);
-    cl::Kernel& walk = ctx.kernel("drainage.cl", "d8_accumulate", p, options);
-    setArgs(walk, 0, dir, deps, acc, taint, weights, rows, cols, cl_int(contamination ? 1 : 0));
-    ctx.launch(walk, global, local);
+    cl::Kernel& wide = ctx.kernel("drainage.cl", "d8_accumulate_level", p, options);
+    cl::Kernel& narrow = ctx.kernel("drainage.cl", "d8_accumulate_group", p, options);
+    setArgs(wide, 0, dir, deps, acc, taint, weights, frontier, state, rows, cols, taintEdges);
+    setArgs(narrow, 0, dir, deps, acc, taint, weights, frontier, state, rows, cols, taintEdges);
+    const int launches = runFrontier(ctx, wide, narrow, 10, state);
     // A cell whose count never reached zero lies on a cycle (a cycle drains into no outlet, so
     // nothing downstream of it is left waiting but the cycle itself).
     cl::Kernel& check = ctx.kernel("drainage.cl", "d8_first_unfinished", p, options);
     setArgs(check, 0, dir, deps, first, rows, cols);
     ctx.launch(check, global, local);
+    return launches + 2;
 }
 
 int iterateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer water[2], const cl::Buffer& total,

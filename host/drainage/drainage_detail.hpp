@@ -25,10 +25,17 @@ void finish(Accumulation& a, const DirectionGrid& g, const AccumulationOptions& 
 PORTACL_API void directionsOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffer& nodata, const cl::Buffer& dir,
                                     const io::RasterFrame& frame, Precision p);
 // deps: int per cell; acc: ulong (counts) or REAL (weighted) per cell; taint: bytes; weights: REAL per
-// cell (any buffer without weights); first: one int holding INT_MAX, left at the first cell of a cycle.
-PORTACL_API void accumulateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& deps, const cl::Buffer& acc,
-                                    const cl::Buffer& taint, const cl::Buffer& weights, const cl::Buffer& first,
-                                    const io::RasterFrame& frame, bool weighted, Precision p, bool contamination);
+// cell (any buffer without weights); first: one int holding INT_MAX, left at the first cell of a cycle;
+// frontier: 2 ints per cell; state: 4 ints. Returns the launches made.
+PORTACL_API int accumulateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& deps, const cl::Buffer& acc,
+                                   const cl::Buffer& taint, const cl::Buffer& weights, const cl::Buffer& first,
+                                   const cl::Buffer& frontier, const cl::Buffer& state, const io::RasterFrame& frame,
+                                   bool weighted, Precision p, bool contamination);
+// Runs the levels of a frontier (cl/common/d8_frontier.h) until it is empty: `wide` (one level per
+// launch) and `group` (levels in one work-group) have every argument set but their last ones, from
+// levelArg on: the level (and, for `group`, the narrow frontier's limit). state: the frontier sizes,
+// level 0's already there. Returns the launches made.
+int runFrontier(Context& ctx, cl::Kernel& wide, cl::Kernel& group, cl_uint levelArg, const cl::Buffer& state);
 // water[0]: 1 per cell with data; water[1], total: n ulongs; moved: one int. Returns the launches.
 PORTACL_API int iterateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer water[2], const cl::Buffer& total,
                                 const cl::Buffer& moved, const io::RasterFrame& frame, Iterative scheme);
@@ -39,8 +46,6 @@ std::vector<std::uint8_t> outletMask(const DirectionGrid& g, const std::vector<s
 // Watershed labels from each cell's outlet (`reach`, a cell index; -1 for NoData).
 std::vector<std::int32_t> numberBasins(const DirectionGrid& g, const std::vector<long>& reach, const std::vector<std::uint8_t>& given,
                                        const std::vector<std::size_t>& outlets);
-// The walks' build option: no fences on Mesa's rusticl (cl/drainage.cl says why).
-std::string walkOptions(const Context& ctx);
 // Depression filling: heights REAL of `p`, nodata bytes, level the filled REAL surface, changed one
 // int. Returns the launches made. (Exported, PORTACL_API, for the bench.)
 PORTACL_API int fillOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffer& nodata, const cl::Buffer& level,

@@ -1,5 +1,5 @@
 // The stream network on the device (cl/drainage_network.cl): Strahler order by dependency counting
-// along the stream cells, watersheds by pointer jumping.
+// along the stream cells, level by level (frontier.cpp), watersheds by pointer jumping.
 #include <climits>
 
 #include "drainage_detail.hpp"
@@ -18,21 +18,25 @@ std::vector<int> strahlerOrder(Context& ctx, const DirectionGrid& g, const std::
     detail::checkStreams(g, stream);
     if (const long c = detail::cycleCell(g); c >= 0) throw Error(detail::cycleSentence(g, std::size_t(c)));
     const std::size_t n = g.dir.size();
-    ctx.checkFits(n * (1 + 1 + 4 + 4), "Strahler order of a " + std::to_string(g.frame.rows) + "x" + std::to_string(g.frame.cols) + " grid");
+    ctx.checkFits(n * (1 + 1 + 4 + 4 + 8), "Strahler order of a " + std::to_string(g.frame.rows) + "x" + std::to_string(g.frame.cols) + " grid");
     const cl_int rows = g.frame.rows, cols = g.frame.cols;
     const cl::NDRange global(roundUp(n, kLocal)), local(kLocal);
     cl::Buffer dir = ctx.upload(g.dir, "D8 directions", CL_MEM_READ_ONLY);
     cl::Buffer cells = ctx.upload(stream, "stream cells", CL_MEM_READ_ONLY);
     cl::Buffer deps = ctx.buffer(n * 4, "stream contributors");
     cl::Buffer order = ctx.buffer(n * 4, "Strahler order");
+    cl::Buffer frontier = ctx.buffer(2 * n * 4, "stream frontiers");
+    cl::Buffer state = ctx.buffer(4 * sizeof(cl_int), "stream frontier sizes");
     ctx.fill(order, 0, n * 4, "clear Strahler order");
-    const std::string options = detail::walkOptions(ctx);
-    cl::Kernel& count = ctx.kernel("drainage_network.cl", "strahler_dependencies", Precision::Float, options);
-    setArgs(count, 0, dir, cells, deps, rows, cols);
+    ctx.fill(state, 0, 4 * sizeof(cl_int), "clear stream frontier sizes");
+    cl::Kernel& count = ctx.kernel("drainage_network.cl", "strahler_dependencies", Precision::Float);
+    setArgs(count, 0, dir, cells, deps, frontier, state, rows, cols);
     ctx.launch(count, global, local);
-    cl::Kernel& walk = ctx.kernel("drainage_network.cl", "strahler_walk", Precision::Float, options);
-    setArgs(walk, 0, dir, cells, deps, order, rows, cols);
-    ctx.launch(walk, global, local);
+    cl::Kernel& wide = ctx.kernel("drainage_network.cl", "strahler_level", Precision::Float);
+    cl::Kernel& narrow = ctx.kernel("drainage_network.cl", "strahler_group", Precision::Float);
+    setArgs(wide, 0, dir, cells, deps, order, frontier, state, rows, cols);
+    setArgs(narrow, 0, dir, cells, deps, order, frontier, state, rows, cols);
+    detail::runFrontier(ctx, wide, narrow, 8, state);
     return ctx.download<int>(order, n, "Strahler order");
 }
 
@@ -69,10 +73,6 @@ std::vector<std::int32_t> watersheds(Context& ctx, const DirectionGrid& g, const
 }
 
 namespace detail {
-
-std::string walkOptions(const Context& ctx) {
-    return ctx.device().platformName.find("rusticl") != std::string::npos ? " -D WALK_FENCES=0" : "";
-}
 
 void checkStreams(const DirectionGrid& g, const std::vector<std::uint8_t>& stream) {
     if (stream.size() != g.dir.size())

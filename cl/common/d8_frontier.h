@@ -1,0 +1,27 @@
+// Downstream order on a D8 forest without one work-item ever waiting on another (the accumulation in
+// cl/drainage.cl, Strahler order in cl/drainage_network.cl). A frontier holds the cells whose
+// upstream contributors are all final. One level finalises the frontier's cells, each pulling its
+// contributors' values in the fixed order of k, and counts itself off the cell downstream with
+// atomic_dec; the contributor that brings that count to zero puts the cell in the next frontier. A
+// value is written in one level and read in a later one, and the levels are separated by kernel
+// launches (wide frontiers) or by a work-group barrier (narrow ones, one work-group running level
+// after level), so every read sees its value: the order is OpenCL 1.2's, not the implementation's.
+//
+// frontier: two halves of `capacity` cells; level L reads half L % 2 and fills the other.
+// state: int[4]; state[L % 3] is level L's frontier size. Level L adds to state[(L + 1) % 3] with
+// atomics and clears state[(L + 2) % 3] (level L - 1's size, read by no one after level L - 1) for
+// level L + 1. state[3]: the level a work-group's run stopped at.
+#ifndef PORTACL_D8_FRONTIER_H
+#define PORTACL_D8_FRONTIER_H
+
+inline __global const int* frontier_in(__global const int* frontier, long capacity, int level) {
+    return frontier + (level & 1) * capacity;
+}
+
+// Puts `cell` in level `level + 1`'s frontier.
+inline void frontier_push(__global int* frontier, volatile __global int* state, long capacity, int level, long cell) {
+    const int slot = atomic_inc(state + (level + 1) % 3);
+    frontier[((level + 1) & 1) * capacity + slot] = (int)cell;
+}
+
+#endif
