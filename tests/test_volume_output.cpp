@@ -1,5 +1,5 @@
 // Binary volumes written as TIFF stacks, NIfTI-1 (.nii, .nii.gz), HDF5 and .npy keep their voxels,
-// their voxel size and its unit: read back here, read by the readers users have (tifffile, nibabel,
+// their voxel size and its unit (and in NIfTI their place in the world): read back here, read by the readers users have (tifffile, nibabel,
 // h5py through tests/scripts/volume_metadata.py), and the TIFF tags held to what ImageJ writes. TIFF
 // stacks written by hand as ImageJ and as other programs write them give their spacing. A name the
 // writers cannot make is refused; a failed write leaves nothing.
@@ -138,9 +138,13 @@ TEST(VolumeOutput, TiffStackSpacingFromImageJAndResolutionTags) {
     expectSpacing(v.spacing, {1.0, 1.0, 1.0});
 }
 
-TEST(VolumeOutput, NiftiKeepsVoxelsSpacingAndUnit) {
+// The voxel-to-world matrix of a NIfTI input: turned 90 degrees about z and moved, voxels 0.25 x 0.5
+// x 2.5 mm (x, y, z); written as the sform and the qform, so viewers lay the skeleton on its input.
+TEST(VolumeOutput, NiftiKeepsVoxelsSpacingUnitAndPlace) {
     TempDir dir;
-    const auto v = sample();
+    auto v = sample();
+    v.worldCode = 2;  // NIFTI_XFORM_ALIGNED_ANAT
+    v.worldFromVoxel = {0, -0.5, 0, 10, 0.25, 0, 0, -20, 0, 0, 2.5, 5, 0, 0, 0, 1};
     for (const std::string name : {"s.nii", "s.nii.gz"}) {
         const std::string path = dir.at(name);
         portacl::io::writeBinaryVolume(path, v);
@@ -149,9 +153,12 @@ TEST(VolumeOutput, NiftiKeepsVoxelsSpacingAndUnit) {
         EXPECT_EQ(back.elementType, "uint8");
         expectSpacing(back.spacing, v.spacing);
         EXPECT_EQ(back.unit, "mm");
+        EXPECT_EQ(back.worldCode, 2);
+        for (std::size_t i = 0; i < 16; ++i) EXPECT_NEAR(back.worldFromVoxel[i], v.worldFromVoxel[i], 1e-6) << i;
         const std::string peer = peerLine(path);
         if (peer.empty()) GTEST_SKIP() << "needs nibabel (Debian's python3-nibabel) for the peer reader's check";
-        EXPECT_EQ(peer, "shape=5,4,3 sum=6 spacing=2.5,0.5,0.25 unit=mm") << name;
+        EXPECT_EQ(peer, "shape=5,4,3 sum=6 spacing=2.5,0.5,0.25 unit=mm sform=2:0,-0.5,0,10,0.25,0,0,-20,0,0,2.5,5 "
+                        "qform=2:0,-0.5,0,10,0.25,0,0,-20,0,0,2.5,5") << name;
     }
     EXPECT_EQ(std::filesystem::file_size(dir.at("s.nii")), 352u + v.size());
 }
@@ -180,6 +187,7 @@ TEST(VolumeOutput, UnknownUnitAndNpy) {
     EXPECT_EQ(h5.unit, "");
     portacl::io::writeBinaryVolume(dir.at("u.nii"), v);
     EXPECT_EQ(portacl::io::readVolume(dir.at("u.nii")).unit, "");
+    EXPECT_EQ(portacl::io::readVolume(dir.at("u.nii")).worldCode, 0);  // no place given, none written
     portacl::io::writeBinaryVolume(dir.at("u.npy"), v);
     expectSameVoxels(portacl::io::readVolume(dir.at("u.npy")), v, 1);
 }

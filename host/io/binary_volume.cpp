@@ -69,6 +69,8 @@ BinaryVolume binarise(const Volume& v, const Binarisation& b, bool allowFull) {
     out.nx = v.nx;
     out.spacing = v.spacing;
     out.unit = v.unit;
+    out.worldCode = v.worldCode;
+    out.worldFromVoxel = v.worldFromVoxel;
     out.mask.resize(v.size());
     std::uint64_t n = 0;
     for (std::size_t i = 0; i < v.size(); ++i) {

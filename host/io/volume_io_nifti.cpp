@@ -1,7 +1,7 @@
 // NIfTI-1 and NIfTI-2 volumes (.nii, .nii.gz) through the NIfTI reference library (Debian's
 // libnifti2-dev, which reads both): the header first, its sizes held against the file before the
-// data is read; values scaled by scl_slope/scl_inter when the slope is set; the grid spacing and its
-// unit kept. The binary volume writer makes a single-file NIfTI-1 (the header of nifti1.h, written
+// data is read; values scaled by scl_slope/scl_inter when the slope is set; the grid spacing, its
+// unit and the voxel-to-world matrix (sform, else qform) kept. The binary volume writer makes a single-file NIfTI-1 (the header of nifti1.h, written
 // through zlib when gzipped), since the library picks compression from the name, and the name
 // written is a temporary.
 #include <nifti2_io.h>
@@ -96,6 +96,18 @@ Volume readNifti(const std::string& path) {
         v.spacing = {dz, h.dy, h.dx};
         v.unit = h.xyz_units == NIFTI_UNITS_METER ? "m" : h.xyz_units == NIFTI_UNITS_MM ? "mm" : h.xyz_units == NIFTI_UNITS_MICRON ? "micron" : "";
     }
+    const bool sform = h.sform_code > 0 && h.sform_code <= 4, qform = h.qform_code > 0 && h.qform_code <= 4;
+    if (sform || qform) {
+        const nifti_dmat44& m = sform ? h.sto_xyz : h.qto_xyz;
+        bool finite = true;
+        for (int r = 0; r < 4; ++r)
+            for (int c = 0; c < 4; ++c) {
+                v.worldFromVoxel[std::size_t(4 * r + c)] = m.m[r][c];
+                finite = finite && std::isfinite(m.m[r][c]);
+            }
+        v.worldCode = finite ? (sform ? h.sform_code : h.qform_code) : 0;
+        if (!finite) v.worldFromVoxel = {};
+    }
     return v;
 }
 
@@ -124,6 +136,22 @@ void writeNifti1(const std::string& target, const BinaryVolume& v, bool gzipped)
     h.cal_max = 1;
     const double um = micrometresPer(v.unit);
     h.xyzt_units = um == 1e6 ? NIFTI_UNITS_METER : um == 1e3 ? NIFTI_UNITS_MM : um == 1 ? NIFTI_UNITS_MICRON : NIFTI_UNITS_UNKNOWN;
+    if (v.worldCode > 0) {  // the input's place in the world, as sform and as the qform nearest it
+        nifti_dmat44 m;
+        for (int r = 0; r < 4; ++r)
+            for (int c = 0; c < 4; ++c) m.m[r][c] = v.worldFromVoxel[std::size_t(4 * r + c)];
+        for (int c = 0; c < 4; ++c) {
+            h.srow_x[c] = float(m.m[0][c]);
+            h.srow_y[c] = float(m.m[1][c]);
+            h.srow_z[c] = float(m.m[2][c]);
+        }
+        double qb, qc, qd, qx, qy, qz, dx, dy, dz, qfac;
+        nifti_dmat44_to_quatern(m, &qb, &qc, &qd, &qx, &qy, &qz, &dx, &dy, &dz, &qfac);
+        h.quatern_b = float(qb), h.quatern_c = float(qc), h.quatern_d = float(qd);
+        h.qoffset_x = float(qx), h.qoffset_y = float(qy), h.qoffset_z = float(qz);
+        h.pixdim[0] = float(qfac);
+        h.sform_code = h.qform_code = short(v.worldCode);
+    }
     std::snprintf(h.descrip, sizeof h.descrip, "binary volume, 1 = object");
     std::memcpy(h.magic, "n+1", 4);
     const char extension[4] = {0, 0, 0, 0};  // no header extensions

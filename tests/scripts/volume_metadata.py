@@ -3,12 +3,14 @@
 TIFF stacks (the ImageJ metadata and the resolution tags), nibabel for NIfTI, h5py for HDF5.
 
 usage: volume_metadata.py FILE [DATASET]
-prints one line: "shape=Z,Y,X sum=S spacing=DZ,DY,DX unit=U" (sum of the voxels divided by their
+prints one line: "shape=Z,Y,X sum=S spacing=DZ,DY,DX unit=U" and, for a NIfTI file with them, its
+" sform=CODE:..." and " qform=CODE:..." (the first three rows of each matrix) (sum of the voxels divided by their
 largest value, so 0/1 and 0/255 masks print their object's voxel count).
 Exits 77 when the reader for FILE's format is missing (the test skips, saying so).
 """
 import sys
 
+world = ""
 path = sys.argv[1]
 try:
     import numpy as np
@@ -36,6 +38,11 @@ elif path.endswith((".nii", ".nii.gz")):
     zooms = img.header.get_zooms()
     spacing = (float(zooms[2]), float(zooms[1]), float(zooms[0]))
     unit = img.header.get_xyzt_units()[0]
+    sform, scode = img.header.get_sform(coded=True)
+    qform, qcode = img.header.get_qform(coded=True)
+    rows = lambda m: ",".join(f"{round(float(a), 6) + 0.0:.6g}" for a in m[:3].ravel())  # quaternions carry float noise
+    world = f" sform={int(scode)}:{rows(sform)}" if scode else ""
+    world += f" qform={int(qcode)}:{rows(qform)}" if qcode else ""
 else:
     with h5py.File(path, "r") as f:
         ds = f[sys.argv[2]]
@@ -44,4 +51,4 @@ else:
         unit = "micron" if "element_size_um" in ds.attrs else ""
 top = data.max() if data.max() > 0 else 1
 print(f"shape={','.join(str(n) for n in data.shape)} sum={int(data.sum() // top)} "
-      f"spacing={','.join(f'{s:.6g}' for s in spacing)} unit={unit}")
+      f"spacing={','.join(f'{s:.6g}' for s in spacing)} unit={unit}{world}")

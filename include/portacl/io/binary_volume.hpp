@@ -20,6 +20,8 @@ struct PORTACL_API BinaryVolume {
     std::vector<std::uint8_t> mask;
     std::array<double, 3> spacing{1.0, 1.0, 1.0};  // voxel size (z, y, x), kept from the file
     std::string unit;                                // the spacing's unit as the file named it, or empty
+    int worldCode = 0;                               // as io::Volume: kept from a NIfTI input
+    std::array<double, 16> worldFromVoxel{};
 
     std::size_t size() const { return std::size_t(nz) * std::size_t(ny) * std::size_t(nx); }
     std::size_t index(int z, int y, int x) const { return (std::size_t(z) * ny + std::size_t(y)) * nx + std::size_t(x); }
@@ -44,7 +46,8 @@ PORTACL_API void checkBinaryVolume(const BinaryVolume& v, const std::string& wha
 // Writes the mask by extension, atomically, with its spacing and unit where the format holds them:
 // .npy (uint8 0/1; no spacing); .tif/.tiff (uint8 0/255, one page per z slice, as Fiji writes it;
 // x and y spacing as XResolution/YResolution, z spacing and the unit in an ImageJ ImageDescription);
-// .nii/.nii.gz (NIfTI-1, uint8 0/1, spacing in pixdim, unit in xyzt_units when it is m, mm or micron);
+// .nii/.nii.gz (NIfTI-1, uint8 0/1, spacing in pixdim, unit in xyzt_units when it is m, mm or micron,
+// and a NIfTI input's voxel-to-world matrix as both its sform and qform);
 // .h5/.hdf5 (uint8 0/1 in the dataset `dataset`, deflated in slices; float64[3] attributes spacing
 // and, when the unit converts to micrometres, element_size_um, as Fiji and ilastik read it; a unit
 // string attribute).

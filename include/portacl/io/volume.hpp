@@ -22,6 +22,11 @@ struct PORTACL_API Volume {
     // it ("micron", "mm"), empty when the file names none.
     std::array<double, 3> spacing{1.0, 1.0, 1.0};
     std::string unit;
+    // Where the voxels lie, from a NIfTI file: the matrix (row-major 4x4) taking voxel (i, j, k, 1),
+    // i along x, to world (x, y, z, 1), from its sform, else its qform; worldCode is that form's
+    // NIFTI_XFORM_* code (1 scanner, 2 aligned, 3 Talairach, 4 MNI), 0 when the file gives none.
+    int worldCode = 0;
+    std::array<double, 16> worldFromVoxel{};
 
     std::size_t size() const { return std::size_t(nz) * std::size_t(ny) * std::size_t(nx); }
     bool is3d() const { return nz > 1; }
