@@ -6,7 +6,7 @@
 #   portacl_workload(<name> [NEEDS <part>...] [COMMANDS <apps/portacl file>...])
 #     host/<name>/*.cpp into libportacl, host/<name>/*_bench.cpp into the bench cases, the commands
 #     into the CLI. Parts a workload may need: hdf5, fft, volume, molecule, raster, or another workload
-#     (declared before it).
+#     (declared before it), and cgal (CGAL's headers, for the workload's own sources).
 #
 # What they collect: PORTACL_BENCH_SOURCES, PORTACL_COMMAND_SOURCES (for the CLI and the tests),
 # PORTACL_ENABLED_PARTS (every part made, workloads and shared ones).
@@ -57,6 +57,10 @@ macro(portacl_need part)
       # Georeferenced rasters (DEMs, pointer grids) through GDAL (libgdal-dev).
       find_package(GDAL REQUIRED)
       portacl_part(raster SOURCES ${PROJECT_SOURCE_DIR}/host/io/raster_io.cpp ${PROJECT_SOURCE_DIR}/host/io/vector_io.cpp LINK GDAL::GDAL)
+    elseif("${part}" STREQUAL "cgal")
+      # CGAL (libcgal-dev, header-only over GMP and MPFR): a workload that names it compiles against it.
+      find_package(CGAL REQUIRED)
+      set(PORTACL_ENABLED_PARTS ${PORTACL_ENABLED_PARTS} cgal)
     elseif("${part}" STREQUAL "molecule")
       find_path(GEMMI_INCLUDE_DIR gemmi/mmread.hpp REQUIRED)
       file(GLOB _sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/host/io/molecule_io*.cpp")
@@ -82,6 +86,8 @@ macro(portacl_workload name)
   # A workload that reads or writes HDF5 files itself (hdf5.h) compiles against the library.
   if("hdf5" IN_LIST W_NEEDS OR "volume" IN_LIST W_NEEDS)
     portacl_part(${name} SOURCES ${_sources} INCLUDE ${HDF5_INCLUDE_DIRS} DEFINE ${HDF5_DEFINITIONS})
+  elseif("cgal" IN_LIST W_NEEDS)
+    portacl_part(${name} SOURCES ${_sources} LINK CGAL::CGAL)
   else()
     portacl_part(${name} SOURCES ${_sources})
   endif()

@@ -36,6 +36,7 @@
 #include "portacl/lineal_path.hpp"
 #include "portacl/lineal_path/reconstruct.hpp"
 #include "portacl/lineal_path/two_point.hpp"
+#include "portacl/mesh/self_intersection.hpp"
 #include "portacl/predicates.hpp"
 #include "portacl/runtime/data_dir.hpp"
 #include "portacl/runtime/error.hpp"
@@ -335,6 +336,21 @@ void drainageCase(Precision p) {
     const auto s = drainage::streams(drainage::accumulateReference(g), 4);
     EXPECT_EQ(drainage::strahlerOrder(ctx(), g, s), drainage::strahlerOrderReference(g, s));
     EXPECT_EQ(drainage::watersheds(ctx(), g), drainage::watershedsReference(g));
+}
+
+// ---- mesh self-intersection: every method gives the serial reference's pairs exactly (float: where
+// float decided every pair) on crossing grids with exactly coplanar overlaps ----
+
+void meshCase(Precision p) {
+    const mesh::TriangleMesh m = mesh::crossingGrids(gTiny ? 2 : 5);
+    const mesh::Result ref = mesh::selfIntersectionsReference(m);
+    ASSERT_GT(ref.pairs.size(), 0u);
+    for (mesh::Method method : {mesh::Method::Hierarchy, mesh::Method::AtomicList, mesh::Method::Matrix}) {
+        const mesh::Result dev = mesh::selfIntersections(ctx(), m, {method, p});
+        EXPECT_EQ(dev.candidates, ref.candidates) << mesh::methodName(method);
+        if (p == Precision::Mixed) EXPECT_GT(dev.report.undecided, 0u) << mesh::methodName(method);
+        if (p != Precision::Float) EXPECT_EQ(dev.pairs, ref.pairs) << mesh::methodName(method);
+    }
 }
 
 // ---- two-point probability S2 through the FFT: float within 2e-5, double within 1e-12 ----
@@ -688,6 +704,8 @@ std::vector<Case> cases() {
     c.push_back({"box_count", P::Float, kIntegerLabel, boxCountCase});
     c.push_back({"skeleton", P::Float, kIntegerLabel, skeletonCase});
     both("drainage", [] { drainageCase(P::Float); }, [] { drainageCase(P::Double); });
+    both("mesh_self_intersection", [] { meshCase(P::Float); }, [] { meshCase(P::Double); });
+    c.push_back({"mesh_self_intersection", P::Mixed, "mixed", [] { meshCase(P::Mixed); }});
     both("two_point_s2", [] { twoPointCase(P::Float); }, [] { twoPointCase(P::Double); });
     both("reconstruction", [] { reconstructionCase(P::Float); }, [] { reconstructionCase(P::Double); });
     both("voronoi", [] { voronoiCase(P::Float); }, [] { voronoiCase(P::Double); });

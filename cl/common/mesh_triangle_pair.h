@@ -1,0 +1,121 @@
+// The decision for one pair of mesh triangles from orient3d signs alone (the host's twin is
+// host/mesh/triangle_pair.hpp; the rules are in include/portacl/mesh/self_intersection.hpp):
+//   mesh_pair(t, it, u, iu, &undecided): t, u the corners, it, iu their vertex indices.
+// Float builds (PORTACL_DOUBLE 0) take each sign from orient3d_float and set *undecided when the
+// float filter cannot vouch for one of them (the answer is then only a guess); double builds take the
+// exact sign (orient3d_exact) and leave *undecided alone. 2-D orientations in a coordinate plane are
+// orient3d of the lifted points (u, v, 0) against (0, 0, -1), exactly det [u v 1].
+#ifndef PORTACL_MESH_TRIANGLE_PAIR_H
+#define PORTACL_MESH_TRIANGLE_PAIR_H
+
+#include "common/predicates.h"
+
+inline int mesh_o3(const float3 a, const float3 b, const float3 c, const float3 d, uchar* undecided) {
+#if PORTACL_DOUBLE
+    return orient3d_exact(a, b, c, d);
+#else
+    uchar u;
+    const int s = orient3d_float(a, b, c, d, &u);
+    *undecided |= u;
+    return s;
+#endif
+}
+
+inline float2 mesh_drop(const int k, const float3 p) { return k == 2 ? p.xy : (k == 1 ? p.xz : p.yz); }
+
+inline int mesh_o2(const int k, const float3 a, const float3 b, const float3 c, uchar* undecided) {
+    const float2 a2 = mesh_drop(k, a), b2 = mesh_drop(k, b), c2 = mesh_drop(k, c);
+    return mesh_o3((float3)(a2, 0.0f), (float3)(b2, 0.0f), (float3)(c2, 0.0f), (float3)(0.0f, 0.0f, -1.0f), undecided);
+}
+
+// An axis along which the triangle projects one to one, -1 when degenerate; *sign: the projection's orientation.
+inline int mesh_projection_axis(const float3 a, const float3 b, const float3 c, int* sign, uchar* undecided) {
+    for (int k = 2; k >= 0; --k) {
+        const int s = mesh_o2(k, a, b, c, undecided);
+        if (s != 0) {
+            *sign = s;
+            return k;
+        }
+    }
+    *sign = 0;
+    return -1;
+}
+
+inline bool mesh_between(const int k, const float3 p, const float3 q, const float3 x) {
+    const float2 p2 = mesh_drop(k, p), q2 = mesh_drop(k, q), x2 = mesh_drop(k, x);
+    return x2.x >= fmin(p2.x, q2.x) && x2.x <= fmax(p2.x, q2.x) && x2.y >= fmin(p2.y, q2.y) && x2.y <= fmax(p2.y, q2.y);
+}
+
+inline bool mesh_segments2(const int k, const float3 p, const float3 q, const float3 u, const float3 v, uchar* undecided) {
+    const int d1 = mesh_o2(k, p, q, u, undecided), d2 = mesh_o2(k, p, q, v, undecided);
+    const int d3 = mesh_o2(k, u, v, p, undecided), d4 = mesh_o2(k, u, v, q, undecided);
+    if (d1 * d2 < 0 && d3 * d4 < 0) return true;
+    return (d1 == 0 && mesh_between(k, p, q, u)) || (d2 == 0 && mesh_between(k, p, q, v)) ||
+           (d3 == 0 && mesh_between(k, u, v, p)) || (d4 == 0 && mesh_between(k, u, v, q));
+}
+
+inline bool mesh_inside2(const int k, const int s, const float3 a, const float3 b, const float3 c, const float3 x, uchar* undecided) {
+    return mesh_o2(k, a, b, x, undecided) * s >= 0 && mesh_o2(k, b, c, x, undecided) * s >= 0 &&
+           mesh_o2(k, c, a, x, undecided) * s >= 0;
+}
+
+// Closed segment pq against the closed, non-degenerate triangle abc.
+inline bool mesh_segment_triangle(const float3 p, const float3 q, const float3 a, const float3 b, const float3 c, uchar* undecided) {
+    const int sp = mesh_o3(a, b, c, p, undecided), sq = mesh_o3(a, b, c, q, undecided);
+    if (sp * sq > 0) return false;
+    if (sp == 0 && sq == 0) {
+        int s;
+        const int k = mesh_projection_axis(a, b, c, &s, undecided);
+        if (k < 0) return false;  // only where float misjudged a sign (then undecided is set)
+        return mesh_inside2(k, s, a, b, c, p, undecided) || mesh_inside2(k, s, a, b, c, q, undecided) ||
+               mesh_segments2(k, p, q, a, b, undecided) || mesh_segments2(k, p, q, b, c, undecided) ||
+               mesh_segments2(k, p, q, c, a, undecided);
+    }
+    const int s1 = mesh_o3(p, q, a, b, undecided), s2 = mesh_o3(p, q, b, c, undecided), s3 = mesh_o3(p, q, c, a, undecided);
+    const bool pos = s1 > 0 || s2 > 0 || s3 > 0, neg = s1 < 0 || s2 < 0 || s3 < 0;
+    return !(pos && neg);
+}
+
+inline bool mesh_triangles(const float3* t, const float3* u, uchar* undecided) {
+    const int d0 = mesh_o3(t[0], t[1], t[2], u[0], undecided), d1 = mesh_o3(t[0], t[1], t[2], u[1], undecided),
+              d2 = mesh_o3(t[0], t[1], t[2], u[2], undecided);
+    if ((d0 > 0 && d1 > 0 && d2 > 0) || (d0 < 0 && d1 < 0 && d2 < 0)) return false;
+    const int e0 = mesh_o3(u[0], u[1], u[2], t[0], undecided), e1 = mesh_o3(u[0], u[1], u[2], t[1], undecided),
+              e2 = mesh_o3(u[0], u[1], u[2], t[2], undecided);
+    if ((e0 > 0 && e1 > 0 && e2 > 0) || (e0 < 0 && e1 < 0 && e2 < 0)) return false;
+    for (int i = 0; i < 3; ++i) {
+        const int n = i == 2 ? 0 : i + 1;
+        if (mesh_segment_triangle(t[i], t[n], u[0], u[1], u[2], undecided)) return true;
+        if (mesh_segment_triangle(u[i], u[n], t[0], t[1], t[2], undecided)) return true;
+    }
+    return false;
+}
+
+inline bool mesh_pair(const float3* t, const uint* it, const float3* u, const uint* iu, uchar* undecided) {
+    int shared = 0, ti = -1, ui = -1, tj = -1, uj = -1;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            if (it[i] == iu[j]) {
+                if (shared == 0) {
+                    ti = i;
+                    ui = j;
+                } else {
+                    tj = i;
+                    uj = j;
+                }
+                ++shared;
+            }
+    if (shared == 0) return mesh_triangles(t, u, undecided);
+    if (shared >= 3) return true;
+    if (shared == 1)
+        return mesh_segment_triangle(u[(ui + 1) % 3], u[(ui + 2) % 3], t[0], t[1], t[2], undecided) ||
+               mesh_segment_triangle(t[(ti + 1) % 3], t[(ti + 2) % 3], u[0], u[1], u[2], undecided);
+    const float3 a = t[ti], b = t[tj], wt = t[3 - ti - tj], wu = u[3 - ui - uj];
+    if (mesh_o3(a, b, wt, wu, undecided) != 0) return false;
+    int s;
+    const int k = mesh_projection_axis(a, b, wt, &s, undecided);
+    if (k < 0) return false;
+    return s * mesh_o2(k, a, b, wu, undecided) > 0;
+}
+
+#endif

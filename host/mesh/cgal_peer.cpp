@@ -1,0 +1,75 @@
+// The CPU peer of the self-intersection, built from CGAL's own parts: box_self_intersection_d for the
+// candidate pairs and Epick's exact predicates for each pair, with the adjacency rules of
+// Polygon_mesh_processing::self_intersections (its do_faces_intersect) applied to the soup's indices.
+#include <CGAL/Exact_predicates_inexact_constructions_kernel.h>
+#include <CGAL/box_intersection_d.h>
+#include <CGAL/intersections.h>
+
+#include <algorithm>
+
+#include "portacl/mesh/self_intersection.hpp"
+
+namespace portacl::mesh {
+namespace {
+
+using K = CGAL::Exact_predicates_inexact_constructions_kernel;
+using Point = K::Point_3;
+using Box = CGAL::Box_intersection_d::Box_with_info_d<double, 3, std::uint32_t>;
+
+struct PairRule {
+    const TriangleMesh& m;
+    const std::vector<Point>& pts;
+    std::vector<FacePair>& out;
+    std::size_t& candidates;
+
+    const Point& corner(std::uint32_t t, int i) const { return pts[m.triangles[3 * std::size_t(t) + std::size_t(i)]]; }
+    std::uint32_t index(std::uint32_t t, int i) const { return m.triangles[3 * std::size_t(t) + std::size_t(i)]; }
+
+    bool intersect(std::uint32_t f, std::uint32_t g) const {
+        const K::Triangle_3 tf(corner(f, 0), corner(f, 1), corner(f, 2)), tg(corner(g, 0), corner(g, 1), corner(g, 2));
+        int shared = 0, fi = -1, gi = -1, fj = -1, gj = -1;
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+                if (index(f, i) == index(g, j)) {
+                    if (shared == 0) fi = i, gi = j;
+                    else fj = i, gj = j;
+                    ++shared;
+                }
+        if (shared == 0) return CGAL::do_intersect(tf, tg);
+        if (shared >= 3) return true;
+        if (shared == 1)
+            return CGAL::do_intersect(tf, K::Segment_3(corner(g, (gi + 1) % 3), corner(g, (gi + 2) % 3))) ||
+                   CGAL::do_intersect(tg, K::Segment_3(corner(f, (fi + 1) % 3), corner(f, (fi + 2) % 3)));
+        const Point &a = corner(f, fi), &b = corner(f, fj), &wf = corner(f, 3 - fi - fj), &wg = corner(g, 3 - gi - gj);
+        return CGAL::coplanar(a, b, wf, wg) && CGAL::coplanar_orientation(a, b, wf, wg) == CGAL::POSITIVE;
+    }
+    void operator()(const Box& a, const Box& b) const {
+        ++candidates;
+        const std::uint32_t f = std::min(a.info(), b.info()), g = std::max(a.info(), b.info());
+        if (intersect(f, g)) out.push_back({f, g});
+    }
+};
+
+}  // namespace
+
+Result selfIntersectionsCgal(const TriangleMesh& m) {
+    validate(m);
+    Result r;
+    std::vector<Point> pts(m.vertexCount());
+    for (std::size_t v = 0; v < pts.size(); ++v) pts[v] = Point(m.points[3 * v], m.points[3 * v + 1], m.points[3 * v + 2]);
+    std::vector<Box> boxes;
+    boxes.reserve(m.triangleCount());
+    for (std::uint32_t t = 0; t < m.triangleCount(); ++t) {
+        const Point &p = pts[m.triangles[3 * t]], &q = pts[m.triangles[3 * t + 1]], &s = pts[m.triangles[3 * t + 2]];
+        if (CGAL::collinear(p, q, s)) r.degenerate.push_back(t);
+        else boxes.push_back(Box(p.bbox() + q.bbox() + s.bbox(), t));
+    }
+    PairRule rule{m, pts, r.pairs, r.candidates};
+    CGAL::box_self_intersection_d(boxes.begin(), boxes.end(), rule);
+    std::sort(r.pairs.begin(), r.pairs.end());
+    r.report.mode = Precision::Double;
+    r.report.items = r.candidates;
+    return r;
+}
+
+}  // namespace portacl::mesh

@@ -1,0 +1,113 @@
+// The decision for one pair of triangles, on the host, from orient3d signs alone (the same steps as
+// cl/common/mesh_triangle_pair.h): segment against triangle, triangle against triangle, and the rules
+// for triangles that share vertex indices (include/portacl/mesh/self_intersection.hpp). `Orient` is
+// any callable int(const float* a, const float* b, const float* c, const float* d) returning the sign
+// of det [a-d; b-d; c-d]; exact signs give the exact answer.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace portacl::mesh::detail {
+
+using P3 = std::array<float, 3>;
+
+template <class Orient>
+struct PairTest {
+    Orient orient;
+
+    int o3(const P3& a, const P3& b, const P3& c, const P3& d) const { return orient(a.data(), b.data(), c.data(), d.data()); }
+
+    // 2-D orientation of the projections that drop axis k: orient3d of the lifted points
+    // (u, v, 0) against (0, 0, -1) is det [u v 1] over the three points, exactly.
+    int o2(int k, const P3& a, const P3& b, const P3& c) const {
+        const int i = k == 0 ? 1 : 0, j = k == 2 ? 1 : 2;
+        const P3 A{a[i], a[j], 0.0f}, B{b[i], b[j], 0.0f}, C{c[i], c[j], 0.0f}, D{0.0f, 0.0f, -1.0f};
+        return o3(A, B, C, D);
+    }
+    // An axis along which the triangle's plane projects one to one (its normal's component is not 0);
+    // -1 for a degenerate triangle. `sign` gets the projected triangle's orientation.
+    int projectionAxis(const P3& a, const P3& b, const P3& c, int* sign) const {
+        for (int k = 2; k >= 0; --k) {
+            const int s = o2(k, a, b, c);
+            if (s != 0) {
+                *sign = s;
+                return k;
+            }
+        }
+        return -1;
+    }
+    static bool between(int k, const P3& p, const P3& q, const P3& x) {
+        for (int c = 0; c < 3; ++c) {
+            if (c == k) continue;
+            const float lo = p[c] < q[c] ? p[c] : q[c], hi = p[c] < q[c] ? q[c] : p[c];
+            if (x[c] < lo || x[c] > hi) return false;
+        }
+        return true;
+    }
+    // Closed segments pq and uv in the plane of projection k.
+    bool segments2(int k, const P3& p, const P3& q, const P3& u, const P3& v) const {
+        const int d1 = o2(k, p, q, u), d2 = o2(k, p, q, v), d3 = o2(k, u, v, p), d4 = o2(k, u, v, q);
+        if (d1 * d2 < 0 && d3 * d4 < 0) return true;
+        return (d1 == 0 && between(k, p, q, u)) || (d2 == 0 && between(k, p, q, v)) || (d3 == 0 && between(k, u, v, p)) ||
+               (d4 == 0 && between(k, u, v, q));
+    }
+    bool inside2(int k, int s, const P3& a, const P3& b, const P3& c, const P3& x) const {
+        return o2(k, a, b, x) * s >= 0 && o2(k, b, c, x) * s >= 0 && o2(k, c, a, x) * s >= 0;
+    }
+    // Closed segment pq against the closed (non-degenerate) triangle abc.
+    bool segmentTriangle(const P3& p, const P3& q, const P3& a, const P3& b, const P3& c) const {
+        const int sp = o3(a, b, c, p), sq = o3(a, b, c, q);
+        if (sp * sq > 0) return false;
+        if (sp == 0 && sq == 0) {  // in the triangle's plane
+            int s = 0;
+            const int k = projectionAxis(a, b, c, &s);
+            return inside2(k, s, a, b, c, p) || inside2(k, s, a, b, c, q) || segments2(k, p, q, a, b) ||
+                   segments2(k, p, q, b, c) || segments2(k, p, q, c, a);
+        }
+        // pq meets the plane in one point; it lies in the triangle when the line pq passes on no
+        // strict side of all three edges at once (the signs are not mixed).
+        const int s1 = o3(p, q, a, b), s2 = o3(p, q, b, c), s3 = o3(p, q, c, a);
+        const bool pos = s1 > 0 || s2 > 0 || s3 > 0, neg = s1 < 0 || s2 < 0 || s3 < 0;
+        return !(pos && neg);
+    }
+    // Closed triangles with no shared vertex: they meet when an edge of one meets the other.
+    bool triangles(const P3 t[3], const P3 u[3]) const {
+        const int d0 = o3(t[0], t[1], t[2], u[0]), d1 = o3(t[0], t[1], t[2], u[1]), d2 = o3(t[0], t[1], t[2], u[2]);
+        if ((d0 > 0 && d1 > 0 && d2 > 0) || (d0 < 0 && d1 < 0 && d2 < 0)) return false;
+        const int e0 = o3(u[0], u[1], u[2], t[0]), e1 = o3(u[0], u[1], u[2], t[1]), e2 = o3(u[0], u[1], u[2], t[2]);
+        if ((e0 > 0 && e1 > 0 && e2 > 0) || (e0 < 0 && e1 < 0 && e2 < 0)) return false;
+        for (int i = 0; i < 3; ++i) {
+            if (segmentTriangle(t[i], t[(i + 1) % 3], u[0], u[1], u[2])) return true;
+            if (segmentTriangle(u[i], u[(i + 1) % 3], t[0], t[1], t[2])) return true;
+        }
+        return false;
+    }
+    // The pair (t, u) with vertex indices it, iu under the adjacency rules.
+    bool pair(const P3 t[3], const std::uint32_t it[3], const P3 u[3], const std::uint32_t iu[3]) const {
+        int shared = 0, ti = -1, ui = -1, tj = -1, uj = -1;
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+                if (it[i] == iu[j]) {
+                    if (shared == 0) ti = i, ui = j;
+                    else tj = i, uj = j;
+                    ++shared;
+                }
+        if (shared == 0) return triangles(t, u);
+        if (shared >= 3) return true;
+        if (shared == 1)  // the edge opposite the shared vertex, in either triangle, meets the other
+            return segmentTriangle(u[(ui + 1) % 3], u[(ui + 2) % 3], t[0], t[1], t[2]) ||
+                   segmentTriangle(t[(ti + 1) % 3], t[(ti + 2) % 3], u[0], u[1], u[2]);
+        // A shared edge: coplanar, with the third vertices strictly on the same side of it.
+        const P3& a = t[ti];
+        const P3& b = t[tj];
+        const P3& wt = t[3 - ti - tj];
+        const P3& wu = u[3 - ui - uj];
+        if (o3(a, b, wt, wu) != 0) return false;
+        int s = 0;
+        const int k = projectionAxis(a, b, wt, &s);
+        return s * o2(k, a, b, wu) > 0;
+    }
+};
+
+}  // namespace portacl::mesh::detail

@@ -1,0 +1,187 @@
+// The mesh workload: reading meshes, the self-intersection on the device (every method, every
+// precision) against the serial reference and against CGAL on the shared meshes, hand-made
+// configurations (touching, coplanar, shared vertices and edges, near-coplanar where float alone is
+// wrong), welding, and bad input.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "mesh/mesh_detail.hpp"
+#include "portacl/mesh/self_intersection.hpp"
+#include "portacl/mesh/triangle_mesh.hpp"
+#include "portacl/runtime/error.hpp"
+#include "support/test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace portacl;
+using namespace portacl::mesh;
+using portacl::test::dataPath;
+
+namespace {
+
+TriangleMesh makeMesh(std::vector<float> points, std::vector<std::uint32_t> tris) {
+    TriangleMesh m;
+    m.points = std::move(points);
+    m.triangles = std::move(tris);
+    m.polygons = m.triangleCount();
+    return m;
+}
+
+std::string writeTemp(const std::string& name, const std::string& text) {
+    const fs::path p = fs::temp_directory_path() / ("portacl_test_mesh_" + std::to_string(::getpid()) + "_" + name);
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+}
+
+std::string errorOf(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+// ---- reading ----
+
+TEST(MeshRead, FansPolygonsAndSaysHowMany) {
+    const std::string p = writeTemp("quad.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nf 1 2 3 4\nf 1 2 5\n");
+    const TriangleMesh m = readMesh(p);
+    EXPECT_EQ(m.polygons, 2u);
+    EXPECT_EQ(m.triangleCount(), 3u);
+    EXPECT_EQ(m.triangles, (std::vector<std::uint32_t>{0, 1, 2, 0, 2, 3, 0, 1, 4}));
+    fs::remove(p);
+}
+
+TEST(MeshRead, EveryFormatGivesTheSameTriangles) {
+    const std::string off = writeTemp("t.off", "OFF\n4 2 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 1 2\n3 0 1 3\n");
+    const std::string ply = writeTemp("t.ply",
+                                      "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\n"
+                                      "element face 2\nproperty list uchar int vertex_indices\nend_header\n"
+                                      "0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 1 2\n3 0 1 3\n");
+    const TriangleMesh a = readMesh(off), b = readMesh(ply);
+    EXPECT_EQ(a.points, b.points);
+    EXPECT_EQ(a.triangles, b.triangles);
+    EXPECT_EQ(a.triangleCount(), 2u);
+    fs::remove(off);
+    fs::remove(ply);
+}
+
+TEST(MeshRead, BadFilesGetOneSentence) {
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {"range.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n"},
+        {"nan.off", "OFF\n3 1 0\n0 0 0\nnan 0 0\n0 1 0\n3 0 1 2\n"},
+        {"empty.obj", "# nothing\n"},
+        {"short.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n"},
+        {"two.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n2 0 1\n"},
+        {"mesh.xyz", "0 0 0\n"},
+    };
+    for (const auto& [name, text] : bad) {
+        const std::string p = writeTemp(name, text);
+        const std::string e = errorOf([&] { readMesh(p); });
+        EXPECT_FALSE(e.empty()) << name << " was accepted";
+        EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+        fs::remove(p);
+    }
+    EXPECT_NE(errorOf([] { readMesh("/nonexistent/mesh.obj"); }).find("does not exist"), std::string::npos);
+}
+
+// ---- the exact decision on hand-made pairs ----
+
+TEST(MeshPairs, AdjacencyRules) {
+    // Two triangles sharing the edge (0,1): folded onto each other (coplanar, same side) and flat (opposite sides).
+    const auto fold = makeMesh({0, 0, 0, 4, 0, 0, 1, 2, 0, 3, 1, 0}, {0, 1, 2, 0, 1, 3});
+    EXPECT_TRUE(trianglesIntersect(fold, 0, 1));
+    const auto flat = makeMesh({0, 0, 0, 4, 0, 0, 1, 2, 0, 3, -1, 0}, {0, 1, 2, 0, 1, 3});
+    EXPECT_FALSE(trianglesIntersect(flat, 0, 1));
+    // Sharing vertex 0 only: a fan (no other contact), and one whose opposite edge pierces the other.
+    const auto fan = makeMesh({0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, -1, 0, 0}, {0, 1, 2, 0, 3, 4});
+    EXPECT_FALSE(trianglesIntersect(fan, 0, 1));
+    const auto pierce = makeMesh({0, 0, 0, 4, 0, 0, 0, 4, 0, 1, 1, -1, 1, 1, 1}, {0, 1, 2, 0, 3, 4});
+    EXPECT_TRUE(trianglesIntersect(pierce, 0, 1));
+    // The same positions under other indices touch, and count.
+    const auto seam = makeMesh({0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, -1, 0, 0}, {0, 1, 2, 3, 4, 5});
+    EXPECT_TRUE(trianglesIntersect(seam, 0, 1));
+    TriangleMesh welded = seam;
+    EXPECT_EQ(mergeVertices(welded, 0.0), 1u);
+    EXPECT_FALSE(trianglesIntersect(welded, 0, 1));
+}
+
+TEST(MeshPairs, TouchingAndNearlyTouching) {
+    // A triangle whose vertex lies exactly on another's interior touches it; moved by one float step it does not.
+    const float above = std::nextafter(0.0f, 1.0f);
+    const auto touch = makeMesh({0, 0, 0, 4, 0, 0, 0, 4, 0, 1, 1, 0, 1, 1, 3, 2, 1, 3}, {0, 1, 2, 3, 4, 5});
+    EXPECT_TRUE(trianglesIntersect(touch, 0, 1));
+    const auto apart = makeMesh({0, 0, 0, 4, 0, 0, 0, 4, 0, 1, 1, above, 1, 1, 3, 2, 1, 3}, {0, 1, 2, 3, 4, 5});
+    EXPECT_FALSE(trianglesIntersect(apart, 0, 1));
+    const auto degenerate = makeMesh({0, 0, 0, 1, 1, 1, 2, 2, 2}, {0, 1, 2});
+    EXPECT_TRUE(isDegenerate(degenerate, 0));
+}
+
+// ---- whole meshes: the reference against CGAL ----
+
+TEST(MeshSelfIntersection, ReferenceMatchesCgalOnSharedMeshes) {
+    PORTACL_REQUIRE_DATA();
+    const std::vector<std::pair<std::string, std::size_t>> meshes = {{"spot.obj", 0}, {"cow.obj", 81}, {"teapot.obj", 3263}};
+    for (const auto& [name, count] : meshes) {
+        const TriangleMesh m = readMesh(dataPath("mesh/" + name));
+        const Result cgal = selfIntersectionsCgal(m);
+        const Result ref = selfIntersectionsReference(m);
+        EXPECT_EQ(cgal.pairs.size(), count) << name;
+        EXPECT_EQ(ref.pairs, cgal.pairs) << name;
+        EXPECT_EQ(ref.degenerate, cgal.degenerate) << name;
+        EXPECT_EQ(ref.candidates, cgal.candidates) << name;
+    }
+}
+
+// ---- the device against the reference ----
+
+namespace {
+
+Context& ctx() { return portacl::test::context(); }
+
+std::vector<Precision> precisions() {
+    std::vector<Precision> p{Precision::Float, Precision::Mixed};
+    if (portacl::test::hasFp64()) p.push_back(Precision::Double);
+    return p;
+}
+
+// A mesh and a copy of it moved by `shift` and turned a little, overlapping it: many crossing pairs.
+TriangleMesh withOverlappingCopy(const TriangleMesh& m, float shift) {
+    TriangleMesh out = m;
+    const std::uint32_t nv = std::uint32_t(m.vertexCount());
+    const float c = std::cos(0.3f), s = std::sin(0.3f);
+    for (std::size_t v = 0; v < m.vertexCount(); ++v) {
+        const float x = m.points[3 * v], y = m.points[3 * v + 1], z = m.points[3 * v + 2];
+        out.points.push_back(c * x - s * y + shift);
+        out.points.push_back(s * x + c * y);
+        out.points.push_back(z);
+    }
+    for (std::uint32_t idx : m.triangles) out.triangles.push_back(idx + nv);
+    out.polygons = out.triangleCount();
+    return out;
+}
+
+}  // namespace
+
+TEST(MeshSelfIntersection, DeviceMatchesReferenceOnSharedMeshes) {
+    PORTACL_REQUIRE_DATA();
+    for (const std::string name : {"cow.obj", "teapot.obj"}) {
+        const TriangleMesh m = readMesh(dataPath("mesh/" + name));
+        const Result ref = selfIntersectionsReference(m);
+        for (Method method : {Method::Hierarchy, Method::AtomicList, Method::Matrix})
+            for (Precision p : precisions()) {
+                SCOPED_TRACE(name + " " + methodName(method) + " " + precisionName(p));
+                const Result dev = selfIntersections(ctx(), m, {method, p});
+                EXPECT_EQ(dev.candidates, ref.candidates);
+                EXPECT_EQ(dev.degenerate, ref.degenerate);
+                if (p != Precision::Float || dev.report.undecided == 0) EXPECT_EQ(dev.pairs, ref.pairs);
+                if (p == Precision::Mixed) EXPECT_EQ(dev.report.phase2Items, dev.report.undecided);
+            }
+    }
+}
