@@ -342,7 +342,7 @@ void drainageCase(Precision p) {
 // float decided every pair) on crossing grids with exactly coplanar overlaps ----
 
 void meshCase(Precision p) {
-    const mesh::TriangleMesh m = mesh::crossingGrids(gTiny ? 2 : 5);
+    const mesh::TriangleMesh m = mesh::crossingGrids(gTiny ? 2 : 6);
     const mesh::Result ref = mesh::selfIntersectionsReference(m);
     ASSERT_GT(ref.pairs.size(), 0u);
     for (mesh::Method method : {mesh::Method::Hierarchy, mesh::Method::AtomicList, mesh::Method::Matrix}) {
@@ -795,7 +795,7 @@ TEST_P(ConformanceCoverage, EveryKernelRan) {
     // Kernels that exist only for double: without fp64, Voronoi's phase 2 runs on the host and
     // clFFT's double scaling has nothing to scale.
     if (!fp64())
-        for (const char* doubleOnly : {"voronoi_edges_phase2", "voronoi_edges_flagged_phase2", "voronoi_edges_wide_phase2", "fft_scale"})
+        for (const char* doubleOnly : {"voronoi_edges_phase2", "voronoi_edges_flagged_phase2", "voronoi_edges_wide_phase2", "fft_scale", "mesh_pairs_phase2"})
             missing.erase(doubleOnly);
     // The slides' push scheme adds 64-bit counts with atomics, which some devices lack (it refuses there).
     if (ctx().device().device.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_int64_base_atomics") == std::string::npos)

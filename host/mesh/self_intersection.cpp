@@ -49,7 +49,9 @@ Hierarchy buildHierarchy(Context& ctx, const TriangleMesh& m, const cl::Buffer& 
     std::size_t ls = std::min<std::size_t>(256, ctx.device().maxWorkGroupSize);
     ls = std::min<std::size_t>(ls, ctx.device().localMemBytes / 16);
     while (ls & (ls - 1)) ls &= ls - 1;
-    const std::size_t padded = std::max(pow2AtLeast(n), ls);
+    // Small meshes sort in blocks of a quarter of their keys, so that every sort kernel runs on them too.
+    const std::size_t padded = std::max<std::size_t>(pow2AtLeast(n), 4);
+    ls = std::min(ls, padded / 4);
     // The box of the triangles' box centres fixes the Morton grid (1024 cells per axis).
     float lo[3], hi[3];
     for (int k = 0; k < 3; ++k) lo[k] = std::numeric_limits<float>::max(), hi[k] = -std::numeric_limits<float>::max();

@@ -324,6 +324,7 @@ class EveryCommand(Scratch):
             "kwave": ["kwave", "-i", missing + ".h5", "-o", self.at("o.h5")],
             "skeleton": ["skeleton", missing + ".tif", "-o", self.at("s.tif")],
             "box-count": ["box-count", missing + ".nii.gz"],
+            "mesh-intersect": ["mesh-intersect", missing + ".obj", "-o", self.at("pairs.txt")],
         }
         for name, args in cases.items():
             with self.subTest(command=name):

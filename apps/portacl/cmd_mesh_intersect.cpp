@@ -1,0 +1,149 @@
+// portacl mesh-intersect: the pairs of intersecting triangles of a mesh (adjacency by vertex index,
+// optionally after welding), written as sorted "i j" lines, with their count and the faces involved;
+// a JSON summary and a coloured PLY copy on request.
+#include <iomanip>
+#include <iostream>
+
+#include "command.hpp"
+#include "json_writer.hpp"
+#include "portacl/mesh/mesh_output.hpp"
+#include "portacl/mesh/self_intersection.hpp"
+#include "portacl/mesh/triangle_mesh.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
+
+namespace portacl::cli {
+namespace {
+
+mesh::Method parseMethod(const std::string& s) {
+    for (mesh::Method m : {mesh::Method::Hierarchy, mesh::Method::AtomicList, mesh::Method::Matrix})
+        if (s == mesh::methodName(m)) return m;
+    throw Error("--method takes hierarchy, atomic-list or matrix, not '" + s + "'");
+}
+
+void writeJson(std::ostream& os, const mesh::TriangleMesh& m, const mesh::Result& r, const std::vector<std::uint32_t>& faces,
+               const std::string& where, const std::string& method, const std::string& precision, double merge, std::size_t merged) {
+    JsonWriter w(os);
+    w.beginObject();
+    w.field("input", m.path);
+    w.field("polygons", std::uint64_t(m.polygons));
+    w.field("triangles", std::uint64_t(m.triangleCount()));
+    w.field("vertices", std::uint64_t(m.vertexCount()));
+    if (merge >= 0) {
+        w.field("merge_vertices", merge);
+        w.field("vertices_merged", std::uint64_t(merged));
+    }
+    w.field("device", where);
+    w.field("method", method);
+    w.field("precision", precision);
+    w.field("pairs", std::uint64_t(r.pairs.size()));
+    w.field("faces_involved", std::uint64_t(faces.size()));
+    w.field("candidates", std::uint64_t(r.candidates));
+    w.field("undecided_by_float", std::uint64_t(r.report.undecided));
+    w.key("degenerate");
+    w.beginArray();
+    for (auto t : r.degenerate) w.value(std::uint64_t(t));
+    w.endArray();
+    w.key("faces");
+    w.beginArray();
+    for (auto t : faces) w.value(std::uint64_t(t));
+    w.endArray();
+    w.key("pair_list");
+    w.beginArray();
+    for (const auto& p : r.pairs) {
+        w.beginArray();
+        w.value(std::uint64_t(p.first));
+        w.value(std::uint64_t(p.second));
+        w.endArray();
+    }
+    w.endArray();
+    w.endObject();
+    os << "\n";
+}
+
+int runMeshIntersect(const std::vector<std::string>& args) {
+    po::options_description desc("portacl mesh-intersect options");
+    CommonOptions common;
+    common.precision = "mixed";
+    common.add(desc);
+    std::string input, output, json, ply, method = "hierarchy";
+    double merge = -1;
+    bool serial = false, cgal = false;
+    desc.add_options()("input", po::value(&input), "the mesh (.obj, .off, .ply, .stl; ASCII or binary)")(
+        "output,o", po::value(&output), "the pairs: one 'i j' line per intersecting pair of triangles (0-based, i < j, sorted)")(
+        "merge-vertices", po::value(&merge), "weld vertices at most EPS apart before deciding adjacency (0: the same position)")(
+        "json", po::value(&json), "a JSON summary: counts, faces involved, degenerate triangles, the pairs")(
+        "ply", po::value(&ply), "a copy of the mesh with the faces involved in red (binary PLY)")(
+        "method", po::value(&method), "hierarchy (default), atomic-list or matrix (the lecture's kernels)")(
+        "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device")(
+        "cgal", po::bool_switch(&cgal), "use CGAL's box intersection and exact predicates instead of the device");
+    po::positional_options_description pos;
+    pos.add("input", 1);
+    po::variables_map vm;
+    const std::string usage =
+        "usage: portacl mesh-intersect MESH -o PAIRS [--merge-vertices EPS] [--json R.json] [--ply COLOURED.ply]\n"
+        "                              [--method hierarchy|atomic-list|matrix] [--precision float|double|mixed] [--serial | --cgal]";
+    if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
+    if (input.empty()) throw Error("mesh-intersect needs a mesh file (" + usage.substr(7, usage.find('\n') - 7) + ")");
+    if (output.empty()) throw Error("mesh-intersect needs -o PAIRS, the file the pairs are written to");
+    if (serial && cgal) throw Error("--serial and --cgal each choose the computation; give one of them");
+    const mesh::Method m = parseMethod(method);
+    const Precision precision = common.parsedPrecision();
+    checkOutputPath(output, {input}, "-o");
+    if (!json.empty()) {
+        checkOutputExtension(json, {"json"}, "--json");
+        checkOutputPath(json, {input}, "--json");
+    }
+    if (!ply.empty()) {
+        checkOutputExtension(ply, {"ply"}, "--ply");
+        checkOutputPath(ply, {input}, "--ply");
+    }
+    checkDistinctOutputs({{"-o", output}, {"--json", json}, {"--ply", ply}});
+    if (vm.count("merge-vertices") && !(merge >= 0)) throw Error("--merge-vertices takes a distance of 0 or more");
+
+    mesh::TriangleMesh mesh = mesh::readMesh(input);
+    std::size_t merged = 0;
+    if (merge >= 0) merged = mesh::mergeVertices(mesh, merge);
+    mesh::Result r;
+    std::string where = "serial reference", label = mesh::methodName(m), precisionLabel = precisionName(precision);
+    if (serial) {
+        r = mesh::selfIntersectionsReference(mesh);
+        label = "sweep", precisionLabel = "exact";
+    } else if (cgal) {
+        r = mesh::selfIntersectionsCgal(mesh);
+        where = "CGAL", label = "box_self_intersection_d", precisionLabel = "exact";
+    } else {
+        Context ctx(selectDevice(common.device), common.contextOptions());
+        where = ctx.device().label();
+        r = mesh::selfIntersections(ctx, mesh, {m, precision});
+        printProfile(ctx, common);
+    }
+    const auto faces = mesh::facesInvolved(r.pairs);
+    writeFileAtomically(output, [&](std::ostream& os) {
+        for (const auto& p : r.pairs) os << p.first << ' ' << p.second << '\n';
+    });
+    if (!json.empty())
+        writeFileAtomically(json, [&](std::ostream& os) { writeJson(os, mesh, r, faces, where, label, precisionLabel, merge, merged); });
+    if (!ply.empty()) mesh::writeColouredPly(ply, mesh, faces, r.degenerate);
+
+    std::cout << input << ": " << mesh.polygons << " faces fanned into " << mesh.triangleCount() << " triangles, "
+              << mesh.vertexCount() << " vertices";
+    if (merge >= 0) std::cout << " (" << merged << " merged into others at distance " << merge << ")";
+    std::cout << "\n" << r.pairs.size() << " intersecting pairs, " << faces.size() << " faces involved";
+    if (!r.degenerate.empty()) std::cout << ", " << r.degenerate.size() << " degenerate triangles (in no pair)";
+    std::cout << "\n" << r.candidates << " candidate pairs (overlapping boxes) on " << where << ", " << label << ", " << precisionLabel;
+    if (!serial && !cgal) {
+        std::cout << ": " << r.report.undecided << " undecided by float";
+        if (precision == Precision::Mixed) std::cout << ", decided in " << phase2ArithmeticName(r.report.phase2);
+        if (precision == Precision::Float && r.report.undecided) std::cout << " (float's guess kept for those: use mixed for the exact answer)";
+        std::cout << "; device time " << std::fixed << std::setprecision(3) << r.deviceSeconds * 1e3 << " ms";
+    }
+    std::cout << "\n";
+    return 0;
+}
+
+}  // namespace
+
+PORTACL_COMMAND("mesh-intersect", "the intersecting triangle pairs of a mesh (exact), on the device", runMeshIntersect);
+
+}  // namespace portacl::cli

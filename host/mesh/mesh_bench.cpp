@@ -1,0 +1,114 @@
+// Bench case "mesh_self_intersection": the intersecting triangle pairs of the Stanford bunny (69 451
+// triangles, shared data) and, on GPUs, of 144 overlapping copies of it in a row (10 million
+// triangles), by the device hierarchy in each precision; the lecture's two kernels (atomic list,
+// matrix) on Spot (5856 triangles: the matrix's n^2 bytes) and the atomic list on the bunny on GPUs;
+// CGAL's box_self_intersection_d with its exact predicates, sequential on this host, as the CPU peer
+// of every mesh, measured in the same run. Device time is the sum of the call's kernels and
+// transfers (Result::deviceSeconds, median of the repeats); the note gives the wall time of the
+// call. The serial column is the serial C++ reference. Without the shared data: generated crossing
+// grids.
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include "portacl/bench.hpp"
+#include "portacl/mesh/self_intersection.hpp"
+#include "portacl/runtime/data_dir.hpp"
+
+namespace portacl::mesh {
+namespace {
+
+struct Timed {
+    double device = 0, wall = 0;
+    Result result;
+};
+
+Timed timeDevice(Context& ctx, const TriangleMesh& m, const Options& opt, const BenchOptions& opts, int repeats) {
+    for (int i = 0; i < std::min(opts.warmups, 1); ++i) selfIntersections(ctx, m, opt);
+    std::vector<double> dev, wall;
+    Timed t;
+    for (int i = 0; i < repeats; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        t.result = selfIntersections(ctx, m, opt);
+        wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        dev.push_back(t.result.deviceSeconds);
+    }
+    std::sort(dev.begin(), dev.end());
+    std::sort(wall.begin(), wall.end());
+    t.device = dev[dev.size() / 2];
+    t.wall = wall[wall.size() / 2];
+    return t;
+}
+
+std::string sizeOf(const TriangleMesh& m, const std::string& name) { return name + " " + std::to_string(m.triangleCount()) + " tri"; }
+
+std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
+    std::vector<BenchRecord> out;
+    const std::string dir = dataDirectory();
+    const bool data = !dir.empty() && std::filesystem::exists(dir + "/mesh/stanford-bunny.obj");
+    struct Item {
+        std::string name;
+        TriangleMesh mesh;
+        bool lecture;  // the lecture's O(n^2) kernels run on it too
+    };
+    std::vector<Item> items;
+    if (data) {
+        const TriangleMesh bunny = readMesh(dir + "/mesh/stanford-bunny.obj");
+        items.push_back({"spot", readMesh(dir + "/mesh/spot.obj"), true});
+        items.push_back({"bunny", bunny, ctx.device().isGpu});
+        if (ctx.device().isGpu && !opts.quick) {
+            // Copies 0.8 bunny-widths apart: each overlaps the next.
+            float lo = bunny.points[0], hi = lo;
+            for (std::size_t i = 0; i < bunny.points.size(); i += 3) lo = std::min(lo, bunny.points[i]), hi = std::max(hi, bunny.points[i]);
+            items.push_back({"bunny-x144", overlappingCopies(bunny, 144, 0.8f * (hi - lo)), false});
+        }
+    } else {
+        items.push_back({"crossing-grids", crossingGrids(opts.quick ? 20 : 60), true});
+    }
+    if (opts.quick && items.size() > 1) items.resize(1);
+    const int repeats = opts.quick ? 1 : std::max(1, std::min(opts.repeats, 5));
+    for (const auto& it : items) {
+        // The CPU peer first: its pairs are what every row must give.
+        Result peer;
+        BenchRecord cg;
+        cg.workload = "mesh_self_intersection/cgal";
+        cg.size = sizeOf(it.mesh, it.name);
+        cg.precision = "exact";
+        const int peerRepeats = it.mesh.triangleCount() > 1000000 ? 1 : repeats;
+        cg.seconds = medianHostSeconds([&] { peer = selfIntersectionsCgal(it.mesh); }, peerRepeats);
+        cg.note = "CPU peer on this host (CGAL box_self_intersection_d + Epick exact predicates, sequential): " +
+                  std::to_string(peer.pairs.size()) + " pairs";
+        out.push_back(cg);
+        auto row = [&](Method method, Precision p) {
+            BenchRecord rec;
+            rec.workload = std::string("mesh_self_intersection/") + methodName(method);
+            rec.size = sizeOf(it.mesh, it.name);
+            rec.precision = precisionName(p);
+            const Timed t = timeDevice(ctx, it.mesh, {method, p}, opts, repeats);
+            rec.seconds = t.device;
+            const bool same = t.result.pairs == peer.pairs;
+            rec.note = std::to_string(t.result.pairs.size()) + " pairs (" + (same ? "= CGAL's" : "DIFFERS from CGAL's") + "), " +
+                       std::to_string(t.result.candidates) + " candidates, " + std::to_string(t.result.report.undecided) +
+                       " undecided by float; wall " + std::to_string(t.wall * 1e3) + " ms; CGAL/device " +
+                       std::to_string(cg.seconds / t.device);
+            if (opts.serial && method == Method::Hierarchy && it.mesh.triangleCount() <= 1000000)
+                rec.serialSeconds = medianHostSeconds([&] { selfIntersectionsReference(it.mesh); }, 1);
+            out.push_back(rec);
+        };
+        for (Precision p : {Precision::Mixed, Precision::Float, Precision::Double})
+            if (runsOn(ctx, opts, p, "mesh_self_intersection/hierarchy", out)) row(Method::Hierarchy, p);
+        if (it.lecture && runsOn(ctx, opts, Precision::Mixed, "mesh_self_intersection/atomic-list", out)) {
+            row(Method::AtomicList, Precision::Mixed);
+            if (it.mesh.triangleCount() <= 20000) row(Method::Matrix, Precision::Mixed);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+PORTACL_REGISTER_BENCH("mesh_self_intersection",
+                       "intersecting triangle pairs of a mesh: device hierarchy, the lecture's atomic-list and matrix kernels, CGAL as the CPU peer",
+                       run);
+
+}  // namespace portacl::mesh
