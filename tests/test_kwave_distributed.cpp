@@ -6,9 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include "kwave/distributed/distributed_solver.hpp"
 #include "kwave/distributed/mpi_world.hpp"
 #include "kwave/distributed/slab_fft.hpp"
 #include "portacl/fft.hpp"
+#include "portacl/kwave/distributed.hpp"
+#include "support/kwave_simulations.hpp"
 #include "support/test_support.hpp"
 
 using namespace portacl;
@@ -110,6 +113,115 @@ TEST(KWaveDistributedFft, RefusesMoreRanksThanPlanes) {
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("cannot be split over"), std::string::npos) << e.what();
     }
+}
+
+namespace {
+
+// The distributed run's recording (gathered on rank 0) against the one-device solver's on rank 0's
+// device: every dataset within `tolerance` relative L2.
+void checkRun(const kwave::Simulation& sim, kwave::OutputSelection outputs, Precision prec, double tolerance) {
+    kwave::RunOptions opt;
+    opt.precision = prec;
+    opt.outputs = outputs;
+    kwave::Recording want;
+    if (dist::rank() == 0) {
+        kwave::KSpaceSolver one(test::context(), sim, opt);
+        one.run();
+        want = one.recording();
+    }
+    dist::DistributedSolver solver(test::context(), sim, opt);
+    solver.run();
+    const kwave::Recording got = solver.recording();
+    if (dist::rank() != 0) {
+        EXPECT_TRUE(got.data.empty());
+        return;
+    }
+    ASSERT_EQ(got.samples, want.samples);
+    ASSERT_EQ(got.data.size(), want.data.size());
+    for (const auto& [name, w] : want.data) {
+        auto it = got.data.find(name);
+        ASSERT_NE(it, got.data.end()) << name;
+        ASSERT_EQ(it->second.size(), w.size()) << name;
+        double diff2 = 0, ref2 = 0;
+        for (std::size_t i = 0; i < w.size(); ++i) {
+            diff2 += (it->second[i] - w[i]) * (it->second[i] - w[i]);
+            ref2 += w[i] * w[i];
+        }
+        ASSERT_GT(ref2, 0.0) << name << " is all zero: the comparison would prove nothing";
+        EXPECT_LT(std::sqrt(diff2 / ref2), tolerance) << name << ", " << dist::ranks() << " ranks";
+    }
+}
+
+kwave::OutputSelection everyOutput() {
+    kwave::OutputSelection o;
+    o.pRaw = o.pRms = o.pMax = o.pMin = o.pMaxAll = o.pFinal = true;
+    o.uRaw = o.uNonStaggeredRaw = o.uMax = o.uMinAll = o.uFinal = true;
+    o.startIndex = 1;
+    return o;
+}
+
+}  // namespace
+
+// 3-D heterogeneous, power-law absorbing, nonlinear, with a PML: 11 z planes and 12 y rows, which
+// 2 and 3 ranks split unevenly. Float within 1e-5 relative L2 per dataset, double within 1e-12.
+TEST(KWaveDistributedRun, MatchesTheOneDeviceSolver3D) {
+    kwave::Simulation s = test::ballSimulation(16, 12, 11, 6);
+    test::makeHard(s);
+    checkRun(s, everyOutput(), Precision::Float, 1e-5);
+    if (!test::hasFp64()) GTEST_SKIP() << "the device has no fp64";
+    checkRun(s, everyOutput(), Precision::Double, 1e-12);
+}
+
+// 2-D sources on points of every slab: an additive pressure source with a signal per point (the
+// k-space corrected one: a distributed transform of the source) and a Dirichlet velocity source;
+// then a heterogeneous absorbing medium.
+TEST(KWaveDistributedRun, SourcesMatchTheOneDeviceSolver2D) {
+    kwave::Simulation s = test::ballSimulation(20, 18, 1, 8);
+    s.p0.clear();
+    const std::size_t nx = s.grid.nx;
+    s.p.index = {3 + nx * 2, 10 + nx * 8, 5 + nx * 9, 12 + nx * 15};
+    s.p.length = 6;
+    s.p.many = true;
+    s.p.mode = kwave::SourceMode::Additive;
+    for (std::size_t t = 0; t < s.p.length; ++t)
+        for (std::size_t i = 0; i < s.p.index.size(); ++i) s.p.signal.push_back(static_cast<float>(1e4 * std::sin(0.7 * t + i)));
+    s.u.index = {7 + nx * 4, 8 + nx * 13};
+    s.u.length = {5, 0, 0};
+    s.u.mode = kwave::SourceMode::Dirichlet;
+    for (std::size_t t = 0; t < 5; ++t) s.u.signal[0].push_back(static_cast<float>(1e-2 * std::cos(0.5 * t)));
+    kwave::OutputSelection o;
+    o.pRaw = o.pFinal = o.uFinal = o.uRaw = true;
+    checkRun(s, o, Precision::Float, 1e-5);
+    // And the 2-D medium path: heterogeneous, power-law absorbing, nonlinear, p0, a PML.
+    kwave::Simulation h = test::ballSimulation(20, 18, 1, 8);
+    test::makeHard(h);
+    checkRun(h, everyOutput(), Precision::Float, 1e-5);
+}
+
+// A grid no device holds is refused before anything is built, naming the bytes and the ranks that
+// would hold it; that many ranks hold it and one fewer do not.
+TEST(KWaveDistributedRun, RefusesAGridTheRanksCannotHold) {
+    kwave::Simulation s = test::ballSimulation(8, 8, 8, 2);
+    s.grid.nx = s.grid.ny = s.grid.nz = 4096;
+    s.p0.clear();
+    s.sensor.index = {0};
+    kwave::RunOptions opt;
+    try {
+        dist::DistributedSolver solver(test::context(), s, opt);
+        FAIL() << "a 4096^3 grid was accepted";
+    } catch (const dist::EveryRankError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("this 4096x4096x4096 simulation needs"), std::string::npos) << what;
+        EXPECT_NE(what.find("on each of " + std::to_string(dist::ranks()) + " ranks"), std::string::npos) << what;
+    }
+    const std::size_t device = dist::minOver(test::context().device().globalMemBytes);
+    const int fit = dist::ranksToFit(s, opt, device);
+    ASSERT_GT(fit, dist::ranks());
+    EXPECT_LE(dist::bytesPerRank(s, opt, fit), device);
+    EXPECT_GT(dist::bytesPerRank(s, opt, fit - 1), device);
+    // Per rank, a split holds about 1/R of the one-device working set.
+    const double ratio = static_cast<double>(dist::bytesPerRank(s, opt, 1)) / static_cast<double>(dist::bytesPerRank(s, opt, 4));
+    EXPECT_NEAR(ratio, 4.0, 0.1);
 }
 
 int main(int argc, char** argv) {

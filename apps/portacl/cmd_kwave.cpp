@@ -12,6 +12,9 @@
 #include "command.hpp"
 #include "portacl/kwave.hpp"
 #include "portacl/kwave/run.hpp"
+#if PORTACL_WITH_MPI
+#include "portacl/kwave/distributed.hpp"
+#endif
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
 #include "portacl/version.hpp"
@@ -55,7 +58,53 @@ DeviceInfo kwaveDevice(const std::string& spec, int gpu, bool talk) {
     return chosen;
 }
 
+#if PORTACL_WITH_MPI
+// Under mpirun each rank takes a device of `spec` by its rank on the host: the GPUs (from -g N on),
+// else the devices the spec selects, in turn; ranks share a device when there are fewer.
+DeviceInfo rankDevice(const std::string& spec, int gpu, int localRank) {
+    if (gpu >= 0 || spec == "auto") {
+        std::vector<DeviceInfo> gpus;
+        for (const auto& d : listDevices())
+            if (d.isGpu) gpus.push_back(d);
+        if (!gpus.empty()) return gpus[(static_cast<std::size_t>(std::max(gpu, 0)) + static_cast<std::size_t>(localRank)) % gpus.size()];
+        return kwaveDevice(spec, gpu, false);
+    }
+    const std::vector<DeviceInfo> all = selectDevices(spec);
+    return all[static_cast<std::size_t>(localRank) % all.size()];
+}
+#endif
+
+int runKwaveOn(const std::vector<std::string>& args, bool distributed, bool& collective);
+
+// Under mpirun with several ranks, every rank runs the command. Refusals every rank meets alike
+// (options, the input, a grid the ranks cannot hold) are printed once, by rank 0, and end every rank
+// with status 1; an error of one rank once the ranks work together is printed with its rank and
+// ends them all (the others would wait for it forever).
 int runKwave(const std::vector<std::string>& args) {
+    bool collective = false;
+#if PORTACL_WITH_MPI
+    namespace dist = kwave::distributed;
+    const bool distributed = dist::launchedByMpi() && dist::ranks() > 1;
+    if (!distributed) return runKwaveOn(args, false, collective);
+    try {
+        return runKwaveOn(args, true, collective);
+    } catch (const dist::EveryRankError&) {
+        if (dist::rank() == 0) throw;
+        return 1;
+    } catch (const std::exception& e) {
+        if (!collective) {
+            if (dist::rank() == 0) throw;
+            return 1;
+        }
+        std::cerr << "portacl kwave (rank " << dist::rank() << " of " << dist::ranks() << "): " << e.what() << "\n";
+        dist::abortAll(1);
+    }
+#else
+    return runKwaveOn(args, false, collective);
+#endif
+}
+
+int runKwaveOn(const std::vector<std::string>& args, bool distributed, bool& collective) {
     po::options_description desc("portacl kwave (kspaceFirstOrder-OpenCL) options");
     std::string input, output, checkpointFile, device = defaultDeviceSpec(), fftName = "auto", precisionText = "single", storageText = "full";
     float progressPercent = 5;
@@ -148,12 +197,28 @@ int runKwave(const std::vector<std::string>& args) {
     if (threads > 0) setenv("POCL_CPU_MAX_CU_NUM", std::to_string(threads).c_str(), 1);
 
     const auto t0 = Clock::now();
+#if PORTACL_WITH_MPI
+    const int rankCount = distributed ? kwave::distributed::ranks() : 1;
+    const bool talk = verbose > 0 && (!distributed || kwave::distributed::rank() == 0);
+    if (distributed && !checkpointFile.empty())
+        throw Error("checkpoints are written by one-device runs only; run without --checkpoint_file under mpirun");
+    if (distributed && options.storage != kwave::Storage::Full)
+        throw Error("the reduced storage modes (--storage " + storageText + ") run on one device; distributed runs store every field in full precision");
+#else
+    const int rankCount = 1;
     const bool talk = verbose > 0;
+#endif
     kwave::Simulation sim = kwave::readInputFile(input);
     if (sim.nt <= out.startIndex) throw Error("-s " + std::to_string(startIndex) + " is past the last time step (Nt = " + std::to_string(sim.nt) + ")");
     const double loadSeconds = since(t0);
 
+    // From here on a rank's error may leave the others waiting in a collective.
+    collective = distributed;
+#if PORTACL_WITH_MPI
+    const DeviceInfo info = distributed ? rankDevice(device, gpu, kwave::distributed::localRank()) : kwaveDevice(device, gpu, talk);
+#else
     const DeviceInfo info = kwaveDevice(device, gpu, talk);
+#endif
     ContextOptions co = defaultContextOptions();
     if (noCache) co.useDiskCache = false;
     co.profile = profile;
@@ -166,7 +231,8 @@ int runKwave(const std::vector<std::string>& args) {
         std::cout << "┌───────────────────────────────────────────────────────────────┐\n"
                   << "│                  kspaceFirstOrder-OpenCL (PortaCL)            │\n"
                   << "└───────────────────────────────────────────────────────────────┘\n"
-                  << "Device:            " << info.label() << "\n"
+                  << "Device:            " << info.label() << (rankCount > 1 ? " (rank 0)" : "") << "\n"
+                  << (rankCount > 1 ? "Ranks:             " + std::to_string(rankCount) + " (a slab of the grid each)\n" : std::string())
                   << "Input file:        " << input << "\n"
                   << "Output file:       " << output << "\n"
                   << "Domain size:       " << g.nx << " x " << g.ny << (g.is3D() ? " x " + std::to_string(g.nz) : std::string()) << "\n"
@@ -218,7 +284,24 @@ int runKwave(const std::vector<std::string>& args) {
             nextReport = (std::floor((percent + 1e-9) / progressPercent) + 1) * progressPercent;  // the next multiple
         };
     }
-    const kwave::RunSummary run = kwave::run(ctx, sim, plan, observer);
+    const kwave::RunSummary run = [&] {
+#if PORTACL_WITH_MPI
+        if (distributed) return kwave::distributed::run(ctx, sim, plan, observer);
+        try {
+            return kwave::run(ctx, sim, plan, observer);
+        } catch (const Error& e) {
+            // A grid one device cannot hold: how many ranks with such devices would.
+            const std::string what = e.what();
+            if (what.find("of device memory") == std::string::npos || options.storage != kwave::Storage::Full) throw;
+            const int fit = kwave::distributed::ranksToFit(sim, options, info.globalMemBytes);
+            if (fit < 2) throw;
+            throw Error(what + "; split over MPI ranks it fits " + std::to_string(fit) + " such devices (mpirun -n " +
+                        std::to_string(fit) + " portacl kwave ...)");
+        }
+#else
+        return kwave::run(ctx, sim, plan, observer);
+#endif
+    }();
     if (talk && run.checkpointed)
         std::cout << "Checkpoint:        " << checkpointFile << " at time step " << run.timeIndex << "; " << output
                   << " holds the steps so far; run the same command again to continue\n";

@@ -94,16 +94,19 @@ void SensorSampling::sample(const FieldSource& field) {
     const std::size_t ns = points_.size();
     for (auto& s : samplers_) {
         if (!s.out.sampled()) continue;
+        // Asked for even without points here: a distributed solver's field may come from a collective
+        // transform that every rank joins.
+        const cl::Buffer& source = field(s.field);
         const cl_uint flags = (s.out.raw ? 1u : 0u) | (s.out.rms ? 2u : 0u) | (s.out.max ? 4u : 0u) | (s.out.min ? 8u : 0u);
-        if (flags) {
+        if (flags && ns) {
             RawBlock& b = s.block[s.current];
-            setArgs(kSample_, 0, field(s.field), pointsBuf_, u32(ns), b.device, u64(b.steps * ns), s.sumsq, s.mx, s.mn,
+            setArgs(kSample_, 0, source, pointsBuf_, u32(ns), b.device, u64(b.steps * ns), s.sumsq, s.mx, s.mn,
                     flags, first);
             launch(kSample_, ns);
         }
         const cl_uint allFlags = (s.out.maxAll ? 1u : 0u) | (s.out.minAll ? 2u : 0u);
         if (allFlags) {
-            setArgs(kSampleAll_, 0, field(s.field), s.mxAll, s.mnAll, u64(n_), allFlags, first);
+            setArgs(kSampleAll_, 0, source, s.mxAll, s.mnAll, u64(n_), allFlags, first);
             launch(kSampleAll_, n_);
         }
         if (s.out.raw && ++s.block[s.current].steps == s.chunk) blockFull(s);
@@ -122,7 +125,8 @@ void SensorSampling::blockFull(Sampler& s) {
 
 void SensorSampling::startRead(Sampler& s, RawBlock& b) {
     const std::size_t bytes = b.steps * points_.size() * realBytes_;
-    b.read = ctx_.readAsync(b.device, b.host, bytes, "download " + s.quantity + " samples");
+    // A slab of a distributed run may hold no sensor point: nothing to read then.
+    b.read = bytes ? ctx_.readAsync(b.device, b.host, bytes, "download " + s.quantity + " samples") : ctx_.marker("no samples");
     b.readSteps = b.steps;
     b.steps = 0;
     b.pending = true;

@@ -49,6 +49,11 @@ int asInt(std::size_t v, const std::string& what) {
 }  // namespace
 
 void initialize() { world(); }
+bool launchedByMpi() {
+    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
+        if (std::getenv(v)) return true;
+    return false;
+}
 int rank() { return world().rank; }
 int ranks() { return world().ranks; }
 int localRank() { return world().localRank; }

@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "portacl/kwave/distributed.hpp"
+
 namespace portacl::kwave::distributed {
 
-// Starts MPI once (idempotent); every other call here starts it too.
+// Starts MPI once (idempotent); every other call here (and rank(), ranks(), localRank() of the
+// public header) starts it too.
 PORTACL_API void initialize();
-PORTACL_API int rank();
-PORTACL_API int ranks();
-PORTACL_API int localRank();  // the rank among those on this host (MPI_COMM_TYPE_SHARED)
 
 // The sum, maximum and minimum over every rank.
 PORTACL_API double sum(double v);
@@ -33,7 +33,5 @@ PORTACL_API void allToAll(const void* send, const std::vector<std::size_t>& send
               void* recv, const std::vector<std::size_t>& recvCounts, const std::vector<std::size_t>& recvOffsets,
               std::size_t elementBytes, const std::string& what);
 PORTACL_API void barrier();
-// Ends every rank with `code` (an error seen on some ranks only: the others would wait forever).
-[[noreturn]] PORTACL_API void abortAll(int code);
 
 }  // namespace portacl::kwave::distributed

@@ -1,0 +1,38 @@
+// The k-Wave time loop on one rank's slab (the one-device solver's kernels of cl/kwave.cl, its
+// generic path without the fused transforms): real-space updates, sources and sensor points on the
+// slab; the k-space operators applied to the rank's slab of the transposed spectrum (SlabFft), where
+// the kernels see the axes in transposed order (slowest, then the rest) and the operators are laid out
+// to match. Every rank constructs it and calls step() the same number of times (the transforms are
+// collective). recording() gathers the whole sensor's output on rank 0.
+#pragma once
+
+#include <memory>
+
+#include "portacl/kwave.hpp"
+
+namespace portacl::kwave::distributed {
+
+class PORTACL_API DistributedSolver {  // exported for the distributed tests
+public:
+    DistributedSolver(Context& ctx, const Simulation& sim, const RunOptions& options);
+    ~DistributedSolver();
+    DistributedSolver(const DistributedSolver&) = delete;
+    DistributedSolver& operator=(const DistributedSolver&) = delete;
+
+    std::size_t timeIndex() const;
+    bool done() const;
+    void step();
+    // Steps until `endStep` (0 = Nt) or until `stop(timeIndex)` is true after a step (the same answer
+    // on every rank: the caller's decision must be collective), then the finite check.
+    void run(std::size_t endStep = 0, const std::function<bool(std::size_t)>& stop = {});
+    // The whole sensor's recording on rank 0, in the one-device solver's layout; empty elsewhere.
+    Recording recording();
+    std::size_t deviceBytes() const;     // this rank's
+    double transposeSeconds() const;     // this rank's host side of the transposes so far
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace portacl::kwave::distributed

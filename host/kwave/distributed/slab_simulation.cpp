@@ -1,0 +1,103 @@
+#include "slab_simulation.hpp"
+
+namespace portacl::kwave::distributed {
+namespace {
+
+// The rank whose slab holds grid point `index`.
+int ownerOf(std::uint64_t index, const SlabLayout& l) {
+    const std::size_t plane = static_cast<std::size_t>(index / l.plane);
+    int r = 0;
+    while (r + 1 < l.ranks && l.start0[static_cast<std::size_t>(r) + 1] <= plane) ++r;
+    return r;
+}
+
+Field cut(const Field& f, const SlabLayout& l) {
+    if (f.values.size() <= 1) return f;
+    Field out;
+    const auto first = f.values.begin() + static_cast<std::ptrdiff_t>(l.firstPlane() * l.plane);
+    out.values.assign(first, first + static_cast<std::ptrdiff_t>(l.realPoints()));
+    return out;
+}
+
+// The points of `index` inside the slab (their positions in `index` in `kept`), re-indexed to it.
+std::vector<std::uint64_t> localPoints(const std::vector<std::uint64_t>& index, const SlabLayout& l, std::vector<std::size_t>& kept) {
+    std::vector<std::uint64_t> local;
+    kept.clear();
+    const std::uint64_t offset = l.firstPlane() * l.plane;
+    for (std::size_t i = 0; i < index.size(); ++i)
+        if (ownerOf(index[i], l) == l.rank) {
+            local.push_back(index[i] - offset);
+            kept.push_back(i);
+        }
+    return local;
+}
+
+// A signal of one value per point and step (`many`), cut to the kept points; one shared signal stays.
+std::vector<float> cutSignal(const std::vector<float>& signal, bool many, std::size_t points, const std::vector<std::size_t>& kept) {
+    if (!many || points == 0) return signal;
+    const std::size_t steps = signal.size() / points;
+    std::vector<float> out;
+    out.reserve(steps * kept.size());
+    for (std::size_t t = 0; t < steps; ++t)
+        for (std::size_t k : kept) out.push_back(signal[t * points + k]);
+    return out;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::size_t>> sensorPositionsByRank(const Simulation& whole, const SlabLayout& l) {
+    std::vector<std::vector<std::size_t>> byRank(static_cast<std::size_t>(l.ranks));
+    const auto points = whole.sensor.points(whole.grid);
+    for (std::size_t i = 0; i < points.size(); ++i) byRank[static_cast<std::size_t>(ownerOf(points[i], l))].push_back(i);
+    return byRank;
+}
+
+SlabSimulation::SlabSimulation(const Simulation& whole, const SlabLayout& l) : slab(whole) {
+    Grid& g = slab.grid;
+    if (l.is3D) g.nz = l.planes();
+    else g.ny = l.planes();
+    if (whole.grid.is3D() && !g.is3D())
+        throw Error("a " + l.describe() + " grid over " + std::to_string(l.ranks) +
+                    " ranks leaves a rank one z plane; 3-D runs need at least 2 planes per rank, so use at most " +
+                    std::to_string(whole.grid.nz / 2) + " ranks");
+    Medium& m = slab.medium;
+    const Medium& w = whole.medium;
+    m.c0 = cut(w.c0, l);
+    m.rho0 = cut(w.rho0, l);
+    m.rho0Sgx = cut(w.rho0Sgx, l);
+    m.rho0Sgy = cut(w.rho0Sgy, l);
+    m.rho0Sgz = cut(w.rho0Sgz, l);
+    m.bOnA = cut(w.bOnA, l);
+    m.alphaCoeff = cut(w.alphaCoeff, l);
+    if (!whole.p0.empty()) {
+        const auto first = whole.p0.begin() + static_cast<std::ptrdiff_t>(l.firstPlane() * l.plane);
+        slab.p0.assign(first, first + static_cast<std::ptrdiff_t>(l.realPoints()));
+    }
+    std::vector<std::size_t> kept;
+    if (whole.p.length) {
+        slab.p.index = localPoints(whole.p.index, l, kept);
+        slab.p.signal = cutSignal(whole.p.signal, whole.p.many, whole.p.index.size(), kept);
+    }
+    if (!whole.u.index.empty()) {
+        slab.u.index = localPoints(whole.u.index, l, kept);
+        for (int a = 0; a < 3; ++a)
+            if (whole.u.length[a]) slab.u.signal[a] = cutSignal(whole.u.signal[a], whole.u.many, whole.u.index.size(), kept);
+        if (whole.transducer.length) {
+            slab.transducer.delay.clear();
+            for (std::size_t k : kept) slab.transducer.delay.push_back(whole.transducer.delay[k]);
+        }
+    }
+    // The sensor as an index list of the slab's points, in the whole sensor's order.
+    const auto points = whole.sensor.points(whole.grid);
+    wholeSensorPoints = points.size();
+    slab.sensor = SensorMask();
+    slab.sensor.type = SensorMask::Type::Index;
+    const std::uint64_t offset = l.firstPlane() * l.plane;
+    for (std::size_t i = 0; i < points.size(); ++i)
+        if (ownerOf(points[i], l) == l.rank) {
+            slab.sensor.index.push_back(points[i] - offset);
+            sensorPositions.push_back(i);
+        }
+}
+
+}  // namespace portacl::kwave::distributed
