@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <iomanip>
+#include <sstream>
 
 #include "portacl/bench.hpp"
 #include "portacl/mesh/self_intersection.hpp"
@@ -87,10 +89,11 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
             const Timed t = timeDevice(ctx, it.mesh, {method, p}, opts, repeats);
             rec.seconds = t.device;
             const bool same = t.result.pairs == peer.pairs;
-            rec.note = std::to_string(t.result.pairs.size()) + " pairs (" + (same ? "= CGAL's" : "DIFFERS from CGAL's") + "), " +
-                       std::to_string(t.result.candidates) + " candidates, " + std::to_string(t.result.report.undecided) +
-                       " undecided by float; wall " + std::to_string(t.wall * 1e3) + " ms; CGAL/device " +
-                       std::to_string(cg.seconds / t.device);
+            std::ostringstream note;
+            note << std::fixed << std::setprecision(2) << t.result.pairs.size() << " pairs (" << (same ? "= CGAL's" : "DIFFERS from CGAL's")
+                 << "), " << t.result.candidates << " candidates, " << t.result.report.undecided << " undecided by float; wall "
+                 << t.wall * 1e3 << " ms; CGAL time / device time " << cg.seconds / t.device;
+            rec.note = note.str();
             if (opts.serial && method == Method::Hierarchy && it.mesh.triangleCount() <= 1000000)
                 rec.serialSeconds = medianHostSeconds([&] { selfIntersectionsReference(it.mesh); }, 1);
             out.push_back(rec);
