@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "mesh/mesh_detail.hpp"
+#include "portacl/mesh/mesh_output.hpp"
 #include "portacl/mesh/self_intersection.hpp"
 #include "portacl/mesh/triangle_mesh.hpp"
 #include "portacl/runtime/error.hpp"
@@ -276,4 +277,22 @@ TEST(MeshSelfIntersection, BunnyHasNoneAndWeldingLeavesTheTeapotsTrueCrossings) 
     const Result welded = selfIntersections(ctx(), teapot, {Method::Hierarchy, Precision::Mixed});
     EXPECT_EQ(welded.pairs.size(), 161u);
     EXPECT_EQ(welded.pairs, selfIntersectionsCgal(teapot).pairs);
+}
+
+TEST(MeshOutput, ColouredPlyReadsBackAndThePictureMarksTheFaces) {
+    const TriangleMesh m = crossingGrids(3);
+    const Result r = selfIntersectionsReference(m);
+    const auto faces = facesInvolved(r.pairs);
+    const std::string p = (fs::temp_directory_path() / ("portacl_test_mesh_" + std::to_string(::getpid()) + "_out.ply")).string();
+    writeColouredPly(p, m, faces, r.degenerate);
+    const TriangleMesh back = readMesh(p);
+    EXPECT_EQ(back.points, m.points);
+    EXPECT_EQ(back.triangles, m.triangles);
+    fs::remove(p);
+    const io::Image img = meshPicture(m, faces, r.degenerate, 64);
+    EXPECT_EQ(img.width, 192);
+    std::size_t red = 0;
+    const unsigned char* px = img.samples<unsigned char>();
+    for (std::size_t i = 0; i < img.pixelCount(); ++i) red += px[3 * i] > px[3 * i + 1] + 60;
+    EXPECT_GT(red, 100u);
 }

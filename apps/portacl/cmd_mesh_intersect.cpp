@@ -1,6 +1,6 @@
 // portacl mesh-intersect: the pairs of intersecting triangles of a mesh (adjacency by vertex index,
 // optionally after welding), written as sorted "i j" lines, with their count and the faces involved;
-// a JSON summary and a coloured PLY copy on request.
+// a JSON summary, a coloured PLY copy and a picture on request.
 #include <iomanip>
 #include <iostream>
 
@@ -66,7 +66,7 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     CommonOptions common;
     common.precision = "mixed";
     common.add(desc);
-    std::string input, output, json, ply, method = "hierarchy";
+    std::string input, output, json, ply, png, method = "hierarchy";
     double merge = -1;
     bool serial = false, cgal = false;
     desc.add_options()("input", po::value(&input), "the mesh (.obj, .off, .ply, .stl; ASCII or binary)")(
@@ -74,6 +74,7 @@ int runMeshIntersect(const std::vector<std::string>& args) {
         "merge-vertices", po::value(&merge), "weld vertices at most EPS apart before deciding adjacency (0: the same position)")(
         "json", po::value(&json), "a JSON summary: counts, faces involved, degenerate triangles, the pairs")(
         "ply", po::value(&ply), "a copy of the mesh with the faces involved in red (binary PLY)")(
+        "png", po::value(&png), "a picture: the mesh from the front, side and top, the faces involved in red (seen through the mesh where hidden)")(
         "method", po::value(&method), "hierarchy (default), atomic-list or matrix (the lecture's kernels)")(
         "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device")(
         "cgal", po::bool_switch(&cgal), "use CGAL's box intersection and exact predicates instead of the device");
@@ -81,7 +82,7 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     pos.add("input", 1);
     po::variables_map vm;
     const std::string usage =
-        "usage: portacl mesh-intersect MESH -o PAIRS [--merge-vertices EPS] [--json R.json] [--ply COLOURED.ply]\n"
+        "usage: portacl mesh-intersect MESH -o PAIRS [--merge-vertices EPS] [--json R.json] [--ply COLOURED.ply] [--png PICTURE.png]\n"
         "                              [--method hierarchy|atomic-list|matrix] [--precision float|double|mixed] [--serial | --cgal]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
     if (input.empty()) throw Error("mesh-intersect needs a mesh file (" + usage.substr(7, usage.find('\n') - 7) + ")");
@@ -98,7 +99,11 @@ int runMeshIntersect(const std::vector<std::string>& args) {
         checkOutputExtension(ply, {"ply"}, "--ply");
         checkOutputPath(ply, {input}, "--ply");
     }
-    checkDistinctOutputs({{"-o", output}, {"--json", json}, {"--ply", ply}});
+    if (!png.empty()) {
+        checkOutputExtension(png, {"png"}, "--png");
+        checkOutputPath(png, {input}, "--png");
+    }
+    checkDistinctOutputs({{"-o", output}, {"--json", json}, {"--ply", ply}, {"--png", png}});
     if (vm.count("merge-vertices") && !(merge >= 0)) throw Error("--merge-vertices takes a distance of 0 or more");
 
     mesh::TriangleMesh mesh = mesh::readMesh(input);
@@ -125,6 +130,7 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     if (!json.empty())
         writeFileAtomically(json, [&](std::ostream& os) { writeJson(os, mesh, r, faces, where, label, precisionLabel, merge, merged); });
     if (!ply.empty()) mesh::writeColouredPly(ply, mesh, faces, r.degenerate);
+    if (!png.empty()) io::writeImage(png, mesh::meshPicture(mesh, faces, r.degenerate));
 
     std::cout << input << ": " << mesh.polygons << " faces fanned into " << mesh.triangleCount() << " triangles, "
               << mesh.vertexCount() << " vertices";
