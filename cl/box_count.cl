@@ -4,7 +4,8 @@
 // by the volume's edge is judged on its voxels inside, as porespy's slices do). Level k is made of
 // 2x2x2 blocks of level k - 1; a block shifted by one cell of level k - 1 along an axis is the box of
 // side 2^k whose grid starts half a box earlier, which gives the grid-offset placements for free.
-// Boxes of other sides are counted by one work-item per box scanning its voxels.
+// Boxes of other sides: one work-item per box where there are many boxes, else reduced one axis at a
+// time, which spreads a few large boxes over many work-items.
 // Counts are integers: every device gives the same numbers.
 #ifndef BOX_LOCAL
 #define BOX_LOCAL 256
@@ -76,7 +77,8 @@ __kernel void box_count_voxels(__global const uchar* mask, const ulong n, volati
 
 // Boxes of any side s with the grid shifted back by `off` voxels along every axis: box (z, y, x)
 // covers voxels [z*s - off, (z+1)*s - off) and so on. One work-item per box; it stops at the first
-// voxel that decides the box.
+// voxel that decides the box. For sides with many boxes: few boxes leave the device idle while one
+// work-item scans a large box.
 __kernel void box_count_side(__global const uchar* mask, const int nz, const int ny, const int nx, const int bz,
                              const int by, const int bx, const int s, const int offz, const int offy, const int offx,
                              const int mixed, volatile __global uint* counters, const int slot) {
@@ -98,4 +100,38 @@ __kernel void box_count_side(__global const uchar* mask, const int nz, const int
         hit = box_counts(any | (none ? 0u : BOX_ALL), mixed);
     }
     add_group_count(hit, scratch, counters, slot);
+}
+
+// Boxes of any side s, one axis at a time (any and all are separable): each work-item makes the code
+// of one run of up to s cells along `axis` (0 z, 1 y, 2 x) of the (d0, d1, d2) array `in`, the runs
+// [c*s - off, (c+1)*s - off) clipped to the array, into the array with that axis cut to `nb` runs.
+// Reducing x, then y, then z gives the code of every box; the last stage counts the boxes instead
+// of writing them (slot >= 0). `fromMask`: `in` is the 0/1 voxel mask. A run stops at the first
+// cell that decides its code.
+__kernel void box_runs(__global const uchar* in, __global uchar* out, const int d0, const int d1, const int d2,
+                       const int axis, const int s, const int off, const int nb, const int fromMask, const int mixed,
+                       volatile __global uint* counters, const int slot) {
+    __local uint scratch[BOX_LOCAL];
+    const int o0 = axis == 0 ? nb : d0, o1 = axis == 1 ? nb : d1, o2 = axis == 2 ? nb : d2;
+    const size_t gid = get_global_id(0);
+    const size_t cells = (size_t)o0 * o1 * o2;
+    uint code = 0;
+    if (gid < cells) {
+        const int c2 = (int)(gid % o2), c1 = (int)((gid / o2) % o1), c0 = (int)(gid / ((size_t)o2 * o1));
+        const int c = axis == 0 ? c0 : axis == 1 ? c1 : c2, n = axis == 0 ? d0 : axis == 1 ? d1 : d2;
+        const int lo = max(c * s - off, 0), hi = min((c + 1) * s - off, n);
+        const size_t stride = axis == 0 ? (size_t)d1 * d2 : axis == 1 ? (size_t)d2 : 1;
+        size_t at = ((size_t)(axis == 0 ? lo : c0) * d1 + (axis == 1 ? lo : c1)) * d2 + (axis == 2 ? lo : c2);
+        uint any = 0, all = BOX_ALL;
+        for (int k = lo; k < hi; ++k, at += stride) {
+            uint v = in[at];
+            if (fromMask) v = v ? (BOX_ANY | BOX_ALL) : 0u;
+            any |= v & BOX_ANY;
+            all &= v;
+            if (any && (!all || !mixed)) break;  // decided: holds object, and background too or it does not matter
+        }
+        code = any | (all & BOX_ALL);
+        if (slot < 0) out[gid] = (uchar)code;
+    }
+    add_group_count(gid < cells ? box_counts(code, mixed) : 0u, scratch, counters, slot);
 }

@@ -13,6 +13,7 @@
 #include "portacl/box_count.hpp"
 #include "portacl/io/binary_volume.hpp"
 #include "portacl/io/volume.hpp"
+#include "box_count/box_count_detail.hpp"
 #include "portacl/runtime/error.hpp"
 #include "support/test_support.hpp"
 
@@ -69,15 +70,20 @@ std::uint64_t bruteForce(const BinaryVolume& v, int s, int oz, int oy, int ox, b
     return n;
 }
 
+// The device (its own choice of scan per side, and each of the two ways forced for every side), the
+// reference and a brute-force count agree.
 void expectAllAgree(const BinaryVolume& v, bc::Options opt) {
     opt.offsetAverage = true;
-    const auto dev = bc::boxCount(context(), v, opt);
     const auto ref = bc::boxCountReference(v, opt);
-    ASSERT_EQ(dev.sizes, ref.sizes);
-    EXPECT_EQ(dev.counts, ref.counts);
-    EXPECT_EQ(dev.offsetMin, ref.offsetMin);
-    EXPECT_EQ(dev.offsetMean, ref.offsetMean);
-    EXPECT_DOUBLE_EQ(dev.fit.dimension, ref.fit.dimension);
+    cl::Buffer mask = context().upload(v.mask, "test mask");
+    for (std::size_t directMinBoxes : {bc::detail::directScanMinBoxes(context().device()), std::size_t(0), SIZE_MAX}) {
+        const auto dev = bc::detail::boxCountOnDevice(context(), mask, v.nz, v.ny, v.nx, opt, directMinBoxes);
+        ASSERT_EQ(dev.sizes, ref.sizes);
+        EXPECT_EQ(dev.counts, ref.counts) << directMinBoxes;
+        EXPECT_EQ(dev.offsetMin, ref.offsetMin) << directMinBoxes;
+        EXPECT_EQ(dev.offsetMean, ref.offsetMean) << directMinBoxes;
+        EXPECT_DOUBLE_EQ(dev.fit.dimension, ref.fit.dimension);
+    }
     const bool mixed = opt.count == bc::Count::Mixed;
     for (std::size_t i = 0; i < ref.sizes.size(); ++i) {
         const int s = ref.sizes[i], h = s / 2;
@@ -96,7 +102,7 @@ TEST(BoxCount, DeviceReferenceAndBruteForceAgreeOnRandomVolumes) {
         opt.count = count;
         expectAllAgree(randomVolume(19, 23, 29, 0.02, 1), opt);  // odd extents: boxes cut by every face
         expectAllAgree(clusteredVolume(33, 40, 17, 12, 2), opt);
-        opt.sizes = {1, 2, 3, 5, 6, 8, 12, 16, 40};  // other sides scan their boxes
+        opt.sizes = {1, 2, 3, 5, 6, 8, 12, 16, 40};  // other sides: scans per box or runs per axis
         expectAllAgree(clusteredVolume(33, 40, 17, 12, 3), opt);
         expectAllAgree(randomVolume(16, 16, 16, 0.5, 4), opt);
     }

@@ -25,6 +25,7 @@
 #include <set>
 #include <sstream>
 
+#include "box_count/box_count_detail.hpp"
 #include "fft/reference_dft.hpp"
 #include "portacl/box_count.hpp"
 #include "portacl/drainage.hpp"
@@ -285,11 +286,14 @@ void boxCountCase() {
         boxcount::Options opt;
         opt.count = count;
         opt.offsetAverage = true;
-        opt.sizes = {1, 2, 3, 4, 8};  // the pyramid and the scan per box
-        const auto dev = boxcount::boxCount(ctx(), v, opt);
+        opt.sizes = {1, 2, 3, 4, 8};  // the pyramid, and side 3 by the scan per box and by the runs per axis
         const auto ref = boxcount::boxCountReference(v, opt);
-        EXPECT_EQ(dev.counts, ref.counts);
-        EXPECT_EQ(dev.offsetMean, ref.offsetMean);
+        cl::Buffer mask = ctx().upload(v.mask, "conformance mask");
+        for (std::size_t directMinBoxes : {std::size_t(0), SIZE_MAX}) {
+            const auto dev = boxcount::detail::boxCountOnDevice(ctx(), mask, v.nz, v.ny, v.nx, opt, directMinBoxes);
+            EXPECT_EQ(dev.counts, ref.counts);
+            EXPECT_EQ(dev.offsetMean, ref.offsetMean);
+        }
     }
 }
 

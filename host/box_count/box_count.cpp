@@ -1,6 +1,6 @@
 // Box counting on the device (cl/box_count.cl): the pyramid of box codes for sides 2^k, each level
-// made of the one below in one launch, its shifted placements in seven more; a direct scan per box
-// for other sides. Every count lands in its own word of one counter buffer, read once at the end.
+// made of the one below in one launch, its shifted placements in seven more; other sides scanned one
+// work-item per box when they have many boxes, else reduced along x, then y, then z, in runs of the side. Every count lands in its own word of one counter buffer, read once at the end.
 #include <algorithm>
 #include <limits>
 
@@ -24,6 +24,14 @@ Result boxCount(Context& ctx, const io::BinaryVolume& v, const Options& opt) {
 }
 
 Result boxCount(Context& ctx, const cl::Buffer& mask, int nz, int ny, int nx, const Options& opt) {
+    return detail::boxCountOnDevice(ctx, mask, nz, ny, nx, opt, detail::directScanMinBoxes(ctx.device()));
+}
+
+namespace detail {
+
+std::size_t directScanMinBoxes(const DeviceInfo& device) { return std::size_t(std::max(1u, device.computeUnits)) * 256; }
+
+Result boxCountOnDevice(Context& ctx, const cl::Buffer& mask, int nz, int ny, int nx, const Options& opt, std::size_t directMinBoxes) {
     io::BinaryVolume v;  // the shape alone
     v.nz = nz, v.ny = ny, v.nx = nx;
     detail::checkShapeAndOptions(nz, ny, nx, opt);
@@ -43,7 +51,18 @@ Result boxCount(Context& ctx, const cl::Buffer& mask, int nz, int ny, int nx, co
     const std::size_t level1 = std::size_t(up(v.nz, 2)) * up(v.ny, 2) * up(v.nx, 2);
     const std::size_t level2 = std::size_t(up(v.nz, 4)) * up(v.ny, 4) * up(v.nx, 4);
     const std::size_t slots = r.sizes.size() * 8;  // word 8i + p: side i, placement p
-    ctx.checkFits(v.size() + (levels ? level1 + level2 : 0) + slots * 4,
+    // Other sides: runs along x (nz x ny x bx codes), then along y (nz x by x bx), for the smallest side.
+    std::size_t runsX = 0, runsY = 0;
+    auto direct = [&](int side) {  // the fewest boxes of the side's placements
+        return std::size_t(up(v.nz, side)) * up(v.ny, side) * up(v.nx, side) >= directMinBoxes;
+    };
+    for (int side : r.sizes)
+        if (!detail::isPowerOfTwo(side) && !direct(side)) {
+            const int h = opt.offsetAverage ? side / 2 : 0;
+            runsX = std::max(runsX, std::size_t(v.nz) * v.ny * up(v.nx + h, side));
+            runsY = std::max(runsY, std::size_t(v.nz) * up(v.ny + h, side) * up(v.nx + h, side));
+        }
+    ctx.checkFits(v.size() + (levels ? level1 + level2 : 0) + runsX + runsY + slots * 4,
                   "box counting of a " + std::to_string(v.nz) + "x" + std::to_string(v.ny) + "x" + std::to_string(v.nx) + " volume");
 
     cl::Buffer counters = ctx.buffer(slots * sizeof(cl_uint), "box counts");
@@ -60,6 +79,12 @@ Result boxCount(Context& ctx, const cl::Buffer& mask, int nz, int ny, int nx, co
     cl::Kernel& voxels = ctx.kernel("box_count.cl", "box_count_voxels", Precision::Float, defines);
     cl::Kernel& reduce = ctx.kernel("box_count.cl", "box_reduce", Precision::Float, defines);
     cl::Kernel& scan = ctx.kernel("box_count.cl", "box_count_side", Precision::Float, defines);
+    cl::Kernel& runs = ctx.kernel("box_count.cl", "box_runs", Precision::Float, defines);
+    cl::Buffer alongX, alongY;
+    if (runsX) {
+        alongX = ctx.buffer(runsX, "box runs along x");
+        alongY = ctx.buffer(runsY, "box runs along x and y");
+    }
 
     // Side 1: the object's voxels (no single voxel holds both phases). Its placements are all the same grid.
     if (indexOf(1) >= 0 && !mixed) {
@@ -82,16 +107,30 @@ Result boxCount(Context& ctx, const cl::Buffer& mask, int nz, int ny, int nx, co
         }
         pz = up(pz, 2), py = up(py, 2), px = up(px, 2);
     }
-    // Other sides: one work-item per box.
+    // Other sides: one work-item per box, or runs along x, then y, then z (counted). Box (z, y, x) of placement p covers voxels
+    // [z*s - oz, (z+1)*s - oz) and so on.
+    auto reduceRuns = [&](const cl::Buffer& in, const cl::Buffer& out, int d0, int d1, int d2, int axis, int s, int off, int nb,
+                          int fromMask, int slot) {
+        const std::size_t cells = std::size_t(axis == 0 ? nb : d0) * (axis == 1 ? nb : d1) * (axis == 2 ? nb : d2);
+        setArgs(runs, 0, in, out, cl_int(d0), cl_int(d1), cl_int(d2), cl_int(axis), cl_int(s), cl_int(off), cl_int(nb),
+                cl_int(fromMask), cl_int(mixed), counters, cl_int(slot));
+        ctx.launch(runs, cl::NDRange(roundUp(cells, ls)), cl::NDRange(ls));
+    };
     for (std::size_t i = 0; i < r.sizes.size(); ++i) {
         const int s = r.sizes[i];
         if (detail::isPowerOfTwo(s)) continue;
         for (int p = 0; p < placements; ++p) {
             const int h = s / 2, oz = p & 4 ? h : 0, oy = p & 2 ? h : 0, ox = p & 1 ? h : 0;
             const int bz = up(v.nz + oz, s), by = up(v.ny + oy, s), bx = up(v.nx + ox, s);
-            setArgs(scan, 0, mask, cl_int(v.nz), cl_int(v.ny), cl_int(v.nx), cl_int(bz), cl_int(by), cl_int(bx), cl_int(s),
-                    cl_int(oz), cl_int(oy), cl_int(ox), cl_int(mixed), counters, cl_int(8 * i + p));
-            ctx.launch(scan, cl::NDRange(roundUp(std::size_t(bz) * by * bx, ls)), cl::NDRange(ls));
+            if (direct(s)) {
+                setArgs(scan, 0, mask, cl_int(v.nz), cl_int(v.ny), cl_int(v.nx), cl_int(bz), cl_int(by), cl_int(bx), cl_int(s),
+                        cl_int(oz), cl_int(oy), cl_int(ox), cl_int(mixed), counters, cl_int(8 * i + p));
+                ctx.launch(scan, cl::NDRange(roundUp(std::size_t(bz) * by * bx, ls)), cl::NDRange(ls));
+                continue;
+            }
+            reduceRuns(mask, alongX, v.nz, v.ny, v.nx, 2, s, ox, bx, 1, -1);
+            reduceRuns(alongX, alongY, v.nz, v.ny, bx, 1, s, oy, by, 0, -1);
+            reduceRuns(alongY, alongY, v.nz, by, bx, 0, s, oz, bz, 0, int(8 * i + p));
         }
     }
     const auto words = ctx.download<cl_uint>(counters, slots, "box counts");
@@ -112,5 +151,7 @@ Result boxCount(Context& ctx, const cl::Buffer& mask, int nz, int ny, int nx, co
     detail::finish(r, opt);
     return r;
 }
+
+}  // namespace detail
 
 }  // namespace portacl::boxcount

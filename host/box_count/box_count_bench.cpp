@@ -1,6 +1,8 @@
 // Bench case "box_count": box counts of sides 1, 2, 4, ... of a gyroid's solid (sin x cos y +
 // sin y cos z + sin z cos x > 0, period 64 voxels) held on the device, grid at the origin and with
-// the 8 grid placements; 1024^3 on GPUs, 256^3 on CPU devices, 64^3 with --quick. Device time
+// the 8 grid placements, and of porespy's default sides (ten from 10 to the extent, not powers of
+// two; boxes holding both phases, as porespy counts); 1024^3 on GPUs, 256^3 on CPU devices, 64^3
+// with --quick. Device time
 // excludes the upload (the volume is already on the device, as in a pipeline); the serial reference
 // of the 8 placements is timed up to 256^3. Counts are integers.
 #include <cmath>
@@ -33,6 +35,24 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
     const io::BinaryVolume v = gyroid(n);
     cl::Buffer mask = ctx.upload(v.mask, "bench gyroid");
     std::vector<BenchRecord> out;
+    {
+        Options opt;  // numpy.unique(numpy.logspace(1, log10(n), 10).astype(int)), porespy's boxcount default
+        opt.count = Count::Mixed;
+        for (int i = 0; i < 10; ++i) {
+            const int side = int(std::pow(10.0, 1.0 + i * (std::log10(double(n)) - 1.0) / 9.0) + 1e-9);
+            if (opt.sizes.empty() || side > opt.sizes.back()) opt.sizes.push_back(side);
+        }
+        BenchRecord rec;
+        rec.workload = "box_count/porespy-sides";
+        rec.size = std::to_string(n) + "^3";
+        rec.precision = "integer";
+        rec.seconds = medianDeviceSeconds(ctx, [&] { boxCount(ctx, mask, n, n, n, opt); }, opts);
+        rec.bytes = double(v.size()) * double(opt.sizes.size());
+        rec.note = std::to_string(opt.sizes.size()) + " sides " + std::to_string(opt.sizes.front()) + ".." +
+                   std::to_string(opt.sizes.back()) + " (porespy's defaults), mixed boxes; device time of the kernels";
+        if (opts.serial && n <= 256) rec.serialSeconds = medianHostSeconds([&] { boxCountReference(v, opt); }, 1);
+        out.push_back(rec);
+    }
     for (bool offsets : {false, true}) {
         Options opt;
         opt.offsetAverage = offsets;
