@@ -23,17 +23,6 @@
 #define MESH_STACK 96
 #endif
 
-inline void mesh_corners(__global const float* points, __global const uint* tris, const uint t, float3* p, uint* idx) {
-    for (int i = 0; i < 3; ++i) {
-        idx[i] = tris[3 * (size_t)t + i];
-        p[i] = vload3(idx[i], points);
-    }
-}
-
-inline bool mesh_overlap(const float4 alo, const float4 ahi, const float4 blo, const float4 bhi) {
-    return !(ahi.x < blo.x || bhi.x < alo.x || ahi.y < blo.y || bhi.y < alo.y || ahi.z < blo.z || bhi.z < alo.z);
-}
-
 // The decision of pair (a, b), a < b, appended where it belongs.
 inline void mesh_record(const uint a, const uint b, __global const float* points, __global const uint* tris,
                         __global uint* counters, __global uint2* pairs, const uint pairCapacity, __global uint2* undecided,

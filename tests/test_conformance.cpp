@@ -37,6 +37,7 @@
 #include "portacl/lineal_path.hpp"
 #include "portacl/lineal_path/reconstruct.hpp"
 #include "portacl/lineal_path/two_point.hpp"
+#include "portacl/mesh/point_in_mesh.hpp"
 #include "portacl/mesh/self_intersection.hpp"
 #include "portacl/predicates.hpp"
 #include "portacl/runtime/data_dir.hpp"
@@ -355,6 +356,24 @@ void meshCase(Precision p) {
         if (p == Precision::Mixed) EXPECT_GT(dev.report.undecided, 0u) << mesh::methodName(method);
         if (p != Precision::Float) EXPECT_EQ(dev.pairs, ref.pairs) << mesh::methodName(method);
     }
+}
+
+// Point-in-mesh on a closed box of 12 triangles: points inside, outside, on faces, edges and corners
+// (float flags these; double and mixed give the reference's sides), a grid of points through it.
+void meshInsideCase(Precision p) {
+    mesh::TriangleMesh cube;
+    cube.points = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1};
+    cube.triangles = {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7};
+    std::vector<float> q;
+    const int k = gTiny ? 3 : 7;
+    for (int z = 0; z < k; ++z)
+        for (int y = 0; y < k; ++y)
+            for (int x = 0; x < k; ++x) q.insert(q.end(), {-0.25f + 1.5f * x / (k - 1), -0.25f + 1.5f * y / (k - 1), -0.25f + 1.5f * z / (k - 1)});
+    q.insert(q.end(), {1, 1, 0.5f, 0, 0, 0, 0.5f, 0.5f, 1});
+    const auto ref = mesh::classifyPointsReference(cube, q);
+    const auto dev = mesh::classifyPoints(ctx(), cube, q, p);
+    if (p == Precision::Mixed) EXPECT_GT(dev.undecided, 0u);
+    if (p != Precision::Float) EXPECT_EQ(dev.sides, ref.sides);
 }
 
 // ---- two-point probability S2 through the FFT: float within 2e-5, double within 1e-12 ----
@@ -710,6 +729,8 @@ std::vector<Case> cases() {
     both("drainage", [] { drainageCase(P::Float); }, [] { drainageCase(P::Double); });
     both("mesh_self_intersection", [] { meshCase(P::Float); }, [] { meshCase(P::Double); });
     c.push_back({"mesh_self_intersection", P::Mixed, "mixed", [] { meshCase(P::Mixed); }});
+    both("mesh_point_in_mesh", [] { meshInsideCase(P::Float); }, [] { meshInsideCase(P::Double); });
+    c.push_back({"mesh_point_in_mesh", P::Mixed, "mixed", [] { meshInsideCase(P::Mixed); }});
     both("two_point_s2", [] { twoPointCase(P::Float); }, [] { twoPointCase(P::Double); });
     both("reconstruction", [] { reconstructionCase(P::Float); }, [] { reconstructionCase(P::Double); });
     both("voronoi", [] { voronoiCase(P::Float); }, [] { voronoiCase(P::Double); });
@@ -799,7 +820,7 @@ TEST_P(ConformanceCoverage, EveryKernelRan) {
     // Kernels that exist only for double: without fp64, Voronoi's phase 2 runs on the host and
     // clFFT's double scaling has nothing to scale.
     if (!fp64())
-        for (const char* doubleOnly : {"voronoi_edges_phase2", "voronoi_edges_flagged_phase2", "voronoi_edges_wide_phase2", "fft_scale", "mesh_pairs_phase2"})
+        for (const char* doubleOnly : {"voronoi_edges_phase2", "voronoi_edges_flagged_phase2", "voronoi_edges_wide_phase2", "fft_scale", "mesh_pairs_phase2", "mesh_point_side_phase2"})
             missing.erase(doubleOnly);
     // The slides' push scheme adds 64-bit counts with atomics, which some devices lack (it refuses there).
     if (ctx().device().device.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_int64_base_atomics") == std::string::npos)

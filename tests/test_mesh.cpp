@@ -11,6 +11,7 @@
 
 #include "mesh/mesh_detail.hpp"
 #include "portacl/mesh/mesh_output.hpp"
+#include "portacl/mesh/point_in_mesh.hpp"
 #include "portacl/mesh/self_intersection.hpp"
 #include "portacl/mesh/triangle_mesh.hpp"
 #include "portacl/runtime/error.hpp"
@@ -295,4 +296,50 @@ TEST(MeshOutput, ColouredPlyReadsBackAndThePictureMarksTheFaces) {
     const unsigned char* px = img.samples<unsigned char>();
     for (std::size_t i = 0; i < img.pixelCount(); ++i) red += px[3 * i] > px[3 * i + 1] + 60;
     EXPECT_GT(red, 100u);
+}
+
+// ---- point-in-mesh ----
+
+TEST(MeshInside, SpotAgainstCgalAndTheReference) {
+    PORTACL_REQUIRE_DATA();
+    const TriangleMesh spot = readMesh(dataPath("mesh/spot.obj"));
+    // Random points in the box, every 97th vertex (on the boundary), and the centres of some faces.
+    std::mt19937 rng(3);
+    std::vector<float> q;
+    float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
+    for (std::size_t i = 0; i < spot.points.size(); ++i) lo[i % 3] = std::min(lo[i % 3], spot.points[i]), hi[i % 3] = std::max(hi[i % 3], spot.points[i]);
+    for (int i = 0; i < 1500; ++i)
+        for (int k = 0; k < 3; ++k) q.push_back(lo[k] + (hi[k] - lo[k]) * std::uniform_real_distribution<float>(-0.1f, 1.1f)(rng));
+    for (std::size_t v = 0; v < spot.vertexCount(); v += 97)
+        for (int k = 0; k < 3; ++k) q.push_back(spot.points[3 * v + std::size_t(k)]);
+    const SideResult cgal = classifyPointsCgal(spot, q);
+    const SideResult ref = classifyPointsReference(spot, q);
+    EXPECT_EQ(ref.sides, cgal.sides);
+    std::size_t inside = 0, boundary = 0;
+    for (Side s : ref.sides) inside += s == Side::Inside, boundary += s == Side::Boundary;
+    EXPECT_GT(inside, 100u);
+    EXPECT_EQ(boundary, (spot.vertexCount() + 96) / 97);
+    for (Precision p : precisions()) {
+        const SideResult dev = classifyPoints(ctx(), spot, q, p);
+        if (p != Precision::Float || dev.undecided == 0) EXPECT_EQ(dev.sides, ref.sides) << precisionName(p);
+    }
+}
+
+TEST(MeshInside, OpenMeshesAndBadPointsAreRefused) {
+    const auto open = makeMesh({0, 0, 0, 1, 0, 0, 0, 1, 0}, {0, 1, 2});
+    EXPECT_NE(errorOf([&] { classifyPointsReference(open, {0.1f, 0.1f, 0.1f}); }).find("closed mesh"), std::string::npos);
+    const std::string p = writeTemp("points.txt", "0 0 0\n1 2\n");
+    EXPECT_NE(errorOf([&] { readPoints(p); }).find("line 2"), std::string::npos);
+    fs::remove(p);
+}
+
+TEST(MeshInside, AxisRaysThroughEdgesFallBackAndStayExact) {
+    // A cube of 12 triangles; points whose axis rays run along its edges and through its vertices.
+    const auto cube = makeMesh({0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1},
+                               {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7});
+    const std::vector<float> q = {0.5f, 0.5f, 0.5f, 2, 0, 0, 0.5f, 0.5f, 1, 2, 2, 2, 1, 1, 0.5f, 0.25f, 0.5f, 0.5f, 0, 0, 0};
+    const std::vector<Side> want = {Side::Inside, Side::Outside, Side::Boundary, Side::Outside, Side::Boundary, Side::Inside, Side::Boundary};
+    EXPECT_EQ(classifyPointsReference(cube, q).sides, want);
+    EXPECT_EQ(classifyPointsCgal(cube, q).sides, want);
+    for (Precision p : precisions()) EXPECT_EQ(classifyPoints(ctx(), cube, q, p).sides, want) << precisionName(p);
 }

@@ -7,6 +7,7 @@
 #include "command.hpp"
 #include "json_writer.hpp"
 #include "portacl/mesh/mesh_output.hpp"
+#include "portacl/mesh/point_in_mesh.hpp"
 #include "portacl/mesh/self_intersection.hpp"
 #include "portacl/mesh/triangle_mesh.hpp"
 #include "portacl/runtime/error.hpp"
@@ -22,7 +23,8 @@ mesh::Method parseMethod(const std::string& s) {
 }
 
 void writeJson(std::ostream& os, const mesh::TriangleMesh& m, const mesh::Result& r, const std::vector<std::uint32_t>& faces,
-               const std::string& where, const std::string& method, const std::string& precision, double merge, std::size_t merged) {
+               const std::string& where, const std::string& method, const std::string& precision, double merge, std::size_t merged,
+               const mesh::SideResult& side) {
     JsonWriter w(os);
     w.beginObject();
     w.field("input", m.path);
@@ -57,6 +59,17 @@ void writeJson(std::ostream& os, const mesh::TriangleMesh& m, const mesh::Result
         w.endArray();
     }
     w.endArray();
+    if (!side.sides.empty()) {
+        std::size_t in = 0, on = 0;
+        for (mesh::Side x : side.sides) in += x == mesh::Side::Inside, on += x == mesh::Side::Boundary;
+        w.key("points");
+        w.beginObject();
+        w.field("count", std::uint64_t(side.sides.size()));
+        w.field("inside", std::uint64_t(in));
+        w.field("boundary", std::uint64_t(on));
+        w.field("outside", std::uint64_t(side.sides.size() - in - on));
+        w.endObject();
+    }
     w.endObject();
     os << "\n";
 }
@@ -66,7 +79,7 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     CommonOptions common;
     common.precision = "mixed";
     common.add(desc);
-    std::string input, output, json, ply, png, method = "hierarchy";
+    std::string input, output, json, ply, png, inside, sides, method = "hierarchy";
     double merge = -1;
     bool serial = false, cgal = false;
     desc.add_options()("input", po::value(&input), "the mesh (.obj, .off, .ply, .stl; ASCII or binary)")(
@@ -75,6 +88,8 @@ int runMeshIntersect(const std::vector<std::string>& args) {
         "json", po::value(&json), "a JSON summary: counts, faces involved, degenerate triangles, the pairs")(
         "ply", po::value(&ply), "a copy of the mesh with the faces involved in red (binary PLY)")(
         "png", po::value(&png), "a picture: the mesh from the front, side and top, the faces involved in red (seen through the mesh where hidden)")(
+        "inside", po::value(&inside), "also classify these points (a text file, x y z per line) against the mesh, which must be closed")(
+        "sides", po::value(&sides), "with --inside: one word per point, inside, outside or boundary")(
         "method", po::value(&method), "hierarchy (default), atomic-list or matrix (the lecture's kernels)")(
         "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device")(
         "cgal", po::bool_switch(&cgal), "use CGAL's box intersection and exact predicates instead of the device");
@@ -83,7 +98,8 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     po::variables_map vm;
     const std::string usage =
         "usage: portacl mesh-intersect MESH -o PAIRS [--merge-vertices EPS] [--json R.json] [--ply COLOURED.ply] [--png PICTURE.png]\n"
-        "                              [--method hierarchy|atomic-list|matrix] [--precision float|double|mixed] [--serial | --cgal]";
+        "                              [--inside POINTS [--sides SIDES.txt]] [--method hierarchy|atomic-list|matrix]\n"
+        "                              [--precision float|double|mixed] [--serial | --cgal]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
     if (input.empty()) throw Error("mesh-intersect needs a mesh file (" + usage.substr(7, usage.find('\n') - 7) + ")");
     if (output.empty()) throw Error("mesh-intersect needs -o PAIRS, the file the pairs are written to");
@@ -103,24 +119,35 @@ int runMeshIntersect(const std::vector<std::string>& args) {
         checkOutputExtension(png, {"png"}, "--png");
         checkOutputPath(png, {input}, "--png");
     }
-    checkDistinctOutputs({{"-o", output}, {"--json", json}, {"--ply", ply}, {"--png", png}});
+    if (!sides.empty() && inside.empty()) throw Error("--sides needs --inside POINTS, the points whose sides it lists");
+    if (!sides.empty()) checkOutputPath(sides, {input, inside}, "--sides");
+    checkDistinctOutputs({{"-o", output}, {"--json", json}, {"--ply", ply}, {"--png", png}, {"--sides", sides}});
     if (vm.count("merge-vertices") && !(merge >= 0)) throw Error("--merge-vertices takes a distance of 0 or more");
 
     mesh::TriangleMesh mesh = mesh::readMesh(input);
     std::size_t merged = 0;
     if (merge >= 0) merged = mesh::mergeVertices(mesh, merge);
+    std::vector<float> queries;
+    if (!inside.empty()) {
+        queries = mesh::readPoints(inside);
+        mesh::requireClosed(mesh);
+    }
+    mesh::SideResult side;
     mesh::Result r;
     std::string where = "serial reference", label = mesh::methodName(m), precisionLabel = precisionName(precision);
     if (serial) {
         r = mesh::selfIntersectionsReference(mesh);
+        if (!queries.empty()) side = mesh::classifyPointsReference(mesh, queries);
         label = "sweep", precisionLabel = "exact";
     } else if (cgal) {
         r = mesh::selfIntersectionsCgal(mesh);
+        if (!queries.empty()) side = mesh::classifyPointsCgal(mesh, queries);
         where = "CGAL", label = "box_self_intersection_d", precisionLabel = "exact";
     } else {
         Context ctx(selectDevice(common.device), common.contextOptions());
         where = ctx.device().label();
         r = mesh::selfIntersections(ctx, mesh, {m, precision});
+        if (!queries.empty()) side = mesh::classifyPoints(ctx, mesh, queries, precision);
         printProfile(ctx, common);
     }
     const auto faces = mesh::facesInvolved(r.pairs);
@@ -128,9 +155,13 @@ int runMeshIntersect(const std::vector<std::string>& args) {
         for (const auto& p : r.pairs) os << p.first << ' ' << p.second << '\n';
     });
     if (!json.empty())
-        writeFileAtomically(json, [&](std::ostream& os) { writeJson(os, mesh, r, faces, where, label, precisionLabel, merge, merged); });
+        writeFileAtomically(json, [&](std::ostream& os) { writeJson(os, mesh, r, faces, where, label, precisionLabel, merge, merged, side); });
     if (!ply.empty()) mesh::writeColouredPly(ply, mesh, faces, r.degenerate);
     if (!png.empty()) io::writeImage(png, mesh::meshPicture(mesh, faces, r.degenerate));
+    if (!sides.empty())
+        writeFileAtomically(sides, [&](std::ostream& os) {
+            for (mesh::Side s : side.sides) os << mesh::sideName(s) << '\n';
+        });
 
     std::cout << input << ": " << mesh.polygons << " faces fanned into " << mesh.triangleCount() << " triangles, "
               << mesh.vertexCount() << " vertices";
@@ -145,6 +176,14 @@ int runMeshIntersect(const std::vector<std::string>& args) {
         std::cout << "; device time " << std::fixed << std::setprecision(3) << r.deviceSeconds * 1e3 << " ms";
     }
     std::cout << "\n";
+    if (!queries.empty()) {
+        std::size_t in = 0, on = 0;
+        for (mesh::Side s : side.sides) in += s == mesh::Side::Inside, on += s == mesh::Side::Boundary;
+        std::cout << side.sides.size() << " points: " << in << " inside, " << on << " on the boundary, " << side.sides.size() - in - on
+                  << " outside";
+        if (!serial && !cgal) std::cout << " (" << side.undecided << " undecided by float, " << side.hostPoints << " finished on the host)";
+        std::cout << "\n";
+    }
     return 0;
 }
 

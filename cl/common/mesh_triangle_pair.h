@@ -10,6 +10,18 @@
 
 #include "common/predicates.h"
 
+// A triangle's corners and vertex indices; closed boxes overlapping (float4 boxes, w unused).
+inline void mesh_corners(__global const float* points, __global const uint* tris, const uint t, float3* p, uint* idx) {
+    for (int i = 0; i < 3; ++i) {
+        idx[i] = tris[3 * (size_t)t + i];
+        p[i] = vload3(idx[i], points);
+    }
+}
+
+inline bool mesh_overlap(const float4 alo, const float4 ahi, const float4 blo, const float4 bhi) {
+    return !(ahi.x < blo.x || bhi.x < alo.x || ahi.y < blo.y || bhi.y < alo.y || ahi.z < blo.z || bhi.z < alo.z);
+}
+
 inline int mesh_o3(const float3 a, const float3 b, const float3 c, const float3 d, uchar* undecided) {
 #if PORTACL_DOUBLE
     return orient3d_exact(a, b, c, d);

@@ -2,10 +2,12 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "portacl/export.hpp"
 #include "portacl/mesh/triangle_mesh.hpp"
+#include "portacl/runtime/context.hpp"
 
 namespace portacl::mesh::detail {
 
@@ -21,5 +23,29 @@ inline bool overlap(const Box& a, const Box& b) {
 std::vector<Box> triangleBoxes(const TriangleMesh& m);
 // The exact orient3d sign of float points: a double filter, then big integers.
 PORTACL_API int orient3dHost(const float* a, const float* b, const float* c, const float* d);
+
+
+constexpr const char* kSource = "mesh_self_intersection.cl";
+std::size_t pow2AtLeast(std::size_t n);
+
+// The device's hierarchy over the triangles: the triangles in key order (leaf s holds sortedTri[s])
+// and Karras's tree (internal node k: children left[k], right[k], its leaves' range ends at last[k];
+// leaf s is node n - 1 + s), each node's box in nodeLo, nodeHi (float4, w unused).
+struct Hierarchy {
+    cl::Buffer sortedTri, left, right, last, nodeLo, nodeHi;
+};
+// Builds it; boxLo, boxHi receive each triangle's box in the triangles' own order (room for
+// pow2AtLeast(n) float4 each). The launches' events are appended to `events`.
+Hierarchy buildHierarchy(Context& ctx, const TriangleMesh& m, const cl::Buffer& points, const cl::Buffer& tris,
+                         const cl::Buffer& boxLo, const cl::Buffer& boxHi, std::vector<cl::Event>& events);
+// Side of one point by rays over every triangle whose box meets them (exact): the six axis
+// directions towards farLo / farHi, then random directions; `boxes` from triangleBoxes,
+// `degenerate` one flag per triangle. Returns 0 outside, 1 inside, 2 boundary.
+int pointSideHost(const TriangleMesh& m, const std::vector<Box>& boxes, const std::vector<std::uint8_t>& degenerate, const float* q,
+                  const float* farLo, const float* farHi, bool axisFirst);
+// The box of the mesh and the query points, pushed out by its extent plus one: where rays end.
+void rayEnds(const TriangleMesh& m, const std::vector<float>& queries, float farLo[3], float farHi[3]);
+// The summed device time of events (0 where the queue has no profiling).
+double eventSeconds(const std::vector<cl::Event>& events);
 
 }  // namespace portacl::mesh::detail

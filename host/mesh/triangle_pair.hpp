@@ -83,6 +83,24 @@ struct PairTest {
         }
         return false;
     }
+    // How the segment qr (r beyond the mesh) meets triangle abc, as cl/common/mesh_ray_side.h says.
+    enum Ray { Miss, Cross, On, Degenerate };
+    Ray ray(const P3& q, const P3& r, const P3& a, const P3& b, const P3& c) const {
+        const int sq = o3(a, b, c, q), sr = o3(a, b, c, r);
+        if (sq == 0) {
+            int s = 0;
+            const int k = projectionAxis(a, b, c, &s);
+            if (k < 0) return Miss;
+            if (inside2(k, s, a, b, c, q)) return On;
+            if (sr != 0) return Miss;
+            return segmentTriangle(q, r, a, b, c) ? Degenerate : Miss;
+        }
+        if (sr == 0 || sq * sr > 0) return Miss;
+        const int s1 = o3(q, r, a, b), s2 = o3(q, r, b, c), s3 = o3(q, r, c, a);
+        const bool pos = s1 > 0 || s2 > 0 || s3 > 0, neg = s1 < 0 || s2 < 0 || s3 < 0;
+        if (pos && neg) return Miss;
+        return s1 != 0 && s2 != 0 && s3 != 0 ? Cross : Degenerate;
+    }
     // The pair (t, u) with vertex indices it, iu under the adjacency rules.
     bool pair(const P3 t[3], const std::uint32_t it[3], const P3 u[3], const std::uint32_t iu[3]) const {
         int shared = 0, ti = -1, ui = -1, tj = -1, uj = -1;
