@@ -26,9 +26,9 @@ struct Result {
     std::string err;
 };
 
-Result runCli(const std::string& arguments) {
+Result runCli(const std::string& arguments, const std::string& environment = "") {
     const std::string errPath = temp("stderr.txt");
-    const std::string cmd = std::string(PORTACL_CLI_PATH) + " kwave --verbose 0 " + arguments + " 2>" + errPath + " >/dev/null";
+    const std::string cmd = environment + " " + std::string(PORTACL_CLI_PATH) + " kwave --verbose 0 " + arguments + " 2>" + errPath + " >/dev/null";
     const int rc = std::system(cmd.c_str());
     std::stringstream ss;
     ss << std::ifstream(errPath).rdbuf();
@@ -186,3 +186,30 @@ TEST(KWaveCli, ColdKernelCacheSaysItIsBuildingKernelsOnATerminalOnly) {
     for (const auto& p : {in, errPath}) std::remove(p.c_str());
     std::system(("rm -rf " + cache).c_str());
 }
+
+#if PORTACL_WITH_MPI
+// A grid one device cannot hold (PoCL's device limited to 1 GiB by POCL_MEMORY_LIMIT) is refused
+// before anything is allocated, in one sentence that names the memory it needs and how many MPI
+// ranks with such devices would hold it.
+TEST(KWaveCli, GridTooLargeForOneDeviceNamesTheRanksThatWouldHoldIt) {
+    if (::system("clinfo -l 2>/dev/null | grep -qi 'portable computing language'") != 0) GTEST_SKIP() << "no PoCL device";
+    kwave::Simulation s;
+    s.grid.nx = s.grid.ny = s.grid.nz = 320;
+    s.grid.dx = s.grid.dy = s.grid.dz = 1e-4;
+    s.nt = 2;
+    s.cRef = 1500;
+    s.dt = 0.3 * 1e-4 / 1500;
+    s.medium.c0 = kwave::Field{{1500.0f}};
+    s.medium.rho0 = s.medium.rho0Sgx = s.medium.rho0Sgy = s.medium.rho0Sgz = kwave::Field{{1000.0f}};
+    s.sensor.index = {0};
+    const std::string in = temp("large_in.h5"), out = temp("large_out.h5");
+    kwave::writeInputFile(in, s);
+    const Result r = runCli("--device pocl -i " + in + " -o " + out, "POCL_MEMORY_LIMIT=1");
+    EXPECT_EQ(r.status, 1);
+    const std::string line = lastLine(r.err);
+    EXPECT_NE(line.find("this 320x320x320 simulation needs"), std::string::npos) << line;
+    EXPECT_NE(line.find("(mpirun -n 2 portacl kwave"), std::string::npos) << line;
+    EXPECT_FALSE(exists(out));
+    std::remove(in.c_str());
+}
+#endif

@@ -312,6 +312,10 @@ int runKwaveOn(const std::vector<std::string>& args, bool distributed, bool& col
                   << "Time steps run:    " << steps << "\n"
                   << "Time per step:     " << (steps ? 1e3 * run.simulationSeconds / steps : 0.0) << " ms\n"
                   << "Simulation time:   " << run.simulationSeconds << " s\n"
+                  << (run.ranks > 1 ? "Transposes:        " + std::to_string(run.transposeSeconds) + " s on the slowest rank, " +
+                                          std::to_string(static_cast<int>(100.0 * run.transposeSeconds / std::max(run.simulationSeconds, 1e-9) + 0.5)) +
+                                          " % of the simulation time (device reads and writes, reordering, MPI)\n"
+                                    : std::string())
                   << "Total time:        " << since(t0) << " s\n"
                   << "Device memory:     " << (run.deviceBytes >> 20) << " MB\n"
                   << "Host memory peak:  " << run.hostMemoryMB << " MB\n";

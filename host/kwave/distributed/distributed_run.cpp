@@ -44,6 +44,7 @@ RunSummary run(Context& ctx, const Simulation& sim, const RunPlan& plan, const R
     RunProgress progress;
     progress.nt = sim.nt;
     progress.end = plan.maxSteps ? std::min(sim.nt, plan.maxSteps) : sim.nt;
+    const double transposeBefore = solver.transposeSeconds();  // the warm-up step's
     const auto tSim = Clock::now();
     auto report = [&](std::size_t done) {
         if (!root || !observer.progress) return;
@@ -60,6 +61,8 @@ RunSummary run(Context& ctx, const Simulation& sim, const RunPlan& plan, const R
     barrier();
     summary.simulationSeconds = since(tSim);
     summary.timeIndex = solver.timeIndex();
+    summary.ranks = ranks();
+    summary.transposeSeconds = maxOf(solver.transposeSeconds() - transposeBefore);
     report(summary.timeIndex);
 
     const auto tPost = Clock::now();

@@ -65,6 +65,13 @@ double sum(double v) {
     return s;
 }
 
+double maxOf(double v) {
+    initialize();
+    double m = 0;
+    MPI_Allreduce(&v, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return m;
+}
+
 std::size_t maxOver(std::size_t v) {
     initialize();
     unsigned long long in = v, out = 0;

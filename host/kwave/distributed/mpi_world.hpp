@@ -19,6 +19,7 @@ PORTACL_API void initialize();
 
 // The sum, maximum and minimum over every rank.
 PORTACL_API double sum(double v);
+PORTACL_API double maxOf(double v);
 PORTACL_API std::size_t maxOver(std::size_t v);
 PORTACL_API std::size_t minOver(std::size_t v);
 PORTACL_API bool all(bool v);

@@ -54,6 +54,10 @@ struct PORTACL_API RunSummary {
     bool checkpointed = false;                 // stopped for a checkpoint; running again continues it
     double preprocessingSeconds = 0, simulationSeconds = 0;
     std::size_t deviceBytes = 0, hostMemoryMB = 0;
+    // Distributed runs (kwave/distributed.hpp): ranks, and the slowest rank's seconds in the host side
+    // of the transforms' global transposes (device reads and writes, reordering, MPI all-to-all).
+    int ranks = 1;
+    double transposeSeconds = 0;
     std::size_t steps() const { return timeIndex - firstStep; }
 };
 
