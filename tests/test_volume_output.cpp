@@ -199,6 +199,12 @@ TEST(VolumeOutput, RefusesNamesItCannotWriteAndLeavesNothingOnFailure) {
     EXPECT_THROW(portacl::io::checkBinaryVolumeOutputName("/tmp/a.gz", "-o"), portacl::Error);
     EXPECT_THROW(portacl::io::checkBinaryVolumeOutputName("/tmp/a.png", "-o"), portacl::Error);
 
+    // Shapes the formats cannot hold, refused from the shape alone (before a command's work).
+    EXPECT_THROW(portacl::io::checkBinaryVolumeFits("/tmp/a.nii.gz", 2, 3, 40000, "-o"), portacl::Error);
+    EXPECT_THROW(portacl::io::checkBinaryVolumeFits("/tmp/a.tif", 2048, 2048, 1025, "-o"), portacl::Error);
+    EXPECT_NO_THROW(portacl::io::checkBinaryVolumeFits("/tmp/a.tif", 1024, 1024, 1024, "-o"));
+    EXPECT_NO_THROW(portacl::io::checkBinaryVolumeFits("/tmp/a.h5", 2048, 2048, 40000, "-o"));
+
     TempDir dir;
     auto v = sample();
     v.nx = 40000, v.ny = 1, v.nz = 1;  // beyond NIfTI-1's 32767 a side: refused before any byte

@@ -44,6 +44,7 @@ int runSkeleton(const std::vector<std::string>& args) {
     }
     checkDistinctOutputs({{"-o", output}, {"--branches", branches}});
     const io::BinaryVolume v = in.read(vm, false);
+    io::checkBinaryVolumeFits(output, v.nz, v.ny, v.nx, "-o");
     skeleton::validate(v);
 
     const auto t0 = std::chrono::steady_clock::now();

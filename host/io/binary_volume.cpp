@@ -107,6 +107,14 @@ void checkBinaryVolumeOutputName(const std::string& path, const std::string& opt
     checkOutputExtension(path, {"tif", "tiff", "npy", "nii", "nii.gz", "h5", "hdf5"}, option);
 }
 
+void checkBinaryVolumeFits(const std::string& path, int nz, int ny, int nx, const std::string& option) {
+    const std::string ext = lowerExtension(path);
+    std::string why;
+    if (ext == "tif" || ext == "tiff") why = detail::tiffStackTooLarge(nz, ny, nx);
+    if (ext == "nii" || isNiftiGz(path)) why = detail::nifti1TooLarge(nz, ny, nx);
+    if (!why.empty()) throw Error("cannot write " + path + " (" + option + "): " + why);
+}
+
 void writeBinaryVolume(const std::string& path, const BinaryVolume& v, const std::string& dataset) {
     const std::string ext = lowerExtension(path);
     if (ext == "tif" || ext == "tiff") return detail::writeTiffStack(path, v);

@@ -113,16 +113,20 @@ Volume readNifti(const std::string& path) {
 
 namespace detail {
 
+std::string nifti1TooLarge(int nz, int ny, int nx) {
+    if (nz <= 32767 && ny <= 32767 && nx <= 32767) return "";
+    return "NIfTI-1 holds at most 32767 voxels along an axis, and this volume is " + std::to_string(nz) + "x" +
+           std::to_string(ny) + "x" + std::to_string(nx) + "; write .h5 or .npy instead";
+}
+
 void writeNifti1(const std::string& target, const BinaryVolume& v, bool gzipped) {
     nifti_1_header h;
     std::memset(&h, 0, sizeof h);
     h.sizeof_hdr = 348;
     h.dim[0] = 3;
     const int extents[3] = {v.nx, v.ny, v.nz};
-    for (int i = 0; i < 3; ++i) {
-        if (extents[i] > 32767) throw Error("cannot write " + target + ": NIfTI-1 holds at most 32767 voxels along an axis");
-        h.dim[i + 1] = short(extents[i]);
-    }
+    if (const std::string why = nifti1TooLarge(v.nz, v.ny, v.nx); !why.empty()) throw Error("cannot write " + target + ": " + why);
+    for (int i = 0; i < 3; ++i) h.dim[i + 1] = short(extents[i]);
     for (int i = 4; i < 8; ++i) h.dim[i] = 1;
     h.datatype = DT_UINT8;
     h.bitpix = 8;

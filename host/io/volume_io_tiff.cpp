@@ -159,6 +159,14 @@ Volume readTiffStack(const std::string& path) {
 
 namespace detail {
 
+std::string tiffStackTooLarge(int nz, int ny, int nx) {
+    // The pixels, the directories (at most 174 bytes a page) and 4 KiB for the header and description.
+    const std::uint64_t bytes = std::uint64_t(nz) * ny * nx + 174ull * std::uint64_t(nz) + 4096;
+    if (bytes <= 0xFFFFFFFFull) return "";
+    return "a TIFF stack of " + std::to_string(nz) + "x" + std::to_string(ny) + "x" + std::to_string(nx) + " needs " +
+           std::to_string(bytes >> 20) + " MiB, past the 4 GiB a classic TIFF holds; write .nii.gz, .h5 or .npy instead";
+}
+
 // The stack as ImageJ lays it out: the header, the description and the two resolutions, every page's
 // directory, then the pages' pixels one after another. Readers of ImageJ files (ImageJ itself,
 // tifffile) read a stack whose description counts its images as one block from the first page's
@@ -180,9 +188,7 @@ void writeTiffStack(const std::string& target, const BinaryVolume& v) {
     auto ifdAt = [&](int z) { return z == 0 ? firstIfd : firstIfd + firstBytes + otherBytes * std::uint64_t(z - 1); };
     const std::uint64_t pixels = ifdAt(v.nz);
     const std::uint64_t total = pixels + slice * std::uint64_t(v.nz);
-    if (total > 0xFFFFFFFFull)
-        throw Error("cannot write " + target + " as a TIFF stack: it needs " + std::to_string(total >> 20) +
-                    " MiB, past the 4 GiB a classic TIFF holds; write .nii.gz, .h5 or .npy instead");
+    if (total > 0xFFFFFFFFull) throw Error("cannot write " + target + ": " + tiffStackTooLarge(v.nz, v.ny, v.nx));
 
     // 1/spacing as a rational num/den with both in 32 bits.
     auto rational = [](double spacing, std::string& out) {

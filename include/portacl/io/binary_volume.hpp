@@ -56,5 +56,9 @@ PORTACL_API void writeBinaryVolume(const std::string& path, const BinaryVolume& 
 // Throws one sentence naming `option` unless `path` ends in an extension writeBinaryVolume takes
 // (.npy, .tif, .tiff, .nii, .nii.gz, .h5, .hdf5), or is a special file such as /dev/null.
 PORTACL_API void checkBinaryVolumeOutputName(const std::string& path, const std::string& option);
+// Throws one sentence naming `option` when a volume of this shape cannot be written to `path`'s
+// format (a TIFF stack past 4 GiB, a NIfTI-1 extent past 32767), so that a command refuses before
+// its work rather than after it.
+PORTACL_API void checkBinaryVolumeFits(const std::string& path, int nz, int ny, int nx, const std::string& option);
 
 }  // namespace portacl::io
