@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "portacl/io/binary_volume.hpp"
+#include "portacl/io/image.hpp"
 #include "portacl/io/volume.hpp"
 #include "portacl/runtime/error.hpp"
 
@@ -211,4 +212,39 @@ TEST(VolumeOutput, RefusesNamesItCannotWriteAndLeavesNothingOnFailure) {
     v.mask.assign(v.size(), 0);
     EXPECT_THROW(portacl::io::writeBinaryVolume(dir.at("big.nii"), v), portacl::Error);
     EXPECT_TRUE(std::filesystem::is_empty(dir.p));
+}
+
+// The projections along z, y and x side by side (8-pixel margins, `scale` pixels a voxel): red where
+// an overlay voxel lies on the ray, grey where only object voxels do, white elsewhere.
+TEST(VolumeOutput, ProjectionPictureShowsObjectAndOverlay) {
+    TempDir dir;
+    BinaryVolume object;
+    object.nz = 3, object.ny = 4, object.nx = 5;
+    object.mask.assign(object.size(), 0);
+    for (int x = 0; x < 5; ++x) object.mask[object.index(1, 2, x)] = 1;  // a rod along x at z 1, y 2
+    BinaryVolume overlay = object;
+    overlay.mask.assign(overlay.size(), 0);
+    overlay.mask[overlay.index(1, 2, 4)] = 1;  // its last voxel
+    portacl::io::writeProjectionPicture(dir.at("p.png"), object, overlay, 2);
+    const auto img = portacl::io::readImage(dir.at("p.png"));
+    ASSERT_EQ(img.channels, 3);
+    EXPECT_EQ(img.width, 4 * 8 + (5 + 5 + 4) * 2);
+    EXPECT_EQ(img.height, 2 * 8 + 4 * 2);
+    auto rgb = [&](int x, int y) {
+        const unsigned char* p = img.data.data() + (std::size_t(y) * img.width + x) * 3;
+        return std::array<int, 3>{p[0], p[1], p[2]};
+    };
+    const std::array<int, 3> white{255, 255, 255}, grey{190, 190, 190}, red{220, 30, 30};
+    // Along z (rows y, columns x): the rod grey at y 2, its end red, row 0 white.
+    EXPECT_EQ(rgb(8 + 0 * 2, 8 + 2 * 2), grey);
+    EXPECT_EQ(rgb(8 + 4 * 2 + 1, 8 + 2 * 2 + 1), red);
+    EXPECT_EQ(rgb(8 + 0 * 2, 8 + 0 * 2), white);
+    // Along y (rows z, columns x), second panel from 8 + 10 + 8: the rod at z 1.
+    EXPECT_EQ(rgb(26 + 1 * 2, 8 + 1 * 2), grey);
+    EXPECT_EQ(rgb(26 + 4 * 2, 8 + 1 * 2), red);
+    EXPECT_EQ(rgb(26 + 1 * 2, 8 + 2 * 2), white);
+    // Along x (rows z, columns y), third panel from 26 + 10 + 8: the whole rod is one pixel, red.
+    EXPECT_EQ(rgb(44 + 2 * 2, 8 + 1 * 2), red);
+    EXPECT_EQ(rgb(44 + 1 * 2, 8 + 1 * 2), white);
+    EXPECT_THROW(portacl::io::writeProjectionPicture(dir.at("q.png"), object, sample(), 2), portacl::Error);
 }

@@ -6,6 +6,7 @@
 
 #include "command.hpp"
 #include "portacl/io/binary_volume.hpp"
+#include "portacl/io/image.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
 #include "portacl/skeleton.hpp"
@@ -21,17 +22,18 @@ int runSkeleton(const std::vector<std::string>& args) {
     common.add(desc, "", false);
     VolumeInputOptions in;
     in.add(desc);
-    std::string output, branches, method = "lee";
+    std::string output, branches, mip, method = "lee";
     bool serial = false;
     desc.add_options()("output,o", po::value(&output), "the skeleton, with the input's voxel size: .tif/.tiff (uint8 0/255 pages, ImageJ spacing), .nii/.nii.gz (NIfTI-1 uint8 0/1), .h5/.hdf5 (dataset 'skeleton', uint8 0/1) or .npy (uint8 0/1)")(
         "method", po::value(&method), "lee (default): Lee, Kashyap and Chu's thinning, voxel for voxel scikit-image's skeletonize_3d; parallel: a directional 8-subfield thinning (fully parallel, topology-preserving, its own skeleton)")(
         "branches", po::value(&branches), "the skeleton's branches as CSV (type, end nodes, voxels, length), as skan summarises them")(
+        "mip", po::value(&mip), "a picture (.png, .tif, ...) of the object (grey) and its skeleton (red) projected along z, y and x")(
         "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device");
     po::positional_options_description pos;
     pos.add("input", 1);
     po::variables_map vm;
     const std::string usage = "usage: portacl skeleton VOLUME -o SKELETON.tif|.nii|.nii.gz|.h5|.npy [--threshold T | --label L]\n"
-                              "                        [--method lee|parallel] [--branches B.csv]";
+                              "                        [--method lee|parallel] [--branches B.csv] [--mip M.png]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
     if (method != "lee" && method != "parallel") throw Error("--method takes lee or parallel, not '" + method + "'");
     const bool lee = method == "lee";
@@ -42,7 +44,11 @@ int runSkeleton(const std::vector<std::string>& args) {
         checkOutputExtension(branches, {"csv"}, "--branches");
         checkOutputPath(branches, {in.path}, "--branches");
     }
-    checkDistinctOutputs({{"-o", output}, {"--branches", branches}});
+    if (!mip.empty()) {
+        checkOutputExtension(mip, io::writableImageExtensions(), "--mip");
+        checkOutputPath(mip, {in.path}, "--mip");
+    }
+    checkDistinctOutputs({{"-o", output}, {"--branches", branches}, {"--mip", mip}});
     const io::BinaryVolume v = in.read(vm, false);
     io::checkBinaryVolumeFits(output, v.nz, v.ny, v.nx, "-o");
     skeleton::validate(v);
@@ -66,6 +72,7 @@ int runSkeleton(const std::vector<std::string>& args) {
     io::writeBinaryVolume(output, s, "skeleton");
     const skeleton::Graph graph = skeleton::skeletonGraph(s);
     if (!branches.empty()) skeleton::writeBranchesCsv(branches, graph);
+    if (!mip.empty()) io::writeProjectionPicture(mip, v, s);
     std::cout << "skeleton of " << v.nz << "x" << v.ny << "x" << v.nx << " (" << in.describe(vm) << ", " << v.count()
               << " voxels): " << s.count() << " voxels after " << st.iterations << " passes (" << st.candidates << (lee ? " candidates" : " voxels removed");
     if (!serial && lee) std::cout << ", " << st.rounds << " recheck rounds";

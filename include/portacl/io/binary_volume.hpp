@@ -53,6 +53,13 @@ PORTACL_API void checkBinaryVolume(const BinaryVolume& v, const std::string& wha
 // string attribute).
 PORTACL_API void writeBinaryVolume(const std::string& path, const BinaryVolume& v, const std::string& dataset = "mask");
 
+// Writes a picture (any format writeImage takes: .png, .tif, ...) of `object` and `overlay` (a mask
+// of the same shape, its skeleton say) projected along z, y and x, side by side: a pixel is red
+// where any overlay voxel lies on its ray, grey where only object voxels do, white elsewhere. Each
+// voxel is a square of `scale` pixels (0: the largest that keeps the picture under 1600 pixels wide).
+PORTACL_API void writeProjectionPicture(const std::string& path, const BinaryVolume& object, const BinaryVolume& overlay,
+                                        int scale = 0);
+
 // Throws one sentence naming `option` unless `path` ends in an extension writeBinaryVolume takes
 // (.npy, .tif, .tiff, .nii, .nii.gz, .h5, .hdf5), or is a special file such as /dev/null.
 PORTACL_API void checkBinaryVolumeOutputName(const std::string& path, const std::string& option);
