@@ -25,6 +25,7 @@ packages=(
   python3-tifffile python3-nibabel  # tests/test_volume_output.cpp: the readers users have, on our outputs
   libopenmpi-dev openmpi-bin  # PORTACL_WITH_MPI: k-Wave over several ranks and devices
   clang libclang-rt-dev  # scripts/sanitize.sh and scripts/fuzz.sh: ASan, UBSan, libFuzzer
+  libopenmpi-dev openmpi-bin  # PORTACL_WITH_MPI: batches over the ranks of mpirun (docs/multi_device.md)
 )
 # Root (or sudo) only for what is missing: sets as_root, or ends in one sentence naming what is missing.
 need_root() {

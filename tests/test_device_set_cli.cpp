@@ -117,7 +117,7 @@ TEST(DeviceSetCli, AnInjectedFaultMidBatchLosesNoImage) {
     const std::string in = scratch("fin"), out = scratch("fout");
     const auto names = makeImages(in, 6);
     fs::create_directories(out);
-    const Result r = runCli("filter " + in + " -o " + out + " --op box:3 --device 'pocl*2'", "PORTACL_BATCH_FAULT=1:2");
+    const Result r = runCli("filter " + in + " -o " + out + " --op box:3 --device 'pocl*2'", "PORTACL_BATCH_FAULT=1:1");
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find("injected fault"), std::string::npos) << r.err;
     for (const auto& name : names) {

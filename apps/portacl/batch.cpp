@@ -1,5 +1,6 @@
 #include "batch.hpp"
 
+#include <cstdlib>
 #include <iostream>
 
 #include "portacl/runtime/log.hpp"
@@ -11,9 +12,66 @@ void BatchCliOptions::add(po::options_description& desc) {
                        "with several devices and --precision double: run on those with fp64, leaving the others out (default: refuse)");
 }
 
+namespace {
+
+bool gatePassed = false;
+
+// Under mpirun with the default device: this rank's share of the node's GPUs, or "auto".
+std::string rankDeviceSpec(const CommonOptions& common) {
+    cluster::World* world = ranks();
+    const char* env = std::getenv("PORTACL_DEVICE");
+    if (!world || common.device != "auto" || (env && *env)) return common.device;
+    std::vector<DeviceInfo> gpus;
+    try {
+        gpus = selectDevices("gpu");
+    } catch (const Error&) {
+        return "auto";  // no GPU: the node's CPU device
+    }
+    std::string spec;
+    for (std::size_t g = 0; g < gpus.size(); ++g)
+        if (static_cast<int>(g % static_cast<std::size_t>(world->localSize())) == world->localRank())
+            spec += (spec.empty() ? "" : ",") + std::to_string(gpus[g].platformIndex) + ":" + std::to_string(gpus[g].deviceIndex);
+    if (spec.empty()) {
+        const DeviceInfo& g = gpus[static_cast<std::size_t>(world->localRank()) % gpus.size()];
+        spec = std::to_string(g.platformIndex) + ":" + std::to_string(g.deviceIndex);
+    }
+    return spec;
+}
+
+}  // namespace
+
+cluster::World* ranks() {
+    cluster::World* world = cluster::World::current();
+    return world && world->distributed() ? world : nullptr;
+}
+
+std::set<std::string>& commandsOverRanks() {
+    static std::set<std::string> names;
+    return names;
+}
+
+void passRankGate() {
+    cluster::World* world = ranks();
+    if (!world || gatePassed) return;
+    gatePassed = true;
+    const std::string verdict = world->agree("");
+    if (verdict.empty()) return;
+    if (world->isRoot()) throw Error(verdict);
+    throw cluster::ReportedByRoot(verdict);
+}
+
+std::string rankGateFailed(const std::string& failure) {
+    cluster::World* world = ranks();
+    if (!world || gatePassed) return failure;
+    gatePassed = true;
+    return world->agree(failure.empty() ? "failed" : failure);
+}
+
+bool rankGatePassed() { return gatePassed; }
+
 std::unique_ptr<DeviceSet> openDeviceSet(const CommonOptions& common, const BatchCliOptions& batch, Precision precision,
                                          bool mixedOffered) {
-    auto set = std::make_unique<DeviceSet>(selectDeviceSet(common.device), common.contextOptions());
+    auto set = std::make_unique<DeviceSet>(selectDeviceSet(rankDeviceSpec(common)), common.contextOptions());
     if (precision == Precision::Double && set->size() > 1) {
         if (batch.skipNoFp64) {
             const std::string dropped = set->dropMembersWithout(precision);
@@ -25,8 +83,7 @@ std::unique_ptr<DeviceSet> openDeviceSet(const CommonOptions& common, const Batc
     return set;
 }
 
-void printBatchReport(const BatchReport& report, const DeviceSet& set) {
-    if (set.size() < 2) return;
+void printBatchReport(const BatchReport& report, const DeviceSet&) {
     std::cerr << report.describe();
 }
 

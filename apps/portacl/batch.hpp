@@ -1,11 +1,14 @@
 // What the batch commands share: the device set that --device names (several devices, or one), the
 // choice for a double run on a set with a member lacking fp64 (refuse, or --skip-no-fp64: run on
-// the rest), and the per-device report a batch on several devices prints.
+// the rest), and the per-device report a batch prints.
 #pragma once
 
 #include <memory>
+#include <set>
+#include <string>
 
 #include "command.hpp"
+#include "portacl/cluster/world.hpp"
 #include "portacl/runtime/device_set.hpp"
 
 namespace portacl::cli {
@@ -15,16 +18,40 @@ struct BatchCliOptions {
     void add(po::options_description& desc);
 };
 
-// The set --device names (selectDeviceSet: "all", "0:0,1:0", "pocl*2", "cpu/2" ...). A double run
+// The set --device names (selectDeviceSet: "all", "0:0,1:0", "pocl*2", "cpu/2" ...); under mpirun,
+// "auto" (the default) gives each rank its share of its node's GPUs by its local rank (every GPU
+// whose index modulo the node's ranks is the local rank; a rank left without one shares one), and
+// the CPU where the node has no GPU. A double run
 // (`precision` Double) is refused in one sentence naming the members without fp64, or with
 // --skip-no-fp64 runs on the others, saying which it left out.
 std::unique_ptr<DeviceSet> openDeviceSet(const CommonOptions& common, const BatchCliOptions& batch, Precision precision,
                                          bool mixedOffered = false);
 
-// The per-device lines of a batch on more than one device, on stderr.
+// The batch's line (items, seconds, items per second) and one line per device, on stderr.
 void printBatchReport(const BatchReport& report, const DeviceSet& set);
 
 // --profile's table for every member of the set.
 void printProfile(DeviceSet& set, const CommonOptions& common);
+
+// ---- Over the ranks of an MPI job ----
+
+// The job's ranks when mpirun started portacl with more than one, else nullptr.
+cluster::World* ranks();
+// The commands that spread their batch over ranks (PORTACL_OVER_RANKS); under mpirun the others
+// are refused, since every rank would write the same outputs.
+std::set<std::string>& commandsOverRanks();
+struct OverRanksRegistrar {
+    explicit OverRanksRegistrar(const std::string& name) { commandsOverRanks().insert(name); }
+};
+#define PORTACL_OVER_RANKS(name, tag) static const ::portacl::cli::OverRanksRegistrar portacl_over_ranks_##tag(name)
+
+// The point of a command over ranks where every rank has read its input and opened its devices
+// (collective): returns when all are ready; else throws, on rank 0 the failing rank's sentence, on
+// the others ReportedByRoot. A failure before this point reaches it through the error ladder
+// (runCommand calls rankGateFailed), so that the job ends in one sentence instead of hanging.
+void passRankGate();
+// The same collective for a rank that failed before the gate: the job's sentence (rank 0 prints it).
+std::string rankGateFailed(const std::string& failure);
+bool rankGatePassed();
 
 }  // namespace portacl::cli

@@ -11,6 +11,7 @@
 
 #include "batch.hpp"
 #include "command.hpp"
+#include "portacl/cluster/distributed_batch.hpp"
 #include "portacl/filter.hpp"
 #include "portacl/filter_bench.hpp"
 #include "portacl/io/image.hpp"
@@ -69,10 +70,9 @@ int runFilterBatch(const std::vector<std::string>& named, const std::string& out
     }
     // An image that cannot be read or filtered is its own failure, not its device's: the batch goes
     // on and the first such sentence ends the command.
-    std::mutex failedMutex, netpbmMutex;
-    std::size_t failed = 0;
-    std::string firstFailure;
-    auto one = [&](Context* ctx, std::size_t i) {
+    std::mutex netpbmMutex;
+    // "" when image i was written, else the sentence it failed with.
+    auto one = [&](Context* ctx, std::size_t i) -> std::string {
         try {
             // libnetpbm keeps its state in globals: its files are read and written one at a time.
             const std::string ext = lowerExtension(inputs[i]);
@@ -91,25 +91,44 @@ int runFilterBatch(const std::vector<std::string>& named, const std::string& out
             }
             if (pnm) netpbm.lock();
             io::writeImage(outputs[i], out);
+            return "";
         } catch (const ClError&) {
             throw;  // the device's failure: the set retires it and retries the image elsewhere
         } catch (const Error& e) {
-            std::lock_guard<std::mutex> lock(failedMutex);
-            if (failed++ == 0) firstFailure = "'" + inputs[i] + "': " + e.what();
+            return "'" + inputs[i] + "': " + e.what();
         }
     };
+    std::vector<std::string> failures(inputs.size());
     if (serial) {
-        for (std::size_t i = 0; i < inputs.size(); ++i) one(nullptr, i);
+        if (ranks()) throw Error("--serial runs in one process; run it without mpirun");
+        for (std::size_t i = 0; i < inputs.size(); ++i) failures[i] = one(nullptr, i);
     } else {
         auto devices = openDeviceSet(common, batch, options.precision);
         BatchOptions bo;
         bo.itemName = [&](std::size_t i) { return "image '" + inputs[i] + "'"; };
-        const BatchReport report = devices->run(inputs.size(), [&](Context& ctx, std::size_t b, std::size_t e) {
-            for (std::size_t i = b; i < e; ++i) one(&ctx, i);
-        }, bo);
-        printBatchReport(report, *devices);
+        auto work = [&](Context& ctx, std::size_t b, std::size_t e, std::string* out) {
+            for (std::size_t i = b; i < e; ++i) out[i - b] = one(&ctx, i);
+        };
+        if (cluster::World* world = ranks()) {
+            // Each image is written by the rank that filtered it (the ranks share the folders, as
+            // they share the inputs); rank 0 gathers which failed.
+            passRankGate();
+            cluster::DistributedReport report;
+            failures = cluster::runDistributedBatch(*world, *devices, inputs.size(), work, bo, &report);
+            if (!world->isRoot()) return 0;
+            std::cerr << report.describe();
+        } else {
+            const BatchReport report = devices->run(inputs.size(), [&](Context& ctx, std::size_t b, std::size_t e) {
+                work(ctx, b, e, failures.data() + b);
+            }, bo);
+            printBatchReport(report, *devices);
+        }
         printProfile(*devices, common);
     }
+    std::size_t failed = 0;
+    std::string firstFailure;
+    for (const auto& f : failures)
+        if (!f.empty() && failed++ == 0) firstFailure = f;
     if (failed)
         throw Error(std::to_string(failed) + " of " + std::to_string(inputs.size()) + " images failed, the first " + firstFailure +
                     " (the other outputs were written)");
@@ -191,6 +210,7 @@ int runFilter(const std::vector<std::string>& args) {
     for (const auto& s : opSpecs) ops.push_back(filter::parseOperation(s));
 
     if (isBatch) return runFilterBatch(files, output, ops, options, serial, common, batch);
+    if (ranks()) throw Error("one image runs in one process; give a folder or several images to spread over the ranks of mpirun");
 
     const io::Image in = io::readImage(files[0]);
     filter::validate(in, ops);
@@ -209,6 +229,7 @@ int runFilter(const std::vector<std::string>& args) {
 
 }  // namespace
 
+PORTACL_OVER_RANKS("filter", filter);
 PORTACL_COMMAND("filter", "image filtering: convolution, smoothing, median, rotating mask, gradients (thesis 003)", runFilter);
 
 }  // namespace portacl::cli

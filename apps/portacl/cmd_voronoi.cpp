@@ -2,8 +2,10 @@
 // a structure's atoms, in Voronota's vertex format or in HDF5; multi-model input runs every model as a frame.
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <fstream>
 #include <iostream>
@@ -12,6 +14,7 @@
 
 #include "batch.hpp"
 #include "command.hpp"
+#include "portacl/cluster/distributed_batch.hpp"
 #include "portacl/io/molecule.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
@@ -50,6 +53,56 @@ std::string framePath(const std::string& path, std::size_t f, std::size_t n) {
     const std::string tag = "." + std::to_string(f + 1);
     if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + tag;
     return path.substr(0, dot) + tag + path.substr(dot);
+}
+
+// A diagram as bytes and back, for the trip from the rank that computed it to rank 0 (the ranks of
+// one job run the same build on the same architecture).
+template <typename T>
+void put(std::string& out, const T& v) {
+    out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+template <typename T>
+void get(const std::string& in, std::size_t& at, T& v) {
+    if (at + sizeof v > in.size()) throw Error("a diagram sent between ranks arrived truncated");
+    std::memcpy(&v, in.data() + at, sizeof v);
+    at += sizeof v;
+}
+template <typename T>
+void putVector(std::string& out, const std::vector<T>& v) {
+    put(out, static_cast<std::uint64_t>(v.size()));
+    out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+template <typename T>
+void getVector(const std::string& in, std::size_t& at, std::vector<T>& v) {
+    std::uint64_t n = 0;
+    get(in, at, n);
+    if (n > (in.size() - at) / sizeof(T)) throw Error("a diagram sent between ranks arrived truncated");
+    v.resize(static_cast<std::size_t>(n));
+    std::memcpy(v.data(), in.data() + at, v.size() * sizeof(T));
+    at += v.size() * sizeof(T);
+}
+
+std::string encodeDiagram(const voronoi::Diagram& d) {
+    std::string out;
+    putVector(out, d.vertices);
+    putVector(out, d.edges);
+    put(out, d.components), put(out, d.hiddenBalls), put(out, d.solvedEdges), put(out, d.phase2Edges);
+    put(out, d.phase2), put(out, d.redoneOnHost), put(out, d.unresolvedEdges), put(out, d.waves);
+    put(out, d.closedEdges), put(out, d.freeEdges), put(out, d.passes), put(out, d.passFaces);
+    put(out, d.passTriples), put(out, d.passFlagged), put(out, d.passSeeds), put(out, d.seconds);
+    return out;
+}
+
+voronoi::Diagram decodeDiagram(const std::string& in) {
+    voronoi::Diagram d;
+    std::size_t at = 0;
+    getVector(in, at, d.vertices);
+    getVector(in, at, d.edges);
+    get(in, at, d.components), get(in, at, d.hiddenBalls), get(in, at, d.solvedEdges), get(in, at, d.phase2Edges);
+    get(in, at, d.phase2), get(in, at, d.redoneOnHost), get(in, at, d.unresolvedEdges), get(in, at, d.waves);
+    get(in, at, d.closedEdges), get(in, at, d.freeEdges), get(in, at, d.passes), get(in, at, d.passFaces);
+    get(in, at, d.passTriples), get(in, at, d.passFlagged), get(in, at, d.passSeeds), get(in, at, d.seconds);
+    return d;
 }
 
 // True for --output-format hdf5, or auto with an output ending in .h5/.hdf5 (else text).
@@ -118,6 +171,8 @@ int runVoronoi(const std::vector<std::string>& args) {
     if (!edges.empty()) checkOutputPath(edges, inputs, "--edges");
     if (!summary.empty()) checkOutputPath(summary, inputs, "--summary");
     checkDistinctOutputs({{"-o", output}, {"--edges", edges}, {"--summary", summary}});
+    if (ranks() && serial) throw Error("--serial runs in one process; run it without mpirun");
+    if (ranks() && input == "-") throw Error("standard input reaches rank 0 alone; name the input file when running under mpirun");
     // Standard input: the format comes from --format or, without an extension to go by, the content.
     const std::string inputName = input == "-" ? "standard input" : input;
     std::unique_ptr<StdinCopy> stdinCopy;
@@ -145,12 +200,17 @@ int runVoronoi(const std::vector<std::string>& args) {
     // The devices: one, or a set (--device all, 0:0,1:0, ...) that shares the frames out.
     std::unique_ptr<DeviceSet> devices;
     if (!serial) devices = openDeviceSet(common, batch, vo.precision, true);
+    passRankGate();  // under mpirun: every rank has read the input and opened its devices
+    cluster::World* world = ranks();
 
     // Every frame's diagram first (on one device, all frames traced together; on a set, chunks of
     // frames from a shared queue), then the files.
     std::vector<voronoi::Diagram> diagrams;
     std::vector<double> runSeconds;
     BatchReport batchReport;
+    cluster::DistributedReport rankReport;
+    const bool overlapping = !serial;  // the batch's wall time (devices overlap), not the sum of frames'
+    double wallSeconds = 0;
     for (int run = 0; run < repeats; ++run) {
         diagrams.assign(frames.size(), {});
         if (serial) {
@@ -161,17 +221,32 @@ int runVoronoi(const std::vector<std::string>& args) {
             bo.itemName = [&](std::size_t f) {
                 return frames.size() > 1 ? "model " + std::to_string(f + 1) + " of '" + inputName + "'" : "'" + inputName + "'";
             };
-            batchReport = devices->run(frames.size(), [&](Context& ctx, std::size_t b, std::size_t e) {
+            auto compute = [&](Context& ctx, std::size_t b, std::size_t e) {
                 std::vector<std::vector<io::Ball>> balls;
                 for (std::size_t f = b; f < e; ++f) balls.push_back(frames[f].balls);
-                auto computed = voronoi::computeFrames(ctx, balls, vo);
-                for (std::size_t f = b; f < e; ++f) diagrams[f] = std::move(computed[f - b]);
-            }, bo);
+                return voronoi::computeFrames(ctx, balls, vo);
+            };
+            if (world) {
+                const auto bytes = cluster::runDistributedBatch(*world, *devices, frames.size(),
+                    [&](Context& ctx, std::size_t b, std::size_t e, std::string* out) {
+                        const auto computed = compute(ctx, b, e);
+                        for (std::size_t f = b; f < e; ++f) out[f - b] = encodeDiagram(computed[f - b]);
+                    }, bo, &rankReport);
+                for (std::size_t f = 0; f < bytes.size(); ++f) diagrams[f] = decodeDiagram(bytes[f]);
+                wallSeconds = rankReport.seconds;
+            } else {
+                batchReport = devices->run(frames.size(), [&](Context& ctx, std::size_t b, std::size_t e) {
+                    auto computed = compute(ctx, b, e);
+                    for (std::size_t f = b; f < e; ++f) diagrams[f] = std::move(computed[f - b]);
+                }, bo);
+                wallSeconds = batchReport.seconds;
+            }
         }
         double s = 0;
         for (const auto& d : diagrams) s += d.seconds;
-        runSeconds.push_back(devices && devices->size() > 1 ? batchReport.seconds : s);
+        runSeconds.push_back(overlapping ? wallSeconds : s);
     }
+    if (world && !world->isRoot()) return 0;  // rank 0 writes the files
     // The files of one run commit together: vertices, edges and summary are never a mix of two runs.
     OutputGroup files;
     std::string toStdout;  // "-": the text goes to standard output once the files are in place
@@ -215,7 +290,7 @@ int runVoronoi(const std::vector<std::string>& args) {
     }
     if (frames.size() > 1) {
         char line[160];
-        if (devices && devices->size() > 1) total = batchReport.seconds;  // wall time: the devices overlap
+        if (overlapping) total = wallSeconds;  // wall time: the devices overlap
         std::snprintf(line, sizeof line, "frames %zu seconds %.4f frames_per_second %.2f\n", frames.size(), total, frames.size() / total);
         report += line;
     }
@@ -236,8 +311,9 @@ int runVoronoi(const std::vector<std::string>& args) {
         if (!std::cout) throw Error("cannot write to standard output");
     }
     if (summary.empty()) std::cerr << report;
-    if (devices) {
-        printBatchReport(batchReport, *devices);
+    if (world) std::cerr << rankReport.describe();
+    else if (devices) {
+        if (frames.size() > 1 || devices->size() > 1) printBatchReport(batchReport, *devices);
         printProfile(*devices, common);
     }
     return 0;
@@ -245,6 +321,7 @@ int runVoronoi(const std::vector<std::string>& args) {
 
 }  // namespace
 
+PORTACL_OVER_RANKS("voronoi", voronoi);
 PORTACL_COMMAND("voronoi", "vertices and edges of the additively weighted Voronoi diagram of atoms (Voronota's format)", runVoronoi);
 
 }  // namespace portacl::cli

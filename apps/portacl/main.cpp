@@ -2,9 +2,13 @@
 // the library, and writes its outputs. Every failure ends in one sentence on stderr and a non-zero
 // exit status.
 #include <iostream>
+#include <memory>
 
+#include "batch.hpp"
 #include "command.hpp"
 #include "run_command.hpp"
+#include "portacl/cluster/world.hpp"
+#include "portacl/runtime/progress.hpp"
 #include "portacl/version.hpp"
 
 namespace {
@@ -18,6 +22,14 @@ void usage(std::ostream& os) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Under mpirun, the job's ranks (MPI starts before any thread); otherwise a world of one.
+    std::unique_ptr<portacl::cluster::World> world;
+    try {
+        world = std::make_unique<portacl::cluster::World>(&argc, &argv);
+    } catch (const std::exception& e) {
+        std::cerr << "portacl: " << e.what() << "\n";
+        return 1;
+    }
     if (argc < 2) {
         usage(std::cerr);
         return 2;
@@ -41,6 +53,13 @@ int main(int argc, char** argv) {
         return 2;
     }
     const std::vector<std::string> args(argv + 2, argv + argc);
-    portacl::cli::reportToTerminal("portacl: ");
+    if (world->distributed() && !portacl::cli::commandsOverRanks().count(name)) {
+        if (world->isRoot())
+            std::cerr << "portacl " << name << ": this command does not spread over MPI ranks (every rank would write the same outputs); run it without mpirun\n";
+        return 2;
+    }
+    // Rank 0 speaks for the job: the other ranks' messages carry their rank, and only rank 0 shows progress.
+    portacl::cli::reportToTerminal(world->rank() > 0 ? "portacl[rank " + std::to_string(world->rank()) + "]: " : "portacl: ");
+    if (world->rank() > 0) portacl::enableProgress(false);
     return portacl::cli::runCommand(it->second, args, "portacl " + name, "'portacl " + name + " --help'");
 }

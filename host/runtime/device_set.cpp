@@ -224,7 +224,7 @@ BatchReport DeviceSet::run(std::size_t n, const RangeWork& work, const BatchOpti
     // The shared queue: the next untaken item, and ranges handed back by members that failed.
     std::mutex mutex;
     std::condition_variable changed;
-    std::size_t next = 0, inFlight = 0;
+    std::size_t next = 0, inFlight = 0, started = 0;
     std::deque<std::pair<std::size_t, std::size_t>> retry;
     std::vector<bool> alive(members);
     for (std::size_t m = 0; m < members; ++m) {
@@ -268,6 +268,9 @@ BatchReport DeviceSet::run(std::size_t n, const RangeWork& work, const BatchOpti
         Context& ctx = *contexts_[m];
         std::unique_lock<std::mutex> lock(mutex);
         if (!alive[m]) return;  // retired by an earlier batch
+        // Every member starts together, so that each takes its first items however late its thread ran.
+        if (++started == working()) changed.notify_all();
+        changed.wait(lock, [&] { return started >= working(); });
         bool first = true;
         for (;;) {
             std::size_t b = 0, e = 0;

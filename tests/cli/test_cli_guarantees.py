@@ -5,7 +5,7 @@
    README ```sh block that starts with build/portacl, build/kspaceFirstOrder-OpenCL, mkdir or
    scripts/*.py, and every line of a ```sh block in docs/*.md but the set-up steps, runs in a clone
    of the repository (build/ and ../shared/data linked in, as the README's set-up leaves them) and
-   exits 0, and every output file it names exists and is not empty.
+   exits 0, and every output file it names exists and is not empty (an output folder holds one).
 2. Every output path and option is checked before the work: a missing folder, an unsupported
    extension, an output that is one of the inputs (by inode: hard and symbolic links too) are refused
    at once, even when the run would take minutes.
@@ -192,6 +192,10 @@ class ReadmeExamples(Scratch):
                     stem, ext = os.path.splitext(path)
                     if not os.path.exists(path) and os.path.exists(stem + ".1" + ext):
                         path = stem + ".1" + ext  # a multi-model input: one file per model (docs/voronoi.md)
+                    if os.path.isdir(path):  # a batch's output folder: it holds the outputs
+                        self.assertTrue(any(os.path.getsize(e.path) > 0 for e in os.scandir(path) if e.is_file()),
+                                        "%s wrote nothing into %s" % (line, out))
+                        continue
                     self.assertTrue(os.path.isfile(path) and os.path.getsize(path) > 0, "%s did not write %s" % (line, out))
         self.assertNoTemporaries(os.path.join(clone, "out")) if os.path.isdir(os.path.join(clone, "out")) else None
 

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""The scaling table of a batch over device sets and MPI ranks (docs/multi_device.md): items per
+second of one batch command on each device set, its speed-up over the first row, and the efficiency
+(speed-up divided by the hardware the row spans).
+
+Each entry of --sets is [Rx]SPEC[=U]: R MPI ranks (mpirun -n R; default one process), the --device
+SPEC of each, and U, the hardware units the row spans (GPUs, or whole CPUs; default 1). Examples:
+  --sets "0:0=1;0:0,0:1=2;gpu=4;2xauto=2;4xauto=4"   one to four GPUs, in one process and one rank per GPU
+  --sets "pocl;pocl/2;pocl*2;pocl,intel;2xpocl"       the CPU implementations of one machine (U = 1)
+
+Workloads (the batch is made in a scratch folder):
+  voronoi  the 24-model NMR ensemble 2JUY repeated --repeat times (24 x repeat frames), mixed precision
+  filter   --images random 8-bit PNG images of --side^2 pixels, median:5 then sobel
+
+Each row runs --runs times and keeps the median of the batch's own seconds (the command's report:
+the batch alone, without start-up and input reading)."""
+import argparse
+import os
+import random
+import re
+import shutil
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+
+def write_png(path, width, height, pixels):
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rows = b"".join(b"\x00" + pixels[y * width:(y + 1) * width] for y in range(height))
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(rows, 1)) + chunk(b"IEND", b""))
+
+
+def make_ensemble(source, repeat, path):
+    """The MODEL ... ENDMDL blocks of `source`, repeated, renumbered."""
+    text = open(source).read().splitlines()
+    models, current = [], None
+    for line in text:
+        if line.startswith("MODEL"):
+            current = []
+        elif line.startswith("ENDMDL"):
+            models.append(current)
+            current = None
+        elif current is not None:
+            current.append(line)
+    with open(path, "w") as out:
+        n = 0
+        for _ in range(repeat):
+            for m in models:
+                n += 1
+                out.write("MODEL     %4d\n" % n)
+                out.write("\n".join(m) + "\nENDMDL\n")
+        out.write("END\n")
+    return n
+
+
+def parse_entry(entry):
+    m = re.fullmatch(r"(?:(\d+)x)?(.+?)(?:=(\d+(?:\.\d+)?))?", entry.strip())
+    if not m:
+        raise SystemExit(f"batch_scaling: '{entry}' is not [Rx]SPEC[=U]")
+    return int(m.group(1) or 1), m.group(2), float(m.group(3) or 1)
+
+
+def batch_seconds(stderr):
+    m = re.search(r"(\d+) items in ([0-9.]+) s", stderr)
+    if not m:
+        raise RuntimeError("no batch report in the command's output:\n" + stderr)
+    return int(m.group(1)), float(m.group(2))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--portacl", default="build/portacl")
+    p.add_argument("--workload", choices=["voronoi", "filter"], default="voronoi")
+    p.add_argument("--sets", required=True, help="entries [Rx]SPEC[=U] separated by ';'")
+    p.add_argument("--repeat", type=int, default=10, help="voronoi: copies of the 24 models")
+    p.add_argument("--images", type=int, default=32, help="filter: images in the batch")
+    p.add_argument("--side", type=int, default=1024, help="filter: image side in pixels")
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--data", default=os.environ.get("PORTACL_DATA_DIR", os.path.join(os.path.dirname(__file__), "../../../shared/data")))
+    p.add_argument("--mpirun", default="mpirun --oversubscribe")
+    args = p.parse_args()
+
+    scratch = tempfile.mkdtemp(prefix="portacl-scaling-")
+    try:
+        return measure(args, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def measure(args, scratch):
+    if args.workload == "voronoi":
+        source = os.path.join(args.data, "pdb/nmr_neopetrosiamide_2JUY.pdb")
+        if not os.path.exists(source):
+            raise SystemExit(f"batch_scaling: {source} is missing (set --data or PORTACL_DATA_DIR)")
+        ensemble = os.path.join(scratch, "ensemble.pdb")
+        items = make_ensemble(source, args.repeat, ensemble)
+        out = os.path.join(scratch, "out")
+        os.mkdir(out)
+        command = ["voronoi", ensemble, "-o", os.path.join(out, "v.txt")]
+        what = f"Voronoi vertices of 2JUY's 24 models x {args.repeat} = {items} frames (mixed precision)"
+    else:
+        images = os.path.join(scratch, "in")
+        out = os.path.join(scratch, "out")
+        os.mkdir(images)
+        os.mkdir(out)
+        # At most 32 distinct images; the rest are links to them (a 1000-image stack of 4096^2 would
+        # otherwise take a long time to make), each filtered and written under its own name.
+        rng = random.Random(5)
+        distinct = min(args.images, 32)
+        for i in range(args.images):
+            path = os.path.join(images, f"img{i:04d}.png")
+            if i < distinct:
+                write_png(path, args.side, args.side, rng.randbytes(args.side * args.side))
+            else:
+                os.link(os.path.join(images, f"img{i % distinct:04d}.png"), path)
+        command = ["filter", images, "-o", out, "--op", "median:5", "--op", "sobel"]
+        items = args.images
+        what = f"filter median:5 + sobel over {items} random 8-bit images of {args.side}x{args.side}"
+
+    rows = []
+    for entry in [e for e in args.sets.split(";") if e.strip()]:
+        ranks, spec, units = parse_entry(entry)
+        launch = (args.mpirun.split() + ["-n", str(ranks)]) if ranks > 1 else []
+        times = []
+        for _ in range(args.runs):
+            r = subprocess.run(launch + [args.portacl] + command + ["--device", spec], capture_output=True, text=True)
+            if r.returncode != 0:
+                raise SystemExit(f"batch_scaling: {' '.join(launch + [args.portacl] + command)} --device {spec} failed:\n{r.stderr}")
+            n, s = batch_seconds(r.stderr)
+            times.append(s)
+        seconds = statistics.median(times)
+        rows.append((entry.strip(), ranks, spec, units, n, seconds, n / seconds))
+
+    print(f"{what}; median of {args.runs} runs of the batch's own time")
+    print()
+    print("| run | ranks | --device | hardware units | items | seconds | items/s | speed-up | efficiency |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    base = rows[0][6] / rows[0][3]
+    for entry, ranks, spec, units, n, seconds, rate in rows:
+        speed = rate / rows[0][6]
+        print(f"| `{entry}` | {ranks} | `{spec}` | {units:g} | {n} | {seconds:.3f} | {rate:.2f} | {speed:.2f} | {100 * rate / (base * units):.0f} % |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
