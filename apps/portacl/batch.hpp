@@ -3,8 +3,8 @@
 // the rest), and the per-device report a batch prints.
 #pragma once
 
+#include <map>
 #include <memory>
-#include <set>
 #include <string>
 
 #include "command.hpp"
@@ -37,13 +37,18 @@ void printProfile(DeviceSet& set, const CommonOptions& common);
 
 // The job's ranks when mpirun started portacl with more than one, else nullptr.
 cluster::World* ranks();
-// The commands that spread their batch over ranks (PORTACL_OVER_RANKS); under mpirun the others
-// are refused, since every rank would write the same outputs.
-std::set<std::string>& commandsOverRanks();
+// The commands that run over ranks, each with whether it passes the rank gate below (true) or says
+// its failures once itself (false: kwave). Under mpirun the others are refused, since every rank
+// would write the same outputs.
+std::map<std::string, bool>& commandsOverRanks();
 struct OverRanksRegistrar {
-    explicit OverRanksRegistrar(const std::string& name) { commandsOverRanks().insert(name); }
+    OverRanksRegistrar(const std::string& name, bool gated) { commandsOverRanks()[name] = gated; }
 };
-#define PORTACL_OVER_RANKS(name, tag) static const ::portacl::cli::OverRanksRegistrar portacl_over_ranks_##tag(name)
+#define PORTACL_OVER_RANKS(name, tag) static const ::portacl::cli::OverRanksRegistrar portacl_over_ranks_##tag(name, true)
+#define PORTACL_OVER_RANKS_OWN_ERRORS(name, tag) \
+    static const ::portacl::cli::OverRanksRegistrar portacl_over_ranks_##tag(name, false)
+// Set by main for the command it runs: whether a failure before the gate goes through the gate.
+void expectRankGate(bool gated);
 
 // The point of a command over ranks where every rank has read its input and opened its devices
 // (collective): returns when all are ready; else throws, on rank 0 the failing rank's sentence, on

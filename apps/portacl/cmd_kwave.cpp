@@ -9,6 +9,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "batch.hpp"
 #include "command.hpp"
 #include "portacl/kwave.hpp"
 #include "portacl/kwave/run.hpp"
@@ -329,6 +330,8 @@ int runKwaveOn(const std::vector<std::string>& args, bool distributed, bool& col
 
 }  // namespace
 
+// Under mpirun: the distributed solver; rank 0 says a failure once (runKwave).
+PORTACL_OVER_RANKS_OWN_ERRORS("kwave", kwave);
 PORTACL_COMMAND("kwave", "k-Wave ultrasound simulation (kspaceFirstOrder-OpenCL): k-Wave HDF5 in, out", runKwave);
 
 }  // namespace portacl::cli

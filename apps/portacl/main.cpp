@@ -53,10 +53,14 @@ int main(int argc, char** argv) {
         return 2;
     }
     const std::vector<std::string> args(argv + 2, argv + argc);
-    if (world->distributed() && !portacl::cli::commandsOverRanks().count(name)) {
-        if (world->isRoot())
-            std::cerr << "portacl " << name << ": this command does not spread over MPI ranks (every rank would write the same outputs); run it without mpirun\n";
-        return 2;
+    if (world->distributed()) {
+        const auto over = portacl::cli::commandsOverRanks().find(name);
+        if (over == portacl::cli::commandsOverRanks().end()) {
+            if (world->isRoot())
+                std::cerr << "portacl " << name << ": this command does not spread over MPI ranks (every rank would write the same outputs); run it without mpirun\n";
+            return 2;
+        }
+        portacl::cli::expectRankGate(over->second);
     }
     // Rank 0 speaks for the job: the other ranks' messages carry their rank, and only rank 0 shows progress.
     portacl::cli::reportToTerminal(world->rank() > 0 ? "portacl[rank " + std::to_string(world->rank()) + "]: " : "portacl: ");
