@@ -3,7 +3,8 @@
 // The hierarchy: each triangle's box and the Morton code of its box centre (10 bits per axis) as a
 // 64-bit key with the triangle's index below it (keys are unique), a bitonic sort of the keys, the
 // binary radix tree of Karras 2012 over them (internal node k: 0 .. n-2, leaf s: n-1+s), the boxes
-// refitted from the leaves up (the second of two children to arrive goes on), and one traversal per
+// refitted from the leaves up (the second of two children to arrive goes on; an animation's later
+// frames refit the same tree), and one traversal per
 // leaf that tests its triangle against the later leaves whose boxes overlap. The lecture's two
 // kernels go over the same pairs without a hierarchy: every triangle against every later one,
 // appending to a list through an atomic counter (mesh_brute_pairs) or filling an n x n byte matrix
@@ -126,6 +127,21 @@ __kernel void mesh_bvh_leaves(const uint n, __global const ulong* keys, __global
     sortedTri[s] = t;
     nodeLo[n - 1 + s] = boxLo[t];
     nodeHi[n - 1 + s] = boxHi[t];
+}
+
+// A frame of an animation: the leaves' boxes from the moved vertices, in the tree's leaf order (the
+// tree itself is kept; mesh_bvh_refit then fits the internal boxes).
+__kernel void mesh_bvh_leaf_boxes(const uint n, __global const uint* sortedTri, __global const float* points, __global const uint* tris,
+                                  __global float4* boxLo, __global float4* boxHi, __global float4* nodeLo, __global float4* nodeHi) {
+    const uint s = get_global_id(0);
+    if (s >= n) return;
+    const uint t = sortedTri[s];
+    const float3 p = vload3(tris[3 * (size_t)t], points), q = vload3(tris[3 * (size_t)t + 1], points), r = vload3(tris[3 * (size_t)t + 2], points);
+    const float4 lo = (float4)(fmin(fmin(p, q), r), 0.0f), hi = (float4)(fmax(fmax(p, q), r), 0.0f);
+    boxLo[t] = lo;
+    boxHi[t] = hi;
+    nodeLo[n - 1 + s] = lo;
+    nodeHi[n - 1 + s] = hi;
 }
 
 inline int mesh_delta(__global const ulong* keys, const uint n, const int i, const int j) {

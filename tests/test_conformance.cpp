@@ -37,6 +37,7 @@
 #include "portacl/lineal_path.hpp"
 #include "portacl/lineal_path/reconstruct.hpp"
 #include "portacl/lineal_path/two_point.hpp"
+#include "portacl/mesh/frame_sequence.hpp"
 #include "portacl/mesh/point_in_mesh.hpp"
 #include "portacl/mesh/self_intersection.hpp"
 #include "portacl/predicates.hpp"
@@ -356,6 +357,13 @@ void meshCase(Precision p) {
         if (p == Precision::Mixed) EXPECT_GT(dev.report.undecided, 0u) << mesh::methodName(method);
         if (p != Precision::Float) EXPECT_EQ(dev.pairs, ref.pairs) << mesh::methodName(method);
     }
+    // An animation's second frame: the same grids, the tilted one raised, on the refitted tree.
+    mesh::FrameSequence seq(ctx(), m, p);
+    mesh::TriangleMesh moved = m;
+    for (std::size_t i = moved.points.size() * 2 / 3 + 2; i < moved.points.size(); i += 3) moved.points[i] += 0.125f;
+    seq.moveTo(moved.points);
+    const mesh::Result frame = seq.pairs();
+    if (p != Precision::Float) EXPECT_EQ(frame.pairs, mesh::selfIntersectionsReference(moved).pairs);
 }
 
 // Point-in-mesh on a closed box of 12 triangles: points inside, outside, on faces, edges and corners

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "mesh/mesh_detail.hpp"
+#include "portacl/mesh/frame_sequence.hpp"
 #include "portacl/mesh/mesh_output.hpp"
 #include "portacl/mesh/point_in_mesh.hpp"
 #include "portacl/mesh/self_intersection.hpp"
@@ -342,4 +343,35 @@ TEST(MeshInside, AxisRaysThroughEdgesFallBackAndStayExact) {
     EXPECT_EQ(classifyPointsReference(cube, q).sides, want);
     EXPECT_EQ(classifyPointsCgal(cube, q).sides, want);
     for (Precision p : precisions()) EXPECT_EQ(classifyPoints(ctx(), cube, q, p).sides, want) << precisionName(p);
+}
+
+// ---- animation ----
+
+TEST(MeshFrames, RefittedFramesGiveEachFramesPairs) {
+    PORTACL_REQUIRE_DATA();
+    const TriangleMesh spot = readMesh(dataPath("mesh/spot.obj"));
+    const TriangleMesh two = withOverlappingCopy(spot, 2.0f);  // apart at first
+    FrameSequence seq(ctx(), two, Precision::Mixed);
+    EXPECT_TRUE(seq.pairs().pairs.empty());
+    TriangleMesh moved = two;
+    for (int f = 1; f <= 3; ++f) {
+        // The copy slides towards the original and through it.
+        for (std::size_t i = spot.points.size(); i < moved.points.size(); i += 3) moved.points[i] = two.points[i] - 0.6f * float(f);
+        seq.moveTo(moved.points);
+        const Result got = seq.pairs();
+        EXPECT_EQ(got.pairs, selfIntersectionsCgal(moved).pairs) << "frame " << f;
+        if (f == 3) EXPECT_GT(got.pairs.size(), 100u);
+    }
+    EXPECT_NE(errorOf([&] { seq.moveTo({0, 0, 0}); }).find("the same vertices"), std::string::npos);
+}
+
+TEST(MeshFrames, AFrameWithOtherTrianglesIsRefused) {
+    const fs::path dir = fs::temp_directory_path() / ("portacl_test_mesh_frames_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    std::ofstream(dir / "f0.obj") << "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\n";
+    std::ofstream(dir / "f1.obj") << "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 3 4\n";
+    const TriangleMesh first = readMesh((dir / "f0.obj").string());
+    const std::string e = errorOf([&] { readFrames(dir.string(), first); });
+    EXPECT_NE(e.find("f1.obj"), std::string::npos) << e;
+    fs::remove_all(dir);
 }

@@ -1,11 +1,13 @@
 // portacl mesh-intersect: the pairs of intersecting triangles of a mesh (adjacency by vertex index,
 // optionally after welding), written as sorted "i j" lines, with their count and the faces involved;
 // a JSON summary, a coloured PLY copy and a picture on request.
+#include <chrono>
 #include <iomanip>
 #include <iostream>
 
 #include "command.hpp"
 #include "json_writer.hpp"
+#include "portacl/mesh/frame_sequence.hpp"
 #include "portacl/mesh/mesh_output.hpp"
 #include "portacl/mesh/point_in_mesh.hpp"
 #include "portacl/mesh/self_intersection.hpp"
@@ -79,7 +81,7 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     CommonOptions common;
     common.precision = "mixed";
     common.add(desc);
-    std::string input, output, json, ply, png, inside, sides, method = "hierarchy";
+    std::string input, output, json, ply, png, inside, sides, frames, method = "hierarchy";
     double merge = -1;
     bool serial = false, cgal = false;
     desc.add_options()("input", po::value(&input), "the mesh (.obj, .off, .ply, .stl; ASCII or binary)")(
@@ -90,6 +92,7 @@ int runMeshIntersect(const std::vector<std::string>& args) {
         "png", po::value(&png), "a picture: the mesh from the front, side and top, the faces involved in red (seen through the mesh where hidden)")(
         "inside", po::value(&inside), "also classify these points (a text file, x y z per line) against the mesh, which must be closed")(
         "sides", po::value(&sides), "with --inside: one word per point, inside, outside or boundary")(
+        "frames", po::value(&frames), "an animation: the mesh files of this folder (sorted by name) move MESH's vertices; -o then lists 'frame i j', frame 0 being MESH")(
         "method", po::value(&method), "hierarchy (default), atomic-list or matrix (the lecture's kernels)")(
         "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device")(
         "cgal", po::bool_switch(&cgal), "use CGAL's box intersection and exact predicates instead of the device");
@@ -98,7 +101,7 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     po::variables_map vm;
     const std::string usage =
         "usage: portacl mesh-intersect MESH -o PAIRS [--merge-vertices EPS] [--json R.json] [--ply COLOURED.ply] [--png PICTURE.png]\n"
-        "                              [--inside POINTS [--sides SIDES.txt]] [--method hierarchy|atomic-list|matrix]\n"
+        "                              [--inside POINTS [--sides SIDES.txt]] [--frames FOLDER] [--method hierarchy|atomic-list|matrix]\n"
         "                              [--precision float|double|mixed] [--serial | --cgal]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
     if (input.empty()) throw Error("mesh-intersect needs a mesh file (" + usage.substr(7, usage.find('\n') - 7) + ")");
@@ -124,7 +127,12 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     checkDistinctOutputs({{"-o", output}, {"--json", json}, {"--ply", ply}, {"--png", png}, {"--sides", sides}});
     if (vm.count("merge-vertices") && !(merge >= 0)) throw Error("--merge-vertices takes a distance of 0 or more");
 
+    if (!frames.empty() && (serial || cgal || m != mesh::Method::Hierarchy))
+        throw Error("--frames runs on the device hierarchy; it does not go with --serial, --cgal or another --method");
     mesh::TriangleMesh mesh = mesh::readMesh(input);
+    std::vector<std::vector<float>> framePoints;
+    std::vector<std::string> frameNames;
+    if (!frames.empty()) framePoints = mesh::readFrames(frames, mesh, &frameNames);  // every frame checked before the work
     std::size_t merged = 0;
     if (merge >= 0) merged = mesh::mergeVertices(mesh, merge);
     std::vector<float> queries;
@@ -133,6 +141,8 @@ int runMeshIntersect(const std::vector<std::string>& args) {
         mesh::requireClosed(mesh);
     }
     mesh::SideResult side;
+    std::vector<std::vector<mesh::FacePair>> framePairs;  // frames 1, 2, ... (frame 0 is r)
+    double frameWall = 0;
     mesh::Result r;
     std::string where = "serial reference", label = mesh::methodName(m), precisionLabel = precisionName(precision);
     if (serial) {
@@ -146,13 +156,30 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     } else {
         Context ctx(selectDevice(common.device), common.contextOptions());
         where = ctx.device().label();
-        r = mesh::selfIntersections(ctx, mesh, {m, precision});
+        if (framePoints.empty()) {
+            r = mesh::selfIntersections(ctx, mesh, {m, precision});
+        } else {
+            const auto start = std::chrono::steady_clock::now();
+            mesh::FrameSequence seq(ctx, mesh, precision);
+            r = seq.pairs();
+            for (const auto& pts : framePoints) {
+                seq.moveTo(pts);
+                framePairs.push_back(seq.pairs().pairs);
+            }
+            frameWall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        }
         if (!queries.empty()) side = mesh::classifyPoints(ctx, mesh, queries, precision);
         printProfile(ctx, common);
     }
     const auto faces = mesh::facesInvolved(r.pairs);
     writeFileAtomically(output, [&](std::ostream& os) {
-        for (const auto& p : r.pairs) os << p.first << ' ' << p.second << '\n';
+        if (framePoints.empty()) {
+            for (const auto& p : r.pairs) os << p.first << ' ' << p.second << '\n';
+            return;
+        }
+        for (const auto& p : r.pairs) os << "0 " << p.first << ' ' << p.second << '\n';
+        for (std::size_t f = 0; f < framePairs.size(); ++f)
+            for (const auto& p : framePairs[f]) os << f + 1 << ' ' << p.first << ' ' << p.second << '\n';
     });
     if (!json.empty())
         writeFileAtomically(json, [&](std::ostream& os) { writeJson(os, mesh, r, faces, where, label, precisionLabel, merge, merged, side); });
@@ -176,6 +203,13 @@ int runMeshIntersect(const std::vector<std::string>& args) {
         std::cout << "; device time " << std::fixed << std::setprecision(3) << r.deviceSeconds * 1e3 << " ms";
     }
     std::cout << "\n";
+    if (!framePairs.empty()) {
+        std::cout << "frames: 0 (" << input << ") " << r.pairs.size() << " pairs";
+        for (std::size_t f = 0; f < framePairs.size(); ++f) std::cout << ", " << f + 1 << " " << framePairs[f].size();
+        std::cout << "\n" << framePairs.size() + 1 << " frames in " << std::fixed << std::setprecision(3) << frameWall << " s ("
+                  << std::setprecision(1) << double(framePairs.size() + 1) / frameWall
+                  << " frames per second, the hierarchy built once and refitted per frame; reading the files not counted)\n";
+    }
     if (!queries.empty()) {
         std::size_t in = 0, on = 0;
         for (mesh::Side s : side.sides) in += s == mesh::Side::Inside, on += s == mesh::Side::Boundary;

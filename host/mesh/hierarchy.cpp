@@ -53,8 +53,10 @@ Hierarchy buildHierarchy(Context& ctx, const TriangleMesh& m, const cl::Buffer& 
     h.left = ctx.buffer(internal * sizeof(cl_uint), "mesh tree left children");
     h.right = ctx.buffer(internal * sizeof(cl_uint), "mesh tree right children");
     h.last = ctx.buffer(internal * sizeof(cl_uint), "mesh tree ranges");
-    cl::Buffer parent = ctx.buffer((2 * n - 1) * sizeof(cl_uint), "mesh tree parents");
-    cl::Buffer arrivals = ctx.buffer(internal * sizeof(cl_uint), "mesh tree refit counts");
+    h.parent = ctx.buffer((2 * n - 1) * sizeof(cl_uint), "mesh tree parents");
+    h.arrivals = ctx.buffer(internal * sizeof(cl_uint), "mesh tree refit counts");
+    const cl::Buffer& parent = h.parent;
+    const cl::Buffer& arrivals = h.arrivals;
     h.nodeLo = ctx.buffer((2 * n - 1) * sizeof(cl_float4), "mesh tree boxes (low)");
     h.nodeHi = ctx.buffer((2 * n - 1) * sizeof(cl_float4), "mesh tree boxes (high)");
 
@@ -87,6 +89,19 @@ Hierarchy buildHierarchy(Context& ctx, const TriangleMesh& m, const cl::Buffer& 
         events.push_back(ctx.launch(refit, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
     }
     return h;
+}
+
+void refitHierarchy(Context& ctx, const Hierarchy& h, std::size_t n, const cl::Buffer& points, const cl::Buffer& tris,
+                    const cl::Buffer& boxLo, const cl::Buffer& boxHi, std::vector<cl::Event>& events) {
+    const std::size_t ls = std::min<std::size_t>(64, ctx.device().maxWorkGroupSize);
+    cl::Kernel& leaves = ctx.kernel(kSource, "mesh_bvh_leaf_boxes", Precision::Float);
+    setArgs(leaves, 0, cl_uint(n), h.sortedTri, points, tris, boxLo, boxHi, h.nodeLo, h.nodeHi);
+    events.push_back(ctx.launch(leaves, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
+    if (n < 2) return;
+    events.push_back(ctx.fill(h.arrivals, 0, (n - 1) * sizeof(cl_uint), "clear mesh refit counts"));
+    cl::Kernel& refit = ctx.kernel(kSource, "mesh_bvh_refit", Precision::Float);
+    setArgs(refit, 0, cl_uint(n), h.parent, h.left, h.right, h.arrivals, h.nodeLo, h.nodeHi);
+    events.push_back(ctx.launch(refit, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
 }
 
 }  // namespace portacl::mesh::detail

@@ -7,7 +7,9 @@
 
 #include "portacl/export.hpp"
 #include "portacl/mesh/triangle_mesh.hpp"
+#include "portacl/mesh/self_intersection.hpp"
 #include "portacl/runtime/context.hpp"
+#include "portacl/runtime/two_phase.hpp"
 
 namespace portacl::mesh::detail {
 
@@ -33,6 +35,7 @@ std::size_t pow2AtLeast(std::size_t n);
 // leaf s is node n - 1 + s), each node's box in nodeLo, nodeHi (float4, w unused).
 struct Hierarchy {
     cl::Buffer sortedTri, left, right, last, nodeLo, nodeHi;
+    cl::Buffer parent, arrivals;  // for refitting
 };
 // Builds it; boxLo, boxHi receive each triangle's box in the triangles' own order (room for
 // pow2AtLeast(n) float4 each). The launches' events are appended to `events`.
@@ -45,6 +48,21 @@ int pointSideHost(const TriangleMesh& m, const std::vector<Box>& boxes, const st
                   const float* farLo, const float* farHi, bool axisFirst);
 // The box of the mesh and the query points, pushed out by its extent plus one: where rays end.
 void rayEnds(const TriangleMesh& m, const std::vector<float>& queries, float farLo[3], float farHi[3]);
+// The boxes of the same tree from new positions (an animation's frame): leaves, then the refit.
+void refitHierarchy(Context& ctx, const Hierarchy& h, std::size_t n, const cl::Buffer& points, const cl::Buffer& tris,
+                    const cl::Buffer& boxLo, const cl::Buffer& boxHi, std::vector<cl::Event>& events);
+// A mesh on the device: positions, triangles, degenerate flags, each triangle's box, the counters.
+struct DeviceMesh {
+    cl::Buffer points, tris, degen, boxLo, boxHi, counters;
+};
+DeviceMesh uploadMesh(Context& ctx, const TriangleMesh& m, const std::vector<std::uint8_t>& degenerate);
+// Refuses, in one sentence, a mesh whose working set does not fit the device.
+void checkFitsFor(Context& ctx, const TriangleMesh& m, Method method);
+// The pairs of a mesh on the device whose boxes (and, for the hierarchy, tree) are up to date: the
+// finder kernel, then phase 2 or the host's exact step for the pairs float left undecided. `r`
+// arrives with its degenerate list.
+Result findPairs(Context& ctx, const TriangleMesh& m, const Options& opt, const TwoPhaseList& plan, const DeviceMesh& d,
+                 const Hierarchy& h, std::vector<cl::Event>& events, Result r);
 // The summed device time of events (0 where the queue has no profiling).
 double eventSeconds(const std::vector<cl::Event>& events);
 

@@ -22,46 +22,40 @@ constexpr std::uint32_t kGuessBit = 0x80000000u;
 
 }  // namespace
 
-Result selfIntersections(Context& ctx, const TriangleMesh& m, const Options& opt) {
-    validate(m);
-    const Precision mode = opt.precision;
-    const TwoPhaseList plan = twoPhaseList(ctx, mode);  // refuses Double without fp64, in one sentence
+namespace detail {
+
+DeviceMesh uploadMesh(Context& ctx, const TriangleMesh& m, const std::vector<std::uint8_t>& degenerate) {
+    const std::size_t n = m.triangleCount();
+    DeviceMesh d;
+    d.points = ctx.upload(m.points, "mesh points", CL_MEM_READ_ONLY);
+    d.tris = ctx.upload(m.triangles, "mesh triangles", CL_MEM_READ_ONLY);
+    d.degen = ctx.upload(degenerate, "mesh degenerate flags", CL_MEM_READ_ONLY);
+    d.boxLo = ctx.buffer(std::max(detail::pow2AtLeast(n), std::size_t(256)) * sizeof(cl_float4), "mesh triangle boxes (low)");
+    d.boxHi = ctx.buffer(std::max(detail::pow2AtLeast(n), std::size_t(256)) * sizeof(cl_float4), "mesh triangle boxes (high)");
+    d.counters = ctx.buffer(4 * sizeof(cl_uint), "mesh counters");
+    return d;
+}
+
+void checkFitsFor(Context& ctx, const TriangleMesh& m, Method method) {
     const std::size_t n = m.triangleCount();
     const std::string what = std::to_string(n) + " triangles";
-    if (opt.method == Method::Matrix) {
+    if (method == Method::Matrix) {
         if (n > 65535) throw Error("the matrix method holds n x n bytes and takes at most 65535 triangles; this mesh has " + what);
         ctx.checkFits(n * n + n * 48 + m.points.size() * 4, "the matrix method's " + std::to_string(n) + " x " + std::to_string(n) + " bytes for " + what);
     } else {
         ctx.checkFits(n * 120 + m.points.size() * 4, "the self-intersection of " + what);
     }
-    Result r;
-    std::vector<std::uint8_t> degenerate(n, 0);
-    for (std::uint32_t t = 0; t < n; ++t)
-        if (isDegenerate(m, t)) degenerate[t] = 1, r.degenerate.push_back(t);
+}
 
-    std::vector<cl::Event> events;
-    cl::Buffer points = ctx.upload(m.points, "mesh points", CL_MEM_READ_ONLY);
-    cl::Buffer tris = ctx.upload(m.triangles, "mesh triangles", CL_MEM_READ_ONLY);
-    cl::Buffer degen = ctx.upload(degenerate, "mesh degenerate flags", CL_MEM_READ_ONLY);
-    cl::Buffer boxLo = ctx.buffer(std::max(detail::pow2AtLeast(n), std::size_t(256)) * sizeof(cl_float4), "mesh triangle boxes (low)");
-    cl::Buffer boxHi = ctx.buffer(std::max(detail::pow2AtLeast(n), std::size_t(256)) * sizeof(cl_float4), "mesh triangle boxes (high)");
-    cl::Buffer counters = ctx.buffer(4 * sizeof(cl_uint), "mesh counters");
-    // Pairs are found in float (Float, Mixed) or decided exactly at once (Double).
+// The pairs of a mesh already on the device (d) with its boxes, and its hierarchy (for that method):
+// the finder kernel, phase 2 or the host's exact step for the undecided pairs, the report.
+Result findPairs(Context& ctx, const TriangleMesh& m, const Options& opt, const TwoPhaseList& plan, const DeviceMesh& d,
+                 const detail::Hierarchy& h, std::vector<cl::Event>& events, Result r) {
+    const Precision mode = opt.precision;
+    const std::size_t n = m.triangleCount();
     const Precision finder = mode == Precision::Double ? Precision::Double : Precision::Float;
     const std::size_t ls = std::min<std::size_t>(64, ctx.device().maxWorkGroupSize);
-
-    detail::Hierarchy h;
-    if (opt.method == Method::Hierarchy) {
-        h = detail::buildHierarchy(ctx, m, points, tris, boxLo, boxHi, events);
-    } else {
-        // The brute-force kernels read the boxes in the triangles' own order.
-        cl::Kernel& boxes = ctx.kernel(kSource, "mesh_boxes_morton", Precision::Float);
-        const cl_float4 zero{{0, 0, 0, 0}};
-        const cl::Buffer keys = ctx.buffer(n * sizeof(cl_ulong), "mesh keys (unused here)");
-        setArgs(boxes, 0, cl_uint(n), cl_uint(n), points, tris, zero, zero, boxLo, boxHi, keys);
-        events.push_back(ctx.launch(boxes, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
-    }
-
+    const cl::Buffer &points = d.points, &tris = d.tris, &degen = d.degen, &boxLo = d.boxLo, &boxHi = d.boxHi, &counters = d.counters;
     std::array<cl_uint, 4> count{};
     std::vector<cl_uint> pairWords, undecidedWords;
     std::vector<std::uint8_t> matrix;
@@ -137,6 +131,37 @@ Result selfIntersections(Context& ctx, const TriangleMesh& m, const Options& opt
         }
     }
     std::sort(r.pairs.begin(), r.pairs.end());
+    return r;
+}
+
+}  // namespace detail
+
+Result selfIntersections(Context& ctx, const TriangleMesh& m, const Options& opt) {
+    validate(m);
+    const Precision mode = opt.precision;
+    const TwoPhaseList plan = twoPhaseList(ctx, mode);  // refuses Double without fp64, in one sentence
+    const std::size_t n = m.triangleCount();
+    detail::checkFitsFor(ctx, m, opt.method);
+    Result r;
+    std::vector<std::uint8_t> degenerate(n, 0);
+    for (std::uint32_t t = 0; t < n; ++t)
+        if (isDegenerate(m, t)) degenerate[t] = 1, r.degenerate.push_back(t);
+
+    std::vector<cl::Event> events;
+    detail::DeviceMesh d = detail::uploadMesh(ctx, m, degenerate);
+    detail::Hierarchy h;
+    if (opt.method == Method::Hierarchy) {
+        h = detail::buildHierarchy(ctx, m, d.points, d.tris, d.boxLo, d.boxHi, events);
+    } else {
+        // The brute-force kernels read the boxes in the triangles' own order.
+        const std::size_t ls = std::min<std::size_t>(64, ctx.device().maxWorkGroupSize);
+        cl::Kernel& boxes = ctx.kernel(kSource, "mesh_boxes_morton", Precision::Float);
+        const cl_float4 zero{{0, 0, 0, 0}};
+        const cl::Buffer keys = ctx.buffer(n * sizeof(cl_ulong), "mesh keys (unused here)");
+        setArgs(boxes, 0, cl_uint(n), cl_uint(n), d.points, d.tris, zero, zero, d.boxLo, d.boxHi, keys);
+        events.push_back(ctx.launch(boxes, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
+    }
+    r = detail::findPairs(ctx, m, opt, plan, d, h, events, std::move(r));
     ctx.finish();
     r.deviceSeconds = detail::eventSeconds(events);
     return r;
