@@ -1,6 +1,7 @@
 // The batch commands on a device set, from the outside: a folder of images filtered on several
-// devices and the frames of a multi-model structure traced on several devices give, file for file
-// and byte for byte, what one device gives (and the filters what the serial reference gives); a
+// devices, the frames of a multi-model structure traced on several devices and the lineal path of a
+// folder of microstructures give, file for file and byte for byte, what one device gives (the filters
+// and the lineal path what the serial reference gives); a
 // member failing mid-batch (an injected fault) loses no output; a double run on a set with a member
 // lacking fp64 is refused in one sentence naming it, or runs on the rest with --skip-no-fp64.
 #include <gtest/gtest.h>
@@ -146,6 +147,33 @@ TEST(DeviceSetCli, ABrokenImageEndsInOneSentenceAndTheOthersAreWritten) {
     EXPECT_NE(bad.err.find("existing folder"), std::string::npos) << bad.err;
     fs::remove_all(in);
     fs::remove_all(out);
+}
+
+TEST(DeviceSetCli, LinealPathOfAFolderOnSeveralDevicesEqualsTheSerialReference) {
+    // Random two-phase images (0/1) of different shapes, as .npy and .png.
+    const std::string in = scratch("lin"), dev = scratch("lset"), ref = scratch("lref");
+    fs::create_directories(in);
+    std::mt19937 rng(3);
+    for (int i = 0; i < 5; ++i) {
+        io::Image img = io::makeImage(24 + 5 * i, 20 + 3 * i, 1, io::PixelType::U8);
+        for (auto& b : img.data) b = static_cast<unsigned char>(rng() % 3 == 0);
+        io::writeImage(in + "/m" + std::to_string(i) + ".png", img);
+    }
+    fs::create_directories(dev);
+    fs::create_directories(ref);
+    const std::string common = "lineal-path " + in + " --phase 1 --max-length 6 --periodic --format csv";
+    Result r = runCli(common + " -o " + dev + " --device " + setSpec(true));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("5 items"), std::string::npos) << r.err;
+    r = runCli(common + " -o " + ref + " --serial");
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (int i = 0; i < 5; ++i) {
+        const std::string name = "/m" + std::to_string(i) + ".csv";
+        const std::string want = readAll(ref + name);
+        EXPECT_FALSE(want.empty()) << name;
+        EXPECT_TRUE(readAll(dev + name) == want) << name;
+    }
+    for (const auto& d : {in, dev, ref}) fs::remove_all(d);
 }
 
 TEST(DeviceSetCli, VoronoiFramesOnSeveralDevicesEqualOneDevice) {
