@@ -48,10 +48,25 @@ SlabFft::SlabFft(Context& ctx, const SlabLayout& layout, Precision precision, ff
     axis_ = &fft::plan(ctx_, d);
     work_ = ctx_.buffer(std::max<std::size_t>(workBytes_, 8), "slab spectrum");
     const std::size_t most = std::max(workBytes_, l_.spectralPoints() * complexBytes_) * kMaxComponents;
-    slabHost_.resize(workBytes_ * kMaxComponents);
-    spectrumHost_.resize(l_.spectralPoints() * complexBytes_ * kMaxComponents);
+    auto pinned = [&](cl::Buffer& b, std::size_t bytes, const std::string& what) {
+        bytes = std::max<std::size_t>(bytes, 8);
+        b = ctx_.buffer(bytes, what, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
+        return static_cast<unsigned char*>(ctx_.map(b, CL_MAP_READ | CL_MAP_WRITE, bytes, "map " + what));
+    };
+    slabHost_ = pinned(slabPinned_, workBytes_ * kMaxComponents, "slab spectra (host)");
+    spectrumHost_ = pinned(spectrumPinned_, l_.spectralPoints() * complexBytes_ * kMaxComponents, "transposed spectra (host)");
     send_.resize(most);
     recv_.resize(most);
+}
+
+SlabFft::~SlabFft() {
+    try {
+        ctx_.finish();
+        if (slabHost_) ctx_.unmap(slabPinned_, slabHost_, "unmap slab spectra (host)");
+        if (spectrumHost_) ctx_.unmap(spectrumPinned_, spectrumHost_, "unmap transposed spectra (host)");
+        ctx_.finish();
+    } catch (...) {
+    }
 }
 
 // Forward: the slab's spectrum [c][z local][y][P] is sent to rank s as [c][z local][y of s][P]; what
@@ -60,7 +75,7 @@ template <typename C>
 void SlabFft::packForward(int count) {
     const std::size_t me = static_cast<std::size_t>(l_.rank), R = static_cast<std::size_t>(l_.ranks), P = l_.P, n1 = l_.n1,
                       n0 = l_.n0;
-    const C* slab = reinterpret_cast<const C*>(slabHost_.data());
+    const C* slab = reinterpret_cast<const C*>(slabHost_);
     C* send = reinterpret_cast<C*>(send_.data());
     const std::size_t c0 = l_.count0[me];
     std::size_t at = 0;
@@ -73,7 +88,7 @@ void SlabFft::packForward(int count) {
             }
     exchange(count, true);
     const C* recv = reinterpret_cast<const C*>(recv_.data());
-    C* spec = reinterpret_cast<C*>(spectrumHost_.data());
+    C* spec = reinterpret_cast<C*>(spectrumHost_);
     const std::size_t c1 = l_.count1[me];
     at = 0;
     for (std::size_t q = 0; q < R; ++q)
@@ -92,7 +107,7 @@ template <typename C>
 void SlabFft::packInverse(int count) {
     const std::size_t me = static_cast<std::size_t>(l_.rank), R = static_cast<std::size_t>(l_.ranks), P = l_.P, n1 = l_.n1,
                       n0 = l_.n0;
-    const C* spec = reinterpret_cast<const C*>(spectrumHost_.data());
+    const C* spec = reinterpret_cast<const C*>(spectrumHost_);
     C* send = reinterpret_cast<C*>(send_.data());
     const std::size_t c1 = l_.count1[me];
     std::size_t at = 0;
@@ -106,7 +121,7 @@ void SlabFft::packInverse(int count) {
         }
     exchange(count, false);
     const C* recv = reinterpret_cast<const C*>(recv_.data());
-    C* slab = reinterpret_cast<C*>(slabHost_.data());
+    C* slab = reinterpret_cast<C*>(slabHost_);
     const std::size_t c0 = l_.count0[me];
     at = 0;
     for (std::size_t s = 0; s < R; ++s)
@@ -146,13 +161,13 @@ void SlabFft::forward(const cl::Buffer* real, const cl::Buffer* spectrum, int co
         const auto tw = std::chrono::steady_clock::now();
         ctx_.finish();
         deviceSeconds += since(tw);
-        ctx_.read(work_, slabHost_.data() + static_cast<std::size_t>(c) * workBytes_, workBytes_, "slab spectrum to host");
+        ctx_.read(work_, slabHost_ + static_cast<std::size_t>(c) * workBytes_, workBytes_, "slab spectrum to host");
     }
     if (prec_ == Precision::Double) packForward<std::complex<double>>(count);
     else packForward<std::complex<float>>(count);
     const std::size_t specBytes = l_.spectralPoints() * complexBytes_;
     for (int c = 0; c < count; ++c)
-        ctx_.write(spectrum[c], spectrumHost_.data() + static_cast<std::size_t>(c) * specBytes, specBytes, "transposed spectrum to device");
+        ctx_.write(spectrum[c], spectrumHost_ + static_cast<std::size_t>(c) * specBytes, specBytes, "transposed spectrum to device");
     transposeSeconds_ += since(t0) - deviceSeconds;
     for (int c = 0; c < count; ++c) axis_->execute(spectrum[c], spectrum[c], fft::Direction::Forward);
 }
@@ -164,7 +179,7 @@ void SlabFft::inverse(const cl::Buffer* spectrum, const cl::Buffer* real, int co
     const auto t0 = std::chrono::steady_clock::now();
     const std::size_t specBytes = l_.spectralPoints() * complexBytes_;
     for (int c = 0; c < count; ++c)
-        ctx_.read(spectrum[c], spectrumHost_.data() + static_cast<std::size_t>(c) * specBytes, specBytes, "transposed spectrum to host");
+        ctx_.read(spectrum[c], spectrumHost_ + static_cast<std::size_t>(c) * specBytes, specBytes, "transposed spectrum to host");
     if (prec_ == Precision::Double) packInverse<std::complex<double>>(count);
     else packInverse<std::complex<float>>(count);
     transposeSeconds_ += since(t0);
@@ -172,7 +187,7 @@ void SlabFft::inverse(const cl::Buffer* spectrum, const cl::Buffer* real, int co
         // Each write waits for the previous component's C2R out of work_: device time, not counted.
         if (c > 0) ctx_.finish();
         const auto tc = std::chrono::steady_clock::now();
-        ctx_.write(work_, slabHost_.data() + static_cast<std::size_t>(c) * workBytes_, workBytes_, "slab spectrum to device");
+        ctx_.write(work_, slabHost_ + static_cast<std::size_t>(c) * workBytes_, workBytes_, "slab spectrum to device");
         transposeSeconds_ += since(tc);
         planes_c2r_->execute(work_, real[c], fft::Direction::Inverse);
     }

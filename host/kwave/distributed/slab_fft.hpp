@@ -18,6 +18,9 @@ namespace portacl::kwave::distributed {
 class PORTACL_API SlabFft {  // exported for the distributed tests
 public:
     SlabFft(Context& ctx, const SlabLayout& layout, Precision precision, fft::Backend backend);
+    ~SlabFft();  // unmaps the staging memory once the queue is done with it
+    SlabFft(const SlabFft&) = delete;
+    SlabFft& operator=(const SlabFft&) = delete;
 
     // real[c] (the rank's slab, layout.realPoints() reals) -> spectrum[c] (layout.spectralPoints()
     // complex values, transposed), for c < count (at most 3).
@@ -52,7 +55,12 @@ private:
     fft::Plan* planes_r2c_ = nullptr;
     fft::Plan* planes_c2r_ = nullptr;
     fft::Plan* axis_ = nullptr;  // the slab axis, C2C in place
-    std::vector<unsigned char> slabHost_, spectrumHost_, send_, recv_;
+    // Device-side staging in pinned host memory (CL_MEM_ALLOC_HOST_PTR, mapped once): the transfers
+    // to and from it run at the bus's DMA rate on GPUs. The all-to-all's buffers are MPI's own.
+    cl::Buffer slabPinned_, spectrumPinned_;
+    unsigned char* slabHost_ = nullptr;
+    unsigned char* spectrumHost_ = nullptr;
+    std::vector<unsigned char> send_, recv_;
     double transposeSeconds_ = 0;
 };
 
