@@ -4,16 +4,21 @@
 // conventions the issue states; porespy's counts of stored volumes; bad input. Counts are integers: exact on every device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
 #include <sstream>
+#include <unistd.h>
 
 #include "portacl/box_count.hpp"
 #include "portacl/io/binary_volume.hpp"
 #include "portacl/io/volume.hpp"
 #include "box_count/box_count_detail.hpp"
+#include "portacl/io/image.hpp"
 #include "portacl/runtime/error.hpp"
 #include "support/test_support.hpp"
 
@@ -203,6 +208,43 @@ TEST(BoxCount, MixedCountsEqualPorespy) {
         EXPECT_EQ(bc::boxCount(context(), v, opt).counts, want.second) << name;
         EXPECT_EQ(bc::boxCountReference(v, opt).counts, want.second) << name;
     }
+}
+
+// The log-log plot: the first count's square where the axes put it (decades 10^0 .. 10^k over 560 x
+// 400 pixels from (86, 64)), the 8-placement mean in its own colour only when counted.
+TEST(BoxCount, PlotDrawsCountsWhereTheAxesPutThem) {
+    const auto dir = std::filesystem::temp_directory_path() / ("portacl_box_plot_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    bc::Options opt;
+    opt.offsetAverage = true;
+    auto r = bc::boxCountReference(clusteredVolume(33, 40, 17, 12, 3), opt);  // sides 1..64: decades 0..2
+    auto countColour = [](const portacl::io::Image& img, std::array<int, 3> c) {
+        std::size_t n = 0;
+        for (std::size_t i = 0; i < img.pixelCount(); ++i)
+            n += img.data[3 * i] == c[0] && img.data[3 * i + 1] == c[1] && img.data[3 * i + 2] == c[2];
+        return n;
+    };
+    const std::array<int, 3> blue{31, 119, 180}, orange{255, 127, 14};
+    bc::writePlot((dir / "with.png").string(), r);
+    auto img = portacl::io::readImage((dir / "with.png").string());
+    EXPECT_EQ(img.width, 86 + 560 + 24);
+    EXPECT_EQ(img.height, 64 + 400 + 56);
+    const double ly = std::log10(double(r.counts[0]));
+    const int y0 = int(std::floor(std::log10(double(*std::min_element(r.counts.begin(), r.counts.end())))));
+    const int y1 = int(std::ceil(ly)), y = 64 + 400 - int(std::lround((ly - y0) / (y1 - y0) * 400));
+    const unsigned char* p = img.data.data() + (std::size_t(y) * img.width + 86) * 3;
+    EXPECT_EQ((std::array<int, 3>{p[0], p[1], p[2]}), blue);
+    EXPECT_GT(countColour(img, orange), 100u);
+    r.offsetMean.clear();
+    bc::writePlot((dir / "without.png").string(), r);
+    img = portacl::io::readImage((dir / "without.png").string());
+    EXPECT_GT(countColour(img, blue), 100u);
+    EXPECT_EQ(countColour(img, orange), 0u);
+    r.counts.assign(r.counts.size(), 0);
+    r.counts[0] = 5;
+    EXPECT_THROW(bc::writePlot((dir / "none.png").string(), r), portacl::Error);
+    EXPECT_FALSE(std::filesystem::exists(dir / "none.png"));
+    std::filesystem::remove_all(dir);
 }
 
 TEST(BoxCount, LocalSlopesAndSurface) {

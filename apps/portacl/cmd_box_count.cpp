@@ -10,6 +10,7 @@
 #include "json_writer.hpp"
 #include "portacl/box_count.hpp"
 #include "portacl/io/binary_volume.hpp"
+#include "portacl/io/image.hpp"
 #include "portacl/io/volume.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
@@ -90,10 +91,11 @@ int runBoxCount(const std::vector<std::string>& args) {
     common.add(desc, "", false);
     VolumeInputOptions in;
     in.add(desc);
-    std::string json, sizes, of = "object", count = "occupied";
+    std::string json, plot, sizes, of = "object", count = "occupied";
     int fitMin = 0, fitMax = 0;
     bool offsets = false, serial = false;
     desc.add_options()("json", po::value(&json), "write the counts, the fit range, the dimension and R² as JSON")(
+        "plot", po::value(&plot), "write the log-log plot of N(s) with the fitted line(s) as a picture (.png, ...)")(
         "sizes", po::value(&sizes), "box sides in voxels, increasing, comma-separated (default 1,2,4,... up to one box)")(
         "of", po::value(&of), "what is counted: object (default), surface (object voxels with a background face neighbour) or skeleton (portacl skeleton's)")(
         "count", po::value(&count), "occupied (boxes holding object; default) or mixed (boxes holding both phases, as porespy)")(
@@ -105,7 +107,7 @@ int runBoxCount(const std::vector<std::string>& args) {
     pos.add("input", 1);
     po::variables_map vm;
     const std::string usage =
-        "usage: portacl box-count VOLUME [--threshold T | --label L] [--json R.json] [--sizes 1,2,4,...]\n"
+        "usage: portacl box-count VOLUME [--threshold T | --label L] [--json R.json] [--plot P.png] [--sizes 1,2,4,...]\n"
         "                         [--of object|surface|skeleton] [--count occupied|mixed] [--offsets] [--fit-min S] [--fit-max S]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
     boxcount::Options opt;
@@ -120,6 +122,11 @@ int runBoxCount(const std::vector<std::string>& args) {
         checkOutputExtension(json, {"json"}, "--json");
         checkOutputPath(json, {in.path}, "--json");
     }
+    if (!plot.empty()) {
+        checkOutputExtension(plot, io::writableImageExtensions(), "--plot");
+        checkOutputPath(plot, {in.path}, "--plot");
+    }
+    checkDistinctOutputs({{"--json", json}, {"--plot", plot}});
     io::BinaryVolume v = in.read(vm, false);
     if (of == "surface") v = boxcount::surfaceOf(v);
     boxcount::validate(v, opt);
@@ -141,6 +148,7 @@ int runBoxCount(const std::vector<std::string>& args) {
         printProfile(ctx, common);
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!plot.empty()) boxcount::writePlot(plot, r);
     if (!json.empty())
         writeFileAtomically(json, [&](std::ostream& os) { writeJson(os, r, opt, in.path, of, in.describe(vm), where, v.spacing, v.unit); });
 

@@ -1,26 +1,24 @@
 // The PNG picture of a lineal path map: L(dx, dy)/L(0) on a logarithmic colour scale (viridis), with
-// axes, ticks and a colour bar, drawn into an 8-bit RGB image (a 5x7 pixel font for the labels).
+// axes, ticks and a colour bar, drawn on io::Canvas.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <string>
 
+#include "io/canvas.hpp"
 #include "portacl/io/image.hpp"
 #include "portacl/lineal_path/output.hpp"
 
 namespace portacl::lineal {
 namespace {
 
-struct Rgb {
-    unsigned char r, g, b;
-};
+using io::Canvas;
+using io::kInk;
+using Rgb = io::Rgb;
 
 // viridis at 0, 1/8, ..., 1.
 const Rgb kViridis[9] = {{68, 1, 84},    {72, 40, 120},  {62, 74, 137},  {49, 104, 142}, {38, 130, 142},
                          {31, 158, 137}, {53, 183, 121}, {109, 205, 89}, {253, 231, 37}};
 const Rgb kZero = {200, 200, 200};  // L = 0: no colour of the scale
-const Rgb kInk = {0, 0, 0};
-const Rgb kPaper = {255, 255, 255};
 
 Rgb viridis(double u) {
     u = std::min(1.0, std::max(0.0, u)) * 8;
@@ -30,58 +28,6 @@ Rgb viridis(double u) {
     auto mix = [f](unsigned char x, unsigned char y) { return static_cast<unsigned char>(std::lround(x + (y - x) * f)); };
     return {mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b)};
 }
-
-// 5x7 glyphs, one byte per row (bit 4 = leftmost column).
-struct Glyph {
-    char c;
-    unsigned char rows[7];
-};
-const Glyph kFont[] = {
-    {'0', {0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E}}, {'1', {0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E}},
-    {'2', {0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F}}, {'3', {0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E}},
-    {'4', {0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02}}, {'5', {0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E}},
-    {'6', {0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E}}, {'7', {0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08}},
-    {'8', {0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E}}, {'9', {0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C}},
-    {'-', {0x00, 0x00, 0x00, 0x1F, 0x00, 0x00, 0x00}}, {'e', {0x00, 0x00, 0x0E, 0x11, 0x1F, 0x10, 0x0E}},
-    {'d', {0x01, 0x01, 0x0D, 0x13, 0x11, 0x11, 0x0F}}, {'x', {0x00, 0x00, 0x11, 0x0A, 0x04, 0x0A, 0x11}},
-    {'y', {0x00, 0x00, 0x11, 0x11, 0x0F, 0x01, 0x0E}}, {'z', {0x00, 0x00, 0x1F, 0x02, 0x04, 0x08, 0x1F}},
-    {'L', {0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x1F}}, {'/', {0x01, 0x01, 0x02, 0x04, 0x08, 0x10, 0x10}},
-    {'(', {0x02, 0x04, 0x08, 0x08, 0x08, 0x04, 0x02}}, {')', {0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08}},
-    {',', {0x00, 0x00, 0x00, 0x00, 0x0C, 0x04, 0x08}}, {'=', {0x00, 0x00, 0x1F, 0x00, 0x1F, 0x00, 0x00}},
-    {' ', {0, 0, 0, 0, 0, 0, 0}},
-};
-
-class Canvas {
-public:
-    Canvas(int w, int h) : img_(io::makeImage(w, h, 3, io::PixelType::U8)) {
-        std::memset(img_.data.data(), 255, img_.data.size());
-    }
-    void put(int x, int y, Rgb c) {
-        if (x < 0 || y < 0 || x >= img_.width || y >= img_.height) return;
-        unsigned char* p = img_.data.data() + (std::size_t(y) * img_.width + x) * 3;
-        p[0] = c.r, p[1] = c.g, p[2] = c.b;
-    }
-    void fill(int x0, int y0, int w, int h, Rgb c) {
-        for (int y = y0; y < y0 + h; ++y)
-            for (int x = x0; x < x0 + w; ++x) put(x, y, c);
-    }
-    // Text of scale s (glyph cells 6s x 8s); (x, y) is the top left corner.
-    void text(int x, int y, const std::string& s, int scale = 2) {
-        for (char ch : s) {
-            for (const Glyph& g : kFont)
-                if (g.c == ch)
-                    for (int r = 0; r < 7; ++r)
-                        for (int c = 0; c < 5; ++c)
-                            if (g.rows[r] & (0x10 >> c)) fill(x + c * scale, y + r * scale, scale, scale, kInk);
-            x += 6 * scale;
-        }
-    }
-    static int textWidth(const std::string& s, int scale = 2) { return static_cast<int>(s.size()) * 6 * scale - scale; }
-    io::Image& image() { return img_; }
-
-private:
-    io::Image img_;
-};
 
 std::string decadeLabel(int e) { return e == 0 ? "1" : "1e" + std::to_string(e); }
 

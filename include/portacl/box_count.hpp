@@ -26,7 +26,8 @@ enum class Count { Occupied, Mixed };
 
 struct PORTACL_API Options {
     // Box sides in voxels, increasing; empty: 1, 2, 4, ... up to the first power of two that covers
-    // the largest extent (one box). Powers of two use the device's pyramid; other sides a direct scan.
+    // the largest extent (one box). Powers of two use the device's pyramid; other sides a scan per
+    // box, or runs along each axis when they have few boxes.
     std::vector<int> sizes;
     Count count = Count::Occupied;
     bool offsetAverage = false;  // also count the 8 placements {0, s/2}^3 of each side and their mean
@@ -60,7 +61,8 @@ PORTACL_API std::vector<int> defaultSizes(const io::BinaryVolume& v);
 // not positive and increasing, a fit range holding fewer than two sizes, a volume of 2^32 voxels or more.
 PORTACL_API void validate(const io::BinaryVolume& v, const Options& opt);
 
-// On the device: the pyramid of box codes for powers of two, a scan per box for other sides.
+// On the device: the pyramid of box codes for powers of two, a scan per box or runs along each axis
+// for other sides.
 PORTACL_API Result boxCount(Context& ctx, const io::BinaryVolume& v, const Options& opt);
 // The same for a mask already on the device: nz*ny*nx bytes, 0 or 1, C order. Throws when the fit
 // finds fewer than two positive counts (an empty object).
@@ -72,6 +74,11 @@ PORTACL_API Result boxCountReference(const io::BinaryVolume& v, const Options& o
 // one sentence when fewer than two remain.
 PORTACL_API Fit fitDimension(const std::vector<int>& sizes, const std::vector<double>& counts, int fitMin, int fitMax);
 PORTACL_API std::vector<double> localSlopes(const std::vector<int>& sizes, const std::vector<double>& counts);
+
+// The log-log plot of N(s) (filled squares, blue) with the fitted line over its range, and with
+// offsetAverage the 8-placement mean (hollow squares, orange) and its line; the legend gives each
+// dimension, R² and fit range. Any format io::writeImage takes (.png, ...), written atomically.
+PORTACL_API void writePlot(const std::string& path, const Result& r);
 
 // The object's surface: object voxels with a background voxel among their 6 face neighbours inside
 // the volume (the volume's own faces are not a surface).
