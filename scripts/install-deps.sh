@@ -19,7 +19,7 @@ packages=(
   libboost-program-options-dev libhdf5-dev googletest libgtest-dev
   libpng-dev libtiff-dev zlib1g-dev libstb-dev libnetpbm-dev libgdal-dev libnifti2-dev
   gemmi-dev tao-pegtl-dev
-  libcgal-dev  # the mesh workload: CGAL's polygon-soup reader (OBJ, OFF, PLY, STL) and its self-intersection peer
+  libcgal-dev libtbb-dev  # the mesh workload: CGAL's polygon-soup reader (OBJ, OFF, PLY, STL) and its self-intersection peer (sequential and over TBB)
   python3-numpy python3-h5py python3-opencv python3-matplotlib python3-pip voronota
   python3-skimage  # tests/test_skeleton.cpp: scikit-image's skeletons to compare with
   python3-tifffile python3-nibabel  # tests/test_volume_output.cpp: the readers users have, on our outputs

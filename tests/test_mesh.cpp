@@ -260,6 +260,11 @@ TEST(MeshSelfIntersection, OverlappingCopyOfSpotMatchesCgal) {
     const TriangleMesh m = withOverlappingCopy(readMesh(dataPath("mesh/spot.obj")), 0.3f);
     const Result cgal = selfIntersectionsCgal(m);
     EXPECT_GT(cgal.pairs.size(), 100u);
+    if (cgalParallelAvailable()) {
+        const Result tbb = selfIntersectionsCgal(m, true);
+        EXPECT_EQ(tbb.pairs, cgal.pairs);
+        EXPECT_EQ(tbb.candidates, cgal.candidates);
+    }
     for (Method method : {Method::Hierarchy, Method::AtomicList}) {
         const Result dev = selfIntersections(ctx(), m, {method, Precision::Mixed});
         EXPECT_EQ(dev.pairs, cgal.pairs) << methodName(method);

@@ -6,6 +6,8 @@
 #include <CGAL/intersections.h>
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 
 #include "portacl/mesh/self_intersection.hpp"
 
@@ -20,7 +22,8 @@ struct PairRule {
     const TriangleMesh& m;
     const std::vector<Point>& pts;
     std::vector<FacePair>& out;
-    std::size_t& candidates;
+    std::atomic<std::size_t>& candidates;
+    std::mutex& lock;  // the parallel run's threads append to one list (pairs are few)
 
     const Point& corner(std::uint32_t t, int i) const { return pts[m.triangles[3 * std::size_t(t) + std::size_t(i)]]; }
     std::uint32_t index(std::uint32_t t, int i) const { return m.triangles[3 * std::size_t(t) + std::size_t(i)]; }
@@ -46,13 +49,24 @@ struct PairRule {
     void operator()(const Box& a, const Box& b) const {
         ++candidates;
         const std::uint32_t f = std::min(a.info(), b.info()), g = std::max(a.info(), b.info());
-        if (intersect(f, g)) out.push_back({f, g});
+        if (intersect(f, g)) {
+            const std::lock_guard<std::mutex> hold(lock);
+            out.push_back({f, g});
+        }
     }
 };
 
 }  // namespace
 
-Result selfIntersectionsCgal(const TriangleMesh& m) {
+bool cgalParallelAvailable() {
+#if defined(CGAL_LINKED_WITH_TBB)
+    return true;
+#else
+    return false;
+#endif
+}
+
+Result selfIntersectionsCgal(const TriangleMesh& m, bool parallel) {
     validate(m);
     Result r;
     std::vector<Point> pts(m.vertexCount());
@@ -64,8 +78,17 @@ Result selfIntersectionsCgal(const TriangleMesh& m) {
         if (CGAL::collinear(p, q, s)) r.degenerate.push_back(t);
         else boxes.push_back(Box(p.bbox() + q.bbox() + s.bbox(), t));
     }
-    PairRule rule{m, pts, r.pairs, r.candidates};
+    std::atomic<std::size_t> candidates{0};
+    std::mutex lock;
+    PairRule rule{m, pts, r.pairs, candidates, lock};
+#if defined(CGAL_LINKED_WITH_TBB)
+    if (parallel) CGAL::box_self_intersection_d<CGAL::Parallel_tag>(boxes.begin(), boxes.end(), rule);
+    else CGAL::box_self_intersection_d(boxes.begin(), boxes.end(), rule);
+#else
+    (void)parallel;
     CGAL::box_self_intersection_d(boxes.begin(), boxes.end(), rule);
+#endif
+    r.candidates = candidates;
     std::sort(r.pairs.begin(), r.pairs.end());
     r.report.mode = Precision::Double;
     r.report.items = r.candidates;

@@ -2,8 +2,8 @@
 // triangles, shared data) and, on GPUs, of 144 overlapping copies of it in a row (10 million
 // triangles), by the device hierarchy in each precision; the lecture's two kernels (atomic list,
 // matrix) on Spot (5856 triangles: the matrix's n^2 bytes) and the atomic list on the bunny on GPUs;
-// CGAL's box_self_intersection_d with its exact predicates, sequential on this host, as the CPU peer
-// of every mesh, measured in the same run. Device time is the sum of the call's kernels and
+// CGAL's box_self_intersection_d with its exact predicates, sequential on this host and (where CGAL
+// has TBB) over every core, as the CPU peer of every mesh, measured in the same run. Device time is the sum of the call's kernels and
 // transfers (Result::deviceSeconds, median of the repeats); the note gives the wall time of the
 // call. The serial column is the serial C++ reference. Without the shared data: generated crossing
 // grids. The frames row: an animation of the bunny (CPU devices) or of 15 copies of it (GPUs, 1.04
@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <sstream>
+#include <thread>
 
 #include "portacl/bench.hpp"
 #include "portacl/mesh/frame_sequence.hpp"
@@ -86,6 +87,18 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
         cg.note = "CPU peer on this host (CGAL box_self_intersection_d + Epick exact predicates, sequential): " +
                   std::to_string(peer.pairs.size()) + " pairs";
         out.push_back(cg);
+        double cgalTbb = 0;
+        if (cgalParallelAvailable()) {
+            BenchRecord par = cg;
+            par.workload = "mesh_self_intersection/cgal-tbb";
+            Result got;
+            par.seconds = medianHostSeconds([&] { got = selfIntersectionsCgal(it.mesh, true); }, peerRepeats);
+            par.note = "CPU peer on every core of this host (" + std::to_string(std::thread::hardware_concurrency()) +
+                       " threads; CGAL box_self_intersection_d<Parallel_tag> over TBB + Epick): " + std::to_string(got.pairs.size()) +
+                       " pairs" + (got.pairs == peer.pairs ? "" : ", DIFFERENT from the sequential run's");
+            cgalTbb = par.seconds;
+            out.push_back(par);
+        }
         auto row = [&](Method method, Precision p) {
             BenchRecord rec;
             rec.workload = std::string("mesh_self_intersection/") + methodName(method);
@@ -98,6 +111,7 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
             note << std::fixed << std::setprecision(2) << t.result.pairs.size() << " pairs (" << (same ? "= CGAL's" : "DIFFERS from CGAL's")
                  << "), " << t.result.candidates << " candidates, " << t.result.report.undecided << " undecided by float; wall "
                  << t.wall * 1e3 << " ms; CGAL time / device time " << cg.seconds / t.device;
+            if (cgalTbb > 0) note << ", CGAL with TBB / device " << cgalTbb / t.device;
             rec.note = note.str();
             if (opts.serial && method == Method::Hierarchy && it.mesh.triangleCount() <= 1000000)
                 rec.serialSeconds = medianHostSeconds([&] { selfIntersectionsReference(it.mesh); }, 1);

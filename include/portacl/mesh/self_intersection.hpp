@@ -66,8 +66,11 @@ PORTACL_API Result selfIntersectionsReference(const TriangleMesh& m);
 
 // The CPU peer: CGAL's box_self_intersection_d broad phase and CGAL's exact predicates (Epick's
 // do_intersect, coplanar, coplanar_orientation) under the rules above, sequential: what
-// Polygon_mesh_processing::self_intersections does, on the soup with adjacency by index.
-PORTACL_API Result selfIntersectionsCgal(const TriangleMesh& m);
+// Polygon_mesh_processing::self_intersections does, on the soup with adjacency by index. `parallel`:
+// CGAL's box intersection over TBB's threads (every core), where CGAL was built with TBB
+// (cgalParallelAvailable(); otherwise it runs sequentially).
+PORTACL_API Result selfIntersectionsCgal(const TriangleMesh& m, bool parallel = false);
+PORTACL_API bool cgalParallelAvailable();
 
 // The exact decision for one pair of triangles (indices into m), under the rules above; both must be
 // non-degenerate. What the references and the device's fallback on the host use.
