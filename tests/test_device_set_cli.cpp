@@ -1,7 +1,7 @@
 // The batch commands on a device set, from the outside: a folder of images filtered on several
 // devices, the frames of a multi-model structure traced on several devices and the lineal path of a
-// folder of microstructures give, file for file and byte for byte, what one device gives (the filters
-// and the lineal path what the serial reference gives); a
+// folder of microstructures and an ensemble of reconstructions give, file for file and byte for byte,
+// what one device gives (the filters and the lineal path what the serial reference gives); a
 // member failing mid-batch (an injected fault) loses no output; a double run on a set with a member
 // lacking fp64 is refused in one sentence naming it, or runs on the rest with --skip-no-fp64.
 #include <gtest/gtest.h>
@@ -72,6 +72,19 @@ std::string setSpec(bool withRusticl) {
     if (has("Intel(R) OpenCL")) spec += ",Intel(R) OpenCL";
     if (withRusticl && has("rusticl")) spec += ",rusticl";
     return "'" + spec + "'";
+}
+
+// The first `models` models of a multi-model PDB file, written to `path` (a shorter batch for the tests).
+void firstModels(const std::string& from, int models, const std::string& path) {
+    std::ifstream in(from);
+    std::ofstream out(path);
+    std::string line;
+    int seen = 0;
+    while (std::getline(in, line)) {
+        if (line.rfind("MODEL", 0) == 0 && ++seen > models) break;
+        out << line << "\n";
+    }
+    out << "END\n";
 }
 
 // A folder of n random 8-bit images of different sizes (grey and RGB).
@@ -176,26 +189,45 @@ TEST(DeviceSetCli, LinealPathOfAFolderOnSeveralDevicesEqualsTheSerialReference) 
     for (const auto& d : {in, dev, ref}) fs::remove_all(d);
 }
 
+TEST(DeviceSetCli, AnEnsembleOfReconstructionsEqualsEachSeedRunAlone) {
+    const std::string dir = scratch("rec");
+    fs::create_directories(dir);
+    std::mt19937 rng(9);
+    io::Image target = io::makeImage(32, 32, 1, io::PixelType::U8);
+    for (auto& b : target.data) b = static_cast<unsigned char>(rng() % 3 == 0);
+    io::writeImage(dir + "/target.png", target);
+    const std::string common = "reconstruct " + dir + "/target.png --phase 1 --max-length 4 --size 24x24 --steps 1500";
+    Result r = runCli(common + " -o " + dir + "/e.png --ensemble 2 --seed 5 --device 'pocl*2'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (int k = 1; k <= 2; ++k) {
+        r = runCli(common + " -o " + dir + "/alone.png --seed " + std::to_string(4 + k) + " --device pocl");
+        ASSERT_EQ(r.status, 0) << r.err;
+        const std::string ensembleRun = readAll(dir + "/e." + std::to_string(k) + ".png");
+        EXPECT_FALSE(ensembleRun.empty()) << k;
+        EXPECT_TRUE(ensembleRun == readAll(dir + "/alone.png")) << "run " << k;
+    }
+    fs::remove_all(dir);
+}
+
 TEST(DeviceSetCli, VoronoiFramesOnSeveralDevicesEqualOneDevice) {
     PORTACL_REQUIRE_DATA();
-    const std::string pdb = test::dataPath("pdb/nmr_neopetrosiamide_2JUY.pdb");
-    const std::string one = scratch("vone"), set = scratch("vset");
+    const std::string one = scratch("vone"), set = scratch("vset"), pdb = scratch("8models.pdb");
     fs::create_directories(one);
     fs::create_directories(set);
+    firstModels(test::dataPath("pdb/nmr_neopetrosiamide_2JUY.pdb"), 8, pdb);
     Result r = runCli("voronoi " + pdb + " -o " + one + "/v.txt --edges " + one + "/e.txt --device pocl");
     ASSERT_EQ(r.status, 0) << r.err;
     r = runCli("voronoi " + pdb + " -o " + set + "/v.txt --edges " + set + "/e.txt --device " + setSpec(true));
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.err.find("24 items"), std::string::npos) << r.err;
-    for (int f = 1; f <= 24; ++f)
+    EXPECT_NE(r.err.find("8 items"), std::string::npos) << r.err;
+    for (int f = 1; f <= 8; ++f)
         for (const char* kind : {"v", "e"}) {
             const std::string name = std::string(kind) + "." + std::to_string(f) + ".txt";
             const std::string a = readAll(one + "/" + name);
             EXPECT_FALSE(a.empty()) << name;
             EXPECT_TRUE(a == readAll(set + "/" + name)) << name;
         }
-    fs::remove_all(one);
-    fs::remove_all(set);
+    for (const auto& d : {one, set, pdb}) fs::remove_all(d);
 }
 
 TEST(DeviceSetCli, DoubleOnAMemberWithoutFp64IsRefusedOrLeftOut) {

@@ -65,6 +65,19 @@ std::size_t count(const std::string& text, const std::string& what) {
     return n;
 }
 
+// The first `models` models of a multi-model PDB file, written to `path` (a shorter batch for the tests).
+void firstModels(const std::string& from, int models, const std::string& path) {
+    std::ifstream in(from);
+    std::ofstream out(path);
+    std::string line;
+    int seen = 0;
+    while (std::getline(in, line)) {
+        if (line.rfind("MODEL", 0) == 0 && ++seen > models) break;
+        out << line << "\n";
+    }
+    out << "END\n";
+}
+
 // A folder of n random 8-bit grey images of different sizes.
 void makeImages(const std::string& dir, int n) {
     fs::create_directories(dir);
@@ -92,18 +105,17 @@ void expectSameFolders(const std::string& a, const std::string& b) {
 
 TEST(MpiBatch, VoronoiFramesOverTwoRanksEqualOneProcess) {
     PORTACL_REQUIRE_DATA();
-    const std::string pdb = test::dataPath("pdb/nmr_neopetrosiamide_2JUY.pdb");
-    const std::string one = scratch("vone"), two = scratch("vtwo");
+    const std::string one = scratch("vone"), two = scratch("vtwo"), pdb = scratch("10models.pdb");
     fs::create_directories(one);
     fs::create_directories(two);
+    firstModels(test::dataPath("pdb/nmr_neopetrosiamide_2JUY.pdb"), 10, pdb);
     Result r = run(cli + " voronoi " + pdb + " -o " + one + "/v.txt --edges " + one + "/e.txt --device pocl");
     ASSERT_EQ(r.status, 0) << r.err;
     r = run(mpirun + "-n 2 " + cli + " voronoi " + pdb + " -o " + two + "/v.txt --edges " + two + "/e.txt --device pocl");
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find("on 2 ranks"), std::string::npos) << r.err;
     expectSameFolders(one, two);
-    fs::remove_all(one);
-    fs::remove_all(two);
+    for (const auto& d : {one, two, pdb}) fs::remove_all(d);
 }
 
 TEST(MpiBatch, FilterFolderOverTwoRanksSurvivesAFailedRank) {

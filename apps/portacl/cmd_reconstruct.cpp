@@ -4,8 +4,11 @@
 #include <cmath>
 #include <iostream>
 #include <memory>
+#include <mutex>
 
+#include "batch.hpp"
 #include "command.hpp"
+#include "portacl/cluster/distributed_batch.hpp"
 #include "portacl/io/image.hpp"
 #include "portacl/io/volume.hpp"
 #include "portacl/lineal_path/output.hpp"
@@ -19,6 +22,16 @@ namespace {
 std::string extensionOf(const std::string& p) {
     const auto dot = p.find_last_of('.');
     return dot == std::string::npos ? "" : p.substr(dot + 1);
+}
+
+// Run k (from 1) of an ensemble of n: "out.png" -> "out.<k>.png" (as Voronoi's frames); one run keeps the name.
+std::string memberPath(const std::string& path, int k, int n) {
+    if (n == 1 || path.empty() || isSpecialOutput(path)) return path;
+    const auto dot = path.find_last_of('.');
+    const auto slash = path.find_last_of('/');
+    const std::string tag = "." + std::to_string(k);
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + tag;
+    return path.substr(0, dot) + tag + path.substr(dot);
 }
 
 void writeResultImage(const std::string& path, const lineal::PhaseImage& img) {
@@ -42,6 +55,9 @@ int runReconstruct(const std::vector<std::string>& args) {
     po::options_description desc("portacl reconstruct options");
     CommonOptions common;
     common.add(desc);
+    BatchCliOptions batch;
+    batch.add(desc);
+    int ensemble = 1;
     std::string input, dataset, targetFile, output, history, descriptors, checkpoint, resume, size;
     double phase = 0, threshold = 0, s2Weight = 0;
     int maxLength = -1;
@@ -60,6 +76,7 @@ int runReconstruct(const std::vector<std::string>& args) {
         "tmin", po::value(&opt.tMin)->default_value(opt.tMin), "end temperature")(
         "reheats", po::value(&opt.reheats)->default_value(0), "extra cooling cycles from Tmax")(
         "seed", po::value(&opt.seed)->default_value(1), "random seed (the chain is reproducible)")(
+        "ensemble", po::value(&ensemble)->default_value(1), "K independent runs with seeds S, S+1, ... S+K-1 over every device --device names (and the ranks of mpirun); -o OUT.png gives OUT.1.png ... OUT.K.png")(
         "unbiased", po::bool_switch(&unbiased), "choose swap pixels uniformly, not on phase boundaries")(
         "batch", po::value(&opt.maxBatch)->default_value(256), "candidate swaps per device evaluation, at most")(
         "checkpoint", po::value(&checkpoint), "checkpoint file, rewritten every --checkpoint-every steps")(
@@ -82,22 +99,29 @@ int runReconstruct(const std::vector<std::string>& args) {
     if (output.empty()) throw Error("name the output image with -o");
     if (input.empty() == targetFile.empty()) throw Error("give the target either as an image or with --target, not both");
     const Precision precision = common.parsedPrecision();
+    if (ensemble < 1) throw Error("--ensemble must be at least 1");
+    if (ensemble > 1 && (!checkpoint.empty() || !resume.empty()))
+        throw Error("an ensemble runs from fresh starts: --checkpoint and --resume are for one run");
+    if (ensemble == 1 && ranks()) throw Error("one run takes one process; give --ensemble K to spread K runs over the ranks of mpirun");
+    if (ensemble > 1 && serial && ranks()) throw Error("--serial runs in one process; run it without mpirun");
     // Every output is checked before the target is read and the annealing starts.
     std::vector<std::string> resultExtensions = io::writableImageExtensions();
     resultExtensions.insert(resultExtensions.begin(), "npy");
     checkOutputExtension(output, resultExtensions, "-o");
     const std::vector<std::string> inputs = {input, targetFile, resume};
-    checkOutputPath(output, inputs, "-o");
-    if (!history.empty()) checkOutputPath(history, inputs, "--history");
-    if (!descriptors.empty()) {
-        checkOutputExtension(descriptors, {"h5", "hdf5"}, "--descriptors");
-        checkOutputPath(descriptors, inputs, "--descriptors");
+    if (!descriptors.empty()) checkOutputExtension(descriptors, {"h5", "hdf5"}, "--descriptors");
+    for (int k = 1; k <= ensemble; ++k) {
+        checkOutputPath(memberPath(output, k, ensemble), inputs, "-o");
+        if (!history.empty()) checkOutputPath(memberPath(history, k, ensemble), inputs, "--history");
+        if (!descriptors.empty()) checkOutputPath(memberPath(descriptors, k, ensemble), inputs, "--descriptors");
     }
     if (!checkpoint.empty()) checkOutputPath(checkpoint, {input, targetFile}, "--checkpoint");  // may be the --resume file
     checkDistinctOutputs({{"-o", output}, {"--history", history}, {"--descriptors", descriptors}, {"--checkpoint", checkpoint}});
 
-    std::unique_ptr<Context> ctx;
-    if (!serial || !input.empty()) ctx = std::make_unique<Context>(selectDevice(common.device), common.contextOptions());
+    // One device for one run; an ensemble's set (--device all, pocl*2, ...) computes the target on its first.
+    std::unique_ptr<DeviceSet> devices;
+    if (!serial || !input.empty()) devices = ensemble > 1 ? openDeviceSet(common, batch, precision) : std::make_unique<DeviceSet>(std::vector<DeviceInfo>{selectDevice(common.device)}, common.contextOptions());
+    Context* ctx = devices ? &devices->context(0) : nullptr;
     lineal::Target t;
     if (!input.empty()) {
         if (vm.count("phase") == vm.count("threshold")) throw Error("choose the phase with exactly one of --phase and --threshold");
@@ -134,6 +158,68 @@ int runReconstruct(const std::vector<std::string>& args) {
 
     if (t.nz > 1 && extensionOf(output) != "npy" && !isSpecialOutput(output))
         throw Error("a 3-D result can only be written as .npy, not " + output);
+
+    if (ensemble > 1) {
+        // Each run from its own seed on whichever device (or rank) is free, its files written atomically
+        // where it ran; the HDF5 descriptors one at a time (the HDF5 library is not thread-safe).
+        opt.checkpointEvery = 0;
+        std::mutex hdf5;
+        auto one = [&](Context* on, std::size_t i) -> std::string {
+            const int k = static_cast<int>(i) + 1;
+            lineal::AnnealOptions o = opt;
+            o.seed = opt.seed + i;
+            lineal::AnnealState st;
+            st.image = lineal::randomStart(t, o.seed);
+            auto ev = on ? lineal::makeDeviceEvaluator(*on, t, st.image, precision) : lineal::makeReferenceEvaluator(t, st.image);
+            lineal::anneal(*ev, t, o, st);
+            writeResultImage(memberPath(output, k, ensemble), st.image);
+            if (!history.empty())
+                writeFileAtomically(memberPath(history, k, ensemble), [&](std::ostream& os) {
+                    os << "step,temperature,error,accepted\n";
+                    os.precision(17);
+                    for (const auto& r : st.history) os << r.step << ',' << r.temperature << ',' << r.error << ',' << r.accepted << '\n';
+                });
+            if (!descriptors.empty()) {
+                const auto r = lineal::linealPathReference(st.image, {t.maxLength, true});
+                std::lock_guard<std::mutex> lock(hdf5);
+                lineal::writeHdf5(memberPath(descriptors, k, ensemble), r, lineal::radialProfile(r),
+                                  {{"target", t.fingerprint()}, {"error", st.error}, {"seed", static_cast<std::int64_t>(o.seed)}});
+            }
+            char line[200];
+            std::snprintf(line, sizeof line, "run %d seed %llu: %llu steps, %llu accepted, error %.9g\n", k,
+                          static_cast<unsigned long long>(o.seed), static_cast<unsigned long long>(st.step),
+                          static_cast<unsigned long long>(st.accepted), st.error);
+            return line;
+        };
+        std::vector<std::string> lines(static_cast<std::size_t>(ensemble));
+        const auto t0 = std::chrono::steady_clock::now();
+        if (serial) {
+            for (std::size_t i = 0; i < lines.size(); ++i) lines[i] = one(nullptr, i);
+        } else {
+            BatchOptions bo;
+            bo.itemName = [&](std::size_t i) { return "run " + std::to_string(i + 1) + " (seed " + std::to_string(opt.seed + i) + ")"; };
+            auto work = [&](Context& on, std::size_t b, std::size_t e, std::string* out) {
+                for (std::size_t i = b; i < e; ++i) out[i - b] = one(&on, i);
+            };
+            if (cluster::World* world = ranks()) {
+                passRankGate();
+                cluster::DistributedReport report;
+                lines = cluster::runDistributedBatch(*world, *devices, lines.size(), work, bo, &report);
+                if (!world->isRoot()) return 0;
+                std::cerr << report.describe();
+            } else {
+                const BatchReport report = devices->run(lines.size(), [&](Context& on, std::size_t b, std::size_t e) {
+                    work(on, b, e, lines.data() + b);
+                }, bo);
+                printBatchReport(report, *devices);
+            }
+        }
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        for (const auto& l : lines) std::cout << l;
+        std::cout << "ensemble of " << ensemble << " runs in " << seconds << " s\n";
+        if (devices) printProfile(*devices, common);
+        return 0;
+    }
 
     lineal::AnnealState st;
     if (!resume.empty()) {
@@ -174,6 +260,7 @@ int runReconstruct(const std::vector<std::string>& args) {
 
 }  // namespace
 
+PORTACL_OVER_RANKS("reconstruct", reconstruct);
 PORTACL_COMMAND("reconstruct", "periodic two-phase image matching a target lineal path (simulated annealing)", runReconstruct);
 
 }  // namespace portacl::cli

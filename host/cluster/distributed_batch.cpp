@@ -106,6 +106,7 @@ std::string serveBatch(const World& world, DeviceSet& devices, std::size_t n, co
 
     Progress progress("batch over " + std::to_string(ranks) + " ranks", n, "items");
     std::thread local([&] {
+        muteProgressOnThisThread(true);  // the job's line (below) speaks for rank 0's devices
         std::unique_lock<std::mutex> lock(mutex);
         for (;;) {
             changed.wait(lock, [&] { return !retry.empty() || next < n || remote.empty(); });

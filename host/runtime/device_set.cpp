@@ -12,6 +12,7 @@
 
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/log.hpp"
+#include "portacl/runtime/progress.hpp"
 
 namespace portacl {
 namespace {
@@ -224,7 +225,8 @@ BatchReport DeviceSet::run(std::size_t n, const RangeWork& work, const BatchOpti
     // The shared queue: the next untaken item, and ranges handed back by members that failed.
     std::mutex mutex;
     std::condition_variable changed;
-    std::size_t next = 0, inFlight = 0, started = 0;
+    std::size_t next = 0, inFlight = 0, started = 0, completed = 0;
+    Progress* batchProgress = nullptr;
     std::deque<std::pair<std::size_t, std::size_t>> retry;
     std::vector<bool> alive(members);
     for (std::size_t m = 0; m < members; ++m) {
@@ -340,6 +342,8 @@ BatchReport DeviceSet::run(std::size_t n, const RangeWork& work, const BatchOpti
             }
             report.devices[m].items += e - b;
             for (std::size_t i = b; i < e; ++i) report.itemDevice[i] = static_cast<int>(m);
+            completed += e - b;
+            if (batchProgress) batchProgress->update(completed);
             if (first) {
                 firstSeconds[m] += s;
                 firstItems[m] += e - b;
@@ -356,10 +360,19 @@ BatchReport DeviceSet::run(std::size_t n, const RangeWork& work, const BatchOpti
         for (std::size_t m = 0; m < members; ++m)
             if (alive[m]) member(m);
     } else {
+        // One line for the batch; the members' own progress (a workload's) stays quiet.
+        Progress progress("batch on " + std::to_string(working()) + " devices", n, "items");
+        batchProgress = &progress;
         std::vector<std::thread> threads;
         threads.reserve(members);
-        for (std::size_t m = 0; m < members; ++m) threads.emplace_back(member, m);
+        for (std::size_t m = 0; m < members; ++m)
+            threads.emplace_back([&, m] {
+                muteProgressOnThisThread(true);
+                member(m);
+            });
         for (auto& t : threads) t.join();
+        batchProgress = nullptr;
+        progress.finish();
     }
     report.seconds = secondsSince(t0);
     if (!retry.empty()) {

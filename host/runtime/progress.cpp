@@ -14,6 +14,8 @@ namespace portacl {
 
 namespace {
 std::atomic<bool> enabled{false};
+// A device set's member threads keep quiet: the batch's own line speaks for them.
+thread_local bool mutedHere = false;
 
 // The active levels, outermost first: one line shows them all.
 std::mutex& stackMutex() {
@@ -53,9 +55,11 @@ std::string seconds(double s) {
 
 void enableProgress(bool on) { enabled = on; }
 
+void muteProgressOnThisThread(bool muted) { mutedHere = muted; }
+
 bool progressEnabled() {
     const char* off = std::getenv("PORTACL_NO_PROGRESS");
-    return enabled && ::isatty(STDERR_FILENO) && !(off && *off && std::string(off) != "0");
+    return enabled && !mutedHere && ::isatty(STDERR_FILENO) && !(off && *off && std::string(off) != "0");
 }
 
 Progress::Progress(std::string label, std::uint64_t total, std::string unit)
@@ -94,12 +98,13 @@ std::string Progress::describe() const {
 
 void Progress::update(std::uint64_t done, const std::string& extra) {
     if (!tty_ || finished_) return;
+    // Under the stack's lock: another thread's line reads this level's state.
+    std::lock_guard<std::mutex> lock(stackMutex());
     done_ = done;
     extra_ = extra;
     const auto now = std::chrono::steady_clock::now();
     if (now - lastDraw_ < std::chrono::milliseconds(200) && done != total_) return;
     lastDraw_ = now;
-    std::lock_guard<std::mutex> lock(stackMutex());
     drawLine();
 }
 

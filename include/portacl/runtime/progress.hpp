@@ -41,7 +41,10 @@ private:
 
 // Turns progress lines on or off for this process (off by default).
 PORTACL_API void enableProgress(bool on);
-// True when progress was enabled, stderr is a terminal and PORTACL_NO_PROGRESS is not set.
+// True when progress was enabled, stderr is a terminal, PORTACL_NO_PROGRESS is not set and this
+// thread is not muted.
 PORTACL_API bool progressEnabled();
+// Progress made on this thread shows nothing (a device set's member threads: the batch shows its own).
+PORTACL_API void muteProgressOnThisThread(bool muted);
 
 }  // namespace portacl
