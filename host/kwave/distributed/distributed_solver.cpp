@@ -511,6 +511,77 @@ struct DistributedSolver::Impl {
                         " (reduce dt: k-Wave needs the CFL number c0_max*dt/dx_min below about 0.3); no output was written");
     }
 
+    static constexpr const char* kVelocityNames[3] = {"ux_sgx", "uy_sgy", "uz_sgz"};
+    static constexpr const char* kDensityNames[3] = {"rhox", "rhoy", "rhoz"};
+
+    std::vector<double> download(const cl::Buffer& b) {
+        std::vector<unsigned char> bytes(nl * realBytes);
+        ctx.read(b, bytes.data(), bytes.size(), "download state");
+        return decode(bytes, StorageFormat::Element, prec);
+    }
+
+    KSpaceSolver::State saveState() {
+        KSpaceSolver::State st;
+        st.timeIndex = t;
+        auto gather = [&](const cl::Buffer& b, const std::string& name) {
+            const std::vector<double> mine = download(b);
+            const auto bytes = gatherOnRoot(mine.data(), mine.size(), sizeof(double));
+            if (rank() != 0) return;
+            const double* all = reinterpret_cast<const double*>(bytes.data());
+            st.fields[name].assign(all, all + bytes.size() / sizeof(double));
+        };
+        gather(p, "p");
+        for (int a = 0; a < dims; ++a) {
+            gather(u[a], kVelocityNames[a]);
+            gather(rho[a], kDensityNames[a]);
+        }
+        st.recording = recording();
+        return st;
+    }
+
+    void restoreState(const KSpaceSolver::State& st) {
+        const std::size_t first = l.firstPlane() * l.plane;
+        auto slabOf = [&](const std::string& name) {
+            auto it = st.fields.find(name);
+            if (it == st.fields.end() || it->second.size() != g.size())
+                throw EveryRankError("the checkpoint lacks the field '" + name + "' of this grid");
+            return std::vector<double>(it->second.begin() + static_cast<std::ptrdiff_t>(first),
+                                       it->second.begin() + static_cast<std::ptrdiff_t>(first + nl));
+        };
+        auto upload = [&](const cl::Buffer& b, const std::vector<double>& v) {
+            const auto bytes = encode(v, StorageFormat::Element, prec);
+            ctx.write(b, bytes.data(), bytes.size(), "upload state");
+        };
+        upload(p, slabOf("p"));
+        for (int a = 0; a < dims; ++a) {
+            upload(u[a], slabOf(kVelocityNames[a]));
+            upload(rho[a], slabOf(kDensityNames[a]));
+        }
+        t = st.timeIndex;
+        // This slab's part of the recording: its sensor points' series and aggregates, its planes of
+        // the whole-grid aggregates.
+        Recording mine;
+        mine.samples = st.recording.samples;
+        const std::size_t points = part.wholeSensorPoints;
+        const auto& at = part.sensorPositions;
+        auto endsWith = [](const std::string& s, const char* tail) {
+            const std::size_t n = std::strlen(tail);
+            return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
+        };
+        for (const auto& [name, values] : st.recording.data) {
+            std::vector<double>& out = mine.data[name];
+            if (endsWith(name, "_all") || endsWith(name, "_final")) {
+                if (values.size() == g.size())
+                    out.assign(values.begin() + static_cast<std::ptrdiff_t>(first), values.begin() + static_cast<std::ptrdiff_t>(first + nl));
+                continue;
+            }
+            const std::size_t steps = points ? values.size() / points : 0;
+            for (std::size_t s = 0; s < steps; ++s)
+                for (std::size_t j : at) out.push_back(values[s * points + j]);
+        }
+        sensor->restore(mine);
+    }
+
     Recording recording() {
         Recording local = sensor->recording(sampledField);
         Recording whole;
@@ -564,6 +635,8 @@ void DistributedSolver::run(std::size_t endStep, const std::function<bool(std::s
     impl_->checkFinite();
 }
 Recording DistributedSolver::recording() { return impl_->recording(); }
+KSpaceSolver::State DistributedSolver::saveState() { return impl_->saveState(); }
+void DistributedSolver::restoreState(const KSpaceSolver::State& state) { impl_->restoreState(state); }
 std::size_t DistributedSolver::deviceBytes() const { return impl_->deviceBytes + impl_->sensor->deviceBytes(); }
 double DistributedSolver::transposeSeconds() const { return impl_->fft->transposeSeconds(); }
 

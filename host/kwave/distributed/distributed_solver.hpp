@@ -27,6 +27,11 @@ public:
     void run(std::size_t endStep = 0, const std::function<bool(std::size_t)>& stop = {});
     // The whole sensor's recording on rank 0, in the one-device solver's layout; empty elsewhere.
     Recording recording();
+    // Checkpoints in the one-device solver's layout (whole-grid fields, the whole sensor's
+    // recording), so that a run continues on any rank count, one device included. saveState gathers
+    // on rank 0 (empty elsewhere); restoreState takes the whole state on every rank and keeps its slab.
+    KSpaceSolver::State saveState();
+    void restoreState(const KSpaceSolver::State& state);
     std::size_t deviceBytes() const;     // this rank's
     double transposeSeconds() const;     // this rank's host side of the transposes so far
 

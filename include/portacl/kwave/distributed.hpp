@@ -40,7 +40,8 @@ PORTACL_API std::size_t bytesPerRank(const Simulation& sim, const RunOptions& op
 PORTACL_API int ranksToFit(const Simulation& sim, const RunOptions& options, std::size_t deviceBytes);
 
 // The whole run (kwave::run's) on every rank: each rank's ctx is its device; rank 0 writes the
-// output file. Collective: every rank calls it. Checkpoints are refused (one-device runs only).
+// output file and the checkpoints. Collective: every rank calls it. A checkpoint holds whole-grid
+// fields, as a one-device run's does, so a run continues on any rank count.
 PORTACL_API RunSummary run(Context& ctx, const Simulation& sim, const RunPlan& plan, const RunObserver& observer = {});
 
 }  // namespace portacl::kwave::distributed
