@@ -1,12 +1,14 @@
 // Batches over the ranks of an MPI job (`mpirun -n 2 --oversubscribe portacl ...` on PoCL): the
 // frames of a multi-model structure and a folder of images give, byte for byte, what one process
 // gives; a rank whose device fails (an injected fault) hands its items back and none is lost; a
+// rank that dies ends the job with a non-zero status, no output and no hang; a
 // rank that sees no device ends the job in one sentence from rank 0, with a non-zero status and no
 // output; a command that does not spread over ranks is refused once.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -132,6 +134,23 @@ TEST(MpiBatch, FilterFolderOverTwoRanksSurvivesAFailedRank) {
     EXPECT_NE(r.err.find("rank 1 0 (failed"), std::string::npos) << r.err;
     expectSameFolders(one, two);
     for (const auto& d : {in, one, two}) fs::remove_all(d);
+}
+
+TEST(MpiBatch, ARankThatDiesEndsTheJobWithoutOutputOrHang) {
+    PORTACL_REQUIRE_DATA();
+    const std::string out = scratch("dout"), pdb = scratch("6models.pdb");
+    fs::create_directories(out);
+    firstModels(test::dataPath("pdb/nmr_neopetrosiamide_2JUY.pdb"), 6, pdb);
+    // Rank 1 dies on its first frame; Open MPI's launcher ends the job (the ranks' run is bounded by
+    // `timeout` so that a hang fails the test instead of stalling it).
+    const auto t0 = std::chrono::steady_clock::now();
+    const Result r = run("timeout 120 " + twoRanks("", "env PORTACL_BATCH_FAULT=0:1:die", "voronoi " + pdb + " -o " + out + "/v.txt --device pocl"));
+    EXPECT_NE(r.status, 0) << r.err;
+    EXPECT_NE(r.status, 124) << "the job hung";
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 100.0);
+    EXPECT_TRUE(fs::is_empty(out));  // Voronoi's files are written only once every frame is in
+    fs::remove_all(out);
+    fs::remove(pdb);
 }
 
 TEST(MpiBatch, ARankWithoutADeviceEndsTheJobInOneSentence) {

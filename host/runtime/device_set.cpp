@@ -72,16 +72,19 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// PORTACL_BATCH_FAULT=M:K: member M (0-based) fails when it is handed its K-th item (1-based), for
-// the tests of the retry path.
-bool injectedFault(int& member, std::size_t& item) {
+// PORTACL_BATCH_FAULT=M:K: member M (0-based) fails when it is handed its K-th item (1-based);
+// M:K:die ends the whole process there instead (a rank that dies), for the tests of both paths.
+bool injectedFault(int& member, std::size_t& item, bool& die) {
     const char* env = std::getenv("PORTACL_BATCH_FAULT");
     if (!env || !*env) return false;
     unsigned m = 0;
     unsigned long k = 0;
-    if (std::sscanf(env, "%u:%lu", &m, &k) != 2 || k == 0) return false;
+    char how[8] = {0};
+    const int got = std::sscanf(env, "%u:%lu:%7s", &m, &k, how);
+    if (got < 2 || k == 0) return false;
     member = static_cast<int>(m);
     item = k;
+    die = got == 3 && std::string(how) == "die";
     return true;
 }
 
@@ -220,7 +223,8 @@ BatchReport DeviceSet::run(std::size_t n, const RangeWork& work, const BatchOpti
     };
     int faultMember = -1;
     std::size_t faultAt = 0;
-    const bool fault = injectedFault(faultMember, faultAt);
+    bool faultDies = false;
+    const bool fault = injectedFault(faultMember, faultAt, faultDies);
 
     // The shared queue: the next untaken item, and ranges handed back by members that failed.
     std::mutex mutex;
@@ -313,6 +317,7 @@ BatchReport DeviceSet::run(std::size_t n, const RangeWork& work, const BatchOpti
             try {
                 if (fault && static_cast<int>(m) == faultMember && before < faultAt && faultAt <= before + (e - b)) {
                     failedAt = b + (faultAt - before - 1);
+                    if (faultDies) std::_Exit(70);
                     throw Error("an injected fault (PORTACL_BATCH_FAULT)");
                 }
                 work(ctx, b, e);

@@ -91,7 +91,8 @@ public:
     // Runs items [0, n) over the set and waits for all of them. A work call that throws retires
     // its member for the life of the set (logged as a warning) and its items are computed again by
     // another member; when every member has failed, throws portacl::Error naming the item and each
-    // member's failure. A one-member set runs on the calling thread.
+    // member's failure. A one-member set runs on the calling thread. PORTACL_BATCH_FAULT=M:K makes
+    // member M fail when handed its K-th item (M:K:die ends the process), for tests.
     BatchReport run(std::size_t n, const RangeWork& work, const BatchOptions& options = {});
 
     // Per item: fn(ctx, i) -> R, results in input order.
