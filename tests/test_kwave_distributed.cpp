@@ -120,9 +120,11 @@ namespace {
 
 // The distributed run's recording (gathered on rank 0) against the one-device solver's on rank 0's
 // device: every dataset within `tolerance` relative L2.
-void checkRun(const kwave::Simulation& sim, kwave::OutputSelection outputs, Precision prec, double tolerance) {
+void checkRun(const kwave::Simulation& sim, kwave::OutputSelection outputs, Precision prec, double tolerance,
+              kwave::Storage storage = kwave::Storage::Full) {
     kwave::RunOptions opt;
     opt.precision = prec;
+    opt.storage = storage;
     opt.outputs = outputs;
     kwave::Recording want;
     if (dist::rank() == 0) {
@@ -164,11 +166,14 @@ kwave::OutputSelection everyOutput() {
 }  // namespace
 
 // 3-D heterogeneous, power-law absorbing, nonlinear, with a PML: 11 z planes and 12 y rows, which
-// 2 and 3 ranks split unevenly. Float within 1e-5 relative L2 per dataset, double within 1e-12.
+// 2 and 3 ranks split unevenly. Float (full and reduced-max storage) within 1e-5 relative L2 per
+// dataset, double within 1e-12.
 TEST(KWaveDistributedRun, MatchesTheOneDeviceSolver3D) {
     kwave::Simulation s = test::ballSimulation(16, 12, 11, 6);
     test::makeHard(s);
     checkRun(s, everyOutput(), Precision::Float, 1e-5);
+    // fp16 and bfloat16 storage of the medium, densities and the stored operators (kappa, nabla).
+    checkRun(s, everyOutput(), Precision::Float, 1e-5, kwave::Storage::ReducedMax);
     if (!test::hasFp64()) GTEST_SKIP() << "the device has no fp64";
     checkRun(s, everyOutput(), Precision::Double, 1e-12);
 }

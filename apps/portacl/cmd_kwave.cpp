@@ -201,8 +201,6 @@ int runKwaveOn(const std::vector<std::string>& args, bool distributed, bool& col
 #if PORTACL_WITH_MPI
     const int rankCount = distributed ? kwave::distributed::ranks() : 1;
     const bool talk = verbose > 0 && (!distributed || kwave::distributed::rank() == 0);
-    if (distributed && options.storage != kwave::Storage::Full)
-        throw Error("the reduced storage modes (--storage " + storageText + ") run on one device; distributed runs store every field in full precision");
 #else
     const int rankCount = 1;
     const bool talk = verbose > 0;

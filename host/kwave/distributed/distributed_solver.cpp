@@ -73,6 +73,8 @@ struct DistributedSolver::Impl {
     int dims;
     Precision prec;
     std::size_t realBytes, nl, ns;
+    StoragePlan storage;  // the one-device solver's (device_fields.hpp): fp16/bfloat16 in the reduced modes
+    std::size_t rhoBytes;
     std::size_t t = 0;
     std::size_t deviceBytes = 0;
     std::unique_ptr<SlabFft> fft;
@@ -87,6 +89,9 @@ struct DistributedSolver::Impl {
 
     cl::Buffer p, u[3], rho[3], du[3], X[3], scratch;
     cl::Buffer c2, rho0, bOnA, tau, dtRho[3], pml[3], pmlSg[3], ddPos[3], ddNeg[3], shiftNeg[3], kk, sourceKappa, p0;
+    cl::Buffer kappa, nabla1, nabla2;  // stored per point in the reduced modes (Table 5.1), else computed from kk
+    bool storedKappa() const { return storage.kappa != StorageFormat::Element; }
+    bool storedNabla() const { return storage.nabla != StorageFormat::Element; }
     cl::Buffer pIndex, pSignal, uIndex, uSignal[3], trSignal, trDelay;
     cl::Kernel kPressureGradient, kVelocityGradient, kVelocity, kInitialVelocity, kDensity, kPressureTerms,
         kAbsorptionTerms, kPressure, kInitialPressure, kPointSource, kVelocityPointSource, kPointSourceDensity,
@@ -95,12 +100,12 @@ struct DistributedSolver::Impl {
     Impl(Context& c, const Simulation& s, const RunOptions& o)
         : ctx(c), sim(s), opt(o), l(shapeOf(s.grid), ranks(), rank()), part(s, l), g(s.grid), sg(part.slab.grid),
           dims(g.dimensions()), prec(o.precision), realBytes(o.precision == Precision::Double ? 8 : 4), nl(l.realPoints()),
-          ns(l.spectralPoints()), sensorless(part.wholeSensorPoints == 0) {
+          ns(l.spectralPoints()), storage(o.storage), rhoBytes(bytesPerElement(storage.rho, o.precision)),
+          sensorless(part.wholeSensorPoints == 0) {
         if (prec != Precision::Float && prec != Precision::Double)
             throw EveryRankError("the k-Wave solver runs in single or double precision");
-        if (o.storage != Storage::Full)
-            throw EveryRankError("the reduced storage modes (--storage " + std::string(storageName(o.storage)) +
-                        ") run on one device; distributed runs store every field in full precision");
+        if (o.storage != Storage::Full && prec != Precision::Float)
+            throw EveryRankError("the reduced storage modes compute in single precision; they cannot be combined with double");
 
         if (g.is3D()) {
             slotAxis[0] = 2, slotAxis[1] = 0, slotAxis[2] = 1;
@@ -152,7 +157,7 @@ struct DistributedSolver::Impl {
         zero(p, nl * realBytes);
         for (int a = 0; a < dims; ++a) {
             zero(u[a], nl * realBytes);
-            zero(rho[a], nl * realBytes);
+            zero(rho[a], nl * rhoBytes);
             zero(X[a], ns * 2 * realBytes);
         }
         for (int a = 0; a < scratchFieldsOf(sim); ++a) zero(du[a], nl * realBytes);
@@ -168,7 +173,7 @@ struct DistributedSolver::Impl {
            << " -D ALPHA_ARRAY=" << (m.absorption != Absorption::Lossless && !m.alphaCoeff.scalar() ? 1 : 0)
            << " -D ABSORB_ARRAY=" << (m.absorption != Absorption::Lossless && !(m.alphaCoeff.scalar() && m.c0.scalar()) ? 1 : 0)
            << " -D NONLINEAR=" << (m.nonlinear ? 1 : 0) << " -D ABSORPTION=" << static_cast<int>(m.absorption) << " "
-           << StoragePlan(Storage::Full).defines();
+           << storage.defines();
         const std::string own = ctx.tuning().get("kwave", "build_options", "");
         if (!own.empty()) os << " " << own;
         return os.str();
@@ -237,18 +242,25 @@ struct DistributedSolver::Impl {
         const Medium& m = sim.medium;
         const MediumCoefficients med(part.slab);
         const PerfectlyMatchedLayer layer(sim);
-        c2 = upload(reals(med.c2), "c0^2");
-        rho0 = upload(reals(med.rho0), "rho0");
-        for (int a = 0; a < dims; ++a) dtRho[a] = upload(reals(med.dtRho0Sg[a]), "dt/rho0_sg");
+        // As DeviceFields: the reduced modes store c0 (not c^2) and 1/rho0_sg (not dt/rho0_sg).
+        const StoragePlan& st = storage;
+        c2 = upload(st.c2 != StorageFormat::Element ? encode(toDouble(part.slab.medium.c0.values), st.c2, prec) : reals(med.c2), "c0^2");
+        rho0 = upload(encode(med.rho0, st.rho0, prec), "rho0");
+        for (int a = 0; a < dims; ++a) {
+            std::vector<double> v = med.dtRho0Sg[a];
+            if (st.dtRho != StorageFormat::Element)
+                for (auto& x : v) x /= sim.dt;
+            dtRho[a] = upload(encode(v, st.dtRho, prec), "dt/rho0_sg");
+        }
         std::vector<double> nonlinearity{0.0};
         if (m.nonlinear) {
             nonlinearity.resize(std::max(med.bOnA.size(), med.rho0.size()));
             for (std::size_t i = 0; i < nonlinearity.size(); ++i)
                 nonlinearity[i] = med.bOnA[med.bOnA.size() == 1 ? 0 : i] / (2.0 * med.rho0[med.rho0.size() == 1 ? 0 : i]);
         }
-        bOnA = upload(reals(nonlinearity), "BonA/(2 rho0)");
+        bOnA = upload(encode(nonlinearity, st.bOnA, prec), "BonA/(2 rho0)");
         const std::vector<double>& absorbing = m.absorption == Absorption::PowerLaw ? med.alpha2 : med.tau;
-        tau = upload(reals(absorbing.empty() ? std::vector<double>{0.0} : absorbing), "absorption");
+        tau = upload(encode(absorbing.empty() ? std::vector<double>{0.0} : absorbing, st.tau, prec), "absorption");
         // The PML along the slab axis: this slab's planes of it.
         const int slabAxis = g.is3D() ? 2 : 1;
         for (int a = 0; a < 3; ++a) {
@@ -283,21 +295,35 @@ struct DistributedSolver::Impl {
             if (opt.outputs.uNonStaggeredRaw) shiftNeg[sl] = upload(complexes(shift), "shift_neg_r");
         }
         kk = upload(reals(squares), "squared wavenumbers");
+        // |k| at each point of this rank's transposed spectrum, for the operators stored per point.
+        std::vector<double> k(ns);
+        for (std::size_t i = 0; i < ns; ++i) {
+            const std::size_t x = i % slotLen[0], y = (i / slotLen[0]) % slotLen[1], z = i / (slotLen[0] * slotLen[1]);
+            k[i] = std::sqrt(squares[x] + squares[slotLen[0] + y] + squares[slotLen[0] + slotLen[1] + z]);
+        }
+        const double half = 0.5 * sim.cRef * sim.dt;
+        auto perPoint = [&](auto f) {
+            std::vector<double> v(ns);
+            for (std::size_t i = 0; i < ns; ++i) v[i] = f(k[i]);
+            return v;
+        };
+        if (storedKappa())
+            kappa = upload(encode(perPoint([&](double kmag) { return kmag == 0.0 ? 1.0 : std::sin(half * kmag) / (half * kmag); }), st.kappa, prec),
+                           "kappa");
+        if (storedNabla() && m.absorption == Absorption::PowerLaw) {
+            const double y = m.alphaPower;
+            nabla1 = upload(encode(perPoint([&](double kmag) { return kmag == 0.0 ? 0.0 : std::pow(kmag, y - 2.0); }), st.nabla, prec), "absorb_nabla1");
+            nabla2 = upload(encode(perPoint([&](double kmag) { return kmag == 0.0 ? 0.0 : std::pow(kmag, y - 1.0); }), st.nabla, prec), "absorb_nabla2");
+        }
         if (additiveSource(sim)) {
-            std::vector<double> sk(ns);
-            const double half = 0.5 * sim.cRef * sim.dt;
-            for (std::size_t i = 0; i < ns; ++i) {
-                const std::size_t x = i % slotLen[0], y = (i / slotLen[0]) % slotLen[1], z = i / (slotLen[0] * slotLen[1]);
-                sk[i] = std::cos(half * std::sqrt(squares[x] + squares[slotLen[0] + y] + squares[slotLen[0] + slotLen[1] + z]));
-            }
-            sourceKappa = upload(reals(sk), "source_kappa");
+            sourceKappa = upload(encode(perPoint([&](double kmag) { return std::cos(half * kmag); }), st.sourceKappa, prec), "source_kappa");
             scratch = zeros(nl * realBytes, "source scratch");
         }
         const Simulation& ps = part.slab;
-        if (!ps.p0.empty()) p0 = upload(reals(toDouble(ps.p0)), "p0_source_input");
+        if (!ps.p0.empty()) p0 = upload(encode(toDouble(ps.p0), st.p0, prec), "p0_source_input");
         if (sim.p.length) {
             pIndex = upload(indices(ps.p.index), "p_source_index");
-            pSignal = upload(reals(toDouble(ps.p.signal)), "p_source_input");
+            pSignal = upload(encode(toDouble(ps.p.signal), st.signal, prec), "p_source_input");
         }
         if (!sim.u.index.empty()) uIndex = upload(indices(ps.u.index), "u_source_index");
         for (int a = 0; a < dims; ++a)
@@ -310,7 +336,7 @@ struct DistributedSolver::Impl {
         for (int a = 0; a < 3; ++a) {
             if (a < dims) {
                 u[a] = zeros(nl * realBytes, "u_sg");
-                rho[a] = zeros(nl * realBytes, "rho");
+                rho[a] = zeros(nl * rhoBytes, "rho");
                 X[a] = zeros(ns * 2 * realBytes, "spectrum");
             }
             if (a < scratchFieldsOf(sim)) du[a] = zeros(nl * realBytes, "du");
@@ -343,7 +369,7 @@ struct DistributedSolver::Impl {
 
     // The spectra in slot order, the wavenumbers (kappa computed from them), the shift operators.
     void spectralArgs(cl::Kernel& k, const cl::Buffer* dd) {
-        args(k, slotX(0), slotX(1), slotX(2), kk, kk);
+        args(k, slotX(0), slotX(1), slotX(2), storedKappa() ? kappa : kk, kk);
         setReal(k, 5, 0.5 * sim.cRef * sim.dt);
         setArg(k, 6, dd[0]);
         setArg(k, 7, dd[1]);
@@ -448,7 +474,7 @@ struct DistributedSolver::Impl {
                 launch1(kPressureTerms, nl);
             }
             fft->forward(du, X, 2);
-            args(kAbsorptionTerms, X[0], X[1], kk, kk, kk);
+            args(kAbsorptionTerms, X[0], X[1], storedNabla() ? nabla2 : kk, storedNabla() ? nabla1 : kk, kk);
             setReal(kAbsorptionTerms, 5, sim.medium.alphaPower - 2.0);
             setArg(kAbsorptionTerms, 6, u32(slotLen[0]));
             setArg(kAbsorptionTerms, 7, u32(slotLen[1]));
@@ -514,26 +540,26 @@ struct DistributedSolver::Impl {
     static constexpr const char* kVelocityNames[3] = {"ux_sgx", "uy_sgy", "uz_sgz"};
     static constexpr const char* kDensityNames[3] = {"rhox", "rhoy", "rhoz"};
 
-    std::vector<double> download(const cl::Buffer& b) {
-        std::vector<unsigned char> bytes(nl * realBytes);
+    std::vector<double> download(const cl::Buffer& b, StorageFormat f) {
+        std::vector<unsigned char> bytes(nl * bytesPerElement(f, prec));
         ctx.read(b, bytes.data(), bytes.size(), "download state");
-        return decode(bytes, StorageFormat::Element, prec);
+        return decode(bytes, f, prec);
     }
 
     KSpaceSolver::State saveState() {
         KSpaceSolver::State st;
         st.timeIndex = t;
-        auto gather = [&](const cl::Buffer& b, const std::string& name) {
-            const std::vector<double> mine = download(b);
+        auto gather = [&](const cl::Buffer& b, const std::string& name, StorageFormat f) {
+            const std::vector<double> mine = download(b, f);
             const auto bytes = gatherOnRoot(mine.data(), mine.size(), sizeof(double));
             if (rank() != 0) return;
             const double* all = reinterpret_cast<const double*>(bytes.data());
             st.fields[name].assign(all, all + bytes.size() / sizeof(double));
         };
-        gather(p, "p");
+        gather(p, "p", StorageFormat::Element);
         for (int a = 0; a < dims; ++a) {
-            gather(u[a], kVelocityNames[a]);
-            gather(rho[a], kDensityNames[a]);
+            gather(u[a], kVelocityNames[a], StorageFormat::Element);
+            gather(rho[a], kDensityNames[a], storage.rho);
         }
         st.recording = recording();
         return st;
@@ -548,14 +574,14 @@ struct DistributedSolver::Impl {
             return std::vector<double>(it->second.begin() + static_cast<std::ptrdiff_t>(first),
                                        it->second.begin() + static_cast<std::ptrdiff_t>(first + nl));
         };
-        auto upload = [&](const cl::Buffer& b, const std::vector<double>& v) {
-            const auto bytes = encode(v, StorageFormat::Element, prec);
+        auto upload = [&](const cl::Buffer& b, const std::vector<double>& v, StorageFormat f = StorageFormat::Element) {
+            const auto bytes = encode(v, f, prec);
             ctx.write(b, bytes.data(), bytes.size(), "upload state");
         };
         upload(p, slabOf("p"));
         for (int a = 0; a < dims; ++a) {
             upload(u[a], slabOf(kVelocityNames[a]));
-            upload(rho[a], slabOf(kDensityNames[a]));
+            upload(rho[a], slabOf(kDensityNames[a]), storage.rho);
         }
         t = st.timeIndex;
         // This slab's part of the recording: its sensor points' series and aggregates, its planes of
