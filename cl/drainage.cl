@@ -70,6 +70,13 @@ __kernel void d8_directions(__global const REAL* z, __global const uchar* nodata
     dir[i] = d;
 }
 
+// The number of neighbours draining into (r, c).
+inline int contributors(__global const uchar* dir, int rows, int cols, int r, int c) {
+    int n = 0;
+    for (int k = 0; k < 8; ++k) n += drains_in(dir, rows, cols, r, c, k);
+    return n;
+}
+
 // Each cell's number of neighbours draining into it; the cells with data nothing drains into (the
 // sources) make level 0's frontier (d8_frontier.h).
 __kernel void d8_dependencies(__global const uchar* dir, __global int* deps, __global int* frontier,
@@ -77,11 +84,8 @@ __kernel void d8_dependencies(__global const uchar* dir, __global int* deps, __g
     const long i = get_global_id(0);
     if (i >= (long)rows * cols) return;
     const int r = (int)(i / cols), c = (int)(i % cols);
-    int n = 0;
-    if (dir[i] != NO_DATA) {
-        for (int k = 0; k < 8; ++k) n += drains_in(dir, rows, cols, r, c, k);
-        if (n == 0) frontier_push(frontier, state, (long)rows * cols, -1, i);
-    }
+    const int n = dir[i] != NO_DATA ? contributors(dir, rows, cols, r, c) : 0;
+    if (dir[i] != NO_DATA && n == 0) frontier_push(frontier, state, (long)rows * cols, -1, i);
     deps[i] = n;
 }
 
@@ -95,24 +99,35 @@ inline ACC own(__global const REAL* weight, long i) {
 }
 
 // Finalises a cell of level `level`'s frontier: its own share plus its contributors' sums (final in
-// earlier levels) in the order of k, then counts it off the cell downstream.
+// earlier levels, or just written by this work-item) in the order of k. A cell downstream that only
+// this cell drains into is this work-item's alone: it goes on there at once (along the chains of
+// single contributors that make most hillslopes); otherwise it counts itself off that cell.
 inline void accumulate_cell(__global const uchar* dir, volatile __global int* deps, __global ACC* acc,
                             __global uchar* taint, __global const REAL* weight, __global int* frontier,
                             volatile __global int* state, const int rows, const int cols, const int contamination,
-                            const int level, const long cell) {
-    const int r = (int)(cell / cols), c = (int)(cell % cols);
-    ACC sum = own(weight, cell);
-    uchar t = contamination ? (uchar)touches_edge(dir, rows, cols, r, c) : (uchar)0;
-    for (int k = 0; k < 8; ++k)
-        if (drains_in(dir, rows, cols, r, c, k)) {
-            const long n = (long)(r + ROW_OFFSET[k]) * cols + (c + COL_OFFSET[k]);
-            sum += acc[n];
-            t |= taint[n];
+                            const int level, long cell) {
+    for (;;) {
+        const int r = (int)(cell / cols), c = (int)(cell % cols);
+        ACC sum = own(weight, cell);
+        uchar t = contamination ? (uchar)touches_edge(dir, rows, cols, r, c) : (uchar)0;
+        for (int k = 0; k < 8; ++k)
+            if (drains_in(dir, rows, cols, r, c, k)) {
+                const long n = (long)(r + ROW_OFFSET[k]) * cols + (c + COL_OFFSET[k]);
+                sum += acc[n];
+                t |= taint[n];
+            }
+        acc[cell] = sum;
+        taint[cell] = t;
+        const long next = downstream(dir, rows, cols, r, c);
+        if (next < 0) return;
+        if (contributors(dir, rows, cols, (int)(next / cols), (int)(next % cols)) == 1) {
+            deps[next] = 0;  // no other work-item counts it
+            cell = next;
+            continue;
         }
-    acc[cell] = sum;
-    taint[cell] = t;
-    const long next = downstream(dir, rows, cols, r, c);
-    if (next >= 0 && atomic_dec(deps + next) == 1) frontier_push(frontier, state, (long)rows * cols, level, next);
+        if (atomic_dec(deps + next) == 1) frontier_push(frontier, state, (long)rows * cols, level, next);
+        return;
+    }
 }
 
 // One level over the whole device (the host launches one per level while the frontier is wide).

@@ -22,37 +22,50 @@ inline long stream_in(__global const uchar* dir, __global const uchar* stream, i
     return (stream[n] == 1 && dir[n] == ((k + 4) & 7)) ? n : -1;
 }
 
+inline int stream_contributors(__global const uchar* dir, __global const uchar* stream, int rows, int cols, long i) {
+    int n = 0;
+    for (int k = 0; k < 8; ++k) n += stream_in(dir, stream, rows, cols, i, k) >= 0;
+    return n;
+}
+
 // Each stream cell's number of stream contributors; the stream sources make level 0's frontier.
 __kernel void strahler_dependencies(__global const uchar* dir, __global const uchar* stream, __global int* deps,
                                     __global int* frontier, volatile __global int* state, const int rows,
                                     const int cols) {
     const long i = get_global_id(0);
     if (i >= (long)rows * cols) return;
-    int n = 0;
-    if (stream[i] == 1) {
-        for (int k = 0; k < 8; ++k) n += stream_in(dir, stream, rows, cols, i, k) >= 0;
-        if (n == 0) frontier_push(frontier, state, (long)rows * cols, -1, i);
-    }
+    const int n = stream[i] == 1 ? stream_contributors(dir, stream, rows, cols, i) : 0;
+    if (stream[i] == 1 && n == 0) frontier_push(frontier, state, (long)rows * cols, -1, i);
     deps[i] = n;
 }
 
 // A stream cell's order: 1 at a source; else the largest order among its stream contributors (final
-// in earlier levels), plus one when two or more of them have it. Then counts it off downstream.
+// in earlier levels, or just written by this work-item), plus one when two or more of them have it.
+// A stream cell downstream that only this cell feeds is this work-item's alone and follows at once;
+// otherwise the cell counts itself off there.
 inline void strahler_cell(__global const uchar* dir, __global const uchar* stream, volatile __global int* deps,
                           __global int* order, __global int* frontier, volatile __global int* state, const int rows,
-                          const int cols, const int level, const long cell) {
-    int top = 0, count = 0;
-    for (int k = 0; k < 8; ++k) {
-        const long n = stream_in(dir, stream, rows, cols, cell, k);
-        if (n < 0) continue;
-        const int v = order[n];
-        if (v > top) top = v, count = 1;
-        else if (v == top) ++count;
+                          const int cols, const int level, long cell) {
+    for (;;) {
+        int top = 0, count = 0;
+        for (int k = 0; k < 8; ++k) {
+            const long n = stream_in(dir, stream, rows, cols, cell, k);
+            if (n < 0) continue;
+            const int v = order[n];
+            if (v > top) top = v, count = 1;
+            else if (v == top) ++count;
+        }
+        order[cell] = top == 0 ? 1 : count >= 2 ? top + 1 : top;
+        const long next = downstream(dir, rows, cols, cell);
+        if (next < 0 || stream[next] != 1) return;
+        if (stream_contributors(dir, stream, rows, cols, next) == 1) {
+            deps[next] = 0;  // no other work-item counts it
+            cell = next;
+            continue;
+        }
+        if (atomic_dec(deps + next) == 1) frontier_push(frontier, state, (long)rows * cols, level, next);
+        return;
     }
-    order[cell] = top == 0 ? 1 : count >= 2 ? top + 1 : top;
-    const long next = downstream(dir, rows, cols, cell);
-    if (next >= 0 && stream[next] == 1 && atomic_dec(deps + next) == 1)
-        frontier_push(frontier, state, (long)rows * cols, level, next);
 }
 
 // One level over the whole device (d8_frontier.h).

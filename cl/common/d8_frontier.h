@@ -6,6 +6,9 @@
 // value is written in one level and read in a later one, and the levels are separated by kernel
 // launches (wide frontiers) or by a work-group barrier (narrow ones, one work-group running level
 // after level), so every read sees its value: the order is OpenCL 1.2's, not the implementation's.
+// A cell that only one cell drains into needs no count: the work-item that finalises its contributor
+// goes on to it at once (no other work-item ever touches it), so a level holds only the confluences
+// whose last contributor just finished, and chains of single contributors cost no level.
 //
 // frontier: two halves of `capacity` cells; level L reads half L % 2 and fills the other.
 // state: int[4]; state[L % 3] is level L's frontier size. Level L adds to state[(L + 1) % 3] with
