@@ -68,4 +68,18 @@ if [ "${PORTACL_SKIP_INTEL_OCL:-0}" != 1 ]; then
     echo "$intel_prefix/lib/libintelocl.so" | "${as_root[@]}" tee "$intel_icd" >/dev/null
   fi
 fi
+# WhiteboxTools, as the whitebox-workflows wheel (its library inside it: nothing is downloaded when it
+# runs), into $PORTACL_WHITEBOX_PREFIX (default /opt/portacl/whitebox): the drainage comparison
+# (tools/anchors/whitebox_drainage.py, CTest's DrainageAgainstWhitebox). PORTACL_SKIP_WHITEBOX=1
+# leaves it out (a 22 MB download).
+whitebox_version=2.0.6
+whitebox_prefix=${PORTACL_WHITEBOX_PREFIX:-/opt/portacl/whitebox}
+if [ "${PORTACL_SKIP_WHITEBOX:-0}" != 1 ] && [ "$(cat "$whitebox_prefix/VERSION" 2>/dev/null)" != "$whitebox_version" ]; then
+  need_root "WhiteboxTools (whitebox-workflows $whitebox_version) is"
+  echo "install-deps: installing WhiteboxTools (whitebox-workflows $whitebox_version) into $whitebox_prefix"
+  "${as_root[@]}" rm -rf "$whitebox_prefix"
+  "${as_root[@]}" PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q --no-cache-dir --disable-pip-version-check \
+    --root-user-action=ignore --no-deps --target "$whitebox_prefix" "whitebox-workflows==$whitebox_version"
+  echo "$whitebox_version" | "${as_root[@]}" tee "$whitebox_prefix/VERSION" >/dev/null
+fi
 echo "install-deps: all dependencies present"

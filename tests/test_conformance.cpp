@@ -384,6 +384,45 @@ void meshInsideCase(Precision p) {
     if (p != Precision::Float) EXPECT_EQ(dev.sides, ref.sides);
 }
 
+// ---- D∞ directions and accumulation: angles within 1e-4 rad (float) and 1e-9 (double) of the
+// reference's, the accumulation of the reference's angles within 1e-5 and 1e-12 relative ----
+
+void drainageDinfCase(Precision p) {
+    const int rows = gTiny ? 8 : 36, cols = gTiny ? 10 : 44;
+    io::Raster dem;
+    dem.frame.rows = rows, dem.frame.cols = cols;
+    dem.frame.geoTransform = {0, 30, 0, 30.0 * rows, 0, -25};
+    dem.frame.hasGeoTransform = true;
+    dem.hasNoData = true, dem.noData = -1;
+    dem.path = "conformance DEM";
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> u(0, 2);
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) dem.values.push_back(r == 2 && c == 3 ? -1 : 0.4 * r + 0.3 * c + u(rng));
+    const double angleTol = p == Precision::Float ? 1e-4 : 1e-9, sumTol = p == Precision::Float ? 1e-5 : 1e-12;
+    const drainage::DinfGrid ref = drainage::dinfDirectionsReference(dem, p);
+    const drainage::DinfGrid dev = drainage::dinfDirections(ctx(), dem, p);
+    for (std::size_t i = 0; i < ref.angle.size(); ++i) ASSERT_NEAR(dev.angle[i], ref.angle[i], angleTol) << "cell " << i;
+    std::vector<double> w(dem.size());
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = 0.25 + double(i % 3);
+    for (bool weighted : {false, true}) {
+        drainage::AccumulationOptions opt;
+        opt.precision = p;
+        if (weighted) opt.weights = &w;
+        const auto want = drainage::dinfAccumulateReference(ref, opt), got = drainage::dinfAccumulate(ctx(), ref, opt);
+        for (std::size_t i = 0; i < want.sums.size(); ++i)
+            ASSERT_NEAR(got.sums[i], want.sums[i], std::abs(want.sums[i]) * sumTol) << "cell " << i;
+    }
+    // A cycle: the cycle check's kernel reports it.
+    drainage::DinfGrid cycle;
+    cycle.frame.rows = 2, cycle.frame.cols = 2;
+    const double pi = std::acos(-1.0);
+    cycle.angle = {0, 3 * pi / 2, pi / 2, pi};
+    drainage::AccumulationOptions opt;
+    opt.precision = p;
+    EXPECT_THROW(drainage::dinfAccumulate(ctx(), cycle, opt), Error);
+}
+
 // ---- two-point probability S2 through the FFT: float within 2e-5, double within 1e-12 ----
 
 void twoPointCase(Precision p) {
@@ -735,6 +774,7 @@ std::vector<Case> cases() {
     c.push_back({"box_count", P::Float, kIntegerLabel, boxCountCase});
     c.push_back({"skeleton", P::Float, kIntegerLabel, skeletonCase});
     both("drainage", [] { drainageCase(P::Float); }, [] { drainageCase(P::Double); });
+    both("drainage_dinf", [] { drainageDinfCase(P::Float); }, [] { drainageDinfCase(P::Double); });
     both("mesh_self_intersection", [] { meshCase(P::Float); }, [] { meshCase(P::Double); });
     c.push_back({"mesh_self_intersection", P::Mixed, "mixed", [] { meshCase(P::Mixed); }});
     both("mesh_point_in_mesh", [] { meshInsideCase(P::Float); }, [] { meshInsideCase(P::Double); });

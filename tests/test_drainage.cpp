@@ -3,8 +3,9 @@
 // accumulation at (0,0) is 8 once all water has left); D8 directions and accumulation on random DEMs
 // equal the serial reference exactly (directions and counts are integers; weighted sums add in one
 // fixed order in float and in double, so the tolerance is zero); the slides' iterative push and pull
-// give the same counts; rasters keep NoData, geotransform and coordinate system; bad input is one
-// sentence naming the file and the cell.
+// give the same counts; rasters keep NoData, geotransform and coordinate system; the network's lines
+// read back from a GeoPackage and a Shapefile; D∞ angles on planes are the planes' own and its
+// accumulation conserves the flow; bad input is one sentence naming the file and the cell.
 #include <gtest/gtest.h>
 
 #include <dirent.h>
@@ -16,8 +17,13 @@
 #include <iterator>
 #include <random>
 
+#include <gdal.h>
+#include <ogr_api.h>
+#include <ogr_srs_api.h>
+
 #include "portacl/drainage.hpp"
 #include "portacl/io/raster.hpp"
+#include "portacl/io/vector_lines.hpp"
 #include "portacl/runtime/error.hpp"
 #include "support/test_support.hpp"
 
@@ -498,6 +504,157 @@ TEST(DrainageRasters, GeoTiffAndAsciiKeepNoDataGeotransformAndCrs) {
     EXPECT_EQ(d8.noData, 9);
     for (const auto& name : names) std::remove((scratchDir() + "/" + name).c_str());
     rmdir(scratchDir().c_str());
+}
+
+// D∞ (Tarboton 1997) on planes, where the angle is the plane's own: every interior cell's angle is the
+// direction of steepest descent, on the device and in the reference, in float and double; due east,
+// each cell's accumulation is its column plus one; on any plane, the flow that leaves the grid is the
+// number of cells (nothing is lost or made). Random real-valued DEMs with NoData: the device's
+// angles equal the reference's within 1e-4 rad (float) and 1e-9 (double), its accumulation of the
+// reference's angles within 1e-5 and 1e-12 relative. A cycle and a bad angle in one sentence.
+TEST(DrainageDinf, PlanesRandomDemsAndCycles) {
+    const int rows = 17, cols = 23;
+    const double pi = std::acos(-1.0);
+    auto plane = [&](double theta) {
+        Raster r = demOf(rows, cols, std::vector<double>(std::size_t(rows) * cols));
+        for (int y = 0; y < rows; ++y)
+            for (int x = 0; x < cols; ++x)  // x east, north up: row y lies at -y cells north
+                r.values[std::size_t(y) * cols + x] = 400 - (std::cos(theta) * x * 10 + std::sin(theta) * (-y) * 10) * 0.37;
+        r.frame.geoTransform = {0, 10, 0, 10.0 * rows, 0, -10};
+        r.frame.hasGeoTransform = true;
+        return r;
+    };
+    for (Precision p : {Precision::Float, Precision::Double}) {
+        SCOPED_TRACE(p == Precision::Float ? "float" : "double");
+        const double tol = p == Precision::Float ? 1e-4 : 1e-9;
+        for (double theta : {0.3, 1.0, 2.5, 3.5, 4.0, 5.5}) {
+            SCOPED_TRACE(theta);
+            const Raster dem = plane(theta);
+            for (const dr::DinfGrid& g : {dr::dinfDirections(context(), dem, p), dr::dinfDirectionsReference(dem, p)})
+                for (int y = 1; y + 1 < rows; ++y)
+                    for (int x = 1; x + 1 < cols; ++x) ASSERT_NEAR(g.angle[std::size_t(y) * cols + x], theta, tol) << y << "," << x;
+            // What leaves the grid: each cell's share towards a neighbour off the grid, and all of a cell without flow.
+            dr::AccumulationOptions opt;
+            opt.precision = p;
+            const dr::DinfGrid g = dr::dinfDirectionsReference(dem, p);
+            const dr::Accumulation a = dr::dinfAccumulate(context(), g, opt);
+            double out = 0;
+            for (int y = 0; y < rows; ++y)
+                for (int x = 0; x < cols; ++x) {
+                    const std::size_t i = std::size_t(y) * cols + x;
+                    const double angle = g.angle[i];
+                    if (angle < 0) {
+                        out += a.sums[i];
+                        continue;
+                    }
+                    const int k = std::min(int(std::floor(angle / (pi / 4))), 7);
+                    const double f = angle / (pi / 4) - k;
+                    for (auto [d, share] : {std::pair<int, double>{k, 1 - f}, {(k + 1) & 7, f}}) {
+                        const int yy = y + dr::kRowOffset[d], xx = x + dr::kColOffset[d];
+                        if (yy < 0 || yy >= rows || xx < 0 || xx >= cols) out += a.sums[i] * share;
+                    }
+                }
+            EXPECT_NEAR(out, rows * cols, rows * cols * (p == Precision::Float ? 1e-5 : 1e-12));
+        }
+        // Due east: every cell sends all its flow east; the last column has no lower facet.
+        const dr::DinfGrid east = dr::dinfDirections(context(), plane(0), p);
+        dr::AccumulationOptions opt;
+        opt.precision = p;
+        const dr::Accumulation a = dr::dinfAccumulate(context(), east, opt);
+        for (int y = 0; y < rows; ++y)
+            for (int x = 0; x < cols; ++x) {
+                EXPECT_EQ(east.angle[std::size_t(y) * cols + x], x + 1 < cols ? 0.0 : dr::kDinfNoFlow) << y << "," << x;
+                ASSERT_EQ(a.sums[std::size_t(y) * cols + x], x + 1) << y << "," << x;
+            }
+        // Random real heights (no ties) with NoData holes.
+        for (unsigned seed = 1; seed <= 3; ++seed) {
+            std::mt19937 rng(seed);
+            std::uniform_real_distribution<double> u(0, 1);
+            Raster dem = demOf(31, 37, std::vector<double>(31 * 37));
+            dem.hasNoData = true, dem.noData = -9999;
+            dem.frame.geoTransform = {100, 30, 0, 500, 0, -25};
+            dem.frame.hasGeoTransform = true;
+            for (int y = 0; y < 31; ++y)
+                for (int x = 0; x < 37; ++x) dem.values[std::size_t(y) * 37 + x] = 0.3 * y + 0.2 * x + 2 * u(rng);
+            for (int k = 0; k < 40; ++k) dem.values[rng() % dem.values.size()] = -9999;
+            const dr::DinfGrid ref = dr::dinfDirectionsReference(dem, p);
+            const dr::DinfGrid dev = dr::dinfDirections(context(), dem, p);
+            for (std::size_t i = 0; i < ref.angle.size(); ++i) ASSERT_NEAR(dev.angle[i], ref.angle[i], tol) << "cell " << i;
+            std::vector<double> w(dem.size());
+            for (std::size_t i = 0; i < w.size(); ++i) w[i] = 0.5 + double(i % 5);
+            for (bool weighted : {false, true}) {
+                dr::AccumulationOptions o;
+                o.precision = p;
+                if (weighted) o.weights = &w;
+                const dr::Accumulation want = dr::dinfAccumulateReference(ref, o), got = dr::dinfAccumulate(context(), ref, o);
+                ASSERT_EQ(got.valid, want.valid);
+                for (std::size_t i = 0; i < want.sums.size(); ++i)
+                    ASSERT_NEAR(got.sums[i], want.sums[i], std::abs(want.sums[i]) * (p == Precision::Float ? 1e-5 : 1e-12)) << "cell " << i;
+            }
+        }
+    }
+    // A cycle: E, S, W, N around a 2x2 block.
+    dr::DinfGrid cycle;
+    cycle.frame.rows = 2, cycle.frame.cols = 2;
+    cycle.angle = {0, 3 * pi / 2, pi / 2, pi};
+    const std::string want = "has a cycle of D-infinity directions through row 0, column 0";
+    EXPECT_NE(errorOf([&] { dr::dinfAccumulate(context(), cycle); }).find(want), std::string::npos);
+    EXPECT_NE(errorOf([&] { dr::dinfAccumulateReference(cycle); }).find(want), std::string::npos);
+    cycle.angle[3] = 7;
+    EXPECT_NE(errorOf([&] { dr::dinfAccumulate(context(), cycle); }).find("angle at row 1, column 1 is 7"), std::string::npos);
+}
+
+// The network's lines as a GeoPackage and as a Shapefile, read back through OGR: the features, their
+// attributes, points and coordinate system; a rewrite replaces them; no temporary is left.
+TEST(DrainageRasters, NetworkAsGeoPackageAndShapefileReadsBack) {
+    char tmpl[] = "/tmp/portacl-drainage-lines-XXXXXX";
+    const std::string dir = mkdtemp(tmpl) ? tmpl : "/tmp";
+    const std::vector<std::string> ints{"link", "downstream", "strahler", "cells"}, reals{"length"};
+    std::vector<portacl::io::LineFeature> lines(3);
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+        for (int p = 0; p <= int(k) + 1; ++p) lines[k].points.emplace_back(430000.5 + 30 * p, 4620000.25 - 30 * p * double(k));
+        lines[k].integers = {std::int64_t(k) + 1, k == 0 ? 0 : 1, std::int64_t(k % 2) + 1, std::int64_t(k) + 2};
+        lines[k].reals = {42.5 * double(k + 1)};
+    }
+    for (const char* ext : {"gpkg", "shp"}) {
+        SCOPED_TRACE(ext);
+        const std::string path = dir + "/net." + ext;
+        for (std::size_t count : {lines.size(), std::size_t(1)}) {  // the second write replaces the first
+            const std::vector<portacl::io::LineFeature> some(lines.begin(), lines.begin() + long(count));
+            portacl::io::writeLines(path, "EPSG:26912", "streams", ints, reals, some);
+            GDALDatasetH ds = GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr);
+            ASSERT_NE(ds, nullptr);
+            ASSERT_EQ(GDALDatasetGetLayerCount(ds), 1);
+            OGRLayerH layer = GDALDatasetGetLayer(ds, 0);
+            EXPECT_EQ(OGR_L_GetFeatureCount(layer, TRUE), GIntBig(count));
+            OGRSpatialReferenceH srs = OGR_L_GetSpatialRef(layer);
+            ASSERT_NE(srs, nullptr);
+            EXPECT_STREQ(OSRGetAuthorityCode(srs, nullptr), "26912");
+            OGR_L_ResetReading(layer);
+            for (std::size_t k = 0; k < count; ++k) {
+                OGRFeatureH f = OGR_L_GetNextFeature(layer);
+                ASSERT_NE(f, nullptr);
+                for (std::size_t j = 0; j < ints.size(); ++j)
+                    EXPECT_EQ(OGR_F_GetFieldAsInteger64(f, OGR_F_GetFieldIndex(f, ints[j].c_str())), lines[k].integers[j]) << ints[j];
+                EXPECT_EQ(OGR_F_GetFieldAsDouble(f, OGR_F_GetFieldIndex(f, "length")), lines[k].reals[0]);
+                OGRGeometryH g = OGR_F_GetGeometryRef(f);
+                ASSERT_EQ(OGR_G_GetPointCount(g), int(lines[k].points.size()));
+                for (int p = 0; p < OGR_G_GetPointCount(g); ++p) {
+                    EXPECT_EQ(OGR_G_GetX(g, p), lines[k].points[std::size_t(p)].first);
+                    EXPECT_EQ(OGR_G_GetY(g, p), lines[k].points[std::size_t(p)].second);
+                }
+                OGR_F_Destroy(f);
+            }
+            GDALClose(ds);
+        }
+    }
+    auto names = filesIn(dir);
+    std::sort(names.begin(), names.end());
+    for (const auto& name : names) EXPECT_EQ(name.find(".tmp"), std::string::npos) << name;
+    for (const char* want : {"net.dbf", "net.gpkg", "net.prj", "net.shp", "net.shx"})
+        EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
+    for (const auto& name : names) std::remove((dir + "/" + name).c_str());
+    rmdir(dir.c_str());
 }
 
 // The command line: TauDEM's Logan area from its pointers, in area units too; refusals in one line,

@@ -44,12 +44,89 @@ std::vector<std::size_t> outletCells(const std::vector<std::string>& points, con
     return cells;
 }
 
+// --method dinf: the DEM (filled if asked), its D∞ angles and their accumulation, every option
+// already checked.
+int runDinf(const std::string& dem, const std::string& filled, const std::string& directions, const std::string& accumulation,
+            const std::string& weightsPath, const std::string& units, bool fill, bool excludeSelf, bool serial, Precision precision,
+            const CommonOptions& common) {
+    Progress progress("drainage", std::uint64_t(2 + (fill ? 1 : 0) + 1 + (accumulation.empty() ? 0 : 1)), "steps");
+    int done = 0;
+    io::Raster input = io::readRaster(dem);
+    dr::validateDem(input);
+    io::Raster weights;
+    if (!weightsPath.empty()) {
+        weights = io::readRaster(weightsPath);
+        if (weights.rows() != input.rows() || weights.cols() != input.cols())
+            throw Error(weightsPath + " is " + std::to_string(weights.rows()) + "x" + std::to_string(weights.cols()) + ", the DEM " +
+                        std::to_string(input.rows()) + "x" + std::to_string(input.cols()));
+        for (std::size_t i = 0; i < weights.size(); ++i) {
+            if (weights.isNoData(i)) weights.values[i] = 0;
+            else if (!std::isfinite(weights.values[i]))
+                throw Error(weightsPath + " has a weight that is not finite at row " + std::to_string(i / weights.cols()) +
+                            ", column " + std::to_string(i % weights.cols()));
+        }
+    }
+    progress.update(++done, "read");
+    std::unique_ptr<Context> ctx;
+    std::string where = "serial reference";
+    if (!serial) {
+        ctx = std::make_unique<Context>(selectDevice(common.device), common.contextOptions());
+        where = ctx->device().label();
+    }
+    if (fill) {
+        input = serial ? dr::fillDepressionsReference(input, precision) : dr::fillDepressions(*ctx, input, precision);
+        progress.update(++done, "filled");
+    }
+    const dr::DinfGrid grid = serial ? dr::dinfDirectionsReference(input, precision) : dr::dinfDirections(*ctx, input, precision);
+    progress.update(++done, "directions");
+    dr::Accumulation acc;
+    if (!accumulation.empty()) {
+        dr::AccumulationOptions opt;
+        opt.includeSelf = !excludeSelf;
+        opt.precision = precision;
+        if (!weightsPath.empty()) opt.weights = &weights.values;
+        acc = serial ? dr::dinfAccumulateReference(grid, opt) : dr::dinfAccumulate(*ctx, grid, opt);
+        progress.update(++done, "accumulation");
+    }
+    const double nd = -FLT_MAX;
+    const io::RasterType real = precision == Precision::Float ? io::RasterType::Float32 : io::RasterType::Float64;
+    if (!filled.empty()) io::writeRaster(filled, input.frame, input.values, input.type, input.hasNoData, input.noData);
+    if (!directions.empty()) {
+        std::vector<double> a(grid.angle);
+        for (auto& v : a)
+            if (v == dr::kDinfNoData) v = nd;
+        io::writeRaster(directions, grid.frame, a, real, true, nd);
+    }
+    double largest = 0;
+    if (!accumulation.empty()) {
+        const double scale = units == "area" ? grid.frame.cellWidth() * grid.frame.cellHeight() : 1;
+        std::vector<double> v(acc.sums.size());
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            v[i] = acc.valid[i] ? acc.sums[i] * scale : nd;
+            if (acc.valid[i]) largest = std::max(largest, acc.sums[i]);
+        }
+        io::writeRaster(accumulation, grid.frame, v, units == "area" ? io::RasterType::Float64 : real, true, nd);
+    }
+    progress.update(++done, "written");
+    progress.finish();
+    if (ctx) printProfile(*ctx, common);
+    std::size_t withData = 0, noFlow = 0;
+    for (std::size_t i = 0; i < input.size(); ++i) {
+        withData += !input.isNoData(i);
+        noFlow += grid.angle[i] == dr::kDinfNoFlow;
+    }
+    std::cout << "D-infinity drainage of " << dem << " (" << input.rows() << "x" << input.cols() << ", " << withData
+              << " cells with data) on " << where << "\n" << noFlow << " cells without flow\n";
+    if (!accumulation.empty()) std::cout << "largest accumulation " << largest << (weightsPath.empty() ? " cells" : "") << "\n";
+    return 0;
+}
+
 int runDrainage(const std::vector<std::string>& args) {
     po::options_description desc("portacl drainage options");
     CommonOptions common;
     common.precision = "double";
     common.add(desc);
-    std::string order, basins, picture, network, units = "cells";
+    std::string order, basins, picture, network, units = "cells", method = "d8";
     std::vector<std::string> outletText;
     std::string dem, pointers, filled, directions, accumulation, streamsPath, encoding = "esri", weightsPath;
     double threshold = 0;
@@ -65,7 +142,7 @@ int runDrainage(const std::vector<std::string>& args) {
         "threshold", po::value(&threshold), "the accumulation a stream cell reaches (with --streams or --order)")(
         "order", po::value(&order), "write the Strahler order of the stream cells here (0 elsewhere)")(
         "watersheds", po::value(&basins), "write each cell's basin here: the number of its outlet")(
-        "network", po::value(&network), "write the stream links (--threshold) as lines of a GeoPackage (.gpkg)")(
+        "network", po::value(&network), "write the stream links (--threshold) as lines of a GeoPackage (.gpkg) or a Shapefile (.shp)")(
         "picture", po::value(&picture), "draw the hillshade with the streams (--threshold) over it as a PNG")(
         "outlets", po::value(&outletText)->multitoken(),
         "X,Y ... in the grid's coordinates: basins of these outlets only (numbered 1, 2, ...; 0 elsewhere)")(
@@ -75,15 +152,17 @@ int runDrainage(const std::vector<std::string>& args) {
         "no value where the contributing area touches the grid's edge or NoData (TauDEM's AreaD8 default)")(
         "exclude-self", po::bool_switch(&excludeSelf), "a cell does not count itself (the water moved in, as the slides)")(
         "units", po::value(&units), "--accumulation in cells (default) or area (cells times the cell's area, in the grid's units squared)")(
+        "method", po::value(&method), "d8 (default) or dinf: D-infinity angles and accumulation (Tarboton 1997; --filled, --directions, --accumulation)")(
         "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device");
     po::positional_options_description pos;
     pos.add("dem", 1);
     po::variables_map vm;
     const std::string usage =
         "usage: portacl drainage DEM [--fill] [--filled F] [--flats] [--directions D] [--accumulation A] [--streams S --threshold T]\n"
-        "                        [--order O] [--network N.gpkg] [--watersheds W [--outlets X,Y ...]] [--picture P.png]\n"
+        "                        [--order O] [--network N.gpkg|N.shp] [--watersheds W [--outlets X,Y ...]] [--picture P.png]\n"
         "                        [--encoding esri|taudem|richdem|whitebox] [--weights W] [--edge-contamination]\n"
-        "       portacl drainage --pointers P [--encoding E] [--accumulation A] [--streams S --threshold T]";
+        "       portacl drainage --pointers P [--encoding E] [--accumulation A] [--streams S --threshold T]\n"
+        "       portacl drainage DEM --method dinf [--fill] [--filled F] [--directions D] [--accumulation A] [--weights W]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
 
     // Everything that can be refused is refused before any work.
@@ -108,6 +187,16 @@ int runDrainage(const std::vector<std::string>& args) {
     if (units == "area" && accumulation.empty()) throw Error("--units is for --accumulation A; name the accumulation file");
     if (!outletText.empty() && basins.empty()) throw Error("--outlets is for --watersheds W; name the watersheds file");
     if (vm.count("threshold") && !(threshold > 0)) throw Error("--threshold must be positive");
+    if (method != "d8" && method != "dinf") throw Error("--method takes d8 or dinf, not '" + method + "'");
+    const bool dinf = method == "dinf";
+    if (dinf) {
+        const std::pair<bool, const char*> d8Only[] = {
+            {!pointers.empty(), "--pointers"}, {flats, "--flats"}, {!streamsPath.empty(), "--streams"}, {!order.empty(), "--order"},
+            {!network.empty(), "--network"}, {!basins.empty(), "--watersheds"}, {!picture.empty(), "--picture"},
+            {contamination, "--edge-contamination"}, {vm.count("encoding") > 0, "--encoding"}};
+        for (const auto& [given, option] : d8Only)
+            if (given) throw Error(std::string(option) + " is for D8; --method dinf writes --filled, --directions and --accumulation");
+    }
     const std::vector<std::string> inputs{dem, pointers, weightsPath};
     checkRasterOutput(filled, inputs, "--filled");
     checkRasterOutput(directions, inputs, "--directions");
@@ -124,6 +213,8 @@ int runDrainage(const std::vector<std::string>& args) {
         checkOutputPath(picture, inputs, "--picture");
     }
     checkDistinctOutputs({{"--network", network}, {"--picture", picture}, {"--order", order}, {"--watersheds", basins}, {"--filled", filled}, {"--directions", directions}, {"--accumulation", accumulation}, {"--streams", streamsPath}});
+
+    if (dinf) return runDinf(dem, filled, directions, accumulation, weightsPath, units, fill, excludeSelf, serial, precision, common);
 
     const bool wantOrder = !order.empty() || !network.empty();
     const bool wantAcc = !accumulation.empty() || !streamsPath.empty() || wantOrder || (!picture.empty() && vm.count("threshold"));

@@ -4,7 +4,7 @@
 // --quick. Depression filling of the bowl roughened with noise, checked equal to Priority-Flood.
 // Accumulation by dependency counting (cell counts, and weighted sums in float and double)
 // beside the slides' iterative push-with-atomics and pull schemes, whose counts are checked equal to
-// it before they are timed. Device time excludes the uploads (the grid is already on the device).
+// it before they are timed; D∞ accumulation of the same bowl. Device time excludes the uploads (the grid is already on the device).
 #include <climits>
 #include <cmath>
 
@@ -157,6 +157,41 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
         rec.note = "dependency counting level by level, " + std::to_string(launches) + " launches; largest accumulation " +
                    std::to_string(largest) + " cells";
         if (opts.serial) rec.serialSeconds = medianHostSeconds([&] { accumulateReference(grid, opt); }, 1);
+        out.push_back(rec);
+    }
+
+    // D∞ (Tarboton 1997) on the same bowl: the angles, then their accumulation level by level (every
+    // cell splits its flow between two neighbours), checked against the reference first.
+    for (Precision p : {Precision::Float, Precision::Double}) {
+        if (!runsOn(ctx, opts, p, "drainage/dinf-accumulation", out)) continue;
+        AccumulationOptions opt;
+        opt.precision = p;
+        const DinfGrid angles = dinfDirectionsReference(dem, p);
+        const Accumulation want = dinfAccumulateReference(angles, opt), got = dinfAccumulate(ctx, angles, opt);
+        const double tol = p == Precision::Float ? 1e-4 : 1e-11;
+        for (std::size_t i = 0; i < cells; ++i)
+            if (std::abs(got.sums[i] - want.sums[i]) > tol * std::abs(want.sums[i]))
+                throw Error("the bench's D-infinity accumulation differs from the serial reference on " + ctx.device().name);
+        std::vector<double> a64(angles.angle);
+        std::vector<float> a32(angles.angle.begin(), angles.angle.end());
+        cl::Buffer angle = p == Precision::Double ? ctx.upload(a64, "bench angles") : ctx.upload(a32, "bench angles");
+        cl::Buffer nodata = ctx.upload(std::vector<std::uint8_t>(cells, 0), "bench NoData mask");
+        cl::Buffer sums = ctx.buffer(cells * (p == Precision::Double ? 8 : 4), "bench D-infinity sums");
+        cl::Buffer noWeights = ctx.buffer(8, "bench no weights");
+        const cl_int none = INT_MAX;
+        int launches = 0;
+        BenchRecord rec;
+        rec.workload = "drainage/dinf-accumulation";
+        rec.size = size;
+        rec.precision = precisionName(p);
+        rec.seconds = medianDeviceSeconds(ctx, [&] {
+            ctx.write(first, &none, sizeof none, "bench reset");
+            launches = detail::dinfAccumulateOnDevice(ctx, angle, nodata, deps, sums, noWeights, first, frontier, state, dem.frame, false, p);
+        }, opts);
+        rec.bytes = double(cells) * ((p == Precision::Double ? 8 : 4) * 10 + 9 + 4 * 2);
+        rec.note = "D-infinity shares pulled level by level, " + std::to_string(launches) + " launches; within " +
+                   (p == Precision::Float ? "1e-4" : "1e-11") + " of the reference";
+        if (opts.serial) rec.serialSeconds = medianHostSeconds([&] { dinfAccumulateReference(angles, opt); }, 1);
         out.push_back(rec);
     }
 

@@ -51,4 +51,18 @@ std::vector<std::int32_t> numberBasins(const DirectionGrid& g, const std::vector
 PORTACL_API int fillOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffer& nodata, const cl::Buffer& level,
                              const cl::Buffer& changed, const io::RasterFrame& frame, Precision p);
 
+// D∞: "<grid> has a cycle of D-infinity directions through row R, column C: ..."; the grid's shape,
+// its angles and the options (throws one sentence).
+std::string dinfCycleSentence(const DinfGrid& g, std::size_t cell);
+// The diagonal neighbour's angle, atan2(cell height, cell width): the table of the neighbours' angles.
+double dinfDiagonal(const io::RasterFrame& f);
+void checkDinf(const DinfGrid& g, const AccumulationOptions& opt);
+// D∞ accumulation on buffers already there (exported for the bench): angle REAL of `p`, nodata bytes,
+// deps int, acc REAL of `p`, weights REAL (any buffer without), first one int holding INT_MAX,
+// frontier 2 ints per cell, state 4 ints. Returns the launches made.
+PORTACL_API int dinfAccumulateOnDevice(Context& ctx, const cl::Buffer& angle, const cl::Buffer& nodata, const cl::Buffer& deps,
+                                       const cl::Buffer& acc, const cl::Buffer& weights, const cl::Buffer& first,
+                                       const cl::Buffer& frontier, const cl::Buffer& state, const io::RasterFrame& frame,
+                                       bool weighted, Precision p);
+
 }  // namespace portacl::drainage::detail

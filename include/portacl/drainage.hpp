@@ -119,10 +119,10 @@ struct PORTACL_API Accumulation {
     double value(std::size_t i) const { return weighted() ? sums[i] : double(counts[i]); }
 };
 
-// Flow accumulation on the device in O(N) work: each cell's number of upstream neighbours, then one
-// launch in which each source walks downstream, and the last of a cell's contributors to arrive
-// (its count reaching zero) goes on with the cell's sum. Throws one sentence naming a cell of a cycle
-// when the directions hold one.
+// Flow accumulation on the device in O(N) work: each cell's number of upstream neighbours, then the
+// cells level by level from the sources downstream, each summed once all its contributors are (a
+// frontier of cells whose counts reached zero; no work-item waits on another). Throws one sentence
+// naming a cell of a cycle when the directions hold one.
 PORTACL_API Accumulation accumulate(Context& ctx, const DirectionGrid& g, const AccumulationOptions& opt = {});
 // The same by Kahn's topological order on the host.
 PORTACL_API Accumulation accumulateReference(const DirectionGrid& g, const AccumulationOptions& opt = {});
@@ -165,6 +165,32 @@ struct StreamLink {
 };
 PORTACL_API std::vector<StreamLink> streamLinks(const DirectionGrid& g, const std::vector<std::uint8_t>& streamCells,
                                                 const std::vector<int>& order);
+
+// D∞ (Tarboton 1997, "A new method for the determination of flow directions and upslope areas in
+// grid digital elevation models"): each cell's direction is the steepest downward slope over the 8
+// triangular facets formed with a cardinal and a diagonal neighbour (distances from the geotransform),
+// as an angle in radians counter-clockwise from east in [0, 2π) (TauDEM's convention). Within a facet
+// the direction is held to its edges. The first facet of greatest slope wins, in the order (E, NE),
+// (N, NE), (N, NW), (W, NW), (W, SW), (S, SW), (S, SE), (E, SE); a facet with a neighbour off the grid
+// or without data is skipped; kDinfNoFlow where no facet descends, kDinfNoData without data.
+constexpr double kDinfNoFlow = -1;
+constexpr double kDinfNoData = -2;
+struct PORTACL_API DinfGrid {
+    io::RasterFrame frame;
+    std::vector<double> angle;  // frame.size() angles as above (float ones widened)
+    std::string source;
+};
+PORTACL_API DinfGrid dinfDirections(Context& ctx, const io::Raster& dem, Precision precision = Precision::Double);
+PORTACL_API DinfGrid dinfDirectionsReference(const io::Raster& dem, Precision precision = Precision::Double);
+// D∞ accumulation: a cell's flow splits between the two neighbours its angle lies between, in
+// proportion to the angles (a direction of exactly E, NE, ... sends all to one); flow off the grid or
+// into NoData leaves. A cell's value is its own weight (1 without weights) plus the shares of its
+// contributors, added in the order E, NE, ..., SE, in opt.precision (always sums: cells are split).
+// On the device level by level as accumulate(); the reference in Kahn's order. The two agree to the
+// rounding of the shares (the device's division may differ from the host's by an ulp). Throws for
+// edgeContamination (not offered for D∞) and for a cycle, naming a cell of it.
+PORTACL_API Accumulation dinfAccumulate(Context& ctx, const DinfGrid& g, const AccumulationOptions& opt = {});
+PORTACL_API Accumulation dinfAccumulateReference(const DinfGrid& g, const AccumulationOptions& opt = {});
 
 // A picture a person can look at: the DEM's hillshade (Horn's gradient, light from the north-west at
 // 45° elevation; a geographic grid's degrees taken as metres at its mean latitude) as RGB, the stream

@@ -1,0 +1,181 @@
+#!/usr/bin/python3
+"""WhiteboxTools beside `portacl drainage` on one DEM: D8 pointers and D8 flow accumulation (cells),
+each tool's own pointers compared cell for cell, and the accumulation of WhiteboxTools' pointers by
+both tools compared cell for cell (the same pointers must give the same counts); D∞ angles and
+accumulation (cells) of each tool, compared within 0.001 degrees and 1e-5 relative. WhiteboxTools runs
+through the `whitebox_workflows` wheel (its library ships inside it: nothing is downloaded at run
+time; scripts/install-deps.sh installs it into /opt/portacl/whitebox, or $PORTACL_WHITEBOX_PREFIX).
+
+Times: WhiteboxTools' tool calls alone (the DEM already in memory, no file written), on all cores;
+`portacl drainage` as a whole process (reading the DEM, the device's start and the kernel cache,
+writing the outputs), and the sum of its kernels' times (--profile: directions, upstream counts,
+the levels of the accumulation, the cycle check). The median of --repeats runs.
+
+usage: /usr/bin/python3 tools/anchors/whitebox_drainage.py --portacl build/portacl [--dem DEM.tif]
+         [--synthetic N] [--device pocl] [--repeats 3] [--work DIR] [--check]
+--dem defaults to WhiteboxTools' own test DEM in the shared data (dem/whitebox/DEM.tif).
+--synthetic N writes the bench's DEM (a bowl draining to its corner cut by 12 radial valleys,
+z = r (1 + 0.15 sin 12θ), 10 m cells) as an N x N GeoTIFF and uses it instead of --dem.
+Exit status 1 when the accumulations of the same pointers differ anywhere, and with --check also
+when a pointer or an accumulation of each tool's own pointers differs, or (on square cells, which
+WhiteboxTools' D∞ assumes) a D∞ angle or accumulation differs beyond those tolerances; 77 (CTest's skip) when
+whitebox_workflows or the DEM is missing."""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.environ.get("PORTACL_WHITEBOX_PREFIX", "/opt/portacl/whitebox"))
+try:
+    import whitebox_workflows as wbw
+except ImportError:
+    print("whitebox_workflows is not installed (bash scripts/install-deps.sh installs it)")
+    sys.exit(77)
+
+# WhiteboxTools' pointer codes, as --encoding whitebox reads them.
+WHITEBOX_CODES = {0, 1, 2, 4, 8, 16, 32, 64, 128}
+
+
+def write_bowl(path, n):
+    """A GeoTIFF (Float32, 10 m cells, origin at 0, 10 n) written with tifffile and the three GeoTIFF
+    tags that place it."""
+    import tifffile
+    r, c = np.mgrid[0:n, 0:n].astype(np.float64)
+    z = (np.hypot(r, c) * (1 + 0.15 * np.sin(12 * np.arctan2(r, c)))).astype(np.float32)
+    geo = [(33550, "d", 3, (10.0, 10.0, 0.0), False),                        # ModelPixelScale
+           (33922, "d", 6, (0.0, 0.0, 0.0, 0.0, 10.0 * n, 0.0), False),      # ModelTiepoint
+           (34735, "H", 12, (1, 1, 0, 2, 1024, 0, 1, 1, 1025, 0, 1, 1), False)]  # projected, pixel is area
+    tifffile.imwrite(path, z, extratags=geo)
+
+
+def median_seconds(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--portacl", required=True)
+    data_dir = os.environ.get("PORTACL_DATA_DIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared/data")
+    ap.add_argument("--dem", default=os.path.join(data_dir, "dem/whitebox/DEM.tif"))
+    ap.add_argument("--synthetic", type=int, default=0)
+    ap.add_argument("--device", default="pocl")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--work", default="")
+    ap.add_argument("--check", action="store_true")
+    a = ap.parse_args()
+    work = a.work or tempfile.mkdtemp(prefix="portacl-whitebox-")
+    os.makedirs(work, exist_ok=True)
+    try:
+        return compare(a, work)
+    finally:
+        if not a.work:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def compare(a, work):
+    dem_path = a.dem
+    wbe = wbw.WbEnvironment()
+    if a.synthetic:
+        dem_path = os.path.join(work, f"bowl{a.synthetic}.tif")
+        write_bowl(dem_path, a.synthetic)
+    if not os.path.isfile(dem_path):
+        print(f"no DEM at {dem_path} (the shared data: PORTACL_DATA_DIR)")
+        return 77
+
+    routing = wbe.hydrology.flow_routing
+    dem = wbe.read_raster(dem_path)
+    grid = {}
+    wb_pointer_s = median_seconds(lambda: grid.__setitem__("p", routing.d8_pointer(dem=dem)), a.repeats)
+    wb_acc_s = median_seconds(lambda: grid.__setitem__("a", routing.d8_flow_accum(input=grid["p"], out_type="cells",
+                                                                                   input_is_pointer=True)), a.repeats)
+    wb_pointer_path = os.path.join(work, "wb_d8.tif")
+    wbe.write_raster(grid["p"], wb_pointer_path)
+    wb_pointer = grid["p"].to_numpy()
+    wb_acc = grid["a"].to_numpy()
+    heights = dem.to_numpy()
+    data = ~np.isnan(heights) & (heights != dem.metadata().nodata)
+
+    env = dict(os.environ, PORTACL_NO_PROGRESS="1")
+    ours_d8, ours_acc, ours_from_wb = (os.path.join(work, f) for f in ("pc_d8.tif", "pc_acc.tif", "pc_acc_of_wb_d8.tif"))
+    both = [a.portacl, "drainage", dem_path, "--directions", ours_d8, "--encoding", "whitebox", "--accumulation", ours_acc,
+            "--device", a.device]
+    subprocess.run(both, check=True, env=env, stdout=subprocess.DEVNULL)  # the kernel cache warm
+    ours_s = median_seconds(lambda: subprocess.run(both, check=True, env=env, stdout=subprocess.DEVNULL), a.repeats)
+    # The device's share: every kernel's time in the profile of one more run.
+    profile = subprocess.run(both + ["--profile"], check=True, env=env, capture_output=True, text=True).stderr
+    kernels_s = sum(float(f[3]) for f in (line.split() for line in profile.splitlines()) if len(f) >= 6 and f[1] == "kernel") / 1e3
+    subprocess.run([a.portacl, "drainage", "--pointers", wb_pointer_path, "--encoding", "whitebox", "--accumulation",
+                    ours_from_wb, "--device", a.device], check=True, env=env, stdout=subprocess.DEVNULL)
+
+    pc_pointer = wbe.read_raster(ours_d8).to_numpy()
+    pc_acc = wbe.read_raster(ours_acc).to_numpy()
+    pc_of_wb = wbe.read_raster(ours_from_wb).to_numpy()
+    cells = int(data.sum())
+    codes = set(np.unique(wb_pointer[data]).astype(int).tolist())
+    if not codes <= WHITEBOX_CODES:
+        print(f"WhiteboxTools wrote codes {sorted(codes - WHITEBOX_CODES)} that are not D8 codes")
+        return 1
+    same_pointer = int((wb_pointer[data] == pc_pointer[data]).sum())
+    same_acc_own = int((wb_acc[data] == pc_acc[data]).sum())
+    same_acc_of_wb = int((wb_acc[data] == pc_of_wb[data]).sum())
+    rows, cols = data.shape
+    print(f"DEM {dem_path}: {rows}x{cols}, {cells} cells with data; device {a.device}; WhiteboxTools "
+          f"{wbe.version()} on {os.cpu_count()} cores")
+    print(f"D8 pointers equal: {same_pointer} of {cells}")
+    print(f"accumulation of each tool's own pointers equal: {same_acc_own} of {cells}")
+    print(f"accumulation of WhiteboxTools' pointers equal: {same_acc_of_wb} of {cells} "
+          f"(largest {int(wb_acc[data].max())})")
+    print(f"WhiteboxTools d8_pointer {wb_pointer_s * 1e3:.1f} ms, d8_flow_accum {wb_acc_s * 1e3:.1f} ms, "
+          f"together {(wb_pointer_s + wb_acc_s) * 1e3:.1f} ms")
+    print(f"portacl drainage --directions --accumulation: the whole process {ours_s * 1e3:.1f} ms "
+          f"({(wb_pointer_s + wb_acc_s) / ours_s:.2f}x WhiteboxTools' speed), its kernels {kernels_s * 1e3:.1f} ms "
+          f"({(wb_pointer_s + wb_acc_s) / kernels_s:.2f}x)")
+    # D∞: WhiteboxTools' angle is an azimuth in degrees (clockwise from north), ours radians
+    # counter-clockwise from east; both accumulations in cells.
+    ours_ang, ours_dinf = (os.path.join(work, f) for f in ("pc_dinf_angle.tif", "pc_dinf_acc.tif"))
+    wb_dinf_s = median_seconds(lambda: grid.__setitem__("dp", routing.dinf_pointer(dem=dem)), a.repeats)
+    wb_dinf_acc_s = median_seconds(lambda: grid.__setitem__("da", routing.dinf_flow_accum(input=dem, out_type="cells")), a.repeats)
+    dinf = [a.portacl, "drainage", dem_path, "--method", "dinf", "--directions", ours_ang, "--accumulation", ours_dinf,
+            "--device", a.device]
+    subprocess.run(dinf, check=True, env=env, stdout=subprocess.DEVNULL)
+    ours_dinf_s = median_seconds(lambda: subprocess.run(dinf, check=True, env=env, stdout=subprocess.DEVNULL), a.repeats)
+    wb_az, wb_da = grid["dp"].to_numpy(), grid["da"].to_numpy()
+    pc_az = np.mod(90 - np.degrees(wbe.read_raster(ours_ang).to_numpy()), 360)
+    pc_da = wbe.read_raster(ours_dinf).to_numpy()
+    both_flow = data & (wb_az >= 0) & (wbe.read_raster(ours_ang).to_numpy() >= 0)
+    angle_diff = np.abs((pc_az - wb_az + 180) % 360 - 180)
+    rel = np.abs(pc_da - wb_da) / np.maximum(1, np.abs(wb_da))
+    square = abs(dem.metadata().resolution_x - dem.metadata().resolution_y) <= 1e-9 * dem.metadata().resolution_x
+    print(f"D-infinity angles within 0.001 degrees: {int((angle_diff[both_flow] <= 1e-3).sum())} of {int(both_flow.sum())} cells "
+          f"with flow in both (largest difference {angle_diff[both_flow].max():.2g} degrees); accumulation within 1e-5 relative: "
+          f"{int((rel[data] <= 1e-5).sum())} of {cells} (largest difference {rel[data].max():.2g})"
+          + ("" if square else "; the cells are not square, where WhiteboxTools' D-infinity angles differ: not checked"))
+    print(f"WhiteboxTools dinf_pointer {wb_dinf_s * 1e3:.1f} ms, dinf_flow_accum (from the DEM) {wb_dinf_acc_s * 1e3:.1f} ms; "
+          f"portacl drainage --method dinf --directions --accumulation, the whole process {ours_dinf_s * 1e3:.1f} ms")
+    failed = False
+    if a.check and square and (angle_diff[both_flow].max() > 1e-3 or rel[data].max() > 1e-5):
+        print("the D-infinity angles or accumulations differ beyond 0.001 degrees or 1e-5")
+        failed = True
+    for what, equal, a_, b_ in (("the accumulations of the same pointers", same_acc_of_wb, wb_acc, pc_of_wb),
+                                ("the pointers", same_pointer if a.check else cells, wb_pointer, pc_pointer),
+                                ("the accumulations of each tool's pointers", same_acc_own if a.check else cells, wb_acc, pc_acc)):
+        if equal != cells:
+            row, col = np.argwhere(data & (a_ != b_))[0]
+            print(f"{what} differ first at row {row}, column {col}: WhiteboxTools {a_[row, col]}, PortaCL {b_[row, col]}")
+            failed = True
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
