@@ -29,7 +29,11 @@ Result boxCount(Context& ctx, const cl::Buffer& mask, int nz, int ny, int nx, co
 
 namespace detail {
 
-std::size_t directScanMinBoxes(const DeviceInfo& device) { return std::size_t(std::max(1u, device.computeUnits)) * 256; }
+// A CPU runs a work-group's work-items in a loop and stops each box early: scanning per box was
+// faster there for every side (PoCL, 512^3, porespy's sides: 3.1 s against 9.5 s by runs).
+std::size_t directScanMinBoxes(const DeviceInfo& device) {
+    return device.isGpu ? std::size_t(std::max(1u, device.computeUnits)) * 256 : 0;
+}
 
 Result boxCountOnDevice(Context& ctx, const cl::Buffer& mask, int nz, int ny, int nx, const Options& opt, std::size_t directMinBoxes) {
     io::BinaryVolume v;  // the shape alone

@@ -7,6 +7,7 @@
 // of the 8 placements is timed up to 256^3. Counts are integers.
 #include <cmath>
 
+#include "box_count/box_count_detail.hpp"
 #include "portacl/bench.hpp"
 #include "portacl/box_count.hpp"
 
@@ -35,7 +36,9 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
     const io::BinaryVolume v = gyroid(n);
     cl::Buffer mask = ctx.upload(v.mask, "bench gyroid");
     std::vector<BenchRecord> out;
-    {
+    // porespy's sides by the device's choice per side, then every side scanned per box (the CPU's way),
+    // to compare the two on a GPU.
+    for (bool perBox : {false, true}) {
         Options opt;  // numpy.unique(numpy.logspace(1, log10(n), 10).astype(int)), porespy's boxcount default
         opt.count = Count::Mixed;
         for (int i = 0; i < 10; ++i) {
@@ -43,14 +46,16 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
             if (opt.sizes.empty() || side > opt.sizes.back()) opt.sizes.push_back(side);
         }
         BenchRecord rec;
-        rec.workload = "box_count/porespy-sides";
+        rec.workload = perBox ? "box_count/porespy-sides-per-box" : "box_count/porespy-sides";
         rec.size = std::to_string(n) + "^3";
         rec.precision = "integer";
-        rec.seconds = medianDeviceSeconds(ctx, [&] { boxCount(ctx, mask, n, n, n, opt); }, opts);
+        const std::size_t directMinBoxes = perBox ? 0 : detail::directScanMinBoxes(ctx.device());
+        rec.seconds = medianDeviceSeconds(ctx, [&] { detail::boxCountOnDevice(ctx, mask, n, n, n, opt, directMinBoxes); }, opts);
         rec.bytes = double(v.size()) * double(opt.sizes.size());
         rec.note = std::to_string(opt.sizes.size()) + " sides " + std::to_string(opt.sizes.front()) + ".." +
                    std::to_string(opt.sizes.back()) + " (porespy's defaults), mixed boxes; device time of the kernels";
-        if (opts.serial && n <= 256) rec.serialSeconds = medianHostSeconds([&] { boxCountReference(v, opt); }, 1);
+        if (perBox) rec.note += "; every side scanned per box";
+        if (opts.serial && n <= 256 && !perBox) rec.serialSeconds = medianHostSeconds([&] { boxCountReference(v, opt); }, 1);
         out.push_back(rec);
     }
     for (bool offsets : {false, true}) {

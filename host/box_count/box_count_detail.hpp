@@ -15,7 +15,7 @@ void checkShapeAndOptions(int nz, int ny, int nx, const Options& opt);
 
 // Sides that are not powers of two are scanned one work-item per box when they have at least
 // `directMinBoxes` boxes, else reduced along x, y and z in turn. boxCount passes
-// directScanMinBoxes(device): 256 boxes a compute unit, enough to keep the device busy.
+// directScanMinBoxes(device): on a GPU 256 boxes a compute unit, enough to keep it busy; on a CPU 0.
 PORTACL_API Result boxCountOnDevice(Context& ctx, const cl::Buffer& mask, int nz, int ny, int nx, const Options& opt,
                                     std::size_t directMinBoxes);
 PORTACL_API std::size_t directScanMinBoxes(const DeviceInfo& device);
