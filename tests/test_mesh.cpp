@@ -94,6 +94,32 @@ TEST(MeshRead, BadFilesGetOneSentence) {
     EXPECT_NE(errorOf([] { readMesh("/nonexistent/mesh.obj"); }).find("does not exist"), std::string::npos);
 }
 
+TEST(MeshRead, BinaryFilesAndTheirTruncations) {
+    // Binary STL: an 80-byte header, a triangle count, 50 bytes per triangle (normal, 3 corners, attribute).
+    auto stlTriangle = [](std::vector<float> c) {
+        std::string b(reinterpret_cast<const char*>(c.data()), 48);
+        return b + std::string(2, '\0');
+    };
+    const std::string t1 = stlTriangle({0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0}), t2 = stlTriangle({0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1});
+    auto stl = [](std::uint32_t count, const std::string& body) {
+        return std::string(80, '\0') + std::string(reinterpret_cast<const char*>(&count), 4) + body;
+    };
+    const std::string ok = writeTemp("ok.stl", stl(2, t1 + t2)), cut = writeTemp("cut.stl", stl(10, t1 + t2));
+    const TriangleMesh m = readMesh(ok);
+    EXPECT_EQ(m.triangleCount(), 2u);
+    EXPECT_EQ(m.vertexCount(), 4u);  // corners at the same place are one vertex in STL
+    const std::string e = errorOf([&] { readMesh(cut); });
+    EXPECT_NE(e.find("could not be read"), std::string::npos) << e;
+    // Binary PLY cut inside its faces.
+    const std::string header = "ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+                               "element face 1\nproperty list uchar int vertex_indices\nend_header\n";
+    const float v[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    const std::string verts(reinterpret_cast<const char*>(v), sizeof(v));
+    const std::string plyCut = writeTemp("cut.ply", header + verts + std::string("\x03\0\0\0\0", 5));
+    EXPECT_FALSE(errorOf([&] { readMesh(plyCut); }).empty());
+    for (const auto& p : {ok, cut, plyCut}) fs::remove(p);
+}
+
 // ---- the exact decision on hand-made pairs ----
 
 TEST(MeshPairs, AdjacencyRules) {
