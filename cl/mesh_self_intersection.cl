@@ -118,11 +118,12 @@ __kernel void mesh_sort_step(__global ulong* keys, const uint j, const uint k) {
     }
 }
 
-// Leaves in key order: their triangle and box; parents and refit flags cleared by the host.
+// Leaves in key order: their triangle and box, their refit flags cleared.
 __kernel void mesh_bvh_leaves(const uint n, __global const ulong* keys, __global const float4* boxLo, __global const float4* boxHi,
-                              __global uint* sortedTri, __global float4* nodeLo, __global float4* nodeHi) {
+                              __global uint* sortedTri, __global float4* nodeLo, __global float4* nodeHi, __global uint* done) {
     const uint s = get_global_id(0);
     if (s >= n) return;
+    done[n - 1 + s] = 0;
     const uint t = (uint)(keys[s] & 0xffffffffu);
     sortedTri[s] = t;
     nodeLo[n - 1 + s] = boxLo[t];
@@ -132,9 +133,12 @@ __kernel void mesh_bvh_leaves(const uint n, __global const ulong* keys, __global
 // A frame of an animation: the leaves' boxes from the moved vertices, in the tree's leaf order (the
 // tree itself is kept; mesh_bvh_refit then fits the internal boxes).
 __kernel void mesh_bvh_leaf_boxes(const uint n, __global const uint* sortedTri, __global const float* points, __global const uint* tris,
-                                  __global float4* boxLo, __global float4* boxHi, __global float4* nodeLo, __global float4* nodeHi) {
+                                  __global float4* boxLo, __global float4* boxHi, __global float4* nodeLo, __global float4* nodeHi,
+                                  __global uint* done) {
     const uint s = get_global_id(0);
     if (s >= n) return;
+    done[n - 1 + s] = 0;
+    if (s + 1 < n) done[s] = 0;  // internal node s
     const uint t = sortedTri[s];
     const float3 p = vload3(tris[3 * (size_t)t], points), q = vload3(tris[3 * (size_t)t + 1], points), r = vload3(tris[3 * (size_t)t + 2], points);
     const float4 lo = (float4)(fmin(fmin(p, q), r), 0.0f), hi = (float4)(fmax(fmax(p, q), r), 0.0f);
@@ -149,11 +153,13 @@ inline int mesh_delta(__global const ulong* keys, const uint n, const int i, con
     return (int)clz(keys[i] ^ keys[j]);
 }
 
-// Karras 2012, algorithm 2: internal node i's children, its range's last leaf, and the parents.
+// Karras 2012, algorithm 2: internal node i's children, its range's last leaf, and the parents; the
+// refit's flags of the internal nodes cleared.
 __kernel void mesh_bvh_build(const uint n, __global const ulong* keys, __global uint* left, __global uint* right,
-                             __global uint* last, __global uint* parent) {
+                             __global uint* last, __global uint* parent, __global uint* done) {
     const int i = (int)get_global_id(0);
     if (i >= (int)n - 1) return;
+    done[i] = 0;  // for the refit
     const int d = mesh_delta(keys, n, i, i + 1) - mesh_delta(keys, n, i, i - 1) > 0 ? 1 : -1;
     const int dmin = mesh_delta(keys, n, i, i - d);
     int lmax = 2;
@@ -179,29 +185,56 @@ __kernel void mesh_bvh_build(const uint n, __global const ulong* keys, __global 
     parent[b] = (uint)i;
 }
 
-// Boxes from the leaves up: of the two work-items reaching a node, the second computes its box. The
-// boxes are read and written here through atomics on their bits (lo, hi: the x, y, z words of
-// nodeLo, nodeHi), so that the hand-over from the first work-item to the second is ordered by the
-// atomics themselves, without leaning on plain stores becoming visible to another work-group.
+// Boxes from the leaves up. Each node, once its box is known, marks itself done and looks at its
+// sibling: if the sibling is done too, the parent's box is computed and the walk goes on; if not, the
+// sibling's own walk will. Two walks that mark and look at once may both go on (they compute the
+// same box); none is lost. A flag per node rather than a count per parent: two work-items that run in
+// one vector then touch different words (an arrival count is read as 0 by both on a device whose
+// atomics within a vector collide, Mesa's llvmpipe). Boxes and flags are read and written through
+// atomics (lo, hi: the x, y, z words of nodeLo, nodeHi), so that the hand-over between work-groups
+// is ordered by the atomics themselves.
 inline float mesh_atomic_load(__global uint* w) { return as_float(atomic_or(w, 0u)); }
 
 __kernel void mesh_bvh_refit(const uint n, __global const uint* parent, __global const uint* left, __global const uint* right,
-                             __global uint* arrivals, __global uint* lo, __global uint* hi) {
+                             __global uint* done, __global uint* lo, __global uint* hi) {
     const uint s = get_global_id(0);
     if (s >= n) return;
     uint node = n - 1 + s;
     while (node != 0) {
         const uint p = parent[node];
-        mem_fence(CLK_GLOBAL_MEM_FENCE);
-        if (atomic_inc(&arrivals[p]) == 0) return;  // the sibling is not done yet; it goes on
-        mem_fence(CLK_GLOBAL_MEM_FENCE);
         const uint a = left[p], b = right[p];
+        atomic_xchg(&done[node], 1u);
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        if (atomic_or(&done[node == a ? b : a], 0u) == 0u) return;  // the sibling's walk goes on
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
         for (uint k = 0; k < 3; ++k) {
             atomic_xchg(&lo[4 * p + k], as_uint(fmin(mesh_atomic_load(&lo[4 * a + k]), mesh_atomic_load(&lo[4 * b + k]))));
             atomic_xchg(&hi[4 * p + k], as_uint(fmax(mesh_atomic_load(&hi[4 * a + k]), mesh_atomic_load(&hi[4 * b + k]))));
         }
         node = p;
     }
+}
+
+// The same boxes in passes, without atomics, for a device whose atomics do not order the hand-over
+// above (the profile's [mesh] refit = levels: Mesa's llvmpipe): in each pass, an internal node
+// whose children were both ready after the previous pass computes its box and becomes ready. A box
+// written in a pass is read only in later ones (its node was not ready before), so no two work-items
+// of a pass touch the same box. ready: flags of the internal nodes (leaves are always ready).
+__kernel void mesh_bvh_refit_level(const uint n, __global const uint* left, __global const uint* right, __global const uint* readyIn,
+                                   __global uint* readyOut, __global float4* nodeLo, __global float4* nodeHi) {
+    const uint i = get_global_id(0);
+    if (i + 1 >= n) return;
+    if (readyIn[i]) {
+        readyOut[i] = 1;
+        return;
+    }
+    const uint a = left[i], b = right[i];
+    const bool ra = a >= n - 1 || readyIn[a], rb = b >= n - 1 || readyIn[b];
+    if (ra && rb) {
+        nodeLo[i] = fmin(nodeLo[a], nodeLo[b]);
+        nodeHi[i] = fmax(nodeHi[a], nodeHi[b]);
+    }
+    readyOut[i] = ra && rb ? 1 : 0;
 }
 
 // One work-item per leaf s: its triangle against the leaves t > s whose boxes overlap.

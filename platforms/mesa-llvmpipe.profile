@@ -51,3 +51,8 @@ lanes = 1
 flagged_lanes = 1
 wide_group = 32
 wide_candidates = 512
+
+[mesh]
+# The hierarchy's boxes in passes: the one-launch refit's hand-over through atomics is not ordered
+# here (every walk read its sibling's flag as not yet set), so its boxes stayed unfitted.
+refit = levels

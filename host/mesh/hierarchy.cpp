@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "mesh_detail.hpp"
+#include "portacl/runtime/error.hpp"
 #include "portacl/runtime/kernel_args.hpp"
 
 namespace portacl::mesh::detail {
@@ -20,6 +21,36 @@ double eventSeconds(const std::vector<cl::Event>& events) {
     }
     return s;
 }
+
+namespace {
+
+// The internal boxes from the leaves' (n >= 2; the flags of every node cleared): one launch where
+// the device's atomics order the hand-over, else passes until the root is ready (the tree is at
+// most 65 deep: every level adds a bit to the keys' common prefix).
+void refitBoxes(Context& ctx, const Hierarchy& h, std::size_t n, std::vector<cl::Event>& events) {
+    const std::size_t ls = std::min<std::size_t>(64, ctx.device().maxWorkGroupSize);
+    if (ctx.tuning().get("mesh", "refit", "atomic") != "levels") {
+        cl::Kernel& refit = ctx.kernel(kSource, "mesh_bvh_refit", Precision::Float);
+        setArgs(refit, 0, cl_uint(n), h.parent, h.left, h.right, h.arrivals, h.nodeLo, h.nodeHi);
+        events.push_back(ctx.launch(refit, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
+        return;
+    }
+    cl::Buffer other = ctx.buffer((n - 1) * sizeof(cl_uint), "mesh tree refit flags (second)");
+    cl::Kernel& level = ctx.kernel(kSource, "mesh_bvh_refit_level", Precision::Float);
+    const cl::Buffer* ready[2] = {&h.arrivals, &other};
+    for (int pass = 0; pass < 66; ++pass) {
+        setArgs(level, 0, cl_uint(n), h.left, h.right, *ready[pass % 2], *ready[(pass + 1) % 2], h.nodeLo, h.nodeHi);
+        events.push_back(ctx.launch(level, cl::NDRange(roundUp(n - 1, ls)), cl::NDRange(ls)));
+        if (pass % 8 == 7 || pass == 65) {
+            cl_uint root = 0;
+            ctx.read(*ready[(pass + 1) % 2], &root, sizeof(root), "mesh tree root ready");
+            if (root) return;
+        }
+    }
+    throw Error("the mesh hierarchy's refit did not reach the root in 66 passes; this is a bug, please report it");
+}
+
+}  // namespace
 
 std::size_t pow2AtLeast(std::size_t n) {
     std::size_t p = 1;
@@ -54,7 +85,7 @@ Hierarchy buildHierarchy(Context& ctx, const TriangleMesh& m, const cl::Buffer& 
     h.right = ctx.buffer(internal * sizeof(cl_uint), "mesh tree right children");
     h.last = ctx.buffer(internal * sizeof(cl_uint), "mesh tree ranges");
     h.parent = ctx.buffer((2 * n - 1) * sizeof(cl_uint), "mesh tree parents");
-    h.arrivals = ctx.buffer(internal * sizeof(cl_uint), "mesh tree refit counts");
+    h.arrivals = ctx.buffer((2 * n - 1) * sizeof(cl_uint), "mesh tree refit flags");
     const cl::Buffer& parent = h.parent;
     const cl::Buffer& arrivals = h.arrivals;
     h.nodeLo = ctx.buffer((2 * n - 1) * sizeof(cl_float4), "mesh tree boxes (low)");
@@ -77,16 +108,13 @@ Hierarchy buildHierarchy(Context& ctx, const TriangleMesh& m, const cl::Buffer& 
         events.push_back(ctx.launch(mergeLocal, cl::NDRange(padded), cl::NDRange(ls)));
     }
     cl::Kernel& leaves = ctx.kernel(kSource, "mesh_bvh_leaves", Precision::Float);
-    setArgs(leaves, 0, cl_uint(n), keys, boxLo, boxHi, h.sortedTri, h.nodeLo, h.nodeHi);
+    setArgs(leaves, 0, cl_uint(n), keys, boxLo, boxHi, h.sortedTri, h.nodeLo, h.nodeHi, arrivals);
     events.push_back(ctx.launch(leaves, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
     if (n > 1) {
         cl::Kernel& build = ctx.kernel(kSource, "mesh_bvh_build", Precision::Float);
-        setArgs(build, 0, cl_uint(n), keys, h.left, h.right, h.last, parent);
+        setArgs(build, 0, cl_uint(n), keys, h.left, h.right, h.last, parent, arrivals);
         events.push_back(ctx.launch(build, cl::NDRange(roundUp(n - 1, ls)), cl::NDRange(ls)));
-        events.push_back(ctx.fill(arrivals, 0, internal * sizeof(cl_uint), "clear mesh refit counts"));
-        cl::Kernel& refit = ctx.kernel(kSource, "mesh_bvh_refit", Precision::Float);
-        setArgs(refit, 0, cl_uint(n), parent, h.left, h.right, arrivals, h.nodeLo, h.nodeHi);
-        events.push_back(ctx.launch(refit, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
+        refitBoxes(ctx, h, n, events);
     }
     return h;
 }
@@ -95,10 +123,9 @@ void refitHierarchy(Context& ctx, const Hierarchy& h, std::size_t n, const cl::B
                     const cl::Buffer& boxLo, const cl::Buffer& boxHi, std::vector<cl::Event>& events) {
     const std::size_t ls = std::min<std::size_t>(64, ctx.device().maxWorkGroupSize);
     cl::Kernel& leaves = ctx.kernel(kSource, "mesh_bvh_leaf_boxes", Precision::Float);
-    setArgs(leaves, 0, cl_uint(n), h.sortedTri, points, tris, boxLo, boxHi, h.nodeLo, h.nodeHi);
+    setArgs(leaves, 0, cl_uint(n), h.sortedTri, points, tris, boxLo, boxHi, h.nodeLo, h.nodeHi, h.arrivals);
     events.push_back(ctx.launch(leaves, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
     if (n < 2) return;
-    events.push_back(ctx.fill(h.arrivals, 0, (n - 1) * sizeof(cl_uint), "clear mesh refit counts"));
     cl::Kernel& refit = ctx.kernel(kSource, "mesh_bvh_refit", Precision::Float);
     setArgs(refit, 0, cl_uint(n), h.parent, h.left, h.right, h.arrivals, h.nodeLo, h.nodeHi);
     events.push_back(ctx.launch(refit, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
