@@ -209,18 +209,20 @@ TEST(DeviceSetCli, AnEnsembleOfReconstructionsEqualsEachSeedRunAlone) {
     fs::remove_all(dir);
 }
 
-TEST(DeviceSetCli, VoronoiFramesOnSeveralDevicesEqualOneDevice) {
+TEST(DeviceSetCli, VoronoiFramesOfSeveralFilesOnSeveralDevicesEqualOneDevice) {
     PORTACL_REQUIRE_DATA();
     const std::string one = scratch("vone"), set = scratch("vset"), pdb = scratch("8models.pdb");
     fs::create_directories(one);
     fs::create_directories(set);
     firstModels(test::dataPath("pdb/nmr_neopetrosiamide_2JUY.pdb"), 8, pdb);
-    Result r = runCli("voronoi " + pdb + " -o " + one + "/v.txt --edges " + one + "/e.txt --device pocl");
+    // Two inputs: the 8 models, then 1A8O's one, are frames 1 to 9.
+    const std::string inputs = pdb + " " + test::dataPath("pdb/1A8O.pdb");
+    Result r = runCli("voronoi " + inputs + " -o " + one + "/v.txt --edges " + one + "/e.txt --device pocl");
     ASSERT_EQ(r.status, 0) << r.err;
-    r = runCli("voronoi " + pdb + " -o " + set + "/v.txt --edges " + set + "/e.txt --device " + setSpec(true));
+    r = runCli("voronoi " + inputs + " -o " + set + "/v.txt --edges " + set + "/e.txt --device " + setSpec(true));
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.err.find("8 items"), std::string::npos) << r.err;
-    for (int f = 1; f <= 8; ++f)
+    EXPECT_NE(r.err.find("9 items"), std::string::npos) << r.err;
+    for (int f = 1; f <= 9; ++f)
         for (const char* kind : {"v", "e"}) {
             const std::string name = std::string(kind) + "." + std::to_string(f) + ".txt";
             const std::string a = readAll(one + "/" + name);

@@ -131,10 +131,11 @@ int runVoronoi(const std::vector<std::string>& args) {
     po::options_description desc("portacl voronoi options");
     CommonOptions common;
     common.precision = "mixed";
+    std::vector<std::string> inputFiles;
     std::string input, output, edges, radii, format = "auto", outputFormat = "auto", summary;
     int repeats = 1;
     bool hydrogens = false, hetero = false, waters = false, allAltlocs = false, firstModel = false, serial = false;
-    desc.add_options()("input", po::value(&input), "structure (.pdb, .cif) or ball list (.xyzr: x y z r per line); - reads standard input")(
+    desc.add_options()("input", po::value(&inputFiles)->composing(), "structure (.pdb, .cif) or ball list (.xyzr: x y z r per line); - reads standard input; several files: their models one after another, as frames")(
         "output,o", po::value(&output), "vertices file (Voronota's 'q1 q2 q3 q4 x y z r'), or with .h5/.hdf5 an HDF5 file of vertices, edges, balls and summary; frames of a multi-model input get .1, .2, ... before the extension; - writes the text to standard output")(
         "output-format", po::value(&outputFormat), "auto (HDF5 for .h5/.hdf5, else text), text, hdf5")(
         "edges", po::value(&edges), "also write the edges: 'v0 v1 g1 g2 g3 min_radius' (v1 = -1: unbounded; -2 -2: closed, no vertex; -1 -1: open, no vertex)")(
@@ -152,13 +153,16 @@ int runVoronoi(const std::vector<std::string>& args) {
     BatchCliOptions batch;
     batch.add(desc);
     po::positional_options_description pos;
-    pos.add("input", 1);
+    pos.add("input", -1);
     po::variables_map vm;
     if (!parseArgs(args, desc, pos, vm,
-                   "usage: portacl voronoi INPUT -o vertices.txt|diagram.h5 [--edges edges.txt] [--radii FILE] [--precision mixed|double|float] [--format pdb|cif|xyzr]",
+                   "usage: portacl voronoi INPUT [INPUT ...] -o vertices.txt|diagram.h5 [--edges edges.txt] [--radii FILE] [--precision mixed|double|float] [--format pdb|cif|xyzr]",
                    common.help))
         return 0;
-    if (input.empty()) throw Error("no input file given (portacl voronoi INPUT -o vertices.txt)");
+    if (inputFiles.empty()) throw Error("no input file given (portacl voronoi INPUT -o vertices.txt)");
+    if (inputFiles.size() > 1 && std::count(inputFiles.begin(), inputFiles.end(), "-"))
+        throw Error("standard input cannot be one of several inputs; name the files");
+    input = inputFiles.front();
     if (output.empty()) throw Error("no output file given (-o vertices.txt)");
     if (repeats < 1) throw Error("--repeats must be at least 1");
     const bool hdf5 = wantsHdf5(outputFormat, output);
@@ -166,7 +170,8 @@ int runVoronoi(const std::vector<std::string>& args) {
     if (output == "-" && edges == "-") throw Error("the vertices and the edges cannot both go to standard output");
     if (summary == "-") throw Error("the summary goes to standard error by default; name a file for it");
     // Every output is checked before the input is read: its folder, and that it is none of the inputs.
-    const std::vector<std::string> inputs = {input, radii};
+    std::vector<std::string> inputs = inputFiles;
+    inputs.push_back(radii);
     checkOutputPath(output, inputs, "-o");
     if (!edges.empty()) checkOutputPath(edges, inputs, "--edges");
     if (!summary.empty()) checkOutputPath(summary, inputs, "--summary");
@@ -189,11 +194,30 @@ int runVoronoi(const std::vector<std::string>& args) {
     mo.waters = waters;
     mo.allAltlocs = allAltlocs;
     mo.allModels = !firstModel;
-    const std::vector<io::Frame> frames = io::readMolecule(input, mo);
+    // Every model of every input, in order: the frames. Each remembers its file and its model there.
+    struct Source {
+        std::string name;
+        int model = 1, models = 1;
+    };
+    std::vector<io::Frame> frames;
+    std::vector<Source> sources;
+    for (std::size_t i = 0; i < inputFiles.size(); ++i) {
+        std::vector<io::Frame> read = io::readMolecule(i == 0 ? input : inputFiles[i], mo);
+        for (std::size_t m = 0; m < read.size(); ++m) {
+            sources.push_back({i == 0 ? inputName : inputFiles[i], static_cast<int>(m + 1), static_cast<int>(read.size())});
+            frames.push_back(std::move(read[m]));
+        }
+    }
+    auto frameName = [&](std::size_t f) {
+        const Source& src = sources[f];
+        return (src.models > 1 ? "model " + std::to_string(src.model) + " of " : std::string()) + "'" + src.name + "'";
+    };
     for (std::size_t f = 0; f < frames.size(); ++f)
-        if (frames[f].balls.size() < 4)
-            throw Error("'" + input + "'" + (frames.size() > 1 ? " model " + std::to_string(f + 1) : std::string()) + " has " +
+        if (frames[f].balls.size() < 4) {
+            const Source& src = sources[f];
+            throw Error("'" + src.name + "'" + (src.models > 1 ? " model " + std::to_string(src.model) : std::string()) + " has " +
                         std::to_string(frames[f].balls.size()) + " balls after filtering; a Voronoi diagram needs at least 4 (as Voronota's calculate-vertices)");
+        }
 
     voronoi::Options vo;
     vo.precision = common.parsedPrecision();
@@ -218,9 +242,7 @@ int runVoronoi(const std::vector<std::string>& args) {
         } else {
             BatchOptions bo;
             bo.maxChunk = devices->size() == 1 ? frames.size() : 256;
-            bo.itemName = [&](std::size_t f) {
-                return frames.size() > 1 ? "model " + std::to_string(f + 1) + " of '" + inputName + "'" : "'" + inputName + "'";
-            };
+            bo.itemName = frameName;
             auto compute = [&](Context& ctx, std::size_t b, std::size_t e) {
                 std::vector<std::vector<io::Ball>> balls;
                 for (std::size_t f = b; f < e; ++f) balls.push_back(frames[f].balls);
@@ -257,11 +279,11 @@ int runVoronoi(const std::vector<std::string>& args) {
         if (hdf5) {
             const AtomicOutput& vertexFile = files.add(framePath(output, f, frames.size()));
             voronoi::Hdf5Info info;
-            info.input = inputName;
+            info.input = sources[f].name;
             info.precision = serial ? "serial" : precisionName(vo.precision);
             describeRadii(radii, info);
-            info.frame = static_cast<int>(f + 1);
-            info.frames = static_cast<int>(frames.size());
+            info.frame = sources[f].model;
+            info.frames = sources[f].models;
             voronoi::writeHdf5To(vertexFile, d, frames[f].balls, info);
         } else {
             if (output == "-") {
