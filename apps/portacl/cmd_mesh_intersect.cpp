@@ -198,9 +198,12 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     std::cout << "\n" << r.candidates << " candidate pairs (overlapping boxes) on " << where << ", " << label << ", " << precisionLabel;
     if (!serial && !cgal) {
         std::cout << ": " << r.report.undecided << " undecided by float";
-        if (precision == Precision::Mixed) std::cout << ", decided in " << phase2ArithmeticName(r.report.phase2);
+        if (precision == Precision::Mixed)
+            std::cout << (r.report.phase2 == Phase2Arithmetic::Host ? std::string(", decided exactly on the host")
+                                                                     : std::string(", decided in ") + phase2ArithmeticName(r.report.phase2));
         if (precision == Precision::Float && r.report.undecided) std::cout << " (float's guess kept for those: use mixed for the exact answer)";
-        std::cout << "; device time " << std::fixed << std::setprecision(3) << r.deviceSeconds * 1e3 << " ms";
+        if (r.deviceSeconds > 0) std::cout << "; device time " << std::fixed << std::setprecision(3) << r.deviceSeconds * 1e3 << " ms";
+        else std::cout << "; the driver reports no device time";
     }
     std::cout << "\n";
     if (!framePairs.empty()) {
