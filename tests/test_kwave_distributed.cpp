@@ -167,12 +167,18 @@ kwave::OutputSelection everyOutput() {
 
 // 3-D heterogeneous, power-law absorbing, nonlinear, with a PML: 11 z planes and 12 y rows, which
 // 2 and 3 ranks split unevenly. Float (full and reduced-max storage) within 1e-5 relative L2 per
-// dataset, double within 1e-12.
+// dataset, double within 1e-12 (the next test).
 TEST(KWaveDistributedRun, MatchesTheOneDeviceSolver3D) {
     kwave::Simulation s = test::ballSimulation(16, 12, 11, 6);
     test::makeHard(s);
     checkRun(s, everyOutput(), Precision::Float, 1e-5);
-    // fp16 and bfloat16 storage of the medium, densities and the stored operators (kappa, nabla).
+}
+
+// The same in fp16 and bfloat16 storage of the medium, densities and the stored operators (kappa,
+// nabla), and in double.
+TEST(KWaveDistributedRun, MatchesTheOneDeviceSolver3DReducedAndDouble) {
+    kwave::Simulation s = test::ballSimulation(16, 12, 11, 6);
+    test::makeHard(s);
     checkRun(s, everyOutput(), Precision::Float, 1e-5, kwave::Storage::ReducedMax);
     if (!test::hasFp64()) GTEST_SKIP() << "the device has no fp64";
     checkRun(s, everyOutput(), Precision::Double, 1e-12);
