@@ -24,6 +24,7 @@ packages=(
   python3-skimage  # tests/test_skeleton.cpp: scikit-image's skeletons to compare with
   python3-tifffile python3-nibabel  # tests/test_volume_output.cpp: the readers users have, on our outputs
   libopenmpi-dev openmpi-bin  # PORTACL_WITH_MPI: k-Wave over several ranks and devices
+  python3-venv python3-pytest python3-scipy pybind11-dev python3-pybind11  # the Python package (python/) and its tests
   clang libclang-rt-dev  # scripts/sanitize.sh and scripts/fuzz.sh: ASan, UBSan, libFuzzer
   libopenmpi-dev openmpi-bin  # PORTACL_WITH_MPI: batches over the ranks of mpirun (docs/multi_device.md)
 )

@@ -3,8 +3,9 @@
 # every GoogleTest suite through CTest on the OpenCL device that `auto` picks (PoCL's CPU device on a
 # machine without a GPU; PORTACL_TEST_DEVICE chooses another), then the conformance set on every
 # OpenCL implementation installed (PoCL, Intel's CPU runtime, Mesa's rusticl, oclgrind; see
-# docs/portability.md), and prints the conformance matrix of that run. The build folder is
-# $PORTACL_BUILD_DIR, default build/, shared with scripts/bench.sh.
+# docs/portability.md), and prints the conformance matrix of that run; then builds the Python package
+# from the same build folder and runs its pytest tests (scripts/python-package.sh). The build folder
+# is $PORTACL_BUILD_DIR, default build/, shared with scripts/bench.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${PORTACL_BUILD_DIR:-build}
@@ -20,4 +21,7 @@ status=0
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)" || status=$?
 echo "test.sh: tests in $((SECONDS - t0)) s"
 python3 tools/conformance_matrix.py "$build/conformance" --compact || true
+t0=$SECONDS
+bash scripts/python-package.sh "$build" || status=$?
+echo "test.sh: Python package and its tests in $((SECONDS - t0)) s"
 exit "$status"

@@ -1,0 +1,41 @@
+// The vector sum and the matrix product's shared helper: two float arrays of one dtype.
+#include "common.hpp"
+
+#include "portacl/vector_ops.hpp"
+
+namespace portacl::python {
+
+namespace {
+
+// reference: the serial reference, else the device of ctx (resolved after the arguments are checked).
+template <typename T>
+py::array_t<T> vectorSumOf(const py::object& a, const py::object& b, const py::object& ctx, bool reference) {
+    auto A = requireArray<T>(a, "a", "float32 or float64");
+    auto B = requireArray<T>(b, "b", "float32 or float64");
+    if (A.ndim() != 1 || B.ndim() != 1 || A.shape(0) != B.shape(0))
+        throw py::value_error("vector_sum takes two 1-D arrays of one length, not shapes " +
+                              std::string(py::str(a.attr("shape"))) + " and " + std::string(py::str(b.attr("shape"))));
+    std::vector<T> va(A.data(), A.data() + A.size()), vb(B.data(), B.data() + B.size());
+    const py::ssize_t n = A.shape(0);
+    std::vector<T> c = reference ? withoutGil([&] { return vectorSumReference(va, vb); })
+                                 : onDevice(contextArg(ctx), [&](Context& c) { return vectorSum(c, va, vb); });
+    return toArray(std::move(c), {n});
+}
+
+py::array vectorSumAny(const py::object& a, const py::object& b, const py::object& ctx, bool reference) {
+    sameDtype(a, b);
+    const bool isDouble = py::isinstance<py::array>(a) && py::reinterpret_borrow<py::array>(a).dtype().equal(py::dtype::of<double>());
+    return isDouble ? py::array(vectorSumOf<double>(a, b, ctx, reference)) : py::array(vectorSumOf<float>(a, b, ctx, reference));
+}
+
+}  // namespace
+
+void bindVector(py::module_& m, py::module_& ref) {
+    m.def("vector_sum", [](const py::object& a, const py::object& b, const py::object& ctx) { return vectorSumAny(a, b, ctx, false); },
+          py::arg("a"), py::arg("b"), py::kw_only(), py::arg("ctx") = py::none(),
+          "c = a + b on the device: two 1-D arrays of one length and one dtype (float32 or float64).");
+    ref.def("vector_sum", [](const py::object& a, const py::object& b) { return vectorSumAny(a, b, py::none(), true); },
+            py::arg("a"), py::arg("b"), "The serial C++ reference of vector_sum.");
+}
+
+}  // namespace portacl::python
