@@ -6,7 +6,8 @@
 #
 # pip builds through the given CMake build folder, so only the extension module is compiled on top
 # of what is built there. The environment sees Debian's NumPy, OpenCV, SciPy, scikit-image and
-# pytest (scripts/install-deps.sh installs them); pip adds scikit-build-core from PyPI. Its
+# pytest (scripts/install-deps.sh installs them); pip adds scikit-build-core, and gemmi and Biopython
+# (structures the Voronoi tests read) from PyPI. Its
 # interpreter is Debian's python3, the one those packages belong to.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,8 +16,8 @@ venv="$build/python-venv"
 if [ ! -x "$venv/bin/python" ]; then
   /usr/bin/python3 -m venv --system-site-packages "$venv"
 fi
-"$venv/bin/python" -c "import scikit_build_core" 2>/dev/null ||
-  "$venv/bin/pip" install -q --disable-pip-version-check "scikit-build-core>=0.10"
+"$venv/bin/python" -c "import scikit_build_core, gemmi, Bio" 2>/dev/null ||
+  "$venv/bin/pip" install -q --disable-pip-version-check "scikit-build-core>=0.10" gemmi==0.7.5 biopython==1.88
 # Build isolation would give scikit-build-core a new environment each time, which makes it clear the
 # build folder's cache; the folder's generator is kept.
 generator=$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null || true)

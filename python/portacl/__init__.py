@@ -37,6 +37,10 @@ if hasattr(_portacl, "box_count"):
     from ._portacl import box_count  # noqa: F401
 if hasattr(_portacl, "drainage"):
     from . import drainage  # noqa: F401
+if hasattr(_portacl, "orient3d"):
+    from ._portacl import insphere, orient3d  # noqa: F401
+if hasattr(_portacl, "kwave"):
+    from . import kwave  # noqa: F401
 if hasattr(_portacl, "lineal_path"):
     from ._portacl import lineal_path, reconstruct, s2  # noqa: F401
 

@@ -15,7 +15,9 @@ class Context(_portacl._Context):
 
     ``device`` is a selection spec ('auto', 'gpu', 'cpu', 'P:D', 'nvidia', 'pocl', ...; None means
     PORTACL_DEVICE, else 'auto') or a :class:`Device` from :func:`devices`. ``precision`` ('float',
-    'double' or 'mixed') is what workloads called in this context use when given none. With
+    'double' or 'mixed') is what workloads called in this context use when given none; None leaves
+    each workload its own default (mixed for Voronoi and the predicates, double for drainage, float
+    for the filters and S2; gemm and vector_sum follow their arrays' dtype). With
     ``profile=True``, :meth:`profile` returns the table of kernel and transfer times.
     ``cache=False`` compiles the kernels afresh (as ``--no-cache``).
 
@@ -26,7 +28,7 @@ class Context(_portacl._Context):
             c = portacl.gemm(a, b)
     """
 
-    def __init__(self, device=None, precision="float", *, profile=False, cache=True):
+    def __init__(self, device=None, precision=None, *, profile=False, cache=True):
         super().__init__(device, precision, profile, cache)
 
     def __enter__(self):
@@ -41,7 +43,7 @@ class Context(_portacl._Context):
         return False
 
     def __repr__(self):
-        state = "closed" if self.closed else self.precision
+        state = "closed" if self.closed else (self.precision or "default precision")
         return f"<portacl.Context {self.device} ({state})>"
 
 
@@ -53,7 +55,7 @@ def _stack():
 
 def default_context():
     """The context of workloads called outside any ``with`` block: made on first use on the device
-    PORTACL_DEVICE names, else 'auto', in float precision."""
+    PORTACL_DEVICE names, else 'auto', each workload in its own default precision."""
     global _default
     with _default_lock:
         if _default is None or _default.closed:

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,10 +26,11 @@ namespace portacl::python {
 // released while the device works, so every use holds the context's mutex.
 class PyContext {
 public:
-    PyContext(const DeviceInfo& device, Precision precision, ContextOptions options);
+    // precision: the one of workloads called without one; none: each workload's own default.
+    PyContext(const DeviceInfo& device, std::optional<Precision> precision, ContextOptions options);
     Context& get();  // throws ValueError once closed
     std::mutex& mutex() { return mutex_; }
-    Precision precision() const { return precision_; }
+    std::optional<Precision> precision() const { return precision_; }
     bool profiling() const { return profiling_; }
     bool closed() const { return !ctx_; }
     void close();
@@ -36,7 +38,7 @@ public:
 
 private:
     DeviceInfo device_;
-    Precision precision_;
+    std::optional<Precision> precision_;
     bool profiling_;
     std::unique_ptr<Context> ctx_;
     std::mutex mutex_;
@@ -71,8 +73,8 @@ auto checkArgument(F&& f) -> decltype(f()) {
     }
 }
 
-// A precision word, or the context's own with None.
-Precision precisionArg(const py::object& precision, const PyContext& pc);
+// A precision word; with None the context's precision, else the workload's default.
+Precision precisionArg(const py::object& precision, const PyContext& pc, Precision workloadDefault);
 
 // NumPy arrays in: C-contiguous arrays of exactly T (a Fortran-ordered or strided array is copied
 // into C order once by forcecast-free conversion; another dtype is refused with `what` named).

@@ -86,10 +86,12 @@ py::array directionsOut(drainage::DirectionGrid&& g, const py::object& encoding)
     return toArray(std::move(v), shape);
 }
 
-// Heights and weighted sums: double unless told (mixed, with no two-phase mode here, is double).
-Precision precisionOf(const py::object& precision) {
-    Precision p = precision.is_none() ? Precision::Double
-                                      : checkArgument([&] { return parsePrecision(precision.cast<std::string>()); });
+// Heights and weighted sums: double unless told, by the call or its context (mixed, with no
+// two-phase mode here, is double). The references take the call's alone.
+Precision precisionOf(const py::object& precision, const py::object& ctx, bool reference) {
+    Precision p = reference ? (precision.is_none() ? Precision::Double
+                                                   : checkArgument([&] { return parsePrecision(precision.cast<std::string>()); }))
+                            : precisionArg(precision, contextArg(ctx), Precision::Double);
     return p == Precision::Mixed ? Precision::Double : p;
 }
 
@@ -103,7 +105,7 @@ void bindDrainage(py::module_& m, py::module_& ref) {
         target.def("d8", [reference](const py::object& dem, const py::object& gt, const py::object& nodata, const py::object& precision,
                                      const py::object& encoding, bool resolveFlats, const py::object& ctx) {
                 io::Raster r = demOf(dem, gt, nodata);
-                const Precision p = precisionOf(precision);
+                const Precision p = precisionOf(precision, ctx, reference);
                 if (!encoding.is_none()) checkArgument([&] { drainage::parseEncoding(encoding.cast<std::string>()); });
                 drainage::DirectionGrid g = reference
                     ? withoutGil([&] {
@@ -128,7 +130,7 @@ void bindDrainage(py::module_& m, py::module_& ref) {
         target.def("fill_depressions", [reference](const py::object& dem, const py::object& gt, const py::object& nodata,
                                                    const py::object& precision, const py::object& ctx) {
                 io::Raster r = demOf(dem, gt, nodata);
-                const Precision p = precisionOf(precision);
+                const Precision p = precisionOf(precision, ctx, reference);
                 io::Raster f = reference ? withoutGil([&] { return drainage::fillDepressionsReference(r, p); })
                                          : onDevice(contextArg(ctx), [&](Context& c) { return drainage::fillDepressions(c, r, p); });
                 return toArray(std::move(f.values), {f.rows(), f.cols()});
@@ -145,7 +147,7 @@ void bindDrainage(py::module_& m, py::module_& ref) {
                 drainage::AccumulationOptions o;
                 o.includeSelf = includeSelf;
                 o.edgeContamination = edgeContamination;
-                o.precision = precisionOf(precision);
+                o.precision = precisionOf(precision, ctx, reference);
                 if (!weights.is_none()) {
                     auto a = numericArray(weights, "weights");
                     if (a.ndim() != 2 || a.shape(0) != g.frame.rows || a.shape(1) != g.frame.cols)

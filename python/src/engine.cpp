@@ -12,7 +12,7 @@
 
 namespace portacl::python {
 
-PyContext::PyContext(const DeviceInfo& device, Precision precision, ContextOptions options)
+PyContext::PyContext(const DeviceInfo& device, std::optional<Precision> precision, ContextOptions options)
     : device_(device), precision_(precision), profiling_(options.profile) {
     py::gil_scoped_release release;  // compiling nothing yet, but creating a context may take a while
     ctx_ = std::make_unique<Context>(device_, options);
@@ -29,8 +29,8 @@ void PyContext::close() {
     ctx_.reset();  // waits for the queue
 }
 
-Precision precisionArg(const py::object& precision, const PyContext& pc) {
-    if (precision.is_none()) return pc.precision();
+Precision precisionArg(const py::object& precision, const PyContext& pc, Precision workloadDefault) {
+    if (precision.is_none()) return pc.precision().value_or(workloadDefault);
     return checkArgument([&] { return parsePrecision(py::cast<std::string>(precision)); });
 }
 
@@ -210,7 +210,7 @@ void bindEngine(py::module_& m) {
           "devices when the spec matches none, DeviceError when the machine has no OpenCL device.");
 
     py::class_<PyContext>(m, "_Context")
-        .def(py::init([](const py::object& device, const std::string& precision, bool profile, bool cache) {
+        .def(py::init([](const py::object& device, const py::object& precision, bool profile, bool cache) {
                  DeviceInfo d;
                  if (py::isinstance<DeviceInfo>(device)) {
                      d = device.cast<DeviceInfo>();
@@ -218,17 +218,22 @@ void bindEngine(py::module_& m) {
                      const std::string spec = device.is_none() ? std::string() : py::cast<std::string>(device);
                      d = select(spec).front();
                  }
-                 const Precision p = checkArgument([&] { return parsePrecision(precision); });
+                 std::optional<Precision> p;
+                 if (!precision.is_none()) p = checkArgument([&] { return parsePrecision(py::cast<std::string>(precision)); });
                  ContextOptions o = defaultContextOptions();
                  o.profile = profile;
                  if (!cache) o.useDiskCache = false;
                  return std::make_unique<PyContext>(d, p, o);
              }),
-             py::arg("device") = py::none(), py::arg("precision") = "float", py::arg("profile") = false,
+             py::arg("device") = py::none(), py::arg("precision") = py::none(), py::arg("profile") = false,
              py::arg("cache") = true)
         .def_property_readonly("device", &PyContext::device, "the Device this context runs on")
-        .def_property_readonly("precision", [](const PyContext& c) { return std::string(precisionName(c.precision())); },
-                               "the precision of workloads called without one: 'float', 'double' or 'mixed'")
+        .def_property_readonly("precision", [](const PyContext& c) -> py::object {
+                                   if (!c.precision()) return py::none();
+                                   return py::str(precisionName(*c.precision()));
+                               },
+                               "the precision of workloads called without one ('float', 'double' or 'mixed'), or None:\n"
+                               "each workload's own default")
         .def_property_readonly("closed", &PyContext::closed)
         .def("close", &PyContext::close, "Waits for the device and releases the context; further use raises ValueError.")
         .def("finish", [](PyContext& c) { onDevice(c, [](Context& ctx) { ctx.finish(); }); },

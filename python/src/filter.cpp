@@ -52,7 +52,14 @@ py::array arrayOf(io::Image&& img, bool threeDims) {
 std::vector<filter::Operation> operationsOf(const py::object& ops) {
     std::vector<std::string> specs;
     if (py::isinstance<py::str>(ops)) specs.push_back(ops.cast<std::string>());
-    else specs = ops.cast<std::vector<std::string>>();
+    else if (py::isinstance<py::sequence>(ops)) {
+        for (const auto& item : ops) {
+            if (!py::isinstance<py::str>(item)) throw py::type_error("ops must be a string or a list of strings");
+            specs.push_back(item.cast<std::string>());
+        }
+    } else {
+        throw py::type_error("ops must be a string or a list of strings");
+    }
     if (specs.empty()) throw py::value_error("ops is empty: name at least one operation (portacl.filter_operations() lists them)");
     std::vector<filter::Operation> out;
     for (const auto& s : specs) out.push_back(checkArgument([&] { return filter::parseOperation(s); }));
@@ -75,7 +82,7 @@ py::array run(const py::object& image, const py::object& ops, const std::string&
         out = withoutGil([&] { return filter::filterReference(img, operations, o); });
     } else {
         PyContext& pc = contextArg(ctx);
-        o.precision = precisionArg(precision, pc);
+        o.precision = precisionArg(precision, pc, Precision::Float);
         if (o.precision == Precision::Mixed) o.precision = Precision::Double;
         out = onDevice(pc, [&](Context& c) { return filter::Pipeline(c, operations, o).run(img); });
     }

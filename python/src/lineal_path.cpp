@@ -62,7 +62,7 @@ py::array s2Of(const py::object& image, double phase, int maxLength, bool period
     const auto shape = mapShape(img.is3d() ? m : 1, m, m, img.is3d());
     if (reference) return toArray(withoutGil([&] { return lineal::twoPointProbabilityReference(img, o); }), shape);
     PyContext& pc = contextArg(ctx);
-    Precision p = precisionArg(precision, pc);
+    Precision p = precisionArg(precision, pc, Precision::Float);
     if (p == Precision::Mixed) p = Precision::Double;  // no two-phase mode: mixed asks for the accurate one
     return toArray(onDevice(pc, [&](Context& c) { return lineal::twoPointProbability(c, img, o, p); }), shape);
 }
@@ -94,7 +94,7 @@ py::dict reconstructOf(const py::object& image, double phase, int maxLength, con
     a.progress = false;
     checkArgument([&] { lineal::validate(a); });
     PyContext& pc = contextArg(ctx);
-    Precision p = precisionArg(precision, pc);
+    Precision p = precisionArg(precision, pc, Precision::Float);
     if (p == Precision::Mixed) p = Precision::Double;
     lineal::AnnealState st;
     lineal::Target t = onDevice(pc, [&](Context& c) {

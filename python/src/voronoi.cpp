@@ -75,7 +75,7 @@ py::tuple diagramOf(const py::object& balls, const py::object& precision, const 
     } else {
         PyContext& pc = contextArg(ctx);
         voronoi::Options o;
-        o.precision = precision.is_none() ? Precision::Mixed : precisionArg(precision, pc);
+        o.precision = precisionArg(precision, pc, Precision::Mixed);
         d = onDevice(pc, [&](Context& c) { return voronoi::compute(c, b, o); });
     }
     voronoi::canonicalize(d);

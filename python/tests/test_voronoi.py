@@ -1,5 +1,6 @@
 """voronoi against the serial C++ reference and against Voronota's calculate-vertices."""
 
+import os
 import shutil
 import subprocess
 
@@ -51,16 +52,37 @@ def test_against_voronota(ctx, balls, tmp_path):
     np.testing.assert_allclose(np.column_stack([vertices[f] for f in "xyzr"]), rows[:, 4:], rtol=0, atol=1e-6)
 
 
-def test_structure_file(ctx):
-    import os
+@pytest.fixture(scope="module")
+def pdb():
     data = os.environ.get("PORTACL_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data"))
-    pdb = os.path.join(data, "pdb", "1A8O.pdb")
-    if not os.path.isfile(pdb):
-        pytest.skip(f"no sample data at {pdb} (set PORTACL_DATA_DIR)")
+    path = os.path.join(data, "pdb", "1A8O.pdb")
+    if not os.path.isfile(path):
+        pytest.skip(f"no sample data at {path} (set PORTACL_DATA_DIR)")
+    return path
+
+
+def test_structure_file(ctx, pdb):
     vertices, edges = portacl.voronoi(pdb, ctx=ctx)
     ref_v, ref_e = portacl.reference.voronoi(pdb)
-    assert len(vertices) == len(ref_v) == 3294  # docs: 1A8O, 524 balls, 3294 vertices
+    assert len(vertices) == len(ref_v) == 3294  # docs/voronoi.md: 1A8O, 524 balls, 3294 vertices
     np.testing.assert_array_equal(vertices["balls"], ref_v["balls"])
+    np.testing.assert_allclose(vertices["r"], ref_v["r"], rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("reader", ["gemmi", "Bio.PDB"])
+def test_structure_objects(ctx, pdb, reader):
+    """A structure read by gemmi or Biopython gives the diagram of the file itself."""
+    if reader == "gemmi":
+        gemmi = pytest.importorskip("gemmi")
+        structure = gemmi.read_structure(pdb)
+    else:
+        PDB = pytest.importorskip("Bio.PDB")
+        structure = PDB.PDBParser(QUIET=True).get_structure("1A8O", pdb)
+    vertices, _ = portacl.voronoi(structure, ctx=ctx)
+    from_file, _ = portacl.voronoi(pdb, ctx=ctx)
+    np.testing.assert_array_equal(vertices["balls"], from_file["balls"])
+    # The PDB format's 3 decimals: the writers keep the file's coordinates.
+    np.testing.assert_allclose(vertices["r"], from_file["r"], rtol=0, atol=1e-9)
 
 
 def test_bad_input(ctx, balls):

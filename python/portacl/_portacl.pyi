@@ -1,0 +1,129 @@
+"""Types of the extension module (python/src/); use the package portacl, which re-exports it."""
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+class DeviceError(RuntimeError):
+    status: Optional[str]
+
+class BuildError(DeviceError):
+    log: str
+    options: str
+
+class Device:
+    index: str
+    platform: str
+    platform_version: str
+    name: str
+    vendor: str
+    type: str
+    compute_units: int
+    clock_mhz: int
+    global_memory_bytes: int
+    max_alloc_bytes: int
+    local_memory_bytes: int
+    max_work_group_size: int
+    fp64: bool
+    fp16: bool
+    opencl_c_version: str
+    device_version: str
+    driver_version: str
+    compute_capability: Optional[str]
+    warp_size: Optional[int]
+    profile: str
+    simulator: bool
+    def as_dict(self) -> Dict[str, Any]: ...
+
+def devices(spec: str = "all") -> List[Device]: ...
+
+class _Context:
+    def __init__(self, device: Union[str, Device, None] = None, precision: str = "float", profile: bool = False,
+                 cache: bool = True) -> None: ...
+    @property
+    def device(self) -> Device: ...
+    @property
+    def precision(self) -> str: ...
+    @property
+    def closed(self) -> bool: ...
+    def close(self) -> None: ...
+    def finish(self) -> None: ...
+    def profile(self) -> Dict[str, Dict[str, Any]]: ...
+    def clear_profile(self) -> None: ...
+
+Ctx = Optional[_Context]
+FloatArray = npt.NDArray[np.floating]
+
+def vector_sum(a: FloatArray, b: FloatArray, *, ctx: Ctx = None) -> FloatArray: ...
+def gemm(a: FloatArray, b: FloatArray, *, kernel: str = "register-blocked", ctx: Ctx = None) -> FloatArray: ...
+def filter_operations() -> List[Tuple[str, str]]: ...
+def lineal_path(image: npt.ArrayLike, *, phase: float = 1.0, max_length: int, periodic: bool = False, counts: bool = False,
+                ctx: Ctx = None) -> Union[npt.NDArray[np.float64], Tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]]: ...
+def s2(image: npt.ArrayLike, *, phase: float = 1.0, max_length: int, periodic: bool = False, precision: Optional[str] = None,
+       ctx: Ctx = None) -> npt.NDArray[np.float64]: ...
+def reconstruct(image: npt.ArrayLike, *, phase: float = 1.0, max_length: int, shape: Optional[Sequence[int]] = None,
+                steps: int = 100000, seed: int = 1, t_max: float = 1e-3, t_min: float = 1e-6, s2_weight: float = 0.0,
+                precision: Optional[str] = None, ctx: Ctx = None) -> Dict[str, Any]: ...
+def skeleton(volume: npt.ArrayLike, *, method: str = "lee", ctx: Ctx = None) -> npt.NDArray[np.bool_]: ...
+def box_count(volume: npt.ArrayLike, *, sizes: Optional[Sequence[int]] = None, count: str = "occupied",
+              offset_average: bool = False, fit: Optional[Tuple[int, int]] = None, ctx: Ctx = None) -> Dict[str, Any]: ...
+
+def orient3d(points: npt.NDArray[np.float32], queries: npt.ArrayLike, *, precision: Optional[str] = None,
+             report: bool = False, ctx: Ctx = None) -> Any: ...
+def insphere(points: npt.NDArray[np.float32], queries: npt.ArrayLike, *, precision: Optional[str] = None,
+             report: bool = False, ctx: Ctx = None) -> Any: ...
+
+class kwave:
+    @staticmethod
+    def simulate(input: Any, *, record: Sequence[str] = ("p",), precision: str = "single", storage: str = "full",
+                 start_index: int = 0, steps: int = 0, output_file: Any = None, progress: Any = None,
+                 ctx: Ctx = None) -> Dict[str, npt.NDArray[np.float64]]: ...
+
+class drainage:
+    @staticmethod
+    def d8(dem: npt.ArrayLike, *, geotransform: Optional[Sequence[float]] = None, nodata: Optional[float] = None,
+           precision: Optional[str] = None, encoding: Optional[str] = None, resolve_flats: bool = False,
+           ctx: Ctx = None) -> np.ndarray: ...
+    @staticmethod
+    def fill_depressions(dem: npt.ArrayLike, *, geotransform: Optional[Sequence[float]] = None,
+                         nodata: Optional[float] = None, precision: Optional[str] = None,
+                         ctx: Ctx = None) -> npt.NDArray[np.float64]: ...
+    @staticmethod
+    def accumulate(directions: npt.ArrayLike, *, weights: Optional[npt.ArrayLike] = None, include_self: bool = True,
+                   edge_contamination: bool = False, encoding: Optional[str] = None, precision: Optional[str] = None,
+                   ctx: Ctx = None) -> npt.NDArray[np.float64]: ...
+    @staticmethod
+    def watersheds(directions: npt.ArrayLike, *, outlets: Optional[Sequence[Tuple[int, int]]] = None,
+                   encoding: Optional[str] = None, ctx: Ctx = None) -> npt.NDArray[np.int32]: ...
+
+class reference:
+    """The serial C++ references (the same arguments, no ctx)."""
+    @staticmethod
+    def vector_sum(a: FloatArray, b: FloatArray) -> FloatArray: ...
+    @staticmethod
+    def gemm(a: FloatArray, b: FloatArray) -> FloatArray: ...
+    @staticmethod
+    def lineal_path(image: npt.ArrayLike, *, phase: float = 1.0, max_length: int, periodic: bool = False,
+                    counts: bool = False) -> Any: ...
+    @staticmethod
+    def s2(image: npt.ArrayLike, *, phase: float = 1.0, max_length: int, periodic: bool = False) -> npt.NDArray[np.float64]: ...
+    @staticmethod
+    def reconstruct(image: npt.ArrayLike, *, phase: float = 1.0, max_length: int, shape: Optional[Sequence[int]] = None,
+                    steps: int = 100000, seed: int = 1, t_max: float = 1e-3, t_min: float = 1e-6, s2_weight: float = 0.0,
+                    precision: Optional[str] = None, ctx: Ctx = None) -> Dict[str, Any]: ...
+    @staticmethod
+    def skeleton(volume: npt.ArrayLike, *, method: str = "lee", ctx: Ctx = None) -> npt.NDArray[np.bool_]: ...
+    @staticmethod
+    def box_count(volume: npt.ArrayLike, *, sizes: Optional[Sequence[int]] = None, count: str = "occupied",
+                  offset_average: bool = False, fit: Optional[Tuple[int, int]] = None, ctx: Ctx = None) -> Dict[str, Any]: ...
+    @staticmethod
+    def orient3d(points: npt.NDArray[np.float32], queries: npt.ArrayLike) -> npt.NDArray[np.int8]: ...
+    @staticmethod
+    def insphere(points: npt.NDArray[np.float32], queries: npt.ArrayLike) -> npt.NDArray[np.int8]: ...
+    drainage: Any
+    kwave: Any
+    filter: Any
+    voronoi: Any
