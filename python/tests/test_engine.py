@@ -104,3 +104,24 @@ def test_vector_sum(ctx, rng):
 def test_vector_sum_double(ctx, fp64, rng):
     a, b = rng.standard_normal(257), rng.standard_normal(257)
     np.testing.assert_array_equal(portacl.vector_sum(a, b, ctx=ctx), a + b)
+
+
+def test_build_error_carries_the_compiler_log(ctx, tmp_path):
+    """A kernel that does not compile (read from PORTACL_KERNEL_DIR) raises BuildError with the log."""
+    kernels = tmp_path / "cl"
+    shutil.copytree(os.path.join(HERE, "..", "..", "cl"), kernels)
+    source = kernels / "vector_ops.cl"
+    source.write_text(source.read_text() + "\nthis is not OpenCL C;\n")
+    script = (
+        "import numpy as np, portacl\n"
+        f"ctx = portacl.Context({ctx.device.index!r})\n"
+        "try:\n"
+        "    portacl.vector_sum(np.ones(8, np.float32), np.ones(8, np.float32), ctx=ctx)\n"
+        "except portacl.BuildError as e:\n"
+        "    assert isinstance(e, portacl.DeviceError) and e.log and 'vector_ops' in str(e), (str(e), e.log)\n"
+        "    print('BuildError', e.status)\n"
+    )
+    env = dict(os.environ, PORTACL_KERNEL_DIR=str(kernels), PORTACL_NO_CACHE="1")
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("BuildError"), out.stdout + out.stderr
