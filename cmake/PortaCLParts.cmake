@@ -60,12 +60,16 @@ macro(portacl_need part)
     elseif("${part}" STREQUAL "cgal")
       # CGAL (libcgal-dev, header-only over GMP and MPFR): a workload that names it compiles against it.
       find_package(CGAL REQUIRED)
-      # With TBB (libtbb-dev), CGAL's peer can also run on every core.
-      find_package(TBB QUIET)
-      include(CGAL_TBB_support)
+      # With TBB (libtbb-dev), CGAL's peer can also run on every core. Off by default: Debian's TBB
+      # loaded into the process keeps Intel's OpenCL CPU runtime (which brings its own TBB) from loading.
+      option(PORTACL_CGAL_WITH_TBB "CGAL's peer over TBB (hides Intel's OpenCL CPU runtime)" OFF)
       set(PORTACL_CGAL_LINK CGAL::CGAL)
-      if(TARGET CGAL::TBB_support)
-        list(APPEND PORTACL_CGAL_LINK CGAL::TBB_support)
+      if(PORTACL_CGAL_WITH_TBB)
+        find_package(TBB QUIET)
+        include(CGAL_TBB_support)
+        if(TARGET CGAL::TBB_support)
+          list(APPEND PORTACL_CGAL_LINK CGAL::TBB_support)
+        endif()
       endif()
       set(PORTACL_ENABLED_PARTS ${PORTACL_ENABLED_PARTS} cgal)
     elseif("${part}" STREQUAL "molecule")
