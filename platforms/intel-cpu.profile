@@ -50,3 +50,8 @@ lanes = 2
 # The runtime's compiler (2026.2) miscompiles kwave.cl when it optimises: every field stays zero
 # (docs/portability.md). Unoptimised, the solver equals the serial reference.
 build_options = -cl-opt-disable
+
+[mesh]
+# The runtime's compiler (2026.2) gets the double builds of the mesh kernels wrong when it optimises
+# (pairs that do not intersect reported; float builds are right). Unoptimised, they equal CGAL's.
+build_options = -cl-opt-disable

@@ -31,13 +31,13 @@ namespace {
 void refitBoxes(Context& ctx, const Hierarchy& h, std::size_t n, std::vector<cl::Event>& events) {
     const std::size_t ls = std::min<std::size_t>(64, ctx.device().maxWorkGroupSize);
     if (ctx.tuning().get("mesh", "refit", "atomic") != "levels") {
-        cl::Kernel& refit = ctx.kernel(kSource, "mesh_bvh_refit", Precision::Float);
+        cl::Kernel& refit = meshKernel(ctx, kSource, "mesh_bvh_refit", Precision::Float);
         setArgs(refit, 0, cl_uint(n), h.parent, h.left, h.right, h.arrivals, h.nodeLo, h.nodeHi);
         events.push_back(ctx.launch(refit, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
         return;
     }
     cl::Buffer other = ctx.buffer((n - 1) * sizeof(cl_uint), "mesh tree refit flags (second)");
-    cl::Kernel& level = ctx.kernel(kSource, "mesh_bvh_refit_level", Precision::Float);
+    cl::Kernel& level = meshKernel(ctx, kSource, "mesh_bvh_refit_level", Precision::Float);
     const cl::Buffer* ready[2] = {&h.arrivals, &other};
     for (int pass = 0; pass < 66; ++pass) {
         setArgs(level, 0, cl_uint(n), h.left, h.right, *ready[pass % 2], *ready[(pass + 1) % 2], h.nodeLo, h.nodeHi);
@@ -92,14 +92,14 @@ Hierarchy buildHierarchy(Context& ctx, const TriangleMesh& m, const cl::Buffer& 
     h.nodeLo = ctx.buffer((2 * n - 1) * sizeof(cl_float4), "mesh tree boxes (low)");
     h.nodeHi = ctx.buffer((2 * n - 1) * sizeof(cl_float4), "mesh tree boxes (high)");
 
-    cl::Kernel& boxes = ctx.kernel(kSource, "mesh_boxes_morton", Precision::Float);
+    cl::Kernel& boxes = meshKernel(ctx, kSource, "mesh_boxes_morton", Precision::Float);
     setArgs(boxes, 0, cl_uint(n), cl_uint(padded), points, tris, sceneLo, scale, boxLo, boxHi, keys);
     events.push_back(ctx.launch(boxes, cl::NDRange(padded), cl::NDRange(ls)));
-    cl::Kernel& sortLocal = ctx.kernel(kSource, "mesh_sort_local", Precision::Float);
+    cl::Kernel& sortLocal = meshKernel(ctx, kSource, "mesh_sort_local", Precision::Float);
     setArgs(sortLocal, 0, keys, cl::Local(ls * sizeof(cl_ulong)));
     events.push_back(ctx.launch(sortLocal, cl::NDRange(padded), cl::NDRange(ls)));
-    cl::Kernel& mergeLocal = ctx.kernel(kSource, "mesh_sort_merge_local", Precision::Float);
-    cl::Kernel& step = ctx.kernel(kSource, "mesh_sort_step", Precision::Float);
+    cl::Kernel& mergeLocal = meshKernel(ctx, kSource, "mesh_sort_merge_local", Precision::Float);
+    cl::Kernel& step = meshKernel(ctx, kSource, "mesh_sort_step", Precision::Float);
     for (std::size_t k = 2 * ls; k <= padded; k <<= 1) {
         for (std::size_t j = k >> 1; j >= ls; j >>= 1) {
             setArgs(step, 0, keys, cl_uint(j), cl_uint(k));
@@ -108,11 +108,11 @@ Hierarchy buildHierarchy(Context& ctx, const TriangleMesh& m, const cl::Buffer& 
         setArgs(mergeLocal, 0, keys, cl_uint(k), cl::Local(ls * sizeof(cl_ulong)));
         events.push_back(ctx.launch(mergeLocal, cl::NDRange(padded), cl::NDRange(ls)));
     }
-    cl::Kernel& leaves = ctx.kernel(kSource, "mesh_bvh_leaves", Precision::Float);
+    cl::Kernel& leaves = meshKernel(ctx, kSource, "mesh_bvh_leaves", Precision::Float);
     setArgs(leaves, 0, cl_uint(n), keys, boxLo, boxHi, h.sortedTri, h.nodeLo, h.nodeHi, arrivals);
     events.push_back(ctx.launch(leaves, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
     if (n > 1) {
-        cl::Kernel& build = ctx.kernel(kSource, "mesh_bvh_build", Precision::Float);
+        cl::Kernel& build = meshKernel(ctx, kSource, "mesh_bvh_build", Precision::Float);
         setArgs(build, 0, cl_uint(n), keys, h.left, h.right, h.last, parent, arrivals);
         events.push_back(ctx.launch(build, cl::NDRange(roundUp(n - 1, ls)), cl::NDRange(ls)));
         refitBoxes(ctx, h, n, events);
@@ -123,11 +123,11 @@ Hierarchy buildHierarchy(Context& ctx, const TriangleMesh& m, const cl::Buffer& 
 void refitHierarchy(Context& ctx, const Hierarchy& h, std::size_t n, const cl::Buffer& points, const cl::Buffer& tris,
                     const cl::Buffer& boxLo, const cl::Buffer& boxHi, std::vector<cl::Event>& events) {
     const std::size_t ls = std::min<std::size_t>(64, ctx.device().maxWorkGroupSize);
-    cl::Kernel& leaves = ctx.kernel(kSource, "mesh_bvh_leaf_boxes", Precision::Float);
+    cl::Kernel& leaves = meshKernel(ctx, kSource, "mesh_bvh_leaf_boxes", Precision::Float);
     setArgs(leaves, 0, cl_uint(n), h.sortedTri, points, tris, boxLo, boxHi, h.nodeLo, h.nodeHi, h.arrivals);
     events.push_back(ctx.launch(leaves, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
     if (n < 2) return;
-    cl::Kernel& refit = ctx.kernel(kSource, "mesh_bvh_refit", Precision::Float);
+    cl::Kernel& refit = meshKernel(ctx, kSource, "mesh_bvh_refit", Precision::Float);
     setArgs(refit, 0, cl_uint(n), h.parent, h.left, h.right, h.arrivals, h.nodeLo, h.nodeHi);
     events.push_back(ctx.launch(refit, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
 }

@@ -28,6 +28,10 @@ PORTACL_API int orient3dHost(const float* a, const float* b, const float* c, con
 
 
 constexpr const char* kSource = "mesh_self_intersection.cl";
+// A mesh kernel, built with the profile's [mesh] build_options (a vendor compiler that miscompiles it).
+inline cl::Kernel& meshKernel(Context& ctx, const std::string& source, const char* name, Precision element) {
+    return ctx.kernel(source, name, element, ctx.tuning().get("mesh", "build_options", ""));
+}
 std::size_t pow2AtLeast(std::size_t n);
 
 // The device's hierarchy over the triangles: the triangles in key order (leaf s holds sortedTri[s])

@@ -44,7 +44,7 @@ SideResult classifyPoints(Context& ctx, const TriangleMesh& m, const std::vector
     events.push_back(ctx.fill(counters, 0, 2 * sizeof(cl_uint), "clear point-in-mesh counters"));
     const std::size_t ls = std::min<std::size_t>(64, ctx.device().maxWorkGroupSize);
     const char* source = "mesh_point_in_mesh.cl";
-    cl::Kernel& k1 = ctx.kernel(source, "mesh_point_side", mode == Precision::Double ? Precision::Double : Precision::Float);
+    cl::Kernel& k1 = detail::meshKernel(ctx, source, "mesh_point_side", mode == Precision::Double ? Precision::Double : Precision::Float);
     setArgs(k1, 0, cl_uint(count), q, cl_uint(n), h.sortedTri, h.left, h.right, h.nodeLo, h.nodeHi, degen, points, tris, lo4, hi4, side,
             counters, list);
     events.push_back(ctx.launch(k1, cl::NDRange(roundUp(count, ls)), cl::NDRange(ls)));
@@ -53,7 +53,7 @@ SideResult classifyPoints(Context& ctx, const TriangleMesh& m, const std::vector
     SideResult r;
     r.undecided = mode == Precision::Double ? 0 : c[0];
     if (mode == Precision::Mixed && c[0] > 0 && plan.runsPhase2()) {
-        cl::Kernel& k2 = ctx.kernel(source, "mesh_point_side_phase2", Precision::Double);
+        cl::Kernel& k2 = detail::meshKernel(ctx, source, "mesh_point_side_phase2", Precision::Double);
         setArgs(k2, 0, counters, list, q, cl_uint(n), h.sortedTri, h.left, h.right, h.nodeLo, h.nodeHi, degen, points, tris, lo4, hi4, side);
         const std::size_t groups = plan.phase2Groups((c[0] + ls - 1) / ls);
         events.push_back(ctx.launch(k2, cl::NDRange(groups * ls), cl::NDRange(ls)));

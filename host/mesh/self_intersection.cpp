@@ -62,7 +62,7 @@ Result findPairs(Context& ctx, const TriangleMesh& m, const Options& opt, const 
     if (opt.method == Method::Matrix) {
         cl::Buffer mat = ctx.buffer(std::max<std::size_t>(n * n, 1), "mesh intersection matrix");
         events.push_back(ctx.fill(counters, 0, sizeof(count), "clear mesh counters"));
-        cl::Kernel& k = ctx.kernel(kSource, "mesh_matrix", finder);
+        cl::Kernel& k = meshKernel(ctx, kSource, "mesh_matrix", finder);
         setArgs(k, 0, cl_uint(n), boxLo, boxHi, degen, points, tris, mat, counters);
         events.push_back(ctx.launch(k, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
         ctx.read(counters, count.data(), sizeof(count), "mesh counters");
@@ -83,12 +83,12 @@ Result findPairs(Context& ctx, const TriangleMesh& m, const Options& opt, const 
             undecided = ctx.buffer(undecidedCap * sizeof(cl_uint2), "mesh undecided pair list");
             events.push_back(ctx.fill(counters, 0, sizeof(count), "clear mesh counters"));
             if (opt.method == Method::Hierarchy) {
-                cl::Kernel& k = ctx.kernel(kSource, "mesh_bvh_pairs", finder);
+                cl::Kernel& k = meshKernel(ctx, kSource, "mesh_bvh_pairs", finder);
                 setArgs(k, 0, cl_uint(n), h.sortedTri, h.left, h.right, h.last, h.nodeLo, h.nodeHi, degen, points, tris, counters, pairs,
                         cl_uint(pairCap), undecided, cl_uint(undecidedCap));
                 events.push_back(ctx.launch(k, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
             } else {
-                cl::Kernel& k = ctx.kernel(kSource, "mesh_brute_pairs", finder);
+                cl::Kernel& k = meshKernel(ctx, kSource, "mesh_brute_pairs", finder);
                 setArgs(k, 0, cl_uint(n), boxLo, boxHi, degen, points, tris, counters, pairs, cl_uint(pairCap), undecided, cl_uint(undecidedCap));
                 events.push_back(ctx.launch(k, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
             }
@@ -102,7 +102,7 @@ Result findPairs(Context& ctx, const TriangleMesh& m, const Options& opt, const 
         // Mixed: phase 2 on the undecided pairs, on the device in double (or on the host, below).
         if (mode == Precision::Mixed && count[1] > 0 && plan.runsPhase2()) {
             cl::Buffer result = ctx.buffer(count[1], "mesh phase-2 results");
-            cl::Kernel& k = ctx.kernel(kSource, "mesh_pairs_phase2", Precision::Double);
+            cl::Kernel& k = meshKernel(ctx, kSource, "mesh_pairs_phase2", Precision::Double);
             setArgs(k, 0, counters, undecided, points, tris, result);
             const std::size_t groups = plan.phase2Groups((count[1] + ls - 1) / ls);
             events.push_back(ctx.launch(k, cl::NDRange(groups * ls), cl::NDRange(ls)));
@@ -155,7 +155,7 @@ Result selfIntersections(Context& ctx, const TriangleMesh& m, const Options& opt
     } else {
         // The brute-force kernels read the boxes in the triangles' own order.
         const std::size_t ls = std::min<std::size_t>(64, ctx.device().maxWorkGroupSize);
-        cl::Kernel& boxes = ctx.kernel(kSource, "mesh_boxes_morton", Precision::Float);
+        cl::Kernel& boxes = detail::meshKernel(ctx, kSource, "mesh_boxes_morton", Precision::Float);
         const cl_float4 zero{{0, 0, 0, 0}};
         const cl::Buffer keys = ctx.buffer(n * sizeof(cl_ulong), "mesh keys (unused here)");
         setArgs(boxes, 0, cl_uint(n), cl_uint(n), d.points, d.tris, zero, zero, d.boxLo, d.boxHi, keys);
