@@ -155,6 +155,12 @@ TEST(HostileRasters, CellsBeyondTheFileAreRefusedBeforeAllocating) {
     expectSentence([] { io::readRaster(hostile("raster_many_bands.tif")); }, "bytes of data but the file has only 1092 bytes");
 }
 
+TEST(HostileRasters, FormatsThatHoldNoElevationModelAreNotOpened) {
+    // A PNG image is a raster to GDAL, but no DEM: its parser (and GDAL's other non-elevation ones)
+    // is never reached.
+    expectSentence([] { io::readRaster(hostile("png_bomb.png")); }, "none of the elevation formats read here (GTiff");
+}
+
 // ---- Volumes: .npy and HDF5 ----
 
 TEST(HostileVolumes, NpyHeadersAndShapesAreChecked) {

@@ -34,6 +34,23 @@ void registerDrivers() {
     });
 }
 
+// The elevation-model formats a DEM arrives in. GDAL knows some two hundred formats; the others
+// (planetary archives, XML-described products, virtual rasters that name other files) are parsers
+// a stranger's file could reach for no benefit, so they are not opened.
+const std::vector<const char*>& elevationDrivers() {
+    static const std::vector<const char*> names{"GTiff",  "AAIGrid", "GRASSASCIIGrid", "SRTMHGT", "DTED",
+                                                "USGSDEM", "HFA",     "EHdr",           "ENVI",    "SAGA",
+                                                "GSAG",   "GSBG",    "GS7BG",          "XYZ",     nullptr};
+    return names;
+}
+
+std::string elevationFormatList() {
+    std::string list;
+    for (const char* name : elevationDrivers())
+        if (name) list += (list.empty() ? "" : ", ") + std::string(name);
+    return list;
+}
+
 // Collects GDAL's messages on this thread while it lives.
 class CapturedErrors {
 public:
@@ -126,9 +143,11 @@ Raster readRaster(const std::string& path) {
     if (::stat(path.c_str(), &st) != 0) throw Error("cannot read " + path + ": " + std::strerror(errno));
     if (S_ISDIR(st.st_mode)) throw Error("cannot read " + path + ": it is a folder, not a raster file");
     CapturedErrors errors;
-    const char* const rasterOnly[] = {nullptr};
-    GDALDatasetH ds = GDALOpenEx(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY, nullptr, rasterOnly, nullptr);
-    if (!ds) throw Error("cannot read " + path + ": " + because(errors, "GDAL recognises no raster format in it"));
+    GDALDatasetH ds =
+        GDALOpenEx(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY, elevationDrivers().data(), nullptr, nullptr);
+    if (!ds)
+        throw Error("cannot read " + path + ": " +
+                    because(errors, "it is none of the elevation formats read here (" + elevationFormatList() + ")"));
     struct Closer {
         GDALDatasetH h;
         ~Closer() { GDALClose(h); }
