@@ -46,6 +46,7 @@
 #include "portacl/skeleton.hpp"
 #include "portacl/vector_ops.hpp"
 #include "portacl/voronoi.hpp"
+#include "support/box_copy_cases.hpp"
 #include "support/kwave_simulations.hpp"
 #include "support/random_phase_image.hpp"
 
@@ -784,6 +785,7 @@ std::vector<Case> cases() {
     both("voronoi", [] { voronoiCase(P::Float); }, [] { voronoiCase(P::Double); });
     c.push_back({"voronoi", P::Mixed, "mixed", [] { voronoiCase(P::Mixed); }});
     both("kwave", [] { kwaveCase(P::Float, kwave::Storage::Full); }, [] { kwaveCase(P::Double, kwave::Storage::Full); });
+    both("kwave_box_copy", [] { test::checkBoxCopies<float>(ctx()); }, [] { test::checkBoxCopies<double>(ctx()); });
     for (kwave::Storage s : {kwave::Storage::ReducedMin, kwave::Storage::ReducedMid, kwave::Storage::ReducedMax})
         c.push_back({"kwave", P::Float, kwave::storageName(s), [s] { kwaveCase(P::Float, s); }});
     for (predicates::Predicate q : {predicates::Predicate::Orient3d, predicates::Predicate::Insphere}) {

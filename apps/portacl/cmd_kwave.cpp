@@ -8,6 +8,7 @@
 #include <ctime>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 #include "batch.hpp"
 #include "command.hpp"
@@ -103,6 +104,19 @@ int runKwave(const std::vector<std::string>& args) {
 #else
     return runKwaveOn(args, false, collective);
 #endif
+}
+
+// A distributed run's transposes: the host's time in them (waiting for the device's packed blocks,
+// with the device work queued before them, and MPI), MPI's part, and the traffic through host memory.
+std::string transposeLines(const kwave::RunSummary& run) {
+    const std::size_t steps = std::max<std::size_t>(run.steps(), 1);
+    auto share = [&](double s) { return std::to_string(static_cast<int>(100.0 * s / std::max(run.simulationSeconds, 1e-9) + 0.5)) + " %"; };
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(3) << "Transposes:        " << run.transposeSeconds << " s on the slowest rank, "
+       << share(run.transposeSeconds) << " of the simulation time (waiting for the device's blocks, MPI)\n"
+       << "  MPI all-to-all:  " << run.exchangeSeconds << " s, " << share(run.exchangeSeconds) << "; " << run.transposes / steps
+       << " transposes and " << (run.transposeHostBytes / steps) / 1000000 << " MB through host memory per step\n";
+    return os.str();
 }
 
 int runKwaveOn(const std::vector<std::string>& args, bool distributed, bool& collective) {
@@ -309,10 +323,7 @@ int runKwaveOn(const std::vector<std::string>& args, bool distributed, bool& col
                   << "Time steps run:    " << steps << "\n"
                   << "Time per step:     " << (steps ? 1e3 * run.simulationSeconds / steps : 0.0) << " ms\n"
                   << "Simulation time:   " << run.simulationSeconds << " s\n"
-                  << (run.ranks > 1 ? "Transposes:        " + std::to_string(run.transposeSeconds) + " s on the slowest rank, " +
-                                          std::to_string(static_cast<int>(100.0 * run.transposeSeconds / std::max(run.simulationSeconds, 1e-9) + 0.5)) +
-                                          " % of the simulation time (device reads and writes, reordering, MPI)\n"
-                                    : std::string())
+                  << (run.ranks > 1 ? transposeLines(run) : std::string())
                   << "Total time:        " << since(t0) << " s\n"
                   << "Device memory:     " << (run.deviceBytes >> 20) << " MB\n"
                   << "Host memory peak:  " << run.hostMemoryMB << " MB\n";

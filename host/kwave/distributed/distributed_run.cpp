@@ -62,7 +62,7 @@ RunSummary run(Context& ctx, const Simulation& sim, const RunPlan& plan, const R
     progress.first = summary.firstStep = solver.timeIndex();
     progress.nt = sim.nt;
     progress.end = plan.maxSteps ? std::min(sim.nt, progress.first + plan.maxSteps) : sim.nt;
-    const double transposeBefore = solver.transposeSeconds();  // the warm-up step's
+    const TransposeTimes before = solver.transposeTimes();  // the warm-up step's
     const auto tSim = Clock::now();
     auto report = [&](std::size_t done) {
         if (!root || !observer.progress) return;
@@ -89,7 +89,11 @@ RunSummary run(Context& ctx, const Simulation& sim, const RunPlan& plan, const R
     summary.simulationSeconds = since(tSim);
     summary.timeIndex = solver.timeIndex();
     summary.ranks = ranks();
-    summary.transposeSeconds = maxOf(solver.transposeSeconds() - transposeBefore);
+    const TransposeTimes& after = solver.transposeTimes();
+    summary.exchangeSeconds = maxOf(after.exchangeSeconds - before.exchangeSeconds);
+    summary.transposeSeconds = maxOf(after.exchangeSeconds - before.exchangeSeconds + after.waitSeconds - before.waitSeconds);
+    summary.transposes = after.transposes - before.transposes;
+    summary.transposeHostBytes = maxOver(after.hostBytes - before.hostBytes);
     if (!summary.checkpointed) report(summary.timeIndex);
 
     const auto tPost = Clock::now();

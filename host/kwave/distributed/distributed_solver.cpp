@@ -43,7 +43,7 @@ std::size_t bytesPerRank(const Simulation& sim, const RunOptions& opt, int rankC
     const std::size_t rb = opt.precision == Precision::Double ? 8 : 4, nl = l.realPoints();
     const int dims = sim.grid.dimensions();
     std::size_t b = nl * rb * (1 + 2 * dims + scratchFieldsOf(sim) + (additiveSource(sim) ? 1 : 0));
-    b += l.spectralPoints() * 2 * rb * dims + l.slabSpectrumPoints() * 2 * rb;
+    b += l.spectralPoints() * 2 * rb * dims + SlabFft::deviceBytes(l, opt.precision);
     const Medium& m = sim.medium;
     auto field = [&](const Field& f) { return (f.values.size() > 1 ? nl : 1) * rb; };
     b += field(m.c0) + field(m.rho0) + dims * field(m.rho0Sgx);
@@ -664,6 +664,6 @@ Recording DistributedSolver::recording() { return impl_->recording(); }
 KSpaceSolver::State DistributedSolver::saveState() { return impl_->saveState(); }
 void DistributedSolver::restoreState(const KSpaceSolver::State& state) { impl_->restoreState(state); }
 std::size_t DistributedSolver::deviceBytes() const { return impl_->deviceBytes + impl_->sensor->deviceBytes(); }
-double DistributedSolver::transposeSeconds() const { return impl_->fft->transposeSeconds(); }
+const TransposeTimes& DistributedSolver::transposeTimes() const { return impl_->fft->times(); }
 
 }  // namespace portacl::kwave::distributed

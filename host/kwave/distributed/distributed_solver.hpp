@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "portacl/kwave.hpp"
+#include "slab_fft.hpp"
 
 namespace portacl::kwave::distributed {
 
@@ -33,7 +34,7 @@ public:
     KSpaceSolver::State saveState();
     void restoreState(const KSpaceSolver::State& state);
     std::size_t deviceBytes() const;     // this rank's
-    double transposeSeconds() const;     // this rank's host side of the transposes so far
+    const TransposeTimes& transposeTimes() const;  // this rank's transposes so far
 
 private:
     struct Impl;

@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <complex>
-#include <cstring>
 
+#include "kwave/box_copy.hpp"
 #include "mpi_world.hpp"
 
 namespace portacl::kwave::distributed {
@@ -14,24 +13,35 @@ double since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// dst[j * dstStride + i] = src[i * srcStride + j] for i < rows, j < cols, in tiles that keep both
-// sides in cache (the slab axis lies fastest on one side of the transpose and slowest on the other).
-template <typename C>
-void transposeTiles(const C* src, std::size_t srcStride, C* dst, std::size_t dstStride, std::size_t rows, std::size_t cols) {
-    constexpr std::size_t tile = 32;
-    for (std::size_t i0 = 0; i0 < rows; i0 += tile)
-        for (std::size_t j0 = 0; j0 < cols; j0 += tile) {
-            const std::size_t i1 = std::min(rows, i0 + tile), j1 = std::min(cols, j0 + tile);
-            for (std::size_t j = j0; j < j1; ++j)
-                for (std::size_t i = i0; i < i1; ++i) dst[j * dstStride + i] = src[i * srcStride + j];
-        }
+// Complex elements rank r sends and receives per component in the forward direction (its own block
+// excluded): its planes' share of every other rank's rows, and every other rank's planes of its rows.
+std::size_t sendElements(const SlabLayout& l, std::size_t r) { return l.count0[r] * (l.n1 - l.count1[r]) * l.P; }
+std::size_t recvElements(const SlabLayout& l, std::size_t r) { return (l.n0 - l.count0[r]) * l.count1[r] * l.P; }
+
+BoxCopy box(std::size_t e0, std::size_t e1, std::size_t srcOffset, std::size_t s0, std::size_t s1, std::size_t dstOffset,
+            std::size_t d0, std::size_t d1) {
+    BoxCopy b;
+    b.extent[0] = e0;
+    b.extent[1] = e1;
+    b.srcOffset = srcOffset;
+    b.srcStride[0] = s0;
+    b.srcStride[1] = s1;
+    b.dstOffset = dstOffset;
+    b.dstStride[0] = d0;
+    b.dstStride[1] = d1;
+    return b;
 }
 
 }  // namespace
 
-SlabFft::SlabFft(Context& ctx, const SlabLayout& layout, Precision precision, fft::Backend backend)
-    : ctx_(ctx), l_(layout), prec_(precision), complexBytes_(precision == Precision::Double ? 16 : 8) {
-    workBytes_ = l_.slabSpectrumPoints() * complexBytes_;
+std::size_t SlabFft::deviceBytes(const SlabLayout& l, Precision precision) {
+    const std::size_t cb = precision == Precision::Double ? 16 : 8, r = static_cast<std::size_t>(l.rank);
+    return (l.slabSpectrumPoints() + std::max(sendElements(l, r), recvElements(l, r))) * cb;
+}
+
+SlabFft::SlabFft(Context& ctx, const SlabLayout& layout, Precision precision, fft::Backend backend, Overlap overlap)
+    : ctx_(ctx), l_(layout), prec_(precision), complexBytes_(precision == Precision::Double ? 16 : 8),
+      overlap_(overlap == Overlap::Auto ? !ctx.device().isCpu : overlap == Overlap::On) {
     fft::PlanDesc d;
     d.precision = prec_;
     d.backend = backend;
@@ -46,151 +56,152 @@ SlabFft::SlabFft(Context& ctx, const SlabLayout& layout, Precision precision, ff
     d.batch = l_.count1[l_.rank] * l_.P;
     d.inPlace = true;
     axis_ = &fft::plan(ctx_, d);
-    work_ = ctx_.buffer(std::max<std::size_t>(workBytes_, 8), "slab spectrum");
-    const std::size_t most = std::max(workBytes_, l_.spectralPoints() * complexBytes_) * kMaxComponents;
-    auto pinned = [&](cl::Buffer& b, std::size_t bytes, const std::string& what) {
-        bytes = std::max<std::size_t>(bytes, 8);
+
+    const std::size_t R = static_cast<std::size_t>(l_.ranks), me = static_cast<std::size_t>(l_.rank);
+    sendCount_.assign(R, 0);
+    sendOffset_.assign(R, 0);
+    recvCount_.assign(R, 0);
+    recvOffset_.assign(R, 0);
+    for (std::size_t r = 0; r < R; ++r) {
+        if (r == me) continue;
+        sendOffset_[r] = sendElems_;
+        sendCount_[r] = l_.count0[me] * l_.count1[r] * l_.P;
+        sendElems_ += sendCount_[r];
+        recvOffset_[r] = recvElems_;
+        recvCount_[r] = l_.count0[r] * l_.count1[me] * l_.P;
+        recvElems_ += recvCount_[r];
+    }
+    blockBytes_ = std::max<std::size_t>(std::max(sendElems_, recvElems_) * complexBytes_, 8);
+    work_ = ctx_.buffer(std::max<std::size_t>(l_.slabSpectrumPoints() * complexBytes_, 8), "slab spectrum");
+    exchange_ = ctx_.buffer(blockBytes_, "transpose block");
+    auto pinned = [&](cl::Buffer& b, const std::string& what) {
+        const std::size_t bytes = blockBytes_ * kMaxComponents;
         b = ctx_.buffer(bytes, what, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
         return static_cast<unsigned char*>(ctx_.map(b, CL_MAP_READ | CL_MAP_WRITE, bytes, "map " + what));
     };
-    slabHost_ = pinned(slabPinned_, workBytes_ * kMaxComponents, "slab spectra (host)");
-    spectrumHost_ = pinned(spectrumPinned_, l_.spectralPoints() * complexBytes_ * kMaxComponents, "transposed spectra (host)");
-    send_.resize(most);
-    recv_.resize(most);
+    sendHost_ = pinned(sendPinned_, "transpose blocks sent (host)");
+    recvHost_ = pinned(recvPinned_, "transpose blocks received (host)");
 }
 
 SlabFft::~SlabFft() {
     try {
         ctx_.finish();
-        if (slabHost_) ctx_.unmap(slabPinned_, slabHost_, "unmap slab spectra (host)");
-        if (spectrumHost_) ctx_.unmap(spectrumPinned_, spectrumHost_, "unmap transposed spectra (host)");
+        if (sendHost_) ctx_.unmap(sendPinned_, sendHost_, "unmap transpose blocks sent (host)");
+        if (recvHost_) ctx_.unmap(recvPinned_, recvHost_, "unmap transpose blocks received (host)");
         ctx_.finish();
     } catch (...) {
     }
 }
 
-// Forward: the slab's spectrum [c][z local][y][P] is sent to rank s as [c][z local][y of s][P]; what
-// comes from rank q, [c][z of q][y local][P], lands at [c][y local][P][z].
-template <typename C>
-void SlabFft::packForward(int count) {
-    const std::size_t me = static_cast<std::size_t>(l_.rank), R = static_cast<std::size_t>(l_.ranks), P = l_.P, n1 = l_.n1,
-                      n0 = l_.n0;
-    const C* slab = reinterpret_cast<const C*>(slabHost_);
-    C* send = reinterpret_cast<C*>(send_.data());
-    const std::size_t c0 = l_.count0[me];
-    std::size_t at = 0;
-    for (std::size_t s = 0; s < R; ++s)
-        for (int c = 0; c < count; ++c)
-            for (std::size_t z = 0; z < c0; ++z) {
-                const C* row = slab + (static_cast<std::size_t>(c) * c0 + z) * n1 * P + l_.start1[s] * P;
-                std::memcpy(send + at, row, l_.count1[s] * P * sizeof(C));
-                at += l_.count1[s] * P;
-            }
-    exchange(count, true);
-    const C* recv = reinterpret_cast<const C*>(recv_.data());
-    C* spec = reinterpret_cast<C*>(spectrumHost_);
-    const std::size_t c1 = l_.count1[me];
-    at = 0;
-    for (std::size_t q = 0; q < R; ++q)
-        for (int c = 0; c < count; ++c) {
-            C* out = spec + static_cast<std::size_t>(c) * c1 * P * n0 + l_.start0[q];
-            const std::size_t cq = l_.count0[q];
-            for (std::size_t y = 0; y < c1; ++y)
-                transposeTiles(recv + at + y * P, c1 * P, out + y * P * n0, n0, cq, P);
-            at += cq * c1 * P;
-        }
-}
-
-// Inverse: the transposed spectrum [c][y local][P][z] is sent to rank q as [c][z of q][y local][P];
-// what comes from rank s, [c][z local][y of s][P], lands at [c][z local][y][P].
-template <typename C>
-void SlabFft::packInverse(int count) {
-    const std::size_t me = static_cast<std::size_t>(l_.rank), R = static_cast<std::size_t>(l_.ranks), P = l_.P, n1 = l_.n1,
-                      n0 = l_.n0;
-    const C* spec = reinterpret_cast<const C*>(spectrumHost_);
-    C* send = reinterpret_cast<C*>(send_.data());
-    const std::size_t c1 = l_.count1[me];
-    std::size_t at = 0;
-    for (std::size_t q = 0; q < R; ++q)
-        for (int c = 0; c < count; ++c) {
-            const C* in = spec + static_cast<std::size_t>(c) * c1 * P * n0 + l_.start0[q];
-            const std::size_t cq = l_.count0[q];
-            for (std::size_t y = 0; y < c1; ++y)
-                transposeTiles(in + y * P * n0, n0, send + at + y * P, c1 * P, P, cq);
-            at += cq * c1 * P;
-        }
-    exchange(count, false);
-    const C* recv = reinterpret_cast<const C*>(recv_.data());
-    C* slab = reinterpret_cast<C*>(slabHost_);
-    const std::size_t c0 = l_.count0[me];
-    at = 0;
-    for (std::size_t s = 0; s < R; ++s)
-        for (int c = 0; c < count; ++c)
-            for (std::size_t z = 0; z < c0; ++z) {
-                C* row = slab + (static_cast<std::size_t>(c) * c0 + z) * n1 * P + l_.start1[s] * P;
-                std::memcpy(row, recv + at, l_.count1[s] * P * sizeof(C));
-                at += l_.count1[s] * P;
-            }
-}
-
-// Block sizes in complex elements: between ranks a and b, count * count0[a] * count1[b] * P going
-// forward (a sends its planes' share of b's rows), the reverse going back.
-void SlabFft::exchange(int count, bool forwardDirection) {
-    const std::size_t R = static_cast<std::size_t>(l_.ranks), me = static_cast<std::size_t>(l_.rank);
-    std::vector<std::size_t> sc(R), so(R), rc(R), ro(R);
-    std::size_t sAt = 0, rAt = 0;
-    for (std::size_t r = 0; r < R; ++r) {
-        const std::size_t out = forwardDirection ? l_.count0[me] * l_.count1[r] : l_.count0[r] * l_.count1[me];
-        const std::size_t in = forwardDirection ? l_.count0[r] * l_.count1[me] : l_.count0[me] * l_.count1[r];
-        sc[r] = static_cast<std::size_t>(count) * out * l_.P;
-        rc[r] = static_cast<std::size_t>(count) * in * l_.P;
-        so[r] = sAt;
-        ro[r] = rAt;
-        sAt += sc[r];
-        rAt += rc[r];
+// Forward, component by component: work_ [z local][y][P] holds the planes' spectra. Rank s gets its
+// rows of them as [y of s][P][z local] (z fastest, the receiver's order); this rank's own rows go
+// straight into the spectrum [y local][P][z].
+void SlabFft::packForward(const cl::Buffer& spectrum) {
+    const std::size_t me = static_cast<std::size_t>(l_.rank), P = l_.P, rowStride = l_.n1 * P, c0 = l_.count0[me];
+    for (std::size_t s = 0; s < sendCount_.size(); ++s) {
+        const std::size_t run = l_.count1[s] * P;  // (y of s, kx) pairs, contiguous in a plane
+        if (s == me)
+            copyBox(ctx_, work_, spectrum, box(c0, run, l_.start1[s] * P, rowStride, 1, l_.start0[me], 1, l_.n0), prec_);
+        else
+            copyBox(ctx_, work_, exchange_, box(c0, run, l_.start1[s] * P, rowStride, 1, sendOffset_[s], 1, c0), prec_);
     }
-    allToAll(send_.data(), sc, so, recv_.data(), rc, ro, complexBytes_, "the " + l_.describe() + " transform's transpose");
+}
+
+// What came from rank q, [y local][P][z of q], into the spectrum's z range of q.
+void SlabFft::unpackForward(const cl::Buffer& spectrum) {
+    const std::size_t me = static_cast<std::size_t>(l_.rank), run = l_.count1[me] * l_.P;
+    for (std::size_t q = 0; q < recvCount_.size(); ++q)
+        if (q != me)
+            copyBox(ctx_, exchange_, spectrum, box(l_.count0[q], run, recvOffset_[q], 1, l_.count0[q], l_.start0[q], 1, l_.n0), prec_);
+}
+
+// Inverse: the spectrum [y local][P][z]; rank q gets its planes of it as [z of q][y local][P] (the
+// receiver's order). This rank's own block stays in the spectrum until the unpack.
+void SlabFft::packInverse(const cl::Buffer& spectrum) {
+    const std::size_t me = static_cast<std::size_t>(l_.rank), run = l_.count1[me] * l_.P;
+    // The forward direction's receive blocks are the inverse's send blocks.
+    for (std::size_t q = 0; q < recvCount_.size(); ++q)
+        if (q != me)
+            copyBox(ctx_, spectrum, exchange_, box(run, l_.count0[q], l_.start0[q], l_.n0, 1, recvOffset_[q], 1, run), prec_);
+}
+
+// What came from rank s, [z local][y of s][P], and this rank's own block from the spectrum, into
+// work_ [z local][y][P] for the planes' C2R.
+void SlabFft::unpackInverse(const cl::Buffer& spectrum) {
+    const std::size_t me = static_cast<std::size_t>(l_.rank), P = l_.P, rowStride = l_.n1 * P, c0 = l_.count0[me];
+    for (std::size_t s = 0; s < sendCount_.size(); ++s) {
+        const std::size_t run = l_.count1[s] * P;
+        if (s == me)
+            copyBox(ctx_, spectrum, work_, box(run, c0, l_.start0[me], l_.n0, 1, l_.start1[s] * P, 1, rowStride), prec_);
+        else
+            copyBox(ctx_, exchange_, work_, box(run, c0, sendOffset_[s], 1, run, l_.start1[s] * P, 1, rowStride), prec_);
+    }
+}
+
+void SlabFft::exchange(int c, const cl::Event& read, bool forwardDirection) {
+    const std::size_t at = static_cast<std::size_t>(c) * blockBytes_;
+    auto t0 = std::chrono::steady_clock::now();
+    if (read()) ctx_.wait(read, "the transpose's read to host memory");
+    times_.waitSeconds += since(t0);
+    t0 = std::chrono::steady_clock::now();
+    allToAll(sendHost_ + at, forwardDirection ? sendCount_ : recvCount_, forwardDirection ? sendOffset_ : recvOffset_, recvHost_ + at,
+             forwardDirection ? recvCount_ : sendCount_, forwardDirection ? recvOffset_ : sendOffset_, complexBytes_,
+             "the " + l_.describe() + " transform's transpose");
+    times_.exchangeSeconds += since(t0);
+    const std::size_t in = (forwardDirection ? recvElems_ : sendElems_) * complexBytes_;
+    // The pinned block stays untouched until the write has run: the next exchange into it waits for
+    // a read queued after this write.
+    if (in) ctx_.writeAsync(exchange_, recvHost_ + at, in, "transpose: to device", nullptr);
+    times_.transposes += 1;
+    times_.hostBytes += in + (forwardDirection ? sendElems_ : recvElems_) * complexBytes_;
+}
+
+// Stage one of a component (transform, pack, the read of its blocks) and stage two (exchange,
+// unpack, transform). Pipelined, every component's stage one is queued before the first exchange.
+template <typename First, typename Second>
+void SlabFft::pipeline(int count, const First& first, const Second& second) {
+    if (count < 1 || count > kMaxComponents) throw Error("the distributed transform takes 1 to 3 components at once");
+    cl::Event reads[kMaxComponents];
+    for (int c = 0; c < count; ++c) {
+        reads[c] = first(c);
+        if (!overlap_) second(c, reads[c]);
+    }
+    if (overlap_)
+        for (int c = 0; c < count; ++c) second(c, reads[c]);
 }
 
 void SlabFft::forward(const cl::Buffer* real, const cl::Buffer* spectrum, int count) {
-    if (count < 1 || count > kMaxComponents) throw Error("the distributed transform takes 1 to 3 components at once");
-    double deviceSeconds = 0;  // the transforms this rank waits for, not part of the transpose
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int c = 0; c < count; ++c) {
-        planes_r2c_->execute(real[c], work_, fft::Direction::Forward);
-        const auto tw = std::chrono::steady_clock::now();
-        ctx_.finish();
-        deviceSeconds += since(tw);
-        ctx_.read(work_, slabHost_ + static_cast<std::size_t>(c) * workBytes_, workBytes_, "slab spectrum to host");
-    }
-    if (prec_ == Precision::Double) packForward<std::complex<double>>(count);
-    else packForward<std::complex<float>>(count);
-    const std::size_t specBytes = l_.spectralPoints() * complexBytes_;
-    for (int c = 0; c < count; ++c)
-        ctx_.write(spectrum[c], spectrumHost_ + static_cast<std::size_t>(c) * specBytes, specBytes, "transposed spectrum to device");
-    transposeSeconds_ += since(t0) - deviceSeconds;
-    for (int c = 0; c < count; ++c) axis_->execute(spectrum[c], spectrum[c], fft::Direction::Forward);
+    const std::size_t out = sendElems_ * complexBytes_;
+    pipeline(
+        count,
+        [&](int c) {
+            planes_r2c_->execute(real[c], work_, fft::Direction::Forward);
+            packForward(spectrum[c]);
+            return out ? ctx_.readAsync(exchange_, sendHost_ + static_cast<std::size_t>(c) * blockBytes_, out, "transpose: to host")
+                       : cl::Event();
+        },
+        [&](int c, const cl::Event& read) {
+            exchange(c, read, true);
+            unpackForward(spectrum[c]);
+            axis_->execute(spectrum[c], spectrum[c], fft::Direction::Forward);
+        });
 }
 
 void SlabFft::inverse(const cl::Buffer* spectrum, const cl::Buffer* real, int count) {
-    if (count < 1 || count > kMaxComponents) throw Error("the distributed transform takes 1 to 3 components at once");
-    for (int c = 0; c < count; ++c) axis_->execute(spectrum[c], spectrum[c], fft::Direction::Inverse);
-    ctx_.finish();
-    const auto t0 = std::chrono::steady_clock::now();
-    const std::size_t specBytes = l_.spectralPoints() * complexBytes_;
-    for (int c = 0; c < count; ++c)
-        ctx_.read(spectrum[c], spectrumHost_ + static_cast<std::size_t>(c) * specBytes, specBytes, "transposed spectrum to host");
-    if (prec_ == Precision::Double) packInverse<std::complex<double>>(count);
-    else packInverse<std::complex<float>>(count);
-    transposeSeconds_ += since(t0);
-    for (int c = 0; c < count; ++c) {
-        // Each write waits for the previous component's C2R out of work_: device time, not counted.
-        if (c > 0) ctx_.finish();
-        const auto tc = std::chrono::steady_clock::now();
-        ctx_.write(work_, slabHost_ + static_cast<std::size_t>(c) * workBytes_, workBytes_, "slab spectrum to device");
-        transposeSeconds_ += since(tc);
-        planes_c2r_->execute(work_, real[c], fft::Direction::Inverse);
-    }
+    const std::size_t out = recvElems_ * complexBytes_;
+    pipeline(
+        count,
+        [&](int c) {
+            axis_->execute(spectrum[c], spectrum[c], fft::Direction::Inverse);
+            packInverse(spectrum[c]);
+            return out ? ctx_.readAsync(exchange_, sendHost_ + static_cast<std::size_t>(c) * blockBytes_, out, "transpose: to host")
+                       : cl::Event();
+        },
+        [&](int c, const cl::Event& read) {
+            exchange(c, read, false);
+            unpackInverse(spectrum[c]);
+            planes_c2r_->execute(work_, real[c], fft::Direction::Inverse);
+        });
 }
 
 }  // namespace portacl::kwave::distributed

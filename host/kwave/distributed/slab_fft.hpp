@@ -1,11 +1,17 @@
 // The distributed 3-D (and 2-D) real-to-complex and complex-to-real transforms over the slab
 // decomposition (slab_layout.hpp): each rank's device transforms its planes (the 2-D R2C/C2R of each
 // z plane, or the 1-D ones of each y row, through portacl::fft), the global transpose goes through
-// host memory by one MPI all-to-all, and the device transforms the slab axis (1-D C2C, in place) in
-// the transposed layout. Forward is unscaled, inverse scales by 1/N, as portacl::fft does.
+// host memory by one MPI all-to-all per component, and the device transforms the slab axis (1-D C2C,
+// in place) in the transposed layout. Forward is unscaled, inverse scales by 1/N, as portacl::fft does.
 //
-// Every rank calls every transform (they are collective). Several components (u_x, u_y, u_z) go
-// through one all-to-all.
+// The transpose: the device packs what goes to each other rank into one contiguous block, already in
+// the receiver's order (kwave/box_copy.hpp), and writes its own block straight into place; the host
+// reads the packed blocks into pinned memory, hands them to MPI_Alltoallv and writes what arrives back,
+// and the device moves each arriving block into place. On GPUs several components are pipelined:
+// every component's transform, pack and read are queued first, so that the device works on the next
+// component while the host exchanges the last one.
+//
+// Every rank calls every transform (they are collective).
 #pragma once
 
 #include <vector>
@@ -15,9 +21,20 @@
 
 namespace portacl::kwave::distributed {
 
+// Where a rank's transposes spend their time (host clocks; device times are the profiler's events
+// "transpose: to host", "transpose: to device" and kwave_box_copy, with --profile).
+struct TransposeTimes {
+    double exchangeSeconds = 0;  // in MPI_Alltoallv
+    double waitSeconds = 0;      // waiting for the packed blocks' reads (and the device work queued before them)
+    std::size_t transposes = 0;  // components transposed
+    std::size_t hostBytes = 0;   // bytes this rank read to and wrote from host memory
+};
+
 class PORTACL_API SlabFft {  // exported for the distributed tests
 public:
-    SlabFft(Context& ctx, const SlabLayout& layout, Precision precision, fft::Backend backend);
+    // Pipelined components (see overlap_ below): Auto is on except on CPU devices.
+    enum class Overlap { Auto, On, Off };
+    SlabFft(Context& ctx, const SlabLayout& layout, Precision precision, fft::Backend backend, Overlap overlap = Overlap::Auto);
     ~SlabFft();  // unmaps the staging memory once the queue is done with it
     SlabFft(const SlabFft&) = delete;
     SlabFft& operator=(const SlabFft&) = delete;
@@ -31,37 +48,51 @@ public:
     void inverse(const cl::Buffer& spectrum, const cl::Buffer& real) { inverse(&spectrum, &real, 1); }
 
     const SlabLayout& layout() const { return l_; }
-    std::size_t deviceBytes() const { return workBytes_; }
-    // Seconds spent in the host side of the transposes (device reads and writes, packing, MPI).
-    double transposeSeconds() const { return transposeSeconds_; }
+    std::size_t deviceBytes() const { return deviceBytes(l_, prec_); }
+    // The device bytes of the transforms' own buffers for a layout (the slab spectrum and the
+    // exchange block), for the memory check before anything is allocated.
+    static std::size_t deviceBytes(const SlabLayout& layout, Precision precision);
+    const TransposeTimes& times() const { return times_; }
 
     static constexpr int kMaxComponents = 3;
 
 private:
-    template <typename C>
-    void packForward(int count);
-    template <typename C>
-    void packInverse(int count);
-    void exchange(int count, bool forwardDirection);
+    // The box copies of one component's pack (before the exchange) and unpack (after it).
+    void packForward(const cl::Buffer& spectrum);
+    void unpackForward(const cl::Buffer& spectrum);
+    void packInverse(const cl::Buffer& spectrum);
+    void unpackInverse(const cl::Buffer& spectrum);
+    // Component c's blocks: wait for its read, exchange, queue the write of what arrived.
+    void exchange(int c, const cl::Event& read, bool forwardDirection);
+    template <typename First, typename Second>
+    void pipeline(int count, const First& first, const Second& second);
 
     Context& ctx_;
     SlabLayout l_;
     Precision prec_;
     std::size_t complexBytes_;
-    std::size_t workBytes_;  // one component's slab spectrum before the transpose
-    // One slab spectrum on the device, reused component after component: the blocking transfers of
-    // the in-order queue order its reuse.
-    cl::Buffer work_;
+    // Queue every component's transform, pack and read before the first exchange, so that the device
+    // works while the host exchanges. Not on CPU devices, whose work would compete for the cores the
+    // host's MPI waits on: there each component goes through in turn.
+    bool overlap_;
+    // Complex elements this rank sends and receives per component (its own block excluded), the
+    // forward direction's; the inverse swaps them. Per rank: counts and offsets of the blocks.
+    std::size_t sendElems_ = 0, recvElems_ = 0;
+    std::vector<std::size_t> sendCount_, sendOffset_, recvCount_, recvOffset_;
+    // One slab spectrum [z local][y][P] and one exchange block on the device, reused component after
+    // component: the in-order queue orders their reuse (each component's read is queued before the
+    // next pack, every write after the last read).
+    cl::Buffer work_, exchange_;
     fft::Plan* planes_r2c_ = nullptr;
     fft::Plan* planes_c2r_ = nullptr;
     fft::Plan* axis_ = nullptr;  // the slab axis, C2C in place
-    // Device-side staging in pinned host memory (CL_MEM_ALLOC_HOST_PTR, mapped once): the transfers
-    // to and from it run at the bus's DMA rate on GPUs. The all-to-all's buffers are MPI's own.
-    cl::Buffer slabPinned_, spectrumPinned_;
-    unsigned char* slabHost_ = nullptr;
-    unsigned char* spectrumHost_ = nullptr;
-    std::vector<unsigned char> send_, recv_;
-    double transposeSeconds_ = 0;
+    // Pinned host memory (CL_MEM_ALLOC_HOST_PTR, mapped once), one block per component each way: the
+    // transfers run at the bus's DMA rate on GPUs and MPI reads and writes them directly.
+    cl::Buffer sendPinned_, recvPinned_;
+    unsigned char* sendHost_ = nullptr;
+    unsigned char* recvHost_ = nullptr;
+    std::size_t blockBytes_ = 0;  // one component's share of sendHost_ and recvHost_
+    TransposeTimes times_;
 };
 
 }  // namespace portacl::kwave::distributed

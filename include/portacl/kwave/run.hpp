@@ -54,10 +54,13 @@ struct PORTACL_API RunSummary {
     bool checkpointed = false;                 // stopped for a checkpoint; running again continues it
     double preprocessingSeconds = 0, simulationSeconds = 0;
     std::size_t deviceBytes = 0, hostMemoryMB = 0;
-    // Distributed runs (kwave/distributed.hpp): ranks, and the slowest rank's seconds in the host side
-    // of the transforms' global transposes (device reads and writes, reordering, MPI all-to-all).
+    // Distributed runs (kwave/distributed.hpp): ranks; the slowest rank's seconds in the host side of
+    // the transforms' global transposes (waiting for the device's packed blocks, with the device work
+    // queued before them, and MPI), and of that in MPI's all-to-all; the components transposed, and
+    // the bytes the slowest rank moved through host memory (to host and back).
     int ranks = 1;
-    double transposeSeconds = 0;
+    double transposeSeconds = 0, exchangeSeconds = 0;
+    std::size_t transposes = 0, transposeHostBytes = 0;
     std::size_t steps() const { return timeIndex - firstStep; }
 };
 
