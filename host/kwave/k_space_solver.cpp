@@ -14,10 +14,11 @@
 #include "portacl/kwave.hpp"
 #include "portacl/runtime/error.hpp"
 #include "sensor_sampling.hpp"
+#include "step_kernels.hpp"
 
 namespace portacl::kwave {
 
-struct KSpaceSolver::Impl {
+struct KSpaceSolver::Impl : StepKernels {
     Context& ctx;
     const Simulation& sim;
     RunOptions opt;
@@ -47,9 +48,6 @@ struct KSpaceSolver::Impl {
     std::deque<cl::Event> stepEnds;
     std::size_t stepsAhead = 8;
 
-    cl::Kernel kPressureGradient, kVelocityGradient, kVelocity, kInitialVelocity, kDensity, kPressureTerms,
-        kAbsorptionTerms, kPressure, kInitialPressure, kPointSource, kVelocityPointSource, kPointSourceDensity,
-        kSourceKappa, kAddField, kAddDensity, kTransducer, kUnstagger;
     fft::Plan* r2c = nullptr;
     fft::Plan* c2r = nullptr;
     fft::Plan* r2cBatch[4] = {};  // [b]: b components at once (b = 2, dims), when batched
@@ -112,43 +110,16 @@ struct KSpaceSolver::Impl {
 
     // ---- set-up -------------------------------------------------------------------------------
     std::string buildOptions() const {
-        const Medium& m = sim.medium;
-        std::ostringstream os;
-        os << "-D KW_3D=" << (g.is3D() ? 1 : 0) << " -D C0_ARRAY=" << (m.c0.scalar() ? 0 : 1)
-           << " -D RHO0_ARRAY=" << (m.rho0.scalar() ? 0 : 1)
-           << " -D BONA_ARRAY=" << (m.nonlinear && !(m.bOnA.scalar() && m.rho0.scalar()) ? 1 : 0)
-           << " -D ALPHA_ARRAY=" << (m.absorption != Absorption::Lossless && !m.alphaCoeff.scalar() ? 1 : 0)
-           << " -D ABSORB_ARRAY=" << (m.absorption != Absorption::Lossless && !(m.alphaCoeff.scalar() && m.c0.scalar()) ? 1 : 0)
-           << " -D NONLINEAR=" << (m.nonlinear ? 1 : 0) << " -D ABSORPTION=" << static_cast<int>(m.absorption)
-           << " " << f.st.defines();
-        if (zFusedQ) os << " -D KZ_Q=" << zFusedQ << " -D KZ_LINES=" << zLines;
-        if (xFusedQ) os << " -D KX_Q=" << xFusedQ;
-        // A profile's options for this program alone (a vendor compiler that miscompiles it).
-        const std::string own = ctx.tuning().get("kwave", "build_options", "");
-        if (!own.empty()) os << " " << own;
-        return os.str();
+        std::ostringstream fused;
+        if (zFusedQ) fused << " -D KZ_Q=" << zFusedQ << " -D KZ_LINES=" << zLines;
+        if (xFusedQ) fused << " -D KX_Q=" << xFusedQ;
+        return kernelOptions(ctx, sim, f.st, fused.str());
     }
 
     void build(const std::string& options) {
-        // Kernels of the solver's own: their arguments are bound once and kept across steps.
+        buildStepKernels(ctx, prec, options);
+        // The fused paths' kernels, also of the solver's own.
         auto k = [&](const char* name) { return ctx.newKernel("kwave.cl", name, prec, options); };
-        kPressureGradient = k("kwave_pressure_gradient");
-        kVelocityGradient = k("kwave_velocity_gradient");
-        kVelocity = k("kwave_velocity");
-        kInitialVelocity = k("kwave_initial_velocity");
-        kDensity = k("kwave_density");
-        kPressureTerms = k("kwave_pressure_terms");
-        kAbsorptionTerms = k("kwave_absorption_terms");
-        kPressure = k("kwave_pressure");
-        kInitialPressure = k("kwave_initial_pressure");
-        kPointSource = k("kwave_point_source");
-        kVelocityPointSource = k("kwave_velocity_point_source");
-        kPointSourceDensity = k("kwave_point_source_density");
-        kSourceKappa = k("kwave_source_kappa");
-        kAddField = k("kwave_add_field");
-        kAddDensity = k("kwave_add_density");
-        kTransducer = k("kwave_transducer");
-        kUnstagger = k("kwave_unstagger");
         if (zFusedQ) {
             kZPressureGradient = k("kwave_z_pressure_gradient");
             kZVelocityGradient = k("kwave_z_velocity_gradient");

@@ -9,6 +9,7 @@
 #include "kwave/device_fields.hpp"
 #include "kwave/k_space_operators.hpp"
 #include "kwave/sensor_sampling.hpp"
+#include "kwave/step_kernels.hpp"
 #include "kwave/storage_format.hpp"
 #include "mpi_world.hpp"
 #include "portacl/kwave/distributed.hpp"
@@ -62,7 +63,7 @@ int ranksToFit(const Simulation& sim, const RunOptions& opt, std::size_t deviceB
     return 0;
 }
 
-struct DistributedSolver::Impl {
+struct DistributedSolver::Impl : StepKernels {
     Context& ctx;
     const Simulation& sim;
     RunOptions opt;
@@ -93,9 +94,6 @@ struct DistributedSolver::Impl {
     bool storedKappa() const { return storage.kappa != StorageFormat::Element; }
     bool storedNabla() const { return storage.nabla != StorageFormat::Element; }
     cl::Buffer pIndex, pSignal, uIndex, uSignal[3], trSignal, trDelay;
-    cl::Kernel kPressureGradient, kVelocityGradient, kVelocity, kInitialVelocity, kDensity, kPressureTerms,
-        kAbsorptionTerms, kPressure, kInitialPressure, kPointSource, kVelocityPointSource, kPointSourceDensity,
-        kSourceKappa, kAddField, kAddDensity, kTransducer, kUnstagger;
 
     Impl(Context& c, const Simulation& s, const RunOptions& o)
         : ctx(c), sim(s), opt(o), l(shapeOf(s.grid), ranks(), rank()), part(s, l), g(s.grid), sg(part.slab.grid),
@@ -135,8 +133,8 @@ struct DistributedSolver::Impl {
         } catch (const Error& e) {
             throw EveryRankError(e.what());
         }
-        const std::string options = buildOptions();
-        build(options);
+        const std::string options = kernelOptions(ctx, sim, storage);
+        buildStepKernels(ctx, prec, options);
         sensor = std::make_unique<SensorSampling>(ctx, part.slab, opt, options, cl::NullRange);
         fft = std::make_unique<SlabFft>(ctx, l, prec, opt.fftBackend);
         deviceBytes += fft->deviceBytes();
@@ -162,42 +160,6 @@ struct DistributedSolver::Impl {
         }
         for (int a = 0; a < scratchFieldsOf(sim); ++a) zero(du[a], nl * realBytes);
         ctx.finish();
-    }
-
-    std::string buildOptions() const {
-        const Medium& m = sim.medium;
-        std::ostringstream os;
-        os << "-D KW_3D=" << (g.is3D() ? 1 : 0) << " -D C0_ARRAY=" << (m.c0.scalar() ? 0 : 1)
-           << " -D RHO0_ARRAY=" << (m.rho0.scalar() ? 0 : 1)
-           << " -D BONA_ARRAY=" << (m.nonlinear && !(m.bOnA.scalar() && m.rho0.scalar()) ? 1 : 0)
-           << " -D ALPHA_ARRAY=" << (m.absorption != Absorption::Lossless && !m.alphaCoeff.scalar() ? 1 : 0)
-           << " -D ABSORB_ARRAY=" << (m.absorption != Absorption::Lossless && !(m.alphaCoeff.scalar() && m.c0.scalar()) ? 1 : 0)
-           << " -D NONLINEAR=" << (m.nonlinear ? 1 : 0) << " -D ABSORPTION=" << static_cast<int>(m.absorption) << " "
-           << storage.defines();
-        const std::string own = ctx.tuning().get("kwave", "build_options", "");
-        if (!own.empty()) os << " " << own;
-        return os.str();
-    }
-
-    void build(const std::string& options) {
-        auto k = [&](const char* name) { return ctx.newKernel("kwave.cl", name, prec, options); };
-        kPressureGradient = k("kwave_pressure_gradient");
-        kVelocityGradient = k("kwave_velocity_gradient");
-        kVelocity = k("kwave_velocity");
-        kInitialVelocity = k("kwave_initial_velocity");
-        kDensity = k("kwave_density");
-        kPressureTerms = k("kwave_pressure_terms");
-        kAbsorptionTerms = k("kwave_absorption_terms");
-        kPressure = k("kwave_pressure");
-        kInitialPressure = k("kwave_initial_pressure");
-        kPointSource = k("kwave_point_source");
-        kVelocityPointSource = k("kwave_velocity_point_source");
-        kPointSourceDensity = k("kwave_point_source_density");
-        kSourceKappa = k("kwave_source_kappa");
-        kAddField = k("kwave_add_field");
-        kAddDensity = k("kwave_add_density");
-        kTransducer = k("kwave_transducer");
-        kUnstagger = k("kwave_unstagger");
     }
 
     // ---- the slab's arrays --------------------------------------------------------------------

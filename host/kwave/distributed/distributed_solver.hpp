@@ -21,6 +21,7 @@ public:
     DistributedSolver& operator=(const DistributedSolver&) = delete;
 
     std::size_t timeIndex() const;
+    std::size_t completedSteps() const { return timeIndex(); }  // each step waits for its transposes
     bool done() const;
     void step();
     // Steps until `endStep` (0 = Nt) or until `stop(timeIndex)` is true after a step (the same answer
