@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "kwave/distributed/distributed_solver.hpp"
-#include "kwave/distributed/mpi_world.hpp"
 #include "kwave/distributed/slab_fft.hpp"
+#include "portacl/cluster/collectives.hpp"
 #include "portacl/fft.hpp"
 #include "portacl/kwave/distributed.hpp"
 #include "support/kwave_simulations.hpp"
@@ -30,7 +30,7 @@ std::vector<T> randomField(std::size_t n, unsigned seed) {
 }
 
 // Relative L2 over every rank of `got` against `want`.
-double relativeL2(double diff2, double ref2) { return std::sqrt(dist::sum(diff2) / dist::sum(ref2)); }
+double relativeL2(double diff2, double ref2) { return std::sqrt(cluster::sum(diff2) / cluster::sum(ref2)); }
 
 // The distributed forward transform of a random field against the one-device R2C of the whole grid,
 // then the distributed inverse against the field itself.
@@ -234,7 +234,7 @@ TEST(KWaveDistributedRun, CheckpointsContinueOnAnyRankCount) {
         const auto state = first.saveState();
         if (dist::rank() == 0) kwave::writeCheckpointFile(path, s, state);
     }
-    dist::barrier();
+    cluster::World::process().barrier();
     {
         dist::DistributedSolver second(test::context(), s, opt);
         second.restoreState(kwave::readCheckpointFile(path, s));
@@ -243,7 +243,7 @@ TEST(KWaveDistributedRun, CheckpointsContinueOnAnyRankCount) {
         const kwave::Recording resumed = second.recording();
         for (const auto& [name, v] : whole.data) EXPECT_EQ(resumed.data.at(name), v) << name;
     }
-    dist::barrier();
+    cluster::World::process().barrier();
     kwave::Recording oneDevice;
     if (dist::rank() == 0) {
         kwave::KSpaceSolver one(test::context(), s, opt);
@@ -252,12 +252,12 @@ TEST(KWaveDistributedRun, CheckpointsContinueOnAnyRankCount) {
         one.run();
         oneDevice = one.recording();
     }
-    dist::barrier();
+    cluster::World::process().barrier();
     dist::DistributedSolver third(test::context(), s, opt);
     third.restoreState(kwave::readCheckpointFile(path, s));
     third.run();
     const kwave::Recording got = third.recording();
-    dist::barrier();
+    cluster::World::process().barrier();
     if (dist::rank() != 0) return;
     std::remove(path.c_str());
     for (const auto& [name, w] : oneDevice.data) {
@@ -288,7 +288,7 @@ TEST(KWaveDistributedRun, RefusesAGridTheRanksCannotHold) {
         EXPECT_NE(what.find("this 4096x4096x4096 simulation needs"), std::string::npos) << what;
         EXPECT_NE(what.find("on each of " + std::to_string(dist::ranks()) + " ranks"), std::string::npos) << what;
     }
-    const std::size_t device = dist::minOver(test::context().device().globalMemBytes);
+    const std::size_t device = cluster::minOver(test::context().device().globalMemBytes);
     const int fit = dist::ranksToFit(s, opt, device);
     ASSERT_GT(fit, dist::ranks());
     EXPECT_LE(dist::bytesPerRank(s, opt, fit), device);
@@ -303,7 +303,7 @@ TEST(KWaveDistributedRun, RefusesAGridTheRanksCannotHold) {
 }
 
 int main(int argc, char** argv) {
-    dist::initialize();
+    cluster::World::process();  // MPI before any thread
     ::testing::InitGoogleTest(&argc, argv);
     // Rank 0 reports; the others report only their failures.
     if (dist::rank() != 0) {
@@ -312,5 +312,5 @@ int main(int argc, char** argv) {
     }
     const int failed = RUN_ALL_TESTS();
     // Every rank's verdict: mpiexec's status is the worst rank's, and so is this one.
-    return dist::all(failed == 0) ? 0 : 1;
+    return cluster::all(failed == 0) ? 0 : 1;
 }

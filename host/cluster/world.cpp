@@ -1,5 +1,7 @@
 #include "portacl/cluster/world.hpp"
 
+#include "portacl/cluster/collectives.hpp"
+
 #include <unistd.h>
 
 #include <cstdint>
@@ -15,13 +17,6 @@ namespace {
 World* currentWorld = nullptr;
 
 #ifdef PORTACL_HAVE_MPI
-// An MPI launcher (Open MPI's mpirun, a PMI or PMIx one such as srun or MPICH's hydra) started this
-// process: without one, MPI is left alone and the process is a world of one.
-bool launchedByMpi() {
-    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
-        if (const char* s = std::getenv(v); s && *s) return true;
-    return false;
-}
 
 std::string gatherText(const std::string& mine, int size, std::vector<std::string>* all) {
     const int length = static_cast<int>(mine.size());
@@ -44,6 +39,14 @@ std::string gatherText(const std::string& mine, int size, std::vector<std::strin
 #endif
 
 }  // namespace
+
+// An MPI launcher (Open MPI's mpirun, a PMI or PMIx one such as srun or MPICH's hydra) started this
+// process: without one, MPI is left alone and the process is a world of one.
+bool launchedByMpi() {
+    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALNRANKS"})
+        if (const char* s = std::getenv(v); s && *s) return true;
+    return false;
+}
 
 bool builtWithMpi() {
 #ifdef PORTACL_HAVE_MPI
@@ -89,6 +92,12 @@ World::~World() {
 }
 
 World* World::current() { return currentWorld; }
+
+World& World::process() {
+    if (currentWorld) return *currentWorld;
+    static World own(nullptr, nullptr);  // finalizes MPI at exit, after main's objects are gone
+    return own;
+}
 
 std::string World::agree(const std::string& failure) const {
     if (!distributed()) return failure;

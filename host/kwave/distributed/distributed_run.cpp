@@ -5,10 +5,14 @@
 
 #include "distributed_solver.hpp"
 #include "kwave/run_loop.hpp"
-#include "mpi_world.hpp"
+#include "portacl/cluster/collectives.hpp"
 #include "portacl/kwave/distributed.hpp"
 
 namespace portacl::kwave::distributed {
+
+using cluster::broadcast;
+using cluster::maxOf;
+using cluster::maxOver;
 
 RunSummary run(Context& ctx, const Simulation& sim, const RunPlan& plan, const RunObserver& observer) {
     RunRanks every;
@@ -19,7 +23,7 @@ RunSummary run(Context& ctx, const Simulation& sim, const RunPlan& plan, const R
         broadcast(&c, 1);
         return c != 0;
     };
-    every.barrier = [] { barrier(); };
+    every.barrier = [] { cluster::World::process().barrier(); };
     every.maxOver = [](std::size_t v) { return maxOver(v); };
     every.refuse = [](const std::string& what) { throw EveryRankError(what); };
     every.alike = [](const Error& e) {

@@ -11,12 +11,18 @@
 #include "kwave/sensor_sampling.hpp"
 #include "kwave/step_kernels.hpp"
 #include "kwave/storage_format.hpp"
-#include "mpi_world.hpp"
+#include "portacl/cluster/collectives.hpp"
 #include "portacl/kwave/distributed.hpp"
 #include "slab_fft.hpp"
 #include "slab_simulation.hpp"
 
 namespace portacl::kwave::distributed {
+
+using cluster::all;
+using cluster::gatherOnRoot;
+using cluster::maxOver;
+using cluster::minOver;
+
 namespace {
 
 std::vector<std::size_t> shapeOf(const Grid& g) {

@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "kwave/box_copy.hpp"
-#include "mpi_world.hpp"
+#include "portacl/cluster/collectives.hpp"
 
 namespace portacl::kwave::distributed {
 namespace {
@@ -144,7 +144,7 @@ void SlabFft::exchange(int c, const cl::Event& read, bool forwardDirection) {
     if (read()) ctx_.wait(read, "the transpose's read to host memory");
     times_.waitSeconds += since(t0);
     t0 = std::chrono::steady_clock::now();
-    allToAll(sendHost_ + at, forwardDirection ? sendCount_ : recvCount_, forwardDirection ? sendOffset_ : recvOffset_, recvHost_ + at,
+    cluster::allToAll(sendHost_ + at, forwardDirection ? sendCount_ : recvCount_, forwardDirection ? sendOffset_ : recvOffset_, recvHost_ + at,
              forwardDirection ? recvCount_ : sendCount_, forwardDirection ? recvOffset_ : sendOffset_, complexBytes_,
              "the " + l_.describe() + " transform's transpose");
     times_.exchangeSeconds += since(t0);

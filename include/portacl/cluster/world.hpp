@@ -2,8 +2,9 @@
 // alone. One World per process, made by main() before any other thread starts; everything that
 // spreads work over ranks asks it (World::current()). A build without MPI (PORTACL_WITH_MPI=OFF), or
 // a process not started by an MPI launcher, is a world of one rank and nothing changes.
-// docs/multi_device.md says how batches use it; portacl/cluster/mpi_comm.hpp gives its communicator
-// to code that talks MPI itself.
+// docs/multi_device.md says how batches use it; portacl/cluster/collectives.hpp gives the collectives
+// of a computation spread over the ranks, and portacl/cluster/mpi_comm.hpp the communicator to code
+// that talks MPI itself.
 #pragma once
 
 #include "portacl/export.hpp"
@@ -27,6 +28,9 @@ public:
 
     // The World main() made, or nullptr (a library user who made none: one process).
     static World* current();
+    // The World main() made, or else one made on first use for the rest of the process (a program
+    // that made none, under an MPI launcher or not): what collectives.hpp runs over.
+    static World& process();
 
     int rank() const { return rank_; }
     int size() const { return size_; }
@@ -36,6 +40,7 @@ public:
     int localSize() const { return localSize_; }
     bool isRoot() const { return rank_ == 0; }
     bool distributed() const { return size_ > 1; }
+    bool runsMpi() const { return mpi_; }  // MPI was started for this World
     const std::string& hostName() const { return host_; }
 
     // Collective: every rank passes its own failure sentence (empty when it is ready). Returns, on
