@@ -13,6 +13,14 @@ defines = PORTACL_WARP_SIZE=32 PORTACL_NVIDIA=1
 work_group = 256
 
 [gemm]
+# Double on the FP64 tensor cores (cl/gemm_dmma.cl) wherever the GPU has them (compute capability
+# 8.0 and up): --kernel fast and the library's default take it; --kernel register-blocked stays on FMA.
+tensor_cores = 1
+tensor_m = 128
+tensor_n = 64
+tensor_k = 8
+tensor_warps_m = 4
+tensor_warps_n = 2
 # Measured on an H200 (tools/anchors/gemm_sweep.sh, 4096^3; cuBLAS in the same run: SGEMM 50.8,
 # DGEMM 60.3 TFLOP/s): float blocks of 64 x 128 with 8 x 8 outputs per work-item in warps of 8 x 4,
 # K-steps of 16 fully unrolled, at most 128 registers: 42.4 TFLOP/s (83 %), against 40.4 for

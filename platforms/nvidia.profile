@@ -13,6 +13,14 @@ defines = PORTACL_WARP_SIZE=32 PORTACL_NVIDIA=1
 work_group = 256
 
 [gemm]
+# Double on the FP64 tensor cores (cl/gemm_dmma.cl) wherever the GPU has them (compute capability
+# 8.0 and up): --kernel fast and the library's default take it; --kernel register-blocked stays on FMA.
+tensor_cores = 1
+tensor_m = 128
+tensor_n = 64
+tensor_k = 8
+tensor_warps_m = 4
+tensor_warps_n = 2
 tile_m = 128
 tile_n = 128
 tile_k = 16

@@ -99,7 +99,13 @@ template <typename T>
 void gemmCase(GemmKernel kernel) {
     const GemmTuning t = gemmTuning(ctx().tuning(), precisionOf<T>());
     std::vector<std::array<std::size_t, 3>> shapes = {{1, 1, 1}, {17, 33, 9}};
-    if (kernel == GemmKernel::RegisterBlocked) {
+    if (kernel == GemmKernel::TensorCore) {
+        const std::string why = tensorCoreRefusal(ctx().device(), precisionOf<T>());
+        if (!why.empty()) GTEST_SKIP() << why;
+        // Partial fragments, warps and tiles at every edge, and whole tiles.
+        shapes.push_back({std::size_t(t.tensorM) + 3, std::size_t(t.tensorN) + 5, std::size_t(t.tensorK) + 3});
+        shapes.push_back({2 * std::size_t(t.tensorM), std::size_t(t.tensorN), 3 * std::size_t(t.tensorK)});
+    } else if (kernel == GemmKernel::RegisterBlocked) {
         // Rows on 4-vector boundaries with guards, and whole tiles (the unguarded path).
         shapes.push_back({std::size_t(t.tileM) + 3, std::size_t(t.tileN) + 4, std::size_t(t.tileK) + 4});
         shapes.push_back({2 * std::size_t(t.tileM), std::size_t(t.tileN), 2 * std::size_t(t.tileK)});
@@ -766,7 +772,7 @@ std::vector<Case> cases() {
         c.push_back({w, P::Double, "double", std::move(d)});
     };
     both("vector_sum", vectorSumCase<float>, vectorSumCase<double>);
-    for (GemmKernel k : {GemmKernel::Direct, GemmKernel::Tiled, GemmKernel::RegisterBlocked})
+    for (GemmKernel k : {GemmKernel::Direct, GemmKernel::Tiled, GemmKernel::RegisterBlocked, GemmKernel::TensorCore})
         both(std::string("gemm_") + gemmKernelName(k), [k] { gemmCase<float>(k); }, [k] { gemmCase<double>(k); });
     c.push_back({"filter", P::Float, kIntegerLabel, filterIntegerCase});
     both("filter", [] { filterFloatCase(P::Float); }, [] { filterFloatCase(P::Double); });
@@ -875,6 +881,8 @@ TEST_P(ConformanceCoverage, EveryKernelRan) {
     // The mesh hierarchy refits its boxes in one launch through atomics, or in passes where the device
     // profile says its atomics do not order that hand-over ([mesh] refit = levels): one of the two runs.
     missing.erase(ctx().tuning().get("mesh", "refit", "atomic") == "levels" ? "mesh_bvh_refit" : "mesh_bvh_refit_level");
+    // The FP64 tensor-core product runs on NVIDIA GPUs of compute capability 8.0 and up only.
+    if (!tensorCoreRefusal(ctx().device(), Precision::Double).empty()) missing.erase("gemm_dmma");
     // The slides' push scheme adds 64-bit counts with atomics, which some devices lack (it refuses there).
     if (ctx().device().device.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_int64_base_atomics") == std::string::npos)
         missing.erase("d8_push_step");

@@ -77,9 +77,10 @@ std::vector<T> randomMatrix(std::size_t n, unsigned seed) {
 // sums of K products differ from the exact one by at most (K/2)*eps*sum|a||b| (any order, with or
 // without fused multiply-adds), so a correct kernel stays at or below 1.
 template <typename T>
-double worstRelativeToBound(const GemmTuning& tuning, std::size_t M, std::size_t N, std::size_t K) {
+double worstRelativeToBound(const GemmTuning& tuning, std::size_t M, std::size_t N, std::size_t K,
+                            GemmKernel kernel = GemmKernel::RegisterBlocked) {
     const auto A = randomMatrix<T>(M * K, unsigned(M * 7 + K)), B = randomMatrix<T>(K * N, unsigned(N * 5 + K));
-    const auto C = gemm(test::context(), GemmKernel::RegisterBlocked, M, N, K, A, B, tuning);
+    const auto C = gemm(test::context(), kernel, M, N, K, A, B, tuning);
     const auto R = gemmReference(M, N, K, A, B);
     const double eps = std::numeric_limits<T>::epsilon();
     double worst = 0;
@@ -158,6 +159,40 @@ TYPED_TEST(GemmTyped, InnerDimensionZeroGivesZeros) {
     const std::vector<TypeParam> none;
     const auto C = gemm(test::context(), GemmKernel::RegisterBlocked, 5, 7, 0, none, none);
     EXPECT_EQ(C, std::vector<TypeParam>(35, TypeParam(0)));
+}
+
+// The FP64 tensor-core kernel (inline PTX): within the FMA kernel's error bound at sizes that cut
+// fragments, warps and tiles on NVIDIA GPUs of compute capability 8.0 and up; elsewhere refused with
+// the sentence that says why, in double and in float.
+TEST(GemmTensorCore, MatchesReferenceAtOddSizesOrIsRefused) {
+    Context& ctx = test::context();
+    const std::vector<float> f(4, 1.0f);
+    try {
+        gemm(ctx, GemmKernel::TensorCore, 2, 2, 2, f, f);
+        ADD_FAILURE() << "a float product on the tensor-core kernel was not refused";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("multiplies doubles only"), std::string::npos) << e.what();
+    }
+    if (!test::hasFp64()) GTEST_SKIP() << "the test device has no fp64";
+    const std::string why = tensorCoreRefusal(ctx.device(), Precision::Double);
+    if (!why.empty()) {
+        const std::vector<double> d(4, 1.0);
+        try {
+            gemm(ctx, GemmKernel::TensorCore, 2, 2, 2, d, d);
+            ADD_FAILURE() << "the tensor-core kernel ran on " << ctx.device().label();
+        } catch (const Error& e) {
+            EXPECT_EQ(std::string(e.what()), why);
+        }
+        EXPECT_EQ(defaultGemmKernel(ctx, Precision::Double), GemmKernel::RegisterBlocked);
+        return;
+    }
+    GemmTuning t = gemmTuning(ctx.tuning(), Precision::Double);
+    for (const auto& s : std::vector<Shape>{{1, 1, 1, "1x1x1"},
+                                            {std::size_t(t.tensorM) + 3, std::size_t(t.tensorN) + 5, std::size_t(t.tensorK) + 3, "ragged"},
+                                            {2 * std::size_t(t.tensorM), 3 * std::size_t(t.tensorN), 4 * std::size_t(t.tensorK), "whole tiles"},
+                                            {257, 129, 263, "odd"}})
+        EXPECT_LE(worstRelativeToBound<double>(t, s.M, s.N, s.K, GemmKernel::TensorCore), 1.0)
+            << s.M << "x" << s.N << "x" << s.K << " (" << s.what << ")";
 }
 
 TEST(GemmSweep, EveryVariantMatchesReference) {

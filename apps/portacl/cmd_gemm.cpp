@@ -55,13 +55,15 @@ int runGemm(const std::vector<std::string>& args) {
     CommonOptions common;
     common.add(desc);
     long long m = 512, n = 512, k = 512;
-    std::string kernel = "register-blocked";
+    std::string kernel = "fast";
     desc.add_options()("m", po::value(&m)->default_value(m), "rows of A and C")(
         "n", po::value(&n)->default_value(n), "columns of B and C")("k", po::value(&k)->default_value(k),
                                                                    "columns of A, rows of B")(
-        "kernel", po::value(&kernel)->default_value(kernel), "direct, tiled or register-blocked");
+        "kernel", po::value(&kernel)->default_value(kernel),
+        "direct, tiled, register-blocked, tensor (double on NVIDIA's FP64 tensor cores) or fast (the device "
+        "profile's choice of the last two)");
     po::variables_map vm;
-    if (!parseArgs(args, desc, {}, vm, "usage: portacl gemm [--m M --n N --k K] [--kernel register-blocked]",
+    if (!parseArgs(args, desc, {}, vm, "usage: portacl gemm [--m M --n N --k K] [--kernel KERNEL]",
                    common.help))
         return 0;
     // A stated range per size (a 65536^2 float matrix is 16 GiB), then the library's own checks.
@@ -69,11 +71,15 @@ int runGemm(const std::vector<std::string>& args) {
         if (v < 1) throw Error("--" + std::string(name) + " must be a positive whole number, not " + std::to_string(v));
         if (v > 65536) throw Error("--" + std::string(name) + " is " + std::to_string(v) + "; it must lie in [1, 65536]");
     }
-    const GemmKernel which = parseGemmKernel(kernel);
     const Precision p = common.parsedPrecision();
     if (p == Precision::Mixed) throw Error("the matrix product has no mixed mode; use float or double");
+    const bool fast = kernel == "fast";
+    GemmKernel which = fast ? GemmKernel::RegisterBlocked : parseGemmKernel(kernel);
     checkGemmSizes(m, n, k, p == Precision::Double ? sizeof(double) : sizeof(float));
     Context ctx(selectDevice(common.device), common.contextOptions());
+    if (fast) which = defaultGemmKernel(ctx, p);
+    if (which == GemmKernel::TensorCore)
+        if (const std::string why = tensorCoreRefusal(ctx.device(), p); !why.empty()) throw Error(why);
     const int rc = p == Precision::Double ? multiplyAndCheck<double>(ctx, which, m, n, k)
                                           : multiplyAndCheck<float>(ctx, which, m, n, k);
     printProfile(ctx, common);
@@ -82,6 +88,6 @@ int runGemm(const std::vector<std::string>& args) {
 
 }  // namespace
 
-PORTACL_COMMAND("gemm", "the matrix product C = A*B with one of three kernels, checked against the reference", runGemm);
+PORTACL_COMMAND("gemm", "the matrix product C = A*B with one of its kernels, checked against the reference", runGemm);
 
 }  // namespace portacl::cli

@@ -14,7 +14,8 @@ GemmKernel parseGemmKernel(const std::string& name) {
     if (name == "direct") return GemmKernel::Direct;
     if (name == "tiled") return GemmKernel::Tiled;
     if (name == "register-blocked" || name == "fast") return GemmKernel::RegisterBlocked;
-    throw Error("unknown matrix-product kernel '" + name + "'; use direct, tiled or register-blocked");
+    if (name == "tensor") return GemmKernel::TensorCore;
+    throw Error("unknown matrix-product kernel '" + name + "'; use direct, tiled, register-blocked or tensor");
 }
 
 const char* gemmKernelName(GemmKernel k) {
@@ -22,6 +23,7 @@ const char* gemmKernelName(GemmKernel k) {
         case GemmKernel::Direct: return "direct";
         case GemmKernel::Tiled: return "tiled";
         case GemmKernel::RegisterBlocked: return "register-blocked";
+        case GemmKernel::TensorCore: return "tensor";
     }
     return "?";
 }
@@ -53,12 +55,23 @@ std::string inconsistency(const GemmTuning& t) {
     if (t.unrollK < 1 || t.unrollK > t.tileK) return "unroll_k must lie between 1 and tile_k";
     if (t.warpTile && ((t.tileN / t.wptN) % 8 || (t.tileM / t.wptM) % 4))
         return "warp_tile needs tile_n/wpt_n to be a multiple of 8 and tile_m/wpt_m of 4";
+    const int tensorThreads = 32 * t.tensorWarpsM * t.tensorWarpsN;
+    if (t.tensorWarpsM < 1 || t.tensorWarpsN < 1 || t.tensorM % (16 * t.tensorWarpsM) || t.tensorN % (8 * t.tensorWarpsN) ||
+        t.tensorK < 4 || t.tensorK % 4 || (t.tensorM * t.tensorK) % tensorThreads || (t.tensorK * t.tensorN) % tensorThreads)
+        return "tensor_m must split into 16-row fragments of tensor_warps_m warps, tensor_n into 8-column ones of "
+               "tensor_warps_n warps, tensor_k must be a multiple of 4, and both tiles must split evenly over the " +
+               std::to_string(tensorThreads) + " work-items";
     return "";
 }
 
 std::size_t registerBlockedLocalBytes(const GemmTuning& t, Precision element) {
     return static_cast<std::size_t>(t.doubleBuffer ? 2 : 1) * t.tileK * (t.tileM + 4 + t.tileN + 4) *
            (element == Precision::Double ? 8 : 4);
+}
+
+// Two A and two B tiles of doubles, each row padded by 4.
+std::size_t tensorLocalBytes(const GemmTuning& t) {
+    return 2 * static_cast<std::size_t>(t.tensorK) * (t.tensorM + 4 + t.tensorN + 4) * sizeof(double);
 }
 
 std::size_t tiledLocalBytes(int tile, Precision element) {
@@ -129,11 +142,30 @@ GemmTuning gemmTuning(const TuningProfile& profile, Precision p) {
     t.warpTile = tunable(profile, p, "warp_tile", 0) != 0;
     t.doubleBuffer = tunable(profile, p, "double_buffer", 1) != 0;
     t.buildOptions = tunableText(profile, p, "build_options");
+    t.tensorM = static_cast<int>(profile.getInt("gemm", "tensor_m", t.tensorM));
+    t.tensorN = static_cast<int>(profile.getInt("gemm", "tensor_n", t.tensorN));
+    t.tensorK = static_cast<int>(profile.getInt("gemm", "tensor_k", t.tensorK));
+    t.tensorWarpsM = static_cast<int>(profile.getInt("gemm", "tensor_warps_m", t.tensorWarpsM));
+    t.tensorWarpsN = static_cast<int>(profile.getInt("gemm", "tensor_warps_n", t.tensorWarpsN));
     const std::string why = inconsistency(t);
     if (!why.empty())
         throw Error("the [gemm] values of tuning profile '" + profile.name + "' (" + profile.path + ") for " +
                     precisionName(p) + " do not fit together: " + why);
     return t;
+}
+
+std::string tensorCoreRefusal(const DeviceInfo& device, Precision element) {
+    if (element != Precision::Double)
+        return "the tensor-core matrix product multiplies doubles only; use --precision double or another kernel";
+    if (!device.isNvidia() || device.nvComputeMajor < 8)
+        return "the tensor-core matrix product needs an NVIDIA GPU of compute capability 8.0 or higher (FP64 tensor "
+               "cores), and " + device.label() + " is not one; use the register-blocked kernel";
+    return "";
+}
+
+GemmKernel defaultGemmKernel(const Context& ctx, Precision element) {
+    const bool wanted = ctx.tuning().getInt("gemm", "tensor_cores", 0) != 0;
+    return wanted && tensorCoreRefusal(ctx.device(), element).empty() ? GemmKernel::TensorCore : GemmKernel::RegisterBlocked;
 }
 
 void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std::size_t N, std::size_t K,
@@ -199,6 +231,23 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
                             "); give the device's profile smaller [gemm] tiles");
             local = cl::NDRange(rx, ry);
             global = cl::NDRange((N + t.tileN - 1) / t.tileN * rx, (M + t.tileM - 1) / t.tileM * ry);
+            break;
+        }
+        case GemmKernel::TensorCore: {
+            if (const std::string why = tensorCoreRefusal(ctx.device(), element); !why.empty()) throw Error(why);
+            if (tensorLocalBytes(t) > ctx.device().localMemBytes)
+                throw Error("the tensor-core matrix product's tiles need " + std::to_string(tensorLocalBytes(t)) +
+                            " bytes of local memory, more than the " + std::to_string(ctx.device().localMemBytes) +
+                            " of " + ctx.device().label() + "; give its profile a smaller [gemm] tensor_k");
+            auto def = [](const char* name, long v) { return std::string(" -D ") + name + "=" + std::to_string(v); };
+            // One m16n8k4 instruction from compute capability 9.0, two m8n8k4 before.
+            const std::string options = def("BM", t.tensorM) + def("BN", t.tensorN) + def("BK", t.tensorK) +
+                                        def("WARPS_M", t.tensorWarpsM) + def("WARPS_N", t.tensorWarpsN) +
+                                        def("DMMA_M16", ctx.device().nvComputeMajor >= 9);
+            k = ctx.kernel("gemm_dmma.cl", "gemm_dmma", element, options);
+            const std::size_t threads = 32 * std::size_t(t.tensorWarpsM) * t.tensorWarpsN;
+            local = cl::NDRange(threads, 1);
+            global = cl::NDRange((N + t.tensorN - 1) / t.tensorN * threads, (M + t.tensorM - 1) / t.tensorM);
             break;
         }
     }

@@ -41,7 +41,7 @@ std::string checkSample(const std::vector<T>& A, const std::vector<T>& B, const 
 
 std::vector<GemmKernel> benchedKernels() {
     const char* env = std::getenv("PORTACL_GEMM_KERNELS");
-    if (!env || !*env) return {GemmKernel::Direct, GemmKernel::Tiled, GemmKernel::RegisterBlocked};
+    if (!env || !*env) return {GemmKernel::Direct, GemmKernel::Tiled, GemmKernel::RegisterBlocked, GemmKernel::TensorCore};
     std::vector<GemmKernel> out;
     std::stringstream ss(env);
     std::string name;
@@ -72,6 +72,8 @@ std::vector<BenchRecord> runPrecision(Context& ctx, const BenchOptions& opts, st
     }
     std::vector<BenchRecord> out;
     for (GemmKernel k : benchedKernels()) {
+        // The tensor-core row where the device has them, in the precision they multiply.
+        if (k == GemmKernel::TensorCore && !tensorCoreRefusal(ctx.device(), p).empty()) continue;
         BenchOptions o = opts;
         // The direct kernel at 4096^3 is slow by design; fewer repeats keep the bench short.
         if (k == GemmKernel::Direct) o.repeats = std::min(o.repeats, 3);
@@ -130,6 +132,6 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
 
 }  // namespace
 
-PORTACL_REGISTER_BENCH("gemm", "matrix product C = A*B: direct, tiled and register-blocked kernels", run);
+PORTACL_REGISTER_BENCH("gemm", "matrix product C = A*B: direct, tiled, register-blocked and (NVIDIA, double) tensor-core kernels", run);
 
 }  // namespace portacl

@@ -13,10 +13,11 @@ namespace portacl {
 enum class GemmKernel {
     Direct,          // the slides' kernel: one work-item per element, operands from global memory
     Tiled,           // the slides' local-memory tiled kernel
-    RegisterBlocked  // register-blocked tiles sized by the vendor profile: the fast one
+    RegisterBlocked,  // register-blocked tiles sized by the vendor profile: the fast one on FMA units
+    TensorCore        // double on NVIDIA's FP64 tensor cores (compute capability 8.0 and up), inline PTX
 };
 
-PORTACL_API GemmKernel parseGemmKernel(const std::string& name);  // "direct", "tiled", "register-blocked"
+PORTACL_API GemmKernel parseGemmKernel(const std::string& name);  // "direct", "tiled", "register-blocked", "tensor"
 PORTACL_API const char* gemmKernelName(GemmKernel k);
 
 // The tunables of the tiled and register-blocked kernels, read from the [gemm] section of a tuning
@@ -30,6 +31,10 @@ struct PORTACL_API GemmTuning {
     bool warpTile = false;  // warps of 8 x 4 work-items instead of rows of work-items
     bool doubleBuffer = true;  // two local tiles, one barrier per K-step
     std::string buildOptions;  // compiler options for this kernel alone (e.g. -cl-nv-maxrregcount=128)
+    // The tensor-core kernel: a work-group of tensorWarpsM x tensorWarpsN warps computes a
+    // tensorM x tensorN block of C, K advancing tensorK at a time ([gemm] tensor_m, tensor_n, ...).
+    int tensorM = 128, tensorN = 64, tensorK = 8;
+    int tensorWarpsM = 4, tensorWarpsN = 2;
 };
 
 // The [gemm] values of `profile` for one precision ("<key>_double" overrides "<key>" for double).
@@ -43,6 +48,14 @@ PORTACL_API GemmTuning gemmTuning(const TuningProfile& profile, Precision elemen
 PORTACL_API GemmTuning fitGemmTuning(const DeviceInfo& device, Precision element, const GemmTuning& wanted);
 // "64x64x16, 2 buffers, 16x16 work-items; tiled 16": the register-blocked shape for a bench note.
 PORTACL_API std::string describeGemmTuning(const GemmTuning& t);
+
+// Why `device` cannot run the tensor-core kernel in `element` precision, or "" when it can: it needs
+// double and an NVIDIA GPU of compute capability 8.0 or higher.
+PORTACL_API std::string tensorCoreRefusal(const DeviceInfo& device, Precision element);
+// The kernel `portacl gemm` and the library use when none is named: the tensor-core kernel where the
+// device's profile asks for it ([gemm] tensor_cores = 1) and the device can run it, else
+// register-blocked.
+PORTACL_API GemmKernel defaultGemmKernel(const Context& ctx, Precision element);
 
 // Enqueues C = A * B on device buffers of `element` precision, tuned by the context's profile.
 PORTACL_API void gemm(Context& ctx, Precision element, GemmKernel kernel, std::size_t M, std::size_t N, std::size_t K,
