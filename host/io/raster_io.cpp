@@ -183,7 +183,17 @@ Raster readRaster(const std::string& path) {
     const std::size_t cells = checkedProduct({std::uint64_t(r.frame.rows), std::uint64_t(r.frame.cols)}, what);
     const int cellBytes = GDALGetDataTypeSizeBytes(GDALGetRasterDataType(band));
     const std::size_t bandBytes = checkedMul(cells, std::size_t(cellBytes > 0 ? cellBytes : 1), what);
-    checkDeclaredSize(checkedMul(bandBytes, std::size_t(GDALGetRasterCount(ds)), what), fileSizeOf(path), 65536, what);
+    const std::size_t bands = std::size_t(GDALGetRasterCount(ds));
+    checkDeclaredSize(checkedMul(bandBytes, bands, what), fileSizeOf(path), 65536, what);
+    // GDAL reads whole blocks (a TIFF's tiles or strips), and a header may declare blocks far larger
+    // than the raster: 16 x 16 cells in tiles of 32768 x 32768 is a 1 GiB read for 256 cells.
+    int blockCols = 0, blockRows = 0;
+    GDALGetBlockSize(band, &blockCols, &blockRows);
+    const std::string blocks = what + " (in blocks of " + std::to_string(blockCols) + " x " + std::to_string(blockRows) + " cells)";
+    checkDeclaredSize(checkedProduct({std::uint64_t(std::max(blockCols, 1)), std::uint64_t(std::max(blockRows, 1)),
+                                      std::uint64_t(cellBytes > 0 ? cellBytes : 1), bands},
+                                     blocks),
+                      fileSizeOf(path), 65536, blocks);
     checkHostAllocation(checkedMul(cells, sizeof(double), what), what);
     try {
         r.values.resize(cells);

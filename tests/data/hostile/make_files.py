@@ -52,6 +52,9 @@ write("tiff_bomb.tif", tiff(common + [(256, LONG, 16384), (257, LONG, 16384), (2
 # Tiles of zero width (the tile loop never advanced).
 write("tiff_zero_tile.tif", tiff(common + [(256, LONG, 16), (257, LONG, 16), (322, LONG, 0), (323, LONG, 16),
                                            (324, LONG, "data"), (325, LONG, 4)], b"\0" * 4))
+# A 16 x 16 grid in tiles of 32768 x 32768 (GDAL reads whole tiles: 1 GiB for 256 cells).
+write("raster_huge_tile.tif", tiff(common + [(256, LONG, 16), (257, LONG, 16), (322, LONG, 32768), (323, LONG, 32768),
+                                             (324, LONG, "data"), (325, LONG, 4)], b"\0" * 4))
 
 # .npy: a version-2 header length of 4 GiB - 16; a shape whose product overflows 64 bits.
 write("npy_header_bomb.npy", b"\x93NUMPY\x02\x00" + struct.pack("<I", 0xFFFFFFF0) + b"{'descr'")
