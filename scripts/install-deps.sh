@@ -23,10 +23,10 @@ packages=(
   python3-numpy python3-h5py python3-opencv python3-matplotlib python3-pip voronota
   python3-skimage  # tests/test_skeleton.cpp: scikit-image's skeletons to compare with
   python3-tifffile python3-nibabel  # tests/test_volume_output.cpp: the readers users have, on our outputs
-  libopenmpi-dev openmpi-bin  # PORTACL_WITH_MPI: k-Wave over several ranks and devices
   python3-venv python3-pytest python3-scipy pybind11-dev python3-pybind11  # the Python package (python/) and its tests
   clang libclang-rt-dev  # scripts/sanitize.sh and scripts/fuzz.sh: ASan, UBSan, libFuzzer
-  libopenmpi-dev openmpi-bin  # PORTACL_WITH_MPI: batches over the ranks of mpirun (docs/multi_device.md)
+  libopenmpi-dev openmpi-bin  # PORTACL_WITH_MPI: batches and k-Wave over the ranks of mpirun (docs/multi_device.md)
+  libopenblas-dev  # portacl bench --only gemm on a CPU device: OpenBLAS's SGEMM/DGEMM beside the kernels
 )
 # Root (or sudo) only for what is missing: sets as_root, or ends in one sentence naming what is missing.
 need_root() {

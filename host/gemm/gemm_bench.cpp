@@ -39,6 +39,14 @@ std::string checkSample(const std::vector<T>& A, const std::vector<T>& B, const 
     return "";
 }
 
+std::string twoDecimals(double v) {
+    std::ostringstream o;
+    o.setf(std::ios::fixed);
+    o.precision(2);
+    o << v;
+    return o.str();
+}
+
 std::vector<GemmKernel> benchedKernels() {
     const char* env = std::getenv("PORTACL_GEMM_KERNELS");
     if (!env || !*env) return {GemmKernel::Direct, GemmKernel::Tiled, GemmKernel::RegisterBlocked, GemmKernel::TensorCore};
@@ -71,6 +79,21 @@ std::vector<BenchRecord> runPrecision(Context& ctx, const BenchOptions& opts, st
         if (s != n) serialNote = "serial reference timed at " + std::to_string(s) + "^3 and scaled by flops";
     }
     std::vector<BenchRecord> out;
+    // On a CPU device, OpenBLAS on the same cores beside the kernels (the peer a CPU user has).
+    double peer = 0;
+    if (ctx.device().isCpu && openBlasAvailable()) {
+        std::vector<T> pc(n * n);
+        BenchRecord r;
+        r.workload = "gemm/openblas";
+        r.size = std::to_string(n) + "^3";
+        r.precision = precisionName(p);
+        r.seconds = peer = medianHostSeconds([&] { openBlasGemm(n, n, n, A.data(), B.data(), pc.data()); }, opts.repeats);
+        r.flops = 2.0 * n * n * n;
+        r.note = "CPU peer on this host: OpenBLAS, " + std::to_string(openBlasThreads()) + " threads";
+        const std::string wrong = checkSample(A, B, pc, n);
+        if (!wrong.empty()) r.note = wrong;
+        out.push_back(r);
+    }
     for (GemmKernel k : benchedKernels()) {
         // The tensor-core row where the device has them, in the precision they multiply.
         if (k == GemmKernel::TensorCore && !tensorCoreRefusal(ctx.device(), p).empty()) continue;
@@ -93,6 +116,8 @@ std::vector<BenchRecord> runPrecision(Context& ctx, const BenchOptions& opts, st
                 r.note += std::string(r.note.empty() ? "" : "; ") + "tiles " + describeGemmTuning(ran) +
                           " (the profile's " + describeGemmTuning(wanted) + " do not fit)";
         }
+        if (peer > 0 && k == GemmKernel::RegisterBlocked)
+            r.note += std::string(r.note.empty() ? "" : "; ") + "OpenBLAS time / this kernel's " + twoDecimals(peer / r.seconds);
         const std::string wrong = checkSample(A, B, ctx.download<T>(dC, n * n, "C"), n);
         if (!wrong.empty()) r.note = wrong;
         out.push_back(r);
@@ -132,6 +157,6 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
 
 }  // namespace
 
-PORTACL_REGISTER_BENCH("gemm", "matrix product C = A*B: direct, tiled, register-blocked and (NVIDIA, double) tensor-core kernels", run);
+PORTACL_REGISTER_BENCH("gemm", "matrix product C = A*B: direct, tiled, register-blocked and (NVIDIA, double) tensor-core kernels; OpenBLAS beside them on CPU devices", run);
 
 }  // namespace portacl

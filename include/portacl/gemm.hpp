@@ -77,6 +77,13 @@ PORTACL_API std::vector<T> gemm(Context& ctx, GemmKernel kernel, std::size_t M, 
 // sizes), before anything is allocated.
 PORTACL_API void checkGemmSizes(std::size_t M, std::size_t N, std::size_t K, std::size_t elementBytes);
 
+// OpenBLAS's GEMM on the host's cores (row-major, C = A * B): the CPU peer of `portacl bench`.
+// openBlasAvailable() is false in a build without OpenBLAS, where openBlasGemm throws.
+PORTACL_API bool openBlasAvailable();
+PORTACL_API int openBlasThreads();
+template <typename T>
+PORTACL_API void openBlasGemm(std::size_t M, std::size_t N, std::size_t K, const T* A, const T* B, T* C);
+
 // The serial C++ reference (i-k-j loop order), accumulating in T.
 template <typename T>
 PORTACL_API std::vector<T> gemmReference(std::size_t M, std::size_t N, std::size_t K, const std::vector<T>& A,
