@@ -99,8 +99,8 @@ void checkTransform(const std::vector<std::size_t>& shape, double tolerance, int
 }  // namespace
 
 // Slabs that do not divide evenly over 2 ranks (9 z planes; 15 rows, 18/2+1 = 10 half-spectrum columns
-// over 3), odd nx, one to three components per transform, each component's transpose in turn and
-// pipelined (the GPUs' order: every component packed before the first exchange). Float within 1e-5
+// over 3), odd nx, one to three components per transform, in the CPU devices' order (every exchange
+// before the device's write-backs) and the GPUs' (each write-back queued after its own exchange). Float within 1e-5
 // relative L2, double within 1e-12. Few shapes: each costs its FFT plans' compilation on a cold cache.
 TEST(KWaveDistributedFft, MatchesTheOneDeviceTransform) {
     checkTransform<float>({9, 10, 15}, 1e-5, 3, dist::SlabFft::Overlap::Off);

@@ -148,40 +148,58 @@ void SlabFft::exchange(int c, const cl::Event& read, bool forwardDirection) {
              forwardDirection ? recvCount_ : sendCount_, forwardDirection ? recvOffset_ : sendOffset_, complexBytes_,
              "the " + l_.describe() + " transform's transpose");
     times_.exchangeSeconds += since(t0);
-    const std::size_t in = (forwardDirection ? recvElems_ : sendElems_) * complexBytes_;
-    // The pinned block stays untouched until the write has run: the next exchange into it waits for
-    // a read queued after this write.
-    if (in) ctx_.writeAsync(exchange_, recvHost_ + at, in, "transpose: to device", nullptr);
     times_.transposes += 1;
-    times_.hostBytes += in + (forwardDirection ? sendElems_ : recvElems_) * complexBytes_;
+    times_.hostBytes += (sendElems_ + recvElems_) * complexBytes_;
 }
 
-// Stage one of a component (transform, pack, the read of its blocks) and stage two (exchange,
-// unpack, transform). Pipelined, every component's stage one is queued before the first exchange.
+void SlabFft::writeBack(int c, bool forwardDirection) {
+    // The pinned block stays untouched until the write has run: the next exchange into it waits for
+    // a read queued after this write.
+    const std::size_t in = (forwardDirection ? recvElems_ : sendElems_) * complexBytes_;
+    if (in) ctx_.writeAsync(exchange_, recvHost_ + static_cast<std::size_t>(c) * blockBytes_, in, "transpose: to device", nullptr);
+}
+
+// Stage one of a component (transform, pack, the read of its blocks), the exchange, and stage two
+// (the write of what arrived, unpack, transform); every component's stage one is queued before the
+// first exchange. Pipelined, each component's stage two is queued as soon as its exchange is done,
+// so that the device works while the host exchanges the next; in turn, every exchange waits for the
+// device to be idle and stage two is queued after the last (the device's threads and MPI never
+// compete for the cores).
 template <typename First, typename Second>
-void SlabFft::pipeline(int count, const First& first, const Second& second) {
+void SlabFft::pipeline(int count, bool forwardDirection, const First& first, const Second& second) {
     if (count < 1 || count > kMaxComponents) throw Error("the distributed transform takes 1 to 3 components at once");
     cl::Event reads[kMaxComponents];
-    for (int c = 0; c < count; ++c) {
-        reads[c] = first(c);
-        if (!overlap_) second(c, reads[c]);
+    for (int c = 0; c < count; ++c) reads[c] = first(c);
+    if (!overlap_) {
+        const auto t0 = std::chrono::steady_clock::now();
+        ctx_.finish();
+        times_.waitSeconds += since(t0);
     }
-    if (overlap_)
-        for (int c = 0; c < count; ++c) second(c, reads[c]);
+    for (int c = 0; c < count; ++c) {
+        exchange(c, reads[c], forwardDirection);
+        if (overlap_) {
+            writeBack(c, forwardDirection);
+            second(c);
+        }
+    }
+    if (!overlap_)
+        for (int c = 0; c < count; ++c) {
+            writeBack(c, forwardDirection);
+            second(c);
+        }
 }
 
 void SlabFft::forward(const cl::Buffer* real, const cl::Buffer* spectrum, int count) {
     const std::size_t out = sendElems_ * complexBytes_;
     pipeline(
-        count,
+        count, true,
         [&](int c) {
             planes_r2c_->execute(real[c], work_, fft::Direction::Forward);
             packForward(spectrum[c]);
             return out ? ctx_.readAsync(exchange_, sendHost_ + static_cast<std::size_t>(c) * blockBytes_, out, "transpose: to host")
                        : cl::Event();
         },
-        [&](int c, const cl::Event& read) {
-            exchange(c, read, true);
+        [&](int c) {
             unpackForward(spectrum[c]);
             axis_->execute(spectrum[c], spectrum[c], fft::Direction::Forward);
         });
@@ -190,15 +208,14 @@ void SlabFft::forward(const cl::Buffer* real, const cl::Buffer* spectrum, int co
 void SlabFft::inverse(const cl::Buffer* spectrum, const cl::Buffer* real, int count) {
     const std::size_t out = recvElems_ * complexBytes_;
     pipeline(
-        count,
+        count, false,
         [&](int c) {
             axis_->execute(spectrum[c], spectrum[c], fft::Direction::Inverse);
             packInverse(spectrum[c]);
             return out ? ctx_.readAsync(exchange_, sendHost_ + static_cast<std::size_t>(c) * blockBytes_, out, "transpose: to host")
                        : cl::Event();
         },
-        [&](int c, const cl::Event& read) {
-            exchange(c, read, false);
+        [&](int c) {
             unpackInverse(spectrum[c]);
             planes_c2r_->execute(work_, real[c], fft::Direction::Inverse);
         });

@@ -7,9 +7,10 @@
 // The transpose: the device packs what goes to each other rank into one contiguous block, already in
 // the receiver's order (kwave/box_copy.hpp), and writes its own block straight into place; the host
 // reads the packed blocks into pinned memory, hands them to MPI_Alltoallv and writes what arrives back,
-// and the device moves each arriving block into place. On GPUs several components are pipelined:
-// every component's transform, pack and read are queued first, so that the device works on the next
-// component while the host exchanges the last one.
+// and the device moves each arriving block into place. Several components are pipelined: every
+// component's transform, pack and read are queued first, and on GPUs each component's write-back and
+// transform are queued as soon as its exchange is done, so that the device works while the host
+// exchanges the next (on CPU devices after the last exchange, see overlap_).
 //
 // Every rank calls every transform (they are collective).
 #pragma once
@@ -62,18 +63,19 @@ private:
     void unpackForward(const cl::Buffer& spectrum);
     void packInverse(const cl::Buffer& spectrum);
     void unpackInverse(const cl::Buffer& spectrum);
-    // Component c's blocks: wait for its read, exchange, queue the write of what arrived.
+    // Component c's blocks: wait for its read, exchange; then queue the write of what arrived.
     void exchange(int c, const cl::Event& read, bool forwardDirection);
+    void writeBack(int c, bool forwardDirection);
     template <typename First, typename Second>
-    void pipeline(int count, const First& first, const Second& second);
+    void pipeline(int count, bool forwardDirection, const First& first, const Second& second);
 
     Context& ctx_;
     SlabLayout l_;
     Precision prec_;
     std::size_t complexBytes_;
-    // Queue every component's transform, pack and read before the first exchange, so that the device
-    // works while the host exchanges. Not on CPU devices, whose work would compete for the cores the
-    // host's MPI waits on: there each component goes through in turn.
+    // Queue each component's write, unpack and transform as soon as its exchange is done, so that the
+    // device works while the host exchanges the next. Not on CPU devices, whose threads would compete
+    // for the cores the host's MPI waits on: there every exchange comes first, then the device work.
     bool overlap_;
     // Complex elements this rank sends and receives per component (its own block excluded), the
     // forward direction's; the inverse swaps them. Per rank: counts and offsets of the blocks.
