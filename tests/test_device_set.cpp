@@ -2,7 +2,8 @@
 // Every batch's results are held to the serial reference item by item, in input order, whichever
 // member computed them: on two contexts of PoCL's device, on PoCL's sub-devices, and on every CPU
 // implementation installed together (PoCL, Intel's CPU runtime, Mesa's rusticl). A member that fails
-// mid-batch (an injected fault) loses no item; a batch where every member fails ends in one sentence
+// mid-batch (an injected fault) loses no item; a straggler's item is copied by an idle member and the
+// first copy kept; a batch where every member fails ends in one sentence
 // naming the item, without hanging.
 #include <gtest/gtest.h>
 
@@ -197,6 +198,77 @@ TEST(DeviceSet, ASlowMemberIsLeftIdleAtTheEnd) {
     EXPECT_EQ(r.devices[1].items, 1u) << r.describe();
     EXPECT_TRUE(r.devices[1].leftIdle) << r.describe();
     EXPECT_NE(r.describe().find("left idle"), std::string::npos);
+}
+
+// A straggler: member 1's first item keeps its device (Intel's CPU runtime where installed, else
+// another context of the test device) busy with real launches for up to 60 s. Member 0 computes the
+// other items, then a copy of that one; the copy's result is kept (the serial reference's), and
+// member 1 is stopped at its next launch, so that the batch ends in seconds.
+TEST(DeviceSet, AStragglersItemIsCopiedAndTheFirstCopyKept) {
+    const DeviceInfo d = selectDevice(testDevice());
+    DeviceInfo slow = d;
+    try {
+        slow = selectDevice("Intel(R) OpenCL");
+    } catch (const Error&) {
+    }
+    DeviceSet set({d, slow});
+    const auto t0 = std::chrono::steady_clock::now();
+    auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    BatchReport report;
+    const auto sums = set.map<std::vector<float>>(8, [&](Context& ctx, std::size_t i) {
+        if (&ctx == &set.context(1))
+            while (seconds() < 60) vectorSum(ctx, operand(0, 3), operand(0, 4));  // stopped at a launch
+        return vectorSum(ctx, operand(i, 1), operand(i, 2));
+    }, &report);
+    EXPECT_LT(seconds(), 30.0) << report.describe();
+    for (std::size_t i = 0; i < sums.size(); ++i) EXPECT_EQ(sums[i], vectorSumReference(operand(i, 1), operand(i, 2))) << "item " << i;
+    EXPECT_EQ(report.devices[0].items, 8u) << report.describe();
+    EXPECT_EQ(report.devices[1].items, 0u) << report.describe();
+    EXPECT_EQ(report.devices[0].copies, 1u) << report.describe();
+    EXPECT_EQ(report.devices[1].stopped, 1u) << report.describe();
+    EXPECT_EQ(report.copiedItems, 1u);
+    EXPECT_FALSE(report.devices[1].failed) << "a stopped copy is no failure";
+    EXPECT_NE(report.describe().find("kept from a faster device's copy"), std::string::npos) << report.describe();
+    // The stopped member works again in the set's next batch.
+    EXPECT_EQ(set.working(), 2u);
+    checkVectorBatch(set, 6);
+}
+
+// The same straggler (PORTACL_BATCH_SLOW: member 1 waits before each call) with copies off: the
+// batch waits for it, which is what the copies prevent; with them on it does not.
+TEST(DeviceSet, WithoutCopiesAStragglerHoldsTheBatch) {
+    const DeviceInfo d = selectDevice(testDevice());
+    DeviceSet set({d, d});
+    setenv("PORTACL_BATCH_SLOW", "1:2", 1);
+    BatchOptions off;
+    off.copyStragglers = false;
+    auto t0 = std::chrono::steady_clock::now();
+    BatchReport held, copied;
+    try {
+        held = checkVectorBatch(set, 6, off);
+        const double heldSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        EXPECT_GE(heldSeconds, 2.0) << held.describe();
+        EXPECT_EQ(held.devices[1].items, 1u) << held.describe();
+        t0 = std::chrono::steady_clock::now();
+        copied = checkVectorBatch(set, 6);
+        const double copiedSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        EXPECT_LT(copiedSeconds, 2.0) << copied.describe();
+    } catch (...) {
+        unsetenv("PORTACL_BATCH_SLOW");
+        throw;
+    }
+    unsetenv("PORTACL_BATCH_SLOW");
+    EXPECT_EQ(copied.devices[1].items, 0u) << copied.describe();
+    EXPECT_EQ(copied.devices[1].stopped, 1u) << copied.describe();
+}
+
+TEST(DeviceSet, AStopRequestEndsAContextsWorkAtItsNextLaunch) {
+    Context ctx(selectDevice(testDevice()));
+    ctx.requestStop();
+    EXPECT_THROW(vectorSum(ctx, operand(1, 1), operand(1, 2)), WorkAbandoned);
+    EXPECT_THROW(vectorSum(ctx, operand(1, 1), operand(1, 2)), WorkAbandoned) << "the stop holds until withdrawn";
+    ctx.requestStop(false);
+    EXPECT_EQ(vectorSum(ctx, operand(1, 1), operand(1, 2)), vectorSumReference(operand(1, 1), operand(1, 2)));
 }
 
 TEST(DeviceSet, DoubleOnAMemberWithoutFp64IsRefusedOrLeftOut) {

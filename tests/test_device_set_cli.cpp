@@ -2,23 +2,23 @@
 // devices, the frames of a multi-model structure traced on several devices and the lineal path of a
 // folder of microstructures and an ensemble of reconstructions give, file for file and byte for byte,
 // what one device gives (the filters and the lineal path what the serial reference gives); a
-// member failing mid-batch (an injected fault) loses no output; a double run on a set with a member
+// member failing mid-batch (an injected fault) loses no output; a straggler's image is copied and the
+// batch does not wait for it; a double run on a set with a member
 // lacking fp64 is refused in one sentence naming it, or runs on the rest with --skip-no-fp64.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <sstream>
 
 #include "portacl/filter.hpp"
 #include "portacl/io/image.hpp"
 #include "portacl/runtime/device.hpp"
 #include "portacl/runtime/error.hpp"
+#include "support/cli_run.hpp"
 #include "support/test_support.hpp"
 
 using namespace portacl;
@@ -29,31 +29,11 @@ namespace {
 // Rusticl lists its llvmpipe device only with RUSTICL_ENABLE set (the children inherit it).
 const bool rusticlEnabled = [] { return setenv("RUSTICL_ENABLE", "llvmpipe", 0) == 0; }();
 
-std::string scratch(const std::string& name) {
-    const std::string p = testing::TempDir() + "portacl_dscli_" + std::to_string(::getpid()) + "_" + name;
-    fs::remove_all(p);
-    return p;
-}
+std::string scratch(const std::string& name) { return test::scratchPath("portacl_dscli_", name); }
+using test::readWhole;
 
-std::string readAll(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-struct Result {
-    int status;
-    std::string err;
-};
-
-Result runCli(const std::string& args, const std::string& env = "") {
-    const std::string errFile = scratch("stderr.txt");
-    const std::string cmd = env + " " + std::string(PORTACL_CLI_PATH) + " " + args + " >/dev/null 2>" + errFile;
-    const int raw = std::system(cmd.c_str());
-    std::string err = readAll(errFile);
-    std::remove(errFile.c_str());
-    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, err};
+test::ShellResult runCli(const std::string& args, const std::string& env = "") {
+    return test::runShell(env + " " + std::string(PORTACL_CLI_PATH) + " " + args);
 }
 
 bool has(const std::string& spec) {
@@ -72,19 +52,6 @@ std::string setSpec(bool withRusticl) {
     if (has("Intel(R) OpenCL")) spec += ",Intel(R) OpenCL";
     if (withRusticl && has("rusticl")) spec += ",rusticl";
     return "'" + spec + "'";
-}
-
-// The first `models` models of a multi-model PDB file, written to `path` (a shorter batch for the tests).
-void firstModels(const std::string& from, int models, const std::string& path) {
-    std::ifstream in(from);
-    std::ofstream out(path);
-    std::string line;
-    int seen = 0;
-    while (std::getline(in, line)) {
-        if (line.rfind("MODEL", 0) == 0 && ++seen > models) break;
-        out << line << "\n";
-    }
-    out << "END\n";
 }
 
 // A folder of n random 8-bit images of different sizes (grey and RGB).
@@ -110,14 +77,14 @@ TEST(DeviceSetCli, FilterFolderOnSeveralDevicesEqualsOneDeviceAndTheReference) {
     fs::create_directories(one);
     fs::create_directories(set);
     const std::string ops = " --op median:3 --op sobel";
-    Result r = runCli("filter " + in + " -o " + one + ops + " --device pocl");
+    test::ShellResult r = runCli("filter " + in + " -o " + one + ops + " --device pocl");
     ASSERT_EQ(r.status, 0) << r.err;
     r = runCli("filter " + in + " -o " + set + ops + " --device " + setSpec(true));
     ASSERT_EQ(r.status, 0) << r.err;
     std::vector<filter::Operation> parsed = {filter::parseOperation("median:3"), filter::parseOperation("sobel")};
     for (const auto& name : names) {
         ASSERT_TRUE(fs::exists(set + "/" + name)) << name;
-        EXPECT_TRUE(readAll(one + "/" + name) == readAll(set + "/" + name)) << name;
+        EXPECT_TRUE(readWhole(one + "/" + name) == readWhole(set + "/" + name)) << name;
         const io::Image want = filter::filterReference(io::readImage(in + "/" + name), parsed, {});
         EXPECT_TRUE(io::readImage(set + "/" + name).data == want.data) << name;
     }
@@ -131,7 +98,7 @@ TEST(DeviceSetCli, AnInjectedFaultMidBatchLosesNoImage) {
     const std::string in = scratch("fin"), out = scratch("fout");
     const auto names = makeImages(in, 6);
     fs::create_directories(out);
-    const Result r = runCli("filter " + in + " -o " + out + " --op box:3 --device 'pocl*2'", "PORTACL_BATCH_FAULT=1:1");
+    const test::ShellResult r = runCli("filter " + in + " -o " + out + " --op box:3 --device 'pocl*2'", "PORTACL_BATCH_FAULT=1:1");
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find("injected fault"), std::string::npos) << r.err;
     for (const auto& name : names) {
@@ -142,12 +109,33 @@ TEST(DeviceSetCli, AnInjectedFaultMidBatchLosesNoImage) {
     fs::remove_all(out);
 }
 
+// A straggler (PORTACL_BATCH_SLOW: the second member waits 60 s before each image) does not hold the
+// batch: the first member filters a copy of its image, whose output is the one written.
+TEST(DeviceSetCli, AStragglersImageIsCopiedAndTheBatchEndsWithoutIt) {
+    const std::string in = scratch("sin"), out = scratch("sout");
+    const auto names = makeImages(in, 5);
+    fs::create_directories(out);
+    const auto t0 = std::chrono::steady_clock::now();
+    const test::ShellResult r = runCli("filter " + in + " -o " + out + " --op box:3 --device 'pocl*2'", "PORTACL_BATCH_SLOW=1:60");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 30.0) << r.err;
+    EXPECT_NE(r.err.find("1 kept from a faster device's copy"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("stopped 1 time"), std::string::npos) << r.err;
+    for (const auto& name : names) {
+        const io::Image want = filter::filterReference(io::readImage(in + "/" + name), {filter::parseOperation("box:3")}, {});
+        EXPECT_TRUE(io::readImage(out + "/" + name).data == want.data) << name;
+    }
+    for (const auto& e : fs::directory_iterator(out)) EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
+    fs::remove_all(in);
+    fs::remove_all(out);
+}
+
 TEST(DeviceSetCli, ABrokenImageEndsInOneSentenceAndTheOthersAreWritten) {
     const std::string in = scratch("bin"), out = scratch("bout");
     const auto names = makeImages(in, 3);
     { std::ofstream(in + "/broken.png") << "\x89PNG\r\n\x1a\n not really"; }
     fs::create_directories(out);
-    const Result r = runCli("filter " + in + " -o " + out + " --op box:3 --device 'pocl*2'");
+    const test::ShellResult r = runCli("filter " + in + " -o " + out + " --op box:3 --device 'pocl*2'");
     EXPECT_EQ(r.status, 1) << r.err;
     EXPECT_NE(r.err.find("broken.png"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("1 of 4 images failed"), std::string::npos) << r.err;
@@ -155,7 +143,7 @@ TEST(DeviceSetCli, ABrokenImageEndsInOneSentenceAndTheOthersAreWritten) {
     EXPECT_FALSE(fs::exists(out + "/broken.png"));
     for (const auto& e : fs::directory_iterator(out)) EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
     // An output folder that is not one: refused before any work.
-    const Result bad = runCli("filter " + in + " -o " + out + "/nowhere --op box:3 --device 'pocl*2'");
+    const test::ShellResult bad = runCli("filter " + in + " -o " + out + "/nowhere --op box:3 --device 'pocl*2'");
     EXPECT_EQ(bad.status, 1);
     EXPECT_NE(bad.err.find("existing folder"), std::string::npos) << bad.err;
     fs::remove_all(in);
@@ -175,16 +163,16 @@ TEST(DeviceSetCli, LinealPathOfAFolderOnSeveralDevicesEqualsTheSerialReference) 
     fs::create_directories(dev);
     fs::create_directories(ref);
     const std::string common = "lineal-path " + in + " --phase 1 --max-length 6 --periodic --format csv";
-    Result r = runCli(common + " -o " + dev + " --device " + setSpec(true));
+    test::ShellResult r = runCli(common + " -o " + dev + " --device " + setSpec(true));
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find("5 items"), std::string::npos) << r.err;
     r = runCli(common + " -o " + ref + " --serial");
     ASSERT_EQ(r.status, 0) << r.err;
     for (int i = 0; i < 5; ++i) {
         const std::string name = "/m" + std::to_string(i) + ".csv";
-        const std::string want = readAll(ref + name);
+        const std::string want = readWhole(ref + name);
         EXPECT_FALSE(want.empty()) << name;
-        EXPECT_TRUE(readAll(dev + name) == want) << name;
+        EXPECT_TRUE(readWhole(dev + name) == want) << name;
     }
     for (const auto& d : {in, dev, ref}) fs::remove_all(d);
 }
@@ -197,14 +185,14 @@ TEST(DeviceSetCli, AnEnsembleOfReconstructionsEqualsEachSeedRunAlone) {
     for (auto& b : target.data) b = static_cast<unsigned char>(rng() % 3 == 0);
     io::writeImage(dir + "/target.png", target);
     const std::string common = "reconstruct " + dir + "/target.png --phase 1 --max-length 4 --size 24x24 --steps 1500";
-    Result r = runCli(common + " -o " + dir + "/e.png --ensemble 2 --seed 5 --device 'pocl*2'");
+    test::ShellResult r = runCli(common + " -o " + dir + "/e.png --ensemble 2 --seed 5 --device 'pocl*2'");
     ASSERT_EQ(r.status, 0) << r.err;
     for (int k = 1; k <= 2; ++k) {
         r = runCli(common + " -o " + dir + "/alone.png --seed " + std::to_string(4 + k) + " --device pocl");
         ASSERT_EQ(r.status, 0) << r.err;
-        const std::string ensembleRun = readAll(dir + "/e." + std::to_string(k) + ".png");
+        const std::string ensembleRun = readWhole(dir + "/e." + std::to_string(k) + ".png");
         EXPECT_FALSE(ensembleRun.empty()) << k;
-        EXPECT_TRUE(ensembleRun == readAll(dir + "/alone.png")) << "run " << k;
+        EXPECT_TRUE(ensembleRun == readWhole(dir + "/alone.png")) << "run " << k;
     }
     fs::remove_all(dir);
 }
@@ -214,10 +202,10 @@ TEST(DeviceSetCli, VoronoiFramesOfSeveralFilesOnSeveralDevicesEqualOneDevice) {
     const std::string one = scratch("vone"), set = scratch("vset"), pdb = scratch("8models.pdb");
     fs::create_directories(one);
     fs::create_directories(set);
-    firstModels(test::dataPath("pdb/nmr_neopetrosiamide_2JUY.pdb"), 8, pdb);
+    test::writeFirstModels(test::dataPath("pdb/nmr_neopetrosiamide_2JUY.pdb"), 8, pdb);
     // Two inputs: the 8 models, then 1A8O's one, are frames 1 to 9.
     const std::string inputs = pdb + " " + test::dataPath("pdb/1A8O.pdb");
-    Result r = runCli("voronoi " + inputs + " -o " + one + "/v.txt --edges " + one + "/e.txt --device pocl");
+    test::ShellResult r = runCli("voronoi " + inputs + " -o " + one + "/v.txt --edges " + one + "/e.txt --device pocl");
     ASSERT_EQ(r.status, 0) << r.err;
     r = runCli("voronoi " + inputs + " -o " + set + "/v.txt --edges " + set + "/e.txt --device " + setSpec(true));
     ASSERT_EQ(r.status, 0) << r.err;
@@ -225,9 +213,9 @@ TEST(DeviceSetCli, VoronoiFramesOfSeveralFilesOnSeveralDevicesEqualOneDevice) {
     for (int f = 1; f <= 9; ++f)
         for (const char* kind : {"v", "e"}) {
             const std::string name = std::string(kind) + "." + std::to_string(f) + ".txt";
-            const std::string a = readAll(one + "/" + name);
+            const std::string a = readWhole(one + "/" + name);
             EXPECT_FALSE(a.empty()) << name;
-            EXPECT_TRUE(a == readAll(set + "/" + name)) << name;
+            EXPECT_TRUE(a == readWhole(set + "/" + name)) << name;
         }
     for (const auto& d : {one, set, pdb}) fs::remove_all(d);
 }
@@ -237,7 +225,7 @@ TEST(DeviceSetCli, DoubleOnAMemberWithoutFp64IsRefusedOrLeftOut) {
     if (!has("rusticl") || selectDevice("rusticl").fp64) GTEST_SKIP() << "no device without fp64 (Mesa's rusticl) is installed";
     const std::string pdb = test::dataPath("pdb/1A8O.pdb");
     const std::string out = scratch("d.txt");
-    Result r = runCli("voronoi " + pdb + " -o " + out + " --precision double --device 'pocl,rusticl'");
+    test::ShellResult r = runCli("voronoi " + pdb + " -o " + out + " --precision double --device 'pocl,rusticl'");
     EXPECT_EQ(r.status, 1);
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_NE(r.err.find("fp64"), std::string::npos) << r.err;

@@ -1,11 +1,14 @@
 // portacl box-count: box counts N(s) of a binary volume (its object or surface), the fractal
 // dimension fitted over a range of sides with its R² and the local slopes, optionally the mean over
-// the grid placements; printed as a table and written as JSON.
+// the grid placements; printed as a table and written as JSON. A folder or list of volumes is a batch
+// over the devices (and ranks), one JSON file each.
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
+#include "batch.hpp"
 #include "command.hpp"
 #include "json_writer.hpp"
 #include "portacl/box_count.hpp"
@@ -15,6 +18,7 @@
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
 #include "portacl/skeleton.hpp"
+#include "volume_batch.hpp"
 #include "volume_input.hpp"
 
 namespace portacl::cli {
@@ -85,13 +89,45 @@ void writeJson(std::ostream& os, const boxcount::Result& r, const boxcount::Opti
     os << "\n";
 }
 
+// A folder or list of volumes, each counted on whichever device of the set (or rank of mpirun) is
+// free, its JSON written to OUTDIR/<name>.json; one line per volume on standard output, in input order.
+int runBoxCountBatch(const VolumeInputOptions& in, const po::variables_map& vm, const std::string& outDir, const boxcount::Options& opt,
+                     const std::string& of, bool serial, const CommonOptions& common, const BatchCliOptions& batch) {
+    VolumeBatch vb(in, vm, outDir, "json");
+    const std::vector<std::string>& inputs = vb.inputs;
+    const std::vector<std::string>& outputs = vb.outputs;
+    const std::string selection = in.describe(vm);
+    FileBatch fb = vb.fileBatch(serial);
+    fb.compute = [&](Context* ctx, std::size_t i) -> std::function<std::string()> {
+        io::BinaryVolume v = vb.read(i);
+        if (of == "surface") v = boxcount::surfaceOf(v);
+        boxcount::validate(v, opt);
+        if (of == "skeleton") v = ctx ? skeleton::thin(*ctx, v) : skeleton::thinReference(v);
+        auto r = std::make_shared<boxcount::Result>(ctx ? boxcount::boxCount(*ctx, v, opt) : boxcount::boxCountReference(v, opt));
+        const std::string where = ctx ? ctx->device().label() : "serial reference";
+        std::ostringstream line;
+        line << std::setprecision(5) << inputs[i] << ": dimension " << r->fit.dimension << " (R² " << r->fit.r2 << ") over sides "
+             << r->fit.first << " to " << r->fit.last << " -> " << outputs[i] << "\n";
+        return [&, i, r, where, spacing = v.spacing, unit = v.unit, text = line.str()] {
+            writeFileAtomically(outputs[i], [&](std::ostream& os) { writeJson(os, *r, opt, inputs[i], of, selection, where, spacing, unit); });
+            return text;
+        };
+    };
+    const auto lines = runFileBatch(fb, common, batch);
+    if (lines)
+        for (const auto& l : *lines) std::cout << l;
+    return 0;
+}
+
 int runBoxCount(const std::vector<std::string>& args) {
     po::options_description desc("portacl box-count options");
     CommonOptions common;
     common.add(desc, "", false);
+    BatchCliOptions batch;
+    batch.add(desc);
     VolumeInputOptions in;
     in.add(desc);
-    std::string json, plot, sizes, of = "object", count = "occupied";
+    std::string json, plot, sizes, of = "object", count = "occupied", outDir;
     int fitMin = 0, fitMax = 0;
     bool offsets = false, serial = false;
     desc.add_options()("json", po::value(&json), "write the counts, the fit range, the dimension and R² as JSON")(
@@ -102,14 +138,17 @@ int runBoxCount(const std::vector<std::string>& args) {
         "offsets", po::bool_switch(&offsets), "also count the 8 grid placements {0, s/2}^3 and fit their mean")(
         "fit-min", po::value(&fitMin), "smallest side in the fit (default: the smallest)")(
         "fit-max", po::value(&fitMax), "largest side in the fit (default: the largest)")(
-        "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device");
+        "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device")(
+        "output,o", po::value(&outDir), "a batch's folder: each volume's JSON as OUTDIR/<name>.json");
     po::positional_options_description pos;
-    pos.add("input", 1);
+    pos.add("input", -1);
     po::variables_map vm;
     const std::string usage =
         "usage: portacl box-count VOLUME [--threshold T | --label L] [--json R.json] [--plot P.png] [--sizes 1,2,4,...]\n"
-        "                         [--of object|surface|skeleton] [--count occupied|mixed] [--offsets] [--fit-min S] [--fit-max S]";
+        "                         [--of object|surface|skeleton] [--count occupied|mixed] [--offsets] [--fit-min S] [--fit-max S]\n"
+        "       portacl box-count V1 V2 ... | INDIR -o OUTDIR [options as above] [--device all]   (a batch over the devices)";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
+    in.resolve();
     boxcount::Options opt;
     if (!sizes.empty()) opt.sizes = parseSizes(sizes);
     if (of != "object" && of != "surface" && of != "skeleton") throw Error("--of takes object, surface or skeleton, not '" + of + "'");
@@ -118,6 +157,13 @@ int runBoxCount(const std::vector<std::string>& args) {
     opt.offsetAverage = offsets;
     opt.fitMin = fitMin;
     opt.fitMax = fitMax;
+    if (in.isBatch()) {
+        if (outDir.empty()) throw Error("a batch of volumes needs -o OUTDIR, the folder for the JSON files");
+        if (!json.empty() || !plot.empty()) throw Error("--json and --plot are for one volume; a batch writes OUTDIR/<name>.json");
+        return runBoxCountBatch(in, vm, outDir, opt, of, serial, common, batch);
+    }
+    if (!outDir.empty()) throw Error("-o names a batch's folder; for one volume, --json names the file");
+    if (ranks()) throw Error("one volume runs in one process; give a folder or several volumes to spread over the ranks of mpirun");
     if (!json.empty()) {
         checkOutputExtension(json, {"json"}, "--json");
         checkOutputPath(json, {in.path}, "--json");
@@ -175,6 +221,7 @@ int runBoxCount(const std::vector<std::string>& args) {
 
 }  // namespace
 
+PORTACL_OVER_RANKS("box-count", box_count);
 PORTACL_COMMAND("box-count", "box counts and fractal dimension of a 3-D binary volume", runBoxCount);
 
 }  // namespace portacl::cli

@@ -2,16 +2,16 @@
 // the device through the whole pipeline of operations. --list names the operations; --bench prints
 // the thesis's speed-up tables (masks 3..9, images 128^2..4096^2) with this device's figures.
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <mutex>
 
 #include "batch.hpp"
 #include "command.hpp"
-#include "portacl/cluster/distributed_batch.hpp"
+#include "file_batch.hpp"
 #include "portacl/filter.hpp"
 #include "portacl/filter_bench.hpp"
 #include "portacl/io/image.hpp"
@@ -36,31 +36,14 @@ std::string lowerExtension(const fs::path& p) {
     return e;
 }
 
-// The images of a batch: the named files, or every picture file of a folder (sorted by name).
-std::vector<std::string> batchInputs(const std::vector<std::string>& named) {
-    if (named.size() == 1 && fs::is_directory(named[0])) {
-        const auto& exts = io::writableImageExtensions();
-        std::vector<std::string> found;
-        for (const auto& e : fs::directory_iterator(named[0]))
-            if (e.is_regular_file() && std::find(exts.begin(), exts.end(), lowerExtension(e.path())) != exts.end())
-                found.push_back(e.path().string());
-        std::sort(found.begin(), found.end());
-        if (found.empty()) throw Error("the folder '" + named[0] + "' holds no picture file (.png, .tif, .bmp, .pgm, .ppm)");
-        return found;
-    }
-    for (const auto& f : named) {
-        if (fs::is_directory(f)) throw Error("'" + f + "' is a folder; give either one folder or a list of image files");
-        if (!fs::is_regular_file(f)) throw Error("the input image '" + f + "' does not exist");
-    }
-    return named;
-}
-
 // A folder or list of images, each filtered on whichever device of the set is free, written to
 // OUTDIR under its own name (each file atomically, as one image's output is).
 int runFilterBatch(const std::vector<std::string>& named, const std::string& outDir, const std::vector<filter::Operation>& ops,
                    const filter::Options& options, bool serial, const CommonOptions& common, const BatchCliOptions& batch) {
     if (!fs::is_directory(outDir)) throw Error("with several input images, -o names an existing folder for the outputs ('" + outDir + "' is none)");
-    const std::vector<std::string> inputs = batchInputs(named);
+    std::vector<std::string> pictures;
+    for (const auto& e : io::writableImageExtensions()) pictures.push_back("." + e);
+    const std::vector<std::string> inputs = listBatchInputs(named, pictures, "picture file (.png, .tif, .bmp, .pgm, .ppm)");
     std::vector<std::string> outputs;
     for (const auto& in : inputs) {
         const std::string out = (fs::path(outDir) / fs::path(in).filename()).string();
@@ -68,70 +51,37 @@ int runFilterBatch(const std::vector<std::string>& named, const std::string& out
         checkOutputPath(out, inputs, "the output image");
         outputs.push_back(out);
     }
-    // An image that cannot be read or filtered is its own failure, not its device's: the batch goes
-    // on and the first such sentence ends the command.
+    // libnetpbm keeps its state in globals: its files are read and written one at a time.
     std::mutex netpbmMutex;
-    // "" when image i was written, else the sentence it failed with.
-    auto one = [&](Context* ctx, std::size_t i) -> std::string {
-        try {
-            // libnetpbm keeps its state in globals: its files are read and written one at a time.
-            const std::string ext = lowerExtension(inputs[i]);
-            std::unique_lock<std::mutex> netpbm(netpbmMutex, std::defer_lock);
-            const bool pnm = ext == "pgm" || ext == "ppm" || ext == "pnm";
-            if (pnm) netpbm.lock();
-            const io::Image in = io::readImage(inputs[i]);
-            if (pnm) netpbm.unlock();
-            filter::validate(in, ops);
-            io::Image out;
-            if (ctx) {
-                filter::Pipeline pipeline(*ctx, ops, options);
-                out = pipeline.run(in);
-            } else {
-                out = filter::filterReference(in, ops, options);
-            }
-            if (pnm) netpbm.lock();
-            io::writeImage(outputs[i], out);
-            return "";
-        } catch (const ClError&) {
-            throw;  // the device's failure: the set retires it and retries the image elsewhere
-        } catch (const Error& e) {
-            return "'" + inputs[i] + "': " + e.what();
-        }
-    };
-    std::vector<std::string> failures(inputs.size());
-    if (serial) {
-        if (ranks()) throw Error("--serial runs in one process; run it without mpirun");
-        for (std::size_t i = 0; i < inputs.size(); ++i) failures[i] = one(nullptr, i);
-    } else {
-        auto devices = openDeviceSet(common, batch, options.precision);
-        BatchOptions bo;
-        bo.itemName = [&](std::size_t i) { return "image '" + inputs[i] + "'"; };
-        auto work = [&](Context& ctx, std::size_t b, std::size_t e, std::string* out) {
-            for (std::size_t i = b; i < e; ++i) out[i - b] = one(&ctx, i);
-        };
-        if (cluster::World* world = ranks()) {
-            // Each image is written by the rank that filtered it (the ranks share the folders, as
-            // they share the inputs); rank 0 gathers which failed.
-            passRankGate();
-            cluster::DistributedReport report;
-            failures = cluster::runDistributedBatch(*world, *devices, inputs.size(), work, bo, &report);
-            if (!world->isRoot()) return 0;
-            std::cerr << report.describe();
+    FileBatch fb;
+    fb.items = inputs.size();
+    fb.itemName = [&](std::size_t i) { return "'" + inputs[i] + "'"; };
+    fb.noun = "images";
+    fb.precision = options.precision;
+    fb.serial = serial;
+    fb.compute = [&](Context* ctx, std::size_t i) -> std::function<std::string()> {
+        const std::string ext = lowerExtension(inputs[i]);
+        const bool pnm = ext == "pgm" || ext == "ppm" || ext == "pnm";
+        std::unique_lock<std::mutex> netpbm(netpbmMutex, std::defer_lock);
+        if (pnm) netpbm.lock();
+        const io::Image in = io::readImage(inputs[i]);
+        if (pnm) netpbm.unlock();
+        filter::validate(in, ops);
+        auto out = std::make_shared<io::Image>();
+        if (ctx) {
+            filter::Pipeline pipeline(*ctx, ops, options);
+            *out = pipeline.run(in);
         } else {
-            const BatchReport report = devices->run(inputs.size(), [&](Context& ctx, std::size_t b, std::size_t e) {
-                work(ctx, b, e, failures.data() + b);
-            }, bo);
-            printBatchReport(report, *devices);
+            *out = filter::filterReference(in, ops, options);
         }
-        printProfile(*devices, common);
-    }
-    std::size_t failed = 0;
-    std::string firstFailure;
-    for (const auto& f : failures)
-        if (!f.empty() && failed++ == 0) firstFailure = f;
-    if (failed)
-        throw Error(std::to_string(failed) + " of " + std::to_string(inputs.size()) + " images failed, the first " + firstFailure +
-                    " (the other outputs were written)");
+        return [&, i, pnm, out] {
+            std::unique_lock<std::mutex> lock(netpbmMutex, std::defer_lock);
+            if (pnm) lock.lock();
+            io::writeImage(outputs[i], *out);
+            return std::string();
+        };
+    };
+    runFileBatch(fb, common, batch);
     return 0;
 }
 

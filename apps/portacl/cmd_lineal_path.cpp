@@ -9,7 +9,7 @@
 
 #include "batch.hpp"
 #include "command.hpp"
-#include "portacl/cluster/distributed_batch.hpp"
+#include "file_batch.hpp"
 #include "portacl/io/image.hpp"
 #include "portacl/io/volume.hpp"
 #include "portacl/lineal_path.hpp"
@@ -22,38 +22,6 @@ namespace portacl::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string lower(std::string s) {
-    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
-// The inputs of a batch: the files named, or every image or volume file of a folder, sorted.
-std::vector<std::string> batchInputs(const std::vector<std::string>& named) {
-    static const std::vector<std::string> kinds = {".png", ".tif", ".tiff", ".bmp", ".pgm", ".npy", ".h5", ".hdf5", ".nii", ".gz"};
-    if (named.size() == 1 && fs::is_directory(named[0])) {
-        std::vector<std::string> found;
-        for (const auto& e : fs::directory_iterator(named[0]))
-            if (e.is_regular_file() && std::find(kinds.begin(), kinds.end(), lower(e.path().extension().string())) != kinds.end())
-                found.push_back(e.path().string());
-        std::sort(found.begin(), found.end());
-        if (found.empty()) throw Error("the folder '" + named[0] + "' holds no image or volume file (.png .tif .bmp .pgm .npy .h5 .nii)");
-        return found;
-    }
-    for (const auto& f : named) {
-        if (fs::is_directory(f)) throw Error("'" + f + "' is a folder; give either one folder or a list of files");
-        if (!fs::is_regular_file(f)) throw Error("the input '" + f + "' does not exist");
-    }
-    return named;
-}
-
-// The file name of input `in` in the output folder: its name without the extension(s), then `ext`.
-std::string batchOutput(const std::string& outDir, const std::string& in, const std::string& ext) {
-    std::string stem = fs::path(in).filename().string();
-    if (lower(stem).size() > 7 && lower(stem).compare(stem.size() - 7, 7, ".nii.gz") == 0) stem.resize(stem.size() - 7);
-    else stem = fs::path(stem).stem().string();
-    return (fs::path(outDir) / (stem + "." + ext)).string();
-}
 
 struct BatchRequest {
     std::vector<std::string> named;
@@ -69,78 +37,46 @@ int runLinealPathBatch(const BatchRequest& q, const CommonOptions& common, const
     if (!fs::is_directory(q.outDir)) throw Error("with several inputs, -o names an existing folder for the outputs ('" + q.outDir + "' is none)");
     if (q.format != "h5" && q.format != "npy" && q.format != "csv") throw Error("--format must be h5, npy or csv, not '" + q.format + "'");
     if (q.s2 && q.format != "h5") throw Error("--s2 writes into HDF5 outputs: use --format h5");
-    const std::vector<std::string> inputs = batchInputs(q.named);
+    const std::vector<std::string> inputs =
+        listBatchInputs(q.named, {".png", ".tif", ".tiff", ".bmp", ".pgm", ".npy", ".h5", ".hdf5", ".nii", ".gz"},
+                        "image or volume file (.png .tif .bmp .pgm .npy .h5 .nii)");
     std::vector<std::string> outputs;
-    for (const auto& in : inputs) {
-        outputs.push_back(batchOutput(q.outDir, in, q.format));
-        checkOutputPath(outputs.back(), inputs, "-o");
-    }
-    for (std::size_t i = 1; i < outputs.size(); ++i)
-        for (std::size_t j = 0; j < i; ++j)
-            if (outputs[i] == outputs[j]) throw Error("'" + inputs[j] + "' and '" + inputs[i] + "' would both write '" + outputs[i] + "'; rename one");
+    for (const auto& in : inputs) outputs.push_back(batchOutputPath(q.outDir, in, q.format));
+    checkBatchOutputs(q.outDir, inputs, outputs);
     const Precision s2Precision = q.s2 ? common.parsedPrecision() : Precision::Float;
     // HDF5 (inputs and outputs) is not thread-safe: files are read and written one at a time.
     std::mutex io;
-    auto one = [&](Context* ctx, std::size_t i) -> std::string {
-        try {
-            io::Volume vol;
-            {
-                std::lock_guard<std::mutex> lock(io);
-                vol = io::readVolume(inputs[i], q.dataset);
-            }
-            const lineal::PhaseImage img = q.byPhase ? lineal::phaseByLabel(vol, q.value) : lineal::phaseByThreshold(vol, q.value);
-            lineal::validate(img, q.opt);
-            lineal::Result r = ctx ? lineal::linealPath(*ctx, img, q.opt) : lineal::linealPathReference(img, q.opt);
-            std::vector<double> s2map;
-            if (q.s2) s2map = ctx ? lineal::twoPointProbability(*ctx, img, q.opt, s2Precision) : lineal::twoPointProbabilityReference(img, q.opt);
+    FileBatch fb;
+    fb.items = inputs.size();
+    fb.itemName = [&](std::size_t i) { return "'" + inputs[i] + "'"; };
+    fb.precision = s2Precision;
+    fb.serial = q.serial;
+    fb.compute = [&](Context* ctx, std::size_t i) -> std::function<std::string()> {
+        io::Volume vol;
+        {
             std::lock_guard<std::mutex> lock(io);
-            if (q.format == "npy") lineal::writeNpy(outputs[i], r);
-            else if (q.format == "csv") lineal::writeCsv(outputs[i], r);
+            vol = io::readVolume(inputs[i], q.dataset);
+        }
+        const lineal::PhaseImage img = q.byPhase ? lineal::phaseByLabel(vol, q.value) : lineal::phaseByThreshold(vol, q.value);
+        lineal::validate(img, q.opt);
+        auto r = std::make_shared<lineal::Result>(ctx ? lineal::linealPath(*ctx, img, q.opt) : lineal::linealPathReference(img, q.opt));
+        auto s2map = std::make_shared<std::vector<double>>();
+        if (q.s2) *s2map = ctx ? lineal::twoPointProbability(*ctx, img, q.opt, s2Precision) : lineal::twoPointProbabilityReference(img, q.opt);
+        const std::string device = ctx ? ctx->device().label() : "serial reference";
+        return [&, i, r, s2map, device, onDevice = ctx != nullptr] {
+            std::lock_guard<std::mutex> lock(io);
+            if (q.format == "npy") lineal::writeNpy(outputs[i], *r);
+            else if (q.format == "csv") lineal::writeCsv(outputs[i], *r);
             else {
-                std::map<std::string, lineal::Parameter> params = {{"input", inputs[i]}, {"device", ctx ? ctx->device().label() : "serial reference"}};
+                std::map<std::string, lineal::Parameter> params = {{"input", inputs[i]}, {"device", device}};
                 params.insert_or_assign(q.byPhase ? "phase" : "threshold", lineal::Parameter(q.value));
-                if (q.s2) params.insert_or_assign("s2_precision", lineal::Parameter(ctx ? precisionName(s2Precision) : "serial (exact sums)"));
-                lineal::writeHdf5(outputs[i], r, lineal::radialProfile(r, q.binWidth), params, q.s2 ? &s2map : nullptr);
+                if (q.s2) params.insert_or_assign("s2_precision", lineal::Parameter(onDevice ? precisionName(s2Precision) : "serial (exact sums)"));
+                lineal::writeHdf5(outputs[i], *r, lineal::radialProfile(*r, q.binWidth), params, q.s2 ? s2map.get() : nullptr);
             }
-            return "";
-        } catch (const ClError&) {
-            throw;  // the device's failure: the set retires it and the input goes to another device
-        } catch (const Error& e) {
-            return "'" + inputs[i] + "': " + e.what();
-        }
-    };
-    std::vector<std::string> failures(inputs.size());
-    if (q.serial) {
-        if (ranks()) throw Error("--serial runs in one process; run it without mpirun");
-        for (std::size_t i = 0; i < inputs.size(); ++i) failures[i] = one(nullptr, i);
-    } else {
-        auto devices = openDeviceSet(common, batch, s2Precision);
-        BatchOptions bo;
-        bo.itemName = [&](std::size_t i) { return "'" + inputs[i] + "'"; };
-        auto work = [&](Context& ctx, std::size_t b, std::size_t e, std::string* out) {
-            for (std::size_t i = b; i < e; ++i) out[i - b] = one(&ctx, i);
+            return std::string();
         };
-        if (cluster::World* world = ranks()) {
-            passRankGate();
-            cluster::DistributedReport report;
-            failures = cluster::runDistributedBatch(*world, *devices, inputs.size(), work, bo, &report);
-            if (!world->isRoot()) return 0;
-            std::cerr << report.describe();
-        } else {
-            const BatchReport report = devices->run(inputs.size(), [&](Context& ctx, std::size_t b, std::size_t e) {
-                work(ctx, b, e, failures.data() + b);
-            }, bo);
-            printBatchReport(report, *devices);
-        }
-        printProfile(*devices, common);
-    }
-    std::size_t failed = 0;
-    std::string first;
-    for (const auto& f : failures)
-        if (!f.empty() && failed++ == 0) first = f;
-    if (failed)
-        throw Error(std::to_string(failed) + " of " + std::to_string(inputs.size()) + " inputs failed, the first " + first +
-                    " (the other outputs were written)");
+    };
+    runFileBatch(fb, common, batch);
     return 0;
 }
 
@@ -189,7 +125,7 @@ int runLinealPath(const std::vector<std::string>& args) {
         BatchRequest q;
         q.named = inputs;
         q.outDir = h5;
-        q.format = lower(format);
+        q.format = lowerCase(format);
         q.dataset = dataset;
         q.byPhase = vm.count("phase") > 0;
         q.value = q.byPhase ? phase : threshold;

@@ -8,6 +8,7 @@
 
 #include "batch.hpp"
 #include "command.hpp"
+#include "file_batch.hpp"
 #include "portacl/cluster/distributed_batch.hpp"
 #include "portacl/io/image.hpp"
 #include "portacl/io/volume.hpp"
@@ -164,60 +165,49 @@ int runReconstruct(const std::vector<std::string>& args) {
         // where it ran; the HDF5 descriptors one at a time (the HDF5 library is not thread-safe).
         opt.checkpointEvery = 0;
         std::mutex hdf5;
-        auto one = [&](Context* on, std::size_t i) -> std::string {
+        FileBatch fb;
+        fb.items = static_cast<std::size_t>(ensemble);
+        fb.itemName = [&](std::size_t i) { return "run " + std::to_string(i + 1) + " (seed " + std::to_string(opt.seed + i) + ")"; };
+        fb.noun = "runs";
+        fb.precision = precision;
+        fb.serial = serial;
+        fb.devices = devices.get();
+        fb.compute = [&](Context* on, std::size_t i) -> std::function<std::string()> {
             const int k = static_cast<int>(i) + 1;
             lineal::AnnealOptions o = opt;
             o.seed = opt.seed + i;
-            lineal::AnnealState st;
-            st.image = lineal::randomStart(t, o.seed);
-            auto ev = on ? lineal::makeDeviceEvaluator(*on, t, st.image, precision) : lineal::makeReferenceEvaluator(t, st.image);
-            lineal::anneal(*ev, t, o, st);
-            writeResultImage(memberPath(output, k, ensemble), st.image);
-            if (!history.empty())
-                writeFileAtomically(memberPath(history, k, ensemble), [&](std::ostream& os) {
-                    os << "step,temperature,error,accepted\n";
-                    os.precision(17);
-                    for (const auto& r : st.history) os << r.step << ',' << r.temperature << ',' << r.error << ',' << r.accepted << '\n';
-                });
-            if (!descriptors.empty()) {
-                const auto r = lineal::linealPathReference(st.image, {t.maxLength, true});
-                std::lock_guard<std::mutex> lock(hdf5);
-                lineal::writeHdf5(memberPath(descriptors, k, ensemble), r, lineal::radialProfile(r),
-                                  {{"target", t.fingerprint()}, {"error", st.error}, {"seed", static_cast<std::int64_t>(o.seed)}});
-            }
-            char line[200];
-            std::snprintf(line, sizeof line, "run %d seed %llu: %llu steps, %llu accepted, error %.9g\n", k,
-                          static_cast<unsigned long long>(o.seed), static_cast<unsigned long long>(st.step),
-                          static_cast<unsigned long long>(st.accepted), st.error);
-            return line;
-        };
-        std::vector<std::string> lines(static_cast<std::size_t>(ensemble));
-        const auto t0 = std::chrono::steady_clock::now();
-        if (serial) {
-            for (std::size_t i = 0; i < lines.size(); ++i) lines[i] = one(nullptr, i);
-        } else {
-            BatchOptions bo;
-            bo.itemName = [&](std::size_t i) { return "run " + std::to_string(i + 1) + " (seed " + std::to_string(opt.seed + i) + ")"; };
-            auto work = [&](Context& on, std::size_t b, std::size_t e, std::string* out) {
-                for (std::size_t i = b; i < e; ++i) out[i - b] = one(&on, i);
+            auto st = std::make_shared<lineal::AnnealState>();
+            st->image = lineal::randomStart(t, o.seed);
+            auto ev = on ? lineal::makeDeviceEvaluator(*on, t, st->image, precision) : lineal::makeReferenceEvaluator(t, st->image);
+            lineal::anneal(*ev, t, o, *st);
+            return [&, k, o, st] {
+                writeResultImage(memberPath(output, k, ensemble), st->image);
+                if (!history.empty())
+                    writeFileAtomically(memberPath(history, k, ensemble), [&](std::ostream& os) {
+                        os << "step,temperature,error,accepted\n";
+                        os.precision(17);
+                        for (const auto& r : st->history) os << r.step << ',' << r.temperature << ',' << r.error << ',' << r.accepted << '\n';
+                    });
+                if (!descriptors.empty()) {
+                    const auto r = lineal::linealPathReference(st->image, {t.maxLength, true});
+                    std::lock_guard<std::mutex> lock(hdf5);
+                    lineal::writeHdf5(memberPath(descriptors, k, ensemble), r, lineal::radialProfile(r),
+                                      {{"target", t.fingerprint()}, {"error", st->error}, {"seed", static_cast<std::int64_t>(o.seed)}});
+                }
+                char line[200];
+                std::snprintf(line, sizeof line, "run %d seed %llu: %llu steps, %llu accepted, error %.9g\n", k,
+                              static_cast<unsigned long long>(o.seed), static_cast<unsigned long long>(st->step),
+                              static_cast<unsigned long long>(st->accepted), st->error);
+                return std::string(line);
             };
-            if (cluster::World* world = ranks()) {
-                passRankGate();
-                cluster::DistributedReport report;
-                lines = cluster::runDistributedBatch(*world, *devices, lines.size(), work, bo, &report);
-                if (!world->isRoot()) return 0;
-                std::cerr << report.describe();
-            } else {
-                const BatchReport report = devices->run(lines.size(), [&](Context& on, std::size_t b, std::size_t e) {
-                    work(on, b, e, lines.data() + b);
-                }, bo);
-                printBatchReport(report, *devices);
-            }
-        }
+        };
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto done = runFileBatch(fb, common, batch);
+        if (!done) return 0;  // rank 0 reports
+        const std::vector<std::string>& lines = *done;
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         for (const auto& l : lines) std::cout << l;
         std::cout << "ensemble of " << ensemble << " runs in " << seconds << " s\n";
-        if (devices) printProfile(*devices, common);
         return 0;
     }
 

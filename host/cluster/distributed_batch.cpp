@@ -28,6 +28,25 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Items [offset + b, offset + e) of the batch as the chunk's items [b, e): results into out[b, e).
+DeviceSet::ClaimingWork chunkWork(const ClaimingResults& work, std::size_t offset, std::string* out) {
+    return [&work, offset, out](Context& ctx, std::size_t b, std::size_t e, BatchCall& call) {
+        BatchCall global([&call, offset](std::size_t i) { return call.claim(i - offset); },
+                         [&call, offset](std::size_t i) { return call.claimed(i - offset); }, call.isCopy());
+        work(ctx, offset + b, offset + e, out + b, global);
+    };
+}
+
+// Pure results are computed into the call's own scratch and kept when claimed.
+ClaimingResults claimingResults(const RangeResults& work) {
+    return [&work](Context& ctx, std::size_t b, std::size_t e, std::string* results, BatchCall& call) {
+        std::vector<std::string> mine(e - b);
+        work(ctx, b, e, mine.data());
+        for (std::size_t i = b; i < e; ++i)
+            if (call.claim(i)) results[i - b] = std::move(mine[i - b]);
+    };
+}
+
 #ifdef PORTACL_HAVE_MPI
 // Adds one chunk's report to the batch's.
 void accumulate(BatchReport& into, const BatchReport& chunk) {
@@ -45,16 +64,14 @@ void accumulate(BatchReport& into, const BatchReport& chunk) {
 }
 
 // Items [b, e) on this rank's devices; throws when every device has failed.
-std::vector<std::string> computeChunk(DeviceSet& devices, std::size_t n, Range c, const RangeResults& work,
+std::vector<std::string> computeChunk(DeviceSet& devices, std::size_t n, Range c, const ClaimingResults& work,
                                       const BatchOptions& options, BatchReport& local) {
     std::vector<std::string> out(c.second - c.first);
     BatchOptions o = options;
     o.itemName = [&](std::size_t i) {
         return options.itemName ? options.itemName(c.first + i) : "item " + std::to_string(c.first + i + 1) + " of " + std::to_string(n);
     };
-    const BatchReport r = devices.run(out.size(), [&](Context& ctx, std::size_t b, std::size_t e) {
-        work(ctx, c.first + b, c.first + e, out.data() + b);
-    }, o);
+    const BatchReport r = devices.run(out.size(), chunkWork(work, c.first, out.data()), o);
     accumulate(local, r);
     return out;
 }
@@ -77,7 +94,7 @@ Range rangeOf(const std::string& msg) {
 
 // Rank 0: hands out chunks, computes its own from the same queue on a thread of its own, and
 // gathers every result. Returns the failure sentence, "" when every item has its result.
-std::string serveBatch(const World& world, DeviceSet& devices, std::size_t n, const RangeResults& work, const BatchOptions& options,
+std::string serveBatch(const World& world, DeviceSet& devices, std::size_t n, const ClaimingResults& work, const BatchOptions& options,
                        std::vector<std::string>& results, DistributedReport& rep) {
     const int ranks = world.size();
     const std::size_t maxChunk = std::max<std::size_t>(1, options.maxChunk);
@@ -218,7 +235,7 @@ std::string serveBatch(const World& world, DeviceSet& devices, std::size_t n, co
 }
 
 // Ranks other than 0: ask for chunks until told there are none, send each item's result.
-void workBatch(DeviceSet& devices, std::size_t n, const RangeResults& work, const BatchOptions& options, DistributedReport& rep) {
+void workBatch(DeviceSet& devices, std::size_t n, const ClaimingResults& work, const BatchOptions& options, DistributedReport& rep) {
     const std::uint64_t devs = devices.size();
     std::string msg;
     for (;;) {
@@ -274,12 +291,17 @@ std::string DistributedReport::describe() const {
 
 std::vector<std::string> runDistributedBatch(const World& world, DeviceSet& devices, std::size_t n, const RangeResults& work,
                                              const BatchOptions& options, DistributedReport* report) {
+    return runDistributedBatch(world, devices, n, claimingResults(work), options, report);
+}
+
+std::vector<std::string> runDistributedBatch(const World& world, DeviceSet& devices, std::size_t n, const ClaimingResults& work,
+                                             const BatchOptions& options, DistributedReport* report) {
     DistributedReport rep;
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::string> results;
     if (!world.distributed()) {
         results.resize(n);
-        rep.local = devices.run(n, [&](Context& ctx, std::size_t b, std::size_t e) { work(ctx, b, e, results.data() + b); }, options);
+        rep.local = devices.run(n, chunkWork(work, 0, results.data()), options);
         rep.rankItems = {n};
         rep.rankFailures = {""};
         rep.seconds = secondsSince(t0);

@@ -143,7 +143,17 @@ void Context::requirePrecision(Precision p, bool mixedOffered) const {
                     (mixedOffered ? "mixed precision (double-float where float cannot decide) or float" : "float precision"));
 }
 
+void Context::stopIfRequested() {
+    if (!stop_) return;
+    try {
+        finish();  // nothing enqueued may still use host memory that unwinding frees
+    } catch (const std::exception&) {
+    }
+    throw WorkAbandoned("the work on " + device_.label() + " was stopped (another device finished it first)");
+}
+
 cl::Program Context::program(const std::string& sourceName, Precision element, const std::string& extraOptions) {
+    stopIfRequested();
     requirePrecision(element);
     std::string options = std::string("-D REAL=") + realTypeName(element) +
                           " -D PORTACL_DOUBLE=" + (element == Precision::Double ? "1" : "0");
@@ -196,8 +206,9 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
     }
     if (isolatedBuildsEnabled()) {
         Progress building("building kernels of " + sourceName + " (cached afterwards)", 0, "done");
-        const IsolatedBuild built = buildInChildProcess(device_, source, options, isolatedBuildTimeout());
+        const IsolatedBuild built = buildInChildProcess(device_, source, options, isolatedBuildTimeout(), &stop_);
         using Outcome = IsolatedBuild::Outcome;
+        if (built.outcome == Outcome::Stopped) stopIfRequested();
         if (built.outcome == Outcome::Rejected)
             throw BuildError(CL_BUILD_PROGRAM_FAILURE, sourceName, device_.label(), options, built.log);
         if (built.outcome == Outcome::Crashed && options_.useDiskCache) {
@@ -454,6 +465,7 @@ cl::Event Context::marker(const std::string& name) {
 }
 
 cl::Event Context::launch(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local) {
+    stopIfRequested();
     cl::NDRange g = global;
     if (local.dimensions() > 0) {
         const std::size_t* gs = global;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <list>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -88,6 +89,18 @@ bool injectedFault(int& member, std::size_t& item, bool& die) {
     return true;
 }
 
+// PORTACL_BATCH_SLOW=M:S: member M (0-based) waits S seconds before each call, a slow device for the
+// tests of straggler copies (the wait ends when another member's copy has finished the items).
+double injectedSlowness(int& member) {
+    const char* env = std::getenv("PORTACL_BATCH_SLOW");
+    if (!env || !*env) return 0;
+    unsigned m = 0;
+    double s = 0;
+    if (std::sscanf(env, "%u:%lf", &m, &s) != 2 || s <= 0) return 0;
+    member = static_cast<int>(m);
+    return s;
+}
+
 }  // namespace
 
 std::vector<DeviceInfo> selectDeviceSet(const std::string& specIn) {
@@ -125,12 +138,15 @@ std::string BatchReport::describe() const {
                   seconds > 0 ? items / seconds : 0.0, devices.size());
     os << line;
     if (retried) os << ", " << retried << " items retried";
+    if (copiedItems) os << ", " << copiedItems << " kept from a faster device's copy";
     os << "\n";
     for (const auto& d : devices) {
         std::snprintf(line, sizeof line, "  %s: %zu items, %.3f s busy", d.device.c_str(), d.items, d.busySeconds);
         os << line;
         if (d.failed) os << ", failed (" << d.failure << ")";
         if (d.leftIdle) os << ", left idle near the end (the others finished the rest sooner)";
+        if (d.copies) os << ", copied a slower device's items " << d.copies << (d.copies == 1 ? " time" : " times");
+        if (d.stopped) os << ", stopped " << d.stopped << (d.stopped == 1 ? " time" : " times") << " (a faster copy finished first)";
         os << "\n";
     }
     return os.str();
@@ -205,6 +221,13 @@ std::size_t DeviceSet::working() const {
 }
 
 BatchReport DeviceSet::run(std::size_t n, const RangeWork& work, const BatchOptions& options) {
+    BatchOptions o = options;
+    o.copyStragglers = false;  // the work writes its results itself: a copy could not be discarded
+    return run(n, ClaimingWork([&](Context& ctx, std::size_t b, std::size_t e, BatchCall&) { work(ctx, b, e); }), o);
+}
+
+BatchReport DeviceSet::run(std::size_t n, const ClaimingWork& work, const BatchOptions& options) {
+    using Clock = std::chrono::steady_clock;
     const std::size_t members = contexts_.size();
     BatchReport report;
     report.items = n;
@@ -217,7 +240,7 @@ BatchReport DeviceSet::run(std::size_t n, const RangeWork& work, const BatchOpti
         for (std::size_t m = 0; m < members; ++m) why += (why.empty() ? "" : "; ") + labels_[m] + ": " + failures_[m];
         throw Error("every device of the set failed earlier (" + why + ")");
     }
-    const auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = Clock::now();
     auto itemName = [&](std::size_t i) {
         return options.itemName ? options.itemName(i) : "item " + std::to_string(i + 1) + " of " + std::to_string(n);
     };
@@ -225,13 +248,26 @@ BatchReport DeviceSet::run(std::size_t n, const RangeWork& work, const BatchOpti
     std::size_t faultAt = 0;
     bool faultDies = false;
     const bool fault = injectedFault(faultMember, faultAt, faultDies);
+    int slowMember = -1;
+    const double slowSeconds = injectedSlowness(slowMember);
 
+    // A range of items handed out, with the calls computing it (the first, and at most one copy).
+    struct Task {
+        std::size_t b = 0, e = 0;
+        int running = 0;
+        bool copied = false;
+        std::size_t owner = 0;  // the member of the first call
+        Clock::time_point start;
+    };
     // The shared queue: the next untaken item, and ranges handed back by members that failed.
     std::mutex mutex;
     std::condition_variable changed;
     std::size_t next = 0, inFlight = 0, started = 0, completed = 0;
     Progress* batchProgress = nullptr;
     std::deque<std::pair<std::size_t, std::size_t>> retry;
+    std::list<Task> tasks;                     // the ranges being computed
+    std::vector<Task*> current(members, nullptr);
+    std::vector<char> done(n, 0);              // claimed: its result is written
     std::vector<bool> alive(members);
     for (std::size_t m = 0; m < members; ++m) {
         alive[m] = failures_[m].empty();
@@ -269,6 +305,61 @@ BatchReport DeviceSet::run(std::size_t n, const RangeWork& work, const BatchOpti
         const double left = static_cast<double>(n - next);
         return left / rate < tm;
     };
+    auto taskDone = [&](const Task& t) {
+        for (std::size_t i = t.b; i < t.e; ++i)
+            if (!done[i]) return false;
+        return true;
+    };
+    // The range member m (idle, nothing left to hand out) should copy: the one whose holder would,
+    // at its pace, finish last, among those m would finish sooner. `recheck` gets the time at which
+    // a range not worth copying now would become so.
+    auto straggler = [&](std::size_t m, Clock::time_point& recheck) -> Task* {
+        if (!options.copyStragglers) return nullptr;
+        const auto now = Clock::now();
+        Task* best = nullptr;
+        double bestEnd = 0;
+        for (Task& t : tasks) {
+            if (t.running != 1 || t.copied || t.owner == m || taskDone(t)) continue;
+            const double items = static_cast<double>(t.e - t.b);
+            const double owner = pace(t.owner), mine = pace(m);
+            // When the holder would finish, in seconds from now (unknown pace: never, as far as we know).
+            const double ownerEnd = owner > 0 ? owner * items - std::chrono::duration<double>(now - t.start).count() : 1e300;
+            const double mineEnd = mine > 0 ? mine * items : 0;
+            if (mineEnd < ownerEnd) {
+                if (!best || ownerEnd > bestEnd) {
+                    best = &t;
+                    bestEnd = ownerEnd;
+                }
+            } else if (mine > 0) {
+                // Worth a copy once the holder has overrun its pace by what m needs.
+                const auto when = now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(mineEnd - ownerEnd + 1e-3));
+                recheck = std::min(recheck, when);
+            }
+        }
+        return best;
+    };
+    // Item i is member m's, unless another call has it already (with the lock held).
+    auto keep = [&](std::size_t m, bool copy, std::size_t i) {
+        if (done[i]) return false;
+        done[i] = 1;
+        report.itemDevice[i] = static_cast<int>(m);
+        ++report.devices[m].items;
+        if (copy) ++report.copiedItems;
+        ++completed;
+        if (batchProgress) batchProgress->update(completed);
+        return true;
+    };
+    // Item i's result is kept from member m's call on task t, when no other call has claimed it.
+    auto claim = [&](std::size_t m, Task* t, bool copy, std::size_t i) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (i < t->b || i >= t->e) throw Error("a batch's work claimed item " + std::to_string(i) + " outside its range");
+        if (!keep(m, copy, i)) return false;
+        if (t->running > 1 && taskDone(*t))
+            for (std::size_t o = 0; o < members; ++o)
+                if (o != m && current[o] == t) contexts_[o]->requestStop();
+        changed.notify_all();
+        return true;
+    };
 
     auto member = [&](std::size_t m) {
         Context& ctx = *contexts_[m];
@@ -279,40 +370,62 @@ BatchReport DeviceSet::run(std::size_t n, const RangeWork& work, const BatchOpti
         changed.wait(lock, [&] { return started >= working(); });
         bool first = true;
         for (;;) {
-            std::size_t b = 0, e = 0;
-            bool retried = false;
+            if (completed == n && retry.empty()) {
+                changed.notify_all();
+                return;
+            }
+            Task* task = nullptr;
+            bool retried = false, copy = false;
+            auto recheck = Clock::time_point::max();
             if (!retry.empty()) {
-                std::tie(b, e) = retry.front();
+                tasks.push_back({retry.front().first, retry.front().second, 0, false, m, Clock::now()});
                 retry.pop_front();
+                task = &tasks.back();
                 retried = true;
             } else if (next < n && !shouldIdle(m)) {
                 const std::size_t left = n - next;
                 const std::size_t chunk = std::clamp<std::size_t>(left / (4 * members), 1, std::max<std::size_t>(1, options.maxChunk));
-                b = next;
-                e = next + std::min(chunk, left);
-                next = e;
+                tasks.push_back({next, next + std::min(chunk, left), 0, false, m, Clock::now()});
+                task = &tasks.back();
+                next = task->e;
+            } else if (next >= n && (task = straggler(m, recheck))) {
+                task->copied = copy = true;
             } else if (inFlight > 0) {
-                // Another member may yet fail and hand its items back.
+                // Another member may yet fail and hand its items back, or overrun its pace.
                 if (next < n) report.devices[m].leftIdle = true;
-                changed.wait(lock);
+                if (recheck == Clock::time_point::max()) changed.wait(lock);
+                else changed.wait_until(lock, recheck);
                 continue;
             } else if (next < n) {
                 // Idle by the rule, but nobody else is working: take one after all.
-                b = next;
-                e = ++next;
+                tasks.push_back({next, next + 1, 0, false, m, Clock::now()});
+                task = &tasks.back();
+                ++next;
             } else {
                 changed.notify_all();
                 return;
             }
+            const std::size_t b = task->b, e = task->e;
             if (retried) report.retried += e - b;
+            if (copy) ++report.devices[m].copies;
             report.devices[m].leftIdle = false;
             ++inFlight;
+            ++task->running;
+            current[m] = task;
             const std::size_t before = handed[m];
             handed[m] += e - b;
             lock.unlock();
 
-            const auto w0 = std::chrono::steady_clock::now();
+            BatchCall call;
+            call.copy_ = copy;
+            call.claim_ = [&, m, task, copy](std::size_t i) { return claim(m, task, copy, i); };
+            call.claimed_ = [&](std::size_t i) {
+                std::lock_guard<std::mutex> guard(mutex);
+                return i < n && done[i] != 0;
+            };
+            const auto w0 = Clock::now();
             std::string failure;
+            bool stopped = false;
             std::size_t failedAt = b;
             try {
                 if (fault && static_cast<int>(m) == faultMember && before < faultAt && faultAt <= before + (e - b)) {
@@ -320,7 +433,15 @@ BatchReport DeviceSet::run(std::size_t n, const RangeWork& work, const BatchOpti
                     if (faultDies) std::_Exit(70);
                     throw Error("an injected fault (PORTACL_BATCH_FAULT)");
                 }
-                work(ctx, b, e);
+                if (static_cast<int>(m) == slowMember) {
+                    // The slow device of the tests: its wait ends when its items are copied and kept.
+                    const auto until = w0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(slowSeconds));
+                    while (Clock::now() < until && !ctx.stopRequested()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                    if (ctx.stopRequested()) throw WorkAbandoned("stopped");
+                }
+                work(ctx, b, e, call);
+            } catch (const WorkAbandoned&) {
+                stopped = true;
             } catch (const std::exception& ex) {
                 failure = ex.what();
                 if (failure.empty()) failure = "an unnamed failure";
@@ -331,33 +452,50 @@ BatchReport DeviceSet::run(std::size_t n, const RangeWork& work, const BatchOpti
 
             lock.lock();
             --inFlight;
+            --task->running;
+            current[m] = nullptr;
+            ctx.requestStop(false);
             report.devices[m].busySeconds += s;
-            if (!failure.empty()) {
+            if (stopped && !taskDone(*task)) {
+                // Stopped without a copy to finish its items (a stop meant for an earlier call): they
+                // are computed again.
+                if (task->running == 0) retry.emplace_back(b, e);
+            } else if (stopped) {
+                ++report.devices[m].stopped;
+            } else if (!failure.empty()) {
                 alive[m] = false;
                 failures_[m] = failure;
                 report.devices[m].failed = true;
                 report.devices[m].failure = failure;
                 lastFailedItem = itemName(failedAt);
                 failures.push_back(labels_[m] + " at " + lastFailedItem + ": " + failure);
-                retry.emplace_back(b, e);
+                // Its items go back to the queue, unless the other copy still computes them.
+                if (task->running == 0 && !taskDone(*task)) retry.emplace_back(b, e);
                 log(LogLevel::Warning, "device " + labels_[m] + " failed at " + lastFailedItem + " (" + failure +
                                            "); its items go to the other devices");
-                changed.notify_all();
-                return;
-            }
-            report.devices[m].items += e - b;
-            for (std::size_t i = b; i < e; ++i) report.itemDevice[i] = static_cast<int>(m);
-            completed += e - b;
-            if (batchProgress) batchProgress->update(completed);
-            if (first) {
-                firstSeconds[m] += s;
-                firstItems[m] += e - b;
-                first = false;
             } else {
-                paceSeconds[m] += s;
-                paceItems[m] += e - b;
+                // The items the call returned without claiming are its own, unless another copy has them.
+                for (std::size_t i = b; i < e; ++i) keep(m, copy, i);
+                // Its pace; a call that was stopped says only that the member is slower than this.
+                if (first) {
+                    firstSeconds[m] += s;
+                    firstItems[m] += e - b;
+                    first = false;
+                } else {
+                    paceSeconds[m] += s;
+                    paceItems[m] += e - b;
+                }
             }
+            if (stopped) {
+                // What it spent is a lower bound on its pace: enough for the idle rule.
+                (first ? firstSeconds[m] : paceSeconds[m]) += s;
+                (first ? firstItems[m] : paceItems[m]) += e - b;
+                first = false;
+            }
+            if (task->running == 0)
+                tasks.remove_if([&](const Task& t) { return &t == task; });
             changed.notify_all();
+            if (!failure.empty()) return;
         }
     };
 
@@ -380,7 +518,7 @@ BatchReport DeviceSet::run(std::size_t n, const RangeWork& work, const BatchOpti
         progress.finish();
     }
     report.seconds = secondsSince(t0);
-    if (!retry.empty()) {
+    if (completed < n) {
         std::string why;
         for (const auto& f : failures) why += (why.empty() ? "" : "; ") + f;
         throw Error("the batch stopped at " + lastFailedItem + ": every device of the set failed (" + why + ")");

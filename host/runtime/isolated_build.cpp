@@ -143,7 +143,7 @@ std::string compileWorkerPath() {
 }
 
 IsolatedBuild buildInChildProcess(const DeviceInfo& device, const std::string& source, const std::string& options,
-                                  double timeoutSeconds) {
+                                  double timeoutSeconds, const std::atomic<bool>* stop) {
     IsolatedBuild result;
     const std::string worker = compileWorkerPath();
     if (worker.empty()) {
@@ -207,6 +207,14 @@ IsolatedBuild buildInChildProcess(const DeviceInfo& device, const std::string& s
         if (done == pid) break;
         if (done < 0 && errno != EINTR) {
             result.detail = "lost the compile worker";
+            return result;
+        }
+        if (stop && *stop) {
+            ::kill(pid, SIGKILL);
+            while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+            }
+            result.outcome = IsolatedBuild::Outcome::Stopped;
+            result.detail = "stopped";
             return result;
         }
         if (std::chrono::steady_clock::now() >= deadline) {

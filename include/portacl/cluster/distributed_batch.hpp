@@ -31,6 +31,12 @@ struct PORTACL_API DistributedReport {
 // Computes items [begin, end) on ctx and puts item i's result, as bytes, in results[i - begin].
 using RangeResults = std::function<void(Context& ctx, std::size_t begin, std::size_t end, std::string* results)>;
 
+// The same for work that writes outputs of its own (files) besides its results: two calls may
+// compute one item at once (an idle device copies a straggler's items, DeviceSet::run), and only the
+// one whose call.claim(i) succeeds writes item i's outputs and results[i - begin].
+using ClaimingResults =
+    std::function<void(Context& ctx, std::size_t begin, std::size_t end, std::string* results, BatchCall& call)>;
+
 // Collective over every rank of `world`: items [0, n) computed by `work` on the ranks' devices
 // (DeviceSet::run hands each device ranges of at most options.maxChunk items). On
 // rank 0 returns the n results in input order; on the other ranks an empty vector. Throws on every
@@ -38,6 +44,9 @@ using RangeResults = std::function<void(Context& ctx, std::size_t begin, std::si
 // A rank takes chunks of at most options.maxChunk x its devices.
 PORTACL_API std::vector<std::string> runDistributedBatch(const World& world, DeviceSet& devices, std::size_t n,
                                                          const RangeResults& work, const BatchOptions& options = {},
+                                                         DistributedReport* report = nullptr);
+PORTACL_API std::vector<std::string> runDistributedBatch(const World& world, DeviceSet& devices, std::size_t n,
+                                                         const ClaimingResults& work, const BatchOptions& options = {},
                                                          DistributedReport* report = nullptr);
 
 }  // namespace portacl::cluster

@@ -5,6 +5,7 @@
 
 #include "portacl/export.hpp"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -145,6 +146,14 @@ public:
     void wait(const cl::Event& e, const std::string& what);
     double deviceTimeout() const { return deviceTimeout_; }  // seconds; 0: no limit
 
+    // Asks the work running on this context, from any thread, to stop: its next kernel launch or
+    // program build (a build in a child process is ended) first waits for what the queue holds, so
+    // that no host memory is still in use, then throws WorkAbandoned; so does every launch until
+    // requestStop(false). A kernel already running is not cut short. For the device set, which
+    // stops the slower of two copies of an item.
+    void requestStop(bool stop = true) { stop_ = stop; }
+    bool stopRequested() const { return stop_; }
+
     // Records an event of work enqueued outside launch() (an FFT library, say).
     void recordEvent(const std::string& name, EventKind kind, const cl::Event& e);
 
@@ -172,6 +181,8 @@ public:
     std::vector<std::pair<cl_ulong, cl_ulong>> endTimingSpans();  // finishes the queue
 
 private:
+    // requestStop: waits for the queue, then throws WorkAbandoned.
+    void stopIfRequested();
     // Releases the host memory of non-blocking writes that have completed.
     void releaseCompletedWrites();
 
@@ -194,6 +205,7 @@ private:
     std::vector<std::pair<cl::Event, std::shared_ptr<const void>>> pendingWrites_;
     double deviceTimeout_ = 0;  // PORTACL_DEVICE_TIMEOUT
     bool hung_ = false;         // a wait ran out of time: the queue may never drain
+    std::atomic<bool> stop_{false};  // requestStop
     cl::UserEvent stall_;       // PORTACL_DEVICE_FAULT=stall: the gate before every command
     std::map<std::type_index, std::shared_ptr<void>> states_;  // declared last: destroyed first
 };

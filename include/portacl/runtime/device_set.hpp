@@ -1,9 +1,11 @@
 // Several devices at once for a batch of independent items (frames, images, volumes): one Context
 // per device, each driven by its own host thread, taking the next items from one shared queue
 // (dynamic balancing: a fast device takes more items, no fixed split). Results land in input order,
-// so a batch gives what a one-device run gives. A device that fails mid-batch is retired and the items
-// it held go to the others; the batch fails, in one sentence naming the item, only when no device is
-// left. docs/multi_device.md says how to use it and what it measured.
+// so a batch gives what a one-device run gives. When nothing is left to hand out, an idle device
+// computes a copy of the items a slower one still holds, and the first copy to finish is kept. A
+// device that fails mid-batch is retired and the items it held go to the others; the batch fails,
+// in one sentence naming the item, only when no device is left. docs/multi_device.md says how to use
+// it and what it measured.
 #pragma once
 
 #include "portacl/export.hpp"
@@ -38,6 +40,8 @@ struct PORTACL_API DeviceShare {
     bool failed = false;       // retired after a failure (its items went to the others)
     std::string failure;       // the sentence it failed with
     bool leftIdle = false;     // stopped taking items: the others would finish the rest sooner
+    std::size_t copies = 0;    // calls that copied items a slower member held
+    std::size_t stopped = 0;   // calls stopped because another member's copy finished them first
 };
 
 struct PORTACL_API BatchReport {
@@ -46,6 +50,7 @@ struct PORTACL_API BatchReport {
     std::vector<DeviceShare> devices;   // one per member, in the set's order
     std::vector<int> itemDevice;        // which member computed each item
     std::size_t retried = 0;            // items computed again after their device failed
+    std::size_t copiedItems = 0;        // items whose kept result came from a straggler's copy
     // "3 items in 0.52 s (5.8 items/s): 0:0 PoCL 2 items, 1.0 s busy; ..." one line per member.
     std::string describe() const;
 };
@@ -59,6 +64,36 @@ struct PORTACL_API BatchOptions {
     // Leave a member idle near the end of a batch when the others, at the pace measured so far,
     // would finish every remaining item before it finished one more.
     bool idleSlowDevices = true;
+    // Stragglers: when no item is left to hand out and a member is idle while another still computes
+    // items, the idle member computes a copy of them if, at the paces measured, it would finish them
+    // sooner (a member whose pace is not known yet, its first call, is always worth a copy). The
+    // first copy to claim an item keeps it; the other copy is stopped at its next kernel launch or
+    // build (Context::requestStop). Only work that claims its items (BatchCall) is ever copied.
+    bool copyStragglers = true;
+};
+
+// What a work call learns from the set. Two calls may compute the same items at once (a straggler
+// and its copy): each claims an item before writing its result or output, and writes it only when
+// the claim succeeds, so that every item has exactly one result, the first to be finished.
+class PORTACL_API BatchCall {
+public:
+    BatchCall() = default;
+    // A call whose claims go to `claim` and `claimed` (a chunk of a larger batch numbers its items so).
+    BatchCall(std::function<bool(std::size_t)> claim, std::function<bool(std::size_t)> claimed, bool copy)
+        : claim_(std::move(claim)), claimed_(std::move(claimed)), copy_(copy) {}
+    // True for the first call to claim item i, which then writes the item's result; false when
+    // another copy has, and this call drops what it computed for i. An item this call returns without
+    // claiming is taken to be written by it (unless another copy claimed it).
+    bool claim(std::size_t i) { return claim_(i); }
+    // Whether item i has been claimed already (by the other copy): the call may skip computing it.
+    bool claimed(std::size_t i) const { return claimed_(i); }
+    // Whether this call is the copy of items another member still holds.
+    bool isCopy() const { return copy_; }
+
+private:
+    friend class DeviceSet;
+    std::function<bool(std::size_t)> claim_, claimed_;
+    bool copy_ = false;
 };
 
 class PORTACL_API DeviceSet {
@@ -87,21 +122,32 @@ public:
     // thread; one call at a time per member, concurrently across members. It must write each item's
     // result to a place of its own (the index), so that results come back in input order.
     using RangeWork = std::function<void(Context& ctx, std::size_t begin, std::size_t end)>;
+    // The same, for work whose items may be computed twice (a straggler's copy): it writes item i's
+    // result only when call.claim(i) says so.
+    using ClaimingWork = std::function<void(Context& ctx, std::size_t begin, std::size_t end, BatchCall& call)>;
 
     // Runs items [0, n) over the set and waits for all of them. A work call that throws retires
     // its member for the life of the set (logged as a warning) and its items are computed again by
     // another member; when every member has failed, throws portacl::Error naming the item and each
     // member's failure. A one-member set runs on the calling thread. PORTACL_BATCH_FAULT=M:K makes
-    // member M fail when handed its K-th item (M:K:die ends the process), for tests.
+    // member M fail when handed its K-th item (M:K:die ends the process), and PORTACL_BATCH_SLOW=M:S
+    // makes member M wait S seconds before each call (a slow device; its copy ends the wait), for
+    // tests. RangeWork writes its results itself, so its items are never copied.
     BatchReport run(std::size_t n, const RangeWork& work, const BatchOptions& options = {});
+    // The same with straggler copies (BatchOptions::copyStragglers).
+    BatchReport run(std::size_t n, const ClaimingWork& work, const BatchOptions& options = {});
 
-    // Per item: fn(ctx, i) -> R, results in input order.
+    // Per item: fn(ctx, i) -> R, results in input order (a straggler's items copied as above).
     template <typename R, typename Fn>
     std::vector<R> map(std::size_t n, Fn fn, BatchReport* report = nullptr, const BatchOptions& options = {}) {
         std::vector<std::optional<R>> slots(n);
-        BatchReport r = run(n, [&](Context& ctx, std::size_t b, std::size_t e) {
-            for (std::size_t i = b; i < e; ++i) slots[i].emplace(fn(ctx, i));
-        }, options);
+        BatchReport r = run(n, ClaimingWork([&](Context& ctx, std::size_t b, std::size_t e, BatchCall& call) {
+            for (std::size_t i = b; i < e; ++i) {
+                if (call.claimed(i)) continue;
+                R value = fn(ctx, i);
+                if (call.claim(i)) slots[i].emplace(std::move(value));
+            }
+        }), options);
         if (report) *report = std::move(r);
         std::vector<R> out;
         out.reserve(n);

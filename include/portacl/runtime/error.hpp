@@ -15,6 +15,14 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// The work on a context was stopped on purpose (Context::requestStop): a device set stops the slower
+// copy of an item another device has finished. Not an Error, so that no workload takes it for a
+// failure of its input.
+class PORTACL_API WorkAbandoned : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // The name of an OpenCL status code ("CL_OUT_OF_RESOURCES" for -5), or "CL_UNKNOWN_ERROR(<n>)".
 PORTACL_API std::string clStatusName(int status);
 

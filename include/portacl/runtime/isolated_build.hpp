@@ -15,6 +15,7 @@
 
 #include "portacl/export.hpp"
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ struct PORTACL_API IsolatedBuild {
         Crashed,      // the child died (signal or unexpected exit); `detail` says how
         TimedOut,     // the child did not finish within the timeout and was killed
         Unavailable,  // no worker, or it could not find the device: compile in-process instead
+        Stopped,      // *stop became true and the child was killed
     };
     Outcome outcome = Outcome::Unavailable;
     std::vector<unsigned char> binary;
@@ -45,9 +47,10 @@ PORTACL_API double isolatedBuildTimeout();
 // The worker executable, or "" when there is none.
 PORTACL_API std::string compileWorkerPath();
 
-// Compiles `source` with `options` for `device` in a child process.
+// Compiles `source` with `options` for `device` in a child process; a `stop` flag that becomes true
+// ends the child (Outcome::Stopped).
 PORTACL_API IsolatedBuild buildInChildProcess(const DeviceInfo& device, const std::string& source, const std::string& options,
-                                              double timeoutSeconds);
+                                              double timeoutSeconds, const std::atomic<bool>* stop = nullptr);
 
 // The child's side: reads the request file, compiles, writes <request>.bin and <request>.log.
 // Exit status: 0 built, 3 rejected by the compiler, 4 device not found, 5 any other failure.

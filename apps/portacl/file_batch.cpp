@@ -1,0 +1,130 @@
+#include "file_batch.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "portacl/cluster/distributed_batch.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
+
+namespace portacl::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// An item's slot: 'o' and its line, or 'f' and its failure sentence ("" while not computed).
+constexpr char kDone = 'o', kFailed = 'f';
+
+}  // namespace
+
+std::string lowerCase(std::string s) {
+    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+std::vector<std::string> listBatchInputs(const std::vector<std::string>& named, const std::vector<std::string>& extensions,
+                                         const std::string& kinds) {
+    if (named.size() == 1 && fs::is_directory(named[0])) {
+        std::vector<std::string> found;
+        for (const auto& e : fs::directory_iterator(named[0]))
+            if (e.is_regular_file() && std::find(extensions.begin(), extensions.end(), lowerCase(e.path().extension().string())) != extensions.end())
+                found.push_back(e.path().string());
+        std::sort(found.begin(), found.end());
+        if (found.empty()) throw Error("the folder '" + named[0] + "' holds no " + kinds);
+        return found;
+    }
+    for (const auto& f : named) {
+        if (fs::is_directory(f)) throw Error("'" + f + "' is a folder; give either one folder or a list of files");
+        if (!fs::is_regular_file(f)) throw Error("the input '" + f + "' does not exist");
+    }
+    return named;
+}
+
+std::string batchOutputPath(const std::string& outDir, const std::string& input, const std::string& ext) {
+    std::string stem = fs::path(input).filename().string();
+    if (lowerCase(stem).size() > 7 && lowerCase(stem).compare(stem.size() - 7, 7, ".nii.gz") == 0) stem.resize(stem.size() - 7);
+    else stem = fs::path(stem).stem().string();
+    return (fs::path(outDir) / (stem + "." + ext)).string();
+}
+
+void checkBatchOutputs(const std::string& outDir, const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
+    if (!fs::is_directory(outDir)) throw Error("with several inputs, -o names an existing folder for the outputs ('" + outDir + "' is none)");
+    for (const auto& out : outputs) checkOutputPath(out, inputs, "-o");
+    for (std::size_t i = 1; i < outputs.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (outputs[i] == outputs[j]) throw Error("'" + inputs[j] + "' and '" + inputs[i] + "' would both write '" + outputs[i] + "'; rename one");
+}
+
+std::optional<std::vector<std::string>> runFileBatch(const FileBatch& fb, const CommonOptions& common, const BatchCliOptions& batchOptions) {
+    const std::size_t n = fb.items;
+    // Item i's slot, or nothing when another copy of it claimed it first.
+    auto one = [&](Context* ctx, std::size_t i, BatchCall* call) -> std::optional<std::string> {
+        std::function<std::string()> commit;
+        std::string failure;
+        try {
+            commit = fb.compute(ctx, i);
+        } catch (const ClError&) {
+            throw;  // the device's failure: the set retires it and the item goes to another device
+        } catch (const Error& e) {
+            failure = e.what();
+        }
+        if (call && !call->claim(i)) return std::nullopt;
+        if (failure.empty()) {
+            try {
+                return kDone + commit();
+            } catch (const Error& e) {  // writing, on the host: the item's failure, never its device's
+                failure = e.what();
+            }
+        }
+        return kFailed + fb.itemName(i) + ": " + failure;
+    };
+    std::vector<std::string> slots(n);
+    if (fb.serial) {
+        if (ranks()) throw Error("--serial runs in one process; run it without mpirun");
+        for (std::size_t i = 0; i < n; ++i) slots[i] = *one(nullptr, i, nullptr);
+    } else {
+        std::unique_ptr<DeviceSet> opened;
+        if (!fb.devices) opened = openDeviceSet(common, batchOptions, fb.precision);
+        DeviceSet* devices = fb.devices ? fb.devices : opened.get();
+        BatchOptions bo;
+        bo.itemName = fb.itemName;
+        const cluster::ClaimingResults work = [&](Context& ctx, std::size_t b, std::size_t e, std::string* out, BatchCall& call) {
+            for (std::size_t i = b; i < e; ++i) {
+                if (call.claimed(i)) continue;
+                if (auto slot = one(&ctx, i, &call)) out[i - b] = std::move(*slot);
+            }
+        };
+        if (cluster::World* world = ranks()) {
+            // Each item's outputs are written by the rank that computed it (the ranks share the
+            // folders, as they share the inputs); rank 0 gathers the slots.
+            passRankGate();
+            cluster::DistributedReport report;
+            slots = cluster::runDistributedBatch(*world, *devices, n, work, bo, &report);
+            if (!world->isRoot()) return std::nullopt;
+            std::cerr << report.describe();
+        } else {
+            const BatchReport report = devices->run(n, DeviceSet::ClaimingWork([&](Context& ctx, std::size_t b, std::size_t e, BatchCall& call) {
+                work(ctx, b, e, slots.data() + b, call);
+            }), bo);
+            printBatchReport(report, *devices);
+        }
+        printProfile(*devices, common);
+    }
+    std::size_t failed = 0;
+    std::string first;
+    std::vector<std::string> lines(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (slots[i].empty()) throw Error("internal: " + fb.itemName(i) + " has no result");
+        if (slots[i][0] == kFailed && failed++ == 0) first = slots[i].substr(1);
+        if (slots[i][0] == kDone) lines[i] = slots[i].substr(1);
+    }
+    if (failed)
+        throw Error(std::to_string(failed) + " of " + std::to_string(n) + " " + fb.noun + " failed, the first " + first +
+                    " (the other outputs were written)");
+    return lines;
+}
+
+}  // namespace portacl::cli
