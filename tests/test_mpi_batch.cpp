@@ -1,6 +1,7 @@
 // Batches over the ranks of an MPI job (`mpirun -n 2 --oversubscribe portacl ...` on PoCL): the
 // frames of a multi-model structure and a folder of images give, byte for byte, what one process
-// gives; a rank whose device fails (an injected fault) hands its items back and none is lost; a
+// gives; a straggling rank's chunk is copied by rank 0 and the job does not wait for it; a rank whose
+// device fails (an injected fault) hands its items back and none is lost; a
 // rank that dies ends the job with a non-zero status, no output and no hang; a
 // rank that sees no device ends the job in one sentence from rank 0, with a non-zero status and no
 // output; a command that does not spread over ranks is refused once.
@@ -84,6 +85,24 @@ TEST(MpiBatch, FilterFolderOverTwoRanksSurvivesAFailedRank) {
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find("injected fault"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("rank 1 0 (failed"), std::string::npos) << r.err;
+    test::expectSameFolders(one, two);
+    for (const auto& d : {in, one, two}) fs::remove_all(d);
+}
+
+// A straggling rank (PORTACL_BATCH_SLOW: rank 1's device waits 60 s before each chunk) does not
+// hold the job: rank 0 computes a copy of its chunk, keeps it and tells rank 1 to stop.
+TEST(MpiBatch, AStragglingRanksChunkIsCopiedAndTheJobEndsWithoutIt) {
+    const std::string in = scratch("sin"), one = scratch("sone"), two = scratch("stwo");
+    makeImages(in, 7);
+    for (const auto& d : {one, two}) fs::create_directories(d);
+    const std::string ops = " --op median:3 --device pocl";
+    ShellResult r = run(cli + " filter " + in + " -o " + one + ops);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto t0 = std::chrono::steady_clock::now();
+    r = run("timeout 120 " + twoRanks("", "env PORTACL_BATCH_SLOW=0:60", "filter " + in + " -o " + two + ops));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 40.0) << r.err;
+    EXPECT_NE(r.err.find("rank 0 7, rank 1 0"), std::string::npos) << r.err;
     test::expectSameFolders(one, two);
     for (const auto& d : {in, one, two}) fs::remove_all(d);
 }

@@ -1,6 +1,7 @@
 #include "portacl/cluster/distributed_batch.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -65,9 +67,10 @@ void accumulate(BatchReport& into, const BatchReport& chunk) {
 
 // Items [b, e) on this rank's devices; throws when every device has failed.
 std::vector<std::string> computeChunk(DeviceSet& devices, std::size_t n, Range c, const ClaimingResults& work,
-                                      const BatchOptions& options, BatchReport& local) {
+                                      const BatchOptions& options, BatchReport& local, std::function<bool()> stopWhen) {
     std::vector<std::string> out(c.second - c.first);
     BatchOptions o = options;
+    o.stopWhen = std::move(stopWhen);
     o.itemName = [&](std::size_t i) {
         return options.itemName ? options.itemName(c.first + i) : "item " + std::to_string(c.first + i + 1) + " of " + std::to_string(n);
     };
@@ -76,7 +79,7 @@ std::vector<std::string> computeChunk(DeviceSet& devices, std::size_t n, Range c
     return out;
 }
 
-enum Tag : int { kRequest = 101, kChunk = 102, kResult = 103, kFailed = 104 };
+enum Tag : int { kRequest = 101, kChunk = 102, kResult = 103, kFailed = 104, kStop = 105 };
 
 void sendRange(int to, int tag, Range c, const std::string& text = "") {
     std::string msg(2 * sizeof(std::uint64_t), '\0');
@@ -92,19 +95,48 @@ Range rangeOf(const std::string& msg) {
     return {static_cast<std::size_t>(v[0]), static_cast<std::size_t>(v[1])};
 }
 
+// Receives the message `st` announced.
+std::string receive(const MPI_Status& st) {
+    int count = 0;
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    std::string msg(static_cast<std::size_t>(count), '\0');
+    MPI_Recv(msg.data(), count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return msg;
+}
+
 // Rank 0: hands out chunks, computes its own from the same queue on a thread of its own, and
-// gathers every result. Returns the failure sentence, "" when every item has its result.
+// gathers every result. When nothing is left to hand out, a rank that asks (or rank 0's own thread)
+// gets a copy of the chunk another rank has held longest; the first result of each item is kept,
+// and once every item of a chunk is in, the rank still computing it is told to stop. Returns the
+// failure sentence, "" when every item has its result.
 std::string serveBatch(const World& world, DeviceSet& devices, std::size_t n, const ClaimingResults& work, const BatchOptions& options,
                        std::vector<std::string>& results, DistributedReport& rep) {
+    using Clock = std::chrono::steady_clock;
     const int ranks = world.size();
     const std::size_t maxChunk = std::max<std::size_t>(1, options.maxChunk);
     std::mutex mutex;
     std::condition_variable changed;
     std::size_t next = 0, received = 0;
+    std::vector<char> have(n, 0);
     std::deque<Range> retry;
-    std::map<int, Range> remote;  // the chunk each rank holds
-    bool localBusy = false;
-    std::string lastItem;
+    struct Holding {
+        Range chunk;
+        Clock::time_point since;
+    };
+    std::map<int, Holding> held;                 // the chunk each rank computes (0: rank 0's thread)
+    std::set<Range> copied;                      // chunks handed out a second time
+    std::vector<std::pair<int, Range>> stops;    // stop messages for the main thread to send
+    std::atomic<bool> localStop{false};
+    auto complete = [&](Range c) {
+        for (std::size_t i = c.first; i < c.second; ++i)
+            if (!have[i]) return false;
+        return true;
+    };
+    auto heldByOther = [&](int rank, Range c) {
+        for (const auto& [r, h] : held)
+            if (r != rank && h.chunk == c) return true;
+        return false;
+    };
     // The next chunk for a rank of `devs` devices (guided: a share of what is left), with the lock held.
     auto take = [&](std::size_t devs) -> std::optional<Range> {
         if (!retry.empty()) {
@@ -120,59 +152,109 @@ std::string serveBatch(const World& world, DeviceSet& devices, std::size_t n, co
         next = c.second;
         return c;
     };
+    // Nothing left to hand out: a copy of the unfinished chunk another rank has held longest.
+    auto straggler = [&](int rank) -> std::optional<Range> {
+        if (!options.copyStragglers) return std::nullopt;
+        const Holding* best = nullptr;
+        for (const auto& [r, h] : held)
+            if (r != rank && !copied.count(h.chunk) && !complete(h.chunk) && (!best || h.since < best->since)) best = &h;
+        if (!best) return std::nullopt;
+        copied.insert(best->chunk);
+        return best->chunk;
+    };
+    auto hand = [&](int rank, std::size_t devs) {
+        auto c = take(devs);
+        if (!c && received < n) c = straggler(rank);
+        if (c) held[rank] = {*c, Clock::now()};
+        return c;
+    };
+    // Item `item`'s result from rank `from`: the first to come is kept. A chunk it completes is
+    // stopped where another rank still computes it.
+    auto store = [&](int from, std::size_t item, std::string&& bytes) {
+        if (item >= n || have[item]) return;
+        have[item] = 1;
+        results[item] = std::move(bytes);
+        ++rep.rankItems[static_cast<std::size_t>(from)];
+        ++received;
+        for (const auto& [r, h] : held)
+            if (r != from && h.chunk.first <= item && item < h.chunk.second && complete(h.chunk)) {
+                if (r == 0) localStop = true;
+                else stops.emplace_back(r, h.chunk);
+            }
+    };
+    // A chunk given back by a rank that failed: computed again unless another rank has it in hand.
+    auto giveBack = [&](int rank, Range c) {
+        if (!complete(c) && !heldByOther(rank, c)) {
+            copied.erase(c);
+            retry.push_back(c);
+        }
+    };
 
     Progress progress("batch over " + std::to_string(ranks) + " ranks", n, "items");
     std::thread local([&] {
         muteProgressOnThisThread(true);  // the job's line (below) speaks for rank 0's devices
         std::unique_lock<std::mutex> lock(mutex);
         for (;;) {
-            changed.wait(lock, [&] { return !retry.empty() || next < n || remote.empty(); });
-            const auto c = take(devices.size());
-            if (!c) return;
-            localBusy = true;
+            const auto c = hand(0, devices.size());
+            if (!c) {
+                if (received == n || held.empty()) return;  // done, or nothing can come back
+                changed.wait(lock);
+                continue;
+            }
+            localStop = false;
             lock.unlock();
             std::vector<std::string> out;
             std::string failure;
+            bool stopped = false;
             try {
-                out = computeChunk(devices, n, *c, work, options, rep.local);
+                out = computeChunk(devices, n, *c, work, options, rep.local, [&] { return localStop.load(); });
+            } catch (const WorkAbandoned&) {
+                stopped = true;
+                if (devices.working() == 0) failure = devices.failedSentence();  // it failed before the stop
             } catch (const std::exception& e) {
                 failure = e.what();
             }
             lock.lock();
-            localBusy = false;
+            held.erase(0);
             if (!failure.empty()) {
-                retry.push_back(*c);
+                giveBack(0, *c);
                 rep.rankFailures[0] = failure;
                 changed.notify_all();
                 return;
             }
-            for (std::size_t i = 0; i < out.size(); ++i) results[c->first + i] = std::move(out[i]);
-            rep.rankItems[0] += out.size();
-            received += out.size();
+            if (!stopped)
+                for (std::size_t i = 0; i < out.size(); ++i) store(0, c->first + i, std::move(out[i]));
             changed.notify_all();
         }
     });
 
     // The ranks that asked while nothing was left to hand out but chunks were still in flight (a
-    // failing rank hands its chunk back).
+    // failing rank hands its chunk back; a slow one's chunk becomes worth a copy).
     std::map<int, std::size_t> waiting;
     int finished = 0;
     auto serve = [&](int rank, std::size_t devs) {
         std::unique_lock<std::mutex> lock(mutex);
-        if (const auto c = take(devs)) {
-            remote[rank] = *c;
+        if (const auto c = hand(rank, devs)) {
             lock.unlock();
             sendRange(rank, kChunk, *c);
             return true;
         }
-        if (localBusy || !remote.empty()) return false;  // wait: a chunk may come back
+        if (received < n && !held.empty()) return false;  // wait: a chunk may come back
         lock.unlock();
         sendRange(rank, kChunk, {n, n});  // done
         ++finished;
         return true;
     };
-    std::string msg;
+    auto sendStops = [&] {
+        std::vector<std::pair<int, Range>> now;
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            now.swap(stops);
+        }
+        for (const auto& [r, c] : now) sendRange(r, kStop, c);
+    };
     while (finished < ranks - 1) {
+        sendStops();
         int flag = 0;
         MPI_Status st;
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
@@ -185,17 +267,14 @@ std::string serveBatch(const World& world, DeviceSet& devices, std::size_t n, co
             std::this_thread::sleep_for(std::chrono::microseconds(200));
             continue;
         }
-        int count = 0;
-        MPI_Get_count(&st, MPI_BYTE, &count);
-        msg.assign(static_cast<std::size_t>(count), '\0');
-        MPI_Recv(msg.data(), count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        const std::string msg = receive(st);
         const int from = st.MPI_SOURCE;
         if (st.MPI_TAG == kRequest) {
             std::uint64_t devs = 1;
             if (msg.size() >= sizeof devs) std::memcpy(&devs, msg.data(), sizeof devs);
             {
                 std::lock_guard<std::mutex> lock(mutex);
-                remote.erase(from);  // its last chunk's results came before this request
+                held.erase(from);  // its last chunk's results (or its stop) came before this request
                 changed.notify_all();
             }
             if (!serve(from, static_cast<std::size_t>(devs))) waiting[from] = static_cast<std::size_t>(devs);
@@ -203,54 +282,70 @@ std::string serveBatch(const World& world, DeviceSet& devices, std::size_t n, co
             std::uint64_t item = 0;
             std::memcpy(&item, msg.data(), sizeof item);
             std::lock_guard<std::mutex> lock(mutex);
-            if (item < n) {
-                results[item] = msg.substr(sizeof item);
-                ++rep.rankItems[static_cast<std::size_t>(from)];
-                ++received;
-            }
+            store(from, static_cast<std::size_t>(item), msg.substr(sizeof item));
+            changed.notify_all();
         } else if (st.MPI_TAG == kFailed) {
             std::lock_guard<std::mutex> lock(mutex);
-            retry.push_back(rangeOf(msg));
-            remote.erase(from);
+            held.erase(from);
+            giveBack(from, rangeOf(msg));
             rep.rankFailures[static_cast<std::size_t>(from)] = msg.substr(2 * sizeof(std::uint64_t));
             ++finished;
             changed.notify_all();
         }
     }
     {
+        // Rank 0's thread ends its chunk (stopped when every item is in: a copy it no longer needs).
         std::lock_guard<std::mutex> lock(mutex);
+        if (received == n) localStop = true;
         changed.notify_all();
     }
     local.join();
     progress.update(received);
     progress.finish();
-    if (retry.empty()) return "";
-    const Range lost = retry.front();
+    if (received == n) return "";
+    std::size_t lost = 0;
+    while (lost < n && have[lost]) ++lost;
     std::string why;
     for (int r = 0; r < ranks; ++r)
         if (!rep.rankFailures[static_cast<std::size_t>(r)].empty())
             why += (why.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r) + ": " + rep.rankFailures[static_cast<std::size_t>(r)];
-    const std::string item = options.itemName ? options.itemName(lost.first) : "item " + std::to_string(lost.first + 1) + " of " + std::to_string(n);
+    const std::string item = options.itemName ? options.itemName(lost) : "item " + std::to_string(lost + 1) + " of " + std::to_string(n);
     return "the batch stopped at " + item + ": every rank's devices failed (" + why + ")";
 }
 
-// Ranks other than 0: ask for chunks until told there are none, send each item's result.
+// Ranks other than 0: ask for chunks until told there are none, send each item's result. A chunk
+// rank 0 has from another rank already (a copy finished first) is stopped when rank 0 says so.
 void workBatch(DeviceSet& devices, std::size_t n, const ClaimingResults& work, const BatchOptions& options, DistributedReport& rep) {
     const std::uint64_t devs = devices.size();
-    std::string msg;
+    // Whether rank 0 has asked to stop chunk c; stop messages for other chunks are old: dropped.
+    auto stopArrived = [](Range c) {
+        for (;;) {
+            int flag = 0;
+            MPI_Status st;
+            MPI_Iprobe(0, kStop, MPI_COMM_WORLD, &flag, &st);
+            if (!flag) return false;
+            if (rangeOf(receive(st)) == c) return true;
+        }
+    };
     for (;;) {
         MPI_Send(&devs, sizeof devs, MPI_BYTE, 0, kRequest, MPI_COMM_WORLD);
         MPI_Status st;
         MPI_Probe(0, kChunk, MPI_COMM_WORLD, &st);
-        int count = 0;
-        MPI_Get_count(&st, MPI_BYTE, &count);
-        msg.assign(static_cast<std::size_t>(count), '\0');
-        MPI_Recv(msg.data(), count, MPI_BYTE, 0, kChunk, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        const Range c = rangeOf(msg);
-        if (c.first >= c.second) return;
+        const Range c = rangeOf(receive(st));
+        if (c.first >= c.second) {
+            stopArrived(c);  // drops what is left
+            return;
+        }
         std::vector<std::string> out;
         try {
-            out = computeChunk(devices, n, c, work, options, rep.local);
+            out = computeChunk(devices, n, c, work, options, rep.local, [&] { return stopArrived(c); });
+        } catch (const WorkAbandoned&) {
+            // Another rank's copy came first; a set that failed before the stop drops out.
+            if (devices.working() == 0) {
+                sendRange(0, kFailed, c, devices.failedSentence());
+                return;
+            }
+            continue;
         } catch (const std::exception& e) {
             sendRange(0, kFailed, c, e.what());
             return;

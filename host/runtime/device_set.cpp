@@ -8,6 +8,7 @@
 #include <deque>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -216,6 +217,13 @@ std::string DeviceSet::dropMembersWithout(Precision p) {
     return dropped;
 }
 
+std::string DeviceSet::failedSentence() const {
+    std::string why;
+    for (std::size_t m = 0; m < contexts_.size(); ++m)
+        if (!failures_[m].empty()) why += (why.empty() ? "" : "; ") + labels_[m] + ": " + failures_[m];
+    return "every device of the set failed (" + why + ")";
+}
+
 std::size_t DeviceSet::working() const {
     return static_cast<std::size_t>(std::count(failures_.begin(), failures_.end(), std::string()));
 }
@@ -263,6 +271,7 @@ BatchReport DeviceSet::run(std::size_t n, const ClaimingWork& work, const BatchO
     std::mutex mutex;
     std::condition_variable changed;
     std::size_t next = 0, inFlight = 0, started = 0, completed = 0;
+    bool abandoned = false;  // options.stopWhen said so
     Progress* batchProgress = nullptr;
     std::deque<std::pair<std::size_t, std::size_t>> retry;
     std::list<Task> tasks;                     // the ranges being computed
@@ -370,7 +379,7 @@ BatchReport DeviceSet::run(std::size_t n, const ClaimingWork& work, const BatchO
         changed.wait(lock, [&] { return started >= working(); });
         bool first = true;
         for (;;) {
-            if (completed == n && retry.empty()) {
+            if ((completed == n && retry.empty()) || abandoned) {
                 changed.notify_all();
                 return;
             }
@@ -499,25 +508,52 @@ BatchReport DeviceSet::run(std::size_t n, const ClaimingWork& work, const BatchO
         }
     };
 
-    if (working() == 1) {
+    const bool polled = static_cast<bool>(options.stopWhen);
+    if (working() == 1 && !polled) {
         for (std::size_t m = 0; m < members; ++m)
             if (alive[m]) member(m);
     } else {
         // One line for the batch; the members' own progress (a workload's) stays quiet.
-        Progress progress("batch on " + std::to_string(working()) + " devices", n, "items");
-        batchProgress = &progress;
+        std::optional<Progress> progress;
+        if (working() > 1) progress.emplace("batch on " + std::to_string(working()) + " devices", n, "items");
+        batchProgress = progress ? &*progress : nullptr;
         std::vector<std::thread> threads;
         threads.reserve(members);
+        std::size_t ended = 0;
         for (std::size_t m = 0; m < members; ++m)
             threads.emplace_back([&, m] {
                 muteProgressOnThisThread(true);
                 member(m);
+                std::lock_guard<std::mutex> lock(mutex);
+                ++ended;
+                changed.notify_all();
             });
+        if (polled) {
+            // The caller's poll, on this thread (an MPI rank's main thread asks whether rank 0 has
+            // the batch's items from another rank already).
+            std::unique_lock<std::mutex> lock(mutex);
+            while (ended < members) {
+                changed.wait_for(lock, std::chrono::milliseconds(5));
+                if (abandoned || ended == members) continue;
+                lock.unlock();
+                const bool stop = options.stopWhen();
+                lock.lock();
+                if (stop) {
+                    abandoned = true;
+                    for (auto& c : contexts_) c->requestStop();
+                    changed.notify_all();
+                }
+            }
+        }
         for (auto& t : threads) t.join();
         batchProgress = nullptr;
-        progress.finish();
+        if (progress) progress->finish();
     }
     report.seconds = secondsSince(t0);
+    if (abandoned) {
+        for (auto& c : contexts_) c->requestStop(false);
+        throw WorkAbandoned("the batch was stopped (BatchOptions::stopWhen)");
+    }
     if (completed < n) {
         std::string why;
         for (const auto& f : failures) why += (why.empty() ? "" : "; ") + f;

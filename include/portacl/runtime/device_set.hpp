@@ -70,6 +70,10 @@ struct PORTACL_API BatchOptions {
     // first copy to claim an item keeps it; the other copy is stopped at its next kernel launch or
     // build (Context::requestStop). Only work that claims its items (BatchCall) is ever copied.
     bool copyStragglers = true;
+    // Polled on the calling thread every few milliseconds while the members work: true stops the
+    // batch (each member at its next launch, Context::requestStop) and run throws WorkAbandoned.
+    // For a batch whose items another process has finished (an MPI rank's chunk copied by another).
+    std::function<bool()> stopWhen;
 };
 
 // What a work call learns from the set. Two calls may compute the same items at once (a straggler
@@ -157,6 +161,10 @@ public:
 
     // Members still taking items (not retired by a failure).
     std::size_t working() const;
+    // Why member i was retired, "" while it works.
+    const std::string& failure(std::size_t i) const { return failures_[i]; }
+    // "every device of the set failed (label: why; ...)", for a set with none working.
+    std::string failedSentence() const;
 
 private:
     std::vector<std::unique_ptr<Context>> contexts_;
