@@ -11,6 +11,9 @@ SPEC of each, and U, the hardware units the row spans (GPUs, or whole CPUs; defa
 Workloads (the batch is made in a scratch folder):
   voronoi  the 24-model NMR ensemble 2JUY repeated --repeat times (24 x repeat frames), mixed precision
   filter   --images random 8-bit PNG images of --side^2 pixels, median:5 then sobel
+  lineal   --images random two-phase PNG images of --side^2 pixels (0/1, a third of them 1), the
+           lineal path of phase 1 up to --max-length (the batch where a slow member's first item
+           once held a GPU set: compare "gpu" with "gpu,pocl")
 
 Each row runs --runs times and keeps the median of the batch's own seconds (the command's report:
 the batch alone, without start-up and input reading)."""
@@ -76,11 +79,12 @@ def batch_seconds(stderr):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--portacl", default="build/portacl")
-    p.add_argument("--workload", choices=["voronoi", "filter"], default="voronoi")
+    p.add_argument("--workload", choices=["voronoi", "filter", "lineal"], default="voronoi")
     p.add_argument("--sets", required=True, help="entries [Rx]SPEC[=U] separated by ';'")
     p.add_argument("--repeat", type=int, default=10, help="voronoi: copies of the 24 models")
     p.add_argument("--images", type=int, default=32, help="filter: images in the batch")
     p.add_argument("--side", type=int, default=1024, help="filter: image side in pixels")
+    p.add_argument("--max-length", type=int, default=32, help="lineal: the longest segment")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--data", default=os.environ.get("PORTACL_DATA_DIR", os.path.join(os.path.dirname(__file__), "../../../shared/data")))
     p.add_argument("--mpirun", default="mpirun --oversubscribe")
@@ -104,6 +108,18 @@ def measure(args, scratch):
         os.mkdir(out)
         command = ["voronoi", ensemble, "-o", os.path.join(out, "v.txt")]
         what = f"Voronoi vertices of 2JUY's 24 models x {args.repeat} = {items} frames (mixed precision)"
+    elif args.workload == "lineal":
+        images = os.path.join(scratch, "in")
+        out = os.path.join(scratch, "out")
+        os.mkdir(images)
+        os.mkdir(out)
+        rng = random.Random(7)
+        for i in range(args.images):
+            pixels = bytes(1 if b < 85 else 0 for b in rng.randbytes(args.side * args.side))
+            write_png(os.path.join(images, f"m{i:04d}.png"), args.side, args.side, pixels)
+        command = ["lineal-path", images, "--phase", "1", "--max-length", str(args.max_length), "-o", out, "--format", "npy"]
+        items = args.images
+        what = f"lineal path (phase 1, up to {args.max_length}) of {items} random two-phase images of {args.side}x{args.side}"
     else:
         images = os.path.join(scratch, "in")
         out = os.path.join(scratch, "out")
