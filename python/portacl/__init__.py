@@ -41,6 +41,11 @@ if hasattr(_portacl, "orient3d"):
     from ._portacl import insphere, orient3d  # noqa: F401
 if hasattr(_portacl, "kwave"):
     from . import kwave  # noqa: F401
+if hasattr(_portacl, "_fft"):
+    from . import fft  # noqa: F401
+    reference.fft = fft.reference
+if hasattr(_portacl, "mesh_intersect"):
+    from ._portacl import mesh_intersect, read_mesh  # noqa: F401
 if hasattr(_portacl, "lineal_path"):
     from ._portacl import lineal_path, reconstruct, s2  # noqa: F401
 

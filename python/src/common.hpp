@@ -122,5 +122,7 @@ void bindSkeleton(py::module_& m, py::module_& ref);
 void bindBoxCount(py::module_& m, py::module_& ref);
 void bindDrainage(py::module_& m, py::module_& ref);
 void bindKwave(py::module_& m, py::module_& ref);
+void bindFft(py::module_& m, py::module_& ref);
+void bindMesh(py::module_& m, py::module_& ref);
 
 }  // namespace portacl::python

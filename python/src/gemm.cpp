@@ -1,4 +1,5 @@
-// The matrix product on NumPy arrays: float32 in float, float64 in double.
+// The matrix product on NumPy arrays: float32 in float, float64 in double. The device reads the
+// arrays' own memory and writes into the result's (no host copy of a C-ordered array).
 #include "common.hpp"
 
 #include "portacl/gemm.hpp"
@@ -6,6 +7,12 @@
 namespace portacl::python {
 
 namespace {
+
+// The kernel a name asks for on this context: "fast" (the default) is the profile's choice,
+// defaultGemmKernel: the tensor-core kernel where the profile asks for it and the device runs it.
+GemmKernel kernelFor(const std::string& name, const Context& ctx, Precision element) {
+    return name == "fast" ? defaultGemmKernel(ctx, element) : parseGemmKernel(name);
+}
 
 template <typename T>
 py::array_t<T> gemmOf(const py::object& a, const py::object& b, const std::string& kernelName, const py::object& ctx,
@@ -16,12 +23,35 @@ py::array_t<T> gemmOf(const py::object& a, const py::object& b, const std::strin
         throw py::value_error("gemm takes a (M, K) and b (K, N) matrices, not shapes " + std::string(py::str(a.attr("shape"))) +
                               " and " + std::string(py::str(b.attr("shape"))));
     const std::size_t M = A.shape(0), K = A.shape(1), N = B.shape(1);
-    const GemmKernel kernel = checkArgument([&] { return parseGemmKernel(kernelName); });
+    checkArgument([&] { if (kernelName != "fast") parseGemmKernel(kernelName); });
     checkArgument([&] { checkGemmSizes(M, N, K, sizeof(T)); });
-    std::vector<T> va(A.data(), A.data() + A.size()), vb(B.data(), B.data() + B.size());
-    std::vector<T> c = reference ? withoutGil([&] { return gemmReference(M, N, K, va, vb); })
-                                 : onDevice(contextArg(ctx), [&](Context& x) { return gemm(x, kernel, M, N, K, va, vb); });
-    return toArray(std::move(c), {py::ssize_t(M), py::ssize_t(N)});
+    if (reference) {
+        std::vector<T> va(A.data(), A.data() + A.size()), vb(B.data(), B.data() + B.size());
+        return toArray(withoutGil([&] { return gemmReference(M, N, K, va, vb); }), {py::ssize_t(M), py::ssize_t(N)});
+    }
+    PyContext& pc = contextArg(ctx);
+    const Precision element = precisionOf<T>();
+    const GemmKernel kernel = kernelFor(kernelName, pc.get(), element);
+    if (kernel == GemmKernel::TensorCore)
+        if (const std::string why = tensorCoreRefusal(pc.device(), element); !why.empty()) throw py::value_error(why);
+    py::array_t<T> C({py::ssize_t(M), py::ssize_t(N)});
+    const T *pa = A.data(), *pb = B.data();
+    T* pcOut = C.mutable_data();
+    onDevice(pc, [&](Context& x) {
+        if (M == 0 || N == 0) return;
+        if (K == 0) {
+            std::fill(pcOut, pcOut + M * N, T(0));
+            return;
+        }
+        x.checkFits((M * K + K * N + M * N) * sizeof(T), "the matrix product");
+        cl::Buffer dA = x.buffer(M * K * sizeof(T), "A", CL_MEM_READ_ONLY), dB = x.buffer(K * N * sizeof(T), "B", CL_MEM_READ_ONLY);
+        cl::Buffer dC = x.buffer(M * N * sizeof(T), "C", CL_MEM_WRITE_ONLY);
+        x.write(dA, pa, M * K * sizeof(T), "upload A");
+        x.write(dB, pb, K * N * sizeof(T), "upload B");
+        gemm(x, element, kernel, M, N, K, dA, dB, dC);
+        x.read(dC, pcOut, M * N * sizeof(T), "download C");
+    });
+    return C;
 }
 
 py::array gemmAny(const py::object& a, const py::object& b, const std::string& kernel, const py::object& ctx, bool reference) {
@@ -36,9 +66,13 @@ void bindGemm(py::module_& m, py::module_& ref) {
     m.def("gemm", [](const py::object& a, const py::object& b, const std::string& kernel, const py::object& ctx) {
               return gemmAny(a, b, kernel, ctx, false);
           },
-          py::arg("a"), py::arg("b"), py::kw_only(), py::arg("kernel") = "register-blocked", py::arg("ctx") = py::none(),
+          py::arg("a"), py::arg("b"), py::kw_only(), py::arg("kernel") = "fast", py::arg("ctx") = py::none(),
           "C = A @ B on the device. a: (M, K), b: (K, N), both float32 (computed in float) or both float64\n"
-          "(in double; the device needs fp64). kernel: 'direct', 'tiled' or 'register-blocked' (the fast one).");
+          "(in double; the device needs fp64). kernel: 'fast' (the default: the device profile's choice,\n"
+          "'tensor' where the profile asks for tensor cores and the device has them, else\n"
+          "'register-blocked'), 'register-blocked', 'tiled', 'direct', or 'tensor' (double on NVIDIA's FP64\n"
+          "tensor cores, compute capability 8.0 and up; ValueError elsewhere). C-ordered arrays are read\n"
+          "in place; others are copied into C order once.");
     ref.def("gemm", [](const py::object& a, const py::object& b) { return gemmAny(a, b, "direct", py::none(), true); },
             py::arg("a"), py::arg("b"), "The serial C++ reference of gemm (i-k-j loops, accumulating in the arrays' dtype).");
 }

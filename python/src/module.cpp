@@ -32,6 +32,12 @@ PYBIND11_MODULE(_portacl, m) {
 #ifdef PORTACL_PY_DRAINAGE
     bindDrainage(m, ref);
 #endif
+#ifdef PORTACL_PY_FFT
+    bindFft(m, ref);
+#endif
+#ifdef PORTACL_PY_MESH
+    bindMesh(m, ref);
+#endif
 #ifdef PORTACL_PY_KWAVE
     bindKwave(m, ref);
 #endif

@@ -30,6 +30,38 @@ def test_double(ctx, fp64, rng, kernel):
     np.testing.assert_allclose(c, a @ b, rtol=0, atol=1e-12 * np.max(np.abs(a) @ np.abs(b)))
 
 
+def test_fast_is_the_profiles_choice(ctx, rng):
+    a = rng.standard_normal((40, 24)).astype(np.float32)
+    b = rng.standard_normal((24, 36)).astype(np.float32)
+    # Float never runs on tensor cores: 'fast' (the default) is the register-blocked kernel, bit for bit.
+    np.testing.assert_array_equal(portacl.gemm(a, b, ctx=ctx), portacl.gemm(a, b, kernel="register-blocked", ctx=ctx))
+    np.testing.assert_array_equal(portacl.gemm(a, b, kernel="fast", ctx=ctx), portacl.gemm(a, b, ctx=ctx))
+
+
+def _tensor_capable(device):
+    cc = device.compute_capability
+    return device.vendor.lower().startswith("nvidia") and cc is not None and float(cc) >= 8.0 and device.fp64
+
+
+def test_tensor(ctx, rng):
+    a = rng.standard_normal((70, 33))
+    b = rng.standard_normal((33, 45))
+    if not _tensor_capable(ctx.device):
+        with pytest.raises(ValueError, match="tensor"):
+            portacl.gemm(a, b, kernel="tensor", ctx=ctx)
+        with pytest.raises(ValueError, match="tensor"):
+            portacl.gemm(a.astype(np.float32), b.astype(np.float32), kernel="tensor", ctx=ctx)
+        return
+    c = portacl.gemm(a, b, kernel="tensor", ctx=ctx)
+    np.testing.assert_allclose(c, portacl.reference.gemm(a, b), rtol=0, atol=1e-12 * np.max(np.abs(a) @ np.abs(b)))
+
+
+def test_empty_sides(ctx):
+    a = np.ones((3, 0), np.float32)
+    np.testing.assert_array_equal(portacl.gemm(a, np.ones((0, 2), np.float32), ctx=ctx), np.zeros((3, 2), np.float32))
+    assert portacl.gemm(np.ones((0, 4), np.float32), np.ones((4, 5), np.float32), ctx=ctx).shape == (0, 5)
+
+
 def test_fortran_order_and_views(ctx, rng):
     a = np.asfortranarray(rng.standard_normal((20, 12)).astype(np.float32))
     b = rng.standard_normal((24, 10)).astype(np.float32)[::2]  # a strided view
