@@ -132,8 +132,33 @@ class reference:
     def orient3d(points: npt.NDArray[np.float32], queries: npt.ArrayLike) -> npt.NDArray[np.int8]: ...
     @staticmethod
     def insphere(points: npt.NDArray[np.float32], queries: npt.ArrayLike) -> npt.NDArray[np.int8]: ...
-    drainage: Any
-    kwave: Any
-    filter: Any
-    voronoi: Any
-    fft: Any
+    @staticmethod
+    def filter(image: npt.NDArray[np.generic], ops: Union[str, Sequence[str]], *, border: Union[str, int] = "reflect101",
+               border_value: float = 0.0, precision: Optional[str] = None) -> npt.NDArray[np.generic]: ...
+    @staticmethod
+    def voronoi(balls: Any, *, radii: Optional[str] = None, hydrogens: bool = False,
+                hetero: bool = False) -> Tuple[np.ndarray, np.ndarray]: ...
+    fft: Any  # portacl.fft.reference (fft.pyi)
+
+    class drainage:
+        @staticmethod
+        def d8(dem: npt.ArrayLike, *, geotransform: Optional[Sequence[float]] = None, nodata: Optional[float] = None,
+               precision: Optional[str] = None, encoding: Optional[str] = None, resolve_flats: bool = False,
+               ctx: Ctx = None) -> np.ndarray: ...
+        @staticmethod
+        def fill_depressions(dem: npt.ArrayLike, *, geotransform: Optional[Sequence[float]] = None,
+                             nodata: Optional[float] = None, precision: Optional[str] = None,
+                             ctx: Ctx = None) -> npt.NDArray[np.float64]: ...
+        @staticmethod
+        def accumulate(directions: npt.ArrayLike, *, weights: Optional[npt.ArrayLike] = None, include_self: bool = True,
+                       edge_contamination: bool = False, encoding: Optional[str] = None, precision: Optional[str] = None,
+                       ctx: Ctx = None) -> npt.NDArray[np.float64]: ...
+        @staticmethod
+        def watersheds(directions: npt.ArrayLike, *, outlets: Optional[Sequence[Tuple[int, int]]] = None,
+                       encoding: Optional[str] = None, ctx: Ctx = None) -> npt.NDArray[np.int32]: ...
+
+    class kwave:
+        @staticmethod
+        def simulate(input: Any, *, record: Sequence[str] = ("p",), precision: str = "single", storage: str = "full",
+                     start_index: int = 0, steps: int = 0, output_file: Any = None, progress: Any = None,
+                     ctx: Ctx = None) -> Dict[str, npt.NDArray[np.float64]]: ...

@@ -110,18 +110,22 @@ class _Reference:
 
     @staticmethod
     def fftn(a, ndim=None):
+        """The direct DFT of the last ``ndim`` axes (as :func:`portacl.fft.fftn`)."""
         return _portacl.reference._fft(a, _ndim_of(a, ndim), "c2c", False, 0)
 
     @staticmethod
     def ifftn(a, ndim=None):
+        """The direct inverse DFT, scaled by 1/N (as :func:`portacl.fft.ifftn`)."""
         return _portacl.reference._fft(a, _ndim_of(a, ndim), "c2c", True, 0)
 
     @staticmethod
     def rfftn(a, ndim=None):
+        """The half-spectrum of a real array (as :func:`portacl.fft.rfftn`)."""
         return _portacl.reference._fft(a, _ndim_of(a, ndim), "r2c", False, 0)
 
     @staticmethod
     def irfftn(a, ndim=None, n=None):
+        """The real inverse of a half-spectrum (as :func:`portacl.fft.irfftn`)."""
         ndim = _ndim_of(a, ndim)
         return _portacl.reference._fft(a, ndim, "c2r", True, 2 * (a.shape[-1] - 1) if n is None else n)
 
