@@ -1,6 +1,7 @@
 """portacl.fft against numpy.fft and the direct DFT of the C++ library (portacl.reference.fft), at odd
-sizes (15, the prime 17, 7 x 9, 3 x 5 x 7) in float and double. Relative L2 error at most 1e-5 in
-float and 1e-12 in double, the bounds of the C++ suite (tests/test_fft.cpp)."""
+sizes (15, the prime 17, 7 x 9, 3 x 5 x 7, 9 x 11) in float and double. Relative L2 error at most
+1e-5 in float and 1e-12 in double, the bounds of the C++ suite (tests/test_fft.cpp). Each plan is
+compiled on first use (seconds on a CPU device), so the tests share a few shapes."""
 
 import numpy as np
 import pytest
@@ -8,7 +9,7 @@ import pytest
 import portacl
 from portacl import fft
 
-TOL = {np.complex64: 1e-5, np.complex128: 1e-12, np.float32: 1e-5, np.float64: 1e-12}
+TOL = {np.complex64: 1e-5, np.complex128: 1e-12}
 
 
 def rel(got, want):
@@ -19,41 +20,35 @@ def cplx(rng, shape, dtype):
     return (rng.uniform(-1, 1, shape) + 1j * rng.uniform(-1, 1, shape)).astype(dtype)
 
 
-@pytest.fixture(params=[np.complex64, np.complex128], ids=["float", "double"])
-def ctype(request, ctx):
-    if request.param == np.complex128 and not ctx.device.fp64:
+def needs(ctx, ctype):
+    if ctype == np.complex128 and not ctx.device.fp64:
         pytest.skip(f"{ctx.device} has no fp64")
-    return request.param
 
 
-@pytest.mark.parametrize("shape,ndim", [((15,), 1), ((17,), 1), ((4, 15), 1), ((7, 9), 2), ((3, 5, 7), 3), ((2, 7, 9), 2)])
-def test_complex(ctx, rng, ctype, shape, ndim):
+# (shape, axes transformed, dtype): batched 1-D of 15, 3-D of 3 x 5 x 7 in float; the prime 17 and a
+# batch of 7 x 9 in double.
+COMPLEX = [((4, 15), 1, np.complex64), ((3, 5, 7), 3, np.complex64), ((17,), 1, np.complex128), ((2, 7, 9), 2, np.complex128)]
+REAL = [((5, 17), 1, np.complex64), ((9, 11), 2, np.complex128)]
+
+
+@pytest.mark.parametrize("shape,ndim,ctype", COMPLEX, ids=lambda v: str(v))
+def test_complex(ctx, rng, shape, ndim, ctype):
+    needs(ctx, ctype)
     x = cplx(rng, shape, ctype)
     axes = tuple(range(-ndim, 0))
     got = fft.fftn(x, ndim, ctx=ctx)
     assert got.dtype == ctype and got.shape == shape
-    want = np.fft.fftn(x.astype(np.complex128), axes=axes)
-    assert rel(got, want) < TOL[ctype]
+    assert rel(got, np.fft.fftn(x.astype(np.complex128), axes=axes)) < TOL[ctype]
     assert rel(got, portacl.reference.fft.fftn(x, ndim)) < TOL[ctype]
     back = fft.ifftn(got, ndim, ctx=ctx)
     assert rel(back, np.fft.ifftn(got.astype(np.complex128), axes=axes)) < TOL[ctype]
+    assert rel(back, portacl.reference.fft.ifftn(got, ndim)) < TOL[ctype]
     assert rel(back, x) < TOL[ctype]
 
 
-def test_names_match_numpy(ctx, rng):
-    x = cplx(rng, (3, 6, 10), np.complex64)
-    assert rel(fft.fft(x, ctx=ctx), np.fft.fft(x)) < 1e-5
-    assert rel(fft.ifft(x, ctx=ctx), np.fft.ifft(x)) < 1e-5
-    assert rel(fft.fft2(x, ctx=ctx), np.fft.fft2(x)) < 1e-5
-    assert rel(fft.ifft2(x, ctx=ctx), np.fft.ifft2(x)) < 1e-5
-    r = x.real.copy()
-    assert rel(fft.rfft(r, ctx=ctx), np.fft.rfft(r)) < 1e-5
-    assert rel(fft.rfft2(r, ctx=ctx), np.fft.rfft2(r)) < 1e-5
-    assert rel(fft.fft(r, ctx=ctx), np.fft.fft(r)) < 1e-5  # a float array is made complex
-
-
-@pytest.mark.parametrize("shape,ndim", [((15,), 1), ((5, 17), 1), ((9, 11), 2), ((3, 5, 7), 3)])
-def test_real(ctx, rng, ctype, shape, ndim):
+@pytest.mark.parametrize("shape,ndim,ctype", REAL, ids=lambda v: str(v))
+def test_real(ctx, rng, shape, ndim, ctype):
+    needs(ctx, ctype)
     rtype = np.float32 if ctype == np.complex64 else np.float64
     x = rng.uniform(-1, 1, shape).astype(rtype)
     axes = tuple(range(-ndim, 0))
@@ -69,20 +64,35 @@ def test_real(ctx, rng, ctype, shape, ndim):
     assert rel(back, x) < TOL[ctype]
 
 
+def test_names_match_numpy(ctx, fp64, rng):
+    # The shapes above: their plans are compiled already.
+    x = cplx(rng, (4, 15), np.complex64)
+    assert rel(fft.fft(x, ctx=ctx), np.fft.fft(x)) < 1e-5
+    assert rel(fft.ifft(x, ctx=ctx), np.fft.ifft(x)) < 1e-5
+    assert rel(fft.fft(x.real.copy(), ctx=ctx), np.fft.fft(x.real)) < 1e-5  # a float array is made complex
+    y = cplx(rng, (2, 7, 9), np.complex128)
+    assert rel(fft.fft2(y, ctx=ctx), np.fft.fft2(y)) < 1e-12
+    assert rel(fft.ifft2(y, ctx=ctx), np.fft.ifft2(y)) < 1e-12
+    r = rng.uniform(-1, 1, (5, 17)).astype(np.float32)
+    assert rel(fft.rfft(r, ctx=ctx), np.fft.rfft(r)) < 1e-5
+    assert rel(fft.irfft(fft.rfft(r, ctx=ctx), n=17, ctx=ctx), r) < 1e-5
+    s = rng.uniform(-1, 1, (9, 11))
+    assert rel(fft.rfft2(s, ctx=ctx), np.fft.rfft2(s)) < 1e-12
+    assert rel(fft.irfft2(fft.rfft2(s, ctx=ctx), n=11, ctx=ctx), s) < 1e-12
+
+
 def test_fortran_order_and_views(ctx, rng):
-    x = np.asfortranarray(cplx(rng, (9, 14), np.complex64))
-    got = fft.fft2(x, ctx=ctx)
-    assert got.flags.f_contiguous  # read in place as the transposed C array
-    assert rel(got, np.fft.fft2(x)) < 1e-5
-    view = cplx(rng, (6, 30), np.complex64)[:, ::2]  # strided: copied once
+    x = np.asfortranarray(cplx(rng, (7, 5, 3), np.complex64))
+    got = fft.fftn(x, ctx=ctx)
+    assert got.flags.f_contiguous  # read in place as the C-ordered 3 x 5 x 7 transpose
+    assert rel(got, np.fft.fftn(x)) < 1e-5
+    view = cplx(rng, (4, 30), np.complex64)[:, ::2]  # strided: copied once
     assert rel(fft.fft(view, ctx=ctx), np.fft.fft(view)) < 1e-5
 
 
-def test_backends_agree(ctx, rng):
+def test_clfft_backend(ctx, rng):
     x = cplx(rng, (4, 15), np.complex64)
-    a = fft.fft(x, backend="vkfft", ctx=ctx)
-    b = fft.fft(x, backend="clfft", ctx=ctx)
-    assert rel(a, b) < 2e-5 and rel(b, np.fft.fft(x)) < 1e-5
+    assert rel(fft.fft(x, backend="clfft", ctx=ctx), np.fft.fft(x)) < 1e-5
 
 
 def test_bad_input(ctx):

@@ -31,8 +31,8 @@ def test_double(ctx, fp64, rng, kernel):
 
 
 def test_fast_is_the_profiles_choice(ctx, rng):
-    a = rng.standard_normal((40, 24)).astype(np.float32)
-    b = rng.standard_normal((24, 36)).astype(np.float32)
+    a = rng.standard_normal((70, 33)).astype(np.float32)  # test_float's sizes: its kernels are compiled
+    b = rng.standard_normal((33, 45)).astype(np.float32)
     # Float never runs on tensor cores: 'fast' (the default) is the register-blocked kernel, bit for bit.
     np.testing.assert_array_equal(portacl.gemm(a, b, ctx=ctx), portacl.gemm(a, b, kernel="register-blocked", ctx=ctx))
     np.testing.assert_array_equal(portacl.gemm(a, b, kernel="fast", ctx=ctx), portacl.gemm(a, b, ctx=ctx))
