@@ -350,6 +350,7 @@ void anneal(SwapEvaluator& ev, const Target& t, const AnnealOptions& opt, Anneal
                   << (st.step ? 100.0 * double(st.accepted) / double(st.step) : 0.0) << "%";
             progress.update(st.step, extra.str());
         }
+        if (opt.afterBatch && opt.afterBatch(st)) break;
     }
     progress.finish();
     st.error = errorOf(t, ev.counts(), ev.s2Counts());

@@ -1,6 +1,6 @@
 """Types of the extension module (python/src/); use the package portacl, which re-exports it."""
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -66,7 +66,8 @@ def s2(image: npt.ArrayLike, *, phase: float = 1.0, max_length: int, periodic: b
        ctx: Ctx = None) -> npt.NDArray[np.float64]: ...
 def reconstruct(image: npt.ArrayLike, *, phase: float = 1.0, max_length: int, shape: Optional[Sequence[int]] = None,
                 steps: int = 100000, seed: int = 1, t_max: float = 1e-3, t_min: float = 1e-6, s2_weight: float = 0.0,
-                precision: Optional[str] = None, ctx: Ctx = None) -> Dict[str, Any]: ...
+                precision: Optional[str] = None, progress: Optional[Callable[[int, int], Any]] = None,
+                ctx: Ctx = None) -> Dict[str, Any]: ...
 def skeleton(volume: npt.ArrayLike, *, method: str = "lee", ctx: Ctx = None) -> npt.NDArray[np.bool_]: ...
 def box_count(volume: npt.ArrayLike, *, sizes: Optional[Sequence[int]] = None, count: str = "occupied",
               offset_average: bool = False, fit: Optional[Tuple[int, int]] = None, ctx: Ctx = None) -> Dict[str, Any]: ...
@@ -118,7 +119,8 @@ class reference:
     @staticmethod
     def reconstruct(image: npt.ArrayLike, *, phase: float = 1.0, max_length: int, shape: Optional[Sequence[int]] = None,
                     steps: int = 100000, seed: int = 1, t_max: float = 1e-3, t_min: float = 1e-6, s2_weight: float = 0.0,
-                    precision: Optional[str] = None, ctx: Ctx = None) -> Dict[str, Any]: ...
+                    precision: Optional[str] = None, progress: Optional[Callable[[int, int], Any]] = None,
+                ctx: Ctx = None) -> Dict[str, Any]: ...
     @staticmethod
     def skeleton(volume: npt.ArrayLike, *, method: str = "lee", ctx: Ctx = None) -> npt.NDArray[np.bool_]: ...
     @staticmethod

@@ -3,6 +3,7 @@
 // at its centre, element [ML + dy, ML + dx] (3-D: [ML + dz, ML + dy, ML + dx]).
 #include "common.hpp"
 
+#include <chrono>
 #include <cmath>
 
 #include "portacl/lineal_path.hpp"
@@ -71,7 +72,7 @@ py::array s2Of(const py::object& image, double phase, int maxLength, bool period
 // the chain's evaluator differs.
 py::dict reconstructOf(const py::object& image, double phase, int maxLength, const py::object& shapeArg,
                        std::uint64_t steps, std::uint64_t seed, double tMax, double tMin, double s2Weight,
-                       const py::object& precision, const py::object& ctx, bool reference) {
+                       const py::object& precision, const py::object& progress, const py::object& ctx, bool reference) {
     lineal::PhaseImage img = phaseOf(image, phase);
     checkArgument([&] { lineal::validate(img, lineal::Options{maxLength, true}); });
     if (s2Weight < 0) throw py::value_error("s2_weight must be zero or positive");
@@ -96,6 +97,26 @@ py::dict reconstructOf(const py::object& image, double phase, int maxLength, con
     PyContext& pc = contextArg(ctx);
     Precision p = precisionArg(precision, pc, Precision::Float);
     if (p == Precision::Mixed) p = Precision::Double;
+    // Between batches of candidates, at most every 0.1 s: the GIL is taken to look for Ctrl-C and to
+    // call progress(step, total); either ends the chain, and the exception is raised once it stopped.
+    bool stopped = false;
+    auto last = std::chrono::steady_clock::now();
+    a.afterBatch = [&](const lineal::AnnealState& s) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last < std::chrono::milliseconds(100) && s.step < steps && s.error > 0) return false;
+        last = now;
+        py::gil_scoped_acquire gil;
+        if (PyErr_CheckSignals() != 0) return stopped = true;
+        if (!progress.is_none()) {
+            try {
+                progress(s.step, steps);
+            } catch (py::error_already_set& e) {
+                e.restore();
+                return stopped = true;
+            }
+        }
+        return false;
+    };
     lineal::AnnealState st;
     lineal::Target t = onDevice(pc, [&](Context& c) {
         lineal::Target target = lineal::targetFromImage(c, img, maxLength, s2Weight);
@@ -110,6 +131,7 @@ py::dict reconstructOf(const py::object& image, double phase, int maxLength, con
         lineal::anneal(*ev, target, a, st);
         return target;
     });
+    if (stopped) throw py::error_already_set();  // Ctrl-C's KeyboardInterrupt, or the callback's exception
     std::vector<py::ssize_t> outShape(shape.begin(), shape.end());
     py::dict out;
     out["image"] = toArray(std::move(st.image.mask), outShape);
@@ -161,22 +183,25 @@ void bindLinealPath(py::module_& m, py::module_& ref) {
         "cooling from t_max to t_min). shape: the cell (default the image's); s2_weight > 0 also matches\n"
         "S2. Returns {'image': uint8 array of 0 and 1, 'error': the final sum of squared differences of L\n"
         "(plus s2_weight times that of S2), 'steps', 'accepted', 'history': [(step, temperature, error,\n"
-        "accepted), ...]}. The chain is reproducible from seed.";
+        "accepted), ...]}. The chain is reproducible from seed. progress: called as progress(step, steps)\n"
+        "at most every 0.1 s and at the end (a tqdm bar's update fits); Ctrl-C stops the chain between\n"
+        "batches of candidates with KeyboardInterrupt, and an exception of progress ends it too.";
     auto reconstruct = [](bool reference) {
         return [reference](const py::object& image, double phase, int maxLength, const py::object& shape, std::uint64_t steps,
                            std::uint64_t seed, double tMax, double tMin, double s2Weight, const py::object& precision,
-                           const py::object& ctx) {
-            return reconstructOf(image, phase, maxLength, shape, steps, seed, tMax, tMin, s2Weight, precision, ctx, reference);
+                           const py::object& progress, const py::object& ctx) {
+            return reconstructOf(image, phase, maxLength, shape, steps, seed, tMax, tMin, s2Weight, precision, progress, ctx,
+                                 reference);
         };
     };
     m.def("reconstruct", reconstruct(false), py::arg("image"), py::kw_only(), py::arg("phase") = 1.0, py::arg("max_length"),
           py::arg("shape") = py::none(), py::arg("steps") = 100000, py::arg("seed") = 1, py::arg("t_max") = 1e-3,
-          py::arg("t_min") = 1e-6, py::arg("s2_weight") = 0.0, py::arg("precision") = py::none(), py::arg("ctx") = py::none(),
-          reconstructDoc);
+          py::arg("t_min") = 1e-6, py::arg("s2_weight") = 0.0, py::arg("precision") = py::none(), py::arg("progress") = py::none(),
+          py::arg("ctx") = py::none(), reconstructDoc);
     ref.def("reconstruct", reconstruct(true), py::arg("image"), py::kw_only(), py::arg("phase") = 1.0, py::arg("max_length"),
             py::arg("shape") = py::none(), py::arg("steps") = 100000, py::arg("seed") = 1, py::arg("t_max") = 1e-3,
-            py::arg("t_min") = 1e-6, py::arg("s2_weight") = 0.0, py::arg("precision") = py::none(), py::arg("ctx") = py::none(),
-            "reconstruct with the serial C++ evaluator of the swaps (the target is still measured on the device).");
+            py::arg("t_min") = 1e-6, py::arg("s2_weight") = 0.0, py::arg("precision") = py::none(), py::arg("progress") = py::none(),
+            py::arg("ctx") = py::none(), "reconstruct with the serial C++ evaluator of the swaps (the target is still measured on the device).");
 }
 
 }  // namespace portacl::python

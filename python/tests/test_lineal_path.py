@@ -101,6 +101,38 @@ def test_reconstruct(ctx, labels):
     assert r["history"][0][2] >= r["error"]
 
 
+def test_reconstruct_progress_and_interrupt(ctx, labels):
+    sample = (labels == 1).astype(np.uint8)
+    args = dict(phase=1, max_length=3, shape=(20, 20), seed=7, ctx=ctx)
+    calls = []
+    r = portacl.reconstruct(sample, steps=3000, progress=lambda step, total: calls.append((step, total)), **args)
+    # Called with increasing steps, last at the chain's end; the chain is the one run without a callback.
+    assert calls and all(t == 3000 for _, t in calls) and calls[-1][0] == r["steps"]
+    assert [c[0] for c in calls] == sorted(c[0] for c in calls)
+    np.testing.assert_array_equal(r["image"], portacl.reconstruct(sample, steps=3000, **args)["image"])
+
+    class Stop(Exception):
+        pass
+
+    def stop(step, total):
+        raise Stop
+
+    with pytest.raises(Stop):
+        portacl.reconstruct(sample, steps=3000, progress=stop, **args)
+    # Ctrl-C: SIGINT while a chain far too long to finish runs stops it between batches.
+    import os
+    import signal
+    import threading
+    import time
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    t0 = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        portacl.reconstruct(sample, steps=10 ** 9, **args)
+    timer.join()
+    assert time.perf_counter() - t0 < 30
+
+
 def test_bad_input(ctx, labels):
     with pytest.raises(ValueError):
         portacl.lineal_path(labels, phase=7, max_length=3, ctx=ctx)  # a phase absent from the image

@@ -14,6 +14,7 @@
 #include "portacl/export.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -60,6 +61,8 @@ PORTACL_API std::unique_ptr<SwapEvaluator> makeDeviceEvaluator(Context& ctx, con
 // Serial C++ reference, ΔE in double.
 PORTACL_API std::unique_ptr<SwapEvaluator> makeReferenceEvaluator(const Target& t, const PhaseImage& start);
 
+struct AnnealState;
+
 struct PORTACL_API AnnealOptions {
     std::uint64_t steps = 100000;  // candidate swaps evaluated, at most
     double tMax = 1e-3, tMin = 1e-6;
@@ -71,6 +74,10 @@ struct PORTACL_API AnnealOptions {
     std::uint64_t checkpointEvery = 0;  // 0: none
     std::string checkpointPath;
     bool progress = true;
+    // Called after every batch of candidates with the chain's state (step, error, accepted; the image
+    // is brought up to date only at the end): returning true stops the chain there, complete and
+    // resumable. What a caller uses to report progress or to be interrupted (the Python package).
+    std::function<bool(const AnnealState&)> afterBatch;
 };
 
 // Refuses options outside their ranges with one sentence: temperatures positive and finite with
