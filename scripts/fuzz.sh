@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 build=${PORTACL_SANITIZE_BUILD:-build-sanitize}
 seconds=${PORTACL_FUZZ_SECONDS:-30}
 data="$PWD/../shared/data"
-harnesses=(png tiff bmp pnm npy nifti raster pdb mmcif kwave_input hdf5_volume reconstruct_target profile op device)
+harnesses=(png tiff bmp pnm npy nifti raster pdb mmcif kwave_input hdf5_volume reconstruct_target profile op device mesh)
 [ $# -gt 0 ] && harnesses=("$@")
 targets=()
 for h in "${harnesses[@]}"; do targets+=("fuzz_$h"); done
@@ -30,6 +30,7 @@ seeds() {
     profile) echo "platforms" ;;
     op) echo "fuzz/seeds/op" ;;
     device) echo "fuzz/seeds/device" ;;
+    mesh) echo "fuzz/seeds/mesh $data/mesh/spot.obj $data/mesh/cow.obj $data/mesh/teapot.obj" ;;
     *) echo "" ;;  # the HDF5 harnesses build their files from the fuzzer's bytes
   esac
 }

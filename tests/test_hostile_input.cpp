@@ -23,6 +23,7 @@
 #include "portacl/kwave.hpp"
 #include "portacl/lineal_path.hpp"
 #include "portacl/lineal_path/reconstruct.hpp"
+#include "portacl/mesh/triangle_mesh.hpp"
 #include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/tuning.hpp"
@@ -162,6 +163,31 @@ TEST(HostileRasters, FormatsThatHoldNoElevationModelAreNotOpened) {
     // A PNG image is a raster to GDAL, but no DEM: its parser (and GDAL's other non-elevation ones)
     // is never reached.
     expectSentence([] { io::readRaster(hostile("png_bomb.png")); }, "none of the elevation formats read here (GTiff");
+}
+
+// ---- Meshes (fuzz_mesh's findings and the header bombs beside them) ----
+
+TEST(HostileMeshes, CountsBeyondTheFileAreRefusedBeforeAllocating) {
+    // A list length read before its list sized a 16 GB buffer; an element of no properties looped 10^12 times.
+    expectSentence([] { mesh::readMesh(hostile("ply_list_bomb.ply")); }, "is shorter than its header says");
+    expectSentence([] { mesh::readMesh(hostile("ply_list_overflow.ply")); }, "more than its type int holds");
+    expectSentence([] { mesh::readMesh(hostile("ply_empty_items.ply")); }, "no property of a type the reader knows");
+    // OFF's counts sized the soup before a vertex was read (48 GB here).
+    expectSentence([] { mesh::readMesh(hostile("off_count_bomb.off")); }, "declares 2000000000 vertices but ends after 0");
+    expectSentence([] { mesh::readMesh(hostile("off_binary_count_bomb.off")); }, "ends inside vertex 0 of 2147483647");
+}
+
+TEST(HostileMeshes, MalformedHeadersAndLinesGetOneSentence) {
+    // CGAL's PLY reader added the property to the last of no elements.
+    expectSentence([] { mesh::readMesh(hostile("ply_property_first.ply")); }, "before any element");
+    // Without end_header CGAL read the list's length from a failed stream (uninitialised memory).
+    expectSentence([] { mesh::readMesh(hostile("ply_no_end_header.ply")); }, "has no end_header line");
+    // CGAL's OFF scanner read the colour columns past the end of a short line.
+    expectSentence([] { mesh::readMesh(hostile("off_short_colour_line.off")); }, "(vertex 1) does not start with 3 numbers");
+    // An edge count of 2^31 - 1 (unused) overflowed CGAL's header arithmetic; the tetrahedron reads whole.
+    const mesh::TriangleMesh tet = mesh::readMesh(hostile("off_binary_edge_overflow.off"));
+    EXPECT_EQ(tet.triangleCount(), 4u);
+    EXPECT_EQ(tet.points, (std::vector<float>{0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1}));
 }
 
 // ---- Volumes: .npy and HDF5 ----

@@ -58,3 +58,31 @@ write("nifti", "int16_2x2x2.nii", nifti1((2, 2, 2), 4, 16, struct.pack("<8h", *r
 write("nifti", "float32_3x2.nii", nifti1((3, 2), 16, 32, struct.pack("<6f", 0.0, 1.5, -2.0, 3.25, 1e3, -1e-3), slope=2.0, inter=1.0))
 write("nifti", "uint8_4x1x2.nii", nifti1((4, 1, 2), 2, 8, bytes(range(8))))
 write("raster", "grid_3x2.asc", "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\nNODATA_value -9999\n1 2 3\n4 -9999 6\n")
+
+# Meshes: a tetrahedron (and a quad) in every format. fuzz_mesh takes a first byte 0..3 as the
+# extension (.obj, .off, .ply, .stl); the binary files carry it, the text ones start as their format does.
+tet_v = [(0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)]
+tet_f = [(0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)]
+write("mesh", "tet.obj", "".join("v %g %g %g\n" % v for v in tet_v) + "f 1 2 3 4\n" +
+      "".join("f %d/%d %d//%d %d\n" % (a + 1, a + 1, b + 1, b + 1, c + 1) for a, b, c in tet_f) + "f -1 -2 -3\n")
+write("mesh", "tet.off", "OFF\n# a tetrahedron\n4 5 0\n" + "".join("%g %g %g\n" % v for v in tet_v) +
+      "".join("3 %d %d %d\n" % f for f in tet_f) + "4 0 1 2 3\n")
+write("mesh", "tet_colours.off", "COFF\n4 4 0\n" + "".join("%g %g %g 255 0 0 255\n" % v for v in tet_v) +
+      "".join("3 %d %d %d\n" % f for f in tet_f))
+write("mesh", "tet_binary.off", b"\x01OFF BINARY\n" + struct.pack(">iii", 4, 4, 0) +
+      b"".join(struct.pack(">fff", *v) for v in tet_v) + b"".join(struct.pack(">iiiii", 3, *f, 0) for f in tet_f))
+ply_header = ("ply\nformat %s 1.0\ncomment a tetrahedron\nelement vertex 4\nproperty float x\nproperty float y\n"
+              "property float z\nelement face 4\nproperty list uchar int vertex_indices\nend_header\n")
+write("mesh", "tet_ascii.ply", ply_header % "ascii" + "".join("%g %g %g\n" % v for v in tet_v) +
+      "".join("3 %d %d %d\n" % f for f in tet_f))
+for name, fmt, end in (("tet_le.ply", "binary_little_endian", "<"), ("tet_be.ply", "binary_big_endian", ">")):
+    write("mesh", name, b"\x02" + (ply_header % fmt).encode() + b"".join(struct.pack(end + "fff", *v) for v in tet_v) +
+          b"".join(struct.pack(end + "Biii", 3, *f) for f in tet_f))
+write("mesh", "tet_double.ply", b"\x02ply\nformat binary_little_endian 1.0\nelement vertex 4\nproperty double x\n"
+      b"property double y\nproperty double z\nproperty uchar red\nelement face 4\nproperty list uint uint vertex_index\n"
+      b"end_header\n" + b"".join(struct.pack("<dddB", *v, 7) for v in tet_v) + b"".join(struct.pack("<IIII", 3, *f) for f in tet_f))
+write("mesh", "tet_ascii.stl", "solid tet\n" + "".join(
+    "facet normal 0 0 0\nouter loop\n" + "".join("vertex %g %g %g\n" % tet_v[i] for i in f) + "endloop\nendfacet\n"
+    for f in tet_f) + "endsolid tet\n")
+write("mesh", "tet_binary.stl", b"\x03" + b"binary tetrahedron".ljust(80, b"\0") + struct.pack("<I", 4) + b"".join(
+    struct.pack("<3f", 0, 0, 0) + b"".join(struct.pack("<3f", *tet_v[i]) for i in f) + b"\0\0" for f in tet_f))

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "portacl/export.hpp"
@@ -26,6 +27,13 @@ std::vector<Box> triangleBoxes(const TriangleMesh& m);
 // The exact orient3d sign of float points: a double filter, then big integers.
 PORTACL_API int orient3dHost(const float* a, const float* b, const float* c, const float* d);
 
+
+// Walks a PLY file's header and items as CGAL's reader will, throwing one sentence for a declared
+// count or list length that the file cannot hold (before that reader sizes anything by it).
+void checkPlyLayout(const std::string& path);
+// An OFF file's vertices (x, y, z each) and faces, ASCII or binary; throws one sentence for a
+// malformed or truncated file.
+void readOff(const std::string& path, std::vector<double>& xyz, std::vector<std::vector<std::size_t>>& faces);
 
 constexpr const char* kSource = "mesh_self_intersection.cl";
 // A mesh kernel, built with the profile's [mesh] build_options (a vendor compiler that miscompiles it).

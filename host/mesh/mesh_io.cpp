@@ -10,7 +10,9 @@
 #include <limits>
 #include <sstream>
 
+#include "mesh_detail.hpp"
 #include "portacl/mesh/triangle_mesh.hpp"
+#include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
 
 namespace portacl::mesh {
@@ -18,6 +20,80 @@ namespace {
 
 namespace fs = std::filesystem;
 using Point = CGAL::Simple_cartesian<double>::Point_3;
+
+// What CGAL's reader may hold while it reads one file: counts in a header (OFF's vertices and faces,
+// a face's corners) size its containers before anything is read, so every allocation of the soup
+// is charged against the file's size. A real file needs at most a few bytes of soup per byte of file
+// (a vertex "v 0 0 0" of 8 bytes becomes 24, a growing vector at most doubles that); 64 leaves room.
+constexpr std::uint64_t kSoupBytesPerFileByte = 64;
+constexpr std::uint64_t kSoupFloorBytes = std::uint64_t(1) << 20;
+
+struct SoupBudget {
+    std::string path;
+    std::uint64_t fileBytes = 0, limit = 0, held = 0;
+};
+thread_local SoupBudget* tBudget = nullptr;
+
+template <typename T>
+struct BudgetAllocator {
+    using value_type = T;
+    BudgetAllocator() = default;
+    template <typename U>
+    BudgetAllocator(const BudgetAllocator<U>&) {}
+    T* allocate(std::size_t n) {
+        if (tBudget) {
+            SoupBudget& b = *tBudget;
+            std::uint64_t bytes = 0;
+            if (__builtin_mul_overflow(std::uint64_t(n), sizeof(T), &bytes) || bytes > b.limit - b.held)
+                throw Error("the mesh file " + b.path + " declares more vertices, faces or corners than its " +
+                            std::to_string(b.fileBytes) + " bytes can hold");
+            checkHostAllocation(std::size_t(b.held + bytes), "reading the mesh file " + b.path);
+            b.held += bytes;
+        }
+        return std::allocator<T>().allocate(n);
+    }
+    void deallocate(T* p, std::size_t n) {
+        if (tBudget) tBudget->held -= std::min<std::uint64_t>(tBudget->held, std::uint64_t(n) * sizeof(T));
+        std::allocator<T>().deallocate(p, n);
+    }
+    template <typename U>
+    bool operator==(const BudgetAllocator<U>&) const { return true; }
+    template <typename U>
+    bool operator!=(const BudgetAllocator<U>&) const { return false; }
+};
+using Polygon = std::vector<std::size_t, BudgetAllocator<std::size_t>>;
+using Points = std::vector<Point, BudgetAllocator<Point>>;
+using Polygons = std::vector<Polygon, BudgetAllocator<Polygon>>;
+
+// CGAL's polygon soup of the file, its allocations charged against the file's size (PLY walked first).
+void readWithCgal(const std::string& path, const std::string& ext, Points& points, Polygons& polygons) {
+    if (ext == ".ply") detail::checkPlyLayout(path);
+    SoupBudget budget;
+    budget.path = path;
+    budget.fileBytes = fileSizeOf(path);
+    budget.limit = kSoupFloorBytes + (budget.fileBytes > std::numeric_limits<std::uint64_t>::max() / kSoupBytesPerFileByte
+                                          ? std::numeric_limits<std::uint64_t>::max() / 2
+                                          : budget.fileBytes * kSoupBytesPerFileByte);
+    bool ok = false;
+    // CGAL's readers report details on std::cerr; the one sentence below says what matters.
+    std::ostringstream quiet;
+    std::streambuf* old = std::cerr.rdbuf(quiet.rdbuf());
+    tBudget = &budget;
+    try {
+        ok = CGAL::IO::read_polygon_soup(path, points, polygons, CGAL::parameters::verbose(false));
+    } catch (const Error&) {
+        tBudget = nullptr;
+        std::cerr.rdbuf(old);
+        throw;
+    } catch (const std::exception&) {
+        ok = false;
+    }
+    tBudget = nullptr;
+    std::cerr.rdbuf(old);
+    if (!ok)
+        throw Error("the mesh file " + path + " could not be read as " + ext.substr(1) +
+                    " (malformed, truncated, or not that format)");
+}
 
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
@@ -56,23 +132,17 @@ TriangleMesh readMesh(const std::string& path) {
     if (ext != ".obj" && ext != ".off" && ext != ".ply" && ext != ".stl")
         throw Error("the mesh file " + path + " has the extension '" + ext + "'; meshes are read from .obj, .off, .ply or .stl");
     checkReadable(path);
-    std::vector<Point> points;
-    std::vector<std::vector<std::size_t>> polygons;
-    bool ok = false;
-    {
-        // CGAL's readers report details on std::cerr; the one sentence below says what matters.
-        std::ostringstream quiet;
-        std::streambuf* old = std::cerr.rdbuf(quiet.rdbuf());
-        try {
-            ok = CGAL::IO::read_polygon_soup(path, points, polygons, CGAL::parameters::verbose(false));
-        } catch (const std::exception&) {
-            ok = false;
-        }
-        std::cerr.rdbuf(old);
+    Points points;
+    Polygons polygons;
+    std::vector<double> xyz;
+    std::vector<std::vector<std::size_t>> faces;
+    if (ext == ".off") {
+        detail::readOff(path, xyz, faces);
+        for (std::size_t v = 0; v + 2 < xyz.size(); v += 3) points.emplace_back(xyz[v], xyz[v + 1], xyz[v + 2]);
+        for (const auto& f : faces) polygons.emplace_back(f.begin(), f.end());
+    } else {
+        readWithCgal(path, ext, points, polygons);
     }
-    if (!ok)
-        throw Error("the mesh file " + path + " could not be read as " + ext.substr(1) +
-                    " (malformed, truncated, or not that format)");
     TriangleMesh m;
     m.path = path;
     m.polygons = polygons.size();

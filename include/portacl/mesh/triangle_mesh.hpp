@@ -1,7 +1,7 @@
 // A triangle mesh as the mesh workload holds it: float vertex positions and vertex-index triples (a
-// polygon soup fanned into triangles), read from OBJ, OFF, PLY or STL (ASCII and binary) through
-// CGAL's polygon-soup reader. Positions are rounded to float on reading: every geometric answer of the
-// workload is exact for the float positions.
+// polygon soup fanned into triangles), read from OBJ, PLY or STL (ASCII and binary) through CGAL's
+// polygon-soup reader, or from OFF (ASCII and binary) by the engine's own reader. Positions are
+// rounded to float on reading: every geometric answer of the workload is exact for the float positions.
 #pragma once
 
 #include "portacl/export.hpp"
@@ -26,8 +26,9 @@ struct PORTACL_API TriangleMesh {
 // Reads a mesh; the format comes from the extension (.obj, .off, .ply, .stl; PLY and STL in ASCII or
 // binary). Polygons of k > 3 corners are fanned from their first corner into k - 2 triangles.
 // Throws portacl::Error in one sentence for a missing or unreadable file, an unknown extension, a file
-// the reader rejects (malformed or truncated), an empty mesh, a face of fewer than 3 corners, a vertex
-// index out of range, or a coordinate that is not finite (or too large for float).
+// the reader rejects (malformed or truncated), a count or list length the file cannot hold, an empty
+// mesh, a face of fewer than 3 corners, a vertex index out of range, or a coordinate that is not
+// finite (or too large for float).
 PORTACL_API TriangleMesh readMesh(const std::string& path);
 
 // The same checks on a mesh made in memory (index range, finite coordinates, at least one triangle).

@@ -66,3 +66,29 @@ write("npy_shape_overflow.npy", b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hea
 write("raster_bomb.asc", b"ncols 30000\nnrows 30000\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2 3\n")
 # raster_many_bands.tif is not written here: it is the raster fuzzer's input kept as found (a 1092-byte
 # LZW GeoTIFF of 656 x 456 cells declaring 63743 interleaved bands; GDAL read 2.4 GB for band 1).
+
+# Meshes (read by CGAL's readers, OFF in ASCII by the project's own): counts in headers that buy
+# gigabytes, and lines the readers used to read past.
+ply_vertices = ("ply\nformat %s 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+                "element face 1\nproperty list %s int vertex_indices\nend_header\n")
+triangle = struct.pack("<9f", 0, 0, 0, 1, 0, 0, 0, 1, 0)
+# A face list of 4294967280 ints (16 GB) in a 200-byte binary PLY.
+write("ply_list_bomb.ply", (ply_vertices % ("binary_little_endian", "uint")).encode() + triangle + struct.pack("<I", 0xFFFFFFF0))
+# The same in ASCII: a length of 3000000000, beyond the int that holds it (read as 2^31 - 1).
+write("ply_list_overflow.ply", (ply_vertices % ("ascii", "int")).encode() + b"0 0 0\n1 0 0\n0 1 0\n3000000000 0 1 2\n")
+# 10^12 vertices without a property: nothing to read, a point pushed for each.
+write("ply_empty_items.ply", b"ply\nformat ascii 1.0\nelement vertex 1000000000000\nend_header\n")
+# A property before any element (the reader added it to the last element of none).
+write("ply_property_first.ply", b"ply\nformat ascii 1.0\nproperty float x\nelement vertex 1\nproperty float y\nend_header\n0\n")
+# 2 x 10^9 vertices and faces declared (48 GB of points) with none given, in ASCII and in binary.
+write("off_count_bomb.off", b"OFF\n2000000000 2000000000 0\n")
+write("off_binary_count_bomb.off", b"OFF BINARY\n" + struct.pack(">iii", 0x7FFFFFFF, 0x7FFFFFFF, 0))
+# A coloured OFF whose second vertex line is short (the colour columns were read past its end).
+write("off_short_colour_line.off", b"COFF\n3 1 0\n0 0 0 255 0 0 255\n1 0\n0 1 0 255 0 0 255\n3 0 1 2\n")
+# A binary tetrahedron whose edge count (which nothing needs) overflowed CGAL's header arithmetic.
+tet = [(0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)]
+write("off_binary_edge_overflow.off", b"OFF BINARY\n" + struct.pack(">iii", 4, 4, 0x7FFFFFFF) +
+      b"".join(struct.pack(">fff", *v) for v in tet) +
+      b"".join(struct.pack(">iiiii", 3, *f, 0) for f in [(0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)]))
+# A header that never ends: the reader read the face list's length from the failed stream (garbage).
+write("ply_no_end_header.ply", b"ply\nformat binary_little_endian 1.0\nelement face 1\nproperty list uint uint vertex_index\n")
