@@ -200,6 +200,29 @@ TEST(DeviceSet, ASlowMemberIsLeftIdleAtTheEnd) {
     EXPECT_NE(r.describe().find("left idle"), std::string::npos);
 }
 
+// The same with work that claims its items (copies on): the idle rule still holds, and no copy is
+// made, since the slow member's one item ends while others are still to be handed out.
+TEST(DeviceSet, ASlowMemberIsLeftIdleAtTheEndWithCopiesOn) {
+    const DeviceInfo d = selectDevice(testDevice());
+    DeviceSet set({d, d});
+    std::vector<int> done(60, 0);
+    std::atomic<int> fastDone{0};
+    const BatchReport r = set.run(done.size(), DeviceSet::ClaimingWork([&](Context& ctx, std::size_t b, std::size_t e, BatchCall& call) {
+        if (&ctx == &set.context(1)) {
+            while (fastDone < 40) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        } else {
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            fastDone += static_cast<int>(e - b);
+        }
+        for (std::size_t i = b; i < e; ++i)
+            if (call.claim(i)) done[i] += 1;
+    }));
+    for (std::size_t i = 0; i < done.size(); ++i) EXPECT_EQ(done[i], 1) << "item " << i;
+    EXPECT_EQ(r.devices[1].items, 1u) << r.describe();
+    EXPECT_TRUE(r.devices[1].leftIdle) << r.describe();
+    EXPECT_EQ(r.copiedItems, 0u) << r.describe();
+}
+
 // A straggler: member 1's first item keeps its device (Intel's CPU runtime where installed, else
 // another context of the test device) busy with real launches for up to 60 s. Member 0 computes the
 // other items, then a copy of that one; the copy's result is kept (the serial reference's), and
