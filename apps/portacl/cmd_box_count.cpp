@@ -113,9 +113,7 @@ int runBoxCountBatch(const VolumeInputOptions& in, const po::variables_map& vm, 
             return text;
         };
     };
-    const auto lines = runFileBatch(fb, common, batch);
-    if (lines)
-        for (const auto& l : *lines) std::cout << l;
+    VolumeBatch::run(fb, common, batch);
     return 0;
 }
 

@@ -46,9 +46,7 @@ int runSkeletonBatch(const VolumeInputOptions& in, const po::variables_map& vm, 
             return text;
         };
     };
-    const auto lines = runFileBatch(fb, common, batch);
-    if (lines)
-        for (const auto& l : *lines) std::cout << l;
+    VolumeBatch::run(fb, common, batch);
     return 0;
 }
 

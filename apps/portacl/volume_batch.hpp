@@ -3,6 +3,7 @@
 // read one at a time (the HDF5 library is not thread-safe).
 #pragma once
 
+#include <iostream>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -33,6 +34,11 @@ public:
         fb.noun = "volumes";
         fb.serial = serial;
         return fb;
+    }
+    // Runs the batch and prints each volume's line, in input order (on rank 0 under mpirun).
+    static void run(const FileBatch& fb, const CommonOptions& common, const BatchCliOptions& batch) {
+        if (const auto lines = runFileBatch(fb, common, batch))
+            for (const auto& l : *lines) std::cout << l;
     }
     io::BinaryVolume read(std::size_t i) {
         std::lock_guard<std::mutex> lock(hdf5);
