@@ -8,6 +8,24 @@ namespace portacl::python {
 
 // Shared with the box counts (box_count.cpp).
 io::BinaryVolume binaryVolumeOf(const py::object& volume) {
+    // One-byte volumes (bool, uint8, int8: what masks and segmentations usually are) are read as
+    // bytes; others go through numericArray's float64 copy.
+    if (py::isinstance<py::array>(volume)) {
+        const auto raw = py::reinterpret_borrow<py::array>(volume);
+        const char kind = raw.dtype().kind();
+        if (raw.itemsize() == 1 && (kind == 'b' || kind == 'u' || kind == 'i') && (raw.ndim() == 2 || raw.ndim() == 3)) {
+            const py::array bytes = py::array::ensure(raw, py::array::c_style);
+            const auto shape = shapeOf(bytes, "volume");
+            io::BinaryVolume v;
+            v.nz = bytes.ndim() == 3 ? shape[0] : 1;
+            v.ny = shape[bytes.ndim() - 2];
+            v.nx = shape[bytes.ndim() - 1];
+            v.mask.resize(v.size());
+            const auto* d = static_cast<const std::uint8_t*>(bytes.data());
+            for (std::size_t i = 0; i < v.mask.size(); ++i) v.mask[i] = d[i] != 0;
+            return v;
+        }
+    }
     auto a = numericArray(volume, "volume");
     if (a.ndim() != 2 && a.ndim() != 3)
         throw py::value_error("volume must be 2-D or 3-D, not " + std::to_string(a.ndim()) + "-D");

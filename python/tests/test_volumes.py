@@ -36,6 +36,15 @@ def test_skeleton_2d_and_subfields(ctx, blob):
     assert sub.sum() < blob.sum() and not (sub & ~blob.astype(bool)).any()
 
 
+def test_skeleton_input_dtypes_and_order(ctx, blob):
+    # One-byte volumes are read as bytes, others through float64: the same object either way.
+    want = portacl.reference.skeleton(blob.astype(np.float64))
+    signed = blob.astype(np.int8) * -3
+    for v in [blob.astype(bool), signed, np.asfortranarray(blob), blob[:, :, ::-1][:, :, ::-1], blob.astype(np.int32)]:
+        np.testing.assert_array_equal(portacl.reference.skeleton(v), want)
+    np.testing.assert_array_equal(portacl.skeleton(np.asfortranarray(blob.astype(bool)), ctx=ctx), want)
+
+
 def numpy_box_counts(v, s, mixed=False):
     """Boxes of side s anchored at voxel 0, the far boxes cut by the edges kept."""
     pad = [(0, -n % s) for n in v.shape]
