@@ -2,7 +2,9 @@
 // flats' edges, their labels (the smallest index of each connected set of equal heights, relaxed
 // until stable), the steps from the low and the high edges (relaxed until stable: the breadth-first
 // distances), each flat's largest step from its high edges, and the directions down the mask.
-// Integer distances make the result the reference's exactly.
+// Integer distances make the result the reference's exactly. The relaxation steps read one buffer and
+// write another (the host swaps them between launches), so that no work-item reads a cell that
+// another is writing.
 #include "common/real.h"
 #include "common/d8_grid.h"
 
@@ -28,11 +30,13 @@ inline int is_flat(__global const uchar* dir, int rows, int cols, long i) {
     return 1;
 }
 
+// Also each cell's first label, its own index, in both buffers of the labels' pair.
 __kernel void flat_edges(__global const REAL* z, __global const uchar* dir, __global uchar* kind, __global int* comp,
-                         const int rows, const int cols) {
+                         __global int* comp_other, const int rows, const int cols) {
     const long i = get_global_id(0);
     if (i >= (long)rows * cols) return;
     comp[i] = (int)i;
+    comp_other[i] = (int)i;
     if (dir[i] == NO_DATA) {
         kind[i] = 0;
         return;
@@ -49,9 +53,12 @@ __kernel void flat_edges(__global const REAL* z, __global const uchar* dir, __gl
     kind[i] = k8;
 }
 
-// comp: the smallest index among the equal-height neighbours' (Jacobi in place: values only fall).
-__kernel void flat_label_step(__global const REAL* z, __global const uchar* dir, __global int* comp,
-                              volatile __global int* changed, const int rows, const int cols) {
+// next: the smallest label among the equal-height neighbours' in comp, and then that label's own
+// label (every label is a cell of the same set, its own label no larger: jumping to it carries a
+// small label across a wide flat in few launches), written where it differs from what next holds.
+// Labels only fall; the fixed point is each set's smallest index.
+__kernel void flat_label_step(__global const REAL* z, __global const uchar* dir, __global const int* comp,
+                              __global int* next, volatile __global int* changed, const int rows, const int cols) {
     const long i = get_global_id(0);
     if (i >= (long)rows * cols || dir[i] == NO_DATA) return;
     const int r = (int)(i / cols), c = (int)(i % cols);
@@ -60,10 +67,9 @@ __kernel void flat_label_step(__global const REAL* z, __global const uchar* dir,
         const long n = neighbour_of(dir, rows, cols, r, c, k);
         if (n >= 0 && z[n] == z[i]) m = min(m, comp[n]);
     }
-    if (m < comp[i]) {
-        comp[i] = m;
-        *changed = 1;
-    }
+    m = comp[m];
+    if (next[i] != m) next[i] = m;
+    if (m < comp[i]) *changed = 1;
 }
 
 // outlet[root] = 1 for every set holding a low edge; seeds of both distances.
@@ -74,19 +80,24 @@ __kernel void flat_seeds(__global const uchar* kind, __global const int* comp, _
     if (kind[i] & CELL_LOW) outlet[comp[i]] = 1;
 }
 
+// Both buffers of each distance's pair.
 __kernel void flat_distance_init(__global const uchar* kind, __global const int* comp, __global const uchar* outlet,
-                                 __global int* towards, __global int* away, const int rows, const int cols) {
+                                 __global int* towards, __global int* away, __global int* towards_other,
+                                 __global int* away_other, const int rows, const int cols) {
     const long i = get_global_id(0);
     if (i >= (long)rows * cols) return;
     const int labelled = (kind[i] & (CELL_LOW | CELL_FLAT)) && outlet[comp[i]];
-    towards[i] = labelled && (kind[i] & CELL_LOW) ? 1 : FAR;
-    away[i] = labelled && (kind[i] & CELL_HIGH) ? 1 : FAR;
+    const int t = labelled && (kind[i] & CELL_LOW) ? 1 : FAR, a = labelled && (kind[i] & CELL_HIGH) ? 1 : FAR;
+    towards[i] = towards_other[i] = t;
+    away[i] = away_other[i] = a;
 }
 
-// One step of both breadth-first distances on the flat cells of labelled sets.
+// One step of both breadth-first distances on the flat cells of labelled sets: from towards, away
+// into towards_next, away_next, where the new distance differs from what they hold.
 __kernel void flat_distance_step(__global const uchar* dir, __global const uchar* kind, __global const int* comp,
-                                 __global const uchar* outlet, __global int* towards, __global int* away,
-                                 volatile __global int* changed, const int rows, const int cols) {
+                                 __global const uchar* outlet, __global const int* towards, __global const int* away,
+                                 __global int* towards_next, __global int* away_next, volatile __global int* changed,
+                                 const int rows, const int cols) {
     const long i = get_global_id(0);
     if (i >= (long)rows * cols || !(kind[i] & CELL_FLAT) || !outlet[comp[i]]) return;
     const int r = (int)(i / cols), c = (int)(i % cols);
@@ -98,11 +109,9 @@ __kernel void flat_distance_step(__global const uchar* dir, __global const uchar
         if (tn != FAR) t = min(t, tn + 1);
         if (an != FAR && (kind[n] & CELL_FLAT)) a = min(a, an + 1);
     }
-    if (t < towards[i] || a < away[i]) {
-        towards[i] = t;
-        away[i] = a;
-        *changed = 1;
-    }
+    if (towards_next[i] != t) towards_next[i] = t;
+    if (away_next[i] != a) away_next[i] = a;
+    if (t < towards[i] || a < away[i]) *changed = 1;
 }
 
 __kernel void flat_height(__global const uchar* kind, __global const int* comp, __global const int* away,

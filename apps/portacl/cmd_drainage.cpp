@@ -44,6 +44,40 @@ std::vector<std::size_t> outletCells(const std::vector<std::string>& points, con
     return cells;
 }
 
+// The weights raster for accumulation ("" for none): the shape of `grid` (a "DEM" or "pointer grid"),
+// NoData read as 0, every other value finite.
+io::Raster readWeights(const std::string& path, const io::Raster& grid, const std::string& gridKind) {
+    io::Raster weights;
+    if (path.empty()) return weights;
+    weights = io::readRaster(path);
+    if (weights.rows() != grid.rows() || weights.cols() != grid.cols())
+        throw Error(path + " is " + std::to_string(weights.rows()) + "x" + std::to_string(weights.cols()) + ", the " + gridKind + " " +
+                    std::to_string(grid.rows()) + "x" + std::to_string(grid.cols()));
+    for (std::size_t i = 0; i < weights.size(); ++i) {
+        if (weights.isNoData(i)) weights.values[i] = 0;
+        else if (!std::isfinite(weights.values[i]))
+            throw Error(path + " has a weight that is not finite at row " + std::to_string(i / weights.cols()) + ", column " +
+                        std::to_string(i % weights.cols()));
+    }
+    return weights;
+}
+
+// The device's context (none for --serial) and, in `where`, what the run is on.
+std::unique_ptr<Context> openContext(bool serial, const CommonOptions& common, std::string& where) {
+    where = "serial reference";
+    if (serial) return nullptr;
+    auto ctx = std::make_unique<Context>(selectDevice(common.device), common.contextOptions());
+    where = ctx->device().label();
+    return ctx;
+}
+
+// Fills the DEM's depressions, on the device or (no context: --serial) by Priority-Flood, and says so
+// as step `step` of the progress.
+void fillDepressionsOf(io::Raster& dem, Context* ctx, Precision precision, Progress& progress, int step) {
+    dem = ctx ? dr::fillDepressions(*ctx, dem, precision) : dr::fillDepressionsReference(dem, precision);
+    progress.update(std::uint64_t(step), "filled");
+}
+
 // --method dinf: the DEM (filled if asked), its D∞ angles and their accumulation, every option
 // already checked.
 int runDinf(const std::string& dem, const std::string& filled, const std::string& directions, const std::string& accumulation,
@@ -53,30 +87,11 @@ int runDinf(const std::string& dem, const std::string& filled, const std::string
     int done = 0;
     io::Raster input = io::readRaster(dem);
     dr::validateDem(input);
-    io::Raster weights;
-    if (!weightsPath.empty()) {
-        weights = io::readRaster(weightsPath);
-        if (weights.rows() != input.rows() || weights.cols() != input.cols())
-            throw Error(weightsPath + " is " + std::to_string(weights.rows()) + "x" + std::to_string(weights.cols()) + ", the DEM " +
-                        std::to_string(input.rows()) + "x" + std::to_string(input.cols()));
-        for (std::size_t i = 0; i < weights.size(); ++i) {
-            if (weights.isNoData(i)) weights.values[i] = 0;
-            else if (!std::isfinite(weights.values[i]))
-                throw Error(weightsPath + " has a weight that is not finite at row " + std::to_string(i / weights.cols()) +
-                            ", column " + std::to_string(i % weights.cols()));
-        }
-    }
+    const io::Raster weights = readWeights(weightsPath, input, "DEM");
     progress.update(++done, "read");
-    std::unique_ptr<Context> ctx;
-    std::string where = "serial reference";
-    if (!serial) {
-        ctx = std::make_unique<Context>(selectDevice(common.device), common.contextOptions());
-        where = ctx->device().label();
-    }
-    if (fill) {
-        input = serial ? dr::fillDepressionsReference(input, precision) : dr::fillDepressions(*ctx, input, precision);
-        progress.update(++done, "filled");
-    }
+    std::string where;
+    const std::unique_ptr<Context> ctx = openContext(serial, common, where);
+    if (fill) fillDepressionsOf(input, ctx.get(), precision, progress, ++done);
     const dr::DinfGrid grid = serial ? dr::dinfDirectionsReference(input, precision) : dr::dinfDirections(*ctx, input, precision);
     progress.update(++done, "directions");
     dr::Accumulation acc;
@@ -224,36 +239,16 @@ int runDrainage(const std::vector<std::string>& args) {
     Progress progress("drainage", std::uint64_t(steps), "steps");
     int done = 0;
     io::Raster input = io::readRaster(dem.empty() ? pointers : dem);
-    io::Raster weights;
-    if (!weightsPath.empty()) {
-        weights = io::readRaster(weightsPath);
-        if (weights.rows() != input.rows() || weights.cols() != input.cols())
-            throw Error(weightsPath + " is " + std::to_string(weights.rows()) + "x" + std::to_string(weights.cols()) +
-                        ", the " + (dem.empty() ? "pointer grid " : "DEM ") + std::to_string(input.rows()) + "x" +
-                        std::to_string(input.cols()));
-        for (std::size_t i = 0; i < weights.size(); ++i) {
-            if (weights.isNoData(i)) weights.values[i] = 0;
-            else if (!std::isfinite(weights.values[i]))
-                throw Error(weightsPath + " has a weight that is not finite at row " + std::to_string(i / weights.cols()) +
-                            ", column " + std::to_string(i % weights.cols()));
-        }
-    }
+    const io::Raster weights = readWeights(weightsPath, input, dem.empty() ? "pointer grid" : "DEM");
     dr::DirectionGrid grid;
     if (dem.empty()) grid = dr::decodeDirections(input, enc);
     else dr::validateDem(input);
     const std::vector<std::size_t> outlets = outletCells(outletText, input);
     progress.update(++done, "read");
 
-    std::unique_ptr<Context> ctx;
-    std::string where = "serial reference";
-    if (!serial) {
-        ctx = std::make_unique<Context>(selectDevice(common.device), common.contextOptions());
-        where = ctx->device().label();
-    }
-    if (fill) {
-        input = serial ? dr::fillDepressionsReference(input, precision) : dr::fillDepressions(*ctx, input, precision);
-        progress.update(++done, "filled");
-    }
+    std::string where;
+    const std::unique_ptr<Context> ctx = openContext(serial, common, where);
+    if (fill) fillDepressionsOf(input, ctx.get(), precision, progress, ++done);
     if (wantDirections) {
         grid = serial ? dr::d8DirectionsReference(input, precision) : dr::d8Directions(*ctx, input, precision);
         progress.update(++done, "directions");

@@ -12,7 +12,7 @@ namespace {
 
 constexpr std::size_t kLocal = 64;
 
-std::string shapeText(const io::RasterFrame& f) { return std::to_string(f.rows) + "x" + std::to_string(f.cols); }
+using detail::shapeText;
 
 std::string dinfOptions(bool weighted) { return std::string(" -D WEIGHTED=") + (weighted ? "1" : "0"); }
 
@@ -20,14 +20,8 @@ template <typename T>
 DinfGrid directionsOn(Context& ctx, const io::Raster& dem) {
     const std::size_t n = dem.size();
     ctx.checkFits(n * (2 * sizeof(T) + 1), "D-infinity directions of a " + shapeText(dem.frame) + " DEM");
-    std::vector<T> z(n);
-    std::vector<std::uint8_t> mask(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        mask[i] = dem.isNoData(i);
-        z[i] = mask[i] ? T(0) : T(dem.values[i]);
-    }
-    cl::Buffer heights = ctx.upload(z, "DEM heights", CL_MEM_READ_ONLY);
-    cl::Buffer nodata = ctx.upload(mask, "DEM NoData mask", CL_MEM_READ_ONLY);
+    cl::Buffer heights = ctx.upload(detail::heightsOf<T>(dem), "DEM heights", CL_MEM_READ_ONLY);
+    cl::Buffer nodata = ctx.upload(detail::noDataMask(dem), "DEM NoData mask", CL_MEM_READ_ONLY);
     cl::Buffer angle = ctx.buffer(n * sizeof(T), "D-infinity angles");
     cl::Kernel& k = ctx.kernel("drainage_dinf.cl", "dinf_directions", precisionOf<T>(), dinfOptions(false));
     setArgs(k, 0, heights, nodata, angle, cl_int(dem.rows()), cl_int(dem.cols()), T(dem.frame.cellWidth()), T(dem.frame.cellHeight()),
@@ -81,15 +75,8 @@ Accumulation accumulateOn(Context& ctx, const DinfGrid& g, const AccumulationOpt
 }  // namespace
 
 DinfGrid dinfDirections(Context& ctx, const io::Raster& dem, Precision precision) {
-    validateDem(dem);
-    if (dem.size() >= (std::size_t(1) << 31))
-        throw Error("a DEM of " + std::to_string(dem.size()) + " cells is larger than the 2^31 cells one piece holds");
-    if (precision == Precision::Float) return directionsOn<float>(ctx, dem);
-    if (precision == Precision::Double) {
-        ctx.requirePrecision(Precision::Double);
-        return directionsOn<double>(ctx, dem);
-    }
-    throw Error("D-infinity directions run in float or double, not mixed precision");
+    return detail::onDemInPrecision(ctx, dem, precision, "D-infinity directions run",
+                                    [&](auto t) { return directionsOn<decltype(t)>(ctx, dem); });
 }
 
 Accumulation dinfAccumulate(Context& ctx, const DinfGrid& g, const AccumulationOptions& opt) {

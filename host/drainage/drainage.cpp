@@ -14,22 +14,14 @@ namespace {
 
 constexpr std::size_t kLocal = 64;
 
-std::string shapeText(const io::RasterFrame& f) { return std::to_string(f.rows) + "x" + std::to_string(f.cols); }
-
-std::vector<std::uint8_t> noDataMask(const io::Raster& dem) {
-    std::vector<std::uint8_t> m(dem.size());
-    for (std::size_t i = 0; i < m.size(); ++i) m[i] = dem.isNoData(i);
-    return m;
-}
+using detail::shapeText;
 
 template <typename T>
 DirectionGrid directionsOn(Context& ctx, const io::Raster& dem) {
     const std::size_t n = dem.size();
     ctx.checkFits(n * (sizeof(T) + 2), "D8 directions of a " + shapeText(dem.frame) + " DEM");
-    std::vector<T> z(n);
-    for (std::size_t i = 0; i < n; ++i) z[i] = dem.isNoData(i) ? T(0) : T(dem.values[i]);
-    cl::Buffer heights = ctx.upload(z, "DEM heights", CL_MEM_READ_ONLY);
-    cl::Buffer nodata = ctx.upload(noDataMask(dem), "DEM NoData mask", CL_MEM_READ_ONLY);
+    cl::Buffer heights = ctx.upload(detail::heightsOf<T>(dem), "DEM heights", CL_MEM_READ_ONLY);
+    cl::Buffer nodata = ctx.upload(detail::noDataMask(dem), "DEM NoData mask", CL_MEM_READ_ONLY);
     cl::Buffer dir = ctx.buffer(n, "D8 directions");
     detail::directionsOnDevice(ctx, heights, nodata, dir, dem.frame, precisionOf<T>());
     DirectionGrid g;
@@ -47,15 +39,8 @@ std::string accOptions(bool weighted, Precision p) {
 }  // namespace
 
 DirectionGrid d8Directions(Context& ctx, const io::Raster& dem, Precision precision) {
-    validateDem(dem);
-    if (dem.size() >= (std::size_t(1) << 31))
-        throw Error("a DEM of " + std::to_string(dem.size()) + " cells is larger than the 2^31 cells one piece holds");
-    if (precision == Precision::Float) return directionsOn<float>(ctx, dem);
-    if (precision == Precision::Double) {
-        ctx.requirePrecision(Precision::Double);
-        return directionsOn<double>(ctx, dem);
-    }
-    throw Error("D8 directions run in float or double, not mixed precision");
+    return detail::onDemInPrecision(ctx, dem, precision, "D8 directions run",
+                                    [&](auto t) { return directionsOn<decltype(t)>(ctx, dem); });
 }
 
 Accumulation accumulate(Context& ctx, const DirectionGrid& g, const AccumulationOptions& opt) {

@@ -1,11 +1,44 @@
 // Internals the device path and the reference share.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "portacl/drainage.hpp"
+#include "portacl/runtime/context.hpp"
+#include "portacl/runtime/error.hpp"
 
 namespace portacl::drainage::detail {
+
+// "RxC", for sentences about a grid.
+inline std::string shapeText(const io::RasterFrame& f) { return std::to_string(f.rows) + "x" + std::to_string(f.cols); }
+// Each cell's NoData flag, as the kernels read it.
+inline std::vector<std::uint8_t> noDataMask(const io::Raster& dem) {
+    std::vector<std::uint8_t> m(dem.size());
+    for (std::size_t i = 0; i < m.size(); ++i) m[i] = dem.isNoData(i);
+    return m;
+}
+// The heights in the kernels' precision, 0 on NoData.
+template <typename T>
+std::vector<T> heightsOf(const io::Raster& dem) {
+    std::vector<T> z(dem.size());
+    for (std::size_t i = 0; i < z.size(); ++i) z[i] = dem.isNoData(i) ? T(0) : T(dem.values[i]);
+    return z;
+}
+// A DEM step on the device: checks the DEM (and that one piece holds it), then calls run(T()) with T
+// float or double as `precision` asks; `what` begins the sentence for mixed precision ("D8
+// directions run").
+template <typename Run>
+auto onDemInPrecision(Context& ctx, const io::Raster& dem, Precision precision, const std::string& what, Run&& run) {
+    validateDem(dem);
+    if (dem.size() >= (std::size_t(1) << 31))
+        throw Error("a DEM of " + std::to_string(dem.size()) + " cells is larger than the 2^31 cells one piece holds");
+    if (precision == Precision::Float) return run(float());
+    if (precision != Precision::Double) throw Error(what + " in float or double, not mixed precision");
+    ctx.requirePrecision(Precision::Double);
+    return run(double());
+}
 
 // "<grid> has a cycle of directions through row R, column C: ..." for a cell of the cycle.
 std::string cycleSentence(const DirectionGrid& g, std::size_t cell);

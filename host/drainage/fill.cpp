@@ -16,15 +16,9 @@ constexpr int kLaunchesPerCheck = 4;
 template <typename T>
 io::Raster fillOn(Context& ctx, const io::Raster& dem) {
     const std::size_t n = dem.size();
-    ctx.checkFits(n * (2 * sizeof(T) + 1), "depression filling of a " + std::to_string(dem.rows()) + "x" +
-                                               std::to_string(dem.cols()) + " DEM");
-    std::vector<T> z(n);
-    std::vector<std::uint8_t> nodata(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        nodata[i] = dem.isNoData(i);
-        z[i] = nodata[i] ? T(0) : T(dem.values[i]);
-    }
-    cl::Buffer heights = ctx.upload(z, "DEM heights", CL_MEM_READ_ONLY);
+    ctx.checkFits(n * (2 * sizeof(T) + 1), "depression filling of a " + detail::shapeText(dem.frame) + " DEM");
+    const std::vector<std::uint8_t> nodata = detail::noDataMask(dem);
+    cl::Buffer heights = ctx.upload(detail::heightsOf<T>(dem), "DEM heights", CL_MEM_READ_ONLY);
     cl::Buffer mask = ctx.upload(nodata, "DEM NoData mask", CL_MEM_READ_ONLY);
     cl::Buffer level = ctx.buffer(n * sizeof(T), "water levels");
     cl::Buffer changed = ctx.buffer(sizeof(cl_int), "levels changed");
@@ -40,15 +34,8 @@ io::Raster fillOn(Context& ctx, const io::Raster& dem) {
 }  // namespace
 
 io::Raster fillDepressions(Context& ctx, const io::Raster& dem, Precision precision) {
-    validateDem(dem);
-    if (dem.size() >= (std::size_t(1) << 31))
-        throw Error("a DEM of " + std::to_string(dem.size()) + " cells is larger than the 2^31 cells one piece holds");
-    if (precision == Precision::Float) return fillOn<float>(ctx, dem);
-    if (precision == Precision::Double) {
-        ctx.requirePrecision(Precision::Double);
-        return fillOn<double>(ctx, dem);
-    }
-    throw Error("depression filling runs in float or double, not mixed precision");
+    return detail::onDemInPrecision(ctx, dem, precision, "depression filling runs",
+                                    [&](auto t) { return fillOn<decltype(t)>(ctx, dem); });
 }
 
 namespace detail {
