@@ -55,3 +55,8 @@ build_options = -cl-opt-disable
 # The runtime's compiler (2026.2) gets the double builds of the mesh kernels wrong when it optimises
 # (pairs that do not intersect reported; float builds are right). Unoptimised, they equal CGAL's.
 build_options = -cl-opt-disable
+
+[fft]
+# FFTW on the host's threads (one per compute unit) on the buffers this CPU device shares with the
+# host, mapped, in place of VkFFT's kernels: host/fft/fftw_plan.cpp, docs/engineering/measurements.md.
+backend = fftw

@@ -44,3 +44,8 @@ lanes = 1
 flagged_lanes = 1
 wide_group = 64
 wide_candidates = 512
+
+[fft]
+# FFTW on the host's threads (one per compute unit) on the buffers this CPU device shares with the
+# host, mapped, in place of VkFFT's kernels: host/fft/fftw_plan.cpp, docs/engineering/measurements.md.
+backend = fftw

@@ -16,6 +16,7 @@ packages=(
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   mesa-opencl-icd oclgrind
   libclfft-dev libvkfft-dev
+  libfftw3-dev  # the FFT backend of CPU devices (PORTACL_WITH_FFTW; fftw3f_threads and fftw3_threads)
   libboost-program-options-dev libhdf5-dev googletest libgtest-dev
   libpng-dev libtiff-dev zlib1g-dev libstb-dev libnetpbm-dev libgdal-dev libnifti2-dev
   gemmi-dev tao-pegtl-dev

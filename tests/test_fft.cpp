@@ -1,5 +1,5 @@
-// The FFT interface over both backends, against a direct O(N^2) DFT computed on the host in long
-// double (host/fft/reference_dft.cpp). Relative L2 error, ||got - want|| / ||want||, at most 1e-5 in
+// The FFT interface over its backends (VkFFT, clFFT, and FFTW on CPU devices), against a direct
+// O(N^2) DFT computed on the host in long double (host/fft/reference_dft.cpp). Relative L2 error, ||got - want|| / ||want||, at most 1e-5 in
 // float and 1e-12 in double. Sizes are small and mostly not powers of two (12, 15, 7x9, 6x10x14),
 // so that the mixed-radix paths run; 17 is a prime that clFFT refuses and VkFFT takes (Bluestein).
 #include <gtest/gtest.h>
@@ -101,6 +101,13 @@ struct Param {
     Precision precision;
 };
 
+// FFTW runs where the build has it and the test device is a CPU; the reason it does not, or "".
+std::string fftwMissing() {
+    if (!available(Backend::FFTW)) return "this build has no FFTW backend";
+    if (!test::context().device().isCpu) return "the FFTW backend runs on CPU devices only";
+    return "";
+}
+
 std::string paramName(const testing::TestParamInfo<Param>& info) {
     return std::string(backendName(info.param.backend)) + "_" + precisionName(info.param.precision);
 }
@@ -110,6 +117,7 @@ protected:
     void SetUp() override {
         if (GetParam().precision == Precision::Double && !test::hasFp64())
             GTEST_SKIP() << "the test device has no fp64 support";
+        if (GetParam().backend == Backend::FFTW && !fftwMissing().empty()) GTEST_SKIP() << fftwMissing();
     }
 
     PlanDesc desc(Kind kind, const Shape& shape, std::size_t batch, bool inPlace) const {
@@ -218,7 +226,8 @@ TEST_P(Fft, C2CRoundTripRestoresTheInput) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, Fft,
                          testing::Values(Param{Backend::VkFFT, Precision::Float}, Param{Backend::VkFFT, Precision::Double},
-                                         Param{Backend::ClFFT, Precision::Float}, Param{Backend::ClFFT, Precision::Double}),
+                                         Param{Backend::ClFFT, Precision::Float}, Param{Backend::ClFFT, Precision::Double},
+                                         Param{Backend::FFTW, Precision::Float}, Param{Backend::FFTW, Precision::Double}),
                          paramName);
 
 // ---- The benchmark's configuration (3-D R2C + C2R pair, out of place) at 32^3 ----
@@ -229,7 +238,8 @@ TEST(FftBenchPair, R2CThenC2R32CubedFloat) {
     const Shape shape{32, 32, 32};
     const std::size_t n = product(shape), half = 32 * 32 * 17;
     const auto x = randomReals(n, 5);
-    for (Backend b : {Backend::VkFFT, Backend::ClFFT}) {
+    for (Backend b : {Backend::VkFFT, Backend::ClFFT, Backend::FFTW}) {
+        if (b == Backend::FFTW && !fftwMissing().empty()) continue;
         PlanDesc d;
         d.kind = Kind::R2C;
         d.shape = shape;
@@ -259,14 +269,102 @@ TEST(FftBenchPair, R2CThenC2R32CubedFloat) {
 
 class PrimeSize : public Fft {};
 
-TEST_P(PrimeSize, VkfftTransformsLength17) {
+TEST_P(PrimeSize, TransformsLength17) {
     checkC2C({3, 17}, 2, false);
     checkR2C({17}, 1, true);
+    checkC2R({5, 17}, 2, false);
 }
 
-INSTANTIATE_TEST_SUITE_P(Vkfft, PrimeSize,
-                         testing::Values(Param{Backend::VkFFT, Precision::Float}, Param{Backend::VkFFT, Precision::Double}),
+INSTANTIATE_TEST_SUITE_P(VkfftAndFftw, PrimeSize,
+                         testing::Values(Param{Backend::VkFFT, Precision::Float}, Param{Backend::VkFFT, Precision::Double},
+                                         Param{Backend::FFTW, Precision::Float}, Param{Backend::FFTW, Precision::Double}),
                          paramName);
+
+// ---- FFTW against VkFFT: sizes too large for the direct DFT, the layouts k-Wave's solver uses ----
+
+class FftwAgainstVkfft : public Fft {
+protected:
+    // The same transform through both backends on the same input: relative L2 within the tolerance.
+    void compare(PlanDesc d, Direction dir, std::size_t inCount, unsigned seed) {
+        d.backend = Backend::VkFFT;
+        Plan& vk = plan(test::context(), d);
+        d.backend = Backend::FFTW;
+        Plan& fw = plan(test::context(), d);
+        EXPECT_EQ(fw.backend(), Backend::FFTW);
+        const auto x = randomReals(inCount, seed);
+        const std::size_t outCount = d.batch * outputElements(d, dir);
+        const auto want = run(vk, x, dir, outCount), got = run(fw, x, dir, outCount);
+        EXPECT_LE(relativeL2(got, want), tolerance(d.precision)) << describeCase(d.kind == Kind::R2C ? "R2C" : d.kind == Kind::C2R ? "C2R" : "C2C", d.shape, d.batch, d.inPlace)
+                                                              << (d.skipFastestAxis ? " (fastest axis untransformed)" : "");
+    }
+};
+
+TEST_P(FftwAgainstVkfft, OddThreeDimensionalBatches) {
+    // 9x5x15: odd along every axis (the last one sets the half spectrum); batch 3 as
+    // k-Wave's velocity components.
+    PlanDesc d = desc(Kind::R2C, {9, 5, 15}, 3, false);
+    compare(d, Direction::Forward, 3 * 9 * 5 * 15, 21);
+    d.kind = Kind::C2R;
+    // A half spectrum of random values is not Hermitian along its k = 0 and Nyquist planes; both
+    // libraries take those planes' real parts in the same way only for a Hermitian one, so the
+    // spectrum is made from a real field.
+    PlanDesc forward = desc(Kind::R2C, {9, 5, 15}, 3, false);
+    forward.backend = Backend::VkFFT;
+    const auto spectrum = run(plan(test::context(), forward), randomReals(3 * 9 * 5 * 15, 22), Direction::Forward,
+                              3 * outputElements(forward, Direction::Forward));
+    d.backend = Backend::VkFFT;
+    const auto want = run(plan(test::context(), d), spectrum, Direction::Inverse, 3 * 9 * 5 * 15);
+    d.backend = Backend::FFTW;
+    const auto got = run(plan(test::context(), d), spectrum, Direction::Inverse, 3 * 9 * 5 * 15);
+    EXPECT_LE(relativeL2(got, want), tolerance(d.precision)) << "C2R 9x5x15 batch 3";
+}
+
+TEST_P(FftwAgainstVkfft, FastestAxisUntransformed) {
+    // k-Wave's y transforms of a half spectrum: 2-D C2C along y only, in place, for every x.
+    PlanDesc d = desc(Kind::C2C, {14, 9}, 6, true);
+    d.skipFastestAxis = true;
+    compare(d, Direction::Inverse, 2 * 6 * 14 * 9, 23);
+    compare(d, Direction::Forward, 2 * 6 * 14 * 9, 24);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, FftwAgainstVkfft,
+                         testing::Values(Param{Backend::FFTW, Precision::Float}, Param{Backend::FFTW, Precision::Double}),
+                         paramName);
+
+// Memory off FFTW's alignment (a host pointer one float past it, USE_HOST_PTR) still transforms
+// right: the plan makes an unaligned variant for it.
+TEST(FftwBackend, MemoryOffItsAlignmentTransformsRight) {
+    if (!fftwMissing().empty()) GTEST_SKIP() << fftwMissing();
+    Context& ctx = test::context();
+    const Shape shape{6, 10};
+    const std::size_t n = product(shape);
+    const auto x = randomComplex(n, 31);
+    std::vector<float> host(2 * n + 1);
+    for (std::size_t i = 0; i < n; ++i) host[1 + 2 * i] = static_cast<float>(x[i].real()), host[2 + 2 * i] = static_cast<float>(x[i].imag());
+    cl::Buffer data = clCall("clCreateBuffer", [&] { return cl::Buffer(ctx.clContext(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, 2 * n * sizeof(float), host.data() + 1); });
+    PlanDesc d;
+    d.shape = shape;
+    d.inPlace = true;
+    d.backend = Backend::FFTW;
+    plan(ctx, d).execute(data, data, Direction::Forward);
+    const auto got = ctx.download<float>(data, 2 * n, "transformed");
+    EXPECT_LE(relativeL2(std::vector<double>(got.begin(), got.end()), interleave(reference::dft(x, shape, Direction::Forward))),
+              tolerance(Precision::Float));
+}
+
+TEST(FftwBackend, RefusedOnDevicesThatAreNotCpus) {
+    if (!available(Backend::FFTW)) GTEST_SKIP() << "this build has no FFTW backend";
+    if (test::context().device().isCpu) GTEST_SKIP() << "the test device is a CPU";
+    PlanDesc d;
+    d.shape = {8};
+    d.backend = Backend::FFTW;
+    try {
+        plan(test::context(), d);
+        FAIL() << "FFTW accepted a device that is not a CPU";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("CPU devices only"), std::string::npos) << e.what();
+    }
+}
 
 TEST(FftBackends, ClfftRefusesLength17NamingTheSizeAndVkfft) {
     PlanDesc d;
@@ -295,21 +393,37 @@ TEST(FftBackends, VkfftRefusesARealLastDimensionOfOne) {
     }
 }
 
-TEST(FftBackends, AutoIsVkfftForEverySize) {
+// Auto is what the device profile's [fft] backend names (FFTW on the CPU implementations' profiles,
+// when the build has it), else VkFFT, for every size.
+TEST(FftBackends, AutoIsTheProfilesBackendForEverySize) {
+    Context& ctx = test::context();
+    const std::string named = ctx.tuning().get("fft", "backend", "auto");
+    Backend want = named == "auto" ? Backend::VkFFT : parseBackend(named);
+    if (!available(want)) want = Backend::VkFFT;
+    EXPECT_EQ(resolve(ctx, Backend::Auto), want);
+    EXPECT_EQ(resolve(ctx, Backend::ClFFT), Backend::ClFFT);  // a named backend stays
     PlanDesc d;
     d.shape = {17};
     d.backend = Backend::Auto;
-    EXPECT_EQ(plan(test::context(), d).backend(), Backend::VkFFT);
+    EXPECT_EQ(plan(ctx, d).backend(), want);
     d.shape = {16};
-    EXPECT_EQ(plan(test::context(), d).backend(), Backend::VkFFT);
+    EXPECT_EQ(plan(ctx, d).backend(), want);
+    EXPECT_EQ((bufferFlags(ctx, Backend::Auto) & CL_MEM_ALLOC_HOST_PTR) != 0, want == Backend::FFTW);
+}
+
+TEST(FftBackends, TheCpuProfilesNameFftw) {
+    for (const auto& profile : loadTuningProfiles())
+        if (profile.name == "pocl" || profile.name == "intel-cpu") EXPECT_EQ(profile.get("fft", "backend", ""), "fftw") << profile.path;
 }
 
 TEST(FftBackends, ParseAndName) {
     EXPECT_EQ(parseBackend("clFFT"), Backend::ClFFT);
     EXPECT_EQ(parseBackend("vkfft"), Backend::VkFFT);
     EXPECT_EQ(parseBackend("auto"), Backend::Auto);
-    EXPECT_THROW(parseBackend("fftw"), Error);
+    EXPECT_EQ(parseBackend("FFTW"), Backend::FFTW);
+    EXPECT_THROW(parseBackend("mkl"), Error);
     EXPECT_STREQ(backendName(Backend::ClFFT), "clfft");
+    EXPECT_STREQ(backendName(Backend::FFTW), "fftw");
 }
 
 // ---- The plan cache ----
@@ -323,8 +437,8 @@ TEST(FftPlanCache, TheSameDescriptionReturnsTheSamePlan) {
     Plan& first = plan(ctx, d);
     EXPECT_EQ(&plan(ctx, d), &first);
     PlanDesc autoDesc = d;
-    autoDesc.backend = Backend::Auto;  // Auto resolves to VkFFT before the lookup
-    EXPECT_EQ(&plan(ctx, autoDesc), &first);
+    autoDesc.backend = Backend::Auto;  // Auto resolves before the lookup
+    if (resolve(ctx, Backend::Auto) == Backend::VkFFT) EXPECT_EQ(&plan(ctx, autoDesc), &first);
     PlanDesc other = d;
     other.batch = 2;
     EXPECT_NE(&plan(ctx, other), &first);
@@ -345,7 +459,8 @@ TEST(FftPlanCache, ClfftPlansAreCachedToo) {
 
 TEST(FftEvents, ExecuteRecordsEventsThatSpanTheTransform) {
     Context& ctx = test::context();
-    for (Backend b : {Backend::VkFFT, Backend::ClFFT}) {
+    for (Backend b : {Backend::VkFFT, Backend::ClFFT, Backend::FFTW}) {
+        if (b == Backend::FFTW && !fftwMissing().empty()) continue;
         PlanDesc d;
         d.shape = {8, 6};
         d.inPlace = true;

@@ -1,5 +1,5 @@
-// What the FFT front end (plan_desc.cpp, plan_cache.cpp) shares with its two backends
-// (vkfft_plan.cpp, clfft_plan.cpp). Not part of the public API.
+// What the FFT front end (plan_desc.cpp, plan_cache.cpp) shares with its backends (vkfft_plan.cpp,
+// clfft_plan.cpp, fftw_plan.cpp when PORTACL_HAVE_FFTW). Not part of the public API.
 #pragma once
 
 #include <memory>
@@ -31,6 +31,7 @@ std::string eventName(const PlanDesc& d, Backend b, Direction dir);
 // naming the transform and the library's status when that fails.
 std::unique_ptr<Plan> makeVkfftPlan(Context& ctx, const PlanDesc& d);
 std::unique_ptr<Plan> makeClfftPlan(Context& ctx, const PlanDesc& d);
+std::unique_ptr<Plan> makeFftwPlan(Context& ctx, const PlanDesc& d);  // only with PORTACL_HAVE_FFTW
 
 // True when clFFT can transform length n: its only radices are 2, 3, 5, 7, 11 and 13.
 bool clfftSupportsLength(std::size_t n);

@@ -33,7 +33,8 @@ Backend parseBackend(const std::string& name) {
     if (n == "auto") return Backend::Auto;
     if (n == "vkfft") return Backend::VkFFT;
     if (n == "clfft") return Backend::ClFFT;
-    throw Error("unknown FFT backend '" + name + "'; use auto, vkfft or clfft");
+    if (n == "fftw") return Backend::FFTW;
+    throw Error("unknown FFT backend '" + name + "'; use auto, vkfft, clfft or fftw");
 }
 
 const char* backendName(Backend b) {
@@ -41,6 +42,7 @@ const char* backendName(Backend b) {
         case Backend::Auto: return "auto";
         case Backend::VkFFT: return "vkfft";
         case Backend::ClFFT: return "clfft";
+        case Backend::FFTW: return "fftw";
     }
     return "?";
 }

@@ -1,6 +1,8 @@
-// Fast Fourier transforms on the device: one interface over two backends, VkFFT (OpenCL backend; the
-// fast one) and clFFT (the design's named library). 1-D, 2-D and 3-D; complex-to-complex,
-// real-to-complex and complex-to-real; float and double; in place or out of place; batched.
+// Fast Fourier transforms on the device: one interface over three backends, VkFFT (OpenCL backend; the
+// fast one on GPUs), clFFT (the design's named library) and, on CPU devices, FFTW (on the host's
+// threads, on the buffers the CPU device shares with the host, mapped). 1-D, 2-D and 3-D;
+// complex-to-complex, real-to-complex and complex-to-real; float and double; in place or out of
+// place; batched.
 //
 // Conventions (the same for both backends, and the same as NumPy's numpy.fft):
 // - `shape` lists the transform dimensions in C order: the last one varies fastest in memory.
@@ -10,8 +12,10 @@
 // - Forward has no scaling; Inverse scales by 1/N (N = product of shape), so Inverse(Forward(x)) == x.
 // - Batches are contiguous: batch b starts at b times the size of one transform.
 // - Directions: a C2C plan runs both; an R2C plan runs Forward only and a C2R plan Inverse only (the
-//   other direction raises portacl::Error). An out-of-place C2R may overwrite its complex input (both
+//   other direction raises portacl::Error). An out-of-place C2R may overwrite its complex input (the
 //   backends use it as scratch for the multi-dimensional passes, as cuFFT and FFTW do).
+// - Backend::Auto is the device profile's choice ([fft] backend = vkfft, clfft or fftw; the CPU
+//   implementations' profiles name fftw), else VkFFT; an FFTW choice in a build without FFTW is VkFFT.
 #pragma once
 
 #include "portacl/export.hpp"
@@ -27,12 +31,19 @@
 
 namespace portacl::fft {
 
-enum class Backend { Auto, VkFFT, ClFFT };
+enum class Backend { Auto, VkFFT, ClFFT, FFTW };
 enum class Kind { C2C, R2C, C2R };
 enum class Direction { Forward, Inverse };
 
-PORTACL_API Backend parseBackend(const std::string& name);  // "auto", "vkfft", "clfft"
+PORTACL_API Backend parseBackend(const std::string& name);  // "auto", "vkfft", "clfft", "fftw"
 PORTACL_API const char* backendName(Backend b);
+// Whether this build has the backend (FFTW is optional: built when libfftw3-dev was found).
+PORTACL_API bool available(Backend b);
+// The backend a plan of `requested` gets on this context: Auto resolved through the device profile.
+PORTACL_API Backend resolve(const Context& ctx, Backend requested);
+// The flags to create the buffers a backend transforms with: FFTW's are allocated in host memory
+// (CL_MEM_ALLOC_HOST_PTR), so that mapping them for the host's transform copies nothing.
+PORTACL_API cl_mem_flags bufferFlags(const Context& ctx, Backend requested);
 
 struct PORTACL_API PlanDesc {
     Kind kind = Kind::C2C;
@@ -40,8 +51,8 @@ struct PORTACL_API PlanDesc {
     std::size_t batch = 1;
     Precision precision = Precision::Float;  // Float or Double
     bool inPlace = false;
-    Backend backend = Backend::Auto;  // Auto: VkFFT
-    // C2C only, VkFFT only: leave the fastest axis untransformed (the transforms along the other axes
+    Backend backend = Backend::Auto;  // Auto: the device profile's backend, else VkFFT
+    // C2C only, VkFFT and FFTW: leave the fastest axis untransformed (the transforms along the other axes
     // of every point of it), for callers that transform that axis themselves.
     bool skipFastestAxis = false;
 
@@ -74,8 +85,8 @@ protected:
 
 // Plans are cached per context by PlanDesc::key(): the first request builds (and for clFFT bakes,
 // serialized under a global mutex since clFFT's bake is not thread-safe), later ones reuse.
-// A size the chosen backend cannot transform raises portacl::Error; with Backend::Auto such sizes
-// go to VkFFT, which handles any size.
+// A size the chosen backend cannot transform raises portacl::Error; VkFFT and FFTW handle any size.
+// FFTW on a device that is not a CPU, or in a build without it, raises portacl::Error.
 PORTACL_API Plan& plan(Context& ctx, const PlanDesc& desc);
 
 }  // namespace portacl::fft

@@ -55,6 +55,7 @@ public:
     // their events with recordEvent. Workloads use the calls below.
     cl::CommandQueue& queue() { return queue_; }
     const TuningProfile& tuning() const { return tuning_; }
+    const ContextOptions& options() const { return options_; }
     Profiler& profiler() { return profiler_; }
     ProgramCache& programCache() { return cache_; }
 

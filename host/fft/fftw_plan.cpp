@@ -1,0 +1,310 @@
+// The FFTW backend (FFTW 3.3, threaded), for CPU devices: their buffers are the host's memory, so a
+// transform maps its buffers (zero-copy on a CPU device, through the context's named transfers, which
+// wait for the queue up to that point), runs FFTW's transform on the mapped memory on the host's
+// threads, and unmaps them before the next command. The OpenCL kernels before and after it work on
+// the same memory without copies.
+//
+// Layout: the guru64 interface describes our C-order shape, batch and (for skipFastestAxis) the
+// untransformed fastest axis directly, in elements of each side (reals for a real side, complex
+// numbers for a complex one). FFTW's inverse is unscaled; the 1/N of our convention is applied to
+// the output after the transform, on the same threads.
+//
+// Plans: made with the profile's [fft] fftw_planner (measure unless it says estimate or patient) on
+// scratch arrays of FFTW's own alignment, executed on the mapped memory through FFTW's new-array
+// functions; memory of another alignment gets a plan of its own made with FFTW_UNALIGNED. Threads:
+// the device's compute units. Measured plans are kept as FFTW wisdom in the program cache's folder
+// (fftw-wisdom-float.txt, fftw-wisdom-double.txt; written atomically) unless the disk cache is off.
+// FFTW's planner and wisdom are process-global and not thread-safe: they run under one mutex.
+#include <fftw3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "fft/fft_internal.hpp"
+#include "portacl/runtime/error.hpp"
+#include "portacl/runtime/program_cache.hpp"
+
+namespace portacl::fft::detail {
+
+namespace {
+
+std::mutex& plannerMutex() {
+    static std::mutex* m = new std::mutex;  // never destroyed: plans may be released during static destruction
+    return *m;
+}
+
+// FFTW's two libraries (fftwf_* and fftw_*) behind one set of names.
+template <typename Real>
+struct Fftw;
+
+template <>
+struct Fftw<float> {
+    using Plan = fftwf_plan;
+    using Complex = fftwf_complex;
+    static constexpr const char* name = "float";
+    static void initThreads() { fftwf_init_threads(); }
+    static void threads(int n) { fftwf_plan_with_nthreads(n); }
+    static void* malloc(std::size_t bytes) { return fftwf_malloc(bytes); }
+    static void free(void* p) { fftwf_free(p); }
+    static int alignmentOf(void* p) { return fftwf_alignment_of(static_cast<float*>(p)); }
+    static Plan c2c(int rank, const fftw_iodim64* dims, int howRank, const fftw_iodim64* how, void* in, void* out, int sign, unsigned flags) {
+        return fftwf_plan_guru64_dft(rank, dims, howRank, how, static_cast<Complex*>(in), static_cast<Complex*>(out), sign, flags);
+    }
+    static Plan r2c(int rank, const fftw_iodim64* dims, int howRank, const fftw_iodim64* how, void* in, void* out, unsigned flags) {
+        return fftwf_plan_guru64_dft_r2c(rank, dims, howRank, how, static_cast<float*>(in), static_cast<Complex*>(out), flags);
+    }
+    static Plan c2r(int rank, const fftw_iodim64* dims, int howRank, const fftw_iodim64* how, void* in, void* out, unsigned flags) {
+        return fftwf_plan_guru64_dft_c2r(rank, dims, howRank, how, static_cast<Complex*>(in), static_cast<float*>(out), flags);
+    }
+    static void runC2C(Plan p, void* in, void* out) { fftwf_execute_dft(p, static_cast<Complex*>(in), static_cast<Complex*>(out)); }
+    static void runR2C(Plan p, void* in, void* out) { fftwf_execute_dft_r2c(p, static_cast<float*>(in), static_cast<Complex*>(out)); }
+    static void runC2R(Plan p, void* in, void* out) { fftwf_execute_dft_c2r(p, static_cast<Complex*>(in), static_cast<float*>(out)); }
+    static void destroy(Plan p) { fftwf_destroy_plan(p); }
+    static int importWisdom(const char* path) { return fftwf_import_wisdom_from_filename(path); }
+    static int exportWisdom(const char* path) { return fftwf_export_wisdom_to_filename(path); }
+};
+
+template <>
+struct Fftw<double> {
+    using Plan = fftw_plan;
+    using Complex = fftw_complex;
+    static constexpr const char* name = "double";
+    static void initThreads() { fftw_init_threads(); }
+    static void threads(int n) { fftw_plan_with_nthreads(n); }
+    static void* malloc(std::size_t bytes) { return fftw_malloc(bytes); }
+    static void free(void* p) { fftw_free(p); }
+    static int alignmentOf(void* p) { return fftw_alignment_of(static_cast<double*>(p)); }
+    static Plan c2c(int rank, const fftw_iodim64* dims, int howRank, const fftw_iodim64* how, void* in, void* out, int sign, unsigned flags) {
+        return fftw_plan_guru64_dft(rank, dims, howRank, how, static_cast<Complex*>(in), static_cast<Complex*>(out), sign, flags);
+    }
+    static Plan r2c(int rank, const fftw_iodim64* dims, int howRank, const fftw_iodim64* how, void* in, void* out, unsigned flags) {
+        return fftw_plan_guru64_dft_r2c(rank, dims, howRank, how, static_cast<double*>(in), static_cast<Complex*>(out), flags);
+    }
+    static Plan c2r(int rank, const fftw_iodim64* dims, int howRank, const fftw_iodim64* how, void* in, void* out, unsigned flags) {
+        return fftw_plan_guru64_dft_c2r(rank, dims, howRank, how, static_cast<Complex*>(in), static_cast<double*>(out), flags);
+    }
+    static void runC2C(Plan p, void* in, void* out) { fftw_execute_dft(p, static_cast<Complex*>(in), static_cast<Complex*>(out)); }
+    static void runR2C(Plan p, void* in, void* out) { fftw_execute_dft_r2c(p, static_cast<double*>(in), static_cast<Complex*>(out)); }
+    static void runC2R(Plan p, void* in, void* out) { fftw_execute_dft_c2r(p, static_cast<Complex*>(in), static_cast<double*>(out)); }
+    static void destroy(Plan p) { fftw_destroy_plan(p); }
+    static int importWisdom(const char* path) { return fftw_import_wisdom_from_filename(path); }
+    static int exportWisdom(const char* path) { return fftw_export_wisdom_to_filename(path); }
+};
+
+// The planner rigour of the device profile's [fft] fftw_planner.
+unsigned plannerFlags(const TuningProfile& profile) {
+    const std::string v = profile.get("fft", "fftw_planner", "measure");
+    if (v == "estimate") return FFTW_ESTIMATE;
+    if (v == "measure") return FFTW_MEASURE;
+    if (v == "patient") return FFTW_PATIENT;
+    throw Error("tuning profile " + profile.path + ": [fft] fftw_planner must be estimate, measure or patient, not '" + v + "'");
+}
+
+// Wisdom file of one precision; loaded once per process (call with plannerMutex() held).
+template <typename Real>
+std::string wisdomPath() {
+    return ProgramCache::directory() + "/fftw-wisdom-" + Fftw<Real>::name + ".txt";
+}
+
+template <typename Real>
+void setUp(bool useWisdom) {  // call with plannerMutex() held
+    static bool threadsReady = false, wisdomLoaded = false;
+    if (!threadsReady) {
+        Fftw<Real>::initThreads();
+        threadsReady = true;
+    }
+    if (useWisdom && !wisdomLoaded) {
+        const std::string path = wisdomPath<Real>();
+        if (std::filesystem::exists(path)) Fftw<Real>::importWisdom(path.c_str());  // a bad file only costs measuring again
+        wisdomLoaded = true;
+    }
+}
+
+template <typename Real>
+void saveWisdom() {  // call with plannerMutex() held; failures are ignored (the wisdom is an optimisation)
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const std::string path = wisdomPath<Real>();
+    fs::create_directories(fs::path(path).parent_path(), ec);
+    const std::string tmp = path + ".tmp" + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+    if (Fftw<Real>::exportWisdom(tmp.c_str())) fs::rename(tmp, path, ec);
+    if (ec || fs::exists(tmp)) fs::remove(tmp, ec);
+}
+
+// Multiplies `count` reals by `factor` on up to `threads` threads (the inverse's 1/N).
+template <typename Real>
+void scale(Real* data, std::size_t count, Real factor, int threads) {
+    const auto part = [&](std::size_t from, std::size_t to) {
+        for (std::size_t i = from; i < to; ++i) data[i] *= factor;
+    };
+    const std::size_t minPerThread = std::size_t(1) << 16;
+    const std::size_t n = std::max<std::size_t>(1, std::min<std::size_t>(threads, count / minPerThread));
+    if (n == 1) return part(0, count);
+    std::vector<std::thread> workers;
+    const std::size_t step = (count + n - 1) / n;
+    for (std::size_t t = 1; t < n; ++t) workers.emplace_back(part, std::min(count, t * step), std::min(count, (t + 1) * step));
+    part(0, std::min(count, step));
+    for (auto& w : workers) w.join();
+}
+
+template <typename Real>
+class FftwPlan final : public Plan {
+    using F = Fftw<Real>;
+
+public:
+    FftwPlan(Context& ctx, const PlanDesc& d) : ctx_(ctx) {
+        desc_ = d;
+        backend_ = Backend::FFTW;
+        if (!ctx.device().isCpu)
+            throw Error("the FFTW backend transforms on the host, so it runs on CPU devices only; " + ctx.device().label() +
+                        " is not one (use vkfft or clfft)");
+        threads_ = static_cast<int>(std::max(1u, ctx.device().computeUnits));
+        flags_ = plannerFlags(ctx.tuning());
+        useWisdom_ = ctx.options().useDiskCache && flags_ != FFTW_ESTIMATE;
+        describeLayout();
+        std::lock_guard<std::mutex> lock(plannerMutex());
+        setUp<Real>(useWisdom_);
+        makePlans(0);
+    }
+
+    ~FftwPlan() override {
+        std::lock_guard<std::mutex> lock(plannerMutex());  // destroying a plan touches the planner's state
+        for (auto& set : plans_)
+            for (auto p : set)
+                if (p) F::destroy(p);
+    }
+
+    FftwPlan(const FftwPlan&) = delete;
+    FftwPlan& operator=(const FftwPlan&) = delete;
+
+    void execute(const cl::Buffer& in, const cl::Buffer& out, Direction dir) override {
+        checkDirection(desc_, dir);
+        checkBuffers(desc_, dir, in, out);
+        const std::string name = eventName(desc_, backend_, dir);
+        const std::size_t inBytes = inputBytes(desc_, dir), outBytes = outputBytes(desc_, dir);
+        // FFTW keeps the input of an out-of-place R2C and C2C; an out-of-place C2R overwrites it.
+        const cl_map_flags inFlags = desc_.inPlace || desc_.kind == Kind::C2R ? CL_MAP_READ | CL_MAP_WRITE : CL_MAP_READ;
+        void* src = ctx_.map(in, inFlags, desc_.inPlace ? std::max(inBytes, outBytes) : inBytes, name + " (map)");
+        void* dst = src;
+        try {
+            if (!desc_.inPlace) dst = ctx_.map(out, CL_MAP_WRITE, outBytes, name + " (map output)");
+            run(src, dst, dir);
+        } catch (...) {
+            if (dst != src) ctx_.unmap(out, dst, name + " (unmap output)");
+            ctx_.unmap(in, src, name + " (unmap)");
+            throw;
+        }
+        if (dst != src) ctx_.unmap(out, dst, name + " (unmap output)");
+        ctx_.unmap(in, src, name + " (unmap)");
+    }
+
+private:
+    // The transform's axes (dims_) and the loops around it (how_): the batch, and the fastest axis
+    // where it is left untransformed. Strides in elements of each side.
+    void describeLayout() {
+        const PlanDesc& d = desc_;
+        const bool real = d.kind != Kind::C2C;
+        const std::size_t last = d.shape.back(), half = last / 2 + 1;
+        const std::ptrdiff_t realRow = static_cast<std::ptrdiff_t>(d.inPlace ? 2 * half : last);
+        const std::ptrdiff_t complexRow = static_cast<std::ptrdiff_t>(real ? half : last);
+        // Row lengths of the input and output sides.
+        const std::ptrdiff_t inRow = d.kind == Kind::R2C ? realRow : complexRow;
+        const std::ptrdiff_t outRow = d.kind == Kind::C2R ? realRow : complexRow;
+        std::vector<fftw_iodim64> axes(d.shape.size());
+        std::ptrdiff_t is = 1, os = 1;
+        for (std::size_t k = d.shape.size(); k-- > 0;) {
+            axes[k] = {static_cast<std::ptrdiff_t>(d.shape[k]), is, os};
+            is *= k + 1 == d.shape.size() ? inRow : static_cast<std::ptrdiff_t>(d.shape[k]);
+            os *= k + 1 == d.shape.size() ? outRow : static_cast<std::ptrdiff_t>(d.shape[k]);
+        }
+        how_.push_back({static_cast<std::ptrdiff_t>(d.batch), is, os});
+        if (d.skipFastestAxis) {
+            if (real || d.shape.size() < 2)
+                throw Error("FFTW cannot run the " + describe(d) + ": only C2C transforms of 2 or 3 axes can leave the fastest untransformed");
+            how_.push_back(axes.back());
+            axes.pop_back();
+        }
+        dims_ = axes;
+        // 1/N of the inverse: N is the product of the transformed lengths.
+        std::size_t n = 1;
+        for (const auto& a : dims_) n *= static_cast<std::size_t>(a.n);
+        inverseScale_ = static_cast<Real>(1.0 / static_cast<double>(n));
+    }
+
+    // Plans for memory of FFTW's alignment (set 0) or of any alignment (set 1, FFTW_UNALIGNED).
+    void makePlans(int set) {  // call with plannerMutex() held
+        const PlanDesc& d = desc_;
+        const std::size_t inBytes = d.batch * inputElements(d, d.kind == Kind::C2R ? Direction::Inverse : Direction::Forward) * elementBytes(d);
+        const std::size_t outBytes = d.batch * outputElements(d, d.kind == Kind::C2R ? Direction::Inverse : Direction::Forward) * elementBytes(d);
+        // Scratch arrays for the planner to measure on (it overwrites them). An unaligned plan is
+        // made on memory one element off FFTW's alignment so that the planner cannot assume it.
+        const std::size_t offset = set ? sizeof(Real) : 0;
+        void* in = F::malloc(std::max(inBytes, outBytes * d.inPlace) + offset);
+        void* out = d.inPlace ? in : F::malloc(outBytes + offset);
+        if (!in || !out) {
+            if (in) F::free(in);
+            if (out && out != in) F::free(out);
+            throw Error("FFTW could not allocate the scratch arrays to plan the " + describe(d));
+        }
+        void* a = static_cast<char*>(in) + offset;
+        void* b = static_cast<char*>(out) + offset;
+        const unsigned flags = flags_ | (set ? FFTW_UNALIGNED : 0u);
+        const int rank = static_cast<int>(dims_.size()), howRank = static_cast<int>(how_.size());
+        F::threads(threads_);
+        const auto started = std::chrono::steady_clock::now();
+        auto& p = plans_[set];
+        if (d.kind == Kind::C2C) {
+            p[0] = F::c2c(rank, dims_.data(), howRank, how_.data(), a, b, FFTW_FORWARD, flags);
+            p[1] = F::c2c(rank, dims_.data(), howRank, how_.data(), a, b, FFTW_BACKWARD, flags);
+        } else if (d.kind == Kind::R2C) {
+            p[0] = F::r2c(rank, dims_.data(), howRank, how_.data(), a, b, flags);
+        } else {
+            p[1] = F::c2r(rank, dims_.data(), howRank, how_.data(), a, b, flags);
+        }
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        F::free(in);
+        if (out != in) F::free(out);
+        if ((d.kind != Kind::C2R && !p[0]) || (d.kind != Kind::R2C && !p[1]))
+            throw Error("FFTW could not plan the " + describe(d) + " (" + F::name + ")");
+        if (useWisdom_ && seconds > 0.05) saveWisdom<Real>();  // it measured something new
+    }
+
+    void run(void* src, void* dst, Direction dir) {
+        const int dirIndex = dir == Direction::Forward ? 0 : 1;
+        const int set = F::alignmentOf(src) == 0 && F::alignmentOf(dst) == 0 ? 0 : 1;
+        if (set == 1) {
+            std::lock_guard<std::mutex> lock(plannerMutex());
+            if (!plans_[1][0] && !plans_[1][1]) makePlans(1);
+        }
+        const auto plan = plans_[set][dirIndex];
+        switch (desc_.kind) {
+            case Kind::C2C: F::runC2C(plan, src, dst); break;
+            case Kind::R2C: F::runR2C(plan, src, dst); break;
+            case Kind::C2R: F::runC2R(plan, src, dst); break;
+        }
+        if (dir == Direction::Inverse)
+            scale(static_cast<Real*>(dst), desc_.batch * outputElements(desc_, dir), inverseScale_, threads_);
+    }
+
+    Context& ctx_;
+    int threads_ = 1;
+    unsigned flags_ = FFTW_MEASURE;
+    bool useWisdom_ = false;
+    std::vector<fftw_iodim64> dims_, how_;
+    Real inverseScale_ = 1;
+    typename F::Plan plans_[2][2] = {};  // [aligned, unaligned][forward, inverse]
+};
+
+}  // namespace
+
+std::unique_ptr<Plan> makeFftwPlan(Context& ctx, const PlanDesc& d) {
+    if (d.precision == Precision::Double) return std::make_unique<FftwPlan<double>>(ctx, d);
+    return std::make_unique<FftwPlan<float>>(ctx, d);
+}
+
+}  // namespace portacl::fft::detail
