@@ -161,7 +161,7 @@ int runKwaveOn(const std::vector<std::string>& args, bool distributed, bool& col
         "gpu,g", po::value(&gpu), "the N-th GPU (k-Wave CUDA's -g); --device is the general form")(
         "threads,t", po::value(&threads), "CPU threads for the PoCL CPU device")(
         "device,d", po::value(&device)->default_value(device), "device: auto, gpu, cpu, P:D, or a vendor/name substring (also PORTACL_DEVICE)")(
-        "fft", po::value(&fftName)->default_value("auto"), "FFT library: vkfft or clfft (auto = vkfft)")(
+        "fft", po::value(&fftName)->default_value("auto"), "FFT library: vkfft, clfft or fftw (auto = the device profile's: fftw on CPU devices, else vkfft)")(
         "precision", po::value(&precisionText)->default_value("single"), "arithmetic: single or double")(
         "storage", po::value(&storageText)->default_value("full"), "with single: full, or 16-bit storage of chosen arrays: reduced-min, reduced-mid or reduced-max (docs/kwave.md)")(
         "profile", po::bool_switch(&profile), "print per-kernel and per-transfer event times")(
