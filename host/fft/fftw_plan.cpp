@@ -16,6 +16,7 @@
 // (fftw-wisdom-float.txt, fftw-wisdom-double.txt; written atomically) unless the disk cache is off.
 // FFTW's planner and wisdom are process-global and not thread-safe: they run under one mutex.
 #include <fftw3.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -131,7 +132,7 @@ void saveWisdom() {  // call with plannerMutex() held; failures are ignored (the
     std::error_code ec;
     const std::string path = wisdomPath<Real>();
     fs::create_directories(fs::path(path).parent_path(), ec);
-    const std::string tmp = path + ".tmp" + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+    const std::string tmp = path + ".tmp" + std::to_string(::getpid());  // the planner's mutex orders this process's writers
     if (Fftw<Real>::exportWisdom(tmp.c_str())) fs::rename(tmp, path, ec);
     if (ec || fs::exists(tmp)) fs::remove(tmp, ec);
 }
