@@ -169,8 +169,10 @@ kwave::OutputSelection everyOutput() {
 }  // namespace
 
 // 3-D heterogeneous, power-law absorbing, nonlinear, with a PML: 11 z planes and 12 y rows, which
-// 2 and 3 ranks split unevenly. Float (full and reduced-max storage) within 1e-5 relative L2 per
-// dataset, double within 1e-12 (the next test).
+// 2 and 3 ranks split unevenly. Float within 1e-5 relative L2 per dataset, reduced-max storage
+// within 4e-5 (the next test: it stores rho, dt/rho0 and kappa in fp16, so where the slabs'
+// transforms and the whole grid's round differently in float's last bit, as FFTW's do, a stored value
+// can move by an fp16 step), double within 1e-12.
 TEST(KWaveDistributedRun, MatchesTheOneDeviceSolver3D) {
     kwave::Simulation s = test::ballSimulation(16, 12, 11, 6);
     test::makeHard(s);
@@ -182,7 +184,7 @@ TEST(KWaveDistributedRun, MatchesTheOneDeviceSolver3D) {
 TEST(KWaveDistributedRun, MatchesTheOneDeviceSolver3DReducedAndDouble) {
     kwave::Simulation s = test::ballSimulation(16, 12, 11, 6);
     test::makeHard(s);
-    checkRun(s, everyOutput(), Precision::Float, 1e-5, kwave::Storage::ReducedMax);
+    checkRun(s, everyOutput(), Precision::Float, 4e-5, kwave::Storage::ReducedMax);
     if (!test::hasFp64()) GTEST_SKIP() << "the device has no fp64";
     checkRun(s, everyOutput(), Precision::Double, 1e-12);
 }
