@@ -8,6 +8,7 @@
 #   PACK=leadpack tools/kwave/cpu_compare.sh /path/to/kspaceFirstOrder-OMP [N] [NT] [T]
 # N = grid size (128), NT = time steps (40; k-Wave prints its times with 10 ms resolution),
 # T = threads (all cores). Without PACK, OPENCL names our command (default build/portacl).
+# FFT=vkfft (or clfft, fftw) passes --fft to ours; by default the device profile chooses (FFTW on PoCL).
 # Ours runs twice: 2 steps first (--benchmark 2), which builds PoCL's kernels and fills its caches,
 # then the timed run. About a minute on 16 cores.
 set -u
@@ -17,6 +18,7 @@ nt=${3:-40}
 threads=${4:-$(nproc)}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [ -n "${PACK:-}" ]; then ours=("$PACK/run" portacl kwave); else read -r -a ours <<< "${OPENCL:-$root/build/portacl kwave}"; fi
+[ -n "${FFT:-}" ] && ours+=(--fft "$FFT")
 work=${WORK:-$(mktemp -d)}
 mkdir -p "$work"
 py=python3
@@ -65,7 +67,8 @@ echo
 echo "| ${n}^3, $nt steps, $threads threads | ms per step | worst relative L2 vs k-Wave OMP |"
 echo "| --- | --- | --- |"
 echo "| kspaceFirstOrder-OMP | $omp_step | - |"
-echo "| kspaceFirstOrder-OpenCL on PoCL (single) | $ocl_step | $err |"
+echo "| kspaceFirstOrder-OpenCL on PoCL (single, FFT ${FFT:-from the profile}) | $ocl_step | $err |"
+[ "$omp_step" != failed ] && [ "$ocl_step" != failed ] && echo "ratio (ours / k-Wave OMP): $(awk -v a="$ocl_step" -v b="$omp_step" 'BEGIN {printf "%.2f", a / b}')"
 echo "total $((SECONDS - t0)) s"
 [ -z "${WORK:-}" ] && rm -rf "$work"
 exit 0
