@@ -5,8 +5,9 @@ Each function transforms the last 1, 2 or 3 axes of an array (``fft``/``rfft``: 
 the leading axes as a batch. Forward transforms are unscaled, inverse ones scale by 1/N (numpy's
 ``norm="backward"``); the real transforms keep n // 2 + 1 points along the last axis. complex64 and
 float32 arrays run in float, complex128 and float64 in double (the device needs fp64); a float array
-given to a complex transform is converted to complex once. ``backend``: 'auto' (VkFFT), 'vkfft' or
-'clfft' (which refuses sizes with prime factors above 13). See docs/python.md and docs/fft.md.
+given to a complex transform is converted to complex once. ``backend``: 'auto' (the device profile's
+choice: FFTW on CPU devices where the build has it, else VkFFT), 'vkfft', 'clfft' (which refuses sizes
+with prime factors above 13) or 'fftw' (CPU devices only). See docs/python.md and docs/fft.md.
 """
 
 import numpy as _np
