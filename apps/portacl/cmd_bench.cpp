@@ -42,7 +42,9 @@ struct DeviceRun {
 };
 
 Row makeRow(const std::string& device, const BenchRecord& r, const DevicePeaks& peaks) {
-    Row row{device, r};
+    Row row;
+    row.device = device;
+    row.record = r;
     if (r.flops > 0 && r.seconds > 0) {
         row.rate = r.flops / r.seconds / 1e9;
         row.rateUnit = "GFLOP/s";

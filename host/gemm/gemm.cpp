@@ -69,6 +69,9 @@ std::size_t registerBlockedLocalBytes(const GemmTuning& t, Precision element) {
            (element == Precision::Double ? 8 : 4);
 }
 
+// " -D NAME=v": a compile-time tunable of a kernel.
+std::string def(const char* name, long v) { return std::string(" -D ") + name + "=" + std::to_string(v); }
+
 // Two A and two B tiles of doubles, each row padded by 4.
 std::size_t tensorLocalBytes(const GemmTuning& t) {
     return 2 * static_cast<std::size_t>(t.tensorK) * (t.tensorM + 4 + t.tensorN + 4) * sizeof(double);
@@ -215,7 +218,6 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
         case GemmKernel::RegisterBlocked: {
             const std::size_t rx = t.tileN / t.wptN, ry = t.tileM / t.wptM;
             const bool full = M % t.tileM == 0 && N % t.tileN == 0 && K % t.tileK == 0 && K > 0;
-            auto def = [](const char* name, long v) { return std::string(" -D ") + name + "=" + std::to_string(v); };
             std::string options = def("TM", t.tileM) + def("TN", t.tileN) + def("TK", t.tileK) + def("WPTM", t.wptM) +
                                   def("WPTN", t.wptN) + def("UNROLL_K", t.unrollK) + def("WARP_TILE", t.warpTile) +
                                   def("DOUBLE_BUFFER", t.doubleBuffer) +
@@ -239,7 +241,6 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
                 throw Error("the tensor-core matrix product's tiles need " + std::to_string(tensorLocalBytes(t)) +
                             " bytes of local memory, more than the " + std::to_string(ctx.device().localMemBytes) +
                             " of " + ctx.device().label() + "; give its profile a smaller [gemm] tensor_k");
-            auto def = [](const char* name, long v) { return std::string(" -D ") + name + "=" + std::to_string(v); };
             // One m16n8k4 instruction from compute capability 9.0, two m8n8k4 before.
             const std::string options = def("BM", t.tensorM) + def("BN", t.tensorN) + def("BK", t.tensorK) +
                                         def("WARPS_M", t.tensorWarpsM) + def("WARPS_N", t.tensorWarpsN) +
