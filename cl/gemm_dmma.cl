@@ -1,6 +1,5 @@
 // C = A * B in double on NVIDIA's FP64 tensor cores (compute capability 8.0 and up), through inline
-// PTX: each warp multiplies 16 x 8 x 4 blocks with mma.sync (one m16n8k4 instruction from 9.0, two
-// m8n8k4 before). Row-major A (M x K), B (K x N), C (M x N); every size, with zeros beyond the edges.
+// PTX: each warp multiplies 16 x 8 x DMMA_K blocks with mma.sync. Row-major A (M x K), B (K x N), C (M x N); every size, with zeros beyond the edges.
 //
 // A work-group of WARPS_M x WARPS_N warps computes a BM x BN block of C, each warp a
 // (BM / WARPS_M) x (BN / WARPS_N) part of it as 16 x 8 fragments. K advances BK at a time through
@@ -19,26 +18,45 @@
 #define A_LOADS (BM * BK / THREADS)
 #define B_LOADS (BK * BN / THREADS)
 
-#if BM % (16 * WARPS_M) || BN % (8 * WARPS_N) || BK % 4 || (BM * BK) % THREADS || (BK * BN) % THREADS
+#if BM % (16 * WARPS_M) || BN % (8 * WARPS_N) || BK % DMMA_K || (BM * BK) % THREADS || (BK * BN) % THREADS
 #error "gemm_dmma: the tiles do not split into warps' fragments and loads"
 #endif
 
-// c (rows g and g + 8, columns 2t and 2t + 1 of a 16 x 8 block) += a (rows g, g + 8, column t of
-// a 16 x 4 block) * b (row t, column g of a 4 x 8 block).
-inline void dmma_16x8x4(double* c, const double a0, const double a1, const double b) {
-#if DMMA_M16
+// c (rows g and g + 8, columns 2t and 2t + 1 of a 16 x 8 block) += a (16 x DMMA_K) * b (DMMA_K x 8).
+// The fragments (lane = 4g + t): a[2s + h] holds row g + 8h, column t + 4s; b[s] row t + 4s, column g.
+// DMMA_K is 4, 8 or 16 from compute capability 9.0; before it, each 16 x 8 x 4 block is two m8n8k4.
+#if DMMA_K == 16
+inline void dmma(double* c, const double* a, const double* b) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, "
+                 "{%12,%13,%14,%15}, {%16,%17,%18,%19};"
+                 : "=d"(c[0]), "=d"(c[1]), "=d"(c[2]), "=d"(c[3])
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
+                   "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]), "d"(c[0]), "d"(c[1]), "d"(c[2]), "d"(c[3]));
+}
+#elif DMMA_K == 8
+inline void dmma(double* c, const double* a, const double* b) {
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%10,%11,%12,%13};"
+                 : "=d"(c[0]), "=d"(c[1]), "=d"(c[2]), "=d"(c[3])
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]), "d"(c[0]), "d"(c[1]),
+                   "d"(c[2]), "d"(c[3]));
+}
+#elif DMMA_M16
+inline void dmma(double* c, const double* a, const double* b) {
     asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};"
                  : "=d"(c[0]), "=d"(c[1]), "=d"(c[2]), "=d"(c[3])
-                 : "d"(a0), "d"(a1), "d"(b), "d"(c[0]), "d"(c[1]), "d"(c[2]), "d"(c[3]));
+                 : "d"(a[0]), "d"(a[1]), "d"(b[0]), "d"(c[0]), "d"(c[1]), "d"(c[2]), "d"(c[3]));
+}
 #else
+inline void dmma(double* c, const double* a, const double* b) {
     asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%4,%5};"
                  : "=d"(c[0]), "=d"(c[1])
-                 : "d"(a0), "d"(b), "d"(c[0]), "d"(c[1]));
+                 : "d"(a[0]), "d"(b[0]), "d"(c[0]), "d"(c[1]));
     asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%4,%5};"
                  : "=d"(c[2]), "=d"(c[3])
-                 : "d"(a1), "d"(b), "d"(c[2]), "d"(c[3]));
-#endif
+                 : "d"(a[1]), "d"(b[0]), "d"(c[2]), "d"(c[3]));
 }
+#endif
 
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
 void gemm_dmma(const int M, const int N, const int K, __global const double* restrict A,
@@ -88,19 +106,22 @@ void gemm_dmma(const int M, const int N, const int K, __global const double* res
         const bool more = k0 + BK < K;  // the same for the whole work-group
         if (more) { DMMA_LOAD(k0 + BK) }
 #pragma unroll
-        for (int kk = 0; kk < BK; kk += 4) {
-            double a0[FRAG_M], a1[FRAG_M], b[FRAG_N];
+        for (int kk = 0; kk < BK; kk += DMMA_K) {
+            double a[FRAG_M][DMMA_K / 2], b[FRAG_N][DMMA_K / 4];
 #pragma unroll
-            for (int i = 0; i < FRAG_M; ++i) {
-                a0[i] = As[buf][kk + t][wm + i * 16 + g];
-                a1[i] = As[buf][kk + t][wm + i * 16 + g + 8];
+            for (int s = 0; s < DMMA_K / 4; ++s) {
+#pragma unroll
+                for (int i = 0; i < FRAG_M; ++i) {
+                    a[i][2 * s] = As[buf][kk + t + 4 * s][wm + i * 16 + g];
+                    a[i][2 * s + 1] = As[buf][kk + t + 4 * s][wm + i * 16 + g + 8];
+                }
+#pragma unroll
+                for (int j = 0; j < FRAG_N; ++j) b[j][s] = Bs[buf][kk + t + 4 * s][wn + j * 8 + g];
             }
-#pragma unroll
-            for (int j = 0; j < FRAG_N; ++j) b[j] = Bs[buf][kk + t][wn + j * 8 + g];
 #pragma unroll
             for (int i = 0; i < FRAG_M; ++i)
 #pragma unroll
-                for (int j = 0; j < FRAG_N; ++j) dmma_16x8x4(acc[i][j], a0[i], a1[i], b[j]);
+                for (int j = 0; j < FRAG_N; ++j) dmma(acc[i][j], a[i], b[j]);
         }
         // The other buffer was last read before the previous barrier: it can be filled now.
         if (more) {

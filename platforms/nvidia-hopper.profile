@@ -21,6 +21,8 @@ tensor_n = 64
 tensor_k = 8
 tensor_warps_m = 4
 tensor_warps_n = 2
+# K of one mma.sync instruction (4, 8 or 16; compute capability 9.0 and up, 8.x always uses 4)
+tensor_instruction_k = 4
 # Measured on an H200 (tools/anchors/gemm_sweep.sh, 4096^3; cuBLAS in the same run: SGEMM 50.8,
 # DGEMM 60.3 TFLOP/s): float blocks of 64 x 128 with 8 x 8 outputs per work-item in warps of 8 x 4,
 # K-steps of 16 fully unrolled, at most 128 registers: 42.4 TFLOP/s (83 %), against 40.4 for

@@ -6,6 +6,7 @@
 // GPU benchmark takes). NVIDIA-only compiler options of a tuning are dropped here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -186,13 +187,23 @@ TEST(GemmTensorCore, MatchesReferenceAtOddSizesOrIsRefused) {
         EXPECT_EQ(defaultGemmKernel(ctx, Precision::Double), GemmKernel::RegisterBlocked);
         return;
     }
-    GemmTuning t = gemmTuning(ctx.tuning(), Precision::Double);
-    for (const auto& s : std::vector<Shape>{{1, 1, 1, "1x1x1"},
-                                            {std::size_t(t.tensorM) + 3, std::size_t(t.tensorN) + 5, std::size_t(t.tensorK) + 3, "ragged"},
-                                            {2 * std::size_t(t.tensorM), 3 * std::size_t(t.tensorN), 4 * std::size_t(t.tensorK), "whole tiles"},
-                                            {257, 129, 263, "odd"}})
-        EXPECT_LE(worstRelativeToBound<double>(t, s.M, s.N, s.K, GemmKernel::TensorCore), 1.0)
-            << s.M << "x" << s.N << "x" << s.K << " (" << s.what << ")";
+    // The profile's shape, and on compute capability 9.0 each instruction shape (K of 4, 8 and 16).
+    std::vector<GemmTuning> tunings{gemmTuning(ctx.tuning(), Precision::Double)};
+    if (ctx.device().nvComputeMajor >= 9)
+        for (int instructionK : {4, 8, 16}) {
+            GemmTuning v = tunings.front();
+            v.tensorInstructionK = instructionK;
+            v.tensorK = std::max(v.tensorK, 16);
+            tunings.push_back(v);
+        }
+    for (const GemmTuning& t : tunings)
+        for (const auto& s : std::vector<Shape>{{1, 1, 1, "1x1x1"},
+                                                {std::size_t(t.tensorM) + 3, std::size_t(t.tensorN) + 5, std::size_t(t.tensorK) + 3, "ragged"},
+                                                {2 * std::size_t(t.tensorM), 3 * std::size_t(t.tensorN), 4 * std::size_t(t.tensorK), "whole tiles"},
+                                                {257, 129, 263, "odd"}})
+            EXPECT_LE(worstRelativeToBound<double>(t, s.M, s.N, s.K, GemmKernel::TensorCore), 1.0)
+                << s.M << "x" << s.N << "x" << s.K << " (" << s.what << ", instruction K " << t.tensorInstructionK
+                << ", tile K " << t.tensorK << ")";
 }
 
 TEST(GemmSweep, EveryVariantMatchesReference) {
@@ -218,8 +229,8 @@ TEST(GemmTuning, DoubleKeysOverrideForDouble) {
 }
 
 TEST(GemmTuning, InconsistentTilesAreRefusedNamingTheProfile) {
-    for (const char* bad : {"wpt_m = 6", "tile_k = 10", "tile_k = 4",
-                            "unroll_k = 0", "tile_n = 32\nwpt_n = 8\nwarp_tile = 1"}) {
+    for (const char* bad : {"wpt_m = 6", "tile_k = 10", "tile_k = 4", "unroll_k = 0", "tile_n = 32\nwpt_n = 8\nwarp_tile = 1",
+                            "tensor_instruction_k = 6", "tensor_k = 8\ntensor_instruction_k = 16"}) {
         const auto p = TuningProfile::parse(std::string("[gemm]\n") + bad + "\n", "broken", "broken.profile");
         try {
             gemmTuning(p, Precision::Float);

@@ -57,9 +57,12 @@ std::string inconsistency(const GemmTuning& t) {
         return "warp_tile needs tile_n/wpt_n to be a multiple of 8 and tile_m/wpt_m of 4";
     const int tensorThreads = 32 * t.tensorWarpsM * t.tensorWarpsN;
     if (t.tensorWarpsM < 1 || t.tensorWarpsN < 1 || t.tensorM % (16 * t.tensorWarpsM) || t.tensorN % (8 * t.tensorWarpsN) ||
-        t.tensorK < 4 || t.tensorK % 4 || (t.tensorM * t.tensorK) % tensorThreads || (t.tensorK * t.tensorN) % tensorThreads)
+        (t.tensorInstructionK != 4 && t.tensorInstructionK != 8 && t.tensorInstructionK != 16) ||
+        t.tensorK < t.tensorInstructionK || t.tensorK % t.tensorInstructionK || (t.tensorM * t.tensorK) % tensorThreads ||
+        (t.tensorK * t.tensorN) % tensorThreads)
         return "tensor_m must split into 16-row fragments of tensor_warps_m warps, tensor_n into 8-column ones of "
-               "tensor_warps_n warps, tensor_k must be a multiple of 4, and both tiles must split evenly over the " +
+               "tensor_warps_n warps, tensor_instruction_k must be 4, 8 or 16 and divide tensor_k, and both tiles "
+               "must split evenly over the " +
                std::to_string(tensorThreads) + " work-items";
     return "";
 }
@@ -150,6 +153,7 @@ GemmTuning gemmTuning(const TuningProfile& profile, Precision p) {
     t.tensorK = static_cast<int>(profile.getInt("gemm", "tensor_k", t.tensorK));
     t.tensorWarpsM = static_cast<int>(profile.getInt("gemm", "tensor_warps_m", t.tensorWarpsM));
     t.tensorWarpsN = static_cast<int>(profile.getInt("gemm", "tensor_warps_n", t.tensorWarpsN));
+    t.tensorInstructionK = static_cast<int>(profile.getInt("gemm", "tensor_instruction_k", t.tensorInstructionK));
     const std::string why = inconsistency(t);
     if (!why.empty())
         throw Error("the [gemm] values of tuning profile '" + profile.name + "' (" + profile.path + ") for " +
@@ -241,10 +245,12 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
                 throw Error("the tensor-core matrix product's tiles need " + std::to_string(tensorLocalBytes(t)) +
                             " bytes of local memory, more than the " + std::to_string(ctx.device().localMemBytes) +
                             " of " + ctx.device().label() + "; give its profile a smaller [gemm] tensor_k");
-            // One m16n8k4 instruction from compute capability 9.0, two m8n8k4 before.
+            // Compute capability 9.0 multiplies 16 x 8 x 4, 8 or 16 blocks in one instruction; 8.x only
+            // 8 x 8 x 4, two per 16 x 8 x 4 block.
+            const bool hopper = ctx.device().nvComputeMajor >= 9;
             const std::string options = def("BM", t.tensorM) + def("BN", t.tensorN) + def("BK", t.tensorK) +
                                         def("WARPS_M", t.tensorWarpsM) + def("WARPS_N", t.tensorWarpsN) +
-                                        def("DMMA_M16", ctx.device().nvComputeMajor >= 9);
+                                        def("DMMA_K", hopper ? t.tensorInstructionK : 4) + def("DMMA_M16", hopper);
             k = ctx.kernel("gemm_dmma.cl", "gemm_dmma", element, options);
             const std::size_t threads = 32 * std::size_t(t.tensorWarpsM) * t.tensorWarpsN;
             local = cl::NDRange(threads, 1);

@@ -35,6 +35,7 @@ struct PORTACL_API GemmTuning {
     // tensorM x tensorN block of C, K advancing tensorK at a time ([gemm] tensor_m, tensor_n, ...).
     int tensorM = 128, tensorN = 64, tensorK = 8;
     int tensorWarpsM = 4, tensorWarpsN = 2;
+    int tensorInstructionK = 4;  // K of one mma.sync instruction: 4, 8 or 16 (compute capability 9.0 and up)
 };
 
 // The [gemm] values of `profile` for one precision ("<key>_double" overrides "<key>" for double).
