@@ -6,7 +6,7 @@
 // GPU benchmark takes). NVIDIA-only compiler options of a tuning are dropped here.
 #include <gtest/gtest.h>
 
-#include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -187,14 +187,16 @@ TEST(GemmTensorCore, MatchesReferenceAtOddSizesOrIsRefused) {
         EXPECT_EQ(defaultGemmKernel(ctx, Precision::Double), GemmKernel::RegisterBlocked);
         return;
     }
-    // The profile's shape, and on compute capability 9.0 each instruction shape (K of 4, 8 and 16).
+    // The profile's shape, and on compute capability 9.0 each instruction shape (K of 4, 8 and 16) in
+    // tiles that fit 48 KiB of local memory.
     std::vector<GemmTuning> tunings{gemmTuning(ctx.tuning(), Precision::Double)};
     if (ctx.device().nvComputeMajor >= 9)
-        for (int instructionK : {4, 8, 16}) {
-            GemmTuning v = tunings.front();
-            v.tensorInstructionK = instructionK;
-            v.tensorK = std::max(v.tensorK, 16);
-            tunings.push_back(v);
+        for (const std::array<int, 6>& v : std::vector<std::array<int, 6>>{
+                 {128, 64, 8, 4, 2, 4}, {128, 64, 8, 4, 2, 8}, {64, 64, 16, 2, 2, 16}}) {
+            GemmTuning t = tunings.front();
+            t.tensorM = v[0], t.tensorN = v[1], t.tensorK = v[2], t.tensorWarpsM = v[3], t.tensorWarpsN = v[4];
+            t.tensorInstructionK = v[5];
+            tunings.push_back(t);
         }
     for (const GemmTuning& t : tunings)
         for (const auto& s : std::vector<Shape>{{1, 1, 1, "1x1x1"},
