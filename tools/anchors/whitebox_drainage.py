@@ -13,6 +13,8 @@ the levels of the accumulation, the cycle check). The median of --repeats runs.
 
 usage: /usr/bin/python3 tools/anchors/whitebox_drainage.py --portacl build/portacl [--dem DEM.tif]
          [--synthetic N] [--device pocl] [--repeats 3] [--work DIR] [--check]
+       /usr/bin/python3 tools/anchors/whitebox_drainage.py --portacl build/portacl --pipeline --synthetic N
+         [--threshold 1000] [--device gpu]
 --dem defaults to WhiteboxTools' own test DEM in the shared data (dem/whitebox/DEM.tif).
 --synthetic N writes the bench's DEM (a bowl draining to its corner cut by 12 radial valleys,
 z = r (1 + 0.15 sin 12θ), 10 m cells) as an N x N GeoTIFF and uses it instead of --dem.
@@ -43,12 +45,14 @@ except ImportError:
 WHITEBOX_CODES = {0, 1, 2, 4, 8, 16, 32, 64, 128}
 
 
-def write_bowl(path, n):
+def write_bowl(path, n, roughness=0.0):
     """A GeoTIFF (Float32, 10 m cells, origin at 0, 10 n) written with tifffile and the three GeoTIFF
-    tags that place it."""
+    tags that place it; `roughness` metres of uniform noise (seed 1) make depressions to fill."""
     import tifffile
     r, c = np.mgrid[0:n, 0:n].astype(np.float64)
     z = (np.hypot(r, c) * (1 + 0.15 * np.sin(12 * np.arctan2(r, c)))).astype(np.float32)
+    if roughness > 0:
+        z += np.random.default_rng(1).uniform(0, roughness, z.shape).astype(np.float32)
     geo = [(33550, "d", 3, (10.0, 10.0, 0.0), False),                        # ModelPixelScale
            (33922, "d", 6, (0.0, 0.0, 0.0, 0.0, 10.0 * n, 0.0), False),      # ModelTiepoint
            (34735, "H", 12, (1, 1, 0, 2, 1024, 0, 1, 1, 1025, 0, 1, 1), False)]  # projected, pixel is area
@@ -74,11 +78,15 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--work", default="")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--pipeline", action="store_true",
+                    help="time the whole pipeline instead (fill with flats, D8, accumulation, streams, basins) "
+                         "on the --synthetic bowl roughened by 4 m of noise")
+    ap.add_argument("--threshold", type=int, default=1000)
     a = ap.parse_args()
     work = a.work or tempfile.mkdtemp(prefix="portacl-whitebox-")
     os.makedirs(work, exist_ok=True)
     try:
-        return compare(a, work)
+        return pipeline(a, work) if a.pipeline else compare(a, work)
     finally:
         if not a.work:
             shutil.rmtree(work, ignore_errors=True)
@@ -182,6 +190,53 @@ def compare(a, work):
             print(f"{what} differ first at row {row}, column {col}: WhiteboxTools {a_[row, col]}, PortaCL {b_[row, col]}")
             failed = True
     return 1 if failed else 0
+
+
+def pipeline(a, work):
+    """WhiteboxTools' hydrology pipeline (fill_depressions with its flat fix, d8_pointer, d8_flow_accum,
+    extract_streams, basins; rasters kept in memory) against one `portacl drainage` process doing the
+    same steps and writing every grid; the stream cell counts of both printed side by side."""
+    if not a.synthetic:
+        print("--pipeline needs --synthetic N")
+        return 2
+    wbe = wbw.WbEnvironment()
+    dem_path = os.path.join(work, f"rough{a.synthetic}.tif")
+    write_bowl(dem_path, a.synthetic, roughness=4.0)
+    dem = wbe.read_raster(dem_path)
+    hydro, g, steps = wbe.hydrology, {}, {}
+
+    def step(name, fn):
+        t0 = time.perf_counter()
+        g[name] = fn()
+        steps[name] = time.perf_counter() - t0
+
+    step("fill", lambda: hydro.fill_depressions(dem=dem, fix_flats=True))
+    step("d8", lambda: hydro.d8_pointer(dem=g["fill"]))
+    step("accumulation", lambda: hydro.d8_flow_accum(input=g["d8"], out_type="cells", input_is_pointer=True))
+    step("streams", lambda: wbe.streams.extract_streams(flow_accumulation=g["accumulation"], threshold=a.threshold,
+                                                        zero_background=True))
+    step("basins", lambda: hydro.basins(d8_pntr=g["d8"]))
+    wb_total = sum(steps.values())
+    wb_streams = int((g["streams"].to_numpy() > 0).sum())
+    env = dict(os.environ, PORTACL_NO_PROGRESS="1")
+    out = {k: os.path.join(work, f"pc_{k}.tif") for k in ("filled", "d8", "acc", "streams", "basins")}
+    ours = [a.portacl, "drainage", dem_path, "--filled", out["filled"], "--flats", "--directions", out["d8"],
+            "--accumulation", out["acc"], "--streams", out["streams"], "--threshold", str(a.threshold),
+            "--watersheds", out["basins"], "--device", a.device]
+    subprocess.run(ours, check=True, env=env, stdout=subprocess.DEVNULL)  # the kernel cache warm
+    ours_s = median_seconds(lambda: subprocess.run(ours, check=True, env=env, stdout=subprocess.DEVNULL), a.repeats)
+    profile = subprocess.run(ours + ["--profile"], check=True, env=env, capture_output=True, text=True).stderr
+    kernels_s = sum(float(f[3]) for f in (line.split() for line in profile.splitlines()) if len(f) >= 6 and f[1] == "kernel") / 1e3
+    pc_streams = int((wbe.read_raster(out["streams"]).to_numpy() == 1).sum())
+    n = a.synthetic
+    print(f"{n}x{n} bowl roughened by 4 m ({n * n} cells); WhiteboxTools {wbe.version()} on {os.cpu_count()} cores; "
+          f"portacl on {a.device}")
+    print("WhiteboxTools: " + ", ".join(f"{k} {v:.2f} s" for k, v in steps.items()) + f"; together {wb_total:.2f} s; "
+          f"{wb_streams} stream cells at threshold {a.threshold}")
+    print(f"portacl drainage (fill, flats, D8, accumulation, streams, watersheds; reading and writing every grid): "
+          f"the whole process {ours_s:.2f} s ({wb_total / ours_s:.1f}x WhiteboxTools' speed), its kernels "
+          f"{kernels_s * 1e3:.1f} ms ({wb_total / kernels_s:.0f}x); {pc_streams} stream cells")
+    return 0
 
 
 if __name__ == "__main__":
