@@ -50,6 +50,8 @@ lanes = 2
 # The runtime's compiler (2026.2) miscompiles kwave.cl when it optimises: every field stays zero
 # (docs/portability.md). Unoptimised, the solver equals the serial reference.
 build_options = -cl-opt-disable
+# FFTW's 3-D transforms and the plain spectral kernels, not the fused z kernels (as on PoCL).
+fftw_fused_z = 0
 
 [mesh]
 # The runtime's compiler (2026.2) gets the double builds of the mesh kernels wrong when it optimises

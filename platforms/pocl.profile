@@ -49,3 +49,9 @@ wide_candidates = 512
 # FFTW on the host's threads (one per compute unit) on the buffers this CPU device shares with the
 # host, mapped, in place of VkFFT's kernels: host/fft/fftw_plan.cpp, docs/engineering/measurements.md.
 backend = fftw
+
+[kwave]
+# With FFTW doing the x-y transforms, the fused z kernels (OpenCL z transforms inside the spectral
+# operators) are slower than FFTW's own 3-D transforms with the plain spectral kernels: 128^3 on
+# 2 cores, 152 ms a step fused against 118 ms (docs/engineering/measurements.md).
+fftw_fused_z = 0

@@ -76,8 +76,8 @@ struct KSpaceSolver::Impl : StepKernels {
         // GPUs get explicit work-groups along x (global sizes are rounded up; kernels check bounds);
         // CPUs let the runtime choose. A [kwave] section of a tuning profile overrides both.
         const bool gpu = ctx.device().isGpu;
-        const int wx = ctx.tuning().getInt("kwave", "work_group_x", gpu ? 128 : 0, 0, 1L << 16);
-        const int w1 = ctx.tuning().getInt("kwave", "work_group", gpu ? 256 : 0, 0, 1L << 16);
+        const int wx = key("work_group_x", gpu ? 128 : 0, 0, 1L << 16);
+        const int w1 = key("work_group", gpu ? 256 : 0, 0, 1L << 16);
         if (wx > 0) local3 = cl::NDRange(static_cast<std::size_t>(wx), 1, 1);
         if (w1 > 0) local1 = cl::NDRange(static_cast<std::size_t>(w1));
         const std::string options = buildOptions();
@@ -87,7 +87,7 @@ struct KSpaceSolver::Impl : StepKernels {
         sensor->allocate();
         if (f.batched) planBatches();
         if (zFusedQ) planXY();
-        stepsAhead = static_cast<std::size_t>(std::max(1L, ctx.tuning().getInt("kwave", "steps_ahead", 8, 1, 1024)));
+        stepsAhead = static_cast<std::size_t>(std::max(1L, key("steps_ahead", 8, 1, 1024)));
         warmUp();
     }
 
@@ -134,15 +134,29 @@ struct KSpaceSolver::Impl : StepKernels {
     // Lines of a work-group of the fused kernels (Z_LINES in cl/common/z_line_fft.h): `z_line_bytes`
     // of complex values side by side in memory, 128 unless the device profile's [kwave] says otherwise.
     std::size_t linesPerGroup() const {
-        const long bytes = ctx.tuning().getInt("kwave", "z_line_bytes", 128, 0, 1L << 16);
+        const long bytes = key("z_line_bytes", 128, 0, 1L << 16);
         return std::max<std::size_t>(1, static_cast<std::size_t>(std::max(0L, bytes)) / (2 * realBytes));
+    }
+
+    // A key of the device profile's [kwave] section, or the value RunOptions::profileKeys gives it.
+    long key(const std::string& name, long fallback, long lo = 0, long hi = 1) const {
+        const auto it = opt.profileKeys.find(name);
+        if (it == opt.profileKeys.end()) return ctx.tuning().getInt("kwave", name, fallback, lo, hi);
+        if (it->second < lo || it->second > hi)
+            throw Error("the k-Wave solver's [kwave] " + name + " must lie in [" + std::to_string(lo) + ", " +
+                        std::to_string(hi) + "], not " + std::to_string(it->second));
+        return it->second;
     }
 
     // nz / 16 where the z transforms can run fused with the spectral operators, else 0: a 3-D grid
     // with nz = 16, 32, 64, 128 or 256, a work-group of 16 work-items per line and the local memory
-    // for the lines and the twiddles, and `fused_z` not 0 in the device profile's [kwave].
+    // for the lines and the twiddles, and `fused_z` not 0 in the device profile's [kwave]. Where FFTW
+    // does the x-y transforms, `fftw_fused_z` decides (default: fused_z): on CPUs the fused kernels'
+    // z transforms in OpenCL are slower than FFTW's, so the CPU profiles turn it off.
     int zFusedLines() const {
-        if (!g.is3D() || ctx.tuning().getInt("kwave", "fused_z", 1) == 0) return 0;
+        long on = key("fused_z", 1);
+        if (fft::resolve(ctx, opt.fftBackend) == fft::Backend::FFTW) on = key("fftw_fused_z", on);
+        if (!g.is3D() || on == 0) return 0;
         const std::size_t q = g.nz / 16, complexBytes = 2 * realBytes;
         if (g.nz % 16 != 0 || (q & (q - 1)) != 0 || q > 16) return 0;
         const std::size_t localBytes = (zLines + 2) * g.nz * complexBytes;  // lines and a spare, twiddles
@@ -154,7 +168,7 @@ struct KSpaceSolver::Impl : StepKernels {
     // 64, ..., 512, the VkFFT backend, local memory for a row of coefficients per line and two
     // twiddle tables, `fused_x` not 0 in the device profile's [kwave]), else 0.
     int xFusedRows() const {
-        if (!zFusedQ || opt.fftBackend == fft::Backend::ClFFT || ctx.tuning().getInt("kwave", "fused_x", 1) == 0) return 0;
+        if (!zFusedQ || fft::resolve(ctx, opt.fftBackend) == fft::Backend::ClFFT || key("fused_x", 1) == 0) return 0;
         const std::size_t q = g.nx / 32, complexBytes = 2 * realBytes;
         if (g.nx % 32 != 0 || q == 0 || (q & (q - 1)) != 0 || q > 16) return 0;
         const std::size_t localBytes = ((g.nx / 2 + 1) * (zLines + 1) + g.nx) * complexBytes;

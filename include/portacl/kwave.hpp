@@ -164,6 +164,9 @@ struct PORTACL_API RunOptions {
     Storage storage = Storage::Full;         // reduced modes need Float
     fft::Backend fftBackend = fft::Backend::Auto;
     OutputSelection outputs;
+    // Keys of the device profile's [kwave] section given another value for this solver (the kernel
+    // paths, e.g. {"fftw_fused_z", 1}), so that tests and experiments run every path on one device.
+    std::map<std::string, long> profileKeys;
 };
 
 // Parses the arithmetic precision, "single" (k-Wave's name), "float" or "double".
