@@ -18,30 +18,11 @@
 // longer than its capacity is counted but not written (the host grows it and runs again).
 #include "common/real.h"
 #include "common/two_phase.h"
-#include "common/mesh_triangle_pair.h"
+#include "common/mesh_record.h"
 
 #ifndef MESH_STACK
 #define MESH_STACK 96
 #endif
-
-// The decision of pair (a, b), a < b, appended where it belongs.
-inline void mesh_record(const uint a, const uint b, __global const float* points, __global const uint* tris,
-                        __global uint* counters, __global uint2* pairs, const uint pairCapacity, __global uint2* undecided,
-                        const uint undecidedCapacity) {
-    float3 t[3], u[3];
-    uint it[3], iu[3];
-    mesh_corners(points, tris, a, t, it);
-    mesh_corners(points, tris, b, u, iu);
-    uchar flag = 0;
-    const bool hit = mesh_pair(t, it, u, iu, &flag);
-    if (flag) {  // bit 31 of b keeps float's guess (indices are below 2^31)
-        const uint k = atomic_inc(&counters[1]);
-        if (k < undecidedCapacity) undecided[k] = (uint2)(a, b | (hit ? 0x80000000u : 0u));
-    } else if (hit) {
-        const uint k = atomic_inc(&counters[0]);
-        if (k < pairCapacity) pairs[k] = (uint2)(a, b);
-    }
-}
 
 inline uint mesh_spread10(uint v) {  // 10 bits to every third bit
     v = (v | (v << 16)) & 0x030000FFu;

@@ -367,6 +367,11 @@ void meshCase(Precision p) {
         if (p == Precision::Mixed) EXPECT_GT(dev.report.undecided, 0u) << mesh::methodName(method);
         if (p != Precision::Float) EXPECT_EQ(dev.pairs, ref.pairs) << mesh::methodName(method);
     }
+    // Touching pairs left out (the coplanar grids' edge contacts), by the kernels built for it.
+    const mesh::Result refIgnore = mesh::selfIntersectionsReference(m, mesh::Touching::Ignore);
+    EXPECT_LT(refIgnore.pairs.size(), ref.pairs.size());
+    const mesh::Result ignore = mesh::selfIntersections(ctx(), m, {mesh::Method::Hierarchy, p, mesh::Touching::Ignore});
+    if (p != Precision::Float) EXPECT_EQ(ignore.pairs, refIgnore.pairs);
     // An animation's second frame: the same grids, the tilted one raised, on the refitted tree.
     mesh::FrameSequence seq(ctx(), m, p);
     mesh::TriangleMesh moved = m;

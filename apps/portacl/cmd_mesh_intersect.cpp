@@ -24,9 +24,15 @@ mesh::Method parseMethod(const std::string& s) {
     throw Error("--method takes hierarchy, atomic-list or matrix, not '" + s + "'");
 }
 
+mesh::Touching parseTouching(const std::string& s) {
+    for (mesh::Touching t : {mesh::Touching::Count, mesh::Touching::Ignore})
+        if (s == mesh::touchingName(t)) return t;
+    throw Error("--touching takes count or ignore, not '" + s + "'");
+}
+
 void writeJson(std::ostream& os, const mesh::TriangleMesh& m, const mesh::Result& r, const std::vector<std::uint32_t>& faces,
-               const std::string& where, const std::string& method, const std::string& precision, double merge, std::size_t merged,
-               const mesh::SideResult& side) {
+               const std::string& where, const std::string& method, const std::string& precision, mesh::Touching touching, double merge,
+               std::size_t merged, const mesh::SideResult& side) {
     JsonWriter w(os);
     w.beginObject();
     w.field("input", m.path);
@@ -40,6 +46,7 @@ void writeJson(std::ostream& os, const mesh::TriangleMesh& m, const mesh::Result
     w.field("device", where);
     w.field("method", method);
     w.field("precision", precision);
+    w.field("touching", std::string(mesh::touchingName(touching)));
     w.field("pairs", std::uint64_t(r.pairs.size()));
     w.field("faces_involved", std::uint64_t(faces.size()));
     w.field("candidates", std::uint64_t(r.candidates));
@@ -81,12 +88,13 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     CommonOptions common;
     common.precision = "mixed";
     common.add(desc);
-    std::string input, output, json, ply, png, inside, sides, frames, method = "hierarchy";
+    std::string input, output, json, ply, png, inside, sides, frames, method = "hierarchy", touchingArg = "count";
     double merge = -1;
     bool serial = false, cgal = false;
     desc.add_options()("input", po::value(&input), "the mesh (.obj, .off, .ply, .stl; ASCII or binary)")(
         "output,o", po::value(&output), "the pairs: one 'i j' line per intersecting pair of triangles (0-based, i < j, sorted)")(
         "merge-vertices", po::value(&merge), "weld vertices at most EPS apart before deciding adjacency (0: the same position)")(
+        "touching", po::value(&touchingArg), "count (default: the closed triangles meet, as CGAL) or ignore (only triangles whose interiors meet)")(
         "json", po::value(&json), "a JSON summary: counts, faces involved, degenerate triangles, the pairs")(
         "ply", po::value(&ply), "a copy of the mesh with the faces involved in red (binary PLY)")(
         "png", po::value(&png), "a picture: the mesh from the front, side and top, the faces involved in red (seen through the mesh where hidden)")(
@@ -100,7 +108,8 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     pos.add("input", 1);
     po::variables_map vm;
     const std::string usage =
-        "usage: portacl mesh-intersect MESH -o PAIRS [--merge-vertices EPS] [--json R.json] [--ply COLOURED.ply] [--png PICTURE.png]\n"
+        "usage: portacl mesh-intersect MESH -o PAIRS [--merge-vertices EPS] [--touching count|ignore] [--json R.json] [--ply COLOURED.ply]\n"
+        "                              [--png PICTURE.png]\n"
         "                              [--inside POINTS [--sides SIDES.txt]] [--frames FOLDER] [--method hierarchy|atomic-list|matrix]\n"
         "                              [--precision float|double|mixed] [--serial | --cgal]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
@@ -108,6 +117,7 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     if (output.empty()) throw Error("mesh-intersect needs -o PAIRS, the file the pairs are written to");
     if (serial && cgal) throw Error("--serial and --cgal each choose the computation; give one of them");
     const mesh::Method m = parseMethod(method);
+    const mesh::Touching touching = parseTouching(touchingArg);
     const Precision precision = common.parsedPrecision();
     checkOutputPath(output, {input}, "-o");
     if (!json.empty()) {
@@ -146,21 +156,21 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     mesh::Result r;
     std::string where = "serial reference", label = mesh::methodName(m), precisionLabel = precisionName(precision);
     if (serial) {
-        r = mesh::selfIntersectionsReference(mesh);
+        r = mesh::selfIntersectionsReference(mesh, touching);
         if (!queries.empty()) side = mesh::classifyPointsReference(mesh, queries);
         label = "sweep", precisionLabel = "exact";
     } else if (cgal) {
-        r = mesh::selfIntersectionsCgal(mesh);
+        r = mesh::selfIntersectionsCgal(mesh, false, touching);
         if (!queries.empty()) side = mesh::classifyPointsCgal(mesh, queries);
         where = "CGAL", label = "box_self_intersection_d", precisionLabel = "exact";
     } else {
         Context ctx(selectDevice(common.device), common.contextOptions());
         where = ctx.device().label();
         if (framePoints.empty()) {
-            r = mesh::selfIntersections(ctx, mesh, {m, precision});
+            r = mesh::selfIntersections(ctx, mesh, {m, precision, touching});
         } else {
             const auto start = std::chrono::steady_clock::now();
-            mesh::FrameSequence seq(ctx, mesh, precision);
+            mesh::FrameSequence seq(ctx, mesh, precision, touching);
             r = seq.pairs();
             for (const auto& pts : framePoints) {
                 seq.moveTo(pts);
@@ -182,7 +192,7 @@ int runMeshIntersect(const std::vector<std::string>& args) {
             for (const auto& p : framePairs[f]) os << f + 1 << ' ' << p.first << ' ' << p.second << '\n';
     });
     if (!json.empty())
-        writeFileAtomically(json, [&](std::ostream& os) { writeJson(os, mesh, r, faces, where, label, precisionLabel, merge, merged, side); });
+        writeFileAtomically(json, [&](std::ostream& os) { writeJson(os, mesh, r, faces, where, label, precisionLabel, touching, merge, merged, side); });
     if (!ply.empty()) mesh::writeColouredPly(ply, mesh, faces, r.degenerate);
     if (!png.empty()) io::writeImage(png, mesh::meshPicture(mesh, faces, r.degenerate));
     if (!sides.empty())
@@ -193,7 +203,8 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     std::cout << input << ": " << mesh.polygons << " faces fanned into " << mesh.triangleCount() << " triangles, "
               << mesh.vertexCount() << " vertices";
     if (merge >= 0) std::cout << " (" << merged << " merged into others at distance " << merge << ")";
-    std::cout << "\n" << r.pairs.size() << " intersecting pairs, " << faces.size() << " faces involved";
+    std::cout << "\n" << r.pairs.size() << " intersecting pairs" << (touching == mesh::Touching::Ignore ? " (touching pairs ignored)" : "") << ", "
+              << faces.size() << " faces involved";
     if (!r.degenerate.empty()) std::cout << ", " << r.degenerate.size() << " degenerate triangles (in no pair)";
     std::cout << "\n" << r.candidates << " candidate pairs (overlapping boxes) on " << where << ", " << label << ", " << precisionLabel;
     if (!serial && !cgal) {

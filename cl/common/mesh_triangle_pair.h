@@ -5,10 +5,16 @@
 // float filter cannot vouch for one of them (the answer is then only a guess); double builds take the
 // exact sign (orient3d_exact) and leave *undecided alone. 2-D orientations in a coordinate plane are
 // orient3d of the lifted points (u, v, 0) against (0, 0, -1), exactly det [u v 1].
+// MESH_IGNORE_TOUCHING 1 (a build option): a pair only when the triangles' relative interiors meet
+// (mesh_interiors; Touching::Ignore), whatever their vertex indices.
 #ifndef PORTACL_MESH_TRIANGLE_PAIR_H
 #define PORTACL_MESH_TRIANGLE_PAIR_H
 
 #include "common/predicates.h"
+
+#ifndef MESH_IGNORE_TOUCHING
+#define MESH_IGNORE_TOUCHING 0
+#endif
 
 // A triangle's corners and vertex indices; closed boxes overlapping (float4 boxes, w unused).
 inline void mesh_corners(__global const float* points, __global const uint* tris, const uint t, float3* p, uint* idx) {
@@ -103,7 +109,74 @@ inline bool mesh_triangles(const float3* t, const float3* u, uchar* undecided) {
     return false;
 }
 
+// x, a point of the plane of triangle abc, strictly inside it (strict) or in the closed triangle.
+inline bool mesh_in_plane(const float3 a, const float3 b, const float3 c, const float3 x, const bool strict, uchar* undecided) {
+    int s;
+    const int k = mesh_projection_axis(a, b, c, &s, undecided);
+    if (k < 0) return false;  // only where float misjudged a sign (then undecided is set)
+    const int s1 = s * mesh_o2(k, a, b, x, undecided), s2 = s * mesh_o2(k, b, c, x, undecided), s3 = s * mesh_o2(k, c, a, x, undecided);
+    return strict ? s1 > 0 && s2 > 0 && s3 > 0 : s1 >= 0 && s2 >= 0 && s3 >= 0;
+}
+
+// The two points where u's plane meets the boundary of t, which it cuts (e: the sides of t's corners,
+// both signs present): how many lie strictly inside u, how many in the closed u.
+inline void mesh_chord_ends(const float3* t, const int* e, const float3* u, int* interior, int* closed, uchar* undecided) {
+    *interior = 0;
+    *closed = 0;
+    for (int i = 0; i < 3; ++i) {
+        const int j = i == 2 ? 0 : i + 1;
+        if (e[i] == 0) {
+            *interior += mesh_in_plane(u[0], u[1], u[2], t[i], true, undecided) ? 1 : 0;
+            *closed += mesh_in_plane(u[0], u[1], u[2], t[i], false, undecided) ? 1 : 0;
+        }
+        if (e[i] * e[j] < 0) {
+            const int s1 = mesh_o3(t[i], t[j], u[0], u[1], undecided), s2 = mesh_o3(t[i], t[j], u[1], u[2], undecided),
+                      s3 = mesh_o3(t[i], t[j], u[2], u[0], undecided);
+            const bool pos = s1 > 0 || s2 > 0 || s3 > 0, neg = s1 < 0 || s2 < 0 || s3 < 0;
+            *interior += ((s1 > 0 && s2 > 0 && s3 > 0) || (s1 < 0 && s2 < 0 && s3 < 0)) ? 1 : 0;
+            *closed += !(pos && neg) ? 1 : 0;
+        }
+    }
+}
+
+inline bool mesh_mixed(const int* s) { return (s[0] > 0 || s[1] > 0 || s[2] > 0) && (s[0] < 0 || s[1] < 0 || s[2] < 0); }
+
+// Whether the relative interiors of two non-degenerate triangles meet (the host's PairTest::interiors
+// says why): coplanar, unless an edge line of one leaves the other on its closed outer side; else
+// each plane cuts the other triangle, and the chords overlap when an end of one is strictly inside
+// the other triangle or both ends of t's chord lie in u.
+inline bool mesh_interiors(const float3* t, const float3* u, uchar* undecided) {
+    int d[3], e[3];
+    for (int i = 0; i < 3; ++i) d[i] = mesh_o3(t[0], t[1], t[2], u[i], undecided);
+    if (d[0] == 0 && d[1] == 0 && d[2] == 0) {
+        int st;
+        const int k = mesh_projection_axis(t[0], t[1], t[2], &st, undecided);
+        if (k < 0) return false;
+        const int su = mesh_o2(k, u[0], u[1], u[2], undecided);
+        for (int i = 0; i < 3; ++i) {
+            const int n = i == 2 ? 0 : i + 1;
+            bool innerT = false, innerU = false;
+            for (int j = 0; j < 3; ++j) {
+                innerT = innerT || st * mesh_o2(k, t[i], t[n], u[j], undecided) > 0;
+                innerU = innerU || su * mesh_o2(k, u[i], u[n], t[j], undecided) > 0;
+            }
+            if (!innerT || !innerU) return false;
+        }
+        return true;
+    }
+    for (int i = 0; i < 3; ++i) e[i] = mesh_o3(u[0], u[1], u[2], t[i], undecided);
+    if (!mesh_mixed(d) || !mesh_mixed(e)) return false;
+    int inU, closedU, inT, closedT;
+    mesh_chord_ends(t, e, u, &inU, &closedU, undecided);
+    if (inU > 0 || closedU == 2) return true;
+    mesh_chord_ends(u, d, t, &inT, &closedT, undecided);
+    return inT > 0;
+}
+
 inline bool mesh_pair(const float3* t, const uint* it, const float3* u, const uint* iu, uchar* undecided) {
+#if MESH_IGNORE_TOUCHING
+    return mesh_interiors(t, u, undecided);
+#endif
     int shared = 0, ti = -1, ui = -1, tj = -1, uj = -1;
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)

@@ -14,6 +14,7 @@ struct FrameSequence::State {
     Context& ctx;
     TriangleMesh mesh;
     Precision mode;
+    Touching touching;
     TwoPhaseList plan;
     detail::DeviceMesh d;
     detail::Hierarchy h;
@@ -30,8 +31,8 @@ std::vector<std::uint8_t> degenerateFlags(const TriangleMesh& m) {
 
 }  // namespace
 
-FrameSequence::FrameSequence(Context& ctx, const TriangleMesh& first, Precision mode)
-    : s_(new State{ctx, first, mode, twoPhaseList(ctx, mode), {}, {}, {}}) {
+FrameSequence::FrameSequence(Context& ctx, const TriangleMesh& first, Precision mode, Touching touching)
+    : s_(new State{ctx, first, mode, touching, twoPhaseList(ctx, mode), {}, {}, {}}) {
     validate(first);
     detail::checkFitsFor(ctx, first, Method::Hierarchy);
     s_->d = detail::uploadMesh(ctx, first, degenerateFlags(first));
@@ -60,7 +61,7 @@ Result FrameSequence::pairs() {
     Result r;
     for (std::uint32_t t = 0; t < s_->mesh.triangleCount(); ++t)
         if (isDegenerate(s_->mesh, t)) r.degenerate.push_back(t);
-    r = detail::findPairs(s_->ctx, s_->mesh, {Method::Hierarchy, s_->mode}, s_->plan, s_->d, s_->h, s_->events, std::move(r));
+    r = detail::findPairs(s_->ctx, s_->mesh, {Method::Hierarchy, s_->mode, s_->touching}, s_->plan, s_->d, s_->h, s_->events, std::move(r));
     s_->ctx.finish();
     r.deviceSeconds = detail::eventSeconds(s_->events);
     s_->events.clear();

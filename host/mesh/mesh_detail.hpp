@@ -36,10 +36,14 @@ void checkPlyLayout(const std::string& path);
 void readOff(const std::string& path, std::vector<double>& xyz, std::vector<std::vector<std::size_t>>& faces);
 
 constexpr const char* kSource = "mesh_self_intersection.cl";
-// A mesh kernel, built with the profile's [mesh] build_options (a vendor compiler that miscompiles it).
-inline cl::Kernel& meshKernel(Context& ctx, const std::string& source, const char* name, Precision element) {
-    return ctx.kernel(source, name, element, ctx.tuning().get("mesh", "build_options", ""));
+// A mesh kernel, built with the profile's [mesh] build_options (a vendor compiler that miscompiles it)
+// and `extra`.
+inline cl::Kernel& meshKernel(Context& ctx, const std::string& source, const char* name, Precision element, const std::string& extra = "") {
+    const std::string profile = ctx.tuning().get("mesh", "build_options", "");
+    return ctx.kernel(source, name, element, profile.empty() ? extra : extra.empty() ? profile : profile + " " + extra);
 }
+// The build option of the kernels that decide pairs under a touching convention.
+inline std::string touchingOption(Touching t) { return t == Touching::Ignore ? "-DMESH_IGNORE_TOUCHING=1" : ""; }
 std::size_t pow2AtLeast(std::size_t n);
 
 // The device's hierarchy over the triangles: the triangles in key order (leaf s holds sortedTri[s])

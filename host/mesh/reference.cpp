@@ -56,6 +56,8 @@ std::vector<Box> triangleBoxes(const TriangleMesh& m) {
 
 }  // namespace detail
 
+const char* touchingName(Touching t) { return t == Touching::Ignore ? "ignore" : "count"; }
+
 const char* methodName(Method m) {
     switch (m) {
         case Method::Hierarchy: return "hierarchy";
@@ -82,15 +84,16 @@ bool isDegenerate(const TriangleMesh& m, std::uint32_t t) {
     return detail::PairTest<detail::ExactOrient>{}.projectionAxis(p[0], p[1], p[2], &s) < 0;
 }
 
-bool trianglesIntersect(const TriangleMesh& m, std::uint32_t a, std::uint32_t b) {
+bool trianglesIntersect(const TriangleMesh& m, std::uint32_t a, std::uint32_t b, Touching touching) {
     detail::P3 p[3], q[3];
     std::uint32_t ia[3], ib[3];
     detail::corners(m, a, p, ia);
     detail::corners(m, b, q, ib);
-    return detail::PairTest<detail::ExactOrient>{}.pair(p, ia, q, ib);
+    const detail::PairTest<detail::ExactOrient> test{};
+    return touching == Touching::Ignore ? test.interiors(p, q) : test.pair(p, ia, q, ib);
 }
 
-Result selfIntersectionsReference(const TriangleMesh& m) {
+Result selfIntersectionsReference(const TriangleMesh& m, Touching touching) {
     validate(m);
     Result r;
     const std::size_t n = m.triangleCount();
@@ -109,7 +112,7 @@ Result selfIntersectionsReference(const TriangleMesh& m) {
             if (!detail::overlap(bi, boxes[order[j]])) continue;
             ++r.candidates;
             const std::uint32_t a = std::min(order[i], order[j]), b = std::max(order[i], order[j]);
-            if (trianglesIntersect(m, a, b)) r.pairs.push_back({a, b});
+            if (trianglesIntersect(m, a, b, touching)) r.pairs.push_back({a, b});
         }
     }
     std::sort(r.pairs.begin(), r.pairs.end());

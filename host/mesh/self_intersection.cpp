@@ -54,6 +54,7 @@ Result findPairs(Context& ctx, const TriangleMesh& m, const Options& opt, const 
     const Precision mode = opt.precision;
     const std::size_t n = m.triangleCount();
     const Precision finder = mode == Precision::Double ? Precision::Double : Precision::Float;
+    const std::string pairOptions = touchingOption(opt.touching);
     const std::size_t ls = std::min<std::size_t>(64, ctx.device().maxWorkGroupSize);
     const cl::Buffer &points = d.points, &tris = d.tris, &degen = d.degen, &boxLo = d.boxLo, &boxHi = d.boxHi, &counters = d.counters;
     std::array<cl_uint, 4> count{};
@@ -62,7 +63,7 @@ Result findPairs(Context& ctx, const TriangleMesh& m, const Options& opt, const 
     if (opt.method == Method::Matrix) {
         cl::Buffer mat = ctx.buffer(std::max<std::size_t>(n * n, 1), "mesh intersection matrix");
         events.push_back(ctx.fill(counters, 0, sizeof(count), "clear mesh counters"));
-        cl::Kernel& k = meshKernel(ctx, kSource, "mesh_matrix", finder);
+        cl::Kernel& k = meshKernel(ctx, kSource, "mesh_matrix", finder, pairOptions);
         setArgs(k, 0, cl_uint(n), boxLo, boxHi, degen, points, tris, mat, counters);
         events.push_back(ctx.launch(k, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
         ctx.read(counters, count.data(), sizeof(count), "mesh counters");
@@ -83,12 +84,12 @@ Result findPairs(Context& ctx, const TriangleMesh& m, const Options& opt, const 
             undecided = ctx.buffer(undecidedCap * sizeof(cl_uint2), "mesh undecided pair list");
             events.push_back(ctx.fill(counters, 0, sizeof(count), "clear mesh counters"));
             if (opt.method == Method::Hierarchy) {
-                cl::Kernel& k = meshKernel(ctx, kSource, "mesh_bvh_pairs", finder);
+                cl::Kernel& k = meshKernel(ctx, kSource, "mesh_bvh_pairs", finder, pairOptions);
                 setArgs(k, 0, cl_uint(n), h.sortedTri, h.left, h.right, h.last, h.nodeLo, h.nodeHi, degen, points, tris, counters, pairs,
                         cl_uint(pairCap), undecided, cl_uint(undecidedCap));
                 events.push_back(ctx.launch(k, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
             } else {
-                cl::Kernel& k = meshKernel(ctx, kSource, "mesh_brute_pairs", finder);
+                cl::Kernel& k = meshKernel(ctx, kSource, "mesh_brute_pairs", finder, pairOptions);
                 setArgs(k, 0, cl_uint(n), boxLo, boxHi, degen, points, tris, counters, pairs, cl_uint(pairCap), undecided, cl_uint(undecidedCap));
                 events.push_back(ctx.launch(k, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
             }
@@ -102,7 +103,7 @@ Result findPairs(Context& ctx, const TriangleMesh& m, const Options& opt, const 
         // Mixed: phase 2 on the undecided pairs, on the device in double (or on the host, below).
         if (mode == Precision::Mixed && count[1] > 0 && plan.runsPhase2()) {
             cl::Buffer result = ctx.buffer(count[1], "mesh phase-2 results");
-            cl::Kernel& k = meshKernel(ctx, kSource, "mesh_pairs_phase2", Precision::Double);
+            cl::Kernel& k = meshKernel(ctx, kSource, "mesh_pairs_phase2", Precision::Double, pairOptions);
             setArgs(k, 0, counters, undecided, points, tris, result);
             const std::size_t groups = plan.phase2Groups((count[1] + ls - 1) / ls);
             events.push_back(ctx.launch(k, cl::NDRange(groups * ls), cl::NDRange(ls)));
@@ -122,7 +123,7 @@ Result findPairs(Context& ctx, const TriangleMesh& m, const Options& opt, const 
         const bool onHost = mode == Precision::Mixed && (opt.method == Method::Matrix || plan.phase2OnHost());
         for (std::size_t i = 0; i < undecidedWords.size(); i += 2) {
             const std::uint32_t a = undecidedWords[i], b = undecidedWords[i + 1] & ~kGuessBit;
-            const bool hit = onHost ? trianglesIntersect(m, a, b) : (undecidedWords[i + 1] & kGuessBit) != 0;
+            const bool hit = onHost ? trianglesIntersect(m, a, b, opt.touching) : (undecidedWords[i + 1] & kGuessBit) != 0;
             if (hit) r.pairs.push_back({a, b});
         }
         if (onHost) {

@@ -101,6 +101,68 @@ struct PairTest {
         if (pos && neg) return Miss;
         return s1 != 0 && s2 != 0 && s3 != 0 ? Cross : Degenerate;
     }
+    // x, a point of the plane of the non-degenerate triangle abc, in its relative interior (strictly
+    // inside all three edges) when `strict`, else in the closed triangle.
+    bool inPlane(const P3& a, const P3& b, const P3& c, const P3& x, bool strict) const {
+        int s = 0;
+        const int k = projectionAxis(a, b, c, &s);
+        const int s1 = s * o2(k, a, b, x), s2 = s * o2(k, b, c, x), s3 = s * o2(k, c, a, x);
+        return strict ? s1 > 0 && s2 > 0 && s3 > 0 : s1 >= 0 && s2 >= 0 && s3 >= 0;
+    }
+    // The points where the plane of u meets the boundary of t, which it crosses (e holds the sides of
+    // t's corners against that plane, with both signs present): how many lie in u's relative interior
+    // and how many in the closed u. A point is a corner of t in the plane, or where an edge of t whose
+    // ends are on opposite sides crosses it (inside u when the line of the edge passes on the same
+    // strict side of u's three edges).
+    void chordEnds(const P3 t[3], const int e[3], const P3 u[3], int* interior, int* closed) const {
+        *interior = *closed = 0;
+        for (int i = 0; i < 3; ++i) {
+            const int j = (i + 1) % 3;
+            if (e[i] == 0) {
+                *interior += inPlane(u[0], u[1], u[2], t[i], true);
+                *closed += inPlane(u[0], u[1], u[2], t[i], false);
+            }
+            if (e[i] * e[j] < 0) {
+                const int s1 = o3(t[i], t[j], u[0], u[1]), s2 = o3(t[i], t[j], u[1], u[2]), s3 = o3(t[i], t[j], u[2], u[0]);
+                const bool pos = s1 > 0 || s2 > 0 || s3 > 0, neg = s1 < 0 || s2 < 0 || s3 < 0;
+                *interior += (s1 > 0 && s2 > 0 && s3 > 0) || (s1 < 0 && s2 < 0 && s3 < 0);
+                *closed += !(pos && neg);
+            }
+        }
+    }
+    // Whether the relative interiors of two non-degenerate triangles meet (Touching::Ignore).
+    // Coplanar: unless an edge line of one has the whole other triangle on its closed outer side (two
+    // convex polygons whose interiors are disjoint are separated by the line of one of their edges).
+    // Otherwise each plane must cut through the other triangle's interior, along chords A (of t) and
+    // B (of u) on the planes' common line; the open chords overlap exactly when an end of one lies in
+    // the other triangle's relative interior, or both ends of A lie in u (then A = B).
+    bool interiors(const P3 t[3], const P3 u[3]) const {
+        const int d[3] = {o3(t[0], t[1], t[2], u[0]), o3(t[0], t[1], t[2], u[1]), o3(t[0], t[1], t[2], u[2])};
+        if (d[0] == 0 && d[1] == 0 && d[2] == 0) {
+            int st = 0;
+            const int k = projectionAxis(t[0], t[1], t[2], &st);
+            const int su = o2(k, u[0], u[1], u[2]);
+            for (int side = 0; side < 2; ++side) {
+                const P3* p = side == 0 ? t : u;
+                const P3* q = side == 0 ? u : t;
+                const int s = side == 0 ? st : su;
+                for (int i = 0; i < 3; ++i) {
+                    bool inner = false;
+                    for (int j = 0; j < 3; ++j) inner = inner || s * o2(k, p[i], p[(i + 1) % 3], q[j]) > 0;
+                    if (!inner) return false;
+                }
+            }
+            return true;
+        }
+        const int e[3] = {o3(u[0], u[1], u[2], t[0]), o3(u[0], u[1], u[2], t[1]), o3(u[0], u[1], u[2], t[2])};
+        auto crosses = [](const int* s) { return (s[0] > 0 || s[1] > 0 || s[2] > 0) && (s[0] < 0 || s[1] < 0 || s[2] < 0); };
+        if (!crosses(d) || !crosses(e)) return false;
+        int inU = 0, closedU = 0, inT = 0, closedT = 0;
+        chordEnds(t, e, u, &inU, &closedU);
+        if (inU > 0 || closedU == 2) return true;
+        chordEnds(u, d, t, &inT, &closedT);
+        return inT > 0;
+    }
     // The pair (t, u) with vertex indices it, iu under the adjacency rules.
     bool pair(const P3 t[3], const std::uint32_t it[3], const P3 u[3], const std::uint32_t iu[3]) const {
         int shared = 0, ti = -1, ui = -1, tj = -1, uj = -1;

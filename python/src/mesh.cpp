@@ -52,6 +52,12 @@ mesh::Method methodOf(const std::string& s) {
     throw py::value_error("method takes hierarchy, atomic-list or matrix, not '" + s + "'");
 }
 
+mesh::Touching touchingOf(const std::string& s) {
+    for (mesh::Touching t : {mesh::Touching::Count, mesh::Touching::Ignore})
+        if (s == mesh::touchingName(t)) return t;
+    throw py::value_error("touching takes count or ignore, not '" + s + "'");
+}
+
 py::dict resultDict(mesh::Result&& r) {
     std::vector<std::uint32_t> flat(2 * r.pairs.size());
     for (std::size_t i = 0; i < r.pairs.size(); ++i) {
@@ -76,29 +82,34 @@ py::dict resultDict(mesh::Result&& r) {
 void bindMesh(py::module_& m, py::module_& ref) {
     m.def("mesh_intersect",
           [](const py::object& vertices, const py::object& faces, const std::string& method, const py::object& precision,
-             const py::object& ctx) {
+             const std::string& touching, const py::object& ctx) {
               mesh::TriangleMesh tm = meshOf(vertices, faces);
               const mesh::Method how = methodOf(method);
+              const mesh::Touching t = touchingOf(touching);
               PyContext& pc = contextArg(ctx);
               const Precision p = precisionArg(precision, pc, Precision::Mixed);
-              return resultDict(onDevice(pc, [&](Context& c) { return mesh::selfIntersections(c, tm, {how, p}); }));
+              return resultDict(onDevice(pc, [&](Context& c) { return mesh::selfIntersections(c, tm, {how, p, t}); }));
           },
           py::arg("vertices"), py::arg("faces"), py::kw_only(), py::arg("method") = "hierarchy", py::arg("precision") = py::none(),
-          py::arg("ctx") = py::none(),
+          py::arg("touching") = "count", py::arg("ctx") = py::none(),
           "The pairs of triangles of a mesh that meet, adjacency by vertex index, as CGAL's\n"
           "self_intersections decides them (docs/mesh.md). vertices: (V, 3) float32 (float64 is rounded to\n"
           "float once: the answer is exact for the float positions); faces: (F, 3) vertex indices of any\n"
           "integer dtype. method: 'hierarchy' (default), 'atomic-list' or 'matrix'. precision: 'mixed'\n"
           "(default: exact), 'double' (exact, needs fp64) or 'float' (float's guess where float cannot\n"
-          "decide). Returns a dict: 'pairs' (P, 2) uint32 sorted with i < j, 'faces' the faces in a pair,\n"
+          "decide). touching: 'count' (default: triangles whose closed sets meet, as CGAL) or 'ignore'\n"
+          "(only triangles whose relative interiors meet). Returns a dict: 'pairs' (P, 2) uint32 sorted with i < j, 'faces' the faces in a pair,\n"
           "'degenerate' the degenerate faces, 'candidates' (pairs of overlapping boxes), 'undecided'\n"
           "(candidates float could not decide) and 'device_seconds'.");
     ref.def("mesh_intersect",
-            [](const py::object& vertices, const py::object& faces, bool cgal) {
+            [](const py::object& vertices, const py::object& faces, bool cgal, const std::string& touching) {
                 mesh::TriangleMesh tm = meshOf(vertices, faces);
-                return resultDict(withoutGil([&] { return cgal ? mesh::selfIntersectionsCgal(tm) : mesh::selfIntersectionsReference(tm); }));
+                const mesh::Touching t = touchingOf(touching);
+                return resultDict(withoutGil([&] {
+                    return cgal ? mesh::selfIntersectionsCgal(tm, false, t) : mesh::selfIntersectionsReference(tm, t);
+                }));
             },
-            py::arg("vertices"), py::arg("faces"), py::kw_only(), py::arg("cgal") = false,
+            py::arg("vertices"), py::arg("faces"), py::kw_only(), py::arg("cgal") = false, py::arg("touching") = "count",
             "The serial C++ reference of mesh_intersect (a sweep and exact predicates); cgal=True: CGAL's\n"
             "box intersection and exact predicates instead.");
     m.def("read_mesh",

@@ -92,6 +92,24 @@ def test_analytic_cases(ctx, fp64):
     np.testing.assert_array_equal(portacl.reference.mesh_intersect(v, f)["pairs"], [[0, 1]])
 
 
+def test_touching(ctx, fp64):
+    # Triangle 1's corner (1, 1, 0) lies on triangle 0's face, its other corners above: a touch.
+    # Triangle 2 passes through triangle 0 (corners on either side of z = 0).
+    v = np.array([[0, 0, 0], [4, 0, 0], [0, 4, 0],
+                  [1, 1, 0], [1, 1, 3], [2, 1, 3],
+                  [3, 0.5, -1], [3, 0.5, 1], [2.5, 0.2, 1]], np.float32)
+    f = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8]])
+    for precision in ["float", "mixed"] + (["double"] if fp64 else []):
+        count = portacl.mesh_intersect(v, f, precision=precision, ctx=ctx)["pairs"]
+        np.testing.assert_array_equal(count, [[0, 1], [0, 2]])
+        ignore = portacl.mesh_intersect(v, f, precision=precision, touching="ignore", ctx=ctx)["pairs"]
+        np.testing.assert_array_equal(ignore, [[0, 2]])
+    for cgal in [False, True]:
+        np.testing.assert_array_equal(portacl.reference.mesh_intersect(v, f, cgal=cgal, touching="ignore")["pairs"], [[0, 2]])
+    with pytest.raises(ValueError, match="touching"):
+        portacl.mesh_intersect(v, f, touching="sometimes", ctx=ctx)
+
+
 def test_bad_input(ctx):
     v = np.zeros((3, 3), np.float32)
     v[1, 0] = v[2, 1] = 1

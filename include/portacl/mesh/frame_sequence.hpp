@@ -20,7 +20,7 @@ namespace portacl::mesh {
 class PORTACL_API FrameSequence {
 public:
     // Frame 0: the mesh as given (validated; the hierarchy is built on it).
-    FrameSequence(Context& ctx, const TriangleMesh& first, Precision mode = Precision::Mixed);
+    FrameSequence(Context& ctx, const TriangleMesh& first, Precision mode = Precision::Mixed, Touching touching = Touching::Count);
     ~FrameSequence();
     FrameSequence(const FrameSequence&) = delete;
     FrameSequence& operator=(const FrameSequence&) = delete;

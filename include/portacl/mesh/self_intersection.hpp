@@ -7,6 +7,9 @@
 //   - that share two (an edge): when they are coplanar and their third vertices lie strictly on the
 //     same side of that edge (a fold onto itself);
 //   - that share all three (the same triangle twice): always.
+// That is Touching::Count. Touching::Ignore counts a pair only when the relative interiors of the two
+// triangles have a point in common (the open triangles, without their edges and corners, meet): a
+// contact only along edges or at corners, whatever the vertex indices, is a touch and is left out.
 // A degenerate triangle (its three positions collinear, a repeated index among them) takes part in
 // no pair; it is listed in Result::degenerate (CGAL reports it as the pair (f, f)).
 // Every decision is exact for the float positions: orient3d signs, in float with an error bound where
@@ -35,6 +38,12 @@ enum class Method {
 };
 PORTACL_API const char* methodName(Method m);  // "hierarchy", "atomic-list", "matrix"
 
+// Whether two triangles that only touch (their closed triangles meet, their relative interiors do not)
+// are a pair. Count: as CGAL's do_intersect on closed triangles, under the adjacency rules above.
+// Ignore: a pair only when the relative interiors meet (docs/mesh.md).
+enum class Touching { Count, Ignore };
+PORTACL_API const char* touchingName(Touching t);  // "count", "ignore"
+
 using FacePair = std::pair<std::uint32_t, std::uint32_t>;  // first < second
 
 struct PORTACL_API Options {
@@ -43,6 +52,7 @@ struct PORTACL_API Options {
     // counted in report.undecided). Double: the exact decision of every candidate. Mixed: float where
     // it can vouch for the answer, exact elsewhere (the same pairs as Double).
     Precision precision = Precision::Mixed;
+    Touching touching = Touching::Count;
 };
 
 struct PORTACL_API Result {
@@ -62,19 +72,21 @@ PORTACL_API Result selfIntersections(Context& ctx, const TriangleMesh& m, const 
 
 // The serial C++ reference: a sweep over the boxes' x-extents and the same exact decision per pair
 // (a double filter, then big-integer orient3d).
-PORTACL_API Result selfIntersectionsReference(const TriangleMesh& m);
+PORTACL_API Result selfIntersectionsReference(const TriangleMesh& m, Touching touching = Touching::Count);
 
 // The CPU peer: CGAL's box_self_intersection_d broad phase and CGAL's exact predicates (Epick's
 // do_intersect, coplanar, coplanar_orientation) under the rules above, sequential: what
 // Polygon_mesh_processing::self_intersections does, on the soup with adjacency by index. `parallel`:
 // CGAL's box intersection over TBB's threads (every core), where CGAL was built with TBB
-// (cgalParallelAvailable(); otherwise it runs sequentially).
-PORTACL_API Result selfIntersectionsCgal(const TriangleMesh& m, bool parallel = false);
+// (cgalParallelAvailable(); otherwise it runs sequentially). Touching::Ignore: of the pairs CGAL's
+// do_intersect finds, those whose intersection, constructed exactly (Epeck's triangle-triangle
+// intersection), has a point in both relative interiors.
+PORTACL_API Result selfIntersectionsCgal(const TriangleMesh& m, bool parallel = false, Touching touching = Touching::Count);
 PORTACL_API bool cgalParallelAvailable();
 
 // The exact decision for one pair of triangles (indices into m), under the rules above; both must be
 // non-degenerate. What the references and the device's fallback on the host use.
-PORTACL_API bool trianglesIntersect(const TriangleMesh& m, std::uint32_t a, std::uint32_t b);
+PORTACL_API bool trianglesIntersect(const TriangleMesh& m, std::uint32_t a, std::uint32_t b, Touching touching = Touching::Count);
 PORTACL_API bool isDegenerate(const TriangleMesh& m, std::uint32_t t);
 
 }  // namespace portacl::mesh
