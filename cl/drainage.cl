@@ -89,6 +89,26 @@ __kernel void d8_dependencies(__global const uchar* dir, __global int* deps, __g
     deps[i] = n;
 }
 
+// d8_dependencies for a tile's window (the tile and a one-cell ring of its neighbours): the ring's
+// cells hold what flows in from the neighbouring tiles (set by the host) and are neither counted nor
+// summed; an inner cell counts its inner contributors only, and the ring's values are pulled as any
+// contributor's. The host has given the inner cells that drain into the ring no flow.
+inline int on_ring(int rows, int cols, int r, int c) { return r == 0 || c == 0 || r == rows - 1 || c == cols - 1; }
+
+__kernel void d8_window_dependencies(__global const uchar* dir, __global int* deps, __global int* frontier,
+                                     volatile __global int* state, const int rows, const int cols) {
+    const long i = get_global_id(0);
+    if (i >= (long)rows * cols) return;
+    const int r = (int)(i / cols), c = (int)(i % cols);
+    int n = 0;
+    const int inner = !on_ring(rows, cols, r, c) && dir[i] != NO_DATA;
+    if (inner)
+        for (int k = 0; k < 8; ++k)
+            n += drains_in(dir, rows, cols, r, c, k) && !on_ring(rows, cols, r + ROW_OFFSET[k], c + COL_OFFSET[k]);
+    if (inner && n == 0) frontier_push(frontier, state, (long)rows * cols, -1, i);
+    deps[i] = n;
+}
+
 // A cell's own share: its weight, or 1.
 inline ACC own(__global const REAL* weight, long i) {
 #if WEIGHTED
@@ -276,4 +296,34 @@ __kernel void fill_tile(__global const REAL* z, __global const uchar* nodata, __
         level[i] = w[ly + 1][lx + 1];
         *changed = 1;
     }
+}
+
+// ---- Labels of a filled tile (tiled depression filling, host/drainage/tiled_fill.cpp) ----
+// Each outlet of the tile (its edge cells and those next to NoData) is labelled by its own index;
+// every other cell relaxes to the smallest label among itself and its neighbours with data whose
+// level is no higher than its own. A label so carried runs down a chain of levels no higher than the
+// cell's, so the cell reaches its label's outlet without rising above its level: the property the
+// host's graph of labels needs. The relaxation reads one buffer and writes the other.
+__kernel void fill_label_init(__global const uchar* nodata, __global int* label, const int rows, const int cols) {
+    const long i = get_global_id(0);
+    if (i >= (long)rows * cols) return;
+    const int r = (int)(i / cols), c = (int)(i % cols);
+    label[i] = (!nodata[i] && is_outlet(nodata, rows, cols, r, c)) ? (int)i : INT_MAX;
+}
+
+__kernel void fill_label_step(__global const uchar* nodata, __global const REAL* level, __global const int* label_in,
+                              __global int* label_out, volatile __global int* changed, const int rows, const int cols) {
+    const long i = get_global_id(0);
+    if (i >= (long)rows * cols) return;
+    const int r = (int)(i / cols), c = (int)(i % cols);
+    int m = label_in[i];
+    if (!nodata[i] && !is_outlet(nodata, rows, cols, r, c)) {
+        const REAL own = level[i];
+        for (int k = 0; k < 8; ++k) {
+            const long n = (long)(r + ROW_OFFSET[k]) * cols + (c + COL_OFFSET[k]);
+            if (!nodata[n] && level[n] <= own) m = min(m, label_in[n]);
+        }
+        if (m < label_in[i]) *changed = 1;
+    }
+    label_out[i] = m;
 }

@@ -354,6 +354,37 @@ void drainageCase(Precision p) {
     EXPECT_EQ(drainage::watersheds(ctx(), g), drainage::watershedsReference(g));
 }
 
+// ---- tiled drainage: filling, directions, flats and accumulation in small tiles, every result the
+// serial reference's exactly ----
+
+void drainageTilesCase(Precision p) {
+    const int rows = gTiny ? 9 : 31, cols = gTiny ? 11 : 37;
+    io::Raster dem;
+    dem.frame.rows = rows, dem.frame.cols = cols;
+    dem.hasNoData = true, dem.noData = -1;
+    dem.path = "conformance DEM";
+    std::mt19937 rng(11);
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c)
+            dem.values.push_back(r == 4 && c == 5 ? -1 : double(int(rng() % 9) + 6 * int(std::abs(r - rows / 2) + std::abs(c - cols / 2)) / 5));
+    const drainage::Tiling tiles{4, 5};
+    const io::Raster filled = drainage::fillDepressions(ctx(), dem, p, tiles);
+    ASSERT_EQ(filled.values, drainage::fillDepressionsReference(dem, p).values);
+    const drainage::DirectionGrid d8 = drainage::d8Directions(ctx(), filled, p, tiles);
+    ASSERT_EQ(d8.dir, drainage::d8DirectionsReference(filled, p).dir);
+    const drainage::DirectionGrid g = drainage::resolveFlats(ctx(), filled, d8, p, tiles);
+    ASSERT_EQ(g.dir, drainage::resolveFlatsReference(filled, d8, p).dir);
+    drainage::AccumulationOptions opt;
+    opt.edgeContamination = true;
+    opt.tiling = tiles;
+    EXPECT_EQ(drainage::accumulate(ctx(), g, opt).counts, drainage::accumulateReference(g, opt).counts);
+    std::vector<double> w(dem.size());
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = 0.25 + double(i % 7);
+    opt.weights = &w;
+    opt.precision = p;
+    EXPECT_EQ(drainage::accumulate(ctx(), g, opt).sums, drainage::accumulateReference(g, opt).sums);
+}
+
 // ---- mesh self-intersection: every method gives the serial reference's pairs exactly (float: where
 // float decided every pair) on crossing grids with exactly coplanar overlaps ----
 
@@ -797,6 +828,7 @@ std::vector<Case> cases() {
     c.push_back({"box_count", P::Float, kIntegerLabel, boxCountCase});
     c.push_back({"skeleton", P::Float, kIntegerLabel, skeletonCase});
     both("drainage", [] { drainageCase(P::Float); }, [] { drainageCase(P::Double); });
+    both("drainage_tiles", [] { drainageTilesCase(P::Float); }, [] { drainageTilesCase(P::Double); });
     both("drainage_dinf", [] { drainageDinfCase(P::Float); }, [] { drainageDinfCase(P::Double); });
     both("mesh_self_intersection", [] { meshCase(P::Float); }, [] { meshCase(P::Double); });
     c.push_back({"mesh_self_intersection", P::Mixed, "mixed", [] { meshCase(P::Mixed); }});

@@ -73,9 +73,20 @@ std::unique_ptr<Context> openContext(bool serial, const CommonOptions& common, s
 
 // Fills the DEM's depressions, on the device or (no context: --serial) by Priority-Flood, and says so
 // as step `step` of the progress.
-void fillDepressionsOf(io::Raster& dem, Context* ctx, Precision precision, Progress& progress, int step) {
-    dem = ctx ? dr::fillDepressions(*ctx, dem, precision) : dr::fillDepressionsReference(dem, precision);
+void fillDepressionsOf(io::Raster& dem, Context* ctx, Precision precision, Progress& progress, int step, const dr::Tiling& tiling = {}) {
+    dem = ctx ? dr::fillDepressions(*ctx, dem, precision, tiling) : dr::fillDepressionsReference(dem, precision);
     progress.update(std::uint64_t(step), "filled");
+}
+
+// Whether the device holds `bytes` (Strahler order and watersheds run in one piece: on the host's
+// serial reference, which gives the same numbers, when the device cannot hold the grid).
+bool deviceHolds(const Context& ctx, std::size_t bytes) {
+    try {
+        ctx.checkFits(bytes, "");
+        return true;
+    } catch (const Error&) {
+        return false;
+    }
 }
 
 // --method dinf: the DEM (filled if asked), its D∞ angles and their accumulation, every option
@@ -143,7 +154,7 @@ int runDrainage(const std::vector<std::string>& args) {
     common.add(desc);
     std::string order, basins, picture, network, units = "cells", method = "d8";
     std::vector<std::string> outletText;
-    std::string dem, pointers, filled, directions, accumulation, streamsPath, encoding = "esri", weightsPath;
+    std::string dem, pointers, filled, directions, accumulation, streamsPath, encoding = "esri", weightsPath, tileText;
     double threshold = 0;
     bool serial = false, contamination = false, excludeSelf = false, fill = false, flats = false;
     desc.add_options()("dem", po::value(&dem), "the DEM (GeoTIFF, ESRI ASCII grid, anything GDAL reads)")(
@@ -168,6 +179,9 @@ int runDrainage(const std::vector<std::string>& args) {
         "exclude-self", po::bool_switch(&excludeSelf), "a cell does not count itself (the water moved in, as the slides)")(
         "units", po::value(&units), "--accumulation in cells (default) or area (cells times the cell's area, in the grid's units squared)")(
         "method", po::value(&method), "d8 (default) or dinf: D-infinity angles and accumulation (Tarboton 1997; --filled, --directions, --accumulation)")(
+        "tile", po::value(&tileText),
+        "N or RxC: process the grid in tiles of that many cells, one at a time on the device, with the one-piece result "
+        "(chosen by itself when the grid does not fit the device)")(
         "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device");
     po::positional_options_description pos;
     pos.add("dem", 1);
@@ -175,7 +189,7 @@ int runDrainage(const std::vector<std::string>& args) {
     const std::string usage =
         "usage: portacl drainage DEM [--fill] [--filled F] [--flats] [--directions D] [--accumulation A] [--streams S --threshold T]\n"
         "                        [--order O] [--network N.gpkg|N.shp] [--watersheds W [--outlets X,Y ...]] [--picture P.png]\n"
-        "                        [--encoding esri|taudem|richdem|whitebox] [--weights W] [--edge-contamination]\n"
+        "                        [--encoding esri|taudem|richdem|whitebox] [--weights W] [--edge-contamination] [--tile N|RxC]\n"
         "       portacl drainage --pointers P [--encoding E] [--accumulation A] [--streams S --threshold T]\n"
         "       portacl drainage DEM --method dinf [--fill] [--filled F] [--directions D] [--accumulation A] [--weights W]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
@@ -204,6 +218,9 @@ int runDrainage(const std::vector<std::string>& args) {
     if (vm.count("threshold") && !(threshold > 0)) throw Error("--threshold must be positive");
     if (method != "d8" && method != "dinf") throw Error("--method takes d8 or dinf, not '" + method + "'");
     const bool dinf = method == "dinf";
+    const dr::Tiling tiling = tileText.empty() ? dr::Tiling{} : dr::parseTiling(tileText);
+    if (!tileText.empty() && (serial || dinf))
+        throw Error(serial ? "--tile is for the device; --serial runs the serial reference in one piece" : "--tile is for D8; --method dinf runs in one piece");
     if (dinf) {
         const std::pair<bool, const char*> d8Only[] = {
             {!pointers.empty(), "--pointers"}, {flats, "--flats"}, {!streamsPath.empty(), "--streams"}, {!order.empty(), "--order"},
@@ -248,12 +265,12 @@ int runDrainage(const std::vector<std::string>& args) {
 
     std::string where;
     const std::unique_ptr<Context> ctx = openContext(serial, common, where);
-    if (fill) fillDepressionsOf(input, ctx.get(), precision, progress, ++done);
+    if (fill) fillDepressionsOf(input, ctx.get(), precision, progress, ++done, tiling);
     if (wantDirections) {
-        grid = serial ? dr::d8DirectionsReference(input, precision) : dr::d8Directions(*ctx, input, precision);
+        grid = serial ? dr::d8DirectionsReference(input, precision) : dr::d8Directions(*ctx, input, precision, tiling);
         progress.update(++done, "directions");
         if (flats) {
-            grid = serial ? dr::resolveFlatsReference(input, grid, precision) : dr::resolveFlats(*ctx, input, grid, precision);
+            grid = serial ? dr::resolveFlatsReference(input, grid, precision) : dr::resolveFlats(*ctx, input, grid, precision, tiling);
             progress.update(++done, "flats");
         }
     }
@@ -264,6 +281,7 @@ int runDrainage(const std::vector<std::string>& args) {
         opt.edgeContamination = contamination;
         opt.precision = precision;
         if (!weightsPath.empty()) opt.weights = &weights.values;
+        opt.tiling = tiling;
         acc = serial ? dr::accumulateReference(grid, opt) : dr::accumulate(*ctx, grid, opt);
         progress.update(++done, "accumulation");
     }
@@ -271,14 +289,15 @@ int runDrainage(const std::vector<std::string>& args) {
     int highestOrder = 0;
     if (wantOrder) {
         const auto s = dr::streams(acc, threshold);
-        strahler = serial ? dr::strahlerOrderReference(grid, s) : dr::strahlerOrder(*ctx, grid, s);
+        strahler = serial || !deviceHolds(*ctx, grid.dir.size() * 18) ? dr::strahlerOrderReference(grid, s) : dr::strahlerOrder(*ctx, grid, s);
         for (auto v : strahler) highestOrder = std::max(highestOrder, v);
         progress.update(++done, "Strahler order");
     }
     std::vector<std::int32_t> basinLabels;
     std::int32_t basinCount = 0;
     if (!basins.empty()) {
-        basinLabels = serial ? dr::watershedsReference(grid, outlets) : dr::watersheds(*ctx, grid, outlets);
+        basinLabels = serial || !deviceHolds(*ctx, grid.dir.size() * 10) ? dr::watershedsReference(grid, outlets)
+                                                                             : dr::watersheds(*ctx, grid, outlets);
         for (auto v : basinLabels) basinCount = std::max(basinCount, v);
         progress.update(++done, "watersheds");
     }

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "drainage_detail.hpp"
+#include "tiles.hpp"
 #include "portacl/drainage.hpp"
 #include "portacl/runtime/error.hpp"
 
@@ -38,7 +39,11 @@ std::string accOptions(bool weighted, Precision p) {
 
 }  // namespace
 
-DirectionGrid d8Directions(Context& ctx, const io::Raster& dem, Precision precision) {
+DirectionGrid d8Directions(Context& ctx, const io::Raster& dem, Precision precision, const Tiling& tiling) {
+    validateDem(dem);
+    const std::size_t real = detail::realBytes(precision);
+    const auto tiles = detail::planTiles(ctx, dem.frame, tiling, real + 2, real, 1, "D8 directions of a " + shapeText(dem.frame) + " DEM");
+    if (!tiles.empty()) return detail::d8DirectionsTiled(ctx, dem, precision, tiles);
     return detail::onDemInPrecision(ctx, dem, precision, "D8 directions run",
                                     [&](auto t) { return directionsOn<decltype(t)>(ctx, dem); });
 }
@@ -51,6 +56,9 @@ Accumulation accumulate(Context& ctx, const DirectionGrid& g, const Accumulation
     if (p == Precision::Double) ctx.requirePrecision(Precision::Double);
     const std::size_t n = g.dir.size();
     const std::size_t accBytes = weighted ? (p == Precision::Double ? 8 : 4) : 8;
+    const std::size_t perCell = 1 + 4 + 8 + 1 + accBytes + (weighted ? accBytes : 0);
+    const auto tiles = detail::planTiles(ctx, g.frame, opt.tiling, perCell, 8, 1, "flow accumulation of a " + shapeText(g.frame) + " grid");
+    if (!tiles.empty()) return detail::accumulateTiled(ctx, g, opt, tiles);
     ctx.checkFits(n * (1 + 4 + 8 + 1 + accBytes + (weighted ? accBytes : 0)), "flow accumulation of a " + shapeText(g.frame) + " grid");
     cl::Buffer dir = ctx.upload(g.dir, "D8 directions", CL_MEM_READ_ONLY);
     cl::Buffer deps = ctx.buffer(n * sizeof(cl_int), "upstream counts");

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "drainage_detail.hpp"
+#include "tiles.hpp"
 #include "portacl/drainage.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/progress.hpp"
@@ -33,7 +34,12 @@ io::Raster fillOn(Context& ctx, const io::Raster& dem) {
 
 }  // namespace
 
-io::Raster fillDepressions(Context& ctx, const io::Raster& dem, Precision precision) {
+io::Raster fillDepressions(Context& ctx, const io::Raster& dem, Precision precision, const Tiling& tiling) {
+    validateDem(dem);
+    const std::size_t real = detail::realBytes(precision);
+    const auto tiles = detail::planTiles(ctx, dem.frame, tiling, 2 * real + 9, real, 0,
+                                         "depression filling of a " + detail::shapeText(dem.frame) + " DEM");
+    if (!tiles.empty()) return detail::fillDepressionsTiled(ctx, dem, precision, tiles);
     return detail::onDemInPrecision(ctx, dem, precision, "depression filling runs",
                                     [&](auto t) { return fillOn<decltype(t)>(ctx, dem); });
 }

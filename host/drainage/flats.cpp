@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "drainage_detail.hpp"
+#include "tiles.hpp"
 #include "portacl/drainage.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/progress.hpp"
@@ -49,7 +50,7 @@ void relax(Context& ctx, cl::Kernel& k, const PingPong& buffers, const cl::Buffe
 template <typename T>
 DirectionGrid resolveOn(Context& ctx, const io::Raster& dem, const DirectionGrid& d8) {
     const std::size_t n = dem.size();
-    ctx.checkFits(n * (sizeof(T) + 2 + 1 + 7 * 4 + 1), "flat resolution of a " + detail::shapeText(dem.frame) + " DEM");
+    ctx.checkFits(n * detail::flatBytesPerCell(precisionOf<T>()), "flat resolution of a " + detail::shapeText(dem.frame) + " DEM");
     const Precision p = precisionOf<T>();
     const cl_int rows = dem.rows(), cols = dem.cols();
     const cl::NDRange global(roundUp(n, kLocal)), local(kLocal);
@@ -103,17 +104,24 @@ DirectionGrid resolveOn(Context& ctx, const io::Raster& dem, const DirectionGrid
 
 }  // namespace
 
-DirectionGrid resolveFlats(Context& ctx, const io::Raster& dem, const DirectionGrid& d8, Precision precision) {
+DirectionGrid resolveFlats(Context& ctx, const io::Raster& dem, const DirectionGrid& d8, Precision precision, const Tiling& tiling) {
     validateDem(dem);
     detail::checkGrid(d8);
     if (d8.frame.rows != dem.rows() || d8.frame.cols != dem.cols())
         throw Error("the direction grid does not have the DEM's shape");
-    if (precision == Precision::Float) return resolveOn<float>(ctx, dem, d8);
-    if (precision == Precision::Double) {
-        ctx.requirePrecision(Precision::Double);
-        return resolveOn<double>(ctx, dem, d8);
-    }
-    throw Error("flat resolution runs in float or double, not mixed precision");
+    const auto tiles = detail::planTiles(ctx, dem.frame, tiling, detail::flatBytesPerCell(precision), 4, 0,
+                                         "flat resolution of a " + detail::shapeText(dem.frame) + " DEM");
+    if (!tiles.empty()) return detail::resolveFlatsTiled(ctx, dem, d8, precision, tiles);
+    return detail::resolveFlatsWindow(ctx, dem, d8, precision);
 }
 
+namespace detail {
+
+std::size_t flatBytesPerCell(Precision p) { return realBytes(p) + 2 + 1 + 7 * 4 + 1; }
+
+DirectionGrid resolveFlatsWindow(Context& ctx, const io::Raster& dem, const DirectionGrid& d8, Precision precision) {
+    return inPrecision(ctx, precision, "flat resolution runs", [&](auto t) { return resolveOn<decltype(t)>(ctx, dem, d8); });
+}
+
+}  // namespace detail
 }  // namespace portacl::drainage

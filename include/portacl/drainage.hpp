@@ -70,6 +70,17 @@ struct PORTACL_API EncodedDirections {
 };
 PORTACL_API EncodedDirections encodeDirections(const DirectionGrid& g, Encoding e);
 
+// Tiles: a grid is processed in tiles of at most rows x cols cells, one tile on the device at a time
+// (the host holds the whole grid), with the one-piece result bit for bit. {0, 0}: one piece when the
+// device holds the grid's buffers, otherwise tiles as large as the device's memory allows. Forcing
+// small tiles tests the tiled path.
+struct PORTACL_API Tiling {
+    int rows = 0, cols = 0;
+    bool forced() const { return rows > 0 && cols > 0; }
+};
+// "N" or "RxC" (a tile of N x N or R x C cells); throws one sentence otherwise.
+PORTACL_API Tiling parseTiling(const std::string& text);
+
 // Throws one sentence when a DEM cannot be routed: no cell with data, or a NaN height where NaN is
 // not the NoData value (naming the cell).
 PORTACL_API void validateDem(const io::Raster& dem);
@@ -82,11 +93,20 @@ PORTACL_API void validateDem(const io::Raster& dem);
 // Priority-Flood (Barnes, Lehman and Mulla 2014, the improved variant with a plain queue for pits);
 // the device relaxes every cell to max(its height, the lowest of its neighbours' levels) from the
 // outlets inwards until nothing changes, which reaches the same surface.
-PORTACL_API io::Raster fillDepressions(Context& ctx, const io::Raster& dem, Precision precision = Precision::Double);
+// Tiled (after Barnes 2016, "Parallel Priority-Flood depression filling for trillion cell digital
+// elevation models on desktops or clusters"): each tile filled on the device with its own edge as
+// provisional outlets, each cell labelled by a provisional outlet it reaches without rising above its
+// level; on the host, the graph of those labels (joined where cells of two labels touch, at the
+// higher of their levels) solved from the grid's outlets, and each cell raised to the higher of its
+// tile level and its label's level in the graph.
+PORTACL_API io::Raster fillDepressions(Context& ctx, const io::Raster& dem, Precision precision = Precision::Double,
+                                       const Tiling& tiling = {});
 PORTACL_API io::Raster fillDepressionsReference(const io::Raster& dem, Precision precision = Precision::Double);
 
 // D8 directions of a DEM on the device, heights in float or double.
-PORTACL_API DirectionGrid d8Directions(Context& ctx, const io::Raster& dem, Precision precision = Precision::Double);
+// Tiled: each tile with a one-cell ring of its neighbours' heights.
+PORTACL_API DirectionGrid d8Directions(Context& ctx, const io::Raster& dem, Precision precision = Precision::Double,
+                                       const Tiling& tiling = {});
 PORTACL_API DirectionGrid d8DirectionsReference(const io::Raster& dem, Precision precision = Precision::Double);
 
 // Flat resolution (Barnes, Lehman and Mulla 2014, "An efficient assignment of drainage direction
@@ -101,7 +121,12 @@ PORTACL_API DirectionGrid d8DirectionsReference(const io::Raster& dem, Precision
 // lowest mask below its own, ties to the first in the order E, NE, ..., SE. Cells on the grid's edge
 // or next to NoData that have no lower neighbour keep "no flow": water leaves the grid there. Flats
 // without an outlet (in a DEM that was not filled) stay without flow. Heights compare in `precision`.
-PORTACL_API DirectionGrid resolveFlats(Context& ctx, const io::Raster& dem, const DirectionGrid& d8, Precision precision = Precision::Double);
+// Tiled: a flat (a connected set of equal heights holding a cell without flow) depends only on its
+// cells and their neighbours, so the flats are resolved in windows around them (their bounding boxes
+// and a one-cell ring; several flats to a window while it stays within a tile's cell count); a flat
+// whose window the device cannot hold is refused in one sentence.
+PORTACL_API DirectionGrid resolveFlats(Context& ctx, const io::Raster& dem, const DirectionGrid& d8, Precision precision = Precision::Double,
+                                       const Tiling& tiling = {});
 PORTACL_API DirectionGrid resolveFlatsReference(const io::Raster& dem, const DirectionGrid& d8, Precision precision = Precision::Double);
 
 struct PORTACL_API AccumulationOptions {
@@ -109,6 +134,7 @@ struct PORTACL_API AccumulationOptions {
     bool edgeContamination = false;   // TauDEM's rule above
     const std::vector<double>* weights = nullptr;  // one per cell (NoData weights as 0); null: cell counts
     Precision precision = Precision::Double;       // of weighted sums
+    Tiling tiling;                                 // accumulate() only
 };
 
 struct PORTACL_API Accumulation {
@@ -122,7 +148,11 @@ struct PORTACL_API Accumulation {
 // Flow accumulation on the device in O(N) work: each cell's number of upstream neighbours, then the
 // cells level by level from the sources downstream, each summed once all its contributors are (a
 // frontier of cells whose counts reached zero; no work-item waits on another). Throws one sentence
-// naming a cell of a cycle when the directions hold one.
+// naming a cell of a cycle when the directions hold one. Tiled (Barnes 2017): each tile accumulated
+// alone, its inflows from its ring of neighbours taken as 0; the cells where flow leaves a tile linked
+// on the host to the cells where it enters the next, which gives every inflow; each tile accumulated
+// again with its ring's final values (weighted sums: again until no inflow changes, since adding an
+// inflow later would round differently).
 PORTACL_API Accumulation accumulate(Context& ctx, const DirectionGrid& g, const AccumulationOptions& opt = {});
 // The same by Kahn's topological order on the host.
 PORTACL_API Accumulation accumulateReference(const DirectionGrid& g, const AccumulationOptions& opt = {});

@@ -1,0 +1,57 @@
+// The plan of tiles: forced by the caller, or chosen when the grid's buffers exceed the device.
+#include "tiles.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "portacl/runtime/error.hpp"
+
+namespace portacl::drainage {
+
+Tiling parseTiling(const std::string& text) {
+    int rows = 0, cols = 0;
+    char x = 0, extra = 0;
+    const int got = std::sscanf(text.c_str(), "%d%c%d%c", &rows, &x, &cols, &extra);
+    if (got == 1) cols = rows;
+    else if (!(got == 3 && (x == 'x' || x == 'X'))) rows = 0;
+    if (rows < 1 || cols < 1) throw Error("--tile takes N or RxC, positive whole numbers of cells, not '" + text + "'");
+    return Tiling{rows, cols};
+}
+
+namespace detail {
+
+std::vector<Tile> cutTiles(const io::RasterFrame& f, int tileRows, int tileCols) {
+    std::vector<Tile> tiles;
+    for (int r = 0; r < f.rows; r += tileRows)
+        for (int c = 0; c < f.cols; c += tileCols)
+            tiles.push_back(Tile{r, c, std::min(tileRows, f.rows - r), std::min(tileCols, f.cols - c)});
+    return tiles;
+}
+
+std::vector<Tile> planTiles(const Context& ctx, const io::RasterFrame& f, const Tiling& tiling, std::size_t bytesPerCell,
+                            std::size_t largestPerCell, int halo, const std::string& what) {
+    if (tiling.forced()) return cutTiles(f, std::min(tiling.rows, f.rows), std::min(tiling.cols, f.cols));
+    constexpr std::size_t kOnePieceCells = std::size_t(1) << 31;
+    const DeviceInfo& d = ctx.device();
+    if (f.size() < kOnePieceCells && f.size() * bytesPerCell <= d.globalMemBytes &&
+        f.size() * largestPerCell <= d.maxAllocBytes) {
+        try {
+            ctx.checkFits(f.size() * bytesPerCell, what);
+            return {};
+        } catch (const Error&) {
+            // a CPU device whose host has too little free memory: tiles, as for a small device
+        }
+    }
+    const double cells = std::min(double(d.globalMemBytes) / 2 / double(bytesPerCell), double(d.maxAllocBytes) / double(largestPerCell));
+    const long side = std::min<long>(long(std::floor(std::sqrt(cells))) - 2 * halo, 46340 - 2 * halo);
+    if (side < 16)
+        throw Error(what + " cannot be tiled on " + d.label() + ": not even a 16x16 tile's " + std::to_string(bytesPerCell) +
+                    " bytes a cell fit its memory");
+    const std::size_t window = std::size_t(side + 2 * halo) * std::size_t(side + 2 * halo);
+    ctx.checkFits(window * bytesPerCell, what + ", a tile of " + std::to_string(side) + "x" + std::to_string(side) + " cells,");
+    return cutTiles(f, int(std::min<long>(side, f.rows)), int(std::min<long>(side, f.cols)));
+}
+
+}  // namespace detail
+}  // namespace portacl::drainage

@@ -1,0 +1,303 @@
+// Tiled drainage (drainage.hpp's Tiling): small tiles forced on RichDEM's and TauDEM's data and on
+// random DEMs with NoData give the one-piece run's results exactly (directions, counts, edge
+// contamination, weighted sums in float and double, bit for bit; the tolerance is zero), including
+// flow that crosses tile edges again and again (a spiral) and a cycle of directions across tiles,
+// refused with the one-piece run's sentence.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <random>
+
+#include "portacl/drainage.hpp"
+#include "portacl/io/raster.hpp"
+#include "portacl/runtime/error.hpp"
+#include "support/test_support.hpp"
+
+namespace dr = portacl::drainage;
+using portacl::Precision;
+using portacl::io::Raster;
+using portacl::test::context;
+using portacl::test::dataPath;
+
+namespace {
+
+Raster demOf(int rows, int cols, std::vector<double> z) {
+    Raster r;
+    r.frame.rows = rows, r.frame.cols = cols;
+    r.values = std::move(z);
+    r.path = "test DEM";
+    r.frame.geoTransform = {100, 30, 0, 500, 0, -30};
+    r.frame.hasGeoTransform = true;
+    return r;
+}
+
+// Heights with many ties, pits, flats and NoData holes.
+Raster randomDem(int rows, int cols, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> h(0, 12);
+    Raster r = demOf(rows, cols, std::vector<double>(std::size_t(rows) * cols));
+    for (int y = 0; y < rows; ++y)
+        for (int x = 0; x < cols; ++x) r.values[std::size_t(y) * cols + x] = 0.5 * (y + x) + h(rng) * 0.25;
+    r.hasNoData = true, r.noData = -9999;
+    for (int k = 0; k < rows * cols / 20; ++k) r.values[rng() % r.values.size()] = -9999;
+    return r;
+}
+
+void expectSame(const dr::Accumulation& a, const dr::Accumulation& b) {
+    ASSERT_EQ(a.valid, b.valid);
+    ASSERT_EQ(a.counts, b.counts);
+    ASSERT_EQ(a.sums.size(), b.sums.size());
+    for (std::size_t i = 0; i < a.sums.size(); ++i) ASSERT_EQ(a.sums[i], b.sums[i]) << "cell " << i;  // bit for bit
+}
+
+std::string errorOf(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const portacl::Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+// Counts with and without edge contamination and without the cell itself (withCounts), and weighted
+// sums with edge contamination in `p`: tiled with `tiling` against the one-piece run.
+void expectAccumulationTiles(const dr::DirectionGrid& g, const dr::Tiling& tiling, Precision p, unsigned seed, bool withCounts = true) {
+    std::vector<double> w(g.dir.size());
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(0.1, 3.0);
+    for (auto& x : w) x = u(rng);
+    for (int variant = withCounts ? 0 : 3; variant < 4; ++variant) {
+        SCOPED_TRACE("variant " + std::to_string(variant));
+        dr::AccumulationOptions opt;
+        opt.edgeContamination = variant == 1 || variant == 3;
+        opt.includeSelf = variant != 2;
+        if (variant == 3) opt.weights = &w, opt.precision = p;
+        const dr::Accumulation one = dr::accumulate(context(), g, opt);
+        opt.tiling = tiling;
+        expectSame(dr::accumulate(context(), g, opt), one);
+    }
+}
+
+}  // namespace
+
+TEST(DrainageTiles, ParsesTheTileOption) {
+    EXPECT_EQ(dr::parseTiling("7x9").rows, 7);
+    EXPECT_EQ(dr::parseTiling("7x9").cols, 9);
+    EXPECT_EQ(dr::parseTiling("64").cols, 64);
+    for (const char* bad : {"", "0", "7x", "x9", "7x9x2", "-3", "seven"}) EXPECT_THROW(dr::parseTiling(bad), portacl::Error) << bad;
+}
+
+TEST(DrainageTiles, RandomDemsDirectionsAndAccumulation) {
+    // Tiles of 7x9 cells on a larger grid; of 3x2 and of a single cell on a small one.
+    for (unsigned seed = 1; seed <= 2; ++seed) {
+        const Raster dem = seed == 1 ? randomDem(46, 51, seed) : randomDem(13, 11, seed);
+        for (Precision p : {Precision::Float, Precision::Double}) {
+            if (p == Precision::Double && !portacl::test::hasFp64()) continue;
+            const dr::DirectionGrid one = dr::d8Directions(context(), dem, p);
+            ASSERT_EQ(one.dir, dr::d8DirectionsReference(dem, p).dir);
+            const std::vector<dr::Tiling> tilings =
+                seed == 1 ? std::vector<dr::Tiling>{{7, 9}} : std::vector<dr::Tiling>{{3, 2}, {1, 1}};
+            for (dr::Tiling t : tilings) {
+                SCOPED_TRACE("seed " + std::to_string(seed) + ", tiles " + std::to_string(t.rows) + "x" + std::to_string(t.cols));
+                ASSERT_EQ(dr::d8Directions(context(), dem, p, t).dir, one.dir);
+                expectAccumulationTiles(one, t, p, seed, p == Precision::Float);
+            }
+        }
+    }
+}
+
+TEST(DrainageTiles, RichDemPairsInSmallTiles) {
+    PORTACL_REQUIRE_DATA();
+    for (const char* name : {"testdem1", "testdem5", "testdem9", "testdem12", "testdem16", "test_sw"}) {
+        SCOPED_TRACE(name);
+        const Raster in = portacl::io::readRaster(dataPath(std::string("dem/richdem_flow_accum/") + name + ".d8"));
+        const Raster expected = portacl::io::readRaster(dataPath(std::string("dem/richdem_flow_accum/") + name + ".out"));
+        const dr::DirectionGrid g = dr::decodeDirections(in, dr::Encoding::RichDem);
+        dr::AccumulationOptions opt;
+        opt.tiling = {7, 9};
+        const dr::Accumulation a = dr::accumulate(context(), g, opt);
+        for (std::size_t i = 0; i < g.dir.size(); ++i)
+            if (!expected.isNoData(i)) ASSERT_EQ(double(a.counts[i]), expected.values[i]) << "cell " << i;
+    }
+    const Raster in = portacl::io::readRaster(dataPath("dem/richdem_flow_accum/testdem12.d8"));
+    expectAccumulationTiles(dr::decodeDirections(in, dr::Encoding::RichDem), {7, 9}, Precision::Float, 3);
+}
+
+TEST(DrainageTiles, LoganAreaInTiles) {
+    PORTACL_REQUIRE_DATA();
+    const Raster p = portacl::io::readRaster(dataPath("dem/taudem/loganp.tif"));
+    const dr::DirectionGrid g = dr::decodeDirections(p, dr::Encoding::TauDem);
+    dr::AccumulationOptions opt;
+    opt.edgeContamination = true;
+    const dr::Accumulation one = dr::accumulate(context(), g, opt);
+    opt.tiling = {300, 257};
+    expectSame(dr::accumulate(context(), g, opt), one);
+}
+
+TEST(DrainageTiles, SpiralCrossesTileEdgesAgainAndAgain) {
+    // One path through every cell, winding through every tile many times: the inflows of the
+    // weighted sums settle only after many runs of each tile.
+    const int n = 30;
+    dr::DirectionGrid g;
+    g.frame.rows = g.frame.cols = n;
+    g.dir.assign(std::size_t(n) * n, 0);
+    int top = 0, bottom = n - 1, left = 0, right = n - 1;
+    while (top <= bottom && left <= right) {
+        for (int c = left; c < right; ++c) g.dir[std::size_t(top) * n + c] = 0;        // E
+        for (int r = top; r < bottom; ++r) g.dir[std::size_t(r) * n + right] = 6;      // S
+        for (int c = right; c > left; --c) g.dir[std::size_t(bottom) * n + c] = 4;     // W
+        for (int r = bottom; r > top + 1; --r) g.dir[std::size_t(r) * n + left] = 2;   // N
+        g.dir[std::size_t(top + 1) * n + left] = top + 1 <= bottom - 1 ? 0 : dr::kNoFlow;
+        ++top, --bottom, ++left, --right;
+    }
+    for (Precision p : {Precision::Float, Precision::Double}) {
+        if (p == Precision::Double && !portacl::test::hasFp64()) continue;
+        expectAccumulationTiles(g, {4, 5}, p, 11, p == Precision::Float);
+    }
+}
+
+TEST(DrainageTiles, CycleAcrossTilesNamedAsInOnePiece) {
+    dr::DirectionGrid g;
+    g.frame.rows = 6, g.frame.cols = 6;
+    g.dir.assign(36, dr::kNoFlow);
+    // A 2x2 cycle across the corner of four 3x3 tiles: (2,2) E, (2,3) S, (3,3) W, (3,2) N; and a cell feeding it.
+    g.dir[2 * 6 + 2] = 0, g.dir[2 * 6 + 3] = 6, g.dir[3 * 6 + 3] = 4, g.dir[3 * 6 + 2] = 2, g.dir[0] = 7;
+    const std::string one = errorOf([&] { dr::accumulate(context(), g); });
+    ASSERT_NE(one.find("cycle"), std::string::npos) << one;
+    dr::AccumulationOptions opt;
+    opt.tiling = {3, 3};
+    EXPECT_EQ(errorOf([&] { dr::accumulate(context(), g, opt); }), one);
+    opt.tiling = {6, 6};  // inside one tile
+    EXPECT_EQ(errorOf([&] { dr::accumulate(context(), g, opt); }), one);
+}
+
+TEST(DrainageTiles, FillInTilesEqualsPriorityFlood) {
+    for (unsigned seed = 1; seed <= 2; ++seed) {
+        // Rough terrain with nested depressions much larger than a tile, and NoData holes; 7x9 tiles on
+        // a larger grid, 2x3 and single cells on a small one.
+        std::mt19937 rng(seed);
+        const int rows = seed == 1 ? 47 : 14, cols = seed == 1 ? 53 : 17;
+        Raster dem = demOf(rows, cols, std::vector<double>(std::size_t(rows) * cols));
+        std::uniform_real_distribution<double> u(0, 40);
+        for (int y = 0; y < rows; ++y)
+            for (int x = 0; x < cols; ++x)
+                dem.values[std::size_t(y) * cols + x] = std::floor(u(rng)) + 30 * std::sin(x * 0.13) * std::cos(y * 0.09);
+        dem.hasNoData = true, dem.noData = -1e9;
+        for (int k = 0; k < rows * cols / 80; ++k) dem.values[rng() % dem.values.size()] = -1e9;
+        for (Precision p : {Precision::Float, Precision::Double}) {
+            if (p == Precision::Double && !portacl::test::hasFp64()) continue;
+            const Raster ref = dr::fillDepressionsReference(dem, p);
+            const std::vector<dr::Tiling> tilings =
+                seed == 1 ? std::vector<dr::Tiling>{{7, 9}} : std::vector<dr::Tiling>{{2, 3}, {1, 1}};
+            for (dr::Tiling t : tilings) {
+                SCOPED_TRACE("seed " + std::to_string(seed) + ", tiles " + std::to_string(t.rows) + "x" + std::to_string(t.cols));
+                ASSERT_EQ(dr::fillDepressions(context(), dem, p, t).values, ref.values);
+            }
+        }
+    }
+}
+
+TEST(DrainageTiles, TauDemsFilledSurfaceInTiles) {
+    PORTACL_REQUIRE_DATA();
+    const Raster dem = portacl::io::readRaster(dataPath("dem/taudem/MED_01_01.tif"));
+    const Raster fel = portacl::io::readRaster(dataPath("dem/taudem/MED_01_01fel.tif"));
+    for (Precision p : {Precision::Float, Precision::Double}) {
+        if (p == Precision::Double && !portacl::test::hasFp64()) continue;
+        EXPECT_EQ(dr::fillDepressions(context(), dem, p, {61, 47}).values, fel.values);
+    }
+}
+
+namespace {
+
+// A window of a raster (a crop of a peer's DEM keeps the small-tile runs cheap).
+Raster crop(const Raster& r, int r0, int c0, int rows, int cols) {
+    Raster out = r;
+    out.frame.rows = rows, out.frame.cols = cols;
+    out.values.clear();
+    for (int y = 0; y < rows; ++y)
+        for (int x = 0; x < cols; ++x) out.values.push_back(r.values[std::size_t(r0 + y) * r.cols() + std::size_t(c0 + x)]);
+    return out;
+}
+
+}  // namespace
+
+TEST(DrainageTiles, WholePipelineOnPeersDemsAndTerracedRandomDems) {
+    PORTACL_REQUIRE_DATA();
+    const Raster pysheds = portacl::io::readRaster(dataPath("dem/pysheds/dem.tif"));
+    std::vector<std::pair<Raster, dr::Tiling>> cases{{crop(pysheds, 100, 120, 56, 70), {7, 9}},
+                                                      {pysheds, {93, 121}},
+                                                      {portacl::io::readRaster(dataPath("dem/whitebox/DEM.tif")), {50, 41}}};
+    Raster terraced = randomDem(41, 53, 5);
+    for (auto& v : terraced.values)
+        if (v != -9999) v = std::floor(v);  // wide flats
+    cases.push_back({terraced, {7, 9}});
+    for (const auto& [dem, tiling] : cases) {
+        for (Precision p : {Precision::Float, Precision::Double}) {
+            if (p == Precision::Double && !portacl::test::hasFp64()) continue;
+            SCOPED_TRACE(dem.path + " " + std::to_string(dem.rows()) + "x" + std::to_string(dem.cols()) +
+                         (p == Precision::Float ? " float" : " double"));
+            const Raster filled = dr::fillDepressionsReference(dem, p);
+            const dr::DirectionGrid d8 = dr::d8DirectionsReference(filled, p);
+            const dr::DirectionGrid flats = dr::resolveFlatsReference(filled, d8, p);
+            ASSERT_EQ(dr::fillDepressions(context(), dem, p, tiling).values, filled.values);
+            ASSERT_EQ(dr::d8Directions(context(), filled, p, tiling).dir, d8.dir);
+            ASSERT_EQ(dr::resolveFlats(context(), filled, d8, p, tiling).dir, flats.dir);
+            dr::AccumulationOptions opt;
+            opt.tiling = tiling;
+            expectSame(dr::accumulate(context(), flats, opt), dr::accumulateReference(flats));
+        }
+    }
+}
+
+TEST(DrainageTiles, CommandLineTilesGiveTheOnePieceFiles) {
+    PORTACL_REQUIRE_DATA();
+    char tmpl[] = "/tmp/portacl-drainage-tiles-XXXXXX";
+    const std::string dir = mkdtemp(tmpl) ? tmpl : "/tmp";
+    auto run = [&](const std::string& args) {
+        const char* spec = std::getenv("PORTACL_TEST_DEVICE");
+        if (!spec || !*spec) spec = std::getenv("PORTACL_DEVICE");
+        const std::string cmd = std::string(PORTACL_CLI_PATH) + " drainage " + args + " --device '" + (spec && *spec ? spec : "auto") +
+                                "' >" + dir + "/out.txt 2>" + dir + "/err.txt";
+        const int raw = std::system(cmd.c_str());
+        std::ifstream err(dir + "/err.txt");
+        std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
+        return std::make_pair(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, text);
+    };
+    const std::string dem = dataPath("dem/whitebox/DEM.tif");
+    const char* outputs[] = {"filled", "directions", "accumulation", "streams", "watersheds"};
+    auto args = [&](const std::string& tag) {
+        std::string a = dem + " --flats --threshold 50 --precision float";
+        for (const char* o : outputs) a += std::string(" --") + o + " " + dir + "/" + o + tag + ".tif";
+        return a;
+    };
+    auto one = run(args("_one"));
+    ASSERT_EQ(one.first, 0) << one.second;
+    auto tiled = run(args("_tiled") + " --tile 23x31");
+    ASSERT_EQ(tiled.first, 0) << tiled.second;
+    for (const char* o : outputs) {
+        const Raster a = portacl::io::readRaster(dir + "/" + o + "_one.tif"), b = portacl::io::readRaster(dir + "/" + o + "_tiled.tif");
+        EXPECT_EQ(a.values, b.values) << o;
+    }
+    for (const std::string bad : {dem + " --accumulation " + dir + "/x.tif --tile 0", dem + " --accumulation " + dir + "/x.tif --tile 7x",
+                                  dem + " --accumulation " + dir + "/x.tif --tile 8 --serial",
+                                  dem + " --accumulation " + dir + "/x.tif --tile 8 --method dinf"}) {
+        const auto r = run(bad);
+        EXPECT_EQ(r.first, 1) << bad;
+        EXPECT_EQ(std::count(r.second.begin(), r.second.end(), '\n'), 1) << r.second;
+        EXPECT_NE(r.second.find("--tile"), std::string::npos) << r.second;
+    }
+    std::ifstream probe(dir + "/x.tif");
+    EXPECT_FALSE(probe.good());
+    for (const char* o : outputs)
+        for (const char* tag : {"_one", "_tiled"}) std::remove((dir + "/" + o + tag + ".tif").c_str());
+    std::remove((dir + "/out.txt").c_str());
+    std::remove((dir + "/err.txt").c_str());
+    rmdir(dir.c_str());
+}
