@@ -4,9 +4,12 @@
 // --quick. Depression filling of the bowl roughened with noise, checked equal to Priority-Flood.
 // Accumulation by dependency counting (cell counts, and weighted sums in float and double)
 // beside the slides' iterative push-with-atomics and pull schemes, whose counts are checked equal to
-// it before they are timed; D∞ accumulation of the same bowl. Device time excludes the uploads (the grid is already on the device).
+// it before they are timed; D∞ accumulation of the same bowl; filling, flats and accumulation in 16
+// tiles beside their one-piece runs. Device time excludes the uploads (the grid is already on the device).
 #include <climits>
 #include <cmath>
+#include <cstdio>
+#include <functional>
 
 #include "drainage_detail.hpp"
 #include "portacl/bench.hpp"
@@ -29,6 +32,44 @@ io::Raster valleyBowl(int n) {
             dem.values[std::size_t(r) * n + c] = radius * (1 + 0.15 * std::sin(12 * angle));
         }
     return dem;
+}
+
+// The tiled steps (drainage.hpp's Tiling) on 4 x 4 tiles of the rough bowl, each checked equal to the
+// one-piece run first; wall time of the whole call (transfers and the host's graphs included), the
+// one-piece call's wall time in the note.
+void tiledRows(Context& ctx, const io::Raster& rough, const io::Raster& filled, const DirectionGrid& resolved, const std::string& size,
+               const BenchOptions& few, std::vector<BenchRecord>& out) {
+    const Tiling tiles{(rough.rows() + 3) / 4, (rough.cols() + 3) / 4};
+    const std::string shape = std::to_string(tiles.rows) + "x" + std::to_string(tiles.cols);
+    auto row = [&](const std::string& name, const std::string& precision, const std::function<void()>& tiled,
+                   const std::function<void()>& onePiece, const std::string& what) {
+        BenchRecord rec;
+        rec.workload = name;
+        rec.size = size;
+        rec.precision = precision;
+        rec.seconds = medianHostSeconds(tiled, few.repeats);
+        char note[160];
+        std::snprintf(note, sizeof note, "%s in 16 tiles of %s, wall time; one piece %.3f s wall; equal to one piece", what.c_str(),
+                      shape.c_str(), medianHostSeconds(onePiece, few.repeats));
+        rec.note = note;
+        out.push_back(rec);
+    };
+    if (fillDepressions(ctx, rough, Precision::Float, tiles).values != filled.values)
+        throw Error("the bench's tiled depression filling differs from Priority-Flood on " + ctx.device().name);
+    row("drainage/tiled-fill", "float", [&] { fillDepressions(ctx, rough, Precision::Float, tiles); },
+        [&] { fillDepressions(ctx, rough, Precision::Float); }, "depression filling (Barnes 2016's stages)");
+    const DirectionGrid d8 = d8DirectionsReference(filled, Precision::Float);
+    if (resolveFlats(ctx, filled, d8, Precision::Float, tiles).dir != resolved.dir)
+        throw Error("the bench's tiled flat resolution differs from the serial reference on " + ctx.device().name);
+    row("drainage/tiled-flats", "float", [&] { resolveFlats(ctx, filled, d8, Precision::Float, tiles); },
+        [&] { resolveFlats(ctx, filled, d8, Precision::Float); }, "flats in windows");
+    AccumulationOptions opt;
+    const Accumulation one = accumulate(ctx, resolved, opt);
+    opt.tiling = tiles;
+    if (accumulate(ctx, resolved, opt).counts != one.counts)
+        throw Error("the bench's tiled accumulation differs from the one-piece run on " + ctx.device().name);
+    row("drainage/tiled-accumulation", "integer", [&] { accumulate(ctx, resolved, opt); },
+        [&] { accumulate(ctx, resolved, AccumulationOptions{}); }, "accumulation (Barnes 2017's links)");
 }
 
 std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
@@ -114,6 +155,7 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
         rec.note = std::to_string(flatCells) + " cells without flow before; transfers included";
         if (opts.serial) rec.serialSeconds = medianHostSeconds([&] { resolveFlatsReference(want, d8, Precision::Float); }, 1);
         out.push_back(rec);
+        tiledRows(ctx, rough, want, resolved, size, few, out);
     }
 
     // Accumulation by dependency counting: cell counts, then weighted sums.

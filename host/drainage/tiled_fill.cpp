@@ -46,8 +46,9 @@ io::Raster fillTiled(Context& ctx, const io::Raster& dem, const std::vector<Tile
     // Stage 1: every cell's tile level and label (the grid index of its tile outlet).
     std::vector<T> tileLevel(n, T(0));
     std::vector<std::uint32_t> node(n, kSea);  // the label's node in the graph
-    std::unordered_map<std::size_t, std::uint32_t> nodeOf;  // tile outlet inside the grid -> node
     std::uint32_t nodes = 1;
+    constexpr std::uint32_t kUnset = 0xffffffffu;
+    std::vector<std::uint32_t> nodeOfSeed;  // a tile's outlets (its own cells) -> their nodes
     Progress progress("tiled depression filling", tiles.size(), "tiles");
     std::uint64_t done = 0;
     for (const Tile& t : tiles) {
@@ -78,19 +79,21 @@ io::Raster fillTiled(Context& ctx, const io::Raster& dem, const std::vector<Tile
         static_assert(kLabelLaunchesPerCheck % 2 == 0, "the labels end in the buffer they started in");
         const auto lv = ctx.download<T>(level, cells, "tile water levels");
         const auto lb = ctx.download<cl_int>(labels[0], cells, "tile labels");
+        nodeOfSeed.assign(cells, kUnset);
         for (int y = 0; y < t.rows; ++y)
             for (int x = 0; x < t.cols; ++x) {
                 const std::size_t k = std::size_t(y) * t.cols + x, cell = std::size_t(t.r0 + y) * f.cols + std::size_t(t.c0 + x);
                 if (m[k]) continue;
                 tileLevel[cell] = lv[k];
-                const int s = lb[k];
-                const long sr = t.r0 + s / t.cols, sc = t.c0 + s % t.cols;
-                bool sea = sr == 0 || sc == 0 || sr == f.rows - 1 || sc == f.cols - 1;
-                for (int d = 0; d < 8 && !sea; ++d) sea = noData(sr + kRowOffset[d], sc + kColOffset[d]);
-                if (sea) continue;
-                auto it = nodeOf.emplace(std::size_t(sr) * f.cols + std::size_t(sc), nodes).first;
-                if (it->second == nodes) ++nodes;
-                node[cell] = it->second;
+                const std::size_t s = std::size_t(lb[k]);
+                if (nodeOfSeed[s] == kUnset) {
+                    const long sr = t.r0 + long(s) / t.cols, sc = t.c0 + long(s) % t.cols;
+                    bool sea = sr == 0 || sc == 0 || sr == f.rows - 1 || sc == f.cols - 1;
+                    for (int d = 0; d < 8 && !sea; ++d) sea = noData(sr + kRowOffset[d], sc + kColOffset[d]);
+                    if (!sea && nodes == kUnset) throw Error("a tiled DEM with more than 2^32 tile outlets is not offered; give larger tiles");
+                    nodeOfSeed[s] = sea ? kSea : nodes++;
+                }
+                node[cell] = nodeOfSeed[s];
             }
         progress.update(++done);
     }
