@@ -166,14 +166,15 @@ __kernel void mesh_bvh_build(const uint n, __global const ulong* keys, __global 
     parent[b] = (uint)i;
 }
 
-// Boxes from the leaves up. Each node, once its box is known, marks itself done and looks at its
-// sibling: if the sibling is done too, the parent's box is computed and the walk goes on; if not, the
-// sibling's own walk will. Two walks that mark and look at once may both go on (they compute the
-// same box); none is lost. A flag per node rather than a count per parent: two work-items that run in
-// one vector then touch different words (an arrival count is read as 0 by both on a device whose
-// atomics within a vector collide, Mesa's llvmpipe). Boxes and flags are read and written through
-// atomics (lo, hi: the x, y, z words of nodeLo, nodeHi), so that the hand-over between work-groups
-// is ordered by the atomics themselves.
+// Boxes from the leaves up. A walk that reaches a parent counts its arrival there; the first of the
+// two children's walks stops, the second computes the parent's box and goes on. One counter per
+// parent, not a flag per child: two walks that each mark their own flag and then look at the
+// sibling's may both see it unset on a GPU whose atomics to different words are not ordered with
+// each other (NVIDIA's; both walks stop and the box above them is never made), whereas the two
+// increments of one word are ordered. Boxes are read and written through atomics (lo, hi: the x, y,
+// z words of nodeLo, nodeHi) with a fence on each side of the count, so that the box a walk wrote
+// before its count is the one the other reads after its own. done: the counters of the internal
+// nodes, cleared by the build.
 inline float mesh_atomic_load(__global uint* w) { return as_float(atomic_or(w, 0u)); }
 
 __kernel void mesh_bvh_refit(const uint n, __global const uint* parent, __global const uint* left, __global const uint* right,
@@ -184,9 +185,8 @@ __kernel void mesh_bvh_refit(const uint n, __global const uint* parent, __global
     while (node != 0) {
         const uint p = parent[node];
         const uint a = left[p], b = right[p];
-        atomic_xchg(&done[node], 1u);
         mem_fence(CLK_GLOBAL_MEM_FENCE);
-        if (atomic_or(&done[node == a ? b : a], 0u) == 0u) return;  // the sibling's walk goes on
+        if (atomic_inc(&done[p]) == 0u) return;  // the sibling's walk goes on
         mem_fence(CLK_GLOBAL_MEM_FENCE);
         for (uint k = 0; k < 3; ++k) {
             atomic_xchg(&lo[4 * p + k], as_uint(fmin(mesh_atomic_load(&lo[4 * a + k]), mesh_atomic_load(&lo[4 * b + k]))));

@@ -25,7 +25,7 @@ double eventSeconds(const std::vector<cl::Event>& events) {
 
 namespace {
 
-// The internal boxes from the leaves' (n >= 2; the flags of every node cleared): one launch where
+// The internal boxes from the leaves' (n >= 2; the counters and flags of every node cleared): one launch where
 // the device's atomics order the hand-over, else passes until the root is ready (the tree is at
 // most 65 deep: every level adds a bit to the keys' common prefix).
 void refitBoxes(Context& ctx, const Hierarchy& h, std::size_t n, std::vector<cl::Event>& events) {
@@ -126,10 +126,7 @@ void refitHierarchy(Context& ctx, const Hierarchy& h, std::size_t n, const cl::B
     cl::Kernel& leaves = meshKernel(ctx, kSource, "mesh_bvh_leaf_boxes", Precision::Float);
     setArgs(leaves, 0, cl_uint(n), h.sortedTri, points, tris, boxLo, boxHi, h.nodeLo, h.nodeHi, h.arrivals);
     events.push_back(ctx.launch(leaves, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
-    if (n < 2) return;
-    cl::Kernel& refit = meshKernel(ctx, kSource, "mesh_bvh_refit", Precision::Float);
-    setArgs(refit, 0, cl_uint(n), h.parent, h.left, h.right, h.arrivals, h.nodeLo, h.nodeHi);
-    events.push_back(ctx.launch(refit, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
+    if (n >= 2) refitBoxes(ctx, h, n, events);
 }
 
 }  // namespace portacl::mesh::detail
