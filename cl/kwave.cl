@@ -5,6 +5,9 @@
 //                                 value at [0]; BONA_ARRAY: B/A / (2 rho0), ABSORB_ARRAY: Stokes tau)
 //   NONLINEAR, ABSORPTION (0 lossless, 1 power law, 2 Stokes)
 //   ST_<Q>                        storage of quantity Q (common/kwave_storage.h)
+//   STORED_OPERATORS              kappa, nabla1 and nabla2 read from arrays in every storage mode,
+//                                 and with the power law `absorb` holding 2 alpha c^(y-1) (else
+//                                 computed per element: see KAPPA_STORED below)
 // The inverse FFTs are scaled by 1/N already, so no fftDivider appears here.
 #include "common/real.h"
 #include "common/kwave_storage.h"
@@ -66,6 +69,15 @@
 #ifndef ST_SIGNAL
 #define ST_SIGNAL 0
 #endif
+#ifndef STORED_OPERATORS
+#define STORED_OPERATORS 0
+#endif
+
+// Whether kappa and the absorption operators are read (reduced storage, or STORED_OPERATORS: the
+// device profile's [kwave] stored_operators, set for CPUs, where sin, exp and log per element cost
+// more than the reads) or computed from the squared wavenumbers (GPUs in full storage).
+#define KAPPA_STORED (ST_KAPPA != 0 || STORED_OPERATORS)
+#define NABLA_STORED (ST_NABLA != 0 || STORED_OPERATORS)
 
 typedef KW_T(ST_C2) c2_t;
 typedef KW_T(ST_RHO0) rho0_t;
@@ -104,8 +116,22 @@ inline real load_c2(__global const c2_t* c2, size_t i) { return c2[i]; }
 inline real2 cmul(real2 a, real2 b) { return (real2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
 
 // The spectral kernels run over the nr = nxr*ny*nz points of the half spectrum in one dimension
-// (a 3-D range would round the odd row length nxr = nx/2+1 up to a whole work-group, leaving most of
-// the last group of every row idle) and recover the coordinates for the 1-D operators.
+// (a 3-D range would round the odd row length nxr = nx/2+1 up to a whole GPU work-group, leaving most
+// of the last group of every row idle) and recover the coordinates for the 1-D operators; with
+// SPECTRAL_GRID (the one-device solver, the device profile's [kwave] spectral_grid, for CPUs) over a
+// 3-D range (nxr, ny, nz) instead, whose work-groups the runtime fits to it: no integer divisions,
+// which a CPU's vector units do not have and which cost more there than the rest of the kernel.
+#ifndef SPECTRAL_GRID
+#define SPECTRAL_GRID 0
+#endif
+#if SPECTRAL_GRID
+#define SPECTRAL_INDEX                                                             \
+    const uint x = get_global_id(0), y = get_global_id(1), z = get_global_id(2); \
+    if (x >= nxr || y >= ny) return;                                              \
+    const size_t i = x + (size_t)nxr * (y + (size_t)ny * z);                     \
+    if (i >= nr) return;                                                          \
+    (void)z
+#else
 #define SPECTRAL_INDEX                                               \
     const size_t i = get_global_id(0);                              \
     if (i >= nr) return;                                            \
@@ -113,6 +139,7 @@ inline real2 cmul(real2 a, real2 b) { return (real2)(a.x * b.x - a.y * b.y, a.x 
     const size_t yz_ = i / nxr;                                     \
     const uint y = (uint)(yz_ % ny), z = (uint)(yz_ / ny);          \
     (void)z
+#endif
 
 // |k| at a half-spectrum point from the squared wavenumbers of each axis (kk: nxr values along x,
 // then ny along y, then nz along z; 2-D: one zero for z).
@@ -155,7 +182,7 @@ inline real sinc_of(real a) {
     for (int n = terms - 2; n >= 0; --n) s = fma(s, a2, SINC_TAYLOR[n]);
     return s;
 }
-#if ST_KAPPA == 0
+#if !KAPPA_STORED
 #define KAPPA_AT(i) sinc_of(kHalf * wave_number(kk, x, y, z, nxr, ny))
 #else
 #define KAPPA_AT(i) KW_LD(ST_KAPPA, kappa, i)
@@ -298,7 +325,7 @@ __kernel void kwave_absorption_terms(__global real2* X, __global real2* Y, __glo
                                      __global const nabla_t* nabla1, __global const real* kk, real yMinus2,
                                      uint nxr, uint ny, ulong nr) {
     SPECTRAL_INDEX;
-#if ST_NABLA == 0
+#if !NABLA_STORED
     const real k = wave_number(kk, x, y, z, nxr, ny);
     const real n1 = k == (real)0 ? (real)0 : power_of_positive(k, yMinus2);
     X[i] *= n1 * k;
@@ -315,7 +342,8 @@ __kernel void kwave_absorption_terms(__global real2* X, __global real2* Y, __glo
 // Quantities read only here come folded, one field each: `bona` holds B/A / (2 rho0); with the power
 // law `absorb` holds 2 alpha [Np], and tau*tauTerm - eta*etaTerm = -2 alpha c^(y-1) (tauTerm + c
 // tan(pi y/2) etaTerm) with tau = -2 alpha c^(y-1), eta = 2 alpha c^y tan(pi y/2) (yMinus1 = y - 1,
-// tanHalfPiY = tan(pi y/2)); with Stokes `absorb` holds tau.
+// tanHalfPiY = tan(pi y/2)), or with STORED_OPERATORS 2 alpha c^(y-1) (a grid where alpha or c is);
+// with Stokes `absorb` holds tau.
 __kernel void kwave_pressure(__global real* p, __global const rho_t* rhox, __global const rho_t* rhoy,
                              __global const rho_t* rhoz, __global const real* dux, __global const real* duy,
                              __global const real* duz, __global const c2_t* c2, __global const rho0_t* rho0,
@@ -339,7 +367,11 @@ __kernel void kwave_pressure(__global real* p, __global const rho_t* rhox, __glo
 #else
     const real c = sqrt(cc);
 #endif
+#if STORED_OPERATORS
+    acc -= KW_LD(ST_TAU, absorb, AT_ABSORB(i)) * (duz[i] + c * tanHalfPiY * duy[i]);  // 2 alpha c^(y-1)
+#else
     acc -= KW_LD(ST_TAU, absorb, AT_ALPHA(i)) * power_of_positive(c, yMinus1) * (duz[i] + c * tanHalfPiY * duy[i]);
+#endif
 #elif ABSORPTION == 2
 #if KW_3D
     const real du = dux[i] + duy[i] + duz[i];
@@ -597,7 +629,7 @@ void kwave_z_absorption_terms(__global real2* X, __global real2* Y, __global con
                               __global const nabla_t* nabla1, __global const real* kk, real yMinus2, uint nxr, uint ny) {
     Z_LINE_INDEX;
     real2 v[KZ_Q], s[16];
-#if ST_NABLA == 0
+#if !NABLA_STORED
     // nabla1 = |k|^(y-2) / nz at this work-item's spectrum points, computed once for both fields
     // (nabla2 = nabla1 |k|).
     real n1[16];
@@ -618,7 +650,7 @@ void kwave_z_absorption_terms(__global real2* X, __global real2* Y, __global con
 #pragma unroll
             for (int k = 0; k < 16; ++k) {
                 const uint z = (uint)(t + KZ_Q * k);
-#if ST_NABLA == 0
+#if !NABLA_STORED
                 s[k] *= a == 0 ? n1[k] * wave_number(kk, x, y, z, nxr, ny) : n1[k];
 #else
                 const size_t i = base + z * plane;

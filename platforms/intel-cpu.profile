@@ -52,6 +52,10 @@ lanes = 2
 build_options = -cl-opt-disable
 # FFTW's 3-D transforms and the plain spectral kernels, not the fused z kernels (as on PoCL).
 fftw_fused_z = 0
+# The operators stored and the spectral kernels over a 3-D range (as on PoCL: sin, exp, log and
+# integer divisions per element cost a CPU more than the reads).
+stored_operators = 1
+spectral_grid = 1
 
 [mesh]
 # The runtime's compiler (2026.2) gets the double builds of the mesh kernels wrong when it optimises

@@ -55,3 +55,9 @@ backend = fftw
 # operators) are slower than FFTW's own 3-D transforms with the plain spectral kernels: 128^3 on
 # 2 cores, 152 ms a step fused against 118 ms (docs/engineering/measurements.md).
 fftw_fused_z = 0
+# The operators stored, not computed per element (kappa's sinc, |k|^(y-2) and c^(y-1) through exp
+# and log, which PoCL calls per lane): kwave_pressure 10.2 -> 0.43 ms, kwave_absorption_terms
+# 6.0 -> 0.20 ms at 64^3 on 2 cores. The spectral kernels over a 3-D range (no integer divisions for
+# the coordinates): kwave_pressure_gradient 0.57 -> 0.40 ms (docs/engineering/measurements.md).
+stored_operators = 1
+spectral_grid = 1

@@ -68,6 +68,13 @@ Recording runDevice(const Simulation& s, Precision prec, const OutputSelection& 
     return solver.recording();
 }
 
+// The solver's two sets of kernel paths, forced whatever the device profile chooses (the [kwave]
+// keys): the GPUs' (the fused z kernels where nz = 16 q, kappa and the absorption operators
+// computed per element, the spectral kernels over a 1-D range) and the CPUs' (FFT-library 3-D
+// transforms with the plain spectral kernels, the operators stored, a 3-D range).
+const std::map<std::string, long> kGpuPaths{{"fused_z", 1}, {"fftw_fused_z", 1}, {"stored_operators", 0}, {"spectral_grid", 0}};
+const std::map<std::string, long> kCpuPaths{{"fused_z", 0}, {"fftw_fused_z", 0}, {"stored_operators", 1}, {"spectral_grid", 1}};
+
 // Every recorded quantity of `dev` within `tol` (relative L2 over the whole quantity) of `ref`.
 void expectMatches(const Recording& dev, const Recording& ref, double tol) {
     ASSERT_EQ(dev.samples, ref.samples);
@@ -229,9 +236,8 @@ TEST(KWaveDevice, MatchesReference) {
     // operators (kwave_z_*), one line per 16 work-items with q = 1, 2, 8 and 16 points each; 12x10x6
     // and the 2-D grids: full 3-D (2-D) transforms and the element-wise operators. nx = 32 q as well
     // (32x8x16, 64x8x32, 256x8x16): the velocity update fused with the inverse x transforms
-    // (kwave_x_velocity), q = 1, 2 and 8. The nz = 16 q grids run in float both fused and not,
-    // whatever the device profile chooses (the CPU profiles turn the fused kernels off where FFTW
-    // transforms), and in double as the profile chooses.
+    // (kwave_x_velocity), q = 1, 2 and 8. Every grid runs in float on both sets of kernel paths
+    // (kGpuPaths, kCpuPaths), and in double as the device profile chooses.
     for (const Case c : {Case{{16, 16, 16}, Absorption::PowerLaw, true}, Case{{32, 24, 1}, Absorption::PowerLaw, false},
                          Case{{32, 24, 1}, Absorption::Stokes, false}, Case{{12, 10, 6}, Absorption::PowerLaw, false},
                          Case{{10, 6, 32}, Absorption::PowerLaw, true}, Case{{8, 8, 128}, Absorption::Stokes, false},
@@ -243,13 +249,9 @@ TEST(KWaveDevice, MatchesReference) {
         const Recording ref = referenceRun(s, out);
         SCOPED_TRACE(std::to_string(c.dims[0]) + "x" + std::to_string(c.dims[1]) + "x" + std::to_string(c.dims[2]) +
                      " heterogeneous nonlinear absorbing " + std::to_string(static_cast<int>(c.absorption)));
-        if (c.dims[2] % 16 == 0) {
-            for (const long fused : {0L, 1L}) {
-                SCOPED_TRACE(fused ? "fused z kernels" : "plain spectral kernels");
-                expectMatches(runDevice(s, Precision::Float, out, Storage::Full, {{"fused_z", fused}, {"fftw_fused_z", fused}}), ref, 2e-4);
-            }
-        } else {
-            expectMatches(runDevice(s, Precision::Float, out), ref, 2e-4);
+        for (const auto* paths : {&kGpuPaths, &kCpuPaths}) {
+            SCOPED_TRACE(paths == &kGpuPaths ? "the GPU's kernel paths" : "the CPU's kernel paths");
+            expectMatches(runDevice(s, Precision::Float, out, Storage::Full, *paths), ref, 2e-4);
         }
         if (c.alsoDouble && test::hasFp64()) expectMatches(runDevice(s, Precision::Double, out), ref, 1e-10);
     }
@@ -286,8 +288,9 @@ TEST(KWaveDevice, RawSamplesStreamInBlocks) {
     expectMatches(a, referenceRun(s, out), 2e-4);
 }
 
-// Media of scalars and grids mixed: the folded B/A / (2 rho0) and 2 alpha fields are grids when
-// either factor is (scalar B/A with a rho0 grid; scalar alpha with a c0 grid), scalars when both are.
+// Media of scalars and grids mixed: the folded B/A / (2 rho0) and (operators stored) 2 alpha c^(y-1)
+// fields are grids when either factor is (scalar B/A with a rho0 grid; scalar alpha with a c0 grid),
+// scalars when both are.
 TEST(KWaveDevice, MixedScalarAndGridMediumMatchesReference) {
     for (int variant = 0; variant < 2; ++variant) {
         Simulation s = ballSimulation(32, 24, 1, 10);
@@ -303,7 +306,10 @@ TEST(KWaveDevice, MixedScalarAndGridMediumMatchesReference) {
         const auto out = everything();
         const Recording ref = referenceRun(s, out);
         SCOPED_TRACE("variant " + std::to_string(variant));
-        expectMatches(runDevice(s, Precision::Float, out), ref, 2e-4);
+        for (const auto* paths : {&kGpuPaths, &kCpuPaths}) {  // 2 alpha, or 2 alpha c^(y-1) stored
+            SCOPED_TRACE(paths == &kGpuPaths ? "the GPU's kernel paths" : "the CPU's kernel paths");
+            expectMatches(runDevice(s, Precision::Float, out, Storage::Full, *paths), ref, 2e-4);
+        }
         if (test::hasFp64()) expectMatches(runDevice(s, Precision::Double, out), ref, 1e-10);
     }
 }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "k_space_operators.hpp"
+#include "profile_keys.hpp"
 #include "portacl/runtime/error.hpp"
 
 namespace portacl::kwave {
@@ -17,7 +18,7 @@ std::vector<double> toDouble(const std::vector<float>& v) { return std::vector<d
 
 }  // namespace
 
-StoragePlan::StoragePlan(Storage s) {
+StoragePlan::StoragePlan(Storage s, bool storeOperators) : storedOperators(storeOperators) {
     if (s == Storage::Full) return;
     c2 = rho0 = bOnA = sourceKappa = StorageFormat::Half;
     p0 = signal = tau = nabla = StorageFormat::BFloat16;
@@ -31,13 +32,24 @@ std::string StoragePlan::defines() const {
        << " -D ST_TAU=" << code(tau) << " -D ST_NABLA=" << code(nabla) << " -D ST_RHO=" << code(rho)
        << " -D ST_DTRHO=" << code(dtRho) << " -D ST_KAPPA=" << code(kappa)
        << " -D ST_SKAPPA=" << code(sourceKappa) << " -D ST_P0=" << code(p0)
-       << " -D ST_SIGNAL=" << code(signal);
+       << " -D ST_SIGNAL=" << code(signal) << " -D STORED_OPERATORS=" << (storedOperators ? 1 : 0);
     return os.str();
+}
+
+std::vector<double> absorbingField(const Simulation& sim, const MediumCoefficients& med, const StoragePlan& st) {
+    const Absorption a = sim.medium.absorption;
+    if (a == Absorption::Lossless) return {0.0};
+    if (a == Absorption::Stokes) return med.tau;
+    if (!st.storedOperators) return med.alpha2;
+    std::vector<double> v(med.tau.size());  // tau = -2 alpha c^(y-1)
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = -med.tau[i];
+    return v;
 }
 
 DeviceFields::DeviceFields(Context& c, const Simulation& s, const RunOptions& o)
     : ctx(c), sim(s), opt(o), g(s.grid), n(g.size()), nr(g.reducedSize()), dims(g.dimensions()),
-      prec(o.precision), realBytes(o.precision == Precision::Double ? 8 : 4), st(o.storage) {}
+      prec(o.precision), realBytes(o.precision == Precision::Double ? 8 : 4),
+      st(o.storage, profileKey(c, o, "stored_operators", 0) != 0) {}
 
 int DeviceFields::scratchFields() const { return sim.medium.absorption == Absorption::PowerLaw ? 3 : dims; }
 
@@ -47,8 +59,9 @@ std::size_t DeviceFields::estimateBytes() const {
     std::size_t b = n * realBytes * (1 + dims + scratchFields()) + n * bytesPerElement(st.rho, prec) * dims + nr * 2 * realBytes * dims;
     b += grid(m.c0, st.c2) + grid(m.rho0, st.rho0) + dims * grid(m.rho0Sgx, st.dtRho);
     if (m.nonlinear) b += grid(m.bOnA.scalar() ? m.rho0 : m.bOnA, st.bOnA);
-    if (m.absorption == Absorption::PowerLaw) b += grid(m.alphaCoeff, st.tau);
-    if (m.absorption == Absorption::Stokes) b += grid(m.alphaCoeff.scalar() && m.c0.scalar() ? m.alphaCoeff : m.c0, st.tau);
+    // 2 alpha is a grid where alpha is; tau and 2 alpha c^(y-1) where alpha or c0 is.
+    if (m.absorption == Absorption::PowerLaw && !st.storedOperators) b += grid(m.alphaCoeff, st.tau);
+    else if (m.absorption != Absorption::Lossless) b += grid(m.alphaCoeff.scalar() && m.c0.scalar() ? m.alphaCoeff : m.c0, st.tau);
     if (storedKappa()) b += nr * bytesPerElement(st.kappa, prec);
     if (storedNabla() && m.absorption == Absorption::PowerLaw) b += 2 * nr * bytesPerElement(st.nabla, prec);
     b += sim.p0.size() * bytesPerElement(st.p0, prec);
@@ -105,10 +118,8 @@ void DeviceFields::allocate(std::size_t otherBytes) {
             nonlinearity[i] = med.bOnA[med.bOnA.size() == 1 ? 0 : i] / (2.0 * med.rho0[med.rho0.size() == 1 ? 0 : i]);
     }
     add(bOnA, reals(nonlinearity, st.bOnA), "BonA/(2 rho0)");
-    // Power law: 2 alpha (tau and eta are formed in the kernel); Stokes: tau.
-    const std::vector<double>& absorbing = m.absorption == Absorption::PowerLaw ? med.alpha2 : med.tau;
-    add(tau, reals(absorbing.empty() ? std::vector<double>{0.0} : absorbing, st.tau),
-        m.absorption == Absorption::PowerLaw ? "2 alpha" : "absorb_tau");
+    // Power law: 2 alpha, or 2 alpha c^(y-1) (tau and eta are formed in the kernel); Stokes: tau.
+    add(tau, reals(absorbingField(sim, med, st), st.tau), m.absorption == Absorption::PowerLaw ? "2 alpha" : "absorb_tau");
     for (int a = 0; a < 3; ++a) {
         add(pml[a], reals(layer.regular[a], StorageFormat::Element), "pml");
         add(pmlSg[a], reals(layer.staggered[a], StorageFormat::Element), "pml_sg");

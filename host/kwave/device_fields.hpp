@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "portacl/kwave.hpp"
+#include "k_space_operators.hpp"
 #include "storage_format.hpp"
 
 namespace portacl::kwave {
@@ -25,10 +26,21 @@ struct StoragePlan {
                   dtRho = StorageFormat::Element, kappa = StorageFormat::Element,
                   sourceKappa = StorageFormat::Element, p0 = StorageFormat::Element,
                   signal = StorageFormat::Element;
-    explicit StoragePlan(Storage s);
-    // The kernels' -D ST_* options (cl/common/kwave_storage.h).
+    // kappa, nabla1 and nabla2 stored (in the element type where the mode keeps them in full
+    // precision), and with the power law 2 alpha c^(y-1) in place of 2 alpha: the device profile's
+    // [kwave] stored_operators, for CPUs, where computing sin, exp and log per element costs more
+    // than reading (k-Wave OMP's choice). Else full precision computes them in the kernels.
+    bool storedOperators = false;
+    StoragePlan(Storage s, bool storedOperators);
+    bool kappaStored() const { return kappa != StorageFormat::Element || storedOperators; }
+    bool nablaStored() const { return nabla != StorageFormat::Element || storedOperators; }
+    // The kernels' -D ST_* and STORED_OPERATORS options (cl/common/kwave_storage.h, cl/kwave.cl).
     std::string defines() const;
 };
+
+// The absorption field the pressure kernel reads as `absorb` (one value, or one per point): with the
+// power law 2 alpha, or 2 alpha c^(y-1) with stored operators; with Stokes tau; else a zero.
+std::vector<double> absorbingField(const Simulation& sim, const MediumCoefficients& med, const StoragePlan& st);
 
 struct DeviceFields {
     DeviceFields(Context& ctx, const Simulation& sim, const RunOptions& options);
@@ -67,9 +79,10 @@ struct DeviceFields {
     // two terms come back from their FFTs into du[1] and du[2] (2-D grids get a third one for it).
     int scratchFields() const;
     // Full-precision kappa and nabla are computed by the kernels from |k| (one read of a half-spectrum
-    // field less per use); the reduced modes keep them stored as Table 5.1 says.
-    bool storedKappa() const { return st.kappa != StorageFormat::Element; }
-    bool storedNabla() const { return st.nabla != StorageFormat::Element; }
+    // field less per use) unless the profile stores them; the reduced modes keep them stored as
+    // Table 5.1 says.
+    bool storedKappa() const { return st.kappaStored(); }
+    bool storedNabla() const { return st.nablaStored(); }
 
     // The working set from the sizes alone (the exact figure follows in allocate()).
     std::size_t estimateBytes() const;

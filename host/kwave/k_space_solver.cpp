@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "device_fields.hpp"
+#include "profile_keys.hpp"
 #include "portacl/kwave.hpp"
 #include "portacl/runtime/error.hpp"
 #include "sensor_sampling.hpp"
@@ -41,6 +42,8 @@ struct KSpaceSolver::Impl : StepKernels {
     // Also nx = 32 q (q = 1, 2, 4, 8, 16), VkFFT: the velocity update runs fused with the inverse x
     // transforms of the pressure gradient (kwave_x_velocity), whose y transforms run alone.
     int xFusedQ = 0;
+    // The spectral kernels over a 3-D range (cl/kwave.cl SPECTRAL_GRID; [kwave] spectral_grid, CPUs).
+    bool spectralGrid = false;
 
     // The end of each enqueued step not yet seen complete (a marker event each, oldest first). The host
     // runs at most `stepsAhead` steps ahead of the device: enough queued work that the device never
@@ -73,6 +76,7 @@ struct KSpaceSolver::Impl : StepKernels {
         zLines = linesPerGroup();
         zFusedQ = zFusedLines();
         xFusedQ = xFusedRows();
+        spectralGrid = key("spectral_grid", 0) != 0;
         // GPUs get explicit work-groups along x (global sizes are rounded up; kernels check bounds);
         // CPUs let the runtime choose. A [kwave] section of a tuning profile overrides both.
         const bool gpu = ctx.device().isGpu;
@@ -113,6 +117,7 @@ struct KSpaceSolver::Impl : StepKernels {
         std::ostringstream fused;
         if (zFusedQ) fused << " -D KZ_Q=" << zFusedQ << " -D KZ_LINES=" << zLines;
         if (xFusedQ) fused << " -D KX_Q=" << xFusedQ;
+        if (spectralGrid) fused << " -D SPECTRAL_GRID=1";
         return kernelOptions(ctx, sim, f.st, fused.str());
     }
 
@@ -138,14 +143,8 @@ struct KSpaceSolver::Impl : StepKernels {
         return std::max<std::size_t>(1, static_cast<std::size_t>(std::max(0L, bytes)) / (2 * realBytes));
     }
 
-    // A key of the device profile's [kwave] section, or the value RunOptions::profileKeys gives it.
     long key(const std::string& name, long fallback, long lo = 0, long hi = 1) const {
-        const auto it = opt.profileKeys.find(name);
-        if (it == opt.profileKeys.end()) return ctx.tuning().getInt("kwave", name, fallback, lo, hi);
-        if (it->second < lo || it->second > hi)
-            throw Error("the k-Wave solver's [kwave] " + name + " must lie in [" + std::to_string(lo) + ", " +
-                        std::to_string(hi) + "], not " + std::to_string(it->second));
-        return it->second;
+        return profileKey(ctx, opt, name, fallback, lo, hi);
     }
 
     // nz / 16 where the z transforms can run fused with the spectral operators, else 0: a 3-D grid
@@ -248,6 +247,11 @@ struct KSpaceSolver::Impl : StepKernels {
     }
     void launchGrid(cl::Kernel& k, std::size_t nx) { ctx.launch(k, cl::NDRange(nx, g.ny, g.nz), local3); }
     void launch1(cl::Kernel& k, std::size_t count) { ctx.launch(k, cl::NDRange(count), local1); }
+    // A kernel of SPECTRAL_INDEX over the half spectrum.
+    void launchSpectral(cl::Kernel& k) {
+        if (spectralGrid) ctx.launch(k, cl::NDRange(g.reducedNx(), g.ny, g.is3D() ? g.nz : 1), local3);
+        else launch1(k, nr);
+    }
     cl_uint u32(std::size_t v) const { return static_cast<cl_uint>(v); }
     cl_ulong u64(std::size_t v) const { return static_cast<cl_ulong>(v); }
 
@@ -271,7 +275,7 @@ struct KSpaceSolver::Impl : StepKernels {
     // FFT(p) in X[0] -> kappa * ddk_shift_pos * FFT(p) in X[0..dims).
     void gradientSpectra() {
         spectralArgs(kPressureGradient, f.ddPos);
-        launch1(kPressureGradient, nr);
+        launchSpectral(kPressureGradient);
     }
 
     // X[0..2], kappa (or, computed, c_ref dt/2 and the wavenumbers), dd*_shift_* per axis, sizes.
@@ -346,7 +350,7 @@ struct KSpaceSolver::Impl : StepKernels {
         }
         forwardComponents(f.u, f.uAll, dims);
         spectralArgs(kVelocityGradient, f.ddNeg);
-        launch1(kVelocityGradient, nr);
+        launchSpectral(kVelocityGradient);
         inverseComponents(f.du, f.duAll, dims);
     }
 
@@ -401,7 +405,7 @@ struct KSpaceSolver::Impl : StepKernels {
             if (fused) launchLines(k);
             else {
                 setArg(k, 8, u64(nr));
-                launch1(k, nr);
+                launchSpectral(k);
             }
             inverseComponents(f.du + 1, f.duTail, 2, fused);
         }
@@ -431,7 +435,7 @@ struct KSpaceSolver::Impl : StepKernels {
         const int a = field - 4;
         r2c->execute(f.u[a], f.X[0], fft::Direction::Forward);
         args(kUnstagger, f.X[0], f.shiftNeg[a], u32(a), u32(g.reducedNx()), u32(g.ny), u64(nr));
-        launch1(kUnstagger, nr);
+        launchSpectral(kUnstagger);
         c2r->execute(f.X[0], f.du[0], fft::Direction::Inverse);
         return f.du[0];
     }

@@ -8,6 +8,7 @@
 
 #include "kwave/device_fields.hpp"
 #include "kwave/k_space_operators.hpp"
+#include "kwave/profile_keys.hpp"
 #include "kwave/sensor_sampling.hpp"
 #include "kwave/step_kernels.hpp"
 #include "kwave/storage_format.hpp"
@@ -96,15 +97,15 @@ struct DistributedSolver::Impl : StepKernels {
 
     cl::Buffer p, u[3], rho[3], du[3], X[3], scratch;
     cl::Buffer c2, rho0, bOnA, tau, dtRho[3], pml[3], pmlSg[3], ddPos[3], ddNeg[3], shiftNeg[3], kk, sourceKappa, p0;
-    cl::Buffer kappa, nabla1, nabla2;  // stored per point in the reduced modes (Table 5.1), else computed from kk
-    bool storedKappa() const { return storage.kappa != StorageFormat::Element; }
-    bool storedNabla() const { return storage.nabla != StorageFormat::Element; }
+    cl::Buffer kappa, nabla1, nabla2;  // stored per point in the reduced modes (Table 5.1) and with stored operators, else computed from kk
+    bool storedKappa() const { return storage.kappaStored(); }
+    bool storedNabla() const { return storage.nablaStored(); }
     cl::Buffer pIndex, pSignal, uIndex, uSignal[3], trSignal, trDelay;
 
     Impl(Context& c, const Simulation& s, const RunOptions& o)
         : ctx(c), sim(s), opt(o), l(shapeOf(s.grid), ranks(), rank()), part(s, l), g(s.grid), sg(part.slab.grid),
           dims(g.dimensions()), prec(o.precision), realBytes(o.precision == Precision::Double ? 8 : 4), nl(l.realPoints()),
-          ns(l.spectralPoints()), storage(o.storage), rhoBytes(bytesPerElement(storage.rho, o.precision)),
+          ns(l.spectralPoints()), storage(o.storage, profileKey(c, o, "stored_operators", 0) != 0), rhoBytes(bytesPerElement(storage.rho, o.precision)),
           sensorless(part.wholeSensorPoints == 0) {
         if (prec != Precision::Float && prec != Precision::Double)
             throw EveryRankError("the k-Wave solver runs in single or double precision");
@@ -227,8 +228,7 @@ struct DistributedSolver::Impl : StepKernels {
                 nonlinearity[i] = med.bOnA[med.bOnA.size() == 1 ? 0 : i] / (2.0 * med.rho0[med.rho0.size() == 1 ? 0 : i]);
         }
         bOnA = upload(encode(nonlinearity, st.bOnA, prec), "BonA/(2 rho0)");
-        const std::vector<double>& absorbing = m.absorption == Absorption::PowerLaw ? med.alpha2 : med.tau;
-        tau = upload(encode(absorbing.empty() ? std::vector<double>{0.0} : absorbing, st.tau, prec), "absorption");
+        tau = upload(encode(absorbingField(part.slab, med, st), st.tau, prec), "absorption");
         // The PML along the slab axis: this slab's planes of it.
         const int slabAxis = g.is3D() ? 2 : 1;
         for (int a = 0; a < 3; ++a) {
