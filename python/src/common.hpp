@@ -86,7 +86,9 @@ py::array_t<T, py::array::c_style> requireArray(const py::handle& obj, const cha
     if (!arr.dtype().equal(py::dtype::of<T>()))
         throw py::type_error(std::string(what) + " must have dtype " + dtypes + ", not " +
                              std::string(py::str(py::object(arr.dtype()))));
-    return py::array_t<T, py::array::c_style>::ensure(arr);
+    using CArray = py::array_t<T, py::array::c_style>;
+    if (CArray::check_(arr)) return py::reinterpret_borrow<CArray>(arr);  // already C-ordered T: no conversion call
+    return CArray::ensure(arr);
 }
 
 // Two arrays of one float dtype (float32 or float64), refused with TypeError otherwise.

@@ -67,7 +67,14 @@ std::vector<int> shapeOf(const py::array& a, const char* what) {
 }
 
 PyContext& contextArg(const py::object& ctx) {
-    py::object resolved = py::module_::import("portacl._context").attr("resolve")(ctx);
+    // A context passed as ctx= is used as it is; the Python lookup (the thread's innermost `with`
+    // block, else the default context) runs only without one. Its function is looked up once per
+    // interpreter (a plain pointer rather than a function-local static: the import may release the
+    // GIL, and a second thread would then wait on the static's guard while holding it).
+    if (!ctx.is_none() && py::isinstance<PyContext>(ctx)) return ctx.cast<PyContext&>();
+    static PyObject* resolve = nullptr;
+    if (!resolve) resolve = py::object(py::module_::import("portacl._context").attr("resolve")).release().ptr();
+    py::object resolved = py::reinterpret_borrow<py::object>(resolve)(ctx);
     return resolved.cast<PyContext&>();
 }
 
