@@ -2,9 +2,11 @@
 """The overhead of a call from Python: the wall time of portacl's functions against the same library
 call from C++ (tools/bench/python_overhead.cpp), small and large inputs, on one device. Rounds
 alternate C++ and Python; each round is the median of REPEATS calls after two untimed ones, and the
-table gives the median round. Run with the interpreter the package is installed in:
+table gives the median round. Then the binding's own cost, the same calls on empty arrays (argument
+checks, the context's lookup, the result's allocation, releasing and taking the GIL; no device work),
+the median of 20000 calls. Run with the interpreter the package is installed in:
 
-    build/python-venv/bin/python tools/bench/python_overhead.py --device pocl [--build build] [--rounds 3]
+    build/python-venv/bin/python tools/bench/python_overhead.py --device pocl [--build build] [--rounds 3] [--sizes small]
 
 The C++ program is compiled into the build folder on first use (g++, against its libportacl).
 """
@@ -26,6 +28,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 CASES = [("vector_sum", 1024, 200), ("vector_sum", 1 << 24, 9),
          ("gemm", 64, 100), ("gemm", 1024, 5),
          ("fft", 16, 100), ("fft", 256, 5)]
+SMALL = {"vector_sum": 1024, "gemm": 64, "fft": 16}
 
 
 def compile_cxx(build):
@@ -61,12 +64,31 @@ def python_seconds(case, args, ctx, repeats):
     return statistics.median(times)
 
 
+def empty_call_seconds(ctx, calls=20000):
+    """The binding's own cost: calls whose arrays are empty, so that no device work is done."""
+    v = np.zeros(0, np.float32)
+    a, b = np.zeros((0, 64), np.float32), np.zeros((64, 64), np.float32)
+    out = {}
+    for name, call in (("vector_sum", lambda: portacl.vector_sum(v, v, ctx=ctx)),
+                       ("gemm", lambda: portacl.gemm(a, b, ctx=ctx))):
+        for _ in range(200):
+            call()
+        times = []
+        for _ in range(calls):
+            t0 = time.perf_counter()
+            call()
+            times.append(time.perf_counter() - t0)
+        out[name] = statistics.median(times)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default="auto")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--cases", default="", help="comma-separated case names (default: all)")
+    ap.add_argument("--sizes", choices=["small", "large", "all"], default="all")
     opt = ap.parse_args()
     exe = compile_cxx(opt.build)
     wanted = set(filter(None, opt.cases.split(",")))
@@ -76,6 +98,8 @@ def main():
         print("| --- | --- | ---: | ---: | ---: |")
         for case, n, repeats in CASES:
             if wanted and case not in wanted:
+                continue
+            if opt.sizes != "all" and (n == SMALL[case]) != (opt.sizes == "small"):
                 continue
             args = inputs(case, n)
             cxx, py = [], []
@@ -87,6 +111,9 @@ def main():
             c, p = statistics.median(cxx), statistics.median(py)
             size = {"vector_sum": f"{n}", "gemm": f"{n}^3", "fft": f"{n}^3 c2c"}[case]
             print(f"| {case} | {size} | {c * 1e3:.3f} | {p * 1e3:.3f} | {100 * (p - c) / c:+.1f} % |", flush=True)
+        fixed = empty_call_seconds(ctx)
+        print("\nthe binding's own cost (empty arrays, no device work): " +
+              ", ".join(f"{name} {s * 1e6:.2f} us" for name, s in fixed.items()))
 
 
 if __name__ == "__main__":
