@@ -14,10 +14,12 @@
 #include <functional>
 #include <iterator>
 #include <random>
+#include <tuple>
 
 #include "portacl/drainage.hpp"
 #include "portacl/io/raster.hpp"
 #include "portacl/runtime/error.hpp"
+#include "drainage/tiles.hpp"
 #include "support/test_support.hpp"
 
 namespace dr = portacl::drainage;
@@ -300,4 +302,39 @@ TEST(DrainageTiles, CommandLineTilesGiveTheOnePieceFiles) {
     std::remove((dir + "/out.txt").c_str());
     std::remove((dir + "/err.txt").c_str());
     rmdir(dir.c_str());
+}
+
+TEST(DrainageTiles, TilesChosenWhenTheGridExceedsTheDevice) {
+    // planTiles' choice for a device of given memory: one piece while the grid's buffers fit it (and
+    // the grid has fewer than 2^31 cells); otherwise square tiles that cover the grid once, each
+    // window within half the device's memory and its largest buffer.
+    namespace dd = portacl::drainage::detail;
+    const std::uint64_t gib = std::uint64_t(1) << 30;
+    portacl::io::RasterFrame f;
+    f.rows = 5000, f.cols = 7000;
+    EXPECT_TRUE(dd::planTilesFor(f, {}, 22, 8, 1, 4 * gib, gib, "test").empty());
+    for (auto [rows, cols, device, alloc] : {std::tuple{5000, 7000, gib / 2, gib / 8}, std::tuple{100000, 70000, 16 * gib, 4 * gib},
+                                             std::tuple{50000, 50000, 1000 * gib, 1000 * gib}}) {
+        f.rows = rows, f.cols = cols;
+        const auto tiles = dd::planTilesFor(f, {}, 22, 8, 1, device, alloc, "test");
+        ASSERT_FALSE(tiles.empty()) << rows << "x" << cols;
+        std::size_t covered = 0;
+        for (const auto& t : tiles) {
+            const std::size_t window = std::size_t(t.rows + 2) * std::size_t(t.cols + 2);
+            EXPECT_LE(window * 22, device / 2);
+            EXPECT_LE(window * 8, alloc);
+            EXPECT_LT(window, std::size_t(1) << 31);
+            covered += std::size_t(t.rows) * std::size_t(t.cols);
+        }
+        EXPECT_EQ(covered, f.size());
+        EXPECT_EQ(tiles.back().r0 + tiles.back().rows, rows);
+        EXPECT_EQ(tiles.back().c0 + tiles.back().cols, cols);
+    }
+    // A forced tiling is kept, clipped to the grid; a device too small for a 16x16 tile is one sentence.
+    f.rows = 20, f.cols = 8;
+    const auto forced = dd::planTilesFor(f, {7, 9}, 22, 8, 1, 1000 * gib, 1000 * gib, "test");
+    ASSERT_EQ(forced.size(), 3u);
+    EXPECT_EQ(forced.back().rows, 6);
+    EXPECT_EQ(forced.back().cols, 8);
+    EXPECT_THROW(dd::planTilesFor(f, {}, 22, 8, 1, 1000, 1000, "test"), portacl::Error);
 }

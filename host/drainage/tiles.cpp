@@ -29,28 +29,36 @@ std::vector<Tile> cutTiles(const io::RasterFrame& f, int tileRows, int tileCols)
     return tiles;
 }
 
-std::vector<Tile> planTiles(const Context& ctx, const io::RasterFrame& f, const Tiling& tiling, std::size_t bytesPerCell,
-                            std::size_t largestPerCell, int halo, const std::string& what) {
+std::vector<Tile> planTilesFor(const io::RasterFrame& f, const Tiling& tiling, std::size_t bytesPerCell, std::size_t largestPerCell,
+                               int halo, std::uint64_t deviceBytes, std::uint64_t maxAllocBytes, const std::string& what) {
     if (tiling.forced()) return cutTiles(f, std::min(tiling.rows, f.rows), std::min(tiling.cols, f.cols));
     constexpr std::size_t kOnePieceCells = std::size_t(1) << 31;
-    const DeviceInfo& d = ctx.device();
-    if (f.size() < kOnePieceCells && f.size() * bytesPerCell <= d.globalMemBytes &&
-        f.size() * largestPerCell <= d.maxAllocBytes) {
-        try {
-            ctx.checkFits(f.size() * bytesPerCell, what);
-            return {};
-        } catch (const Error&) {
-            // a CPU device whose host has too little free memory: tiles, as for a small device
-        }
-    }
-    const double cells = std::min(double(d.globalMemBytes) / 2 / double(bytesPerCell), double(d.maxAllocBytes) / double(largestPerCell));
+    if (f.size() < kOnePieceCells && f.size() * bytesPerCell <= deviceBytes && f.size() * largestPerCell <= maxAllocBytes) return {};
+    const double cells = std::min(double(deviceBytes) / 2 / double(bytesPerCell), double(maxAllocBytes) / double(largestPerCell));
     const long side = std::min<long>(long(std::floor(std::sqrt(cells))) - 2 * halo, 46340 - 2 * halo);
     if (side < 16)
-        throw Error(what + " cannot be tiled on " + d.label() + ": not even a 16x16 tile's " + std::to_string(bytesPerCell) +
-                    " bytes a cell fit its memory");
-    const std::size_t window = std::size_t(side + 2 * halo) * std::size_t(side + 2 * halo);
-    ctx.checkFits(window * bytesPerCell, what + ", a tile of " + std::to_string(side) + "x" + std::to_string(side) + " cells,");
+        throw Error(what + " cannot be tiled: not even a 16x16 tile's " + std::to_string(bytesPerCell) + " bytes a cell fit the device");
     return cutTiles(f, int(std::min<long>(side, f.rows)), int(std::min<long>(side, f.cols)));
+}
+
+std::vector<Tile> planTiles(const Context& ctx, const io::RasterFrame& f, const Tiling& tiling, std::size_t bytesPerCell,
+                            std::size_t largestPerCell, int halo, const std::string& what) {
+    const DeviceInfo& d = ctx.device();
+    const std::string where = what + " on " + d.label();
+    auto tiles = planTilesFor(f, tiling, bytesPerCell, largestPerCell, halo, d.globalMemBytes, d.maxAllocBytes, where);
+    if (tiles.empty()) {
+        try {
+            ctx.checkFits(f.size() * bytesPerCell, what);
+            return tiles;
+        } catch (const Error&) {
+            // a CPU device whose host has too little free memory for one piece: tiles, as for a smaller device
+            tiles = planTilesFor(f, tiling, bytesPerCell, largestPerCell, halo, f.size() * bytesPerCell - 1, d.maxAllocBytes, where);
+        }
+    }
+    const std::size_t window = std::size_t(tiles.front().rows + 2 * halo) * std::size_t(tiles.front().cols + 2 * halo);
+    ctx.checkFits(window * bytesPerCell, what + ", a tile of " + std::to_string(tiles.front().rows) + "x" +
+                                             std::to_string(tiles.front().cols) + " cells,");
+    return tiles;
 }
 
 }  // namespace detail

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "portacl/drainage.hpp"
+#include "portacl/export.hpp"
 #include "portacl/runtime/context.hpp"
 #include "portacl/runtime/error.hpp"
 
@@ -24,6 +25,12 @@ struct Tile {
 // tile fits.
 std::vector<Tile> planTiles(const Context& ctx, const io::RasterFrame& f, const Tiling& tiling, std::size_t bytesPerCell,
                             std::size_t largestPerCell, int halo, const std::string& what);
+
+// planTiles' choice for a device of `deviceBytes` whose largest buffer is `maxAllocBytes` (exported
+// for the tests): empty for one piece (fewer than 2^31 cells whose buffers fit), else square tiles.
+PORTACL_API std::vector<Tile> planTilesFor(const io::RasterFrame& f, const Tiling& tiling, std::size_t bytesPerCell,
+                                           std::size_t largestPerCell, int halo, std::uint64_t deviceBytes,
+                                           std::uint64_t maxAllocBytes, const std::string& what);
 
 // The tiles of at most tileRows x tileCols cells covering the grid, row by row.
 std::vector<Tile> cutTiles(const io::RasterFrame& f, int tileRows, int tileCols);

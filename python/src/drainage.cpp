@@ -95,6 +95,19 @@ Precision precisionOf(const py::object& precision, const py::object& ctx, bool r
     return p == Precision::Mixed ? Precision::Double : p;
 }
 
+// tile=: None (one piece, or tiles when the grid does not fit the device), N, (rows, cols) or "RxC";
+// the serial reference runs in one piece.
+drainage::Tiling tilingOf(const py::object& tile, bool reference) {
+    if (tile.is_none()) return {};
+    if (reference) throw py::value_error("tile is for the device; the serial reference runs in one piece");
+    std::string text;
+    if (py::isinstance<py::str>(tile)) text = tile.cast<std::string>();
+    else if (py::isinstance<py::tuple>(tile) && py::len(tile) == 2)
+        text = std::to_string(tile.cast<py::tuple>()[0].cast<long>()) + "x" + std::to_string(tile.cast<py::tuple>()[1].cast<long>());
+    else text = std::to_string(tile.cast<long>());
+    return checkArgument([&] { return drainage::parseTiling(text); });
+}
+
 }  // namespace
 
 void bindDrainage(py::module_& m, py::module_& ref) {
@@ -103,8 +116,9 @@ void bindDrainage(py::module_& m, py::module_& ref) {
     for (bool reference : {false, true}) {
         py::module_& target = reference ? rd : d;
         target.def("d8", [reference](const py::object& dem, const py::object& gt, const py::object& nodata, const py::object& precision,
-                                     const py::object& encoding, bool resolveFlats, const py::object& ctx) {
+                                     const py::object& encoding, bool resolveFlats, const py::object& tile, const py::object& ctx) {
                 io::Raster r = demOf(dem, gt, nodata);
+                const drainage::Tiling tiling = tilingOf(tile, reference);
                 const Precision p = precisionOf(precision, ctx, reference);
                 if (!encoding.is_none()) checkArgument([&] { drainage::parseEncoding(encoding.cast<std::string>()); });
                 drainage::DirectionGrid g = reference
@@ -113,41 +127,45 @@ void bindDrainage(py::module_& m, py::module_& ref) {
                           return resolveFlats ? drainage::resolveFlatsReference(r, x, p) : x;
                       })
                     : onDevice(contextArg(ctx), [&](Context& c) {
-                          auto x = drainage::d8Directions(c, r, p);
-                          return resolveFlats ? drainage::resolveFlats(c, r, x, p) : x;
+                          auto x = drainage::d8Directions(c, r, p, tiling);
+                          return resolveFlats ? drainage::resolveFlats(c, r, x, p, tiling) : x;
                       });
                 return directionsOut(std::move(g), encoding);
             },
             py::arg("dem"), py::kw_only(), py::arg("geotransform") = py::none(), py::arg("nodata") = py::none(),
             py::arg("precision") = py::none(), py::arg("encoding") = py::none(), py::arg("resolve_flats") = false,
-            py::arg("ctx") = py::none(),
+            py::arg("tile") = py::none(), py::arg("ctx") = py::none(),
             "D8 flow directions of a DEM: each cell drains to the neighbour of steepest descent (distances from\n"
             "the geotransform's cell width and height; ties to the first of E, NE, N, NW, W, SW, S, SE).\n"
             "geotransform: GDAL's 6 numbers (default square cells of side 1); nodata: the NoData height\n"
             "(NaN allowed); precision: 'float' or 'double' (default) heights; resolve_flats: drain flats\n"
             "towards lower terrain (Barnes et al. 2014). Returns uint8 codes 0..7 = E, NE, N, NW, W, SW, S, SE,\n"
-            "8 no flow, 255 NoData; with encoding='esri', 'taudem', 'richdem' or 'whitebox' that peer's codes.");
+            "8 no flow, 255 NoData; with encoding='esri', 'taudem', 'richdem' or 'whitebox' that peer's codes.\n"
+            "tile: N, (rows, cols) or 'RxC' runs the grid in tiles of that size, one at a time on the device, with\n"
+            "the same result (default: one piece, or tiles when the grid does not fit the device).");
         target.def("fill_depressions", [reference](const py::object& dem, const py::object& gt, const py::object& nodata,
-                                                   const py::object& precision, const py::object& ctx) {
+                                                   const py::object& precision, const py::object& tile, const py::object& ctx) {
                 io::Raster r = demOf(dem, gt, nodata);
                 const Precision p = precisionOf(precision, ctx, reference);
+                const drainage::Tiling tiling = tilingOf(tile, reference);
                 io::Raster f = reference ? withoutGil([&] { return drainage::fillDepressionsReference(r, p); })
-                                         : onDevice(contextArg(ctx), [&](Context& c) { return drainage::fillDepressions(c, r, p); });
+                                         : onDevice(contextArg(ctx), [&](Context& c) { return drainage::fillDepressions(c, r, p, tiling); });
                 return toArray(std::move(f.values), {f.rows(), f.cols()});
             },
             py::arg("dem"), py::kw_only(), py::arg("geotransform") = py::none(), py::arg("nodata") = py::none(),
-            py::arg("precision") = py::none(), py::arg("ctx") = py::none(),
+            py::arg("precision") = py::none(), py::arg("tile") = py::none(), py::arg("ctx") = py::none(),
             "The DEM with every depression filled to its spill height (as TauDEM's PitRemove and RichDEM's\n"
-            "FillDepressions): float64, NoData cells keep the NoData value.");
+            "FillDepressions): float64, NoData cells keep the NoData value. tile: as d8's.");
         target.def("accumulate", [reference](const py::object& directions, const py::object& weights, bool includeSelf,
                                              bool edgeContamination, const py::object& encoding, const py::object& precision,
-                                             const py::object& ctx) {
+                                             const py::object& tile, const py::object& ctx) {
                 drainage::DirectionGrid g = directionsOf(directions, encoding, py::none());
                 std::vector<double> w;
                 drainage::AccumulationOptions o;
                 o.includeSelf = includeSelf;
                 o.edgeContamination = edgeContamination;
                 o.precision = precisionOf(precision, ctx, reference);
+                o.tiling = tilingOf(tile, reference);
                 if (!weights.is_none()) {
                     auto a = numericArray(weights, "weights");
                     if (a.ndim() != 2 || a.shape(0) != g.frame.rows || a.shape(1) != g.frame.cols)
@@ -167,12 +185,12 @@ void bindDrainage(py::module_& m, py::module_& ref) {
             },
             py::arg("directions"), py::kw_only(), py::arg("weights") = py::none(), py::arg("include_self") = true,
             py::arg("edge_contamination") = false, py::arg("encoding") = py::none(), py::arg("precision") = py::none(),
-            py::arg("ctx") = py::none(),
+            py::arg("tile") = py::none(), py::arg("ctx") = py::none(),
             "Flow accumulation of a direction grid (d8's codes, or a peer's with encoding=): each cell's own\n"
             "weight (1: cell counts) plus what drains into it; include_self=False leaves the cell's own out.\n"
             "weights: one per cell. edge_contamination: TauDEM's rule (no value where the contributing area\n"
             "touches the grid's edge or NoData). Returns float64 (counts are exact below 2^53), NaN where a\n"
-            "cell has no value. A cycle in the directions raises ValueError naming a cell of it.");
+            "cell has no value. A cycle in the directions raises ValueError naming a cell of it. tile: as d8's.");
         target.def("watersheds", [reference](const py::object& directions, const py::object& outlets, const py::object& encoding,
                                              const py::object& ctx) {
                 drainage::DirectionGrid g = directionsOf(directions, encoding, py::none());

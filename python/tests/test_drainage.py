@@ -89,6 +89,24 @@ def test_fill_and_watersheds(ctx, dem):
     assert set(np.unique(one)) <= {0, 1} and one[23, 15] == 1
 
 
+def test_tiles_give_the_one_piece_result(ctx, dem):
+    pitted = dem.copy()
+    pitted[10, 10] -= 50
+    pitted[3:6, 20:23] = -9999
+    for tile in (5, (7, 9), "4x6"):
+        filled = drainage.fill_depressions(pitted, nodata=-9999, tile=tile, ctx=ctx)
+        np.testing.assert_array_equal(filled, drainage.fill_depressions(pitted, nodata=-9999, ctx=ctx))
+        d = drainage.d8(filled, nodata=-9999, resolve_flats=True, tile=tile, ctx=ctx)
+        np.testing.assert_array_equal(d, drainage.d8(filled, nodata=-9999, resolve_flats=True, ctx=ctx))
+        w = np.linspace(0.5, 2.0, dem.size).reshape(dem.shape)
+        np.testing.assert_array_equal(drainage.accumulate(d, weights=w, tile=tile, ctx=ctx),
+                                      drainage.accumulate(d, weights=w, ctx=ctx))  # bit for bit
+    with pytest.raises(ValueError, match="tile"):
+        drainage.accumulate(d, tile="0x3", ctx=ctx)
+    with pytest.raises(ValueError, match="tile"):
+        portacl.reference.drainage.accumulate(d, tile=5)
+
+
 def test_nodata(ctx, dem):
     holed = dem.copy()
     holed[5:8, 5:8] = -9999
