@@ -41,6 +41,7 @@ if hasattr(_portacl, "orient3d"):
     from ._portacl import insphere, orient3d  # noqa: F401
 if hasattr(_portacl, "kwave"):
     from . import kwave  # noqa: F401
+    reference.kwave.simulate = kwave.reference_simulate
 if hasattr(_portacl, "_fft"):
     from . import fft  # noqa: F401
     reference.fft = fft.reference

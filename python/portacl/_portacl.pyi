@@ -87,6 +87,10 @@ class kwave:
     def simulate(input: Any, *, record: Sequence[str] = ("p",), precision: str = "single", storage: str = "full",
                  start_index: int = 0, steps: int = 0, output_file: Any = None, progress: Any = None,
                  ctx: Ctx = None) -> Dict[str, npt.NDArray[np.float64]]: ...
+    @staticmethod
+    def _simulate_description(description: Dict[str, Any], *, record: Sequence[str], precision: str, storage: str,
+                              start_index: int, steps: int, output_file: Any, progress: Any,
+                              ctx: Ctx) -> Dict[str, npt.NDArray[np.float64]]: ...
 
 class drainage:
     @staticmethod
@@ -162,6 +166,7 @@ class reference:
 
     class kwave:
         @staticmethod
-        def simulate(input: Any, *, record: Sequence[str] = ("p",), precision: str = "single", storage: str = "full",
-                     start_index: int = 0, steps: int = 0, output_file: Any = None, progress: Any = None,
-                     ctx: Ctx = None) -> Dict[str, npt.NDArray[np.float64]]: ...
+        def simulate(input: Any, medium: Any = None, source: Any = None, sensor: Any = None, *,
+                     record: Optional[Sequence[str]] = None, start_index: Optional[int] = None, steps: int = 0,
+                     output_file: Any = None, pml_size: Any = 20, pml_alpha: Any = 2.0, pml_inside: bool = False,
+                     smooth_p0: bool = True) -> Dict[str, npt.NDArray[np.float64]]: ...

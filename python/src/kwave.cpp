@@ -56,22 +56,21 @@ py::dict arraysOf(kwave::Recording&& rec, const kwave::Grid& g) {
     return out;
 }
 
-py::dict simulate(const std::string& input, const std::vector<std::string>& record, const std::string& precision,
-                  const std::string& storage, std::size_t startIndex, std::size_t steps, const py::object& outputFile,
-                  const py::object& progress, const py::object& ctx, bool reference) {
+kwave::RunOptions runOptionsOf(const std::vector<std::string>& record, const std::string& precision, const std::string& storage,
+                               std::size_t startIndex) {
     kwave::RunOptions options;
     options.outputs = outputsOf(record, startIndex);
     options.precision = checkArgument([&] { return kwave::parseArithmetic(precision); });
     options.storage = checkArgument([&] { return kwave::parseStorage(storage); });
     if (options.storage != kwave::Storage::Full && options.precision != Precision::Float)
         throw py::value_error("the reduced storage modes compute in single precision: use precision='single'");
-    kwave::Simulation sim = checkArgument([&] {
-        return withoutGil([&] {
-            kwave::Simulation s = kwave::readInputFile(input);
-            kwave::validate(s, input);
-            return s;
-        });
-    });
+    return options;
+}
+
+// Runs a validated description (from a file or from k-wave-python's objects) on the device of ctx,
+// or on the serial reference.
+py::dict run(const kwave::Simulation& sim, const kwave::RunOptions& options, std::size_t steps, const py::object& outputFile,
+             const py::object& progress, const py::object& ctx, bool reference) {
     if (steps > sim.nt) throw py::value_error("steps " + std::to_string(steps) + " exceeds the input's Nt " + std::to_string(sim.nt));
     const std::size_t end = steps ? steps : sim.nt;
     const auto t0 = std::chrono::steady_clock::now();
@@ -120,6 +119,86 @@ py::dict simulate(const std::string& input, const std::vector<std::string>& reco
     return arraysOf(std::move(rec), sim.grid);
 }
 
+py::dict simulateFile(const std::string& input, const kwave::RunOptions& options, std::size_t steps, const py::object& outputFile,
+                      const py::object& progress, const py::object& ctx, bool reference) {
+    const kwave::Simulation sim = checkArgument([&] {
+        return withoutGil([&] {
+            kwave::Simulation s = kwave::readInputFile(input);
+            kwave::validate(s, input);
+            return s;
+        });
+    });
+    return run(sim, options, steps, outputFile, progress, ctx, reference);
+}
+
+// A description given as a dict of k-Wave's input datasets (portacl/_kwave_objects.py makes it from
+// k-wave-python's objects): the file's names, indices 0-based, grid arrays flattened x fastest.
+template <typename T>
+T scalarOf(const py::dict& d, const char* key) {
+    if (!d.contains(key)) throw py::value_error(std::string("the k-Wave description has no '") + key + "'");
+    return py::cast<T>(d[key]);
+}
+
+std::vector<float> floatsOf(const py::dict& d, const char* key) {
+    if (!d.contains(key)) return {};
+    auto a = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(d[key]);
+    if (!a) throw py::type_error(std::string("the k-Wave description's '") + key + "' is not numeric");
+    return std::vector<float>(a.data(), a.data() + a.size());
+}
+
+std::vector<std::uint64_t> indicesOf(const py::dict& d, const char* key) {
+    if (!d.contains(key)) return {};
+    auto a = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>::ensure(d[key]);
+    if (!a) throw py::type_error(std::string("the k-Wave description's '") + key + "' is not an index array");
+    return std::vector<std::uint64_t>(a.data(), a.data() + a.size());
+}
+
+kwave::Simulation simulationOf(const py::dict& d) {
+    kwave::Simulation s;
+    s.header.createdBy = "portacl.kwave (k-wave-python objects)";
+    s.header.fileDescription = "from k-wave-python's kWaveGrid, kWaveMedium, kSource and kSensor";
+    kwave::Grid& g = s.grid;
+    g.nx = scalarOf<std::size_t>(d, "Nx");
+    g.ny = scalarOf<std::size_t>(d, "Ny");
+    g.nz = scalarOf<std::size_t>(d, "Nz");
+    s.nt = scalarOf<std::size_t>(d, "Nt");
+    g.dx = scalarOf<double>(d, "dx");
+    g.dy = scalarOf<double>(d, "dy");
+    g.dz = scalarOf<double>(d, "dz");
+    s.dt = scalarOf<double>(d, "dt");
+    s.cRef = scalarOf<double>(d, "c_ref");
+    checkArgument([&] { kwave::checkGridSize(g, s.nt, "the k-wave-python grid"); });
+    const auto pmlSize = py::cast<std::vector<std::size_t>>(d["pml_size"]);
+    const auto pmlAlpha = py::cast<std::vector<double>>(d["pml_alpha"]);
+    for (int a = 0; a < 3; ++a) {
+        s.pml.size[a] = pmlSize.at(a);
+        s.pml.alpha[a] = pmlAlpha.at(a);
+    }
+    kwave::Medium& m = s.medium;
+    m.c0.values = floatsOf(d, "c0");
+    m.rho0.values = floatsOf(d, "rho0");
+    m.rho0Sgx.values = floatsOf(d, "rho0_sgx");
+    m.rho0Sgy.values = floatsOf(d, "rho0_sgy");
+    m.rho0Sgz.values = floatsOf(d, "rho0_sgz");
+    m.bOnA.values = floatsOf(d, "BonA");
+    m.nonlinear = m.bOnA.present();
+    m.absorption = static_cast<kwave::Absorption>(scalarOf<int>(d, "absorbing_flag"));
+    if (m.absorption != kwave::Absorption::Lossless) {
+        m.alphaCoeff.values = floatsOf(d, "alpha_coeff");
+        m.alphaPower = scalarOf<double>(d, "alpha_power");
+    }
+    s.p0 = floatsOf(d, "p0_source_input");
+    s.sensor.type = kwave::SensorMask::Type::Index;
+    s.sensor.index = indicesOf(d, "sensor_mask_index");
+    checkArgument([&] { kwave::validate(s, "the k-wave-python objects"); });
+    return s;
+}
+
+py::dict simulateObjects(const py::dict& description, const kwave::RunOptions& options, std::size_t steps,
+                         const py::object& outputFile, const py::object& progress, const py::object& ctx, bool reference) {
+    return run(simulationOf(description), options, steps, outputFile, progress, ctx, reference);
+}
+
 }  // namespace
 
 void bindKwave(py::module_& m, py::module_& ref) {
@@ -132,7 +211,8 @@ void bindKwave(py::module_& m, py::module_& ref) {
                         const std::string& storage, std::size_t startIndex, std::size_t steps, const py::object& outputFile,
                         const py::object& progress, const py::object& ctx) {
                 const std::string path = py::str(py::module_::import("os").attr("fspath")(input));
-                return simulate(path, record, precision, storage, startIndex, steps, outputFile, progress, ctx, reference);
+                return simulateFile(path, runOptionsOf(record, precision, storage, startIndex), steps, outputFile, progress, ctx,
+                                    reference);
             },
             py::arg("input"), py::kw_only(), py::arg("record") = std::vector<std::string>{"p"}, py::arg("precision") = "single",
             py::arg("storage") = "full", py::arg("start_index") = 0, py::arg("steps") = 0, py::arg("output_file") = py::none(),
@@ -147,6 +227,17 @@ void bindKwave(py::module_& m, py::module_& ref) {
             "between steps (KeyboardInterrupt). Returns {dataset name: array} with the layout of k-Wave's\n"
             "output file: raw series (samples, sensor points) ('p', 'ux', ...), aggregates (sensor points,),\n"
             "'*_all' and '*_final' the grid (Nz, Ny, Nx).");
+        (reference ? rk : k).def(
+            "_simulate_description",
+            [reference](const py::dict& description, const std::vector<std::string>& record, const std::string& precision,
+                        const std::string& storage, std::size_t startIndex, std::size_t steps, const py::object& outputFile,
+                        const py::object& progress, const py::object& ctx) {
+                return simulateObjects(description, runOptionsOf(record, precision, storage, startIndex), steps, outputFile,
+                                       progress, ctx, reference);
+            },
+            py::arg("description"), py::kw_only(), py::arg("record"), py::arg("precision"), py::arg("storage"),
+            py::arg("start_index"), py::arg("steps"), py::arg("output_file"), py::arg("progress"), py::arg("ctx"),
+            "Runs a description of k-Wave's input datasets (portacl.kwave.simulate builds it from k-wave-python's objects).");
     }
 }
 
