@@ -146,7 +146,7 @@ TEST(DrainageTiles, LoganAreaInTiles) {
 TEST(DrainageTiles, SpiralCrossesTileEdgesAgainAndAgain) {
     // One path through every cell, winding through every tile many times: the inflows of the
     // weighted sums settle only after many runs of each tile.
-    const int n = 30;
+    const int n = 24;
     dr::DirectionGrid g;
     g.frame.rows = g.frame.cols = n;
     g.dir.assign(std::size_t(n) * n, 0);
@@ -312,11 +312,14 @@ TEST(DrainageTiles, TilesChosenWhenTheGridExceedsTheDevice) {
     const std::uint64_t gib = std::uint64_t(1) << 30;
     portacl::io::RasterFrame f;
     f.rows = 5000, f.cols = 7000;
-    EXPECT_TRUE(dd::planTilesFor(f, {}, 22, 8, 1, 4 * gib, gib, "test").empty());
+    EXPECT_TRUE(dd::planTilesFor(f, {}, {22, 22, 8, 1}, 4 * gib, gib, "test").empty());
+    // One piece judged by its own bytes a cell (filling: fewer than its tiles' labels take).
+    EXPECT_TRUE(dd::planTilesFor(f, {}, {9, 17, 4, 0}, 35000000ull * 10, gib, "test").empty());
+    EXPECT_FALSE(dd::planTilesFor(f, {}, {11, 17, 4, 0}, 35000000ull * 10, gib, "test").empty());
     for (auto [rows, cols, device, alloc] : {std::tuple{5000, 7000, gib / 2, gib / 8}, std::tuple{100000, 70000, 16 * gib, 4 * gib},
                                              std::tuple{50000, 50000, 1000 * gib, 1000 * gib}}) {
         f.rows = rows, f.cols = cols;
-        const auto tiles = dd::planTilesFor(f, {}, 22, 8, 1, device, alloc, "test");
+        const auto tiles = dd::planTilesFor(f, {}, {22, 22, 8, 1}, device, alloc, "test");
         ASSERT_FALSE(tiles.empty()) << rows << "x" << cols;
         std::size_t covered = 0;
         for (const auto& t : tiles) {
@@ -332,9 +335,9 @@ TEST(DrainageTiles, TilesChosenWhenTheGridExceedsTheDevice) {
     }
     // A forced tiling is kept, clipped to the grid; a device too small for a 16x16 tile is one sentence.
     f.rows = 20, f.cols = 8;
-    const auto forced = dd::planTilesFor(f, {7, 9}, 22, 8, 1, 1000 * gib, 1000 * gib, "test");
+    const auto forced = dd::planTilesFor(f, {7, 9}, {22, 22, 8, 1}, 1000 * gib, 1000 * gib, "test");
     ASSERT_EQ(forced.size(), 3u);
     EXPECT_EQ(forced.back().rows, 6);
     EXPECT_EQ(forced.back().cols, 8);
-    EXPECT_THROW(dd::planTilesFor(f, {}, 22, 8, 1, 1000, 1000, "test"), portacl::Error);
+    EXPECT_THROW(dd::planTilesFor(f, {}, {22, 22, 8, 1}, 1000, 1000, "test"), portacl::Error);
 }

@@ -42,7 +42,7 @@ std::string accOptions(bool weighted, Precision p) {
 DirectionGrid d8Directions(Context& ctx, const io::Raster& dem, Precision precision, const Tiling& tiling) {
     validateDem(dem);
     const std::size_t real = detail::realBytes(precision);
-    const auto tiles = detail::planTiles(ctx, dem.frame, tiling, real + 2, real, 1, "D8 directions of a " + shapeText(dem.frame) + " DEM");
+    const auto tiles = detail::planTiles(ctx, dem.frame, tiling, {real + 2, real + 2, real, 1}, "D8 directions of a " + shapeText(dem.frame) + " DEM");
     if (!tiles.empty()) return detail::d8DirectionsTiled(ctx, dem, precision, tiles);
     return detail::onDemInPrecision(ctx, dem, precision, "D8 directions run",
                                     [&](auto t) { return directionsOn<decltype(t)>(ctx, dem); });
@@ -57,7 +57,7 @@ Accumulation accumulate(Context& ctx, const DirectionGrid& g, const Accumulation
     const std::size_t n = g.dir.size();
     const std::size_t accBytes = weighted ? (p == Precision::Double ? 8 : 4) : 8;
     const std::size_t perCell = 1 + 4 + 8 + 1 + accBytes + (weighted ? accBytes : 0);
-    const auto tiles = detail::planTiles(ctx, g.frame, opt.tiling, perCell, 8, 1, "flow accumulation of a " + shapeText(g.frame) + " grid");
+    const auto tiles = detail::planTiles(ctx, g.frame, opt.tiling, {perCell, perCell, 8, 1}, "flow accumulation of a " + shapeText(g.frame) + " grid");
     if (!tiles.empty()) return detail::accumulateTiled(ctx, g, opt, tiles);
     ctx.checkFits(n * (1 + 4 + 8 + 1 + accBytes + (weighted ? accBytes : 0)), "flow accumulation of a " + shapeText(g.frame) + " grid");
     cl::Buffer dir = ctx.upload(g.dir, "D8 directions", CL_MEM_READ_ONLY);

@@ -37,7 +37,7 @@ io::Raster fillOn(Context& ctx, const io::Raster& dem) {
 io::Raster fillDepressions(Context& ctx, const io::Raster& dem, Precision precision, const Tiling& tiling) {
     validateDem(dem);
     const std::size_t real = detail::realBytes(precision);
-    const auto tiles = detail::planTiles(ctx, dem.frame, tiling, 2 * real + 9, real, 0,
+    const auto tiles = detail::planTiles(ctx, dem.frame, tiling, {2 * real + 1, 2 * real + 9, real, 0},
                                          "depression filling of a " + detail::shapeText(dem.frame) + " DEM");
     if (!tiles.empty()) return detail::fillDepressionsTiled(ctx, dem, precision, tiles);
     return detail::onDemInPrecision(ctx, dem, precision, "depression filling runs",

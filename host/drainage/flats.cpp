@@ -109,7 +109,7 @@ DirectionGrid resolveFlats(Context& ctx, const io::Raster& dem, const DirectionG
     detail::checkGrid(d8);
     if (d8.frame.rows != dem.rows() || d8.frame.cols != dem.cols())
         throw Error("the direction grid does not have the DEM's shape");
-    const auto tiles = detail::planTiles(ctx, dem.frame, tiling, detail::flatBytesPerCell(precision), 4, 0,
+    const auto tiles = detail::planTiles(ctx, dem.frame, tiling, {detail::flatBytesPerCell(precision), detail::flatBytesPerCell(precision), 4, 0},
                                          "flat resolution of a " + detail::shapeText(dem.frame) + " DEM");
     if (!tiles.empty()) return detail::resolveFlatsTiled(ctx, dem, d8, precision, tiles);
     return detail::resolveFlatsWindow(ctx, dem, d8, precision);

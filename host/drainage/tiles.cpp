@@ -29,35 +29,35 @@ std::vector<Tile> cutTiles(const io::RasterFrame& f, int tileRows, int tileCols)
     return tiles;
 }
 
-std::vector<Tile> planTilesFor(const io::RasterFrame& f, const Tiling& tiling, std::size_t bytesPerCell, std::size_t largestPerCell,
-                               int halo, std::uint64_t deviceBytes, std::uint64_t maxAllocBytes, const std::string& what) {
+std::vector<Tile> planTilesFor(const io::RasterFrame& f, const Tiling& tiling, const StepBytes& bytes, std::uint64_t deviceBytes,
+                               std::uint64_t maxAllocBytes, const std::string& what) {
     if (tiling.forced()) return cutTiles(f, std::min(tiling.rows, f.rows), std::min(tiling.cols, f.cols));
     constexpr std::size_t kOnePieceCells = std::size_t(1) << 31;
-    if (f.size() < kOnePieceCells && f.size() * bytesPerCell <= deviceBytes && f.size() * largestPerCell <= maxAllocBytes) return {};
-    const double cells = std::min(double(deviceBytes) / 2 / double(bytesPerCell), double(maxAllocBytes) / double(largestPerCell));
-    const long side = std::min<long>(long(std::floor(std::sqrt(cells))) - 2 * halo, 46340 - 2 * halo);
+    if (f.size() < kOnePieceCells && f.size() * bytes.onePiece <= deviceBytes && f.size() * bytes.largest <= maxAllocBytes) return {};
+    const double cells = std::min(double(deviceBytes) / 2 / double(bytes.tile), double(maxAllocBytes) / double(bytes.largest));
+    const long side = std::min<long>(long(std::floor(std::sqrt(cells))) - 2 * bytes.halo, 46340 - 2 * bytes.halo);
     if (side < 16)
-        throw Error(what + " cannot be tiled: not even a 16x16 tile's " + std::to_string(bytesPerCell) + " bytes a cell fit the device");
+        throw Error(what + " cannot be tiled: not even a 16x16 tile's " + std::to_string(bytes.tile) + " bytes a cell fit the device");
     return cutTiles(f, int(std::min<long>(side, f.rows)), int(std::min<long>(side, f.cols)));
 }
 
-std::vector<Tile> planTiles(const Context& ctx, const io::RasterFrame& f, const Tiling& tiling, std::size_t bytesPerCell,
-                            std::size_t largestPerCell, int halo, const std::string& what) {
+std::vector<Tile> planTiles(const Context& ctx, const io::RasterFrame& f, const Tiling& tiling, const StepBytes& bytes,
+                            const std::string& what) {
     const DeviceInfo& d = ctx.device();
     const std::string where = what + " on " + d.label();
-    auto tiles = planTilesFor(f, tiling, bytesPerCell, largestPerCell, halo, d.globalMemBytes, d.maxAllocBytes, where);
+    auto tiles = planTilesFor(f, tiling, bytes, d.globalMemBytes, d.maxAllocBytes, where);
     if (tiles.empty()) {
         try {
-            ctx.checkFits(f.size() * bytesPerCell, what);
+            ctx.checkFits(f.size() * bytes.onePiece, what);
             return tiles;
         } catch (const Error&) {
             // a CPU device whose host has too little free memory for one piece: tiles, as for a smaller device
-            tiles = planTilesFor(f, tiling, bytesPerCell, largestPerCell, halo, f.size() * bytesPerCell - 1, d.maxAllocBytes, where);
+            tiles = planTilesFor(f, tiling, bytes, f.size() * bytes.onePiece - 1, d.maxAllocBytes, where);
         }
     }
-    const std::size_t window = std::size_t(tiles.front().rows + 2 * halo) * std::size_t(tiles.front().cols + 2 * halo);
-    ctx.checkFits(window * bytesPerCell, what + ", a tile of " + std::to_string(tiles.front().rows) + "x" +
-                                             std::to_string(tiles.front().cols) + " cells,");
+    const std::size_t window = std::size_t(tiles.front().rows + 2 * bytes.halo) * std::size_t(tiles.front().cols + 2 * bytes.halo);
+    ctx.checkFits(window * bytes.tile, what + ", a tile of " + std::to_string(tiles.front().rows) + "x" +
+                                           std::to_string(tiles.front().cols) + " cells,");
     return tiles;
 }
 

@@ -18,19 +18,24 @@ struct Tile {
     bool holds(long r, long c) const { return r >= r0 && r < r0 + rows && c >= c0 && c < c0 + cols; }
 };
 
+// The device bytes a step takes per cell in one piece, per cell of a tile's window, and per cell in
+// its largest buffer; the ring of cells a window holds around its tile.
+struct StepBytes {
+    std::size_t onePiece = 0, tile = 0, largest = 0;
+    int halo = 0;
+};
+
 // The tiles a step runs on: empty for one piece. A forced tiling is used as given (clipped to the
-// grid); otherwise one piece when `bytesPerCell` for every cell fits the device, else square tiles
-// whose windows (a ring of `halo` cells around each) fit half its memory and its largest buffer
-// (`largestPerCell` bytes per cell). `what` names the step for the sentence when not even a small
-// tile fits.
-std::vector<Tile> planTiles(const Context& ctx, const io::RasterFrame& f, const Tiling& tiling, std::size_t bytesPerCell,
-                            std::size_t largestPerCell, int halo, const std::string& what);
+// grid); otherwise one piece when the grid has fewer than 2^31 cells and its buffers fit the device,
+// else square tiles whose windows fit half its memory and its largest buffer. `what` names the step
+// for the sentence when not even a small tile fits.
+std::vector<Tile> planTiles(const Context& ctx, const io::RasterFrame& f, const Tiling& tiling, const StepBytes& bytes,
+                            const std::string& what);
 
 // planTiles' choice for a device of `deviceBytes` whose largest buffer is `maxAllocBytes` (exported
-// for the tests): empty for one piece (fewer than 2^31 cells whose buffers fit), else square tiles.
-PORTACL_API std::vector<Tile> planTilesFor(const io::RasterFrame& f, const Tiling& tiling, std::size_t bytesPerCell,
-                                           std::size_t largestPerCell, int halo, std::uint64_t deviceBytes,
-                                           std::uint64_t maxAllocBytes, const std::string& what);
+// for the tests).
+PORTACL_API std::vector<Tile> planTilesFor(const io::RasterFrame& f, const Tiling& tiling, const StepBytes& bytes,
+                                           std::uint64_t deviceBytes, std::uint64_t maxAllocBytes, const std::string& what);
 
 // The tiles of at most tileRows x tileCols cells covering the grid, row by row.
 std::vector<Tile> cutTiles(const io::RasterFrame& f, int tileRows, int tileCols);
