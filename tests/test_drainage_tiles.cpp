@@ -341,3 +341,16 @@ TEST(DrainageTiles, TilesChosenWhenTheGridExceedsTheDevice) {
     EXPECT_EQ(forced.back().cols, 8);
     EXPECT_THROW(dd::planTilesFor(f, {}, {22, 22, 8, 1}, 1000, 1000, "test"), portacl::Error);
 }
+
+TEST(DrainageTiles, FlatsTooLargeForTheDeviceResolvedOnTheHost) {
+    // pysheds' DEM, filled, in 9x11 tiles: its wide flats' windows exceed a tile; with a device said
+    // to hold 4 KiB they are resolved by the serial reference, the others on the device.
+    PORTACL_REQUIRE_DATA();
+    const Raster dem = crop(portacl::io::readRaster(dataPath("dem/pysheds/dem.tif")), 100, 120, 56, 70);
+    const Raster filled = dr::fillDepressionsReference(dem, Precision::Float);
+    const dr::DirectionGrid d8 = dr::d8DirectionsReference(filled, Precision::Float);
+    const auto tiles = portacl::drainage::detail::planTilesFor(dem.frame, {9, 11}, {}, 0, 0, "flats");
+    const dr::DirectionGrid want = dr::resolveFlatsReference(filled, d8, Precision::Float);
+    EXPECT_EQ(portacl::drainage::detail::resolveFlatsTiled(context(), filled, d8, Precision::Float, tiles, 4096).dir, want.dir);
+    EXPECT_EQ(portacl::drainage::detail::resolveFlatsTiled(context(), filled, d8, Precision::Float, tiles).dir, want.dir);
+}

@@ -5,7 +5,8 @@
 // is maximal, so no cell of the ring has its height, and every neighbour of its cells lies in the
 // window, where the one-piece method gives them the directions it gives them in the whole grid.
 // Sets are taken in the order of their first cell and share a window while the window stays within a
-// tile's cell count; a set whose own window is larger runs alone if the device holds it.
+// tile's cell count; a set whose own window is larger runs alone, on the device if it holds the
+// window, else by the serial reference on the host.
 #include <algorithm>
 #include <deque>
 
@@ -29,7 +30,8 @@ Tile unite(const Tile& a, const Tile& b) {
 std::size_t cellsOf(const Tile& t) { return std::size_t(t.rows) * std::size_t(t.cols); }
 
 template <typename T>
-DirectionGrid resolveTiled(Context& ctx, const io::Raster& dem, const DirectionGrid& d8, Precision p, const std::vector<Tile>& tiles) {
+DirectionGrid resolveTiled(Context& ctx, const io::Raster& dem, const DirectionGrid& d8, Precision p, const std::vector<Tile>& tiles,
+                           std::uint64_t deviceBytes) {
     const io::RasterFrame& f = dem.frame;
     const int rows = f.rows, cols = f.cols;
     auto hasData = [&](long r, long c) { return r >= 0 && r < rows && c >= 0 && c < cols && d8.dir[std::size_t(r) * cols + c] != kNoData; };
@@ -72,11 +74,19 @@ DirectionGrid resolveTiled(Context& ctx, const io::Raster& dem, const DirectionG
     DirectionGrid out = d8;
     const std::size_t budget = cellsOf(tiles.front());
     auto resolveWindow = [&](const Tile& w, std::size_t from, std::size_t to) {
-        if (cellsOf(w) > budget)
-            ctx.checkFits(cellsOf(w) * flatBytesPerCell(p),
-                          "a flat whose window is " + std::to_string(w.rows) + "x" + std::to_string(w.cols) + " cells (rows " +
-                              std::to_string(w.r0) + " to " + std::to_string(w.r0 + w.rows - 1) + ", columns " + std::to_string(w.c0) +
-                              " to " + std::to_string(w.c0 + w.cols - 1) + ") is resolved in one piece and");
+        // A window larger than a tile runs on the device when it holds it, else by the serial
+        // reference on the host (the same directions).
+        const std::uint64_t need = std::uint64_t(cellsOf(w)) * flatBytesPerCell(p);
+        bool device = true;
+        if (cellsOf(w) > budget && deviceBytes) {
+            device = need <= deviceBytes;
+        } else if (cellsOf(w) > budget) {
+            try {
+                ctx.checkFits(need, "a flat's window");
+            } catch (const Error&) {
+                device = false;
+            }
+        }
         io::Raster wd;
         wd.frame = windowFrame(f, w.rows, w.cols);
         wd.hasNoData = dem.hasNoData, wd.noData = dem.noData, wd.type = dem.type, wd.path = dem.path;
@@ -85,7 +95,7 @@ DirectionGrid resolveTiled(Context& ctx, const io::Raster& dem, const DirectionG
         wg.frame = wd.frame;
         wg.source = d8.source;
         wg.dir = cutWindow<std::uint8_t>(f, w, 0, kNoData, [&](std::size_t i) { return d8.dir[i]; });
-        const DirectionGrid res = resolveFlatsWindow(ctx, wd, wg, p);
+        const DirectionGrid res = device ? resolveFlatsWindow(ctx, wd, wg, p) : resolveFlatsReference(wd, wg, p);
         for (std::size_t k = flats[from].first; k < flats[to - 1].end; ++k) {
             const std::size_t i = cells[k];
             const int r = int(i / cols) - w.r0, c = int(i % cols) - w.c0;
@@ -112,8 +122,9 @@ DirectionGrid resolveTiled(Context& ctx, const io::Raster& dem, const DirectionG
 }  // namespace
 
 DirectionGrid resolveFlatsTiled(Context& ctx, const io::Raster& dem, const DirectionGrid& d8, Precision precision,
-                                const std::vector<Tile>& tiles) {
-    return inPrecision(ctx, precision, "flat resolution runs", [&](auto t) { return resolveTiled<decltype(t)>(ctx, dem, d8, precision, tiles); });
+                                const std::vector<Tile>& tiles, std::uint64_t deviceBytes) {
+    return inPrecision(ctx, precision, "flat resolution runs",
+                       [&](auto t) { return resolveTiled<decltype(t)>(ctx, dem, d8, precision, tiles, deviceBytes); });
 }
 
 }  // namespace portacl::drainage::detail

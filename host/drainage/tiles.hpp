@@ -78,8 +78,10 @@ inline std::size_t realBytes(Precision p) { return p == Precision::Float ? 4 : 8
 // The tiled steps (tiles from planTiles, never empty).
 DirectionGrid d8DirectionsTiled(Context& ctx, const io::Raster& dem, Precision precision, const std::vector<Tile>& tiles);
 io::Raster fillDepressionsTiled(Context& ctx, const io::Raster& dem, Precision precision, const std::vector<Tile>& tiles);
-DirectionGrid resolveFlatsTiled(Context& ctx, const io::Raster& dem, const DirectionGrid& d8, Precision precision,
-                                const std::vector<Tile>& tiles);
+// Flats in windows; a window larger than a tile whose bytes exceed `deviceBytes` (0: what the
+// context's device holds) is resolved by the serial reference. Exported for the tests.
+PORTACL_API DirectionGrid resolveFlatsTiled(Context& ctx, const io::Raster& dem, const DirectionGrid& d8, Precision precision,
+                                            const std::vector<Tile>& tiles, std::uint64_t deviceBytes = 0);
 // Flat resolution of a DEM (or a window of one) in one piece, and the device bytes it takes a cell.
 DirectionGrid resolveFlatsWindow(Context& ctx, const io::Raster& dem, const DirectionGrid& d8, Precision precision);
 std::size_t flatBytesPerCell(Precision p);

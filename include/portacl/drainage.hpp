@@ -124,7 +124,7 @@ PORTACL_API DirectionGrid d8DirectionsReference(const io::Raster& dem, Precision
 // Tiled: a flat (a connected set of equal heights holding a cell without flow) depends only on its
 // cells and their neighbours, so the flats are resolved in windows around them (their bounding boxes
 // and a one-cell ring; several flats to a window while it stays within a tile's cell count); a flat
-// whose window the device cannot hold is refused in one sentence.
+// whose window the device cannot hold is resolved by the serial reference on the host.
 PORTACL_API DirectionGrid resolveFlats(Context& ctx, const io::Raster& dem, const DirectionGrid& d8, Precision precision = Precision::Double,
                                        const Tiling& tiling = {});
 PORTACL_API DirectionGrid resolveFlatsReference(const io::Raster& dem, const DirectionGrid& d8, Precision precision = Precision::Double);
