@@ -392,7 +392,7 @@ void meshCase(Precision p) {
     const mesh::TriangleMesh m = mesh::crossingGrids(gTiny ? 2 : 6);
     const mesh::Result ref = mesh::selfIntersectionsReference(m);
     ASSERT_GT(ref.pairs.size(), 0u);
-    for (mesh::Method method : {mesh::Method::Hierarchy, mesh::Method::AtomicList, mesh::Method::Matrix}) {
+    for (mesh::Method method : {mesh::Method::Hierarchy, mesh::Method::Grid, mesh::Method::AtomicList, mesh::Method::Matrix}) {
         const mesh::Result dev = mesh::selfIntersections(ctx(), m, {method, p});
         EXPECT_EQ(dev.candidates, ref.candidates) << mesh::methodName(method);
         if (p == Precision::Mixed) EXPECT_GT(dev.report.undecided, 0u) << mesh::methodName(method);
@@ -401,8 +401,10 @@ void meshCase(Precision p) {
     // Touching pairs left out (the coplanar grids' edge contacts), by the kernels built for it.
     const mesh::Result refIgnore = mesh::selfIntersectionsReference(m, mesh::Touching::Ignore);
     EXPECT_LT(refIgnore.pairs.size(), ref.pairs.size());
-    const mesh::Result ignore = mesh::selfIntersections(ctx(), m, {mesh::Method::Hierarchy, p, mesh::Touching::Ignore});
-    if (p != Precision::Float) EXPECT_EQ(ignore.pairs, refIgnore.pairs);
+    for (mesh::Method method : {mesh::Method::Hierarchy, mesh::Method::Grid}) {
+        const mesh::Result ignore = mesh::selfIntersections(ctx(), m, {method, p, mesh::Touching::Ignore});
+        if (p != Precision::Float) EXPECT_EQ(ignore.pairs, refIgnore.pairs) << mesh::methodName(method);
+    }
     // An animation's second frame: the same grids, the tilted one raised, on the refitted tree.
     mesh::FrameSequence seq(ctx(), m, p);
     mesh::TriangleMesh moved = m;

@@ -203,7 +203,7 @@ TEST(MeshSelfIntersection, DeviceMatchesReferenceOnSharedMeshes) {
     for (const std::string name : {"cow.obj", "teapot.obj"}) {
         const TriangleMesh m = readMesh(dataPath("mesh/" + name));
         const Result ref = selfIntersectionsReference(m);
-        for (Method method : {Method::Hierarchy, Method::AtomicList, Method::Matrix})
+        for (Method method : {Method::Hierarchy, Method::Grid, Method::AtomicList, Method::Matrix})
             for (Precision p : precisions()) {
                 SCOPED_TRACE(name + " " + methodName(method) + " " + precisionName(p));
                 const Result dev = selfIntersections(ctx(), m, {method, p});
@@ -291,11 +291,44 @@ TEST(MeshSelfIntersection, OverlappingCopyOfSpotMatchesCgal) {
         EXPECT_EQ(tbb.pairs, cgal.pairs);
         EXPECT_EQ(tbb.candidates, cgal.candidates);
     }
-    for (Method method : {Method::Hierarchy, Method::AtomicList}) {
+    for (Method method : {Method::Hierarchy, Method::Grid, Method::AtomicList}) {
         const Result dev = selfIntersections(ctx(), m, {method, Precision::Mixed});
         EXPECT_EQ(dev.pairs, cgal.pairs) << methodName(method);
         EXPECT_EQ(dev.candidates, cgal.candidates) << methodName(method);
     }
+}
+
+// The grid's cells on meshes that strain them: two clusters far apart (the cell grows to keep the
+// count of cells near the triangles'), one large triangle across many small ones (it is binned into
+// many cells; each pair is still decided once), a single triangle, and only degenerate triangles.
+TEST(MeshSelfIntersection, GridOnUnevenMeshesMatchesTheReference) {
+    TriangleMesh apart = crossingGrids(3);
+    TriangleMesh far = crossingGrids(2);
+    for (std::size_t i = 0; i < far.points.size(); i += 3) far.points[i] += 1.0e6f;
+    const std::uint32_t base = std::uint32_t(apart.vertexCount());
+    apart.points.insert(apart.points.end(), far.points.begin(), far.points.end());
+    for (std::uint32_t v : far.triangles) apart.triangles.push_back(v + base);
+    apart.polygons = apart.triangleCount();
+    TriangleMesh large = crossingGrids(8);
+    const std::uint32_t corner = std::uint32_t(large.vertexCount());
+    for (float c : {-1.0f, -1.0f, 0.3f, 9.0f, 0.5f, -0.2f, 0.5f, 9.0f, 0.4f}) large.points.push_back(c);
+    for (std::uint32_t k = 0; k < 3; ++k) large.triangles.push_back(corner + k);
+    large.polygons = large.triangleCount();
+    const TriangleMesh single = makeMesh({0, 0, 0, 1, 0, 0, 0, 1, 0}, {0, 1, 2});
+    const TriangleMesh flat = makeMesh({0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3}, {0, 1, 2, 1, 2, 3});
+    for (const TriangleMesh* m : std::vector<const TriangleMesh*>{&apart, &large, &single, &flat}) {
+        const Result ref = selfIntersectionsReference(*m);
+        for (Precision p : precisions()) {
+            const Result dev = selfIntersections(ctx(), *m, {Method::Grid, p});
+            EXPECT_EQ(dev.candidates, ref.candidates) << m->triangleCount() << " triangles, " << precisionName(p);
+            EXPECT_EQ(dev.degenerate, ref.degenerate);
+            if (p != Precision::Float || dev.report.undecided == 0) EXPECT_EQ(dev.pairs, ref.pairs) << m->triangleCount() << " triangles";
+        }
+    }
+    EXPECT_GT(selfIntersectionsReference(large).pairs.size(), selfIntersectionsReference(crossingGrids(8)).pairs.size());
+    // The far cluster: the cells grew so that at most 8 per triangle (or 4096) remain.
+    std::vector<std::uint8_t> none(apart.triangleCount(), 0);
+    EXPECT_LE(detail::gridShape(apart, none).cells, std::max<std::size_t>(4096, 8 * apart.triangleCount()));
 }
 
 TEST(MeshSelfIntersection, BunnyHasNoneAndWeldingLeavesTheTeapotsTrueCrossings) {

@@ -90,7 +90,7 @@ TEST(MeshTouching, HandMadeContactsUnderBothConventions) {
             EXPECT_EQ(selfIntersectionsCgal(c.mesh, false, t).pairs, pairs);
             for (Precision p : {Precision::Mixed, Precision::Double}) {
                 if (p == Precision::Double && !portacl::test::hasFp64()) continue;
-                for (Method m : {Method::Hierarchy, Method::AtomicList})
+                for (Method m : {Method::Hierarchy, Method::Grid, Method::AtomicList})
                     EXPECT_EQ(selfIntersections(ctx(), c.mesh, {m, p, t}).pairs, pairs) << methodName(m) << " " << precisionName(p);
             }
         }

@@ -1,6 +1,7 @@
-// Bench case "mesh_self_intersection": the intersecting triangle pairs of the Stanford bunny (69 451
-// triangles, shared data) and, on GPUs, of 144 overlapping copies of it in a row (10 million
-// triangles), by the device hierarchy in each precision; the lecture's two kernels (atomic list,
+// Bench case "mesh_self_intersection": the intersecting triangle pairs of Spot, the Stanford bunny
+// (69 451 triangles, shared data) and overlapping copies of it in a row (4 on CPU devices, 277 804
+// triangles; 15 and 144 on GPUs, 1.04 and 10 million), by the device's two broad phases (the uniform
+// grid and the hierarchy) in each precision; the lecture's two kernels (atomic list,
 // matrix) on Spot (5856 triangles: the matrix's n^2 bytes) and the atomic list on the bunny on GPUs;
 // CGAL's box_self_intersection_d with its exact predicates, sequential on this host and (where CGAL
 // has TBB) over every core, as the CPU peer of every mesh, measured in the same run. Device time is the sum of the call's kernels and
@@ -63,12 +64,14 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
         const TriangleMesh bunny = readMesh(dir + "/mesh/stanford-bunny.obj");
         items.push_back({"spot", readMesh(dir + "/mesh/spot.obj"), true});
         items.push_back({"bunny", bunny, ctx.device().isGpu, !ctx.device().isGpu});
+        // Copies 0.8 bunny-widths apart: each overlaps the next.
+        float lo = bunny.points[0], hi = lo;
+        for (std::size_t i = 0; i < bunny.points.size(); i += 3) lo = std::min(lo, bunny.points[i]), hi = std::max(hi, bunny.points[i]);
         if (ctx.device().isGpu && !opts.quick) {
-            // Copies 0.8 bunny-widths apart: each overlaps the next.
-            float lo = bunny.points[0], hi = lo;
-            for (std::size_t i = 0; i < bunny.points.size(); i += 3) lo = std::min(lo, bunny.points[i]), hi = std::max(hi, bunny.points[i]);
             items.push_back({"bunny-x15", overlappingCopies(bunny, 15, 0.8f * (hi - lo)), false, true});  // 1.04 million triangles
             items.push_back({"bunny-x144", overlappingCopies(bunny, 144, 0.8f * (hi - lo)), false});
+        } else if (!opts.quick) {
+            items.push_back({"bunny-x4", overlappingCopies(bunny, 4, 0.8f * (hi - lo)), false});  // 277 804 triangles
         }
     } else {
         items.push_back({"crossing-grids", crossingGrids(opts.quick ? 20 : 60), true, true});
@@ -115,12 +118,13 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
                  << "; CGAL time / device time " << cg.seconds / rec.seconds;
             if (cgalTbb > 0) note << ", CGAL with TBB / device " << cgalTbb / rec.seconds;
             rec.note = note.str();
-            if (opts.serial && method == Method::Hierarchy && it.mesh.triangleCount() <= 1000000)
+            if (opts.serial && method == Method::Hierarchy && p == Precision::Mixed && it.mesh.triangleCount() <= 1000000)
                 rec.serialSeconds = medianHostSeconds([&] { selfIntersectionsReference(it.mesh); }, 1);
             out.push_back(rec);
         };
-        for (Precision p : {Precision::Mixed, Precision::Float, Precision::Double})
-            if (runsOn(ctx, opts, p, "mesh_self_intersection/hierarchy", out)) row(Method::Hierarchy, p);
+        for (Method method : {Method::Hierarchy, Method::Grid})
+            for (Precision p : {Precision::Mixed, Precision::Float, Precision::Double})
+                if (runsOn(ctx, opts, p, std::string("mesh_self_intersection/") + methodName(method), out)) row(method, p);
         if (it.animate && runsOn(ctx, opts, Precision::Mixed, "mesh_self_intersection/frames", out)) {
             // An animation: every vertex moves by a small swirl per frame; the tree is refitted, not rebuilt.
             FrameSequence seq(ctx, it.mesh, Precision::Mixed);

@@ -71,14 +71,37 @@ void refitHierarchy(Context& ctx, const Hierarchy& h, std::size_t n, const cl::B
 struct DeviceMesh {
     cl::Buffer points, tris, degen, boxLo, boxHi, counters;
 };
+// The uniform grid (cl/mesh_grid.cl): cubic cells of the mean over the triangles of their boxes'
+// largest side, over the box of the vertices, at most kCellsPerTriangle cells per triangle (larger
+// cells where the scene is much larger than its triangles).
+constexpr std::size_t kCellsPerTriangle = 8;
+struct GridShape {
+    float lo[3] = {0, 0, 0};
+    float inverseCell = 0;
+    std::uint32_t dims[3] = {1, 1, 1};
+    std::size_t cells = 1;
+};
+PORTACL_API GridShape gridShape(const TriangleMesh& m, const std::vector<std::uint8_t>& degenerate);
+// The triangles binned into the cells (a counting sort on the device): entries (triangle, cell)
+// grouped by cell, starts[c] the first entry of cell c (starts[cells]: their count), each
+// triangle's lowest cell. Boxes are written into d.boxLo, d.boxHi.
+struct Grid {
+    GridShape shape;
+    cl_uint4 dims{{1, 1, 1, 1}};
+    cl::Buffer entries, starts, cellLo;
+    std::size_t entryCount = 0;
+};
+Grid buildGrid(Context& ctx, const TriangleMesh& m, const std::vector<std::uint8_t>& degenerate, const DeviceMesh& d,
+               std::vector<cl::Event>& events);
 DeviceMesh uploadMesh(Context& ctx, const TriangleMesh& m, const std::vector<std::uint8_t>& degenerate);
 // Refuses, in one sentence, a mesh whose working set does not fit the device.
 void checkFitsFor(Context& ctx, const TriangleMesh& m, Method method);
 // The pairs of a mesh on the device whose boxes (and, for the hierarchy, tree) are up to date: the
 // finder kernel, then phase 2 or the host's exact step for the pairs float left undecided. `r`
 // arrives with its degenerate list.
+// `grid` for Method::Grid, `h` for Method::Hierarchy.
 Result findPairs(Context& ctx, const TriangleMesh& m, const Options& opt, const TwoPhaseList& plan, const DeviceMesh& d,
-                 const Hierarchy& h, std::vector<cl::Event>& events, Result r);
+                 const Hierarchy& h, std::vector<cl::Event>& events, Result r, const Grid& grid = Grid{});
 // The summed device time of events (0 where the queue has no profiling).
 double eventSeconds(const std::vector<cl::Event>& events);
 

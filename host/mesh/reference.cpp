@@ -63,6 +63,7 @@ const char* methodName(Method m) {
         case Method::Hierarchy: return "hierarchy";
         case Method::AtomicList: return "atomic-list";
         case Method::Matrix: return "matrix";
+        case Method::Grid: return "grid";
     }
     return "?";
 }

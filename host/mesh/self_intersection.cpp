@@ -1,6 +1,7 @@
 // The self-intersection on the device (cl/mesh_self_intersection.cl): the triangles' boxes and Morton
 // keys, a bitonic sort, Karras's radix tree and its refit, then one traversal per triangle that
-// decides each overlapping pair at once (or the lecture's brute-force kernels over the same pairs);
+// decides each overlapping pair at once (or the uniform grid of cl/mesh_grid.cl, or the lecture's
+// brute-force kernels over the same pairs);
 // the pairs float cannot decide go to the double phase 2 (the engine's append-list two-phase plan),
 // or to the host's exact test on a device without fp64.
 #include <algorithm>
@@ -42,6 +43,9 @@ void checkFitsFor(Context& ctx, const TriangleMesh& m, Method method) {
     if (method == Method::Matrix) {
         if (n > 65535) throw Error("the matrix method holds n x n bytes and takes at most 65535 triangles; this mesh has " + what);
         ctx.checkFits(n * n + n * 48 + m.points.size() * 4, "the matrix method's " + std::to_string(n) + " x " + std::to_string(n) + " bytes for " + what);
+    } else if (method == Method::Grid) {
+        // Boxes, cell ranges, up to 8 cells of 8 bytes per triangle, and a few (triangle, cell) entries each.
+        ctx.checkFits(n * 250 + m.points.size() * 4, "the self-intersection of " + what);
     } else {
         ctx.checkFits(n * 120 + m.points.size() * 4, "the self-intersection of " + what);
     }
@@ -50,7 +54,7 @@ void checkFitsFor(Context& ctx, const TriangleMesh& m, Method method) {
 // The pairs of a mesh already on the device (d) with its boxes, and its hierarchy (for that method):
 // the finder kernel, phase 2 or the host's exact step for the undecided pairs, the report.
 Result findPairs(Context& ctx, const TriangleMesh& m, const Options& opt, const TwoPhaseList& plan, const DeviceMesh& d,
-                 const detail::Hierarchy& h, std::vector<cl::Event>& events, Result r) {
+                 const detail::Hierarchy& h, std::vector<cl::Event>& events, Result r, const Grid& grid) {
     const Precision mode = opt.precision;
     const std::size_t n = m.triangleCount();
     const Precision finder = mode == Precision::Double ? Precision::Double : Precision::Float;
@@ -83,7 +87,14 @@ Result findPairs(Context& ctx, const TriangleMesh& m, const Options& opt, const 
             pairs = ctx.buffer(pairCap * sizeof(cl_uint2), "mesh pair list");
             undecided = ctx.buffer(undecidedCap * sizeof(cl_uint2), "mesh undecided pair list");
             events.push_back(ctx.fill(counters, 0, sizeof(count), "clear mesh counters"));
-            if (opt.method == Method::Hierarchy) {
+            if (opt.method == Method::Grid) {
+                if (grid.entryCount > 0) {
+                    cl::Kernel& k = meshKernel(ctx, "mesh_grid.cl", "mesh_grid_pairs", finder, pairOptions);
+                    setArgs(k, 0, cl_uint(grid.entryCount), grid.entries, grid.starts, grid.dims, grid.cellLo, boxLo, boxHi, points, tris,
+                            counters, pairs, cl_uint(pairCap), undecided, cl_uint(undecidedCap));
+                    events.push_back(ctx.launch(k, cl::NDRange(roundUp(grid.entryCount, ls)), cl::NDRange(ls)));
+                }
+            } else if (opt.method == Method::Hierarchy) {
                 cl::Kernel& k = meshKernel(ctx, kSource, "mesh_bvh_pairs", finder, pairOptions);
                 setArgs(k, 0, cl_uint(n), h.sortedTri, h.left, h.right, h.last, h.nodeLo, h.nodeHi, degen, points, tris, counters, pairs,
                         cl_uint(pairCap), undecided, cl_uint(undecidedCap));
@@ -151,8 +162,11 @@ Result selfIntersections(Context& ctx, const TriangleMesh& m, const Options& opt
     std::vector<cl::Event> events;
     detail::DeviceMesh d = detail::uploadMesh(ctx, m, degenerate);
     detail::Hierarchy h;
+    detail::Grid grid;
     if (opt.method == Method::Hierarchy) {
         h = detail::buildHierarchy(ctx, m, d.points, d.tris, d.boxLo, d.boxHi, events);
+    } else if (opt.method == Method::Grid) {
+        grid = detail::buildGrid(ctx, m, degenerate, d, events);
     } else {
         // The brute-force kernels read the boxes in the triangles' own order.
         const std::size_t ls = std::min<std::size_t>(64, ctx.device().maxWorkGroupSize);
@@ -162,7 +176,7 @@ Result selfIntersections(Context& ctx, const TriangleMesh& m, const Options& opt
         setArgs(boxes, 0, cl_uint(n), cl_uint(n), d.points, d.tris, zero, zero, d.boxLo, d.boxHi, keys);
         events.push_back(ctx.launch(boxes, cl::NDRange(roundUp(n, ls)), cl::NDRange(ls)));
     }
-    r = detail::findPairs(ctx, m, opt, plan, d, h, events, std::move(r));
+    r = detail::findPairs(ctx, m, opt, plan, d, h, events, std::move(r), grid);
     ctx.finish();
     r.deviceSeconds = detail::eventSeconds(events);
     return r;
