@@ -203,10 +203,13 @@ TEST(MeshSelfIntersection, DeviceMatchesReferenceOnSharedMeshes) {
     for (const std::string name : {"cow.obj", "teapot.obj"}) {
         const TriangleMesh m = readMesh(dataPath("mesh/" + name));
         const Result ref = selfIntersectionsReference(m);
-        for (Method method : {Method::Hierarchy, Method::Grid, Method::AtomicList, Method::Matrix})
+        for (Method method : {Method::Auto, Method::Hierarchy, Method::Grid, Method::AtomicList, Method::Matrix})
             for (Precision p : precisions()) {
                 SCOPED_TRACE(name + " " + methodName(method) + " " + precisionName(p));
                 const Result dev = selfIntersections(ctx(), m, {method, p});
+                // Auto runs the profile's broad phase, and says which.
+                EXPECT_EQ(dev.method, method == Method::Auto ? resolvedMethod(ctx(), method) : method);
+                EXPECT_TRUE(dev.method == Method::Grid || method != Method::Auto || dev.method == Method::Hierarchy);
                 EXPECT_EQ(dev.candidates, ref.candidates);
                 EXPECT_EQ(dev.degenerate, ref.degenerate);
                 if (p != Precision::Float || dev.report.undecided == 0) EXPECT_EQ(dev.pairs, ref.pairs);

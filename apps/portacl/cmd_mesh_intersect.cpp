@@ -19,9 +19,9 @@ namespace portacl::cli {
 namespace {
 
 mesh::Method parseMethod(const std::string& s) {
-    for (mesh::Method m : {mesh::Method::Hierarchy, mesh::Method::Grid, mesh::Method::AtomicList, mesh::Method::Matrix})
+    for (mesh::Method m : {mesh::Method::Auto, mesh::Method::Grid, mesh::Method::Hierarchy, mesh::Method::AtomicList, mesh::Method::Matrix})
         if (s == mesh::methodName(m)) return m;
-    throw Error("--method takes grid, hierarchy, atomic-list or matrix, not '" + s + "'");
+    throw Error("--method takes auto, grid, hierarchy, atomic-list or matrix, not '" + s + "'");
 }
 
 mesh::Touching parseTouching(const std::string& s) {
@@ -88,7 +88,7 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     CommonOptions common;
     common.precision = "mixed";
     common.add(desc);
-    std::string input, output, json, ply, png, inside, sides, frames, method = "grid", touchingArg = "count";
+    std::string input, output, json, ply, png, inside, sides, frames, method = "auto", touchingArg = "count";
     double merge = -1;
     bool serial = false, cgal = false;
     desc.add_options()("input", po::value(&input), "the mesh (.obj, .off, .ply, .stl; ASCII or binary)")(
@@ -101,7 +101,7 @@ int runMeshIntersect(const std::vector<std::string>& args) {
         "inside", po::value(&inside), "also classify these points (a text file, x y z per line) against the mesh, which must be closed")(
         "sides", po::value(&sides), "with --inside: one word per point, inside, outside or boundary")(
         "frames", po::value(&frames), "an animation: the mesh files of this folder (sorted by name) move MESH's vertices; -o then lists 'frame i j', frame 0 being MESH")(
-        "method", po::value(&method), "grid (default: a uniform grid), hierarchy (a tree built on the device; --frames always uses it), atomic-list or matrix (the lecture's kernels)")(
+        "method", po::value(&method), "auto (default: the device profile's choice of the next two), grid (a uniform grid), hierarchy (a tree built on the device; --frames always uses it), atomic-list or matrix (the lecture's kernels)")(
         "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device")(
         "cgal", po::bool_switch(&cgal), "use CGAL's box intersection and exact predicates instead of the device");
     po::positional_options_description pos;
@@ -110,7 +110,7 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     const std::string usage =
         "usage: portacl mesh-intersect MESH -o PAIRS [--merge-vertices EPS] [--touching count|ignore] [--json R.json] [--ply COLOURED.ply]\n"
         "                              [--png PICTURE.png]\n"
-        "                              [--inside POINTS [--sides SIDES.txt]] [--frames FOLDER] [--method grid|hierarchy|atomic-list|matrix]\n"
+        "                              [--inside POINTS [--sides SIDES.txt]] [--frames FOLDER] [--method auto|grid|hierarchy|atomic-list|matrix]\n"
         "                              [--precision float|double|mixed] [--serial | --cgal]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
     if (input.empty()) throw Error("mesh-intersect needs a mesh file (" + usage.substr(7, usage.find('\n') - 7) + ")");
@@ -137,8 +137,8 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     checkDistinctOutputs({{"-o", output}, {"--json", json}, {"--ply", ply}, {"--png", png}, {"--sides", sides}});
     if (vm.count("merge-vertices") && !(merge >= 0)) throw Error("--merge-vertices takes a distance of 0 or more");
 
-    // An animation refits the hierarchy built on its first frame, whatever the default method.
-    if (!frames.empty() && (serial || cgal || (vm.count("method") && m != mesh::Method::Hierarchy)))
+    // An animation refits the hierarchy built on its first frame.
+    if (!frames.empty() && (serial || cgal || (m != mesh::Method::Auto && m != mesh::Method::Hierarchy)))
         throw Error("--frames runs on the device hierarchy; it does not go with --serial, --cgal or another --method");
     mesh::TriangleMesh mesh = mesh::readMesh(input);
     std::vector<std::vector<float>> framePoints;
@@ -169,6 +169,7 @@ int runMeshIntersect(const std::vector<std::string>& args) {
         where = ctx.device().label();
         if (framePoints.empty()) {
             r = mesh::selfIntersections(ctx, mesh, {m, precision, touching});
+            label = mesh::methodName(r.method);
         } else {
             const auto start = std::chrono::steady_clock::now();
             label = mesh::methodName(mesh::Method::Hierarchy);

@@ -64,6 +64,7 @@ Result FrameSequence::pairs() {
     r = detail::findPairs(s_->ctx, s_->mesh, {Method::Hierarchy, s_->mode, s_->touching}, s_->plan, s_->d, s_->h, s_->events, std::move(r));
     s_->ctx.finish();
     r.deviceSeconds = detail::eventSeconds(s_->events);
+    r.method = Method::Hierarchy;
     s_->events.clear();
     return r;
 }

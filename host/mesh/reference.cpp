@@ -60,6 +60,7 @@ const char* touchingName(Touching t) { return t == Touching::Ignore ? "ignore" :
 
 const char* methodName(Method m) {
     switch (m) {
+        case Method::Auto: return "auto";
         case Method::Hierarchy: return "hierarchy";
         case Method::AtomicList: return "atomic-list";
         case Method::Matrix: return "matrix";

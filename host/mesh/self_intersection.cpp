@@ -148,8 +148,18 @@ Result findPairs(Context& ctx, const TriangleMesh& m, const Options& opt, const 
 
 }  // namespace detail
 
-Result selfIntersections(Context& ctx, const TriangleMesh& m, const Options& opt) {
+Method resolvedMethod(Context& ctx, Method m) {
+    if (m != Method::Auto) return m;
+    const std::string name = ctx.tuning().get("mesh", "broad_phase", "hierarchy");
+    for (Method k : {Method::Grid, Method::Hierarchy})
+        if (name == methodName(k)) return k;
+    throw Error("the device profile's [mesh] broad_phase is '" + name + "'; it takes grid or hierarchy");
+}
+
+Result selfIntersections(Context& ctx, const TriangleMesh& m, const Options& given) {
     validate(m);
+    Options opt = given;
+    opt.method = resolvedMethod(ctx, given.method);
     const Precision mode = opt.precision;
     const TwoPhaseList plan = twoPhaseList(ctx, mode);  // refuses Double without fp64, in one sentence
     const std::size_t n = m.triangleCount();
@@ -179,6 +189,7 @@ Result selfIntersections(Context& ctx, const TriangleMesh& m, const Options& opt
     r = detail::findPairs(ctx, m, opt, plan, d, h, events, std::move(r), grid);
     ctx.finish();
     r.deviceSeconds = detail::eventSeconds(events);
+    r.method = opt.method;
     return r;
 }
 

@@ -47,9 +47,9 @@ mesh::TriangleMesh meshOf(const py::object& vertices, const py::object& faces) {
 }
 
 mesh::Method methodOf(const std::string& s) {
-    for (mesh::Method m : {mesh::Method::Hierarchy, mesh::Method::Grid, mesh::Method::AtomicList, mesh::Method::Matrix})
+    for (mesh::Method m : {mesh::Method::Auto, mesh::Method::Grid, mesh::Method::Hierarchy, mesh::Method::AtomicList, mesh::Method::Matrix})
         if (s == mesh::methodName(m)) return m;
-    throw py::value_error("method takes grid, hierarchy, atomic-list or matrix, not '" + s + "'");
+    throw py::value_error("method takes auto, grid, hierarchy, atomic-list or matrix, not '" + s + "'");
 }
 
 mesh::Touching touchingOf(const std::string& s) {
@@ -90,12 +90,13 @@ void bindMesh(py::module_& m, py::module_& ref) {
               const Precision p = precisionArg(precision, pc, Precision::Mixed);
               return resultDict(onDevice(pc, [&](Context& c) { return mesh::selfIntersections(c, tm, {how, p, t}); }));
           },
-          py::arg("vertices"), py::arg("faces"), py::kw_only(), py::arg("method") = "grid", py::arg("precision") = py::none(),
+          py::arg("vertices"), py::arg("faces"), py::kw_only(), py::arg("method") = "auto", py::arg("precision") = py::none(),
           py::arg("touching") = "count", py::arg("ctx") = py::none(),
           "The pairs of triangles of a mesh that meet, adjacency by vertex index, as CGAL's\n"
           "self_intersections decides them (docs/mesh.md). vertices: (V, 3) float32 (float64 is rounded to\n"
           "float once: the answer is exact for the float positions); faces: (F, 3) vertex indices of any\n"
-          "integer dtype. method: 'grid' (default), 'hierarchy', 'atomic-list' or 'matrix'. precision: 'mixed'\n"
+          "integer dtype. method: 'auto' (default: the device profile's\n"
+          "choice of 'grid' or 'hierarchy'), 'grid', 'hierarchy', 'atomic-list' or 'matrix'. precision: 'mixed'\n"
           "(default: exact), 'double' (exact, needs fp64) or 'float' (float's guess where float cannot\n"
           "decide). touching: 'count' (default: triangles whose closed sets meet, as CGAL) or 'ignore'\n"
           "(only triangles whose relative interiors meet). Returns a dict: 'pairs' (P, 2) uint32 sorted with i < j, 'faces' the faces in a pair,\n"

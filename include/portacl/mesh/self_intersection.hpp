@@ -32,12 +32,15 @@ namespace portacl::mesh {
 
 // How the device finds the candidate pairs (every method finds the same pairs).
 enum class Method {
+    Auto,        // the device profile's [mesh] broad_phase, grid or hierarchy (hierarchy where it names none)
     Hierarchy,   // a bounding-volume hierarchy built on the device from sorted Morton codes (Karras 2012)
     AtomicList,  // the lecture's second kernel: each triangle against every later one, pairs appended through an atomic counter
     Matrix,      // the lecture's first kernel: an n x n byte matrix (n^2 bytes of device memory)
     Grid,        // a uniform grid of cells about one triangle wide, the triangles binned by a counting sort on the device
 };
-PORTACL_API const char* methodName(Method m);  // "hierarchy", "atomic-list", "matrix", "grid"
+PORTACL_API const char* methodName(Method m);  // "auto", "hierarchy", "atomic-list", "matrix", "grid"
+// The method Auto stands for on this context's device (any other method is itself).
+PORTACL_API Method resolvedMethod(Context& ctx, Method m);
 
 // Whether two triangles that only touch (their closed triangles meet, their relative interiors do not)
 // are a pair. Count: as CGAL's do_intersect on closed triangles, under the adjacency rules above.
@@ -48,7 +51,7 @@ PORTACL_API const char* touchingName(Touching t);  // "count", "ignore"
 using FacePair = std::pair<std::uint32_t, std::uint32_t>;  // first < second
 
 struct PORTACL_API Options {
-    Method method = Method::Grid;  // the faster broad phase on the devices measured (docs/mesh.md)
+    Method method = Method::Auto;
     // Float: the float decision of every pair (a pair float cannot decide keeps float's guess and is
     // counted in report.undecided). Double: the exact decision of every candidate. Mixed: float where
     // it can vouch for the answer, exact elsewhere (the same pairs as Double).
@@ -62,6 +65,7 @@ struct PORTACL_API Result {
     std::size_t candidates = 0;              // pairs whose bounding boxes overlap (pairs tested exactly or in float)
     TwoPhaseReport report;                   // items: candidates; undecided: what float could not decide
     double deviceSeconds = 0;                // device time of every kernel of the call (0 for the references)
+    Method method = Method::Auto;            // the method that ran (Auto for the references)
 };
 
 // The faces that take part in at least one pair, increasing.
