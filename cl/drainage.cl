@@ -303,7 +303,8 @@ __kernel void fill_tile(__global const REAL* z, __global const uchar* nodata, __
 // every other cell relaxes to the smallest label among itself and its neighbours with data whose
 // level is no higher than its own. A label so carried runs down a chain of levels no higher than the
 // cell's, so the cell reaches its label's outlet without rising above its level: the property the
-// host's graph of labels needs. The relaxation reads one buffer and writes the other.
+// host's graph of labels needs. As fill_tile: FILL_TILE x FILL_TILE cells a work-group, up to
+// FILL_SWEEPS sweeps in local memory a launch, until a launch changes nothing.
 __kernel void fill_label_init(__global const uchar* nodata, __global int* label, const int rows, const int cols) {
     const long i = get_global_id(0);
     if (i >= (long)rows * cols) return;
@@ -311,19 +312,46 @@ __kernel void fill_label_init(__global const uchar* nodata, __global int* label,
     label[i] = (!nodata[i] && is_outlet(nodata, rows, cols, r, c)) ? (int)i : INT_MAX;
 }
 
-__kernel void fill_label_step(__global const uchar* nodata, __global const REAL* level, __global const int* label_in,
-                              __global int* label_out, volatile __global int* changed, const int rows, const int cols) {
-    const long i = get_global_id(0);
-    if (i >= (long)rows * cols) return;
-    const int r = (int)(i / cols), c = (int)(i % cols);
-    int m = label_in[i];
-    if (!nodata[i] && !is_outlet(nodata, rows, cols, r, c)) {
-        const REAL own = level[i];
-        for (int k = 0; k < 8; ++k) {
-            const long n = (long)(r + ROW_OFFSET[k]) * cols + (c + COL_OFFSET[k]);
-            if (!nodata[n] && level[n] <= own) m = min(m, label_in[n]);
-        }
-        if (m < label_in[i]) *changed = 1;
+__kernel void fill_label_tile(__global const REAL* level, __global const uchar* nodata, __global int* label,
+                              volatile __global int* changed, const int rows, const int cols) {
+    __local int w[FILL_TILE + 2][FILL_TILE + 2];
+    __local REAL lv[FILL_TILE + 2][FILL_TILE + 2];
+    __local int any[2];
+    const int lx = get_local_id(0), ly = get_local_id(1);
+    const int c0 = get_group_id(0) * FILL_TILE, r0 = get_group_id(1) * FILL_TILE;
+    for (int k = ly * FILL_TILE + lx; k < (FILL_TILE + 2) * (FILL_TILE + 2); k += FILL_TILE * FILL_TILE) {
+        const int hy = k / (FILL_TILE + 2), hx = k % (FILL_TILE + 2);
+        const int r = r0 + hy - 1, c = c0 + hx - 1;
+        const int inside = r >= 0 && r < rows && c >= 0 && c < cols && !nodata[(long)r * cols + c];
+        w[hy][hx] = inside ? label[(long)r * cols + c] : INT_MAX;
+        lv[hy][hx] = inside ? level[(long)r * cols + c] : (REAL)INFINITY;
     }
-    label_out[i] = m;
+    const int r = r0 + ly, c = c0 + lx;
+    const long i = (long)r * cols + c;
+    const int active = r < rows && c < cols && !nodata[i] && !is_outlet(nodata, rows, cols, r, c);
+    if (lx == 0 && ly == 0) any[0] = 0;
+    int mine = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const REAL own = lv[ly + 1][lx + 1];
+    for (int s = 0; s < FILL_SWEEPS; ++s) {
+        int next = w[ly + 1][lx + 1];
+        if (active)
+            for (int k = 0; k < 8; ++k) {
+                const int y = ly + 1 + ROW_OFFSET[k], x = lx + 1 + COL_OFFSET[k];
+                if (lv[y][x] <= own) next = min(next, w[y][x]);
+            }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (active && next < w[ly + 1][lx + 1]) {
+            w[ly + 1][lx + 1] = next;
+            any[s & 1] = 1;
+            mine = 1;
+        }
+        if (lx == 0 && ly == 0) any[(s + 1) & 1] = 0;  // read last in sweep s - 1, which every item has passed
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!any[s & 1]) break;
+    }
+    if (mine) {
+        label[i] = w[ly + 1][lx + 1];
+        *changed = 1;
+    }
 }

@@ -1,7 +1,7 @@
 // Depression filling tile by tile (after Barnes 2016's three stages).
 // 1. Each tile alone on the device: filled with its edge cells and its cells next to NoData as
 //    outlets (fillOnDevice), then each cell labelled by an outlet of the tile that it reaches through
-//    cells whose levels are no higher than its own (fill_label_step).
+//    cells whose levels are no higher than its own (fill_label_tile).
 // 2. On the host, a graph: a node per label (the labels of the grid's true outlets, its edge cells
 //    and the cells next to NoData, are one node, the sea); wherever two cells of different labels
 //    touch, inside a tile or across the edge between two, an edge between their labels at the higher
@@ -26,7 +26,7 @@ namespace portacl::drainage::detail {
 namespace {
 
 constexpr std::size_t kLocal = 64;
-constexpr int kLabelLaunchesPerCheck = 8;
+constexpr int kLabelLaunchesPerCheck = 4;
 constexpr std::uint32_t kSea = 0;
 
 template <typename T>
@@ -39,8 +39,11 @@ io::Raster fillTiled(Context& ctx, const io::Raster& dem, const std::vector<Tile
     cl::Buffer heights = ctx.buffer(largest * sizeof(T), "tile heights", CL_MEM_READ_ONLY);
     cl::Buffer mask = ctx.buffer(largest, "tile NoData mask", CL_MEM_READ_ONLY);
     cl::Buffer level = ctx.buffer(largest * sizeof(T), "tile water levels");
-    cl::Buffer labels[2] = {ctx.buffer(largest * 4, "tile labels"), ctx.buffer(largest * 4, "tile labels (the other of the pair)")};
+    cl::Buffer labels = ctx.buffer(largest * 4, "tile labels");
     cl::Buffer changed = ctx.buffer(sizeof(cl_int), "tile levels changed");
+    // The label relaxation's work-groups, as fillOnDevice's: 16 x 16 where the device allows, else 8 x 8.
+    const std::size_t side = ctx.device().maxWorkGroupSize >= 256 ? 16 : 8;
+    const std::string options = "-D FILL_TILE=" + std::to_string(side);
 
     auto noData = [&](long r, long c) { return r < 0 || r >= f.rows || c < 0 || c >= f.cols || dem.isNoData(std::size_t(r) * f.cols + c); };
     // Stage 1: every cell's tile level and label (the grid index of its tile outlet).
@@ -60,25 +63,22 @@ io::Raster fillTiled(Context& ctx, const io::Raster& dem, const std::vector<Tile
         const io::RasterFrame tf = windowFrame(f, t.rows, t.cols);
         fillOnDevice(ctx, heights, mask, level, changed, tf, p);
         const cl_int rows = t.rows, cols = t.cols;
-        const cl::NDRange global(roundUp(cells, kLocal)), local(kLocal);
-        cl::Kernel& init = ctx.kernel("drainage.cl", "fill_label_init", p);
-        setArgs(init, 0, mask, labels[0], rows, cols);
-        ctx.launch(init, global, local);
-        cl::Kernel& step = ctx.kernel("drainage.cl", "fill_label_step", p);
+        cl::Kernel& init = ctx.kernel("drainage.cl", "fill_label_init", p, options);
+        setArgs(init, 0, mask, labels, rows, cols);
+        ctx.launch(init, cl::NDRange(roundUp(cells, kLocal)), cl::NDRange(kLocal));
+        cl::Kernel& relax = ctx.kernel("drainage.cl", "fill_label_tile", p, options);
+        setArgs(relax, 0, level, mask, labels, changed, rows, cols);
+        const cl::NDRange global(roundUp(std::size_t(cols), side), roundUp(std::size_t(rows), side)), local(side, side);
         for (;;) {
             const cl_int zero = 0;
             ctx.write(changed, &zero, sizeof zero, "clear tile labels changed");
-            for (int j = 0; j < kLabelLaunchesPerCheck; ++j) {
-                setArgs(step, 0, mask, level, labels[j % 2], labels[(j + 1) % 2], changed, rows, cols);
-                ctx.launch(step, global, local);
-            }
+            for (int j = 0; j < kLabelLaunchesPerCheck; ++j) ctx.launch(relax, global, local);
             cl_int any = 0;
             ctx.read(changed, &any, sizeof any, "tile labels changed");
             if (!any) break;
         }
-        static_assert(kLabelLaunchesPerCheck % 2 == 0, "the labels end in the buffer they started in");
         const auto lv = ctx.download<T>(level, cells, "tile water levels");
-        const auto lb = ctx.download<cl_int>(labels[0], cells, "tile labels");
+        const auto lb = ctx.download<cl_int>(labels, cells, "tile labels");
         nodeOfSeed.assign(cells, kUnset);
         for (int y = 0; y < t.rows; ++y)
             for (int x = 0; x < t.cols; ++x) {
