@@ -26,6 +26,14 @@ wpt_n = 8
 tile = 32
 
 [filter]
+# The row-band path of 8-bit planes (cl/filter_rows.cl), as on PoCL: it outran the register path on
+# every operation it takes (docs/engineering/filter.md).
+cpu_rows = 1
+cpu_rows_band = 64
+cpu_rows_segment = 512
+cpu_rows_median_vector = 64
+cpu_rows_linear_vector = 32
+cpu_rows_double_vector = 16
 # The register path (the tile kernels are several times slower here), with work-groups of 16 x 2
 # strips of 8 x 4 for the linear masks, faster than PoCL's 8 x 2; the medians keep 8 x 2, which
 # wider groups did not speed up.

@@ -21,6 +21,16 @@ wpt_n = 4
 tile = 16
 
 [filter]
+# The row-band path of 8-bit planes (cl/filter_rows.cl): a work-item walks a band of 64 rows by 512
+# columns in vectors of 64 bytes (medians), 32 (linear masks) or 16 (masks whose column sums are in
+# double); it takes every single-mask linear filter up to 9x9 and the 3x3 and 5x5 medians before
+# the register path below, which it outran on every one measured (docs/engineering/filter.md).
+cpu_rows = 1
+cpu_rows_band = 64
+cpu_rows_segment = 512
+cpu_rows_median_vector = 64
+cpu_rows_linear_vector = 32
+cpu_rows_double_vector = 16
 # The register path of 8-bit planes (cl/filter_strip.cl): on PoCL at 1024^2, strips of 8 x 4 ran
 # box 3 in 0.65 ms, Sobel 0.78, median 3 0.89, median 5 5.1 and box 9 4.4, against 10.9, 11.3, 4.6,
 # 19.9 and 31.9 ms for the tile kernels (portacl filter --bench --op ..., 2 shared cores); 16-wide

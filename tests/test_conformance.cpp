@@ -165,7 +165,8 @@ void filterCompare(const io::Image& img, const std::vector<std::string>& specs, 
     }
     what += std::string("border=") + filter::borderName(o.border) + " " + io::pixelTypeName(img.type) + " " +
             std::to_string(img.width) + "x" + std::to_string(img.height) + "x" + std::to_string(img.channels) +
-            (o.tuning.count("strip") ? " (register path)" : "");
+            (o.tuning.count("strip") && o.tuning.at("strip") ? " (register path)" : "") +
+            (o.tuning.count("cpu_rows") && o.tuning.at("cpu_rows") ? " (row-band path)" : "");
     const io::Image want = filter::filterReference(img, ops, o);
     filter::Pipeline p(ctx(), ops, o);
     const io::Image got = p.run(img);
@@ -190,7 +191,7 @@ void filterCompare(const io::Image& img, const std::vector<std::string>& specs, 
 // The register path of 8-bit planes, asked for whatever the device's profile says.
 filter::Options stripOptions() {
     filter::Options o;
-    o.tuning = {{"strip", 1}, {"strip_group_x", 4}, {"strip_group_y", 2}};
+    o.tuning = {{"strip", 1}, {"cpu_rows", 0}, {"strip_group_x", 4}, {"strip_group_y", 2}};
     for (const std::string kind : {"strip", "gradient_strip", "row_strip", "separable_strip", "median3_strip", "median5_strip"}) {
         o.tuning[kind + "_width"] = 8;
         o.tuning[kind + "_rows"] = kind.rfind("median", 0) == 0 ? 2 : 4;
@@ -205,7 +206,7 @@ void filterIntegerCase() {
     const io::Image grey = filterImage(w, h, 1, io::PixelType::U8, 1);
     // Each operation family once on the tile kernels (a build each, the cost on a cold cache).
     filter::Options tiles;
-    tiles.tuning = {{"strip", 0}};
+    tiles.tuning = {{"strip", 0}, {"cpu_rows", 0}};
     for (const auto& op : {"conv:1,2,0;-1,3,1;2,0,1", "gaussian:9:2.0", "median:5", "threshold:3:20", "rotating:3", "sobel",
                            "compass:kirsch", "laplace:8"})
         filterCompare(grey, {op}, tiles, 0);
@@ -813,6 +814,20 @@ struct Case {
 
 const char* kIntegerLabel = "integer";
 
+// The row-band path of 8-bit planes (the CPU profiles' choice; portable 16-byte vectors elsewhere),
+// on every device: each kind of operation it takes, equal to the reference. (The fixed-point
+// Gaussian's column sums are in double, so without fp64 the register path takes it.)
+void filterRowsCase() {
+    const io::Image grey = filterImage(gTiny ? 37 : 83, gTiny ? 17 : 47, 1, io::PixelType::U8, 4);
+    filter::Options rows;
+    rows.tuning = {{"cpu_rows", 1}, {"cpu_rows_band", 5}, {"cpu_rows_segment", 32}, {"cpu_rows_median_vector", 16},
+                   {"cpu_rows_linear_vector", 16}, {"cpu_rows_double_vector", 16}};
+    rows.border = filter::Border::Constant;
+    rows.borderValue = 200;
+    for (const auto& op : {"conv:1,3,5;2,4,1;3,5,2:sum", "conv:1;8;28;56;70;56;28;8;1:sum", "gaussian:9:2.0", "median:3", "median:5"})
+        filterCompare(grey, {op}, rows, 0);
+}
+
 std::vector<Case> cases() {
     using P = Precision;
     std::vector<Case> c;
@@ -824,6 +839,7 @@ std::vector<Case> cases() {
     for (GemmKernel k : {GemmKernel::Direct, GemmKernel::Tiled, GemmKernel::RegisterBlocked, GemmKernel::TensorCore})
         both(std::string("gemm_") + gemmKernelName(k), [k] { gemmCase<float>(k); }, [k] { gemmCase<double>(k); });
     c.push_back({"filter", P::Float, kIntegerLabel, filterIntegerCase});
+    c.push_back({"filter_rows", P::Float, kIntegerLabel, filterRowsCase});
     both("filter", [] { filterFloatCase(P::Float); }, [] { filterFloatCase(P::Double); });
     c.push_back({"lineal_path_2d", P::Float, kIntegerLabel, [] { linealCase(false); }});
     c.push_back({"lineal_path_3d", P::Float, kIntegerLabel, [] { linealCase(true); }});

@@ -41,6 +41,7 @@ Options stripOptions(const Layout& l, Border b) {
     o.border = b;
     o.borderValue = 200;
     o.tuning = {{"strip", 1},
+                {"cpu_rows", 0},  // (the CPU profiles' row-band path would take most of these first)
                 {"strip_group_x", l.groupX},
                 {"strip_group_y", l.groupY},
                 {"strip_float", l.floatSums ? 1 : 0},

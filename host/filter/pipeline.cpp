@@ -10,6 +10,7 @@
 
 #include "filter/filter_internal.hpp"
 #include "filter/planes.hpp"
+#include "filter/rows.hpp"
 #include "filter/strip.hpp"
 #include "portacl/filter.hpp"
 #include "portacl/runtime/error.hpp"
@@ -61,6 +62,10 @@ struct Pipeline::Impl {
     bool strip = false;           // 8-bit planes: the register path (cl/filter_strip.cl) where it applies
     bool median5Strip = true;     // 5x5 medians on the register path (median5_strip = 0: the tile kernels)
     int medianSearchMin = 82;     // medians of at least this many values: the bitwise search, not a network
+    // The row-band path of 8-bit planes (cl/filter_rows.cl), for CPU devices: where the profile
+    // turns it on (cpu_rows = 1), it takes the operations it can before the register path.
+    bool rows = false;
+    RowsLayout rowsLayout;
     // Masks up to 3x3, 3x3 gradient pairs |Gx| + |Gy|, 1-D rows, rank 1 up to 9x9, medians.
     StripLayout stripSmall, stripGradient, stripRow, stripSeparable, stripMedian3, stripMedian5;
 
@@ -80,6 +85,17 @@ struct Pipeline::Impl {
         // The register path: on every device (PoCL too runs it several times faster than the tiles).
         strip = setting("strip", 1) != 0;
         median5Strip = setting("median5_strip", 1) != 0;
+        rows = setting("cpu_rows", 0) != 0;
+        rowsLayout.band = setting("cpu_rows_band", rowsLayout.band);
+        rowsLayout.segment = setting("cpu_rows_segment", rowsLayout.segment);
+        rowsLayout.medianVector = setting("cpu_rows_median_vector", rowsLayout.medianVector);
+        rowsLayout.linearVector = setting("cpu_rows_linear_vector", rowsLayout.linearVector);
+        rowsLayout.doubleVector = setting("cpu_rows_double_vector", rowsLayout.doubleVector);
+        if (rows && !rowsLayout.valid())
+            throw Error("the [filter] row bands of the tuning profile " + ctx.tuning().name + " (" + std::to_string(rowsLayout.band) + " rows by " +
+                        std::to_string(rowsLayout.segment) + " columns; vectors of " + std::to_string(rowsLayout.medianVector) + ", " +
+                        std::to_string(rowsLayout.linearVector) + " and " + std::to_string(rowsLayout.doubleVector) +
+                        " bytes) are not a layout the path can run (vectors of 16, 32 or 64 bytes; at least one row; columns a multiple of each vector).");
         medianSearchMin = setting("median_search_min", 82);
         const int groupX = setting("strip_group_x", gpu ? 32 : 8), groupY = setting("strip_group_y", 2);
         const int wide = gpu ? 16 : 8;
@@ -122,6 +138,35 @@ struct Pipeline::Impl {
                 throw Error("the [filter] strip layout of the tuning profile " + ctx.tuning().name + " (strips of " + std::to_string(l->width) +
                             " x " + std::to_string(l->rows) + ", work-groups of " + std::to_string(l->groupX) + " x " +
                             std::to_string(l->groupY) + ") is not one this device can run (strip widths 4, 8 or 16).");
+    }
+
+    // The row-band path's kernel for op on an 8-bit plane, if the profile chose it and it takes the
+    // operation: launched, its output returned.
+    bool tryRows(const DevicePlane& in, const Operation& op, DevicePlane& out) {
+        if (!rows) return false;
+        const std::string defines = rowsDefines(op, in.type, width, height, options.border, rowsLayout, ctx.device().fp64);
+        if (defines.empty()) return false;
+        cl::Kernel* built = nullptr;
+        try {
+            built = &kernel("filter_rows.cl", "filter_rows", defines);
+        } catch (const BuildError& e) {
+            if (!e.compilerFailed()) throw;
+            portableFallback(e, "the register path or the tile kernels take this operation instead");
+            return false;
+        }
+        cl::Kernel& k = *built;
+        out = DevicePlane{planeBuffer(planeBytes(in.type), "filtered plane"), in.type};
+        setArg(k, 0, in.buffer);
+        setArg(k, 1, out.buffer);
+        setArg(k, 2, static_cast<cl_int>(width));
+        setArg(k, 3, static_cast<cl_int>(height));
+        setArg(k, 4, static_cast<cl_int>(saturate(options.borderValue, in.type)));
+        setArg(k, 5, static_cast<cl_int>(rowsLayout.band));
+        setArg(k, 6, static_cast<cl_int>(rowsLayout.segment));
+        const std::size_t segments = (static_cast<std::size_t>(width) + rowsLayout.segment - 1) / rowsLayout.segment;
+        const std::size_t bands = (static_cast<std::size_t>(height) + rowsLayout.band - 1) / rowsLayout.band;
+        ctx.launch(k, cl::NDRange(segments, bands), cl::NDRange(1, 1));
+        return true;
     }
 
     // The register path's kernel for op on an 8-bit plane, if it takes it: launched, its output returned.
@@ -239,7 +284,7 @@ struct Pipeline::Impl {
     // One window kernel over one plane.
     DevicePlane window(const DevicePlane& in, const Operation& op, std::size_t opIndex) {
         DevicePlane viaStrip;
-        if (tryStrip(in, op, viaStrip)) return viaStrip;
+        if (tryRows(in, op, viaStrip) || tryStrip(in, op, viaStrip)) return viaStrip;
         const io::PixelType outT = outputType(op, in.type);
         int opCode = 1, rx = op.width / 2, ry = op.height / 2;
         if (op.kind == Operation::Kind::Median) opCode = 2;
@@ -312,7 +357,7 @@ struct Pipeline::Impl {
 
     DevicePlane separable(const DevicePlane& in, const Operation& op, std::size_t opIndex) {
         DevicePlane viaStrip;
-        if (tryStrip(in, op, viaStrip)) return viaStrip;
+        if (tryRows(in, op, viaStrip) || tryStrip(in, op, viaStrip)) return viaStrip;
         const int rx = op.width / 2, ry = op.height / 2;
         const bool integer = in.type != io::PixelType::F32;
         std::string midT = clType(io::PixelType::F32);

@@ -6,7 +6,7 @@ Gaussian 9x9 sigma 2. The OpenCL path (cv2.UMat, image already on the device, cv
 after each call, wall time per call) and the CPU path (cv2.Mat, all threads). Prints one line per
 figure; the median of the repeats.
 
-usage: python3 tools/anchors/opencv_filter_anchors.py [--side 4096] [--repeats 20]"""
+usage: python3 tools/anchors/opencv_filter_anchors.py [--side 4096] [--repeats 20] [--threads N]"""
 import argparse
 import time
 
@@ -28,13 +28,9 @@ def median_ms(fn, repeats, sync):
     return times[len(times) // 2]
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--side", type=int, default=4096)
-    ap.add_argument("--repeats", type=int, default=20)
-    args = ap.parse_args()
-    rng = np.random.default_rng(7)
-    img = rng.integers(0, 256, (args.side, args.side), dtype=np.uint8)
+def opencv_cases():
+    """The benchmark's operations as OpenCV calls, by name (tools/anchors/cpu_filter_vs_opencv.py
+    pairs them with the portacl operations)."""
     mask9 = (1 + (np.add.outer(np.arange(9) * 3, np.arange(9) * 7) % 5)).astype(np.float32)
     mask9 /= mask9.sum()
     binomial9 = (np.array([1, 8, 28, 56, 70, 56, 28, 8, 1], dtype=np.float32) / 256).reshape(9, 1)  # a column
@@ -44,7 +40,7 @@ def main():
         gy = cv2.Sobel(x, cv2.CV_16S, 0, 1)
         return cv2.add(cv2.convertScaleAbs(gx), cv2.convertScaleAbs(gy))
 
-    cases = {
+    return {
         "box 3x3": lambda x: cv2.blur(x, (3, 3)),
         "box 9x9": lambda x: cv2.blur(x, (9, 9)),
         "filter2D 9x9": lambda x: cv2.filter2D(x, -1, mask9),
@@ -55,6 +51,19 @@ def main():
         "sobel |dx|+|dy|": sobel,
         "gaussian 9x9 s2": lambda x: cv2.GaussianBlur(x, (9, 9), 2.0),
     }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--side", type=int, default=4096)
+    ap.add_argument("--repeats", type=int, default=20)
+    ap.add_argument("--threads", type=int, default=0, help="OpenCV's CPU threads (default: all)")
+    args = ap.parse_args()
+    if args.threads > 0:
+        cv2.setNumThreads(args.threads)
+    rng = np.random.default_rng(7)
+    img = rng.integers(0, 256, (args.side, args.side), dtype=np.uint8)
+    cases = opencv_cases()
     cv2.ocl.setUseOpenCL(True)
     dev = cv2.ocl.Device.getDefault() if cv2.ocl.haveOpenCL() else None
     if dev is not None and dev.name():  # an empty name: OpenCV found no usable OpenCL device

@@ -1,0 +1,353 @@
+// The row-band path of 8-bit planes, shaped for CPU devices (host/filter/rows.cpp says which
+// operations it takes; the CPU profiles choose it). A work-item is one thread's task: a band of
+// `band` output rows by `segment` columns (kernel arguments). It walks down the band VW columns at a time, one vector of VW
+// bytes per input row and horizontal offset, so the compiler's SIMD registers hold VW pixels side
+// by side and nothing depends on vectorising across work-items (work-groups are 1 x 1). Each input
+// row is loaded and reduced once per VW columns and kept, in a ring of the last KH rows' values,
+// for the KH output rows whose windows hold it:
+//   OP 1  a linear mask of KW x KH (2-D, e.g. filter2D): each input row's KW shifted vectors are
+//         multiplied by every mask row and added into the KH accumulators of the outputs that hold
+//         the row (row-vector accumulation); the oldest accumulator is complete and stored.
+//   OP 2  a rank-1 mask (row factor ROWW, column factor COLW: a separable mask, or a 1-D row or
+//         column): the row pass of each input row once (the bytes of a symmetric pair of weights
+//         added before their one multiplication), then the column pass over the ring of KH row
+//         sums for each output row: both passes fused, so the band's row sums never leave the
+//         registers.
+//   OP 3  the median of KW x KH (3x3 or 5x5): each input row's KW horizontal neighbours sorted once
+//         (shared by the KH outputs that hold the row). 3x3: the median of (largest row minimum,
+//         median of the row medians, smallest row maximum), 18 min/max per VW outputs. 5x5: the
+//         sorted rows merged in pairs (each pair shared by two outputs one above the other), two
+//         pairs merged into ranks 7..12 of twenty and rank 12 of those with the fifth row
+//         (common/filter_networks.h, the register path's networks, on vectors).
+// Integer sums are exact (the host proves every bound): ACC 0 sums in 16-bit lanes, ACC 1 in 32-bit
+// lanes, ACC 2 takes the row sums in 32-bit lanes and the column sums in double (every partial sum
+// an integer below 2^53, so exact in any order: fixed-point Gaussians, whose column sums exceed 32
+// bits). The results equal the serial reference's bit for bit.
+// Defines: VW (16, 32 or 64; `segment` is a multiple of it), KW, KH, RX = KW/2, RY = KH/2, OP,
+// BORDER (as in common/filter_common.h), ACC, MASK (KH x KW, OP 1), ROWW (KW) and COLW (KH) (OP 2),
+// DIV_MODE (0 none, 1 shift by DIV_SHIFT, 2 (2v + DIV_BIAS) / DIV_2D on non-negative sums, 3
+// multiply-shift ((uint)v DIV_MUL + DIV_BIAS) >> DIV_SHIFT - DIV_K). The host sends only images at
+// least VW wide, wider than RX and taller than RY.
+#ifndef KW
+#define KW 3
+#endif
+#ifndef KH
+#define KH 3
+#endif
+#ifndef RX
+#define RX (KW / 2)
+#endif
+#ifndef RY
+#define RY (KH / 2)
+#endif
+#ifndef OP
+#define OP 3
+#endif
+#ifndef ACC
+#define ACC 1
+#endif
+#ifndef MASK
+#define MASK 1, 1, 1, 1, 1, 1, 1, 1, 1
+#endif
+#ifndef ROWW
+#define ROWW 1, 1, 1
+#endif
+#ifndef COLW
+#define COLW 1, 1, 1
+#endif
+#ifndef DIV_MODE
+#define DIV_MODE 0
+#endif
+#ifndef DIV_SHIFT
+#define DIV_SHIFT 0
+#endif
+#ifndef DIV_MUL
+#define DIV_MUL 1u
+#endif
+#ifndef DIV_BIAS
+#define DIV_BIAS 0u
+#endif
+#ifndef DIV_2D
+#define DIV_2D 2u
+#endif
+#ifndef DIV_K
+#define DIV_K 0
+#endif
+
+#ifndef VW
+#define VW 16
+#endif
+
+#include "common/filter_common.h"
+
+#if ACC == 2
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+// VW lanes of each type. On PoCL and Intel's CPU runtime (clang compilers), clang's extended
+// vectors, of any width, which take no built-in functions (the conversions are
+// __builtin_convertvector, min and max a comparison and a select), and unaligned whole-vector loads
+// and stores through a type of alignment 1 (vload16/vstore16 became 16 byte moves on PoCL).
+// Elsewhere OpenCL C's own 16-lane vectors and built-ins.
+#if defined(PORTACL_POCL) || defined(PORTACL_INTEL_CPU)
+#define ROWS_CLANG_VECTORS 1
+#else
+#define ROWS_CLANG_VECTORS 0
+#endif
+#if ROWS_CLANG_VECTORS
+typedef uchar vu8 __attribute__((ext_vector_type(VW)));
+typedef ushort vu16 __attribute__((ext_vector_type(VW)));
+typedef int vi32 __attribute__((ext_vector_type(VW)));
+typedef uint vu32 __attribute__((ext_vector_type(VW)));
+#if ACC == 2
+typedef double vf64 __attribute__((ext_vector_type(VW)));
+#endif
+typedef vu8 __attribute__((aligned(1))) vu8_u;
+#define ROWS_LOAD(p) (*(const global vu8_u*)(p))
+#define ROWS_STORE(v, p) (*(global vu8_u*)(p) = (v))
+#define CONVERT(v, T) __builtin_convertvector(v, T)
+#define VMIN(a, b) ((a) < (b) ? (a) : (b))
+#define VMAX(a, b) ((a) < (b) ? (b) : (a))
+#else
+#if VW != 16
+#error "vectors wider than 16 bytes need clang's extended vectors (PoCL, Intel's CPU runtime)"
+#endif
+#define vu8 uchar16
+#define vu16 ushort16
+#define vi32 int16
+#define vu32 uint16
+#define vf64 double16
+#define ROWS_LOAD(p) vload16(0, p)
+#define ROWS_STORE(v, p) vstore16(v, 0, p)
+#define ROWS_CAT_(a, b) a##b
+#define ROWS_CAT(a, b) ROWS_CAT_(a, b)
+#define CONVERT(v, T) ROWS_CAT(convert_, T)(v)
+#define VMIN min
+#define VMAX max
+#endif
+
+#if OP == 3
+#define NET_T vu8
+#define NET_MIN VMIN
+#define NET_MAX VMAX
+#include "common/filter_networks.h"
+#endif
+
+#if ACC == 0
+#define acc_t vu16
+#else
+#define acc_t vi32
+#endif
+#define TO_ACC(v) CONVERT(v, acc_t)
+
+// VW samples of a row from column x on, each through the border rule (the chunks at the left and
+// right edges: out of the loop's way).
+__attribute__((noinline)) vu8 rows_gather(const global uchar* p, const int x, const int width, const uchar outside) {
+    uchar v[VW];
+    for (int i = 0; i < VW; ++i) {
+        const int c = border_index(x + i, width);
+        v[i] = c < 0 ? outside : p[c];
+    }
+#if ROWS_CLANG_VECTORS
+    return *(const vu8_u*)v;
+#else
+    return vload16(0, v);
+#endif
+}
+
+// VW samples of row `row` (already through the border rule, -1: a constant-border row) from column
+// x on: one vector load inside the image.
+__attribute__((always_inline)) inline vu8 rows_load(const global uchar* src, const int row, const int x, const int width, const uchar outside,
+                                                    const bool edge) {
+    if (row < 0) return (vu8)(outside);
+    const global uchar* p = src + (size_t)row * (size_t)width;
+    return edge ? rows_gather(p, x, width, outside) : ROWS_LOAD(p + x);
+}
+
+// Bytes saturated from 16- and 32-bit lanes.
+inline vu8 rows_bytes16(const vu16 v) { return CONVERT(VMIN(v, (vu16)(255)), vu8); }
+inline vu8 rows_bytes32(const vi32 v) { return CONVERT(VMIN(VMAX(v, (vi32)(0)), (vi32)(255)), vu8); }
+
+#if OP == 1 || OP == 2
+// The divisor's rounding (halves up) of a Single mask's integer sums, saturated to bytes.
+inline vu8 rows_finish(const acc_t v) {
+#if DIV_MODE == 0 || DIV_MODE == 1
+#if DIV_MODE == 0
+    const acc_t q = v;
+#else
+    const acc_t q = (v + (acc_t)(1 << (DIV_SHIFT - 1))) >> DIV_SHIFT;  // an arithmetic shift: the floor below zero too
+#endif
+#if ACC == 0
+    return rows_bytes16(q);
+#else
+    return rows_bytes32(q);
+#endif
+#elif DIV_MODE == 2
+    return rows_bytes32(CONVERT((CONVERT(v, vu32) * 2u + DIV_BIAS) / DIV_2D, vi32));
+#else
+    return rows_bytes32(CONVERT((CONVERT(v, vu32) * DIV_MUL + DIV_BIAS) >> DIV_SHIFT, vi32) - DIV_K);
+#endif
+}
+#endif
+
+#define CONVERT_F64(v) CONVERT(v, vf64)
+
+#if OP == 2 && ACC == 2
+// Column sums in double: exact integers; the divisor is 2^DIV_SHIFT (fixed point). The quotient's
+// conversion truncates towards zero where the rounding takes the floor: the two differ only below
+// 0, which saturates to 0 either way.
+inline vu8 rows_finish_double(const vf64 v) {
+    const vf64 q = (v + (double)(1L << (DIV_SHIFT - 1))) * (1.0 / (double)(1L << DIV_SHIFT));
+    return rows_bytes32(CONVERT(q, vi32));
+}
+#endif
+
+#if OP == 1
+constant int rows_mask[KH * KW] = {MASK};
+#elif OP == 2
+constant int rows_roww[KW] = {ROWW};
+constant int rows_colw[KH] = {COLW};
+#endif
+
+// One chunk of 16 columns from x on, down the output rows [y0, ye). Inlined twice, for the chunks
+// that need the border rule along the row (edge) and for those that do not (no call in the loop).
+__attribute__((always_inline)) inline void rows_chunk(const global uchar* restrict src, global uchar* restrict dst, const int width,
+                                                      const int height, const uchar outside, const int x, const int y0, const int ye,
+                                                      const bool edge) {
+#if OP == 1
+    acc_t acc[KH];
+    #pragma unroll
+    for (int j = 0; j < KH; ++j) acc[j] = (acc_t)(0);
+#elif OP == 2
+    acc_t rs[KH];
+#elif OP == 3 && KW == 3
+    vu8 lo[3], md[3], hi[3];
+#else
+    vu8 s[2][5];
+    vu8 pr[3][10];
+#endif
+    for (int r = y0 - RY; r < ye + RY; ++r) {
+        const int row = border_index(r, height);
+        global uchar* out = dst + (size_t)(r - RY) * (size_t)width + x;
+#if OP == 1 || OP == 2
+        vu8 u[KW];
+        #pragma unroll
+        for (int dx = 0; dx < KW; ++dx) u[dx] = rows_load(src, row, x - RX + dx, width, outside, edge);
+#endif
+#if OP == 1
+        // Input row r adds into the output rows r - RY + j, each with its mask row KH - 1 - j.
+        acc_t v[KW];
+        #pragma unroll
+        for (int dx = 0; dx < KW; ++dx) v[dx] = TO_ACC(u[dx]);
+        #pragma unroll
+        for (int j = 0; j < KH; ++j) {
+            #pragma unroll
+            for (int dx = 0; dx < KW; ++dx) acc[j] += (acc_t)(rows_mask[(KH - 1 - j) * KW + dx]) * v[dx];
+        }
+        if (r >= y0 + RY) ROWS_STORE(rows_finish(acc[0]), out);
+        #pragma unroll
+        for (int j = 0; j + 1 < KH; ++j) acc[j] = acc[j + 1];
+        acc[KH - 1] = (acc_t)(0);
+#elif OP == 2
+        // The row pass, the bytes of a symmetric pair of weights added (in 16 bits) before their one
+        // multiplication.
+        acc_t sum = (acc_t)(rows_roww[RX]) * TO_ACC(u[RX]);
+        #pragma unroll
+        for (int dx = 0; dx < RX; ++dx) {
+            if (rows_roww[dx] == rows_roww[KW - 1 - dx]) {
+                sum += (acc_t)(rows_roww[dx]) * TO_ACC(CONVERT(u[dx], vu16) + CONVERT(u[KW - 1 - dx], vu16));
+            } else {
+                sum += (acc_t)(rows_roww[dx]) * TO_ACC(u[dx]);
+                sum += (acc_t)(rows_roww[KW - 1 - dx]) * TO_ACC(u[KW - 1 - dx]);
+            }
+        }
+        #pragma unroll
+        for (int j = 0; j + 1 < KH; ++j) rs[j] = rs[j + 1];
+        rs[KH - 1] = sum;
+        if (r >= y0 + RY) {
+            // The column pass over the KH row sums, symmetric pairs first.
+#if ACC == 2
+            vf64 c = (double)rows_colw[RY] * CONVERT_F64(rs[RY]);
+            #pragma unroll
+            for (int k = 0; k < RY; ++k) {
+                if (rows_colw[k] == rows_colw[KH - 1 - k]) {
+                    c += (double)rows_colw[k] * CONVERT_F64(rs[k] + rs[KH - 1 - k]);
+                } else {
+                    c += (double)rows_colw[k] * CONVERT_F64(rs[k]);
+                    c += (double)rows_colw[KH - 1 - k] * CONVERT_F64(rs[KH - 1 - k]);
+                }
+            }
+            ROWS_STORE(rows_finish_double(c), out);
+#else
+            acc_t c = (acc_t)(rows_colw[RY]) * rs[RY];
+            #pragma unroll
+            for (int k = 0; k < RY; ++k) {
+                if (rows_colw[k] == rows_colw[KH - 1 - k]) {
+                    c += (acc_t)(rows_colw[k]) * (rs[k] + rs[KH - 1 - k]);
+                } else {
+                    c += (acc_t)(rows_colw[k]) * rs[k];
+                    c += (acc_t)(rows_colw[KH - 1 - k]) * rs[KH - 1 - k];
+                }
+            }
+            ROWS_STORE(rows_finish(c), out);
+#endif
+        }
+#elif OP == 3 && KW == 3
+        // The row's three horizontal neighbours sorted (3 compare-exchanges).
+        const vu8 a = rows_load(src, row, x - 1, width, outside, edge), b = rows_load(src, row, x, width, outside, edge),
+                      c = rows_load(src, row, x + 1, width, outside, edge);
+        const vu8 t = VMIN(a, b), w = VMAX(a, b);
+        lo[0] = lo[1];
+        lo[1] = lo[2];
+        md[0] = md[1];
+        md[1] = md[2];
+        hi[0] = hi[1];
+        hi[1] = hi[2];
+        lo[2] = VMIN(t, c);
+        hi[2] = VMAX(w, c);
+        md[2] = VMAX(t, VMIN(w, c));
+        if (r >= y0 + RY) {
+            const vu8 mx = VMAX(VMAX(lo[0], lo[1]), lo[2]), mn = VMIN(VMIN(hi[0], hi[1]), hi[2]);
+            const vu8 mm = NET_MED3(md[0], md[1], md[2]);
+            ROWS_STORE(NET_MED3(mx, mm, mn), out);
+        }
+#else
+        // The row's five horizontal neighbours sorted (9 compare-exchanges) into s[1], the row above's
+        // in s[0]. Output r - 2 takes the pairs of rows r - 4, r - 3 (pr[0]) and r - 2, r - 1 (pr[2]),
+        // and row r alone; then the pair of rows r - 1, r joins the ring.
+        vu8 q[4];
+        #pragma unroll
+        for (int i = 0; i < 4; ++i) q[i] = rows_load(src, row, x - 2 + i, width, outside, edge);
+        NET_SORT4(q);
+        #pragma unroll
+        for (int k = 0; k < 5; ++k) s[0][k] = s[1][k];
+        NET_INSERT4(q, rows_load(src, row, x + 2, width, outside, edge), s[1]);
+        if (r >= y0 + RY) {
+            vu8 mid[6];
+            NET_MERGE1010_MID(pr[0], pr[2], mid);
+            ROWS_STORE(NET_MED25_FINAL(mid, s[1]), out);
+        }
+        #pragma unroll
+        for (int i = 0; i < 2; ++i) {
+            #pragma unroll
+            for (int k = 0; k < 10; ++k) pr[i][k] = pr[i + 1][k];
+        }
+        if (r > y0 - RY) NET_MERGE55(s[0], s[1], pr[2]);
+#endif
+    }
+}
+
+kernel void filter_rows(const global uchar* restrict src, global uchar* restrict dst, const int width, const int height, const int outsideValue,
+                        const int band, const int segment) {
+    const uchar outside = (uchar)outsideValue;
+    const int xs = (int)get_global_id(0) * segment, y0 = (int)get_global_id(1) * band;
+    if (xs >= width || y0 >= height) return;
+    const int xe = min(xs + segment, width), ye = min(y0 + band, height);
+    for (int cx = xs; cx < xe; cx += VW) {
+        // The last chunk of a row that is not whole ends at the row's end (it recomputes a few
+        // outputs of the chunk before it, the same values).
+        const int x = min(cx, width - VW);
+        if (x < RX || x + VW + RX > width) rows_chunk(src, dst, width, height, outside, x, y0, ye, true);
+        else rows_chunk(src, dst, width, height, outside, x, y0, ye, false);
+    }
+}

@@ -1,0 +1,29 @@
+// The row-band path of 8-bit planes, shaped for CPU devices (cl/filter_rows.cl): which operations
+// it takes, and the defines that specialise the kernel to one of them.
+#pragma once
+
+#include <string>
+
+#include "portacl/filter.hpp"
+
+namespace portacl::filter {
+
+// One work-item's task: `band` output rows by `segment` columns, walked a vector of 16, 32 or 64
+// bytes side by side at a time: medianVector for the medians, linearVector for linear masks, and
+// doubleVector for those whose column sums are in double (fewer lanes, fewer registers). The
+// segment is a multiple of each.
+struct RowsLayout {
+    int band = 64, segment = 512, medianVector = 16, linearVector = 16, doubleVector = 16;
+    bool valid() const;
+};
+
+// The kernel's defines for `op` on an imageWidth x imageHeight plane of type `in` under `border`,
+// or "" when the path does not take it: other depths or outputs; combine rules other than one mask;
+// masks over 9 taps a side; sums that could leave 32 bits (for rank-1 masks: 53 bits with `fp64`
+// and a divisor that is a power of two, the column sums then in double); medians other than 3x3
+// and 5x5; images narrower than the vector, or not wider and taller than the window's radius.
+// (Exported, PORTACL_API, for the tests.)
+PORTACL_API std::string rowsDefines(const Operation& op, io::PixelType in, int imageWidth, int imageHeight, Border border,
+                                    const RowsLayout& layout, bool fp64);
+
+}  // namespace portacl::filter

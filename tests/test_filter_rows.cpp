@@ -1,0 +1,137 @@
+// The row-band path of 8-bit planes (cl/filter_rows.cl, the CPU profiles' choice) held to the serial
+// reference, exactly: every kind of operation it takes (2-D masks in 16- and 32-bit lanes, rank-1
+// masks and 1-D passes, fixed-point Gaussians with their column sums in double, both medians), every
+// border mode, vectors of 16, 32 and 64 bytes, bands and segments that do not divide the image (so
+// work-items meet at band and segment edges and the last chunk of a row overlaps the one before),
+// images one vector wide and barely taller than the window's radius, colour planes, and a build in
+// double as well as float (8-bit results are integers: the same bytes in both). The layouts come in through Options::tuning, so the test needs no profile file.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "filter/rows.hpp"
+#include "portacl/filter.hpp"
+#include "support/test_support.hpp"
+
+using namespace portacl;
+using namespace portacl::filter;
+
+namespace {
+
+// The bench's 9x9 user mask (not rank 1), divided by its sum.
+const std::string kFilter2D =
+    "conv:1,3,5,2,4,1,3,5,2;4,1,3,5,2,4,1,3,5;2,4,1,3,5,2,4,1,3;5,2,4,1,3,5,2,4,1;3,5,2,4,1,3,5,2,4;1,3,5,2,4,1,3,5,2;"
+    "4,1,3,5,2,4,1,3,5;2,4,1,3,5,2,4,1,3;5,2,4,1,3,5,2,4,1:sum";
+const std::string kColumn = "conv:1;8;28;56;70;56;28;8;1:sum";
+const std::string kSignedMask = "conv:1,0,2,0,1;0,3,0,3,0;2,0,-9,0,2;0,3,0,3,0;1,0,2,0,1";  // 32-bit lanes, negative sums
+
+// Noise over the whole 8-bit range with flat runs, so that medians and sums see ties and extremes.
+io::Image image(int w, int h, int channels, unsigned seed) {
+    io::Image img = io::makeImage(w, h, channels, io::PixelType::U8);
+    std::mt19937 rng(seed);
+    for (auto& v : img.data) {
+        const unsigned r = rng() % 10;
+        v = static_cast<unsigned char>(r == 0 ? 0 : r == 1 ? 255 : r < 4 ? 128 : rng() % 256);
+    }
+    return img;
+}
+
+struct Layout {
+    int vector = 16, band = 7, segmentVectors = 2;
+};
+
+Options rowsOptions(const Layout& l, Border b, Precision p) {
+    Options o;
+    o.border = b;
+    o.borderValue = 200;
+    o.precision = p;
+    o.tuning = {{"cpu_rows", 1},
+                {"cpu_rows_band", l.band},
+                {"cpu_rows_segment", l.vector * l.segmentVectors},
+                {"cpu_rows_median_vector", l.vector},
+                {"cpu_rows_linear_vector", l.vector},
+                {"cpu_rows_double_vector", l.vector}};
+    return o;
+}
+
+void expectRowsEqualReference(const io::Image& img, const std::string& spec, const Layout& l, Border b, Precision p = Precision::Float) {
+    if (p == Precision::Double && !test::hasFp64()) GTEST_SKIP() << "the test device has no fp64";
+    const std::vector<Operation> ops{parseOperation(spec)};
+    const RowsLayout rl{l.band, l.vector * l.segmentVectors, l.vector, l.vector, l.vector};
+    ASSERT_FALSE(rowsDefines(ops[0], io::PixelType::U8, img.width, img.height, b, rl, test::context().device().fp64).empty())
+        << spec << " does not take the row-band path on " << img.width << "x" << img.height;
+    const Options o = rowsOptions(l, b, p);
+    Pipeline pipe(test::context(), ops, o);
+    const io::Image got = pipe.run(img), want = filterReference(img, ops, o);
+    std::size_t bad = 0, first = 0;
+    for (std::size_t i = 0; i < got.data.size(); ++i)
+        if (got.data[i] != want.data[i] && bad++ == 0) first = i;
+    EXPECT_EQ(bad, 0u) << spec << " border " << borderName(b) << " image " << img.width << "x" << img.height << "x" << img.channels
+                       << " vectors of " << l.vector << ", bands of " << l.band << ": first differing sample " << first << " ("
+                       << (first / img.channels) % img.width << ", " << (first / img.channels) / img.width << ")";
+}
+
+const Border kBorders[] = {Border::Constant, Border::Replicate, Border::Reflect, Border::Reflect101, Border::Wrap};
+
+}  // namespace
+
+// (Each test reuses the programs of the ones before where it can: band and segment are kernel
+// arguments, so only the operation, the border, the vector and the precision make a new program.)
+TEST(FilterRows, EveryKindOfOperationEqualsReference) {
+    const io::Image img = image(131, 45, 1, 1);
+    for (const std::string spec : {kFilter2D, kSignedMask, kColumn, std::string("box:9"), std::string("gaussian:9:2.0"), std::string("median:3"),
+                                   std::string("median:5")})
+        expectRowsEqualReference(img, spec, Layout{}, Border::Reflect101);
+}
+
+TEST(FilterRows, EveryBorderEqualsReference) {
+    const io::Image img = image(83, 29, 1, 2);
+    for (Border b : kBorders) expectRowsEqualReference(img, "box:5", Layout{16, 5, 1}, b);
+    expectRowsEqualReference(img, "median:5", Layout{16, 5, 1}, Border::Constant);
+}
+
+TEST(FilterRows, WideVectorsEqualReference) {
+    expectRowsEqualReference(image(141, 23, 1, 3), "median:3", Layout{64, 6, 1}, Border::Reflect101);
+    expectRowsEqualReference(image(141, 23, 1, 4), "median:5", Layout{64, 6, 1}, Border::Reflect101);
+    expectRowsEqualReference(image(77, 23, 1, 5), kFilter2D, Layout{32, 6, 1}, Border::Reflect101);
+}
+
+TEST(FilterRows, SmallImagesEqualReference) {
+    // One vector wide; as tall as the window's radius plus one (a 9-tap column on 5 rows, a 5x5 median
+    // on 3); one band holding the whole image, and bands of one row.
+    expectRowsEqualReference(image(16, 5, 1, 6), kColumn, Layout{16, 64, 4}, Border::Reflect101);
+    expectRowsEqualReference(image(16, 3, 1, 7), "median:5", Layout{16, 64, 4}, Border::Constant);
+    expectRowsEqualReference(image(17, 9, 1, 8), "gaussian:9:2.0", Layout{16, 1, 1}, Border::Reflect101);
+}
+
+TEST(FilterRows, ColourPlanesEqualReference) {
+    expectRowsEqualReference(image(70, 21, 4, 9), "median:5", Layout{16, 4, 1}, Border::Constant);
+    expectRowsEqualReference(image(70, 21, 3, 10), kFilter2D, Layout{16, 4, 1}, Border::Reflect101);
+}
+
+TEST(FilterRows, DoubleBuildsEqualReference) {
+    expectRowsEqualReference(image(67, 19, 1, 11), "median:3", Layout{16, 4, 2}, Border::Reflect101, Precision::Double);
+}
+
+TEST(FilterRows, PathTakesOnlyWhatItCovers) {
+    const RowsLayout l;
+    const auto takes = [&](const std::string& spec, io::PixelType t = io::PixelType::U8, int w = 256, int h = 256, bool fp64 = true) {
+        return rowsDefines(parseOperation(spec), t, w, h, Border::Reflect101, l, fp64);
+    };
+    // 16-bit lanes where every sum fits, 32-bit where it does not or a weight is negative, double
+    // column sums for fixed-point Gaussians (only with fp64).
+    EXPECT_NE(takes(kFilter2D).find("ACC=0"), std::string::npos);
+    EXPECT_NE(takes(kColumn).find("ACC=0"), std::string::npos);
+    EXPECT_NE(takes(kSignedMask).find("ACC=1"), std::string::npos);
+    EXPECT_NE(takes("gaussian:9:2.0").find("ACC=2"), std::string::npos);
+    EXPECT_EQ(takes("gaussian:9:2.0", io::PixelType::U8, 256, 256, false), "");
+    // Not taken: other depths, two masks, masks over 9 taps, medians other than 3x3 and 5x5, images
+    // narrower than a vector or not taller than the window's radius, a bad layout.
+    EXPECT_EQ(takes("median:3", io::PixelType::U16), "");
+    EXPECT_EQ(takes("sobel"), "");
+    EXPECT_EQ(takes("box:11"), "");
+    EXPECT_EQ(takes("median:7"), "");
+    EXPECT_EQ(takes("median:3", io::PixelType::U8, 15, 256), "");
+    EXPECT_EQ(takes(kColumn, io::PixelType::U8, 256, 4), "");
+    EXPECT_EQ(rowsDefines(parseOperation("median:3"), io::PixelType::U8, 256, 256, Border::Reflect101, RowsLayout{64, 40, 16, 16, 16}, true), "");
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""The filters on a CPU OpenCL device beside OpenCV's CPU path on the same cores, in one run.
+
+Each round runs `portacl filter --bench` once on the device (all the operations, every size; device
+time per launch, the image already on the device) and then OpenCV on the same operations and sizes
+(cv2.Mat, --threads threads, wall time per call), so that a change in the machine's load shows in
+both. Prints, per operation and size, the median over the rounds of each and their ratio
+(portacl / OpenCV: below 1, portacl is faster). 8-bit grey images. The operations are
+tools/anchors/opencv_filter_anchors.py's (OpenCV) and the `portacl bench` filter cases (portacl).
+
+usage: python3 tools/anchors/cpu_filter_vs_opencv.py [--device pocl] [--threads 2] [--sizes 2048,4096]
+           [--rounds 5] [--repeats 7] [--only median,gaussian] [--portacl build/portacl] [--nice 10]
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+from opencv_filter_anchors import opencv_cases  # noqa: E402
+
+# The bench's user mask (host/filter/filter_bench.cpp convSpec(9)), the same as OpenCV's mask9.
+FILTER2D = "conv:" + ";".join(",".join(str(1 + (x * 7 + y * 3) % 5) for x in range(9)) for y in range(9)) + ":sum"
+# OpenCV case name -> portacl operation
+PAIRS = {
+    "box 3x3": "box:3",
+    "box 9x9": "box:9",
+    "filter2D 9x9": FILTER2D,
+    "row pass 9x1 box": "conv:1,1,1,1,1,1,1,1,1:sum",
+    "column pass 1x9 binomial": "conv:1;8;28;56;70;56;28;8;1:sum",
+    "median 3x3": "median:3",
+    "median 5x5": "median:5",
+    "sobel |dx|+|dy|": "sobel",
+    "gaussian 9x9 s2": "gaussian:9:2.0",
+}
+
+
+def portacl_times(cli, device, ops, sizes, nice):
+    """{(op, side): ms} from one `portacl filter --bench` run."""
+    cmd = (["nice", "-n", str(nice)] if nice else []) + [cli, "filter", "--bench", "--device", device, "--bench-sizes",
+                                                          ",".join(map(str, sizes))]
+    for op in ops:
+        cmd += ["--op", op]
+    env = dict(os.environ, PORTACL_NO_PROGRESS="1")
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        sys.exit(f"portacl failed ({' '.join(cmd)}):\n{out.stderr}")
+    times = {}
+    # rows: "<op (27 chars)> <side>^2 <alone us> ..."; the op is cut at 27 characters
+    for line in out.stdout.splitlines():
+        m = re.match(r"^(.{27}) (\d+)\^2\s+([\d.]+)", line)
+        if not m:
+            continue
+        name, side, us = m.group(1).strip(), int(m.group(2)), float(m.group(3))
+        for op in ops:
+            if op[:27] == name:
+                times[(op, side)] = us / 1e3
+    return times
+
+
+def opencv_ms(fn, img, repeats):
+    fn(img)
+    ts = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn(img)
+        ts.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(ts)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--device", default="pocl")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--sizes", default="2048,4096")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=7, help="OpenCV calls timed per round (the median)")
+    ap.add_argument("--only", default="", help="comma-separated substrings of the case names")
+    ap.add_argument("--portacl", default="build/portacl")
+    ap.add_argument("--nice", type=int, default=10)
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    names = [n for n in PAIRS if not args.only or any(k in n for k in args.only.split(","))]
+    cv2.setNumThreads(args.threads)
+    cv2.ocl.setUseOpenCL(False)
+    if args.nice:
+        os.nice(args.nice)
+    cases = opencv_cases()
+    rng = np.random.default_rng(7)
+    images = {s: rng.integers(0, 256, (s, s), dtype=np.uint8) for s in sizes}
+    ours = {(n, s): [] for n in names for s in sizes}
+    theirs = {(n, s): [] for n in names for s in sizes}
+    for _ in range(args.rounds):
+        t = portacl_times(args.portacl, args.device, [PAIRS[n] for n in names], sizes, args.nice)
+        for n in names:
+            for s in sizes:
+                ours[(n, s)].append(t[(PAIRS[n], s)])
+                theirs[(n, s)].append(opencv_ms(cases[n], images[s], args.repeats))
+    print(f"device {args.device}; OpenCV {cv2.__version__} CPU path on {cv2.getNumThreads()} threads; "
+          f"{args.rounds} alternated rounds, medians; ratio = portacl / OpenCV")
+    print(f"{'operation':<26} {'image':>7} {'portacl ms':>11} {'OpenCV ms':>10} {'ratio':>6}")
+    for n in names:
+        for s in sizes:
+            a, b = statistics.median(ours[(n, s)]), statistics.median(theirs[(n, s)])
+            print(f"{n:<26} {str(s) + '^2':>7} {a:>11.2f} {b:>10.2f} {a / b:>6.2f}")
+
+
+if __name__ == "__main__":
+    main()
