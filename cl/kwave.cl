@@ -117,29 +117,58 @@ inline real2 cmul(real2 a, real2 b) { return (real2)(a.x * b.x - a.y * b.y, a.x 
 
 // The spectral kernels run over the nr = nxr*ny*nz points of the half spectrum in one dimension
 // (a 3-D range would round the odd row length nxr = nx/2+1 up to a whole GPU work-group, leaving most
-// of the last group of every row idle) and recover the coordinates for the 1-D operators; with
-// SPECTRAL_GRID (the one-device solver, the device profile's [kwave] spectral_grid, for CPUs) over a
-// 3-D range (nxr, ny, nz) instead, whose work-groups the runtime fits to it: no integer divisions,
-// which a CPU's vector units do not have and which cost more there than the rest of the kernel.
-#ifndef SPECTRAL_GRID
-#define SPECTRAL_GRID 0
+// of the last group of every row idle) and recover the coordinates for the 1-D operators. With
+// ROW_KERNELS (the one-device solver, the device profile's [kwave] row_kernels, for CPUs) a
+// work-item takes a whole x row instead, over a 2-D range (ny, nz), and loops over it: no integer
+// divisions, and a loop the compiler vectorises along x. (A work-item per point is left scalar by
+// CPU runtimes here: the compiler first pairs each complex value's two reals into one 2-lane
+// value, and the loop over work-items cannot be vectorised across such values.) The 3-D
+// element-wise kernels (GRID_BEGIN) take rows the same way.
+// SPECTRAL_BEGIN ... SPECTRAL_END enclose a kernel's body for point i = (x, y, z).
+#ifndef ROW_KERNELS
+#define ROW_KERNELS 0
 #endif
-#if SPECTRAL_GRID
-#define SPECTRAL_INDEX                                                             \
-    const uint x = get_global_id(0), y = get_global_id(1), z = get_global_id(2); \
-    if (x >= nxr || y >= ny) return;                                              \
-    const size_t i = x + (size_t)nxr * (y + (size_t)ny * z);                     \
-    if (i >= nr) return;                                                          \
-    (void)z
+#if ROW_KERNELS
+#define SPECTRAL_BEGIN                                                \
+    const uint y = get_global_id(0), z = get_global_id(1);           \
+    if (y >= ny) return;                                              \
+    const size_t row_ = (size_t)nxr * (y + (size_t)ny * z);          \
+    if (row_ >= nr) return;                                           \
+    (void)z;                                                          \
+    for (uint x = 0; x < nxr; ++x) {                                  \
+        const size_t i = row_ + x;
+#define SPECTRAL_END }
+#define GRID_BEGIN                                                    \
+    const uint y = get_global_id(0), z = get_global_id(1);           \
+    if (y >= ny || z >= nz) return;                                   \
+    const size_t row_ = (size_t)nx * (y + (size_t)ny * z);           \
+    for (uint x = 0; x < nx; ++x) {                                   \
+        const size_t i = row_ + x;
+#define C_LOAD(p, i, re, im) const real re = (p)[2 * (i)], im = (p)[2 * (i) + 1]
+#define C_STORE(p, i, re, im) ((p)[2 * (i)] = (re), (p)[2 * (i) + 1] = (im))
 #else
-#define SPECTRAL_INDEX                                               \
+#define SPECTRAL_BEGIN                                               \
     const size_t i = get_global_id(0);                              \
     if (i >= nr) return;                                            \
     const uint x = (uint)(i % nxr);                                 \
     const size_t yz_ = i / nxr;                                     \
     const uint y = (uint)(yz_ % ny), z = (uint)(yz_ / ny);          \
-    (void)z
+    (void)z;                                                        \
+    {
+#define SPECTRAL_END }
+#define GRID_BEGIN                                                                 \
+    const uint x = get_global_id(0), y = get_global_id(1), z = get_global_id(2); \
+    if (x >= nx || y >= ny || z >= nz) return;                                    \
+    {                                                                             \
+        const size_t i = x + (size_t)nx * (y + (size_t)ny * z);
+#define C_LOAD(p, i, re, im)                                     \
+    const real2 re##_##im = ((__global const real2*)(p))[i];    \
+    const real re = re##_##im.x, im = re##_##im.y
+#define C_STORE(p, i, re, im) (((__global real2*)(p))[i] = (real2)((re), (im)))
 #endif
+#define GRID_END }
+// p[i] = a * b for complex a and b.
+#define C_MUL_STORE(p, i, ar, ai, br, bi) C_STORE(p, i, (ar) * (br) - (ai) * (bi), (ar) * (bi) + (ai) * (br))
 
 // |k| at a half-spectrum point from the squared wavenumbers of each axis (kk: nxr values along x,
 // then ny along y, then nz along z; 2-D: one zero for z).
@@ -189,31 +218,44 @@ inline real sinc_of(real a) {
 #endif
 
 // FFT(p) in X -> kappa * dd*_shift_pos * FFT(p) in X, Y, Z (half spectrum).
-__kernel void kwave_pressure_gradient(__global real2* X, __global real2* Y, __global real2* Z,
+__kernel void kwave_pressure_gradient(__global real* X, __global real* Y, __global real* Z,
                                       __global const kappa_t* kappa, __global const real* kk, real kHalf,
-                                      __global const real2* ddx, __global const real2* ddy,
-                                      __global const real2* ddz, uint nxr, uint ny, ulong nr) {
-    SPECTRAL_INDEX;
-    const real2 e = X[i] * KAPPA_AT(i);
-    X[i] = cmul(e, ddx[x]);
-    Y[i] = cmul(e, ddy[y]);
+                                      __global const real* ddx, __global const real* ddy,
+                                      __global const real* ddz, uint nxr, uint ny, ulong nr) {
+    SPECTRAL_BEGIN
+    const real k = KAPPA_AT(i);
+    C_LOAD(X, i, fr, fi);
+    const real er = fr * k, ei = fi * k;
+    C_LOAD(ddx, x, ar, ai);
+    C_MUL_STORE(X, i, er, ei, ar, ai);
+    C_LOAD(ddy, y, br, bi);
+    C_MUL_STORE(Y, i, er, ei, br, bi);
 #if KW_3D
-    Z[i] = cmul(e, ddz[z]);
+    C_LOAD(ddz, z, cr, ci);
+    C_MUL_STORE(Z, i, er, ei, cr, ci);
 #endif
+    SPECTRAL_END
 }
 
 // FFT(u_i) -> kappa * dd*_shift_neg * FFT(u_i), in place.
-__kernel void kwave_velocity_gradient(__global real2* X, __global real2* Y, __global real2* Z,
+__kernel void kwave_velocity_gradient(__global real* X, __global real* Y, __global real* Z,
                                       __global const kappa_t* kappa, __global const real* kk, real kHalf,
-                                      __global const real2* ddx, __global const real2* ddy,
-                                      __global const real2* ddz, uint nxr, uint ny, ulong nr) {
-    SPECTRAL_INDEX;
+                                      __global const real* ddx, __global const real* ddy,
+                                      __global const real* ddz, uint nxr, uint ny, ulong nr) {
+    SPECTRAL_BEGIN
     const real k = KAPPA_AT(i);
-    X[i] = cmul(X[i] * k, ddx[x]);
-    Y[i] = cmul(Y[i] * k, ddy[y]);
+    C_LOAD(X, i, xr, xi);
+    C_LOAD(ddx, x, ar, ai);
+    C_MUL_STORE(X, i, xr * k, xi * k, ar, ai);
+    C_LOAD(Y, i, yr, yi);
+    C_LOAD(ddy, y, br, bi);
+    C_MUL_STORE(Y, i, yr * k, yi * k, br, bi);
 #if KW_3D
-    Z[i] = cmul(Z[i] * k, ddz[z]);
+    C_LOAD(Z, i, zr, zi);
+    C_LOAD(ddz, z, cr, ci);
+    C_MUL_STORE(Z, i, zr * k, zi * k, cr, ci);
 #endif
+    SPECTRAL_END
 }
 
 // u = pml_sg * (pml_sg * u - dt/rho0_sg * dp/dxi), per axis.
@@ -222,9 +264,7 @@ __kernel void kwave_velocity(__global real* ux, __global real* uy, __global real
                              __global const dtrho_t* dtrx, __global const dtrho_t* dtry,
                              __global const dtrho_t* dtrz, __global const real* pmlx,
                              __global const real* pmly, __global const real* pmlz, real dt, uint nx, uint ny, uint nz) {
-    const uint x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
-    if (x >= nx || y >= ny || z >= nz) return;
-    const size_t i = x + (size_t)nx * (y + (size_t)ny * z);
+    GRID_BEGIN
     const size_t r = AT_RHO0(i);
     const real ex = pmlx[x], ey = pmly[y];
     ux[i] = (ux[i] * ex - LD_DTRHO(dtrx, r) * gx[i]) * ex;
@@ -233,6 +273,7 @@ __kernel void kwave_velocity(__global real* ux, __global real* uy, __global real
     const real ez = pmlz[z];
     uz[i] = (uz[i] * ez - LD_DTRHO(dtrz, r) * gz[i]) * ez;
 #endif
+    GRID_END
 }
 
 // After C2R of the p0 gradient into u: u(-dt/2) = dt/(2 rho0_sg) dp0/dxi, so that u(0) = 0.
@@ -262,9 +303,7 @@ __kernel void kwave_density(__global rho_t* rhox, __global rho_t* rhoy, __global
                             __global real* dux, __global real* duy, __global const real* duz,
                             __global const rho0_t* rho0, __global const real* pmlx, __global const real* pmly,
                             __global const real* pmlz, real dt, uint nx, uint ny, uint nz, uint writeTerms) {
-    const uint x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
-    if (x >= nx || y >= ny || z >= nz) return;
-    const size_t i = x + (size_t)nx * (y + (size_t)ny * z);
+    GRID_BEGIN
     const real r0 = KW_LD(ST_RHO0, rho0, AT_RHO0(i));
     const real rx = LD_RHO(rhox, i), ry = LD_RHO(rhoy, i);
 #if KW_3D
@@ -298,6 +337,7 @@ __kernel void kwave_density(__global rho_t* rhox, __global rho_t* rhoy, __global
     }
 #endif
     (void)nrz;
+    GRID_END
 }
 
 
@@ -321,19 +361,21 @@ __kernel void kwave_pressure_terms(__global const rho_t* rhox, __global const rh
 // Spectra of the two absorption terms times their operators: the eta term's in X times
 // nabla2 = |k|^(y-1), the tau term's in Y times nabla1 = |k|^(y-2) (0 at k = 0). Computed here in
 // full precision (yMinus2 = y - 2), read as stored (bfloat16) in the reduced modes.
-__kernel void kwave_absorption_terms(__global real2* X, __global real2* Y, __global const nabla_t* nabla2,
+__kernel void kwave_absorption_terms(__global real* X, __global real* Y, __global const nabla_t* nabla2,
                                      __global const nabla_t* nabla1, __global const real* kk, real yMinus2,
                                      uint nxr, uint ny, ulong nr) {
-    SPECTRAL_INDEX;
+    SPECTRAL_BEGIN
 #if !NABLA_STORED
     const real k = wave_number(kk, x, y, z, nxr, ny);
-    const real n1 = k == (real)0 ? (real)0 : power_of_positive(k, yMinus2);
-    X[i] *= n1 * k;
-    Y[i] *= n1;
+    const real n1 = k == (real)0 ? (real)0 : power_of_positive(k, yMinus2), n2 = n1 * k;
 #else
-    X[i] *= KW_LD(ST_NABLA, nabla2, i);
-    Y[i] *= KW_LD(ST_NABLA, nabla1, i);
+    const real n2 = KW_LD(ST_NABLA, nabla2, i), n1 = KW_LD(ST_NABLA, nabla1, i);
 #endif
+    C_LOAD(X, i, xr, xi);
+    C_STORE(X, i, xr * n2, xi * n2);
+    C_LOAD(Y, i, yr, yi);
+    C_STORE(Y, i, yr * n1, yi * n1);
+    SPECTRAL_END
 }
 
 // p = c^2 (sum(rho) [+ B/A sum(rho)^2 / (2 rho0)] [+ tau*tauTerm - eta*etaTerm | + tau rho0 sum(du)]).
@@ -439,10 +481,12 @@ __kernel void kwave_point_source_density(__global rho_t* rhox, __global rho_t* r
 }
 
 // Additive sources: the spectrum of the scattered source times source_kappa.
-__kernel void kwave_source_kappa(__global real2* X, __global const skappa_t* skappa, ulong nr) {
+__kernel void kwave_source_kappa(__global real* X, __global const skappa_t* skappa, ulong nr) {
     const size_t i = get_global_id(0);
     if (i >= nr) return;
-    X[i] *= KW_LD(ST_SKAPPA, skappa, i);
+    const real s = KW_LD(ST_SKAPPA, skappa, i);
+    C_LOAD(X, i, xr, xi);
+    C_STORE(X, i, xr * s, xi * s);
 }
 
 __kernel void kwave_add_field(__global real* field, __global const real* s, ulong n) {
@@ -477,10 +521,14 @@ __kernel void kwave_transducer(__global real* ux, __global const ulong* index, _
 
 // --u_non_staggered_raw: the spectrum of u_i times e^(-i k_i d_i/2) along its own axis, which moves
 // it from the staggered grid back to the regular one.
-__kernel void kwave_unstagger(__global real2* X, __global const real2* shift, uint axis, uint nxr, uint ny,
+__kernel void kwave_unstagger(__global real* X, __global const real* shift, uint axis, uint nxr, uint ny,
                               ulong nr) {
-    SPECTRAL_INDEX;
-    X[i] = cmul(X[i], shift[axis == 0 ? x : axis == 1 ? y : z]);
+    SPECTRAL_BEGIN
+    const uint j = axis == 0 ? x : axis == 1 ? y : z;
+    C_LOAD(X, i, xr, xi);
+    C_LOAD(shift, j, sr, si);
+    C_MUL_STORE(X, i, xr, xi, sr, si);
+    SPECTRAL_END
 }
 
 // Sampling at the sensor points: raw (into raw + sample*nsens), running sum of squares, max, min.

@@ -60,10 +60,10 @@ lanes = 2
 build_options = -cl-opt-disable
 # FFTW's 3-D transforms and the plain spectral kernels, not the fused z kernels (as on PoCL).
 fftw_fused_z = 0
-# The operators stored and the spectral kernels over a 3-D range (as on PoCL: sin, exp, log and
-# integer divisions per element cost a CPU more than the reads).
+# The operators stored and the kernels a work-item per x row (as on PoCL: sin, exp and log per
+# element cost a CPU more than the reads, and rows vectorise where points of a spectrum do not).
 stored_operators = 1
-spectral_grid = 1
+row_kernels = 1
 
 [mesh]
 # The runtime's compiler (2026.2) gets the double builds of the mesh kernels wrong when it optimises

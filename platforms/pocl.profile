@@ -67,10 +67,11 @@ backend = fftw
 fftw_fused_z = 0
 # The operators stored, not computed per element (kappa's sinc, |k|^(y-2) and c^(y-1) through exp
 # and log, which PoCL calls per lane): kwave_pressure 10.2 -> 0.43 ms, kwave_absorption_terms
-# 6.0 -> 0.20 ms at 64^3 on 2 cores. The spectral kernels over a 3-D range (no integer divisions for
-# the coordinates): kwave_pressure_gradient 0.57 -> 0.40 ms (docs/engineering/measurements.md).
+# 6.0 -> 0.20 ms at 64^3 on 2 cores. The spectral and 3-D element-wise kernels a work-item per x
+# row, looping along it (vectorised; a work-item per point of a spectrum is not):
+# kwave_pressure_gradient 0.56 -> 0.22 ms, kwave_velocity 0.92 -> 0.73 ms (docs/engineering/measurements.md).
 stored_operators = 1
-spectral_grid = 1
+row_kernels = 1
 
 [mesh]
 # The self-intersection's default broad phase (--method auto): the uniform grid ran 1.04 to 3.6 times

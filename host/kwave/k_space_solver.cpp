@@ -42,8 +42,9 @@ struct KSpaceSolver::Impl : StepKernels {
     // Also nx = 32 q (q = 1, 2, 4, 8, 16), VkFFT: the velocity update runs fused with the inverse x
     // transforms of the pressure gradient (kwave_x_velocity), whose y transforms run alone.
     int xFusedQ = 0;
-    // The spectral kernels over a 3-D range (cl/kwave.cl SPECTRAL_GRID; [kwave] spectral_grid, CPUs).
-    bool spectralGrid = false;
+    // The spectral and 3-D element-wise kernels a work-item per x row, looping over it (cl/kwave.cl
+    // ROW_KERNELS; [kwave] row_kernels, CPUs).
+    bool rowKernels = false;
 
     // The end of each enqueued step not yet seen complete (a marker event each, oldest first). The host
     // runs at most `stepsAhead` steps ahead of the device: enough queued work that the device never
@@ -76,7 +77,7 @@ struct KSpaceSolver::Impl : StepKernels {
         zLines = linesPerGroup();
         zFusedQ = zFusedLines();
         xFusedQ = xFusedRows();
-        spectralGrid = key("spectral_grid", 0) != 0;
+        rowKernels = key("row_kernels", 0) != 0;
         // GPUs get explicit work-groups along x (global sizes are rounded up; kernels check bounds);
         // CPUs let the runtime choose. A [kwave] section of a tuning profile overrides both.
         const bool gpu = ctx.device().isGpu;
@@ -117,7 +118,7 @@ struct KSpaceSolver::Impl : StepKernels {
         std::ostringstream fused;
         if (zFusedQ) fused << " -D KZ_Q=" << zFusedQ << " -D KZ_LINES=" << zLines;
         if (xFusedQ) fused << " -D KX_Q=" << xFusedQ;
-        if (spectralGrid) fused << " -D SPECTRAL_GRID=1";
+        if (rowKernels) fused << " -D ROW_KERNELS=1";
         return kernelOptions(ctx, sim, f.st, fused.str());
     }
 
@@ -245,11 +246,14 @@ struct KSpaceSolver::Impl : StepKernels {
     void args(cl::Kernel& k, const A&... a) {
         setArgs(k, 0, a...);
     }
-    void launchGrid(cl::Kernel& k, std::size_t nx) { ctx.launch(k, cl::NDRange(nx, g.ny, g.nz), local3); }
+    void launchGrid(cl::Kernel& k, std::size_t nx) {
+        if (rowKernels) ctx.launch(k, cl::NDRange(g.ny, g.nz));
+        else ctx.launch(k, cl::NDRange(nx, g.ny, g.nz), local3);
+    }
     void launch1(cl::Kernel& k, std::size_t count) { ctx.launch(k, cl::NDRange(count), local1); }
-    // A kernel of SPECTRAL_INDEX over the half spectrum.
+    // A kernel of SPECTRAL_BEGIN over the half spectrum: a work-item per point, or per x row.
     void launchSpectral(cl::Kernel& k) {
-        if (spectralGrid) ctx.launch(k, cl::NDRange(g.reducedNx(), g.ny, g.is3D() ? g.nz : 1), local3);
+        if (rowKernels) ctx.launch(k, cl::NDRange(g.ny, g.is3D() ? g.nz : 1));
         else launch1(k, nr);
     }
     cl_uint u32(std::size_t v) const { return static_cast<cl_uint>(v); }
