@@ -52,8 +52,13 @@ std::size_t checkedProduct(std::initializer_list<std::uint64_t> factors, const s
 }
 
 std::size_t hostMemoryLimit() {
-    const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGE_SIZE);
-    std::size_t limit = pages > 0 && pageSize > 0 ? std::size_t(pages) * std::size_t(pageSize) : std::size_t(1) << 40;
+    // The physical memory does not change while the process runs; sysconf asks the kernel (a
+    // sysinfo call) every time, which every small workload call would pay.
+    static const std::size_t physical = [] {
+        const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGE_SIZE);
+        return pages > 0 && pageSize > 0 ? std::size_t(pages) * std::size_t(pageSize) : std::size_t(1) << 40;
+    }();
+    std::size_t limit = physical;
     if (const char* env = std::getenv("PORTACL_MAX_HOST_BYTES")) {
         char* end = nullptr;
         const unsigned long long v = std::strtoull(env, &end, 10);
