@@ -113,6 +113,21 @@ inline char insphere_float(const float3 pa, const float3 pb, const float3 pc, co
 
 // ---- double stage A, then exact expansion arithmetic ----
 
+// The exact stages (pred_orient3d_expansion, pred_insphere_expansion) run only for a sign the double
+// filter cannot vouch for. A compiler that inlines every call puts a copy of the orient3d expansion
+// at each orient3d call of a kernel (the mesh pair test has about 90): forced to do so, clang makes
+// the double mesh kernels some 35 times the size of the float ones (docs/mesh.md). A profile's
+// [build] defines may set PRED_EXACT_OUT_OF_LINE=1 to keep them out of line, one copy per kernel
+// (PoCL passes the double conformance cases either way, in about the same build time).
+#ifndef PRED_EXACT_OUT_OF_LINE
+#define PRED_EXACT_OUT_OF_LINE 0
+#endif
+#if PRED_EXACT_OUT_OF_LINE
+#define PRED_EXACT_FN __attribute__((noinline))
+#else
+#define PRED_EXACT_FN inline
+#endif
+
 // x + y == a + b exactly, x = fl(a + b) (Knuth's two-sum; any a, b).
 inline void pred_two_sum(const double a, const double b, double* x, double* y) {
     const double s = a + b;
@@ -222,7 +237,7 @@ inline int pred_minor2(const int pn, const double* p, const int qn, const double
 // debug kernel saw an expansion product read another array's data), with PTX arithmetic that looked
 // right, so most likely its private-memory slot sharing. With one array it is exact on the H200.
 #define PRED_O3_WORK (18 + 48 + 28 + 192 + 32 + 64 + 128 + 192)
-inline char pred_orient3d_expansion(const float3 a, const float3 b, const float3 c, const float3 d) {
+PRED_EXACT_FN char pred_orient3d_expansion(const float3 a, const float3 b, const float3 c, const float3 d) {
     double w[PRED_O3_WORK];
     double *adx = w, *ady = w + 2, *adz = w + 4, *bdx = w + 6, *bdy = w + 8, *bdz = w + 10;
     double *cdx = w + 12, *cdy = w + 14, *cdz = w + 16;
@@ -290,7 +305,7 @@ inline int pred_lift_raw(const float3 p, const double sign, double* out) {
 }
 
 // The exact insphere sign for any finite float input.
-inline char pred_insphere_expansion(const float3 pa, const float3 pb, const float3 pc, const float3 pd,
+PRED_EXACT_FN char pred_insphere_expansion(const float3 pa, const float3 pb, const float3 pc, const float3 pd,
                                     const float3 pe) {
     const float3 rows[5] = {pa, pb, pc, pd, pe};
     double o[48], l[3], term[288], scaled[96], tmp[288], acc[1440], next[1440];
