@@ -115,7 +115,7 @@ inline char insphere_float(const float3 pa, const float3 pb, const float3 pc, co
 
 // The exact stages (pred_orient3d_expansion, pred_insphere_expansion) run only for a sign the double
 // filter cannot vouch for. A compiler that inlines every call puts a copy of the orient3d expansion
-// at each orient3d call of a kernel (the mesh pair test has about 90): forced to do so, clang makes
+// at each orient3d call of a kernel (the mesh pair test has about 100): forced to do so, clang makes
 // the double mesh kernels some 35 times the size of the float ones (docs/mesh.md). A profile's
 // [build] defines may set PRED_EXACT_OUT_OF_LINE=1 to keep them out of line, one copy per kernel
 // (PoCL passes the double conformance cases either way, in about the same build time).

@@ -47,17 +47,31 @@ GridShape gridShape(const TriangleMesh& m, const std::vector<std::uint8_t>& dege
     const double cap = std::max(4096.0, double(kCellsPerTriangle) * double(m.triangleCount()));
     for (int attempt = 0;; ++attempt) {
         double cells = 1;
-        for (int k = 0; k < 3; ++k) {
-            g.dims[k] = std::uint32_t(std::floor((hi[k] - lo[k]) / cell)) + 1;
-            cells *= double(g.dims[k]);
+        for (int k = 0; k < 3; ++k) cells *= std::floor((hi[k] - lo[k]) / cell) + 1;
+        if (cells <= cap) {
+            for (int k = 0; k < 3; ++k) g.dims[k] = std::uint32_t(std::floor((hi[k] - lo[k]) / cell)) + 1;
+            break;
         }
-        if (cells <= cap) break;
         if (attempt > 60) throw Error("the mesh's grid would not fit in " + std::to_string(std::size_t(cap)) + " cells; this is a bug, please report it");
         cell *= std::cbrt(cells / cap) * 1.01;
     }
     g.cells = std::size_t(g.dims[0]) * g.dims[1] * g.dims[2];
     for (int k = 0; k < 3; ++k) g.lo[k] = float(lo[k]);
     g.inverseCell = float(1.0 / cell);
+    // At most this many (triangle, cell) entries: each box's cells per axis, one more for rounding.
+    for (std::size_t t = 0; t < m.triangleCount(); ++t) {
+        if (degenerate[t]) continue;
+        double cellsOfBox = 1;
+        for (int k = 0; k < 3; ++k) {
+            float a = m.points[3 * std::size_t(m.triangles[3 * t]) + std::size_t(k)], b = a;
+            for (int i = 1; i < 3; ++i) {
+                const float c = m.points[3 * std::size_t(m.triangles[3 * t + std::size_t(i)]) + std::size_t(k)];
+                a = std::min(a, c), b = std::max(b, c);
+            }
+            cellsOfBox *= std::min(std::floor((double(b) - double(a)) / cell) + 2, double(g.dims[k]));
+        }
+        g.entryBound += cellsOfBox;
+    }
     return g;
 }
 
@@ -66,6 +80,11 @@ Grid buildGrid(Context& ctx, const TriangleMesh& m, const std::vector<std::uint8
     const std::size_t n = m.triangleCount();
     Grid g;
     g.shape = gridShape(m, degenerate);
+    // Entries are counted and indexed in 32 bits (a mesh of large triangles over small ones could
+    // need more: each large one is binned into every cell it covers).
+    if (g.shape.entryBound >= 4294967295.0)
+        throw Error("the uniform grid would bin the mesh's " + std::to_string(n) + " triangles into up to " +
+                    std::to_string(std::uint64_t(g.shape.entryBound)) + " cells, more than its 32-bit counts hold; use --method hierarchy");
     const std::size_t cells = g.shape.cells;
     const cl_float4 sceneLo{{g.shape.lo[0], g.shape.lo[1], g.shape.lo[2], 0}};
     const cl_float4 inverse{{g.shape.inverseCell, g.shape.inverseCell, g.shape.inverseCell, 0}};

@@ -80,6 +80,7 @@ struct GridShape {
     float inverseCell = 0;
     std::uint32_t dims[3] = {1, 1, 1};
     std::size_t cells = 1;
+    double entryBound = 0;  // at most this many (triangle, cell) entries
 };
 PORTACL_API GridShape gridShape(const TriangleMesh& m, const std::vector<std::uint8_t>& degenerate);
 // The triangles binned into the cells (a counting sort on the device): entries (triangle, cell)
