@@ -69,7 +69,7 @@ def test_cow_against_command_reference_and_cgal(ctx, cow, tmp_path):
     np.testing.assert_array_equal(got["pairs"], np.array([ln.split() for ln in lines], dtype=np.uint32))
 
 
-@pytest.mark.parametrize("method", ["atomic-list", "matrix"])
+@pytest.mark.parametrize("method", ["grid", "hierarchy", "atomic-list", "matrix"])
 def test_methods_agree(ctx, cow, method):
     v, f = portacl.read_mesh(cow)
     want = portacl.mesh_intersect(v, f, ctx=ctx)["pairs"]
