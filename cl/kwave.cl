@@ -8,7 +8,10 @@
 //   STORED_OPERATORS              kappa, nabla1 and nabla2 read from arrays in every storage mode,
 //                                 and with the power law `absorb` holding 2 alpha c^(y-1) (else
 //                                 computed per element: see KAPPA_STORED below)
-// The inverse FFTs are scaled by 1/N already, so no fftDivider appears here.
+// The inverse FFTs are scaled by 1/N, by the FFT library or (the one-device solver where FFTW
+// transforms, whose scaling is a pass of its own) in the operators before them: the shifted
+// derivative and unstagger operators are uploaded times 1/N, and the absorption terms and the
+// source correction take `scale`. No fftDivider appears here.
 #include "common/real.h"
 #include "common/kwave_storage.h"
 
@@ -363,13 +366,13 @@ __kernel void kwave_pressure_terms(__global const rho_t* rhox, __global const rh
 // full precision (yMinus2 = y - 2), read as stored (bfloat16) in the reduced modes.
 __kernel void kwave_absorption_terms(__global real* X, __global real* Y, __global const nabla_t* nabla2,
                                      __global const nabla_t* nabla1, __global const real* kk, real yMinus2,
-                                     uint nxr, uint ny, ulong nr) {
+                                     uint nxr, uint ny, ulong nr, real scale) {
     SPECTRAL_BEGIN
 #if !NABLA_STORED
     const real k = wave_number(kk, x, y, z, nxr, ny);
-    const real n1 = k == (real)0 ? (real)0 : power_of_positive(k, yMinus2), n2 = n1 * k;
+    const real n1 = k == (real)0 ? (real)0 : power_of_positive(k, yMinus2) * scale, n2 = n1 * k;
 #else
-    const real n2 = KW_LD(ST_NABLA, nabla2, i), n1 = KW_LD(ST_NABLA, nabla1, i);
+    const real n2 = KW_LD(ST_NABLA, nabla2, i) * scale, n1 = KW_LD(ST_NABLA, nabla1, i) * scale;
 #endif
     C_LOAD(X, i, xr, xi);
     C_STORE(X, i, xr * n2, xi * n2);
@@ -481,10 +484,10 @@ __kernel void kwave_point_source_density(__global rho_t* rhox, __global rho_t* r
 }
 
 // Additive sources: the spectrum of the scattered source times source_kappa.
-__kernel void kwave_source_kappa(__global real* X, __global const skappa_t* skappa, ulong nr) {
+__kernel void kwave_source_kappa(__global real* X, __global const skappa_t* skappa, ulong nr, real scale) {
     const size_t i = get_global_id(0);
     if (i >= nr) return;
-    const real s = KW_LD(ST_SKAPPA, skappa, i);
+    const real s = KW_LD(ST_SKAPPA, skappa, i) * scale;
     C_LOAD(X, i, xr, xi);
     C_STORE(X, i, xr * s, xi * s);
 }

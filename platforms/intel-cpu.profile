@@ -64,6 +64,8 @@ fftw_fused_z = 0
 # element cost a CPU more than the reads, and rows vectorise where points of a spectrum do not).
 stored_operators = 1
 row_kernels = 1
+# FFTW's inverses left unscaled, 1/N carried by the spectral operators (as on PoCL).
+fold_fft_scale = 1
 
 [mesh]
 # The runtime's compiler (2026.2) gets the double builds of the mesh kernels wrong when it optimises

@@ -72,6 +72,9 @@ fftw_fused_z = 0
 # kwave_pressure_gradient 0.56 -> 0.22 ms, kwave_velocity 0.92 -> 0.73 ms (docs/engineering/measurements.md).
 stored_operators = 1
 row_kernels = 1
+# FFTW's inverses left unscaled, 1/N carried by the spectral operators before them (FFTW's scaling
+# is a pass over the whole output of its own).
+fold_fft_scale = 1
 
 [mesh]
 # The self-intersection's default broad phase (--method auto): the uniform grid ran 1.04 to 3.6 times

@@ -165,9 +165,11 @@ protected:
     }
 
     // C2R of the half-spectra of random real arrays: the result is those arrays again, and equals
-    // the direct inverse DFT of the half-spectrum.
-    void checkC2R(const Shape& shape, std::size_t batch, bool inPlace) {
-        Plan& p = plan(test::context(), desc(Kind::C2R, shape, batch, inPlace));
+    // the direct inverse DFT of the half-spectrum (times N where the plan leaves the inverse unscaled).
+    void checkC2R(const Shape& shape, std::size_t batch, bool inPlace, bool scaled = true) {
+        PlanDesc d = desc(Kind::C2R, shape, batch, inPlace);
+        d.scaleInverse = scaled;
+        Plan& p = plan(test::context(), d);
         const std::size_t n = product(shape), last = shape.back();
         const auto x = randomReals(n * batch, 13);
         std::vector<Complex> half;
@@ -178,7 +180,7 @@ protected:
             half.insert(half.end(), h.begin(), h.end());
             const auto back = reference::dftRealInverse(h, shape);
             EXPECT_LE(relativeL2(back, xb), 1e-13) << "the reference's own round trip";
-            want.insert(want.end(), back.begin(), back.end());
+            for (const double v : back) want.push_back(scaled ? v : v * static_cast<double>(n));
         }
         const std::size_t outCount = inPlace ? half.size() * 2 : n * batch;
         auto got = run(p, interleave(half), Direction::Inverse, outCount);
@@ -207,6 +209,8 @@ TEST_P(Fft, R2C3DInPlace) { checkR2C({6, 10, 14}, 1, true); }
 TEST_P(Fft, C2R1DBatchedOutOfPlace) { checkC2R({12}, 2, false); }
 TEST_P(Fft, C2R2DOddLastInPlace) { checkC2R({7, 9}, 1, true); }
 TEST_P(Fft, C2R3DBatchedOutOfPlace) { checkC2R({6, 10, 14}, 2, false); }
+// PlanDesc::scaleInverse false (k-Wave's solver folds 1/N into its spectral operators): N times it.
+TEST_P(Fft, C2R3DBatchedUnscaled) { checkC2R({6, 10, 14}, 2, false, false); }
 
 // Axes of length 1 (VkFFT refuses them; the plan drops them, as they change neither data nor layout).
 TEST_P(Fft, LengthOneAxes) {

@@ -70,10 +70,13 @@ Recording runDevice(const Simulation& s, Precision prec, const OutputSelection& 
 
 // The solver's two sets of kernel paths, forced whatever the device profile chooses (the [kwave]
 // keys): the GPUs' (the fused z kernels where nz = 16 q, kappa and the absorption operators
-// computed per element, the spectral kernels over a 1-D range) and the CPUs' (FFT-library 3-D
-// transforms with the plain spectral kernels, the operators stored, a work-item per x row).
-const std::map<std::string, long> kGpuPaths{{"fused_z", 1}, {"fftw_fused_z", 1}, {"stored_operators", 0}, {"row_kernels", 0}};
-const std::map<std::string, long> kCpuPaths{{"fused_z", 0}, {"fftw_fused_z", 0}, {"stored_operators", 1}, {"row_kernels", 1}};
+// computed per element, the spectral kernels over a 1-D range, the inverse transforms scaled by the
+// FFT library) and the CPUs' (FFT-library 3-D transforms with the plain spectral kernels, the
+// operators stored, a work-item per x row, 1/N carried by the spectral operators).
+const std::map<std::string, long> kGpuPaths{
+    {"fused_z", 1}, {"fftw_fused_z", 1}, {"stored_operators", 0}, {"row_kernels", 0}, {"fold_fft_scale", 0}};
+const std::map<std::string, long> kCpuPaths{
+    {"fused_z", 0}, {"fftw_fused_z", 0}, {"stored_operators", 1}, {"row_kernels", 1}, {"fold_fft_scale", 1}};
 
 // Every recorded quantity of `dev` within `tol` (relative L2 over the whole quantity) of `ref`.
 void expectMatches(const Recording& dev, const Recording& ref, double tol) {

@@ -113,9 +113,10 @@ private:
         check(clfftSetPlanBatchSize(handle_, d.batch), "clfftSetPlanBatchSize");
         // clFFT takes its scale as a float: 1/N in float would cost a double transform 7 digits, so
         // double plans run unscaled and execute() applies 1/N with a kernel of its own.
-        const bool scaleOnDevice = d.precision == Precision::Double;
+        const bool scaleOnDevice = d.scaleInverse && d.precision == Precision::Double;
+        const bool scaleInClfft = d.scaleInverse && !scaleOnDevice;
         check(clfftSetPlanScale(handle_, CLFFT_FORWARD, 1.0f), "clfftSetPlanScale");
-        check(clfftSetPlanScale(handle_, CLFFT_BACKWARD, scaleOnDevice ? 1.0f : 1.0f / static_cast<float>(totalPoints(d))),
+        check(clfftSetPlanScale(handle_, CLFFT_BACKWARD, scaleInClfft ? 1.0f / static_cast<float>(totalPoints(d)) : 1.0f),
               "clfftSetPlanScale");
         mark_ = ctx.kernel("fft_support.cl", "fft_timing_mark", Precision::Float);
         if (scaleOnDevice && d.kind != Kind::R2C) scale_ = ctx.kernel("fft_support.cl", "fft_scale", d.precision);

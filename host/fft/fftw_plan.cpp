@@ -288,7 +288,7 @@ private:
             case Kind::R2C: F::runR2C(plan, src, dst); break;
             case Kind::C2R: F::runC2R(plan, src, dst); break;
         }
-        if (dir == Direction::Inverse)
+        if (dir == Direction::Inverse && desc_.scaleInverse)
             scale(static_cast<Real*>(dst), desc_.batch * outputElements(desc_, dir), inverseScale_, threads_);
     }
 

@@ -51,7 +51,7 @@ std::string PlanDesc::key() const {
     std::ostringstream k;
     k << "backend=" << backendName(backend) << " kind=" << kindName(kind) << " precision=" << precisionName(precision)
       << " shape=" << shapeText(shape) << " batch=" << batch << " placement=" << (inPlace ? "in-place" : "out-of-place")
-      << (skipFastestAxis ? " skip-fastest-axis" : "");
+      << (skipFastestAxis ? " skip-fastest-axis" : "") << (scaleInverse ? "" : " unscaled-inverse");
     return k.str();
 }
 

@@ -97,7 +97,7 @@ public:
         cfg.commandQueue = &queue_;
         cfg.doublePrecision = d.precision == Precision::Double ? 1 : 0;
         cfg.numberBatches = d.batch;
-        cfg.normalize = 1;  // inverse scaled by 1/N
+        cfg.normalize = d.scaleInverse ? 1 : 0;  // inverse scaled by 1/N
         if (d.skipFastestAxis) {
             if (real || dims < 2) throw Error("VkFFT cannot run the " + describe(d) + ": only C2C transforms of 2 or 3 axes can leave the fastest untransformed");
             cfg.omitDimension[0] = 1;

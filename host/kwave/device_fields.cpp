@@ -89,8 +89,8 @@ void DeviceFields::allocate(std::size_t otherBytes) {
     auto complexes = [&](const std::vector<std::complex<double>>& v) {
         std::vector<double> flat;
         for (const auto& c : v) {
-            flat.push_back(c.real());
-            flat.push_back(c.imag());
+            flat.push_back(c.real() * spectralScale);
+            flat.push_back(c.imag() * spectralScale);
         }
         return encode(flat, StorageFormat::Element, prec);
     };

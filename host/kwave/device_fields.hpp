@@ -55,6 +55,9 @@ struct DeviceFields {
     std::size_t realBytes;
     StoragePlan st;
     std::size_t deviceBytes = 0;  // what allocate() made
+    // The factor allocate() gives the shifted derivative and unstagger operators: 1/N where the
+    // solver's inverse transforms are left unscaled and the operators before them carry it.
+    double spectralScale = 1.0;
 
     cl::Buffer p, u[3], rho[3], du[3], X[3], scratch;
     // When each component's offset meets the device's sub-buffer alignment, u, du and the spectra

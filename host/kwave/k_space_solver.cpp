@@ -45,6 +45,11 @@ struct KSpaceSolver::Impl : StepKernels {
     // The spectral and 3-D element-wise kernels a work-item per x row, looping over it (cl/kwave.cl
     // ROW_KERNELS; [kwave] row_kernels, CPUs).
     bool rowKernels = false;
+    // The 3-D transforms' inverses left unscaled, their 1/N carried by the spectral operators before
+    // them ([kwave] fold_fft_scale, for FFTW, whose scaling is a pass over the output of its own; not
+    // with the fused z kernels, which scale in their z transforms). spectralScale: 1/N, else 1.
+    bool foldScale = false;
+    double spectralScale = 1.0;
 
     // The end of each enqueued step not yet seen complete (a marker event each, oldest first). The host
     // runs at most `stepsAhead` steps ahead of the device: enough queued work that the device never
@@ -78,6 +83,9 @@ struct KSpaceSolver::Impl : StepKernels {
         zFusedQ = zFusedLines();
         xFusedQ = xFusedRows();
         rowKernels = key("row_kernels", 0) != 0;
+        foldScale = !zFusedQ && key("fold_fft_scale", 0) != 0;
+        spectralScale = foldScale ? 1.0 / static_cast<double>(n) : 1.0;
+        f.spectralScale = spectralScale;
         // GPUs get explicit work-groups along x (global sizes are rounded up; kernels check bounds);
         // CPUs let the runtime choose. A [kwave] section of a tuning profile overrides both.
         const bool gpu = ctx.device().isGpu;
@@ -198,6 +206,7 @@ struct KSpaceSolver::Impl : StepKernels {
         d.kind = kind;
         d.precision = prec;
         d.backend = opt.fftBackend;
+        d.scaleInverse = !foldScale;
         return d;
     }
 
@@ -317,6 +326,7 @@ struct KSpaceSolver::Impl : StepKernels {
     void filterScratch() {
         r2c->execute(f.scratch, f.X[0], fft::Direction::Forward);
         args(kSourceKappa, f.X[0], f.sourceKappa, u64(nr));
+        setReal(kSourceKappa, 3, spectralScale);
         launch1(kSourceKappa, nr);
         c2r->execute(f.X[0], f.scratch, fft::Direction::Inverse);
     }
@@ -409,6 +419,7 @@ struct KSpaceSolver::Impl : StepKernels {
             if (fused) launchLines(k);
             else {
                 setArg(k, 8, u64(nr));
+                setReal(k, 9, spectralScale);
                 launchSpectral(k);
             }
             inverseComponents(f.du + 1, f.duTail, 2, fused);

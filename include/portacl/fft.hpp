@@ -55,6 +55,9 @@ struct PORTACL_API PlanDesc {
     // C2C only, VkFFT and FFTW: leave the fastest axis untransformed (the transforms along the other axes
     // of every point of it), for callers that transform that axis themselves.
     bool skipFastestAxis = false;
+    // false: the inverse is left unscaled (N times the conventional result, N the product of the
+    // transformed lengths), for callers that fold 1/N into their own arithmetic.
+    bool scaleInverse = true;
 
     std::string key() const;  // the full description, used as the plan-cache key
 };

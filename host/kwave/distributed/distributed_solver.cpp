@@ -368,6 +368,7 @@ struct DistributedSolver::Impl : StepKernels {
     void filterScratch() {
         fft->forward(scratch, X[0]);
         args(kSourceKappa, X[0], sourceKappa, u64(ns));
+        setReal(kSourceKappa, 3, 1.0);  // the slab transforms scale their inverses
         launch1(kSourceKappa, ns);
         fft->inverse(X[0], scratch);
     }
@@ -447,6 +448,7 @@ struct DistributedSolver::Impl : StepKernels {
             setArg(kAbsorptionTerms, 6, u32(slotLen[0]));
             setArg(kAbsorptionTerms, 7, u32(slotLen[1]));
             setArg(kAbsorptionTerms, 8, u64(ns));
+            setReal(kAbsorptionTerms, 9, 1.0);
             launch1(kAbsorptionTerms, ns);
             fft->inverse(X, du + 1, 2);
         }
