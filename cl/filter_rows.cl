@@ -83,6 +83,8 @@
 #if ACC == 2
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+// Every sum here is an exact integer (in double too), so a fused multiply-add gives the same value.
+#pragma OPENCL FP_CONTRACT ON
 
 // VW lanes of each type. On PoCL and Intel's CPU runtime (clang compilers), clang's extended
 // vectors, of any width, which take no built-in functions (the conversions are

@@ -29,8 +29,9 @@ tile = 32
 # The row-band path of 8-bit planes (cl/filter_rows.cl), as on PoCL: it outran the register path on
 # every operation it takes (docs/engineering/filter.md).
 cpu_rows = 1
-cpu_rows_band = 64
-cpu_rows_segment = 512
+cpu_rows_band = 24
+cpu_rows_median3_band = 8
+cpu_rows_segment = 8192
 cpu_rows_median_vector = 64
 cpu_rows_linear_vector = 32
 cpu_rows_double_vector = 16

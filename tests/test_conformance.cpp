@@ -820,7 +820,7 @@ const char* kIntegerLabel = "integer";
 void filterRowsCase() {
     const io::Image grey = filterImage(gTiny ? 37 : 83, gTiny ? 17 : 47, 1, io::PixelType::U8, 4);
     filter::Options rows;
-    rows.tuning = {{"cpu_rows", 1}, {"cpu_rows_band", 5}, {"cpu_rows_segment", 32}, {"cpu_rows_median_vector", 16},
+    rows.tuning = {{"cpu_rows", 1}, {"cpu_rows_band", 5}, {"cpu_rows_median3_band", 3}, {"cpu_rows_segment", 32}, {"cpu_rows_median_vector", 16},
                    {"cpu_rows_linear_vector", 16}, {"cpu_rows_double_vector", 16}};
     rows.border = filter::Border::Constant;
     rows.borderValue = 200;

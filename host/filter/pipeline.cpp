@@ -87,12 +87,14 @@ struct Pipeline::Impl {
         median5Strip = setting("median5_strip", 1) != 0;
         rows = setting("cpu_rows", 0) != 0;
         rowsLayout.band = setting("cpu_rows_band", rowsLayout.band);
+        rowsLayout.median3Band = setting("cpu_rows_median3_band", rowsLayout.median3Band);
         rowsLayout.segment = setting("cpu_rows_segment", rowsLayout.segment);
         rowsLayout.medianVector = setting("cpu_rows_median_vector", rowsLayout.medianVector);
         rowsLayout.linearVector = setting("cpu_rows_linear_vector", rowsLayout.linearVector);
         rowsLayout.doubleVector = setting("cpu_rows_double_vector", rowsLayout.doubleVector);
         if (rows && !rowsLayout.valid())
-            throw Error("the [filter] row bands of the tuning profile " + ctx.tuning().name + " (" + std::to_string(rowsLayout.band) + " rows by " +
+            throw Error("the [filter] row bands of the tuning profile " + ctx.tuning().name + " (" + std::to_string(rowsLayout.band) + " and " +
+                        std::to_string(rowsLayout.median3Band) + " rows by " +
                         std::to_string(rowsLayout.segment) + " columns; vectors of " + std::to_string(rowsLayout.medianVector) + ", " +
                         std::to_string(rowsLayout.linearVector) + " and " + std::to_string(rowsLayout.doubleVector) +
                         " bytes) are not a layout the path can run (vectors of 16, 32 or 64 bytes; at least one row; columns a multiple of each vector).");
@@ -161,10 +163,11 @@ struct Pipeline::Impl {
         setArg(k, 2, static_cast<cl_int>(width));
         setArg(k, 3, static_cast<cl_int>(height));
         setArg(k, 4, static_cast<cl_int>(saturate(options.borderValue, in.type)));
-        setArg(k, 5, static_cast<cl_int>(rowsLayout.band));
+        const int band = rowsLayout.bandFor(op);
+        setArg(k, 5, static_cast<cl_int>(band));
         setArg(k, 6, static_cast<cl_int>(rowsLayout.segment));
         const std::size_t segments = (static_cast<std::size_t>(width) + rowsLayout.segment - 1) / rowsLayout.segment;
-        const std::size_t bands = (static_cast<std::size_t>(height) + rowsLayout.band - 1) / rowsLayout.band;
+        const std::size_t bands = (static_cast<std::size_t>(height) + band - 1) / band;
         ctx.launch(k, cl::NDRange(segments, bands), cl::NDRange(1, 1));
         return true;
     }

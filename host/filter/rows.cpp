@@ -106,7 +106,7 @@ std::string linearDefines(const Operation& op, const RowsLayout& layout, bool fp
 bool RowsLayout::valid() const {
     for (int v : {medianVector, linearVector, doubleVector})
         if ((v != 16 && v != 32 && v != 64) || segment < v || segment % v != 0) return false;
-    return band >= 1;
+    return band >= 1 && median3Band >= 1;
 }
 
 std::string rowsDefines(const Operation& op, io::PixelType in, int imageWidth, int imageHeight, Border border, const RowsLayout& layout,

@@ -8,13 +8,14 @@
 
 namespace portacl::filter {
 
-// One work-item's task: `band` output rows by `segment` columns, walked a vector of 16, 32 or 64
-// bytes side by side at a time: medianVector for the medians, linearVector for linear masks, and
-// doubleVector for those whose column sums are in double (fewer lanes, fewer registers). The
-// segment is a multiple of each.
+// One work-item's task: `band` output rows (median3Band for the 3x3 median) by `segment` columns,
+// walked a vector of 16, 32 or 64 bytes side by side at a time: medianVector for the medians,
+// linearVector for linear masks, and doubleVector for those whose column sums are in double (fewer
+// lanes, fewer registers). The segment is a multiple of each.
 struct RowsLayout {
-    int band = 64, segment = 512, medianVector = 16, linearVector = 16, doubleVector = 16;
+    int band = 24, median3Band = 8, segment = 8192, medianVector = 16, linearVector = 16, doubleVector = 16;
     bool valid() const;
+    int bandFor(const Operation& op) const { return op.kind == Operation::Kind::Median && op.width == 3 ? median3Band : band; }
 };
 
 // The kernel's defines for `op` on an imageWidth x imageHeight plane of type `in` under `border`,
