@@ -12,7 +12,8 @@
 //         column): the row pass of each input row once (the bytes of a symmetric pair of weights
 //         added before their one multiplication), then the column pass over the ring of KH row
 //         sums for each output row: both passes fused, so the band's row sums never leave the
-//         registers.
+//         registers. CSLIDE: the column factor is one weight (box masks), and the column sum
+//         slides down the band.
 //   OP 3  the median of KW x KH (3x3 or 5x5): each input row's KW horizontal neighbours sorted once
 //         (shared by the KH outputs that hold the row). 3x3: the median of (largest row minimum,
 //         median of the row medians, smallest row maximum), 18 min/max per VW outputs. 5x5: the
@@ -57,6 +58,9 @@
 #endif
 #ifndef DIV_MODE
 #define DIV_MODE 0
+#endif
+#ifndef CSLIDE
+#define CSLIDE 0
 #endif
 #ifndef DIV_SHIFT
 #define DIV_SHIFT 0
@@ -161,7 +165,9 @@ __attribute__((noinline)) vu8 rows_gather(const global uchar* p, const int x, co
 // x on: one vector load inside the image.
 __attribute__((always_inline)) inline vu8 rows_load(const global uchar* src, const int row, const int x, const int width, const uchar outside,
                                                     const bool edge) {
-    if (row < 0) return (vu8)(outside);
+#if BORDER == 0
+    if (row < 0) return (vu8)(outside);  // (only the constant border reads rows outside)
+#endif
     const global uchar* p = src + (size_t)row * (size_t)width;
     return edge ? rows_gather(p, x, width, outside) : ROWS_LOAD(p + x);
 }
@@ -222,6 +228,9 @@ __attribute__((always_inline)) inline void rows_chunk(const global uchar* restri
     for (int j = 0; j < KH; ++j) acc[j] = (acc_t)(0);
 #elif OP == 2
     acc_t rs[KH];
+#if CSLIDE
+    acc_t cs = (acc_t)(0);  // the running sum of the ring's rows
+#endif
 #elif OP == 3 && KW == 3
     vu8 lo[3], md[3], hi[3];
 #else
@@ -266,6 +275,15 @@ __attribute__((always_inline)) inline void rows_chunk(const global uchar* restri
         #pragma unroll
         for (int j = 0; j + 1 < KH; ++j) rs[j] = rs[j + 1];
         rs[KH - 1] = sum;
+#if CSLIDE
+        // One column weight for every row (box masks): the column sum slides down the band, one
+        // add and one subtract per output instead of KH - 1 adds.
+        cs += sum;
+        if (r >= y0 + RY) {
+            ROWS_STORE(rows_finish((acc_t)(rows_colw[0]) * cs), out);
+            cs -= rs[0];
+        }
+#else
         if (r >= y0 + RY) {
             // The column pass over the KH row sums, symmetric pairs first.
 #if ACC == 2
@@ -294,6 +312,7 @@ __attribute__((always_inline)) inline void rows_chunk(const global uchar* restri
             ROWS_STORE(rows_finish(c), out);
 #endif
         }
+#endif
 #elif OP == 3 && KW == 3
         // The row's three horizontal neighbours sorted (3 compare-exchanges).
         const vu8 a = rows_load(src, row, x - 1, width, outside, edge), b = rows_load(src, row, x, width, outside, edge),

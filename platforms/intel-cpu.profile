@@ -32,8 +32,9 @@ cpu_rows = 1
 cpu_rows_band = 24
 cpu_rows_median3_band = 8
 cpu_rows_segment = 8192
-cpu_rows_median_vector = 64
+cpu_rows_median_vector = 32
 cpu_rows_linear_vector = 32
+cpu_rows_row_vector = 16
 cpu_rows_double_vector = 16
 # The register path (the tile kernels are several times slower here), with work-groups of 16 x 2
 # strips of 8 x 4 for the linear masks, faster than PoCL's 8 x 2; the medians keep 8 x 2, which

@@ -22,18 +22,19 @@ tile = 16
 
 [filter]
 # The row-band path of 8-bit planes (cl/filter_rows.cl): a work-item walks a band of 24 rows (8 for
-# the 3x3 median) across the whole row, in vectors of 64 bytes (medians), 32 (linear masks) or 16
-# (masks whose column sums are in double). The band's rows plus the window's are each read in
-# order, few enough streams for the hardware prefetchers: bands of 64 by 512 columns took twice the
-# CPU time at 4096^2. It takes every single-mask linear filter up to 9x9 and the 3x3 and 5x5
-# medians before the register path below, which it outran on every one measured
-# (docs/engineering/filter.md).
+# the 3x3 median) across the whole row, in vectors of 32 bytes (medians, 2-D masks, 1-D columns) or
+# 16 (rank-1 masks wider than a column, whose row pass loads 9 unaligned vectors a row, and masks
+# whose column sums are in double). The band's rows plus the window's are each read in order, few
+# enough streams for the hardware prefetchers: bands of 64 by 512 columns took twice the CPU time
+# at 4096^2. It takes every single-mask linear filter up to 9x9 and the 3x3 and 5x5 medians before
+# the register path below, which it outran on every one measured (docs/engineering/filter.md).
 cpu_rows = 1
 cpu_rows_band = 24
 cpu_rows_median3_band = 8
 cpu_rows_segment = 8192
-cpu_rows_median_vector = 64
+cpu_rows_median_vector = 32
 cpu_rows_linear_vector = 32
+cpu_rows_row_vector = 16
 cpu_rows_double_vector = 16
 # The register path of 8-bit planes (cl/filter_strip.cl): on PoCL at 1024^2, strips of 8 x 4 ran
 # box 3 in 0.65 ms, Sobel 0.78, median 3 0.89, median 5 5.1 and box 9 4.4, against 10.9, 11.3, 4.6,

@@ -821,7 +821,7 @@ void filterRowsCase() {
     const io::Image grey = filterImage(gTiny ? 37 : 83, gTiny ? 17 : 47, 1, io::PixelType::U8, 4);
     filter::Options rows;
     rows.tuning = {{"cpu_rows", 1}, {"cpu_rows_band", 5}, {"cpu_rows_median3_band", 3}, {"cpu_rows_segment", 32}, {"cpu_rows_median_vector", 16},
-                   {"cpu_rows_linear_vector", 16}, {"cpu_rows_double_vector", 16}};
+                   {"cpu_rows_linear_vector", 16}, {"cpu_rows_row_vector", 16}, {"cpu_rows_double_vector", 16}};
     rows.border = filter::Border::Constant;
     rows.borderValue = 200;
     for (const auto& op : {"conv:1,3,5;2,4,1;3,5,2:sum", "conv:1;8;28;56;70;56;28;8;1:sum", "gaussian:9:2.0", "median:3", "median:5"})

@@ -51,6 +51,7 @@ Options rowsOptions(const Layout& l, Border b, Precision p) {
                 {"cpu_rows_segment", l.vector * l.segmentVectors},
                 {"cpu_rows_median_vector", l.vector},
                 {"cpu_rows_linear_vector", l.vector},
+                {"cpu_rows_row_vector", l.vector},
                 {"cpu_rows_double_vector", l.vector}};
     return o;
 }
@@ -58,7 +59,7 @@ Options rowsOptions(const Layout& l, Border b, Precision p) {
 void expectRowsEqualReference(const io::Image& img, const std::string& spec, const Layout& l, Border b, Precision p = Precision::Float) {
     if (p == Precision::Double && !test::hasFp64()) GTEST_SKIP() << "the test device has no fp64";
     const std::vector<Operation> ops{parseOperation(spec)};
-    const RowsLayout rl{l.band, l.band, l.vector * l.segmentVectors, l.vector, l.vector, l.vector};
+    const RowsLayout rl{l.band, l.band, l.vector * l.segmentVectors, l.vector, l.vector, l.vector, l.vector};
     ASSERT_FALSE(rowsDefines(ops[0], io::PixelType::U8, img.width, img.height, b, rl, test::context().device().fp64).empty())
         << spec << " does not take the row-band path on " << img.width << "x" << img.height;
     const Options o = rowsOptions(l, b, p);
@@ -134,5 +135,5 @@ TEST(FilterRows, PathTakesOnlyWhatItCovers) {
     EXPECT_EQ(takes("median:7"), "");
     EXPECT_EQ(takes("median:3", io::PixelType::U8, 15, 256), "");
     EXPECT_EQ(takes(kColumn, io::PixelType::U8, 256, 4), "");
-    EXPECT_EQ(rowsDefines(parseOperation("median:3"), io::PixelType::U8, 256, 256, Border::Reflect101, RowsLayout{64, 8, 40, 16, 16, 16}, true), "");
+    EXPECT_EQ(rowsDefines(parseOperation("median:3"), io::PixelType::U8, 256, 256, Border::Reflect101, RowsLayout{64, 8, 40, 16, 16, 16, 16}, true), "");
 }

@@ -91,12 +91,14 @@ struct Pipeline::Impl {
         rowsLayout.segment = setting("cpu_rows_segment", rowsLayout.segment);
         rowsLayout.medianVector = setting("cpu_rows_median_vector", rowsLayout.medianVector);
         rowsLayout.linearVector = setting("cpu_rows_linear_vector", rowsLayout.linearVector);
+        rowsLayout.rowVector = setting("cpu_rows_row_vector", rowsLayout.rowVector);
         rowsLayout.doubleVector = setting("cpu_rows_double_vector", rowsLayout.doubleVector);
         if (rows && !rowsLayout.valid())
             throw Error("the [filter] row bands of the tuning profile " + ctx.tuning().name + " (" + std::to_string(rowsLayout.band) + " and " +
                         std::to_string(rowsLayout.median3Band) + " rows by " +
                         std::to_string(rowsLayout.segment) + " columns; vectors of " + std::to_string(rowsLayout.medianVector) + ", " +
-                        std::to_string(rowsLayout.linearVector) + " and " + std::to_string(rowsLayout.doubleVector) +
+                        std::to_string(rowsLayout.linearVector) + ", " + std::to_string(rowsLayout.rowVector) + " and " +
+                        std::to_string(rowsLayout.doubleVector) +
                         " bytes) are not a layout the path can run (vectors of 16, 32 or 64 bytes; at least one row; columns a multiple of each vector).");
         medianSearchMin = setting("median_search_min", 82);
         const int groupX = setting("strip_group_x", gpu ? 32 : 8), groupY = setting("strip_group_y", 2);

@@ -92,11 +92,14 @@ std::string linearDefines(const Operation& op, const RowsLayout& layout, bool fp
     } else {
         return "";
     }
-    vw = acc == 2 ? layout.doubleVector : layout.linearVector;
+    vw = acc == 2 ? layout.doubleVector : rank1 && op.width > 1 ? layout.rowVector : layout.linearVector;
     std::ostringstream s;
     s << " -D ACC=" << acc << " -D DIV_MODE=" << mode << " -D DIV_SHIFT=" << shift << " -D DIV_MUL=" << mul << "u -D DIV_BIAS=" << bias
       << "u -D DIV_2D=" << div2 << "u -D DIV_K=" << k;
-    if (rank1) s << " -D OP=2 -D ROWW=" << list(plan.row) << " -D COLW=" << list(plan.col);
+    // One column weight for every row (box masks): the column sum slides down the band.
+    const bool slide = rank1 && acc != 2 && op.height >= 3 && plan.col[0] != 0 &&
+                       std::all_of(plan.col.begin(), plan.col.end(), [&](std::int32_t c) { return c == plan.col[0]; });
+    if (rank1) s << " -D OP=2 -D CSLIDE=" << (slide ? 1 : 0) << " -D ROWW=" << list(plan.row) << " -D COLW=" << list(plan.col);
     else s << " -D OP=1 -D MASK=" << list(plan.masks[0]);
     return s.str();
 }
@@ -104,7 +107,7 @@ std::string linearDefines(const Operation& op, const RowsLayout& layout, bool fp
 }  // namespace
 
 bool RowsLayout::valid() const {
-    for (int v : {medianVector, linearVector, doubleVector})
+    for (int v : {medianVector, linearVector, rowVector, doubleVector})
         if ((v != 16 && v != 32 && v != 64) || segment < v || segment % v != 0) return false;
     return band >= 1 && median3Band >= 1;
 }

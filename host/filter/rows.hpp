@@ -10,10 +10,11 @@ namespace portacl::filter {
 
 // One work-item's task: `band` output rows (median3Band for the 3x3 median) by `segment` columns,
 // walked a vector of 16, 32 or 64 bytes side by side at a time: medianVector for the medians,
-// linearVector for linear masks, and doubleVector for those whose column sums are in double (fewer
-// lanes, fewer registers). The segment is a multiple of each.
+// rowVector for rank-1 masks wider than one column (their row pass loads KW unaligned vectors per
+// row), doubleVector for those whose column sums are in double, linearVector for the other linear
+// masks (2-D masks, 1-D columns). The segment is a multiple of each.
 struct RowsLayout {
-    int band = 24, median3Band = 8, segment = 8192, medianVector = 16, linearVector = 16, doubleVector = 16;
+    int band = 24, median3Band = 8, segment = 8192, medianVector = 16, linearVector = 16, rowVector = 16, doubleVector = 16;
     bool valid() const;
     int bandFor(const Operation& op) const { return op.kind == Operation::Kind::Median && op.width == 3 ? median3Band : band; }
 };
