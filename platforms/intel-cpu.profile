@@ -31,6 +31,7 @@ tile = 32
 cpu_rows = 1
 cpu_rows_band = 24
 cpu_rows_median3_band = 8
+cpu_rows_window_bytes = 98304
 cpu_rows_segment = 8192
 cpu_rows_median_vector = 32
 cpu_rows_linear_vector = 32

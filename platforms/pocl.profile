@@ -21,16 +21,20 @@ wpt_n = 4
 tile = 16
 
 [filter]
-# The row-band path of 8-bit planes (cl/filter_rows.cl): a work-item walks a band of 24 rows (8 for
-# the 3x3 median) across the whole row, in vectors of 32 bytes (medians, 2-D masks, 1-D columns) or
-# 16 (rank-1 masks wider than a column, whose row pass loads 9 unaligned vectors a row, and masks
-# whose column sums are in double). The band's rows plus the window's are each read in order, few
-# enough streams for the hardware prefetchers: bands of 64 by 512 columns took twice the CPU time
-# at 4096^2. It takes every single-mask linear filter up to 9x9 and the 3x3 and 5x5 medians before
-# the register path below, which it outran on every one measured (docs/engineering/filter.md).
+# The row-band path of 8-bit planes (cl/filter_rows.cl): a work-item walks a band of rows across
+# the whole row: 8 rows for the 3x3 median; for the rest, at least 24, more while the walk's rows
+# (the band's and the window's) span at most 96 KiB of the image and 4 bands per core remain.
+# Its rows are each read in order, few enough streams for the hardware prefetchers: bands of 64
+# rows by 512 columns took twice the CPU time at 4096^2, bands of 40 across it a third more than
+# 24; at 2048^2 bands of 40-64 took the Gaussian 8 % less than 24. Vectors of 32 bytes (medians,
+# 2-D masks, 1-D columns) or 16 (rank-1 masks wider than a column, whose row pass loads 9
+# unaligned vectors a row, and masks whose column sums are in double). It takes every single-mask
+# linear filter up to 9x9 and the 3x3 and 5x5 medians before the register path below, which it
+# outran on every one measured (docs/engineering/filter.md).
 cpu_rows = 1
 cpu_rows_band = 24
 cpu_rows_median3_band = 8
+cpu_rows_window_bytes = 98304
 cpu_rows_segment = 8192
 cpu_rows_median_vector = 32
 cpu_rows_linear_vector = 32

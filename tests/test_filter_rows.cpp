@@ -137,3 +137,15 @@ TEST(FilterRows, PathTakesOnlyWhatItCovers) {
     EXPECT_EQ(takes(kColumn, io::PixelType::U8, 256, 4), "");
     EXPECT_EQ(rowsDefines(parseOperation("median:3"), io::PixelType::U8, 256, 256, Border::Reflect101, RowsLayout{64, 8, 40, 16, 16, 16, 16}, true), "");
 }
+
+TEST(FilterRows, BandsGrowToTheWindowBytes) {
+    RowsLayout l;
+    l.windowBytes = 98304;
+    const Operation gaussian = parseOperation("gaussian:9:2.0"), median3 = parseOperation("median:3");
+    EXPECT_EQ(l.bandFor(gaussian, 2048, 2048, 2), 40);  // 48 rows of 2048 bytes span 96 KiB, 8 of them the window's
+    EXPECT_EQ(l.bandFor(gaussian, 4096, 4096, 2), 24);  // never below `band`
+    EXPECT_EQ(l.bandFor(gaussian, 2048, 2048, 64), 24);  // 4 bands per compute unit would leave 8 rows each
+    EXPECT_EQ(l.bandFor(median3, 2048, 2048, 2), 8);
+    l.windowBytes = 0;
+    EXPECT_EQ(l.bandFor(gaussian, 2048, 2048, 2), 24);
+}

@@ -88,6 +88,7 @@ struct Pipeline::Impl {
         rows = setting("cpu_rows", 0) != 0;
         rowsLayout.band = setting("cpu_rows_band", rowsLayout.band);
         rowsLayout.median3Band = setting("cpu_rows_median3_band", rowsLayout.median3Band);
+        rowsLayout.windowBytes = setting("cpu_rows_window_bytes", rowsLayout.windowBytes);
         rowsLayout.segment = setting("cpu_rows_segment", rowsLayout.segment);
         rowsLayout.medianVector = setting("cpu_rows_median_vector", rowsLayout.medianVector);
         rowsLayout.linearVector = setting("cpu_rows_linear_vector", rowsLayout.linearVector);
@@ -165,7 +166,7 @@ struct Pipeline::Impl {
         setArg(k, 2, static_cast<cl_int>(width));
         setArg(k, 3, static_cast<cl_int>(height));
         setArg(k, 4, static_cast<cl_int>(saturate(options.borderValue, in.type)));
-        const int band = rowsLayout.bandFor(op);
+        const int band = rowsLayout.bandFor(op, width, height, ctx.device().computeUnits);
         setArg(k, 5, static_cast<cl_int>(band));
         setArg(k, 6, static_cast<cl_int>(rowsLayout.segment));
         const std::size_t segments = (static_cast<std::size_t>(width) + rowsLayout.segment - 1) / rowsLayout.segment;

@@ -112,6 +112,14 @@ bool RowsLayout::valid() const {
     return band >= 1 && median3Band >= 1;
 }
 
+int RowsLayout::bandFor(const Operation& op, int imageWidth, int imageHeight, unsigned computeUnits) const {
+    if (op.kind == Operation::Kind::Median && op.width == 3) return median3Band;
+    if (windowBytes <= 0 || imageWidth <= 0) return band;
+    const int spanned = windowBytes / imageWidth - (op.height - 1);
+    const int parallel = imageHeight / static_cast<int>(4 * std::max(1u, computeUnits));
+    return std::max(band, std::min(spanned, parallel));
+}
+
 std::string rowsDefines(const Operation& op, io::PixelType in, int imageWidth, int imageHeight, Border border, const RowsLayout& layout,
                         bool fp64) {
     if (in != io::PixelType::U8 || outputType(op, in) != io::PixelType::U8) return "";

@@ -12,11 +12,16 @@ namespace portacl::filter {
 // walked a vector of 16, 32 or 64 bytes side by side at a time: medianVector for the medians,
 // rowVector for rank-1 masks wider than one column (their row pass loads KW unaligned vectors per
 // row), doubleVector for those whose column sums are in double, linearVector for the other linear
-// masks (2-D masks, 1-D columns). The segment is a multiple of each.
-struct RowsLayout {
+// masks (2-D masks, 1-D columns). The segment is a multiple of each. (Exported, PORTACL_API, for
+// the tests.)
+struct PORTACL_API RowsLayout {
     int band = 24, median3Band = 8, segment = 8192, medianVector = 16, linearVector = 16, rowVector = 16, doubleVector = 16;
+    // windowBytes > 0: the other operations' bands grow (from `band`) until a walk's rows, the band's
+    // and the window's, span windowBytes of the image (the read streams the hardware prefetchers
+    // follow), but leave at least 4 bands per compute unit.
+    int windowBytes = 0;
     bool valid() const;
-    int bandFor(const Operation& op) const { return op.kind == Operation::Kind::Median && op.width == 3 ? median3Band : band; }
+    int bandFor(const Operation& op, int imageWidth, int imageHeight, unsigned computeUnits) const;
 };
 
 // The kernel's defines for `op` on an imageWidth x imageHeight plane of type `in` under `border`,
