@@ -9,8 +9,10 @@
 # N = grid size (128), NT = time steps (40; k-Wave prints its times with 10 ms resolution),
 # T = threads (all cores). Without PACK, OPENCL names our command (default build/portacl).
 # FFT=vkfft (or clfft, fftw) passes --fft to ours; by default the device profile chooses (FFTW on PoCL).
-# Ours runs twice: 2 steps first (--benchmark 2), which builds PoCL's kernels and fills its caches,
-# then the timed run. About a minute on 16 cores.
+# Ours runs 2 steps first (--benchmark 2), which builds PoCL's kernels and fills its caches. Then
+# ROUNDS (default 1) rounds of k-Wave OMP and ours, alternated, each under `nice -n NICE` (default 0);
+# the table gives each program's median over the rounds and the ratio of the medians, the first
+# round's outputs the error. About a minute a round on 16 cores.
 set -u
 omp=${1:?usage: PACK=... cpu_compare.sh /path/to/kspaceFirstOrder-OMP [N] [NT] [THREADS]}
 n=${2:-128}
@@ -25,6 +27,9 @@ py=python3
 $py -c 'import h5py, numpy' 2>/dev/null || py=/usr/bin/python3
 export PORTACL_NO_PROGRESS=1
 outputs=(-p --p_rms --p_max --p_final -u)
+rounds=${ROUNDS:-1}
+niceness=${NICE:-0}
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {if (NR == 0) print "failed"; else if (NR % 2) print v[(NR+1)/2]; else printf "%.2f\n", (v[NR/2]+v[NR/2+1])/2}'; }
 
 echo "== cpu_compare: ${n}^3 heterogeneous power-law absorbing nonlinear p0, $nt steps, $threads threads; $(nproc) cores"
 grep -m1 'model name' /proc/cpuinfo
@@ -35,36 +40,38 @@ step_of_kwave() {  # ms per step from the output file's simulation phase time
     $py -c "import h5py; f=h5py.File('$1','r'); print('%.2f' % (1e3 * float(f.attrs['simulation_phase_execution_time'].decode().strip().rstrip('s')) / $nt))"
 }
 
-echo
-echo "== kspaceFirstOrder-OMP -t $threads"
-omp_step=failed
-if "$omp" -t "$threads" -i "$work/in.h5" -o "$work/omp.h5" "${outputs[@]}" > "$work/omp.log" 2>&1; then
-    omp_step=$(step_of_kwave "$work/omp.h5")
-    grep -E 'Elapsed time|Peak memory|Total execution' "$work/omp.log" | tr -s ' ' | sed 's/^/  /'
-    echo "  time per step $omp_step ms"
-else
-    echo "  k-Wave OMP failed:"; tail -8 "$work/omp.log"
-fi
-
-echo
-echo "== portacl kwave --device pocl -t $threads"
-ocl_step=failed err=-
 "${ours[@]}" -i "$work/in.h5" -o "$work/warm.h5" --device pocl -t "$threads" --benchmark 2 "${outputs[@]}" > "$work/warm.log" 2>&1
-echo "  warm-up (2 steps, kernel builds): $(awk '/Total time/ {print $3}' "$work/warm.log") s"
-if "${ours[@]}" -i "$work/in.h5" -o "$work/ocl.h5" --device pocl -t "$threads" "${outputs[@]}" > "$work/ocl.log" 2>&1; then
-    grep -E 'Time per step|Simulation time|Host memory' "$work/ocl.log" | sed 's/^/  /'
-    ocl_step=$(awk '/Time per step/ {print $4}' "$work/ocl.log")
-    if [ -f "$work/omp.h5" ]; then
-        $py "$root/tools/kwave/compare_outputs.py" "$work/omp.h5" "$work/ocl.h5" --tol 1e-4 > "$work/cmp.txt"
-        grep -E 'PROBLEM' "$work/cmp.txt" | sed 's/^/  /'
-        err=$(awk '/^worst/ {print $3 " (" $4 ")"}' "$work/cmp.txt")
+echo "== warm-up of ours (2 steps, kernel builds): $(awk '/Total time/ {print $3}' "$work/warm.log") s"
+omp_all="" ocl_all="" err=-
+for r in $(seq "$rounds"); do
+    echo
+    echo "== round $r: kspaceFirstOrder-OMP -t $threads (load average $(cut -d' ' -f1 /proc/loadavg))"
+    if nice -n "$niceness" "$omp" -t "$threads" -i "$work/in.h5" -o "$work/omp.h5" "${outputs[@]}" > "$work/omp.log" 2>&1; then
+        step=$(step_of_kwave "$work/omp.h5")
+        omp_all="$omp_all $step"
+        grep -E 'Elapsed time|Peak memory|Total execution' "$work/omp.log" | tr -s ' ' | sed 's/^/  /'
+        echo "  time per step $step ms"
+    else
+        echo "  k-Wave OMP failed:"; tail -8 "$work/omp.log"
     fi
-else
-    echo "  failed:"; tail -8 "$work/ocl.log"
-fi
+    echo "== round $r: portacl kwave --device pocl -t $threads (load average $(cut -d' ' -f1 /proc/loadavg))"
+    if nice -n "$niceness" "${ours[@]}" -i "$work/in.h5" -o "$work/ocl.h5" --device pocl -t "$threads" "${outputs[@]}" > "$work/ocl.log" 2>&1; then
+        grep -E 'Time per step|Simulation time|Host memory' "$work/ocl.log" | sed 's/^/  /'
+        ocl_all="$ocl_all $(awk '/Time per step/ {print $4}' "$work/ocl.log")"
+        if [ "$r" = 1 ] && [ -f "$work/omp.h5" ]; then
+            $py "$root/tools/kwave/compare_outputs.py" "$work/omp.h5" "$work/ocl.h5" --tol 1e-4 > "$work/cmp.txt"
+            grep -E 'PROBLEM' "$work/cmp.txt" | sed 's/^/  /'
+            err=$(awk '/^worst/ {print $3 " (" $4 ")"}' "$work/cmp.txt")
+        fi
+    else
+        echo "  failed:"; tail -8 "$work/ocl.log"
+    fi
+done
+omp_step=$(echo "$omp_all" | median)
+ocl_step=$(echo "$ocl_all" | median)
 
 echo
-echo "| ${n}^3, $nt steps, $threads threads | ms per step | worst relative L2 vs k-Wave OMP |"
+echo "| ${n}^3, $nt steps, $threads threads, median of $rounds (nice $niceness) | ms per step | worst relative L2 vs k-Wave OMP |"
 echo "| --- | --- | --- |"
 echo "| kspaceFirstOrder-OMP | $omp_step | - |"
 echo "| kspaceFirstOrder-OpenCL on PoCL (single, FFT ${FFT:-from the profile}) | $ocl_step | $err |"
