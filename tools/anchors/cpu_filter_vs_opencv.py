@@ -5,7 +5,8 @@ Each round runs `portacl filter --bench` once on the device (all the operations,
 time per launch, the image already on the device) and then OpenCV on the same operations and sizes
 (cv2.Mat, --threads threads, wall time per call), so that a change in the machine's load shows in
 both. Prints, per operation and size, the median over the rounds of each and their ratio
-(portacl / OpenCV: below 1, portacl is faster). 8-bit grey images. The operations are
+(portacl / OpenCV: below 1, portacl is faster), and the same for the least of the rounds (the
+least disturbed by other work on a shared machine). 8-bit grey images. The operations are
 tools/anchors/opencv_filter_anchors.py's (OpenCV) and the `portacl bench` filter cases (portacl).
 
 usage: python3 tools/anchors/cpu_filter_vs_opencv.py [--device pocl] [--threads 2] [--sizes 2048,4096]
@@ -102,12 +103,14 @@ def main():
                 ours[(n, s)].append(t[(PAIRS[n], s)])
                 theirs[(n, s)].append(opencv_ms(cases[n], images[s], args.repeats))
     print(f"device {args.device}; OpenCV {cv2.__version__} CPU path on {cv2.getNumThreads()} threads; "
-          f"{args.rounds} alternated rounds, medians; ratio = portacl / OpenCV")
-    print(f"{'operation':<26} {'image':>7} {'portacl ms':>11} {'OpenCV ms':>10} {'ratio':>6}")
+          f"{args.rounds} alternated rounds, their medians and their least; ratio = portacl / OpenCV")
+    print(f"{'operation':<26} {'image':>7} {'portacl ms':>11} {'OpenCV ms':>10} {'ratio':>6}   "
+          f"{'least: portacl':>14} {'OpenCV':>7} {'ratio':>6}")
     for n in names:
         for s in sizes:
             a, b = statistics.median(ours[(n, s)]), statistics.median(theirs[(n, s)])
-            print(f"{n:<26} {str(s) + '^2':>7} {a:>11.2f} {b:>10.2f} {a / b:>6.2f}")
+            la, lb = min(ours[(n, s)]), min(theirs[(n, s)])
+            print(f"{n:<26} {str(s) + '^2':>7} {a:>11.2f} {b:>10.2f} {a / b:>6.2f}   {la:>14.2f} {lb:>7.2f} {la / lb:>6.2f}")
 
 
 if __name__ == "__main__":
