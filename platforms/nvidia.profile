@@ -93,3 +93,8 @@ group = 64
 flagged_lanes = 64
 wide_group = 64
 wide_candidates = 512
+
+[mesh]
+# The exact predicates' expansions out of line in the mesh kernels: NVIDIA's compiler otherwise
+# copies them into every call site (docs/mesh.md gives the build times and the checks).
+build_options = -DPRED_EXACT_OUT_OF_LINE=1
