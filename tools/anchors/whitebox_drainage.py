@@ -235,7 +235,7 @@ def pipeline(a, work):
           f"{wb_streams} stream cells at threshold {a.threshold}")
     print(f"portacl drainage (fill, flats, D8, accumulation, streams, watersheds; reading and writing every grid): "
           f"the whole process {ours_s:.2f} s ({wb_total / ours_s:.1f}x WhiteboxTools' speed), its kernels "
-          f"{kernels_s * 1e3:.1f} ms ({wb_total / kernels_s:.0f}x); {pc_streams} stream cells")
+          f"{kernels_s * 1e3:.1f} ms ({wb_total / kernels_s:.2f}x); {pc_streams} stream cells")
     return 0
 
 
