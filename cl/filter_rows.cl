@@ -219,7 +219,9 @@ constant int rows_colw[KH] = {COLW};
 
 // One chunk of 16 columns from x on, down the output rows [y0, ye). Inlined twice, for the chunks
 // that need the border rule along the row (edge) and for those that do not (no call in the loop).
-__attribute__((always_inline)) inline void rows_chunk(const global uchar* restrict src, global uchar* restrict dst, const int width,
+// Its pointers are not marked restrict (the kernel's are): inlining a restrict parameter leaves an
+// llvm.experimental.noalias.scope.decl call that oclgrind cannot run.
+__attribute__((always_inline)) inline void rows_chunk(const global uchar* src, global uchar* dst, const int width,
                                                       const int height, const uchar outside, const int x, const int y0, const int ye,
                                                       const bool edge) {
 #if OP == 1
