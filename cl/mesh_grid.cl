@@ -16,6 +16,8 @@
 #ifndef MESH_SCAN_ITEMS
 #define MESH_SCAN_ITEMS 8
 #endif
+#define GROUP_SCAN_ITEMS MESH_SCAN_ITEMS
+#include "common/group_scan.h"
 
 inline uint mesh_cell_index(const uint4 c, const uint4 dims) { return (c.x * dims.y + c.y) * dims.z + c.z; }
 
@@ -49,23 +51,6 @@ __kernel void mesh_grid_count(const uint n, __global const float* points, __glob
             for (uint z = a.z; z <= b.z; ++z) atomic_inc(&counts[mesh_cell_index((uint4)(x, y, z, 0u), dims)]);
 }
 
-// Exclusive prefix sum of one uint per work-item over the work-group; *total: the sum of all.
-inline uint mesh_group_scan(const uint v, __local uint* scratch, uint* total) {
-    const uint lid = get_local_id(0), w = get_local_size(0);
-    scratch[lid] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint offset = 1; offset < w; offset <<= 1) {
-        const uint add = lid >= offset ? scratch[lid - offset] : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        scratch[lid] += add;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    const uint inclusive = scratch[lid];
-    *total = scratch[w - 1];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return inclusive - v;
-}
-
 // The scan of the counts in three launches. A tile is local size * MESH_SCAN_ITEMS counts; work-item
 // l of tile g owns the MESH_SCAN_ITEMS consecutive counts from (g * local size + l) * MESH_SCAN_ITEMS.
 inline uint mesh_own_sum(__global const uint* counts, const uint cells, const uint first) {
@@ -77,32 +62,15 @@ inline uint mesh_own_sum(__global const uint* counts, const uint cells, const ui
 
 __kernel void mesh_grid_scan_tiles(__global const uint* counts, const uint cells, __global uint* tileSums, __local uint* scratch) {
     uint total;
-    mesh_group_scan(mesh_own_sum(counts, cells, (uint)get_global_id(0) * MESH_SCAN_ITEMS), scratch, &total);
+    group_exclusive_scan(mesh_own_sum(counts, cells, (uint)get_global_id(0) * MESH_SCAN_ITEMS), scratch, &total);
     if (get_local_id(0) == 0) tileSums[get_group_id(0)] = total;
 }
 
 // ONE work-group: tileSums[g] becomes the sum of the tiles before g; starts[cells] the total.
 __kernel void mesh_grid_scan_sums(__global uint* tileSums, const uint tiles, __global uint* starts, const uint cells,
                                   __local uint* scratch) {
-    const uint lid = get_local_id(0), chunk = get_local_size(0) * MESH_SCAN_ITEMS;
-    uint carry = 0;
-    for (uint begin = 0; begin < tiles; begin += chunk) {
-        const uint first = begin + lid * MESH_SCAN_ITEMS;
-        uint own[MESH_SCAN_ITEMS];
-        uint sum = 0;
-        for (uint j = 0; j < MESH_SCAN_ITEMS; ++j) {
-            own[j] = first + j < tiles ? tileSums[first + j] : 0u;
-            sum += own[j];
-        }
-        uint chunkTotal;
-        uint running = carry + mesh_group_scan(sum, scratch, &chunkTotal);
-        for (uint j = 0; j < MESH_SCAN_ITEMS; ++j) {
-            if (first + j < tiles) tileSums[first + j] = running;
-            running += own[j];
-        }
-        carry += chunkTotal;
-    }
-    if (lid == 0) starts[cells] = carry;
+    const uint total = group_scan_in_place(tileSums, tiles, scratch);
+    if (get_local_id(0) == 0) starts[cells] = total;
 }
 
 // starts[c]: the entries before cell c; the counts become the cells' cursors, which start there (in
@@ -111,7 +79,7 @@ __kernel void mesh_grid_scan_apply(__global uint* counts, const uint cells, __gl
                                    __local uint* scratch) {
     const uint first = (uint)get_global_id(0) * MESH_SCAN_ITEMS;
     uint total;
-    uint running = tileSums[get_group_id(0)] + mesh_group_scan(mesh_own_sum(counts, cells, first), scratch, &total);
+    uint running = tileSums[get_group_id(0)] + group_exclusive_scan(mesh_own_sum(counts, cells, first), scratch, &total);
     for (uint j = 0; j < MESH_SCAN_ITEMS; ++j)
         if (first + j < cells) {
             const uint c = counts[first + j];

@@ -10,24 +10,8 @@
 #ifndef COMPACT_ITEMS
 #define COMPACT_ITEMS 8
 #endif
-
-// Exclusive prefix sum of one uint per work-item over the work-group (Hillis-Steele in local
-// memory, any work-group size); *total receives the sum of all. Every work-item must call it.
-inline uint group_exclusive_scan(const uint v, __local uint* scratch, uint* total) {
-    const uint lid = get_local_id(0), w = get_local_size(0);
-    scratch[lid] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint offset = 1; offset < w; offset <<= 1) {
-        const uint add = lid >= offset ? scratch[lid - offset] : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        scratch[lid] += add;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    const uint inclusive = scratch[lid];
-    *total = scratch[w - 1];
-    barrier(CLK_LOCAL_MEM_FENCE);  // scratch may be reused by the caller's next scan
-    return inclusive - v;
-}
+#define GROUP_SCAN_ITEMS COMPACT_ITEMS
+#include "common/group_scan.h"
 
 inline ulong first_item_of_work_item(void) {
     return ((ulong)get_group_id(0) * get_local_size(0) + get_local_id(0)) * COMPACT_ITEMS;
@@ -52,25 +36,8 @@ __kernel void compact_count(__global const uchar* flags, const uint n, __global 
 // Launched as ONE work-group. In place: tileCounts[t] becomes the number of flags before tile t.
 __kernel void compact_scan_tiles(__global uint* tileCounts, const uint tiles, __global uint* total,
                                  __local uint* scratch) {
-    const uint lid = get_local_id(0), chunk = get_local_size(0) * COMPACT_ITEMS;
-    uint carry = 0;
-    for (uint start = 0; start < tiles; start += chunk) {  // the same trip count for every work-item
-        const uint first = start + lid * COMPACT_ITEMS;
-        uint own[COMPACT_ITEMS];
-        uint sum = 0;
-        for (uint j = 0; j < COMPACT_ITEMS; ++j) {
-            own[j] = first + j < tiles ? tileCounts[first + j] : 0u;
-            sum += own[j];
-        }
-        uint chunkTotal;
-        uint running = carry + group_exclusive_scan(sum, scratch, &chunkTotal);
-        for (uint j = 0; j < COMPACT_ITEMS; ++j) {
-            if (first + j < tiles) tileCounts[first + j] = running;
-            running += own[j];
-        }
-        carry += chunkTotal;
-    }
-    if (lid == 0) *total = carry;
+    const uint sum = group_scan_in_place(tileCounts, tiles, scratch);
+    if (get_local_id(0) == 0) *total = sum;
 }
 
 __kernel void compact_scatter(__global const uchar* flags, const uint n, __global const uint* tileOffsets,
