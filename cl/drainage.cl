@@ -245,6 +245,24 @@ inline int is_outlet(__global const uchar* nodata, int rows, int cols, int r, in
     return 0;
 }
 
+// Halo slot k (row-major over the (FILL_TILE + 2)^2 slots of the tile whose first cell is (r0, c0)):
+// its cell's index, or -1 when that cell lies off the grid or has no data.
+inline long halo_cell(__global const uchar* nodata, int rows, int cols, int r0, int c0, int k) {
+    const int r = r0 + k / (FILL_TILE + 2) - 1, c = c0 + k % (FILL_TILE + 2) - 1;
+    return (r >= 0 && r < rows && c >= 0 && c < cols && !nodata[(long)r * cols + c]) ? (long)r * cols + c : -1;
+}
+
+// The end of sweep s in a tile, each work-item's new value stored (`fell`: its value fell): whether
+// any value of the tile fell, the same answer for every work-item. any[s & 1] collects sweep s's
+// marks; any[(s + 1) & 1], read last in sweep s - 1, which every work-item has passed, is cleared by
+// the lead work-item for the next sweep, so that one barrier a sweep suffices.
+inline int sweep_changed(__local int* any, int s, int fell, int lead) {
+    if (fell) any[s & 1] = 1;
+    if (lead) any[(s + 1) & 1] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return any[s & 1];
+}
+
 __kernel void fill_init(__global const REAL* z, __global const uchar* nodata, __global REAL* level, const int rows,
                         const int cols) {
     const long i = get_global_id(0);
@@ -263,10 +281,8 @@ __kernel void fill_tile(__global const REAL* z, __global const uchar* nodata, __
     const int lx = get_local_id(0), ly = get_local_id(1);
     const int c0 = get_group_id(0) * FILL_TILE, r0 = get_group_id(1) * FILL_TILE;
     for (int k = ly * FILL_TILE + lx; k < (FILL_TILE + 2) * (FILL_TILE + 2); k += FILL_TILE * FILL_TILE) {
-        const int hy = k / (FILL_TILE + 2), hx = k % (FILL_TILE + 2);
-        const int r = r0 + hy - 1, c = c0 + hx - 1;
-        w[hy][hx] = (r >= 0 && r < rows && c >= 0 && c < cols && !nodata[(long)r * cols + c]) ? level[(long)r * cols + c]
-                                                                                              : (REAL)INFINITY;
+        const long j = halo_cell(nodata, rows, cols, r0, c0, k);
+        w[k / (FILL_TILE + 2)][k % (FILL_TILE + 2)] = j >= 0 ? level[j] : (REAL)INFINITY;
     }
     const int r = r0 + ly, c = c0 + lx;
     const long i = (long)r * cols + c;
@@ -283,14 +299,10 @@ __kernel void fill_tile(__global const REAL* z, __global const uchar* nodata, __
             next = fmax(h, m);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (active && next < w[ly + 1][lx + 1]) {
-            w[ly + 1][lx + 1] = next;
-            any[s & 1] = 1;
-            mine = 1;
-        }
-        if (lx == 0 && ly == 0) any[(s + 1) & 1] = 0;  // read last in sweep s - 1, which every item has passed
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (!any[s & 1]) break;
+        const int fell = active && next < w[ly + 1][lx + 1];
+        if (fell) w[ly + 1][lx + 1] = next;
+        mine |= fell;
+        if (!sweep_changed(any, s, fell, lx == 0 && ly == 0)) break;
     }
     if (mine) {
         level[i] = w[ly + 1][lx + 1];
@@ -321,10 +333,9 @@ __kernel void fill_label_tile(__global const REAL* level, __global const uchar* 
     const int c0 = get_group_id(0) * FILL_TILE, r0 = get_group_id(1) * FILL_TILE;
     for (int k = ly * FILL_TILE + lx; k < (FILL_TILE + 2) * (FILL_TILE + 2); k += FILL_TILE * FILL_TILE) {
         const int hy = k / (FILL_TILE + 2), hx = k % (FILL_TILE + 2);
-        const int r = r0 + hy - 1, c = c0 + hx - 1;
-        const int inside = r >= 0 && r < rows && c >= 0 && c < cols && !nodata[(long)r * cols + c];
-        w[hy][hx] = inside ? label[(long)r * cols + c] : INT_MAX;
-        lv[hy][hx] = inside ? level[(long)r * cols + c] : (REAL)INFINITY;
+        const long j = halo_cell(nodata, rows, cols, r0, c0, k);
+        w[hy][hx] = j >= 0 ? label[j] : INT_MAX;
+        lv[hy][hx] = j >= 0 ? level[j] : (REAL)INFINITY;
     }
     const int r = r0 + ly, c = c0 + lx;
     const long i = (long)r * cols + c;
@@ -341,14 +352,10 @@ __kernel void fill_label_tile(__global const REAL* level, __global const uchar* 
                 if (lv[y][x] <= own) next = min(next, w[y][x]);
             }
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (active && next < w[ly + 1][lx + 1]) {
-            w[ly + 1][lx + 1] = next;
-            any[s & 1] = 1;
-            mine = 1;
-        }
-        if (lx == 0 && ly == 0) any[(s + 1) & 1] = 0;  // read last in sweep s - 1, which every item has passed
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (!any[s & 1]) break;
+        const int fell = active && next < w[ly + 1][lx + 1];
+        if (fell) w[ly + 1][lx + 1] = next;
+        mine |= fell;
+        if (!sweep_changed(any, s, fell, lx == 0 && ly == 0)) break;
     }
     if (mine) {
         label[i] = w[ly + 1][lx + 1];
