@@ -143,15 +143,18 @@ void directionsOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffe
     ctx.launch(k, cl::NDRange(roundUp(frame.size(), kLocal)), cl::NDRange(kLocal));
 }
 
-int accumulateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& deps, const cl::Buffer& acc,
-                       const cl::Buffer& taint, const cl::Buffer& weights, const cl::Buffer& first,
-                       const cl::Buffer& frontier, const cl::Buffer& state, const io::RasterFrame& frame, bool weighted,
-                       Precision p, bool contamination) {
+namespace {
+
+// The accumulation's launches, the counts by `countKernel` (d8_dependencies over a whole grid,
+// d8_window_dependencies over a tile's window).
+int accumulateWith(const char* countKernel, Context& ctx, const cl::Buffer& dir, const cl::Buffer& deps, const cl::Buffer& acc,
+                   const cl::Buffer& taint, const cl::Buffer& weights, const cl::Buffer& first, const cl::Buffer& frontier,
+                   const cl::Buffer& state, const io::RasterFrame& frame, bool weighted, Precision p, bool contamination) {
     const std::string options = accOptions(weighted, p);
     const cl_int rows = frame.rows, cols = frame.cols, taintEdges = contamination ? 1 : 0;
     const cl::NDRange global(roundUp(frame.size(), kLocal)), local(kLocal);
     ctx.fill(state, 0, 4 * sizeof(cl_int), "clear frontier sizes");
-    cl::Kernel& count = ctx.kernel("drainage.cl", "d8_dependencies", p, options);
+    cl::Kernel& count = ctx.kernel("drainage.cl", countKernel, p, options);
     setArgs(count, 0, dir, deps, frontier, state, rows, cols);
     ctx.launch(count, global, local);
     cl::Kernel& wide = ctx.kernel("drainage.cl", "d8_accumulate_level", p, options);
@@ -165,6 +168,24 @@ int accumulateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& de
     setArgs(check, 0, dir, deps, first, rows, cols);
     ctx.launch(check, global, local);
     return launches + 2;
+}
+
+}  // namespace
+
+int accumulateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& deps, const cl::Buffer& acc,
+                       const cl::Buffer& taint, const cl::Buffer& weights, const cl::Buffer& first,
+                       const cl::Buffer& frontier, const cl::Buffer& state, const io::RasterFrame& frame, bool weighted,
+                       Precision p, bool contamination) {
+    return accumulateWith("d8_dependencies", ctx, dir, deps, acc, taint, weights, first, frontier, state, frame, weighted, p,
+                          contamination);
+}
+
+int accumulateWindowOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& deps, const cl::Buffer& acc,
+                             const cl::Buffer& taint, const cl::Buffer& weights, const cl::Buffer& first,
+                             const cl::Buffer& frontier, const cl::Buffer& state, const io::RasterFrame& window,
+                             bool weighted, Precision p, bool contamination) {
+    return accumulateWith("d8_window_dependencies", ctx, dir, deps, acc, taint, weights, first, frontier, state, window, weighted,
+                          p, contamination);
 }
 
 int iterateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer water[2], const cl::Buffer& total,

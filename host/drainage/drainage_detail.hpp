@@ -49,6 +49,9 @@ void checkWeights(const DirectionGrid& g, const AccumulationOptions& opt);
 long downstreamOf(const DirectionGrid& g, std::size_t i);
 // A cell on a cycle of directions, or -1 when the directions hold none (a walk along them).
 long cycleCell(const DirectionGrid& g);
+// The smallest index of a cell on any cycle of directions (the cell the device's accumulation names:
+// d8_first_unfinished), or -1.
+long smallestCycleCell(const DirectionGrid& g);
 // Without includeSelf, takes each cell's own share off its sum (in the sums' precision).
 void finish(Accumulation& a, const DirectionGrid& g, const AccumulationOptions& opt);
 
@@ -64,6 +67,12 @@ PORTACL_API int accumulateOnDevice(Context& ctx, const cl::Buffer& dir, const cl
                                    const cl::Buffer& taint, const cl::Buffer& weights, const cl::Buffer& first,
                                    const cl::Buffer& frontier, const cl::Buffer& state, const io::RasterFrame& frame,
                                    bool weighted, Precision p, bool contamination);
+// accumulateOnDevice on a tile's window (tiles.hpp; `window` its shape): the cells of its one-cell
+// ring hold what flows in from the neighbouring tiles and are neither counted nor summed.
+int accumulateWindowOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& deps, const cl::Buffer& acc,
+                             const cl::Buffer& taint, const cl::Buffer& weights, const cl::Buffer& first,
+                             const cl::Buffer& frontier, const cl::Buffer& state, const io::RasterFrame& window,
+                             bool weighted, Precision p, bool contamination);
 // Runs the levels of a frontier (cl/common/d8_frontier.h) until it is empty: `wide` (one level per
 // launch) and `group` (levels in one work-group) have every argument set but their last ones, from
 // levelArg on: the level (and, for `group`, the narrow frontier's limit). state: the frontier sizes,

@@ -156,8 +156,14 @@ long downstreamOf(const DirectionGrid& g, std::size_t i) {
     return g.dir[n] == kNoData ? -1 : long(n);
 }
 
-long cycleCell(const DirectionGrid& g) {
-    // 0 unseen, 1 on the walk in progress, 2 known to reach an outlet.
+namespace {
+
+// Walks the directions downstream from every cell in the order of index, each cell once; calls
+// onCycle(i) for each cycle of directions met, with the cell where the walk closed it, and stops
+// as soon as onCycle returns true.
+template <typename OnCycle>
+void walkCycles(const DirectionGrid& g, OnCycle&& onCycle) {
+    // 0 unseen, 1 on the walk in progress, 2 done (it reaches an outlet or a cycle already met).
     std::vector<std::uint8_t> state(g.dir.size(), 0);
     std::vector<std::size_t> walk;
     for (std::size_t s = 0; s < g.dir.size(); ++s) {
@@ -165,7 +171,10 @@ long cycleCell(const DirectionGrid& g) {
         std::size_t i = s;
         for (;;) {
             if (state[i] == 2) break;
-            if (state[i] == 1) return long(i);
+            if (state[i] == 1) {  // a new cycle through i
+                if (onCycle(i)) return;
+                break;
+            }
             state[i] = 1;
             walk.push_back(i);
             const long next = downstreamOf(g, i);
@@ -174,7 +183,30 @@ long cycleCell(const DirectionGrid& g) {
         }
         for (auto w : walk) state[w] = 2;
     }
-    return -1;
+}
+
+}  // namespace
+
+long cycleCell(const DirectionGrid& g) {
+    long cell = -1;
+    walkCycles(g, [&](std::size_t i) {
+        cell = long(i);
+        return true;
+    });
+    return cell;
+}
+
+long smallestCycleCell(const DirectionGrid& g) {
+    long smallest = -1;
+    walkCycles(g, [&](std::size_t i) {
+        std::size_t j = i;
+        do {
+            if (smallest < 0 || long(j) < smallest) smallest = long(j);
+            j = std::size_t(downstreamOf(g, j));
+        } while (j != i);
+        return false;
+    });
+    return smallest;
 }
 
 void finish(Accumulation& a, const DirectionGrid& g, const AccumulationOptions& opt) {

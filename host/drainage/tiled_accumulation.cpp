@@ -24,36 +24,6 @@
 namespace portacl::drainage::detail {
 namespace {
 
-// The smallest index of a cell on a cycle of directions (the one-piece run's d8_first_unfinished),
-// or -1.
-long smallestCycleCell(const DirectionGrid& g) {
-    std::vector<std::uint8_t> state(g.dir.size(), 0);  // 0 unseen, 1 on the walk in progress, 2 done
-    std::vector<std::size_t> walk;
-    long smallest = -1;
-    for (std::size_t s = 0; s < g.dir.size(); ++s) {
-        walk.clear();
-        std::size_t i = s;
-        for (;;) {
-            if (state[i] == 2) break;
-            if (state[i] == 1) {  // a new cycle through i
-                std::size_t j = i;
-                do {
-                    if (smallest < 0 || long(j) < smallest) smallest = long(j);
-                    j = std::size_t(downstreamOf(g, j));
-                } while (j != i);
-                break;
-            }
-            state[i] = 1;
-            walk.push_back(i);
-            const long next = downstreamOf(g, i);
-            if (next < 0) break;
-            i = std::size_t(next);
-        }
-        for (auto w : walk) state[w] = 2;
-    }
-    return smallest;
-}
-
 template <typename Acc>
 class TiledAccumulation {
 public:
@@ -144,22 +114,8 @@ private:
         }
         const cl_int none = INT_MAX;
         ctx_.write(first_, &none, sizeof none, "tile's first unfinished cell");
-        ctx_.fill(state_, 0, 4 * sizeof(cl_int), "clear tile frontier sizes");
-        const std::string options = std::string("-D ACC=") + (opt_.weights ? realTypeName(p_) : "ulong") +
-                                    " -D WEIGHTED=" + (opt_.weights ? "1" : "0");
-        const cl_int rows = wr, cols = wc, contamination = opt_.edgeContamination ? 1 : 0;
-        const cl::NDRange global(roundUp(w, 64)), local(64);
-        cl::Kernel& count = ctx_.kernel("drainage.cl", "d8_window_dependencies", p_, options);
-        setArgs(count, 0, dir_, deps_, frontier_, state_, rows, cols);
-        ctx_.launch(count, global, local);
-        cl::Kernel& wide = ctx_.kernel("drainage.cl", "d8_accumulate_level", p_, options);
-        cl::Kernel& narrow = ctx_.kernel("drainage.cl", "d8_accumulate_group", p_, options);
-        setArgs(wide, 0, dir_, deps_, acc_, taint_, weights_, frontier_, state_, rows, cols, contamination);
-        setArgs(narrow, 0, dir_, deps_, acc_, taint_, weights_, frontier_, state_, rows, cols, contamination);
-        runFrontier(ctx_, wide, narrow, 10, state_);
-        cl::Kernel& check = ctx_.kernel("drainage.cl", "d8_first_unfinished", p_, options);
-        setArgs(check, 0, dir_, deps_, first_, rows, cols);
-        ctx_.launch(check, global, local);
+        accumulateWindowOnDevice(ctx_, dir_, deps_, acc_, taint_, weights_, first_, frontier_, state_, windowFrame(f, wr, wc),
+                                 opt_.weights != nullptr, p_, opt_.edgeContamination);
         if (ctx_.download<cl_int>(first_, 1, "tile's first unfinished cell")[0] != none) cycle();
         acc = ctx_.download<Acc>(acc_, w, "tile accumulation");
         taint = ctx_.download<std::uint8_t>(taint_, w, "tile edge contamination");
