@@ -9,12 +9,10 @@
 #include <gtest/gtest.h>
 
 #include <dirent.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <fstream>
-#include <iterator>
 #include <random>
 
 #include <gdal.h>
@@ -25,6 +23,7 @@
 #include "portacl/io/raster.hpp"
 #include "portacl/io/vector_lines.hpp"
 #include "portacl/runtime/error.hpp"
+#include "support/drainage_cases.hpp"
 #include "support/test_support.hpp"
 
 namespace dr = portacl::drainage;
@@ -33,6 +32,9 @@ using portacl::io::Raster;
 using portacl::io::RasterFrame;
 using portacl::test::context;
 using portacl::test::dataPath;
+using portacl::test::demOf;
+using portacl::test::errorOf;
+using portacl::test::randomDem;
 
 namespace {
 
@@ -62,30 +64,6 @@ dr::DirectionGrid gridOf(int rows, int cols, const std::vector<int>& dirs) {
     return g;
 }
 
-Raster demOf(int rows, int cols, std::vector<double> z) {
-    Raster r;
-    r.frame.rows = rows, r.frame.cols = cols;
-    r.values = std::move(z);
-    r.path = "test DEM";
-    return r;
-}
-
-// Heights with many ties (integers in a small range), pits, flats and NoData holes.
-Raster randomDem(int rows, int cols, unsigned seed, bool withNoData) {
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> h(0, 12);
-    Raster r = demOf(rows, cols, std::vector<double>(std::size_t(rows) * cols));
-    for (int y = 0; y < rows; ++y)
-        for (int x = 0; x < cols; ++x) r.values[std::size_t(y) * cols + x] = 0.5 * (y + x) + h(rng) * 0.25;
-    if (withNoData) {
-        r.hasNoData = true, r.noData = -9999;
-        for (int k = 0; k < rows * cols / 20; ++k) r.values[rng() % r.values.size()] = -9999;
-    }
-    r.frame.geoTransform = {100, 30, 0, 500, 0, -30};
-    r.frame.hasGeoTransform = true;
-    return r;
-}
-
 void expectSameAccumulation(const dr::Accumulation& a, const dr::Accumulation& b) {
     ASSERT_EQ(a.valid, b.valid);
     if (a.weighted()) {
@@ -101,16 +79,6 @@ void expectSameAccumulation(const dr::Accumulation& a, const dr::Accumulation& b
 // The slides' push scheme needs 64-bit atomics (it refuses elsewhere, e.g. on Mesa's llvmpipe).
 bool hasInt64Atomics() {
     return context().device().device.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_int64_base_atomics") != std::string::npos;
-}
-
-template <typename F>
-std::string errorOf(F&& f) {
-    try {
-        f();
-    } catch (const portacl::Error& e) {
-        return e.what();
-    }
-    return "";
 }
 
 const char* kRichDemCases[] = {"test_east", "test_ne",   "test_north", "test_nw",   "test_se",   "test_south",
@@ -663,16 +631,7 @@ TEST(DrainageCli, LoganAreaAndOneLineRefusals) {
     PORTACL_REQUIRE_DATA();
     char tmpl[] = "/tmp/portacl-drainage-cli-XXXXXX";
     const std::string dir = mkdtemp(tmpl) ? tmpl : "/tmp";
-    auto run = [&](const std::string& args) {
-        const char* spec = std::getenv("PORTACL_TEST_DEVICE");
-        if (!spec || !*spec) spec = std::getenv("PORTACL_DEVICE");
-        const std::string cmd = std::string(PORTACL_CLI_PATH) + " drainage " + args + " --device '" + (spec && *spec ? spec : "auto") +
-                                "' >" + dir + "/out.txt 2>" + dir + "/err.txt";
-        const int raw = std::system(cmd.c_str());
-        std::ifstream err(dir + "/err.txt");
-        std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
-        return std::make_pair(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, text);
-    };
+    auto run = [&](const std::string& args) { return portacl::test::runDrainageCli(dir, args); };
     const std::string p = dataPath("dem/taudem/loganp.tif");
     auto ok = run("--pointers " + p + " --encoding taudem --edge-contamination --accumulation " + dir + "/ad8.tif");
     ASSERT_EQ(ok.first, 0) << ok.second;

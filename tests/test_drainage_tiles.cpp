@@ -5,14 +5,11 @@
 // refused with the one-piece run's sentence.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <functional>
-#include <iterator>
 #include <random>
 #include <tuple>
 
@@ -20,6 +17,7 @@
 #include "portacl/io/raster.hpp"
 #include "portacl/runtime/error.hpp"
 #include "drainage/tiles.hpp"
+#include "support/drainage_cases.hpp"
 #include "support/test_support.hpp"
 
 namespace dr = portacl::drainage;
@@ -27,45 +25,18 @@ using portacl::Precision;
 using portacl::io::Raster;
 using portacl::test::context;
 using portacl::test::dataPath;
+using portacl::test::demOf;
+using portacl::test::errorOf;
+using portacl::test::randomDem;
+using portacl::test::withGeoTransform;
 
 namespace {
-
-Raster demOf(int rows, int cols, std::vector<double> z) {
-    Raster r;
-    r.frame.rows = rows, r.frame.cols = cols;
-    r.values = std::move(z);
-    r.path = "test DEM";
-    r.frame.geoTransform = {100, 30, 0, 500, 0, -30};
-    r.frame.hasGeoTransform = true;
-    return r;
-}
-
-// Heights with many ties, pits, flats and NoData holes.
-Raster randomDem(int rows, int cols, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> h(0, 12);
-    Raster r = demOf(rows, cols, std::vector<double>(std::size_t(rows) * cols));
-    for (int y = 0; y < rows; ++y)
-        for (int x = 0; x < cols; ++x) r.values[std::size_t(y) * cols + x] = 0.5 * (y + x) + h(rng) * 0.25;
-    r.hasNoData = true, r.noData = -9999;
-    for (int k = 0; k < rows * cols / 20; ++k) r.values[rng() % r.values.size()] = -9999;
-    return r;
-}
 
 void expectSame(const dr::Accumulation& a, const dr::Accumulation& b) {
     ASSERT_EQ(a.valid, b.valid);
     ASSERT_EQ(a.counts, b.counts);
     ASSERT_EQ(a.sums.size(), b.sums.size());
     for (std::size_t i = 0; i < a.sums.size(); ++i) ASSERT_EQ(a.sums[i], b.sums[i]) << "cell " << i;  // bit for bit
-}
-
-std::string errorOf(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const portacl::Error& e) {
-        return e.what();
-    }
-    return "";
 }
 
 // Counts with and without edge contamination and without the cell itself (withCounts), and weighted
@@ -99,7 +70,7 @@ TEST(DrainageTiles, ParsesTheTileOption) {
 TEST(DrainageTiles, RandomDemsDirectionsAndAccumulation) {
     // Tiles of 7x9 cells on a larger grid; of 3x2 and of a single cell on a small one.
     for (unsigned seed = 1; seed <= 2; ++seed) {
-        const Raster dem = seed == 1 ? randomDem(46, 51, seed) : randomDem(13, 11, seed);
+        const Raster dem = seed == 1 ? randomDem(46, 51, seed, true) : randomDem(13, 11, seed, true);
         for (Precision p : {Precision::Float, Precision::Double}) {
             if (p == Precision::Double && !portacl::test::hasFp64()) continue;
             const dr::DirectionGrid one = dr::d8Directions(context(), dem, p);
@@ -186,7 +157,7 @@ TEST(DrainageTiles, FillInTilesEqualsPriorityFlood) {
         // a larger grid, 2x3 and single cells on a small one.
         std::mt19937 rng(seed);
         const int rows = seed == 1 ? 47 : 14, cols = seed == 1 ? 53 : 17;
-        Raster dem = demOf(rows, cols, std::vector<double>(std::size_t(rows) * cols));
+        Raster dem = withGeoTransform(demOf(rows, cols, std::vector<double>(std::size_t(rows) * cols)));
         std::uniform_real_distribution<double> u(0, 40);
         for (int y = 0; y < rows; ++y)
             for (int x = 0; x < cols; ++x)
@@ -236,7 +207,7 @@ TEST(DrainageTiles, WholePipelineOnPeersDemsAndTerracedRandomDems) {
     std::vector<std::pair<Raster, dr::Tiling>> cases{{crop(pysheds, 100, 120, 56, 70), {7, 9}},
                                                       {pysheds, {93, 121}},
                                                       {portacl::io::readRaster(dataPath("dem/whitebox/DEM.tif")), {50, 41}}};
-    Raster terraced = randomDem(41, 53, 5);
+    Raster terraced = randomDem(41, 53, 5, true);
     for (auto& v : terraced.values)
         if (v != -9999) v = std::floor(v);  // wide flats
     cases.push_back({terraced, {7, 9}});
@@ -262,16 +233,7 @@ TEST(DrainageTiles, CommandLineTilesGiveTheOnePieceFiles) {
     PORTACL_REQUIRE_DATA();
     char tmpl[] = "/tmp/portacl-drainage-tiles-XXXXXX";
     const std::string dir = mkdtemp(tmpl) ? tmpl : "/tmp";
-    auto run = [&](const std::string& args) {
-        const char* spec = std::getenv("PORTACL_TEST_DEVICE");
-        if (!spec || !*spec) spec = std::getenv("PORTACL_DEVICE");
-        const std::string cmd = std::string(PORTACL_CLI_PATH) + " drainage " + args + " --device '" + (spec && *spec ? spec : "auto") +
-                                "' >" + dir + "/out.txt 2>" + dir + "/err.txt";
-        const int raw = std::system(cmd.c_str());
-        std::ifstream err(dir + "/err.txt");
-        std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
-        return std::make_pair(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, text);
-    };
+    auto run = [&](const std::string& args) { return portacl::test::runDrainageCli(dir, args); };
     const std::string dem = dataPath("dem/whitebox/DEM.tif");
     const char* outputs[] = {"filled", "directions", "accumulation", "streams", "watersheds"};
     auto args = [&](const std::string& tag) {
