@@ -59,17 +59,7 @@ Accumulation accumulateOn(Context& ctx, const DinfGrid& g, const AccumulationOpt
     detail::dinfAccumulateOnDevice(ctx, angles, nodata, deps, acc, weights, first, frontier, state, g.frame, weighted, precisionOf<T>());
     const cl_int cycle = ctx.download<cl_int>(first, 1, "first unfinished cell")[0];
     if (cycle != none) throw Error(detail::dinfCycleSentence(g, std::size_t(cycle)));
-    const auto sums = ctx.download<T>(acc, n, "D-infinity accumulation");
-    Accumulation a;
-    a.sums.resize(n);
-    a.valid.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        a.valid[i] = !mask[i];
-        T v = mask[i] ? T(0) : sums[i];
-        if (!mask[i] && !opt.includeSelf) v -= weighted ? T((*opt.weights)[i]) : T(1);
-        a.sums[i] = double(v);
-    }
-    return a;
+    return detail::dinfResult(ctx.download<T>(acc, n, "D-infinity accumulation"), mask, opt);
 }
 
 }  // namespace

@@ -146,16 +146,7 @@ Accumulation accumulateIn(const DinfGrid& g, const AccumulationOptions& opt) {
     if (done != withData)
         for (std::size_t i = 0; i < n; ++i)
             if (!nodata[i] && deps[i] != 0) throw Error(detail::dinfCycleSentence(g, i));
-    Accumulation a;
-    a.sums.resize(n);
-    a.valid.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        a.valid[i] = !nodata[i];
-        T v = nodata[i] ? T(0) : acc[i];
-        if (!nodata[i] && !opt.includeSelf) v -= opt.weights ? T((*opt.weights)[i]) : T(1);
-        a.sums[i] = double(v);
-    }
-    return a;
+    return detail::dinfResult(acc, nodata, opt);
 }
 
 }  // namespace

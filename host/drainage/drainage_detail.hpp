@@ -99,6 +99,21 @@ std::string dinfCycleSentence(const DinfGrid& g, std::size_t cell);
 // The diagonal neighbour's angle, atan2(cell height, cell width): the table of the neighbours' angles.
 double dinfDiagonal(const io::RasterFrame& f);
 void checkDinf(const DinfGrid& g, const AccumulationOptions& opt);
+// A D∞ accumulation from each cell's sum (in T, the run's precision) and NoData flag: 0 and invalid
+// on NoData; without includeSelf, the cell's own share taken off in T.
+template <typename T>
+Accumulation dinfResult(const std::vector<T>& sums, const std::vector<std::uint8_t>& nodata, const AccumulationOptions& opt) {
+    Accumulation a;
+    a.sums.resize(sums.size());
+    a.valid.resize(sums.size());
+    for (std::size_t i = 0; i < sums.size(); ++i) {
+        a.valid[i] = !nodata[i];
+        T v = nodata[i] ? T(0) : sums[i];
+        if (!nodata[i] && !opt.includeSelf) v -= opt.weights ? T((*opt.weights)[i]) : T(1);
+        a.sums[i] = double(v);
+    }
+    return a;
+}
 // D∞ accumulation on buffers already there (exported for the bench): angle REAL of `p`, nodata bytes,
 // deps int, acc REAL of `p`, weights REAL (any buffer without), first one int holding INT_MAX,
 // frontier 2 ints per cell, state 4 ints. Returns the launches made.
