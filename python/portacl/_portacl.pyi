@@ -1,6 +1,6 @@
 """Types of the extension module (python/src/); use the package portacl, which re-exports it."""
 
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Type, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -92,7 +92,8 @@ class kwave:
                               start_index: int, steps: int, output_file: Any, progress: Any,
                               ctx: Ctx) -> Dict[str, npt.NDArray[np.float64]]: ...
 
-class drainage:
+class _Drainage:
+    """The functions of the submodule drainage, and of its serial references (reference.drainage)."""
     @staticmethod
     def d8(dem: npt.ArrayLike, *, geotransform: Optional[Sequence[float]] = None, nodata: Optional[float] = None,
            precision: Optional[str] = None, encoding: Optional[str] = None, resolve_flats: bool = False,
@@ -108,6 +109,8 @@ class drainage:
     @staticmethod
     def watersheds(directions: npt.ArrayLike, *, outlets: Optional[Sequence[Tuple[int, int]]] = None,
                    encoding: Optional[str] = None, ctx: Ctx = None) -> npt.NDArray[np.int32]: ...
+
+drainage: Type[_Drainage]
 
 class reference:
     """The serial C++ references (the same arguments, no ctx)."""
@@ -147,22 +150,7 @@ class reference:
                 hetero: bool = False) -> Tuple[np.ndarray, np.ndarray]: ...
     fft: Any  # portacl.fft.reference (fft.pyi)
 
-    class drainage:
-        @staticmethod
-        def d8(dem: npt.ArrayLike, *, geotransform: Optional[Sequence[float]] = None, nodata: Optional[float] = None,
-               precision: Optional[str] = None, encoding: Optional[str] = None, resolve_flats: bool = False,
-               tile: Optional[Union[int, Tuple[int, int], str]] = None, ctx: Ctx = None) -> np.ndarray: ...
-        @staticmethod
-        def fill_depressions(dem: npt.ArrayLike, *, geotransform: Optional[Sequence[float]] = None,
-                             nodata: Optional[float] = None, precision: Optional[str] = None,
-                             tile: Optional[Union[int, Tuple[int, int], str]] = None, ctx: Ctx = None) -> npt.NDArray[np.float64]: ...
-        @staticmethod
-        def accumulate(directions: npt.ArrayLike, *, weights: Optional[npt.ArrayLike] = None, include_self: bool = True,
-                       edge_contamination: bool = False, encoding: Optional[str] = None, precision: Optional[str] = None,
-                       tile: Optional[Union[int, Tuple[int, int], str]] = None, ctx: Ctx = None) -> npt.NDArray[np.float64]: ...
-        @staticmethod
-        def watersheds(directions: npt.ArrayLike, *, outlets: Optional[Sequence[Tuple[int, int]]] = None,
-                       encoding: Optional[str] = None, ctx: Ctx = None) -> npt.NDArray[np.int32]: ...
+    drainage: Type[_Drainage]
 
     class kwave:
         @staticmethod

@@ -31,6 +31,18 @@ def defs(body):
     return out
 
 
+def class_named(node, module):
+    """The class statement a stub's declaration stands for: a class, or an annotation Type[C] of a class
+    C declared in the same stub module; None for anything else."""
+    if isinstance(node, ast.ClassDef):
+        return node
+    ann = getattr(node, "annotation", None)
+    if isinstance(ann, ast.Subscript) and isinstance(ann.value, ast.Name) and ann.value.id == "Type" \
+            and isinstance(ann.slice, ast.Name):
+        return module.get(ann.slice.id)
+    return None
+
+
 def stub_params(fn):
     a = fn.args
     return [(p.arg, False) for p in a.posonlyargs + a.args] + [(p.arg, True) for p in a.kwonlyargs]
@@ -119,15 +131,15 @@ def test_submodules(module):
 
 
 def test_reference():
-    cls = defs(stub("_portacl").body)["reference"]
-    declared = {n: d for n, d in defs(cls.body).items() if not n.startswith("_")}
+    module = defs(stub("_portacl").body)
+    declared = {n: d for n, d in defs(module["reference"].body).items() if not n.startswith("_")}
     assert public(portacl.reference) == set(declared)
     for name, node in declared.items():
         obj = getattr(portacl.reference, name)
         if isinstance(node, ast.FunctionDef):
             check_function(obj, node, f"portacl.reference.{name}")
-        elif isinstance(node, ast.ClassDef):
-            inner = defs(node.body)
+        elif (cls := class_named(node, module)) is not None:
+            inner = defs(cls.body)
             assert public(obj) == set(inner)
             for fname, fnode in inner.items():
                 check_function(getattr(obj, fname), fnode, f"portacl.reference.{name}.{fname}")
