@@ -51,6 +51,11 @@ void writeJson(std::ostream& os, const mesh::TriangleMesh& m, const mesh::Result
     w.field("faces_involved", std::uint64_t(faces.size()));
     w.field("candidates", std::uint64_t(r.candidates));
     w.field("undecided_by_float", std::uint64_t(r.report.undecided));
+    // Where those were decided exactly (double: on the device; host: the serial exact test), how long the
+    // host took, and how many float's own guess had wrong.
+    w.field("undecided_decided_in", std::string(phase2ArithmeticName(r.report.phase2)));
+    w.field("host_seconds", r.report.hostSeconds);
+    w.field("float_guesses_wrong", std::uint64_t(r.floatGuessesWrong));
     w.key("degenerate");
     w.beginArray();
     for (auto t : r.degenerate) w.value(std::uint64_t(t));
@@ -77,6 +82,9 @@ void writeJson(std::ostream& os, const mesh::TriangleMesh& m, const mesh::Result
         w.field("inside", std::uint64_t(in));
         w.field("boundary", std::uint64_t(on));
         w.field("outside", std::uint64_t(side.sides.size() - in - on));
+        w.field("undecided_by_float", std::uint64_t(side.undecided));
+        w.field("finished_on_host", std::uint64_t(side.hostPoints));
+        w.field("float_guesses_wrong", std::uint64_t(side.floatGuessesWrong));
         w.endObject();
     }
     w.endObject();
@@ -211,11 +219,17 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     if (!r.degenerate.empty()) std::cout << ", " << r.degenerate.size() << " degenerate triangles (in no pair)";
     std::cout << "\n" << r.candidates << " candidate pairs (overlapping boxes) on " << where << ", " << label << ", " << precisionLabel;
     if (!serial && !cgal) {
-        std::cout << ": " << r.report.undecided << " undecided by float";
-        if (precision == Precision::Mixed)
-            std::cout << (r.report.phase2 == Phase2Arithmetic::Host ? std::string(", decided exactly on the host")
-                                                                     : std::string(", decided in ") + phase2ArithmeticName(r.report.phase2));
-        if (precision == Precision::Float && r.report.undecided) std::cout << " (float's guess kept for those: use mixed for the exact answer)";
+        if (precision != Precision::Double) {
+            std::cout << ": " << r.report.undecided << " undecided by float";
+            if (r.report.phase2 == Phase2Arithmetic::Host) {
+                std::cout << ", decided exactly on the host";
+                if (r.report.undecided)
+                    std::cout << " (" << std::fixed << std::setprecision(3) << r.report.hostSeconds * 1e3 << " ms; float's guess wrong for "
+                              << r.floatGuessesWrong << ")";
+            } else {
+                std::cout << ", decided in " << phase2ArithmeticName(r.report.phase2) << " (float's guess wrong for " << r.floatGuessesWrong << ")";
+            }
+        }
         if (r.deviceSeconds > 0) std::cout << "; device time " << std::fixed << std::setprecision(3) << r.deviceSeconds * 1e3 << " ms";
         else std::cout << "; the driver reports no device time";
     }
@@ -232,7 +246,9 @@ int runMeshIntersect(const std::vector<std::string>& args) {
         for (mesh::Side s : side.sides) in += s == mesh::Side::Inside, on += s == mesh::Side::Boundary;
         std::cout << side.sides.size() << " points: " << in << " inside, " << on << " on the boundary, " << side.sides.size() - in - on
                   << " outside";
-        if (!serial && !cgal) std::cout << " (" << side.undecided << " undecided by float, " << side.hostPoints << " finished on the host)";
+        if (!serial && !cgal)
+            std::cout << " (" << side.undecided << " undecided by float, " << side.hostPoints << " finished exactly on the host"
+                      << (side.floatGuessesWrong ? ", float's answer wrong for " + std::to_string(side.floatGuessesWrong) : std::string()) << ")";
         std::cout << "\n";
     }
     return 0;

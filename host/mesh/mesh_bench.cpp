@@ -6,7 +6,7 @@
 // CGAL's box_self_intersection_d with its exact predicates, sequential on this host and (where CGAL
 // has TBB) over every core, as the CPU peer of every mesh, measured in the same run. Device time is the sum of the call's kernels and
 // transfers (Result::deviceSeconds, median of the repeats); the note gives the wall time of the
-// call. The serial column is the serial C++ reference. Without the shared data: generated crossing
+// call, and the host's exact step for the pairs float could not decide (Float mode) where it ran. The serial column is the serial C++ reference. Without the shared data: generated crossing
 // grids. The frames row: an animation of the bunny (CPU devices) or of 15 copies of it (GPUs, 1.04
 // million triangles), the tree refitted per frame.
 #include <algorithm>
@@ -113,8 +113,10 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
             const bool same = t.result.pairs == peer.pairs;
             std::ostringstream note;
             note << std::fixed << std::setprecision(2) << t.result.pairs.size() << " pairs (" << (same ? "= CGAL's" : "DIFFERS from CGAL's")
-                 << "), " << t.result.candidates << " candidates, " << t.result.report.undecided << " undecided by float; wall "
-                 << t.wall * 1e3 << " ms" << (t.device > 0 ? "" : " (the time column: the driver's events carry no times)")
+                 << "), " << t.result.candidates << " candidates, " << t.result.report.undecided << " undecided by float";
+            if (t.result.report.phase2 == Phase2Arithmetic::Host && t.result.report.undecided)
+                note << " (decided exactly on the host: " << t.result.report.hostSeconds * 1e3 << " ms, in the wall time, not the device time)";
+            note << "; wall " << t.wall * 1e3 << " ms" << (t.device > 0 ? "" : " (the time column: the driver's events carry no times)")
                  << "; CGAL time / device time " << cg.seconds / rec.seconds;
             if (cgalTbb > 0) note << ", CGAL with TBB / device " << cgalTbb / rec.seconds;
             rec.note = note.str();

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,12 @@ void checkFitsFor(Context& ctx, const TriangleMesh& m, Method method);
 // `grid` for Method::Grid, `h` for Method::Hierarchy.
 Result findPairs(Context& ctx, const TriangleMesh& m, const Options& opt, const TwoPhaseList& plan, const DeviceMesh& d,
                  const Hierarchy& h, std::vector<cl::Event>& events, Result r, const Grid& grid = Grid{});
+// f(begin, end) on consecutive chunks of [0, n), at least `grain` items each, on the calling thread
+// and up to the host's hardware threads less one; returns when all are done. f must not throw.
+void onHostThreads(std::size_t n, std::size_t grain, const std::function<void(std::size_t, std::size_t)>& f);
+// The exact decision of each pair on the host (trianglesIntersect), over the host's threads for a
+// long list: 1 where the pair intersects.
+std::vector<std::uint8_t> decideOnHost(const TriangleMesh& m, const std::vector<FacePair>& pairs, Touching touching);
 // The summed device time of events (0 where the queue has no profiling).
 double eventSeconds(const std::vector<cl::Event>& events);
 

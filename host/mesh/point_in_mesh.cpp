@@ -1,8 +1,10 @@
 // Point-in-mesh on the device (cl/mesh_point_in_mesh.cl) over the self-intersection's hierarchy:
 // phase 1 in float lists the points whose signs float cannot vouch for, phase 2 classifies them in
-// double (the engine's append-list plan), or the host does where the device has no fp64; points
+// double (Mixed: the engine's append-list plan), or the host does (Float mode, and Mixed where the
+// device has no fp64); points
 // whose six axis rays all meet an edge or a vertex go to the host's random rays.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "mesh_detail.hpp"
@@ -62,7 +64,9 @@ SideResult classifyPoints(Context& ctx, const TriangleMesh& m, const std::vector
     if (c[1]) throw Error("the mesh hierarchy's traversal ran out of stack (" + std::to_string(c[1]) + " times); this is a bug, please report it");
     std::vector<std::int8_t> codes = ctx.download<std::int8_t>(side, count, "point sides");
     std::vector<std::uint32_t> host;  // points the host finishes
-    if (mode == Precision::Mixed && c[0] > 0 && plan.phase2OnHost()) {
+    // Float mode leaves the device's fp64 alone: the host decides the points float could not, exactly,
+    // as it does in Mixed mode on a device without fp64.
+    if (c[0] > 0 && (mode == Precision::Float || (mode == Precision::Mixed && plan.phase2OnHost()))) {
         const auto listed = ctx.download<cl_uint>(list, c[0], "point-in-mesh undecided points");
         host.assign(listed.begin(), listed.end());
     }
@@ -71,12 +75,23 @@ SideResult classifyPoints(Context& ctx, const TriangleMesh& m, const std::vector
     std::sort(host.begin(), host.end());
     host.erase(std::unique(host.begin(), host.end()), host.end());
     if (!host.empty()) {
+        const auto start = std::chrono::steady_clock::now();
         const auto boxes = detail::triangleBoxes(m);
-        for (std::uint32_t i : host) {
-            // An undecided point of float's list redoes the axis rays exactly; an unresolved one goes to random rays.
-            const bool axis = codes[i] != 4;
-            codes[i] = std::int8_t(detail::pointSideHost(m, boxes, degenerate, &queries[3 * std::size_t(i)], farLo, farHi, axis));
+        std::vector<std::int8_t> exact(host.size());
+        // Few points, each a walk over the triangles: a thread per 16 points at most.
+        detail::onHostThreads(host.size(), 16, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t k = begin; k < end; ++k) {
+                // An undecided point of float's list redoes the axis rays exactly; an unresolved one goes to random rays.
+                const std::uint32_t i = host[k];
+                exact[k] = std::int8_t(detail::pointSideHost(m, boxes, degenerate, &queries[3 * std::size_t(i)], farLo, farHi, codes[i] != 4));
+            }
+        });
+        for (std::size_t k = 0; k < host.size(); ++k) {
+            const std::uint32_t i = host[k];
+            r.floatGuessesWrong += codes[i] != 4 && codes[i] != exact[k];
+            codes[i] = exact[k];
         }
+        r.hostSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     r.hostPoints = host.size();
     for (std::int8_t v : codes) r.sides.push_back(Side(v));

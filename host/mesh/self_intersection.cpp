@@ -2,8 +2,9 @@
 // keys, a bitonic sort, Karras's radix tree and its refit, then one traversal per triangle that
 // decides each overlapping pair at once (or the uniform grid of cl/mesh_grid.cl, or the lecture's
 // brute-force kernels over the same pairs);
-// the pairs float cannot decide go to the double phase 2 (the engine's append-list two-phase plan),
-// or to the host's exact test on a device without fp64.
+// the pairs float cannot decide go to the double phase 2 (Mixed: the engine's append-list two-phase
+// plan), or to the host's exact test (Float mode, which leaves the device's fp64 alone; Mixed on a
+// device without fp64).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -64,6 +65,7 @@ Result findPairs(Context& ctx, const TriangleMesh& m, const Options& opt, const 
     std::array<cl_uint, 4> count{};
     std::vector<cl_uint> pairWords, undecidedWords;
     std::vector<std::uint8_t> matrix;
+    bool deviceDecided = false;  // phase 2 ran on the device (Mixed with fp64): the guess bits hold its answers
     if (opt.method == Method::Matrix) {
         cl::Buffer mat = ctx.buffer(std::max<std::size_t>(n * n, 1), "mesh intersection matrix");
         events.push_back(ctx.fill(counters, 0, sizeof(count), "clear mesh counters"));
@@ -119,26 +121,43 @@ Result findPairs(Context& ctx, const TriangleMesh& m, const Options& opt, const 
             const std::size_t groups = plan.phase2Groups((count[1] + ls - 1) / ls);
             events.push_back(ctx.launch(k, cl::NDRange(groups * ls), cl::NDRange(ls)));
             const auto decided = ctx.download<std::uint8_t>(result, count[1], "mesh phase-2 results");
-            for (std::size_t k2 = 0; k2 < decided.size(); ++k2)
+            deviceDecided = true;
+            for (std::size_t k2 = 0; k2 < decided.size(); ++k2) {
+                const bool guess = (undecidedWords[2 * k2 + 1] & kGuessBit) != 0;
+                r.floatGuessesWrong += guess != (decided[k2] != 0);
                 undecidedWords[2 * k2 + 1] = (undecidedWords[2 * k2 + 1] & ~kGuessBit) | (decided[k2] ? kGuessBit : 0u);
+            }
         }
     }
     r.candidates = count[2];
     r.report = plan.report(r.candidates, count[1]);
     for (std::size_t i = 0; i < pairWords.size(); i += 2) r.pairs.push_back({pairWords[i], pairWords[i + 1]});
-    // Mixed mode's phase 2 of the matrix method is the host's exact test (its undecided entries are
-    // found on the host, in the downloaded matrix).
-    if (opt.method == Method::Matrix && mode == Precision::Mixed) r.report.phase2 = Phase2Arithmetic::Host;
+    if (mode == Precision::Float || (mode == Precision::Mixed && opt.method == Method::Matrix)) {
+        r.report.phase2 = Phase2Arithmetic::Host;
+        r.report.phase2Items = r.report.hostItems = count[1];
+    }
     if (mode != Precision::Double && !undecidedWords.empty()) {
-        const auto start = std::chrono::steady_clock::now();
-        const bool onHost = mode == Precision::Mixed && (opt.method == Method::Matrix || plan.phase2OnHost());
+        // The pairs no device phase 2 decided: Float mode's (the device's fp64 is not used), Mixed mode's
+        // without fp64, and the matrix method's (its undecided entries are found on the host, in the
+        // downloaded matrix). The host decides them exactly, as the serial reference does.
+        std::vector<FacePair> listed;
+        std::vector<bool> guesses;
         for (std::size_t i = 0; i < undecidedWords.size(); i += 2) {
-            const std::uint32_t a = undecidedWords[i], b = undecidedWords[i + 1] & ~kGuessBit;
-            const bool hit = onHost ? trianglesIntersect(m, a, b, opt.touching) : (undecidedWords[i + 1] & kGuessBit) != 0;
-            if (hit) r.pairs.push_back({a, b});
+            listed.push_back({undecidedWords[i], undecidedWords[i + 1] & ~kGuessBit});
+            guesses.push_back((undecidedWords[i + 1] & kGuessBit) != 0);
         }
-        if (onHost) {
-            r.report.hostItems = undecidedWords.size() / 2;
+        if (deviceDecided) {
+            for (std::size_t k = 0; k < listed.size(); ++k)
+                if (guesses[k]) r.pairs.push_back(listed[k]);
+        } else {
+            const auto start = std::chrono::steady_clock::now();
+            const std::vector<std::uint8_t> hit = detail::decideOnHost(m, listed, opt.touching);
+            for (std::size_t k = 0; k < listed.size(); ++k) {
+                if (hit[k]) r.pairs.push_back(listed[k]);
+                r.floatGuessesWrong += guesses[k] != (hit[k] != 0);
+            }
+            r.report.phase2 = Phase2Arithmetic::Host;
+            r.report.phase2Items = r.report.hostItems = listed.size();
             r.report.hostSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         }
     }

@@ -25,7 +25,10 @@ PORTACL_API const char* sideName(Side s);  // "outside", "inside", "boundary"
 struct PORTACL_API SideResult {
     std::vector<Side> sides;     // one per query point
     std::size_t undecided = 0;   // points float could not classify (decided in double, or on the host)
-    std::size_t hostPoints = 0;  // points classified on the host (every axis ray degenerate, or no fp64)
+    std::size_t hostPoints = 0;  // points classified on the host (every axis ray degenerate, Float mode's undecided, or no fp64)
+    // Of the undecided points the host classified, how many float's own answer had wrong.
+    std::size_t floatGuessesWrong = 0;
+    double hostSeconds = 0;      // wall time of the host's classification of its points
     double deviceSeconds = 0;
 };
 
@@ -34,8 +37,9 @@ struct PORTACL_API SideResult {
 PORTACL_API void requireClosed(const TriangleMesh& m);
 
 // `points`: x, y, z per point. Finite coordinates (else one sentence). Degenerate triangles are
-// ignored (they bound nothing). Float mode keeps float's answer for the points float could not
-// decide; Double and Mixed are exact.
+// ignored (they bound nothing). Every mode is exact: Float classifies the points float could not
+// decide on the host (without the device's fp64), Mixed in double on the device (on the host without
+// fp64), Double every point in double on the device.
 PORTACL_API SideResult classifyPoints(Context& ctx, const TriangleMesh& m, const std::vector<float>& points,
                                       Precision mode = Precision::Mixed);
 // The serial reference: the same rays over every triangle, exact signs.

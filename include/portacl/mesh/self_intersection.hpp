@@ -52,9 +52,10 @@ using FacePair = std::pair<std::uint32_t, std::uint32_t>;  // first < second
 
 struct PORTACL_API Options {
     Method method = Method::Auto;
-    // Float: the float decision of every pair (a pair float cannot decide keeps float's guess and is
-    // counted in report.undecided). Double: the exact decision of every candidate. Mixed: float where
-    // it can vouch for the answer, exact elsewhere (the same pairs as Double).
+    // Every mode gives the same, exact pairs. Float: float where its error bound vouches for the
+    // answer, and the pairs it cannot decide (report.undecided) decided exactly on the host, without
+    // the device's fp64. Mixed: the same, those pairs decided on the device in double (on the host
+    // where the device has no fp64). Double: the exact decision of every candidate on the device.
     Precision precision = Precision::Mixed;
     Touching touching = Touching::Count;
 };
@@ -64,6 +65,9 @@ struct PORTACL_API Result {
     std::vector<std::uint32_t> degenerate;   // degenerate triangles, increasing
     std::size_t candidates = 0;              // pairs whose bounding boxes overlap (pairs tested exactly or in float)
     TwoPhaseReport report;                   // items: candidates; undecided: what float could not decide
+    // Of those undecided pairs (Float and Mixed), how many float's own guess had wrong: the pairs that
+    // float alone would have added or left out.
+    std::size_t floatGuessesWrong = 0;
     double deviceSeconds = 0;                // device time of every kernel of the call (0 for the references)
     Method method = Method::Auto;            // the method that ran (Auto for the references)
 };
