@@ -73,6 +73,7 @@ py::dict resultDict(mesh::Result&& r) {
     d["degenerate"] = toArray(std::move(r.degenerate), {nd});
     d["candidates"] = r.candidates;
     d["undecided"] = r.report.undecided;
+    d["float_guesses_wrong"] = r.floatGuessesWrong;
     d["device_seconds"] = r.deviceSeconds;
     return d;
 }
@@ -97,11 +98,13 @@ void bindMesh(py::module_& m, py::module_& ref) {
           "float once: the answer is exact for the float positions); faces: (F, 3) vertex indices of any\n"
           "integer dtype. method: 'auto' (default: the device profile's\n"
           "choice of 'grid' or 'hierarchy'), 'grid', 'hierarchy', 'atomic-list' or 'matrix'. precision: 'mixed'\n"
-          "(default: exact), 'double' (exact, needs fp64) or 'float' (float's guess where float cannot\n"
-          "decide). touching: 'count' (default: triangles whose closed sets meet, as CGAL) or 'ignore'\n"
+          "(default: exact; what float cannot decide in double on the device), 'double' (exact, needs fp64)\n"
+          "or 'float' (exact too: what float cannot decide is decided on the host, without the device's\n"
+          "fp64). touching: 'count' (default: triangles whose closed sets meet, as CGAL) or 'ignore'\n"
           "(only triangles whose relative interiors meet). Returns a dict: 'pairs' (P, 2) uint32 sorted with i < j, 'faces' the faces in a pair,\n"
           "'degenerate' the degenerate faces, 'candidates' (pairs of overlapping boxes), 'undecided'\n"
-          "(candidates float could not decide) and 'device_seconds'.");
+          "(candidates float could not decide), 'float_guesses_wrong' (of those, the ones float's own\n"
+          "guess had wrong) and 'device_seconds'.");
     ref.def("mesh_intersect",
             [](const py::object& vertices, const py::object& faces, bool cgal, const std::string& touching) {
                 mesh::TriangleMesh tm = meshOf(vertices, faces);

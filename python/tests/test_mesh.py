@@ -89,6 +89,7 @@ def test_analytic_cases(ctx, fp64):
         r = portacl.mesh_intersect(v, f, precision=precision, ctx=ctx)
         np.testing.assert_array_equal(r["pairs"], [[0, 1]])
         np.testing.assert_array_equal(r["degenerate"], [4])
+        assert 0 <= r["float_guesses_wrong"] <= r["undecided"]
     np.testing.assert_array_equal(portacl.reference.mesh_intersect(v, f)["pairs"], [[0, 1]])
 
 
