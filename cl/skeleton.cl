@@ -158,36 +158,130 @@ __kernel void skel_apply(__global uchar* img, __global uchar* state, __global uc
 }
 
 // The fully parallel thinning (--method parallel). Per pass, per border direction (Lee's six, in the
-// same order): skel_mark_border records the object voxels whose neighbour at (bz, by, bx) is
-// background, as the direction starts; then one skel_subfield launch per subfield, the voxels whose
-// coordinates have the parities (z, y, x) = bits 2, 1, 0 of `subfield`, removes every marked voxel
-// that is simple (Lee's two conditions) and not a curve end point (one neighbour). No two voxels of
-// a subfield are 26-adjacent, so each decides on neighbours no other work-item of the launch
-// changes, and removing all of them together is removing simple points one after another: the
-// topology is kept. Work-item (i, j, k) takes voxel (2i, 2j, 2k) + parities of the unpadded volume.
-__kernel void skel_mark_border(__global const uchar* img, __global uchar* border, const int pz, const int py,
-                               const int px, const int bz, const int by, const int bx) {
+// same order), the direction's border voxels (object voxels whose neighbour at (bz, by, bx) is
+// background as the direction starts) are taken, then one skel_subfield launch per subfield, the
+// voxels whose unpadded coordinates have the parities (z, y, x) = bits 2, 1, 0 of `subfield`, removes
+// every border voxel of it that is simple (Lee's two conditions) and not a curve end point (one
+// neighbour). No two voxels of a subfield are 26-adjacent, so each decides on neighbours no other
+// work-item of the launch changes, and removing all of them together is removing simple points one
+// after another: the topology is kept.
+//
+// Only the surface is visited: the active list holds every object voxel with a background face
+// neighbour (and, until the next direction drops them, the voxels removed since). Every direction's
+// border lies in it, so skel_active_border finds the border from the list instead of the volume; it
+// also adds the voxels the last removals exposed. A voxel outside the set whose face neighbour is
+// background had only removed voxels there, all removed since the last direction (earlier ones would
+// have added it), and all still in the list: the first of them in the order of `face` adds it, and
+// no other work-item reads or writes its mark in the set. The border list is kept in eight buckets,
+// one per subfield, each as long as the object has voxels of that subfield (their starts in
+// counters[SKEL_BUCKET_START + s]), so that a subfield's launch visits only its own voxels.
+//
+// counters: the active list's length of direction step t in slot SKEL_ACTIVE + t % 3 and its border
+// buckets' in SKEL_BORDER + 8 * (t % 3) + s; step t fills the active slot of t + 1 and its own border
+// slots, and clears the slots step t + 1 fills next (each is then read by no launch still to come),
+// so no host write comes between launches. SKEL_REMOVED counts every removal.
+#define SKEL_ACTIVE 0
+#define SKEL_REMOVED 3
+#define SKEL_BORDER 8
+#define SKEL_BUCKET_START 32
+
+// Object voxels of the padded image that touch the background by a face: the first active list.
+__kernel void skel_surface(__global const uchar* img, __global uchar* inSet, __global uint* active,
+                           volatile __global uint* counters, const int pz, const int py, const int px) {
+    __local uint groupCount, groupBase;
     const size_t gid = get_global_id(0);
-    if (gid >= (size_t)pz * py * px) return;
-    const int x = (int)(gid % px), y = (int)((gid / px) % py), z = (int)(gid / ((size_t)px * py));
-    const int inside = x > 0 && y > 0 && z > 0 && x < px - 1 && y < py - 1 && z < pz - 1;
-    border[gid] = inside && img[gid] && !img[gid + ((long)bz * py + by) * px + bx];
+    const size_t plane = (size_t)py * px;
+    int take = 0;
+    // An object voxel is interior (the padding is background), so its six face neighbours exist.
+    if (gid < (size_t)pz * plane && img[gid])
+        take = !img[gid - 1] || !img[gid + 1] || !img[gid - px] || !img[gid + px] || !img[gid - plane] || !img[gid + plane];
+    if (get_local_id(0) == 0) groupCount = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint at = take ? atomic_inc(&groupCount) : 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0 && groupCount) groupBase = atomic_add(&counters[SKEL_ACTIVE], groupCount);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (take) {
+        active[groupBase + at] = (uint)gid;
+        inSet[gid] = 1;
+    }
 }
 
-__kernel void skel_subfield(__global uchar* img, __global const uchar* border, volatile __global uint* counters,
-                            const int nz, const int ny, const int nx, const int subfield, const int slot) {
-    const size_t gid = get_global_id(0);
-    const int hz = (nz + 1) / 2, hy = (ny + 1) / 2, hx = (nx + 1) / 2;
-    if (gid >= (size_t)hz * hy * hx) return;
-    const int z = 2 * (int)(gid / ((size_t)hx * hy)) + ((subfield >> 2) & 1);
-    const int y = 2 * (int)((gid / hx) % hy) + ((subfield >> 1) & 1);
-    const int x = 2 * (int)(gid % hx) + (subfield & 1);
-    if (z >= nz || y >= ny || x >= nx) return;
-    const int py = ny + 2, px = nx + 2;
-    const size_t p = ((size_t)(z + 1) * py + (y + 1)) * px + (x + 1);
-    if (!img[p] || !border[p]) return;
-    const uint n = neighbourhood(img, p, py, px);
-    if (popcount(n) == 1 || !euler_invariant(n) || !at_most_one_piece(n)) return;
-    img[p] = 0;
-    atomic_inc(&counters[slot]);
+// Direction step `step`: keeps the list's object voxels in the next list, adds the object voxels the
+// last removals exposed, and puts those of them whose neighbour at (bz, by, bx) is background in
+// their subfield's border bucket. Any global size that is a multiple of the work-group size (at
+// least 8): work-groups stride over the list.
+__kernel void skel_active_border(__global const uchar* img, __global uchar* inSet, __global const uint* active,
+                                 __global uint* nextActive, __global uint* border, volatile __global uint* counters,
+                                 const int py, const int px, const int bz, const int by, const int bx, const int step) {
+    __local uint groupActive, baseActive, groupBorder[8], baseBorder[8];
+    const uint count = counters[SKEL_ACTIVE + step % 3];
+    const uint lid = get_local_id(0);
+    const int borderSlot = SKEL_BORDER + 8 * (step % 3);
+    if (get_group_id(0) == 0 && lid < 8) counters[SKEL_BORDER + 8 * ((step + 1) % 3) + lid] = 0;
+    if (get_global_id(0) == 0) counters[SKEL_ACTIVE + (step + 2) % 3] = 0;
+    const long plane = (long)py * px;
+    const long face[6] = {-plane, -px, -1, 1, px, plane};  // face[5 - k] == -face[k]
+    const long toBackground = bz * plane + by * px + bx;
+    for (uint first = get_group_id(0) * get_local_size(0); first < count; first += get_global_size(0)) {
+        if (lid == 0) groupActive = 0;
+        if (lid < 8) groupBorder[lid] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint keep[6], bucketAt[6];
+        uchar bucket[6];
+        uint kept = 0;
+        if (first + lid < count) {
+            const uint p = active[first + lid];
+            if (img[p]) {
+                keep[kept++] = p;
+            } else {
+                for (int k = 0; k < 6; ++k) {
+                    const long q = (long)p + face[k];
+                    if (!img[q]) continue;
+                    int j = 0;  // q's first background face neighbour; p is one of them
+                    while (img[q + face[j]]) ++j;
+                    if (j != 5 - k || inSet[q]) continue;
+                    inSet[q] = 1;
+                    keep[kept++] = (uint)q;
+                }
+            }
+            for (uint j = 0; j < kept; ++j) {
+                const uint p = keep[j];
+                bucket[j] = 8;  // not on this border
+                if (img[(long)p + toBackground]) continue;
+                // The subfield: parities of the unpadded coordinates, opposite to the padded ones.
+                const uint x = p % (uint)px, y = (p / (uint)px) % (uint)py, z = p / (uint)plane;
+                bucket[j] = (uchar)((((z + 1) & 1) << 2) | (((y + 1) & 1) << 1) | ((x + 1) & 1));
+                bucketAt[j] = atomic_inc(&groupBorder[bucket[j]]);
+            }
+        }
+        const uint atActive = kept ? atomic_add(&groupActive, kept) : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0 && groupActive) baseActive = atomic_add(&counters[SKEL_ACTIVE + (step + 1) % 3], groupActive);
+        if (lid < 8 && groupBorder[lid])
+            baseBorder[lid] = counters[SKEL_BUCKET_START + lid] + atomic_add(&counters[borderSlot + lid], groupBorder[lid]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint j = 0; j < kept; ++j) {
+            nextActive[baseActive + atActive + j] = keep[j];
+            if (bucket[j] < 8) border[baseBorder[bucket[j]] + bucketAt[j]] = keep[j];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);  // the group's counts are reset at the top of the next round
+    }
+}
+
+// Removes the simple, non-end voxels of subfield `subfield`'s border bucket of direction step `step`
+// (any global size: each work-item strides over the bucket).
+__kernel void skel_subfield(__global uchar* img, __global const uint* border, volatile __global uint* counters,
+                            const int py, const int px, const int subfield, const int step) {
+    const uint count = counters[SKEL_BORDER + 8 * (step % 3) + subfield];
+    const uint start = counters[SKEL_BUCKET_START + subfield];
+    uint removed = 0;
+    for (uint i = get_global_id(0); i < count; i += get_global_size(0)) {
+        const uint p = border[start + i];
+        const uint n = neighbourhood(img, p, py, px);
+        if (popcount(n) == 1 || !euler_invariant(n) || !at_most_one_piece(n)) continue;
+        img[p] = 0;
+        ++removed;
+    }
+    if (removed) atomic_add(&counters[SKEL_REMOVED], removed);
 }

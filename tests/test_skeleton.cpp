@@ -138,6 +138,12 @@ TEST(Skeleton, ParallelThinningKeepsTopologyAndEqualsItsReference) {
             }
     volumes.push_back(box);
     volumes.push_back(ring);
+    // Dense noise of odd extents, touching every face: many voxels exposed by each removal.
+    BinaryVolume noise;
+    noise.nz = 9, noise.ny = 14, noise.nx = 11;
+    std::mt19937 rng(5);
+    for (std::size_t k = 0; k < noise.size(); ++k) noise.mask.push_back(rng() % 10 < 7);
+    volumes.push_back(noise);
     if (portacl::test::hasData())
         volumes.push_back(readBinary(dataPath("volumes/puma/100_fiberform.tif"), {Binarisation::Rule::Threshold, 90}));
     for (std::size_t i = 0; i < volumes.size(); ++i) {
@@ -147,6 +153,7 @@ TEST(Skeleton, ParallelThinningKeepsTopologyAndEqualsItsReference) {
         const auto ref = sk::thinSubfieldsReference(v, &rs);
         EXPECT_EQ(differing(dev, ref), 0u) << "volume " << i;
         EXPECT_EQ(ds.candidates, rs.candidates);
+        EXPECT_EQ(ds.iterations, rs.iterations);
         const Topology before = topologyOf(v), after = topologyOf(dev);
         EXPECT_TRUE(before == after) << "volume " << i << ": components " << before.components << " -> " << after.components
                                      << ", cavities " << before.cavities << " -> " << after.cavities << ", Euler "

@@ -1,11 +1,40 @@
-// The directional 8-subfield parallel thinning on the device (cl/skeleton.cl): per border direction
-// one launch marks the border, then one launch per subfield removes; one read of the pass's counts.
+// The directional 8-subfield parallel thinning on the device (cl/skeleton.cl). The volume is swept
+// once, for its surface; from then on every launch works on lists: per border direction one launch
+// takes the border from the active list (the surface), then one launch per subfield removes. The
+// lists' lengths stay on the device; the host reads the removal count once per pass.
+#include <algorithm>
+#include <array>
+
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/progress.hpp"
 #include "portacl/skeleton.hpp"
 #include "skeleton_detail.hpp"
 
 namespace portacl::skeleton {
+namespace {
+
+// cl/skeleton.cl's counter slots: SKEL_REMOVED, and the border buckets' starts from SKEL_BUCKET_START.
+constexpr int kRemovedSlot = 3;
+constexpr int kBucketStartSlot = 32;
+constexpr int kCounters = kBucketStartSlot + 8;
+
+// The object's voxels in each subfield (bits 2, 1, 0: the parities of z, y, x).
+std::array<std::size_t, 8> subfieldCounts(const io::BinaryVolume& v) {
+    std::array<std::size_t, 8> n{};
+    for (int z = 0; z < v.nz; ++z)
+        for (int y = 0; y < v.ny; ++y) {
+            const std::uint8_t* row = v.mask.data() + v.index(z, y, 0);
+            std::size_t even = 0, odd = 0;
+            for (int x = 0; x + 1 < v.nx; x += 2) even += row[x] != 0, odd += row[x + 1] != 0;
+            if (v.nx % 2) even += row[v.nx - 1] != 0;
+            const int s = (z & 1) << 2 | (y & 1) << 1;
+            n[std::size_t(s)] += even;
+            n[std::size_t(s | 1)] += odd;
+        }
+    return n;
+}
+
+}  // namespace
 
 io::BinaryVolume thinSubfields(Context& ctx, const io::BinaryVolume& v, Stats* stats) {
     validate(v);
@@ -14,41 +43,60 @@ io::BinaryVolume thinSubfields(Context& ctx, const io::BinaryVolume& v, Stats* s
     if (padded >= (std::size_t(1) << 32))
         throw Error("thinning takes volumes of fewer than 2^32 voxels (with one voxel of padding); this one has " +
                     std::to_string(padded));
-    ctx.checkFits(v.size() + 2 * padded + 256,
+    // Every list holds distinct object voxels: at most `objects` entries each, and a border bucket at
+    // most the object's voxels of its subfield.
+    const std::array<std::size_t, 8> perSubfield = subfieldCounts(v);
+    std::vector<cl_uint> init(kCounters, 0);
+    std::size_t objects = 0;
+    for (int s = 0; s < 8; ++s) {
+        init[std::size_t(kBucketStartSlot + s)] = cl_uint(objects);
+        objects += perSubfield[std::size_t(s)];
+    }
+    ctx.checkFits(v.size() + 2 * padded + objects * 3 * sizeof(cl_uint) + 256,
                   "thinning a " + std::to_string(v.nz) + "x" + std::to_string(v.ny) + "x" + std::to_string(v.nx) + " volume");
     cl::Buffer mask = ctx.upload(v.mask, "thinning mask", CL_MEM_READ_ONLY);
     cl::Buffer img = ctx.buffer(padded, "thinning image");
-    cl::Buffer border = ctx.buffer(padded, "thinning border marks");
-    cl::Buffer counters = ctx.buffer(48 * sizeof(cl_uint), "thinning counters");
+    cl::Buffer inSet = ctx.buffer(padded, "thinning active marks");
+    cl::Buffer active[2] = {ctx.buffer(objects * sizeof(cl_uint), "thinning active list"),
+                            ctx.buffer(objects * sizeof(cl_uint), "thinning active list (next)")};
+    cl::Buffer border = ctx.buffer(objects * sizeof(cl_uint), "thinning border buckets");
+    cl::Buffer counters = ctx.buffer(kCounters * sizeof(cl_uint), "thinning counters");
     ctx.fill(img, 0, padded, "clear thinning image");
+    ctx.fill(inSet, 0, padded, "clear thinning active marks");
+    ctx.writeAsync(counters, std::move(init), "set thinning counters");
     cl::Kernel& pad = ctx.kernel("skeleton.cl", "skel_pad", Precision::Float);
-    cl::Kernel& mark = ctx.kernel("skeleton.cl", "skel_mark_border", Precision::Float);
+    cl::Kernel& surface = ctx.kernel("skeleton.cl", "skel_surface", Precision::Float);
+    cl::Kernel& activeBorder = ctx.kernel("skeleton.cl", "skel_active_border", Precision::Float);
     cl::Kernel& subfield = ctx.kernel("skeleton.cl", "skel_subfield", Precision::Float);
     setArgs(pad, 0, mask, img, cl_int(v.nz), cl_int(v.ny), cl_int(v.nx));
     ctx.launch(pad, cl::NDRange(roundUp(v.size(), 256)), cl::NDRange(256));
-    const std::size_t items = std::size_t((v.nz + 1) / 2) * ((v.ny + 1) / 2) * ((v.nx + 1) / 2);
+    setArgs(surface, 0, img, inSet, active[0], counters, cl_int(pz), cl_int(py), cl_int(px));
+    ctx.launch(surface, cl::NDRange(roundUp(padded, 256)), cl::NDRange(256));
 
+    // The list launches stride over their lists: enough work-items to fill the device, few enough
+    // that a short list costs little.
+    const std::size_t listItems = std::min<std::size_t>(roundUp(objects, 256), std::size_t(ctx.device().computeUnits) * 2048);
     Stats st;
     Progress progress("thinning", 0, "passes");
+    cl_uint removedBefore = 0;
+    int step = 0;  // direction steps so far, over every pass
     for (bool changed = true; changed;) {
         ++st.iterations;
-        ctx.fill(counters, 0, 48 * sizeof(cl_uint), "clear removal counts");
-        for (std::size_t b = 0; b < detail::kBorders.size(); ++b) {
+        for (std::size_t b = 0; b < detail::kBorders.size(); ++b, ++step) {
             const auto& d = detail::kBorders[b];
-            setArgs(mark, 0, img, border, cl_int(pz), cl_int(py), cl_int(px), cl_int(d[0]), cl_int(d[1]), cl_int(d[2]));
-            ctx.launch(mark, cl::NDRange(roundUp(padded, 256)), cl::NDRange(256));
+            setArgs(activeBorder, 0, img, inSet, active[step % 2], active[(step + 1) % 2], border, counters,
+                    cl_int(py), cl_int(px), cl_int(d[0]), cl_int(d[1]), cl_int(d[2]), cl_int(step));
+            ctx.launch(activeBorder, cl::NDRange(listItems), cl::NDRange(256));
             for (int s = 0; s < 8; ++s) {
-                setArgs(subfield, 0, img, border, counters, cl_int(v.nz), cl_int(v.ny), cl_int(v.nx), cl_int(s), cl_int(8 * int(b) + s));
-                ctx.launch(subfield, cl::NDRange(roundUp(items, 256)), cl::NDRange(256));
+                setArgs(subfield, 0, img, border, counters, cl_int(py), cl_int(px), cl_int(s), cl_int(step));
+                ctx.launch(subfield, cl::NDRange(listItems), cl::NDRange(256));
             }
         }
-        cl_uint removed[48];
-        ctx.read(counters, removed, sizeof removed, "read removal counts");
-        changed = false;
-        for (cl_uint r : removed) {
-            st.candidates += r;
-            changed = changed || r;
-        }
+        cl_uint removed = 0;
+        ctx.read(counters, &removed, sizeof removed, "read removal count", kRemovedSlot * sizeof(cl_uint));
+        st.candidates += removed - removedBefore;
+        changed = removed != removedBefore;
+        removedBefore = removed;
         progress.update(std::uint64_t(st.iterations));
     }
     progress.finish();
@@ -57,8 +105,8 @@ io::BinaryVolume thinSubfields(Context& ctx, const io::BinaryVolume& v, Stats* s
     io::BinaryVolume out = v;
     for (int z = 0; z < v.nz; ++z)
         for (int y = 0; y < v.ny; ++y)
-            for (int x = 0; x < v.nx; ++x)
-                out.mask[out.index(z, y, x)] = host[((std::size_t(z) + 1) * py + std::size_t(y) + 1) * px + std::size_t(x) + 1];
+            std::copy_n(host.begin() + std::ptrdiff_t(((std::size_t(z) + 1) * py + std::size_t(y) + 1) * px + 1), v.nx,
+                        out.mask.begin() + std::ptrdiff_t(out.index(z, y, 0)));
     if (stats) *stats = st;
     return out;
 }
