@@ -86,14 +86,16 @@ def best_of(repeats, fn):
 
 
 def import_porespy():
-    try:
-        import pyvista  # noqa: F401
-    except ImportError:
-        # porespy imports pyvista (and through it VTK, over 100 MB) at its start, for drawing and STL
-        # export only; where it is missing (the GPU machine), an empty module stands in for it.
-        import types
-        sys.modules["pyvista"] = types.ModuleType("pyvista")
-        print("pyvista is missing: an empty module stands in for it (porespy's boxcount does not use it)", file=sys.stderr)
+    # porespy imports pyvista (and through it VTK, over 100 MB, for drawing and STL export) and cc3d
+    # (for labelling) at its start; boxcount uses neither. Where one is missing (the GPU machine,
+    # which gets its Python packages carried), an empty module stands in for it.
+    import importlib.util
+    import types
+    for name in ("pyvista", "cc3d"):
+        if importlib.util.find_spec(name) is None:
+            sys.modules[name] = types.ModuleType(name)
+            print(f"{name} is missing: an empty module stands in for it (porespy's boxcount does not use it)",
+                  file=sys.stderr)
     import porespy
     return porespy
 
