@@ -150,38 +150,22 @@ inline void accumulate_cell(__global const uchar* dir, volatile __global int* de
     }
 }
 
-// One level over the whole device (the host launches one per level while the frontier is wide).
+// accumulate_cell in the two kernels below (their arguments), for d8_frontier.h's loops.
+#define D8_FINALISE(cell, level) \
+    accumulate_cell(dir, deps, acc, taint, weight, frontier, state, rows, cols, contamination, level, cell)
+
 __kernel void d8_accumulate_level(__global const uchar* dir, volatile __global int* deps, __global ACC* acc,
                                   __global uchar* taint, __global const REAL* weight, __global int* frontier,
                                   volatile __global int* state, const int rows, const int cols,
                                   const int contamination, const int level) {
-    const long capacity = (long)rows * cols;
-    __global const int* in = frontier_in(frontier, capacity, level);
-    const int n = state[level % 3];
-    for (long j = get_global_id(0); j < n; j += get_global_size(0))
-        accumulate_cell(dir, deps, acc, taint, weight, frontier, state, rows, cols, contamination, level, in[j]);
-    if (get_global_id(0) == 0) state[(level + 2) % 3] = 0;
+    FRONTIER_LEVEL(frontier, state, (long)rows * cols, level, D8_FINALISE);
 }
 
-// Level after level in one work-group, a barrier between them, while the frontier holds at most
-// `limit` cells (the long narrow tail of the flow paths); state[3] says where it stopped.
 __kernel void d8_accumulate_group(__global const uchar* dir, volatile __global int* deps, __global ACC* acc,
                                   __global uchar* taint, __global const REAL* weight, __global int* frontier,
                                   volatile __global int* state, const int rows, const int cols,
                                   const int contamination, const int first_level, const int limit) {
-    const long capacity = (long)rows * cols;
-    int level = first_level;
-    for (;;) {
-        const int n = state[level % 3];
-        if (n == 0 || n > limit) break;
-        __global const int* in = frontier_in(frontier, capacity, level);
-        for (int j = get_local_id(0); j < n; j += get_local_size(0))
-            accumulate_cell(dir, deps, acc, taint, weight, frontier, state, rows, cols, contamination, level, in[j]);
-        if (get_local_id(0) == 0) state[(level + 2) % 3] = 0;
-        barrier(CLK_GLOBAL_MEM_FENCE);
-        ++level;
-    }
-    if (get_local_id(0) == 0) state[3] = level;
+    FRONTIER_GROUP(frontier, state, (long)rows * cols, first_level, limit, D8_FINALISE);
 }
 
 // The smallest index of a cell with data whose count never reached zero (a cell of a cycle).

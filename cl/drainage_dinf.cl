@@ -154,33 +154,21 @@ inline void dinf_cell(__global const REAL* angle, __global const uchar* nodata, 
     }
 }
 
+// dinf_cell in the two kernels below (their arguments), for d8_frontier.h's loops.
+#define DINF_FINALISE(cell, level) dinf_cell(angle, nodata, deps, acc, weight, frontier, state, rows, cols, diagonal, level, cell)
+
 __kernel void dinf_accumulate_level(__global const REAL* angle, __global const uchar* nodata, volatile __global int* deps,
                                     __global ACC* acc, __global const REAL* weight, __global int* frontier,
                                     volatile __global int* state, const int rows, const int cols, const REAL diagonal,
                                     const int level) {
-    __global const int* in = frontier_in(frontier, (long)rows * cols, level);
-    const int n = state[level % 3];
-    for (long j = get_global_id(0); j < n; j += get_global_size(0))
-        dinf_cell(angle, nodata, deps, acc, weight, frontier, state, rows, cols, diagonal, level, in[j]);
-    if (get_global_id(0) == 0) state[(level + 2) % 3] = 0;
+    FRONTIER_LEVEL(frontier, state, (long)rows * cols, level, DINF_FINALISE);
 }
 
 __kernel void dinf_accumulate_group(__global const REAL* angle, __global const uchar* nodata, volatile __global int* deps,
                                     __global ACC* acc, __global const REAL* weight, __global int* frontier,
                                     volatile __global int* state, const int rows, const int cols, const REAL diagonal,
                                     const int first_level, const int limit) {
-    int level = first_level;
-    for (;;) {
-        const int n = state[level % 3];
-        if (n == 0 || n > limit) break;
-        __global const int* in = frontier_in(frontier, (long)rows * cols, level);
-        for (int j = get_local_id(0); j < n; j += get_local_size(0))
-            dinf_cell(angle, nodata, deps, acc, weight, frontier, state, rows, cols, diagonal, level, in[j]);
-        if (get_local_id(0) == 0) state[(level + 2) % 3] = 0;
-        barrier(CLK_GLOBAL_MEM_FENCE);
-        ++level;
-    }
-    if (get_local_id(0) == 0) state[3] = level;
+    FRONTIER_GROUP(frontier, state, (long)rows * cols, first_level, limit, DINF_FINALISE);
 }
 
 // The smallest index of a cell with data whose count never reached zero (a cell of a cycle).

@@ -68,33 +68,19 @@ inline void strahler_cell(__global const uchar* dir, __global const uchar* strea
     }
 }
 
-// One level over the whole device (d8_frontier.h).
+// strahler_cell in the two kernels below (their arguments), for d8_frontier.h's loops.
+#define STRAHLER_FINALISE(cell, level) strahler_cell(dir, stream, deps, order, frontier, state, rows, cols, level, cell)
+
 __kernel void strahler_level(__global const uchar* dir, __global const uchar* stream, volatile __global int* deps,
                              __global int* order, __global int* frontier, volatile __global int* state,
                              const int rows, const int cols, const int level) {
-    __global const int* in = frontier_in(frontier, (long)rows * cols, level);
-    const int n = state[level % 3];
-    for (long j = get_global_id(0); j < n; j += get_global_size(0))
-        strahler_cell(dir, stream, deps, order, frontier, state, rows, cols, level, in[j]);
-    if (get_global_id(0) == 0) state[(level + 2) % 3] = 0;
+    FRONTIER_LEVEL(frontier, state, (long)rows * cols, level, STRAHLER_FINALISE);
 }
 
-// Level after level in one work-group while the frontier holds at most `limit` cells.
 __kernel void strahler_group(__global const uchar* dir, __global const uchar* stream, volatile __global int* deps,
                              __global int* order, __global int* frontier, volatile __global int* state,
                              const int rows, const int cols, const int first_level, const int limit) {
-    int level = first_level;
-    for (;;) {
-        const int n = state[level % 3];
-        if (n == 0 || n > limit) break;
-        __global const int* in = frontier_in(frontier, (long)rows * cols, level);
-        for (int j = get_local_id(0); j < n; j += get_local_size(0))
-            strahler_cell(dir, stream, deps, order, frontier, state, rows, cols, level, in[j]);
-        if (get_local_id(0) == 0) state[(level + 2) % 3] = 0;
-        barrier(CLK_GLOBAL_MEM_FENCE);
-        ++level;
-    }
-    if (get_local_id(0) == 0) state[3] = level;
+    FRONTIER_GROUP(frontier, state, (long)rows * cols, first_level, limit, STRAHLER_FINALISE);
 }
 
 // to[i]: the cell i's water reaches next, i itself at an outlet (a cell that drains nowhere, off the

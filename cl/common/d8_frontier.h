@@ -27,4 +27,37 @@ inline void frontier_push(__global int* frontier, volatile __global int* state, 
     frontier[((level + 1) & 1) * capacity + slot] = (int)cell;
 }
 
+// The loops of a frontier's two kernels. OpenCL C has no templates: a workload defines
+// FINALISE(cell, level), the call that finalises one cell of level `level`, and writes the bodies of
+// its kernels with these.
+// FRONTIER_LEVEL: level `level` over the whole device (the host launches one per level while the
+// frontier is wide).
+#define FRONTIER_LEVEL(frontier, state, capacity, level, FINALISE)                 \
+    do {                                                                           \
+        __global const int* in_ = frontier_in(frontier, capacity, level);          \
+        const int n_ = state[(level) % 3];                                         \
+        for (long j_ = get_global_id(0); j_ < n_; j_ += get_global_size(0))        \
+            FINALISE(in_[j_], level);                                              \
+        if (get_global_id(0) == 0) state[((level) + 2) % 3] = 0;                   \
+    } while (0)
+
+// FRONTIER_GROUP: level after level from first_level in one work-group, a barrier between them,
+// while the frontier holds at most `limit` cells (the long narrow tail of the flow paths);
+// state[3] says where it stopped.
+#define FRONTIER_GROUP(frontier, state, capacity, first_level, limit, FINALISE)    \
+    do {                                                                           \
+        int level_ = first_level;                                                  \
+        for (;;) {                                                                 \
+            const int n_ = state[level_ % 3];                                      \
+            if (n_ == 0 || n_ > (limit)) break;                                    \
+            __global const int* in_ = frontier_in(frontier, capacity, level_);     \
+            for (int j_ = get_local_id(0); j_ < n_; j_ += get_local_size(0))       \
+                FINALISE(in_[j_], level_);                                         \
+            if (get_local_id(0) == 0) state[(level_ + 2) % 3] = 0;                 \
+            barrier(CLK_GLOBAL_MEM_FENCE);                                         \
+            ++level_;                                                              \
+        }                                                                          \
+        if (get_local_id(0) == 0) state[3] = level_;                               \
+    } while (0)
+
 #endif
