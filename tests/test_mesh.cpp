@@ -330,11 +330,12 @@ TEST(MeshSelfIntersection, OverlappingCopyOfSpotMatchesCgal) {
         EXPECT_EQ(tbb.pairs, cgal.pairs);
         EXPECT_EQ(tbb.candidates, cgal.candidates);
     }
-    for (Method method : {Method::Hierarchy, Method::Grid, Method::AtomicList}) {
-        const Result dev = selfIntersections(ctx(), m, {method, Precision::Mixed});
-        EXPECT_EQ(dev.pairs, cgal.pairs) << methodName(method);
-        EXPECT_EQ(dev.candidates, cgal.candidates) << methodName(method);
-    }
+    for (Method method : {Method::Hierarchy, Method::Grid, Method::AtomicList})
+        for (Precision p : method == Method::AtomicList ? std::vector<Precision>{Precision::Mixed} : std::vector<Precision>{Precision::Float, Precision::Mixed}) {
+            const Result dev = selfIntersections(ctx(), m, {method, p});
+            EXPECT_EQ(dev.pairs, cgal.pairs) << methodName(method) << " " << precisionName(p);
+            EXPECT_EQ(dev.candidates, cgal.candidates) << methodName(method) << " " << precisionName(p);
+        }
 }
 
 // The grid's cells on meshes that strain them: two clusters far apart (the cell grows to keep the
