@@ -28,6 +28,7 @@ packages=(
   clang libclang-rt-dev  # scripts/sanitize.sh and scripts/fuzz.sh: ASan, UBSan, libFuzzer
   libopenmpi-dev openmpi-bin  # PORTACL_WITH_MPI: batches and k-Wave over the ranks of mpirun (docs/multi_device.md)
   libopenblas-dev  # portacl bench --only gemm on a CPU device: OpenBLAS's SGEMM/DGEMM beside the kernels
+  libopencv-imgproc-dev  # portacl bench --only filter on a CPU device: OpenCV's CPU path beside each filter
 )
 # Root (or sudo) only for what is missing: sets as_root, or ends in one sentence naming what is missing.
 need_root() {

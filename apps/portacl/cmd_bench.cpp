@@ -1,6 +1,7 @@
 // portacl bench: the main job. On each selected device (default: all), measure the device's peaks,
 // then run every registered workload and print one table: time, rate, percent of that device's
-// measured peak, the serial C++ reference's time with the speed-up over it, and with --baseline each
+// measured peak, the serial C++ reference's time with the speed-up over it, on CPU devices the CPU
+// peer's time (OpenCV, OpenBLAS, kspaceFirstOrder-OMP) with its ratio, and with --baseline each
 // row's ratio to the same case on a named device; --plot draws the rows (tools/bench/bench_plot.py).
 #include <unistd.h>
 
@@ -33,6 +34,7 @@ struct Row {
     double percentOfPeak = NAN;
     double speedup = NAN;
     double baselineRatio = NAN;  // the baseline device's time over this one's (> 1: faster than the baseline)
+    double peerRatio = NAN;      // the CPU peer's time over this one's (> 1: faster than the peer)
     bool ratioFromRates = false;  // the sizes differ: the ratio compares rates
 };
 
@@ -57,6 +59,7 @@ Row makeRow(const std::string& device, const BenchRecord& r, const DevicePeaks& 
         if (peaks.copyBytesPerSecond > 0) row.percentOfPeak = 100.0 * r.bytes / r.seconds / peaks.copyBytesPerSecond;
     }
     if (r.serialSeconds > 0 && r.seconds > 0) row.speedup = r.serialSeconds / r.seconds;
+    if (r.peerSeconds > 0 && r.seconds > 0) row.peerRatio = r.peerSeconds / r.seconds;
     return row;
 }
 
@@ -97,6 +100,12 @@ void printTable(std::ostream& os, const std::vector<Row>& rows, const std::strin
         header.push_back("vs " + baseline);
         right.push_back(true);
     }
+    // The CPU peers' columns where any row has one (CPU devices).
+    const bool peers = std::any_of(rows.begin(), rows.end(), [](const Row& r) { return !r.record.peer.empty(); });
+    if (peers) {
+        header.insert(header.end(), {"peer", "peer ms", "vs peer"});
+        right.insert(right.end(), {false, true, true});
+    }
     header.push_back("note");
     TextTable t(header, right);
     bool anyRateRatio = false;
@@ -109,10 +118,18 @@ void printTable(std::ostream& os, const std::vector<Row>& rows, const std::strin
             cells.push_back(std::isfinite(r.baselineRatio) ? fmt(r.baselineRatio, 2) + (r.ratioFromRates ? "*" : "") : "-");
             anyRateRatio = anyRateRatio || r.ratioFromRates;
         }
+        if (peers) {
+            cells.push_back(r.record.peer.empty() ? "-" : r.record.peer);
+            cells.push_back(fmt(r.record.peerSeconds * 1e3, 3));
+            cells.push_back(fmt(r.peerRatio, 2));
+        }
         cells.push_back(r.record.note);
         t.add(cells);
     }
     t.print(os);
+    if (peers)
+        os << "\n'vs peer': the CPU peer's time over this row's, the peer run on the same input and cores in this run (above 1: "
+              "faster than the peer).\n";
     if (!baseline.empty())
         os << "\n'vs " << baseline << "': the baseline's time over this device's (above 1: faster than the baseline)"
            << (anyRateRatio ? "; * where the sizes differ: this device's rate over the baseline's" : "") << ".\n";
@@ -126,12 +143,14 @@ std::string quoteCsv(const std::string& s) {
 
 void writeCsv(const std::string& path, const std::vector<Row>& rows, const std::string& baseline) {
     writeFileAtomically(path, [&](std::ostream& os) {
-        os << "device,workload,size,precision,seconds,rate,unit,percent_of_peak,serial_seconds,speedup,baseline,baseline_ratio,note\n";
+        os << "device,workload,size,precision,seconds,rate,unit,percent_of_peak,serial_seconds,speedup,baseline,baseline_ratio,peer,"
+              "peer_seconds,peer_ratio,note\n";
         for (const auto& r : rows)
             os << quoteCsv(r.device) << "," << quoteCsv(r.record.workload) << "," << quoteCsv(r.record.size) << ","
                << r.record.precision << "," << std::setprecision(9) << r.record.seconds << "," << r.rate << ","
                << r.rateUnit << "," << r.percentOfPeak << "," << r.record.serialSeconds << "," << r.speedup << ","
-               << quoteCsv(baseline) << "," << r.baselineRatio << "," << quoteCsv(r.record.note) << "\n";
+               << quoteCsv(baseline) << "," << r.baselineRatio << "," << quoteCsv(r.record.peer) << "," << r.record.peerSeconds << ","
+               << r.peerRatio << "," << quoteCsv(r.record.note) << "\n";
     });
 }
 
@@ -167,6 +186,9 @@ void writeJson(const std::string& path, const std::vector<DeviceRun>& devices, c
             w.field("serial_seconds", r.record.serialSeconds);
             w.field("speedup", r.speedup);
             w.field("baseline_ratio", r.baselineRatio);
+            w.field("peer", r.record.peer);
+            w.field("peer_seconds", r.record.peerSeconds);
+            w.field("peer_ratio", r.peerRatio);
             w.field("note", r.record.note);
             w.endObject();
         }

@@ -1,6 +1,9 @@
 // Filter benchmarks: `portacl bench` case "filter" and the thesis tables of `portacl filter --bench`.
 // Device times are kernel times with the image already on the device (as OpenCV's UMat calls are
 // timed); the serial reference is timed at the same size up to a limit and scaled by area above it.
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <map>
@@ -8,6 +11,7 @@
 #include <sstream>
 #include <utility>
 
+#include "filter/opencv_peer.hpp"
 #include "portacl/filter.hpp"
 #include "portacl/filter_bench.hpp"
 #include "portacl/runtime/error.hpp"
@@ -39,8 +43,16 @@ std::string convSpec(int k) {
     return s.str();
 }
 
+// CPU time of this process's threads (a CPU device's worker threads included).
+double processCpuSeconds() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_utime.tv_sec + u.ru_stime.tv_sec + 1e-6 * (u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
 struct Timing {
     double device = NAN, serial = NAN;
+    double cpu = NAN;  // CPU seconds per launch alone (all threads): on a shared CPU, steadier than the wall time
     StreamSeconds stream;  // with `stream` options given to timeOp
     std::string note;
 };
@@ -63,7 +75,11 @@ Timing timeOp(Context& ctx, const std::string& spec, int side, int serialMaxSide
     const io::Image& img = benchImage(side);
     Pipeline p(ctx, ops, options);
     p.upload(img);
+    p.enqueue();  // the program's build and the first launch's set-up, out of the CPU time below
+    ctx.finish();
+    const double cpu0 = processCpuSeconds();
     t.device = medianDeviceSeconds(ctx, [&] { p.enqueue(); }, bo);
+    t.cpu = (processCpuSeconds() - cpu0) / std::max(1, bo.warmups + std::max(1, bo.repeats));
     if (stream) t.stream = streamDeviceSeconds(ctx, [&] { p.enqueue(); }, *stream);
     if (bo.serial) {
         const int s = std::min(side, serialMaxSide);
@@ -72,6 +88,24 @@ Timing timeOp(Context& ctx, const std::string& spec, int side, int serialMaxSide
         if (s != side) t.note = "serial timed at " + std::to_string(s) + "^2, scaled by area";
     }
     return t;
+}
+
+// On a CPU device, OpenCV's CPU path on the same image, on as many threads as the device has compute
+// units, timed now: the peer beside the row, or why there is none.
+void addOpenCvPeer(Context& ctx, const std::string& spec, int side, const BenchOptions& opts, BenchRecord& r) {
+    const std::string version = openCvPeerVersion();
+    if (version.empty()) {
+        r.peer = "OpenCV: not in this build";
+        return;
+    }
+    if (!openCvPeerHas(spec)) {
+        r.peer = "OpenCV: no such call";
+        return;
+    }
+    const int threads = static_cast<int>(std::max(1u, ctx.device().computeUnits));
+    Progress current("OpenCV " + spec, 0, "");
+    r.peerSeconds = openCvPeerSeconds(spec, benchImage(side), Options{}.border, threads, std::max(1, opts.repeats));
+    r.peer = version + ", " + std::to_string(threads) + " thread" + (threads == 1 ? "" : "s");
 }
 
 }  // namespace
@@ -157,31 +191,34 @@ void printOperationTimes(Context& ctx, const std::vector<std::string>& specs, co
         << peaks.copyBytesPerSecond / 1e9 << " GB/s)\n";
     out << "(alone: each launch timed on an idle device; stream: each launch's own time among " << stream.repeats
         << " launched back to back; % copy: of that bandwidth; % size copy: of the fastest copy of the image's bytes, timed alike)\n";
+    const bool cpuDevice = ctx.device().isCpu;
+    if (cpuDevice) out << "(cpu us: CPU time of all this process's threads per launch alone, steadier than the times on a shared CPU)\n";
     out << "(launch floor, a copy of 16 bytes: " << std::setprecision(2) << copySeconds(ctx, 16, bo) * 1e6 << " us alone, "
         << copySeconds(ctx, 16, stream, true) * 1e6 << " us in a stream)\n";
     out << std::left << std::setw(28) << "operation" << std::setw(11) << "image" << std::right << std::setw(12) << "alone us" << std::setw(10)
         << "% copy" << std::setw(13) << "% size copy" << std::setw(12) << "stream us" << std::setw(10) << "% copy" << std::setw(13)
-        << "% size copy" << std::setw(12) << "span us" << "\n";
+        << "% size copy" << std::setw(12) << "span us" << (cpuDevice ? "      cpu us" : "") << "\n";
     for (int side : sizes) {
         const double bytes = 2.0 * side * side;
         const double copy = copySeconds(ctx, std::size_t(side) * side, bo);
         const double copyStream = copySeconds(ctx, std::size_t(side) * side, stream, true);
         // One table row: µs alone and in a stream, each as % of the copy peak and of the same-size copy.
-        const auto row = [&](const std::string& name, double alone, double inStream, const std::string& span) {
+        const auto row = [&](const std::string& name, double alone, double inStream, const std::string& span, double cpu) {
             out << std::left << std::setw(28) << name.substr(0, 27) << std::setw(11) << std::to_string(side) + "^2" << std::right
                 << std::setprecision(2) << std::setw(12) << alone * 1e6 << std::setprecision(1) << std::setw(10)
                 << 100.0 * bytes / alone / peaks.copyBytesPerSecond << std::setw(13) << 100.0 * copy / alone << std::setprecision(2)
                 << std::setw(12) << inStream * 1e6 << std::setprecision(1) << std::setw(10) << 100.0 * bytes / inStream / peaks.copyBytesPerSecond
                 << std::setw(13) << 100.0 * copyStream / inStream;
-            if (!span.empty()) out << std::setw(12) << span;
+            out << std::setw(12) << (span.empty() ? "-" : span);
+            if (cpuDevice) out << std::setw(12) << (std::isfinite(cpu) ? std::to_string(std::lround(cpu * 1e6)) : "-");
             out << std::endl;
         };
-        row("(copy of the image's bytes)", copy, copyStream, "");
+        row("(copy of the image's bytes)", copy, copyStream, "", NAN);
         for (const auto& spec : specs) {
             const Timing t = timeOp(ctx, spec, side, side, bo, &stream);
             std::ostringstream span;
             span << std::fixed << std::setprecision(2) << t.stream.span * 1e6;
-            row(spec, t.device, t.stream.own, span.str());
+            row(spec, t.device, t.stream.own, span.str(), t.cpu);
         }
     }
 }
@@ -237,6 +274,7 @@ std::vector<BenchRecord> runFilterBench(Context& ctx, const BenchOptions& opts) 
         ceiling << std::fixed << std::setprecision(1) << 100.0 * copy.seconds / t.device << " % of the same-size copy's rate; "
                  << std::setprecision(2) << t.stream.own * 1e6 << " us each in a stream of " << std::max(1, opts.repeats);
         r.note = ceiling.str() + (t.note.empty() ? "" : "; " + t.note);
+        if (ctx.device().isCpu) addOpenCvPeer(ctx, c.spec, side, opts, r);
         records.push_back(r);
     }
     return records;

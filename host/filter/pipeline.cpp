@@ -94,6 +94,7 @@ struct Pipeline::Impl {
         rowsLayout.linearVector = setting("cpu_rows_linear_vector", rowsLayout.linearVector);
         rowsLayout.rowVector = setting("cpu_rows_row_vector", rowsLayout.rowVector);
         rowsLayout.doubleVector = setting("cpu_rows_double_vector", rowsLayout.doubleVector);
+        rowsLayout.estimate = setting("cpu_rows_estimate", rowsLayout.estimate);
         if (rows && !rowsLayout.valid())
             throw Error("the [filter] row bands of the tuning profile " + ctx.tuning().name + " (" + std::to_string(rowsLayout.band) + " and " +
                         std::to_string(rowsLayout.median3Band) + " rows by " +

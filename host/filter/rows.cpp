@@ -70,7 +70,7 @@ std::string linearDefines(const Operation& op, const RowsLayout& layout, bool fp
     int acc;
     if (positive && a + d / 2 < two16) acc = 0;
     else if (a + d / 2 < two31 && 2 * rowA < two31) acc = 1;
-    else if (rank1 && fp64 && pow2 && d > 1 && a + d / 2 < two53 && 2 * rowA < two31) acc = 2;
+    else if (rank1 && fp64 && pow2 && d > 1 && a + d / 2 < two53 && 2 * rowA < two31) acc = positive && layout.estimate ? 3 : 2;
     else return "";
     int mode = 0, shift = 0;
     std::int64_t mul = 1, bias = 0, k = 0, div2 = 2;
@@ -92,12 +92,15 @@ std::string linearDefines(const Operation& op, const RowsLayout& layout, bool fp
     } else {
         return "";
     }
-    vw = acc == 2 ? layout.doubleVector : rank1 && op.width > 1 ? layout.rowVector : layout.linearVector;
+    vw = acc >= 2 ? layout.doubleVector : rank1 && op.width > 1 ? layout.rowVector : layout.linearVector;
     std::ostringstream s;
     s << " -D ACC=" << acc << " -D DIV_MODE=" << mode << " -D DIV_SHIFT=" << shift << " -D DIV_MUL=" << mul << "u -D DIV_BIAS=" << bias
       << "u -D DIV_2D=" << div2 << "u -D DIV_K=" << k;
+    // The estimate's margin (t within it of an integer takes the exact sums): 2^-10, eight times its
+    // error bound; 0.75 sends every vector to the exact sums.
+    if (acc == 3) s << " -D EST_MARGIN=" << (layout.estimate == 2 ? "0.75f" : "0x1p-10f");
     // One column weight for every row (box masks): the column sum slides down the band.
-    const bool slide = rank1 && acc != 2 && op.height >= 3 && plan.col[0] != 0 &&
+    const bool slide = rank1 && acc < 2 && op.height >= 3 && plan.col[0] != 0 &&
                        std::all_of(plan.col.begin(), plan.col.end(), [&](std::int32_t c) { return c == plan.col[0]; });
     if (rank1) s << " -D OP=2 -D CSLIDE=" << (slide ? 1 : 0) << " -D ROWW=" << list(plan.row) << " -D COLW=" << list(plan.col);
     else s << " -D OP=1 -D MASK=" << list(plan.masks[0]);
@@ -109,7 +112,7 @@ std::string linearDefines(const Operation& op, const RowsLayout& layout, bool fp
 bool RowsLayout::valid() const {
     for (int v : {medianVector, linearVector, rowVector, doubleVector})
         if ((v != 16 && v != 32 && v != 64) || segment < v || segment % v != 0) return false;
-    return band >= 1 && median3Band >= 1;
+    return band >= 1 && median3Band >= 1 && estimate >= 0 && estimate <= 2;
 }
 
 int RowsLayout::bandFor(const Operation& op, int imageWidth, int imageHeight, unsigned computeUnits) const {

@@ -20,6 +20,11 @@ struct PORTACL_API RowsLayout {
     // and the window's, span windowBytes of the image (the read streams the hardware prefetchers
     // follow), but leave at least 4 bands per compute unit.
     int windowBytes = 0;
+    // Rank-1 masks with non-negative weights whose column sums pass 31 bits (fixed-point Gaussians):
+    // 1 estimates the column sums in float and takes them exactly (in double) only where the
+    // estimate lies near a rounding boundary; 0 takes every one in double; 2 takes the estimate's
+    // path with every vector sent to the exact sums (how the tests check that fallback alone).
+    int estimate = 1;
     bool valid() const;
     int bandFor(const Operation& op, int imageWidth, int imageHeight, unsigned computeUnits) const;
 };

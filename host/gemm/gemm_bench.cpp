@@ -39,14 +39,6 @@ std::string checkSample(const std::vector<T>& A, const std::vector<T>& B, const 
     return "";
 }
 
-std::string twoDecimals(double v) {
-    std::ostringstream o;
-    o.setf(std::ios::fixed);
-    o.precision(2);
-    o << v;
-    return o.str();
-}
-
 std::vector<GemmKernel> benchedKernels() {
     const char* env = std::getenv("PORTACL_GEMM_KERNELS");
     if (!env || !*env) return {GemmKernel::Direct, GemmKernel::Tiled, GemmKernel::RegisterBlocked, GemmKernel::TensorCore};
@@ -116,8 +108,10 @@ std::vector<BenchRecord> runPrecision(Context& ctx, const BenchOptions& opts, st
                 r.note += std::string(r.note.empty() ? "" : "; ") + "tiles " + describeGemmTuning(ran) +
                           " (the profile's " + describeGemmTuning(wanted) + " do not fit)";
         }
-        if (peer > 0 && k == GemmKernel::RegisterBlocked)
-            r.note += std::string(r.note.empty() ? "" : "; ") + "OpenBLAS time / this kernel's " + twoDecimals(peer / r.seconds);
+        if (ctx.device().isCpu) {
+            r.peer = peer > 0 ? "OpenBLAS, " + std::to_string(openBlasThreads()) + " threads" : "OpenBLAS: not in this build";
+            if (peer > 0) r.peerSeconds = peer;
+        }
         const std::string wrong = checkSample(A, B, ctx.download<T>(dC, n * n, "C"), n);
         if (!wrong.empty()) r.note = wrong;
         out.push_back(r);

@@ -34,6 +34,10 @@ struct PORTACL_API BenchRecord {
     double flops = 0;       // floating-point operations per run (for GFLOP/s and % of FMA peak)
     double serialSeconds = std::numeric_limits<double>::quiet_NaN();  // serial reference per run
     std::string note;       // anything a reader needs: "serial timed at 1024^3 and scaled", ...
+    // On CPU devices, the CPU peer a user would otherwise run (OpenCV, OpenBLAS, kspaceFirstOrder-OMP),
+    // on the same input and cores in the same run: its name, or why it did not run ("not installed").
+    std::string peer;
+    double peerSeconds = std::numeric_limits<double>::quiet_NaN();
 };
 
 // True when the bench wants `p` and the device can run it. A wanted double case on a device without
