@@ -26,6 +26,8 @@
 // bits); ACC 3, for such masks with non-negative weights, estimates the column sums in float and
 // takes them in double only for the vectors where the estimate lies within EST_MARGIN of a rounding
 // boundary. The results equal the serial reference's bit for bit.
+// HWALK (OP 2 only): a work-item walks along the rows instead, keeping the last KH rows' sums of a
+// segment of HSEG columns in private memory (the kernel at the end of this file).
 // Defines: VW (16, 32 or 64; `segment` is a multiple of it), KW, KH, RX = KW/2, RY = KH/2, OP,
 // BORDER (as in common/filter_common.h), ACC, MASK (KH x KW, OP 1), ROWW (KW) and COLW (KH) (OP 2),
 // DIV_MODE (0 none, 1 shift by DIV_SHIFT, 2 (2v + DIV_BIAS) / DIV_2D on non-negative sums, 3
@@ -63,6 +65,9 @@
 #endif
 #ifndef CSLIDE
 #define CSLIDE 0
+#endif
+#ifndef HWALK
+#define HWALK 0
 #endif
 #ifndef DIV_SHIFT
 #define DIV_SHIFT 0
@@ -237,6 +242,89 @@ constant int rows_roww[KW] = {ROWW};
 constant int rows_colw[KH] = {COLW};
 #endif
 
+#if OP == 2
+// The row pass of one input row's KW shifted vectors, the bytes of a symmetric pair of weights added
+// (in 16 bits) before their one multiplication.
+__attribute__((always_inline)) inline acc_t rows_row_pass(const vu8* u) {
+    acc_t sum = (acc_t)(rows_roww[RX]) * TO_ACC(u[RX]);
+    #pragma unroll
+    for (int dx = 0; dx < RX; ++dx) {
+        if (rows_roww[dx] == rows_roww[KW - 1 - dx]) {
+            sum += (acc_t)(rows_roww[dx]) * TO_ACC(CONVERT(u[dx], vu16) + CONVERT(u[KW - 1 - dx], vu16));
+        } else {
+            sum += (acc_t)(rows_roww[dx]) * TO_ACC(u[dx]);
+            sum += (acc_t)(rows_roww[KW - 1 - dx]) * TO_ACC(u[KW - 1 - dx]);
+        }
+    }
+    return sum;
+}
+
+#if !CSLIDE
+// The column pass over the KH row sums rs (the oldest first), rounded, saturated and stored at out.
+__attribute__((always_inline)) inline void rows_column_store(const acc_t* rs, global uchar* out) {
+    // The column pass over the KH row sums, symmetric pairs first.
+#if ACC == 3
+    // The column sum estimated in float: every weight and sample is non-negative, so its
+    // relative error is at most about 7 roundings (2^-21) and the rounded quotient t (in
+    // [0.5, 256)) is within 2^-13 of the exact one. Its floor is the exact floor unless t
+    // lies within EST_MARGIN (2^-10 or more) of an integer; a vector with such a lane takes
+    // the exact column sums in double instead (about 3 % of vectors on noise).
+    vf32 e = (float)rows_colw[RY] * CONVERT(rs[RY], vf32);
+    #pragma unroll
+    for (int k = 0; k < RY; ++k) {
+        if (rows_colw[k] == rows_colw[KH - 1 - k]) {
+            e += (float)rows_colw[k] * CONVERT(rs[k] + rs[KH - 1 - k], vf32);
+        } else {
+            e += (float)rows_colw[k] * CONVERT(rs[k], vf32);
+            e += (float)rows_colw[KH - 1 - k] * CONVERT(rs[KH - 1 - k], vf32);
+        }
+    }
+    const vf32 t = e * (1.0f / (float)(1L << DIV_SHIFT)) + 0.5f;
+    const vi32 q = CONVERT(t, vi32);  // t > 0: truncation is the floor
+    // |frac(t) - 1/2| > 1/2 - EST_MARGIN: within the margin of an integer.
+    const vf32 h = t - CONVERT(q, vf32) - 0.5f;
+    const vi32 near = VMAX(h, -h) > (vf32)(0.5f - EST_MARGIN);
+#if ROWS_CLANG_VECTORS
+    if (__builtin_reduce_or(near)) {
+#else
+    if (any(near)) {
+#endif
+#endif
+#if ACC >= 2
+    vf64 c = (double)rows_colw[RY] * CONVERT_F64(rs[RY]);
+    #pragma unroll
+    for (int k = 0; k < RY; ++k) {
+        if (rows_colw[k] == rows_colw[KH - 1 - k]) {
+            c += (double)rows_colw[k] * CONVERT_F64(rs[k] + rs[KH - 1 - k]);
+        } else {
+            c += (double)rows_colw[k] * CONVERT_F64(rs[k]);
+            c += (double)rows_colw[KH - 1 - k] * CONVERT_F64(rs[KH - 1 - k]);
+        }
+    }
+    ROWS_STORE(rows_finish_double(c), out);
+#endif
+#if ACC == 3
+    } else {
+        ROWS_STORE(rows_bytes32(q), out);
+    }
+#endif
+#if ACC < 2
+    acc_t c = (acc_t)(rows_colw[RY]) * rs[RY];
+    #pragma unroll
+    for (int k = 0; k < RY; ++k) {
+        if (rows_colw[k] == rows_colw[KH - 1 - k]) {
+            c += (acc_t)(rows_colw[k]) * (rs[k] + rs[KH - 1 - k]);
+        } else {
+            c += (acc_t)(rows_colw[k]) * rs[k];
+            c += (acc_t)(rows_colw[KH - 1 - k]) * rs[KH - 1 - k];
+        }
+    }
+    ROWS_STORE(rows_finish(c), out);
+#endif
+}
+#endif
+#endif
+
 // One chunk of 16 columns from x on, down the output rows [y0, ye). Inlined twice, for the chunks
 // that need the border rule along the row (edge) and for those that do not (no call in the loop).
 // Its pointers are not marked restrict (the kernel's are): inlining a restrict parameter leaves an
@@ -279,18 +367,7 @@ __attribute__((always_inline)) inline void rows_chunk(const global uchar* src, g
         for (int j = 0; j + 1 < KH; ++j) acc[j] = acc[j + 1];
         acc[KH - 1] = (acc_t)(0);
 #elif OP == 2
-        // The row pass, the bytes of a symmetric pair of weights added (in 16 bits) before their one
-        // multiplication.
-        acc_t sum = (acc_t)(rows_roww[RX]) * TO_ACC(u[RX]);
-        #pragma unroll
-        for (int dx = 0; dx < RX; ++dx) {
-            if (rows_roww[dx] == rows_roww[KW - 1 - dx]) {
-                sum += (acc_t)(rows_roww[dx]) * TO_ACC(CONVERT(u[dx], vu16) + CONVERT(u[KW - 1 - dx], vu16));
-            } else {
-                sum += (acc_t)(rows_roww[dx]) * TO_ACC(u[dx]);
-                sum += (acc_t)(rows_roww[KW - 1 - dx]) * TO_ACC(u[KW - 1 - dx]);
-            }
-        }
+        const acc_t sum = rows_row_pass(u);
         #pragma unroll
         for (int j = 0; j + 1 < KH; ++j) rs[j] = rs[j + 1];
         rs[KH - 1] = sum;
@@ -304,65 +381,7 @@ __attribute__((always_inline)) inline void rows_chunk(const global uchar* src, g
         }
 #else
         if (r >= y0 + RY) {
-            // The column pass over the KH row sums, symmetric pairs first.
-#if ACC == 3
-            // The column sum estimated in float: every weight and sample is non-negative, so its
-            // relative error is at most about 7 roundings (2^-21) and the rounded quotient t (in
-            // [0.5, 256)) is within 2^-13 of the exact one. Its floor is the exact floor unless t
-            // lies within EST_MARGIN (2^-10 or more) of an integer; a vector with such a lane takes
-            // the exact column sums in double instead (about 3 % of vectors on noise).
-            vf32 e = (float)rows_colw[RY] * CONVERT(rs[RY], vf32);
-            #pragma unroll
-            for (int k = 0; k < RY; ++k) {
-                if (rows_colw[k] == rows_colw[KH - 1 - k]) {
-                    e += (float)rows_colw[k] * CONVERT(rs[k] + rs[KH - 1 - k], vf32);
-                } else {
-                    e += (float)rows_colw[k] * CONVERT(rs[k], vf32);
-                    e += (float)rows_colw[KH - 1 - k] * CONVERT(rs[KH - 1 - k], vf32);
-                }
-            }
-            const vf32 t = e * (1.0f / (float)(1L << DIV_SHIFT)) + 0.5f;
-            const vi32 q = CONVERT(t, vi32);  // t > 0: truncation is the floor
-            // |frac(t) - 1/2| > 1/2 - EST_MARGIN: within the margin of an integer.
-            const vf32 h = t - CONVERT(q, vf32) - 0.5f;
-            const vi32 near = VMAX(h, -h) > (vf32)(0.5f - EST_MARGIN);
-#if ROWS_CLANG_VECTORS
-            if (__builtin_reduce_or(near)) {
-#else
-            if (any(near)) {
-#endif
-#endif
-#if ACC >= 2
-            vf64 c = (double)rows_colw[RY] * CONVERT_F64(rs[RY]);
-            #pragma unroll
-            for (int k = 0; k < RY; ++k) {
-                if (rows_colw[k] == rows_colw[KH - 1 - k]) {
-                    c += (double)rows_colw[k] * CONVERT_F64(rs[k] + rs[KH - 1 - k]);
-                } else {
-                    c += (double)rows_colw[k] * CONVERT_F64(rs[k]);
-                    c += (double)rows_colw[KH - 1 - k] * CONVERT_F64(rs[KH - 1 - k]);
-                }
-            }
-            ROWS_STORE(rows_finish_double(c), out);
-#endif
-#if ACC == 3
-            } else {
-                ROWS_STORE(rows_bytes32(q), out);
-            }
-#endif
-#if ACC < 2
-            acc_t c = (acc_t)(rows_colw[RY]) * rs[RY];
-            #pragma unroll
-            for (int k = 0; k < RY; ++k) {
-                if (rows_colw[k] == rows_colw[KH - 1 - k]) {
-                    c += (acc_t)(rows_colw[k]) * (rs[k] + rs[KH - 1 - k]);
-                } else {
-                    c += (acc_t)(rows_colw[k]) * rs[k];
-                    c += (acc_t)(rows_colw[KH - 1 - k]) * rs[KH - 1 - k];
-                }
-            }
-            ROWS_STORE(rows_finish(c), out);
-#endif
+            rows_column_store(rs, out);
         }
 #endif
 #elif OP == 3 && KW == 3
@@ -409,6 +428,60 @@ __attribute__((always_inline)) inline void rows_chunk(const global uchar* src, g
     }
 }
 
+#if OP == 2 && HWALK
+// Rank-1 masks, walked along the rows: a work-item takes a band of `band` output rows by HSEG
+// columns (HSEG = `segment`), and for each input row of the band and its window, the row pass of
+// every chunk of VW columns into a ring of the last KH rows' sums in private memory (KH x HSEG lanes,
+// which the first-level cache holds), then the column pass of the output row those rows complete.
+// The walk reads one input row and writes one output row at a time, in order: two streams for the
+// hardware prefetchers whatever the band's height, so bands can be tall and the KH - 1 rows of the
+// window read before a band's first output are few beside its rows.
+kernel void filter_rows(const global uchar* restrict src, global uchar* restrict dst, const int width, const int height, const int outsideValue,
+                        const int band, const int segment) {
+    const uchar outside = (uchar)outsideValue;
+    const int xs = (int)get_global_id(0) * HSEG, y0 = (int)get_global_id(1) * band;
+    if (xs >= width || y0 >= height) return;
+    const int ye = min(y0 + band, height), chunks = (min(xs + HSEG, width) - xs + VW - 1) / VW;
+    acc_t ring[KH][HSEG / VW];
+#if CSLIDE
+    acc_t cs[HSEG / VW];  // the running sums of the ring's rows (box masks)
+    for (int c = 0; c < chunks; ++c) cs[c] = (acc_t)(0);
+#endif
+    int slot = 0;  // the ring row that takes the next input row; the rows after it are the oldest
+    for (int r = y0 - RY; r < ye + RY; ++r) {
+        const int row = border_index(r, height);
+        global uchar* out = dst + (size_t)(r - RY) * (size_t)width;
+        const bool emit = r >= y0 + RY;
+        acc_t* rp[KH];  // the window's rows, the oldest first, this one last
+        #pragma unroll
+        for (int k = 0; k < KH; ++k) rp[k] = ring[(slot + 1 + k) % KH];
+        for (int c = 0; c < chunks; ++c) {
+            // The last chunk of a row that is not whole ends at the row's end.
+            const int x = min(xs + c * VW, width - VW);
+            vu8 u[KW];
+            rows_window(src, row, x, width, outside, x < RX || x + VW + RX > width, u);
+            const acc_t sum = rows_row_pass(u);
+            rp[KH - 1][c] = sum;
+#if CSLIDE
+            acc_t t = cs[c] + sum;
+            if (emit) {
+                ROWS_STORE(rows_finish((acc_t)(rows_colw[0]) * t), out + x);
+                t -= rp[0][c];
+            }
+            cs[c] = t;
+#else
+            if (emit) {
+                acc_t v[KH];
+                #pragma unroll
+                for (int k = 0; k < KH; ++k) v[k] = rp[k][c];
+                rows_column_store(v, out + x);
+            }
+#endif
+        }
+        slot = slot + 1 == KH ? 0 : slot + 1;
+    }
+}
+#else
 kernel void filter_rows(const global uchar* restrict src, global uchar* restrict dst, const int width, const int height, const int outsideValue,
                         const int band, const int segment) {
     const uchar outside = (uchar)outsideValue;
@@ -423,3 +496,4 @@ kernel void filter_rows(const global uchar* restrict src, global uchar* restrict
         else rows_chunk(src, dst, width, height, outside, x, y0, ye, false);
     }
 }
+#endif

@@ -40,6 +40,12 @@ cpu_rows_median_vector = 32
 cpu_rows_linear_vector = 32
 cpu_rows_row_vector = 16
 cpu_rows_double_vector = 16
+# Rank-1 masks (box, Gaussian, separable and 1-D passes) walk along the rows instead: a work-item's
+# ring of the last rows' sums spans a segment of 4096 columns (at most 256 KiB of private memory,
+# in the second-level cache), so bands are tall (4 per core) and their first rows few. At 4096^2 on
+# 2 cores, CPU time per launch: Gaussian 9 17.1-17.4 -> 13.6-13.9 ms, box 9 7.9-8.0 -> 5.2-6.3;
+# segments of 256-1024 columns were slower (a walk's rows then short).
+cpu_rows_walk_segment = 4096
 # The register path of 8-bit planes (cl/filter_strip.cl): on PoCL at 1024^2, strips of 8 x 4 ran
 # box 3 in 0.65 ms, Sobel 0.78, median 3 0.89, median 5 5.1 and box 9 4.4, against 10.9, 11.3, 4.6,
 # 19.9 and 31.9 ms for the tile kernels (portacl filter --bench --op ..., 2 shared cores); 16-wide

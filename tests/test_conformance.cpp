@@ -828,6 +828,9 @@ void filterRowsCase() {
     rows.borderValue = 200;
     for (const auto& op : {"conv:1,3,5;2,4,1;3,5,2:sum", "conv:1;8;28;56;70;56;28;8;1:sum", "gaussian:9:2.0", "median:3", "median:5"})
         filterCompare(grey, {op}, rows, 0);
+    // Rank-1 masks walked along the rows, in segments of two vectors.
+    rows.tuning["cpu_rows_walk_segment"] = 32;
+    for (const auto& op : {"box:5", "gaussian:9:2.0"}) filterCompare(grey, {op}, rows, 0);
 }
 
 std::vector<Case> cases() {

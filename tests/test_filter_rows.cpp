@@ -39,6 +39,7 @@ io::Image image(int w, int h, int channels, unsigned seed) {
 struct Layout {
     int vector = 16, band = 7, segmentVectors = 2;
     int estimate = 1;  // cpu_rows_estimate
+    int walkSegment = 0;  // cpu_rows_walk_segment
 };
 
 Options rowsOptions(const Layout& l, Border b, Precision p) {
@@ -54,7 +55,8 @@ Options rowsOptions(const Layout& l, Border b, Precision p) {
                 {"cpu_rows_linear_vector", l.vector},
                 {"cpu_rows_row_vector", l.vector},
                 {"cpu_rows_double_vector", l.vector},
-                {"cpu_rows_estimate", l.estimate}};
+                {"cpu_rows_estimate", l.estimate},
+                {"cpu_rows_walk_segment", l.walkSegment}};
     return o;
 }
 
@@ -63,6 +65,7 @@ void expectRowsEqualReference(const io::Image& img, const std::string& spec, con
     const std::vector<Operation> ops{parseOperation(spec)};
     RowsLayout rl{l.band, l.band, l.vector * l.segmentVectors, l.vector, l.vector, l.vector, l.vector};
     rl.estimate = l.estimate;
+    rl.walkSegment = l.walkSegment;
     ASSERT_FALSE(rowsDefines(ops[0], io::PixelType::U8, img.width, img.height, b, rl, test::context().device().fp64).empty())
         << spec << " does not take the row-band path on " << img.width << "x" << img.height;
     const Options o = rowsOptions(l, b, p);
@@ -141,6 +144,22 @@ TEST(FilterRows, GaussianEstimateEqualsReference) {
     expectRowsEqualReference(image(61, 27, 1, 15), signedSeparable(), Layout{16, 5, 1, 1}, Border::Reflect);
 }
 
+TEST(FilterRows, WalksAlongTheRowsEqualReference) {
+    // Rank-1 masks walked along the rows (HWALK): segments of 2 vectors (the last one partial and
+    // overlapping the one before) and one segment wider than the image; box masks (the column sums
+    // sliding), the Gaussian's estimate and its exact sums, a column, a row, the signed mask's double
+    // sums; odd sizes, every border among them, float and double builds.
+    const io::Image img = image(97, 41, 1, 16);
+    const auto walk = [](int vector, int segment, int estimate = 1) { return Layout{vector, 5, 2, estimate, segment}; };
+    expectRowsEqualReference(img, "box:9", walk(16, 32), Border::Reflect101);
+    expectRowsEqualReference(img, "box:5", walk(32, 224), Border::Wrap);
+    for (Precision p : {Precision::Float, Precision::Double}) expectRowsEqualReference(img, "gaussian:9:2.0", walk(16, 32), Border::Constant, p);
+    expectRowsEqualReference(img, "gaussian:9:2.0", walk(16, 112, 2), Border::Reflect);
+    expectRowsEqualReference(img, kColumn, walk(32, 64), Border::Replicate);
+    expectRowsEqualReference(image(61, 23, 3, 17), "conv:1,2,3,4,3,2,1:sum", walk(16, 48), Border::Reflect101);
+    expectRowsEqualReference(img, signedSeparable(), walk(16, 32), Border::Reflect101);
+}
+
 TEST(FilterRows, PathTakesOnlyWhatItCovers) {
     const RowsLayout l;
     const auto takes = [&](const std::string& spec, io::PixelType t = io::PixelType::U8, int w = 256, int h = 256, bool fp64 = true) {
@@ -166,6 +185,16 @@ TEST(FilterRows, PathTakesOnlyWhatItCovers) {
     EXPECT_EQ(takes("median:3", io::PixelType::U8, 15, 256), "");
     EXPECT_EQ(takes(kColumn, io::PixelType::U8, 256, 4), "");
     EXPECT_EQ(rowsDefines(parseOperation("median:3"), io::PixelType::U8, 256, 256, Border::Reflect101, RowsLayout{64, 8, 40, 16, 16, 16, 16}, true), "");
+    // The walk along the rows: rank-1 masks only, and segments that are a multiple of every vector.
+    RowsLayout walking;
+    walking.walkSegment = 4096;
+    EXPECT_NE(rowsDefines(parseOperation("box:9"), io::PixelType::U8, 256, 256, Border::Reflect101, walking, true).find("HWALK=1"), std::string::npos);
+    EXPECT_EQ(rowsDefines(parseOperation(kFilter2D), io::PixelType::U8, 256, 256, Border::Reflect101, walking, true).find("HWALK"), std::string::npos);
+    EXPECT_EQ(rowsDefines(parseOperation("median:5"), io::PixelType::U8, 256, 256, Border::Reflect101, walking, true).find("HWALK"), std::string::npos);
+    walking.walkSegment = 40;
+    EXPECT_EQ(rowsDefines(parseOperation("box:9"), io::PixelType::U8, 256, 256, Border::Reflect101, walking, true), "");
+    EXPECT_EQ(walking.walkBandFor(4096, 2), 512);
+    EXPECT_EQ(walking.walkBandFor(40, 2), 24);
 }
 
 TEST(FilterRows, BandsGrowToTheWindowBytes) {

@@ -95,6 +95,7 @@ struct Pipeline::Impl {
         rowsLayout.rowVector = setting("cpu_rows_row_vector", rowsLayout.rowVector);
         rowsLayout.doubleVector = setting("cpu_rows_double_vector", rowsLayout.doubleVector);
         rowsLayout.estimate = setting("cpu_rows_estimate", rowsLayout.estimate);
+        rowsLayout.walkSegment = setting("cpu_rows_walk_segment", rowsLayout.walkSegment);
         if (rows && !rowsLayout.valid())
             throw Error("the [filter] row bands of the tuning profile " + ctx.tuning().name + " (" + std::to_string(rowsLayout.band) + " and " +
                         std::to_string(rowsLayout.median3Band) + " rows by " +
@@ -167,10 +168,14 @@ struct Pipeline::Impl {
         setArg(k, 2, static_cast<cl_int>(width));
         setArg(k, 3, static_cast<cl_int>(height));
         setArg(k, 4, static_cast<cl_int>(saturate(options.borderValue, in.type)));
-        const int band = rowsLayout.bandFor(op, width, height, ctx.device().computeUnits);
+        // Rank-1 masks walk along the rows where the profile says so (HWALK): their own segments and bands.
+        const bool walk = defines.find("-D HWALK=1") != std::string::npos;
+        const int band = walk ? rowsLayout.walkBandFor(height, ctx.device().computeUnits)
+                              : rowsLayout.bandFor(op, width, height, ctx.device().computeUnits);
+        const int segment = walk ? rowsLayout.walkSegment : rowsLayout.segment;
         setArg(k, 5, static_cast<cl_int>(band));
-        setArg(k, 6, static_cast<cl_int>(rowsLayout.segment));
-        const std::size_t segments = (static_cast<std::size_t>(width) + rowsLayout.segment - 1) / rowsLayout.segment;
+        setArg(k, 6, static_cast<cl_int>(segment));
+        const std::size_t segments = (static_cast<std::size_t>(width) + segment - 1) / segment;
         const std::size_t bands = (static_cast<std::size_t>(height) + band - 1) / band;
         ctx.launch(k, cl::NDRange(segments, bands), cl::NDRange(1, 1));
         return true;

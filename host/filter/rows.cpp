@@ -104,6 +104,8 @@ std::string linearDefines(const Operation& op, const RowsLayout& layout, bool fp
                        std::all_of(plan.col.begin(), plan.col.end(), [&](std::int32_t c) { return c == plan.col[0]; });
     if (rank1) s << " -D OP=2 -D CSLIDE=" << (slide ? 1 : 0) << " -D ROWW=" << list(plan.row) << " -D COLW=" << list(plan.col);
     else s << " -D OP=1 -D MASK=" << list(plan.masks[0]);
+    // Rank-1 masks walk along the rows where the profile says so.
+    if (rank1 && layout.walkSegment > 0) s << " -D HWALK=1 -D HSEG=" << layout.walkSegment;
     return s.str();
 }
 
@@ -111,7 +113,9 @@ std::string linearDefines(const Operation& op, const RowsLayout& layout, bool fp
 
 bool RowsLayout::valid() const {
     for (int v : {medianVector, linearVector, rowVector, doubleVector})
-        if ((v != 16 && v != 32 && v != 64) || segment < v || segment % v != 0) return false;
+        if ((v != 16 && v != 32 && v != 64) || segment < v || segment % v != 0 || walkSegment < 0 ||
+            (walkSegment > 0 && (walkSegment < v || walkSegment % v != 0)))
+            return false;
     return band >= 1 && median3Band >= 1 && estimate >= 0 && estimate <= 2;
 }
 
@@ -121,6 +125,10 @@ int RowsLayout::bandFor(const Operation& op, int imageWidth, int imageHeight, un
     const int spanned = windowBytes / imageWidth - (op.height - 1);
     const int parallel = imageHeight / static_cast<int>(4 * std::max(1u, computeUnits));
     return std::max(band, std::min(spanned, parallel));
+}
+
+int RowsLayout::walkBandFor(int imageHeight, unsigned computeUnits) const {
+    return std::max(band, imageHeight / static_cast<int>(4 * std::max(1u, computeUnits)));
 }
 
 std::string rowsDefines(const Operation& op, io::PixelType in, int imageWidth, int imageHeight, Border border, const RowsLayout& layout,

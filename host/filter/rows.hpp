@@ -25,8 +25,13 @@ struct PORTACL_API RowsLayout {
     // estimate lies near a rounding boundary; 0 takes every one in double; 2 takes the estimate's
     // path with every vector sent to the exact sums (how the tests check that fallback alone).
     int estimate = 1;
+    // walkSegment > 0: rank-1 masks walk along the rows instead (HWALK), each work-item a segment of
+    // this many columns (a multiple of every vector) by a band of walkBandFor rows.
+    int walkSegment = 0;
     bool valid() const;
     int bandFor(const Operation& op, int imageWidth, int imageHeight, unsigned computeUnits) const;
+    // The walk along the rows' band: at least `band` rows, as tall as 4 bands per compute unit allow.
+    int walkBandFor(int imageHeight, unsigned computeUnits) const;
 };
 
 // The kernel's defines for `op` on an imageWidth x imageHeight plane of type `in` under `border`,

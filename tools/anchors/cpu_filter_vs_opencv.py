@@ -5,8 +5,10 @@ Each round runs `portacl filter --bench` once on the device (all the operations,
 time per launch, the image already on the device) and then OpenCV on the same operations and sizes
 (cv2.Mat, --threads threads, wall time per call), so that a change in the machine's load shows in
 both. Prints, per operation and size, the median over the rounds of each and their ratio
-(portacl / OpenCV: below 1, portacl is faster), and the same for the least of the rounds (the
-least disturbed by other work on a shared machine). 8-bit grey images. The operations are
+(portacl / OpenCV: below 1, portacl is faster), the same for the least of the rounds (the least
+disturbed by other work on a shared machine), and the ratio of CPU times (all threads' CPU seconds
+per call: portacl's `cpu us` column, OpenCV's process time), which other work on the machine moves
+far less than wall times. 8-bit grey images. The operations are
 tools/anchors/opencv_filter_anchors.py's (OpenCV) and the `portacl bench` filter cases (portacl).
 
 usage: python3 tools/anchors/cpu_filter_vs_opencv.py [--device pocl] [--threads 2] [--sizes 2048,4096]
@@ -42,7 +44,8 @@ PAIRS = {
 
 
 def portacl_times(cli, device, ops, sizes, nice):
-    """{(op, side): ms} from one `portacl filter --bench` run."""
+    """{(op, side): (ms, cpu ms)} from one `portacl filter --bench` run (cpu ms: NaN where the table
+    has no `cpu us` column)."""
     cmd = (["nice", "-n", str(nice)] if nice else []) + [cli, "filter", "--bench", "--device", device, "--bench-sizes",
                                                           ",".join(map(str, sizes))]
     for op in ops:
@@ -58,20 +61,24 @@ def portacl_times(cli, device, ops, sizes, nice):
         if not m:
             continue
         name, side, us = m.group(1).strip(), int(m.group(2)), float(m.group(3))
+        last = line.split()[-1]
+        cpu = float(last) / 1e3 if "cpu us" in out.stdout and re.match(r"^[\d.]+$", last) else float("nan")
         for op in ops:
             if op[:27] == name:
-                times[(op, side)] = us / 1e3
+                times[(op, side)] = (us / 1e3, cpu)
     return times
 
 
 def opencv_ms(fn, img, repeats):
+    """(median wall ms per call, CPU ms per call of all threads)"""
     fn(img)
     ts = []
+    c0 = time.process_time()
     for _ in range(repeats):
         t0 = time.perf_counter()
         fn(img)
         ts.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(ts)
+    return statistics.median(ts), (time.process_time() - c0) * 1e3 / repeats
 
 
 def main():
@@ -96,21 +103,28 @@ def main():
     images = {s: rng.integers(0, 256, (s, s), dtype=np.uint8) for s in sizes}
     ours = {(n, s): [] for n in names for s in sizes}
     theirs = {(n, s): [] for n in names for s in sizes}
+    ours_cpu = {(n, s): [] for n in names for s in sizes}
+    theirs_cpu = {(n, s): [] for n in names for s in sizes}
     for _ in range(args.rounds):
         t = portacl_times(args.portacl, args.device, [PAIRS[n] for n in names], sizes, args.nice)
         for n in names:
             for s in sizes:
-                ours[(n, s)].append(t[(PAIRS[n], s)])
-                theirs[(n, s)].append(opencv_ms(cases[n], images[s], args.repeats))
+                ours[(n, s)].append(t[(PAIRS[n], s)][0])
+                ours_cpu[(n, s)].append(t[(PAIRS[n], s)][1])
+                wall, cpu = opencv_ms(cases[n], images[s], args.repeats)
+                theirs[(n, s)].append(wall)
+                theirs_cpu[(n, s)].append(cpu)
     print(f"device {args.device}; OpenCV {cv2.__version__} CPU path on {cv2.getNumThreads()} threads; "
           f"{args.rounds} alternated rounds, their medians and their least; ratio = portacl / OpenCV")
     print(f"{'operation':<26} {'image':>7} {'portacl ms':>11} {'OpenCV ms':>10} {'ratio':>6}   "
-          f"{'least: portacl':>14} {'OpenCV':>7} {'ratio':>6}")
+          f"{'least: portacl':>14} {'OpenCV':>7} {'ratio':>6}   {'CPU ms: portacl':>15} {'OpenCV':>7} {'ratio':>6}")
     for n in names:
         for s in sizes:
             a, b = statistics.median(ours[(n, s)]), statistics.median(theirs[(n, s)])
             la, lb = min(ours[(n, s)]), min(theirs[(n, s)])
-            print(f"{n:<26} {str(s) + '^2':>7} {a:>11.2f} {b:>10.2f} {a / b:>6.2f}   {la:>14.2f} {lb:>7.2f} {la / lb:>6.2f}")
+            ca, cb = statistics.median(ours_cpu[(n, s)]), statistics.median(theirs_cpu[(n, s)])
+            print(f"{n:<26} {str(s) + '^2':>7} {a:>11.2f} {b:>10.2f} {a / b:>6.2f}   {la:>14.2f} {lb:>7.2f} {la / lb:>6.2f}   "
+                  f"{ca:>15.2f} {cb:>7.2f} {ca / cb:>6.2f}")
 
 
 if __name__ == "__main__":
