@@ -128,6 +128,30 @@ __kernel void dinf_dependencies(__global const REAL* angle, __global const uchar
     deps[i] = n;
 }
 
+// dinf_dependencies for a tile's window (the tile and a one-cell ring of its neighbours): the ring's
+// cells hold what flows in from the neighbouring tiles (set by the host) and are neither counted nor
+// summed; an inner cell counts its inner contributors only, and pulls the ring's shares as any
+// contributor's, in the one-piece order. An inner cell's flow into the ring counts the ring cell
+// below zero, which never brings it into a frontier.
+inline int dinf_on_ring(int rows, int cols, int r, int c) { return r == 0 || c == 0 || r == rows - 1 || c == cols - 1; }
+
+__kernel void dinf_window_dependencies(__global const REAL* angle, __global const uchar* nodata, __global int* deps,
+                                       __global int* frontier, volatile __global int* state, const int rows,
+                                       const int cols, const REAL diagonal) {
+    const long i = get_global_id(0);
+    if (i >= (long)rows * cols) return;
+    const int r = (int)(i / cols), c = (int)(i % cols);
+    int n = 0;
+    const int inner = !dinf_on_ring(rows, cols, r, c) && !nodata[i];
+    if (inner) {
+        for (int k = 0; k < 8; ++k)
+            n += !dinf_on_ring(rows, cols, r + ROW_OFFSET[k], c + COL_OFFSET[k]) &&
+                 dinf_contributor(angle, nodata, rows, cols, diagonal, i, k) >= 0;
+        if (n == 0) frontier_push(frontier, state, (long)rows * cols, -1, i);
+    }
+    deps[i] = n;
+}
+
 inline ACC dinf_own(__global const REAL* weight, long i) {
 #if WEIGHTED
     return (ACC)weight[i];

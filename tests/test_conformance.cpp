@@ -355,8 +355,8 @@ void drainageCase(Precision p) {
     EXPECT_EQ(drainage::watersheds(ctx(), g), drainage::watershedsReference(g));
 }
 
-// ---- tiled drainage: filling, directions, flats and accumulation in small tiles, every result the
-// serial reference's exactly ----
+// ---- tiled drainage: filling, directions, flats, accumulation, Strahler order and watersheds in
+// small tiles, every result the serial reference's exactly ----
 
 void drainageTilesCase(Precision p) {
     const int rows = gTiny ? 9 : 31, cols = gTiny ? 11 : 37;
@@ -384,6 +384,9 @@ void drainageTilesCase(Precision p) {
     opt.weights = &w;
     opt.precision = p;
     EXPECT_EQ(drainage::accumulate(ctx(), g, opt).sums, drainage::accumulateReference(g, opt).sums);
+    const auto s = drainage::streams(drainage::accumulateReference(g), 4);
+    EXPECT_EQ(drainage::strahlerOrder(ctx(), g, s, tiles), drainage::strahlerOrderReference(g, s));
+    EXPECT_EQ(drainage::watersheds(ctx(), g, {}, tiles), drainage::watershedsReference(g));
 }
 
 // ---- mesh self-intersection: every method gives the serial reference's pairs exactly in every
@@ -436,7 +439,8 @@ void meshInsideCase(Precision p) {
 }
 
 // ---- D∞ directions and accumulation: angles within 1e-4 rad (float) and 1e-9 (double) of the
-// reference's, the accumulation of the reference's angles within 1e-5 and 1e-12 relative ----
+// reference's, the accumulation of the reference's angles within 1e-5 and 1e-12 relative; in tiles,
+// the one-piece run's bit for bit ----
 
 void drainageDinfCase(Precision p) {
     const int rows = gTiny ? 8 : 36, cols = gTiny ? 10 : 44;
@@ -463,7 +467,11 @@ void drainageDinfCase(Precision p) {
         const auto want = drainage::dinfAccumulateReference(ref, opt), got = drainage::dinfAccumulate(ctx(), ref, opt);
         for (std::size_t i = 0; i < want.sums.size(); ++i)
             ASSERT_NEAR(got.sums[i], want.sums[i], std::abs(want.sums[i]) * sumTol) << "cell " << i;
+        // In tiles of 3x4 (dinf_window_dependencies): the one-piece sums bit for bit.
+        opt.tiling = {3, 4};
+        EXPECT_EQ(drainage::dinfAccumulate(ctx(), ref, opt).sums, got.sums);
     }
+    EXPECT_EQ(drainage::dinfDirections(ctx(), dem, p, {3, 4}).angle, dev.angle);
     // A cycle: the cycle check's kernel reports it.
     drainage::DinfGrid cycle;
     cycle.frame.rows = 2, cycle.frame.cols = 2;

@@ -235,23 +235,28 @@ TEST(DrainageTiles, CommandLineTilesGiveTheOnePieceFiles) {
     const std::string dir = mkdtemp(tmpl) ? tmpl : "/tmp";
     auto run = [&](const std::string& args) { return portacl::test::runDrainageCli(dir, args); };
     const std::string dem = dataPath("dem/whitebox/DEM.tif");
-    const char* outputs[] = {"filled", "directions", "accumulation", "streams", "watersheds"};
-    auto args = [&](const std::string& tag) {
-        std::string a = dem + " --flats --threshold 50 --precision float";
-        for (const char* o : outputs) a += std::string(" --") + o + " " + dir + "/" + o + tag + ".tif";
+    const std::vector<std::string> outputs{"filled", "directions", "accumulation", "streams", "order", "watersheds"};
+    const std::vector<std::string> dinfOutputs{"filled", "directions", "accumulation"};
+    auto args = [&](const std::string& tag, const std::vector<std::string>& names) {
+        std::string a = dem + (tag[1] == 'd' ? " --method dinf" : " --flats --threshold 50") + " --precision float";
+        for (const std::string& o : names) a += " --" + o + " " + dir + "/" + o + tag + ".tif";
         return a;
     };
-    auto one = run(args("_one"));
-    ASSERT_EQ(one.first, 0) << one.second;
-    auto tiled = run(args("_tiled") + " --tile 23x31");
-    ASSERT_EQ(tiled.first, 0) << tiled.second;
-    for (const char* o : outputs) {
-        const Raster a = portacl::io::readRaster(dir + "/" + o + "_one.tif"), b = portacl::io::readRaster(dir + "/" + o + "_tiled.tif");
-        EXPECT_EQ(a.values, b.values) << o;
+    for (const auto& [tag, names] : {std::pair{std::string("_"), outputs}, std::pair{std::string("_dinf"), dinfOutputs}}) {
+        auto one = run(args(tag + "one", names));
+        ASSERT_EQ(one.first, 0) << one.second;
+        auto tiled = run(args(tag + "tiled", names) + " --tile 23x31");
+        ASSERT_EQ(tiled.first, 0) << tiled.second;
+        for (const std::string& o : names) {
+            const Raster a = portacl::io::readRaster(dir + "/" + o + tag + "one.tif");
+            const Raster b = portacl::io::readRaster(dir + "/" + o + tag + "tiled.tif");
+            EXPECT_EQ(a.values, b.values) << o << tag;
+            std::remove((dir + "/" + o + tag + "one.tif").c_str());
+            std::remove((dir + "/" + o + tag + "tiled.tif").c_str());
+        }
     }
     for (const std::string bad : {dem + " --accumulation " + dir + "/x.tif --tile 0", dem + " --accumulation " + dir + "/x.tif --tile 7x",
-                                  dem + " --accumulation " + dir + "/x.tif --tile 8 --serial",
-                                  dem + " --accumulation " + dir + "/x.tif --tile 8 --method dinf"}) {
+                                  dem + " --accumulation " + dir + "/x.tif --tile 8 --serial"}) {
         const auto r = run(bad);
         EXPECT_EQ(r.first, 1) << bad;
         EXPECT_EQ(std::count(r.second.begin(), r.second.end(), '\n'), 1) << r.second;
@@ -259,8 +264,6 @@ TEST(DrainageTiles, CommandLineTilesGiveTheOnePieceFiles) {
     }
     std::ifstream probe(dir + "/x.tif");
     EXPECT_FALSE(probe.good());
-    for (const char* o : outputs)
-        for (const char* tag : {"_one", "_tiled"}) std::remove((dir + "/" + o + tag + ".tif").c_str());
     std::remove((dir + "/out.txt").c_str());
     std::remove((dir + "/err.txt").c_str());
     rmdir(dir.c_str());
@@ -315,4 +318,165 @@ TEST(DrainageTiles, FlatsTooLargeForTheDeviceResolvedOnTheHost) {
     const dr::DirectionGrid want = dr::resolveFlatsReference(filled, d8, Precision::Float);
     EXPECT_EQ(portacl::drainage::detail::resolveFlatsTiled(context(), filled, d8, Precision::Float, tiles, 4096).dir, want.dir);
     EXPECT_EQ(portacl::drainage::detail::resolveFlatsTiled(context(), filled, d8, Precision::Float, tiles).dir, want.dir);
+}
+
+namespace {
+
+// Strahler order (the stream cells of `threshold`) and watersheds (every basin, then `outlets`) of g
+// in `tiling` against the one-piece run, which is held to the serial reference.
+void expectNetworkTiles(const dr::DirectionGrid& g, const dr::Tiling& tiling, double threshold, const std::vector<std::size_t>& outlets) {
+    const auto s = dr::streams(dr::accumulateReference(g), threshold);
+    const auto order = dr::strahlerOrder(context(), g, s);
+    ASSERT_EQ(order, dr::strahlerOrderReference(g, s));
+    EXPECT_EQ(dr::strahlerOrder(context(), g, s, tiling), order);
+    for (const auto& o : {std::vector<std::size_t>{}, outlets}) {
+        SCOPED_TRACE(std::to_string(o.size()) + " outlets");
+        const auto one = dr::watersheds(context(), g, o);
+        ASSERT_EQ(one, dr::watershedsReference(g, o));
+        EXPECT_EQ(dr::watersheds(context(), g, o, tiling), one);
+    }
+}
+
+// Cells with data spread over the grid (one of them twice: the first mention numbers it).
+std::vector<std::size_t> someOutlets(const dr::DirectionGrid& g) {
+    std::vector<std::size_t> out;
+    for (std::size_t i = g.dir.size() / 7; i < g.dir.size() && out.size() < 5; i += g.dir.size() / 6 + 1)
+        if (g.dir[i] != dr::kNoData) out.push_back(i);
+    if (!out.empty()) out.push_back(out.front());
+    return out;
+}
+
+// The filled DEM's directions with flats resolved (serial references: the tiles of those are tested above).
+dr::DirectionGrid routed(const Raster& dem) {
+    const Raster filled = dr::fillDepressionsReference(dem, Precision::Double);
+    return dr::resolveFlatsReference(filled, dr::d8DirectionsReference(filled, Precision::Double), Precision::Double);
+}
+
+// D∞ directions of `dem` in `tiling` and their accumulation (cells; weights; cells without the cell
+// itself) against the one-piece run, bit for bit.
+void expectDinfTiles(const Raster& dem, const dr::Tiling& tiling, Precision p) {
+    const dr::DinfGrid one = dr::dinfDirections(context(), dem, p);
+    ASSERT_EQ(dr::dinfDirections(context(), dem, p, tiling).angle, one.angle);
+    std::vector<double> w(dem.size());
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> u(0.1, 3.0);
+    for (auto& x : w) x = u(rng);
+    for (int variant = 0; variant < 3; ++variant) {
+        SCOPED_TRACE("variant " + std::to_string(variant));
+        dr::AccumulationOptions opt;
+        opt.precision = p;
+        if (variant == 1) opt.weights = &w;
+        opt.includeSelf = variant != 2;
+        const dr::Accumulation whole = dr::dinfAccumulate(context(), one, opt);
+        opt.tiling = tiling;
+        expectSame(dr::dinfAccumulate(context(), one, opt), whole);
+    }
+}
+
+std::string tilingName(const dr::Tiling& t) { return std::to_string(t.rows) + "x" + std::to_string(t.cols); }
+
+}  // namespace
+
+TEST(DrainageTiles, StrahlerOrderAndWatershedsOnRandomDems) {
+    // 7x9 tiles on a larger grid; 3x2 and single cells on a small one.
+    const std::vector<std::pair<Raster, std::vector<dr::Tiling>>> cases{{randomDem(46, 51, 1, true), {{7, 9}}},
+                                                                         {randomDem(13, 11, 2, true), {{3, 2}, {1, 1}}}};
+    for (const auto& [dem, tilings] : cases) {
+        const dr::DirectionGrid g = routed(dem);
+        for (const dr::Tiling& t : tilings) {
+            SCOPED_TRACE(std::to_string(dem.rows()) + "x" + std::to_string(dem.cols()) + " in tiles of " + tilingName(t));
+            expectNetworkTiles(g, t, 3, someOutlets(g));
+        }
+    }
+}
+
+TEST(DrainageTiles, StrahlerOrderAndWatershedsOnPeersGrids) {
+    PORTACL_REQUIRE_DATA();
+    const Raster pysheds = portacl::io::readRaster(dataPath("dem/pysheds/dem.tif"));
+    {
+        SCOPED_TRACE("pysheds crop");
+        const dr::DirectionGrid g = routed(crop(pysheds, 100, 120, 56, 70));
+        expectNetworkTiles(g, {7, 9}, 20, someOutlets(g));
+    }
+    {
+        SCOPED_TRACE("RichDEM testdem12");
+        const Raster in = portacl::io::readRaster(dataPath("dem/richdem_flow_accum/testdem12.d8"));
+        const dr::DirectionGrid g = dr::decodeDirections(in, dr::Encoding::RichDem);
+        expectNetworkTiles(g, {7, 9}, 2, someOutlets(g));
+    }
+    {
+        SCOPED_TRACE("TauDEM Logan");
+        const dr::DirectionGrid g = dr::decodeDirections(portacl::io::readRaster(dataPath("dem/taudem/loganp.tif")), dr::Encoding::TauDem);
+        expectNetworkTiles(g, {300, 257}, 1000, someOutlets(g));
+    }
+}
+
+TEST(DrainageTiles, NetworkCycleAcrossTilesNamedAsInOnePiece) {
+    dr::DirectionGrid g;
+    g.frame.rows = 6, g.frame.cols = 6;
+    g.dir.assign(36, dr::kNoFlow);
+    g.dir[2 * 6 + 2] = 0, g.dir[2 * 6 + 3] = 6, g.dir[3 * 6 + 3] = 4, g.dir[3 * 6 + 2] = 2, g.dir[0] = 7;
+    const std::vector<std::uint8_t> s(36, 1);
+    const std::string order = errorOf([&] { dr::strahlerOrder(context(), g, s); });
+    const std::string basins = errorOf([&] { dr::watersheds(context(), g); });
+    ASSERT_NE(order.find("cycle"), std::string::npos) << order;
+    EXPECT_EQ(errorOf([&] { dr::strahlerOrder(context(), g, s, {3, 3}); }), order);
+    EXPECT_EQ(errorOf([&] { dr::watersheds(context(), g, {}, {3, 3}); }), basins);
+}
+
+TEST(DrainageTiles, DinfDirectionsAndAccumulationOnRandomAndPeersDems) {
+    std::vector<std::pair<Raster, std::vector<dr::Tiling>>> cases{{randomDem(46, 51, 1, true), {{7, 9}}},
+                                                                   {randomDem(9, 8, 2, true), {{3, 2}, {1, 1}}}};
+    if (portacl::test::hasData())
+        cases.push_back({crop(portacl::io::readRaster(dataPath("dem/pysheds/dem.tif")), 100, 120, 56, 70), {{7, 9}}});
+    for (const auto& [dem, tilings] : cases)
+        for (Precision p : {Precision::Float, Precision::Double}) {
+            if (p == Precision::Double && !portacl::test::hasFp64()) continue;
+            const Raster filled = dr::fillDepressionsReference(dem, p);
+            for (const dr::Tiling& t : tilings) {
+                SCOPED_TRACE(std::to_string(dem.rows()) + "x" + std::to_string(dem.cols()) + " in tiles of " + tilingName(t) +
+                             (p == Precision::Float ? " float" : " double"));
+                expectDinfTiles(filled, t, p);
+            }
+        }
+}
+
+TEST(DrainageTiles, DinfSpiralAndCycleAcrossTiles) {
+    // The D8 spiral as D∞ angles (each cell all to one neighbour, square cells): one path winding
+    // through every tile many times, the tiles running again until their inflows settle.
+    const int n = 24;
+    const double quarter = std::acos(-1.0) / 4;
+    dr::DinfGrid g;
+    g.frame.rows = g.frame.cols = n;
+    g.angle.assign(std::size_t(n) * n, 0);
+    int top = 0, bottom = n - 1, left = 0, right = n - 1;
+    while (top <= bottom && left <= right) {
+        for (int c = left; c < right; ++c) g.angle[std::size_t(top) * n + c] = 0;               // E
+        for (int r = top; r < bottom; ++r) g.angle[std::size_t(r) * n + right] = 6 * quarter;   // S
+        for (int c = right; c > left; --c) g.angle[std::size_t(bottom) * n + c] = 4 * quarter;  // W
+        for (int r = bottom; r > top + 1; --r) g.angle[std::size_t(r) * n + left] = 2 * quarter;  // N
+        g.angle[std::size_t(top + 1) * n + left] = top + 1 <= bottom - 1 ? 0 : dr::kDinfNoFlow;
+        ++top, --bottom, ++left, --right;
+    }
+    // Split flow too: every fifth cell of the top rows sends part of its flow to the south-east.
+    for (int c = 1; c < n - 3; c += 5) g.angle[std::size_t(1) * n + c] = 7 * quarter + 0.3;
+    for (Precision p : {Precision::Float, Precision::Double}) {
+        if (p == Precision::Double && !portacl::test::hasFp64()) continue;
+        dr::AccumulationOptions opt;
+        opt.precision = p;
+        const dr::Accumulation one = dr::dinfAccumulate(context(), g, opt);
+        opt.tiling = {4, 5};
+        expectSame(dr::dinfAccumulate(context(), g, opt), one);
+    }
+    // A cycle across the corner of four 3x3 tiles, fed by a cell: the one-piece sentence.
+    dr::DinfGrid cycle;
+    cycle.frame.rows = cycle.frame.cols = 6;
+    cycle.angle.assign(36, dr::kDinfNoFlow);
+    cycle.angle[2 * 6 + 2] = 0, cycle.angle[2 * 6 + 3] = 6 * quarter, cycle.angle[3 * 6 + 3] = 4 * quarter;
+    cycle.angle[3 * 6 + 2] = 2 * quarter, cycle.angle[0] = 7 * quarter;
+    dr::AccumulationOptions opt;
+    const std::string one = errorOf([&] { dr::dinfAccumulate(context(), cycle, opt); });
+    ASSERT_NE(one.find("cycle"), std::string::npos) << one;
+    opt.tiling = {3, 3};
+    EXPECT_EQ(errorOf([&] { dr::dinfAccumulate(context(), cycle, opt); }), one);
 }

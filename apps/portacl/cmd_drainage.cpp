@@ -78,22 +78,11 @@ void fillDepressionsOf(io::Raster& dem, Context* ctx, Precision precision, Progr
     progress.update(std::uint64_t(step), "filled");
 }
 
-// Whether the device holds `bytes` (Strahler order and watersheds run in one piece: on the host's
-// serial reference, which gives the same numbers, when the device cannot hold the grid).
-bool deviceHolds(const Context& ctx, std::size_t bytes) {
-    try {
-        ctx.checkFits(bytes, "");
-        return true;
-    } catch (const Error&) {
-        return false;
-    }
-}
-
 // --method dinf: the DEM (filled if asked), its D∞ angles and their accumulation, every option
 // already checked.
 int runDinf(const std::string& dem, const std::string& filled, const std::string& directions, const std::string& accumulation,
             const std::string& weightsPath, const std::string& units, bool fill, bool excludeSelf, bool serial, Precision precision,
-            const CommonOptions& common) {
+            const dr::Tiling& tiling, const CommonOptions& common) {
     Progress progress("drainage", std::uint64_t(2 + (fill ? 1 : 0) + 1 + (accumulation.empty() ? 0 : 1)), "steps");
     int done = 0;
     io::Raster input = io::readRaster(dem);
@@ -102,8 +91,8 @@ int runDinf(const std::string& dem, const std::string& filled, const std::string
     progress.update(++done, "read");
     std::string where;
     const std::unique_ptr<Context> ctx = openContext(serial, common, where);
-    if (fill) fillDepressionsOf(input, ctx.get(), precision, progress, ++done);
-    const dr::DinfGrid grid = serial ? dr::dinfDirectionsReference(input, precision) : dr::dinfDirections(*ctx, input, precision);
+    if (fill) fillDepressionsOf(input, ctx.get(), precision, progress, ++done, tiling);
+    const dr::DinfGrid grid = serial ? dr::dinfDirectionsReference(input, precision) : dr::dinfDirections(*ctx, input, precision, tiling);
     progress.update(++done, "directions");
     dr::Accumulation acc;
     if (!accumulation.empty()) {
@@ -111,6 +100,7 @@ int runDinf(const std::string& dem, const std::string& filled, const std::string
         opt.includeSelf = !excludeSelf;
         opt.precision = precision;
         if (!weightsPath.empty()) opt.weights = &weights.values;
+        opt.tiling = tiling;
         acc = serial ? dr::dinfAccumulateReference(grid, opt) : dr::dinfAccumulate(*ctx, grid, opt);
         progress.update(++done, "accumulation");
     }
@@ -219,8 +209,7 @@ int runDrainage(const std::vector<std::string>& args) {
     if (method != "d8" && method != "dinf") throw Error("--method takes d8 or dinf, not '" + method + "'");
     const bool dinf = method == "dinf";
     const dr::Tiling tiling = tileText.empty() ? dr::Tiling{} : dr::parseTiling(tileText);
-    if (!tileText.empty() && (serial || dinf))
-        throw Error(serial ? "--tile is for the device; --serial runs the serial reference in one piece" : "--tile is for D8; --method dinf runs in one piece");
+    if (!tileText.empty() && serial) throw Error("--tile is for the device; --serial runs the serial reference in one piece");
     if (dinf) {
         const std::pair<bool, const char*> d8Only[] = {
             {!pointers.empty(), "--pointers"}, {flats, "--flats"}, {!streamsPath.empty(), "--streams"}, {!order.empty(), "--order"},
@@ -246,7 +235,7 @@ int runDrainage(const std::vector<std::string>& args) {
     }
     checkDistinctOutputs({{"--network", network}, {"--picture", picture}, {"--order", order}, {"--watersheds", basins}, {"--filled", filled}, {"--directions", directions}, {"--accumulation", accumulation}, {"--streams", streamsPath}});
 
-    if (dinf) return runDinf(dem, filled, directions, accumulation, weightsPath, units, fill, excludeSelf, serial, precision, common);
+    if (dinf) return runDinf(dem, filled, directions, accumulation, weightsPath, units, fill, excludeSelf, serial, precision, tiling, common);
 
     const bool wantOrder = !order.empty() || !network.empty();
     const bool wantAcc = !accumulation.empty() || !streamsPath.empty() || wantOrder || (!picture.empty() && vm.count("threshold"));
@@ -289,15 +278,14 @@ int runDrainage(const std::vector<std::string>& args) {
     int highestOrder = 0;
     if (wantOrder) {
         const auto s = dr::streams(acc, threshold);
-        strahler = serial || !deviceHolds(*ctx, grid.dir.size() * 18) ? dr::strahlerOrderReference(grid, s) : dr::strahlerOrder(*ctx, grid, s);
+        strahler = serial ? dr::strahlerOrderReference(grid, s) : dr::strahlerOrder(*ctx, grid, s, tiling);
         for (auto v : strahler) highestOrder = std::max(highestOrder, v);
         progress.update(++done, "Strahler order");
     }
     std::vector<std::int32_t> basinLabels;
     std::int32_t basinCount = 0;
     if (!basins.empty()) {
-        basinLabels = serial || !deviceHolds(*ctx, grid.dir.size() * 10) ? dr::watershedsReference(grid, outlets)
-                                                                             : dr::watersheds(*ctx, grid, outlets);
+        basinLabels = serial ? dr::watershedsReference(grid, outlets) : dr::watersheds(*ctx, grid, outlets, tiling);
         for (auto v : basinLabels) basinCount = std::max(basinCount, v);
         progress.update(++done, "watersheds");
     }

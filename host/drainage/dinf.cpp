@@ -5,6 +5,7 @@
 
 #include "drainage_detail.hpp"
 #include "portacl/drainage.hpp"
+#include "tiles.hpp"
 #include "portacl/runtime/error.hpp"
 
 namespace portacl::drainage {
@@ -64,13 +65,23 @@ Accumulation accumulateOn(Context& ctx, const DinfGrid& g, const AccumulationOpt
 
 }  // namespace
 
-DinfGrid dinfDirections(Context& ctx, const io::Raster& dem, Precision precision) {
+DinfGrid dinfDirections(Context& ctx, const io::Raster& dem, Precision precision, const Tiling& tiling) {
+    validateDem(dem);
+    const std::size_t real = detail::realBytes(precision);
+    const auto tiles = detail::planTiles(ctx, dem.frame, tiling, {2 * real + 1, 2 * real + 1, real, 1},
+                                         "D-infinity directions of a " + shapeText(dem.frame) + " DEM");
+    if (!tiles.empty()) return detail::dinfDirectionsTiled(ctx, dem, precision, tiles);
     return detail::onDemInPrecision(ctx, dem, precision, "D-infinity directions run",
                                     [&](auto t) { return directionsOn<decltype(t)>(ctx, dem); });
 }
 
 Accumulation dinfAccumulate(Context& ctx, const DinfGrid& g, const AccumulationOptions& opt) {
     detail::checkDinf(g, opt);
+    const std::size_t real = detail::realBytes(opt.precision);
+    const std::size_t perCell = real * (opt.weights ? 3 : 2) + 1 + 4 + 8;
+    const auto tiles = detail::planTiles(ctx, g.frame, opt.tiling, {perCell, perCell, 8, 1},
+                                         "D-infinity accumulation of a " + shapeText(g.frame) + " grid");
+    if (!tiles.empty()) return detail::dinfAccumulateTiled(ctx, g, opt, tiles);
     if (opt.precision == Precision::Float) return accumulateOn<float>(ctx, g, opt);
     ctx.requirePrecision(Precision::Double);
     return accumulateOn<double>(ctx, g, opt);
@@ -78,15 +89,20 @@ Accumulation dinfAccumulate(Context& ctx, const DinfGrid& g, const AccumulationO
 
 namespace detail {
 
-int dinfAccumulateOnDevice(Context& ctx, const cl::Buffer& angle, const cl::Buffer& nodata, const cl::Buffer& deps,
-                           const cl::Buffer& acc, const cl::Buffer& weights, const cl::Buffer& first,
-                           const cl::Buffer& frontier, const cl::Buffer& state, const io::RasterFrame& frame,
-                           bool weighted, Precision p) {
+namespace {
+
+// The accumulation's levels, the counts by `countKernel` (dinf_dependencies over a whole grid,
+// dinf_window_dependencies over a tile's window); `first` (null: not looked for) receives the first
+// cell of a cycle.
+int dinfAccumulateWith(const char* countKernel, Context& ctx, const cl::Buffer& angle, const cl::Buffer& nodata,
+                       const cl::Buffer& deps, const cl::Buffer& acc, const cl::Buffer& weights, const cl::Buffer* first,
+                       const cl::Buffer& frontier, const cl::Buffer& state, const io::RasterFrame& frame, bool weighted,
+                       Precision p) {
     const std::string options = dinfOptions(weighted);
     const cl_int rows = frame.rows, cols = frame.cols;
     const cl::NDRange global(roundUp(frame.size(), kLocal)), local(kLocal);
     ctx.fill(state, 0, 4 * sizeof(cl_int), "clear frontier sizes");
-    cl::Kernel& count = ctx.kernel("drainage_dinf.cl", "dinf_dependencies", p, options);
+    cl::Kernel& count = ctx.kernel("drainage_dinf.cl", countKernel, p, options);
     const double diagonal = dinfDiagonal(frame);
     if (p == Precision::Double) setArgs(count, 0, angle, nodata, deps, frontier, state, rows, cols, diagonal);
     else setArgs(count, 0, angle, nodata, deps, frontier, state, rows, cols, float(diagonal));
@@ -99,10 +115,28 @@ int dinfAccumulateOnDevice(Context& ctx, const cl::Buffer& angle, const cl::Buff
         else setArgs(*k, 9, float(diagonal));
     }
     const int launches = runFrontier(ctx, wide, narrow, 10, state);
+    if (!first) return launches + 1;
     cl::Kernel& check = ctx.kernel("drainage_dinf.cl", "dinf_first_unfinished", p, options);
-    setArgs(check, 0, nodata, deps, first, rows, cols);
+    setArgs(check, 0, nodata, deps, *first, rows, cols);
     ctx.launch(check, global, local);
     return launches + 2;
+}
+
+}  // namespace
+
+int dinfAccumulateOnDevice(Context& ctx, const cl::Buffer& angle, const cl::Buffer& nodata, const cl::Buffer& deps,
+                           const cl::Buffer& acc, const cl::Buffer& weights, const cl::Buffer& first,
+                           const cl::Buffer& frontier, const cl::Buffer& state, const io::RasterFrame& frame,
+                           bool weighted, Precision p) {
+    return dinfAccumulateWith("dinf_dependencies", ctx, angle, nodata, deps, acc, weights, &first, frontier, state, frame,
+                              weighted, p);
+}
+
+int dinfAccumulateWindowOnDevice(Context& ctx, const cl::Buffer& angle, const cl::Buffer& nodata, const cl::Buffer& deps,
+                                 const cl::Buffer& acc, const cl::Buffer& weights, const cl::Buffer& frontier,
+                                 const cl::Buffer& state, const io::RasterFrame& window, bool weighted, Precision p) {
+    return dinfAccumulateWith("dinf_window_dependencies", ctx, angle, nodata, deps, acc, weights, nullptr, frontier, state,
+                              window, weighted, p);
 }
 
 }  // namespace detail

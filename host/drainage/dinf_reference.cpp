@@ -149,6 +149,38 @@ Accumulation accumulateIn(const DinfGrid& g, const AccumulationOptions& opt) {
     return detail::dinfResult(acc, nodata, opt);
 }
 
+template <typename T>
+long firstUnfinishedIn(const DinfGrid& g) {
+    const int rows = g.frame.rows, cols = g.frame.cols;
+    const std::size_t n = g.angle.size();
+    const T diagonal = T(detail::dinfDiagonal(g.frame));
+    std::vector<std::uint8_t> nodata(n);
+    for (std::size_t i = 0; i < n; ++i) nodata[i] = g.angle[i] == kDinfNoData;
+    // Each cell's receivers (a share above 0, into a cell with data), counted on them.
+    auto receivers = [&](std::size_t i, auto&& visit) {
+        const T a = T(g.angle[i]);
+        for (int k = 0; k < 8; ++k)
+            if (shareTo(a, k, diagonal) > 0)
+                if (const long next = neighbourWithData(nodata, rows, cols, i, k); next >= 0) visit(std::size_t(next));
+    };
+    std::vector<int> deps(n, 0);
+    for (std::size_t i = 0; i < n; ++i)
+        if (!nodata[i]) receivers(i, [&](std::size_t m) { ++deps[m]; });
+    std::vector<std::size_t> ready;
+    for (std::size_t i = 0; i < n; ++i)
+        if (!nodata[i] && deps[i] == 0) ready.push_back(i);
+    while (!ready.empty()) {
+        const std::size_t i = ready.back();
+        ready.pop_back();
+        receivers(i, [&](std::size_t m) {
+            if (--deps[m] == 0) ready.push_back(m);
+        });
+    }
+    for (std::size_t i = 0; i < n; ++i)
+        if (!nodata[i] && deps[i] != 0) return long(i);
+    return -1;
+}
+
 }  // namespace
 
 DinfGrid dinfDirectionsReference(const io::Raster& dem, Precision precision) {
@@ -163,6 +195,10 @@ Accumulation dinfAccumulateReference(const DinfGrid& g, const AccumulationOption
 }
 
 namespace detail {
+
+long dinfFirstUnfinished(const DinfGrid& g, Precision p) {
+    return p == Precision::Float ? firstUnfinishedIn<float>(g) : firstUnfinishedIn<double>(g);
+}
 
 double dinfDiagonal(const io::RasterFrame& f) { return std::atan2(f.cellHeight(), f.cellWidth()); }
 

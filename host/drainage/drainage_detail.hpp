@@ -121,5 +121,14 @@ PORTACL_API int dinfAccumulateOnDevice(Context& ctx, const cl::Buffer& angle, co
                                        const cl::Buffer& acc, const cl::Buffer& weights, const cl::Buffer& first,
                                        const cl::Buffer& frontier, const cl::Buffer& state, const io::RasterFrame& frame,
                                        bool weighted, Precision p);
+// dinfAccumulateOnDevice on a tile's window (tiles.hpp; `window` its shape): the cells of its one-cell
+// ring hold what flows in from the neighbouring tiles and are neither counted nor summed; cycles are
+// not looked for (the caller has).
+int dinfAccumulateWindowOnDevice(Context& ctx, const cl::Buffer& angle, const cl::Buffer& nodata, const cl::Buffer& deps,
+                                 const cl::Buffer& acc, const cl::Buffer& weights, const cl::Buffer& frontier,
+                                 const cl::Buffer& state, const io::RasterFrame& window, bool weighted, Precision p);
+// The smallest index of a cell with data that Kahn's order over the D∞ graph never reaches (the cell
+// that dinf_first_unfinished names: on a cycle or downstream of one), or -1; shares compared in `p`.
+long dinfFirstUnfinished(const DinfGrid& g, Precision p);
 
 }  // namespace portacl::drainage::detail

@@ -1,10 +1,12 @@
 // The stream network on the device (cl/drainage_network.cl): Strahler order by dependency counting
-// along the stream cells, level by level (frontier.cpp), watersheds by pointer jumping.
+// along the stream cells, level by level (frontier.cpp), watersheds by pointer jumping; in tiles
+// (tiled_network.cpp) when tiling is forced or the grid does not fit the device.
 #include <climits>
 
 #include "drainage_detail.hpp"
 #include "portacl/drainage.hpp"
 #include "portacl/runtime/error.hpp"
+#include "tiles.hpp"
 
 namespace portacl::drainage {
 namespace {
@@ -13,9 +15,11 @@ constexpr std::size_t kLocal = 64;
 
 }  // namespace
 
-std::vector<int> strahlerOrder(Context& ctx, const DirectionGrid& g, const std::vector<std::uint8_t>& stream) {
+std::vector<int> strahlerOrder(Context& ctx, const DirectionGrid& g, const std::vector<std::uint8_t>& stream, const Tiling& tiling) {
     detail::checkGrid(g);
     detail::checkStreams(g, stream);
+    const auto tiles = detail::planTiles(ctx, g.frame, tiling, {18, 18, 8, 0}, "Strahler order of a " + detail::shapeText(g.frame) + " grid");
+    if (!tiles.empty()) return detail::strahlerOrderTiled(ctx, g, stream, tiles);
     if (const long c = detail::cycleCell(g); c >= 0) throw Error(detail::cycleSentence(g, std::size_t(c)));
     const std::size_t n = g.dir.size();
     ctx.checkFits(n * (1 + 1 + 4 + 4 + 8), "Strahler order of a " + std::to_string(g.frame.rows) + "x" + std::to_string(g.frame.cols) + " grid");
@@ -40,8 +44,11 @@ std::vector<int> strahlerOrder(Context& ctx, const DirectionGrid& g, const std::
     return ctx.download<int>(order, n, "Strahler order");
 }
 
-std::vector<std::int32_t> watersheds(Context& ctx, const DirectionGrid& g, const std::vector<std::size_t>& outlets) {
+std::vector<std::int32_t> watersheds(Context& ctx, const DirectionGrid& g, const std::vector<std::size_t>& outlets,
+                                     const Tiling& tiling) {
     detail::checkGrid(g);
+    const auto tiles = detail::planTiles(ctx, g.frame, tiling, {10, 10, 4, 0}, "watersheds of a " + detail::shapeText(g.frame) + " grid");
+    if (!tiles.empty()) return detail::watershedsTiled(ctx, g, outlets, tiles);
     const std::vector<std::uint8_t> given = detail::outletMask(g, outlets);
     if (const long c = detail::cycleCell(g); c >= 0) throw Error(detail::cycleSentence(g, std::size_t(c)));
     const std::size_t n = g.dir.size();

@@ -86,5 +86,11 @@ PORTACL_API DirectionGrid resolveFlatsTiled(Context& ctx, const io::Raster& dem,
 DirectionGrid resolveFlatsWindow(Context& ctx, const io::Raster& dem, const DirectionGrid& d8, Precision precision);
 std::size_t flatBytesPerCell(Precision p);
 Accumulation accumulateTiled(Context& ctx, const DirectionGrid& g, const AccumulationOptions& opt, const std::vector<Tile>& tiles);
+std::vector<int> strahlerOrderTiled(Context& ctx, const DirectionGrid& g, const std::vector<std::uint8_t>& stream,
+                                    const std::vector<Tile>& tiles);
+std::vector<std::int32_t> watershedsTiled(Context& ctx, const DirectionGrid& g, const std::vector<std::size_t>& outlets,
+                                          const std::vector<Tile>& tiles);
+DinfGrid dinfDirectionsTiled(Context& ctx, const io::Raster& dem, Precision precision, const std::vector<Tile>& tiles);
+Accumulation dinfAccumulateTiled(Context& ctx, const DinfGrid& g, const AccumulationOptions& opt, const std::vector<Tile>& tiles);
 
 }  // namespace portacl::drainage::detail

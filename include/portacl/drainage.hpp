@@ -134,7 +134,7 @@ struct PORTACL_API AccumulationOptions {
     bool edgeContamination = false;   // TauDEM's rule above
     const std::vector<double>* weights = nullptr;  // one per cell (NoData weights as 0); null: cell counts
     Precision precision = Precision::Double;       // of weighted sums
-    Tiling tiling;                                 // accumulate() only
+    Tiling tiling;                                 // accumulate() and dinfAccumulate() only
 };
 
 struct PORTACL_API Accumulation {
@@ -167,7 +167,11 @@ PORTACL_API std::vector<std::uint64_t> accumulateIterative(Context& ctx, const D
 // Strahler order of the stream cells (streams() == 1) of a direction grid: 1 at a stream's source;
 // downstream, the largest order among a cell's stream contributors, plus one where two or more of
 // them have it. Other cells 0, NoData cells 0. On the device by dependency counting, as accumulate().
-PORTACL_API std::vector<int> strahlerOrder(Context& ctx, const DirectionGrid& g, const std::vector<std::uint8_t>& streamCells);
+// Tiled: each tile ordered alone (its streams' contributors in other tiles left out); the cells
+// downstream of a stream entering a tile, to where it leaves the tile, then ordered again on the host
+// in Kahn's order from their contributors' final orders.
+PORTACL_API std::vector<int> strahlerOrder(Context& ctx, const DirectionGrid& g, const std::vector<std::uint8_t>& streamCells,
+                                           const Tiling& tiling = {});
 PORTACL_API std::vector<int> strahlerOrderReference(const DirectionGrid& g, const std::vector<std::uint8_t>& streamCells);
 
 // Watersheds: each cell with data labelled by the outlet its water reaches. With `outlets` (cell
@@ -175,8 +179,10 @@ PORTACL_API std::vector<int> strahlerOrderReference(const DirectionGrid& g, cons
 // outlet it meets); without, every basin: the cells that drain nowhere, off the grid or into NoData
 // are the outlets, numbered 1, 2, ... in row-major order. NoData cells get -1. On the device by
 // pointer jumping (log2 of the longest flow path launches). Throws for an outlet outside the grid
-// and for a cycle, naming the cell.
-PORTACL_API std::vector<std::int32_t> watersheds(Context& ctx, const DirectionGrid& g, const std::vector<std::size_t>& outlets = {});
+// and for a cycle, naming the cell. Tiled: each tile's cells labelled with the outlet they reach
+// inside it (flow leaving the tile ends there), those tile outlets joined across tiles on the host.
+PORTACL_API std::vector<std::int32_t> watersheds(Context& ctx, const DirectionGrid& g, const std::vector<std::size_t>& outlets = {},
+                                                 const Tiling& tiling = {});
 PORTACL_API std::vector<std::int32_t> watershedsReference(const DirectionGrid& g, const std::vector<std::size_t>& outlets = {});
 
 // The cells whose accumulation is at least `threshold` (TauDEM's Threshold): 1, other cells with
@@ -210,7 +216,9 @@ struct PORTACL_API DinfGrid {
     std::vector<double> angle;  // frame.size() angles as above (float ones widened)
     std::string source;
 };
-PORTACL_API DinfGrid dinfDirections(Context& ctx, const io::Raster& dem, Precision precision = Precision::Double);
+// Tiled: each tile with a one-cell ring of its neighbours' heights.
+PORTACL_API DinfGrid dinfDirections(Context& ctx, const io::Raster& dem, Precision precision = Precision::Double,
+                                    const Tiling& tiling = {});
 PORTACL_API DinfGrid dinfDirectionsReference(const io::Raster& dem, Precision precision = Precision::Double);
 // D∞ accumulation: a cell's flow splits between the two neighbours its angle lies between, in
 // proportion to the angles (a direction of exactly E, NE, ... sends all to one); flow off the grid or
@@ -218,7 +226,10 @@ PORTACL_API DinfGrid dinfDirectionsReference(const io::Raster& dem, Precision pr
 // contributors, added in the order E, NE, ..., SE, in opt.precision (always sums: cells are split).
 // On the device level by level as accumulate(); the reference in Kahn's order. The two agree to the
 // rounding of the shares (the device's division may differ from the host's by an ulp). Throws for
-// edgeContamination (not offered for D∞) and for a cycle, naming a cell of it.
+// edgeContamination (not offered for D∞) and for a cycle, naming a cell of it. Tiled (opt.tiling):
+// each tile's window holds a one-cell ring carrying its neighbours' latest values in; every tile runs,
+// then again whenever a value on a neighbouring tile's edge changed, until none does: the one-piece
+// sums bit for bit (the same shares of the same values added in the same order).
 PORTACL_API Accumulation dinfAccumulate(Context& ctx, const DinfGrid& g, const AccumulationOptions& opt = {});
 PORTACL_API Accumulation dinfAccumulateReference(const DinfGrid& g, const AccumulationOptions& opt = {});
 

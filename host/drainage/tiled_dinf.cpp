@@ -1,0 +1,163 @@
+// D∞ tile by tile. Directions: each tile's window holds a one-cell ring of its neighbours' heights
+// (cells off the grid as NoData, whose facets D∞ skips alike), so every cell sees what it sees in one
+// piece. Accumulation (Barnes 2017's tiles, with flow split between two receivers): each tile's
+// window holds a one-cell ring whose cells carry their latest values in (dinf_window_dependencies:
+// pulled as any contributor's share, in the one-piece order, neither counted nor summed). Every tile
+// runs once with what its ring holds so far; a tile runs again whenever a value on a neighbouring
+// tile's edge changed, until none does. Each cell's sum is then formed from the same shares of the
+// same values in the same order as in one piece: the one-piece result bit for bit. (A split flow
+// makes an edge cell's value a weighted sum of many entries' inflows, rounded in the order of the
+// one-piece additions; a link graph solved on the host would add them in another order.) Cycles are
+// found first on the host, naming the cell the one-piece run names.
+#include <algorithm>
+#include <cstring>
+
+#include "drainage_detail.hpp"
+#include "portacl/runtime/progress.hpp"
+#include "tiles.hpp"
+
+namespace portacl::drainage::detail {
+namespace {
+
+constexpr std::size_t kLocal = 64;
+
+std::size_t largestWindow(const std::vector<Tile>& tiles) {
+    std::size_t largest = 0;
+    for (const Tile& t : tiles) largest = std::max(largest, std::size_t(t.rows + 2) * std::size_t(t.cols + 2));
+    return largest;
+}
+
+template <typename T>
+DinfGrid directionsTiled(Context& ctx, const io::Raster& dem, const std::vector<Tile>& tiles) {
+    const std::size_t largest = largestWindow(tiles);
+    cl::Buffer heights = ctx.buffer(largest * sizeof(T), "tile heights", CL_MEM_READ_ONLY);
+    cl::Buffer nodata = ctx.buffer(largest, "tile NoData mask", CL_MEM_READ_ONLY);
+    cl::Buffer angle = ctx.buffer(largest * sizeof(T), "tile D-infinity angles");
+    cl::Kernel& k = ctx.kernel("drainage_dinf.cl", "dinf_directions", precisionOf<T>(), " -D WEIGHTED=0");
+    DinfGrid g;
+    g.frame = dem.frame;
+    g.source = dem.path;
+    g.angle.assign(dem.size(), kDinfNoData);
+    const int cols = dem.cols();
+    for (const Tile& t : tiles) {
+        const auto z = cutWindow<T>(dem.frame, t, 1, T(0), [&](std::size_t i) { return dem.isNoData(i) ? T(0) : T(dem.values[i]); });
+        const auto m = cutWindow<std::uint8_t>(dem.frame, t, 1, 1, [&](std::size_t i) { return std::uint8_t(dem.isNoData(i)); });
+        ctx.write(heights, z.data(), z.size() * sizeof(T), "tile heights");
+        ctx.write(nodata, m.data(), m.size(), "tile NoData mask");
+        const int wr = t.rows + 2, wc = t.cols + 2;
+        setArgs(k, 0, heights, nodata, angle, cl_int(wr), cl_int(wc), T(dem.frame.cellWidth()), T(dem.frame.cellHeight()),
+                T(dinfDiagonal(dem.frame)));
+        ctx.launch(k, cl::NDRange(roundUp(m.size(), kLocal)), cl::NDRange(kLocal));
+        const auto a = ctx.download<T>(angle, m.size(), "tile D-infinity angles");
+        for (int y = 0; y < t.rows; ++y)
+            for (int x = 0; x < t.cols; ++x)
+                g.angle[std::size_t(t.r0 + y) * cols + std::size_t(t.c0 + x)] = double(a[std::size_t(y + 1) * wc + std::size_t(x + 1)]);
+    }
+    return g;
+}
+
+template <typename T>
+class TiledDinf {
+public:
+    TiledDinf(Context& ctx, const DinfGrid& g, const AccumulationOptions& opt, const std::vector<Tile>& tiles)
+        : ctx_(ctx), g_(g), opt_(opt), tiles_(tiles) {
+        tileRows_ = tiles.front().rows;
+        tileCols_ = tiles.front().cols;
+        tilesAcross_ = (g.frame.cols + tileCols_ - 1) / tileCols_;
+        const std::size_t largest = largestWindow(tiles);
+        angle_ = ctx.buffer(largest * sizeof(T), "tile D-infinity angles", CL_MEM_READ_ONLY);
+        nodata_ = ctx.buffer(largest, "tile NoData mask", CL_MEM_READ_ONLY);
+        deps_ = ctx.buffer(largest * sizeof(cl_int), "tile upstream counts");
+        frontier_ = ctx.buffer(2 * largest * sizeof(cl_int), "tile frontiers");
+        state_ = ctx.buffer(4 * sizeof(cl_int), "tile frontier sizes");
+        acc_ = ctx.buffer(largest * sizeof(T), "tile D-infinity accumulation");
+        weights_ = ctx.buffer(opt.weights ? largest * sizeof(T) : sizeof(T), "tile accumulation weights", CL_MEM_READ_ONLY);
+        value_.assign(g.angle.size(), T(0));
+    }
+
+    Accumulation run() {
+        std::vector<std::uint8_t> dirty(tiles_.size(), 1);
+        Progress progress("tiled D-infinity accumulation", tiles_.size(), "tile runs");
+        std::uint64_t runs = 0;
+        for (bool any = true; any;) {
+            any = false;
+            for (std::size_t t = 0; t < tiles_.size(); ++t) {
+                if (!dirty[t]) continue;
+                dirty[t] = 0;
+                runTile(t, dirty);
+                any = true;
+                progress.update(++runs);
+            }
+        }
+        progress.finish();
+        std::vector<std::uint8_t> nodata(g_.angle.size());
+        for (std::size_t i = 0; i < nodata.size(); ++i) nodata[i] = g_.angle[i] == kDinfNoData;
+        return dinfResult(value_, nodata, opt_);
+    }
+
+private:
+    // Tile t with its ring's latest values; its cells' values stored, and the tiles beside an edge
+    // cell whose value changed marked to run again.
+    void runTile(std::size_t ti, std::vector<std::uint8_t>& dirty) {
+        const Tile& t = tiles_[ti];
+        const io::RasterFrame& f = g_.frame;
+        const int wr = t.rows + 2, wc = t.cols + 2;
+        const std::size_t w = std::size_t(wr) * std::size_t(wc);
+        const auto angle = cutWindow<T>(f, t, 1, T(kDinfNoData), [&](std::size_t i) { return T(g_.angle[i]); });
+        const auto nodata = cutWindow<std::uint8_t>(f, t, 1, 1, [&](std::size_t i) { return std::uint8_t(g_.angle[i] == kDinfNoData); });
+        auto acc = cutWindow<T>(f, t, 1, T(0), [&](std::size_t i) { return value_[i]; });
+        ctx_.write(angle_, angle.data(), w * sizeof(T), "tile D-infinity angles");
+        ctx_.write(nodata_, nodata.data(), w, "tile NoData mask");
+        ctx_.write(acc_, acc.data(), w * sizeof(T), "tile inflows");
+        if (opt_.weights) {
+            const auto weights = cutWindow<T>(f, t, 1, T(0), [&](std::size_t i) { return T((*opt_.weights)[i]); });
+            ctx_.write(weights_, weights.data(), w * sizeof(T), "tile accumulation weights");
+        }
+        dinfAccumulateWindowOnDevice(ctx_, angle_, nodata_, deps_, acc_, weights_, frontier_, state_, windowFrame(f, wr, wc),
+                                     opt_.weights != nullptr, precisionOf<T>());
+        acc = ctx_.download<T>(acc_, w, "tile D-infinity accumulation");
+        for (int y = 0; y < t.rows; ++y)
+            for (int x = 0; x < t.cols; ++x) {
+                const std::size_t cell = std::size_t(t.r0 + y) * f.cols + std::size_t(t.c0 + x);
+                if (g_.angle[cell] == kDinfNoData) continue;
+                const T v = acc[std::size_t(y + 1) * wc + std::size_t(x + 1)];
+                const bool edge = y == 0 || x == 0 || y == t.rows - 1 || x == t.cols - 1;
+                if (edge && std::memcmp(&v, &value_[cell], sizeof v) != 0) markBeside(t.r0 + y, t.c0 + x, ti, dirty);
+                value_[cell] = v;
+            }
+    }
+
+    // The tiles other than `own` that hold a neighbour of (r, c).
+    void markBeside(long r, long c, std::size_t own, std::vector<std::uint8_t>& dirty) const {
+        for (int k = 0; k < 8; ++k) {
+            const long rr = r + kRowOffset[k], cc = c + kColOffset[k];
+            if (rr < 0 || rr >= g_.frame.rows || cc < 0 || cc >= g_.frame.cols) continue;
+            const std::size_t u = std::size_t(rr / tileRows_) * std::size_t(tilesAcross_) + std::size_t(cc / tileCols_);
+            if (u != own) dirty[u] = 1;
+        }
+    }
+
+    Context& ctx_;
+    const DinfGrid& g_;
+    const AccumulationOptions& opt_;
+    const std::vector<Tile>& tiles_;
+    int tileRows_ = 0, tileCols_ = 0, tilesAcross_ = 0;
+    cl::Buffer angle_, nodata_, deps_, frontier_, state_, acc_, weights_;
+    std::vector<T> value_;  // every cell's latest value
+};
+
+}  // namespace
+
+DinfGrid dinfDirectionsTiled(Context& ctx, const io::Raster& dem, Precision precision, const std::vector<Tile>& tiles) {
+    return inPrecision(ctx, precision, "D-infinity directions run", [&](auto t) { return directionsTiled<decltype(t)>(ctx, dem, tiles); });
+}
+
+Accumulation dinfAccumulateTiled(Context& ctx, const DinfGrid& g, const AccumulationOptions& opt, const std::vector<Tile>& tiles) {
+    // A cycle would keep its tiles running: refused first, naming the one-piece run's cell.
+    if (const long c = dinfFirstUnfinished(g, opt.precision); c >= 0) throw Error(dinfCycleSentence(g, std::size_t(c)));
+    if (opt.precision == Precision::Float) return TiledDinf<float>(ctx, g, opt, tiles).run();
+    ctx.requirePrecision(Precision::Double);
+    return TiledDinf<double>(ctx, g, opt, tiles).run();
+}
+
+}  // namespace portacl::drainage::detail
