@@ -2,6 +2,7 @@
 // Voronoi's default precision, Voronota's pipes, the lineal path's files, one-sentence refusals,
 // `portacl help CMD`, and the bench's table, baseline and plot.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +10,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "portacl/io/hdf5_file.hpp"
 #include "portacl/io/volume.hpp"
@@ -241,6 +244,58 @@ TEST(CliBench, TableBaselineAndPlot) {
         std::remove(plot.c_str());
     }
     std::remove(csv.c_str());
+}
+
+// One CSV record's cells (quoted cells may hold commas).
+std::vector<std::string> csvCells(const std::string& line) {
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') cells.back() += '"', ++i;
+        else if (c == '"') quoted = !quoted;
+        else if (c == ',' && !quoted) cells.emplace_back();
+        else cells.back() += c;
+    }
+    return cells;
+}
+
+TEST(CliBench, KWavePeerIsTheGivenProgram) {
+    // The k-Wave rows' CPU peer: the program --kwave-omp names runs on the bench's simulation as
+    // kspaceFirstOrder-OMP is run (-i IN -o OUT -t THREADS), and its output file's simulation time over
+    // the steps is the peer's time per step. A stand-in writes a file that says 0.40 s.
+    const std::string dev = testDevice(), csv = scratch("kwave_peer.csv"), fake = scratch("fake_omp.sh"), made = scratch("fake_omp.h5"),
+                      seen = scratch("fake_omp_args.txt");
+    {
+        io::Hdf5File f = io::Hdf5File::create(made);
+        f.writeStringAttribute("/", "simulation_phase_execution_time", "    0.40s");
+    }
+    {
+        std::ofstream s(fake);
+        s << "#!/bin/sh\necho \"$@\" > '" << seen << "'\nwhile [ $# -gt 1 ]; do [ \"$1\" = -o ] && cp '" << made << "' \"$2\"; shift; done\n";
+    }
+    ASSERT_EQ(::chmod(fake.c_str(), 0755), 0);
+    const CliRun r = cli("bench --quick --only kwave --precision float --repeats 1 --no-serial --device " + dev + " --kwave-omp " + fake + " --csv " + csv);
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::ifstream f(csv);
+    std::string line;
+    std::getline(f, line);
+    const std::vector<std::string> header = csvCells(line);
+    ASSERT_GE(header.size(), 15u) << line;
+    EXPECT_EQ(header[12], "peer");
+    EXPECT_EQ(header[13], "peer_seconds");
+    ASSERT_TRUE(std::getline(f, line)) << r.out;
+    const std::vector<std::string> row = csvCells(line);
+    ASSERT_EQ(row.size(), header.size()) << line;
+    if (row[12].empty()) GTEST_SKIP() << "the test device is not a CPU: its k-Wave rows have no CPU peer";
+    EXPECT_NE(row[12].find("kspaceFirstOrder-OMP"), std::string::npos) << line;
+    EXPECT_NEAR(std::stod(row[13]), 0.40 / 40, 1e-9) << line;  // 40 steps at 32^3
+    const std::string args = readText(seen);
+    EXPECT_NE(args.find("-i "), std::string::npos) << args;
+    EXPECT_NE(args.find(" -t "), std::string::npos) << args;
+    // A program that is not there is refused before any measurement.
+    expectOneSentence(cli("bench --quick --only kwave --device " + dev + " --kwave-omp " + scratch("no_such_program")), "not an executable file");
+    for (const std::string& p : {csv, fake, made, seen}) std::remove(p.c_str());
 }
 
 TEST(CliProgress, StepsOnATerminalAndNothingElsewhere) {

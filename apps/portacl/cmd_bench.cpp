@@ -234,7 +234,7 @@ int runBench(const std::vector<std::string>& args) {
     po::options_description desc("portacl bench options");
     CommonOptions common;
     common.add(desc, "all", false);
-    std::string json, csv, precisions = "float,double,mixed", only, baselineSpec, plot;
+    std::string json, csv, precisions = "float,double,mixed", only, baselineSpec, plot, kwaveOmp;
     bool quick = false, noSerial = false, list = false;
     int repeats = 7;
     desc.add_options()("quick", po::bool_switch(&quick), "small sizes: finishes in about a minute on a 2-core CPU")(
@@ -246,7 +246,8 @@ int runBench(const std::vector<std::string>& args) {
         "plot", po::value(&plot), "also draw the results (FILE.png or FILE.svg; both are written) with matplotlib")(
         "json", po::value(&json), "also write the results as JSON to this file")(
         "csv", po::value(&csv), "also write the results as CSV to this file")(
-        "list", po::bool_switch(&list), "list the registered workloads and exit");
+        "list", po::bool_switch(&list), "list the registered workloads and exit")(
+        "kwave-omp", po::value(&kwaveOmp), "k-Wave's kspaceFirstOrder-OMP: on CPU devices, the k-Wave rows' peer on the same simulation and cores");
     po::variables_map vm;
     if (!parseArgs(args, desc, {}, vm,
                    "usage: portacl bench [--device all] [--quick] [--baseline SPEC] [--plot FILE.png] [--json FILE] [--csv FILE]",
@@ -275,6 +276,9 @@ int runBench(const std::vector<std::string>& args) {
         while (std::getline(ss, p, ',')) opts.precisions.push_back(parsePrecision(p));
     }
     if (repeats < 1) throw Error("--repeats must be at least 1");
+    if (!kwaveOmp.empty() && (!std::filesystem::is_regular_file(kwaveOmp) || ::access(kwaveOmp.c_str(), X_OK) != 0))
+        throw Error("the --kwave-omp program " + kwaveOmp + " is not an executable file");
+    opts.kwaveOmp = kwaveOmp;
     std::vector<std::string> wanted;
     {
         std::stringstream ss(only);

@@ -4,12 +4,21 @@
 // p0 (the size of k-Wave CUDA's figure in docs/kwave.md), each reduced-storage mode
 // beside single precision. One run = a burst of consecutive time steps (FFTs, kernels and sensor
 // sampling); the time per step is the burst's device time over its length.
+#include <unistd.h>
+
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 
 #include "portacl/bench.hpp"
+#include "portacl/io/hdf5_file.hpp"
 #include "portacl/kwave.hpp"
+#include "portacl/runtime/error.hpp"
 #include "portacl/runtime/progress.hpp"
 
 namespace portacl::kwave {
@@ -58,6 +67,79 @@ Simulation benchSimulation(std::size_t n, bool heterogeneous, bool nonlinear) {
     return s;
 }
 
+std::string shellQuote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+// k-Wave's kspaceFirstOrder-OMP on the same simulation, `steps` time steps on `threads` threads:
+// seconds per step, from the simulation phase's time it writes into its output file (its set-up and
+// the file's reading and writing are not in it). Its files go to a scratch folder, removed after.
+double ompSecondsPerStep(const std::string& exe, Simulation sim, int steps, int threads) {
+    static std::atomic<int> runs{0};
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("portacl-kwave-omp-" + std::to_string(::getpid()) + "-" + std::to_string(runs++));
+    fs::create_directories(dir);
+    struct Remove {
+        fs::path p;
+        ~Remove() {
+            std::error_code ec;
+            fs::remove_all(p, ec);
+        }
+    } remove{dir};
+    sim.nt = static_cast<std::size_t>(steps);
+    const std::string in = (dir / "in.h5").string(), out = (dir / "out.h5").string(), log = (dir / "log.txt").string();
+    writeInputFile(in, sim);
+    const std::string cmd = shellQuote(exe) + " -i " + shellQuote(in) + " -o " + shellQuote(out) + " -t " + std::to_string(threads) + " > " +
+                            shellQuote(log) + " 2>&1";
+    if (std::system(cmd.c_str()) != 0) {
+        std::ifstream f(log);
+        std::string line, last;
+        while (std::getline(f, line))
+            if (!line.empty()) last = line;
+        throw Error("kspaceFirstOrder-OMP failed" + (last.empty() ? std::string() : ": " + last));
+    }
+    const std::string t = io::Hdf5File::open(out).readStringAttribute("/", "simulation_phase_execution_time");
+    char* end = nullptr;
+    const double seconds = std::strtod(t.c_str(), &end);
+    if (end == t.c_str() || !(seconds >= 0)) throw Error("kspaceFirstOrder-OMP wrote a simulation time of '" + t + "'");
+    return seconds / steps;
+}
+
+// The CPU peer of a simulation's rows on a CPU device: kspaceFirstOrder-OMP where --kwave-omp names
+// it, run once per simulation (its time is single precision's, beside every row of that simulation).
+using PeerRuns = std::map<std::string, std::pair<std::string, double>>;  // by case: the peer's name and time
+void addOmpPeer(Context& ctx, const BenchOptions& opts, const Simulation& sim, const std::string& name, PeerRuns& runs,
+                std::vector<BenchRecord>& rows, std::size_t first) {
+    if (!ctx.device().isCpu || first >= rows.size()) return;
+    const std::string key = name + " " + std::to_string(sim.grid.nx);
+    std::string peer;
+    double seconds = NAN;
+    if (const auto it = runs.find(key); it != runs.end()) {
+        peer = it->second.first;
+        seconds = it->second.second;
+    } else if (opts.kwaveOmp.empty()) {
+        peer = "kspaceFirstOrder-OMP: not given (--kwave-omp PATH)";
+    } else {
+        const int threads = static_cast<int>(std::max(1u, ctx.device().computeUnits));
+        // Enough steps that its time (written to 10 ms) is read to 1 % or better.
+        const int steps = sim.grid.nx <= 64 ? 40 : sim.grid.nx <= 128 ? 20 : 10;
+        Progress current("kspaceFirstOrder-OMP " + std::to_string(sim.grid.nx) + "^3", 0, "");
+        try {
+            seconds = ompSecondsPerStep(opts.kwaveOmp, sim, steps, threads);
+            peer = "kspaceFirstOrder-OMP, " + std::to_string(threads) + " threads, single";
+        } catch (const Error& e) {
+            peer = std::string("kspaceFirstOrder-OMP: ") + e.what();
+        }
+        runs[key] = {peer, seconds};
+    }
+    for (std::size_t i = first; i < rows.size(); ++i) {
+        rows[i].peer = peer;
+        rows[i].peerSeconds = seconds;
+    }
+}
+
 BenchRecord runCase(Context& ctx, const BenchOptions& opts, const Simulation& sim, const std::string& name,
                     Precision prec, Storage storage, bool serial) {
     RunOptions o;
@@ -90,15 +172,20 @@ BenchRecord runCase(Context& ctx, const BenchOptions& opts, const Simulation& si
 
 std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
     std::vector<BenchRecord> out;
+    PeerRuns peers;
     auto both = [&](const Simulation& sim, const std::string& name, bool serial) {
+        const std::size_t first = out.size();
         if (opts.wants(Precision::Float)) out.push_back(runCase(ctx, opts, sim, name, Precision::Float, Storage::Full, serial));
         if (runsOn(ctx, opts, Precision::Double, "kwave/" + name, out))
             out.push_back(runCase(ctx, opts, sim, name, Precision::Double, Storage::Full, false));
+        addOmpPeer(ctx, opts, sim, name, peers, out, first);
     };
     auto reduced = [&](const Simulation& sim, const std::string& name) {
         if (!opts.wants(Precision::Float)) return;  // reduced storage, float arithmetic
+        const std::size_t first = out.size();
         for (const Storage s : {Storage::ReducedMin, Storage::ReducedMid, Storage::ReducedMax})
             out.push_back(runCase(ctx, opts, sim, name, Precision::Float, s, false));
+        addOmpPeer(ctx, opts, sim, name, peers, out, first);
     };
     const std::string hard = "heterogeneous-absorbing-nonlinear-p0";
     if (opts.quick) {

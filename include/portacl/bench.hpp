@@ -22,6 +22,7 @@ struct PORTACL_API BenchOptions {
     int repeats = 7;        // median of this many timed runs
     bool serial = true;     // also time the serial C++ reference (at the same size, or as noted)
     std::vector<Precision> precisions{Precision::Float, Precision::Double, Precision::Mixed};
+    std::string kwaveOmp;   // k-Wave's kspaceFirstOrder-OMP, the k-Wave rows' CPU peer ("": not given)
     bool wants(Precision p) const;
 };
 
