@@ -1,19 +1,35 @@
 // The C++ side of tools/bench/python_overhead.py: the wall time of one library call from C++, the
-// same call the Python package makes, with host arrays in and out (what a C++ user of the library
-// writes). Prints the median of REPEATS calls after two untimed ones, in seconds.
+// same call the Python package makes. Built as a shared library that python_overhead.py loads into
+// its own process (ctypes), so that the C++ and the Python calls share the OpenCL runtime's threads
+// and the process's state:
 //
-//   g++ -std=c++17 -O2 -Iinclude -Ibuild/generated/include -Ihost tools/bench/python_overhead.cpp \
-//       -Lbuild -lportacl -lportacl_runtime -lOpenCL -Wl,-rpath,$PWD/build -o build/python_overhead
-//   build/python_overhead DEVICE CASE SIZE REPEATS
+//   g++ -std=c++17 -O2 -fPIC -shared -Iinclude -Ibuild/generated/include tools/bench/python_overhead.cpp \
+//       -Lbuild -lportacl -lportacl_runtime -lOpenCL -Wl,-rpath,$PWD/build -o build/libpython_overhead.so
+//
+// portacl_overhead_seconds(DEVICE, CASE, STYLE, SIZE, WARMUP, REPEATS, PAUSE_US): the median of
+// REPEATS calls after WARMUP untimed ones, in seconds, each timed call preceded by a busy pause of
+// PAUSE_US microseconds outside the timed span (0: back to back). Negative on an error, whose sentence
+// portacl_overhead_error gives.
 //
 // CASE: vector_sum (SIZE elements, float), gemm (SIZE^3, float, the default kernel), fft (a complex
-// float SIZE^3 transform, out of place: plan from the context's cache, upload, execute, download).
+// float SIZE^3 transform, out of place, its plan from the context's cache).
+// STYLE 0, host vectors: the library's std::vector calls (vectorSum, gemm; for the FFT upload,
+// execute and download into a new std::vector), whose result vector is zero-filled before the
+// download overwrites it. STYLE 1, the binding's steps: what python/src/ does with NumPy arrays,
+// in C++ on memory allocated as NumPy allocates it: device buffers written from the inputs' memory,
+// the library's buffer call, and a read into a new uninitialised array.
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <chrono>
 #include <complex>
-#include <cstdio>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
+#include <map>
+#include <memory>
+#include <new>
 #include <random>
 #include <string>
 #include <vector>
@@ -28,14 +44,24 @@ using namespace portacl;
 
 namespace {
 
-double medianSeconds(int repeats, const std::function<void()>& call) {
-    call();
-    call();
+using Clock = std::chrono::steady_clock;
+
+// A caller that does something between calls: the Python loop spends this time in the interpreter.
+void pause(double us) {
+    if (us <= 0) return;
+    const auto start = Clock::now();
+    while (std::chrono::duration<double, std::micro>(Clock::now() - start).count() < us) {
+    }
+}
+
+double medianSeconds(int warmup, int repeats, double pauseUs, const std::function<void()>& call) {
+    for (int i = 0; i < warmup; ++i) call();
     std::vector<double> t;
     for (int i = 0; i < repeats; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
+        pause(pauseUs);
+        const auto t0 = Clock::now();
         call();
-        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        t.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
     }
     std::sort(t.begin(), t.end());
     return t[t.size() / 2];
@@ -49,42 +75,130 @@ std::vector<float> noise(std::size_t n) {
     return v;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    if (argc != 5) {
-        std::fprintf(stderr, "usage: python_overhead DEVICE vector_sum|gemm|fft SIZE REPEATS\n");
-        return 2;
+// An array's memory as NumPy (1.22 and later, on Linux) allocates it: malloc, uninitialised, and
+// from 4 MiB on the kernel is asked for transparent huge pages. Without this the C++ side would
+// fault in 4 KiB pages where the Python side faults in 2 MiB ones, and a large call would measure
+// the page size, not the binding.
+class NumpyLikeArray {
+public:
+    explicit NumpyLikeArray(std::size_t bytes) : p_(static_cast<char*>(std::malloc(std::max<std::size_t>(bytes, 1)))) {
+        if (!p_) throw std::bad_alloc();
+        constexpr std::size_t page = 4096;
+        if (bytes >= (std::size_t(1) << 22)) {
+            const std::size_t offset = page - reinterpret_cast<std::uintptr_t>(p_) % page;
+            ::madvise(p_ + offset, bytes - offset, MADV_HUGEPAGE);
+        }
     }
-    const std::string which = argv[2];
-    const std::size_t n = std::strtoull(argv[3], nullptr, 10);
-    const int repeats = std::atoi(argv[4]);
-    Context ctx(selectDevice(argv[1]));
-    double s = 0;
+    NumpyLikeArray(const std::vector<float>& v) : NumpyLikeArray(v.size() * sizeof(float)) {
+        std::memcpy(p_, v.data(), v.size() * sizeof(float));
+    }
+    ~NumpyLikeArray() { std::free(p_); }
+    NumpyLikeArray(const NumpyLikeArray&) = delete;
+    NumpyLikeArray& operator=(const NumpyLikeArray&) = delete;
+    void* data() const { return p_; }
+
+private:
+    char* p_;
+};
+
+// STYLE 1's steps, the ones of python/src/vector.cpp, gemm.cpp and fft.cpp.
+void vectorSumSteps(Context& ctx, const void* a, const void* b, std::size_t n) {
+    const std::size_t bytes = n * sizeof(float);
+    NumpyLikeArray c(bytes);
+    ctx.checkFits(3 * bytes, "the vector sum of " + std::to_string(n) + " elements");
+    cl::Buffer da = ctx.buffer(bytes, "a", CL_MEM_READ_ONLY), db = ctx.buffer(bytes, "b", CL_MEM_READ_ONLY);
+    cl::Buffer dc = ctx.buffer(bytes, "c", CL_MEM_WRITE_ONLY);
+    ctx.write(da, a, bytes, "upload a");
+    ctx.write(db, b, bytes, "upload b");
+    vectorSum(ctx, Precision::Float, da, db, dc, n);
+    ctx.read(dc, c.data(), bytes, "download c");
+}
+
+void gemmSteps(Context& ctx, GemmKernel kernel, const void* a, const void* b, std::size_t n) {
+    checkGemmSizes(n, n, n, sizeof(float));
+    const std::size_t bytes = n * n * sizeof(float);
+    NumpyLikeArray c(bytes);
+    ctx.checkFits(3 * bytes, "the matrix product");
+    cl::Buffer dA = ctx.buffer(bytes, "A", CL_MEM_READ_ONLY), dB = ctx.buffer(bytes, "B", CL_MEM_READ_ONLY);
+    cl::Buffer dC = ctx.buffer(bytes, "C", CL_MEM_WRITE_ONLY);
+    ctx.write(dA, a, bytes, "upload A");
+    ctx.write(dB, b, bytes, "upload B");
+    gemm(ctx, Precision::Float, kernel, n, n, n, dA, dB, dC);
+    ctx.read(dC, c.data(), bytes, "download C");
+}
+
+void fftSteps(Context& ctx, const fft::PlanDesc& d, const void* x, void* y) {
+    const std::size_t bytes = fft::inputBytes(d, fft::Direction::Forward);
+    ctx.requirePrecision(d.precision);
+    ctx.checkFits(2 * bytes, "the FFT");
+    fft::Plan& p = fft::plan(ctx, d);
+    cl::Buffer in = ctx.buffer(bytes, "FFT input"), out = ctx.buffer(bytes, "FFT output");
+    ctx.write(in, x, bytes, "upload FFT input");
+    p.execute(in, out, fft::Direction::Forward);
+    ctx.read(out, y, bytes, "download FFT output");
+}
+
+// One context per device word for the whole process, as the Python side keeps its own.
+Context& contextFor(const std::string& device) {
+    static std::map<std::string, std::unique_ptr<Context>> contexts;
+    auto& c = contexts[device];
+    if (!c) c = std::make_unique<Context>(selectDevice(device));
+    return *c;
+}
+
+std::string lastError;
+
+double seconds(const std::string& device, const std::string& which, int style, std::size_t n, int warmup,
+               int repeats, double pauseUs) {
+    Context& ctx = contextFor(device);
+    const bool steps = style == 1;
     if (which == "vector_sum") {
         const auto a = noise(n), b = noise(n);
-        s = medianSeconds(repeats, [&] { vectorSum(ctx, a, b); });
-    } else if (which == "gemm") {
+        if (steps) {
+            const NumpyLikeArray na(a), nb(b);
+            return medianSeconds(warmup, repeats, pauseUs, [&] { vectorSumSteps(ctx, na.data(), nb.data(), n); });
+        }
+        return medianSeconds(warmup, repeats, pauseUs, [&] { vectorSum(ctx, a, b); });
+    }
+    if (which == "gemm") {
         const auto a = noise(n * n), b = noise(n * n);
         const GemmKernel k = defaultGemmKernel(ctx, Precision::Float);
-        s = medianSeconds(repeats, [&] { gemm(ctx, k, n, n, n, a, b); });
-    } else if (which == "fft") {
+        if (steps) {
+            const NumpyLikeArray na(a), nb(b);
+            return medianSeconds(warmup, repeats, pauseUs, [&] { gemmSteps(ctx, k, na.data(), nb.data(), n); });
+        }
+        return medianSeconds(warmup, repeats, pauseUs, [&] { gemm(ctx, k, n, n, n, a, b); });
+    }
+    if (which == "fft") {
         const auto x = noise(2 * n * n * n);
         fft::PlanDesc d;
         d.shape = {n, n, n};
-        s = medianSeconds(repeats, [&] {
-            fft::Plan& p = fft::plan(ctx, d);
-            const std::size_t bytes = fft::inputBytes(d, fft::Direction::Forward);
-            cl::Buffer in = ctx.buffer(bytes, "FFT input"), out = ctx.buffer(bytes, "FFT output");
-            ctx.write(in, x.data(), bytes, "upload FFT input");
-            p.execute(in, out, fft::Direction::Forward);
+        const std::size_t bytes = fft::outputBytes(d, fft::Direction::Forward);
+        if (steps) {
+            const NumpyLikeArray nx(x);
+            return medianSeconds(warmup, repeats, pauseUs, [&] {
+                NumpyLikeArray y(bytes);
+                fftSteps(ctx, d, nx.data(), y.data());
+            });
+        }
+        return medianSeconds(warmup, repeats, pauseUs, [&] {
             std::vector<std::complex<float>> y(n * n * n);
-            ctx.read(out, y.data(), bytes, "download FFT output");
+            fftSteps(ctx, d, x.data(), y.data());
         });
-    } else {
-        std::fprintf(stderr, "unknown case '%s'\n", which.c_str());
-        return 2;
     }
-    std::printf("%.9f\n", s);
-    return 0;
+    throw Error("unknown case '" + which + "'; use vector_sum, gemm or fft");
 }
+
+}  // namespace
+
+extern "C" double portacl_overhead_seconds(const char* device, const char* which, int style, std::size_t n,
+                                           int warmup, int repeats, double pauseUs) {
+    try {
+        return seconds(device, which, style, n, warmup, repeats, pauseUs);
+    } catch (const std::exception& e) {
+        lastError = e.what();
+        return -1;
+    }
+}
+
+extern "C" const char* portacl_overhead_error() { return lastError.c_str(); }
