@@ -6,10 +6,9 @@
 //   g++ -std=c++17 -O2 -fPIC -shared -Iinclude -Ibuild/generated/include tools/bench/python_overhead.cpp \
 //       -Lbuild -lportacl -lportacl_runtime -lOpenCL -Wl,-rpath,$PWD/build -o build/libpython_overhead.so
 //
-// portacl_overhead_seconds(DEVICE, CASE, STYLE, SIZE, WARMUP, REPEATS, PAUSE_US): the median of
-// REPEATS calls after WARMUP untimed ones, in seconds, each timed call preceded by a busy pause of
-// PAUSE_US microseconds outside the timed span (0: back to back). Negative on an error, whose sentence
-// portacl_overhead_error gives.
+// portacl_overhead_prepare(DEVICE, CASE, STYLE, SIZE) makes a case's inputs once and gives its id;
+// portacl_overhead_loop(ID, WARMUP, REPEATS, PAUSE_US) times a loop of its calls in C++, and
+// portacl_overhead_call(ID) makes one call, for a loop that python_overhead.py runs itself.
 //
 // CASE: vector_sum (SIZE elements, float), gemm (SIZE^3, float, the default kernel), fft (a complex
 // float SIZE^3 transform, out of place, its plan from the context's cache).
@@ -146,59 +145,96 @@ Context& contextFor(const std::string& device) {
     return *c;
 }
 
-std::string lastError;
+// One case's inputs, made once, and its call in one style.
+struct Case {
+    std::vector<float> a, b;
+    std::unique_ptr<NumpyLikeArray> na, nb;
+    std::function<void()> call;
+};
 
-double seconds(const std::string& device, const std::string& which, int style, std::size_t n, int warmup,
-               int repeats, double pauseUs) {
+std::unique_ptr<Case> prepare(const std::string& device, const std::string& which, int style, std::size_t n) {
     Context& ctx = contextFor(device);
     const bool steps = style == 1;
+    auto c = std::make_unique<Case>();
+    Case& k = *c;
+    const std::size_t elements = which == "vector_sum" ? n : which == "gemm" ? n * n : 2 * n * n * n;
+    k.a = noise(elements);
+    if (which != "fft") k.b = noise(elements);
+    if (steps) {
+        k.na = std::make_unique<NumpyLikeArray>(k.a);
+        if (which != "fft") k.nb = std::make_unique<NumpyLikeArray>(k.b);
+    }
     if (which == "vector_sum") {
-        const auto a = noise(n), b = noise(n);
-        if (steps) {
-            const NumpyLikeArray na(a), nb(b);
-            return medianSeconds(warmup, repeats, pauseUs, [&] { vectorSumSteps(ctx, na.data(), nb.data(), n); });
-        }
-        return medianSeconds(warmup, repeats, pauseUs, [&] { vectorSum(ctx, a, b); });
-    }
-    if (which == "gemm") {
-        const auto a = noise(n * n), b = noise(n * n);
-        const GemmKernel k = defaultGemmKernel(ctx, Precision::Float);
-        if (steps) {
-            const NumpyLikeArray na(a), nb(b);
-            return medianSeconds(warmup, repeats, pauseUs, [&] { gemmSteps(ctx, k, na.data(), nb.data(), n); });
-        }
-        return medianSeconds(warmup, repeats, pauseUs, [&] { gemm(ctx, k, n, n, n, a, b); });
-    }
-    if (which == "fft") {
-        const auto x = noise(2 * n * n * n);
+        if (steps) k.call = [&ctx, &k, n] { vectorSumSteps(ctx, k.na->data(), k.nb->data(), n); };
+        else k.call = [&ctx, &k] { vectorSum(ctx, k.a, k.b); };
+    } else if (which == "gemm") {
+        const GemmKernel kernel = defaultGemmKernel(ctx, Precision::Float);
+        if (steps) k.call = [&ctx, &k, kernel, n] { gemmSteps(ctx, kernel, k.na->data(), k.nb->data(), n); };
+        else k.call = [&ctx, &k, kernel, n] { gemm(ctx, kernel, n, n, n, k.a, k.b); };
+    } else if (which == "fft") {
         fft::PlanDesc d;
         d.shape = {n, n, n};
         const std::size_t bytes = fft::outputBytes(d, fft::Direction::Forward);
-        if (steps) {
-            const NumpyLikeArray nx(x);
-            return medianSeconds(warmup, repeats, pauseUs, [&] {
+        if (steps)
+            k.call = [&ctx, &k, d, bytes] {
                 NumpyLikeArray y(bytes);
-                fftSteps(ctx, d, nx.data(), y.data());
-            });
-        }
-        return medianSeconds(warmup, repeats, pauseUs, [&] {
-            std::vector<std::complex<float>> y(n * n * n);
-            fftSteps(ctx, d, x.data(), y.data());
-        });
+                fftSteps(ctx, d, k.na->data(), y.data());
+            };
+        else
+            k.call = [&ctx, &k, d, n] {
+                std::vector<std::complex<float>> y(n * n * n);
+                fftSteps(ctx, d, k.a.data(), y.data());
+            };
+    } else {
+        throw Error("unknown case '" + which + "'; use vector_sum, gemm or fft");
     }
-    throw Error("unknown case '" + which + "'; use vector_sum, gemm or fft");
+    return c;
 }
 
-}  // namespace
+std::string lastError;
+std::vector<std::unique_ptr<Case>> prepared;
 
-extern "C" double portacl_overhead_seconds(const char* device, const char* which, int style, std::size_t n,
-                                           int warmup, int repeats, double pauseUs) {
+Case& preparedCase(int id) {
+    if (id < 0 || std::size_t(id) >= prepared.size() || !prepared[id]) throw Error("no case prepared as " + std::to_string(id));
+    return *prepared[id];
+}
+
+// The C entry points answer -1 on an error, whose sentence portacl_overhead_error gives.
+template <typename F>
+auto orMinusOne(F&& f) -> decltype(f()) {
     try {
-        return seconds(device, which, style, n, warmup, repeats, pauseUs);
+        return f();
     } catch (const std::exception& e) {
         lastError = e.what();
         return -1;
     }
 }
+
+}  // namespace
+
+// A case's inputs, made once; its id for the calls below.
+extern "C" int portacl_overhead_prepare(const char* device, const char* which, int style, std::size_t n) {
+    return orMinusOne([&] {
+        prepared.push_back(prepare(device, which, style, n));
+        return int(prepared.size() - 1);
+    });
+}
+
+// The median of REPEATS calls after WARMUP untimed ones, each timed call preceded by a busy pause of
+// PAUSE_US microseconds outside the timed span (0: back to back), in seconds.
+extern "C" double portacl_overhead_loop(int id, int warmup, int repeats, double pauseUs) {
+    return orMinusOne([&] { return medianSeconds(warmup, repeats, pauseUs, preparedCase(id).call); });
+}
+
+// One call, for a loop that the caller runs.
+extern "C" int portacl_overhead_call(int id) {
+    return orMinusOne([&] {
+        preparedCase(id).call();
+        return 0;
+    });
+}
+
+// Frees every prepared case's inputs.
+extern "C" void portacl_overhead_clear() { prepared.clear(); }
 
 extern "C" const char* portacl_overhead_error() { return lastError.c_str(); }

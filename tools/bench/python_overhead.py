@@ -16,8 +16,10 @@ The loops, each the median of its calls in a round:
   buffer call, a read into an uninitialised array) on memory allocated as NumPy allocates it (huge
   pages from 4 MiB on): the same work as the Python call, which is measured against it;
 - Python: the package's function on NumPy arrays;
-- C++ steps with the pause (small inputs): the same, with the Python loop's own time between calls
-  (from one call's return to the next call, outside the timed span) spun before each call.
+- for small inputs, the share of the Python side, with the C++ steps called one at a time from a
+  Python loop (through ctypes): alone, and each after the binding's own work (portacl.vector_sum on
+  empty arrays, about 1 us: argument checks, the context, the result's allocation, the GIL; no
+  device work) timed with it.
 Then the binding's own cost, the same calls on empty arrays (argument checks, the context's lookup,
 the result's allocation, releasing and taking the GIL; no device work), the median of 20000 calls.
 Run with the interpreter the package is installed in:
@@ -41,12 +43,11 @@ import portacl
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
-# (case, size, calls per round): the bench's CPU sizes (portacl bench: 2^24 elements, 1024^3, 256^3)
-# and small ones.
-CASES = [("vector_sum", 1024, 50), ("vector_sum", 1 << 24, 1),
-         ("gemm", 64, 50), ("gemm", 1024, 1),
-         ("fft", 16, 50), ("fft", 256, 1)]
+# The small sizes, and the bench's sizes (portacl bench: on a CPU 2^24 elements, 1024^3 and 256^3, on a
+# GPU 2^28, 4096^3 and 256^3); calls per round: 50 small ones, one large one.
 SMALL = {"vector_sum": 1024, "gemm": 64, "fft": 16}
+BENCH_CPU = {"vector_sum": 1 << 24, "gemm": 1024, "fft": 256}
+BENCH_GPU = {"vector_sum": 1 << 28, "gemm": 4096, "fft": 256}
 # The C++ side's styles (tools/bench/python_overhead.cpp).
 HOST_VECTORS, BINDING_STEPS = 0, 1
 
@@ -59,17 +60,30 @@ def load_cxx(build):
                         "-I" + os.path.join(build, "generated", "include"), src, "-L" + build, "-lportacl",
                         "-lportacl_runtime", "-lOpenCL", "-Wl,-rpath," + os.path.abspath(build), "-o", lib], check=True)
     cxx = ctypes.CDLL(os.path.abspath(lib))
-    cxx.portacl_overhead_seconds.restype = ctypes.c_double
-    cxx.portacl_overhead_seconds.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_size_t,
-                                             ctypes.c_int, ctypes.c_int, ctypes.c_double]
+    cxx.portacl_overhead_prepare.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_size_t]
+    cxx.portacl_overhead_loop.restype = ctypes.c_double
+    cxx.portacl_overhead_loop.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_double]
+    cxx.portacl_overhead_call.argtypes = [ctypes.c_int]
     cxx.portacl_overhead_error.restype = ctypes.c_char_p
+    return cxx
 
-    def seconds(device, case, style, n, warmup, calls, pause_s=0.0):
-        s = cxx.portacl_overhead_seconds(device.encode(), case.encode(), style, n, warmup, calls, pause_s * 1e6)
-        if s < 0:
-            raise RuntimeError(cxx.portacl_overhead_error().decode())
-        return s
-    return seconds
+
+class CxxCase:
+    """One case prepared on the C++ side in one style: its loop timed in C++, or one call at a time."""
+
+    def __init__(self, cxx, device, case, style, n):
+        self.cxx = cxx
+        self.id = self.check(cxx.portacl_overhead_prepare(device.encode(), case.encode(), style, n))
+        call, case_id, check = cxx.portacl_overhead_call, self.id, self.check
+        self.call = lambda: check(call(case_id))
+
+    def check(self, status):
+        if status < 0:
+            raise RuntimeError(self.cxx.portacl_overhead_error().decode())
+        return status
+
+    def loop(self, warmup, calls):
+        return self.check(self.cxx.portacl_overhead_loop(self.id, warmup, calls, 0.0))
 
 
 def inputs(case, n):
@@ -88,8 +102,7 @@ def python_call(case, args, ctx):
 
 
 def python_seconds(call, warmup, calls):
-    """The median of `calls` timed calls after `warmup` untimed ones, and the median time between
-    one call's return and the next call (the loop's own time, outside the timed span)."""
+    """The median of `calls` timed calls after `warmup` untimed ones."""
     for _ in range(warmup):
         call()
     starts, ends = [], []
@@ -97,8 +110,7 @@ def python_seconds(call, warmup, calls):
         starts.append(time.perf_counter())
         call()
         ends.append(time.perf_counter())
-    pauses = [s - e for s, e in zip(starts[1:], ends)]
-    return statistics.median(e - s for s, e in zip(starts, ends)), (statistics.median(pauses) if pauses else 0.0)
+    return statistics.median(e - s for s, e in zip(starts, ends))
 
 
 def empty_call_seconds(ctx, calls=20000):
@@ -119,31 +131,53 @@ def empty_call_seconds(ctx, calls=20000):
     return out
 
 
-def measure(cxx_seconds, device, case, n, calls, rounds, ctx):
-    """Each loop's per-round medians, and the Python loop's pauses, the loops interleaved."""
+def measure(cxx, device, case, n, calls, rounds, ctx):
+    """Each loop's per-round medians, the loops interleaved."""
     call = python_call(case, inputs(case, n), ctx)
+    host, steps = CxxCase(cxx, device, case, HOST_VECTORS, n), CxxCase(cxx, device, case, BINDING_STEPS, n)
     small = n == SMALL[case]
-    cxx_seconds(device, case, HOST_VECTORS, n, 2, 1)
-    cxx_seconds(device, case, BINDING_STEPS, n, 2, 1)
-    python_seconds(call, 2, 1)
-    out = {"host": [], "steps": [], "python": [], "paused": [], "pause": []}
-    loops = [("host", lambda: cxx_seconds(device, case, HOST_VECTORS, n, 1 if small else 0, calls)),
-             ("steps", lambda: cxx_seconds(device, case, BINDING_STEPS, n, 1 if small else 0, calls)),
-             ("python", lambda: python_seconds(call, 1 if small else 0, calls))]
+    if small:  # loops of calls, the C++ ones timed in C++
+        loops = [("host", lambda: host.loop(1, calls)), ("steps", lambda: steps.loop(1, calls)),
+                 ("python", lambda: python_seconds(call, 1, calls)),
+                 # the Python loop's share: the C++ steps called from Python, alone and after the
+                 # binding's own work
+                 ("ctypes", lambda: python_seconds(steps.call, 1, calls)),
+                 ("after empty", lambda: python_seconds(lambda: (portacl.vector_sum(e, e, ctx=ctx), steps.call()), 1,
+                                                        calls))]
+        e = np.zeros(0, np.float32)
+    else:  # one call each, timed here (a microsecond in a call of milliseconds)
+        loops = [("host", lambda: python_seconds(host.call, 0, 1)), ("steps", lambda: python_seconds(steps.call, 0, 1)),
+                 ("python", lambda: python_seconds(call, 0, 1))]
+    for _, loop in loops:
+        loop()
+    out = {name: [] for name, _ in loops}
     for r in range(rounds):
-        for name, loop in loops[r % 3:] + loops[:r % 3]:
-            t = loop()
-            if name == "python":
-                t, pause = t
-                out["pause"].append(pause)
-                if small:  # the pause matters for calls of microseconds, not of milliseconds
-                    out["paused"].append(cxx_seconds(device, case, BINDING_STEPS, n, 1, calls, pause))
-            out[name].append(t)
+        k = r % len(loops)
+        for name, loop in loops[k:] + loops[:k]:
+            out[name].append(loop())
+    cxx.portacl_overhead_clear()
     return out
 
 
+def pause_curve(cxx, device, cases, pauses, rounds, calls=50):
+    """A small call's time in a C++ loop against the pause the caller makes between calls."""
+    pauses = [0.0] + [p for p in pauses if p > 0]
+    print("| case | pause between calls (us) | C++ steps (ms) | against no pause |")
+    print("| --- | ---: | ---: | ---: |")
+    for case in cases:
+        steps = CxxCase(cxx, device, case, BINDING_STEPS, SMALL[case])
+        times = {p: [] for p in pauses}
+        for r in range(rounds):
+            k = r % len(pauses)
+            for p in pauses[k:] + pauses[:k]:
+                times[p].append(steps.check(cxx.portacl_overhead_loop(steps.id, 1, calls, p)))
+        for p in pauses:
+            print(f"| {case} | {p:g} | {statistics.median(times[p]) * 1e3:.3f} | {overhead(times[p], times[0.0])} |")
+        cxx.portacl_overhead_clear()
+
+
 def overhead(python, cxx):
-    """The median over the rounds of Python against C++, and its quartiles."""
+    """The median over the rounds of one loop against another, and its quartiles."""
     per_round = [100 * (p - c) / c for p, c in zip(python, cxx)]
     q1, q2, q3 = statistics.quantiles(per_round, n=4) if len(per_round) > 1 else per_round * 3
     return f"{statistics.median(per_round):+.1f} % ({q1:+.1f} to {q3:+.1f})"
@@ -156,26 +190,33 @@ def main():
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--cases", default="", help="comma-separated case names (default: all)")
     ap.add_argument("--sizes", choices=["small", "large", "all"], default="all")
+    ap.add_argument("--pauses", default="", help="comma-separated pauses in us: instead of the table, the small "
+                    "C++ steps' time with each pause between calls, against none (e.g. 0.25,0.5,1,2)")
     opt = ap.parse_args()
-    cxx_seconds = load_cxx(opt.build)
+    cxx = load_cxx(opt.build)
     wanted = set(filter(None, opt.cases.split(",")))
     with portacl.Context(opt.device) as ctx:
         print(f"device: {ctx.device.name} ({ctx.device.platform}); {opt.rounds} rounds in one process\n")
         print("| case | size | C++ host vectors (ms) | C++ steps (ms) | Python (ms) | Python against C++ steps "
-              "| pause (us) | C++ steps with the pause (ms) | Python against them |")
+              "| C++ steps, Python loop (ms) | the same after an empty call (ms) | that against C++ steps |")
         print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-        for case, n, calls in CASES:
+        if opt.pauses:
+            return pause_curve(cxx, ctx.device.index, [c for c in SMALL if not wanted or c in wanted],
+                               [float(p) for p in opt.pauses.split(",")], opt.rounds)
+        bench = BENCH_GPU if ctx.device.type == "GPU" else BENCH_CPU
+        for case, n, calls in [(c, size, 50 if small else 1) for c in SMALL for small, size in
+                               ((True, SMALL[c]), (False, bench[c]))]:
             if wanted and case not in wanted:
                 continue
             if opt.sizes != "all" and (n == SMALL[case]) != (opt.sizes == "small"):
                 continue
-            m = measure(cxx_seconds, ctx.device.index, case, n, calls, opt.rounds, ctx)
+            m = measure(cxx, ctx.device.index, case, n, calls, opt.rounds, ctx)
             size = {"vector_sum": f"{n}", "gemm": f"{n}^3", "fft": f"{n}^3 c2c"}[case]
-            ms = lambda v: f"{statistics.median(v) * 1e3:.3f}" if v else "-"
+            ms = lambda v: f"{statistics.median(v) * 1e3:.3f}"
             print(f"| {case} | {size} | {ms(m['host'])} | {ms(m['steps'])} | {ms(m['python'])} | "
                   f"{overhead(m['python'], m['steps'])} | "
-                  + (f"{statistics.median(m['pause']) * 1e6:.1f} | {ms(m['paused'])} | "
-                     f"{overhead(m['python'], m['paused'])} |" if m["paused"] else "- | - | - |"), flush=True)
+                  + (f"{ms(m['ctypes'])} | {ms(m['after empty'])} | {overhead(m['after empty'], m['steps'])} |"
+                     if "ctypes" in m else "- | - | - |"), flush=True)
         fixed = empty_call_seconds(ctx)
         print("\nthe binding's own cost (empty arrays, no device work): " +
               ", ".join(f"{name} {s * 1e6:.2f} us" for name, s in fixed.items()))
