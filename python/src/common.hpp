@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -87,8 +88,19 @@ py::array_t<T, py::array::c_style> requireArray(const py::handle& obj, const cha
         throw py::type_error(std::string(what) + " must have dtype " + dtypes + ", not " +
                              std::string(py::str(py::object(arr.dtype()))));
     using CArray = py::array_t<T, py::array::c_style>;
-    if (CArray::check_(arr)) return py::reinterpret_borrow<CArray>(arr);  // already C-ordered T: no conversion call
+    if (arr.flags() & py::array::c_style) return py::reinterpret_borrow<CArray>(arr);  // already C-ordered T: no conversion call
     return CArray::ensure(arr);
+}
+
+// A new uninitialised C-ordered array, made by NumPy without the shape and stride vectors that
+// py::array_t's constructor allocates on the heap.
+template <typename T>
+py::array_t<T> emptyArray(std::initializer_list<py::ssize_t> shape) {
+    auto& api = py::detail::npy_api::get();
+    PyObject* a = api.PyArray_NewFromDescr_(api.PyArray_Type_, py::dtype::of<T>().release().ptr(), static_cast<int>(shape.size()),
+                                            const_cast<Py_intptr_t*>(shape.begin()), nullptr, nullptr, 0, nullptr);
+    if (!a) throw py::error_already_set();
+    return py::reinterpret_steal<py::array_t<T>>(a);
 }
 
 // Two arrays of one float dtype (float32 or float64), refused with TypeError otherwise.

@@ -66,11 +66,21 @@ std::vector<int> shapeOf(const py::array& a, const char* what) {
     return shape;
 }
 
+namespace {
+PyTypeObject* contextType = nullptr;  // portacl._Context, set by bindEngine
+}  // namespace
+
 PyContext& contextArg(const py::object& ctx) {
     // A context passed as ctx= is used as it is; the Python lookup (the thread's innermost `with`
     // block, else the default context) runs only without one. Its function is looked up once per
     // interpreter (a plain pointer rather than a function-local static: the import may release the
     // GIL, and a second thread would then wait on the static's guard while holding it).
+    if (!ctx.is_none() && contextType && PyObject_TypeCheck(ctx.ptr(), contextType)) {
+        // The instance's own value, as pybind11's cast would find it, without its two lookups of the
+        // type by name.
+        auto v = reinterpret_cast<py::detail::instance*>(ctx.ptr())->get_value_and_holder();
+        if (v.holder_constructed() && v.value_ptr()) return *v.value_ptr<PyContext>();
+    }
     if (!ctx.is_none() && py::isinstance<PyContext>(ctx)) return ctx.cast<PyContext&>();
     static PyObject* resolve = nullptr;
     if (!resolve) resolve = py::object(py::module_::import("portacl._context").attr("resolve")).release().ptr();
@@ -216,7 +226,9 @@ void bindEngine(py::module_& m) {
           "specs joined with commas. '' means PORTACL_DEVICE, else 'auto'. Raises ValueError listing the\n"
           "devices when the spec matches none, DeviceError when the machine has no OpenCL device.");
 
-    py::class_<PyContext>(m, "_Context")
+    py::class_<PyContext> contextClass(m, "_Context");
+    contextType = reinterpret_cast<PyTypeObject*>(contextClass.ptr());
+    contextClass
         .def(py::init([](const py::object& device, const py::object& precision, bool profile, bool cache) {
                  DeviceInfo d;
                  if (py::isinstance<DeviceInfo>(device)) {

@@ -34,7 +34,7 @@ py::array_t<T> gemmOf(const py::object& a, const py::object& b, const std::strin
     const GemmKernel kernel = kernelFor(kernelName, pc.get(), element);
     if (kernel == GemmKernel::TensorCore)
         if (const std::string why = tensorCoreRefusal(pc.device(), element); !why.empty()) throw py::value_error(why);
-    py::array_t<T> C({py::ssize_t(M), py::ssize_t(N)});
+    py::array_t<T> C = emptyArray<T>({py::ssize_t(M), py::ssize_t(N)});
     const T *pa = A.data(), *pb = B.data();
     T* pcOut = C.mutable_data();
     onDevice(pc, [&](Context& x) {

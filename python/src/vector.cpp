@@ -21,7 +21,7 @@ py::array_t<T> vectorSumOf(const py::object& a, const py::object& b, const py::o
         return toArray(withoutGil([&] { return vectorSumReference(va, vb); }), {n});
     }
     // The device reads the arrays' memory and writes the result's: no host copy.
-    py::array_t<T> C({n});
+    py::array_t<T> C = emptyArray<T>({n});
     const T *pa = A.data(), *pb = B.data();
     T* out = C.mutable_data();
     onDevice(contextArg(ctx), [&](Context& c) {

@@ -26,6 +26,10 @@ Run with the interpreter the package is installed in:
 
     build/python-venv/bin/python tools/bench/python_overhead.py --device pocl [--build build] [--rounds 15] [--sizes small]
 
+With --pauses 0.25,0.5,1,2 it prints instead the small C++ steps' time against the pause a caller
+makes between calls (busy, outside the timed span): what a caller's own work between calls costs
+the next call on the device.
+
 The C++ library is compiled into the build folder on first use (g++, against its libportacl).
 """
 
@@ -197,12 +201,12 @@ def main():
     wanted = set(filter(None, opt.cases.split(",")))
     with portacl.Context(opt.device) as ctx:
         print(f"device: {ctx.device.name} ({ctx.device.platform}); {opt.rounds} rounds in one process\n")
-        print("| case | size | C++ host vectors (ms) | C++ steps (ms) | Python (ms) | Python against C++ steps "
-              "| C++ steps, Python loop (ms) | the same after an empty call (ms) | that against C++ steps |")
-        print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         if opt.pauses:
             return pause_curve(cxx, ctx.device.index, [c for c in SMALL if not wanted or c in wanted],
                                [float(p) for p in opt.pauses.split(",")], opt.rounds)
+        print("| case | size | C++ host vectors (ms) | C++ steps (ms) | Python (ms) | Python against C++ steps "
+              "| C++ steps, Python loop (ms) | the same after an empty call (ms) | that against C++ steps |")
+        print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         bench = BENCH_GPU if ctx.device.type == "GPU" else BENCH_CPU
         for case, n, calls in [(c, size, 50 if small else 1) for c in SMALL for small, size in
                                ((True, SMALL[c]), (False, bench[c]))]:
