@@ -86,14 +86,20 @@ def best_of(repeats, fn):
 
 
 def import_porespy():
-    # porespy imports pyvista (and through it VTK, over 100 MB, for drawing and STL export) and cc3d
-    # (for labelling) at its start; boxcount uses neither. Where one is missing (the GPU machine,
-    # which gets its Python packages carried), an empty module stands in for it.
+    # porespy imports pyvista (and through it VTK, over 100 MB, for drawing and STL export), cc3d (for
+    # labelling) and edt (distance transforms, looked up once at its start) as it starts; boxcount
+    # uses none of them. Where one is missing (the GPU machine, which gets its Python packages
+    # carried), an empty module stands in for it, whose functions refuse to run.
     import importlib.util
     import types
-    for name in ("pyvista", "cc3d"):
+
+    def absent(*_args, **_kwargs):
+        raise RuntimeError("a stand-in module: the package is not installed")
+
+    for name in ("pyvista", "cc3d", "edt"):
         if importlib.util.find_spec(name) is None:
-            sys.modules[name] = types.ModuleType(name)
+            sys.modules[name] = module = types.ModuleType(name)
+            module.edt = absent
             print(f"{name} is missing: an empty module stands in for it (porespy's boxcount does not use it)",
                   file=sys.stderr)
     import porespy
