@@ -92,11 +92,18 @@ DinfGrid dinfOf(const io::Raster& dem) {
     return g;
 }
 
+// The direction whose angle is the largest at or below a (0..7), as share_to finds it.
+template <typename T>
+int sectorOf(T a, T diagonal) {
+    int k = 7;
+    while (k > 0 && directionAngle(k, diagonal) > a) --k;
+    return k;
+}
+
 template <typename T>
 T shareTo(T a, int d, T diagonal) {
     if (a < 0) return 0;
-    int k = 7;
-    while (k > 0 && directionAngle(k, diagonal) > a) --k;
+    const int k = sectorOf(a, diagonal);
     const T lo = directionAngle(k, diagonal), hi = k == 7 ? T(6.28318530717958647692) : directionAngle(k + 1, diagonal);
     const T f = (a - lo) / (hi - lo);
     if (d == k) return 1 - f;
@@ -195,6 +202,12 @@ Accumulation dinfAccumulateReference(const DinfGrid& g, const AccumulationOption
 }
 
 namespace detail {
+
+int dinfSector(double angle, const io::RasterFrame& f, Precision p) {
+    if (angle < 0) return -1;
+    const double diagonal = dinfDiagonal(f);
+    return p == Precision::Float ? sectorOf(float(angle), float(diagonal)) : sectorOf(angle, diagonal);
+}
 
 long dinfFirstUnfinished(const DinfGrid& g, Precision p) {
     return p == Precision::Float ? firstUnfinishedIn<float>(g) : firstUnfinishedIn<double>(g);

@@ -4,8 +4,8 @@
 // --quick. Depression filling of the bowl roughened with noise, checked equal to Priority-Flood.
 // Accumulation by dependency counting (cell counts, and weighted sums in float and double)
 // beside the slides' iterative push-with-atomics and pull schemes, whose counts are checked equal to
-// it before they are timed; D∞ accumulation of the same bowl; filling, flats and accumulation in 16
-// tiles beside their one-piece runs. Device time excludes the uploads (the grid is already on the device).
+// it before they are timed; D∞ accumulation of the same bowl; filling, flats, accumulation, Strahler
+// order, watersheds and D∞ in 16 tiles beside their one-piece runs. Device time excludes the uploads (the grid is already on the device).
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -70,6 +70,30 @@ void tiledRows(Context& ctx, const io::Raster& rough, const io::Raster& filled, 
         throw Error("the bench's tiled accumulation differs from the one-piece run on " + ctx.device().name);
     row("drainage/tiled-accumulation", "integer", [&] { accumulate(ctx, resolved, opt); },
         [&] { accumulate(ctx, resolved, AccumulationOptions{}); }, "accumulation (Barnes 2017's links)");
+    const std::vector<std::uint8_t> stream = streams(one, 100);
+    if (strahlerOrder(ctx, resolved, stream, tiles) != strahlerOrder(ctx, resolved, stream))
+        throw Error("the bench's tiled Strahler order differs from the one-piece run on " + ctx.device().name);
+    row("drainage/tiled-order", "integer", [&] { strahlerOrder(ctx, resolved, stream, tiles); },
+        [&] { strahlerOrder(ctx, resolved, stream); }, "Strahler order (threshold 100; entries' paths on the host)");
+    if (watersheds(ctx, resolved, {}, tiles) != watersheds(ctx, resolved))
+        throw Error("the bench's tiled watersheds differ from the one-piece run on " + ctx.device().name);
+    row("drainage/tiled-watersheds", "integer", [&] { watersheds(ctx, resolved, {}, tiles); },
+        [&] { watersheds(ctx, resolved); }, "watersheds (tile outlets joined)");
+    const DinfGrid angles = dinfDirections(ctx, filled, Precision::Float);
+    if (dinfDirections(ctx, filled, Precision::Float, tiles).angle != angles.angle)
+        throw Error("the bench's tiled D-infinity directions differ from the one-piece run on " + ctx.device().name);
+    row("drainage/tiled-dinf-directions", "float", [&] { dinfDirections(ctx, filled, Precision::Float, tiles); },
+        [&] { dinfDirections(ctx, filled, Precision::Float); }, "D-infinity directions");
+    AccumulationOptions dinfOnePiece;
+    dinfOnePiece.precision = Precision::Float;
+    const Accumulation dinfOne = dinfAccumulate(ctx, angles, dinfOnePiece);
+    AccumulationOptions dinfOpt = dinfOnePiece;
+    dinfOpt.tiling = tiles;
+    if (dinfAccumulate(ctx, angles, dinfOpt).sums != dinfOne.sums)
+        throw Error("the bench's tiled D-infinity accumulation differs from the one-piece run on " + ctx.device().name);
+    row("drainage/tiled-dinf-accumulation", "float", [&] { dinfAccumulate(ctx, angles, dinfOpt); },
+        [&] { dinfAccumulate(ctx, angles, dinfOnePiece); },
+        "D-infinity accumulation (tiles again until their inflows settle)");
 }
 
 std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {

@@ -127,6 +127,9 @@ PORTACL_API int dinfAccumulateOnDevice(Context& ctx, const cl::Buffer& angle, co
 int dinfAccumulateWindowOnDevice(Context& ctx, const cl::Buffer& angle, const cl::Buffer& nodata, const cl::Buffer& deps,
                                  const cl::Buffer& acc, const cl::Buffer& weights, const cl::Buffer& frontier,
                                  const cl::Buffer& state, const io::RasterFrame& window, bool weighted, Precision p);
+// The direction k (0..7) of the sector holding `angle`, in `p` as the kernels find it: a cell's flow
+// goes to neighbours k and (k + 1) % 8 only (one of them may take none); -1 for no flow or NoData.
+int dinfSector(double angle, const io::RasterFrame& f, Precision p);
 // The smallest index of a cell with data that Kahn's order over the D∞ graph never reaches (the cell
 // that dinf_first_unfinished names: on a cycle or downstream of one), or -1; shares compared in `p`.
 long dinfFirstUnfinished(const DinfGrid& g, Precision p);

@@ -4,7 +4,7 @@
 // window holds a one-cell ring whose cells carry their latest values in (dinf_window_dependencies:
 // pulled as any contributor's share, in the one-piece order, neither counted nor summed). Every tile
 // runs once with what its ring holds so far; a tile runs again whenever a value on a neighbouring
-// tile's edge changed, until none does. Each cell's sum is then formed from the same shares of the
+// tile's edge changed, until none does (sweeping the tiles forwards and backwards in turn). Each cell's sum is then formed from the same shares of the
 // same values in the same order as in one piece: the one-piece result bit for bit. (A split flow
 // makes an edge cell's value a weighted sum of many entries' inflows, rounded in the order of the
 // one-piece additions; a link graph solved on the host would add them in another order.) Cycles are
@@ -79,9 +79,12 @@ public:
         std::vector<std::uint8_t> dirty(tiles_.size(), 1);
         Progress progress("tiled D-infinity accumulation", tiles_.size(), "tile runs");
         std::uint64_t runs = 0;
-        for (bool any = true; any;) {
+        // Sweeps alternately forwards and backwards through the tiles, so that flow crossing tile edges
+        // against the order of one sweep follows in the next.
+        for (bool any = true, backwards = false; any; backwards = !backwards) {
             any = false;
-            for (std::size_t t = 0; t < tiles_.size(); ++t) {
+            for (std::size_t k = 0; k < tiles_.size(); ++k) {
+                const std::size_t t = backwards ? tiles_.size() - 1 - k : k;
                 if (!dirty[t]) continue;
                 dirty[t] = 0;
                 runTile(t, dirty);
@@ -122,15 +125,19 @@ private:
                 if (g_.angle[cell] == kDinfNoData) continue;
                 const T v = acc[std::size_t(y + 1) * wc + std::size_t(x + 1)];
                 const bool edge = y == 0 || x == 0 || y == t.rows - 1 || x == t.cols - 1;
-                if (edge && std::memcmp(&v, &value_[cell], sizeof v) != 0) markBeside(t.r0 + y, t.c0 + x, ti, dirty);
+                if (edge && std::memcmp(&v, &value_[cell], sizeof v) != 0) markReceivers(cell, ti, dirty);
                 value_[cell] = v;
             }
     }
 
-    // The tiles other than `own` that hold a neighbour of (r, c).
-    void markBeside(long r, long c, std::size_t own, std::vector<std::uint8_t>& dirty) const {
-        for (int k = 0; k < 8; ++k) {
-            const long rr = r + kRowOffset[k], cc = c + kColOffset[k];
+    // The tiles other than `own` that hold a cell receiving flow from `cell` (both neighbours of its
+    // angle's sector: a superset of those its shares reach).
+    void markReceivers(std::size_t cell, std::size_t own, std::vector<std::uint8_t>& dirty) const {
+        const int k = dinfSector(g_.angle[cell], g_.frame, precisionOf<T>());
+        if (k < 0) return;
+        const long r = long(cell / std::size_t(g_.frame.cols)), c = long(cell % std::size_t(g_.frame.cols));
+        for (int d : {k, (k + 1) & 7}) {
+            const long rr = r + kRowOffset[d], cc = c + kColOffset[d];
             if (rr < 0 || rr >= g_.frame.rows || cc < 0 || cc >= g_.frame.cols) continue;
             const std::size_t u = std::size_t(rr / tileRows_) * std::size_t(tilesAcross_) + std::size_t(cc / tileCols_);
             if (u != own) dirty[u] = 1;
