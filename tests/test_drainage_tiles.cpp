@@ -443,8 +443,9 @@ TEST(DrainageTiles, DinfDirectionsAndAccumulationOnRandomAndPeersDems) {
 
 TEST(DrainageTiles, DinfSpiralAndCycleAcrossTiles) {
     // The D8 spiral as D∞ angles (each cell all to one neighbour, square cells): one path winding
-    // through every tile many times, the tiles running again until their inflows settle.
-    const int n = 24;
+    // through every tile many times (many more cells than a tile's margin), the tiles running again
+    // until their inflows settle.
+    const int n = 48;
     const double quarter = std::acos(-1.0) / 4;
     dr::DinfGrid g;
     g.frame.rows = g.frame.cols = n;

@@ -79,7 +79,7 @@ Accumulation dinfAccumulate(Context& ctx, const DinfGrid& g, const AccumulationO
     detail::checkDinf(g, opt);
     const std::size_t real = detail::realBytes(opt.precision);
     const std::size_t perCell = real * (opt.weights ? 3 : 2) + 1 + 4 + 8;
-    const auto tiles = detail::planTiles(ctx, g.frame, opt.tiling, {perCell, perCell, 8, 1},
+    const auto tiles = detail::planTiles(ctx, g.frame, opt.tiling, {perCell, perCell, 8, detail::kDinfHalo},
                                          "D-infinity accumulation of a " + shapeText(g.frame) + " grid");
     if (!tiles.empty()) return detail::dinfAccumulateTiled(ctx, g, opt, tiles);
     if (opt.precision == Precision::Float) return accumulateOn<float>(ctx, g, opt);

@@ -75,6 +75,12 @@ auto inPrecision(Context& ctx, Precision precision, const std::string& what, Run
 }
 inline std::size_t realBytes(Precision p) { return p == Precision::Float ? 4 : 8; }
 
+// The cells of the neighbouring tiles that a tile's window for D∞ accumulation computes again with
+// the tile (its halo is one more, the ring of inflows): a flow path that wanders back and forth
+// across the tile's edge within the margin is settled in one run of the tile.
+constexpr int kDinfMargin = 8;
+constexpr int kDinfHalo = kDinfMargin + 1;
+
 // The tiled steps (tiles from planTiles, never empty).
 DirectionGrid d8DirectionsTiled(Context& ctx, const io::Raster& dem, Precision precision, const std::vector<Tile>& tiles);
 io::Raster fillDepressionsTiled(Context& ctx, const io::Raster& dem, Precision precision, const std::vector<Tile>& tiles);

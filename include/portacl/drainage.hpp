@@ -227,9 +227,10 @@ PORTACL_API DinfGrid dinfDirectionsReference(const io::Raster& dem, Precision pr
 // On the device level by level as accumulate(); the reference in Kahn's order. The two agree to the
 // rounding of the shares (the device's division may differ from the host's by an ulp). Throws for
 // edgeContamination (not offered for D∞) and for a cycle, naming a cell of it. Tiled (opt.tiling):
-// each tile's window holds a one-cell ring carrying its neighbours' latest values in; every tile runs,
-// then again whenever a value on a neighbouring tile's edge changed, until none does: the one-piece
-// sums bit for bit (the same shares of the same values added in the same order).
+// each tile's window holds the tile, a margin of its neighbours' cells computed with it and a
+// one-cell ring carrying their latest values in; every tile runs, then again whenever a value on its
+// ring that flows into it changed, until none does: the one-piece sums bit for bit (the same shares
+// of the same values added in the same order).
 PORTACL_API Accumulation dinfAccumulate(Context& ctx, const DinfGrid& g, const AccumulationOptions& opt = {});
 PORTACL_API Accumulation dinfAccumulateReference(const DinfGrid& g, const AccumulationOptions& opt = {});
 
