@@ -264,26 +264,27 @@ __attribute__((always_inline)) inline acc_t rows_row_pass(const vu8* u) {
 __attribute__((always_inline)) inline void rows_column_store(const acc_t* rs, global uchar* out) {
     // The column pass over the KH row sums, symmetric pairs first.
 #if ACC == 3
-    // The column sum estimated in float: every weight and sample is non-negative, so its
-    // relative error is at most about 7 roundings (2^-21) and the rounded quotient t (in
-    // [0.5, 256)) is within 2^-13 of the exact one. Its floor is the exact floor unless t
-    // lies within EST_MARGIN (2^-10 or more) of an integer; a vector with such a lane takes
-    // the exact column sums in double instead (about 3 % of vectors on noise).
-    vf32 e = (float)rows_colw[RY] * CONVERT(rs[RY], vf32);
+    // The quotient estimated in float, the weights scaled by 1 / 2^DIV_SHIFT (exactly): every weight
+    // and sample is non-negative, so its relative error is at most about 7 roundings (2^-21) and the
+    // estimate v (below 256) is within 2^-13 of the exact quotient. Rounded to the nearest integer
+    // it is the exact result (the quotient rounded halves up) unless v lies within EST_MARGIN (2^-10
+    // or more) of a half; a vector with such a lane takes the exact column sums in double instead
+    // (about 3 % of vectors on noise).
+    const float scale = 1.0f / (float)(1L << DIV_SHIFT);
+    vf32 v = (float)rows_colw[RY] * scale * CONVERT(rs[RY], vf32);
     #pragma unroll
     for (int k = 0; k < RY; ++k) {
         if (rows_colw[k] == rows_colw[KH - 1 - k]) {
-            e += (float)rows_colw[k] * CONVERT(rs[k] + rs[KH - 1 - k], vf32);
+            v += (float)rows_colw[k] * scale * CONVERT(rs[k] + rs[KH - 1 - k], vf32);
         } else {
-            e += (float)rows_colw[k] * CONVERT(rs[k], vf32);
-            e += (float)rows_colw[KH - 1 - k] * CONVERT(rs[KH - 1 - k], vf32);
+            v += (float)rows_colw[k] * scale * CONVERT(rs[k], vf32);
+            v += (float)rows_colw[KH - 1 - k] * scale * CONVERT(rs[KH - 1 - k], vf32);
         }
     }
-    const vf32 t = e * (1.0f / (float)(1L << DIV_SHIFT)) + 0.5f;
-    const vi32 q = CONVERT(t, vi32);  // t > 0: truncation is the floor
-    // |frac(t) - 1/2| > 1/2 - EST_MARGIN: within the margin of an integer.
-    const vf32 h = t - CONVERT(q, vf32) - 0.5f;
-    const vi32 near = VMAX(h, -h) > (vf32)(0.5f - EST_MARGIN);
+    // v rounded to the nearest integer by adding and subtracting 1.5 * 2^23 (exact for v below 2^22).
+    const vf32 r = (v + 12582912.0f) - 12582912.0f, d = v - r;
+    const vi32 q = CONVERT(r, vi32);
+    const vi32 near = VMAX(d, -d) > (vf32)(0.5f - EST_MARGIN);
 #if ROWS_CLANG_VECTORS
     if (__builtin_reduce_or(near)) {
 #else
@@ -448,7 +449,42 @@ kernel void filter_rows(const global uchar* restrict src, global uchar* restrict
     for (int c = 0; c < chunks; ++c) cs[c] = (acc_t)(0);
 #endif
     int slot = 0;  // the ring row that takes the next input row; the rows after it are the oldest
-    for (int r = y0 - RY; r < ye + RY; ++r) {
+    int r = y0 - RY;
+#if !CSLIDE
+    // Two input rows at a time: the KH - 1 rows the two output rows share are loaded once for both.
+    // (Each chunk's ring values are all loaded before its two new rows overwrite one of them.)
+    for (; r + 1 < ye + RY; r += 2) {
+        const int row0 = border_index(r, height), row1 = border_index(r + 1, height);
+        global uchar* out0 = dst + (size_t)(r - RY) * (size_t)width;
+        global uchar* out1 = out0 + width;
+        const bool emit0 = r >= y0 + RY, emit1 = r + 1 >= y0 + RY;
+        acc_t* rp[KH + 1];  // rows r - KH + 1 .. r + 1, the oldest first
+        #pragma unroll
+        for (int k = 0; k <= KH; ++k) rp[k] = ring[(slot + 1 + k) % KH];
+        for (int c = 0; c < chunks; ++c) {
+            const int x = min(xs + c * VW, width - VW);
+            const bool edge = x < RX || x + VW + RX > width;
+            vu8 u[KW];
+            rows_window(src, row0, x, width, outside, edge, u);
+            const acc_t s0 = rows_row_pass(u);
+            rows_window(src, row1, x, width, outside, edge, u);
+            const acc_t s1 = rows_row_pass(u);
+            if (emit1) {
+                acc_t v[KH + 1];
+                #pragma unroll
+                for (int k = 0; k + 1 < KH; ++k) v[k] = rp[k][c];
+                v[KH - 1] = s0;
+                v[KH] = s1;
+                if (emit0) rows_column_store(v, out0 + x);
+                rows_column_store(v + 1, out1 + x);
+            }
+            rp[KH - 1][c] = s0;
+            rp[KH][c] = s1;
+        }
+        slot = (slot + 2) % KH;
+    }
+#endif
+    for (; r < ye + RY; ++r) {
         const int row = border_index(r, height);
         global uchar* out = dst + (size_t)(r - RY) * (size_t)width;
         const bool emit = r >= y0 + RY;

@@ -27,8 +27,8 @@ tile = 16
 # Its rows are each read in order, few enough streams for the hardware prefetchers: bands of 64
 # rows by 512 columns took twice the CPU time at 4096^2, bands of 40 across it a third more than
 # 24; at 2048^2 bands of 40-64 took the Gaussian 8 % less than 24. Vectors of 32 bytes (medians,
-# 2-D masks, 1-D columns) or 16 (rank-1 masks wider than a column, whose row pass loads 9
-# unaligned vectors a row, and masks whose column sums are in double). It takes every single-mask
+# 2-D masks, 1-D columns, wide column sums below) or 16 (rank-1 masks wider than a column, whose
+# row pass loads 9 unaligned vectors a row). It takes every single-mask
 # linear filter up to 9x9 and the 3x3 and 5x5 medians before the register path below, which it
 # outran on every one measured (docs/engineering/filter.md).
 cpu_rows = 1
@@ -39,7 +39,10 @@ cpu_rows_segment = 8192
 cpu_rows_median_vector = 32
 cpu_rows_linear_vector = 32
 cpu_rows_row_vector = 16
-cpu_rows_double_vector = 16
+# Masks whose column sums pass 31 bits (fixed-point Gaussians) in vectors of 32 bytes: their rows'
+# sums are in the walk's ring, not in registers (Gaussian 9 at 2048^2: 3.1 ms of CPU time against
+# 3.3-3.5 in 16 bytes, 2 cores).
+cpu_rows_double_vector = 32
 # Rank-1 masks (box, Gaussian, separable and 1-D passes) walk along the rows instead: a work-item's
 # ring of the last rows' sums spans a segment of 4096 columns (at most 256 KiB of private memory,
 # in the second-level cache), so bands are tall (4 per core) and their first rows few. At 4096^2 on
