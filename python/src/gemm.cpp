@@ -1,6 +1,7 @@
 // The matrix product on NumPy arrays: float32 in float, float64 in double. The device reads the
 // arrays' own memory and writes into the result's (no host copy of a C-ordered array).
 #include "common.hpp"
+#include "fast_call.hpp"
 
 #include "portacl/gemm.hpp"
 
@@ -60,19 +61,37 @@ py::array gemmAny(const py::object& a, const py::object& b, const std::string& k
     return isDouble ? py::array(gemmOf<double>(a, b, kernel, ctx, reference)) : py::array(gemmOf<float>(a, b, kernel, ctx, reference));
 }
 
+// "fast", the kernel argument's default.
+PyObject* fastName = nullptr;
+
+PyObject* gemmFast(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+    PyObject* v[4];
+    if (!parseFastArgs("gemm", args, nargs, kwnames,
+                       {{"a", false, nullptr}, {"b", false, nullptr}, {"kernel", true, fastName}, {"ctx", true, Py_None}}, v))
+        return nullptr;
+    if (!PyUnicode_Check(v[2])) {
+        PyErr_Format(PyExc_TypeError, "gemm's kernel must be a str, not %s", Py_TYPE(v[2])->tp_name);
+        return nullptr;
+    }
+    return fastBody([&] {
+        return py::object(gemmAny(py::reinterpret_borrow<py::object>(v[0]), py::reinterpret_borrow<py::object>(v[1]),
+                                  py::reinterpret_borrow<py::str>(v[2]).cast<std::string>(),
+                                  py::reinterpret_borrow<py::object>(v[3]), false));
+    });
+}
+
 }  // namespace
 
 void bindGemm(py::module_& m, py::module_& ref) {
-    m.def("gemm", [](const py::object& a, const py::object& b, const std::string& kernel, const py::object& ctx) {
-              return gemmAny(a, b, kernel, ctx, false);
-          },
-          py::arg("a"), py::arg("b"), py::kw_only(), py::arg("kernel") = "fast", py::arg("ctx") = py::none(),
-          "C = A @ B on the device. a: (M, K), b: (K, N), both float32 (computed in float) or both float64\n"
-          "(in double; the device needs fp64). kernel: 'fast' (the default: the device profile's choice,\n"
-          "'tensor' where the profile asks for tensor cores and the device has them, else\n"
-          "'register-blocked'), 'register-blocked', 'tiled', 'direct', or 'tensor' (double on NVIDIA's FP64\n"
-          "tensor cores, compute capability 8.0 and up; ValueError elsewhere). C-ordered arrays are read\n"
-          "in place; others are copied into C order once.");
+    fastName = py::str("fast").release().ptr();
+    addFastFunction(m, "gemm", gemmFast,
+                    "gemm(a: object, b: object, *, kernel: str = 'fast', ctx: object = None) -> numpy.ndarray\n\n"
+                    "C = A @ B on the device. a: (M, K), b: (K, N), both float32 (computed in float) or both float64\n"
+                    "(in double; the device needs fp64). kernel: 'fast' (the default: the device profile's choice,\n"
+                    "'tensor' where the profile asks for tensor cores and the device has them, else\n"
+                    "'register-blocked'), 'register-blocked', 'tiled', 'direct', or 'tensor' (double on NVIDIA's FP64\n"
+                    "tensor cores, compute capability 8.0 and up; ValueError elsewhere). C-ordered arrays are read\n"
+                    "in place; others are copied into C order once.");
     ref.def("gemm", [](const py::object& a, const py::object& b) { return gemmAny(a, b, "direct", py::none(), true); },
             py::arg("a"), py::arg("b"), "The serial C++ reference of gemm (i-k-j loops, accumulating in the arrays' dtype).");
 }

@@ -1,5 +1,6 @@
 // The vector sum on NumPy arrays: float32 in float, float64 in double.
 #include "common.hpp"
+#include "fast_call.hpp"
 
 #include "portacl/vector_ops.hpp"
 
@@ -44,12 +45,22 @@ py::array vectorSumAny(const py::object& a, const py::object& b, const py::objec
     return isDouble ? py::array(vectorSumOf<double>(a, b, ctx, reference)) : py::array(vectorSumOf<float>(a, b, ctx, reference));
 }
 
+PyObject* vectorSumFast(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+    PyObject* v[3];
+    if (!parseFastArgs("vector_sum", args, nargs, kwnames, {{"a", false, nullptr}, {"b", false, nullptr}, {"ctx", true, Py_None}}, v))
+        return nullptr;
+    return fastBody([&] {
+        return py::object(vectorSumAny(py::reinterpret_borrow<py::object>(v[0]), py::reinterpret_borrow<py::object>(v[1]),
+                                       py::reinterpret_borrow<py::object>(v[2]), false));
+    });
+}
+
 }  // namespace
 
 void bindVector(py::module_& m, py::module_& ref) {
-    m.def("vector_sum", [](const py::object& a, const py::object& b, const py::object& ctx) { return vectorSumAny(a, b, ctx, false); },
-          py::arg("a"), py::arg("b"), py::kw_only(), py::arg("ctx") = py::none(),
-          "c = a + b on the device: two 1-D arrays of one length and one dtype (float32 or float64).");
+    addFastFunction(m, "vector_sum", vectorSumFast,
+                    "vector_sum(a: object, b: object, *, ctx: object = None) -> numpy.ndarray\n\n"
+                    "c = a + b on the device: two 1-D arrays of one length and one dtype (float32 or float64).");
     ref.def("vector_sum", [](const py::object& a, const py::object& b) { return vectorSumAny(a, b, py::none(), true); },
             py::arg("a"), py::arg("b"), "The serial C++ reference of vector_sum.");
 }

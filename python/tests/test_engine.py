@@ -101,6 +101,21 @@ def test_vector_sum(ctx, rng):
         portacl.vector_sum(a.astype(np.int32), b.astype(np.int32), ctx=ctx)
 
 
+def test_call_arguments_are_checked_as_python_does(ctx):
+    """vector_sum and gemm parse their arguments themselves (docs/python.md): Python's rules, Python's errors."""
+    a = np.ones(3, np.float32)
+    m = np.ones((2, 2), np.float32)
+    np.testing.assert_array_equal(portacl.vector_sum(a=a, b=a, ctx=ctx), a + a)
+    np.testing.assert_array_equal(portacl.gemm(m, b=m, ctx=ctx, kernel="direct"), m @ m)
+    for call, message in ((lambda: portacl.vector_sum(a), "missing required argument 'b'"),
+                          (lambda: portacl.vector_sum(a, a, ctx), "takes 2 positional arguments"),
+                          (lambda: portacl.vector_sum(a, a, context=ctx), "unexpected keyword argument 'context'"),
+                          (lambda: portacl.vector_sum(a, a=a, ctx=ctx), "multiple values for argument 'a'"),
+                          (lambda: portacl.gemm(m, m, kernel=3, ctx=ctx), "kernel must be a str")):
+        with pytest.raises(TypeError, match=message):
+            call()
+
+
 def test_vector_sum_double(ctx, fp64, rng):
     a, b = rng.standard_normal(257), rng.standard_normal(257)
     np.testing.assert_array_equal(portacl.vector_sum(a, b, ctx=ctx), a + b)
