@@ -161,7 +161,17 @@ GemmTuning gemmTuning(const TuningProfile& profile, Precision p) {
     return t;
 }
 
+namespace {
+
+// tensorCoreRefusal's conditions without its sentence, for the choice a small call makes each time.
+bool tensorCoresRun(const DeviceInfo& device, Precision element) {
+    return element == Precision::Double && device.isNvidia() && device.nvComputeMajor >= 8;
+}
+
+}  // namespace
+
 std::string tensorCoreRefusal(const DeviceInfo& device, Precision element) {
+    if (tensorCoresRun(device, element)) return "";
     if (element != Precision::Double)
         return "the tensor-core matrix product multiplies doubles only; use --precision double or another kernel";
     if (!device.isNvidia() || device.nvComputeMajor < 8)
@@ -172,7 +182,7 @@ std::string tensorCoreRefusal(const DeviceInfo& device, Precision element) {
 
 GemmKernel defaultGemmKernel(const Context& ctx, Precision element) {
     const bool wanted = ctx.tuning().getInt("gemm", "tensor_cores", 0) != 0;
-    return wanted && tensorCoreRefusal(ctx.device(), element).empty() ? GemmKernel::TensorCore : GemmKernel::RegisterBlocked;
+    return wanted && tensorCoresRun(ctx.device(), element) ? GemmKernel::TensorCore : GemmKernel::RegisterBlocked;
 }
 
 void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std::size_t N, std::size_t K,
