@@ -469,15 +469,20 @@ TEST(DrainageTiles, DinfSpiralAndCycleAcrossTiles) {
         opt.tiling = {4, 5};
         expectSame(dr::dinfAccumulate(context(), g, opt), one);
     }
-    // A cycle across the corner of four 3x3 tiles, fed by a cell: the one-piece sentence.
+    // A cycle across the corner of four 3x3 tiles, fed by a cell: the one-piece sentence; then with
+    // part of the flow leaving the cycle to the north-east, the one-piece run names that cell (row 1,
+    // column 3: the first cell its order never reaches).
     dr::DinfGrid cycle;
     cycle.frame.rows = cycle.frame.cols = 6;
     cycle.angle.assign(36, dr::kDinfNoFlow);
     cycle.angle[2 * 6 + 2] = 0, cycle.angle[2 * 6 + 3] = 6 * quarter, cycle.angle[3 * 6 + 3] = 4 * quarter;
     cycle.angle[3 * 6 + 2] = 2 * quarter, cycle.angle[0] = 7 * quarter;
-    dr::AccumulationOptions opt;
-    const std::string one = errorOf([&] { dr::dinfAccumulate(context(), cycle, opt); });
-    ASSERT_NE(one.find("cycle"), std::string::npos) << one;
-    opt.tiling = {3, 3};
-    EXPECT_EQ(errorOf([&] { dr::dinfAccumulate(context(), cycle, opt); }), one);
+    for (double split : {0.0, 0.3}) {
+        cycle.angle[2 * 6 + 2] = split;
+        dr::AccumulationOptions opt;
+        const std::string one = errorOf([&] { dr::dinfAccumulate(context(), cycle, opt); });
+        ASSERT_NE(one.find(split > 0 ? "row 1, column 3" : "row 2, column 2"), std::string::npos) << one;
+        opt.tiling = {3, 3};
+        EXPECT_EQ(errorOf([&] { dr::dinfAccumulate(context(), cycle, opt); }), one);
+    }
 }

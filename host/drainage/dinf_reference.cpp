@@ -163,12 +163,16 @@ long firstUnfinishedIn(const DinfGrid& g) {
     const T diagonal = T(detail::dinfDiagonal(g.frame));
     std::vector<std::uint8_t> nodata(n);
     for (std::size_t i = 0; i < n; ++i) nodata[i] = g.angle[i] == kDinfNoData;
-    // Each cell's receivers (a share above 0, into a cell with data), counted on them.
+    // Each cell's receivers (a share above 0, as shareTo gives it, into a cell with data), counted on them.
     auto receivers = [&](std::size_t i, auto&& visit) {
         const T a = T(g.angle[i]);
-        for (int k = 0; k < 8; ++k)
-            if (shareTo(a, k, diagonal) > 0)
-                if (const long next = neighbourWithData(nodata, rows, cols, i, k); next >= 0) visit(std::size_t(next));
+        if (a < 0) return;
+        const int k = sectorOf(a, diagonal);
+        const T lo = directionAngle(k, diagonal), hi = k == 7 ? T(6.28318530717958647692) : directionAngle(k + 1, diagonal);
+        const T f = (a - lo) / (hi - lo);
+        for (const auto& [d, share] : {std::pair{k, T(1 - f)}, std::pair{(k + 1) & 7, f}})
+            if (share > 0)
+                if (const long next = neighbourWithData(nodata, rows, cols, i, d); next >= 0) visit(std::size_t(next));
     };
     std::vector<int> deps(n, 0);
     for (std::size_t i = 0; i < n; ++i)
