@@ -114,8 +114,13 @@ std::vector<std::int32_t> watershedsTiled(Context& ctx, const DirectionGrid& g, 
     };
     for (std::size_t i = 0; i < reach.size(); ++i)
         if (reach[i] == long(i)) finalOf(i);
-    for (auto& r : reach)
-        if (r >= 0) r = long(final.at(std::size_t(r)));
+    // Neighbouring cells mostly share their tile outlet: the last one looked up is kept.
+    long lastOutlet = -1, lastFinal = -1;
+    for (auto& r : reach) {
+        if (r < 0) continue;
+        if (r != lastOutlet) lastOutlet = r, lastFinal = long(final.at(std::size_t(r)));
+        r = lastFinal;
+    }
     return numberBasins(g, reach, given, outlets);
 }
 

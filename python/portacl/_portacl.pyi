@@ -108,7 +108,8 @@ class _Drainage:
                    tile: Optional[Union[int, Tuple[int, int], str]] = None, ctx: Ctx = None) -> npt.NDArray[np.float64]: ...
     @staticmethod
     def watersheds(directions: npt.ArrayLike, *, outlets: Optional[Sequence[Tuple[int, int]]] = None,
-                   encoding: Optional[str] = None, ctx: Ctx = None) -> npt.NDArray[np.int32]: ...
+                   encoding: Optional[str] = None, tile: Optional[Union[int, Tuple[int, int], str]] = None,
+                   ctx: Ctx = None) -> npt.NDArray[np.int32]: ...
 
 drainage: Type[_Drainage]
 

@@ -192,8 +192,9 @@ void bindDrainage(py::module_& m, py::module_& ref) {
             "touches the grid's edge or NoData). Returns float64 (counts are exact below 2^53), NaN where a\n"
             "cell has no value. A cycle in the directions raises ValueError naming a cell of it. tile: as d8's.");
         target.def("watersheds", [reference](const py::object& directions, const py::object& outlets, const py::object& encoding,
-                                             const py::object& ctx) {
+                                             const py::object& tile, const py::object& ctx) {
                 drainage::DirectionGrid g = directionsOf(directions, encoding, py::none());
+                const drainage::Tiling tiling = tilingOf(tile, reference);
                 std::vector<std::size_t> o;
                 if (!outlets.is_none())
                     for (const auto& rc : outlets.cast<std::vector<std::pair<long, long>>>()) {
@@ -203,14 +204,15 @@ void bindDrainage(py::module_& m, py::module_& ref) {
                     }
                 std::vector<std::int32_t> w = checkArgument([&] {
                     return reference ? withoutGil([&] { return drainage::watershedsReference(g, o); })
-                                     : onDevice(contextArg(ctx), [&](Context& c) { return drainage::watersheds(c, g, o); });
+                                     : onDevice(contextArg(ctx), [&](Context& c) { return drainage::watersheds(c, g, o, tiling); });
                 });
                 return toArray(std::move(w), {g.frame.rows, g.frame.cols});
             },
             py::arg("directions"), py::kw_only(), py::arg("outlets") = py::none(), py::arg("encoding") = py::none(),
-            py::arg("ctx") = py::none(),
+            py::arg("tile") = py::none(), py::arg("ctx") = py::none(),
             "Watershed labels: with outlets [(row, col), ...] the cells draining through outlet j get j + 1 and\n"
-            "the others 0; without, every basin numbered 1, 2, ... by its outlet in row-major order. NoData -1.");
+            "the others 0; without, every basin numbered 1, 2, ... by its outlet in row-major order. NoData -1.\n"
+            "tile: as d8's.");
     }
 }
 

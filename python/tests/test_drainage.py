@@ -101,6 +101,9 @@ def test_tiles_give_the_one_piece_result(ctx, dem):
         w = np.linspace(0.5, 2.0, dem.size).reshape(dem.shape)
         np.testing.assert_array_equal(drainage.accumulate(d, weights=w, tile=tile, ctx=ctx),
                                       drainage.accumulate(d, weights=w, ctx=ctx))  # bit for bit
+        for outlets in (None, [(23, 15), (4, 30)]):
+            np.testing.assert_array_equal(drainage.watersheds(d, outlets=outlets, tile=tile, ctx=ctx),
+                                          drainage.watersheds(d, outlets=outlets, ctx=ctx))
     with pytest.raises(ValueError, match="tile"):
         drainage.accumulate(d, tile="0x3", ctx=ctx)
     with pytest.raises(ValueError, match="tile"):
