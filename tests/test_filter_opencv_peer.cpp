@@ -1,4 +1,4 @@
-// The CPU peer `portacl bench` times beside the filters on CPU devices (host/filter/opencv_peer.hpp):
+// The CPU peer `portacl bench` times beside the filters on CPU devices (apps/opencv_peer/opencv_calls.hpp):
 // each OpenCV call it makes computes the same filter as the bench's operation, within one grey level
 // of the serial reference (OpenCV rounds its fixed point and float sums its own way), on an image of
 // odd sides. Skipped where the build has no OpenCV.
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <random>
 
-#include "filter/opencv_peer.hpp"
+#include "opencv_peer/opencv_calls.hpp"
 #include "portacl/filter.hpp"
 
 using namespace portacl;

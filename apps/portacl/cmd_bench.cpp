@@ -216,12 +216,6 @@ void checkOutputFolder(const std::string& path, const std::string& what) {
     if (::access(dir.c_str(), W_OK) != 0) throw Error("the folder of the " + what + " " + path + " is not writable");
 }
 
-std::string shellQuote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
 // The plot script: from the source tree, else where `cmake --install` put it.
 std::string benchPlotScript() {
     for (const char* p : {PORTACL_SOURCE_BENCH_PLOT, PORTACL_INSTALLED_BENCH_PLOT})

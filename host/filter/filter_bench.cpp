@@ -93,19 +93,11 @@ Timing timeOp(Context& ctx, const std::string& spec, int side, int serialMaxSide
 // On a CPU device, OpenCV's CPU path on the same image, on as many threads as the device has compute
 // units, timed now: the peer beside the row, or why there is none.
 void addOpenCvPeer(Context& ctx, const std::string& spec, int side, const BenchOptions& opts, BenchRecord& r) {
-    const std::string version = openCvPeerVersion();
-    if (version.empty()) {
-        r.peer = "OpenCV: not in this build";
-        return;
-    }
-    if (!openCvPeerHas(spec)) {
-        r.peer = "OpenCV: no such call";
-        return;
-    }
     const int threads = static_cast<int>(std::max(1u, ctx.device().computeUnits));
     Progress current("OpenCV " + spec, 0, "");
-    r.peerSeconds = openCvPeerSeconds(spec, benchImage(side), Options{}.border, threads, std::max(1, opts.repeats));
-    r.peer = version + ", " + std::to_string(threads) + " thread" + (threads == 1 ? "" : "s");
+    const OpenCvPeerTiming t = timeOpenCvPeer(spec, benchImage(side), Options{}.border, threads, std::max(1, opts.repeats));
+    r.peer = t.peer;
+    r.peerSeconds = t.seconds;
 }
 
 }  // namespace

@@ -1,27 +1,24 @@
-// OpenCV's CPU path (imgproc) on the operations of the filter bench: the CPU peer `portacl bench`
-// prints beside each filter row on a CPU device, timed on the same image in the same run. Built with
-// OpenCV where CMake found its core and imgproc (PORTACL_HAVE_OPENCV; Debian's libopencv-imgproc-dev).
+// The filter bench's CPU peer: OpenCV's CPU path on the bench's image, timed by the program
+// portacl-opencv-peer (apps/opencv_peer/) in a process of its own. OpenCV loads Debian's TBB, and a
+// process that has loaded it can no longer load Intel's OpenCL CPU runtime, which carries a newer TBB
+// under the same name: linked into `portacl`, OpenCV hid Intel's runtime from every command.
 #pragma once
 
+#include <limits>
 #include <string>
 
 #include "portacl/filter.hpp"
 
 namespace portacl::filter {
 
-// "OpenCV 4.6.0", or "" when this build has no OpenCV.
-std::string openCvPeerVersion();
+struct OpenCvPeerTiming {
+    std::string peer;  // "OpenCV 4.6.0, 2 threads", or why there is no time ("OpenCV: no such call")
+    double seconds = std::numeric_limits<double>::quiet_NaN();
+};
 
-// OpenCV's call for the bench operation `spec` (its user mask given as `mask`, a spec string), or
-// false when OpenCV has none (the rotating mask) or this build has no OpenCV.
-bool openCvPeerHas(const std::string& spec);
-
-// OpenCV's result for `spec` on `img` (8-bit grey) under `border`: what the tests hold to the serial
-// reference, so that the bench compares like with like.
-io::Image openCvPeerApply(const std::string& spec, const io::Image& img, Border border);
-
-// The median wall time in seconds of OpenCV's call for `spec` on `img` (8-bit grey) under `border`,
-// on `threads` threads (cv::setNumThreads), after one untimed call.
-double openCvPeerSeconds(const std::string& spec, const io::Image& img, Border border, int threads, int repeats);
+// OpenCV's median time for the bench operation `spec` on `img` (8-bit grey) under `border`, on
+// `threads` threads, after one untimed call; the program is found beside `portacl` (the build tree),
+// where it is installed, or at $PORTACL_OPENCV_PEER.
+OpenCvPeerTiming timeOpenCvPeer(const std::string& spec, const io::Image& img, Border border, int threads, int repeats);
 
 }  // namespace portacl::filter

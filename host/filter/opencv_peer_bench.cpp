@@ -1,146 +1,92 @@
-// OpenCV's CPU path on the filter bench's operations (opencv_peer.hpp), the calls a user of OpenCV
-// would make: blur for box masks and rows of equal weights, GaussianBlur, medianBlur, filter2D for
-// other masks, Sobel and Scharr as two CV_16S passes whose absolute values are added (the anchors of
-// tools/anchors/opencv_filter_anchors.py), Laplacian for the 4-neighbour 3x3 Laplace.
+// Runs portacl-opencv-peer for the filter bench (opencv_peer.hpp): the image goes to it as a PGM file
+// in a scratch folder, its answer comes back on its standard output.
 #include "filter/opencv_peer.hpp"
 
-#include <algorithm>
-#include <cmath>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "portacl/bench.hpp"
-#include "portacl/runtime/error.hpp"
-
-#if PORTACL_HAVE_OPENCV
-#include <opencv2/core.hpp>
-#include <opencv2/imgproc.hpp>
-#endif
 
 namespace portacl::filter {
 namespace {
 
-#if PORTACL_HAVE_OPENCV
-int cvBorder(Border b) {
-    switch (b) {
-        case Border::Constant: return cv::BORDER_CONSTANT;
-        case Border::Replicate: return cv::BORDER_REPLICATE;
-        case Border::Reflect: return cv::BORDER_REFLECT;
-        case Border::Reflect101: return cv::BORDER_REFLECT_101;
-        case Border::Wrap: return cv::BORDER_WRAP;
-    }
-    return cv::BORDER_REFLECT_101;
-}
+namespace fs = std::filesystem;
 
-bool startsWith(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
+bool executable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
 
-// The OpenCV call for `spec`, or an empty function.
-std::function<void(const cv::Mat&, cv::Mat&)> openCvCall(const std::string& spec, Border border) {
-    const int b = cvBorder(border);
-    Operation op;
-    try {
-        op = parseOperation(spec);
-    } catch (const Error&) {
-        return {};
-    }
-    if (op.kind == Operation::Kind::Median) return [k = op.width](const cv::Mat& s, cv::Mat& d) { cv::medianBlur(s, d, k); };
-    if (op.kind != Operation::Kind::Linear) return {};
-    const bool gradient = startsWith(spec, "sobel") || startsWith(spec, "scharr");
-    if (gradient && (spec == "sobel" || spec == "scharr" || spec == "sobel:l1" || spec == "scharr:l1")) {
-        const bool scharr = startsWith(spec, "scharr");
-        return [scharr, b](const cv::Mat& s, cv::Mat& d) {
-            cv::Mat gx, gy, ax, ay;
-            if (scharr) {
-                cv::Scharr(s, gx, CV_16S, 1, 0, 1, 0, b);
-                cv::Scharr(s, gy, CV_16S, 0, 1, 1, 0, b);
-            } else {
-                cv::Sobel(s, gx, CV_16S, 1, 0, 3, 1, 0, b);
-                cv::Sobel(s, gy, CV_16S, 0, 1, 3, 1, 0, b);
-            }
-            cv::convertScaleAbs(gx, ax);
-            cv::convertScaleAbs(gy, ay);
-            cv::add(ax, ay, d);
-        };
-    }
-    if (op.combine != Combine::Single || op.masks.size() != 1) return {};
-    if (spec == "laplace" || spec == "laplace:4" || spec == "laplace:4:3")
-        return [b](const cv::Mat& s, cv::Mat& d) { cv::Laplacian(s, d, CV_8U, 1, 1, 0, b); };
-    if (startsWith(spec, "gaussian")) {
-        // gaussian[:K[:SIGMA]]: OpenCV's getGaussianKernel, as ours.
-        double sigma = 0;
-        const auto second = spec.find(':', 9);
-        if (second != std::string::npos) sigma = std::stod(spec.substr(second + 1));
-        return [k = op.width, sigma, b](const cv::Mat& s, cv::Mat& d) { cv::GaussianBlur(s, d, cv::Size(k, k), sigma, sigma, b); };
-    }
-    const auto& m = op.masks[0];
-    const bool equal = std::all_of(m.begin(), m.end(), [&](double w) { return w == m[0]; });
-    if (equal && m[0] != 0 && std::fabs(op.divisor - m[0] * double(m.size())) < 1e-12 * std::fabs(op.divisor))
-        return [w = op.width, h = op.height, b](const cv::Mat& s, cv::Mat& d) { cv::blur(s, d, cv::Size(w, h), cv::Point(-1, -1), b); };
-    cv::Mat kernel(op.height, op.width, CV_32F);
-    for (int y = 0; y < op.height; ++y)
-        for (int x = 0; x < op.width; ++x) kernel.at<float>(y, x) = static_cast<float>(m[std::size_t(y) * op.width + x] / op.divisor);
-    return [kernel, b](const cv::Mat& s, cv::Mat& d) { cv::filter2D(s, d, -1, kernel, cv::Point(-1, -1), 0, b); };
-}
+std::string peerProgram() {
+    static const std::string path = [] {
+        if (const char* env = std::getenv("PORTACL_OPENCV_PEER"); env && *env) return std::string(env);
+        std::error_code ec;
+        const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+        if (!ec && executable((self.parent_path() / "portacl-opencv-peer").string())) return (self.parent_path() / "portacl-opencv-peer").string();
+#ifdef PORTACL_INSTALLED_OPENCV_PEER
+        if (executable(PORTACL_INSTALLED_OPENCV_PEER)) return std::string(PORTACL_INSTALLED_OPENCV_PEER);
 #endif
+        return std::string();
+    }();
+    return path;
+}
+
+struct Scratch {
+    fs::path dir;
+    Scratch() {
+        std::string t = (fs::temp_directory_path() / "portacl-opencv-peer-XXXXXX").string();
+        if (::mkdtemp(t.data())) dir = t;
+    }
+    ~Scratch() {
+        std::error_code ec;
+        if (!dir.empty()) fs::remove_all(dir, ec);
+    }
+};
+
+// The program's exit status and first line of output for `args` (already quoted).
+int runPeer(const Scratch& scratch, const std::string& args, std::string& line) {
+    const std::string out = (scratch.dir / "out.txt").string();
+    const int rc = std::system((shellQuote(peerProgram()) + " " + args + " > " + shellQuote(out) + " 2>&1").c_str());
+    std::ifstream f(out);
+    std::getline(f, line);
+    return rc == -1 || !WIFEXITED(rc) ? -1 : WEXITSTATUS(rc);
+}
 
 }  // namespace
 
-std::string openCvPeerVersion() {
-#if PORTACL_HAVE_OPENCV
-    return std::string("OpenCV ") + CV_VERSION;
-#else
-    return "";
-#endif
-}
-
-bool openCvPeerHas(const std::string& spec) {
-#if PORTACL_HAVE_OPENCV
-    return static_cast<bool>(openCvCall(spec, Border::Reflect101));
-#else
-    (void)spec;
-    return false;
-#endif
-}
-
-#if PORTACL_HAVE_OPENCV
-namespace {
-std::function<void(const cv::Mat&, cv::Mat&)> checkedCall(const std::string& spec, const io::Image& img, Border border) {
-    auto call = openCvCall(spec, border);
-    if (!call) throw Error("OpenCV has no call for '" + spec + "'");
-    if (img.type != io::PixelType::U8 || img.channels != 1) throw Error("the OpenCV peer takes 8-bit grey images");
-    return call;
-}
-}  // namespace
-#endif
-
-io::Image openCvPeerApply(const std::string& spec, const io::Image& img, Border border) {
-#if PORTACL_HAVE_OPENCV
-    const auto call = checkedCall(spec, img, border);
-    const cv::Mat src(img.height, img.width, CV_8UC1, const_cast<unsigned char*>(img.data.data()));
-    io::Image out = io::makeImage(img.width, img.height, 1, io::PixelType::U8);
-    cv::Mat dst(img.height, img.width, CV_8UC1, out.data.data());
-    call(src, dst);
-    if (dst.data != out.data.data()) throw Error("OpenCV wrote '" + spec + "' elsewhere than into the output");
-    return out;
-#else
-    (void)spec, (void)img, (void)border;
-    throw Error("this build has no OpenCV (install libopencv-imgproc-dev and configure again)");
-#endif
-}
-
-double openCvPeerSeconds(const std::string& spec, const io::Image& img, Border border, int threads, int repeats) {
-#if PORTACL_HAVE_OPENCV
-    const auto call = checkedCall(spec, img, border);
-    const cv::Mat src(img.height, img.width, CV_8UC1, const_cast<unsigned char*>(img.data.data()));
-    cv::Mat dst;
-    const int before = cv::getNumThreads();
-    cv::setNumThreads(std::max(1, threads));
-    call(src, dst);  // the output's allocation and OpenCV's thread pool, out of the timing
-    const double s = medianHostSeconds([&] { call(src, dst); }, repeats);
-    cv::setNumThreads(before);
-    return s;
-#else
-    (void)spec, (void)img, (void)border, (void)threads, (void)repeats;
-    throw Error("this build has no OpenCV (install libopencv-imgproc-dev and configure again)");
-#endif
+OpenCvPeerTiming timeOpenCvPeer(const std::string& spec, const io::Image& img, Border border, int threads, int repeats) {
+    OpenCvPeerTiming t;
+    if (!executable(peerProgram())) {
+        t.peer = "OpenCV: not in this build";
+        return t;
+    }
+    Scratch scratch;
+    if (scratch.dir.empty()) {
+        t.peer = "OpenCV: no scratch folder for its image";
+        return t;
+    }
+    std::string version, answer;
+    if (runPeer(scratch, "--version", version) != 0 || version.empty()) {
+        t.peer = "OpenCV: " + peerProgram() + " did not run";
+        return t;
+    }
+    if (runPeer(scratch, "--has " + shellQuote(spec), answer) != 0) {
+        t.peer = "OpenCV: no such call";
+        return t;
+    }
+    const std::string image = (scratch.dir / "image.pgm").string();
+    io::writeImage(image, img);
+    std::ostringstream args;
+    args << "--time " << shellQuote(spec) << ' ' << shellQuote(image) << ' ' << borderName(border) << ' ' << threads << ' ' << repeats;
+    if (runPeer(scratch, args.str(), answer) != 0) {
+        t.peer = "OpenCV: " + answer;
+        return t;
+    }
+    t.seconds = std::atof(answer.c_str());
+    t.peer = version + ", " + std::to_string(threads) + " thread" + (threads == 1 ? "" : "s");
+    return t;
 }
 
 }  // namespace portacl::filter

@@ -67,12 +67,6 @@ Simulation benchSimulation(std::size_t n, bool heterogeneous, bool nonlinear) {
     return s;
 }
 
-std::string shellQuote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
 // k-Wave's kspaceFirstOrder-OMP on the same simulation, `steps` time steps on `threads` threads:
 // seconds per step, from the simulation phase's time it writes into its output file (its set-up and
 // the file's reading and writing are not in it). Its files go to a scratch folder, removed after.

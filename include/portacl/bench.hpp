@@ -80,6 +80,9 @@ PORTACL_API StreamSeconds streamDeviceSeconds(Context& ctx, const std::function<
 // The same for host work, by the steady clock.
 PORTACL_API double medianHostSeconds(const std::function<void()>& work, int repeats);
 
+// `s` quoted for a POSIX shell, for the peers the bench runs as commands (std::system).
+PORTACL_API std::string shellQuote(const std::string& s);
+
 // Median device time of the fastest of three streaming copies of `bytes` (rounded down to a multiple
 // of 16) between two device buffers (host/bench/peaks.cpp): the copy peak, also the ceiling for a
 // workload moving that many bytes.
