@@ -86,7 +86,7 @@ public:
 
     Accumulation run() {
         std::vector<std::uint8_t> dirty(tiles_.size(), 1);
-        Progress progress("tiled D-infinity accumulation", tiles_.size(), "tile runs");
+        Progress progress("tiled D-infinity accumulation", 0, "tile runs");  // runs: as many as the inflows need
         std::uint64_t runs = 0;
         // Sweeps alternately forwards and backwards through the tiles, so that flow crossing tile edges
         // against the order of one sweep follows in the next.
