@@ -41,7 +41,7 @@ cpu_rows_linear_vector = 32
 cpu_rows_row_vector = 32
 cpu_rows_double_vector = 16
 # Rank-1 masks walk along the rows, as on PoCL: at 4096^2 on 2 cores, CPU time per launch, Gaussian
-# 9 18.1 -> 13.7-14.4 ms, box 9 9.0-9.8 -> 6.2-6.3.
+# 9 20.9-21.1 -> 12.8-13.0 ms, box 9 11.3-11.5 -> 4.3-4.8 (two runs).
 cpu_rows_walk_segment = 4096
 # The register path (the tile kernels are several times slower here), with work-groups of 16 x 2
 # strips of 8 x 4 for the linear masks, faster than PoCL's 8 x 2; the medians keep 8 x 2, which

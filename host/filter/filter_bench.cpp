@@ -9,6 +9,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include "filter/opencv_peer.hpp"
@@ -93,7 +94,9 @@ Timing timeOp(Context& ctx, const std::string& spec, int side, int serialMaxSide
 // On a CPU device, OpenCV's CPU path on the same image, on as many threads as the device has compute
 // units, timed now: the peer beside the row, or why there is none.
 void addOpenCvPeer(Context& ctx, const std::string& spec, int side, const BenchOptions& opts, BenchRecord& r) {
-    const int threads = static_cast<int>(std::max(1u, ctx.device().computeUnits));
+    // As many threads as the device has compute units, no more than the host's cores (llvmpipe counts
+    // 8 units on 2 cores).
+    const int threads = static_cast<int>(std::max(1u, std::min(ctx.device().computeUnits, std::max(1u, std::thread::hardware_concurrency()))));
     Progress current("OpenCV " + spec, 0, "");
     const OpenCvPeerTiming t = timeOpenCvPeer(spec, benchImage(side), Options{}.border, threads, std::max(1, opts.repeats));
     r.peer = t.peer;

@@ -14,6 +14,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "portacl/bench.hpp"
 #include "portacl/io/hdf5_file.hpp"
@@ -116,7 +117,7 @@ void addOmpPeer(Context& ctx, const BenchOptions& opts, const Simulation& sim, c
     } else if (opts.kwaveOmp.empty()) {
         peer = "kspaceFirstOrder-OMP: not given (--kwave-omp PATH)";
     } else {
-        const int threads = static_cast<int>(std::max(1u, ctx.device().computeUnits));
+        const int threads = static_cast<int>(std::max(1u, std::min(ctx.device().computeUnits, std::max(1u, std::thread::hardware_concurrency()))));
         // Enough steps that its time (written to 10 ms) is read to 1 % or better.
         const int steps = sim.grid.nx <= 64 ? 40 : sim.grid.nx <= 128 ? 20 : 10;
         Progress current("kspaceFirstOrder-OMP " + std::to_string(sim.grid.nx) + "^3", 0, "");
