@@ -1,25 +1,40 @@
 // Lee-Kashyap-Chu thinning (include/portacl/skeleton.hpp) on a volume padded by one background voxel.
 //
-// A border's pass has three launches. skel_candidates collects the candidates over the image as it
-// stands (in any order: an atomic append). The serial algorithm then rechecks them in raster order,
-// so that a candidate sees the final state of the candidates before it and the original state (set)
-// of those after it. skel_resolve reproduces that outcome in rounds: a pending candidate decides as
-// soon as its decision no longer depends on the earlier candidates of its 26-neighbourhood that were
-// still pending after the last round: when there are none, or when every assignment of those few
-// gives the same answer. Rounds read one state array and write the other (no data races).
-// The earliest pending candidate can always decide, so the rounds end; most candidates decide in the
-// first. skel_apply removes the candidates decided for removal. Integer results: every device gives
-// the same skeleton as the serial reference.
+// A border's pass (a step) has three launches. skel_candidates collects the candidates over the image
+// as it stands (in any order). The serial algorithm then rechecks them in raster order, so that a
+// candidate sees the final state of the candidates before it and the original state (set) of those
+// after it. A candidate can decide as soon as its decision no longer depends on the earlier candidates
+// of its 26-neighbourhood that are still pending: when there are none, or when every assignment of
+// those few gives the same answer. skel_first_round tries every candidate once, every earlier
+// candidate neighbour still pending (most decide there), and lists those it leaves pending; skel_tail,
+// one work-group, repeats rounds over that short list until none is pending, each chunk of work-items
+// reading the decisions of the chunks and rounds before it (barriers between them). The earliest
+// pending candidate can always decide, so the rounds end. A removed candidate is cleared from the
+// image at once: during the step only non-candidates are read from the image, candidates from their
+// marks and decisions. Integer results: every device gives the same skeleton as the serial reference.
+//
+// Two bytes per voxel: `mark` holds the stamp (1 to 63) of the last step the voxel was a candidate in,
+// `decision` the stamp of the step it was decided in (bits 7..2) over SKEL_REMOVE or SKEL_KEEP
+// (bits 1..0). A byte with another stamp is not of this step, so nothing clears them between steps
+// (the host clears them once per cycle of stamps). The counters (SKEL_LEE_*) stay on the device:
+// skel_tail, the step's last launch, adds the step's counts to the totals and clears the slots the
+// next step fills; the host reads them once per pass.
 //
 // A neighbourhood is a 27-bit mask, bit (dz+1)*9 + (dy+1)*3 + (dx+1), centre bit 13 left clear.
 #ifndef SKEL_MAX_UNKNOWN
 #define SKEL_MAX_UNKNOWN 6  // pending earlier neighbours whose 2^n assignments a candidate tries
 #endif
 
-#define SKEL_NONE 0     // not a candidate of this pass
+#define SKEL_NONE 0     // not a candidate of this step
 #define SKEL_PENDING 1
 #define SKEL_REMOVE 2
 #define SKEL_KEEP 3
+
+#define SKEL_LEE_LIST 0        // the step's candidates
+#define SKEL_LEE_PENDING 1     // the step's candidates pending after the first round
+#define SKEL_LEE_CHANGED 2     // the last pass (counted from 1) that removed a voxel
+#define SKEL_LEE_CANDIDATES 3  // candidates, every step so far
+#define SKEL_LEE_ROUNDS 4      // recheck rounds, every step so far
 
 #define SKEL_ALL 0x7ffffffu
 #define SKEL_X0 0x1249249u  // bits with dx = -1
@@ -83,77 +98,119 @@ __kernel void skel_pad(__global const uchar* mask, __global uchar* img, const in
 }
 
 // The candidates of the border whose background neighbour is at offset (bz, by, bx): appended to
-// list (count in counters[0]) and marked pending in both state arrays.
-__kernel void skel_candidates(__global const uchar* img, __global uchar* state, __global uchar* state2, __global uint* list,
-                              volatile __global uint* counters, const int pz, const int py, const int px,
-                              const int bz, const int by, const int bx) {
+// list (count in counters[SKEL_LEE_LIST]) and marked with the step's stamp.
+__kernel void skel_candidates(__global const uchar* img, __global uchar* mark, __global uint* list,
+                              volatile __global uint* counters, const uint voxels, const int py, const int px,
+                              const int bz, const int by, const int bx, const int stamp) {
     const size_t gid = get_global_id(0);
-    if (gid >= (size_t)pz * py * px || !img[gid]) return;
-    const int x = (int)(gid % px), y = (int)((gid / px) % py), z = (int)(gid / ((size_t)px * py));
-    if (x == 0 || y == 0 || z == 0 || x == px - 1 || y == py - 1 || z == pz - 1) return;
-    if (img[gid + ((long)bz * py + by) * px + bx]) return;
+    // An object voxel is interior (the padding is background), so its neighbourhood exists.
+    if (gid >= voxels || !img[gid] || img[gid + ((long)bz * py + by) * px + bx]) return;
     const uint n = neighbourhood(img, gid, py, px);
     if (popcount(n) == 1 || !euler_invariant(n) || !at_most_one_piece(n)) return;
-    list[atomic_inc(&counters[0])] = (uint)gid;
-    state[gid] = SKEL_PENDING;
-    state2[gid] = SKEL_PENDING;
+    list[atomic_inc(&counters[SKEL_LEE_LIST])] = (uint)gid;
+    mark[gid] = (uchar)stamp;
 }
 
-// One round of the ordered recheck over the list (any global size: each work-item strides over it).
-// It reads the candidates' states as the last round left them (`state`) and writes every
-// candidate's state after this round to `next`, so that no work-item reads what another writes.
-// Pending candidates that stay pending are counted in counters[slot].
-__kernel void skel_resolve(__global const uchar* img, __global const uchar* state, __global uchar* next,
-                           __global const uint* list, volatile __global uint* counters, const int py, const int px,
-                           const int slot) {
-    const uint count = counters[0];
-    for (uint i = get_global_id(0); i < count; i += get_global_size(0)) {
-        const uint p = list[i];
-        if (state[p] != SKEL_PENDING) {
-            next[p] = state[p];
-            continue;
-        }
-        uint known = 0, unknown = 0;
-        int bit = 0;
-        for (int dz = -1; dz <= 1; ++dz)
-            for (int dy = -1; dy <= 1; ++dy)
-                for (int dx = -1; dx <= 1; ++dx, ++bit) {
-                    if (bit == 13) continue;
-                    const uint q = (uint)((long)p + ((long)dz * py + dy) * px + dx);
-                    const uchar s = bit < 13 ? state[q] : SKEL_NONE;  // raster-earlier neighbours are bits 0..12
-                    if (s == SKEL_PENDING) unknown |= 1u << bit;
-                    else if (s == SKEL_KEEP || (s == SKEL_NONE && img[q])) known |= 1u << bit;
+// Candidate p's recheck: SKEL_REMOVE, SKEL_KEEP, or SKEL_PENDING while the answer still depends on
+// more than SKEL_MAX_UNKNOWN pending earlier candidates, or on fewer whose assignments disagree.
+// In the first round (`decision` null) every earlier candidate is pending.
+inline int skel_decide(__global const uchar* img, __global const uchar* mark, __global const uchar* decision, const uint p,
+                       const int py, const int px, const int stamp) {
+    uint known = 0, unknown = 0;
+    int bit = 0;
+    for (int dz = -1; dz <= 1; ++dz)
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx, ++bit) {
+                if (bit == 13) continue;
+                const uint q = (uint)((long)p + ((long)dz * py + dy) * px + dx);
+                if (mark[q] != stamp) {
+                    if (img[q]) known |= 1u << bit;  // not a candidate: the image holds it
+                    continue;
                 }
-        int decided = 0, simple = 0;
-        if (!unknown) {
-            decided = 1;
-            simple = at_most_one_piece(known);
-        } else if (popcount(unknown) <= SKEL_MAX_UNKNOWN) {
-            simple = at_most_one_piece(known | unknown);
-            decided = 1;
-            for (uint sub = (0u - unknown) & unknown; sub != 0 && decided; sub = (sub - unknown) & unknown)
-                decided = at_most_one_piece(known | (unknown & ~sub)) == simple;
-        }
-        next[p] = decided ? (simple ? SKEL_REMOVE : SKEL_KEEP) : SKEL_PENDING;
-        if (!decided) atomic_inc(&counters[slot]);
-    }
+                if (bit > 13) {
+                    known |= 1u << bit;  // a raster-later candidate is still there when p is rechecked
+                    continue;
+                }
+                const uchar d = decision ? decision[q] : 0;
+                if ((d >> 2) != stamp) unknown |= 1u << bit;
+                else if ((d & 3) == SKEL_KEEP) known |= 1u << bit;
+            }
+    if (!unknown) return at_most_one_piece(known) ? SKEL_REMOVE : SKEL_KEEP;
+    if (popcount(unknown) > SKEL_MAX_UNKNOWN) return SKEL_PENDING;
+    const int simple = at_most_one_piece(known | unknown);
+    for (uint sub = (0u - unknown) & unknown; sub != 0; sub = (sub - unknown) & unknown)
+        if (at_most_one_piece(known | (unknown & ~sub)) != simple) return SKEL_PENDING;
+    return simple ? SKEL_REMOVE : SKEL_KEEP;
 }
 
-// Removes the candidates decided for removal (in `state`, the last round's), counting them in
-// counters[slot], and clears the marks of both state arrays; the candidates' number goes to
-// counters[countSlot].
-__kernel void skel_apply(__global uchar* img, __global uchar* state, __global uchar* state2, __global const uint* list,
-                         volatile __global uint* counters, const int slot, const int countSlot) {
-    const uint count = counters[0];
-    if (get_global_id(0) == 0) counters[countSlot] = count;
+// The first round of the recheck over the step's whole list (any global size that is a multiple of
+// the work-group size: each work-item strides over the list). Decisions are stored (a removed
+// candidate also cleared from the image); the pending candidates go to `pending` (count in
+// SKEL_LEE_PENDING). A removal marks the pass as changed.
+__kernel void skel_first_round(__global uchar* img, __global const uchar* mark, __global uchar* decision,
+                               __global const uint* list, __global uint* pending, volatile __global uint* counters,
+                               const int py, const int px, const int stamp, const uint pass) {
+    __local uint groupRemoved;
+    if (get_local_id(0) == 0) groupRemoved = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint count = counters[SKEL_LEE_LIST];
+    uint removed = 0;
     for (uint i = get_global_id(0); i < count; i += get_global_size(0)) {
         const uint p = list[i];
-        if (state[p] == SKEL_REMOVE) {
-            img[p] = 0;
-            atomic_inc(&counters[slot]);
+        const int d = skel_decide(img, mark, 0, p, py, px, stamp);
+        if (d == SKEL_PENDING) {
+            pending[atomic_inc(&counters[SKEL_LEE_PENDING])] = p;
+        } else {
+            decision[p] = (uchar)(stamp << 2 | d);
+            if (d == SKEL_REMOVE) img[p] = 0, removed = 1;
         }
-        state[p] = SKEL_NONE;
-        state2[p] = SKEL_NONE;
+    }
+    if (removed) atomic_or(&groupRemoved, 1u);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0 && groupRemoved) atomic_max(&counters[SKEL_LEE_CHANGED], pass);
+}
+
+// The rest of the recheck, in one work-group (launch exactly one): rounds over the pending list until
+// it is empty. Each chunk of the list decides on the decisions before it and stores its own after a
+// barrier; its still pending candidates go to the front of the same list (a chunk is read before
+// they are written, and they never reach past it). Then adds the step's counts to the totals and
+// clears the step's slots for the next step.
+__kernel void skel_tail(__global uchar* img, __global const uchar* mark, __global uchar* decision, __global uint* pending,
+                        volatile __global uint* counters, const int py, const int px, const int stamp, const uint pass) {
+    __local uint todo, survivors, removed;
+    const uint lid = get_local_id(0), size = get_local_size(0);
+    if (lid == 0) todo = counters[SKEL_LEE_PENDING], removed = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint rounds = 1;  // the first round's
+    for (uint n = todo; n != 0; n = todo) {
+        ++rounds;
+        barrier(CLK_LOCAL_MEM_FENCE);  // every work-item has read todo
+        if (lid == 0) survivors = 0;
+        for (uint first = 0; first < n; first += size) {
+            const int mine = first + lid < n;
+            const uint p = mine ? pending[first + lid] : 0u;
+            const int d = mine ? skel_decide(img, mark, decision, p, py, px, stamp) : SKEL_NONE;
+            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // the chunk has read what it writes next
+            if (d == SKEL_PENDING) {
+                pending[atomic_inc(&survivors)] = p;
+            } else if (d != SKEL_NONE) {
+                decision[p] = (uchar)(stamp << 2 | d);
+                if (d == SKEL_REMOVE) {
+                    img[p] = 0;
+                    atomic_or(&removed, 1u);
+                }
+            }
+            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // the next chunk sees these decisions
+        }
+        if (lid == 0) todo = survivors;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        if (removed) counters[SKEL_LEE_CHANGED] = pass;
+        counters[SKEL_LEE_CANDIDATES] += counters[SKEL_LEE_LIST];
+        counters[SKEL_LEE_ROUNDS] += counters[SKEL_LEE_LIST] ? rounds : 0u;
+        counters[SKEL_LEE_LIST] = 0;
+        counters[SKEL_LEE_PENDING] = 0;
     }
 }
 

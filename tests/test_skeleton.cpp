@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
@@ -206,6 +207,32 @@ TEST(Skeleton, DeviceEqualsReferenceOnRandomVolumes) {
     rod.mask.assign(rod.size(), 0);
     for (int x = 0; x < rod.nx; ++x) rod.mask[rod.index(3, 4, x)] = 1;
     EXPECT_EQ(sk::thin(context(), rod).count(), std::uint64_t(rod.nx));  // a curve is its own skeleton
+}
+
+// The device's state bytes carry a step stamp so that no launch clears them between steps; after as
+// many steps as there are stamps the host clears them. With 2 or 5 stamps, every few steps reuse a
+// stamp, whose old marks must be gone by then (without the clear, a voxel removed two steps earlier
+// reads as a later candidate still present). A solid cube needs 108 steps, as many as thin's 63 reach.
+TEST(Skeleton, DeviceStepStampsCycle) {
+    const auto balls = randomBalls(26, 30, 28, 40, 5);
+    sk::Stats rs, ds;
+    const auto ref = sk::thinReference(balls, &rs);
+    for (int stamps : {2, 5}) {
+        EXPECT_EQ(differing(sk::detail::thinOnDevice(context(), balls, &ds, 6, stamps), ref), 0u) << stamps << " stamps";
+        EXPECT_EQ(ds.candidates, rs.candidates);
+    }
+    BinaryVolume cube;
+    cube.nz = 40, cube.ny = 38, cube.nx = 39;
+    cube.mask.assign(cube.size(), 0);
+    for (int z = 3; z < 37; ++z)
+        for (int y = 2; y < 36; ++y)
+            for (int x = 3; x < 37; ++x) cube.mask[cube.index(z, y, x)] = 1;
+    const auto cubeRef = sk::thinReference(cube, &rs);
+    EXPECT_EQ(rs.iterations, 18);
+    EXPECT_EQ(differing(sk::thin(context(), cube, &ds), cubeRef), 0u);
+    EXPECT_EQ(ds.iterations, rs.iterations);
+    EXPECT_EQ(ds.candidates, rs.candidates);
+    EXPECT_THROW(sk::detail::thinOnDevice(context(), balls, &ds, 6, 64), portacl::Error);
 }
 
 // The recheck's outcome does not depend on how many assignments a waiting candidate tries: the plain

@@ -1,9 +1,10 @@
 // Lee-Kashyap-Chu thinning on the device (cl/skeleton.cl): per border, the candidates in one launch,
-// the ordered recheck in rounds (launched in batches; one read of the last round's pending count per
-// batch), the removals in one launch; one read of the six borders' removal counts per pass.
+// the ordered recheck's first round over them in a second and its remaining rounds in a third (one
+// work-group); the counts stay on the device, and the host reads them once per pass.
 #include <algorithm>
 
 #include "portacl/runtime/error.hpp"
+#include "portacl/runtime/kernel_args.hpp"
 #include "portacl/runtime/progress.hpp"
 #include "portacl/skeleton.hpp"
 #include "skeleton_detail.hpp"
@@ -11,85 +12,86 @@
 namespace portacl::skeleton {
 namespace {
 
-constexpr int kBatch = 4;          // resolve rounds launched between reads
-constexpr int kRemovedSlot = 8;    // counters[8 + border]: voxels the border removed in this pass
-constexpr int kPendingSlot = 16;   // counters[16 + r]: candidates still pending after round r of a batch
-constexpr int kCandidateSlot = 24; // counters[24 + border]: the border's candidates in this pass
+// cl/skeleton.cl's SKEL_LEE_* counter slots.
+constexpr int kChangedSlot = 2;
+constexpr int kCandidatesSlot = 3;
+constexpr int kRoundsSlot = 4;
+constexpr int kCounters = 8;
 
 }  // namespace
 
 io::BinaryVolume thin(Context& ctx, const io::BinaryVolume& v, Stats* stats) {
-    return detail::thinOnDevice(ctx, v, stats, 6);
+    return detail::thinOnDevice(ctx, v, stats, 6, 63);
 }
 
 namespace detail {
 
-io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, int maxUnknown) {
+io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, int maxUnknown, int stamps) {
     validate(v);
+    if (stamps < 1 || stamps > 63) throw Error("thinning's decision bytes hold 1 to 63 step stamps, not " + std::to_string(stamps));
     const int pz = v.nz + 2, py = v.ny + 2, px = v.nx + 2;
     const std::size_t padded = std::size_t(pz) * py * px;
     if (padded >= (std::size_t(1) << 32))
         throw Error("thinning takes volumes of fewer than 2^32 voxels (with one voxel of padding); this one has " +
                     std::to_string(padded));
     const std::uint64_t objects = v.count();
+    const std::size_t listBytes = std::max<std::size_t>(objects, 1) * sizeof(cl_uint);
     const std::string what = "thinning a " + std::to_string(v.nz) + "x" + std::to_string(v.ny) + "x" + std::to_string(v.nx) + " volume";
-    ctx.checkFits(v.size() + 3 * padded + objects * 4 + 256, what);
+    ctx.checkFits(v.size() + 2 * padded + 2 * listBytes + 256, what);
 
     cl::Buffer mask = ctx.upload(v.mask, "thinning mask", CL_MEM_READ_ONLY);
     cl::Buffer img = ctx.buffer(padded, "thinning image");
-    cl::Buffer states[2] = {ctx.buffer(padded, "thinning candidate state"), ctx.buffer(padded, "thinning candidate state (next)")};
-    cl::Buffer list = ctx.buffer(std::max<std::size_t>(objects, 1) * sizeof(cl_uint), "thinning candidates");
-    cl::Buffer counters = ctx.buffer(32 * sizeof(cl_uint), "thinning counters");
+    cl::Buffer mark = ctx.buffer(padded, "thinning candidate marks");
+    cl::Buffer decision = ctx.buffer(padded, "thinning decisions");
+    cl::Buffer list = ctx.buffer(listBytes, "thinning candidates");
+    cl::Buffer pending = ctx.buffer(listBytes, "thinning pending candidates");
+    cl::Buffer counters = ctx.buffer(kCounters * sizeof(cl_uint), "thinning counters");
     ctx.fill(img, 0, padded, "clear thinning image");
-    ctx.fill(states[0], 0, padded, "clear thinning state");
-    ctx.fill(states[1], 0, padded, "clear thinning state (next)");
+    ctx.fill(mark, 0, padded, "clear thinning marks");
+    ctx.fill(decision, 0, padded, "clear thinning decisions");
+    ctx.writeAsync(counters, std::vector<cl_uint>(kCounters, 0), "clear thinning counters");
     const std::string defines = "-D SKEL_MAX_UNKNOWN=" + std::to_string(maxUnknown);
     cl::Kernel& pad = ctx.kernel("skeleton.cl", "skel_pad", Precision::Float, defines);
     cl::Kernel& candidates = ctx.kernel("skeleton.cl", "skel_candidates", Precision::Float, defines);
-    cl::Kernel& resolve = ctx.kernel("skeleton.cl", "skel_resolve", Precision::Float, defines);
-    cl::Kernel& apply = ctx.kernel("skeleton.cl", "skel_apply", Precision::Float, defines);
+    cl::Kernel& firstRound = ctx.kernel("skeleton.cl", "skel_first_round", Precision::Float, defines);
+    cl::Kernel& tail = ctx.kernel("skeleton.cl", "skel_tail", Precision::Float, defines);
     setArgs(pad, 0, mask, img, cl_int(v.nz), cl_int(v.ny), cl_int(v.nx));
     ctx.launch(pad, cl::NDRange(roundUp(v.size(), 256)), cl::NDRange(256));
 
-    // The recheck's work-items stride over the list: enough to fill the device, few enough that an
-    // almost empty list costs little.
+    // The first round's work-groups stride over the list: enough to fill the device, few enough that
+    // a short list costs little. The tail is one work-group, as large as the device allows (to 1024).
     const std::size_t listItems = std::min<std::size_t>(roundUp(std::max<std::uint64_t>(objects, 1), 256),
                                                         std::size_t(ctx.device().computeUnits) * 2048);
+    const std::size_t tailItems = std::min<std::size_t>(1024, workGroupLimit(tail, ctx.device().device));
+    setArgs(candidates, 0, img, mark, list, counters, cl_uint(padded), cl_int(py), cl_int(px));
+    setArgs(firstRound, 0, img, mark, decision, list, pending, counters, cl_int(py), cl_int(px));
+    setArgs(tail, 0, img, mark, decision, pending, counters, cl_int(py), cl_int(px));
     Stats st;
     Progress progress("thinning", 0, "passes");
-    for (bool changed = true; changed;) {
+    cl_uint before[kCounters] = {};
+    for (int step = 0, changed = 1; changed;) {
         ++st.iterations;
-        ctx.writeAsync(counters, std::vector<cl_uint>(32, 0), "clear thinning counters");
-        for (std::size_t b = 0; b < detail::kBorders.size(); ++b) {
-            const auto& d = detail::kBorders[b];
-            if (b) ctx.writeAsync(counters, std::vector<cl_uint>(1, 0), "clear candidate count");
-            setArgs(candidates, 0, img, states[0], states[1], list, counters, cl_int(pz), cl_int(py), cl_int(px), cl_int(d[0]),
-                    cl_int(d[1]), cl_int(d[2]));
-            ctx.launch(candidates, cl::NDRange(roundUp(padded, 256)), cl::NDRange(256));
-            int current = 0;  // the state array the last round wrote
-            for (;;) {
-                ctx.writeAsync(counters, std::vector<cl_uint>(kBatch, 0), "clear pending counts", kPendingSlot * sizeof(cl_uint));
-                for (int r = 0; r < kBatch; ++r, current ^= 1) {
-                    setArgs(resolve, 0, img, states[current], states[current ^ 1], list, counters, cl_int(py), cl_int(px),
-                            cl_int(kPendingSlot + r));
-                    ctx.launch(resolve, cl::NDRange(listItems), cl::NDRange(256));
-                }
-                st.rounds += kBatch;
-                cl_uint pending = 0;
-                ctx.read(counters, &pending, sizeof pending, "read pending count", (kPendingSlot + kBatch - 1) * sizeof(cl_uint));
-                if (!pending) break;
+        for (std::size_t b = 0; b < detail::kBorders.size(); ++b, ++step) {
+            if (step && step % stamps == 0) {
+                ctx.fill(mark, 0, padded, "clear thinning marks");
+                ctx.fill(decision, 0, padded, "clear thinning decisions");
             }
-            setArgs(apply, 0, img, states[current], states[current ^ 1], list, counters, cl_int(kRemovedSlot + int(b)),
-                    cl_int(kCandidateSlot + int(b)));
-            ctx.launch(apply, cl::NDRange(listItems), cl::NDRange(256));
+            const cl_int stamp = 1 + step % stamps;
+            const auto& d = detail::kBorders[b];
+            setArgs(candidates, 7, cl_int(d[0]), cl_int(d[1]), cl_int(d[2]), stamp);
+            ctx.launch(candidates, cl::NDRange(roundUp(padded, 256)), cl::NDRange(256));
+            setArgs(firstRound, 8, stamp, cl_uint(st.iterations));
+            ctx.launch(firstRound, cl::NDRange(listItems), cl::NDRange(256));
+            setArgs(tail, 7, stamp, cl_uint(st.iterations));
+            ctx.launch(tail, cl::NDRange(tailItems), cl::NDRange(tailItems));
         }
-        cl_uint counts[32];
-        ctx.read(counters, counts, sizeof counts, "read removal counts");
-        changed = false;
-        for (int b = 0; b < 6; ++b) {
-            changed = changed || counts[kRemovedSlot + b];
-            st.candidates += counts[kCandidateSlot + b];
-        }
+        cl_uint now[kCounters];
+        ctx.read(counters, now, sizeof now, "read thinning counts");
+        // The totals may wrap around 2^32 over many passes; a pass's increase does not.
+        changed = now[kChangedSlot] == cl_uint(st.iterations);
+        st.candidates += cl_uint(now[kCandidatesSlot] - before[kCandidatesSlot]);
+        st.rounds += cl_uint(now[kRoundsSlot] - before[kRoundsSlot]);
+        std::copy_n(now, kCounters, before);
         progress.update(std::uint64_t(st.iterations));
     }
     progress.finish();

@@ -11,8 +11,9 @@ namespace portacl::skeleton::detail {
 constexpr std::array<std::array<int, 3>, 6> kBorders{{{0, -1, 0}, {0, 1, 0}, {0, 0, 1}, {0, 0, -1}, {1, 0, 0}, {-1, 0, 0}}};
 
 // thin() with the number of pending earlier neighbours whose assignments a candidate tries before it
-// waits (thin uses 6; 0 makes every dependent candidate wait for its predecessors, the plain wavefront).
-// Exported (PORTACL_API) for the tests.
-PORTACL_API io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, int maxUnknown);
+// waits (thin uses 6; 0 makes every dependent candidate wait for its predecessors, the plain wavefront)
+// and the number of step stamps the state bytes cycle through before they are cleared (1 to 63; thin
+// uses 63, the tests fewer). Exported (PORTACL_API) for the tests.
+PORTACL_API io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, int maxUnknown, int stamps = 63);
 
 }  // namespace portacl::skeleton::detail

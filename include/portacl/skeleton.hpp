@@ -25,7 +25,7 @@ namespace portacl::skeleton {
 struct PORTACL_API Stats {
     int iterations = 0;            // passes over the six borders, the last one removing nothing
     std::uint64_t candidates = 0;  // candidates collected, summed over every border of every pass
-    std::uint64_t rounds = 0;      // device only: launches of the ordered recheck
+    std::uint64_t rounds = 0;      // device only: rounds of the ordered recheck, summed over every border
 };
 
 // Throws one sentence for a malformed mask or a volume with no object voxel.
