@@ -27,8 +27,8 @@ tile = 32
 
 [filter]
 # The row-band path of 8-bit planes (cl/filter_rows.cl), as on PoCL but with wider vectors, which
-# this runtime's compiler ran faster: 64 bytes for the medians, 32 for every linear mask but those
-# whose column sums are in double; bands of 24 rows (8 for the 3x3 median) across whole rows. At
+# this runtime's compiler ran faster: 64 bytes for the medians, 32 for every linear mask; bands of
+# 24 rows (8 for the 3x3 median) across whole rows. At
 # 2048^2 against PoCL's vectors (32 and 16 bytes): box 9 2.8 ms against 3.8, the 9x1 row pass 1.9
 # against 1.9, the medians alike (docs/filter.md's command, one run each). It outran the register
 # path on every operation it takes (docs/engineering/filter.md).
@@ -39,7 +39,9 @@ cpu_rows_segment = 8192
 cpu_rows_median_vector = 64
 cpu_rows_linear_vector = 32
 cpu_rows_row_vector = 32
-cpu_rows_double_vector = 16
+# Wide column sums (fixed-point Gaussians) in 32 bytes, as on PoCL: Gaussian 9 at 4096^2 12.6-13.0 ms
+# of CPU time against 13.7-13.8 in 16 bytes and 14.5-14.9 in 64 (two runs).
+cpu_rows_double_vector = 32
 # Rank-1 masks walk along the rows, as on PoCL: at 4096^2 on 2 cores, CPU time per launch, Gaussian
 # 9 20.9-21.1 -> 12.8-13.0 ms, box 9 11.3-11.5 -> 4.3-4.8 (two runs).
 cpu_rows_walk_segment = 4096
