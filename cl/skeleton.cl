@@ -137,6 +137,8 @@ inline int skel_decide(__global const uchar* img, __global const uchar* mark, __
             }
     if (!unknown) return at_most_one_piece(known) ? SKEL_REMOVE : SKEL_KEEP;
     if (popcount(unknown) > SKEL_MAX_UNKNOWN) return SKEL_PENDING;
+    // Known neighbours in one piece that touches every pending one: one piece whatever they become.
+    if (known && (dilate26(known) & unknown) == unknown && at_most_one_piece(known)) return SKEL_REMOVE;
     const int simple = at_most_one_piece(known | unknown);
     for (uint sub = (0u - unknown) & unknown; sub != 0; sub = (sub - unknown) & unknown)
         if (at_most_one_piece(known | (unknown & ~sub)) != simple) return SKEL_PENDING;
@@ -212,6 +214,17 @@ __kernel void skel_tail(__global uchar* img, __global const uchar* mark, __globa
         counters[SKEL_LEE_LIST] = 0;
         counters[SKEL_LEE_PENDING] = 0;
     }
+}
+
+// The skeleton as a list: the unpadded index of every object voxel of the padded image, appended to
+// list (count in counters[SKEL_LEE_LIST]), so that only the skeleton's voxels go back to the host.
+__kernel void skel_collect(__global const uchar* img, __global uint* list, volatile __global uint* counters,
+                           const uint voxels, const int py, const int px) {
+    const size_t gid = get_global_id(0);
+    if (gid >= voxels || !img[gid]) return;
+    // An object voxel is interior: its padded coordinates are 1 to n.
+    const uint x = (uint)(gid % (uint)px), y = (uint)((gid / (uint)px) % (uint)py), z = (uint)(gid / ((uint)px * (uint)py));
+    list[atomic_inc(&counters[SKEL_LEE_LIST])] = ((z - 1) * (uint)(py - 2) + (y - 1)) * (uint)(px - 2) + (x - 1);
 }
 
 // The fully parallel thinning (--method parallel). Per pass, per border direction (Lee's six, in the

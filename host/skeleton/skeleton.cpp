@@ -1,6 +1,7 @@
 // Lee-Kashyap-Chu thinning on the device (cl/skeleton.cl): per border, the candidates in one launch,
 // the ordered recheck's first round over them in a second and its remaining rounds in a third (one
-// work-group); the counts stay on the device, and the host reads them once per pass.
+// work-group); the counts stay on the device, and the host reads them once per pass. The skeleton
+// comes back as a list of its voxels.
 #include <algorithm>
 
 #include "portacl/runtime/error.hpp"
@@ -95,13 +96,17 @@ io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* st
         progress.update(std::uint64_t(st.iterations));
     }
     progress.finish();
-    std::vector<std::uint8_t> host(padded);
-    ctx.read(img, host.data(), padded, "download skeleton");
+    // The skeleton comes back as the list of its voxels (a small fraction of the volume).
+    cl::Kernel& collect = ctx.kernel("skeleton.cl", "skel_collect", Precision::Float, defines);
+    setArgs(collect, 0, img, list, counters, cl_uint(padded), cl_int(py), cl_int(px));
+    ctx.launch(collect, cl::NDRange(roundUp(padded, 256)), cl::NDRange(256));
+    cl_uint kept = 0;
+    ctx.read(counters, &kept, sizeof kept, "read skeleton size");
+    std::vector<cl_uint> voxels(kept);
+    if (kept) ctx.read(list, voxels.data(), kept * sizeof(cl_uint), "download skeleton voxels");
     io::BinaryVolume out = v;
-    for (int z = 0; z < v.nz; ++z)
-        for (int y = 0; y < v.ny; ++y)
-            std::copy_n(host.begin() + std::ptrdiff_t(((std::size_t(z) + 1) * py + std::size_t(y) + 1) * px + 1), v.nx,
-                        out.mask.begin() + std::ptrdiff_t(out.index(z, y, 0)));
+    std::fill(out.mask.begin(), out.mask.end(), std::uint8_t(0));
+    for (const cl_uint i : voxels) out.mask[i] = 1;
     if (stats) *stats = st;
     return out;
 }
