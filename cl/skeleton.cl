@@ -18,7 +18,7 @@
 // (bits 1..0). A byte with another stamp is not of this step, so nothing clears them between steps
 // (the host clears them once per cycle of stamps). The counters (SKEL_LEE_*) stay on the device:
 // skel_tail, the step's last launch, adds the step's counts to the totals and clears the slots the
-// next step fills; the host reads them once per pass.
+// next step fills; the host reads them once per pass, while the next pass runs.
 //
 // A neighbourhood is a 27-bit mask, bit (dz+1)*9 + (dy+1)*3 + (dx+1), centre bit 13 left clear.
 #ifndef SKEL_MAX_UNKNOWN
@@ -98,11 +98,13 @@ __kernel void skel_pad(__global const uchar* mask, __global uchar* img, const in
 }
 
 // The candidates of the border whose background neighbour is at offset (bz, by, bx): appended to
-// list (count in counters[SKEL_LEE_LIST]) and marked with the step's stamp.
+// list (count in counters[SKEL_LEE_LIST]) and marked with the step's stamp. None in a pass after one
+// that removed nothing (the host enqueues a pass before it has read the last one's counts).
 __kernel void skel_candidates(__global const uchar* img, __global uchar* mark, __global uint* list,
                               volatile __global uint* counters, const uint voxels, const int py, const int px,
-                              const int bz, const int by, const int bx, const int stamp) {
+                              const int bz, const int by, const int bx, const int stamp, const uint pass) {
     const size_t gid = get_global_id(0);
+    if (counters[SKEL_LEE_CHANGED] + 1 < pass) return;
     // An object voxel is interior (the padding is background), so its neighbourhood exists.
     if (gid >= voxels || !img[gid] || img[gid + ((long)bz * py + by) * px + bx]) return;
     const uint n = neighbourhood(img, gid, py, px);

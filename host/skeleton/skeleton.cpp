@@ -1,8 +1,9 @@
 // Lee-Kashyap-Chu thinning on the device (cl/skeleton.cl): per border, the candidates in one launch,
 // the ordered recheck's first round over them in a second and its remaining rounds in a third (one
-// work-group); the counts stay on the device, and the host reads them once per pass. The skeleton
-// comes back as a list of its voxels.
+// work-group); the counts stay on the device, and the host reads them once per pass while the next
+// pass runs. The skeleton comes back as a list of its voxels.
 #include <algorithm>
+#include <array>
 
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/kernel_args.hpp"
@@ -67,11 +68,8 @@ io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* st
     setArgs(candidates, 0, img, mark, list, counters, cl_uint(padded), cl_int(py), cl_int(px));
     setArgs(firstRound, 0, img, mark, decision, list, pending, counters, cl_int(py), cl_int(px));
     setArgs(tail, 0, img, mark, decision, pending, counters, cl_int(py), cl_int(px));
-    Stats st;
-    Progress progress("thinning", 0, "passes");
-    cl_uint before[kCounters] = {};
-    for (int step = 0, changed = 1; changed;) {
-        ++st.iterations;
+    int step = 0;
+    auto enqueuePass = [&](cl_uint pass) {
         for (std::size_t b = 0; b < detail::kBorders.size(); ++b, ++step) {
             if (step && step % stamps == 0) {
                 ctx.fill(mark, 0, padded, "clear thinning marks");
@@ -79,21 +77,35 @@ io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* st
             }
             const cl_int stamp = 1 + step % stamps;
             const auto& d = detail::kBorders[b];
-            setArgs(candidates, 7, cl_int(d[0]), cl_int(d[1]), cl_int(d[2]), stamp);
+            setArgs(candidates, 7, cl_int(d[0]), cl_int(d[1]), cl_int(d[2]), stamp, pass);
             ctx.launch(candidates, cl::NDRange(roundUp(padded, 256)), cl::NDRange(256));
-            setArgs(firstRound, 8, stamp, cl_uint(st.iterations));
+            setArgs(firstRound, 8, stamp, pass);
             ctx.launch(firstRound, cl::NDRange(listItems), cl::NDRange(256));
-            setArgs(tail, 7, stamp, cl_uint(st.iterations));
+            setArgs(tail, 7, stamp, pass);
             ctx.launch(tail, cl::NDRange(tailItems), cl::NDRange(tailItems));
         }
-        cl_uint now[kCounters];
-        ctx.read(counters, now, sizeof now, "read thinning counts");
+    };
+    // Pass p + 1 is enqueued before pass p's counts are waited for, so that the device is never idle
+    // while the host reads; after a pass that removed nothing, the next one finds no candidates.
+    std::array<std::array<cl_uint, kCounters>, 2> counts{};
+    cl::Event reads[2];
+    enqueuePass(1);
+    reads[1] = ctx.readAsync(counters, counts[1].data(), sizeof counts[1], "read thinning counts");
+    Stats st;
+    Progress progress("thinning", 0, "passes");
+    std::array<cl_uint, kCounters> before{};
+    for (cl_uint pass = 1;; ++pass) {
+        enqueuePass(pass + 1);
+        reads[(pass + 1) % 2] = ctx.readAsync(counters, counts[(pass + 1) % 2].data(), sizeof counts[0], "read thinning counts");
+        ctx.wait(reads[pass % 2], "the thinning counts");
+        const std::array<cl_uint, kCounters>& now = counts[pass % 2];
+        ++st.iterations;
         // The totals may wrap around 2^32 over many passes; a pass's increase does not.
-        changed = now[kChangedSlot] == cl_uint(st.iterations);
         st.candidates += cl_uint(now[kCandidatesSlot] - before[kCandidatesSlot]);
         st.rounds += cl_uint(now[kRoundsSlot] - before[kRoundsSlot]);
-        std::copy_n(now, kCounters, before);
+        before = now;
         progress.update(std::uint64_t(st.iterations));
+        if (now[kChangedSlot] != pass) break;
     }
     progress.finish();
     // The skeleton comes back as the list of its voxels (a small fraction of the volume).
