@@ -104,9 +104,9 @@ __kernel void skel_candidates(__global const uchar* img, __global uchar* mark, _
                               volatile __global uint* counters, const uint voxels, const int py, const int px,
                               const int bz, const int by, const int bx, const int stamp, const uint pass) {
     const size_t gid = get_global_id(0);
-    if (counters[SKEL_LEE_CHANGED] + 1 < pass) return;
     // An object voxel is interior (the padding is background), so its neighbourhood exists.
     if (gid >= voxels || !img[gid] || img[gid + ((long)bz * py + by) * px + bx]) return;
+    if (counters[SKEL_LEE_CHANGED] + 1 < pass) return;
     const uint n = neighbourhood(img, gid, py, px);
     if (popcount(n) == 1 || !euler_invariant(n) || !at_most_one_piece(n)) return;
     list[atomic_inc(&counters[SKEL_LEE_LIST])] = (uint)gid;
