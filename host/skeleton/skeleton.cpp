@@ -39,7 +39,7 @@ io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* st
     const std::uint64_t objects = v.count();
     const std::size_t listBytes = std::max<std::size_t>(objects, 1) * sizeof(cl_uint);
     const std::string what = "thinning a " + std::to_string(v.nz) + "x" + std::to_string(v.ny) + "x" + std::to_string(v.nx) + " volume";
-    ctx.checkFits(v.size() + 2 * padded + 2 * listBytes + 256, what);
+    ctx.checkFits(v.size() + 3 * padded + 2 * listBytes + 256, what);  // mask; image, marks, decisions; lists
 
     cl::Buffer mask = ctx.upload(v.mask, "thinning mask", CL_MEM_READ_ONLY);
     cl::Buffer img = ctx.buffer(padded, "thinning image");
