@@ -52,6 +52,10 @@ long cycleCell(const DirectionGrid& g);
 // The smallest index of a cell on any cycle of directions (the cell the device's accumulation names:
 // d8_first_unfinished), or -1.
 long smallestCycleCell(const DirectionGrid& g);
+// Strahler's rule for stream cell i from the orders of its upstream stream neighbours (those whose
+// direction points at it): 1 at a source, else their largest order, plus one where two or more share it.
+int strahlerFromUpstream(const DirectionGrid& g, const std::vector<std::uint8_t>& stream, const std::vector<int>& order,
+                         std::size_t i);
 // Without includeSelf, takes each cell's own share off its sum (in the sums' precision).
 void finish(Accumulation& a, const DirectionGrid& g, const AccumulationOptions& opt);
 

@@ -8,11 +8,26 @@
 
 namespace portacl::drainage {
 
+int detail::strahlerFromUpstream(const DirectionGrid& g, const std::vector<std::uint8_t>& stream, const std::vector<int>& order,
+                                 std::size_t i) {
+    const int rows = g.frame.rows, cols = g.frame.cols;
+    const int r = int(i / std::size_t(cols)), c = int(i % std::size_t(cols));
+    int top = 0, count = 0;
+    for (int k = 0; k < 8; ++k) {
+        const int rr = r + kRowOffset[k], cc = c + kColOffset[k];
+        if (rr < 0 || rr >= rows || cc < 0 || cc >= cols) continue;
+        const std::size_t m = std::size_t(rr) * std::size_t(cols) + std::size_t(cc);
+        if (stream[m] != 1 || g.dir[m] != ((k + 4) & 7)) continue;
+        if (order[m] > top) top = order[m], count = 1;
+        else if (order[m] == top) ++count;
+    }
+    return top == 0 ? 1 : count >= 2 ? top + 1 : top;
+}
+
 std::vector<int> strahlerOrderReference(const DirectionGrid& g, const std::vector<std::uint8_t>& stream) {
     detail::checkGrid(g);
     detail::checkStreams(g, stream);
     if (const long c = detail::cycleCell(g); c >= 0) throw Error(detail::cycleSentence(g, std::size_t(c)));
-    const int rows = g.frame.rows, cols = g.frame.cols;
     const std::size_t n = g.dir.size();
     std::vector<int> order(n, 0), deps(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
@@ -25,17 +40,7 @@ std::vector<int> strahlerOrderReference(const DirectionGrid& g, const std::vecto
     while (!ready.empty()) {
         const std::size_t i = ready.front();
         ready.pop_front();
-        const int r = int(i / std::size_t(cols)), c = int(i % std::size_t(cols));
-        int top = 0, count = 0;
-        for (int k = 0; k < 8; ++k) {
-            const int rr = r + kRowOffset[k], cc = c + kColOffset[k];
-            if (rr < 0 || rr >= rows || cc < 0 || cc >= cols) continue;
-            const std::size_t m = std::size_t(rr) * cols + cc;
-            if (stream[m] != 1 || g.dir[m] != ((k + 4) & 7)) continue;
-            if (order[m] > top) top = order[m], count = 1;
-            else if (order[m] == top) ++count;
-        }
-        order[i] = top == 0 ? 1 : count >= 2 ? top + 1 : top;
+        order[i] = detail::strahlerFromUpstream(g, stream, order, i);
         const long d = detail::downstreamOf(g, i);
         if (d >= 0 && stream[std::size_t(d)] == 1 && --deps[std::size_t(d)] == 0) ready.push_back(std::size_t(d));
     }

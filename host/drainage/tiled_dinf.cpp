@@ -49,15 +49,12 @@ DinfGrid directionsTiled(Context& ctx, const io::Raster& dem, const std::vector<
     g.angle.assign(dem.size(), kDinfNoData);
     const int cols = dem.cols();
     for (const Tile& t : tiles) {
-        const auto z = cutWindow<T>(dem.frame, t, 1, T(0), [&](std::size_t i) { return dem.isNoData(i) ? T(0) : T(dem.values[i]); });
-        const auto m = cutWindow<std::uint8_t>(dem.frame, t, 1, 1, [&](std::size_t i) { return std::uint8_t(dem.isNoData(i)); });
-        ctx.write(heights, z.data(), z.size() * sizeof(T), "tile heights");
-        ctx.write(nodata, m.data(), m.size(), "tile NoData mask");
+        const std::size_t cells = writeHeightWindow<T>(ctx, dem, t, heights, nodata);
         const int wr = t.rows + 2, wc = t.cols + 2;
         setArgs(k, 0, heights, nodata, angle, cl_int(wr), cl_int(wc), T(dem.frame.cellWidth()), T(dem.frame.cellHeight()),
                 T(dinfDiagonal(dem.frame)));
-        ctx.launch(k, cl::NDRange(roundUp(m.size(), kLocal)), cl::NDRange(kLocal));
-        const auto a = ctx.download<T>(angle, m.size(), "tile D-infinity angles");
+        ctx.launch(k, cl::NDRange(roundUp(cells, kLocal)), cl::NDRange(kLocal));
+        const auto a = ctx.download<T>(angle, cells, "tile D-infinity angles");
         for (int y = 0; y < t.rows; ++y)
             for (int x = 0; x < t.cols; ++x)
                 g.angle[std::size_t(t.r0 + y) * cols + std::size_t(t.c0 + x)] = double(a[std::size_t(y + 1) * wc + std::size_t(x + 1)]);

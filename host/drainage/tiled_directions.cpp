@@ -20,12 +20,9 @@ DirectionGrid directionsTiled(Context& ctx, const io::Raster& dem, const std::ve
     g.dir.assign(dem.size(), kNoData);
     const int cols = dem.cols();
     for (const Tile& t : tiles) {
-        const auto z = cutWindow<T>(dem.frame, t, 1, T(0), [&](std::size_t i) { return dem.isNoData(i) ? T(0) : T(dem.values[i]); });
-        const auto m = cutWindow<std::uint8_t>(dem.frame, t, 1, 1, [&](std::size_t i) { return std::uint8_t(dem.isNoData(i)); });
-        ctx.write(heights, z.data(), z.size() * sizeof(T), "tile heights");
-        ctx.write(nodata, m.data(), m.size(), "tile NoData mask");
+        const std::size_t cells = writeHeightWindow<T>(ctx, dem, t, heights, nodata);
         directionsOnDevice(ctx, heights, nodata, dir, windowFrame(dem.frame, t.rows + 2, t.cols + 2), precisionOf<T>());
-        const auto d = ctx.download<std::uint8_t>(dir, m.size(), "tile D8 directions");
+        const auto d = ctx.download<std::uint8_t>(dir, cells, "tile D8 directions");
         for (int y = 0; y < t.rows; ++y)
             std::copy_n(d.begin() + std::ptrdiff_t(y + 1) * (t.cols + 2) + 1, t.cols,
                         g.dir.begin() + std::ptrdiff_t(std::size_t(t.r0 + y) * cols + t.c0));

@@ -193,21 +193,10 @@ std::vector<int> strahlerOrderTiled(Context& ctx, const DirectionGrid& g, const 
     std::deque<std::size_t> ready;
     for (const auto& [c, k] : pending)
         if (k == 0) ready.push_back(c);
-    const int rows = f.rows, cols = f.cols;
     while (!ready.empty()) {
         const std::size_t i = ready.front();
         ready.pop_front();
-        const int r = int(i / std::size_t(cols)), c = int(i % std::size_t(cols));
-        int top = 0, count = 0;
-        for (int k = 0; k < 8; ++k) {
-            const int rr = r + kRowOffset[k], cc = c + kColOffset[k];
-            if (rr < 0 || rr >= rows || cc < 0 || cc >= cols) continue;
-            const std::size_t m = std::size_t(rr) * cols + cc;
-            if (stream[m] != 1 || g.dir[m] != ((k + 4) & 7)) continue;
-            if (result[m] > top) top = result[m], count = 1;
-            else if (result[m] == top) ++count;
-        }
-        result[i] = top == 0 ? 1 : count >= 2 ? top + 1 : top;
+        result[i] = strahlerFromUpstream(g, stream, result, i);
         if (const long d = down(i); d >= 0)
             if (auto it = pending.find(std::size_t(d)); it != pending.end() && --it->second == 0) ready.push_back(std::size_t(d));
     }

@@ -64,6 +64,18 @@ std::vector<T> cutWindow(const io::RasterFrame& f, const Tile& t, int halo, T ou
     return w;
 }
 
+// Writes the window of `t` with a ring of one cell, as the direction kernels read it: its heights in
+// T (0 on NoData and off the grid) into `heights`, its NoData flags (1 off the grid) into `nodata`.
+// Returns the window's cell count.
+template <typename T>
+std::size_t writeHeightWindow(Context& ctx, const io::Raster& dem, const Tile& t, cl::Buffer& heights, cl::Buffer& nodata) {
+    const auto z = cutWindow<T>(dem.frame, t, 1, T(0), [&](std::size_t i) { return dem.isNoData(i) ? T(0) : T(dem.values[i]); });
+    const auto m = cutWindow<std::uint8_t>(dem.frame, t, 1, 1, [&](std::size_t i) { return std::uint8_t(dem.isNoData(i)); });
+    ctx.write(heights, z.data(), z.size() * sizeof(T), "tile heights");
+    ctx.write(nodata, m.data(), m.size(), "tile NoData mask");
+    return m.size();
+}
+
 // Runs run(T()) with T float or double as `precision` asks (double checked on the device); `what`
 // begins the sentence for mixed precision.
 template <typename Run>
