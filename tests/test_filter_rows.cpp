@@ -7,10 +7,10 @@
 // double as well as float (8-bit results are integers: the same bytes in both). The layouts come in through Options::tuning, so the test needs no profile file.
 #include <gtest/gtest.h>
 
-#include <random>
 
 #include "filter/rows.hpp"
 #include "portacl/filter.hpp"
+#include "support/filter_images.hpp"
 #include "support/test_support.hpp"
 
 using namespace portacl;
@@ -24,17 +24,6 @@ const std::string kFilter2D =
     "4,1,3,5,2,4,1,3,5;2,4,1,3,5,2,4,1,3;5,2,4,1,3,5,2,4,1:sum";
 const std::string kColumn = "conv:1;8;28;56;70;56;28;8;1:sum";
 const std::string kSignedMask = "conv:1,0,2,0,1;0,3,0,3,0;2,0,-9,0,2;0,3,0,3,0;1,0,2,0,1";  // 32-bit lanes, negative sums
-
-// Noise over the whole 8-bit range with flat runs, so that medians and sums see ties and extremes.
-io::Image image(int w, int h, int channels, unsigned seed) {
-    io::Image img = io::makeImage(w, h, channels, io::PixelType::U8);
-    std::mt19937 rng(seed);
-    for (auto& v : img.data) {
-        const unsigned r = rng() % 10;
-        v = static_cast<unsigned char>(r == 0 ? 0 : r == 1 ? 255 : r < 4 ? 128 : rng() % 256);
-    }
-    return img;
-}
 
 struct Layout {
     int vector = 16, band = 7, segmentVectors = 2;
@@ -71,12 +60,9 @@ void expectRowsEqualReference(const io::Image& img, const std::string& spec, con
     const Options o = rowsOptions(l, b, p);
     Pipeline pipe(test::context(), ops, o);
     const io::Image got = pipe.run(img), want = filterReference(img, ops, o);
-    std::size_t bad = 0, first = 0;
-    for (std::size_t i = 0; i < got.data.size(); ++i)
-        if (got.data[i] != want.data[i] && bad++ == 0) first = i;
-    EXPECT_EQ(bad, 0u) << spec << " border " << borderName(b) << " image " << img.width << "x" << img.height << "x" << img.channels
-                       << " vectors of " << l.vector << ", bands of " << l.band << ": first differing sample " << first << " ("
-                       << (first / img.channels) % img.width << ", " << (first / img.channels) / img.width << ")";
+    const test::ByteDifference diff = test::compareBytes(got, want);
+    EXPECT_EQ(diff.count, 0u) << spec << " border " << borderName(b) << " image " << img.width << "x" << img.height << "x" << img.channels
+                       << " vectors of " << l.vector << ", bands of " << l.band << ": " << diff.first;
 }
 
 const Border kBorders[] = {Border::Constant, Border::Replicate, Border::Reflect, Border::Reflect101, Border::Wrap};
@@ -86,39 +72,39 @@ const Border kBorders[] = {Border::Constant, Border::Replicate, Border::Reflect,
 // (Each test reuses the programs of the ones before where it can: band and segment are kernel
 // arguments, so only the operation, the border, the vector and the precision make a new program.)
 TEST(FilterRows, EveryKindOfOperationEqualsReference) {
-    const io::Image img = image(131, 45, 1, 1);
+    const io::Image img = test::noiseImage(131, 45, 1, 1);
     for (const std::string spec : {kFilter2D, kSignedMask, kColumn, std::string("box:9"), std::string("gaussian:9:2.0"), std::string("median:3"),
                                    std::string("median:5")})
         expectRowsEqualReference(img, spec, Layout{}, Border::Reflect101);
 }
 
 TEST(FilterRows, EveryBorderEqualsReference) {
-    const io::Image img = image(83, 29, 1, 2);
+    const io::Image img = test::noiseImage(83, 29, 1, 2);
     for (Border b : kBorders) expectRowsEqualReference(img, "box:5", Layout{16, 5, 1}, b);
     expectRowsEqualReference(img, "median:5", Layout{16, 5, 1}, Border::Constant);
 }
 
 TEST(FilterRows, WideVectorsEqualReference) {
-    expectRowsEqualReference(image(141, 23, 1, 3), "median:3", Layout{64, 6, 1}, Border::Reflect101);
-    expectRowsEqualReference(image(141, 23, 1, 4), "median:5", Layout{64, 6, 1}, Border::Reflect101);
-    expectRowsEqualReference(image(77, 23, 1, 5), kFilter2D, Layout{32, 6, 1}, Border::Reflect101);
+    expectRowsEqualReference(test::noiseImage(141, 23, 1, 3), "median:3", Layout{64, 6, 1}, Border::Reflect101);
+    expectRowsEqualReference(test::noiseImage(141, 23, 1, 4), "median:5", Layout{64, 6, 1}, Border::Reflect101);
+    expectRowsEqualReference(test::noiseImage(77, 23, 1, 5), kFilter2D, Layout{32, 6, 1}, Border::Reflect101);
 }
 
 TEST(FilterRows, SmallImagesEqualReference) {
     // One vector wide; as tall as the window's radius plus one (a 9-tap column on 5 rows, a 5x5 median
     // on 3); one band holding the whole image, and bands of one row.
-    expectRowsEqualReference(image(16, 5, 1, 6), kColumn, Layout{16, 64, 4}, Border::Reflect101);
-    expectRowsEqualReference(image(16, 3, 1, 7), "median:5", Layout{16, 64, 4}, Border::Constant);
-    expectRowsEqualReference(image(17, 9, 1, 8), "gaussian:9:2.0", Layout{16, 1, 1}, Border::Reflect101);
+    expectRowsEqualReference(test::noiseImage(16, 5, 1, 6), kColumn, Layout{16, 64, 4}, Border::Reflect101);
+    expectRowsEqualReference(test::noiseImage(16, 3, 1, 7), "median:5", Layout{16, 64, 4}, Border::Constant);
+    expectRowsEqualReference(test::noiseImage(17, 9, 1, 8), "gaussian:9:2.0", Layout{16, 1, 1}, Border::Reflect101);
 }
 
 TEST(FilterRows, ColourPlanesEqualReference) {
-    expectRowsEqualReference(image(70, 21, 4, 9), "median:5", Layout{16, 4, 1}, Border::Constant);
-    expectRowsEqualReference(image(70, 21, 3, 10), kFilter2D, Layout{16, 4, 1}, Border::Reflect101);
+    expectRowsEqualReference(test::noiseImage(70, 21, 4, 9), "median:5", Layout{16, 4, 1}, Border::Constant);
+    expectRowsEqualReference(test::noiseImage(70, 21, 3, 10), kFilter2D, Layout{16, 4, 1}, Border::Reflect101);
 }
 
 TEST(FilterRows, DoubleBuildsEqualReference) {
-    expectRowsEqualReference(image(67, 19, 1, 11), "median:3", Layout{16, 4, 2}, Border::Reflect101, Precision::Double);
+    expectRowsEqualReference(test::noiseImage(67, 19, 1, 11), "median:3", Layout{16, 4, 2}, Border::Reflect101, Precision::Double);
 }
 
 // A rank-1 mask of decimal weights, one of them negative: fixed point with wide column sums, which
@@ -136,12 +122,12 @@ TEST(FilterRows, GaussianEstimateEqualsReference) {
     // estimate lies near a rounding boundary (estimate 1), and every vector through the exact sums
     // (2); odd sizes, float and double builds, 16- and 32-byte vectors. (The double sums alone, 0, are
     // the signed mask's path below.)
-    const io::Image img = image(97, 41, 1, 12);
+    const io::Image img = test::noiseImage(97, 41, 1, 12);
     for (Precision p : {Precision::Float, Precision::Double}) expectRowsEqualReference(img, "gaussian:9:2.0", Layout{16, 7, 2, 1}, Border::Reflect101, p);
     expectRowsEqualReference(img, "gaussian:9:2.0", Layout{16, 7, 2, 2}, Border::Reflect101);
-    expectRowsEqualReference(image(53, 31, 1, 13), "gaussian:7:1.3", Layout{32, 5, 1, 1}, Border::Constant);
-    expectRowsEqualReference(image(53, 31, 3, 14), "gaussian:5:0.8", Layout{16, 5, 1, 1}, Border::Wrap);
-    expectRowsEqualReference(image(61, 27, 1, 15), signedSeparable(), Layout{16, 5, 1, 1}, Border::Reflect);
+    expectRowsEqualReference(test::noiseImage(53, 31, 1, 13), "gaussian:7:1.3", Layout{32, 5, 1, 1}, Border::Constant);
+    expectRowsEqualReference(test::noiseImage(53, 31, 3, 14), "gaussian:5:0.8", Layout{16, 5, 1, 1}, Border::Wrap);
+    expectRowsEqualReference(test::noiseImage(61, 27, 1, 15), signedSeparable(), Layout{16, 5, 1, 1}, Border::Reflect);
 }
 
 TEST(FilterRows, WalksAlongTheRowsEqualReference) {
@@ -149,14 +135,14 @@ TEST(FilterRows, WalksAlongTheRowsEqualReference) {
     // overlapping the one before) and one segment wider than the image; box masks (the column sums
     // sliding), the Gaussian's estimate and its exact sums, a column, a row, the signed mask's double
     // sums; odd sizes, every border among them, float and double builds.
-    const io::Image img = image(97, 41, 1, 16);
+    const io::Image img = test::noiseImage(97, 41, 1, 16);
     const auto walk = [](int vector, int segment, int estimate = 1) { return Layout{vector, 5, 2, estimate, segment}; };
     expectRowsEqualReference(img, "box:9", walk(16, 32), Border::Reflect101);
     expectRowsEqualReference(img, "box:5", walk(32, 224), Border::Wrap);
     for (Precision p : {Precision::Float, Precision::Double}) expectRowsEqualReference(img, "gaussian:9:2.0", walk(16, 32), Border::Constant, p);
     expectRowsEqualReference(img, "gaussian:9:2.0", walk(16, 112, 2), Border::Reflect);
     expectRowsEqualReference(img, kColumn, walk(32, 64), Border::Replicate);
-    expectRowsEqualReference(image(61, 23, 3, 17), "conv:1,2,3,4,3,2,1:sum", walk(16, 48), Border::Reflect101);
+    expectRowsEqualReference(test::noiseImage(61, 23, 3, 17), "conv:1,2,3,4,3,2,1:sum", walk(16, 48), Border::Reflect101);
     expectRowsEqualReference(img, signedSeparable(), walk(16, 32), Border::Reflect101);
 }
 

@@ -8,11 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <random>
 
 #include "filter/filter_internal.hpp"
 #include "filter/strip.hpp"
 #include "portacl/filter.hpp"
+#include "support/filter_images.hpp"
 #include "support/test_support.hpp"
 
 using namespace portacl;
@@ -24,17 +24,6 @@ struct Layout {
     int width, rows, groupX, groupY, medianRows;
     bool floatSums = false, byteDots = false, satPack = false, fixedWidth = false, gradientLanes = false;
 };
-
-// Noise over the whole 8-bit range with flat runs, so that medians and sums see ties and extremes.
-io::Image image(int w, int h, int channels, unsigned seed) {
-    io::Image img = io::makeImage(w, h, channels, io::PixelType::U8);
-    std::mt19937 rng(seed);
-    for (auto& v : img.data) {
-        const unsigned r = rng() % 10;
-        v = static_cast<unsigned char>(r == 0 ? 0 : r == 1 ? 255 : r < 4 ? 128 : rng() % 256);
-    }
-    return img;
-}
 
 Options stripOptions(const Layout& l, Border b) {
     Options o;
@@ -71,12 +60,9 @@ void expectStripEqualsReference(const io::Image& img, const std::string& spec, c
     const Options o = stripOptions(l, b);
     Pipeline p(test::context(), ops, o);
     const io::Image got = p.run(img), want = filterReference(img, ops, o);
-    std::size_t bad = 0, first = 0;
-    for (std::size_t i = 0; i < got.data.size(); ++i)
-        if (got.data[i] != want.data[i] && bad++ == 0) first = i;
-    EXPECT_EQ(bad, 0u) << spec << " border " << borderName(b) << " image " << img.width << "x" << img.height << "x" << img.channels
-                       << " strips " << l.width << "x" << sl.rows << ": first differing sample " << first << " ("
-                       << (first / img.channels) % img.width << ", " << (first / img.channels) / img.width << ")";
+    const test::ByteDifference diff = test::compareBytes(got, want);
+    EXPECT_EQ(diff.count, 0u) << spec << " border " << borderName(b) << " image " << img.width << "x" << img.height << "x" << img.channels
+                       << " strips " << l.width << "x" << sl.rows << ": " << diff.first;
 }
 
 const Border kBorders[] = {Border::Constant, Border::Replicate, Border::Reflect, Border::Reflect101, Border::Wrap};
@@ -109,7 +95,7 @@ const std::vector<std::string> kEveryBorderOperations = {
     "box:9", "binomial:5", "gaussian:9:2.0"};  // 3x3, 3x1, 1x3, 2x2 sums, pairs, medians, sliding and column sums
 
 TEST(FilterStrip, EveryOperationEveryBorderEqualsReference) {
-    const io::Image img = image(45, 23, 1, 1);  // 6 strips, the last 5 wide; 6 rows of items, the last 3 high
+    const io::Image img = test::noiseImage(45, 23, 1, 1);  // 6 strips, the last 5 wide; 6 rows of items, the last 3 high
     for (const auto& s : kStripOperations) {
         const bool everyBorder = std::find(kEveryBorderOperations.begin(), kEveryBorderOperations.end(), s) != kEveryBorderOperations.end();
         for (Border b : kBorders)
@@ -124,7 +110,7 @@ TEST(FilterStrip, FloatSumsEqualReference) {
     // ways, shift, unsigned division, sums of both signs), L1 with zero terms, and the sliding sums
     // of box 9. Six programs: each costs PoCL a few seconds to compile.
     const Layout floats{8, 4, 8, 2, 2, true};
-    const io::Image img = image(45, 23, 1, 11);
+    const io::Image img = test::noiseImage(45, 23, 1, 11);
     for (const std::string s : {"box:3", "binomial:3", "laplace:8", "conv:1,-2,3;-4,9,-4;3,-2,1:sum", "sobel", "box:9"})
         for (Border b : kBorders) expectStripEqualsReference(img, s, floats, b);
 }
@@ -135,13 +121,13 @@ TEST(FilterStrip, ByteDotsEqualReference) {
     // the side words at either end) in 8- and 16-wide strips, weights of both signs and a byte's
     // extremes, zero rows, one and two masks, each combine rule, a 3x1 mask.
     const Layout dots8{8, 4, 8, 2, 2, false, true}, dots16{16, 4, 8, 2, 2, false, true};
-    for (const io::Image& img : {image(45, 23, 1, 20), image(96, 24, 1, 21)})
+    for (const io::Image& img : {test::noiseImage(45, 23, 1, 20), test::noiseImage(96, 24, 1, 21)})
         for (Border b : kBorders)
             for (const std::string s : {"sobel", "scharr:l2", "laplace:8", "conv:-128,127,-1;3,0,-7;100,-90,5:sum", "box:3"})
                 expectStripEqualsReference(img, s, dots8, b);
     for (Border b : {Border::Constant, Border::Reflect101})
         for (const std::string s : {"prewitt:x", "sobel:y", "conv:1,-2,3:sum", "binomial:3"})
-            expectStripEqualsReference(image(61, 40, 1, 22), s, dots16, b);
+            expectStripEqualsReference(test::noiseImage(61, 40, 1, 22), s, dots16, b);
     // Wider masks that are not rank 1 (5, 7 and 9 wide: every window offset in a word, words as they
     // are and funnel shifts, the zero word past the right side), and 1-D rows of 3, 5 and 9 taps
     // (boxes among them, which take the dot products instead of sliding sums).
@@ -152,21 +138,21 @@ TEST(FilterStrip, ByteDotsEqualReference) {
     for (Border b : kBorders)
         for (const std::string& s : {conv5, std::string("conv:1,8,28,56,70,56,28,8,1:sum"), std::string("conv:1,1,1,1,1,1,1,1,1:sum"),
                                      std::string("conv:1,1,1,1,1:sum"), std::string("conv:-1,2,-3,4,0,-4,3,-2,1")})
-            expectStripEqualsReference(image(45, 23, 1, 23), s, dots8, b);
+            expectStripEqualsReference(test::noiseImage(45, 23, 1, 23), s, dots8, b);
     for (const std::string s : {"conv:1,1,1,1,1,1,1,1,1:sum", "conv:1,1,1,1,1:sum", "conv:1,1,1:sum"})
-        expectStripEqualsReference(image(61, 40, 1, 26), s, dots16, Border::Reflect);
+        expectStripEqualsReference(test::noiseImage(61, 40, 1, 26), s, dots16, Border::Reflect);
     // The compass operators' largest response of eight masks, each mask summed on its own (each
     // program takes PoCL several seconds to build: every border for one of them).
-    for (Border b : kBorders) expectStripEqualsReference(image(45, 23, 1, 27), "compass:kirsch", dots8, b);
+    for (Border b : kBorders) expectStripEqualsReference(test::noiseImage(45, 23, 1, 27), "compass:kirsch", dots8, b);
     for (const std::string s : {"compass:sobel", "compass:robinson"}) {
-        expectStripEqualsReference(image(45, 23, 1, 27), s, dots8, Border::Constant);
-        expectStripEqualsReference(image(61, 40, 1, 28), s, dots16, Border::Reflect101);
+        expectStripEqualsReference(test::noiseImage(45, 23, 1, 27), s, dots8, Border::Constant);
+        expectStripEqualsReference(test::noiseImage(61, 40, 1, 28), s, dots16, Border::Reflect101);
     }
     for (Border b : {Border::Constant, Border::Wrap})  // (each program takes PoCL several seconds to build)
-        for (const std::string& s : {conv7, conv9}) expectStripEqualsReference(image(45, 23, 1, 23), s, dots8, b);
+        for (const std::string& s : {conv7, conv9}) expectStripEqualsReference(test::noiseImage(45, 23, 1, 23), s, dots8, b);
     for (const std::string& s : {conv5, conv9}) {
-        expectStripEqualsReference(image(96, 24, 1, 24), s, dots16, Border::Reflect101);
-        expectStripEqualsReference(image(12, 9, 1, 25), s, dots8, Border::Wrap);  // the window as tall as the image
+        expectStripEqualsReference(test::noiseImage(96, 24, 1, 24), s, dots16, Border::Reflect101);
+        expectStripEqualsReference(test::noiseImage(12, 9, 1, 25), s, dots8, Border::Wrap);  // the window as tall as the image
     }
     // Only masks summed row by row (up to 3x3, or not rank 1) whose every weight fits a signed byte
     // take the dot products.
@@ -202,7 +188,7 @@ TEST(FilterStrip, PackedStoresAndFixedWidthEqualReference) {
     // last strip of each row is stored byte by byte and on one whose strips are all whole (edge
     // rows through the border rule, inside rows at fixed offsets).
     const Layout nvidia{8, 4, 8, 2, 2, false, false, true, true}, nvidiaDots{8, 4, 8, 2, 2, false, true, true, true};
-    for (const io::Image& img : {image(45, 23, 1, 30), image(48, 21, 1, 31)})
+    for (const io::Image& img : {test::noiseImage(45, 23, 1, 30), test::noiseImage(48, 21, 1, 31)})
         for (Border b : {Border::Constant, Border::Reflect101}) {
             for (const std::string s : {"laplace:8", "sobel", "conv:1,-2,3;-4,9,-4;3,-2,1:sum", "box:3", "box:9", "median:3", "median:5"})
                 expectStripEqualsReference(img, s, nvidia, b);
@@ -228,15 +214,15 @@ TEST(FilterStrip, GradientLanesEqualReference) {
         for (int x = 0; x < blocks.width; ++x) blocks.data[y * blocks.width + x] = ((x / 2 + y / 3) % 2) ? 255 : 0;
     for (Border b : kBorders)
         for (const std::string s : {"sobel", "scharr", "prewitt"}) {
-            expectStripEqualsReference(image(45, 23, 1, 40), s, lanes8, b);
+            expectStripEqualsReference(test::noiseImage(45, 23, 1, 40), s, lanes8, b);
             expectStripEqualsReference(blocks, s, lanes8, b);
         }
     for (Border b : {Border::Constant, Border::Reflect101})
         for (const std::string s : {"sobel", "scharr"}) {
-            expectStripEqualsReference(image(61, 40, 1, 41), s, lanes16, b);
-            expectStripEqualsReference(image(64, 9, 1, 42), s, lanes16, b);
-            expectStripEqualsReference(image(22, 7, 1, 43), s, lanes4, b);
-            expectStripEqualsReference(image(64, 40, 1, 44), s, lanes16x6, b);  // the Hopper profile's; a last strip of 4 rows
+            expectStripEqualsReference(test::noiseImage(61, 40, 1, 41), s, lanes16, b);
+            expectStripEqualsReference(test::noiseImage(64, 9, 1, 42), s, lanes16, b);
+            expectStripEqualsReference(test::noiseImage(22, 7, 1, 43), s, lanes4, b);
+            expectStripEqualsReference(test::noiseImage(64, 40, 1, 44), s, lanes16x6, b);  // the Hopper profile's; a last strip of 4 rows
         }
     // Only the L1 pairs take the lanes; the others keep their sums (and the dot products, where on).
     StripLayout lanes{8, 4, 8, 2};
@@ -256,15 +242,15 @@ TEST(FilterStrip, GradientLanesEqualReference) {
 TEST(FilterStrip, WiderStripsEqualReference) {
     // 4 wide with 3 rows per item (the medians end on a single row), 16 wide with 4; interior and
     // edge work-items, and images narrower than a strip.
-    const io::Image img = image(61, 40, 1, 2);
+    const io::Image img = test::noiseImage(61, 40, 1, 2);
     for (Border b : kBorders) {
         for (const std::string s : {"box:3", "median:3", "median:5"}) {
             expectStripEqualsReference(img, s, kMiddle, b);
-            expectStripEqualsReference(image(5, 5, 1, 3), s, kMiddle, b);  // the 5x5 window as large as the image
+            expectStripEqualsReference(test::noiseImage(5, 5, 1, 3), s, kMiddle, b);  // the 5x5 window as large as the image
         }
         for (const std::string s : {"sobel", "median:5", "box:7", "gaussian:7:1.2"}) {
             expectStripEqualsReference(img, s, kWide, b);
-            expectStripEqualsReference(image(16, 7, 1, 4), s, kWide, b);  // one strip; box:7 as tall as the image
+            expectStripEqualsReference(test::noiseImage(16, 7, 1, 4), s, kWide, b);  // one strip; box:7 as tall as the image
         }
     }
 }
@@ -273,7 +259,7 @@ TEST(FilterStrip, WholeStripsEqualReference) {
     // Widths that are multiples of the strip: whole-vector loads and stores, and the sides read as
     // the words beside the strip (replaced at the left and right edges; 9-wide windows use all four
     // bytes of each, and in 4-wide strips as many bytes as the strip).
-    const io::Image img = image(96, 40, 1, 5);
+    const io::Image img = test::noiseImage(96, 40, 1, 5);
     for (const std::string s : {"box:3", "median:3"})
         for (Border b : {Border::Constant, Border::Reflect}) expectStripEqualsReference(img, s, kMiddle, b);
     for (Border b : kBorders)
@@ -286,14 +272,14 @@ TEST(FilterStrip, WholeStripsEqualReference) {
 
 TEST(FilterStrip, SmallImagesEqualReference) {
     for (Border b : kBorders) {
-        expectStripEqualsReference(image(8, 3, 1, 6), "box:3", kNarrow, b);  // one strip, 3 rows: both border rows reflected
-        expectStripEqualsReference(image(9, 3, 1, 7), "scharr:l2", kNarrow, b);  // a whole strip and one of 1
-        expectStripEqualsReference(image(23, 1, 1, 8), "conv:1,2,1:sum", kNarrow, b);  // one row
-        expectStripEqualsReference(image(8, 3, 1, 9), "conv:1;-2;4:sum", kNarrow, b);  // 1x3 mask, 3 rows
-        expectStripEqualsReference(image(8, 5, 1, 12), "median:5", kNarrow, b);  // the 5x5 window as tall as the image
+        expectStripEqualsReference(test::noiseImage(8, 3, 1, 6), "box:3", kNarrow, b);  // one strip, 3 rows: both border rows reflected
+        expectStripEqualsReference(test::noiseImage(9, 3, 1, 7), "scharr:l2", kNarrow, b);  // a whole strip and one of 1
+        expectStripEqualsReference(test::noiseImage(23, 1, 1, 8), "conv:1,2,1:sum", kNarrow, b);  // one row
+        expectStripEqualsReference(test::noiseImage(8, 3, 1, 9), "conv:1;-2;4:sum", kNarrow, b);  // 1x3 mask, 3 rows
+        expectStripEqualsReference(test::noiseImage(8, 5, 1, 12), "median:5", kNarrow, b);  // the 5x5 window as tall as the image
         // Narrower than a strip: the tile kernels.
-        expectStripEqualsReference(image(3, 3, 1, 13), "box:3", kNarrow, b, false);
-        expectStripEqualsReference(image(1, 9, 1, 14), "conv:1;-2;4:sum", kNarrow, b, false);  // one column
+        expectStripEqualsReference(test::noiseImage(3, 3, 1, 13), "box:3", kNarrow, b, false);
+        expectStripEqualsReference(test::noiseImage(1, 9, 1, 14), "conv:1;-2;4:sum", kNarrow, b, false);  // one column
     }
 }
 
@@ -301,7 +287,7 @@ TEST(FilterStrip, OneDimensionalPassesEqualReference) {
     // 1-D masks (one separable pass): a row of ones slides along the row, a column of one constant
     // down the strip, small non-negative columns sum in 16-bit lanes; other integer rows and
     // columns, and decimal ones (32-bit fixed point).
-    const io::Image img = image(45, 23, 1, 15);
+    const io::Image img = test::noiseImage(45, 23, 1, 15);
     for (Border b : kBorders)
         for (const std::string s : {"conv:1,1,1,1,1,1,1,1,1:sum", "conv:3;3;3;3;3;3;3;3;3:sum", "conv:1;8;28;56;70;56;28;8;1:sum"})
             expectStripEqualsReference(img, s, kNarrow, b);
@@ -321,17 +307,17 @@ TEST(FilterStrip, RankOneColumnsFirstEqualReference) {
     // both side words), then the row factor, signed or not, along them; 8-, 16- and 4-wide strips,
     // widths that are and are not multiples of the strip.
     const std::string signedRow = "conv:1,-2,3,-2,1;2,-4,6,-4,2;3,-6,9,-6,3;2,-4,6,-4,2;1,-2,3,-2,1";  // column 1 2 3 2 1, row 1 -2 3 -2 1
-    for (const io::Image& img : {image(45, 23, 1, 16), image(96, 40, 1, 17)})
+    for (const io::Image& img : {test::noiseImage(45, 23, 1, 16), test::noiseImage(96, 40, 1, 17)})
         for (Border b : kBorders)
             for (const std::string& s : {std::string("binomial:9"), signedRow}) expectStripEqualsReference(img, s, kNarrow, b);
     for (Border b : {Border::Constant, Border::Reflect101}) {
-        expectStripEqualsReference(image(61, 40, 1, 18), "binomial:7", kWide, b);
-        expectStripEqualsReference(image(96, 40, 1, 19), "binomial:5", kMiddle, b);
+        expectStripEqualsReference(test::noiseImage(61, 40, 1, 18), "binomial:7", kWide, b);
+        expectStripEqualsReference(test::noiseImage(96, 40, 1, 19), "binomial:5", kMiddle, b);
     }
 }
 
 TEST(FilterStrip, ColourPlanesEqualReference) {
-    const io::Image img = image(35, 21, 4, 10);  // RGBA: three planes filtered, alpha passed through
+    const io::Image img = test::noiseImage(35, 21, 4, 10);  // RGBA: three planes filtered, alpha passed through
     for (const std::string s : {"box:3", "sobel", "median:5"}) expectStripEqualsReference(img, s, kNarrow, Border::Reflect101);
 }
 

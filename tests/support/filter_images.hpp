@@ -1,0 +1,41 @@
+// Images and comparisons the filter suites share (test_filter_rows.cpp, test_filter_strip.cpp).
+#pragma once
+
+#include <cstddef>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "portacl/io/image.hpp"
+
+namespace portacl::test {
+
+// Noise over the whole 8-bit range with flat runs, so that medians and sums see ties and extremes.
+inline io::Image noiseImage(int w, int h, int channels, unsigned seed) {
+    io::Image img = io::makeImage(w, h, channels, io::PixelType::U8);
+    std::mt19937 rng(seed);
+    for (auto& v : img.data) {
+        const unsigned r = rng() % 10;
+        v = static_cast<unsigned char>(r == 0 ? 0 : r == 1 ? 255 : r < 4 ? 128 : rng() % 256);
+    }
+    return img;
+}
+
+// How many bytes of `got` differ from `want` (the same size), and "first differing sample I (x, y)"
+// for the first of them.
+struct ByteDifference {
+    std::size_t count = 0;
+    std::string first;
+};
+inline ByteDifference compareBytes(const io::Image& got, const io::Image& want) {
+    ByteDifference d;
+    std::size_t first = 0;
+    for (std::size_t i = 0; i < got.data.size(); ++i)
+        if (got.data[i] != want.data[i] && d.count++ == 0) first = i;
+    std::ostringstream s;
+    s << "first differing sample " << first << " (" << (first / got.channels) % got.width << ", " << (first / got.channels) / got.width << ")";
+    d.first = s.str();
+    return d;
+}
+
+}  // namespace portacl::test
