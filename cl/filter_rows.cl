@@ -33,18 +33,7 @@
 // DIV_MODE (0 none, 1 shift by DIV_SHIFT, 2 (2v + DIV_BIAS) / DIV_2D on non-negative sums, 3
 // multiply-shift ((uint)v DIV_MUL + DIV_BIAS) >> DIV_SHIFT - DIV_K). The host sends only images at
 // least VW wide, wider than RX and taller than RY.
-#ifndef KW
-#define KW 3
-#endif
-#ifndef KH
-#define KH 3
-#endif
-#ifndef RX
-#define RX (KW / 2)
-#endif
-#ifndef RY
-#define RY (KH / 2)
-#endif
+#include "common/filter_mask_shape.h"
 #ifndef OP
 #define OP 3
 #endif

@@ -70,18 +70,7 @@
 #ifndef GY
 #define GY 2
 #endif
-#ifndef KW
-#define KW 3
-#endif
-#ifndef KH
-#define KH 3
-#endif
-#ifndef RX
-#define RX (KW / 2)
-#endif
-#ifndef RY
-#define RY (KH / 2)
-#endif
+#include "common/filter_mask_shape.h"
 #ifndef OP
 #define OP 1
 #endif
