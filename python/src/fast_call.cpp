@@ -1,6 +1,7 @@
 // The vectorcall functions' argument parsing and registration (fast_call.hpp).
 #include "fast_call.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 
@@ -14,8 +15,7 @@ bool parseFastArgs(const char* function, PyObject* const* args, Py_ssize_t nargs
         PyErr_Format(PyExc_TypeError, "%s() takes %zd positional arguments but %zd were given", function, positional, nargs);
         return false;
     }
-    std::size_t i = 0;
-    for (const FastParam& p : params) values[i++] = nullptr;
+    std::fill(values, values + params.size(), nullptr);
     for (Py_ssize_t k = 0; k < nargs; ++k) values[k] = args[k];
     const Py_ssize_t keywords = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     for (Py_ssize_t k = 0; k < keywords; ++k) {
@@ -37,7 +37,7 @@ bool parseFastArgs(const char* function, PyObject* const* args, Py_ssize_t nargs
         }
         values[j] = args[nargs + k];
     }
-    i = 0;
+    std::size_t i = 0;
     for (const FastParam& p : params) {
         if (!values[i]) {
             if (!p.fallback) {

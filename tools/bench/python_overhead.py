@@ -37,13 +37,14 @@ import argparse
 import ctypes
 import os
 import statistics
-import subprocess
 import sys
 import time
 
 import numpy as np
 
 import portacl
+
+import cxx_sides
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
@@ -56,13 +57,11 @@ BENCH_GPU = {"vector_sum": 1 << 28, "gemm": 4096, "fft": 256}
 HOST_VECTORS, BINDING_STEPS = 0, 1
 
 
-def load_cxx(build):
-    lib = os.path.join(build, "libpython_overhead.so")
-    src = os.path.join(ROOT, "tools", "bench", "python_overhead.cpp")
-    if not os.path.exists(lib) or os.path.getmtime(lib) < os.path.getmtime(src):
-        subprocess.run(["g++", "-std=c++17", "-O2", "-fPIC", "-shared", "-I" + os.path.join(ROOT, "include"),
-                        "-I" + os.path.join(build, "generated", "include"), src, "-L" + build, "-lportacl",
-                        "-lportacl_runtime", "-lOpenCL", "-Wl,-rpath," + os.path.abspath(build), "-o", lib], check=True)
+def load_cxx(build, prebuilt=""):
+    """The C++ side: `prebuilt` as it is (a machine without a compiler), else built in `build`."""
+    if prebuilt and not os.path.exists(prebuilt):
+        sys.exit(f"python_overhead: {prebuilt} (--cxx-lib) does not exist")
+    lib = prebuilt or cxx_sides.build_cxx(build)
     cxx = ctypes.CDLL(os.path.abspath(lib))
     cxx.portacl_overhead_prepare.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_size_t]
     cxx.portacl_overhead_loop.restype = ctypes.c_double
@@ -191,13 +190,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default="auto")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--cxx-lib", default="", help="a built libpython_overhead.so, used as it is (default: compiled "
+                    "in --build on first use)")
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--cases", default="", help="comma-separated case names (default: all)")
     ap.add_argument("--sizes", choices=["small", "large", "all"], default="all")
     ap.add_argument("--pauses", default="", help="comma-separated pauses in us: instead of the table, the small "
                     "C++ steps' time with each pause between calls, against none (e.g. 0.25,0.5,1,2)")
     opt = ap.parse_args()
-    cxx = load_cxx(opt.build)
+    cxx = load_cxx(opt.build, opt.cxx_lib)
     wanted = set(filter(None, opt.cases.split(",")))
     with portacl.Context(opt.device) as ctx:
         print(f"device: {ctx.device.name} ({ctx.device.platform}); {opt.rounds} rounds in one process\n")
