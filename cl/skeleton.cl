@@ -218,15 +218,15 @@ __kernel void skel_tail(__global uchar* img, __global const uchar* mark, __globa
     }
 }
 
-// The skeleton as a list: the unpadded index of every object voxel of the padded image, appended to
-// list (count in counters[SKEL_LEE_LIST]), so that only the skeleton's voxels go back to the host.
+// The skeleton as a list (either method): the unpadded index of every object voxel of the padded
+// image, appended to list (count in counters[0]), so that only the skeleton's voxels go back to the host.
 __kernel void skel_collect(__global const uchar* img, __global uint* list, volatile __global uint* counters,
                            const uint voxels, const int py, const int px) {
     const size_t gid = get_global_id(0);
     if (gid >= voxels || !img[gid]) return;
     // An object voxel is interior: its padded coordinates are 1 to n.
     const uint x = (uint)(gid % (uint)px), y = (uint)((gid / (uint)px) % (uint)py), z = (uint)(gid / ((uint)px * (uint)py));
-    list[atomic_inc(&counters[SKEL_LEE_LIST])] = ((z - 1) * (uint)(py - 2) + (y - 1)) * (uint)(px - 2) + (x - 1);
+    list[atomic_inc(&counters[0])] = ((z - 1) * (uint)(py - 2) + (y - 1)) * (uint)(px - 2) + (x - 1);
 }
 
 // The fully parallel thinning (--method parallel). Per pass, per border direction (Lee's six, in the
@@ -251,9 +251,13 @@ __kernel void skel_collect(__global const uchar* img, __global uint* list, volat
 // counters: the active list's length of direction step t in slot SKEL_ACTIVE + t % 3 and its border
 // buckets' in SKEL_BORDER + 8 * (t % 3) + s; step t fills the active slot of t + 1 and its own border
 // slots, and clears the slots step t + 1 fills next (each is then read by no launch still to come),
-// so no host write comes between launches. SKEL_REMOVED counts every removal.
+// so no host write comes between launches. SKEL_REMOVED counts every removal, SKEL_PAR_CHANGED holds
+// the last pass (counted from 1) that removed a voxel: the host enqueues a pass before it has read
+// the last one's counts, and a pass after one that removed nothing takes no border (its subfield
+// launches then find empty buckets).
 #define SKEL_ACTIVE 0
 #define SKEL_REMOVED 3
+#define SKEL_PAR_CHANGED 4
 #define SKEL_BORDER 8
 #define SKEL_BUCKET_START 32
 
@@ -285,13 +289,14 @@ __kernel void skel_surface(__global const uchar* img, __global uchar* inSet, __g
 // least 8): work-groups stride over the list.
 __kernel void skel_active_border(__global const uchar* img, __global uchar* inSet, __global const uint* active,
                                  __global uint* nextActive, __global uint* border, volatile __global uint* counters,
-                                 const int py, const int px, const int bz, const int by, const int bx, const int step) {
+                                 const int py, const int px, const int bz, const int by, const int bx, const int step,
+                                 const uint pass) {
     __local uint groupActive, baseActive, groupBorder[8], baseBorder[8];
-    const uint count = counters[SKEL_ACTIVE + step % 3];
     const uint lid = get_local_id(0);
     const int borderSlot = SKEL_BORDER + 8 * (step % 3);
     if (get_group_id(0) == 0 && lid < 8) counters[SKEL_BORDER + 8 * ((step + 1) % 3) + lid] = 0;
     if (get_global_id(0) == 0) counters[SKEL_ACTIVE + (step + 2) % 3] = 0;
+    const uint count = counters[SKEL_PAR_CHANGED] + 1 < pass ? 0u : counters[SKEL_ACTIVE + step % 3];
     const long plane = (long)py * px;
     const long face[6] = {-plane, -px, -1, 1, px, plane};  // face[5 - k] == -face[k]
     const long toBackground = bz * plane + by * px + bx;
@@ -344,7 +349,7 @@ __kernel void skel_active_border(__global const uchar* img, __global uchar* inSe
 // Removes the simple, non-end voxels of subfield `subfield`'s border bucket of direction step `step`
 // (any global size: each work-item strides over the bucket).
 __kernel void skel_subfield(__global uchar* img, __global const uint* border, volatile __global uint* counters,
-                            const int py, const int px, const int subfield, const int step) {
+                            const int py, const int px, const int subfield, const int step, const uint pass) {
     const uint count = counters[SKEL_BORDER + 8 * (step % 3) + subfield];
     const uint start = counters[SKEL_BUCKET_START + subfield];
     uint removed = 0;
@@ -355,5 +360,8 @@ __kernel void skel_subfield(__global uchar* img, __global const uint* border, vo
         img[p] = 0;
         ++removed;
     }
-    if (removed) atomic_add(&counters[SKEL_REMOVED], removed);
+    if (removed) {
+        atomic_add(&counters[SKEL_REMOVED], removed);
+        atomic_max(&counters[SKEL_PAR_CHANGED], pass);
+    }
 }

@@ -108,19 +108,26 @@ io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* st
         if (now[kChangedSlot] != pass) break;
     }
     progress.finish();
-    // The skeleton comes back as the list of its voxels (a small fraction of the volume).
-    cl::Kernel& collect = ctx.kernel("skeleton.cl", "skel_collect", Precision::Float, defines);
-    setArgs(collect, 0, img, list, counters, cl_uint(padded), cl_int(py), cl_int(px));
-    ctx.launch(collect, cl::NDRange(roundUp(padded, 256)), cl::NDRange(256));
-    cl_uint kept = 0;
-    ctx.read(counters, &kept, sizeof kept, "read skeleton size");
-    std::vector<cl_uint> voxels(kept);
-    if (kept) ctx.read(list, voxels.data(), kept * sizeof(cl_uint), "download skeleton voxels");
+    const std::vector<cl_uint> voxels = collectSkeleton(ctx, img, list, padded, py, px, defines);
     io::BinaryVolume out = v;
     std::fill(out.mask.begin(), out.mask.end(), std::uint8_t(0));
     for (const cl_uint i : voxels) out.mask[i] = 1;
     if (stats) *stats = st;
     return out;
+}
+
+std::vector<cl_uint> collectSkeleton(Context& ctx, const cl::Buffer& img, const cl::Buffer& list, std::size_t padded, int py, int px,
+                                     const std::string& defines) {
+    cl::Buffer count = ctx.buffer(sizeof(cl_uint), "thinning skeleton size");
+    ctx.fill(count, 0, sizeof(cl_uint), "clear thinning skeleton size");
+    cl::Kernel& collect = ctx.kernel("skeleton.cl", "skel_collect", Precision::Float, defines);
+    setArgs(collect, 0, img, list, count, cl_uint(padded), cl_int(py), cl_int(px));
+    ctx.launch(collect, cl::NDRange(roundUp(padded, 256)), cl::NDRange(256));
+    cl_uint kept = 0;
+    ctx.read(count, &kept, sizeof kept, "read skeleton size");
+    std::vector<cl_uint> voxels(kept);
+    if (kept) ctx.read(list, voxels.data(), kept * sizeof(cl_uint), "download skeleton voxels");
+    return voxels;
 }
 
 }  // namespace detail

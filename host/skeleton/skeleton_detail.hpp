@@ -2,6 +2,8 @@
 #pragma once
 
 #include <array>
+#include <string>
+#include <vector>
 
 #include "portacl/skeleton.hpp"
 
@@ -15,5 +17,11 @@ constexpr std::array<std::array<int, 3>, 6> kBorders{{{0, -1, 0}, {0, 1, 0}, {0,
 // and the number of step stamps the state bytes cycle through before they are cleared (1 to 63; thin
 // uses 63, the tests fewer). Exported (PORTACL_API) for the tests.
 PORTACL_API io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, int maxUnknown, int stamps = 63);
+
+// The unpadded indices of the object voxels of the padded image `img` (skel_collect), written to
+// `list` (room for every object voxel) and read back: the skeleton's voxels, not the whole volume.
+// `defines`: the build options the caller's other skeleton.cl kernels were built with (one program).
+std::vector<cl_uint> collectSkeleton(Context& ctx, const cl::Buffer& img, const cl::Buffer& list, std::size_t padded, int py, int px,
+                                     const std::string& defines = "");
 
 }  // namespace portacl::skeleton::detail

@@ -1,11 +1,13 @@
 // The directional 8-subfield parallel thinning on the device (cl/skeleton.cl). The volume is swept
 // once, for its surface; from then on every launch works on lists: per border direction one launch
 // takes the border from the active list (the surface), then one launch per subfield removes. The
-// lists' lengths stay on the device; the host reads the removal count once per pass.
+// lists' lengths stay on the device; the host reads the counts once per pass, while the next pass
+// runs. The skeleton comes back as a list of its voxels.
 #include <algorithm>
 #include <array>
 
 #include "portacl/runtime/error.hpp"
+#include "portacl/runtime/kernel_args.hpp"
 #include "portacl/runtime/progress.hpp"
 #include "portacl/skeleton.hpp"
 #include "skeleton_detail.hpp"
@@ -13,8 +15,11 @@
 namespace portacl::skeleton {
 namespace {
 
-// cl/skeleton.cl's counter slots: SKEL_REMOVED, and the border buckets' starts from SKEL_BUCKET_START.
+// cl/skeleton.cl's counter slots: SKEL_REMOVED, SKEL_PAR_CHANGED, and the border buckets' starts from
+// SKEL_BUCKET_START; the host reads the slots before SKEL_BORDER once per pass.
 constexpr int kRemovedSlot = 3;
+constexpr int kChangedSlot = 4;
+constexpr int kReadCounters = 8;
 constexpr int kBucketStartSlot = 32;
 constexpr int kCounters = kBucketStartSlot + 8;
 
@@ -76,37 +81,41 @@ io::BinaryVolume thinSubfields(Context& ctx, const io::BinaryVolume& v, Stats* s
     // The list launches stride over their lists: enough work-items to fill the device, few enough
     // that a short list costs little.
     const std::size_t listItems = std::min<std::size_t>(roundUp(objects, 256), std::size_t(ctx.device().computeUnits) * 2048);
-    Stats st;
-    Progress progress("thinning", 0, "passes");
-    cl_uint removedBefore = 0;
     int step = 0;  // direction steps so far, over every pass
-    for (bool changed = true; changed;) {
-        ++st.iterations;
+    auto enqueuePass = [&](cl_uint pass) {
         for (std::size_t b = 0; b < detail::kBorders.size(); ++b, ++step) {
             const auto& d = detail::kBorders[b];
-            setArgs(activeBorder, 0, img, inSet, active[step % 2], active[(step + 1) % 2], border, counters,
-                    cl_int(py), cl_int(px), cl_int(d[0]), cl_int(d[1]), cl_int(d[2]), cl_int(step));
+            setArgs(activeBorder, 0, img, inSet, active[step % 2], active[(step + 1) % 2], border, counters, cl_int(py),
+                    cl_int(px), cl_int(d[0]), cl_int(d[1]), cl_int(d[2]), cl_int(step), pass);
             ctx.launch(activeBorder, cl::NDRange(listItems), cl::NDRange(256));
             for (int s = 0; s < 8; ++s) {
-                setArgs(subfield, 0, img, border, counters, cl_int(py), cl_int(px), cl_int(s), cl_int(step));
+                setArgs(subfield, 0, img, border, counters, cl_int(py), cl_int(px), cl_int(s), cl_int(step), pass);
                 ctx.launch(subfield, cl::NDRange(listItems), cl::NDRange(256));
             }
         }
-        cl_uint removed = 0;
-        ctx.read(counters, &removed, sizeof removed, "read removal count", kRemovedSlot * sizeof(cl_uint));
-        st.candidates += removed - removedBefore;
-        changed = removed != removedBefore;
-        removedBefore = removed;
+    };
+    // Pass p + 1 is enqueued before pass p's counts are waited for, so that the device is never idle
+    // while the host reads; after a pass that removed nothing, the next one takes no border.
+    std::array<std::array<cl_uint, kReadCounters>, 2> counts{};
+    cl::Event reads[2];
+    enqueuePass(1);
+    reads[1] = ctx.readAsync(counters, counts[1].data(), sizeof counts[1], "read thinning counts");
+    Stats st;
+    Progress progress("thinning", 0, "passes");
+    for (cl_uint pass = 1;; ++pass) {
+        enqueuePass(pass + 1);
+        reads[(pass + 1) % 2] = ctx.readAsync(counters, counts[(pass + 1) % 2].data(), sizeof counts[0], "read thinning counts");
+        ctx.wait(reads[pass % 2], "the thinning counts");
+        const std::array<cl_uint, kReadCounters>& now = counts[pass % 2];
+        ++st.iterations;
+        st.candidates = now[kRemovedSlot];
         progress.update(std::uint64_t(st.iterations));
+        if (now[kChangedSlot] != pass) break;
     }
     progress.finish();
-    std::vector<std::uint8_t> host(padded);
-    ctx.read(img, host.data(), padded, "download skeleton");
     io::BinaryVolume out = v;
-    for (int z = 0; z < v.nz; ++z)
-        for (int y = 0; y < v.ny; ++y)
-            std::copy_n(host.begin() + std::ptrdiff_t(((std::size_t(z) + 1) * py + std::size_t(y) + 1) * px + 1), v.nx,
-                        out.mask.begin() + std::ptrdiff_t(out.index(z, y, 0)));
+    std::fill(out.mask.begin(), out.mask.end(), std::uint8_t(0));
+    for (const cl_uint i : detail::collectSkeleton(ctx, img, border, padded, py, px)) out.mask[i] = 1;
     if (stats) *stats = st;
     return out;
 }
