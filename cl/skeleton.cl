@@ -79,6 +79,9 @@ inline int euler_invariant(uint n) {
     return change == 0;
 }
 
+// Lee's removal test on a neighbourhood: not a curve end point, Euler invariant, simple.
+inline int skel_removable(uint n) { return popcount(n) != 1 && euler_invariant(n) && at_most_one_piece(n); }
+
 inline uint neighbourhood(__global const uchar* img, size_t p, int py, int px) {
     uint n = 0;
     int bit = 0;
@@ -107,8 +110,7 @@ __kernel void skel_candidates(__global const uchar* img, __global uchar* mark, _
     // An object voxel is interior (the padding is background), so its neighbourhood exists.
     if (gid >= voxels || !img[gid] || img[gid + ((long)bz * py + by) * px + bx]) return;
     if (counters[SKEL_LEE_CHANGED] + 1 < pass) return;
-    const uint n = neighbourhood(img, gid, py, px);
-    if (popcount(n) == 1 || !euler_invariant(n) || !at_most_one_piece(n)) return;
+    if (!skel_removable(neighbourhood(img, gid, py, px))) return;
     list[atomic_inc(&counters[SKEL_LEE_LIST])] = (uint)gid;
     mark[gid] = (uchar)stamp;
 }
@@ -283,6 +285,39 @@ __kernel void skel_surface(__global const uchar* img, __global uchar* inSet, __g
     }
 }
 
+// Entry p of the active list in a direction step: the voxels it puts in the next list (p itself while
+// it is an object voxel, else the object voxels its removal exposed whose first background face
+// neighbour it is, at most 6) in keep[], each with its border bucket in bucket[] (8: not on this
+// border, whose background neighbour is at offset toBackground). Returns how many.
+inline uint skel_walk_entry(__global const uchar* img, __global uchar* inSet, const uint p, const int py, const int px,
+                            const long toBackground, uint* keep, uchar* bucket) {
+    const long plane = (long)py * px;
+    const long face[6] = {-plane, -px, -1, 1, px, plane};  // face[5 - k] == -face[k]
+    uint kept = 0;
+    if (img[p]) {
+        keep[kept++] = p;
+    } else {
+        for (int k = 0; k < 6; ++k) {
+            const long q = (long)p + face[k];
+            if (!img[q]) continue;
+            int j = 0;  // q's first background face neighbour; p is one of them
+            while (img[q + face[j]]) ++j;
+            if (j != 5 - k || inSet[q]) continue;
+            inSet[q] = 1;
+            keep[kept++] = (uint)q;
+        }
+    }
+    for (uint j = 0; j < kept; ++j) {
+        const uint q = keep[j];
+        bucket[j] = 8;
+        if (img[(long)q + toBackground]) continue;
+        // The subfield: parities of the unpadded coordinates, opposite to the padded ones.
+        const uint x = q % (uint)px, y = (q / (uint)px) % (uint)py, z = q / (uint)plane;
+        bucket[j] = (uchar)((((z + 1) & 1) << 2) | (((y + 1) & 1) << 1) | ((x + 1) & 1));
+    }
+    return kept;
+}
+
 // Direction step `step`: keeps the list's object voxels in the next list, adds the object voxels the
 // last removals exposed, and puts those of them whose neighbour at (bz, by, bx) is background in
 // their subfield's border bucket. Any global size that is a multiple of the work-group size (at
@@ -297,9 +332,7 @@ __kernel void skel_active_border(__global const uchar* img, __global uchar* inSe
     if (get_group_id(0) == 0 && lid < 8) counters[SKEL_BORDER + 8 * ((step + 1) % 3) + lid] = 0;
     if (get_global_id(0) == 0) counters[SKEL_ACTIVE + (step + 2) % 3] = 0;
     const uint count = counters[SKEL_PAR_CHANGED] + 1 < pass ? 0u : counters[SKEL_ACTIVE + step % 3];
-    const long plane = (long)py * px;
-    const long face[6] = {-plane, -px, -1, 1, px, plane};  // face[5 - k] == -face[k]
-    const long toBackground = bz * plane + by * px + bx;
+    const long toBackground = ((long)bz * py + by) * px + bx;
     for (uint first = get_group_id(0) * get_local_size(0); first < count; first += get_global_size(0)) {
         if (lid == 0) groupActive = 0;
         if (lid < 8) groupBorder[lid] = 0;
@@ -308,29 +341,9 @@ __kernel void skel_active_border(__global const uchar* img, __global uchar* inSe
         uchar bucket[6];
         uint kept = 0;
         if (first + lid < count) {
-            const uint p = active[first + lid];
-            if (img[p]) {
-                keep[kept++] = p;
-            } else {
-                for (int k = 0; k < 6; ++k) {
-                    const long q = (long)p + face[k];
-                    if (!img[q]) continue;
-                    int j = 0;  // q's first background face neighbour; p is one of them
-                    while (img[q + face[j]]) ++j;
-                    if (j != 5 - k || inSet[q]) continue;
-                    inSet[q] = 1;
-                    keep[kept++] = (uint)q;
-                }
-            }
-            for (uint j = 0; j < kept; ++j) {
-                const uint p = keep[j];
-                bucket[j] = 8;  // not on this border
-                if (img[(long)p + toBackground]) continue;
-                // The subfield: parities of the unpadded coordinates, opposite to the padded ones.
-                const uint x = p % (uint)px, y = (p / (uint)px) % (uint)py, z = p / (uint)plane;
-                bucket[j] = (uchar)((((z + 1) & 1) << 2) | (((y + 1) & 1) << 1) | ((x + 1) & 1));
-                bucketAt[j] = atomic_inc(&groupBorder[bucket[j]]);
-            }
+            kept = skel_walk_entry(img, inSet, active[first + lid], py, px, toBackground, keep, bucket);
+            for (uint j = 0; j < kept; ++j)
+                if (bucket[j] < 8) bucketAt[j] = atomic_inc(&groupBorder[bucket[j]]);
         }
         const uint atActive = kept ? atomic_add(&groupActive, kept) : 0u;
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -355,13 +368,77 @@ __kernel void skel_subfield(__global uchar* img, __global const uint* border, vo
     uint removed = 0;
     for (uint i = get_global_id(0); i < count; i += get_global_size(0)) {
         const uint p = border[start + i];
-        const uint n = neighbourhood(img, p, py, px);
-        if (popcount(n) == 1 || !euler_invariant(n) || !at_most_one_piece(n)) continue;
+        if (!skel_removable(neighbourhood(img, p, py, px))) continue;
         img[p] = 0;
         ++removed;
     }
     if (removed) {
         atomic_add(&counters[SKEL_REMOVED], removed);
         atomic_max(&counters[SKEL_PAR_CHANGED], pass);
+    }
+}
+
+// Lee's six border directions in the order of host/skeleton/skeleton_detail.hpp's kBorders: the
+// (dz, dy, dx) of the neighbour that is background. Direction step t visits direction t % 6.
+__constant int kBorderStep[6][3] = {{0, -1, 0}, {0, 1, 0}, {0, 0, 1}, {0, 0, -1}, {1, 0, 0}, {-1, 0, 0}};
+
+// The rest of the parallel thinning in one work-group (launch exactly one), for an active list short
+// enough that the launches' gaps would cost more than one work-group's chunks: passes from `pass`
+// (its first direction step is 6 * (pass - 1)) until one removes nothing, each direction step the
+// same walk and subfield removals as skel_active_border and skel_subfield, with barriers where those
+// have launch boundaries. The lists' lengths are kept in local memory; the last changing pass and
+// the removals go to the counters at the end. Nothing when the pass before `pass` removed nothing.
+__kernel void skel_thin_group(__global uchar* img, __global uchar* inSet, __global uint* activeEven, __global uint* activeOdd,
+                              __global uint* border, volatile __global uint* counters, const int py, const int px,
+                              const uint pass) {
+    __local uint nextCount, bucketCount[8], removed;
+    const uint lid = get_local_id(0), size = get_local_size(0);
+    uint changed = counters[SKEL_PAR_CHANGED];
+    if (changed + 1 < pass) return;  // the same value for every work-item: the whole group returns
+    int step = 6 * (int)(pass - 1);
+    uint count = counters[SKEL_ACTIVE + step % 3], total = 0;
+    uint start[8];
+    for (int s = 0; s < 8; ++s) start[s] = counters[SKEL_BUCKET_START + s];
+    for (uint p = pass;; ++p) {
+        if (lid == 0) removed = 0;
+        for (int b = 0; b < 6; ++b, ++step) {
+            __global const uint* active = step % 2 ? activeOdd : activeEven;
+            __global uint* nextActive = step % 2 ? activeEven : activeOdd;
+            const long toBackground = ((long)kBorderStep[b][0] * py + kBorderStep[b][1]) * px + kBorderStep[b][2];
+            if (lid == 0) nextCount = 0;
+            if (lid < 8) bucketCount[lid] = 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint i = lid; i < count; i += size) {
+                uint keep[6];
+                uchar bucket[6];
+                const uint kept = skel_walk_entry(img, inSet, active[i], py, px, toBackground, keep, bucket);
+                for (uint j = 0; j < kept; ++j) {
+                    nextActive[atomic_inc(&nextCount)] = keep[j];
+                    if (bucket[j] < 8) border[start[bucket[j]] + atomic_inc(&bucketCount[bucket[j]])] = keep[j];
+                }
+            }
+            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // the buckets are complete
+            for (int s = 0; s < 8; ++s) {
+                const uint n = bucketCount[s];
+                for (uint i = lid; i < n; i += size) {
+                    const uint q = border[start[s] + i];
+                    if (!skel_removable(neighbourhood(img, q, py, px))) continue;
+                    img[q] = 0;
+                    atomic_inc(&removed);
+                }
+                barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // the next subfield sees these removals
+            }
+            count = nextCount;
+            barrier(CLK_LOCAL_MEM_FENCE);  // every work-item has read it before the next step resets it
+        }
+        const uint passRemoved = removed;
+        barrier(CLK_LOCAL_MEM_FENCE);  // every work-item has read the counts before they are reset
+        if (!passRemoved) break;
+        changed = p;
+        total += passRemoved;
+    }
+    if (lid == 0) {
+        counters[SKEL_REMOVED] += total;
+        counters[SKEL_PAR_CHANGED] = changed;
     }
 }

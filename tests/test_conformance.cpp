@@ -46,6 +46,7 @@
 #include "portacl/skeleton.hpp"
 #include "portacl/vector_ops.hpp"
 #include "portacl/voronoi.hpp"
+#include "skeleton/skeleton_detail.hpp"
 #include "support/box_copy_cases.hpp"
 #include "support/kwave_simulations.hpp"
 #include "support/random_phase_image.hpp"
@@ -313,7 +314,11 @@ void boxCountCase() {
 void skeletonCase() {
     const auto v = gTiny ? ballsVolume(7, 8, 9, 5, 4) : ballsVolume(18, 21, 24, 20, 4);
     EXPECT_EQ(skeleton::thin(ctx(), v).mask, skeleton::thinReference(v).mask);
-    EXPECT_EQ(skeleton::thinSubfields(ctx(), v).mask, skeleton::thinSubfieldsReference(v).mask);
+    const auto parallel = skeleton::thinSubfieldsReference(v).mask;
+    EXPECT_EQ(skeleton::thinSubfields(ctx(), v).mask, parallel);
+    // Launches per subfield for every pass, then one work-group (skel_thin_group) for every pass.
+    for (const std::size_t groupBelow : {std::size_t(0), SIZE_MAX})
+        EXPECT_EQ(skeleton::detail::thinSubfieldsOnDevice(ctx(), v, nullptr, groupBelow).mask, parallel);
 }
 
 // ---- drainage: filling, directions, flats, accumulation (both schemes of the slides too), Strahler

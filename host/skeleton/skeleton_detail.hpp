@@ -18,6 +18,11 @@ constexpr std::array<std::array<int, 3>, 6> kBorders{{{0, -1, 0}, {0, 1, 0}, {0,
 // uses 63, the tests fewer). Exported (PORTACL_API) for the tests.
 PORTACL_API io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, int maxUnknown, int stamps = 63);
 
+// thinSubfields with the active list's length below which one work-group does every pass still to
+// come in one launch (skel_thin_group): 0 never, SIZE_MAX from the start. thinSubfields takes it from
+// the tuning profile's [skeleton] group_below. Exported (PORTACL_API) for the tests.
+PORTACL_API io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, std::size_t groupBelow);
+
 // The unpadded indices of the object voxels of the padded image `img` (skel_collect), written to
 // `list` (room for every object voxel) and read back: the skeleton's voxels, not the whole volume.
 // `defines`: the build options the caller's other skeleton.cl kernels were built with (one program).

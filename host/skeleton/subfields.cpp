@@ -15,8 +15,9 @@
 namespace portacl::skeleton {
 namespace {
 
-// cl/skeleton.cl's counter slots: SKEL_REMOVED, SKEL_PAR_CHANGED, and the border buckets' starts from
+// cl/skeleton.cl's counter slots: SKEL_ACTIVE, SKEL_REMOVED, SKEL_PAR_CHANGED, and the border buckets' starts from
 // SKEL_BUCKET_START; the host reads the slots before SKEL_BORDER once per pass.
+constexpr int kActiveSlot = 0;
 constexpr int kRemovedSlot = 3;
 constexpr int kChangedSlot = 4;
 constexpr int kReadCounters = 8;
@@ -42,6 +43,15 @@ std::array<std::size_t, 8> subfieldCounts(const io::BinaryVolume& v) {
 }  // namespace
 
 io::BinaryVolume thinSubfields(Context& ctx, const io::BinaryVolume& v, Stats* stats) {
+    // One work-group's chunks cost less than the launches' gaps on a GPU for lists to about this
+    // length (docs/engineering/volumes.md); a CPU device runs a work-group on one core only.
+    const long fallback = ctx.device().isGpu ? 65536 : 0;
+    return detail::thinSubfieldsOnDevice(ctx, v, stats, std::size_t(ctx.tuning().getInt("skeleton", "group_below", fallback, 0, 1L << 31)));
+}
+
+namespace detail {
+
+io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, std::size_t groupBelow) {
     validate(v);
     const int pz = v.nz + 2, py = v.ny + 2, px = v.nx + 2;
     const std::size_t padded = std::size_t(pz) * py * px;
@@ -94,30 +104,52 @@ io::BinaryVolume thinSubfields(Context& ctx, const io::BinaryVolume& v, Stats* s
             }
         }
     };
-    // Pass p + 1 is enqueued before pass p's counts are waited for, so that the device is never idle
-    // while the host reads; after a pass that removed nothing, the next one takes no border.
-    std::array<std::array<cl_uint, kReadCounters>, 2> counts{};
-    cl::Event reads[2];
-    enqueuePass(1);
-    reads[1] = ctx.readAsync(counters, counts[1].data(), sizeof counts[1], "read thinning counts");
-    Stats st;
+    cl::Kernel& group = ctx.kernel("skeleton.cl", "skel_thin_group", Precision::Float);
+    const std::size_t groupItems = std::min<std::size_t>(1024, workGroupLimit(group, ctx.device().device));
     Progress progress("thinning", 0, "passes");
-    for (cl_uint pass = 1;; ++pass) {
-        enqueuePass(pass + 1);
-        reads[(pass + 1) % 2] = ctx.readAsync(counters, counts[(pass + 1) % 2].data(), sizeof counts[0], "read thinning counts");
-        ctx.wait(reads[pass % 2], "the thinning counts");
-        const std::array<cl_uint, kReadCounters>& now = counts[pass % 2];
-        ++st.iterations;
-        st.candidates = now[kRemovedSlot];
-        progress.update(std::uint64_t(st.iterations));
-        if (now[kChangedSlot] != pass) break;
+    // Pass p + 1 is enqueued before pass p's counts are waited for, so that the device is never idle
+    // while the host reads; after a pass that removed nothing, the next one takes no border. Once the
+    // active list is shorter than groupBelow (from the start when the object is), one work-group does
+    // every pass still to come in one launch.
+    cl_uint groupPass = 1;
+    if (objects >= groupBelow) {
+        std::array<std::array<cl_uint, kReadCounters>, 2> counts{};
+        cl::Event reads[2];
+        enqueuePass(1);
+        reads[1] = ctx.readAsync(counters, counts[1].data(), sizeof counts[1], "read thinning counts");
+        for (cl_uint pass = 1;; ++pass) {
+            enqueuePass(pass + 1);
+            reads[(pass + 1) % 2] = ctx.readAsync(counters, counts[(pass + 1) % 2].data(), sizeof counts[0], "read thinning counts");
+            ctx.wait(reads[pass % 2], "the thinning counts");
+            const std::array<cl_uint, kReadCounters>& now = counts[pass % 2];
+            progress.update(std::uint64_t(pass));
+            // Slot SKEL_ACTIVE + 0: the active list as the next pass starts (its first step, 6 * pass).
+            if (now[kChangedSlot] != pass || now[kActiveSlot] < groupBelow) {
+                groupPass = now[kChangedSlot] != pass ? 0 : pass + 2;
+                break;
+            }
+        }
+        ctx.wait(reads[0], "the thinning counts");
+        ctx.wait(reads[1], "the thinning counts");
     }
+    if (groupPass) {
+        setArgs(group, 0, img, inSet, active[0], active[1], border, counters, cl_int(py), cl_int(px), groupPass);
+        ctx.launch(group, cl::NDRange(groupItems), cl::NDRange(groupItems));
+    }
+    std::array<cl_uint, kReadCounters> last{};
+    ctx.read(counters, last.data(), sizeof last, "read thinning counts");
     progress.finish();
+    // The passes end with the first that removed nothing.
+    Stats st;
+    st.iterations = int(last[kChangedSlot]) + 1;
+    st.candidates = last[kRemovedSlot];
     io::BinaryVolume out = v;
     std::fill(out.mask.begin(), out.mask.end(), std::uint8_t(0));
     for (const cl_uint i : detail::collectSkeleton(ctx, img, border, padded, py, px)) out.mask[i] = 1;
     if (stats) *stats = st;
     return out;
 }
+
+}  // namespace detail
 
 }  // namespace portacl::skeleton
