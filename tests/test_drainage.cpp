@@ -11,10 +11,12 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <cfloat>
 #include <cmath>
 #include <fstream>
 #include <random>
 
+#include <cpl_conv.h>
 #include <gdal.h>
 #include <ogr_api.h>
 #include <ogr_srs_api.h>
@@ -474,6 +476,110 @@ TEST(DrainageRasters, GeoTiffAndAsciiKeepNoDataGeotransformAndCrs) {
     rmdir(scratchDir().c_str());
 }
 
+// Several grids written together in every compression: each reads back cell for cell, in its type,
+// with NoData, geotransform and coordinate system, compressed as asked in tiles of 256 x 256; when one
+// of them cannot be written, none is replaced and no temporary is left.
+TEST(DrainageRasters, EveryCompressionWritesTogetherOrNotAtAll) {
+    namespace io = portacl::io;
+    char tmpl[] = "/tmp/portacl-drainage-write-XXXXXX";
+    const std::string dir = mkdtemp(tmpl) ? tmpl : "/tmp";
+    RasterFrame frame;
+    frame.rows = 300, frame.cols = 260;  // more than one tile each way, and partial tiles
+    frame.geoTransform = {430000, 30, 0, 4620000, 0, -30};
+    frame.hasGeoTransform = true;
+    {
+        OGRSpatialReferenceH srs = OSRNewSpatialReference(nullptr);
+        ASSERT_EQ(OSRImportFromEPSG(srs, 26912), OGRERR_NONE);
+        char* wkt = nullptr;
+        OSRExportToWkt(srs, &wkt);
+        frame.crsWkt = wkt;
+        CPLFree(wkt);
+        OSRDestroySpatialReference(srs);
+    }
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> height(-50, 3000);
+    const std::size_t n = frame.size();
+    std::vector<double> heights(n);
+    std::vector<float> sums(n);
+    std::vector<std::uint8_t> codes(n);
+    std::vector<std::int16_t> shorts(n);
+    std::vector<std::int32_t> labels(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        heights[i] = i % 97 == 0 ? -9999 : double(float(height(rng)));
+        sums[i] = i % 89 == 0 ? -FLT_MAX : float(height(rng) * 1e3);
+        codes[i] = std::uint8_t(i % 131 == 0 ? 255 : 1 << (rng() % 8));
+        shorts[i] = std::int16_t(i % 71 == 0 ? -32768 : int(rng() % 9));
+        labels[i] = i % 53 == 0 ? -1 : std::int32_t(rng() % 100000);
+    }
+    struct Want {
+        std::string name;
+        io::RasterCells cells;
+        io::RasterType type;
+        double noData;
+    };
+    const std::vector<Want> wants{{"heights.tif", heights, io::RasterType::Float32, -9999},
+                                  {"sums.tif", sums, io::RasterType::Float32, -FLT_MAX},
+                                  {"codes.tif", codes, io::RasterType::Byte, 255},
+                                  {"taudem.tif", shorts, io::RasterType::Int16, -32768},
+                                  {"labels.tif", labels, io::RasterType::Int32, -1},
+                                  {"wide.tif", heights, io::RasterType::Float64, -9999},
+                                  {"labels.asc", labels, io::RasterType::Int32, -1}};
+    auto valueOf = [](const io::RasterCells& c, std::size_t i) {
+        switch (c.type) {
+            case io::RasterType::Float64: return static_cast<const double*>(c.data)[i];
+            case io::RasterType::Float32: return double(static_cast<const float*>(c.data)[i]);
+            case io::RasterType::Byte: return double(static_cast<const std::uint8_t*>(c.data)[i]);
+            case io::RasterType::Int16: return double(static_cast<const std::int16_t*>(c.data)[i]);
+            default: return double(static_cast<const std::int32_t*>(c.data)[i]);
+        }
+    };
+    const std::pair<const char*, const char*> compressions[] = {{"deflate", "DEFLATE"}, {"zstd", "ZSTD"}, {"lzw", "LZW"}, {"none", nullptr}};
+    for (const auto& [name, gdalName] : compressions) {
+        SCOPED_TRACE(name);
+        std::vector<io::RasterOutput> outputs;
+        for (const auto& w : wants) outputs.push_back({dir + "/" + w.name, &frame, w.cells, w.type, true, w.noData});
+        io::writeRasters(outputs, io::parseRasterCompression(name));
+        for (const auto& w : wants) {
+            SCOPED_TRACE(w.name);
+            const Raster back = io::readRaster(dir + "/" + w.name);
+            ASSERT_EQ(back.size(), n);
+            EXPECT_EQ(back.type, w.type);
+            EXPECT_TRUE(back.hasNoData);
+            EXPECT_EQ(back.noData, w.noData);
+            for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(back.values[i], valueOf(w.cells, i)) << "cell " << i;
+            for (int k = 0; k < 6; ++k) EXPECT_EQ(back.frame.geoTransform[k], frame.geoTransform[k]);
+            EXPECT_NE(back.frame.crsWkt.find("UTM zone 12N"), std::string::npos) << back.frame.crsWkt;
+            if (w.name.find(".tif") == std::string::npos) continue;
+            GDALDatasetH ds = GDALOpen((dir + "/" + w.name).c_str(), GA_ReadOnly);
+            ASSERT_NE(ds, nullptr);
+            const char* compression = GDALGetMetadataItem(ds, "COMPRESSION", "IMAGE_STRUCTURE");
+            if (gdalName) EXPECT_STREQ(compression, gdalName);
+            else EXPECT_EQ(compression, nullptr);
+            int bx = 0, by = 0;
+            GDALGetBlockSize(GDALGetRasterBand(ds, 1), &bx, &by);
+            EXPECT_EQ(bx, 256);
+            EXPECT_EQ(by, 256);
+            GDALClose(ds);
+        }
+    }
+    // One output in a folder that does not exist: the others keep their previous contents.
+    std::vector<std::int32_t> other(n, 7);
+    const std::string missing = dir + "/missing/labels.tif";
+    const std::string e = errorOf([&] {
+        io::writeRasters({{dir + "/labels.tif", &frame, other, io::RasterType::Int32, true, -1},
+                          {missing, &frame, other, io::RasterType::Int32, true, -1}});
+    });
+    EXPECT_EQ(e.rfind("cannot write " + missing + ": ", 0), 0u) << e;
+    EXPECT_EQ(io::readRaster(dir + "/labels.tif").values[1], double(labels[1]));
+    EXPECT_NE(errorOf([] { io::parseRasterCompression("gzip"); }).find("deflate, zstd, lzw or none, not 'gzip'"), std::string::npos);
+    auto names = filesIn(dir);
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"codes.tif", "heights.tif", "labels.asc", "labels.prj", "labels.tif", "sums.tif",
+                                               "taudem.tif", "wide.tif"}));
+    for (const auto& f : names) std::remove((dir + "/" + f).c_str());
+    rmdir(dir.c_str());
+}
+
 // D∞ (Tarboton 1997) on planes, where the angle is the plane's own: every interior cell's angle is the
 // direction of steepest descent, on the device and in the reference, in float and double; due east,
 // each cell's accumulation is its column plus one; on any plane, the flow that leaves the grid is the
@@ -641,9 +747,18 @@ TEST(DrainageCli, LoganAreaAndOneLineRefusals) {
     ASSERT_EQ(ok.first, 0) << ok.second;
     const Raster area = portacl::io::readRaster(dir + "/area.tif");
     EXPECT_EQ(*std::max_element(area.values.begin(), area.values.end()), 623788.0 * 900);  // 30 m cells
+    // --compress zstd: the same cells, Zstd-compressed.
+    ok = run("--pointers " + p + " --encoding taudem --edge-contamination --accumulation " + dir + "/ad8.tif --compress zstd");
+    ASSERT_EQ(ok.first, 0) << ok.second;
+    EXPECT_EQ(portacl::io::readRaster(dir + "/ad8.tif").values, got.values);
+    GDALDatasetH zstd = GDALOpen((dir + "/ad8.tif").c_str(), GA_ReadOnly);
+    ASSERT_NE(zstd, nullptr);
+    EXPECT_STREQ(GDALGetMetadataItem(zstd, "COMPRESSION", "IMAGE_STRUCTURE"), "ZSTD");
+    GDALClose(zstd);
     for (const std::string bad : {"/nonexistent/dem.tif --accumulation " + dir + "/x.tif",
                                   "--pointers " + p + " --accumulation " + dir + "/x.tif",  // TauDEM codes read as ESRI's
-                                  "--pointers " + p + " --encoding taudem --streams " + dir + "/x.tif"}) {
+                                  "--pointers " + p + " --encoding taudem --streams " + dir + "/x.tif",
+                                  "--pointers " + p + " --encoding taudem --accumulation " + dir + "/x.tif --compress gzip"}) {
         const auto r = run(bad);
         EXPECT_EQ(r.first, 1) << bad;
         EXPECT_EQ(std::count(r.second.begin(), r.second.end(), '\n'), 1) << r.second;

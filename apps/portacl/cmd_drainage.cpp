@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <type_traits>
 
 #include "command.hpp"
 #include "portacl/drainage.hpp"
@@ -13,6 +14,7 @@
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
 #include "portacl/runtime/progress.hpp"
+#include "stage_clock.hpp"
 
 namespace portacl::cli {
 namespace {
@@ -82,18 +84,25 @@ void fillDepressionsOf(io::Raster& dem, Context* ctx, Precision precision, Progr
 // already checked.
 int runDinf(const std::string& dem, const std::string& filled, const std::string& directions, const std::string& accumulation,
             const std::string& weightsPath, const std::string& units, bool fill, bool excludeSelf, bool serial, Precision precision,
-            const dr::Tiling& tiling, const CommonOptions& common) {
+            const dr::Tiling& tiling, io::RasterCompression compression, const CommonOptions& common) {
     Progress progress("drainage", std::uint64_t(2 + (fill ? 1 : 0) + 1 + (accumulation.empty() ? 0 : 1)), "steps");
+    StageClock clock;
     int done = 0;
     io::Raster input = io::readRaster(dem);
     dr::validateDem(input);
     const io::Raster weights = readWeights(weightsPath, input, "DEM");
+    clock.mark("read");
     progress.update(++done, "read");
     std::string where;
     const std::unique_ptr<Context> ctx = openContext(serial, common, where);
-    if (fill) fillDepressionsOf(input, ctx.get(), precision, progress, ++done, tiling);
+    clock.mark("open device");
+    if (fill) {
+        fillDepressionsOf(input, ctx.get(), precision, progress, ++done, tiling);
+        clock.mark("fill");
+    }
     const dr::DinfGrid grid = serial ? dr::dinfDirectionsReference(input, precision) : dr::dinfDirections(*ctx, input, precision, tiling);
     progress.update(++done, "directions");
+    clock.mark("directions");
     dr::Accumulation acc;
     if (!accumulation.empty()) {
         dr::AccumulationOptions opt;
@@ -103,26 +112,32 @@ int runDinf(const std::string& dem, const std::string& filled, const std::string
         opt.tiling = tiling;
         acc = serial ? dr::dinfAccumulateReference(grid, opt) : dr::dinfAccumulate(*ctx, grid, opt);
         progress.update(++done, "accumulation");
+        clock.mark("accumulation");
     }
     const double nd = -FLT_MAX;
     const io::RasterType real = precision == Precision::Float ? io::RasterType::Float32 : io::RasterType::Float64;
-    if (!filled.empty()) io::writeRaster(filled, input.frame, input.values, input.type, input.hasNoData, input.noData);
+    std::vector<io::RasterOutput> rasters;
+    if (!filled.empty()) rasters.push_back({filled, &input.frame, input.values, input.type, input.hasNoData, input.noData});
+    std::vector<double> angles, sums;
     if (!directions.empty()) {
-        std::vector<double> a(grid.angle);
-        for (auto& v : a)
+        angles = grid.angle;
+        for (auto& v : angles)
             if (v == dr::kDinfNoData) v = nd;
-        io::writeRaster(directions, grid.frame, a, real, true, nd);
+        rasters.push_back({directions, &grid.frame, angles, real, true, nd});
     }
     double largest = 0;
     if (!accumulation.empty()) {
         const double scale = units == "area" ? grid.frame.cellWidth() * grid.frame.cellHeight() : 1;
-        std::vector<double> v(acc.sums.size());
-        for (std::size_t i = 0; i < v.size(); ++i) {
-            v[i] = acc.valid[i] ? acc.sums[i] * scale : nd;
+        sums.resize(acc.sums.size());
+        for (std::size_t i = 0; i < sums.size(); ++i) {
+            sums[i] = acc.valid[i] ? acc.sums[i] * scale : nd;
             if (acc.valid[i]) largest = std::max(largest, acc.sums[i]);
         }
-        io::writeRaster(accumulation, grid.frame, v, units == "area" ? io::RasterType::Float64 : real, true, nd);
+        rasters.push_back({accumulation, &grid.frame, sums, units == "area" ? io::RasterType::Float64 : real, true, nd});
     }
+    clock.mark("output values");
+    io::writeRasters(rasters, compression);
+    clock.mark("write rasters");
     progress.update(++done, "written");
     progress.finish();
     if (ctx) printProfile(*ctx, common);
@@ -131,6 +146,8 @@ int runDinf(const std::string& dem, const std::string& filled, const std::string
         withData += !input.isNoData(i);
         noFlow += grid.angle[i] == dr::kDinfNoFlow;
     }
+    clock.mark("count cells");
+    if (common.profile) clock.print(std::cerr);
     std::cout << "D-infinity drainage of " << dem << " (" << input.rows() << "x" << input.cols() << ", " << withData
               << " cells with data) on " << where << "\n" << noFlow << " cells without flow\n";
     if (!accumulation.empty()) std::cout << "largest accumulation " << largest << (weightsPath.empty() ? " cells" : "") << "\n";
@@ -144,7 +161,7 @@ int runDrainage(const std::vector<std::string>& args) {
     common.add(desc);
     std::string order, basins, picture, network, units = "cells", method = "d8";
     std::vector<std::string> outletText;
-    std::string dem, pointers, filled, directions, accumulation, streamsPath, encoding = "esri", weightsPath, tileText;
+    std::string dem, pointers, filled, directions, accumulation, streamsPath, encoding = "esri", weightsPath, tileText, compressText = "deflate";
     double threshold = 0;
     bool serial = false, contamination = false, excludeSelf = false, fill = false, flats = false;
     desc.add_options()("dem", po::value(&dem), "the DEM (GeoTIFF, ESRI ASCII grid, anything GDAL reads)")(
@@ -172,6 +189,7 @@ int runDrainage(const std::vector<std::string>& args) {
         "tile", po::value(&tileText),
         "N or RxC: process the grid in tiles of that many cells, one at a time on the device, with the one-piece result "
         "(chosen by itself when the grid does not fit the device)")(
+        "compress", po::value(&compressText), "how GeoTIFF outputs are compressed: deflate (default), zstd, lzw or none")(
         "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device");
     po::positional_options_description pos;
     pos.add("dem", 1);
@@ -188,6 +206,7 @@ int runDrainage(const std::vector<std::string>& args) {
     if (dem.empty() == pointers.empty())
         throw Error(dem.empty() ? "give a DEM or --pointers P (a direction grid)" : "give either a DEM or --pointers, not both");
     const dr::Encoding enc = dr::parseEncoding(encoding);
+    const io::RasterCompression compression = io::parseRasterCompression(compressText);
     const Precision precision = common.parsedPrecision();
     if (precision == Precision::Mixed) throw Error("--precision takes float or double for drainage");
     if (!filled.empty()) fill = true;
@@ -235,7 +254,9 @@ int runDrainage(const std::vector<std::string>& args) {
     }
     checkDistinctOutputs({{"--network", network}, {"--picture", picture}, {"--order", order}, {"--watersheds", basins}, {"--filled", filled}, {"--directions", directions}, {"--accumulation", accumulation}, {"--streams", streamsPath}});
 
-    if (dinf) return runDinf(dem, filled, directions, accumulation, weightsPath, units, fill, excludeSelf, serial, precision, tiling, common);
+    if (dinf)
+        return runDinf(dem, filled, directions, accumulation, weightsPath, units, fill, excludeSelf, serial, precision, tiling, compression,
+                       common);
 
     const bool wantOrder = !order.empty() || !network.empty();
     const bool wantAcc = !accumulation.empty() || !streamsPath.empty() || wantOrder || (!picture.empty() && vm.count("threshold"));
@@ -243,24 +264,34 @@ int runDrainage(const std::vector<std::string>& args) {
     const int steps = 2 + (fill ? 1 : 0) + (wantDirections ? 1 : 0) + (wantDirections && flats ? 1 : 0) + (wantAcc ? 1 : 0) +
                       (wantOrder ? 1 : 0) + (basins.empty() ? 0 : 1);
     Progress progress("drainage", std::uint64_t(steps), "steps");
+    StageClock clock;
     int done = 0;
     io::Raster input = io::readRaster(dem.empty() ? pointers : dem);
+    clock.mark("read " + std::string(dem.empty() ? "pointers" : "DEM"));
     const io::Raster weights = readWeights(weightsPath, input, dem.empty() ? "pointer grid" : "DEM");
+    if (!weightsPath.empty()) clock.mark("read weights");
     dr::DirectionGrid grid;
     if (dem.empty()) grid = dr::decodeDirections(input, enc);
     else dr::validateDem(input);
     const std::vector<std::size_t> outlets = outletCells(outletText, input);
+    clock.mark(dem.empty() ? "decode pointers" : "check DEM");
     progress.update(++done, "read");
 
     std::string where;
     const std::unique_ptr<Context> ctx = openContext(serial, common, where);
-    if (fill) fillDepressionsOf(input, ctx.get(), precision, progress, ++done, tiling);
+    clock.mark("open device");
+    if (fill) {
+        fillDepressionsOf(input, ctx.get(), precision, progress, ++done, tiling);
+        clock.mark("fill");
+    }
     if (wantDirections) {
         grid = serial ? dr::d8DirectionsReference(input, precision) : dr::d8Directions(*ctx, input, precision, tiling);
         progress.update(++done, "directions");
+        clock.mark("directions");
         if (flats) {
             grid = serial ? dr::resolveFlatsReference(input, grid, precision) : dr::resolveFlats(*ctx, input, grid, precision, tiling);
             progress.update(++done, "flats");
+            clock.mark("flats");
         }
     }
     dr::Accumulation acc;
@@ -273,6 +304,7 @@ int runDrainage(const std::vector<std::string>& args) {
         opt.tiling = tiling;
         acc = serial ? dr::accumulateReference(grid, opt) : dr::accumulate(*ctx, grid, opt);
         progress.update(++done, "accumulation");
+        clock.mark("accumulation");
     }
     std::vector<int> strahler;
     int highestOrder = 0;
@@ -281,6 +313,7 @@ int runDrainage(const std::vector<std::string>& args) {
         strahler = serial ? dr::strahlerOrderReference(grid, s) : dr::strahlerOrder(*ctx, grid, s, tiling);
         for (auto v : strahler) highestOrder = std::max(highestOrder, v);
         progress.update(++done, "Strahler order");
+        clock.mark("Strahler order");
     }
     std::vector<std::int32_t> basinLabels;
     std::int32_t basinCount = 0;
@@ -288,55 +321,84 @@ int runDrainage(const std::vector<std::string>& args) {
         basinLabels = serial ? dr::watershedsReference(grid, outlets) : dr::watersheds(*ctx, grid, outlets, tiling);
         for (auto v : basinLabels) basinCount = std::max(basinCount, v);
         progress.update(++done, "watersheds");
+        clock.mark("watersheds");
     }
 
-    if (!filled.empty())
-        io::writeRaster(filled, input.frame, input.values, input.type, input.hasNoData, input.noData);  // DEM heights: its type holds them
+    // Every grid in the type it is written in (no wider copy), then all of them written at once.
+    std::vector<io::RasterOutput> rasters;
+    auto output = [&](const std::string& path, const io::RasterFrame& frame, io::RasterCells cells, io::RasterType type,
+                      bool hasNoData, double noData) {
+        if (!path.empty()) rasters.push_back({path, &frame, cells, type, hasNoData, noData});
+    };
+    output(filled, input.frame, input.values, input.type, input.hasNoData, input.noData);  // DEM heights: its type holds them
+    std::vector<std::uint8_t> directionBytes;
+    std::vector<std::int16_t> directionShorts;
     if (!directions.empty()) {
-        const auto e = dr::encodeDirections(grid, enc);
-        io::writeRaster(directions, grid.frame, e.codes, e.type, true, e.noData);
+        // The encoding's code of each direction byte, looked up.
+        const bool taudem = enc == dr::Encoding::TauDem;
+        const int noDataCode = taudem ? -32768 : 255;
+        int code[256];
+        for (int d = 0; d < 256; ++d) code[d] = d == dr::kNoData ? noDataCode : d <= dr::kNoFlow ? dr::encodeDirection(std::uint8_t(d), enc) : noDataCode;
+        auto encode = [&](auto& out) {
+            out.resize(grid.dir.size());
+            for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<std::remove_reference_t<decltype(out[0])>>(code[grid.dir[i]]);
+        };
+        if (taudem) {
+            encode(directionShorts);
+            output(directions, grid.frame, directionShorts, io::RasterType::Int16, true, noDataCode);
+        } else {
+            encode(directionBytes);
+            output(directions, grid.frame, directionBytes, io::RasterType::Byte, true, noDataCode);
+        }
+        clock.mark("encode directions");
     }
     double largest = 0;
     std::size_t streamCells = 0;
+    std::vector<std::int32_t> countCells;
+    std::vector<float> floatCells;
+    std::vector<double> doubleCells;
+    std::vector<std::uint8_t> streamBytes, orderBytes;
     if (wantAcc) {
-        std::vector<double> values(acc.valid.size());
-        for (std::size_t i = 0; i < values.size(); ++i) {
-            values[i] = acc.valid[i] ? acc.value(i) : -1;
+        for (std::size_t i = 0; i < acc.valid.size(); ++i)
             if (acc.valid[i]) largest = std::max(largest, acc.value(i));
-        }
-        if (!accumulation.empty() && units == "area") {
-            // Area: the accumulation times one cell's area (the streams keep the threshold in cells).
-            const double cellArea = grid.frame.cellWidth() * grid.frame.cellHeight();
-            const double nd = -FLT_MAX;
-            std::vector<double> area(values.size());
-            for (std::size_t i = 0; i < values.size(); ++i) area[i] = acc.valid[i] ? values[i] * cellArea : nd;
-            io::writeRaster(accumulation, grid.frame, area, io::RasterType::Float64, true, nd);
-        } else if (!accumulation.empty()) {
-            if (acc.weighted()) {
-                const double nd = -FLT_MAX;
-                for (std::size_t i = 0; i < values.size(); ++i)
-                    if (!acc.valid[i]) values[i] = nd;
-                io::writeRaster(accumulation, grid.frame, values,
-                                precision == Precision::Float ? io::RasterType::Float32 : io::RasterType::Float64, true, nd);
+        if (!accumulation.empty()) {
+            const double realNoData = -FLT_MAX;
+            if (units == "area") {
+                // Area: the accumulation times one cell's area (the streams keep the threshold in cells).
+                const double cellArea = grid.frame.cellWidth() * grid.frame.cellHeight();
+                doubleCells.resize(acc.valid.size());
+                for (std::size_t i = 0; i < doubleCells.size(); ++i) doubleCells[i] = acc.valid[i] ? acc.value(i) * cellArea : realNoData;
+                output(accumulation, grid.frame, doubleCells, io::RasterType::Float64, true, realNoData);
+            } else if (acc.weighted() && precision == Precision::Float) {
+                floatCells.resize(acc.valid.size());
+                for (std::size_t i = 0; i < floatCells.size(); ++i) floatCells[i] = acc.valid[i] ? float(acc.sums[i]) : -FLT_MAX;
+                output(accumulation, grid.frame, floatCells, io::RasterType::Float32, true, realNoData);
+            } else if (acc.weighted() || largest >= 2147483647.0) {
+                doubleCells.resize(acc.valid.size());
+                for (std::size_t i = 0; i < doubleCells.size(); ++i)
+                    doubleCells[i] = acc.valid[i] ? acc.value(i) : acc.weighted() ? realNoData : -1;
+                output(accumulation, grid.frame, doubleCells, io::RasterType::Float64, true, acc.weighted() ? realNoData : -1);
             } else {
-                io::writeRaster(accumulation, grid.frame, values,
-                                largest < 2147483647.0 ? io::RasterType::Int32 : io::RasterType::Float64, true, -1);
+                countCells.resize(acc.valid.size());
+                for (std::size_t i = 0; i < countCells.size(); ++i) countCells[i] = acc.valid[i] ? std::int32_t(acc.counts[i]) : -1;
+                output(accumulation, grid.frame, countCells, io::RasterType::Int32, true, -1);
             }
         }
         if (!streamsPath.empty()) {
-            const auto s = dr::streams(acc, threshold);
-            std::vector<double> v(s.begin(), s.end());
-            for (auto x : s) streamCells += x == 1;
-            io::writeRaster(streamsPath, grid.frame, v, io::RasterType::Byte, true, 255);
+            streamBytes = dr::streams(acc, threshold);
+            for (auto x : streamBytes) streamCells += x == 1;
+            output(streamsPath, grid.frame, streamBytes, io::RasterType::Byte, true, 255);
         }
+        clock.mark("accumulation and streams values");
     }
     if (!order.empty()) {
-        std::vector<double> v(strahler.size());
-        for (std::size_t i = 0; i < v.size(); ++i) v[i] = grid.dir[i] == dr::kNoData ? 255 : strahler[i];
-        io::writeRaster(order, grid.frame, v, io::RasterType::Byte, true, 255);
+        orderBytes.resize(strahler.size());
+        for (std::size_t i = 0; i < orderBytes.size(); ++i) orderBytes[i] = grid.dir[i] == dr::kNoData ? 255 : std::uint8_t(strahler[i]);
+        output(order, grid.frame, orderBytes, io::RasterType::Byte, true, 255);
     }
-    if (!basins.empty())
-        io::writeRaster(basins, grid.frame, std::vector<double>(basinLabels.begin(), basinLabels.end()), io::RasterType::Int32, true, -1);
+    output(basins, grid.frame, basinLabels, io::RasterType::Int32, true, -1);
+    io::writeRasters(rasters, compression);
+    clock.mark("write rasters");
     std::size_t linkCount = 0;
     if (!network.empty()) {
         const auto links = dr::streamLinks(grid, dr::streams(acc, threshold), strahler);
@@ -360,12 +422,15 @@ int runDrainage(const std::vector<std::string>& args) {
     }
     if (!picture.empty())
         io::writeImage(picture, dr::drainagePicture(input, wantAcc ? dr::streams(acc, threshold) : std::vector<std::uint8_t>{}));
+    if (!network.empty() || !picture.empty()) clock.mark("write network and picture");
     progress.update(++done, "written");
     progress.finish();
     if (ctx) printProfile(*ctx, common);
 
     std::size_t withData = 0;
     for (std::size_t i = 0; i < input.size(); ++i) withData += !input.isNoData(i);
+    clock.mark("count cells with data");
+    if (common.profile) clock.print(std::cerr);
     std::cout << "drainage of " << (dem.empty() ? pointers : dem) << " (" << input.rows() << "x" << input.cols() << ", "
               << withData << " cells with data) on " << where << "\n";
     if (wantAcc) std::cout << "largest accumulation " << largest << (acc.weighted() ? "" : " cells") << "\n";
