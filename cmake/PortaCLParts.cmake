@@ -94,7 +94,16 @@ macro(portacl_need part)
     elseif("${part}" STREQUAL "molecule")
       find_path(GEMMI_INCLUDE_DIR gemmi/mmread.hpp REQUIRED)
       file(GLOB _sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/host/io/molecule_io*.cpp")
-      portacl_part(molecule SOURCES ${_sources} INCLUDE ${GEMMI_INCLUDE_DIR})
+      # Trajectories (DCD, XTC, TRR) through chemfiles' C library, opened at run time from this path
+      # (where scripts/install-deps.sh puts the chemfiles wheel), $PORTACL_CHEMFILES, or the loader's.
+      set(_chemfiles_prefix /opt/portacl/chemfiles)
+      if(DEFINED ENV{PORTACL_CHEMFILES_PREFIX})
+        set(_chemfiles_prefix $ENV{PORTACL_CHEMFILES_PREFIX})
+      endif()
+      set(PORTACL_CHEMFILES_LIBRARY "${_chemfiles_prefix}/chemfiles/libchemfiles.so" CACHE FILEPATH
+          "chemfiles' libchemfiles.so, loaded at run time to read trajectories")
+      portacl_part(molecule SOURCES ${_sources} INCLUDE ${GEMMI_INCLUDE_DIR} LINK ${CMAKE_DL_LIBS}
+                   DEFINE PORTACL_CHEMFILES_LIBRARY="${PORTACL_CHEMFILES_LIBRARY}")
     elseif("${part}" IN_LIST PORTACL_WORKLOADS)
       message(FATAL_ERROR "a workload that is on needs ${part}: turn it on too, or the other off")
     else()

@@ -85,4 +85,20 @@ if [ "${PORTACL_SKIP_WHITEBOX:-0}" != 1 ] && [ "$(cat "$whitebox_prefix/VERSION"
     --root-user-action=ignore --no-deps --target "$whitebox_prefix" "whitebox-workflows==$whitebox_version"
   echo "$whitebox_version" | "${as_root[@]}" tee "$whitebox_prefix/VERSION" >/dev/null
 fi
+# chemfiles, as its wheel (its C library, libchemfiles.so, inside it), into $PORTACL_CHEMFILES_PREFIX
+# (default /opt/portacl/chemfiles): `portacl voronoi TOPOLOGY TRAJ.xtc|TRAJ.dcd` loads the library at
+# run time (configured as PORTACL_CHEMFILES_LIBRARY, or $PORTACL_CHEMFILES), and the trajectory test
+# writes its DCD and XTC through the Python package (tests/cli/voronoi_trajectory.py).
+# PORTACL_SKIP_CHEMFILES=1 leaves it out.
+chemfiles_version=0.10.4
+chemfiles_prefix=${PORTACL_CHEMFILES_PREFIX:-/opt/portacl/chemfiles}
+if [ "${PORTACL_SKIP_CHEMFILES:-0}" != 1 ] && [ "$(cat "$chemfiles_prefix/VERSION" 2>/dev/null)" != "$chemfiles_version" ]; then
+  need_root "chemfiles $chemfiles_version is"
+  echo "install-deps: installing chemfiles $chemfiles_version into $chemfiles_prefix"
+  "${as_root[@]}" rm -rf "$chemfiles_prefix"
+  "${as_root[@]}" PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q --no-cache-dir --disable-pip-version-check \
+    --root-user-action=ignore --no-deps --target "$chemfiles_prefix" "chemfiles==$chemfiles_version"
+  test -f "$chemfiles_prefix/chemfiles/libchemfiles.so"
+  echo "$chemfiles_version" | "${as_root[@]}" tee "$chemfiles_prefix/VERSION" >/dev/null
+fi
 echo "install-deps: all dependencies present"

@@ -1,5 +1,6 @@
 // portacl voronoi: the vertices (and optionally edges) of the additively weighted Voronoi diagram of
-// a structure's atoms, in Voronota's vertex format or in HDF5; multi-model input runs every model as a frame.
+// a structure's atoms, in Voronota's vertex format or in HDF5; multi-model input, or a topology and its
+// trajectories (DCD, XTC, TRR), runs every model or step as a frame.
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "command.hpp"
 #include "portacl/cluster/distributed_batch.hpp"
 #include "portacl/io/molecule.hpp"
+#include "portacl/io/trajectory.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
 #include "portacl/voronoi.hpp"
@@ -135,7 +137,7 @@ int runVoronoi(const std::vector<std::string>& args) {
     std::string input, output, edges, radii, format = "auto", outputFormat = "auto", summary;
     int repeats = 1;
     bool hydrogens = false, hetero = false, waters = false, allAltlocs = false, firstModel = false, serial = false;
-    desc.add_options()("input", po::value(&inputFiles)->composing(), "structure (.pdb, .cif) or ball list (.xyzr: x y z r per line); - reads standard input; several files: their models one after another, as frames")(
+    desc.add_options()("input", po::value(&inputFiles)->composing(), "structure (.pdb, .cif) or ball list (.xyzr: x y z r per line); - reads standard input; several files: their models one after another, as frames; a structure then trajectories (.dcd, .xtc, .trr): the structure's first model gives the atoms and radii, each step of the trajectories a frame")(
         "output,o", po::value(&output), "vertices file (Voronota's 'q1 q2 q3 q4 x y z r'), or with .h5/.hdf5 an HDF5 file of vertices, edges, balls and summary; frames of a multi-model input get .1, .2, ... before the extension; - writes the text to standard output")(
         "output-format", po::value(&outputFormat), "auto (HDF5 for .h5/.hdf5, else text), text, hdf5")(
         "edges", po::value(&edges), "also write the edges: 'v0 v1 g1 g2 g3 min_radius' (v1 = -1: unbounded; -2 -2: closed, no vertex; -1 -1: open, no vertex)")(
@@ -156,13 +158,24 @@ int runVoronoi(const std::vector<std::string>& args) {
     pos.add("input", -1);
     po::variables_map vm;
     if (!parseArgs(args, desc, pos, vm,
-                   "usage: portacl voronoi INPUT [INPUT ...] -o vertices.txt|diagram.h5 [--edges edges.txt] [--radii FILE] [--precision mixed|double|float] [--format pdb|cif|xyzr]",
+                   "usage: portacl voronoi INPUT [INPUT ...] | TOPOLOGY TRAJ.xtc|TRAJ.dcd [...] -o vertices.txt|diagram.h5 [--edges edges.txt] [--radii FILE] [--precision mixed|double|float] [--format pdb|cif|xyzr]",
                    common.help))
         return 0;
     if (inputFiles.empty()) throw Error("no input file given (portacl voronoi INPUT -o vertices.txt)");
     if (inputFiles.size() > 1 && std::count(inputFiles.begin(), inputFiles.end(), "-"))
         throw Error("standard input cannot be one of several inputs; name the files");
     input = inputFiles.front();
+    // A topology followed by trajectories: the steps are the frames.
+    const bool trajectory = std::any_of(inputFiles.begin(), inputFiles.end(), [](const std::string& p) { return io::isTrajectoryPath(p); });
+    if (trajectory) {
+        if (io::isTrajectoryPath(input))
+            throw Error("'" + input + "' is a trajectory: give its topology first (portacl voronoi TOPOLOGY.pdb TRAJ.xtc -o v.txt), a PDB or mmCIF of the same atoms in the same order");
+        for (std::size_t i = 1; i < inputFiles.size(); ++i)
+            if (!io::isTrajectoryPath(inputFiles[i]))
+                throw Error("'" + inputFiles[i] + "' follows a trajectory's topology but is no trajectory (.dcd, .xtc, .trr); run structures and trajectories separately");
+        if (firstModel) throw Error("--first-model is for multi-model structure files; a trajectory runs every step of it");
+        if (const std::string problem = io::chemfilesProblem(); !problem.empty()) throw Error(problem);
+    }
     if (output.empty()) throw Error("no output file given (-o vertices.txt)");
     if (repeats < 1) throw Error("--repeats must be at least 1");
     const bool hdf5 = wantsHdf5(outputFormat, output);
@@ -193,24 +206,38 @@ int runVoronoi(const std::vector<std::string>& args) {
     mo.hetero = hetero;
     mo.waters = waters;
     mo.allAltlocs = allAltlocs;
-    mo.allModels = !firstModel;
+    mo.allModels = !firstModel && !trajectory;  // a topology's first model only
     // Every model of every input, in order: the frames. Each remembers its file and its model there.
     struct Source {
         std::string name;
         int model = 1, models = 1;
+        bool step = false;  // a trajectory's step, not a model
     };
     std::vector<io::Frame> frames;
     std::vector<Source> sources;
-    for (std::size_t i = 0; i < inputFiles.size(); ++i) {
+    for (std::size_t i = 0; i < inputFiles.size() && !trajectory; ++i) {
         std::vector<io::Frame> read = io::readMolecule(i == 0 ? input : inputFiles[i], mo);
         for (std::size_t m = 0; m < read.size(); ++m) {
             sources.push_back({i == 0 ? inputName : inputFiles[i], static_cast<int>(m + 1), static_cast<int>(read.size())});
             frames.push_back(std::move(read[m]));
         }
     }
+    if (trajectory) {
+        const io::Frame topology = io::readMolecule(input, mo).front();
+        if (topology.balls.size() < 4)
+            throw Error("the topology '" + inputName + "' has " + std::to_string(topology.balls.size()) +
+                        " balls after filtering; a Voronoi diagram needs at least 4 (as Voronota's calculate-vertices)");
+        for (std::size_t i = 1; i < inputFiles.size(); ++i) {
+            std::vector<io::Frame> read = io::readTrajectory(inputFiles[i], topology, inputName);
+            for (std::size_t s = 0; s < read.size(); ++s) {
+                sources.push_back({inputFiles[i], static_cast<int>(s + 1), static_cast<int>(read.size()), true});
+                frames.push_back(std::move(read[s]));
+            }
+        }
+    }
     auto frameName = [&](std::size_t f) {
         const Source& src = sources[f];
-        return (src.models > 1 ? "model " + std::to_string(src.model) + " of " : std::string()) + "'" + src.name + "'";
+        return (src.models > 1 || src.step ? (src.step ? "frame " : "model ") + std::to_string(src.model) + " of " : std::string()) + "'" + src.name + "'";
     };
     for (std::size_t f = 0; f < frames.size(); ++f)
         if (frames[f].balls.size() < 4) {

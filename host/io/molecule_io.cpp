@@ -175,6 +175,8 @@ std::vector<Frame> readMolecule(const std::string& path, const MoleculeOptions& 
     if (format == MoleculeFormat::Xyzr) {
         Frame f;
         f.balls = readBallList(path);
+        f.recordCount = f.balls.size();
+        for (std::size_t i = 0; i < f.balls.size(); ++i) f.records.push_back(i);
         return {f};
     }
     // A .pdb that holds no PDB records (or a .cif that is not CIF) is refused before gemmi sees it.
@@ -193,7 +195,9 @@ std::vector<Frame> readMolecule(const std::string& path, const MoleculeOptions& 
     for (const auto& model : models) {
         records += model.atoms.size();
         Frame f;
-        for (const auto& a : model.atoms) {
+        f.recordCount = model.atoms.size();
+        for (std::size_t i = 0; i < model.atoms.size(); ++i) {
+            const RawAtom& a = model.atoms[i];
             if (a.hetero && !options.hetero) continue;
             if (isWater(a.label.resName) && !options.waters) continue;
             if (a.hydrogen && !options.hydrogens) continue;
@@ -210,6 +214,7 @@ std::vector<Frame> readMolecule(const std::string& path, const MoleculeOptions& 
                             "; add a row for it or a '* *' default row");
             f.balls.push_back({a.x, a.y, a.z, r});
             f.labels.push_back(a.label);
+            f.records.push_back(i);
         }
         if (f.balls.empty()) continue;
         frames.push_back(std::move(f));

@@ -5,6 +5,7 @@
 
 #include "portacl/export.hpp"
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct PORTACL_API AtomLabel {
 struct PORTACL_API Frame {
     std::vector<Ball> balls;
     std::vector<AtomLabel> labels;  // same length as balls, or empty
+    // Where each ball's atom stands among its model's atom records, filtered ones included (0-based;
+    // same length as balls), and how many records the model has: the atoms of a trajectory's frame.
+    std::vector<std::size_t> records;
+    std::size_t recordCount = 0;
 };
 
 enum class MoleculeFormat { Auto, Pdb, Cif, Xyzr };
