@@ -260,6 +260,7 @@ __kernel void skel_collect(__global const uchar* img, __global uint* list, volat
 #define SKEL_ACTIVE 0
 #define SKEL_REMOVED 3
 #define SKEL_PAR_CHANGED 4
+#define SKEL_PAR_PENDING 5  // the step's border voxels left pending by skel_subfields_first
 #define SKEL_BORDER 8
 #define SKEL_BUCKET_START 32
 
@@ -324,8 +325,8 @@ inline uint skel_walk_entry(__global const uchar* img, __global uchar* inSet, co
 // least 8): work-groups stride over the list.
 __kernel void skel_active_border(__global const uchar* img, __global uchar* inSet, __global const uint* active,
                                  __global uint* nextActive, __global uint* border, volatile __global uint* counters,
-                                 const int py, const int px, const int bz, const int by, const int bx, const int step,
-                                 const uint pass) {
+                                 __global uchar* mark, const int py, const int px, const int bz, const int by, const int bx,
+                                 const int step, const int stamp, const uint pass) {
     __local uint groupActive, baseActive, groupBorder[8], baseBorder[8];
     const uint lid = get_local_id(0);
     const int borderSlot = SKEL_BORDER + 8 * (step % 3);
@@ -353,9 +354,173 @@ __kernel void skel_active_border(__global const uchar* img, __global uchar* inSe
         barrier(CLK_LOCAL_MEM_FENCE);
         for (uint j = 0; j < kept; ++j) {
             nextActive[baseActive + atActive + j] = keep[j];
-            if (bucket[j] < 8) border[baseBorder[bucket[j]] + bucketAt[j]] = keep[j];
+            if (bucket[j] == 8) continue;
+            border[baseBorder[bucket[j]] + bucketAt[j]] = keep[j];
+            if (stamp) mark[keep[j]] = (uchar)stamp;
         }
         barrier(CLK_LOCAL_MEM_FENCE);  // the group's counts are reset at the top of the next round
+    }
+}
+
+// The subfields of a step in rounds (the other schedule of the same thinning, for devices where
+// launches cost more than the work: skel_subfields_first and skel_subfields_tail instead of eight
+// skel_subfield launches). Border voxel p of subfield s sees, in the launch order, its neighbours of
+// later subfields as the step started (object: every border voxel is) and those of earlier
+// subfields as they were decided; non-border voxels never change during a step. As in Lee's recheck,
+// p decides as soon as the answer no longer depends on the earlier border voxels still pending:
+// when there are none, or when every assignment of those few gives the same answer; the lowest
+// pending subfield can always decide, so at most 8 rounds. skel_active_border marks the step's
+// border voxels with its stamp (`mark`); decisions carry the stamp over SKEL_REMOVE or SKEL_KEEP as
+// Lee's do, and a removed voxel is cleared from the image at once (only unmarked voxels are read
+// from the image).
+
+// Per subfield s, the neighbourhood's bits whose voxel lies in a subfield before s: voxel q = p + d
+// has subfield s ^ m, m the parities of d's coordinates (never 0), earlier when m's highest bit is set
+// in s.
+__constant uint kEarlierSubfields[8] = {0x0000000, 0x0005000, 0x0038e00, 0x003de00, 0x7fc01ff, 0x7fc51ff, 0x7ff8fff, 0x7ffdfff};
+
+// The touch sets of the centre cube's 6 faces, 12 edges and 8 vertices, in the Euler change's order
+// (a face or vertex no object voxel touches counts -1, an edge +1).
+__constant uint kElementTouch[26] = {1u << 4, 1u << 10, 1u << 12, 1u << 14, 1u << 16, 1u << 22,
+                                     0x0000412, 0x0001018, 0x0004030, 0x0010090, 0x0001600, 0x0004c00,
+                                     0x0019000, 0x0034000, 0x0480400, 0x0601000, 0x0c04000, 0x2410000,
+                                     0x000161b, 0x0004c36, 0x00190d8, 0x00341b0, 0x06c1600, 0x0d84c00, 0x3619000, 0x6c34000};
+
+// Whether the Euler change is the same whatever the unknown voxels are. An element a known voxel
+// touches counts nothing; one touched by neither counts the same always; element x touched by
+// unknown voxels A_x only counts when all of A_x are removed. With R the removed ones, the change is
+// a constant plus the sum over x with A_x in R of x's sign, zero for R empty; it is zero for every R
+// exactly when, for every set S, the signs of the elements with A_x = S add up to zero.
+inline int euler_fixed(const uint known, const uint unknown) {
+    for (int i = 0; i < 26; ++i) {
+        const uint a = kElementTouch[i] & unknown;
+        if ((kElementTouch[i] & known) || !a) continue;
+        int sum = 0;
+        for (int j = 0; j < 26 && sum != 99; ++j)
+            if (!(kElementTouch[j] & known) && (kElementTouch[j] & unknown) == a)
+                sum = j < i ? 99 : sum + (j >= 6 && j < 18 ? 1 : -1);  // 99: S counted at its first element
+        if (sum != 0 && sum != 99) return 0;
+    }
+    return 1;
+}
+
+// Border voxel p of subfield s: SKEL_REMOVE, SKEL_KEEP, or SKEL_PENDING while the answer depends on
+// more than maxUnknown pending earlier border voxels, or on fewer whose assignments disagree. In the
+// first round (`decision` null) every earlier border voxel is pending.
+inline int skel_subfield_decide(__global const uchar* img, __global const uchar* mark, __global const uchar* decision,
+                                const uint p, const int s, const int py, const int px, const int stamp, const int maxUnknown) {
+    const uint earlier = kEarlierSubfields[s];
+    uint known = 0, unknown = 0;
+    int bit = 0;
+    for (int dz = -1; dz <= 1; ++dz)
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx, ++bit) {
+                if (bit == 13) continue;
+                const uint q = (uint)((long)p + ((long)dz * py + dy) * px + dx);
+                if (mark[q] != stamp) {
+                    if (img[q]) known |= 1u << bit;  // not on the border: the image holds it
+                    continue;
+                }
+                if (!(earlier >> bit & 1)) {
+                    known |= 1u << bit;  // a later subfield's border voxel is still there
+                    continue;
+                }
+                const uchar d = decision ? decision[q] : 0;
+                if ((d >> 2) != stamp) unknown |= 1u << bit;
+                else if ((d & 3) == SKEL_KEEP) known |= 1u << bit;
+            }
+    if (!unknown) return skel_removable(known) ? SKEL_REMOVE : SKEL_KEEP;
+    // Two or more known neighbours in one piece touching every pending one: not an end point and
+    // simple whatever those become, so only the Euler characteristic's invariance can differ.
+    const int simpleAlways = popcount(known) >= 2 && (dilate26(known) & unknown) == unknown && at_most_one_piece(known);
+    if (simpleAlways && euler_fixed(known, unknown)) return euler_invariant(known | unknown) ? SKEL_REMOVE : SKEL_KEEP;
+    if (popcount(unknown) > maxUnknown) return SKEL_PENDING;
+    const int removable = skel_removable(known | unknown);
+    for (uint sub = (0u - unknown) & unknown; sub != 0; sub = (sub - unknown) & unknown) {
+        const uint n = known | (unknown & ~sub);
+        if ((simpleAlways ? euler_invariant(n) : skel_removable(n)) != removable) return SKEL_PENDING;
+    }
+    return removable ? SKEL_REMOVE : SKEL_KEEP;
+}
+
+// The subfield (bits 2, 1, 0: parities of z, y, x of the unpadded coordinates) of padded voxel p.
+inline int skel_subfield_of(const uint p, const int py, const int px) {
+    const uint x = p % (uint)px, y = (p / (uint)px) % (uint)py, z = p / ((uint)px * (uint)py);
+    return (int)((((z + 1) & 1) << 2) | (((y + 1) & 1) << 1) | ((x + 1) & 1));
+}
+
+// The first round over the step's eight border buckets (any global size that is a multiple of the
+// work-group size: each work-item strides over each bucket). Decisions are stored (a removed voxel
+// also cleared from the image); the pending voxels go to `pending` (count in SKEL_PAR_PENDING).
+__kernel void skel_subfields_first(__global uchar* img, __global const uchar* mark, __global uchar* decision,
+                                   __global const uint* border, __global uint* pending, volatile __global uint* counters,
+                                   const int py, const int px, const int step, const int stamp, const int maxUnknown,
+                                   const uint pass) {
+    __local uint groupRemoved;
+    if (get_local_id(0) == 0) groupRemoved = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint removed = 0;
+    for (int s = 0; s < 8; ++s) {
+        const uint count = counters[SKEL_BORDER + 8 * (step % 3) + s];
+        const uint start = counters[SKEL_BUCKET_START + s];
+        for (uint i = get_global_id(0); i < count; i += get_global_size(0)) {
+            const uint p = border[start + i];
+            const int d = skel_subfield_decide(img, mark, 0, p, s, py, px, stamp, maxUnknown);
+            if (d == SKEL_PENDING) {
+                pending[atomic_inc(&counters[SKEL_PAR_PENDING])] = p;
+            } else {
+                decision[p] = (uchar)(stamp << 2 | d);
+                if (d == SKEL_REMOVE) img[p] = 0, ++removed;
+            }
+        }
+    }
+    if (removed) atomic_add(&groupRemoved, removed);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0 && groupRemoved) {
+        atomic_add(&counters[SKEL_REMOVED], groupRemoved);
+        atomic_max(&counters[SKEL_PAR_CHANGED], pass);
+    }
+}
+
+// The rest of the step's rounds in one work-group (launch exactly one), as skel_tail does Lee's:
+// rounds over the pending list, each chunk deciding on the decisions before it and compacting its
+// still pending voxels to the front of the list, until none is pending. Then clears the pending count.
+__kernel void skel_subfields_tail(__global uchar* img, __global const uchar* mark, __global uchar* decision,
+                                  __global uint* pending, volatile __global uint* counters, const int py, const int px,
+                                  const int stamp, const int maxUnknown, const uint pass) {
+    __local uint todo, survivors, removed;
+    const uint lid = get_local_id(0), size = get_local_size(0);
+    if (lid == 0) todo = counters[SKEL_PAR_PENDING], removed = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint n = todo; n != 0; n = todo) {
+        barrier(CLK_LOCAL_MEM_FENCE);  // every work-item has read todo
+        if (lid == 0) survivors = 0;
+        for (uint first = 0; first < n; first += size) {
+            const int mine = first + lid < n;
+            const uint p = mine ? pending[first + lid] : 0u;
+            const int d = mine ? skel_subfield_decide(img, mark, decision, p, skel_subfield_of(p, py, px), py, px, stamp, maxUnknown)
+                               : SKEL_NONE;
+            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // the chunk has read what it writes next
+            if (d == SKEL_PENDING) {
+                pending[atomic_inc(&survivors)] = p;
+            } else if (d != SKEL_NONE) {
+                decision[p] = (uchar)(stamp << 2 | d);
+                if (d == SKEL_REMOVE) {
+                    img[p] = 0;
+                    atomic_inc(&removed);
+                }
+            }
+            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // the next chunk sees these decisions
+        }
+        if (lid == 0) todo = survivors;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        if (removed) {
+            counters[SKEL_REMOVED] += removed;
+            counters[SKEL_PAR_CHANGED] = max(counters[SKEL_PAR_CHANGED], pass);
+        }
+        counters[SKEL_PAR_PENDING] = 0;
     }
 }
 

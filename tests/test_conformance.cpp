@@ -316,9 +316,11 @@ void skeletonCase() {
     EXPECT_EQ(skeleton::thin(ctx(), v).mask, skeleton::thinReference(v).mask);
     const auto parallel = skeleton::thinSubfieldsReference(v).mask;
     EXPECT_EQ(skeleton::thinSubfields(ctx(), v).mask, parallel);
-    // Launches per subfield for every pass, then one work-group (skel_thin_group) for every pass.
-    for (const std::size_t groupBelow : {std::size_t(0), SIZE_MAX})
-        EXPECT_EQ(skeleton::detail::thinSubfieldsOnDevice(ctx(), v, nullptr, groupBelow).mask, parallel);
+    // Launches per subfield, the subfields in rounds (skel_subfields_first, _tail; with no assignment
+    // tried, so that the tail has work), and one work-group for every pass (skel_thin_group).
+    const skeleton::detail::SubfieldSchedule schedules[] = {{0, false, 8, 63}, {0, true, 8, 63}, {0, true, 0, 63}, {SIZE_MAX, false, 8, 63}};
+    for (const auto& schedule : schedules)
+        EXPECT_EQ(skeleton::detail::thinSubfieldsOnDevice(ctx(), v, nullptr, schedule).mask, parallel);
 }
 
 // ---- drainage: filling, directions, flats, accumulation (both schemes of the slides too), Strahler

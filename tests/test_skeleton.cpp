@@ -152,13 +152,21 @@ TEST(Skeleton, ParallelThinningKeepsTopologyAndEqualsItsReference) {
         const auto& v = volumes[i];
         sk::Stats ds, rs;
         const auto ref = sk::thinSubfieldsReference(v, &rs);
-        // Every pass in launches per subfield; in one work-group from the start; switching to it once
-        // the active list is short (after a pass or two here); and as the device's profile chooses.
-        for (const std::size_t groupBelow : {std::size_t(0), SIZE_MAX, v.count() / 4}) {
-            const auto dev = sk::detail::thinSubfieldsOnDevice(context(), v, &ds, groupBelow);
-            EXPECT_EQ(differing(dev, ref), 0u) << "volume " << i << ", group below " << groupBelow;
-            EXPECT_EQ(ds.candidates, rs.candidates) << "volume " << i << ", group below " << groupBelow;
-            EXPECT_EQ(ds.iterations, rs.iterations) << "volume " << i << ", group below " << groupBelow;
+        // Every pass in launches per subfield; in rounds (a first round and a one-work-group tail);
+        // in rounds with no assignment tried (every voxel with a pending earlier neighbour waits for
+        // the tail) and the marks cleared every 2 steps; in one work-group from the start; in rounds,
+        // then in one work-group once the active list is short (after a pass or two here).
+        const std::size_t shortList = v.count() / 4;
+        const sk::detail::SubfieldSchedule schedules[] = {
+            {0, false, 8, 63}, {0, true, 8, 63}, {0, true, 0, 2}, {SIZE_MAX, false, 8, 63}, {shortList, true, 8, 5}};
+        for (const auto& schedule : schedules) {
+            const auto dev = sk::detail::thinSubfieldsOnDevice(context(), v, &ds, schedule);
+            const std::string what = "volume " + std::to_string(i) + ", group below " + std::to_string(schedule.groupBelow) +
+                                     ", rounds " + std::to_string(schedule.rounds) + ", unknown " +
+                                     std::to_string(schedule.maxUnknown) + ", stamps " + std::to_string(schedule.stamps);
+            EXPECT_EQ(differing(dev, ref), 0u) << what;
+            EXPECT_EQ(ds.candidates, rs.candidates) << what;
+            EXPECT_EQ(ds.iterations, rs.iterations) << what;
         }
         const auto dev = sk::thinSubfields(context(), v, &ds);
         EXPECT_EQ(differing(dev, ref), 0u) << "volume " << i;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -18,10 +19,25 @@ constexpr std::array<std::array<int, 3>, 6> kBorders{{{0, -1, 0}, {0, 1, 0}, {0,
 // uses 63, the tests fewer). Exported (PORTACL_API) for the tests.
 PORTACL_API io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, int maxUnknown, int stamps = 63);
 
-// thinSubfields with the active list's length below which one work-group does every pass still to
-// come in one launch (skel_thin_group): 0 never, SIZE_MAX from the start. thinSubfields takes it from
-// the tuning profile's [skeleton] group_below. Exported (PORTACL_API) for the tests.
-PORTACL_API io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, std::size_t groupBelow);
+// How the device schedules the parallel thinning (the skeleton is the same whatever it is).
+struct SubfieldSchedule {
+    // The active list's length below which one work-group does every pass still to come in one launch
+    // (skel_thin_group): 0 never, SIZE_MAX from the start ([skeleton] group_below of the profile).
+    std::size_t groupBelow = 0;
+    // A step's subfields in a first round and a one-work-group tail (skel_subfields_first, _tail)
+    // rather than a launch per subfield ([skeleton] subfield_rounds).
+    bool rounds = false;
+    // Pending earlier border voxels whose assignments a voxel tries before it waits, and the step
+    // stamps the marks and decisions cycle through before they are cleared (1 to 63). [skeleton]
+    // subfield_unknown sets the first.
+    int maxUnknown = 8;
+    int stamps = 63;
+};
+
+// thinSubfields with the given schedule (thinSubfields takes it from the tuning profile). Exported
+// (PORTACL_API) for the tests.
+PORTACL_API io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats,
+                                                   const SubfieldSchedule& schedule);
 
 // The unpadded indices of the object voxels of the padded image `img` (skel_collect), written to
 // `list` (room for every object voxel) and read back: the skeleton's voxels, not the whole volume.

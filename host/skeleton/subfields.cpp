@@ -43,16 +43,24 @@ std::array<std::size_t, 8> subfieldCounts(const io::BinaryVolume& v) {
 }  // namespace
 
 io::BinaryVolume thinSubfields(Context& ctx, const io::BinaryVolume& v, Stats* stats) {
-    // One work-group's chunks cost less than the launches' gaps on a GPU for lists to about this
-    // length (docs/engineering/volumes.md); a CPU device runs a work-group on one core only.
-    const long fallback = ctx.device().isGpu ? 65536 : 0;
-    return detail::thinSubfieldsOnDevice(ctx, v, stats, std::size_t(ctx.tuning().getInt("skeleton", "group_below", fallback, 0, 1L << 31)));
+    // On a GPU a launch's gap costs more than a short list's work: the subfields in rounds, and one
+    // work-group's chunks for lists to about this length (docs/engineering/volumes.md). A CPU device
+    // runs a work-group on one core only, and its launches cost little.
+    const bool gpu = ctx.device().isGpu;
+    detail::SubfieldSchedule schedule;
+    schedule.groupBelow = std::size_t(ctx.tuning().getInt("skeleton", "group_below", gpu ? 16384 : 0, 0, 1L << 31));
+    schedule.rounds = ctx.tuning().getInt("skeleton", "subfield_rounds", gpu ? 1 : 0, 0, 1) != 0;
+    schedule.maxUnknown = int(ctx.tuning().getInt("skeleton", "subfield_unknown", schedule.maxUnknown, 0, 26));
+    return detail::thinSubfieldsOnDevice(ctx, v, stats, schedule);
 }
 
 namespace detail {
 
-io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, std::size_t groupBelow) {
+io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, const SubfieldSchedule& schedule) {
     validate(v);
+    if (schedule.stamps < 1 || schedule.stamps > 63)
+        throw Error("thinning's decision bytes hold 1 to 63 step stamps, not " + std::to_string(schedule.stamps));
+    const std::size_t groupBelow = schedule.groupBelow;
     const int pz = v.nz + 2, py = v.ny + 2, px = v.nx + 2;
     const std::size_t padded = std::size_t(pz) * py * px;
     if (padded >= (std::size_t(1) << 32))
@@ -67,7 +75,9 @@ io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, 
         init[std::size_t(kBucketStartSlot + s)] = cl_uint(objects);
         objects += perSubfield[std::size_t(s)];
     }
-    ctx.checkFits(v.size() + 2 * padded + objects * 3 * sizeof(cl_uint) + 256,
+    // The rounds need marks and decisions (a byte per voxel each) and the pending list.
+    const bool rounds = schedule.rounds && objects >= groupBelow;
+    ctx.checkFits(v.size() + (rounds ? 4 : 2) * padded + objects * (rounds ? 4 : 3) * sizeof(cl_uint) + 256,
                   "thinning a " + std::to_string(v.nz) + "x" + std::to_string(v.ny) + "x" + std::to_string(v.nx) + " volume");
     cl::Buffer mask = ctx.upload(v.mask, "thinning mask", CL_MEM_READ_ONLY);
     cl::Buffer img = ctx.buffer(padded, "thinning image");
@@ -76,28 +86,56 @@ io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, 
                             ctx.buffer(objects * sizeof(cl_uint), "thinning active list (next)")};
     cl::Buffer border = ctx.buffer(objects * sizeof(cl_uint), "thinning border buckets");
     cl::Buffer counters = ctx.buffer(kCounters * sizeof(cl_uint), "thinning counters");
+    // Without rounds, skel_active_border writes no marks (stamp 0): inSet stands in for the marks.
+    cl::Buffer mark = rounds ? ctx.buffer(padded, "thinning border marks") : inSet;
+    cl::Buffer decision, pending;
     ctx.fill(img, 0, padded, "clear thinning image");
     ctx.fill(inSet, 0, padded, "clear thinning active marks");
+    if (rounds) {
+        decision = ctx.buffer(padded, "thinning decisions");
+        pending = ctx.buffer(objects * sizeof(cl_uint), "thinning pending border voxels");
+        ctx.fill(mark, 0, padded, "clear thinning border marks");
+        ctx.fill(decision, 0, padded, "clear thinning decisions");
+    }
     ctx.writeAsync(counters, std::move(init), "set thinning counters");
     cl::Kernel& pad = ctx.kernel("skeleton.cl", "skel_pad", Precision::Float);
     cl::Kernel& surface = ctx.kernel("skeleton.cl", "skel_surface", Precision::Float);
     cl::Kernel& activeBorder = ctx.kernel("skeleton.cl", "skel_active_border", Precision::Float);
     cl::Kernel& subfield = ctx.kernel("skeleton.cl", "skel_subfield", Precision::Float);
+    cl::Kernel& first = ctx.kernel("skeleton.cl", "skel_subfields_first", Precision::Float);
+    cl::Kernel& tail = ctx.kernel("skeleton.cl", "skel_subfields_tail", Precision::Float);
     setArgs(pad, 0, mask, img, cl_int(v.nz), cl_int(v.ny), cl_int(v.nx));
     ctx.launch(pad, cl::NDRange(roundUp(v.size(), 256)), cl::NDRange(256));
     setArgs(surface, 0, img, inSet, active[0], counters, cl_int(pz), cl_int(py), cl_int(px));
     ctx.launch(surface, cl::NDRange(roundUp(padded, 256)), cl::NDRange(256));
 
     // The list launches stride over their lists: enough work-items to fill the device, few enough
-    // that a short list costs little.
+    // that a short list costs little. The tail is one work-group, as large as the device allows (to 1024).
     const std::size_t listItems = std::min<std::size_t>(roundUp(objects, 256), std::size_t(ctx.device().computeUnits) * 2048);
+    const std::size_t tailItems = std::min<std::size_t>(1024, workGroupLimit(tail, ctx.device().device));
+    if (rounds) {
+        setArgs(first, 0, img, mark, decision, border, pending, counters, cl_int(py), cl_int(px));
+        setArgs(tail, 0, img, mark, decision, pending, counters, cl_int(py), cl_int(px));
+    }
     int step = 0;  // direction steps so far, over every pass
     auto enqueuePass = [&](cl_uint pass) {
         for (std::size_t b = 0; b < detail::kBorders.size(); ++b, ++step) {
             const auto& d = detail::kBorders[b];
-            setArgs(activeBorder, 0, img, inSet, active[step % 2], active[(step + 1) % 2], border, counters, cl_int(py),
-                    cl_int(px), cl_int(d[0]), cl_int(d[1]), cl_int(d[2]), cl_int(step), pass);
+            if (rounds && step && step % schedule.stamps == 0) {
+                ctx.fill(mark, 0, padded, "clear thinning border marks");
+                ctx.fill(decision, 0, padded, "clear thinning decisions");
+            }
+            const cl_int stamp = rounds ? 1 + step % schedule.stamps : 0;
+            setArgs(activeBorder, 0, img, inSet, active[step % 2], active[(step + 1) % 2], border, counters, mark, cl_int(py),
+                    cl_int(px), cl_int(d[0]), cl_int(d[1]), cl_int(d[2]), cl_int(step), stamp, pass);
             ctx.launch(activeBorder, cl::NDRange(listItems), cl::NDRange(256));
+            if (rounds) {
+                setArgs(first, 8, cl_int(step), stamp, cl_int(schedule.maxUnknown), pass);
+                ctx.launch(first, cl::NDRange(listItems), cl::NDRange(256));
+                setArgs(tail, 7, stamp, cl_int(schedule.maxUnknown), pass);
+                ctx.launch(tail, cl::NDRange(tailItems), cl::NDRange(tailItems));
+                continue;
+            }
             for (int s = 0; s < 8; ++s) {
                 setArgs(subfield, 0, img, border, counters, cl_int(py), cl_int(px), cl_int(s), cl_int(step), pass);
                 ctx.launch(subfield, cl::NDRange(listItems), cl::NDRange(256));
@@ -105,6 +143,7 @@ io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, 
         }
     };
     cl::Kernel& group = ctx.kernel("skeleton.cl", "skel_thin_group", Precision::Float);
+    // One work-group, as large as the device allows (to 1024).
     const std::size_t groupItems = std::min<std::size_t>(1024, workGroupLimit(group, ctx.device().device));
     Progress progress("thinning", 0, "passes");
     // Pass p + 1 is enqueued before pass p's counts are waited for, so that the device is never idle
