@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -283,6 +284,73 @@ TEST(DeviceSet, WithoutCopiesAStragglerHoldsTheBatch) {
     unsetenv("PORTACL_BATCH_SLOW");
     EXPECT_EQ(copied.devices[1].items, 0u) << copied.describe();
     EXPECT_EQ(copied.devices[1].stopped, 1u) << copied.describe();
+}
+
+// Each member's busy time divided into phases: the work's reading and writing (known sleeps here),
+// the device wait that Context marks itself, and the rest as host work; the phases add up to the
+// busy time, and a batch whose members wait mostly on the host says so.
+TEST(DeviceSet, TheReportDividesEachMembersTimeIntoPhases) {
+    const DeviceInfo d = selectDevice(testDevice());
+    DeviceSet set({d, d});
+    const std::size_t n = 8;
+    BatchReport report;
+    const auto sums = set.map<std::vector<float>>(
+        n,
+        [&](Context& ctx, std::size_t i) {
+            {
+                PhaseScope reading(BatchPhase::Read);
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
+            auto sum = vectorSum(ctx, operand(i, 1), operand(i, 2));
+            PhaseScope writing(BatchPhase::Write);
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            return sum;
+        },
+        &report);
+    for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(sums[i], vectorSumReference(operand(i, 1), operand(i, 2)));
+    for (const auto& m : report.devices) {
+        if (m.items == 0) continue;
+        EXPECT_GE(m.phases[BatchPhase::Read], 0.020 * m.items) << report.describe();
+        EXPECT_LT(m.phases[BatchPhase::Read], m.busySeconds) << report.describe();
+        EXPECT_GE(m.phases[BatchPhase::Write], 0.010 * m.items) << report.describe();
+        EXPECT_GT(m.phases[BatchPhase::Device], 0.0) << "vectorSum's blocking read waits for the device\n" << report.describe();
+        EXPECT_NEAR(m.phases.total(), m.busySeconds, 0.002 + 0.01 * m.busySeconds) << report.describe();
+    }
+    const std::string text = report.describe();
+    EXPECT_NE(text.find("per item (ms): read "), std::string::npos) << text;
+    EXPECT_NE(text.find("the host, not the devices, limits this batch"), std::string::npos) << text;
+    // Outside a batch a phase marks nothing.
+    PhaseScope outside(BatchPhase::Read);
+}
+
+// A member alone takes up to maxChunk items at once; with several, no chunk is below minChunk while
+// that many items are left.
+TEST(DeviceSet, ChunksFollowTheSetsSizeAndTheirBounds) {
+    const DeviceInfo d = selectDevice(testDevice());
+    std::vector<std::pair<std::size_t, std::size_t>> calls;
+    std::mutex m;
+    auto record = [&](Context&, std::size_t b, std::size_t e) {
+        std::lock_guard<std::mutex> lock(m);
+        calls.emplace_back(b, e);
+    };
+    BatchOptions o;
+    o.maxChunk = 100;
+    DeviceSet one({d});
+    one.run(40, DeviceSet::RangeWork(record), o);
+    ASSERT_EQ(calls.size(), 1u);
+    EXPECT_EQ(calls[0], std::make_pair(std::size_t(0), std::size_t(40)));
+    calls.clear();
+    DeviceSet two({d, d});
+    o.minChunk = 6;
+    o.maxChunk = 8;
+    two.run(40, DeviceSet::RangeWork(record), o);
+    std::size_t covered = 0;
+    for (const auto& [b, e] : calls) {
+        covered += e - b;
+        EXPECT_LE(e - b, 8u);
+        if (e != 40) EXPECT_GE(e - b, 6u) << "chunk [" << b << ", " << e << ")";
+    }
+    EXPECT_EQ(covered, 40u);
 }
 
 TEST(DeviceSet, AStopRequestEndsAContextsWorkAtItsNextLaunch) {

@@ -12,9 +12,11 @@
 #include <iostream>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
+#include "portacl/runtime/batch_phases.hpp"
 #include "portacl/runtime/buffer_check.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/log.hpp"
@@ -170,6 +172,7 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
     const std::string source = kernelSource(sourceName);
     const std::string memoKey = sourceName + "\n" + options + "\n" + std::to_string(fnv1a64(source));
     if (auto it = programs_.find(memoKey); it != programs_.end()) return it->second;
+    PhaseScope buildPhase(BatchPhase::Build);
 
     const std::vector<cl::Device> devices{device_.device};
     const std::string cacheKey = ProgramCache::key(device_, source, options);
@@ -382,7 +385,11 @@ cl::Event Context::write(const cl::Buffer& b, const void* src, std::size_t bytes
     cl::Event e;
     // With the watchdog on, the blocking transfers are enqueued without blocking and waited for by wait().
     const cl_bool blocking = deviceTimeout_ > 0 ? CL_FALSE : CL_TRUE;
-    clCall("clEnqueueWriteBuffer", [&] { return queue_.enqueueWriteBuffer(b, blocking, offset, bytes, src, nullptr, &e); });
+    {
+        std::optional<PhaseScope> waiting;
+        if (blocking) waiting.emplace(BatchPhase::Device);
+        clCall("clEnqueueWriteBuffer", [&] { return queue_.enqueueWriteBuffer(b, blocking, offset, bytes, src, nullptr, &e); });
+    }
     recordEvent(name, EventKind::Transfer, e);
     if (!blocking) wait(e, name);
     return e;
@@ -392,7 +399,11 @@ cl::Event Context::read(const cl::Buffer& b, void* dst, std::size_t bytes, const
     requireBytes(b, offset + bytes, std::to_string(bytes) + " bytes read at offset " + std::to_string(offset), "the buffer of " + name);
     cl::Event e;
     const cl_bool blocking = deviceTimeout_ > 0 ? CL_FALSE : CL_TRUE;
-    clCall("clEnqueueReadBuffer", [&] { return queue_.enqueueReadBuffer(b, blocking, offset, bytes, dst, nullptr, &e); });
+    {
+        std::optional<PhaseScope> waiting;
+        if (blocking) waiting.emplace(BatchPhase::Device);
+        clCall("clEnqueueReadBuffer", [&] { return queue_.enqueueReadBuffer(b, blocking, offset, bytes, dst, nullptr, &e); });
+    }
     recordEvent(name, EventKind::Transfer, e);
     if (!blocking) wait(e, name);
     return e;
@@ -466,7 +477,12 @@ void* Context::map(const cl::Buffer& b, cl_map_flags flags, std::size_t bytes, c
     cl::Event e;
     cl_int err = CL_SUCCESS;
     const cl_bool blocking = deviceTimeout_ > 0 ? CL_FALSE : CL_TRUE;
-    void* host = clCall("clEnqueueMapBuffer", [&] { return queue_.enqueueMapBuffer(b, blocking, flags, 0, bytes, nullptr, &e, &err); });
+    void* host = nullptr;
+    {
+        std::optional<PhaseScope> waiting;
+        if (blocking) waiting.emplace(BatchPhase::Device);
+        host = clCall("clEnqueueMapBuffer", [&] { return queue_.enqueueMapBuffer(b, blocking, flags, 0, bytes, nullptr, &e, &err); });
+    }
     if (err != CL_SUCCESS) throw ClError(err, "clEnqueueMapBuffer(" + name + ")");
     recordEvent(name, EventKind::Transfer, e);
     if (!blocking) wait(e, name);
@@ -512,6 +528,7 @@ void Context::recordEvent(const std::string& name, EventKind kind, const cl::Eve
 }
 
 void Context::finish() {
+    PhaseScope waiting(BatchPhase::Device);
     if (deviceTimeout_ > 0) {
         cl::Event e;
         clCall("clEnqueueMarkerWithWaitList", [&] { return queue_.enqueueMarkerWithWaitList(nullptr, &e); });
@@ -522,6 +539,7 @@ void Context::finish() {
 }
 
 void Context::wait(const cl::Event& e, const std::string& what) {
+    PhaseScope waiting(BatchPhase::Device);
     if (deviceTimeout_ <= 0) {
         clCall(("clWaitForEvents(" + what + ")").c_str(), [&] { return e.wait(); });
         return;

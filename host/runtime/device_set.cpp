@@ -70,6 +70,9 @@ std::vector<DeviceInfo> splitDevice(const DeviceInfo& d, unsigned n) {
     return out;
 }
 
+// BatchPhase's names in reports, in its order.
+constexpr const char* kPhaseNames[kBatchPhases] = {"read", "host", "device", "write", "locks", "builds"};
+
 double secondsSince(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -149,8 +152,37 @@ std::string BatchReport::describe() const {
         if (d.copies) os << ", copied a slower device's items " << d.copies << (d.copies == 1 ? " time" : " times");
         if (d.stopped) os << ", stopped " << d.stopped << (d.stopped == 1 ? " time" : " times") << " (a faster copy finished first)";
         os << "\n";
+        if (d.busySeconds <= 0) continue;
+        // Per item handed to it: where its host thread spent the time.
+        const double per = 1e3 / static_cast<double>(std::max<std::size_t>(1, d.items));
+        os << "    per item (ms):";
+        for (std::size_t p = 0; p < kBatchPhases; ++p) {
+            std::snprintf(line, sizeof line, " %s %.2f", kPhaseNames[p], d.phases.seconds[p] * per);
+            os << line;
+        }
+        std::snprintf(line, sizeof line, "; %.3f s waiting for items or idle\n", d.waitSeconds);
+        os << line;
+    }
+    const PhaseTimes all = phases();
+    const double busy = all.total();
+    if (busy > 0) {
+        const double device = all[BatchPhase::Device] / busy;
+        os << "  the members' busy time:";
+        for (std::size_t p = 0; p < kBatchPhases; ++p) {
+            std::snprintf(line, sizeof line, "%s %s %.0f %%", p ? "," : "", kPhaseNames[p], 100 * all.seconds[p] / busy);
+            os << line;
+        }
+        // The devices, waited for less than half the time, are not what holds the batch back.
+        if (device < 0.5) os << "; the host, not the devices, limits this batch";
+        os << "\n";
     }
     return os.str();
+}
+
+PhaseTimes BatchReport::phases() const {
+    PhaseTimes all;
+    for (const auto& d : devices) all += d.phases;
+    return all;
 }
 
 DeviceSet::DeviceSet(const std::vector<DeviceInfo>& devices, ContextOptions options) {
@@ -370,7 +402,7 @@ BatchReport DeviceSet::run(std::size_t n, const ClaimingWork& work, const BatchO
         return true;
     };
 
-    auto member = [&](std::size_t m) {
+    auto memberLoop = [&](std::size_t m) {
         Context& ctx = *contexts_[m];
         std::unique_lock<std::mutex> lock(mutex);
         if (!alive[m]) return;  // retired by an earlier batch
@@ -393,7 +425,11 @@ BatchReport DeviceSet::run(std::size_t n, const ClaimingWork& work, const BatchO
                 retried = true;
             } else if (next < n && !shouldIdle(m)) {
                 const std::size_t left = n - next;
-                const std::size_t chunk = std::clamp<std::size_t>(left / (4 * members), 1, std::max<std::size_t>(1, options.maxChunk));
+                // Alone, a member takes what it may at once: smaller chunks would balance nothing and
+                // cost each call's fixed part again.
+                const std::size_t share = working() == 1 ? left : left / (4 * working());
+                const std::size_t most = std::max<std::size_t>(1, options.maxChunk);
+                const std::size_t chunk = std::clamp<std::size_t>(share, std::clamp<std::size_t>(options.minChunk, 1, most), most);
                 tasks.push_back({next, next + std::min(chunk, left), 0, false, m, Clock::now()});
                 task = &tasks.back();
                 next = task->e;
@@ -427,8 +463,12 @@ BatchReport DeviceSet::run(std::size_t n, const ClaimingWork& work, const BatchO
 
             BatchCall call;
             call.copy_ = copy;
-            call.claim_ = [&, m, task, copy](std::size_t i) { return claim(m, task, copy, i); };
+            call.claim_ = [&, m, task, copy](std::size_t i) {
+                PhaseScope locking(BatchPhase::Lock);
+                return claim(m, task, copy, i);
+            };
             call.claimed_ = [&](std::size_t i) {
+                PhaseScope locking(BatchPhase::Lock);
                 std::lock_guard<std::mutex> guard(mutex);
                 return i < n && done[i] != 0;
             };
@@ -448,6 +488,7 @@ BatchReport DeviceSet::run(std::size_t n, const ClaimingWork& work, const BatchO
                     while (Clock::now() < until && !ctx.stopRequested()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
                     if (ctx.stopRequested()) throw WorkAbandoned("stopped");
                 }
+                PhaseAccount account(report.devices[m].phases);
                 work(ctx, b, e, call);
             } catch (const WorkAbandoned&) {
                 stopped = true;
@@ -506,6 +547,13 @@ BatchReport DeviceSet::run(std::size_t n, const ClaimingWork& work, const BatchO
             changed.notify_all();
             if (!failure.empty()) return;
         }
+    };
+
+    // A member's time outside its work calls: the queue, the start together, idle at the end.
+    auto member = [&](std::size_t m) {
+        memberLoop(m);
+        std::lock_guard<std::mutex> lock(mutex);
+        report.devices[m].waitSeconds = std::max(0.0, secondsSince(t0) - report.devices[m].busySeconds);
     };
 
     const bool polled = static_cast<bool>(options.stopWhen);

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "portacl/runtime/batch_phases.hpp"
 #include "portacl/runtime/context.hpp"
 #include "portacl/runtime/device.hpp"
 
@@ -42,6 +43,8 @@ struct PORTACL_API DeviceShare {
     bool leftIdle = false;     // stopped taking items: the others would finish the rest sooner
     std::size_t copies = 0;    // calls that copied items a slower member held
     std::size_t stopped = 0;   // calls stopped because another member's copy finished them first
+    PhaseTimes phases;         // busySeconds by phase (BatchPhase): reading, host work, device, ...
+    double waitSeconds = 0;    // outside the work function: waiting for items, idle at the end
 };
 
 struct PORTACL_API BatchReport {
@@ -51,14 +54,22 @@ struct PORTACL_API BatchReport {
     std::vector<int> itemDevice;        // which member computed each item
     std::size_t retried = 0;            // items computed again after their device failed
     std::size_t copiedItems = 0;        // items whose kept result came from a straggler's copy
-    // "3 items in 0.52 s (5.8 items/s): 0:0 PoCL 2 items, 1.0 s busy; ..." one line per member.
+    // "3 items in 0.52 s (5.8 items/s) on 2 devices", then one line per member (its items, busy
+    // seconds, and per item the seconds of each phase) and one line saying how the members' busy
+    // time divides between the host and the devices (and whether the host limits the batch).
     std::string describe() const;
+    // The members' phases summed.
+    PhaseTimes phases() const;
 };
 
 struct PORTACL_API BatchOptions {
     // Items handed out at once: guided scheduling hands out about remaining / (4 x members) at a
-    // time, between 1 and maxChunk (1: one item at a time, the finest balance).
+    // time, between minChunk and maxChunk (1: one item at a time, the finest balance).
     std::size_t maxChunk = 1;
+    // The smallest chunk handed out while enough items are left (work whose calls have a fixed cost
+    // worth more than the balance of single items at the end: a Voronoi call's waves). A member
+    // alone in the set takes up to maxChunk items at once.
+    std::size_t minChunk = 1;
     // Names item i in messages ("frame 3", "image a.png"); default "item i+1 of n".
     std::function<std::string(std::size_t)> itemName;
     // Leave a member idle near the end of a batch when the others, at the pace measured so far,
