@@ -203,6 +203,43 @@ TEST_F(OutputFileTest, AGroupKilledBetweenItsRenamesIsRolledForwardByTheNextWrit
     EXPECT_EQ(names(), (std::vector<std::string>{"e.txt", "v.txt"}));
 }
 
+TEST_F(OutputFileTest, AGroupOfManyFilesCommitsThroughOneRecordPerFolder) {
+    fs::create_directories(at("sub"));
+    OutputGroup g;
+    std::vector<std::string> paths;
+    for (int i = 0; i < 300; ++i) paths.push_back(at((i % 3 == 0 ? "sub/f" : "f") + std::to_string(i) + ".txt"));
+    {
+        OutputFolderScan scan(paths);
+        for (const auto& p : paths) writeFileContents(g.add(p), [&](std::ostream& os) { os << p << "\n"; });
+    }
+    g.commit();
+    for (const auto& p : paths) EXPECT_EQ(slurp(p), p + "\n");
+    EXPECT_EQ(names().size(), 201u);  // the 200 files and sub/, no record left
+    for (const auto& n : names()) EXPECT_EQ(n.find("commit"), std::string::npos) << n;
+    EXPECT_EQ(std::distance(fs::directory_iterator(at("sub")), fs::directory_iterator()), 100);
+}
+
+TEST_F(OutputFileTest, AGroupKilledBetweenItsRenamesIsRolledForwardFromItsFolderRecord) {
+    // A kill after the records were written and the first rename done: the next writer of any file
+    // in one of the folders completes the group, in both folders.
+    const std::string pid = std::to_string(deadPid());
+    fs::create_directories(at("sub"));
+    put(at("v.txt"), "new v\n");
+    put(at("sub/e.txt"), "old e\n");
+    put(at("sub/e.txt.tmp." + pid), "new e\n");
+    const std::string record = "T " + at("v.txt.tmp." + pid) + "\t" + at("v.txt") + "\nT " + at("sub/e.txt.tmp." + pid) + "\t" +
+                               at("sub/e.txt") + "\nJ " + at(".portacl-commit." + pid + ".0") + "\nJ " +
+                               at("sub/.portacl-commit." + pid + ".0") + "\nend\n";
+    put(at(".portacl-commit." + pid + ".0"), record);
+    put(at("sub/.portacl-commit." + pid + ".0"), record);
+    put(at(".portacl-commit." + pid + ".1.part"), "T half a record");
+    checkOutputPath(at("unrelated.txt"));
+    EXPECT_EQ(slurp(at("v.txt")), "new v\n");
+    EXPECT_EQ(slurp(at("sub/e.txt")), "new e\n");
+    EXPECT_EQ(names(), (std::vector<std::string>{"sub", "v.txt"}));
+    EXPECT_FALSE(fs::exists(at("sub/.portacl-commit." + pid + ".0")));
+}
+
 TEST_F(OutputFileTest, AGroupKilledBeforeItsJournalKeepsTheOldFiles) {
     // Killed while the journal was being written: the group never committed.
     const std::string pid = std::to_string(deadPid());

@@ -2,6 +2,8 @@
 // the device through the whole pipeline of operations. --list names the operations; --bench prints
 // the thesis's speed-up tables (masks 3..9, images 128^2..4096^2) with this device's figures.
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
@@ -20,6 +22,13 @@
 
 namespace portacl::cli {
 namespace {
+
+// A batch member's filter pipeline (Context::state), kept from one image to the next of a batch.
+struct MemberPipeline {
+    std::unique_ptr<filter::Pipeline> pipeline;
+    std::uint64_t batch = 0;  // the batch it was made for (its operations and options)
+};
+std::atomic<std::uint64_t> filterBatches{0};
 
 void printList() {
     std::cout << "Operations (each --op, applied in order; sizes are odd):\n";
@@ -59,24 +68,41 @@ int runFilterBatch(const std::vector<std::string>& named, const std::string& out
     fb.noun = "images";
     fb.precision = options.precision;
     fb.serial = serial;
+    fb.outputs = outputs;
+    // One pipeline per member, kept over its images: its device buffers are made once, not per image.
+    const std::uint64_t batchId = ++filterBatches;
     fb.compute = [&](Context* ctx, std::size_t i) -> std::function<std::string()> {
         const std::string ext = lowerExtension(inputs[i]);
         const bool pnm = ext == "pgm" || ext == "ppm" || ext == "pnm";
         std::unique_lock<std::mutex> netpbm(netpbmMutex, std::defer_lock);
-        if (pnm) netpbm.lock();
-        const io::Image in = io::readImage(inputs[i]);
+        if (pnm) {
+            PhaseScope waiting(BatchPhase::Lock);
+            netpbm.lock();
+        }
+        io::Image in;
+        {
+            PhaseScope reading(BatchPhase::Read);
+            in = io::readImage(inputs[i]);
+        }
         if (pnm) netpbm.unlock();
         filter::validate(in, ops);
         auto out = std::make_shared<io::Image>();
         if (ctx) {
-            filter::Pipeline pipeline(*ctx, ops, options);
-            *out = pipeline.run(in);
+            MemberPipeline& kept = ctx->state<MemberPipeline>();
+            if (!kept.pipeline || kept.batch != batchId) {
+                kept.pipeline = std::make_unique<filter::Pipeline>(*ctx, ops, options);
+                kept.batch = batchId;
+            }
+            *out = kept.pipeline->run(in);
         } else {
             *out = filter::filterReference(in, ops, options);
         }
         return [&, i, pnm, out] {
             std::unique_lock<std::mutex> lock(netpbmMutex, std::defer_lock);
-            if (pnm) lock.lock();
+            if (pnm) {
+                PhaseScope waiting(BatchPhase::Lock);
+                lock.lock();
+            }
             io::writeImage(outputs[i], *out);
             return std::string();
         };

@@ -44,9 +44,8 @@ int runLinealPathBatch(const BatchRequest& q, const CommonOptions& common, const
     for (const auto& in : inputs) outputs.push_back(batchOutputPath(q.outDir, in, q.format));
     checkBatchOutputs(q.outDir, inputs, outputs);
     const Precision s2Precision = q.s2 ? common.parsedPrecision() : Precision::Float;
-    // HDF5 (inputs and outputs) is not thread-safe: files are read and written one at a time.
-    std::mutex io;
     FileBatch fb;
+    fb.outputs = outputs;
     fb.items = inputs.size();
     fb.itemName = [&](std::size_t i) { return "'" + inputs[i] + "'"; };
     fb.precision = s2Precision;
@@ -54,7 +53,8 @@ int runLinealPathBatch(const BatchRequest& q, const CommonOptions& common, const
     fb.compute = [&](Context* ctx, std::size_t i) -> std::function<std::string()> {
         io::Volume vol;
         {
-            std::lock_guard<std::mutex> lock(io);
+            const auto turn = hdf5TurnFor(inputs[i]);
+            PhaseScope reading(BatchPhase::Read);
             vol = io::readVolume(inputs[i], q.dataset);
         }
         const lineal::PhaseImage img = q.byPhase ? lineal::phaseByLabel(vol, q.value) : lineal::phaseByThreshold(vol, q.value);
@@ -64,7 +64,7 @@ int runLinealPathBatch(const BatchRequest& q, const CommonOptions& common, const
         if (q.s2) *s2map = ctx ? lineal::twoPointProbability(*ctx, img, q.opt, s2Precision) : lineal::twoPointProbabilityReference(img, q.opt);
         const std::string device = ctx ? ctx->device().label() : "serial reference";
         return [&, i, r, s2map, device, onDevice = ctx != nullptr] {
-            std::lock_guard<std::mutex> lock(io);
+            const auto turn = hdf5TurnFor(outputs[i]);
             if (q.format == "npy") lineal::writeNpy(outputs[i], *r);
             else if (q.format == "csv") lineal::writeCsv(outputs[i], *r);
             else {

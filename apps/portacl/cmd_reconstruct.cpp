@@ -164,7 +164,6 @@ int runReconstruct(const std::vector<std::string>& args) {
         // Each run from its own seed on whichever device (or rank) is free, its files written atomically
         // where it ran; the HDF5 descriptors one at a time (the HDF5 library is not thread-safe).
         opt.checkpointEvery = 0;
-        std::mutex hdf5;
         FileBatch fb;
         fb.items = static_cast<std::size_t>(ensemble);
         fb.itemName = [&](std::size_t i) { return "run " + std::to_string(i + 1) + " (seed " + std::to_string(opt.seed + i) + ")"; };
@@ -190,7 +189,7 @@ int runReconstruct(const std::vector<std::string>& args) {
                     });
                 if (!descriptors.empty()) {
                     const auto r = lineal::linealPathReference(st->image, {t.maxLength, true});
-                    std::lock_guard<std::mutex> lock(hdf5);
+                    const auto turn = hdf5TurnFor(memberPath(descriptors, k, ensemble));
                     lineal::writeHdf5(memberPath(descriptors, k, ensemble), r, lineal::radialProfile(r),
                                       {{"target", t.fingerprint()}, {"error", st->error}, {"seed", static_cast<std::int64_t>(o.seed)}});
                 }

@@ -41,7 +41,7 @@ int runSkeletonBatch(const VolumeInputOptions& in, const po::variables_map& vm, 
         line << inputs[i] << ": " << v.nz << "x" << v.ny << "x" << v.nx << ", " << v.count() << " voxels, skeleton " << s->count()
              << " voxels after " << st.iterations << " passes -> " << outputs[i] << "\n";
         return [&, i, s, text = line.str()] {
-            std::lock_guard<std::mutex> lock(vb.hdf5);
+            const auto turn = hdf5TurnFor(outputs[i]);
             io::writeBinaryVolume(outputs[i], *s, "skeleton");
             return text;
         };

@@ -2,6 +2,7 @@
 // a structure's atoms, in Voronota's vertex format or in HDF5; multi-model input, or a topology and its
 // trajectories (DCD, XTC, TRR), runs every model or step as a frame.
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
@@ -9,8 +10,10 @@
 #include <cstring>
 #include <memory>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <unistd.h>
 
 #include "batch.hpp"
@@ -45,6 +48,14 @@ struct StdinCopy {
     }
     ~StdinCopy() { std::remove(path.c_str()); }
 };
+
+// Frames a device traces in one call: enough to fill a GPU's waves, few enough that a member's
+// formatting and writing of one chunk overlaps its device's next.
+constexpr std::size_t kFramesPerCall = 256;
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 // For frame f of n: "out.txt" stays as is for one frame, else "out.txt" -> "out.<f>.txt"; standard
 // output ("-") takes every frame in turn.
@@ -199,6 +210,7 @@ int runVoronoi(const std::vector<std::string>& args) {
         input = stdinCopy->path;
     }
 
+    const auto readStart = std::chrono::steady_clock::now();
     io::MoleculeOptions mo;
     mo.format = io::parseMoleculeFormat(format);
     mo.radiiFile = radii;
@@ -246,6 +258,8 @@ int runVoronoi(const std::vector<std::string>& args) {
                         std::to_string(frames[f].balls.size()) + " balls after filtering; a Voronoi diagram needs at least 4 (as Voronota's calculate-vertices)");
         }
 
+    const double readSeconds = secondsSince(readStart);
+
     voronoi::Options vo;
     vo.precision = common.parsedPrecision();
     // The devices: one, or a set (--device all, 0:0,1:0, ...) that shares the frames out.
@@ -253,22 +267,114 @@ int runVoronoi(const std::vector<std::string>& args) {
     if (!serial) devices = openDeviceSet(common, batch, vo.precision, true);
     passRankGate();  // under mpirun: every rank has read the input and opened its devices
     cluster::World* world = ranks();
+    const bool writes = !world || world->isRoot();  // rank 0 writes the files
+    const std::size_t n = frames.size();
 
-    // Every frame's diagram first (on one device, all frames traced together; on a set, chunks of
-    // frames from a shared queue), then the files.
-    std::vector<voronoi::Diagram> diagrams;
+    // Every output file of the run, made before the batch (one reading of their folders), in the
+    // order they commit. Text frames are written by the member that computed them, while the devices
+    // go on with the next frames; HDF5 files (the library is not thread-safe) after the batch.
+    OutputGroup files;
+    std::vector<const AtomicOutput*> vertexFiles(n, nullptr), edgeFiles(n, nullptr);
+    std::vector<std::string> paths;
+    if (writes) {
+        for (std::size_t f = 0; f < n; ++f) {
+            if (output != "-") paths.push_back(framePath(output, f, n));
+            if (!edges.empty() && edges != "-") paths.push_back(framePath(edges, f, n));
+        }
+        if (!summary.empty()) paths.push_back(summary);
+    }
+    OutputFolderScan folderScan(paths);
+    if (writes)
+        for (std::size_t f = 0; f < n; ++f) {
+            if (output != "-") vertexFiles[f] = &files.add(framePath(output, f, n));
+            if (!edges.empty() && edges != "-") edgeFiles[f] = &files.add(framePath(edges, f, n));
+        }
+
+    // Per frame: its summary line, the text for standard output, and the first failure to write it.
+    struct FrameText {
+        std::string line, vertices, edges, failure;
+    };
+    std::vector<FrameText> texts(n);
+    std::vector<voronoi::Diagram> diagrams(hdf5 ? n : 0);  // kept for the HDF5 files only
+    auto summaryLine = [&](std::size_t f, const voronoi::Diagram& d) {
+        char line[512];
+        std::snprintf(line, sizeof line,
+                      "%sballs %zu hidden %d vertices %zu edges %zu components %d unresolved_edges %zu phase2_edges %zu phase2 %s redone_on_host %zu searches %zu "
+                      "waves %d closed_edges %zu free_open_edges %zu pass_rounds %d pass_faces %zu pass_triples %zu pass_flagged %zu "
+                      "pass_starts %zu seconds %.4f\n",
+                      n > 1 ? ("frame " + std::to_string(f + 1) + " ").c_str() : "", frames[f].balls.size(),
+                      d.hiddenBalls, d.vertices.size(), d.edges.size(), d.components, static_cast<std::size_t>(d.unresolvedEdges), d.phase2Edges, phase2ArithmeticName(d.phase2), d.redoneOnHost, d.solvedEdges,
+                      d.waves, d.closedEdges, d.freeEdges, d.passes, d.passFaces, d.passTriples, d.passFlagged, d.passSeeds,
+                      d.seconds);
+        return std::string(line);
+    };
+    // Frame f's texts, formatted (and, for files, written) on the calling thread; never throws.
+    auto writeFrameText = [&](std::size_t f, FrameText t) {
+        try {
+            if (!hdf5) {
+                if (vertexFiles[f]) {
+                    writeFileContents(*vertexFiles[f], [&](std::ostream& os) { os << t.vertices; }, true);
+                    t.vertices.clear();
+                }
+            }
+            if (edgeFiles[f]) {
+                writeFileContents(*edgeFiles[f], [&](std::ostream& os) { os << t.edges; }, true);
+                t.edges.clear();
+            }
+        } catch (const std::exception& e) {
+            t.failure = e.what();
+        }
+        texts[f] = std::move(t);
+    };
+    auto frameText = [&](std::size_t f, const voronoi::Diagram& d) {
+        FrameText t;
+        t.line = summaryLine(f, d);
+        if (!hdf5) t.vertices = voronoi::formatVertices(d);
+        if (!edges.empty()) t.edges = voronoi::formatEdges(d);
+        return t;
+    };
+    // What a rank sends rank 0 for a frame: the diagram (HDF5), or its texts.
+    auto encodeTexts = [](const FrameText& t) {
+        std::string out;
+        for (const std::string* s : {&t.line, &t.vertices, &t.edges}) {
+            put(out, static_cast<std::uint64_t>(s->size()));
+            out += *s;
+        }
+        return out;
+    };
+    auto decodeTexts = [](const std::string& in) {
+        FrameText t;
+        std::size_t at = 0;
+        for (std::string* s : {&t.line, &t.vertices, &t.edges}) {
+            std::uint64_t size = 0;
+            get(in, at, size);
+            if (size > in.size() - at) throw Error("a frame's text sent between ranks arrived truncated");
+            s->assign(in, at, static_cast<std::size_t>(size));
+            at += static_cast<std::size_t>(size);
+        }
+        return t;
+    };
+
+    // Every frame's diagram (on each device, chunks of frames traced together, from a shared queue),
+    // its texts formatted and written by the member's thread behind the device's next chunk.
     std::vector<double> runSeconds;
     BatchReport batchReport;
     cluster::DistributedReport rankReport;
-    const bool overlapping = !serial;  // the batch's wall time (devices overlap), not the sum of frames'
-    double wallSeconds = 0;
+    double wallSeconds = 0, writeSeconds = 0, serialSeconds = 0;
     for (int run = 0; run < repeats; ++run) {
-        diagrams.assign(frames.size(), {});
         if (serial) {
-            for (std::size_t f = 0; f < frames.size(); ++f) diagrams[f] = voronoi::computeReference(frames[f].balls);
+            serialSeconds = 0;
+            for (std::size_t f = 0; f < n; ++f) {
+                voronoi::Diagram d = voronoi::computeReference(frames[f].balls);
+                serialSeconds += d.seconds;
+                writeFrameText(f, frameText(f, d));
+                if (hdf5) diagrams[f] = std::move(d);
+            }
         } else {
             BatchOptions bo;
-            bo.maxChunk = devices->size() == 1 ? frames.size() : 256;
+            bo.maxChunk = kFramesPerCall;
+            // A call's waves cost the same for one frame as for many: the last chunks keep a few.
+            bo.minChunk = std::min<std::size_t>(kFramesPerCall, std::max<std::size_t>(1, n / (64 * devices->size())));
             bo.itemName = frameName;
             auto compute = [&](Context& ctx, std::size_t b, std::size_t e) {
                 std::vector<std::vector<io::Ball>> balls;
@@ -276,71 +382,88 @@ int runVoronoi(const std::vector<std::string>& args) {
                 return voronoi::computeFrames(ctx, balls, vo);
             };
             if (world) {
-                const auto bytes = cluster::runDistributedBatch(*world, *devices, frames.size(),
+                const auto bytes = cluster::runDistributedBatch(*world, *devices, n,
                     [&](Context& ctx, std::size_t b, std::size_t e, std::string* out) {
                         const auto computed = compute(ctx, b, e);
-                        for (std::size_t f = b; f < e; ++f) out[f - b] = encodeDiagram(computed[f - b]);
+                        PhaseScope formatting(BatchPhase::Write);
+                        for (std::size_t f = b; f < e; ++f)
+                            out[f - b] = hdf5 ? encodeDiagram(computed[f - b]) : encodeTexts(frameText(f, computed[f - b]));
                     }, bo, &rankReport);
-                for (std::size_t f = 0; f < bytes.size(); ++f) diagrams[f] = decodeDiagram(bytes[f]);
                 wallSeconds = rankReport.seconds;
+                if (writes) {
+                    const auto w0 = std::chrono::steady_clock::now();
+                    for (std::size_t f = 0; f < n; ++f) {
+                        if (hdf5) {
+                            diagrams[f] = decodeDiagram(bytes[f]);
+                            writeFrameText(f, frameText(f, diagrams[f]));
+                        } else {
+                            writeFrameText(f, decodeTexts(bytes[f]));
+                        }
+                    }
+                    writeSeconds = secondsSince(w0);
+                }
             } else {
-                batchReport = devices->run(frames.size(), [&](Context& ctx, std::size_t b, std::size_t e) {
-                    auto computed = compute(ctx, b, e);
-                    for (std::size_t f = b; f < e; ++f) diagrams[f] = std::move(computed[f - b]);
-                }, bo);
+                // Per member, the formatting and writing of its last chunk, running while its device
+                // computes the next (double-buffered: at most one chunk waits to be written).
+                std::map<const Context*, std::future<void>> pending;
+                for (std::size_t m = 0; m < devices->size(); ++m) pending[&devices->context(m)];
+                auto finishChunk = [&](std::size_t b, std::vector<voronoi::Diagram> computed) {
+                    for (std::size_t f = b; f < b + computed.size(); ++f) {
+                        writeFrameText(f, frameText(f, computed[f - b]));
+                        if (hdf5) diagrams[f] = std::move(computed[f - b]);
+                    }
+                };
+                try {
+                    batchReport = devices->run(n, [&](Context& ctx, std::size_t b, std::size_t e) {
+                        auto computed = compute(ctx, b, e);
+                        std::future<void>& previous = pending.at(&ctx);
+                        if (previous.valid()) {
+                            PhaseScope writing(BatchPhase::Write);
+                            previous.get();
+                        }
+                        previous = std::async(std::launch::async, finishChunk, b, std::move(computed));
+                    }, bo);
+                } catch (...) {
+                    for (auto& [c, p] : pending)
+                        if (p.valid()) p.wait();
+                    throw;
+                }
+                const auto w0 = std::chrono::steady_clock::now();
+                for (auto& [c, p] : pending)
+                    if (p.valid()) p.get();
+                writeSeconds = secondsSince(w0);  // the writing the devices did not hide
                 wallSeconds = batchReport.seconds;
             }
         }
-        double s = 0;
-        for (const auto& d : diagrams) s += d.seconds;
-        runSeconds.push_back(overlapping ? wallSeconds : s);
+        runSeconds.push_back(serial ? serialSeconds : wallSeconds);
     }
-    if (world && !world->isRoot()) return 0;  // rank 0 writes the files
-    // The files of one run commit together: vertices, edges and summary are never a mix of two runs.
-    OutputGroup files;
+    if (!writes) return 0;
+    for (std::size_t f = 0; f < n; ++f)
+        if (!texts[f].failure.empty()) throw Error(texts[f].failure);
+    const auto commitStart = std::chrono::steady_clock::now();
     std::string toStdout;  // "-": the text goes to standard output once the files are in place
     std::string report;
-    double total = 0;
-    for (std::size_t f = 0; f < frames.size(); ++f) {
-        const voronoi::Diagram& d = diagrams[f];
+    for (std::size_t f = 0; f < n; ++f) {
         if (hdf5) {
-            const AtomicOutput& vertexFile = files.add(framePath(output, f, frames.size()));
+            const AtomicOutput& vertexFile = *vertexFiles[f];
             voronoi::Hdf5Info info;
             info.input = sources[f].name;
             info.precision = serial ? "serial" : precisionName(vo.precision);
             describeRadii(radii, info);
             info.frame = sources[f].model;
             info.frames = sources[f].models;
-            voronoi::writeHdf5To(vertexFile, d, frames[f].balls, info);
-        } else {
-            if (output == "-") {
-                toStdout += voronoi::formatVertices(d);
-            } else {
-                const std::string text = voronoi::formatVertices(d);
-                writeFileContents(files.add(framePath(output, f, frames.size())), [&](std::ostream& os) { os << text; }, true);
-            }
+            voronoi::writeHdf5To(vertexFile, diagrams[f], frames[f].balls, info);
+        } else if (output == "-") {
+            toStdout += texts[f].vertices;
         }
-        if (!edges.empty()) {
-            const std::string text = voronoi::formatEdges(d);
-            if (edges == "-") toStdout += text;
-            else writeFileContents(files.add(framePath(edges, f, frames.size())), [&](std::ostream& os) { os << text; }, true);
-        }
-        char line[512];
-        std::snprintf(line, sizeof line,
-                      "%sballs %zu hidden %d vertices %zu edges %zu components %d unresolved_edges %zu phase2_edges %zu phase2 %s redone_on_host %zu searches %zu "
-                      "waves %d closed_edges %zu free_open_edges %zu pass_rounds %d pass_faces %zu pass_triples %zu pass_flagged %zu "
-                      "pass_starts %zu seconds %.4f\n",
-                      frames.size() > 1 ? ("frame " + std::to_string(f + 1) + " ").c_str() : "", frames[f].balls.size(),
-                      d.hiddenBalls, d.vertices.size(), d.edges.size(), d.components, static_cast<std::size_t>(d.unresolvedEdges), d.phase2Edges, phase2ArithmeticName(d.phase2), d.redoneOnHost, d.solvedEdges,
-                      d.waves, d.closedEdges, d.freeEdges, d.passes, d.passFaces, d.passTriples, d.passFlagged, d.passSeeds,
-                      d.seconds);
-        report += line;
-        total += d.seconds;
+        if (edges == "-") toStdout += texts[f].edges;
+        report += texts[f].line;
     }
-    if (frames.size() > 1) {
+    if (n > 1) {
+        // The batch's wall time (the devices overlap), or the serial reference's sum of frames.
+        const double total = serial ? serialSeconds : wallSeconds;
         char line[160];
-        if (overlapping) total = wallSeconds;  // wall time: the devices overlap
-        std::snprintf(line, sizeof line, "frames %zu seconds %.4f frames_per_second %.2f\n", frames.size(), total, frames.size() / total);
+        std::snprintf(line, sizeof line, "frames %zu seconds %.4f frames_per_second %.2f\n", n, total, n / total);
         report += line;
     }
     if (repeats > 1) {
@@ -359,11 +482,19 @@ int runVoronoi(const std::vector<std::string>& args) {
         std::cout.flush();
         if (!std::cout) throw Error("cannot write to standard output");
     }
+    const double commitSeconds = secondsSince(commitStart);
     if (summary.empty()) std::cerr << report;
     if (world) std::cerr << rankReport.describe();
     else if (devices) {
-        if (frames.size() > 1 || devices->size() > 1) printBatchReport(batchReport, *devices);
+        if (n > 1 || devices->size() > 1) printBatchReport(batchReport, *devices);
         printProfile(*devices, common);
+    }
+    if (n > 1 && !serial) {
+        // The host's part outside the batch, so that a user sees what the devices do not hide.
+        char line[256];
+        std::snprintf(line, sizeof line, "  outside the batch: input read in %.3f s, the last frames written in %.3f s, every file committed in %.3f s\n",
+                      readSeconds, writeSeconds, commitSeconds);
+        std::cerr << line;
     }
     return 0;
 }

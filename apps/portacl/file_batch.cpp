@@ -25,6 +25,14 @@ std::string lowerCase(std::string s) {
     return s;
 }
 
+std::unique_lock<std::mutex> hdf5TurnFor(const std::string& path) {
+    static std::mutex hdf5;
+    const std::string ext = lowerCase(fs::path(path).extension().string());
+    if (ext != ".h5" && ext != ".hdf5") return {};
+    PhaseScope waiting(BatchPhase::Lock);
+    return std::unique_lock<std::mutex>(hdf5);
+}
+
 std::vector<std::string> listBatchInputs(const std::vector<std::string>& named, const std::vector<std::string>& extensions,
                                          const std::string& kinds) {
     if (named.size() == 1 && fs::is_directory(named[0])) {
@@ -74,6 +82,7 @@ std::optional<std::vector<std::string>> runFileBatch(const FileBatch& fb, const 
         if (call && !call->claim(i)) return std::nullopt;
         if (failure.empty()) {
             try {
+                PhaseScope writing(BatchPhase::Write);
                 return kDone + commit();
             } catch (const Error& e) {  // writing, on the host: the item's failure, never its device's
                 failure = e.what();
@@ -88,6 +97,8 @@ std::optional<std::vector<std::string>> runFileBatch(const FileBatch& fb, const 
     } else {
         std::unique_ptr<DeviceSet> opened;
         if (!fb.devices) opened = openDeviceSet(common, batchOptions, fb.precision);
+        // Every output is written into folders read once here (not once per file).
+        OutputFolderScan folderScan(fb.outputs);
         DeviceSet* devices = fb.devices ? fb.devices : opened.get();
         BatchOptions bo;
         bo.itemName = fb.itemName;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,12 @@
 namespace portacl::cli {
 
 std::string lowerCase(std::string s);
+
+// The HDF5 library (as Debian builds it) is not thread-safe: a batch's members take turns for HDF5
+// files (.h5, .hdf5) through one lock of the process, and read and write every other format at
+// once. The lock, held, when `path` is an HDF5 file (its wait counted as BatchPhase::Lock), else an
+// empty one.
+std::unique_lock<std::mutex> hdf5TurnFor(const std::string& path);
 
 // The files of a batch: every file of the one folder named whose extension (lower case, with its
 // dot: ".png") is one of `extensions`, sorted by name, or the files named. `kinds` says what they are
@@ -38,6 +45,7 @@ struct FileBatch {
     Precision precision = Precision::Float;            // the set's fp64 check
     bool serial = false;                               // the serial reference, in this process
     DeviceSet* devices = nullptr;                      // the set to run on (default: --device's)
+    std::vector<std::string> outputs;                  // the files it writes (their folders are read once)
     // Item i on ctx (nullptr: the serial reference): computes, and returns the function that writes
     // its outputs and gives its line for standard output ("" for none). Only the first copy of an item
     // to finish calls it.

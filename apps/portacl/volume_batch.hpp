@@ -1,6 +1,6 @@
 // A batch of the volume commands (skeleton, box-count): the volume files of a folder (sorted) or
-// those named, each with its output OUTDIR/<name>.<ext>, all checked before any work; each volume
-// read one at a time (the HDF5 library is not thread-safe).
+// those named, each with its output OUTDIR/<name>.<ext>, all checked before any work; HDF5 volumes
+// read one at a time (the HDF5 library is not thread-safe), the others at once.
 #pragma once
 
 #include <iostream>
@@ -24,7 +24,6 @@ public:
     }
 
     std::vector<std::string> inputs, outputs;
-    std::mutex hdf5;  // held while an HDF5 file (or any other) is read or written
 
     // The batch of `inputs` for runFileBatch, its compute still to set.
     FileBatch fileBatch(bool serial) const {
@@ -33,6 +32,7 @@ public:
         fb.itemName = [this](std::size_t i) { return "'" + inputs[i] + "'"; };
         fb.noun = "volumes";
         fb.serial = serial;
+        fb.outputs = outputs;
         return fb;
     }
     // Runs the batch and prints each volume's line, in input order (on rank 0 under mpirun).
@@ -41,7 +41,8 @@ public:
             for (const auto& l : *lines) std::cout << l;
     }
     io::BinaryVolume read(std::size_t i) {
-        std::lock_guard<std::mutex> lock(hdf5);
+        const auto turn = hdf5TurnFor(inputs[i]);
+        PhaseScope reading(BatchPhase::Read);
         return in_.readFile(inputs[i], vm_, false);
     }
 

@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "portacl/runtime/error.hpp"
@@ -97,7 +99,93 @@ void rollForward(const std::string& journal) {
     std::remove(journal.c_str());
 }
 
+// A group's commit record, one per folder of its members: "<folder>/.portacl-commit.<pid>.<n>",
+// written as "<record>.part" and renamed into place.
+const char* const kRecordHead = ".portacl-commit.";
+
+// What a scan of a folder found of processes that no longer exist: per output name, its stale
+// temporaries and journals; and the folder's commit records.
+struct FolderListing {
+    std::map<std::string, std::vector<std::string>> journals, temporaries;  // by the output's name
+    std::vector<std::string> records, partialRecords;
+};
+
+FolderListing scanFolder(const std::string& folder) {
+    FolderListing l;
+    DIR* dir = ::opendir(folder.c_str());
+    if (!dir) return l;
+    while (const dirent* e = ::readdir(dir)) {
+        const std::string name = e->d_name;
+        if (startsWith(name, kRecordHead)) {
+            if (processIsGone(pidAfter(name, ".portacl-commit", "."))) {
+                const bool partial = name.size() > 5 && name.compare(name.size() - 5, 5, ".part") == 0;
+                (partial ? l.partialRecords : l.records).push_back(folder + "/" + name);
+            }
+            continue;
+        }
+        // "<output>.commit.<pid>" and "<output>.tmp.<pid>[.more]": every place the marker could end the
+        // output's name.
+        for (const char* marker : {".commit.", ".tmp."}) {
+            for (auto at = name.find(marker); at != std::string::npos && at > 0; at = name.find(marker, at + 1)) {
+                const std::string base = name.substr(0, at);
+                if (!processIsGone(pidAfter(name, base, marker))) continue;
+                (marker[1] == 'c' ? l.journals : l.temporaries)[base].push_back(folder + "/" + name);
+                break;
+            }
+        }
+    }
+    ::closedir(dir);
+    return l;
+}
+
+// The listings of the folders an OutputFolderScan holds, so that each file written there does not
+// read the whole folder again.
+struct ScanRegistry {
+    std::mutex mutex;
+    std::map<std::string, std::pair<int, FolderListing>> folders;  // holders, listing
+};
+ScanRegistry& scans() {
+    static ScanRegistry r;
+    return r;
+}
+
+// Rolls the listing's records forward and removes what it found for `base`; with the registry's lock.
+void cleanFromListing(FolderListing& l, const std::string& base) {
+    for (const auto& r : l.records) rollForward(r);  // first: a committed group's temporaries are its new files
+    for (const auto& r : l.partialRecords) std::remove(r.c_str());
+    l.records.clear(), l.partialRecords.clear();
+    if (auto it = l.journals.find(base); it != l.journals.end()) {
+        for (const auto& j : it->second) rollForward(j);
+        l.journals.erase(it);
+    }
+    if (auto it = l.temporaries.find(base); it != l.temporaries.end()) {
+        for (const auto& t : it->second) std::remove(t.c_str());
+        l.temporaries.erase(it);
+    }
+}
+
 }  // namespace
+
+OutputFolderScan::OutputFolderScan(const std::vector<std::string>& paths) {
+    for (const auto& p : paths) {
+        if (p.empty() || p == "-" || isSpecialOutput(p)) continue;
+        const std::string folder = folderOf(resolvedTarget(p));
+        if (std::find(folders_.begin(), folders_.end(), folder) != folders_.end()) continue;
+        folders_.push_back(folder);
+        FolderListing listing = scanFolder(folder);
+        std::lock_guard<std::mutex> lock(scans().mutex);
+        auto& slot = scans().folders[folder];
+        if (slot.first++ == 0) slot.second = std::move(listing);
+    }
+}
+
+OutputFolderScan::~OutputFolderScan() {
+    std::lock_guard<std::mutex> lock(scans().mutex);
+    for (const auto& f : folders_) {
+        auto it = scans().folders.find(f);
+        if (it != scans().folders.end() && --it->second.first == 0) scans().folders.erase(it);
+    }
+}
 
 bool isSpecialOutput(const std::string& path) {
     if (startsWith(path, "/dev/") || startsWith(path, "/proc/")) return true;
@@ -109,17 +197,16 @@ void removeStaleTemporaries(const std::string& path) {
     if (path.empty() || isSpecialOutput(path)) return;
     const std::string target = resolvedTarget(path);
     const std::string folder = folderOf(target), base = baseOf(target);
-    DIR* dir = ::opendir(folder.c_str());
-    if (!dir) return;
-    std::vector<std::string> journals, temporaries;
-    while (const dirent* e = ::readdir(dir)) {
-        const std::string name = e->d_name;
-        if (processIsGone(pidAfter(name, base, ".commit."))) journals.push_back(folder + "/" + name);
-        else if (processIsGone(pidAfter(name, base, ".tmp."))) temporaries.push_back(folder + "/" + name);
+    {
+        std::lock_guard<std::mutex> lock(scans().mutex);
+        auto it = scans().folders.find(folder);
+        if (it != scans().folders.end()) {
+            cleanFromListing(it->second.second, base);
+            return;
+        }
     }
-    ::closedir(dir);
-    for (const auto& j : journals) rollForward(j);  // first: a committed group's temporaries are its new files
-    for (const auto& t : temporaries) std::remove(t.c_str());
+    FolderListing listing = scanFolder(folder);
+    cleanFromListing(listing, base);
 }
 
 void checkOutputPath(const std::string& path, const std::vector<std::string>& inputs, const std::string& option) {
@@ -224,27 +311,33 @@ void OutputGroup::commit() {
     for (const auto* m : renamed)
         if (m->write_.find_first_of("\t\n") != std::string::npos || m->target_.find_first_of("\t\n") != std::string::npos)
             journaled = false;  // names a journal line cannot hold: plain renames, one after another
-    std::vector<std::string> journals;
+    // One record in each folder of the members (its size grows with the group, its count with the
+    // folders only), listing every rename and every record.
+    std::vector<std::string> records;
     if (journaled) {
+        static std::atomic<unsigned> groups{0};
+        const std::string tag = kRecordHead + std::to_string(::getpid()) + "." + std::to_string(groups++);
+        for (const auto* m : renamed) {
+            const std::string record = folderOf(m->target_) + "/" + tag;
+            if (std::find(records.begin(), records.end(), record) == records.end()) records.push_back(record);
+        }
         std::string text;
         for (const auto* m : renamed) text += "T " + m->write_ + "\t" + m->target_ + "\n";
-        for (const auto* m : renamed) {
-            journals.push_back(m->target_ + ".commit." + std::to_string(::getpid()));
-            text += "J " + journals.back() + "\n";
-        }
+        for (const auto& r : records) text += "J " + r + "\n";
         text += "end\n";
-        for (std::size_t i = 0; i < renamed.size(); ++i) {
-            // Written beside each member and renamed into place: the first complete journal is the commit.
-            const std::string tmp = renamed[i]->target_ + ".tmp." + std::to_string(::getpid()) + ".commit";
-            std::ofstream j(tmp, std::ios::binary | std::ios::trunc);
+        for (std::size_t i = 0; i < records.size(); ++i) {
+            // Written whole and renamed into place: the first complete record is the commit.
+            const std::string part = records[i] + ".part";
+            std::ofstream j(part, std::ios::binary | std::ios::trunc);
             j << text;
             j.close();
             std::string why;
-            if (!j || !renameFile(tmp, journals[i], why)) {
-                std::remove(tmp.c_str());
-                for (std::size_t k = 0; k < i; ++k) std::remove(journals[k].c_str());
+            if (!j || !renameFile(part, records[i], why)) {
+                std::remove(part.c_str());
+                for (std::size_t k = 0; k < i; ++k) std::remove(records[k].c_str());
                 for (auto& m : members_) m->discard();
-                throw Error("cannot write " + renamed[i]->path_ + ": its commit record could not be written");
+                throw Error("cannot write " + renamed.front()->path_ + ": its commit record could not be written in " +
+                            folderOf(records[i]));
             }
         }
     }
@@ -254,7 +347,7 @@ void OutputGroup::commit() {
         m->done_ = true;
         if (!renameFile(m->write_, m->target_, why) && failure.empty()) failure = "cannot write " + m->path_ + ": " + why;
     }
-    for (const auto& j : journals) std::remove(j.c_str());
+    for (const auto& r : records) std::remove(r.c_str());
     for (auto& m : members_) m->done_ = true;
     if (!failure.empty()) {
         for (auto* m : renamed) std::remove(m->write_.c_str());

@@ -42,6 +42,21 @@ PORTACL_API bool isSpecialOutput(const std::string& path);
 // group commit such a process had started ("<path>.commit.<pid>"). Never throws.
 PORTACL_API void removeStaleTemporaries(const std::string& path);
 
+// While it lives, the outputs written into the folders of `paths` (every file of a batch) take the
+// stale temporaries to remove from one reading of each folder made here, instead of reading the
+// whole folder again for each file: a batch of n files into one folder then costs n, not n^2.
+// Temporaries of processes that die meanwhile are left to the next command.
+class PORTACL_API OutputFolderScan {
+public:
+    explicit OutputFolderScan(const std::vector<std::string>& paths);
+    ~OutputFolderScan();
+    OutputFolderScan(const OutputFolderScan&) = delete;
+    OutputFolderScan& operator=(const OutputFolderScan&) = delete;
+
+private:
+    std::vector<std::string> folders_;
+};
+
 // ---- writing ----
 
 // One output file: write to writePath(), then commit(). Destroying it uncommitted removes the temporary.
@@ -66,9 +81,10 @@ private:
     bool inPlace_ = false, done_ = false;
 };
 
-// Outputs that belong together (Voronoi's vertices and edges): after every member's temporary is
-// written, commit() records the renames in a journal beside each member, renames them all, and
-// removes the journals. A run killed between the renames is completed by the next writer of any member.
+// Outputs that belong together (Voronoi's vertices and edges, its frames): after every member's
+// temporary is written, commit() records the renames in one record in each folder of the members
+// (".portacl-commit.<pid>.<n>"), renames them all, and removes the records. A run killed between
+// the renames is completed by the next writer of any file in those folders.
 class PORTACL_API OutputGroup {
 public:
     AtomicOutput& add(const std::string& path);
