@@ -102,7 +102,7 @@ class Scratch(unittest.TestCase):
             self.assertLess(time.monotonic() - started, within, "refused only after the work")
 
     def assertNoTemporaries(self, folder=None):
-        left = [n for n in os.listdir(folder or self.dir) if re.search(r"\.(tmp|commit)\.\d+", n)]
+        left = [n for n in os.listdir(folder or self.dir) if re.search(r"(\.tmp|\.commit|^\.portacl-commit)\.\d+", n)]
         self.assertEqual(left, [], "temporaries left behind")
 
     def kwave_input(self, name="in.h5", n=32, nt=12):
