@@ -30,6 +30,16 @@ using test::ballSimulation;
 using test::makeHard;
 Field scalar(double v) { return test::scalarField(v); }
 
+template <typename Fn>
+void expectThrowsContaining(Fn&& fn, const std::string& words) {
+    try {
+        fn();
+        ADD_FAILURE() << "no error; expected one saying \"" << words << "\"";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+}
+
 double relativeL2(const std::vector<double>& a, const std::vector<double>& b) {
     double num = 0, den = 0;
     for (std::size_t i = 0; i < a.size(); ++i) {
@@ -121,6 +131,42 @@ TEST(KWaveFiles, InputRoundTripKeepsEverything) {
     EXPECT_EQ(r.sensor.cuboids[0].end[0], 4u);
     EXPECT_EQ(r.header.fileDescription, "round trip");
     EXPECT_EQ(r.header.minorVersion, "2");
+}
+
+// An MPI rank's read: the per-point datasets for its planes only (z planes in 3-D, y rows in 2-D),
+// equal to the same planes of the whole read; everything else as the whole read has it. The one-device
+// solver and the checkpoint writer refuse such a simulation, and a range past the grid is refused.
+TEST(KWaveFiles, SlabReadHoldsThePlanesOfTheWholeRead) {
+    for (const std::size_t nz : {std::size_t(8), std::size_t(1)}) {
+        Simulation s = ballSimulation(12, 10, nz, 5);
+        makeHard(s);
+        const std::string path = tempPath("slab_input.h5");
+        writeInputFile(path, s);
+        const Simulation whole = readInputFile(path);
+        const std::size_t plane = nz > 1 ? 12 * 10 : 12, first = 3, count = nz > 1 ? 4 : 5;
+        const Simulation part = readInputFile(path, [&](const Grid& g) {
+            EXPECT_EQ(g.nx, 12u);
+            return PlaneRange{first, count};
+        });
+        auto planesOf = [&](const std::vector<float>& v) {
+            return std::vector<float>(v.begin() + static_cast<std::ptrdiff_t>(first * plane),
+                                      v.begin() + static_cast<std::ptrdiff_t>((first + count) * plane));
+        };
+        EXPECT_EQ(part.planes.first, first);
+        EXPECT_EQ(part.pointsHeld(), count * plane);
+        EXPECT_EQ(part.medium.c0.values, planesOf(whole.medium.c0.values)) << nz;
+        EXPECT_EQ(part.medium.rho0Sgy.values, planesOf(whole.medium.rho0Sgy.values)) << nz;
+        EXPECT_EQ(part.medium.bOnA.values, planesOf(whole.medium.bOnA.values)) << nz;
+        EXPECT_EQ(part.medium.alphaCoeff.values, planesOf(whole.medium.alphaCoeff.values)) << nz;
+        EXPECT_EQ(part.p0, planesOf(whole.p0)) << nz;
+        EXPECT_EQ(part.sensor.index, whole.sensor.index);
+        EXPECT_EQ(part.grid.size(), whole.grid.size());
+        expectThrowsContaining([&] { KSpaceSolver solver(test::context(), part, RunOptions{}); }, "holds only planes 3 to");
+        expectThrowsContaining([&] { writeCheckpointFile(tempPath("slab_checkpoint.h5"), part, KSpaceSolver::State{}); },
+                               "needs the whole grid");
+        expectThrowsContaining([&] { readInputFile(path, [&](const Grid&) { return PlaneRange{first, 100}; }); }, "not planes 3 to 102");
+        std::remove(path.c_str());
+    }
 }
 
 // k-Wave MATLAB pads the transducer signal for the delays and writes transducer_source_flag as its

@@ -55,6 +55,52 @@ const bool hdf5ExitHandlerOff = [] {
     return true;
 }();
 
+// Elements [first, first + count) of a dataspace of `dims` in C order as one hyperslab, selected in
+// `space`: the range must cover whole rows of some axis k (the axes after k whole, and along k one
+// stretch inside one row of the axes before it), as a slab of planes does.
+void selectRange(hid_t space, const Dims& dims, std::uint64_t first, std::uint64_t count, const std::string& where) {
+    const std::size_t rank = dims.size();
+    std::uint64_t inner = 1;
+    for (std::size_t k = rank; k-- > 0;) {
+        if (first % inner == 0 && count % inner == 0) {
+            const std::uint64_t a = first / inner, c = count / inner;
+            if (a % dims[k] + c <= dims[k]) {
+                std::vector<hsize_t> start(rank, 0), extent(dims.begin(), dims.end());
+                std::uint64_t outer = a;
+                for (std::size_t i = k + 1; i-- > 0;) {
+                    start[i] = outer % dims[i];
+                    outer /= dims[i];
+                    extent[i] = i == k ? c : 1;
+                }
+                if (H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, extent.data(), nullptr) < 0)
+                    throw Error("cannot select elements " + std::to_string(first) + " to " + std::to_string(first + count) + " of " + where);
+                return;
+            }
+        }
+        inner *= dims[k];
+    }
+    throw Error("elements " + std::to_string(first) + " to " + std::to_string(first + count) + " of " + where +
+                " are not whole rows of one of its axes");
+}
+
+// The creation properties of a new dataset: compression 0 = contiguous, 1-9 = deflate in chunks of
+// whole trailing planes, at most about 1 M elements, as k-Wave does for its streams.
+hid_t datasetCreation(const Dims& dims, int compression) {
+    Handle plist(H5Pcreate(H5P_DATASET_CREATE));
+    const auto n = elementCount(dims);
+    if (compression > 0 && n > 0) {
+        std::vector<hsize_t> chunk(dims.begin(), dims.end());
+        std::uint64_t size = n;
+        for (std::size_t i = 0; i < chunk.size() && size > (1u << 20); ++i) {
+            size /= chunk[i];
+            chunk[i] = 1;
+        }
+        H5Pset_chunk(plist.get(), static_cast<int>(chunk.size()), chunk.data());
+        H5Pset_deflate(plist.get(), static_cast<unsigned>(std::min(compression, 9)));
+    }
+    return plist.release();
+}
+
 }  // namespace
 
 std::uint64_t elementCount(const Dims& dims) { return checkedProduct(dims.data(), dims.size(), "a dataset of shape " + dimsText(dims)); }
@@ -228,6 +274,31 @@ std::vector<std::uint64_t> Hdf5File::readUInt64(const std::string& dataset, std:
     return v;
 }
 
+std::vector<float> Hdf5File::readFloatRange(const std::string& dataset, std::uint64_t first, std::uint64_t count) const {
+    const Dims shape = dims(dataset);
+    const std::string where = "dataset '" + dataset + "' in " + path_;
+    const auto n = elementCount(shape);
+    if (first > n || count > n - first)
+        throw Error(where + " has " + std::to_string(n) + " elements, too few for elements " + std::to_string(first) + " to " +
+                    std::to_string(first + count));
+    Handle d(H5Dopen2(file_, objectPath(dataset).c_str(), H5P_DEFAULT));
+    if (!d.valid()) throw Error("'" + dataset + "' in " + path_ + " is not a dataset");
+    detail::checkHdf5Storage(d.get(), n, 0, where);
+    checkHostAllocation(checkedMul(count, sizeof(float), where), where);
+    Handle t(H5Dget_type(d.get()));
+    const H5T_class_t cls = H5Tget_class(t.get());
+    if (cls != H5T_FLOAT && cls != H5T_INTEGER) throw Error(where + " does not hold numbers");
+    std::vector<float> v(count);
+    if (!count) return v;
+    Handle space(H5Dget_space(d.get()));
+    selectRange(space.get(), shape, first, count, where);
+    const hsize_t memCount = count;
+    Handle mem(H5Screate_simple(1, &memCount, nullptr));
+    if (H5Dread(d.get(), H5T_NATIVE_FLOAT, mem.get(), space.get(), H5P_DEFAULT, v.data()) < 0)
+        throw Error("cannot read " + where);
+    return v;
+}
+
 double Hdf5File::readScalar(const std::string& dataset) const {
     if (elementCount(dims(dataset)) != 1)
         throw Error("dataset '" + dataset + "' in " + path_ + " should be a scalar but has shape " + dimsText(dims(dataset)));
@@ -250,19 +321,8 @@ void Hdf5File::writeDataset(const std::string& dataset, const Dims& dims, long l
                             const void* data, int compression) {
     std::vector<hsize_t> h(dims.begin(), dims.end());
     Handle space(H5Screate_simple(static_cast<int>(h.size()), h.data(), nullptr));
-    Handle plist(H5Pcreate(H5P_DATASET_CREATE));
+    Handle plist(datasetCreation(dims, compression));
     const auto n = elementCount(dims);
-    if (compression > 0 && n > 0) {
-        // Chunks of whole trailing planes, at most about 1 M elements, as k-Wave does for its streams.
-        std::vector<hsize_t> chunk(h);
-        std::uint64_t size = n;
-        for (std::size_t i = 0; i < chunk.size() && size > (1u << 20); ++i) {
-            size /= chunk[i];
-            chunk[i] = 1;
-        }
-        H5Pset_chunk(plist.get(), static_cast<int>(chunk.size()), chunk.data());
-        H5Pset_deflate(plist.get(), static_cast<unsigned>(std::min(compression, 9)));
-    }
     Handle d(H5Dcreate2(file_, objectPath(dataset).c_str(), fileType, space.get(), H5P_DEFAULT, plist.get(),
                         H5P_DEFAULT));
     if (!d.valid()) throw Error("cannot create dataset '" + dataset + "' in " + path_);
@@ -270,6 +330,34 @@ void Hdf5File::writeDataset(const std::string& dataset, const Dims& dims, long l
         throw Error("cannot write dataset '" + dataset + "' to " + path_ + " (disk full?)");
     // Closing flushes the dataset's buffered data: a failure here is a failed write too.
     if (H5Dclose(d.release()) < 0) throw Error("cannot write dataset '" + dataset + "' to " + path_ + " (disk full?)");
+}
+
+void Hdf5File::createFloat(const std::string& dataset, const Dims& dims, int compression) {
+    std::vector<hsize_t> h(dims.begin(), dims.end());
+    Handle space(H5Screate_simple(static_cast<int>(h.size()), h.data(), nullptr));
+    Handle plist(datasetCreation(dims, compression));
+    Handle d(H5Dcreate2(file_, objectPath(dataset).c_str(), H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, plist.get(), H5P_DEFAULT));
+    if (!d.valid()) throw Error("cannot create dataset '" + dataset + "' in " + path_);
+    if (H5Dclose(d.release()) < 0) throw Error("cannot write dataset '" + dataset + "' to " + path_ + " (disk full?)");
+}
+
+void Hdf5File::writeFloatRange(const std::string& dataset, std::uint64_t first, std::uint64_t count, const float* data) {
+    const Dims shape = dims(dataset);
+    const std::string where = "dataset '" + dataset + "' in " + path_;
+    const auto n = elementCount(shape);
+    if (first > n || count > n - first)
+        throw Error(where + " has " + std::to_string(n) + " elements, too few for elements " + std::to_string(first) + " to " +
+                    std::to_string(first + count));
+    if (!count) return;
+    Handle d(H5Dopen2(file_, objectPath(dataset).c_str(), H5P_DEFAULT));
+    if (!d.valid()) throw Error("'" + dataset + "' in " + path_ + " is not a dataset");
+    Handle space(H5Dget_space(d.get()));
+    selectRange(space.get(), shape, first, count, where);
+    const hsize_t memCount = count;
+    Handle mem(H5Screate_simple(1, &memCount, nullptr));
+    if (H5Dwrite(d.get(), H5T_NATIVE_FLOAT, mem.get(), space.get(), H5P_DEFAULT, data) < 0)
+        throw Error("cannot write " + where + " (disk full?)");
+    if (H5Dclose(d.release()) < 0) throw Error("cannot write " + where + " (disk full?)");
 }
 
 void Hdf5File::writeFloat(const std::string& dataset, const Dims& dims, const float* data, int compression) {

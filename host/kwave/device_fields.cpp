@@ -74,7 +74,7 @@ void DeviceFields::allocate(std::size_t otherBytes) {
     const Medium& m = sim.medium;
     const KSpaceOperators ops(sim, true);
     const PerfectlyMatchedLayer layer(sim);
-    const MediumCoefficients med(sim);
+    const MediumCoefficients med(sim, sim.medium.absorption == Absorption::Stokes || st.storedOperators);  // absorbingField's needs
 
     struct Upload {
         cl::Buffer* target;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <utility>
 #include <cstdio>
@@ -63,8 +64,26 @@ double readFloatScalar(const Hdf5File& f, const std::string& name, const std::st
     return f.readScalar(name);
 }
 
-// A scalar or a full-grid float matrix.
-Field readField(const Hdf5File& f, const std::string& name, std::size_t gridSize, const std::string& why) {
+// Points of one plane of the slowest axis, and that axis's planes.
+std::size_t planePoints(const Grid& g) { return g.is3D() ? g.nx * g.ny : g.nx; }
+std::size_t planeCount(const Grid& g) { return g.is3D() ? g.nz : g.ny; }
+
+// The elements of a full-grid dataset that `planes` hold: all of them, or the slab's range.
+struct HeldRange {
+    std::uint64_t first = 0, count = 0;
+    bool whole = true;
+};
+HeldRange heldRange(const Grid& g, const PlaneRange& planes) {
+    if (planes.whole()) return {0, g.size(), true};
+    return {planes.first * planePoints(g), planes.count * planePoints(g), false};
+}
+
+std::vector<float> readHeld(const Hdf5File& f, const std::string& name, const HeldRange& held) {
+    return held.whole ? f.readFloat(name, held.count) : f.readFloatRange(name, held.first, held.count);
+}
+
+// A scalar or a full-grid float matrix (its held planes).
+Field readField(const Hdf5File& f, const std::string& name, std::size_t gridSize, const HeldRange& held, const std::string& why) {
     require(f, name, why);
     requireType(f, name, false);
     const auto n = io::elementCount(f.dims(name));
@@ -77,7 +96,7 @@ Field readField(const Hdf5File& f, const std::string& name, std::size_t gridSize
     if (n != gridSize)
         throw Error("dataset '" + name + "' in " + f.path() + " has " + std::to_string(n) +
                     " elements; it must be a scalar or have Nx*Ny*Nz = " + std::to_string(gridSize));
-    field.values = f.readFloat(name);
+    field.values = readHeld(f, name, held);
     return field;
 }
 
@@ -107,6 +126,22 @@ SourceMode readMode(const Hdf5File& f, const std::string& name) {
     return static_cast<SourceMode>(m);
 }
 
+// The first element of `v` that is not ok(v), or v.size(): each block is tested without a branch per
+// element (so that the loop vectorizes; a 1024^3 grid has 10^9 of them), then searched if it fails.
+template <typename Ok>
+std::size_t firstNotOk(const std::vector<float>& v, Ok ok) {
+    constexpr std::size_t block = 4096;
+    for (std::size_t b = 0; b < v.size(); b += block) {
+        const std::size_t e = std::min(v.size(), b + block);
+        int all = 1;
+        for (std::size_t i = b; i < e; ++i) all &= static_cast<int>(ok(v[i]));
+        if (!all)
+            for (std::size_t i = b; i < e; ++i)
+                if (!ok(v[i])) return i;
+    }
+    return v.size();
+}
+
 void putField(Hdf5File& f, const std::string& name, const Grid& g, const Field& field) {
     if (field.scalar()) putFloat(f, name, field.values[0]);
     else putFloats(f, name, {g.nz, g.ny, g.nx}, field.values);
@@ -114,15 +149,28 @@ void putField(Hdf5File& f, const std::string& name, const Grid& g, const Field& 
 
 }  // namespace
 
-void checkGridSize(const Grid& g, std::size_t nt, const std::string& source) {
+std::size_t Simulation::pointsHeld() const { return planes.whole() ? grid.size() : planes.count * planePoints(grid); }
+
+void requireWholeGrid(const Simulation& sim, const std::string& what) {
+    if (sim.planes.whole()) return;
+    throw Error(what + " needs the whole grid, but this simulation holds only planes " + std::to_string(sim.planes.first) + " to " +
+                std::to_string(sim.planes.first + sim.planes.count - 1) + " of its per-point arrays (one MPI rank's slab)");
+}
+
+void checkGridSize(const Grid& g, std::size_t nt, const std::string& source, const PlaneRange& planes) {
     // The kernels take each side as a 32-bit count; Nt up to 2^31 steps.
     constexpr std::uint64_t maxSide = (1ULL << 31) - 1, maxSteps = 1ULL << 31;
     for (const auto& [side, name] : {std::pair<std::uint64_t, const char*>{g.nx, "Nx"}, {g.ny, "Ny"}, {g.nz, "Nz"}})
         if (side > maxSide) throw Error(source + ": " + name + " is " + std::to_string(side) + "; it must lie in [1, " + std::to_string(maxSide) + "]");
     if (nt > maxSteps) throw Error(source + ": Nt is " + std::to_string(nt) + "; it must lie in [1, " + std::to_string(maxSteps) + "]");
     const std::string what = source + ": the grid of " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz);
-    // About a dozen full fields live on the host while the input is read and prepared.
-    checkHostAllocation(checkedMul(checkedProduct({g.nx, g.ny, g.nz}, what), 12 * sizeof(float), what), what);
+    const std::size_t points = checkedProduct({g.nx, g.ny, g.nz}, what);
+    if (!planes.whole() && (planes.first > planeCount(g) || planes.count > planeCount(g) - planes.first))
+        throw Error(what + " has " + std::to_string(planeCount(g)) + " planes along " + (g.is3D() ? "z" : "y") + ", not planes " +
+                    std::to_string(planes.first) + " to " + std::to_string(planes.first + planes.count - 1));
+    // About a dozen full fields (of the held planes) live on the host while the input is read and prepared.
+    const std::size_t held = planes.whole() ? points : planes.count * planePoints(g);
+    checkHostAllocation(checkedMul(held, 12 * sizeof(float), what), what);
 }
 
 std::vector<std::uint64_t> SensorMask::points(const Grid& grid) const {
@@ -135,7 +183,9 @@ std::vector<std::uint64_t> SensorMask::points(const Grid& grid) const {
     return pts;
 }
 
-Simulation readInputFile(const std::string& path) {
+Simulation readInputFile(const std::string& path) { return readInputFile(path, {}); }
+
+Simulation readInputFile(const std::string& path, const std::function<PlaneRange(const Grid&)>& planesOf) {
     const Hdf5File f = Hdf5File::open(path);
     Simulation s;
     if (!f.hasAttribute("/", "file_type"))
@@ -164,7 +214,9 @@ Simulation readInputFile(const std::string& path) {
     s.nt = readU64Scalar(f, "Nt", always);
     if (g.nx < 2 || g.ny < 2 || g.nz < 1) throw Error(path + " describes a grid of " + std::to_string(g.nx) + " x " +
                                                       std::to_string(g.ny) + " x " + std::to_string(g.nz) + "; Nx and Ny must be at least 2");
-    checkGridSize(g, s.nt, path);
+    if (planesOf) s.planes = planesOf(g);
+    checkGridSize(g, s.nt, path, s.planes);
+    const HeldRange held = heldRange(g, s.planes);
     const bool is3D = g.nz > 1;
     const std::string in3D = "the grid is 3-D (Nz > 1)";
     s.dt = readFloatScalar(f, "dt", always);
@@ -194,19 +246,29 @@ Simulation readInputFile(const std::string& path) {
     m.absorption = static_cast<Absorption>(absorbing);
 
     const std::size_t n = g.size();
-    m.c0 = readField(f, "c0", n, always);
-    m.rho0 = readField(f, "rho0", n, always);
-    m.rho0Sgx = readField(f, "rho0_sgx", n, always);
-    m.rho0Sgy = readField(f, "rho0_sgy", n, always);
-    if (is3D) m.rho0Sgz = readField(f, "rho0_sgz", n, in3D);
-    if (m.nonlinear) m.bOnA = readField(f, "BonA", n, "nonlinear_flag is set");
+    m.c0 = readField(f, "c0", n, held, always);
+    m.rho0 = readField(f, "rho0", n, held, always);
+    m.rho0Sgx = readField(f, "rho0_sgx", n, held, always);
+    m.rho0Sgy = readField(f, "rho0_sgy", n, held, always);
+    if (is3D) m.rho0Sgz = readField(f, "rho0_sgz", n, held, in3D);
+    if (m.nonlinear) m.bOnA = readField(f, "BonA", n, held, "nonlinear_flag is set");
     if (m.absorption != Absorption::Lossless) {
-        m.alphaCoeff = readField(f, "alpha_coeff", n, "absorbing_flag is set");
+        m.alphaCoeff = readField(f, "alpha_coeff", n, held, "absorbing_flag is set");
         m.alphaPower = readFloatScalar(f, "alpha_power", "absorbing_flag is set");
     }
 
     const auto p0Flag = readU64Scalar(f, "p0_source_flag", always);
-    if (p0Flag == 1) s.p0 = readFloatMatrix(f, "p0_source_input", n, "p0_source_flag is set");
+    if (p0Flag == 1) {
+        const std::string name = "p0_source_input", why = "p0_source_flag is set";
+        require(f, name, why);
+        requireType(f, name, false);
+        checkMatrixAttributes(f, name, "float");
+        const auto count = io::elementCount(f.dims(name));
+        if (count != n)
+            throw Error("dataset '" + name + "' in " + path + " has " + std::to_string(count) + " elements where " + std::to_string(n) +
+                        " are expected");
+        s.p0 = readHeld(f, name, held);
+    }
 
     s.p.length = readU64Scalar(f, "p_source_flag", always);
     if (s.p.length) {
@@ -279,8 +341,11 @@ Simulation readInputFile(const std::string& path) {
 
 void validate(const Simulation& s, const std::string& source) {
     const Grid& g = s.grid;
-    checkGridSize(g, s.nt, source);
+    checkGridSize(g, s.nt, source, s.planes);
     const std::size_t n = g.size();
+    // The per-point arrays: the grid's points, or the held planes' (element numbers in messages are the file's).
+    const std::size_t held = s.pointsHeld(), firstHeld = s.planes.whole() ? 0 : s.planes.first * planePoints(g);
+    const std::string grid = s.planes.whole() ? "a full grid" : "the held planes' " + std::to_string(held) + " points";
     auto fail = [&](const std::string& what) { throw Error(source + ": " + what); };
     // Every physical quantity finite and in its range: a NaN, infinite or zero dt, spacing, sound
     // speed or density would run to the end and write non-finite outputs.
@@ -300,17 +365,18 @@ void validate(const Simulation& s, const std::string& source) {
         quantity(s.pml.alpha[a], std::string("pml_") + axes[a] + "_alpha", true);
     }
     auto checkField = [&](const Field& f, const char* name, bool zeroAllowed = false, bool anySign = false) {
-        if (f.values.size() != 1 && f.values.size() != n) fail(std::string(name) + " must be a scalar or a full grid");
-        for (std::size_t i = 0; i < f.values.size(); ++i) {
-            const double v = f.values[i];
-            if (anySign ? std::isfinite(v) : zeroAllowed ? (std::isfinite(v) && v >= 0) : (std::isfinite(v) && v > 0)) continue;
-            fail(std::string(name) + " holds " + std::to_string(v) + (f.values.size() > 1 ? " at element " + std::to_string(i + 1) : "") +
-                 "; it must be " + (anySign ? "finite" : zeroAllowed ? "finite and zero or more" : "finite and positive"));
-        }
+        if (f.values.size() != 1 && f.values.size() != held) fail(std::string(name) + " must be a scalar or " + grid);
+        const std::size_t i = anySign ? firstNotOk(f.values, [](float v) { return (v >= -FLT_MAX) & (v <= FLT_MAX); })
+                              : zeroAllowed ? firstNotOk(f.values, [](float v) { return (v >= 0.0f) & (v <= FLT_MAX); })
+                                            : firstNotOk(f.values, [](float v) { return (v > 0.0f) & (v <= FLT_MAX); });
+        if (i == f.values.size()) return;
+        const double v = f.values[i];
+        fail(std::string(name) + " holds " + std::to_string(v) + (f.values.size() > 1 ? " at element " + std::to_string(firstHeld + i + 1) : "") +
+             "; it must be " + (anySign ? "finite" : zeroAllowed ? "finite and zero or more" : "finite and positive"));
     };
-    auto checkSignal = [&](const std::vector<float>& v, const char* name) {
-        for (std::size_t i = 0; i < v.size(); ++i)
-            if (!std::isfinite(v[i])) fail(std::string(name) + " holds a non-finite value at element " + std::to_string(i + 1));
+    auto checkSignal = [&](const std::vector<float>& v, const char* name, std::size_t firstElement = 0) {
+        const std::size_t i = firstNotOk(v, [](float x) { return (x >= -FLT_MAX) & (x <= FLT_MAX); });
+        if (i < v.size()) fail(std::string(name) + " holds a non-finite value at element " + std::to_string(firstElement + i + 1));
     };
     const Medium& m = s.medium;
     checkField(m.c0, "c0");
@@ -329,8 +395,8 @@ void validate(const Simulation& s, const std::string& source) {
             fail("alpha_power is 1, for which the power-law absorption operator is undefined");
         if (m.alphaPower < 0 || m.alphaPower >= 3) fail("alpha_power must lie in [0, 3)");
     }
-    if (!s.p0.empty() && s.p0.size() != n) fail("p0_source_input must have Nx*Ny*Nz elements");
-    checkSignal(s.p0, "p0_source_input");
+    if (!s.p0.empty() && s.p0.size() != held) fail("p0_source_input must have " + (s.planes.whole() ? std::string("Nx*Ny*Nz") : grid) + " elements");
+    checkSignal(s.p0, "p0_source_input", firstHeld);
     checkSignal(s.p.signal, "p_source_input");
     for (int a = 0; a < 3; ++a) checkSignal(s.u.signal[a], a == 0 ? "ux_source_input" : a == 1 ? "uy_source_input" : "uz_source_input");
     checkSignal(s.transducer.signal, "transducer_source_input");
@@ -366,6 +432,7 @@ void validate(const Simulation& s, const std::string& source) {
 }
 
 void writeInputFile(const std::string& path, const Simulation& s) {
+    requireWholeGrid(s, "writing an input file");
     validate(s, path);
     AtomicOutput out(path);
     {

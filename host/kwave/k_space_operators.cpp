@@ -88,7 +88,7 @@ PerfectlyMatchedLayer::PerfectlyMatchedLayer(const Simulation& sim) {
     }
 }
 
-MediumCoefficients::MediumCoefficients(const Simulation& sim) {
+MediumCoefficients::MediumCoefficients(const Simulation& sim, bool withTauAndEta) {
     const Medium& m = sim.medium;
     auto copy = [](const Field& f) { return std::vector<double>(f.values.begin(), f.values.end()); };
     c2 = copy(m.c0);
@@ -107,6 +107,7 @@ MediumCoefficients::MediumCoefficients(const Simulation& sim) {
         const double toNeper = 100.0 * std::pow(1.0e-6 / (2.0 * M_PI), y) / (20.0 * std::log10(std::exp(1.0)));
         alpha2 = copy(m.alphaCoeff);
         for (auto& a : alpha2) a *= 2.0 * toNeper;
+        if (!withTauAndEta) return;
         const std::size_t n = (m.alphaCoeff.scalar() && m.c0.scalar()) ? 1 : sim.grid.size();
         tau.resize(n);
         if (m.absorption == Absorption::PowerLaw) eta.resize(n);

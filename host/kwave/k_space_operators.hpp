@@ -40,7 +40,10 @@ struct MediumCoefficients {
     std::vector<double> c2, rho0, bOnA, tau, eta;
     std::vector<double> alpha2;  // 2 alpha_coeff in Np/((rad/s)^y m), one value or one per point
     std::array<std::vector<double>, 3> dtRho0Sg;
-    explicit MediumCoefficients(const Simulation& sim);
+    // tau and eta (two powers per point: most of the set-up's time on a large heterogeneous grid)
+    // only when `withTauAndEta`: the reference and the paths that store tau need them, the device
+    // kernels that form them from 2 alpha and c do not.
+    explicit MediumCoefficients(const Simulation& sim, bool withTauAndEta = true);
 };
 
 }  // namespace portacl::kwave

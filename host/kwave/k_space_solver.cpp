@@ -74,6 +74,7 @@ struct KSpaceSolver::Impl : StepKernels {
             throw Error("the k-Wave solver runs in single or double precision (or a mixed-* storage mode)");
         if (o.storage != Storage::Full && prec != Precision::Float)
             throw Error("the mixed-* storage modes compute in single precision; they cannot be combined with double");
+        requireWholeGrid(sim, "the one-device solver");
         validate(sim, "the simulation");
         ctx.requirePrecision(prec);
         // Refuse a grid the device cannot hold before building operators or FFT plans for it.

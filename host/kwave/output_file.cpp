@@ -99,6 +99,7 @@ void writeSensorQuantity(Hdf5File& f, const Simulation& s, const std::string& na
 }
 
 std::uint64_t fingerprint(const Simulation& s) {
+    requireWholeGrid(s, "a checkpoint (its input's fingerprint)");
     // FNV-1a over what makes one input differ from another of the same grid.
     std::uint64_t h = 1469598103934665603ull;
     auto mix = [&](const void* data, std::size_t bytes) {

@@ -226,6 +226,7 @@ private:
 }  // namespace
 
 Recording referenceRun(const Simulation& sim, const OutputSelection& outputs, std::size_t steps) {
+    requireWholeGrid(sim, "the reference solver");
     validate(sim, "the reference simulation");
     ReferenceSolver solver(sim, outputs);
     const std::size_t end = steps ? std::min(steps, sim.nt) : sim.nt;

@@ -61,6 +61,7 @@ RunSummary runLoop(Context& ctx, const Simulation& sim, const RunPlan& plan, con
     const bool root = ranks.root;
     RunSummary summary;
     summary.ranks = ranks.count;
+    summary.loadSeconds = 1e-6 * static_cast<double>(ranks.maxOver(static_cast<std::size_t>(plan.loadSeconds * 1e6)));
 
     const auto tPre = Clock::now();
     if (root && observer.buildingSolver) observer.buildingSolver();
@@ -138,6 +139,7 @@ RunSummary runLoop(Context& ctx, const Simulation& sim, const RunPlan& plan, con
     }
     // Rank 0 raises its own write failure; the others end once it has written (or failed).
     ranks.barrier();
+    summary.outputSeconds = since(tPost);
     summary.hostMemoryMB = ranks.maxOver(detail::peakHostMB());
     return summary;
 }

@@ -103,6 +103,13 @@ struct PORTACL_API FileHeader {
     std::string createdBy, creationDate, fileDescription, majorVersion = "1", minorVersion = "2";
 };
 
+// Planes of the grid's slowest axis (z in 3-D, y in 2-D): [first, first + count); count 0 means
+// every plane.
+struct PORTACL_API PlaneRange {
+    std::size_t first = 0, count = 0;
+    bool whole() const { return count == 0; }
+};
+
 // Everything an input file describes.
 struct PORTACL_API Simulation {
     FileHeader header;
@@ -117,12 +124,21 @@ struct PORTACL_API Simulation {
     TransducerSource transducer;
     SensorMask sensor;
     std::uint64_t axisymmetric = 0, nonuniformGrid = 0;
+    // The planes whose points the per-point arrays hold (the medium's heterogeneous fields, p0): the
+    // whole grid, or one MPI rank's slab (readInputFile's `planesOf`), which only the distributed
+    // solver takes. Sources, sensor and scalars are always the whole grid's.
+    PlaneRange planes;
+    // Points of a per-point array: the grid's, or the slab's.
+    std::size_t pointsHeld() const;
 };
 
 // Reads a k-Wave input file (format 1.2; 1.0/1.1 too, whose precomputed operators are ignored since
 // they are regenerated). Throws one sentence per problem: wrong file type or version, a missing or
 // mistyped dataset (named), inconsistent sizes.
 PORTACL_API Simulation readInputFile(const std::string& path);
+// The same with the per-point arrays read only for the planes planesOf(grid) gives (each one a
+// hyperslab of the file's dataset): an MPI rank's slab, so that no rank reads or holds the whole grid.
+PORTACL_API Simulation readInputFile(const std::string& path, const std::function<PlaneRange(const Grid&)>& planesOf);
 // Writes a k-Wave 1.2 input file as k-Wave MATLAB does (for tests, benchmarks and examples).
 PORTACL_API void writeInputFile(const std::string& path, const Simulation& sim);
 // Checks the description for consistency (sizes, indices inside the grid, supported options) and
@@ -130,8 +146,11 @@ PORTACL_API void writeInputFile(const std::string& path, const Simulation& sim);
 // alpha_coeff and the PML alphas: finite, zero or more; BonA and source signals: finite).
 PORTACL_API void validate(const Simulation& sim, const std::string& source);
 // Refuses, before anything is read, a grid whose sides exceed 2^31 - 1, Nt above 2^31, or a grid
-// whose fields do not fit the host's memory.
-PORTACL_API void checkGridSize(const Grid& grid, std::size_t nt, const std::string& source);
+// whose fields do not fit the host's memory (`planes` of it, when only they are held).
+PORTACL_API void checkGridSize(const Grid& grid, std::size_t nt, const std::string& source, const PlaneRange& planes = {});
+// Refuses a simulation that holds only a slab's planes (Simulation::planes) where `what` needs the
+// whole grid: the one-device solver, the reference, the input writer, checkpoints.
+PORTACL_API void requireWholeGrid(const Simulation& sim, const std::string& what);
 
 // Which quantities to record (k-Wave's command line flags).
 struct PORTACL_API OutputSelection {

@@ -46,6 +46,11 @@ std::string gigabytes(double bytes) {
 
 }  // namespace
 
+PlaneRange slabPlanes(const Grid& grid, int rankCount, int rank) {
+    const SlabLayout l(shapeOf(grid), rankCount, rank);
+    return {l.firstPlane(), l.planes()};
+}
+
 std::size_t bytesPerRank(const Simulation& sim, const RunOptions& opt, int rankCount) {
     const SlabLayout l(shapeOf(sim.grid), rankCount, 0);  // rank 0 holds the largest slabs
     const std::size_t rb = opt.precision == Precision::Double ? 8 : 4, nl = l.realPoints();
@@ -209,7 +214,7 @@ struct DistributedSolver::Impl : StepKernels {
 
     void allocate() {
         const Medium& m = sim.medium;
-        const MediumCoefficients med(part.slab);
+        const MediumCoefficients med(part.slab, m.absorption == Absorption::Stokes || storage.storedOperators);  // absorbingField's needs
         const PerfectlyMatchedLayer layer(sim);
         // As DeviceFields: the reduced modes store c0 (not c^2) and 1/rho0_sg (not dt/rho0_sg).
         const StoragePlan& st = storage;

@@ -11,12 +11,43 @@ int ownerOf(std::uint64_t index, const SlabLayout& l) {
     return r;
 }
 
-Field cut(const Field& f, const SlabLayout& l) {
+// The slab's points of a per-point array of `whole`: cut from the whole grid's, or the array itself
+// when the input was read for this slab alone (Simulation::planes).
+std::vector<float> cutPoints(const std::vector<float>& v, const Simulation& whole, const SlabLayout& l) {
+    if (!whole.planes.whole()) return v;
+    const auto first = v.begin() + static_cast<std::ptrdiff_t>(l.firstPlane() * l.plane);
+    return std::vector<float>(first, first + static_cast<std::ptrdiff_t>(l.realPoints()));
+}
+
+Field cut(const Field& f, const Simulation& whole, const SlabLayout& l) {
     if (f.values.size() <= 1) return f;
     Field out;
-    const auto first = f.values.begin() + static_cast<std::ptrdiff_t>(l.firstPlane() * l.plane);
-    out.values.assign(first, first + static_cast<std::ptrdiff_t>(l.realPoints()));
+    out.values = cutPoints(f.values, whole, l);
     return out;
+}
+
+// `whole` without its per-point arrays (the medium's fields that are grids, p0), which the slab gets
+// cut, so that they are copied once.
+Simulation shellOf(const Simulation& whole) {
+    Simulation s;
+    s.header = whole.header;
+    s.grid = whole.grid;
+    s.nt = whole.nt;
+    s.dt = whole.dt;
+    s.cRef = whole.cRef;
+    s.pml = whole.pml;
+    const Medium& w = whole.medium;
+    Medium& m = s.medium;
+    m.nonlinear = w.nonlinear;
+    m.absorption = w.absorption;
+    m.alphaPower = w.alphaPower;
+    s.p = whole.p;
+    s.u = whole.u;
+    s.transducer = whole.transducer;
+    s.sensor = whole.sensor;
+    s.axisymmetric = whole.axisymmetric;
+    s.nonuniformGrid = whole.nonuniformGrid;
+    return s;
 }
 
 // The points of `index` inside the slab (their positions in `index` in `kept`), re-indexed to it.
@@ -52,7 +83,11 @@ std::vector<std::vector<std::size_t>> sensorPositionsByRank(const Simulation& wh
     return byRank;
 }
 
-SlabSimulation::SlabSimulation(const Simulation& whole, const SlabLayout& l) : slab(whole) {
+SlabSimulation::SlabSimulation(const Simulation& whole, const SlabLayout& l) : slab(shellOf(whole)) {
+    if (!whole.planes.whole() && (whole.planes.first != l.firstPlane() || whole.planes.count != l.planes()))
+        throw Error("this rank's input holds planes " + std::to_string(whole.planes.first) + " to " +
+                    std::to_string(whole.planes.first + whole.planes.count - 1) + ", not its slab's " + std::to_string(l.firstPlane()) +
+                    " to " + std::to_string(l.firstPlane() + l.planes() - 1));
     Grid& g = slab.grid;
     if (l.is3D) g.nz = l.planes();
     else g.ny = l.planes();
@@ -62,17 +97,14 @@ SlabSimulation::SlabSimulation(const Simulation& whole, const SlabLayout& l) : s
                     std::to_string(whole.grid.nz / 2) + " ranks");
     Medium& m = slab.medium;
     const Medium& w = whole.medium;
-    m.c0 = cut(w.c0, l);
-    m.rho0 = cut(w.rho0, l);
-    m.rho0Sgx = cut(w.rho0Sgx, l);
-    m.rho0Sgy = cut(w.rho0Sgy, l);
-    m.rho0Sgz = cut(w.rho0Sgz, l);
-    m.bOnA = cut(w.bOnA, l);
-    m.alphaCoeff = cut(w.alphaCoeff, l);
-    if (!whole.p0.empty()) {
-        const auto first = whole.p0.begin() + static_cast<std::ptrdiff_t>(l.firstPlane() * l.plane);
-        slab.p0.assign(first, first + static_cast<std::ptrdiff_t>(l.realPoints()));
-    }
+    m.c0 = cut(w.c0, whole, l);
+    m.rho0 = cut(w.rho0, whole, l);
+    m.rho0Sgx = cut(w.rho0Sgx, whole, l);
+    m.rho0Sgy = cut(w.rho0Sgy, whole, l);
+    m.rho0Sgz = cut(w.rho0Sgz, whole, l);
+    m.bOnA = cut(w.bOnA, whole, l);
+    m.alphaCoeff = cut(w.alphaCoeff, whole, l);
+    if (!whole.p0.empty()) slab.p0 = cutPoints(whole.p0, whole, l);
     std::vector<std::size_t> kept;
     if (whole.p.length) {
         slab.p.index = localPoints(whole.p.index, l, kept);

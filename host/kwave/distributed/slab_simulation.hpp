@@ -1,5 +1,5 @@
 // One rank's part of a simulation: its slab of the grid as a Simulation of its own (the medium and p0
-// cut to the slab; the sources and sensor points inside it, re-indexed to the slab, their signals and
+// cut to the slab, or taken as they are when the input was read for this slab alone; the sources and sensor points inside it, re-indexed to the slab, their signals and
 // delays with them), which the one-device solver's medium coefficients and sensor sampler take as
 // they are, and where each of its sensor points goes in the whole sensor's output order.
 #pragma once

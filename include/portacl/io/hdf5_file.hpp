@@ -54,6 +54,10 @@ public:
     std::vector<float> readFloat(const std::string& dataset, std::uint64_t expectedCount = 0) const;
     std::vector<double> readDouble(const std::string& dataset, std::uint64_t expectedCount = 0) const;
     std::vector<std::uint64_t> readUInt64(const std::string& dataset, std::uint64_t expectedCount = 0) const;
+    // Elements [first, first + count) of the dataset in C order, read as one hyperslab: the range
+    // must be whole rows of some axis (a slab of planes of the slowest axis is). The file's storage
+    // is checked as for a whole read, the host's memory against `count` elements only.
+    std::vector<float> readFloatRange(const std::string& dataset, std::uint64_t first, std::uint64_t count) const;
     // A (1,1,1) scalar; throws when the dataset has more than one element.
     double readScalar(const std::string& dataset) const;
     std::uint64_t readScalarUInt64(const std::string& dataset) const;
@@ -70,6 +74,11 @@ public:
     void writeUInt64(const std::string& dataset, const Dims& dims, const std::vector<std::uint64_t>& data, int compression = 0) {
         writeUInt64(dataset, dims, data.data(), compression);
     }
+
+    // A float dataset written by parts: created with its shape (chunked as writeFloat chunks it),
+    // then each range of elements, as readFloatRange's, written with writeFloatRange.
+    void createFloat(const std::string& dataset, const Dims& dims, int compression = 0);
+    void writeFloatRange(const std::string& dataset, std::uint64_t first, std::uint64_t count, const float* data);
 
     // String attributes on an object ("/" for the root group, or a dataset or group name).
     bool hasAttribute(const std::string& object, const std::string& attribute) const;

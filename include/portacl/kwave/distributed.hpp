@@ -32,6 +32,10 @@ public:
     using Error::Error;
 };
 
+// The planes of the slowest axis that `rank` of `rankCount` holds (its slab): what it reads of each
+// per-point dataset of the input (readInputFile's `planesOf`). Throws when the grid cannot be split so.
+PORTACL_API PlaneRange slabPlanes(const Grid& grid, int rankCount, int rank);
+
 // Device bytes one rank needs for `sim` split over `rankCount` ranks (the fields, spectra, transpose
 // buffer, medium, operators and p0 of its slab; the sensor's buffers not included).
 PORTACL_API std::size_t bytesPerRank(const Simulation& sim, const RunOptions& options, int rankCount);

@@ -52,7 +52,10 @@ struct PORTACL_API RunObserver {
 struct PORTACL_API RunSummary {
     std::size_t firstStep = 0, timeIndex = 0;  // the run went from firstStep to timeIndex
     bool checkpointed = false;                 // stopped for a checkpoint; running again continues it
-    double preprocessingSeconds = 0, simulationSeconds = 0;
+    // The phases: reading the input (the plan's loadSeconds, the slowest rank's), the set-up (the
+    // medium and operators on the host, the kernels, the uploads, a warm-up step), the time loop, and
+    // the output (gathering what was recorded, writing the file).
+    double loadSeconds = 0, preprocessingSeconds = 0, simulationSeconds = 0, outputSeconds = 0;
     std::size_t deviceBytes = 0, hostMemoryMB = 0;
     // Distributed runs (kwave/distributed.hpp): ranks; the slowest rank's seconds in the host side of
     // the transforms' global transposes (waiting for the device's packed blocks, with the device work
