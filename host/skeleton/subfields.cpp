@@ -48,7 +48,7 @@ io::BinaryVolume thinSubfields(Context& ctx, const io::BinaryVolume& v, Stats* s
     // runs a work-group on one core only, and its launches cost little.
     const bool gpu = ctx.device().isGpu;
     detail::SubfieldSchedule schedule;
-    schedule.groupBelow = std::size_t(ctx.tuning().getInt("skeleton", "group_below", gpu ? 16384 : 0, 0, 1L << 31));
+    schedule.groupBelow = std::size_t(ctx.tuning().getInt("skeleton", "group_below", gpu ? 32768 : 0, 0, 1L << 31));
     schedule.rounds = ctx.tuning().getInt("skeleton", "subfield_rounds", gpu ? 1 : 0, 0, 1) != 0;
     schedule.maxUnknown = int(ctx.tuning().getInt("skeleton", "subfield_unknown", schedule.maxUnknown, 0, 26));
     return detail::thinSubfieldsOnDevice(ctx, v, stats, schedule);
