@@ -7,8 +7,10 @@ loops run interleaved in rounds, each logged by the layer:
 - C++ steps: the binding's steps in C++ (python_overhead.cpp, style 1), back to back in a C++ loop;
 - Python: the package's function in a Python loop;
 - C++ steps after a pause: the same C++ loop with a busy pause before each call, as long as the
-  Python loop's gap between two calls' OpenCL calls less the C++ loop's (measured in the first
-  rounds; or --pause US).
+  Python loop's gap between two calls' OpenCL calls less the C++ loop's (the median over the first
+  10 rounds, which the loop's figures leave out; or --pause US);
+- C++ steps from a Python loop: the C++ steps called one at a time from the Python loop of the
+  package's calls, through ctypes (the interpreter between calls, without the package).
 Each call's OpenCL calls are checked to be the same sequence, call after call and loop against loop.
 Then, medians over the calls of all rounds: the gap between the last OpenCL call of one call and the
 first of the next (what the caller does between calls, as the OpenCL runtime sees it), the span from
@@ -142,7 +144,8 @@ def main():
             pause = [max(opt.pause, 0.0)]
             loops = {"C++ steps": lambda: steps.loop(1, opt.calls),
                      "Python": lambda: po.python_seconds(call, 1, opt.calls),
-                     "C++ steps after a pause": lambda: cxx.portacl_overhead_loop(steps.id, 1, opt.calls, pause[0])}
+                     "C++ steps after a pause": lambda: cxx.portacl_overhead_loop(steps.id, 1, opt.calls, pause[0]),
+                     "C++ steps from a Python loop": lambda: po.python_seconds(steps.call, 1, opt.calls)}
             names = list(loops)
             for name in names:
                 loops[name]()
@@ -161,7 +164,7 @@ def main():
                     first.setdefault(name, calls[0])
                     walls[name].append(wall)
                     logs[name].extend([calls])
-                if opt.pause < 0 and r == min(2, opt.rounds - 2):
+                if opt.pause < 0 and r == min(9, opt.rounds - 2):
                     # the pause that gives the C++ loop the Python loop's gap
                     gap = {name: statistics.median(g for calls in logs[name] for g in summary(calls)["gap"])
                            for name in ("C++ steps", "Python")}
