@@ -165,3 +165,75 @@ TEST(VoronoiInputOrder, CommandRefusesFewerThanFourBallsAsVoronota) {
     if (haveVoronota())  // Voronota refuses the same input
         EXPECT_NE(std::system(("voronota calculate-vertices < " + in + " >/dev/null 2>&1").c_str()), 0);
 }
+
+// A file of thousands of models (over 4 MiB, read in pieces on several threads): every model in file
+// order with its own coordinates, a bad atom line named by its line in the whole file, and nothing
+// read past an END record, as one reading gives them.
+namespace {
+
+struct ManyModels {
+    std::string text;
+    int badLine = 0;  // the line of the bad atom record, when one was asked for
+};
+
+// `models` models of 20 carbon atoms, atom i of model m at (1.5 i, (m % 997) / 8, m / 997); the
+// model `bad` (0: none) has an atom record without coordinates, and an END record follows model `end`.
+ManyModels manyModels(int models, int bad = -1, int end = -1) {
+    ManyModels out;
+    int line = 0;
+    auto add = [&](const std::string& s) {
+        out.text += s;
+        ++line;
+    };
+    for (int m = 0; m < models; ++m) {
+        char head[32];
+        std::snprintf(head, sizeof head, m % 2 ? "MODEL     %4d\n" : "MODEL %d\n", m + 1);
+        add(head);
+        for (int i = 0; i < 20; ++i) {
+            if (m == bad && i == 7) {
+                add("ATOM      8  C   ALA A   1                                                       C\n");
+                out.badLine = line;
+                continue;
+            }
+            add(atomLine("ATOM", i + 1, "C", ' ', "ALA", 'A', 1, 1.5 * i, (m % 997) / 8.0, m / 997, "C"));
+        }
+        add("ENDMDL\n");
+        if (m == end) add("END\n");
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST(VoronoiInputOrder, ThousandsOfModelsReadInPiecesAreTheFilesModelsInOrder) {
+    const ManyModels f = manyModels(3000);
+    ASSERT_GT(f.text.size(), std::size_t(4) << 20) << "the file must be large enough to be read in pieces";
+    const std::string path = writeFile("many_models.pdb", f.text);
+    const auto frames = io::readMolecule(path, {});
+    ASSERT_EQ(frames.size(), 3000u);
+    for (int m = 0; m < 3000; ++m) {
+        ASSERT_EQ(frames[m].balls.size(), 20u) << "model " << m + 1;
+        for (int i = 0; i < 20; i += 19) {
+            EXPECT_NEAR(frames[m].balls[i].x, 1.5 * i, 1e-9) << "model " << m + 1;
+            EXPECT_NEAR(frames[m].balls[i].y, (m % 997) / 8.0, 1e-9) << "model " << m + 1;
+            EXPECT_NEAR(frames[m].balls[i].z, m / 997, 1e-9) << "model " << m + 1;
+            EXPECT_NEAR(frames[m].balls[i].r, 1.70, 1e-12);
+        }
+    }
+    io::MoleculeOptions first;
+    first.allModels = false;
+    EXPECT_EQ(io::readMolecule(path, first).size(), 1u);
+
+    const ManyModels ended = manyModels(3000, 2999, 1999);  // the bad line lies past the END
+    const auto upToEnd = io::readMolecule(writeFile("many_models_end.pdb", ended.text), {});
+    ASSERT_EQ(upToEnd.size(), 2000u);
+    EXPECT_NEAR(upToEnd.back().balls[0].y, (1999 % 997) / 8.0, 1e-9);
+
+    const ManyModels bad = manyModels(3000, 2500);
+    try {
+        io::readMolecule(writeFile("many_models_bad.pdb", bad.text), {});
+        FAIL() << "an atom record without coordinates was read";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("line " + std::to_string(bad.badLine) + " "), std::string::npos) << e.what();
+    }
+}

@@ -1,11 +1,14 @@
 // Ball lists, radius tables and the filters of molecule reading. The structure parsers (gemmi) live in
 // molecule_io_gemmi.cpp so that only one translation unit pays for their headers.
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
+#include <thread>
 
 #include "io/molecule_io_detail.hpp"
 #include "portacl/runtime/error.hpp"
@@ -190,10 +193,8 @@ std::vector<Frame> readMolecule(const std::string& path, const MoleculeOptions& 
     const std::vector<RawModel> models = readStructureAtoms(path, format == MoleculeFormat::Cif);
     const RadiusTable table = options.radiiFile.empty() ? RadiusTable::voronotaDefault()
                                                         : RadiusTable::fromFile(options.radiiFile);
-    std::vector<Frame> frames;
-    std::size_t records = 0;
-    for (const auto& model : models) {
-        records += model.atoms.size();
+    // Model m's frame: its atoms filtered and given radii.
+    auto frameOf = [&](const RawModel& model) {
         Frame f;
         f.recordCount = model.atoms.size();
         for (std::size_t i = 0; i < model.atoms.size(); ++i) {
@@ -216,9 +217,43 @@ std::vector<Frame> readMolecule(const std::string& path, const MoleculeOptions& 
             f.labels.push_back(a.label);
             f.records.push_back(i);
         }
-        if (f.balls.empty()) continue;
-        frames.push_back(std::move(f));
-        if (!options.allModels) break;
+        return f;
+    };
+    std::vector<Frame> frames;
+    std::size_t records = 0;
+    if (!options.allModels || models.size() < 64) {
+        for (const auto& model : models) {
+            records += model.atoms.size();
+            Frame f = frameOf(model);
+            if (f.balls.empty()) continue;
+            frames.push_back(std::move(f));
+            if (!options.allModels) break;
+        }
+    } else {
+        // Thousands of models (a trajectory written as models): filtered on several threads, the
+        // first failure in file order reported.
+        std::vector<Frame> each(models.size());
+        std::vector<std::exception_ptr> errors(models.size());
+        std::atomic<std::size_t> next{0};
+        auto work = [&] {
+            for (std::size_t m; (m = next++) < models.size();) {
+                try {
+                    each[m] = frameOf(models[m]);
+                } catch (...) {
+                    errors[m] = std::current_exception();
+                }
+            }
+        };
+        const unsigned threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+        std::vector<std::thread> helpers;
+        for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work);
+        work();
+        for (auto& h : helpers) h.join();
+        for (std::size_t m = 0; m < models.size(); ++m) {
+            if (errors[m]) std::rethrow_exception(errors[m]);
+            records += models[m].atoms.size();
+            if (!each[m].balls.empty()) frames.push_back(std::move(each[m]));
+        }
     }
     if (records == 0)
         throw Error("'" + path + "' has no atom records" +

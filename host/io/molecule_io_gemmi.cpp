@@ -5,6 +5,8 @@
 #include <gemmi/cif.hpp>
 #include <gemmi/gz.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -12,6 +14,8 @@
 #include <iterator>
 #include <cstdlib>
 #include <map>
+#include <string_view>
+#include <thread>
 
 #include "io/molecule_io_detail.hpp"
 #include "portacl/runtime/error.hpp"
@@ -72,11 +76,12 @@ std::string cifValue(const std::string& raw) {
     return gemmi::cif::as_string(raw);
 }
 
-std::vector<RawModel> readPdb(const std::string& path, const char* data, std::size_t size) {
-    std::vector<RawModel> models(1);
+// The PDB records of [data, data + size), whose first line is line `lineNo` of the file, appended to
+// `models` (a new model at the first atom after MODEL or ENDMDL); true when an END record ended them.
+bool readPdbLines(const std::string& path, const char* data, std::size_t size, int lineNo, std::vector<RawModel>& models) {
     bool closed = false;  // an ENDMDL was seen: the next atom starts a new frame
     std::size_t pos = 0;
-    int lineNo = 0;
+    --lineNo;
     while (pos < size) {
         std::size_t end = pos;
         while (end < size && data[end] != '\n') ++end;
@@ -90,7 +95,7 @@ std::vector<RawModel> readPdb(const std::string& path, const char* data, std::si
             // right-justified in columns 11-14 as the format says, left-justified, or repeated.
             closed = true;
         } else if (record == "END") {
-            break;
+            return true;
         } else if (record == "ATOM" || record == "HETATM") {
             if (closed && !models.back().atoms.empty()) models.emplace_back();
             closed = false;
@@ -111,6 +116,61 @@ std::vector<RawModel> readPdb(const std::string& path, const char* data, std::si
             a.hydrogen = isHydrogen(a.label.element, a.label.atomName);
             models.back().atoms.push_back(std::move(a));
         }
+    }
+    return false;
+}
+
+// A multi-model file (a trajectory written as models, thousands of them) is cut before MODEL lines
+// into pieces read on several threads; the pieces' models joined in order are the file's models, as
+// one reading gives them (a piece begins a new model at its first atom, as its MODEL line would).
+std::vector<RawModel> readPdb(const std::string& path, const char* data, std::size_t size) {
+    const unsigned threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+    std::vector<std::size_t> starts{0};
+    if (threads > 1 && size > (std::size_t(4) << 20)) {
+        const std::string_view text(data, size);
+        const std::size_t target = size / (4 * threads);
+        for (std::size_t from = target; from < size;) {
+            const std::size_t at = text.find("\nMODEL", from - 1);
+            if (at == std::string_view::npos) break;
+            const std::size_t line = at + 1, after = line + 5;
+            const bool model = after == size || text[after] == ' ' || text[after] == '\t' || text[after] == '\r' || text[after] == '\n';
+            if (model) starts.push_back(line);
+            from = model ? line + target : line + 1;
+        }
+    }
+    struct Piece {
+        std::vector<RawModel> models = std::vector<RawModel>(1);
+        int firstLine = 1;
+        bool ended = false;
+        std::exception_ptr error;
+    };
+    std::vector<Piece> pieces(starts.size());
+    for (std::size_t k = 1; k < starts.size(); ++k)
+        pieces[k].firstLine = pieces[k - 1].firstLine + static_cast<int>(std::count(data + starts[k - 1], data + starts[k], '\n'));
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+        for (std::size_t k; (k = next++) < pieces.size();) {
+            const std::size_t b = starts[k], e = k + 1 < starts.size() ? starts[k + 1] : size;
+            try {
+                pieces[k].ended = readPdbLines(path, data + b, e - b, pieces[k].firstLine, pieces[k].models);
+            } catch (...) {
+                pieces[k].error = std::current_exception();
+            }
+        }
+    };
+    std::vector<std::thread> helpers;
+    for (unsigned t = 1; t < std::min<std::size_t>(threads, pieces.size()); ++t) helpers.emplace_back(work);
+    work();
+    for (auto& h : helpers) h.join();
+    std::vector<RawModel> models(1);
+    for (auto& piece : pieces) {
+        if (piece.error) std::rethrow_exception(piece.error);  // the first failure in file order
+        for (auto& m : piece.models) {
+            if (m.atoms.empty()) continue;
+            if (models.back().atoms.empty()) models.back() = std::move(m);
+            else models.push_back(std::move(m));
+        }
+        if (piece.ended) break;  // an END record: what follows is not read
     }
     return models;
 }

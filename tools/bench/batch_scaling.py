@@ -16,7 +16,9 @@ Workloads (the batch is made in a scratch folder):
            once held a GPU set: compare "gpu" with "gpu,pocl")
 
 Each row runs --runs times and keeps the median of the batch's own seconds (the command's report:
-the batch alone, without start-up and input reading)."""
+the batch alone, without start-up and input reading). The last column divides the members' busy time
+of that run (the report's phases): waiting for the device, host work, reading and writing, locks and
+kernel builds; a row whose device share is low is limited by the host, not by the devices."""
 import argparse
 import os
 import random
@@ -76,6 +78,15 @@ def batch_seconds(stderr):
     return int(m.group(1)), float(m.group(2))
 
 
+def busy_shares(stderr):
+    """The report's "the members' busy time: read 1 %, host 9 %, device 88 %, ..." as a dict (empty
+    under mpirun, whose report has no such line)."""
+    m = re.search(r"the members' busy time: ([^;\n]*)", stderr)
+    if not m:
+        return {}
+    return {k: float(v) for k, v in re.findall(r"(\w+) ([0-9.]+) %", m.group(1))}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--portacl", default="build/portacl")
@@ -88,6 +99,7 @@ def main():
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--data", default=os.environ.get("PORTACL_DATA_DIR", os.path.join(os.path.dirname(__file__), "../../../shared/data")))
     p.add_argument("--mpirun", default="mpirun --oversubscribe")
+    p.add_argument("--verbose", action="store_true", help="print each run's batch report (per member and phase) on stderr")
     args = p.parse_args()
 
     scratch = tempfile.mkdtemp(prefix="portacl-scaling-")
@@ -143,24 +155,31 @@ def measure(args, scratch):
     for entry in [e for e in args.sets.split(";") if e.strip()]:
         ranks, spec, units = parse_entry(entry)
         launch = (args.mpirun.split() + ["-n", str(ranks)]) if ranks > 1 else []
-        times = []
+        times, shares = [], []
         for _ in range(args.runs):
             r = subprocess.run(launch + [args.portacl] + command + ["--device", spec], capture_output=True, text=True)
             if r.returncode != 0:
                 raise SystemExit(f"batch_scaling: {' '.join(launch + [args.portacl] + command)} --device {spec} failed:\n{r.stderr}")
             n, s = batch_seconds(r.stderr)
             times.append(s)
+            shares.append(busy_shares(r.stderr))
+            if args.verbose:
+                sys.stderr.write(f"--device {spec} ranks {ranks}:\n{r.stderr}\n")
         seconds = statistics.median(times)
-        rows.append((entry.strip(), ranks, spec, units, n, seconds, n / seconds))
+        # The median run's division of the members' busy time.
+        share = shares[times.index(seconds)] if seconds in times else shares[0]
+        rows.append((entry.strip(), ranks, spec, units, n, seconds, n / seconds, share))
 
     print(f"{what}; median of {args.runs} runs of the batch's own time")
     print()
-    print("| run | ranks | --device | hardware units | items | seconds | items/s | speed-up | efficiency |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| run | ranks | --device | hardware units | items | seconds | items/s | speed-up | efficiency | busy: device / host / read+write / locks+builds |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     base = rows[0][6] / rows[0][3]
-    for entry, ranks, spec, units, n, seconds, rate in rows:
+    for entry, ranks, spec, units, n, seconds, rate, share in rows:
         speed = rate / rows[0][6]
-        print(f"| `{entry}` | {ranks} | `{spec}` | {units:g} | {n} | {seconds:.3f} | {rate:.2f} | {speed:.2f} | {100 * rate / (base * units):.0f} % |")
+        busy = "-" if not share else (f"{share.get('device', 0):.0f} / {share.get('host', 0):.0f} / "
+                                      f"{share.get('read', 0) + share.get('write', 0):.0f} / {share.get('locks', 0) + share.get('builds', 0):.0f} %")
+        print(f"| `{entry}` | {ranks} | `{spec}` | {units:g} | {n} | {seconds:.3f} | {rate:.2f} | {speed:.2f} | {100 * rate / (base * units):.0f} % | {busy} |")
     return 0
 
 
