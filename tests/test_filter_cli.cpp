@@ -1,17 +1,22 @@
-// `portacl filter` from the outside: a pipeline writes the reference's image; bad input (even,
-// non-numeric or oversized mask, truncated or unsupported file, unknown border) ends in one
-// sentence on stderr, a non-zero exit and no output file.
+// `portacl filter` from the outside: a pipeline writes the reference's image; the pages of a
+// multi-page TIFF, a batch on two contexts, give a stack whose every page is that page filtered
+// alone; bad input (even, non-numeric or oversized mask, truncated or unsupported file, unknown
+// border, a stack with a page that fails) ends in one sentence on stderr, a non-zero exit and no
+// output file.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "portacl/filter.hpp"
 #include "portacl/io/image.hpp"
+#include "portacl/io/image_stack.hpp"
 #include "support/test_support.hpp"
 
 using namespace portacl;
@@ -123,4 +128,77 @@ TEST(FilterCli, BadInputIsOneSentenceAndNoOutput) {
     // A missing file.
     expectRefused(scratch("missing.png") + " " + out + " --op box:3", out, "missing.png");
     for (const auto& f : {even, text, cut, pbm}) std::remove(f.c_str());
+}
+
+namespace {
+
+// Pages of different sizes and kinds (RGB and RGBA 8-bit, RGB 16-bit), random samples; `greyAt`
+// makes that page grey instead.
+std::vector<io::Image> stackPages(int n, int greyAt = -1) {
+    std::mt19937 rng(29);
+    std::vector<io::Image> pages;
+    for (int i = 0; i < n; ++i) {
+        const io::PixelType type = i == 2 ? io::PixelType::U16 : io::PixelType::U8;
+        io::Image img = io::makeImage(37 + 11 * i, 23 + 7 * i, i == greyAt ? 1 : (i == 1 ? 4 : 3), type);
+        for (auto& b : img.data) b = static_cast<unsigned char>(rng() & 0xff);
+        pages.push_back(std::move(img));
+    }
+    return pages;
+}
+
+void writeStack(const std::string& path, const std::vector<io::Image>& pages) {
+    io::TiffStackWriter w(path);
+    for (const auto& p : pages) w.append(p);
+    w.commit();
+}
+
+void expectSameImage(const io::Image& a, const io::Image& b, const std::string& what) {
+    EXPECT_EQ(a.width, b.width) << what;
+    EXPECT_EQ(a.height, b.height) << what;
+    EXPECT_EQ(a.channels, b.channels) << what;
+    EXPECT_EQ(a.type, b.type) << what;
+    EXPECT_TRUE(a.data == b.data) << what;
+}
+
+}  // namespace
+
+TEST(FilterCli, MultiPageTiffIsABatchOfPagesEachAsFilteredAlone) {
+    const std::string stack = scratch("stack.tif"), out = scratch("stack_out.tif"), alone = scratch("pages"), aloneOut = scratch("pages_out");
+    const std::vector<io::Image> pages = stackPages(4);
+    writeStack(stack, pages);
+    ASSERT_EQ(io::tiffPageCount(stack), pages.size());
+    const std::string ops = " --op median:3 --op sobel";
+    const Result r = runCli(stack + " -o " + out + ops + " --device 'pocl*2'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("4 items"), std::string::npos) << r.err;
+    ASSERT_EQ(io::tiffPageCount(out), pages.size());
+    // Each page as a file of its own, filtered on one device (a folder: one process for them all).
+    std::filesystem::create_directories(alone);
+    std::filesystem::create_directories(aloneOut);
+    for (std::size_t k = 0; k < pages.size(); ++k) io::writeImage(alone + "/page" + std::to_string(k) + ".tif", pages[k]);
+    const Result each = runCli(alone + " -o " + aloneOut + ops + " --device pocl");
+    ASSERT_EQ(each.status, 0) << each.err;
+    std::vector<filter::Operation> parsed{filter::parseOperation("median:3"), filter::parseOperation("sobel")};
+    for (std::size_t k = 0; k < pages.size(); ++k) {
+        const io::Image fromStack = io::readTiffPage(out, k);
+        const std::string what = "page " + std::to_string(k + 1);
+        expectSameImage(fromStack, io::readImage(aloneOut + "/page" + std::to_string(k) + ".tif"), what + " against the page alone");
+        expectSameImage(fromStack, filter::filterReference(pages[k], parsed, {}), what + " against the reference");
+    }
+    for (const auto& p : {stack, out, alone, aloneOut}) std::filesystem::remove_all(p);
+}
+
+TEST(FilterCli, MultiPageTiffWithAFailingPageWritesNothing) {
+    const std::string stack = scratch("badstack.tif"), out = scratch("badstack_out.tif");
+    writeStack(stack, stackPages(4, 2));  // page 3 is grey: 'grey' needs colour
+    const Result r = runCli(stack + " -o " + out + " --op grey --device 'pocl*2'");
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.err.find("1 of 4 pages failed, the first page 3 of"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("nothing was written"), std::string::npos) << r.err;
+    EXPECT_FALSE(exists(out));
+    const std::string name = std::filesystem::path(out).filename().string();
+    for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(out).parent_path()))
+        EXPECT_NE(e.path().filename().string().rfind(name, 0), 0u) << "left behind: " << e.path();  // no temporary either
+    expectRefused(stack + " -o " + scratch("stack.png") + " --op grey", scratch("stack.png"), "multi-page TIFF");
+    std::remove(stack.c_str());
 }

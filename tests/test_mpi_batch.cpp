@@ -1,6 +1,6 @@
 // Batches over the ranks of an MPI job (`mpirun -n 2 --oversubscribe portacl ...` on PoCL): the
-// frames of a multi-model structure and a folder of images give, byte for byte, what one process
-// gives; a straggling rank's chunk is copied by rank 0 and the job does not wait for it; a rank whose
+// frames of a multi-model structure, a folder of images and the pages of a TIFF stack give, byte
+// for byte, what one process gives; a straggling rank's chunk is copied by rank 0 and the job does not wait for it; a rank whose
 // device fails (an injected fault) hands its items back and none is lost; a
 // rank that dies ends the job with a non-zero status, no output and no hang; a
 // rank that sees no device ends the job in one sentence from rank 0, with a non-zero status and no
@@ -15,6 +15,7 @@
 #include <random>
 
 #include "portacl/io/image.hpp"
+#include "portacl/io/image_stack.hpp"
 #include "support/cli_run.hpp"
 #include "support/test_support.hpp"
 
@@ -87,6 +88,30 @@ TEST(MpiBatch, FilterFolderOverTwoRanksSurvivesAFailedRank) {
     EXPECT_NE(r.err.find("rank 1 0 (failed"), std::string::npos) << r.err;
     test::expectSameFolders(one, two);
     for (const auto& d : {in, one, two}) fs::remove_all(d);
+}
+
+// The pages of a multi-page TIFF: rank 1 filters pages too (rank 0's device waits a second before
+// each call), they travel to rank 0, and its stack is the one process's, byte for byte.
+TEST(MpiBatch, FilterTiffStackOverTwoRanksEqualsOneProcess) {
+    const std::string in = scratch("pages"), dir = scratch("stack");
+    makeImages(in, 8);
+    fs::create_directories(dir);
+    {
+        io::TiffStackWriter stack(dir + "/stack.tif");
+        for (int i = 0; i < 8; ++i) stack.append(io::readImage(in + "/img" + std::to_string(i) + ".png"));
+        stack.commit();
+    }
+    const std::string ops = " --op median:3 --op sobel --device pocl";
+    ShellResult r = run(cli + " filter " + dir + "/stack.tif -o " + dir + "/one.tif" + ops);
+    ASSERT_EQ(r.status, 0) << r.err;
+    r = run(twoRanks("env PORTACL_BATCH_SLOW=0:1", "", "filter " + dir + "/stack.tif -o " + dir + "/two.tif" + ops));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("on 2 ranks"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("rank 1 0"), std::string::npos) << "rank 1 filtered no page: " << r.err;
+    const std::string a = test::readWhole(dir + "/one.tif");
+    EXPECT_FALSE(a.empty());
+    EXPECT_TRUE(a == test::readWhole(dir + "/two.tif"));
+    for (const auto& d : {in, dir}) fs::remove_all(d);
 }
 
 // A straggling rank (PORTACL_BATCH_SLOW: rank 1's device waits 60 s before each chunk) does not

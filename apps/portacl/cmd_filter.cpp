@@ -5,9 +5,12 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -17,6 +20,7 @@
 #include "portacl/filter.hpp"
 #include "portacl/filter_bench.hpp"
 #include "portacl/io/image.hpp"
+#include "portacl/io/image_stack.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
 
@@ -111,6 +115,93 @@ int runFilterBatch(const std::vector<std::string>& named, const std::string& out
     return 0;
 }
 
+// True when the file starts as a TIFF does (the readers go by content, not by extension).
+bool isTiffFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    char magic[4] = {};
+    return in.read(magic, 4) && (std::memcmp(magic, "II*\0", 4) == 0 || std::memcmp(magic, "MM\0*", 4) == 0);
+}
+
+// A filtered page on its way from the rank that computed it to rank 0, which writes the stack.
+std::string encodePage(const io::Image& img) {
+    const std::int32_t head[4] = {img.width, img.height, img.channels, static_cast<std::int32_t>(img.type)};
+    std::string bytes(reinterpret_cast<const char*>(head), sizeof head);
+    bytes.append(reinterpret_cast<const char*>(img.data.data()), img.data.size());
+    return bytes;
+}
+
+io::Image decodePage(const std::string& bytes) {
+    std::int32_t head[4] = {};
+    if (bytes.size() < sizeof head) throw Error("a filtered page sent between ranks arrived truncated");
+    std::memcpy(head, bytes.data(), sizeof head);
+    io::Image img = io::makeImage(head[0], head[1], head[2], static_cast<io::PixelType>(head[3]));
+    if (bytes.size() != sizeof head + img.data.size()) throw Error("a filtered page sent between ranks arrived truncated");
+    std::memcpy(img.data.data(), bytes.data() + sizeof head, img.data.size());
+    return img;
+}
+
+// The pages of a multi-page TIFF, each filtered on whichever device of the set is free, written in
+// page order to one multi-page TIFF: each page as soon as the pages before it are written, the file
+// renamed into place when the last is (nothing is left at OUT when a page fails). Under mpirun the
+// pages travel to rank 0, which writes the file.
+int runFilterStack(const std::string& in, std::size_t pages, const std::string& out, const std::vector<filter::Operation>& ops,
+                   const filter::Options& options, bool serial, const CommonOptions& common, const BatchCliOptions& batch) {
+    checkOutputExtension(out, {"tif", "tiff"}, "the output stack (the pages of a multi-page TIFF go to one)");
+    checkOutputPath(out, {in}, "the output image");
+    cluster::World* world = ranks();
+    std::unique_ptr<io::TiffStackWriter> writer;
+    if (!world || world->isRoot()) writer = std::make_unique<io::TiffStackWriter>(out);
+    std::mutex writing;
+    std::map<std::size_t, std::shared_ptr<const io::Image>> waiting;  // done, but a page before is not
+    std::size_t next = 0;
+    FileBatch fb;
+    fb.items = pages;
+    fb.itemName = [&](std::size_t i) { return "page " + std::to_string(i + 1) + " of '" + in + "'"; };
+    fb.noun = "pages";
+    fb.afterFailure = "nothing was written";
+    fb.precision = options.precision;
+    fb.serial = serial;
+    const std::uint64_t batchId = ++filterBatches;
+    fb.compute = [&](Context* ctx, std::size_t i) -> std::function<std::string()> {
+        io::Image page;
+        {
+            PhaseScope reading(BatchPhase::Read);
+            page = io::readTiffPage(in, i);
+        }
+        filter::validate(page, ops);
+        auto done = std::make_shared<io::Image>();
+        if (ctx) {
+            MemberPipeline& kept = ctx->state<MemberPipeline>();
+            if (!kept.pipeline || kept.batch != batchId) {
+                kept.pipeline = std::make_unique<filter::Pipeline>(*ctx, ops, options);
+                kept.batch = batchId;
+            }
+            *done = kept.pipeline->run(page);
+        } else {
+            *done = filter::filterReference(page, ops, options);
+        }
+        return [&, i, done]() -> std::string {
+            if (world) return encodePage(*done);
+            std::unique_lock<std::mutex> lock(writing, std::defer_lock);
+            {
+                PhaseScope waitingForLock(BatchPhase::Lock);
+                lock.lock();
+            }
+            waiting.emplace(i, done);
+            for (auto it = waiting.begin(); it != waiting.end() && it->first == next; it = waiting.erase(it), ++next)
+                writer->append(*it->second);
+            return std::string();
+        };
+    };
+    const auto lines = runFileBatch(fb, common, batch);
+    if (!lines) return 0;  // a rank other than 0
+    if (world)
+        for (const std::string& bytes : *lines) writer->append(decodePage(bytes));
+    if (writer->pages() != pages) throw Error("internal: " + std::to_string(writer->pages()) + " of " + std::to_string(pages) + " pages were written");
+    writer->commit();
+    return 0;
+}
+
 int runFilter(const std::vector<std::string>& args) {
     po::options_description desc("portacl filter options");
     CommonOptions common;
@@ -138,6 +229,7 @@ int runFilter(const std::vector<std::string>& args) {
     const std::string usage =
         "usage: portacl filter IN -o OUT --op OP [--op OP ...] [--border MODE] [--device SPEC]\n"
         "       portacl filter IN1 IN2 ... | INDIR -o OUTDIR --op OP ... [--device all]   (a batch over the devices)\n"
+        "       portacl filter STACK.tif -o OUT.tif --op OP ... [--device all]   (the pages of a multi-page TIFF, a batch)\n"
         "       portacl filter --list | --bench [--quick] | --bench --op OP [--op OP ...] [--bench-sizes 4096]\n"
         "e.g.   portacl filter in.png -o out.png --op median:5 --op sobel --border reflect101";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
@@ -186,6 +278,10 @@ int runFilter(const std::vector<std::string>& args) {
     for (const auto& s : opSpecs) ops.push_back(filter::parseOperation(s));
 
     if (isBatch) return runFilterBatch(files, output, ops, options, serial, common, batch);
+    // A multi-page TIFF: its pages are the batch.
+    if (isTiffFile(files[0]))
+        if (const std::size_t pages = io::tiffPageCount(files[0]); pages > 1)
+            return runFilterStack(files[0], pages, files[1], ops, options, serial, common, batch);
     if (ranks()) throw Error("one image runs in one process; give a folder or several images to spread over the ranks of mpirun");
 
     const io::Image in = io::readImage(files[0]);

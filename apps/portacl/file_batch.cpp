@@ -134,7 +134,7 @@ std::optional<std::vector<std::string>> runFileBatch(const FileBatch& fb, const 
     }
     if (failed)
         throw Error(std::to_string(failed) + " of " + std::to_string(n) + " " + fb.noun + " failed, the first " + first +
-                    " (the other outputs were written)");
+                    " (" + fb.afterFailure + ")");
     return lines;
 }
 

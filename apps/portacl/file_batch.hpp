@@ -42,6 +42,7 @@ struct FileBatch {
     std::size_t items = 0;
     std::function<std::string(std::size_t)> itemName;  // "image 'a.png'", in messages
     std::string noun = "inputs";                       // "2 of 7 <noun> failed"
+    std::string afterFailure = "the other outputs were written";  // the end of that sentence
     Precision precision = Precision::Float;            // the set's fp64 check
     bool serial = false;                               // the serial reference, in this process
     DeviceSet* devices = nullptr;                      // the set to run on (default: --device's)

@@ -1,6 +1,7 @@
 // TIFF through libtiff: 8/16-bit unsigned and 32-bit float samples, 1 to 4 per pixel (grey, grey +
-// alpha, RGB, RGBA), strips or tiles, contiguous or separate planes. libtiff's error handler is
-// process-wide; it keeps the last message for the one-sentence error.
+// alpha, RGB, RGBA), strips or tiles, contiguous or separate planes; one page, or the pages of a
+// multi-page stack. libtiff's error handler is process-wide; it keeps the last message for the
+// one-sentence error.
 #include <tiffio.h>
 
 #include <cstdarg>
@@ -12,7 +13,9 @@
 
 #include "io/image_formats.hpp"
 #include "io/tiff_limits.hpp"
+#include "portacl/io/image_stack.hpp"
 #include "portacl/runtime/error.hpp"
+#include "portacl/runtime/output_file.hpp"
 
 namespace portacl::io::detail {
 namespace {
@@ -41,20 +44,17 @@ TiffHandle openTiff(const std::string& path, const char* mode) {
     throw Error("cannot read TIFF " + path + ": " + what + ".");
 }
 
-}  // namespace
-
-Image readTiff(const std::string& path) {
-    TiffHandle tif = openTiff(path, "r");
-    if (!tif) fail(lastTiffError, path);
+// The current page of an open file.
+Image readPage(TIFF* tif, const std::string& path, std::size_t page) {
     uint32_t w = 0, h = 0;
     uint16_t spp = 1, bps = 1, format = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG, photometric = PHOTOMETRIC_MINISBLACK;
-    TIFFGetField(tif.get(), TIFFTAG_IMAGEWIDTH, &w);
-    TIFFGetField(tif.get(), TIFFTAG_IMAGELENGTH, &h);
-    TIFFGetFieldDefaulted(tif.get(), TIFFTAG_SAMPLESPERPIXEL, &spp);
-    TIFFGetFieldDefaulted(tif.get(), TIFFTAG_BITSPERSAMPLE, &bps);
-    TIFFGetFieldDefaulted(tif.get(), TIFFTAG_SAMPLEFORMAT, &format);
-    TIFFGetFieldDefaulted(tif.get(), TIFFTAG_PLANARCONFIG, &planar);
-    TIFFGetField(tif.get(), TIFFTAG_PHOTOMETRIC, &photometric);
+    TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w);
+    TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bps);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
+    TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &photometric);
 
     PixelType type;
     if (bps == 8 && format == SAMPLEFORMAT_UINT) type = PixelType::U8;
@@ -69,7 +69,7 @@ Image readTiff(const std::string& path) {
     if (photometric != PHOTOMETRIC_MINISBLACK && photometric != PHOTOMETRIC_RGB)
         fail("unsupported photometric interpretation " + std::to_string(photometric) + " (grey or RGB are supported)", path);
     if (w == 0 || h == 0 || w > (1u << 30) / std::max<uint32_t>(h, 1)) fail("its size is empty or too large", path);
-    checkTiffPage(tif.get(), path, 1, w, h, bytesPerSample(type) * spp, fileSizeOf(path));
+    checkTiffPage(tif, path, static_cast<int>(page + 1), w, h, bytesPerSample(type) * spp, fileSizeOf(path));
 
     Image img = makeImage(static_cast<int>(w), static_cast<int>(h), spp, type);
     const std::size_t bpsBytes = bytesPerSample(type);
@@ -84,54 +84,67 @@ Image readTiff(const std::string& path) {
             for (uint32_t i = 0; i < count; ++i) std::memcpy(dst + i * pixelBytes + p * bpsBytes, src + i * bpsBytes, bpsBytes);
         }
     };
-    if (TIFFIsTiled(tif.get())) {
+    if (TIFFIsTiled(tif)) {
         uint32_t tw = 0, th = 0;
-        TIFFGetField(tif.get(), TIFFTAG_TILEWIDTH, &tw);
-        TIFFGetField(tif.get(), TIFFTAG_TILELENGTH, &th);
-        std::vector<unsigned char> tile(TIFFTileSize(tif.get()));
+        TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw);
+        TIFFGetField(tif, TIFFTAG_TILELENGTH, &th);
+        std::vector<unsigned char> tile(TIFFTileSize(tif));
         const std::size_t tileRow = static_cast<std::size_t>(tw) * (planes == 1 ? pixelBytes : bpsBytes);
         for (int p = 0; p < planes; ++p)
             for (uint32_t ty = 0; ty < h; ty += th)
                 for (uint32_t tx = 0; tx < w; tx += tw) {
-                    if (TIFFReadTile(tif.get(), tile.data(), tx, ty, 0, static_cast<uint16_t>(p)) < 0) fail(lastTiffError, path);
+                    if (TIFFReadTile(tif, tile.data(), tx, ty, 0, static_cast<uint16_t>(p)) < 0) fail(lastTiffError, path);
                     for (uint32_t y = ty; y < std::min(h, ty + th); ++y)
                         place(tile.data() + (y - ty) * tileRow, tx, y, std::min(tw, w - tx), p);
                 }
     } else {
-        std::vector<unsigned char> line(TIFFScanlineSize(tif.get()));
+        std::vector<unsigned char> line(TIFFScanlineSize(tif));
         for (int p = 0; p < planes; ++p)
             for (uint32_t y = 0; y < h; ++y) {
-                if (TIFFReadScanline(tif.get(), line.data(), y, static_cast<uint16_t>(p)) < 0) fail(lastTiffError, path);
+                if (TIFFReadScanline(tif, line.data(), y, static_cast<uint16_t>(p)) < 0) fail(lastTiffError, path);
                 place(line.data(), 0, y, w, p);
             }
     }
     return img;
 }
 
-void writeTiff(const std::string& path, const Image& img) {
-    TiffHandle tif = openTiff(path, "w");
-    if (!tif) throw Error("cannot create TIFF " + path + ": " + lastTiffError + ".");
+// One page's tags and samples into an open file (its directory is written by the caller).
+void writePage(TIFF* tif, const std::string& path, const Image& img) {
     const uint16_t bps = static_cast<uint16_t>(8 * bytesPerSample(img.type));
-    TIFFSetField(tif.get(), TIFFTAG_IMAGEWIDTH, static_cast<uint32_t>(img.width));
-    TIFFSetField(tif.get(), TIFFTAG_IMAGELENGTH, static_cast<uint32_t>(img.height));
-    TIFFSetField(tif.get(), TIFFTAG_SAMPLESPERPIXEL, static_cast<uint16_t>(img.channels));
-    TIFFSetField(tif.get(), TIFFTAG_BITSPERSAMPLE, bps);
-    TIFFSetField(tif.get(), TIFFTAG_SAMPLEFORMAT, img.type == PixelType::F32 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT);
-    TIFFSetField(tif.get(), TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-    TIFFSetField(tif.get(), TIFFTAG_PHOTOMETRIC, img.channels >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
-    TIFFSetField(tif.get(), TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
+    TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, static_cast<uint32_t>(img.width));
+    TIFFSetField(tif, TIFFTAG_IMAGELENGTH, static_cast<uint32_t>(img.height));
+    TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, static_cast<uint16_t>(img.channels));
+    TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, bps);
+    TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, img.type == PixelType::F32 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT);
+    TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, img.channels >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
+    TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
     if (img.channels == 2 || img.channels == 4) {
         const uint16_t alpha = EXTRASAMPLE_UNASSALPHA;
-        TIFFSetField(tif.get(), TIFFTAG_EXTRASAMPLES, 1, &alpha);
+        TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &alpha);
     }
-    TIFFSetField(tif.get(), TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif.get(), 0));
+    TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
     const std::size_t stride = static_cast<std::size_t>(img.width) * img.channels * bytesPerSample(img.type);
     std::vector<unsigned char> line(stride);  // libtiff may modify the buffer it is given
     for (int y = 0; y < img.height; ++y) {
         std::memcpy(line.data(), img.data.data() + y * stride, stride);
-        if (TIFFWriteScanline(tif.get(), line.data(), static_cast<uint32_t>(y), 0) < 0)
+        if (TIFFWriteScanline(tif, line.data(), static_cast<uint32_t>(y), 0) < 0)
             throw Error("cannot write TIFF " + path + ": " + lastTiffError + ".");
     }
+}
+
+}  // namespace
+
+Image readTiff(const std::string& path) {
+    TiffHandle tif = openTiff(path, "r");
+    if (!tif) fail(lastTiffError, path);
+    return readPage(tif.get(), path, 0);
+}
+
+void writeTiff(const std::string& path, const Image& img) {
+    TiffHandle tif = openTiff(path, "w");
+    if (!tif) throw Error("cannot create TIFF " + path + ": " + lastTiffError + ".");
+    writePage(tif.get(), path, img);
     TIFF* raw = tif.release();
     if (!TIFFFlush(raw)) {
         TIFFClose(raw);
@@ -141,3 +154,65 @@ void writeTiff(const std::string& path, const Image& img) {
 }
 
 }  // namespace portacl::io::detail
+
+namespace portacl::io {
+
+using detail::lastTiffError;
+
+std::size_t tiffPageCount(const std::string& path) {
+    detail::TiffHandle tif = detail::openTiff(path, "r");
+    if (!tif) detail::fail(lastTiffError, path);
+    return TIFFNumberOfDirectories(tif.get());
+}
+
+Image readTiffPage(const std::string& path, std::size_t page) {
+    detail::TiffHandle tif = detail::openTiff(path, "r");
+    if (!tif) detail::fail(lastTiffError, path);
+    if (page > 0xffffu || !TIFFSetDirectory(tif.get(), static_cast<tdir_t>(page)))
+        detail::fail("it has no page " + std::to_string(page + 1), path);
+    return detail::readPage(tif.get(), path, page);
+}
+
+struct TiffStackWriter::State {
+    AtomicOutput out;
+    detail::TiffHandle tif;
+    std::size_t pages = 0;
+    explicit State(const std::string& path) : out(path) {}
+};
+
+TiffStackWriter::TiffStackWriter(const std::string& path) : state_(std::make_unique<State>(path)) {
+    state_->tif = detail::openTiff(state_->out.writePath(), "w");
+    if (!state_->tif) throw Error("cannot create TIFF " + path + ": " + lastTiffError + ".");
+}
+
+TiffStackWriter::~TiffStackWriter() = default;  // uncommitted: AtomicOutput removes the temporary
+
+void TiffStackWriter::append(const Image& page) {
+    const std::string& path = state_->out.path();
+    if (!state_->tif) throw Error("cannot add a page to TIFF " + path + ": it was committed.");
+    if (page.width <= 0 || page.height <= 0 || page.channels < 1 || page.channels > 4 || page.data.size() != page.byteCount())
+        throw Error("cannot write TIFF " + path + ": page " + std::to_string(state_->pages + 1) + " is empty or its data does not match its size.");
+    try {
+        detail::writePage(state_->tif.get(), state_->out.writePath(), page);
+    } catch (const Error&) {
+        throw Error("cannot write page " + std::to_string(state_->pages + 1) + " of TIFF " + path + ": " + lastTiffError + ".");
+    }
+    if (!TIFFWriteDirectory(state_->tif.get()))
+        throw Error("cannot write page " + std::to_string(state_->pages + 1) + " of TIFF " + path + ": " + lastTiffError + ".");
+    ++state_->pages;
+}
+
+std::size_t TiffStackWriter::pages() const { return state_->pages; }
+
+void TiffStackWriter::commit() {
+    const std::string& path = state_->out.path();
+    if (!state_->tif) throw Error("TIFF " + path + " was already committed.");
+    if (state_->pages == 0) throw Error("cannot write TIFF " + path + ": it has no pages.");
+    TIFF* raw = state_->tif.release();
+    const bool flushed = TIFFFlush(raw) != 0;
+    TIFFClose(raw);
+    if (!flushed) throw Error("cannot write TIFF " + path + ": " + lastTiffError + ".");
+    state_->out.commit();
+}
+
+}  // namespace portacl::io
