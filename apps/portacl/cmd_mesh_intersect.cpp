@@ -1,10 +1,14 @@
 // portacl mesh-intersect: the pairs of intersecting triangles of a mesh (adjacency by vertex index,
 // optionally after welding), written as sorted "i j" lines, with their count and the faces involved;
 // a JSON summary, a coloured PLY copy and a picture on request.
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 
+#include "batch.hpp"
 #include "command.hpp"
 #include "json_writer.hpp"
 #include "portacl/mesh/frame_sequence.hpp"
@@ -17,6 +21,14 @@
 
 namespace portacl::cli {
 namespace {
+
+// A batch member's animation (Context::state): the hierarchy built on frame 0 of the batch's mesh,
+// refitted to each frame the member is handed.
+struct MemberSequence {
+    std::unique_ptr<mesh::FrameSequence> sequence;
+    std::uint64_t batch = 0;  // the batch it was made for
+};
+std::atomic<std::uint64_t> animationBatches{0};
 
 mesh::Method parseMethod(const std::string& s) {
     for (mesh::Method m : {mesh::Method::Auto, mesh::Method::Grid, mesh::Method::Hierarchy, mesh::Method::AtomicList, mesh::Method::Matrix})
@@ -96,6 +108,8 @@ int runMeshIntersect(const std::vector<std::string>& args) {
     CommonOptions common;
     common.precision = "mixed";
     common.add(desc);
+    BatchCliOptions batch;
+    batch.add(desc);
     std::string input, output, json, ply, png, inside, sides, frames, method = "auto", touchingArg = "count";
     double merge = -1;
     bool serial = false, cgal = false;
@@ -108,7 +122,7 @@ int runMeshIntersect(const std::vector<std::string>& args) {
         "png", po::value(&png), "a picture: the mesh from the front, side and top, the faces involved in red (seen through the mesh where hidden)")(
         "inside", po::value(&inside), "also classify these points (a text file, x y z per line) against the mesh, which must be closed")(
         "sides", po::value(&sides), "with --inside: one word per point, inside, outside or boundary")(
-        "frames", po::value(&frames), "an animation: the mesh files of this folder (sorted by name) move MESH's vertices; -o then lists 'frame i j', frame 0 being MESH")(
+        "frames", po::value(&frames), "an animation: the mesh files of this folder (sorted by name) move MESH's vertices; -o then lists 'frame i j', frame 0 being MESH; the frames are a batch over the devices --device names")(
         "method", po::value(&method), "auto (default: the device profile's choice of the next two), grid (a uniform grid), hierarchy (a tree built on the device; --frames always uses it), atomic-list or matrix (the lecture's kernels)")(
         "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device")(
         "cgal", po::bool_switch(&cgal), "use CGAL's box intersection and exact predicates instead of the device");
@@ -172,23 +186,37 @@ int runMeshIntersect(const std::vector<std::string>& args) {
         r = mesh::selfIntersectionsCgal(mesh, false, touching);
         if (!queries.empty()) side = mesh::classifyPointsCgal(mesh, queries);
         where = "CGAL", label = "box_self_intersection_d", precisionLabel = "exact";
+    } else if (!framePoints.empty()) {
+        // An animation's frames (MESH as frame 0) are a batch over the devices: each member refits its
+        // own hierarchy, built on frame 0, to the frames it is handed (always moving to the frame
+        // first), so a frame's pairs and counts are the same whichever member computes it.
+        const std::unique_ptr<DeviceSet> devices = openDeviceSet(common, batch, precision, true);
+        where = devices->size() == 1 ? devices->context(0).device().label() : std::to_string(devices->size()) + " devices";
+        label = mesh::methodName(mesh::Method::Hierarchy);
+        const std::uint64_t batchId = ++animationBatches;
+        BatchOptions bo;
+        bo.itemName = [&](std::size_t f) { return "frame " + std::to_string(f) + " ('" + (f ? frameNames[f - 1] : input) + "')"; };
+        BatchReport report;
+        std::vector<mesh::Result> results = devices->map<mesh::Result>(framePoints.size() + 1, [&](Context& ctx, std::size_t f) {
+            MemberSequence& kept = ctx.state<MemberSequence>();
+            if (!kept.sequence || kept.batch != batchId) {
+                kept.sequence = std::make_unique<mesh::FrameSequence>(ctx, mesh, precision, touching);
+                kept.batch = batchId;
+            }
+            kept.sequence->moveTo(f == 0 ? mesh.points : framePoints[f - 1]);
+            return kept.sequence->pairs();
+        }, &report, bo);
+        frameWall = report.seconds;
+        r = std::move(results[0]);
+        for (std::size_t f = 1; f < results.size(); ++f) framePairs.push_back(std::move(results[f].pairs));
+        if (!queries.empty()) side = mesh::classifyPoints(devices->context(0), mesh, queries, precision);
+        printBatchReport(report, *devices);
+        printProfile(*devices, common);
     } else {
         Context ctx(selectDevice(common.device), common.contextOptions());
         where = ctx.device().label();
-        if (framePoints.empty()) {
-            r = mesh::selfIntersections(ctx, mesh, {m, precision, touching});
-            label = mesh::methodName(r.method);
-        } else {
-            const auto start = std::chrono::steady_clock::now();
-            label = mesh::methodName(mesh::Method::Hierarchy);
-            mesh::FrameSequence seq(ctx, mesh, precision, touching);
-            r = seq.pairs();
-            for (const auto& pts : framePoints) {
-                seq.moveTo(pts);
-                framePairs.push_back(seq.pairs().pairs);
-            }
-            frameWall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        }
+        r = mesh::selfIntersections(ctx, mesh, {m, precision, touching});
+        label = mesh::methodName(r.method);
         if (!queries.empty()) side = mesh::classifyPoints(ctx, mesh, queries, precision);
         printProfile(ctx, common);
     }
@@ -239,7 +267,7 @@ int runMeshIntersect(const std::vector<std::string>& args) {
         for (std::size_t f = 0; f < framePairs.size(); ++f) std::cout << ", " << f + 1 << " " << framePairs[f].size();
         std::cout << "\n" << framePairs.size() + 1 << " frames in " << std::fixed << std::setprecision(3) << frameWall << " s ("
                   << std::setprecision(1) << double(framePairs.size() + 1) / frameWall
-                  << " frames per second, the hierarchy built once and refitted per frame; reading the files not counted)\n";
+                  << " frames per second, the hierarchy built once per device and refitted per frame; reading the files not counted)\n";
     }
     if (!queries.empty()) {
         std::size_t in = 0, on = 0;
