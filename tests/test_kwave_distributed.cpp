@@ -308,6 +308,44 @@ TEST(KWaveDistributedRun, ASlabReadInputRunsAsTheWholeOne) {
     }
 }
 
+// The whole-grid datasets streamed to rank 0 a plane per rank and round (the output file's path): each
+// point put once, equal to the gathered recording's float values; the recording without them lacks
+// them and keeps the rest. Slabs of 11 planes (3-D) and 12 rows (2-D), uneven over 3 ranks.
+TEST(KWaveDistributedRun, GridFieldsStreamAsTheRecordingHoldsThem) {
+    for (const std::size_t nz : {std::size_t(11), std::size_t(1)}) {
+        kwave::Simulation s = test::ballSimulation(16, 12, nz, 6);
+        test::makeHard(s);
+        kwave::RunOptions opt;
+        opt.outputs = everyOutput();
+        dist::DistributedSolver solver(test::context(), s, opt);
+        solver.run();
+        const kwave::Recording whole = solver.recording();
+        const kwave::Recording rest = solver.recording(false);
+        const std::size_t plane = nz > 1 ? 16 * 12 : 16;
+        const kwave::StreamedGridFields grids = solver.gridFields(plane * sizeof(float));  // one plane per rank and round
+        ASSERT_EQ(grids.names.size(), nz > 1 ? 8u : 6u);  // p_max_all, p_final, u*_min_all, u*_final
+        for (const std::string& name : grids.names) {
+            std::vector<float> got(s.grid.size(), std::nanf(""));
+            std::vector<int> puts(s.grid.size(), 0);
+            grids.write(name, [&](std::size_t first, std::size_t count, const float* v) {
+                EXPECT_EQ(count % plane, 0u) << name;
+                for (std::size_t i = 0; i < count; ++i) {
+                    got[first + i] = v[i];
+                    ++puts[first + i];
+                }
+            });
+            if (dist::rank() != 0) continue;
+            EXPECT_EQ(rest.data.count(name), 0u) << name;
+            const std::vector<double>& want = whole.data.at(name);
+            for (std::size_t i = 0; i < want.size(); ++i) {
+                ASSERT_EQ(puts[i], 1) << name << " point " << i;
+                ASSERT_EQ(got[i], static_cast<float>(want[i])) << name << " point " << i;
+            }
+        }
+        if (dist::rank() == 0) EXPECT_EQ(rest.data.size() + grids.names.size(), whole.data.size());
+    }
+}
+
 // A grid no device holds is refused before anything is built, naming the bytes and the ranks that
 // would hold it; that many ranks hold it and one fewer do not.
 TEST(KWaveDistributedRun, RefusesAGridTheRanksCannotHold) {

@@ -31,6 +31,11 @@ void putFloats(io::Hdf5File& f, const std::string& name, const io::Dims& dims, c
     putFloats(f, name, dims, std::vector<float>(v.begin(), v.end()), compression);
 }
 
+void createFloats(io::Hdf5File& f, const std::string& name, const io::Dims& dims, int compression) {
+    f.createFloat(name, dims, compression);
+    markReal(f, name, "float");
+}
+
 void putIndices(io::Hdf5File& f, const std::string& name, const io::Dims& dims, std::vector<std::uint64_t> zeroBased) {
     for (auto& i : zeroBased) ++i;
     f.writeUInt64(name, dims, zeroBased);

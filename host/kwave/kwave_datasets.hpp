@@ -17,6 +17,8 @@ void putFloats(io::Hdf5File& f, const std::string& name, const io::Dims& dims, c
 // Double-precision values (the solver's accumulators), stored as float as k-Wave stores them.
 void putFloats(io::Hdf5File& f, const std::string& name, const io::Dims& dims, const std::vector<double>& v,
                int compression = 0);
+// A float dataset to be written by parts (Hdf5File::writeFloatRange), with k-Wave's attributes.
+void createFloats(io::Hdf5File& f, const std::string& name, const io::Dims& dims, int compression = 0);
 // Zero-based indices, written 1-based as MATLAB's sensor and source masks are.
 void putIndices(io::Hdf5File& f, const std::string& name, const io::Dims& dims, std::vector<std::uint64_t> zeroBased);
 

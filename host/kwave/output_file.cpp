@@ -11,6 +11,7 @@
 #include "portacl/runtime/output_file.hpp"
 #include "kwave_datasets.hpp"
 #include "sensor_recorder.hpp"
+#include "streamed_grid_fields.hpp"
 
 namespace portacl::kwave {
 namespace {
@@ -120,7 +121,7 @@ std::uint64_t fingerprint(const Simulation& s) {
 }
 
 void writeOutputContents(const AtomicOutput& file, const Simulation& s, const OutputSelection& out,
-                         const Recording& recIn, const RunInfo& info, int compression) {
+                         const Recording& recIn, const RunInfo& info, int compression, const StreamedGridFields* grids = nullptr) {
     Recording rec = recIn;
     rec.finalize();
     writeHdf5(file, [&](Hdf5File& f) {
@@ -138,6 +139,13 @@ void writeOutputContents(const AtomicOutput& file, const Simulation& s, const Ou
             for (const char* all : {"_max_all", "_min_all", "_final"})
                 if (auto v = get(q + all)) putFloats(f, q + all, {g.nz, g.ny, g.nx}, *v, compression);
         }
+        if (grids)
+            for (const std::string& name : grids->names) {
+                createFloats(f, name, {g.nz, g.ny, g.nx}, compression);
+                grids->write(name, [&](std::size_t first, std::size_t count, const float* values) {
+                    f.writeFloatRange(name, first, count, values);
+                });
+            }
         if (out.copySensorMask) {
             if (s.sensor.type == SensorMask::Type::Index) {
                 putIndices(f, "sensor_mask_index", {1, 1, s.sensor.index.size()}, s.sensor.index);
@@ -200,6 +208,13 @@ void writeOutputFile(const std::string& path, const Simulation& s, const OutputS
                      const RunInfo& info, int compression) {
     AtomicOutput file(path);
     writeOutputContents(file, s, out, rec, info, compression);
+    file.commit();
+}
+
+void writeOutputFile(const std::string& path, const Simulation& s, const OutputSelection& out, const Recording& rec,
+                     const RunInfo& info, int compression, const StreamedGridFields& grids) {
+    AtomicOutput file(path);
+    writeOutputContents(file, s, out, rec, info, compression, &grids);
     file.commit();
 }
 

@@ -9,7 +9,7 @@ namespace portacl::kwave {
 RunSummary run(Context& ctx, const Simulation& sim, const RunPlan& plan, const RunObserver& observer) {
     return runLoop(
         ctx, sim, plan, observer, RunRanks{}, [&] { return std::make_unique<KSpaceSolver>(ctx, sim, plan.options); },
-        [](const KSpaceSolver&, RunSummary&, bool) {});
+        [](const KSpaceSolver&, RunSummary&, bool) {}, [](KSpaceSolver& solver) { return FinalOutput{solver.recording(), {}}; });
 }
 
 }  // namespace portacl::kwave

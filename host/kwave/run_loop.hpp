@@ -17,6 +17,7 @@
 #include "portacl/kwave.hpp"
 #include "portacl/kwave/run.hpp"
 #include "portacl/runtime/error.hpp"
+#include "streamed_grid_fields.hpp"
 
 namespace portacl::kwave {
 
@@ -47,11 +48,19 @@ inline std::size_t peakHostMB() {
 
 }  // namespace detail
 
+// What a finished run writes: the recording (on rank 0), and the whole-grid datasets streamed into
+// the output file instead of held in it (none for one device).
+struct FinalOutput {
+    Recording recording;
+    StreamedGridFields grids;
+};
+
 // makeSolver() builds the solver (a std::unique_ptr to it); measure(solver, summary, ended) is called
-// as the loop starts (ended false) and after it (true), for what the solver itself counts.
-template <typename MakeSolver, typename Measure>
+// as the loop starts (ended false) and after it (true), for what the solver itself counts;
+// finalOutput(solver) gives a finished run's FinalOutput (every rank calls it).
+template <typename MakeSolver, typename Measure, typename Final>
 RunSummary runLoop(Context& ctx, const Simulation& sim, const RunPlan& plan, const RunObserver& observer, const RunRanks& ranks,
-                   MakeSolver makeSolver, Measure measure) {
+                   MakeSolver makeSolver, Measure measure, Final finalOutput) {
     using detail::since;
     using Clock = std::chrono::steady_clock;
     if (plan.outputFile.empty()) ranks.refuse("a k-Wave run needs an output file");
@@ -118,8 +127,14 @@ RunSummary runLoop(Context& ctx, const Simulation& sim, const RunPlan& plan, con
     // As k-Wave's solvers do at a checkpoint stop: the checkpoint, and the output file with what was
     // recorded so far.
     KSpaceSolver::State state;
-    if (summary.checkpointed) state = solver->saveState();
-    else state.recording = solver->recording();
+    StreamedGridFields grids;
+    if (summary.checkpointed) {
+        state = solver->saveState();
+    } else {
+        FinalOutput final = finalOutput(*solver);
+        state.recording = std::move(final.recording);
+        grids = std::move(final.grids);
+    }
     RunInfo info;
     info.hostMemoryMB = ranks.maxOver(detail::peakHostMB());
     if (root) {
@@ -133,9 +148,11 @@ RunSummary runLoop(Context& ctx, const Simulation& sim, const RunPlan& plan, con
         if (summary.checkpointed) {
             writeCheckpointAndOutput(plan.checkpointFile, plan.outputFile, sim, state, outputs, info, plan.compression);
         } else {
-            writeOutputFile(plan.outputFile, sim, outputs, state.recording, info, plan.compression);
+            writeOutputFile(plan.outputFile, sim, outputs, state.recording, info, plan.compression, grids);
             if (!plan.checkpointFile.empty()) std::remove(plan.checkpointFile.c_str());  // the run is complete
         }
+    } else {
+        for (const std::string& name : grids.names) grids.write(name, {});  // rank 0 writes what they send
     }
     // Rank 0 raises its own write failure; the others end once it has written (or failed).
     ranks.barrier();

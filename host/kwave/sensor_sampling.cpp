@@ -168,23 +168,34 @@ std::vector<double> SensorSampling::download(const cl::Buffer& b, std::size_t co
     return decode(bytes, StorageFormat::Element, prec_);
 }
 
-Recording SensorSampling::recording(const FieldSource& field) {
+Recording SensorSampling::recording(const FieldSource& field, bool withGridFields) {
     for (auto& s : samplers_) flushRaw(s);
     Recording r = rec_;
     const std::size_t ns = points_.size();
-    const char* uFinal[3] = {"ux_final", "uy_final", "uz_final"};
     for (auto& s : samplers_) {
         if (r.samples) {
             if (s.out.rms) r.data[s.quantity + "_rms"] = download(s.sumsq, ns, "rms");
             if (s.out.max) r.data[s.quantity + "_max"] = download(s.mx, ns, "max");
             if (s.out.min) r.data[s.quantity + "_min"] = download(s.mn, ns, "min");
-            if (s.out.maxAll) r.data[s.quantity + "_max_all"] = download(s.mxAll, n_, "max_all");
-            if (s.out.minAll) r.data[s.quantity + "_min_all"] = download(s.mnAll, n_, "min_all");
         }
         if (s.out.raw && !r.data.count(s.quantity)) r.data[s.quantity] = {};
-        if (s.out.final) r.data[s.field == 0 ? "p_final" : uFinal[s.field - 1]] = download(field(s.field), n_, "final field");
     }
+    if (withGridFields)
+        for (const auto& [name, buffer] : gridFields(field)) r.data[name] = download(*buffer, n_, name);
     return r;
+}
+
+std::vector<std::pair<std::string, const cl::Buffer*>> SensorSampling::gridFields(const FieldSource& field) {
+    std::vector<std::pair<std::string, const cl::Buffer*>> grids;
+    const char* uFinal[3] = {"ux_final", "uy_final", "uz_final"};
+    for (auto& s : samplers_) {
+        if (rec_.samples) {
+            if (s.out.maxAll) grids.emplace_back(s.quantity + "_max_all", &s.mxAll);
+            if (s.out.minAll) grids.emplace_back(s.quantity + "_min_all", &s.mnAll);
+        }
+        if (s.out.final) grids.emplace_back(s.field == 0 ? "p_final" : uFinal[s.field - 1], &field(s.field));
+    }
+    return grids;
 }
 
 void SensorSampling::restore(const Recording& saved) {

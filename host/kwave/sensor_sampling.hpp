@@ -38,8 +38,12 @@ public:
     void warmUp(const cl::Buffer& p);
     // Samples one step of every recorded quantity.
     void sample(const FieldSource& field);
-    // What was sampled so far, aggregates downloaded, plus the *_final fields; not finalized.
-    Recording recording(const FieldSource& field);
+    // What was sampled so far, aggregates downloaded, plus the whole-grid ones (*_max_all, *_min_all)
+    // and the *_final fields unless `withGridFields` is false; not finalized.
+    Recording recording(const FieldSource& field, bool withGridFields = true);
+    // Those whole-grid datasets by name, in recording()'s order, each with the device buffer (one
+    // element-precision value per point) it is read from.
+    std::vector<std::pair<std::string, const cl::Buffer*>> gridFields(const FieldSource& field);
     // Continues from a checkpoint's recording: the raw series so far and the aggregates.
     void restore(const Recording& saved);
 

@@ -1,6 +1,7 @@
 // kwave::run's counterpart over MPI ranks (kwave/run_loop.hpp over every rank): the distributed
 // solver, progress reports on rank 0, and k-Wave's output file written by rank 0 from the gathered
-// recording; the summary adds the transposes.
+// recording, the whole-grid datasets streamed to it a block of planes at a time; the summary adds
+// the transposes.
 #include <memory>
 
 #include "distributed_solver.hpp"
@@ -43,7 +44,8 @@ RunSummary run(Context& ctx, const Simulation& sim, const RunPlan& plan, const R
             summary.transposeSeconds = maxOf(now.exchangeSeconds - before.exchangeSeconds + now.waitSeconds - before.waitSeconds);
             summary.transposes = now.transposes - before.transposes;
             summary.transposeHostBytes = maxOver(now.hostBytes - before.hostBytes);
-        });
+        },
+        [](DistributedSolver& solver) { return FinalOutput{solver.recording(false), solver.gridFields()}; });
 }
 
 }  // namespace portacl::kwave::distributed

@@ -583,8 +583,58 @@ struct DistributedSolver::Impl : StepKernels {
         sensor->restore(mine);
     }
 
-    Recording recording() {
-        Recording local = sensor->recording(sampledField);
+    // Planes [from, to) of this slab of `field` (element precision) as floats.
+    std::vector<float> planesAsFloat(const cl::Buffer& field, std::size_t from, std::size_t to) {
+        const std::size_t count = (to - from) * l.plane;
+        std::vector<float> out(count);
+        if (!count) return out;
+        if (prec == Precision::Float) {
+            ctx.read(field, out.data(), count * sizeof(float), "download grid field", from * l.plane * sizeof(float));
+        } else {
+            std::vector<double> d(count);
+            ctx.read(field, d.data(), count * sizeof(double), "download grid field", from * l.plane * sizeof(double));
+            for (std::size_t i = 0; i < count; ++i) out[i] = static_cast<float>(d[i]);
+        }
+        return out;
+    }
+
+    // One whole-grid dataset to rank 0's `put`, in rounds: in each, every rank sends the next block of
+    // its planes, and rank 0 puts each rank's block where its planes lie. Rank 0 holds one round.
+    void streamGridField(const cl::Buffer& field, std::size_t roundBytes, const StreamedGridFields::Sink& put) {
+        const std::size_t perRound = std::max<std::size_t>(1, roundBytes / (l.plane * sizeof(float) * static_cast<std::size_t>(l.ranks)));
+        const std::size_t most = *std::max_element(l.count0.begin(), l.count0.end());
+        for (std::size_t from = 0; from < most; from += perRound) {
+            auto block = [&](std::size_t r) {
+                const std::size_t f = std::min(from, l.count0[r]);
+                return std::make_pair(f, std::min(f + perRound, l.count0[r]));
+            };
+            const auto [mineFrom, mineTo] = block(static_cast<std::size_t>(l.rank));
+            const std::vector<float> mine = planesAsFloat(field, mineFrom, mineTo);
+            const auto bytes = gatherOnRoot(mine.data(), mine.size(), sizeof(float));
+            if (rank() != 0) continue;
+            const float* at = reinterpret_cast<const float*>(bytes.data());
+            for (std::size_t r = 0; r < static_cast<std::size_t>(l.ranks); ++r) {
+                const auto [f, to] = block(r);
+                const std::size_t count = (to - f) * l.plane;
+                if (count) put((l.start0[r] + f) * l.plane, count, at);
+                at += count;
+            }
+        }
+    }
+
+    StreamedGridFields gridFields(std::size_t roundBytes) {
+        StreamedGridFields grids;
+        for (const auto& [name, buffer] : sensor->gridFields(sampledField)) grids.names.push_back(name);
+        grids.write = [this, roundBytes](const std::string& name, const StreamedGridFields::Sink& put) {
+            for (const auto& [n, buffer] : sensor->gridFields(sampledField))
+                if (n == name) return streamGridField(*buffer, roundBytes, put);
+            throw Error("no whole-grid dataset '" + name + "' is recorded");
+        };
+        return grids;
+    }
+
+    Recording recording(bool withGridFields = true) {
+        Recording local = sensor->recording(sampledField, withGridFields);
         Recording whole;
         whole.samples = local.samples;
         const auto positions = rank() == 0 ? sensorPositionsByRank(sim, l) : std::vector<std::vector<std::size_t>>();
@@ -635,7 +685,8 @@ void DistributedSolver::run(std::size_t endStep, const std::function<bool(std::s
     }
     impl_->checkFinite();
 }
-Recording DistributedSolver::recording() { return impl_->recording(); }
+Recording DistributedSolver::recording(bool withGridFields) { return impl_->recording(withGridFields); }
+StreamedGridFields DistributedSolver::gridFields(std::size_t roundBytes) { return impl_->gridFields(roundBytes); }
 KSpaceSolver::State DistributedSolver::saveState() { return impl_->saveState(); }
 void DistributedSolver::restoreState(const KSpaceSolver::State& state) { impl_->restoreState(state); }
 std::size_t DistributedSolver::deviceBytes() const { return impl_->deviceBytes + impl_->sensor->deviceBytes(); }

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "portacl/kwave.hpp"
+#include "kwave/streamed_grid_fields.hpp"
 #include "slab_fft.hpp"
 
 namespace portacl::kwave::distributed {
@@ -28,7 +29,13 @@ public:
     // on every rank: the caller's decision must be collective), then the finite check.
     void run(std::size_t endStep = 0, const std::function<bool(std::size_t)>& stop = {});
     // The whole sensor's recording on rank 0, in the one-device solver's layout; empty elsewhere.
-    Recording recording();
+    // Without `withGridFields`, the whole-grid datasets (*_max_all, *_min_all, *_final) are left out:
+    // gridFields() streams them instead.
+    Recording recording(bool withGridFields = true);
+    // The whole-grid datasets streamed to rank 0 a block of planes at a time (a round of blocks, one
+    // from each rank, holds at most about `roundBytes` there, and at least a plane from each), for
+    // the output file; every rank calls `write` for each name in turn (collective).
+    StreamedGridFields gridFields(std::size_t roundBytes = std::size_t(256) << 20);
     // Checkpoints in the one-device solver's layout (whole-grid fields, the whole sensor's
     // recording), so that a run continues on any rank count, one device included. saveState gathers
     // on rank 0 (empty elsewhere); restoreState takes the whole state on every rank and keeps its slab.
