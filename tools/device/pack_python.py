@@ -122,6 +122,11 @@ def main():
     objects_dir = os.path.join(build, f"python{opt.version}-module")
     os.makedirs(objects_dir, exist_ok=True)
     objects, jobs = [], []
+    # any header the module may include, and the library itself (a rebuilt library may have changed
+    # what the module must call)
+    depends = [os.path.realpath(lib)] + [p for pattern in ("python/src/*.hpp", "include/**/*.hpp", "host/**/*.hpp")
+                                         for p in glob.glob(os.path.join(ROOT, pattern), recursive=True)]
+    depends += glob.glob(os.path.join(build, "generated", "include", "**", "*.hpp"), recursive=True)
     for e in module_commands(build):
         args = shlex.split(e["command"]) if "command" in e else list(e["arguments"])
         out = os.path.join(objects_dir, os.path.basename(e["file"]) + ".o")
@@ -143,9 +148,7 @@ def main():
         # pybind11 from PyPI before any other copy (Debian's in /usr/include)
         fixed[1:1] = ["-isystem", pybind11_include]
         src = os.path.abspath(os.path.join(e["directory"], e["file"]))
-        if not os.path.exists(out) or any(os.path.getmtime(p) > os.path.getmtime(out) for p in
-                                          [src] + glob.glob(os.path.join(ROOT, "python", "src", "*.hpp")) +
-                                          glob.glob(os.path.join(ROOT, "include", "portacl", "**", "*.hpp"), recursive=True)):
+        if not os.path.exists(out) or any(os.path.getmtime(p) > os.path.getmtime(out) for p in [src] + depends):
             jobs.append((fixed, e["directory"], src))
         objects.append(out)
 
