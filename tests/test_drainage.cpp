@@ -4,7 +4,8 @@
 // equal the serial reference exactly (directions and counts are integers; weighted sums add in one
 // fixed order in float and in double, so the tolerance is zero); the slides' iterative push and pull
 // give the same counts; rasters keep NoData, geotransform and coordinate system; the network's lines
-// read back from a GeoPackage and a Shapefile; D∞ angles on planes are the planes' own and its
+// read back from a GeoPackage and a Shapefile; the pipeline that keeps the grids on the device equals
+// the references step by step; D∞ angles on planes are the planes' own and its
 // accumulation conserves the flow; bad input is one sentence naming the file and the cell.
 #include <gtest/gtest.h>
 
@@ -302,6 +303,56 @@ TEST(DrainageFlats, FilledDemsDrainEverywhereAndEqualTheReference) {
             EXPECT_NO_THROW(dr::accumulateReference(ref));  // no cycle
         }
     }
+}
+
+// The pipeline (grids kept on the device between the steps) against the serial references run one
+// after the other: the filled surface, the directions, the accumulation (counts; weighted sums
+// without their own share; edge contamination), the Strahler order and the watersheds (every basin,
+// and given outlets), cell for cell, in float and double.
+TEST(DrainagePipeline, EveryStepEqualsTheSerialReferences) {
+    for (unsigned seed = 1; seed <= 2; ++seed) {
+        Raster dem = randomDem(53, 71, seed, true);
+        for (auto& v : dem.values)
+            if (v != -9999) v = std::floor(v * (seed == 1 ? 1 : 4)) / 2;  // flats and depressions
+        for (Precision p : {Precision::Float, Precision::Double}) {
+            if (p == Precision::Double && !portacl::test::hasFp64()) continue;
+            SCOPED_TRACE(std::to_string(seed) + (p == Precision::Float ? " float" : " double"));
+            const Raster filled = dr::fillDepressionsReference(dem, p);
+            const dr::DirectionGrid d8 = dr::d8DirectionsReference(filled, p);
+            const dr::DirectionGrid ref = dr::resolveFlatsReference(filled, d8, p);
+            std::vector<double> weights(dem.size());
+            for (std::size_t i = 0; i < weights.size(); ++i) weights[i] = 0.1 * double(i % 7) + 0.3;
+            dr::AccumulationOptions weighted;
+            weighted.weights = &weights;
+            weighted.includeSelf = false;
+            weighted.precision = p;
+            dr::AccumulationOptions tainted;
+            tainted.edgeContamination = true;
+            const dr::Accumulation counts = dr::accumulateReference(ref);
+            const auto stream = dr::streams(counts, 12);
+            const std::vector<std::size_t> outlets{std::size_t(40 * 71 + 30), 5, std::size_t(20 * 71 + 60)};
+
+            dr::Pipeline pipe(context(), dem, p);
+            pipe.fillDepressions();
+            pipe.d8Directions();
+            EXPECT_EQ(pipe.directions().dir, d8.dir);
+            pipe.resolveFlats();
+            EXPECT_EQ(pipe.directions().dir, ref.dir);
+            expectSameAccumulation(pipe.accumulate(), counts);
+            expectSameAccumulation(pipe.accumulate(weighted), dr::accumulateReference(ref, weighted));
+            expectSameAccumulation(pipe.accumulate(tainted), dr::accumulateReference(ref, tainted));
+            EXPECT_EQ(pipe.strahlerOrder(stream), dr::strahlerOrderReference(ref, stream));
+            EXPECT_EQ(pipe.watersheds(), dr::watershedsReference(ref));
+            EXPECT_EQ(pipe.watersheds(outlets), dr::watershedsReference(ref, outlets));
+            EXPECT_EQ(pipe.heights().values, filled.values);
+        }
+    }
+    // Without filling, the DEM's own heights; a step before the directions is refused.
+    const Raster dem = randomDem(20, 30, 3, true);
+    dr::Pipeline pipe(context(), dem, Precision::Float);
+    EXPECT_NE(errorOf([&] { pipe.accumulate(); }).find("d8Directions"), std::string::npos);
+    pipe.d8Directions();
+    EXPECT_EQ(pipe.directions().dir, dr::d8DirectionsReference(dem, Precision::Float).dir);
 }
 
 TEST(DrainageFlats, TheGradientRunsTowardsLowerAndAwayFromHigher) {

@@ -280,49 +280,97 @@ int runDrainage(const std::vector<std::string>& args) {
     std::string where;
     const std::unique_ptr<Context> ctx = openContext(serial, common, where);
     clock.mark("open device");
-    if (fill) {
-        fillDepressionsOf(input, ctx.get(), precision, progress, ++done, tiling);
-        clock.mark("fill");
-    }
-    if (wantDirections) {
-        grid = serial ? dr::d8DirectionsReference(input, precision) : dr::d8Directions(*ctx, input, precision, tiling);
-        progress.update(++done, "directions");
-        clock.mark("directions");
-        if (flats) {
-            grid = serial ? dr::resolveFlatsReference(input, grid, precision) : dr::resolveFlats(*ctx, input, grid, precision, tiling);
-            progress.update(++done, "flats");
-            clock.mark("flats");
-        }
-    }
+    dr::AccumulationOptions accOpt;
+    accOpt.includeSelf = !excludeSelf;
+    accOpt.edgeContamination = contamination;
+    accOpt.precision = precision;
+    if (!weightsPath.empty()) accOpt.weights = &weights.values;
+    accOpt.tiling = tiling;
     dr::Accumulation acc;
-    if (wantAcc) {
-        dr::AccumulationOptions opt;
-        opt.includeSelf = !excludeSelf;
-        opt.edgeContamination = contamination;
-        opt.precision = precision;
-        if (!weightsPath.empty()) opt.weights = &weights.values;
-        opt.tiling = tiling;
-        acc = serial ? dr::accumulateReference(grid, opt) : dr::accumulate(*ctx, grid, opt);
-        progress.update(++done, "accumulation");
-        clock.mark("accumulation");
-    }
     std::vector<int> strahler;
     int highestOrder = 0;
-    if (wantOrder) {
-        const auto s = dr::streams(acc, threshold);
-        strahler = serial ? dr::strahlerOrderReference(grid, s) : dr::strahlerOrder(*ctx, grid, s, tiling);
-        for (auto v : strahler) highestOrder = std::max(highestOrder, v);
-        progress.update(++done, "Strahler order");
-        clock.mark("Strahler order");
-    }
     std::vector<std::int32_t> basinLabels;
     std::int32_t basinCount = 0;
-    if (!basins.empty()) {
-        basinLabels = serial ? dr::watershedsReference(grid, outlets) : dr::watersheds(*ctx, grid, outlets, tiling);
-        for (auto v : basinLabels) basinCount = std::max(basinCount, v);
-        progress.update(++done, "watersheds");
-        clock.mark("watersheds");
+    if (ctx && !dem.empty() && dr::Pipeline::fits(*ctx, input.frame, precision, tiling, !weightsPath.empty())) {
+        // One piece: the grids stay on the device between the steps; only the outputs come back.
+        auto pipe = std::make_unique<dr::Pipeline>(*ctx, input, precision);
+        if (fill) {
+            pipe->fillDepressions();
+            progress.update(std::uint64_t(++done), "filled");
+            clock.mark("fill");
+        }
+        if (wantDirections) {
+            pipe->d8Directions();
+            progress.update(++done, "directions");
+            clock.mark("directions");
+            if (flats) {
+                pipe->resolveFlats();
+                progress.update(++done, "flats");
+                clock.mark("flats");
+            }
+            if (!directions.empty() || wantOrder) {
+                grid = pipe->directions();
+                clock.mark("download directions");
+            } else {
+                grid.frame = input.frame;
+                grid.source = input.path;
+            }
+        }
+        if (wantAcc) {
+            acc = pipe->accumulate(accOpt);
+            progress.update(++done, "accumulation");
+            clock.mark("accumulation");
+        }
+        if (wantOrder) {
+            strahler = pipe->strahlerOrder(dr::streams(acc, threshold));
+            progress.update(++done, "Strahler order");
+            clock.mark("Strahler order");
+        }
+        if (!basins.empty()) {
+            basinLabels = pipe->watersheds(outlets);
+            progress.update(++done, "watersheds");
+            clock.mark("watersheds");
+        }
+        if (fill && (!filled.empty() || !picture.empty())) {
+            io::Raster surface = pipe->heights();
+            pipe.reset();
+            input = std::move(surface);
+            clock.mark("download filled DEM");
+        }
+    } else {
+        if (fill) {
+            fillDepressionsOf(input, ctx.get(), precision, progress, ++done, tiling);
+            clock.mark("fill");
+        }
+        if (wantDirections) {
+            grid = serial ? dr::d8DirectionsReference(input, precision) : dr::d8Directions(*ctx, input, precision, tiling);
+            progress.update(++done, "directions");
+            clock.mark("directions");
+            if (flats) {
+                grid = serial ? dr::resolveFlatsReference(input, grid, precision) : dr::resolveFlats(*ctx, input, grid, precision, tiling);
+                progress.update(++done, "flats");
+                clock.mark("flats");
+            }
+        }
+        if (wantAcc) {
+            acc = serial ? dr::accumulateReference(grid, accOpt) : dr::accumulate(*ctx, grid, accOpt);
+            progress.update(++done, "accumulation");
+            clock.mark("accumulation");
+        }
+        if (wantOrder) {
+            const auto s = dr::streams(acc, threshold);
+            strahler = serial ? dr::strahlerOrderReference(grid, s) : dr::strahlerOrder(*ctx, grid, s, tiling);
+            progress.update(++done, "Strahler order");
+            clock.mark("Strahler order");
+        }
+        if (!basins.empty()) {
+            basinLabels = serial ? dr::watershedsReference(grid, outlets) : dr::watersheds(*ctx, grid, outlets, tiling);
+            progress.update(++done, "watersheds");
+            clock.mark("watersheds");
+        }
     }
+    for (auto v : strahler) highestOrder = std::max(highestOrder, v);
+    for (auto v : basinLabels) basinCount = std::max(basinCount, v);
 
     // Every grid in the type it is written in (no wider copy), then all of them written at once.
     std::vector<io::RasterOutput> rasters;

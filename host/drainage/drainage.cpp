@@ -9,6 +9,7 @@
 #include "tiles.hpp"
 #include "portacl/drainage.hpp"
 #include "portacl/runtime/error.hpp"
+#include "portacl/runtime/staging.hpp"
 
 namespace portacl::drainage {
 namespace {
@@ -51,61 +52,18 @@ DirectionGrid d8Directions(Context& ctx, const io::Raster& dem, Precision precis
 Accumulation accumulate(Context& ctx, const DirectionGrid& g, const AccumulationOptions& opt) {
     detail::checkGrid(g);
     detail::checkWeights(g, opt);
-    const bool weighted = opt.weights != nullptr;
-    const Precision p = weighted ? opt.precision : Precision::Float;
-    if (p == Precision::Double) ctx.requirePrecision(Precision::Double);
+    if (opt.weights && opt.precision == Precision::Double) ctx.requirePrecision(Precision::Double);
     const std::size_t n = g.dir.size();
-    const std::size_t accBytes = weighted ? (p == Precision::Double ? 8 : 4) : 8;
-    const std::size_t perCell = 1 + 4 + 8 + 1 + accBytes + (weighted ? accBytes : 0);
+    const std::size_t perCell = detail::accumulationBytesPerCell(opt);
     const auto tiles = detail::planTiles(ctx, g.frame, opt.tiling, {perCell, perCell, 8, 1}, "flow accumulation of a " + shapeText(g.frame) + " grid");
     if (!tiles.empty()) return detail::accumulateTiled(ctx, g, opt, tiles);
-    ctx.checkFits(n * (1 + 4 + 8 + 1 + accBytes + (weighted ? accBytes : 0)), "flow accumulation of a " + shapeText(g.frame) + " grid");
-    cl::Buffer dir = ctx.upload(g.dir, "D8 directions", CL_MEM_READ_ONLY);
-    cl::Buffer deps = ctx.buffer(n * sizeof(cl_int), "upstream counts");
-    cl::Buffer frontier = ctx.buffer(2 * n * sizeof(cl_int), "frontiers");
-    cl::Buffer state = ctx.buffer(4 * sizeof(cl_int), "frontier sizes");
-    cl::Buffer acc = ctx.buffer(n * accBytes, "accumulation");
-    cl::Buffer taint = ctx.buffer(n, "edge contamination");
-    cl::Buffer weights;
-    if (weighted) {
-        if (p == Precision::Double) {
-            weights = ctx.upload(*opt.weights, "accumulation weights", CL_MEM_READ_ONLY);
-        } else {
-            std::vector<float> w(opt.weights->begin(), opt.weights->end());
-            weights = ctx.upload(w, "accumulation weights", CL_MEM_READ_ONLY);
-        }
-    } else {
-        weights = ctx.buffer(accBytes, "no weights", CL_MEM_READ_ONLY);
-    }
-
-    const cl_int none = INT_MAX;
-    cl::Buffer first = ctx.upload(std::vector<cl_int>{none}, "first unfinished cell");
-    detail::accumulateOnDevice(ctx, dir, deps, acc, taint, weights, first, frontier, state, g.frame, weighted, p,
-                               opt.edgeContamination);
-    const cl_int cycle = ctx.download<cl_int>(first, 1, "first unfinished cell")[0];
-    if (cycle != none) throw Error(detail::cycleSentence(g, std::size_t(cycle)));
-
-    Accumulation a;
-    if (!weighted) {
-        auto counts = ctx.download<cl_ulong>(acc, n, "accumulation");
-        a.counts.assign(counts.begin(), counts.end());
-    } else if (p == Precision::Double) {
-        a.sums = ctx.download<double>(acc, n, "accumulation");
-    } else {
-        auto sums = ctx.download<float>(acc, n, "accumulation");
-        a.sums.assign(sums.begin(), sums.end());
-    }
-    const auto t = ctx.download<std::uint8_t>(taint, n, "edge contamination");
-    a.valid.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        a.valid[i] = g.dir[i] != kNoData && !t[i];
-        if (g.dir[i] == kNoData) {
-            if (weighted) a.sums[i] = 0;
-            else a.counts[i] = 0;
-        }
-    }
-    detail::finish(a, g, opt);
-    return a;
+    ctx.checkFits(n * perCell, "flow accumulation of a " + shapeText(g.frame) + " grid");
+    StagedTransfers staging(ctx, detail::stagingBytes(n * 8));
+    cl::Buffer dir = ctx.buffer(n, "D8 directions", CL_MEM_READ_ONLY);
+    staging.upload<std::uint8_t>(dir, n, "upload D8 directions",
+                                 [&](std::uint8_t* to, std::size_t first, std::size_t count) { std::copy_n(g.dir.data() + first, count, to); });
+    return detail::accumulateResident(ctx, staging, dir, g.frame, detail::NoDataCells(g), opt,
+                                      [&](std::size_t cell) { return detail::cycleSentence(g, cell); });
 }
 
 std::vector<std::uint64_t> accumulateIterative(Context& ctx, const DirectionGrid& g, Iterative scheme, int* launches) {
@@ -130,6 +88,83 @@ std::vector<std::uint64_t> accumulateIterative(Context& ctx, const DirectionGrid
 }
 
 namespace detail {
+
+std::size_t accumulationBytesPerCell(const AccumulationOptions& opt) {
+    const bool weighted = opt.weights != nullptr;
+    const std::size_t accBytes = weighted ? realBytes(opt.precision) : 8;
+    return 1 + 4 + 8 + 1 + accBytes + (weighted ? accBytes : 0);
+}
+
+std::size_t stagingBytes(std::size_t largestTransfer) {
+    return std::min<std::size_t>(std::size_t(32) << 20, std::max<std::size_t>(largestTransfer, 64));
+}
+
+Accumulation accumulateResident(Context& ctx, StagedTransfers& staging, const cl::Buffer& dir, const io::RasterFrame& frame,
+                                NoDataCells noData, const AccumulationOptions& opt,
+                                const std::function<std::string(std::size_t)>& cycleSentence) {
+    const bool weighted = opt.weights != nullptr;
+    const Precision p = weighted ? opt.precision : Precision::Float;
+    if (p == Precision::Double) ctx.requirePrecision(Precision::Double);
+    const std::size_t n = frame.size();
+    const std::size_t accBytes = weighted ? realBytes(p) : 8;
+    cl::Buffer deps = ctx.buffer(n * sizeof(cl_int), "upstream counts");
+    cl::Buffer frontier = ctx.buffer(2 * n * sizeof(cl_int), "frontiers");
+    cl::Buffer state = ctx.buffer(4 * sizeof(cl_int), "frontier sizes");
+    cl::Buffer acc = ctx.buffer(n * accBytes, "accumulation");
+    cl::Buffer taint = ctx.buffer(n, "edge contamination");
+    cl::Buffer weights;
+    if (weighted) {
+        weights = ctx.buffer(n * accBytes, "accumulation weights", CL_MEM_READ_ONLY);
+        const double* w = opt.weights->data();
+        if (p == Precision::Double)
+            staging.upload<double>(weights, n, "upload accumulation weights",
+                                   [&](double* to, std::size_t first, std::size_t count) { std::copy_n(w + first, count, to); });
+        else
+            staging.upload<float>(weights, n, "upload accumulation weights", [&](float* to, std::size_t first, std::size_t count) {
+                for (std::size_t j = 0; j < count; ++j) to[j] = float(w[first + j]);
+            });
+    } else {
+        weights = ctx.buffer(accBytes, "no weights", CL_MEM_READ_ONLY);
+    }
+
+    const cl_int none = INT_MAX;
+    cl::Buffer first = ctx.upload(std::vector<cl_int>{none}, "first unfinished cell");
+    accumulateOnDevice(ctx, dir, deps, acc, taint, weights, first, frontier, state, frame, weighted, p, opt.edgeContamination);
+    const cl_int cycle = ctx.download<cl_int>(first, 1, "first unfinished cell")[0];
+    if (cycle != none) throw Error(cycleSentence(std::size_t(cycle)));
+
+    Accumulation a;
+    if (!weighted) {
+        a.counts.resize(n);
+        staging.download<cl_ulong>(acc, n, "download accumulation", [&](const cl_ulong* from, std::size_t at, std::size_t count) {
+            std::copy_n(from, count, a.counts.data() + at);
+        });
+    } else {
+        a.sums.resize(n);
+        auto widen = [&](const auto* from, std::size_t at, std::size_t count) {
+            for (std::size_t j = 0; j < count; ++j) a.sums[at + j] = double(from[j]);
+        };
+        if (p == Precision::Double) staging.download<double>(acc, n, "download accumulation", widen);
+        else staging.download<float>(acc, n, "download accumulation", widen);
+    }
+    // Without edge contamination every cell with data that was summed (all of them: a cycle has been
+    // refused) holds 0 there, so the flags come back only when asked for.
+    a.valid.resize(n);
+    if (opt.edgeContamination)
+        staging.download<std::uint8_t>(taint, n, "download edge contamination", [&](const std::uint8_t* t, std::size_t at, std::size_t count) {
+            for (std::size_t j = 0; j < count; ++j) a.valid[at + j] = !t[j];
+        });
+    else
+        std::fill(a.valid.begin(), a.valid.end(), std::uint8_t(1));
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!noData(i)) continue;
+        a.valid[i] = 0;
+        if (weighted) a.sums[i] = 0;
+        else a.counts[i] = 0;
+    }
+    finish(a, noData, opt);
+    return a;
+}
 
 void directionsOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffer& nodata, const cl::Buffer& dir,
                         const io::RasterFrame& frame, Precision p) {

@@ -2,12 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "portacl/drainage.hpp"
 #include "portacl/runtime/context.hpp"
 #include "portacl/runtime/error.hpp"
+#include "portacl/runtime/staging.hpp"
 
 namespace portacl::drainage::detail {
 
@@ -56,8 +58,18 @@ long smallestCycleCell(const DirectionGrid& g);
 // direction points at it): 1 at a source, else their largest order, plus one where two or more share it.
 int strahlerFromUpstream(const DirectionGrid& g, const std::vector<std::uint8_t>& stream, const std::vector<int>& order,
                          std::size_t i);
+// Which cells have no data: a direction grid's kNoData codes, or a DEM's NoData flags (1) where the
+// device holds the directions and the host only the DEM's mask.
+struct NoDataCells {
+    const std::uint8_t* code;
+    std::uint8_t noData;
+    explicit NoDataCells(const DirectionGrid& g) : code(g.dir.data()), noData(kNoData) {}
+    explicit NoDataCells(const std::vector<std::uint8_t>& flags) : code(flags.data()), noData(1) {}
+    bool operator()(std::size_t i) const { return code[i] == noData; }
+};
 // Without includeSelf, takes each cell's own share off its sum (in the sums' precision).
 void finish(Accumulation& a, const DirectionGrid& g, const AccumulationOptions& opt);
+void finish(Accumulation& a, NoDataCells noData, const AccumulationOptions& opt);
 
 // The device steps on buffers already there (the bench times them without transfers; exported,
 // PORTACL_API, for it).
@@ -86,12 +98,49 @@ int runFrontier(Context& ctx, cl::Kernel& wide, cl::Kernel& group, cl_uint level
 PORTACL_API int iterateOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer water[2], const cl::Buffer& total,
                                 const cl::Buffer& moved, const io::RasterFrame& frame, Iterative scheme);
 
+// The device bytes a cell takes in accumulate() (directions, counts, frontiers, sums, flags, weights).
+std::size_t accumulationBytesPerCell(const AccumulationOptions& opt);
+// The staging chunk for transfers of at most `largestTransfer` bytes: 32 MiB, less for a small grid.
+std::size_t stagingBytes(std::size_t largestTransfer);
+// accumulate() on directions already on the device (`dir`, bytes): every other buffer its own, the
+// weights uploaded and the sums (and, with edge contamination, the flags) downloaded through
+// `staging`. `noData`: the cells without data; cycleSentence(cell) names a cycle through `cell`.
+Accumulation accumulateResident(Context& ctx, StagedTransfers& staging, const cl::Buffer& dir, const io::RasterFrame& frame,
+                                NoDataCells noData, const AccumulationOptions& opt,
+                                const std::function<std::string(std::size_t)>& cycleSentence);
+
+// resolveFlats() on buffers already on the device: heights REAL of `p`, dir the D8 directions (bytes),
+// out the resolved directions (bytes); the relaxations' buffers are its own.
+void resolveFlatsOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffer& dir, const cl::Buffer& out,
+                          const io::RasterFrame& frame, Precision p);
+// Strahler order (ints) of the stream cells (`cells`, bytes) of the directions in `dir`.
+void strahlerOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& cells, const cl::Buffer& order, const io::RasterFrame& frame);
+// Each cell's outlet by pointer jumping on the directions in `dir`, water stopping at the cells of
+// `outlets` (bytes): the returned buffer holds an int cell index per cell.
+cl::Buffer watershedReachOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& outlets, const io::RasterFrame& frame);
+
 void checkStreams(const DirectionGrid& g, const std::vector<std::uint8_t>& stream);
 // The given outlets as a mask; throws for one outside the grid or on NoData.
 std::vector<std::uint8_t> outletMask(const DirectionGrid& g, const std::vector<std::size_t>& outlets);
+std::vector<std::uint8_t> outletMask(const io::RasterFrame& frame, NoDataCells noData, const std::vector<std::size_t>& outlets);
 // Watershed labels from each cell's outlet (`reach`, a cell index; -1 for NoData).
 std::vector<std::int32_t> numberBasins(const DirectionGrid& g, const std::vector<long>& reach, const std::vector<std::uint8_t>& given,
                                        const std::vector<std::size_t>& outlets);
+template <typename Index>
+std::vector<std::int32_t> numberBasins(std::size_t n, NoDataCells noData, const std::vector<Index>& reach,
+                                       const std::vector<std::uint8_t>& given, const std::vector<std::size_t>& outlets) {
+    std::vector<std::int32_t> id(n, 0), label(n, -1);
+    if (outlets.empty()) {
+        std::int32_t next = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            if (!noData(i) && std::size_t(reach[i]) == i) id[i] = ++next;
+    } else {
+        for (std::size_t j = outlets.size(); j-- > 0;) id[outlets[j]] = std::int32_t(j + 1);  // the first mention wins
+    }
+    for (std::size_t i = 0; i < n; ++i)
+        if (!noData(i)) label[i] = outlets.empty() || given[std::size_t(reach[i])] ? id[std::size_t(reach[i])] : 0;
+    return label;
+}
 // Depression filling: heights REAL of `p`, nodata bytes, level the filled REAL surface, changed one
 // int. Returns the launches made. (Exported, PORTACL_API, for the bench.)
 PORTACL_API int fillOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffer& nodata, const cl::Buffer& level,

@@ -209,10 +209,12 @@ long smallestCycleCell(const DirectionGrid& g) {
     return smallest;
 }
 
-void finish(Accumulation& a, const DirectionGrid& g, const AccumulationOptions& opt) {
+void finish(Accumulation& a, const DirectionGrid& g, const AccumulationOptions& opt) { finish(a, NoDataCells(g), opt); }
+
+void finish(Accumulation& a, NoDataCells noData, const AccumulationOptions& opt) {
     if (opt.includeSelf) return;
-    for (std::size_t i = 0; i < g.dir.size(); ++i) {
-        if (g.dir[i] == kNoData) continue;
+    for (std::size_t i = 0; i < a.valid.size(); ++i) {
+        if (noData(i)) continue;
         if (!a.weighted()) a.counts[i] -= 1;
         else if (opt.precision == Precision::Float) a.sums[i] = double(float(a.sums[i]) - float((*opt.weights)[i]));
         else a.sums[i] -= (*opt.weights)[i];

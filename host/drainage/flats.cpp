@@ -51,11 +51,35 @@ template <typename T>
 DirectionGrid resolveOn(Context& ctx, const io::Raster& dem, const DirectionGrid& d8) {
     const std::size_t n = dem.size();
     ctx.checkFits(n * detail::flatBytesPerCell(precisionOf<T>()), "flat resolution of a " + detail::shapeText(dem.frame) + " DEM");
-    const Precision p = precisionOf<T>();
-    const cl_int rows = dem.rows(), cols = dem.cols();
-    const cl::NDRange global(roundUp(n, kLocal)), local(kLocal);
     cl::Buffer heights = ctx.upload(detail::heightsOf<T>(dem), "DEM heights", CL_MEM_READ_ONLY);
     cl::Buffer dir = ctx.upload(d8.dir, "D8 directions", CL_MEM_READ_ONLY);
+    cl::Buffer out = ctx.buffer(n, "resolved directions");
+    detail::resolveFlatsOnDevice(ctx, heights, dir, out, dem.frame, precisionOf<T>());
+    DirectionGrid g = d8;
+    g.dir = ctx.download<std::uint8_t>(out, n, "resolved directions");
+    return g;
+}
+
+}  // namespace
+
+DirectionGrid resolveFlats(Context& ctx, const io::Raster& dem, const DirectionGrid& d8, Precision precision, const Tiling& tiling) {
+    validateDem(dem);
+    detail::checkGrid(d8);
+    if (d8.frame.rows != dem.rows() || d8.frame.cols != dem.cols())
+        throw Error("the direction grid does not have the DEM's shape");
+    const auto tiles = detail::planTiles(ctx, dem.frame, tiling, {detail::flatBytesPerCell(precision), detail::flatBytesPerCell(precision), 4, 0},
+                                         "flat resolution of a " + detail::shapeText(dem.frame) + " DEM");
+    if (!tiles.empty()) return detail::resolveFlatsTiled(ctx, dem, d8, precision, tiles);
+    return detail::resolveFlatsWindow(ctx, dem, d8, precision);
+}
+
+namespace detail {
+
+void resolveFlatsOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffer& dir, const cl::Buffer& out,
+                          const io::RasterFrame& frame, Precision p) {
+    const std::size_t n = frame.size();
+    const cl_int rows = frame.rows, cols = frame.cols;
+    const cl::NDRange global(roundUp(n, kLocal)), local(kLocal);
     cl::Buffer kind = ctx.buffer(n, "flat cell kinds");
     cl::Buffer comp = ctx.buffer(n * 4, "flat labels");
     cl::Buffer outlet = ctx.buffer(n, "flats with an outlet");
@@ -66,7 +90,6 @@ DirectionGrid resolveOn(Context& ctx, const io::Raster& dem, const DirectionGrid
     cl::Buffer towardsNext = ctx.buffer(n * 4, "steps from lower terrain (the other of the pair)");
     cl::Buffer awayNext = ctx.buffer(n * 4, "steps from higher terrain (the other of the pair)");
     cl::Buffer height = ctx.buffer(n * 4, "flat heights");
-    cl::Buffer out = ctx.buffer(n, "resolved directions");
     cl::Buffer changed = ctx.buffer(sizeof(cl_int), "flats changed");
     ctx.fill(outlet, 0, n, "clear flat outlets");
     ctx.fill(height, 0, n * 4, "clear flat heights");
@@ -97,25 +120,7 @@ DirectionGrid resolveOn(Context& ctx, const io::Raster& dem, const DirectionGrid
     setArgs(directions, 0, kind, comp, outlet, towards, away, height, dir, out, rows, cols);
     ctx.launch(directions, global, local);
     progress.finish();
-    DirectionGrid g = d8;
-    g.dir = ctx.download<std::uint8_t>(out, n, "resolved directions");
-    return g;
 }
-
-}  // namespace
-
-DirectionGrid resolveFlats(Context& ctx, const io::Raster& dem, const DirectionGrid& d8, Precision precision, const Tiling& tiling) {
-    validateDem(dem);
-    detail::checkGrid(d8);
-    if (d8.frame.rows != dem.rows() || d8.frame.cols != dem.cols())
-        throw Error("the direction grid does not have the DEM's shape");
-    const auto tiles = detail::planTiles(ctx, dem.frame, tiling, {detail::flatBytesPerCell(precision), detail::flatBytesPerCell(precision), 4, 0},
-                                         "flat resolution of a " + detail::shapeText(dem.frame) + " DEM");
-    if (!tiles.empty()) return detail::resolveFlatsTiled(ctx, dem, d8, precision, tiles);
-    return detail::resolveFlatsWindow(ctx, dem, d8, precision);
-}
-
-namespace detail {
 
 std::size_t flatBytesPerCell(Precision p) { return realBytes(p) + 2 + 1 + 7 * 4 + 1; }
 

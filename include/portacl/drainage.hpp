@@ -21,6 +21,7 @@
 #include "portacl/export.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -184,6 +185,47 @@ PORTACL_API std::vector<int> strahlerOrderReference(const DirectionGrid& g, cons
 PORTACL_API std::vector<std::int32_t> watersheds(Context& ctx, const DirectionGrid& g, const std::vector<std::size_t>& outlets = {},
                                                  const Tiling& tiling = {});
 PORTACL_API std::vector<std::int32_t> watershedsReference(const DirectionGrid& g, const std::vector<std::size_t>& outlets = {});
+
+// The D8 steps with their grids kept on the device from one step to the next, for a DEM that fits in
+// one piece (portacl drainage's path): the DEM's heights and NoData flags go up once, each step works
+// on what the step before left on the device (the filled heights, the directions), and only the grids
+// asked for come back, through pinned host memory (portacl/runtime/staging.hpp). Each result equals
+// the step's own function's above, bit for bit; those stay the way to run one step, or a grid in tiles.
+// The directions come from the DEM on the device (strictly downhill, flats by a strictly falling
+// gradient), so they hold no cycle and the cycle checks of the steps' functions are not repeated.
+class PORTACL_API Pipeline {
+public:
+    // Whether a DEM of this shape runs through the pipeline on this device: no forced tiling, fewer
+    // than 2^31 cells, and the grids it keeps beside the largest step's own buffers fit the device.
+    static bool fits(const Context& ctx, const io::RasterFrame& frame, Precision precision, const Tiling& tiling = {},
+                     bool weighted = false);
+    // Checks the DEM (validateDem; float or double) and uploads its heights and NoData flags. `dem`
+    // must outlive the pipeline.
+    Pipeline(Context& ctx, const io::Raster& dem, Precision precision = Precision::Double);
+    ~Pipeline();
+    Pipeline(const Pipeline&) = delete;
+    Pipeline& operator=(const Pipeline&) = delete;
+
+    // fillDepressions(ctx, dem): the filled heights take the place of the DEM's on the device.
+    void fillDepressions();
+    // The DEM with the heights the device holds now (the filled surface after fillDepressions()).
+    io::Raster heights();
+    // d8Directions(ctx, heights), then (optional) resolveFlats(ctx, heights, directions).
+    void d8Directions();
+    void resolveFlats();
+    // The directions the device holds now.
+    DirectionGrid directions();
+    // accumulate(ctx, directions, opt) (opt.tiling is not used).
+    Accumulation accumulate(const AccumulationOptions& opt = {});
+    // strahlerOrder(ctx, directions, streamCells).
+    std::vector<int> strahlerOrder(const std::vector<std::uint8_t>& streamCells);
+    // watersheds(ctx, directions, outlets).
+    std::vector<std::int32_t> watersheds(const std::vector<std::size_t>& outlets = {});
+
+private:
+    struct State;
+    std::unique_ptr<State> s_;
+};
 
 // The cells whose accumulation is at least `threshold` (TauDEM's Threshold): 1, other cells with
 // data 0, NoData 255.
