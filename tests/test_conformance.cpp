@@ -350,6 +350,17 @@ void drainageCase(Precision p) {
     opt.weights = &w;
     opt.precision = p;
     EXPECT_EQ(drainage::accumulate(ctx(), g, opt).sums, drainage::accumulateReference(g, opt).sums);
+    {
+        // The same steps with the grids kept on the device between them (drainage::Pipeline).
+        drainage::Pipeline pipe(ctx(), dem, p);
+        pipe.fillDepressions();
+        pipe.d8Directions();
+        pipe.resolveFlats();
+        EXPECT_EQ(pipe.directions().dir, g.dir);
+        EXPECT_EQ(pipe.accumulate(opt).sums, drainage::accumulateReference(g, opt).sums);
+        EXPECT_EQ(pipe.watersheds(), drainage::watershedsReference(g));
+        EXPECT_EQ(pipe.heights().values, filled.values);
+    }
     if (p != Precision::Float) return;
     drainage::AccumulationOptions moved;
     moved.includeSelf = false;
