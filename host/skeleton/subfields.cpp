@@ -111,7 +111,11 @@ io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, 
 
     // The list launches stride over their lists: enough work-items to fill the device, few enough
     // that a short list costs little. The tail is one work-group, as large as the device allows (to 1024).
-    const std::size_t listItems = std::min<std::size_t>(roundUp(objects, 256), std::size_t(ctx.device().computeUnits) * 2048);
+    const std::size_t maxListItems = std::min<std::size_t>(roundUp(objects, 256), std::size_t(ctx.device().computeUnits) * 2048);
+    // Narrowed, once the counts of a pass are read, to the active list at that pass's end: a
+    // shorter list than that takes the same launches, a longer one (voxels exposed since) more
+    // strides of each work-item.
+    std::size_t listItems = maxListItems;
     const std::size_t tailItems = std::min<std::size_t>(1024, workGroupLimit(tail, ctx.device().device));
     if (rounds) {
         setArgs(first, 0, img, mark, decision, border, pending, counters, cl_int(py), cl_int(px));
@@ -162,6 +166,7 @@ io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, 
             ctx.wait(reads[pass % 2], "the thinning counts");
             const std::array<cl_uint, kReadCounters>& now = counts[pass % 2];
             progress.update(std::uint64_t(pass));
+            listItems = std::clamp<std::size_t>(roundUp(now[kActiveSlot], 256), 256, maxListItems);
             // Slot SKEL_ACTIVE + 0: the active list as the next pass starts (its first step, 6 * pass).
             if (now[kChangedSlot] != pass || now[kActiveSlot] < groupBelow) {
                 groupPass = now[kChangedSlot] != pass ? 0 : pass + 2;
