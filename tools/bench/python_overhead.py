@@ -30,7 +30,8 @@ With --pauses 0.25,0.5,1,2 it prints instead the small C++ steps' time against t
 makes between calls (busy, outside the timed span): what a caller's own work between calls costs
 the next call on the device.
 
-The C++ library is compiled into the build folder on first use (g++, against its libportacl).
+The C++ library is compiled into the build folder on first use (g++, against its libportacl), or
+given built with --cxx-lib (a machine without a compiler; tools/device/pack_python.py packs it).
 """
 
 import argparse

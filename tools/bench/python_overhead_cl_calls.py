@@ -2,7 +2,7 @@
 """The OpenCL calls behind a small call from Python and the same call from C++: their sequence, and
 where the time goes, seen from the OpenCL layer tools/bench/opencl_call_log.cpp in one process.
 
-For each small case of tools/bench/python_overhead.py (vector_sum 1024, gemm 64^3, fft 16^3) three
+For each small case of tools/bench/python_overhead.py (vector_sum 1024, gemm 64^3, fft 16^3) four
 loops run interleaved in rounds, each logged by the layer:
 - C++ steps: the binding's steps in C++ (python_overhead.cpp, style 1), back to back in a C++ loop;
 - Python: the package's function in a Python loop;
@@ -15,9 +15,10 @@ Each call's OpenCL calls are checked to be the same sequence, call after call an
 Then, medians over the calls of all rounds: the gap between the last OpenCL call of one call and the
 first of the next (what the caller does between calls, as the OpenCL runtime sees it), the span from
 the first OpenCL call of a call to the return of its last, and the time spent inside the entry points
-that wait (the blocking transfers and the kernel's enqueue).
+that wait (the blocking transfers and the kernel's enqueue); and for the wall time and the span,
+the median over the rounds of each round's ratio to the C++ loop, with its quartiles.
 
-    build/python-venv/bin/python tools/bench/python_overhead_cl_calls.py --device pocl [--rounds 15]
+    build/python-venv/bin/python tools/bench/python_overhead_cl_calls.py --device pocl [--rounds 150]
 
 The layer is compiled into the build folder on first use (g++, the entry points read from the ICD
 loader's <CL/cl_icd.h>; tools/bench/cxx_sides.py), or given built with --layer, and the script starts
@@ -58,6 +59,9 @@ class CallLog:
         for i in range(n):
             self.lib.portacl_cl_log_entry(i, ctypes.byref(slot), ctypes.byref(thread), ctypes.byref(enter), ctypes.byref(leave))
             rows.append((thread.value, self.lib.portacl_cl_log_name(slot.value).decode(), enter.value * 1e-9, leave.value * 1e-9))
+        if not rows:
+            sys.exit("python_overhead_cl_calls: the OpenCL layer logged no call; this ICD loader does not load "
+                     "OPENCL_LAYERS (ocl-icd 2.3 and later and Khronos's loader do)")
         threads = [r[0] for r in rows]
         main = max(set(threads), key=threads.count) if threads else 0
         return result, [r[1:] for r in rows if r[0] == main]
