@@ -15,8 +15,11 @@ Each call's OpenCL calls are checked to be the same sequence, call after call an
 Then, medians over the calls of all rounds: the gap between the last OpenCL call of one call and the
 first of the next (what the caller does between calls, as the OpenCL runtime sees it), the span from
 the first OpenCL call of a call to the return of its last, and the time spent inside the entry points
-that wait (the blocking transfers and the kernel's enqueue); and for the wall time and the span,
-the median over the rounds of each round's ratio to the C++ loop, with its quartiles.
+that wait (the blocking transfers and the kernel's enqueue); for the wall time and the span, the
+median over the rounds of each round's ratio to the C++ loop, with its quartiles; and for the loops
+timed in Python, the time of a timed call before its first OpenCL call and after its last (the
+package's own work, the call from the loop and the result's release; perf_counter and the layer
+share CLOCK_MONOTONIC).
 
     build/python-venv/bin/python tools/bench/python_overhead_cl_calls.py --device pocl [--rounds 150]
 
@@ -30,6 +33,7 @@ import ctypes
 import os
 import statistics
 import sys
+import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
@@ -65,6 +69,18 @@ class CallLog:
         threads = [r[0] for r in rows]
         main = max(set(threads), key=threads.count) if threads else 0
         return result, [r[1:] for r in rows if r[0] == main]
+
+
+def python_loop(call, calls):
+    """python_overhead.python_seconds with one untimed call first, keeping each timed call's start and
+    end: the median, and the (start, end) pairs on the clock of the layer's times (CLOCK_MONOTONIC)."""
+    call()
+    starts, ends = [], []
+    for _ in range(calls):
+        starts.append(time.perf_counter())
+        call()
+        ends.append(time.perf_counter())
+    return statistics.median(e - s for s, e in zip(starts, ends)), list(zip(starts, ends))
 
 
 def split_calls(rows):
@@ -147,13 +163,16 @@ def main():
             steps = po.CxxCase(cxx, ctx.device.index, case, po.BINDING_STEPS, n)
             pause = [max(opt.pause, 0.0)]
             loops = {"C++ steps": lambda: steps.loop(1, opt.calls),
-                     "Python": lambda: po.python_seconds(call, 1, opt.calls),
+                     "Python": lambda: python_loop(call, opt.calls),
                      "C++ steps after a pause": lambda: cxx.portacl_overhead_loop(steps.id, 1, opt.calls, pause[0]),
-                     "C++ steps from a Python loop": lambda: po.python_seconds(steps.call, 1, opt.calls)}
+                     "C++ steps from a Python loop": lambda: python_loop(steps.call, opt.calls)}
             names = list(loops)
             for name in names:
                 loops[name]()
             walls = {name: [] for name in names}
+            # the Python loops' timed calls: their time before the first OpenCL call and after the last
+            outside = {name: ([], []) for name in names}
+            aligned = abs(time.perf_counter() - time.clock_gettime(time.CLOCK_MONOTONIC)) < 1e-3
             logs = {name: [] for name in names}
             first = {}
             odd = {}
@@ -166,6 +185,11 @@ def main():
                     if bad is not None:
                         odd.setdefault(name, bad)
                     first.setdefault(name, calls[0])
+                    if isinstance(wall, tuple):
+                        wall, bounds = wall
+                        if aligned and len(bounds) == len(calls):
+                            outside[name][0].extend(c[0][1] - b[0] for c, b in zip(calls, bounds))
+                            outside[name][1].extend(b[1] - c[-1][2] for c, b in zip(calls, bounds))
                     walls[name].append(wall)
                     logs[name].extend([calls])
                 if opt.pause < 0 and r == min(9, opt.rounds - 2):
@@ -174,14 +198,16 @@ def main():
                            for name in ("C++ steps", "Python")}
                     pause[0] = max(0.0, (gap["Python"] - gap["C++ steps"]) * 1e6)
                     walls["C++ steps after a pause"].clear()
+                    outside["C++ steps after a pause"] = ([], [])
                     logs["C++ steps after a pause"].clear()
             reference = [r[0] for r in first["C++ steps"]]
             print(f"### {case} {n}: {len(reference)} OpenCL calls per call\n\n{sequence_text(first['C++ steps'])}\n")
             waits = [name for name in ("clEnqueueWriteBuffer", "clEnqueueNDRangeKernel", "clEnqueueReadBuffer")
                      if name in reference]
             print("| loop | same OpenCL calls as C++ steps | wall per call | against C++ steps | gap before a call | "
-                  "span of its OpenCL calls | against C++ steps | " + " | ".join(f"in {w}" for w in waits) + " | the rest of the span |")
-            print("| --- | --- | ---: | ---: | ---: | ---: | ---: | " + " | ".join("---:" for _ in waits) + " | ---: |")
+                  "span of its OpenCL calls | against C++ steps | " + " | ".join(f"in {w}" for w in waits) +
+                  " | the rest of the span | timed, before its first OpenCL call | timed, after its last |")
+            print("| --- | --- | ---: | ---: | ---: | ---: | ---: | " + " | ".join("---:" for _ in waits) + " | ---: | ---: | ---: |")
             # per round: the median span of its calls, for the rounds' ratios
             spans = {name: [statistics.median(summary(calls)["span"]) for calls in logs[name]] for name in names}
             base = "C++ steps"
@@ -200,7 +226,8 @@ def main():
                 rest = [s - i for s, i in zip(merged["span"], inside_all)]
                 label = name + (f" ({pause[0]:.2f} us)" if name.endswith("pause") else "")
                 print(f"| {label} | {'yes, every call' if same else 'NO'} | {us(walls[name])} | {paired(walls, name)} | "
-                      f"{us(merged['gap'])} | {us(merged['span'])} | {paired(spans, name)} | " + " | ".join(us(merged["inside"][w]) for w in waits) + f" | {us(rest)} |")
+                      f"{us(merged['gap'])} | {us(merged['span'])} | {paired(spans, name)} | " + " | ".join(us(merged["inside"][w]) for w in waits) + f" | {us(rest)} | " +
+                      " | ".join(us(v) if v else "-" for v in outside[name]) + " |")
             print(flush=True)
             cxx.portacl_overhead_clear()
 
