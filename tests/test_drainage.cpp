@@ -631,6 +631,40 @@ TEST(DrainageRasters, EveryCompressionWritesTogetherOrNotAtAll) {
     rmdir(dir.c_str());
 }
 
+// A GeoTIFF of more than a million cells is read in bands of block rows by several threads: tiled and
+// compressed, and in strips without compression (as tifffile and most tools write), every cell back.
+TEST(DrainageRasters, LargeGeoTiffsReadInBandsCellForCell) {
+    namespace io = portacl::io;
+    char tmpl[] = "/tmp/portacl-drainage-read-XXXXXX";
+    const std::string dir = mkdtemp(tmpl) ? tmpl : "/tmp";
+    RasterFrame frame;
+    frame.rows = 1201, frame.cols = 1000;  // 1.2 million cells, a last band shorter than the others
+    frame.geoTransform = {500, 10, 0, 12010, 0, -10};
+    frame.hasGeoTransform = true;
+    std::vector<float> z(frame.size());
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(0, 100);
+    for (std::size_t i = 0; i < z.size(); ++i) z[i] = float(i / 1000) + u(rng);
+    io::writeRaster(dir + "/tiled.tif", frame, z, io::RasterType::Float32, false, 0);
+    {
+        GDALDatasetH ds = GDALCreate(GDALGetDriverByName("GTiff"), (dir + "/strips.tif").c_str(), frame.cols, frame.rows, 1,
+                                     GDT_Float32, nullptr);
+        ASSERT_NE(ds, nullptr);
+        ASSERT_EQ(GDALRasterIO(GDALGetRasterBand(ds, 1), GF_Write, 0, 0, frame.cols, frame.rows, z.data(), frame.cols, frame.rows,
+                               GDT_Float32, 0, 0),
+                  CE_None);
+        GDALClose(ds);
+    }
+    for (const char* name : {"tiled.tif", "strips.tif"}) {
+        SCOPED_TRACE(name);
+        const Raster back = io::readRaster(dir + "/" + name);
+        ASSERT_EQ(back.size(), z.size());
+        for (std::size_t i = 0; i < z.size(); ++i) ASSERT_EQ(back.values[i], double(z[i])) << "cell " << i;
+        std::remove((dir + "/" + name).c_str());
+    }
+    rmdir(dir.c_str());
+}
+
 // D∞ (Tarboton 1997) on planes, where the angle is the plane's own: every interior cell's angle is the
 // direction of steepest descent, on the device and in the reference, in float and double; due east,
 // each cell's accumulation is its column plus one; on any plane, the flow that leaves the grid is the

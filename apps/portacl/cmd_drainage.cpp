@@ -14,6 +14,7 @@
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
 #include "portacl/runtime/progress.hpp"
+#include "parallel_cells.hpp"
 #include "stage_clock.hpp"
 
 namespace portacl::cli {
@@ -120,9 +121,8 @@ int runDinf(const std::string& dem, const std::string& filled, const std::string
     if (!filled.empty()) rasters.push_back({filled, &input.frame, input.values, input.type, input.hasNoData, input.noData});
     std::vector<double> angles, sums;
     if (!directions.empty()) {
-        angles = grid.angle;
-        for (auto& v : angles)
-            if (v == dr::kDinfNoData) v = nd;
+        angles.resize(grid.angle.size());
+        forEachCell(angles.size(), [&](std::size_t i) { angles[i] = grid.angle[i] == dr::kDinfNoData ? nd : grid.angle[i]; });
         rasters.push_back({directions, &grid.frame, angles, real, true, nd});
     }
     double largest = 0;
@@ -389,7 +389,7 @@ int runDrainage(const std::vector<std::string>& args) {
         for (int d = 0; d < 256; ++d) code[d] = d == dr::kNoData ? noDataCode : d <= dr::kNoFlow ? dr::encodeDirection(std::uint8_t(d), enc) : noDataCode;
         auto encode = [&](auto& out) {
             out.resize(grid.dir.size());
-            for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<std::remove_reference_t<decltype(out[0])>>(code[grid.dir[i]]);
+            forEachCell(out.size(), [&](std::size_t i) { out[i] = static_cast<std::remove_reference_t<decltype(out[0])>>(code[grid.dir[i]]); });
         };
         if (taudem) {
             encode(directionShorts);
@@ -402,46 +402,57 @@ int runDrainage(const std::vector<std::string>& args) {
     }
     double largest = 0;
     std::size_t streamCells = 0;
-    std::vector<std::int32_t> countCells;
+    std::vector<std::int32_t> countValues;
     std::vector<float> floatCells;
     std::vector<double> doubleCells;
     std::vector<std::uint8_t> streamBytes, orderBytes;
     if (wantAcc) {
-        for (std::size_t i = 0; i < acc.valid.size(); ++i)
-            if (acc.valid[i]) largest = std::max(largest, acc.value(i));
+        std::vector<double> largestOf(64, 0.0);
+        forCellChunks(acc.valid.size(), [&](std::size_t c, std::size_t begin, std::size_t end) {
+            double m = 0;
+            for (std::size_t i = begin; i < end; ++i)
+                if (acc.valid[i]) m = std::max(m, acc.value(i));
+            largestOf[c] = m;
+        });
+        largest = *std::max_element(largestOf.begin(), largestOf.end());
         if (!accumulation.empty()) {
             const double realNoData = -FLT_MAX;
             if (units == "area") {
                 // Area: the accumulation times one cell's area (the streams keep the threshold in cells).
                 const double cellArea = grid.frame.cellWidth() * grid.frame.cellHeight();
                 doubleCells.resize(acc.valid.size());
-                for (std::size_t i = 0; i < doubleCells.size(); ++i) doubleCells[i] = acc.valid[i] ? acc.value(i) * cellArea : realNoData;
+                forEachCell(doubleCells.size(), [&](std::size_t i) { doubleCells[i] = acc.valid[i] ? acc.value(i) * cellArea : realNoData; });
                 output(accumulation, grid.frame, doubleCells, io::RasterType::Float64, true, realNoData);
             } else if (acc.weighted() && precision == Precision::Float) {
                 floatCells.resize(acc.valid.size());
-                for (std::size_t i = 0; i < floatCells.size(); ++i) floatCells[i] = acc.valid[i] ? float(acc.sums[i]) : -FLT_MAX;
+                forEachCell(floatCells.size(), [&](std::size_t i) { floatCells[i] = acc.valid[i] ? float(acc.sums[i]) : -FLT_MAX; });
                 output(accumulation, grid.frame, floatCells, io::RasterType::Float32, true, realNoData);
             } else if (acc.weighted() || largest >= 2147483647.0) {
                 doubleCells.resize(acc.valid.size());
-                for (std::size_t i = 0; i < doubleCells.size(); ++i)
+                forEachCell(doubleCells.size(), [&](std::size_t i) {
                     doubleCells[i] = acc.valid[i] ? acc.value(i) : acc.weighted() ? realNoData : -1;
+                });
                 output(accumulation, grid.frame, doubleCells, io::RasterType::Float64, true, acc.weighted() ? realNoData : -1);
             } else {
-                countCells.resize(acc.valid.size());
-                for (std::size_t i = 0; i < countCells.size(); ++i) countCells[i] = acc.valid[i] ? std::int32_t(acc.counts[i]) : -1;
-                output(accumulation, grid.frame, countCells, io::RasterType::Int32, true, -1);
+                countValues.resize(acc.valid.size());
+                forEachCell(countValues.size(), [&](std::size_t i) { countValues[i] = acc.valid[i] ? std::int32_t(acc.counts[i]) : -1; });
+                output(accumulation, grid.frame, countValues, io::RasterType::Int32, true, -1);
             }
         }
         if (!streamsPath.empty()) {
-            streamBytes = dr::streams(acc, threshold);
-            for (auto x : streamBytes) streamCells += x == 1;
+            // dr::streams' rule, on all cores.
+            streamBytes.resize(acc.valid.size());
+            forEachCell(streamBytes.size(), [&](std::size_t i) {
+                streamBytes[i] = !acc.valid[i] ? 255 : acc.value(i) >= threshold ? 1 : 0;
+            });
+            streamCells = countCells(streamBytes.size(), [&](std::size_t i) { return streamBytes[i] == 1; });
             output(streamsPath, grid.frame, streamBytes, io::RasterType::Byte, true, 255);
         }
         clock.mark("accumulation and streams values");
     }
     if (!order.empty()) {
         orderBytes.resize(strahler.size());
-        for (std::size_t i = 0; i < orderBytes.size(); ++i) orderBytes[i] = grid.dir[i] == dr::kNoData ? 255 : std::uint8_t(strahler[i]);
+        forEachCell(orderBytes.size(), [&](std::size_t i) { orderBytes[i] = grid.dir[i] == dr::kNoData ? 255 : std::uint8_t(strahler[i]); });
         output(order, grid.frame, orderBytes, io::RasterType::Byte, true, 255);
     }
     output(basins, grid.frame, basinLabels, io::RasterType::Int32, true, -1);
@@ -475,8 +486,7 @@ int runDrainage(const std::vector<std::string>& args) {
     progress.finish();
     if (ctx) printProfile(*ctx, common);
 
-    std::size_t withData = 0;
-    for (std::size_t i = 0; i < input.size(); ++i) withData += !input.isNoData(i);
+    const std::size_t withData = countCells(input.size(), [&](std::size_t i) { return !input.isNoData(i); });
     clock.mark("count cells with data");
     if (common.profile) clock.print(std::cerr);
     std::cout << "drainage of " << (dem.empty() ? pointers : dem) << " (" << input.rows() << "x" << input.cols() << ", "
