@@ -250,6 +250,11 @@ __kernel void skel_collect(__global const uchar* img, __global uint* list, volat
 // one per subfield, each as long as the object has voxels of that subfield (their starts in
 // counters[SKEL_BUCKET_START + s]), so that a subfield's launch visits only its own voxels.
 //
+// Three schedules give the same skeleton (host/skeleton/subfields.cpp picks one from the device's
+// profile): per direction a walk and a launch per subfield; a walk, a first round over every
+// subfield and a one-work-group tail (skel_subfields_first, skel_subfields_tail); and, once the
+// active list is short, every pass still to come in one work-group (skel_thin_group).
+//
 // counters: the active list's length of direction step t in slot SKEL_ACTIVE + t % 3 and its border
 // buckets' in SKEL_BORDER + 8 * (t % 3) + s; step t fills the active slot of t + 1 and its own border
 // slots, and clears the slots step t + 1 fills next (each is then read by no launch still to come),
