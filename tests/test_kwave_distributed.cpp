@@ -308,6 +308,33 @@ TEST(KWaveDistributedRun, ASlabReadInputRunsAsTheWholeOne) {
     }
 }
 
+// The medium uploaded a plane per block ([kwave] medium_block_points = 1) gives the run of the
+// default blocks (the whole slab here) bit for bit, heterogeneous and in reduced-max storage.
+TEST(KWaveDistributedRun, MediumUploadedByBlocksRunsAsInOne) {
+    kwave::Simulation s = test::ballSimulation(16, 12, 11, 4);
+    test::makeHard(s);
+    for (const kwave::Storage storage : {kwave::Storage::Full, kwave::Storage::ReducedMax}) {
+        kwave::RunOptions opt;
+        opt.outputs = everyOutput();
+        opt.storage = storage;
+        kwave::Recording want, got;
+        {
+            dist::DistributedSolver solver(test::context(), s, opt);
+            solver.run();
+            want = solver.recording();
+        }
+        opt.profileKeys["medium_block_points"] = 1;
+        {
+            dist::DistributedSolver solver(test::context(), s, opt);
+            solver.run();
+            got = solver.recording();
+        }
+        if (dist::rank() != 0) continue;
+        ASSERT_EQ(got.data.size(), want.data.size());
+        for (const auto& [name, v] : want.data) EXPECT_EQ(got.data.at(name), v) << name << ", " << kwave::storageName(storage);
+    }
+}
+
 // The whole-grid datasets streamed to rank 0 a plane per rank and round (the output file's path): each
 // point put once, equal to the gathered recording's float values; the recording without them lacks
 // them and keeps the rest. Slabs of 11 planes (3-D) and 12 rows (2-D), uneven over 3 ranks.

@@ -88,9 +88,16 @@ PerfectlyMatchedLayer::PerfectlyMatchedLayer(const Simulation& sim) {
     }
 }
 
-MediumCoefficients::MediumCoefficients(const Simulation& sim, bool withTauAndEta) {
+MediumCoefficients::MediumCoefficients(const Simulation& sim, bool withTauAndEta)
+    : MediumCoefficients(sim, withTauAndEta, 0, sim.pointsHeld()) {}
+
+MediumCoefficients::MediumCoefficients(const Simulation& sim, bool withTauAndEta, std::size_t first, std::size_t count) {
     const Medium& m = sim.medium;
-    auto copy = [](const Field& f) { return std::vector<double>(f.values.begin(), f.values.end()); };
+    auto copy = [&](const Field& f) {
+        if (f.values.size() <= 1) return std::vector<double>(f.values.begin(), f.values.end());
+        const auto from = f.values.begin() + static_cast<std::ptrdiff_t>(first);
+        return std::vector<double>(from, from + static_cast<std::ptrdiff_t>(count));
+    };
     c2 = copy(m.c0);
     for (auto& c : c2) c *= c;
     rho0 = copy(m.rho0);
@@ -108,12 +115,12 @@ MediumCoefficients::MediumCoefficients(const Simulation& sim, bool withTauAndEta
         alpha2 = copy(m.alphaCoeff);
         for (auto& a : alpha2) a *= 2.0 * toNeper;
         if (!withTauAndEta) return;
-        const std::size_t n = (m.alphaCoeff.scalar() && m.c0.scalar()) ? 1 : sim.grid.size();
+        const std::size_t n = (m.alphaCoeff.scalar() && m.c0.scalar()) ? 1 : count;
         tau.resize(n);
         if (m.absorption == Absorption::PowerLaw) eta.resize(n);
         for (std::size_t i = 0; i < n; ++i) {
-            const double alpha2 = 2.0 * toNeper * m.alphaCoeff.at(i);
-            const double c = m.c0.at(i);
+            const double alpha2 = 2.0 * toNeper * m.alphaCoeff.at(first + i);
+            const double c = m.c0.at(first + i);
             tau[i] = -alpha2 * std::pow(c, y - 1.0);
             if (m.absorption == Absorption::PowerLaw) eta[i] = alpha2 * std::pow(c, y) * std::tan(M_PI_2 * y);
         }

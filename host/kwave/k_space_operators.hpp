@@ -44,6 +44,9 @@ struct MediumCoefficients {
     // only when `withTauAndEta`: the reference and the paths that store tau need them, the device
     // kernels that form them from 2 alpha and c do not.
     explicit MediumCoefficients(const Simulation& sim, bool withTauAndEta = true);
+    // Points [first, first + count) of the grid fields only (homogeneous ones keep their one value):
+    // a block at a time, so that the host holds a block's coefficients rather than the grid's.
+    MediumCoefficients(const Simulation& sim, bool withTauAndEta, std::size_t first, std::size_t count);
 };
 
 }  // namespace portacl::kwave

@@ -212,28 +212,74 @@ struct DistributedSolver::Impl : StepKernels {
         return waveNumber(slotBegin[sl] + i, n[a], d[a]);
     }
 
+    // The medium's fields a block of planes at a time (the coefficients of each block, encoded and
+    // written at its offset), so that the host holds one block's coefficients in double rather than
+    // the slab's: a grid field's buffer holds the slab, a homogeneous one its one value. As
+    // DeviceFields: the reduced modes store c0 (not c^2) and 1/rho0_sg (not dt/rho0_sg).
+    void uploadMedium() {
+        const Medium& m = sim.medium;
+        const StoragePlan& st = storage;
+        const Simulation& ps = part.slab;
+        const bool withTau = m.absorption == Absorption::Stokes || st.storedOperators;  // absorbingField's needs
+        struct Part {
+            cl::Buffer* target;
+            StorageFormat format;
+            std::string what;
+            std::function<std::vector<double>(const MediumCoefficients&, std::size_t first, std::size_t count)> values;
+        };
+        std::vector<Part> parts;
+        parts.push_back({&c2, st.c2, "c0^2", [&](const MediumCoefficients& med, std::size_t first, std::size_t count) {
+                             if (st.c2 == StorageFormat::Element) return med.c2;
+                             const auto& c0 = ps.medium.c0.values;
+                             if (c0.size() == 1) return std::vector<double>{c0[0]};
+                             return std::vector<double>(c0.begin() + static_cast<std::ptrdiff_t>(first),
+                                                        c0.begin() + static_cast<std::ptrdiff_t>(first + count));
+                         }});
+        parts.push_back({&rho0, st.rho0, "rho0", [](const MediumCoefficients& med, std::size_t, std::size_t) { return med.rho0; }});
+        for (int a = 0; a < dims; ++a)
+            parts.push_back({&dtRho[a], st.dtRho, "dt/rho0_sg", [&, a](const MediumCoefficients& med, std::size_t, std::size_t) {
+                                 std::vector<double> v = med.dtRho0Sg[a];
+                                 if (st.dtRho != StorageFormat::Element)
+                                     for (auto& x : v) x /= sim.dt;
+                                 return v;
+                             }});
+        parts.push_back({&bOnA, st.bOnA, "BonA/(2 rho0)", [&](const MediumCoefficients& med, std::size_t, std::size_t) {
+                             std::vector<double> nonlinearity{0.0};
+                             if (m.nonlinear) {
+                                 nonlinearity.resize(std::max(med.bOnA.size(), med.rho0.size()));
+                                 for (std::size_t i = 0; i < nonlinearity.size(); ++i)
+                                     nonlinearity[i] = med.bOnA[med.bOnA.size() == 1 ? 0 : i] / (2.0 * med.rho0[med.rho0.size() == 1 ? 0 : i]);
+                             }
+                             return nonlinearity;
+                         }});
+        parts.push_back({&tau, st.tau, "absorption", [&](const MediumCoefficients& med, std::size_t, std::size_t) {
+                             return absorbingField(ps, med, st);
+                         }});
+        // [kwave] medium_block_points: points per block (4 M: about 32 MB for each double array).
+        const auto blockPoints = static_cast<std::size_t>(profileKey(ctx, opt, "medium_block_points", 1L << 22, 1, 1L << 40));
+        const std::size_t blockPlanes = std::max<std::size_t>(1, blockPoints / l.plane);
+        for (std::size_t from = 0; from < l.planes(); from += blockPlanes) {
+            const std::size_t first = from * l.plane, count = (std::min(l.planes(), from + blockPlanes) - from) * l.plane;
+            const MediumCoefficients med(ps, withTau, first, count);
+            for (Part& part : parts) {
+                const std::vector<unsigned char> bytes = encode(part.values(med, first, count), part.format, prec);
+                const bool homogeneous = bytes.size() == bytesPerElement(part.format, prec);  // one value (a block has 2 points or more)
+                if (from == 0) {
+                    const std::size_t size = homogeneous ? bytes.size() : nl * bytesPerElement(part.format, prec);
+                    deviceBytes += size;
+                    *part.target = ctx.buffer(std::max<std::size_t>(size, 8), part.what);
+                }
+                if (from == 0 || !homogeneous)
+                    ctx.write(*part.target, bytes.data(), bytes.size(), "upload " + part.what, homogeneous ? 0 : first * bytesPerElement(part.format, prec));
+            }
+        }
+    }
+
     void allocate() {
         const Medium& m = sim.medium;
-        const MediumCoefficients med(part.slab, m.absorption == Absorption::Stokes || storage.storedOperators);  // absorbingField's needs
-        const PerfectlyMatchedLayer layer(sim);
-        // As DeviceFields: the reduced modes store c0 (not c^2) and 1/rho0_sg (not dt/rho0_sg).
         const StoragePlan& st = storage;
-        c2 = upload(st.c2 != StorageFormat::Element ? encode(toDouble(part.slab.medium.c0.values), st.c2, prec) : reals(med.c2), "c0^2");
-        rho0 = upload(encode(med.rho0, st.rho0, prec), "rho0");
-        for (int a = 0; a < dims; ++a) {
-            std::vector<double> v = med.dtRho0Sg[a];
-            if (st.dtRho != StorageFormat::Element)
-                for (auto& x : v) x /= sim.dt;
-            dtRho[a] = upload(encode(v, st.dtRho, prec), "dt/rho0_sg");
-        }
-        std::vector<double> nonlinearity{0.0};
-        if (m.nonlinear) {
-            nonlinearity.resize(std::max(med.bOnA.size(), med.rho0.size()));
-            for (std::size_t i = 0; i < nonlinearity.size(); ++i)
-                nonlinearity[i] = med.bOnA[med.bOnA.size() == 1 ? 0 : i] / (2.0 * med.rho0[med.rho0.size() == 1 ? 0 : i]);
-        }
-        bOnA = upload(encode(nonlinearity, st.bOnA, prec), "BonA/(2 rho0)");
-        tau = upload(encode(absorbingField(part.slab, med, st), st.tau, prec), "absorption");
+        const PerfectlyMatchedLayer layer(sim);
+        uploadMedium();
         // The PML along the slab axis: this slab's planes of it.
         const int slabAxis = g.is3D() ? 2 : 1;
         for (int a = 0; a < 3; ++a) {
@@ -269,8 +315,9 @@ struct DistributedSolver::Impl : StepKernels {
         }
         kk = upload(reals(squares), "squared wavenumbers");
         // |k| at each point of this rank's transposed spectrum, for the operators stored per point.
-        std::vector<double> k(ns);
-        for (std::size_t i = 0; i < ns; ++i) {
+        const bool perPointOperators = storedKappa() || (storedNabla() && m.absorption == Absorption::PowerLaw) || additiveSource(sim);
+        std::vector<double> k(perPointOperators ? ns : 0);
+        for (std::size_t i = 0; i < k.size(); ++i) {
             const std::size_t x = i % slotLen[0], y = (i / slotLen[0]) % slotLen[1], z = i / (slotLen[0] * slotLen[1]);
             k[i] = std::sqrt(squares[x] + squares[slotLen[0] + y] + squares[slotLen[0] + slotLen[1] + z]);
         }
