@@ -11,7 +11,8 @@ SPEC of each, and U, the hardware units the row spans (GPUs, or whole CPUs; defa
 Workloads (the batch is made in a scratch folder):
   voronoi  the 24-model NMR ensemble 2JUY repeated --repeat times (24 x repeat frames), mixed precision
   filter   --images random 8-bit PNG images of --side^2 pixels, median:5 then sobel
-  lineal   --images random two-phase PNG images of --side^2 pixels (0/1, a third of them 1), the
+  lineal   --images random two-phase PNG images of --side^2 pixels (0/1, a third of them 1; at most
+           32 distinct, the rest links to them, as for the filter), the
            lineal path of phase 1 up to --max-length (the batch where a slow member's first item
            once held a GPU set: compare "gpu" with "gpu,pocl")
 
@@ -126,9 +127,16 @@ def measure(args, scratch):
         os.mkdir(images)
         os.mkdir(out)
         rng = random.Random(7)
+        # At most 32 distinct images, the rest links to them (as for the filter), each computed and
+        # written under its own name.
+        distinct = min(args.images, 32)
         for i in range(args.images):
-            pixels = bytes(1 if b < 85 else 0 for b in rng.randbytes(args.side * args.side))
-            write_png(os.path.join(images, f"m{i:04d}.png"), args.side, args.side, pixels)
+            path = os.path.join(images, f"m{i:04d}.png")
+            if i < distinct:
+                pixels = bytes(1 if b < 85 else 0 for b in rng.randbytes(args.side * args.side))
+                write_png(path, args.side, args.side, pixels)
+            else:
+                os.link(os.path.join(images, f"m{i % distinct:04d}.png"), path)
         command = ["lineal-path", images, "--phase", "1", "--max-length", str(args.max_length), "-o", out, "--format", "npy"]
         items = args.images
         what = f"lineal path (phase 1, up to {args.max_length}) of {items} random two-phase images of {args.side}x{args.side}"
