@@ -74,6 +74,19 @@ std::unique_ptr<Context> openContext(bool serial, const CommonOptions& common, s
     return ctx;
 }
 
+// With --profile, each stage of `clock` also shows the device time its kernels and transfers took
+// (the profiler's finished events; the queue is drained at each mark).
+void timeDevice(StageClock& clock, Context* ctx, const CommonOptions& common) {
+    if (!ctx || !common.profile) return;
+    clock.setDeviceClock([ctx] {
+        ctx->finish();
+        double seconds = 0;
+        for (const auto& row : ctx->profiler().summary())
+            if (row.kind != EventKind::Marker) seconds += row.totalSeconds;
+        return seconds;
+    });
+}
+
 // Fills the DEM's depressions, on the device or (no context: --serial) by Priority-Flood, and says so
 // as step `step` of the progress.
 void fillDepressionsOf(io::Raster& dem, Context* ctx, Precision precision, Progress& progress, int step, const dr::Tiling& tiling = {}) {
@@ -97,6 +110,7 @@ int runDinf(const std::string& dem, const std::string& filled, const std::string
     std::string where;
     const std::unique_ptr<Context> ctx = openContext(serial, common, where);
     clock.mark("open device");
+    timeDevice(clock, ctx.get(), common);
     if (fill) {
         fillDepressionsOf(input, ctx.get(), precision, progress, ++done, tiling);
         clock.mark("fill");
@@ -280,6 +294,7 @@ int runDrainage(const std::vector<std::string>& args) {
     std::string where;
     const std::unique_ptr<Context> ctx = openContext(serial, common, where);
     clock.mark("open device");
+    timeDevice(clock, ctx.get(), common);
     dr::AccumulationOptions accOpt;
     accOpt.includeSelf = !excludeSelf;
     accOpt.edgeContamination = contamination;

@@ -236,6 +236,8 @@ def pipeline(a, work):
     print(f"portacl drainage (fill, flats, D8, accumulation, streams, watersheds; reading and writing every grid): "
           f"the whole process {ours_s:.2f} s ({wb_total / ours_s:.1f}x WhiteboxTools' speed), its kernels "
           f"{kernels_s * 1e3:.1f} ms ({wb_total / kernels_s:.2f}x); {pc_streams} stream cells")
+    if "Stages" in profile:  # where the whole process's time went, from the --profile run
+        print(profile[profile.index("Stages"):].rstrip())
     return 0
 
 
