@@ -5,11 +5,13 @@
 // fixed order in float and in double, so the tolerance is zero); the slides' iterative push and pull
 // give the same counts; rasters keep NoData, geotransform and coordinate system; the network's lines
 // read back from a GeoPackage and a Shapefile; the pipeline that keeps the grids on the device equals
-// the references step by step; D∞ angles on planes are the planes' own and its
+// the references step by step; a folder of DEMs on two contexts equals each DEM run alone; D∞ angles
+// on planes are the planes' own and its
 // accumulation conserves the flow; bad input is one sentence naming the file and the cell.
 #include <gtest/gtest.h>
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cfloat>
@@ -854,6 +856,48 @@ TEST(DrainageCli, LoganAreaAndOneLineRefusals) {
     EXPECT_EQ(names, (std::vector<std::string>{"ad8.tif", "area.tif", "err.txt", "out.txt"}));  // no x.tif, no temporaries
     for (const auto& name : names) std::remove((dir + "/" + name).c_str());
     rmdir(dir.c_str());
+}
+
+// A folder of DEMs is a batch over two contexts: each DEM's rasters are those of its own run on one
+// device, and a DEM that cannot be read fails alone, in one sentence, the others written.
+TEST(DrainageCli, AFolderOfDemsOnTwoContextsEqualsEachDemAlone) {
+    char tmpl[] = "/tmp/portacl-drainage-batch-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    const std::string dir = tmpl;
+    for (const char* sub : {"dems", "dir", "acc", "streams", "alone"}) mkdir((dir + "/" + sub).c_str(), 0755);
+    for (int k = 0; k < 3; ++k) {
+        const Raster dem = portacl::test::withGeoTransform(portacl::test::randomDem(21 + 9 * k, 17 + 6 * k, 40u + k, k == 1));
+        portacl::io::writeRaster(dir + "/dems/dem" + std::to_string(k) + ".tif", dem.frame, dem.values, portacl::io::RasterType::Float64,
+                                 dem.hasNoData, dem.noData);
+    }
+    auto run = [&](const std::string& args) {
+        const int raw = std::system((std::string(PORTACL_CLI_PATH) + " drainage " + args + " >" + dir + "/out.txt 2>" + dir + "/err.txt").c_str());
+        std::ifstream err(dir + "/err.txt");
+        return std::make_pair(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, std::string(std::istreambuf_iterator<char>(err), {}));
+    };
+    const std::string outputs = " --fill --flats --threshold 6 --directions " + dir + "/dir --accumulation " + dir + "/acc --streams " + dir + "/streams";
+    auto r = run(dir + "/dems" + outputs + " --device 'pocl*2'");
+    ASSERT_EQ(r.first, 0) << r.second;
+    EXPECT_NE(r.second.find("3 items"), std::string::npos) << r.second;
+    for (int k = 0; k < 3; ++k) {
+        const std::string name = "dem" + std::to_string(k) + ".tif", a = dir + "/alone/" + std::to_string(k);
+        r = run(dir + "/dems/" + name + " --fill --flats --threshold 6 --directions " + a + "dir.tif --accumulation " + a + "acc.tif --streams " + a +
+                "streams.tif --device pocl");
+        ASSERT_EQ(r.first, 0) << r.second;
+        for (const std::string what : {"dir", "acc", "streams"}) {
+            const Raster batch = portacl::io::readRaster(dir + "/" + what + "/" + name), alone = portacl::io::readRaster(a + what + ".tif");
+            EXPECT_EQ(batch.values, alone.values) << what << " of " << name;
+            EXPECT_EQ(batch.type, alone.type) << what << " of " << name;
+            EXPECT_EQ(batch.frame.geoTransform, alone.frame.geoTransform) << what << " of " << name;
+        }
+    }
+    // A DEM that cannot be read: the others are written, and one sentence names it.
+    std::ofstream(dir + "/dems/dem9.tif") << "not a raster\n";
+    r = run(dir + "/dems" + outputs + " --device 'pocl*2'");
+    EXPECT_EQ(r.first, 1);
+    EXPECT_NE(r.second.find("1 of 4 DEMs failed, the first '" + dir + "/dems/dem9.tif'"), std::string::npos) << r.second;
+    const std::string removeAll = "rm -rf '" + dir + "'";
+    EXPECT_EQ(std::system(removeAll.c_str()), 0);
 }
 
 TEST(DrainageBadInput, OneSentenceNamingTheFileAndTheCell) {

@@ -1,13 +1,21 @@
 // portacl drainage: D8 directions and flow accumulation of a DEM (or of a pointer grid), streams by
-// threshold; every output a raster with the input's geotransform, coordinate system and NoData.
+// threshold; every output a raster with the input's geotransform, coordinate system and NoData. A
+// folder of DEMs (tiles, each its own DEM) is a batch over the devices.
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <functional>
 #include <iostream>
+#include <memory>
+#include <set>
+#include <sstream>
 #include <type_traits>
 
+#include "batch.hpp"
 #include "command.hpp"
+#include "file_batch.hpp"
 #include "portacl/drainage.hpp"
 #include "portacl/io/raster.hpp"
 #include "portacl/io/vector_lines.hpp"
@@ -21,6 +29,7 @@ namespace portacl::cli {
 namespace {
 
 namespace dr = portacl::drainage;
+namespace fs = std::filesystem;
 
 void checkRasterOutput(const std::string& path, const std::vector<std::string>& inputs, const std::string& option) {
     if (path.empty()) return;
@@ -168,17 +177,399 @@ int runDinf(const std::string& dem, const std::string& filled, const std::string
     return 0;
 }
 
+// Everything a D8 run reads and writes, every option already checked (an empty path is not written).
+struct D8Job {
+    std::string dem, pointers, weightsPath;
+    std::string filled, directions, accumulation, streamsPath, order, basins, network, picture;
+    std::string units = "cells";
+    std::vector<std::string> outletText;
+    dr::Encoding enc = dr::Encoding::Esri;
+    bool fill = false, flats = false, excludeSelf = false, contamination = false, thresholdGiven = false;
+    double threshold = 0;
+    Precision precision = Precision::Double;
+    dr::Tiling tiling;
+    io::RasterCompression compression = io::RasterCompression::Deflate;
+};
+
+// What a D8 run computed, kept until its outputs are written.
+struct D8State {
+    io::Raster input, weights;
+    dr::DirectionGrid grid;
+    std::vector<std::size_t> outlets;
+    dr::Accumulation acc;
+    std::vector<int> strahler;
+    int highestOrder = 0;
+    std::vector<std::int32_t> basinLabels;
+    std::int32_t basinCount = 0;
+    bool wantAcc = false, wantOrder = false;
+};
+
+// One D8 run: reads the grid, computes on the context `open` gives (null: the serial reference; it
+// also says in `where` what the run is on), and returns the step that writes every output and gives
+// the summary for standard output. `progress` and `clock` (null in a batch) follow the steps.
+std::function<std::string()> runD8(const D8Job& job, const std::function<Context*(std::string& where)>& open, Progress* progress,
+                                   StageClock* clock) {
+    const std::string &dem = job.dem, &pointers = job.pointers, &weightsPath = job.weightsPath, &filled = job.filled,
+                      &directions = job.directions, &accumulation = job.accumulation, &streamsPath = job.streamsPath, &order = job.order, &basins = job.basins,
+                      &network = job.network, &picture = job.picture;
+    const dr::Encoding enc = job.enc;
+    const bool fill = job.fill, flats = job.flats, excludeSelf = job.excludeSelf, contamination = job.contamination;
+    const double threshold = job.threshold;
+    const Precision precision = job.precision;
+    const dr::Tiling& tiling = job.tiling;
+    const std::vector<std::string>& outletText = job.outletText;
+    const bool wantOrder = !order.empty() || !network.empty();
+    const bool wantAcc = !accumulation.empty() || !streamsPath.empty() || wantOrder || (!picture.empty() && job.thresholdGiven);
+    const bool wantDirections = !dem.empty() && (!directions.empty() || wantAcc || !basins.empty());
+    auto st = std::make_shared<D8State>();
+    st->wantAcc = wantAcc, st->wantOrder = wantOrder;
+    int done = 0;
+    auto step = [&](const char* what) {
+        ++done;
+        if (progress) progress->update(std::uint64_t(done), what);
+    };
+    auto mark = [&](const std::string& stage) {
+        if (clock) clock->mark(stage);
+    };
+    io::Raster& input = st->input;
+    {
+        PhaseScope reading(BatchPhase::Read);  // a batch member's time reading (nothing outside a batch)
+        input = io::readRaster(dem.empty() ? pointers : dem);
+        mark("read " + std::string(dem.empty() ? "pointers" : "DEM"));
+        st->weights = readWeights(weightsPath, input, dem.empty() ? "pointer grid" : "DEM");
+    }
+    const io::Raster& weights = st->weights;
+    if (!weightsPath.empty()) mark("read weights");
+    dr::DirectionGrid& grid = st->grid;
+    if (dem.empty()) grid = dr::decodeDirections(input, enc);
+    else dr::validateDem(input);
+    st->outlets = outletCells(outletText, input);
+    const std::vector<std::size_t>& outlets = st->outlets;
+    mark(dem.empty() ? "decode pointers" : "check DEM");
+    step("read");
+
+    std::string where;
+    Context* ctx = open(where);
+    const bool serial = ctx == nullptr;
+    mark("open device");
+    dr::AccumulationOptions accOpt;
+    accOpt.includeSelf = !excludeSelf;
+    accOpt.edgeContamination = contamination;
+    accOpt.precision = precision;
+    if (!weightsPath.empty()) accOpt.weights = &weights.values;
+    accOpt.tiling = tiling;
+    dr::Accumulation& acc = st->acc;
+    std::vector<int>& strahler = st->strahler;
+    int& highestOrder = st->highestOrder;
+    std::vector<std::int32_t>& basinLabels = st->basinLabels;
+    std::int32_t& basinCount = st->basinCount;
+    if (ctx && !dem.empty() && dr::Pipeline::fits(*ctx, input.frame, precision, tiling, !weightsPath.empty())) {
+        // One piece: the grids stay on the device between the steps; only the outputs come back.
+        auto pipe = std::make_unique<dr::Pipeline>(*ctx, input, precision);
+        if (fill) {
+            pipe->fillDepressions();
+            step("filled");
+            mark("fill");
+        }
+        if (wantDirections) {
+            pipe->d8Directions();
+            step("directions");
+            mark("directions");
+            if (flats) {
+                pipe->resolveFlats();
+                step("flats");
+                mark("flats");
+            }
+            if (!directions.empty() || wantOrder) {
+                grid = pipe->directions();
+                mark("download directions");
+            } else {
+                grid.frame = input.frame;
+                grid.source = input.path;
+            }
+        }
+        if (wantAcc) {
+            acc = pipe->accumulate(accOpt);
+            step("accumulation");
+            mark("accumulation");
+        }
+        if (wantOrder) {
+            strahler = pipe->strahlerOrder(dr::streams(acc, threshold));
+            step("Strahler order");
+            mark("Strahler order");
+        }
+        if (!basins.empty()) {
+            basinLabels = pipe->watersheds(outlets);
+            step("watersheds");
+            mark("watersheds");
+        }
+        if (fill && (!filled.empty() || !picture.empty())) {
+            io::Raster surface = pipe->heights();
+            pipe.reset();
+            input = std::move(surface);
+            mark("download filled DEM");
+        }
+    } else {
+        if (fill) {
+            input = ctx ? dr::fillDepressions(*ctx, input, precision, tiling) : dr::fillDepressionsReference(input, precision);
+            step("filled");
+            mark("fill");
+        }
+        if (wantDirections) {
+            grid = serial ? dr::d8DirectionsReference(input, precision) : dr::d8Directions(*ctx, input, precision, tiling);
+            step("directions");
+            mark("directions");
+            if (flats) {
+                grid = serial ? dr::resolveFlatsReference(input, grid, precision) : dr::resolveFlats(*ctx, input, grid, precision, tiling);
+                step("flats");
+                mark("flats");
+            }
+        }
+        if (wantAcc) {
+            acc = serial ? dr::accumulateReference(grid, accOpt) : dr::accumulate(*ctx, grid, accOpt);
+            step("accumulation");
+            mark("accumulation");
+        }
+        if (wantOrder) {
+            const auto s = dr::streams(acc, threshold);
+            strahler = serial ? dr::strahlerOrderReference(grid, s) : dr::strahlerOrder(*ctx, grid, s, tiling);
+            step("Strahler order");
+            mark("Strahler order");
+        }
+        if (!basins.empty()) {
+            basinLabels = serial ? dr::watershedsReference(grid, outlets) : dr::watersheds(*ctx, grid, outlets, tiling);
+            step("watersheds");
+            mark("watersheds");
+        }
+    }
+    for (auto v : strahler) highestOrder = std::max(highestOrder, v);
+    for (auto v : basinLabels) basinCount = std::max(basinCount, v);
+
+    // The outputs, written when the caller commits the run (the first copy of a batch's item to finish).
+    return [st, job, where, clock]() -> std::string {
+        D8State& s = *st;
+        const std::string &dem = job.dem, &pointers = job.pointers, &filled = job.filled, &directions = job.directions,
+                          &accumulation = job.accumulation, &streamsPath = job.streamsPath, &order = job.order, &basins = job.basins,
+                          &network = job.network, &picture = job.picture, &units = job.units;
+        const dr::Encoding enc = job.enc;
+        const double threshold = job.threshold;
+        const Precision precision = job.precision;
+        const io::RasterCompression compression = job.compression;
+        const io::Raster& input = s.input;
+        const dr::DirectionGrid& grid = s.grid;
+        const dr::Accumulation& acc = s.acc;
+        const std::vector<int>& strahler = s.strahler;
+        const std::vector<std::int32_t>& basinLabels = s.basinLabels;
+        const std::vector<std::size_t>& outlets = s.outlets;
+        const bool wantAcc = s.wantAcc, wantOrder = s.wantOrder;
+        const int highestOrder = s.highestOrder;
+        const std::int32_t basinCount = s.basinCount;
+        auto mark = [&](const std::string& stage) {
+            if (clock) clock->mark(stage);
+        };
+        std::ostringstream os;
+        // Every grid in the type it is written in (no wider copy), then all of them written at once.
+        std::vector<io::RasterOutput> rasters;
+        auto output = [&](const std::string& path, const io::RasterFrame& frame, io::RasterCells cells, io::RasterType type,
+                          bool hasNoData, double noData) {
+            if (!path.empty()) rasters.push_back({path, &frame, cells, type, hasNoData, noData});
+        };
+        output(filled, input.frame, input.values, input.type, input.hasNoData, input.noData);  // DEM heights: its type holds them
+        std::vector<std::uint8_t> directionBytes;
+        std::vector<std::int16_t> directionShorts;
+        if (!directions.empty()) {
+            // The encoding's code of each direction byte, looked up.
+            const bool taudem = enc == dr::Encoding::TauDem;
+            const int noDataCode = taudem ? -32768 : 255;
+            int code[256];
+            for (int d = 0; d < 256; ++d) code[d] = d == dr::kNoData ? noDataCode : d <= dr::kNoFlow ? dr::encodeDirection(std::uint8_t(d), enc) : noDataCode;
+            auto encode = [&](auto& out) {
+                out.resize(grid.dir.size());
+                forEachCell(out.size(), [&](std::size_t i) { out[i] = static_cast<std::remove_reference_t<decltype(out[0])>>(code[grid.dir[i]]); });
+            };
+            if (taudem) {
+                encode(directionShorts);
+                output(directions, grid.frame, directionShorts, io::RasterType::Int16, true, noDataCode);
+            } else {
+                encode(directionBytes);
+                output(directions, grid.frame, directionBytes, io::RasterType::Byte, true, noDataCode);
+            }
+            mark("encode directions");
+        }
+        double largest = 0;
+        std::size_t streamCells = 0;
+        std::vector<std::int32_t> countValues;
+        std::vector<float> floatCells;
+        std::vector<double> doubleCells;
+        std::vector<std::uint8_t> streamBytes, orderBytes;
+        if (wantAcc) {
+            std::vector<double> largestOf(64, 0.0);
+            forCellChunks(acc.valid.size(), [&](std::size_t c, std::size_t begin, std::size_t end) {
+                double m = 0;
+                for (std::size_t i = begin; i < end; ++i)
+                    if (acc.valid[i]) m = std::max(m, acc.value(i));
+                largestOf[c] = m;
+            });
+            largest = *std::max_element(largestOf.begin(), largestOf.end());
+            if (!accumulation.empty()) {
+                const double realNoData = -FLT_MAX;
+                if (units == "area") {
+                    // Area: the accumulation times one cell's area (the streams keep the threshold in cells).
+                    const double cellArea = grid.frame.cellWidth() * grid.frame.cellHeight();
+                    doubleCells.resize(acc.valid.size());
+                    forEachCell(doubleCells.size(), [&](std::size_t i) { doubleCells[i] = acc.valid[i] ? acc.value(i) * cellArea : realNoData; });
+                    output(accumulation, grid.frame, doubleCells, io::RasterType::Float64, true, realNoData);
+                } else if (acc.weighted() && precision == Precision::Float) {
+                    floatCells.resize(acc.valid.size());
+                    forEachCell(floatCells.size(), [&](std::size_t i) { floatCells[i] = acc.valid[i] ? float(acc.sums[i]) : -FLT_MAX; });
+                    output(accumulation, grid.frame, floatCells, io::RasterType::Float32, true, realNoData);
+                } else if (acc.weighted() || largest >= 2147483647.0) {
+                    doubleCells.resize(acc.valid.size());
+                    forEachCell(doubleCells.size(), [&](std::size_t i) {
+                        doubleCells[i] = acc.valid[i] ? acc.value(i) : acc.weighted() ? realNoData : -1;
+                    });
+                    output(accumulation, grid.frame, doubleCells, io::RasterType::Float64, true, acc.weighted() ? realNoData : -1);
+                } else {
+                    countValues.resize(acc.valid.size());
+                    forEachCell(countValues.size(), [&](std::size_t i) { countValues[i] = acc.valid[i] ? std::int32_t(acc.counts[i]) : -1; });
+                    output(accumulation, grid.frame, countValues, io::RasterType::Int32, true, -1);
+                }
+            }
+            if (!streamsPath.empty()) {
+                // dr::streams' rule, on all cores.
+                streamBytes.resize(acc.valid.size());
+                forEachCell(streamBytes.size(), [&](std::size_t i) {
+                    streamBytes[i] = !acc.valid[i] ? 255 : acc.value(i) >= threshold ? 1 : 0;
+                });
+                streamCells = countCells(streamBytes.size(), [&](std::size_t i) { return streamBytes[i] == 1; });
+                output(streamsPath, grid.frame, streamBytes, io::RasterType::Byte, true, 255);
+            }
+            mark("accumulation and streams values");
+        }
+        if (!order.empty()) {
+            orderBytes.resize(strahler.size());
+            forEachCell(orderBytes.size(), [&](std::size_t i) { orderBytes[i] = grid.dir[i] == dr::kNoData ? 255 : std::uint8_t(strahler[i]); });
+            output(order, grid.frame, orderBytes, io::RasterType::Byte, true, 255);
+        }
+        output(basins, grid.frame, basinLabels, io::RasterType::Int32, true, -1);
+        io::writeRasters(rasters, compression);
+        mark("write rasters");
+        std::size_t linkCount = 0;
+        if (!network.empty()) {
+            const auto links = dr::streamLinks(grid, dr::streams(acc, threshold), strahler);
+            const auto& gt = grid.frame.geoTransform;
+            std::vector<io::LineFeature> lines;
+            for (const auto& link : links) {
+                io::LineFeature f;
+                double length = 0;
+                for (std::size_t cell : link.cells) {
+                    const double r = double(cell / std::size_t(grid.frame.cols)) + 0.5, c = double(cell % std::size_t(grid.frame.cols)) + 0.5;
+                    const double x = gt[0] + c * gt[1] + r * gt[2], y = gt[3] + c * gt[4] + r * gt[5];
+                    if (!f.points.empty()) length += std::hypot(x - f.points.back().first, y - f.points.back().second);
+                    f.points.emplace_back(x, y);
+                }
+                f.integers = {link.id, link.downstream, link.order, std::int64_t(link.cells.size())};
+                f.reals = {length};
+                lines.push_back(std::move(f));
+            }
+            io::writeLines(network, grid.frame.crsWkt, "streams", {"link", "downstream", "strahler", "cells"}, {"length"}, lines);
+            linkCount = links.size();
+        }
+        if (!picture.empty())
+            io::writeImage(picture, dr::drainagePicture(input, wantAcc ? dr::streams(acc, threshold) : std::vector<std::uint8_t>{}));
+        if (!network.empty() || !picture.empty()) mark("write network and picture");
+
+        const std::size_t withData = countCells(input.size(), [&](std::size_t i) { return !input.isNoData(i); });
+        mark("count cells with data");
+        os << "drainage of " << (dem.empty() ? pointers : dem) << " (" << input.rows() << "x" << input.cols() << ", "
+                  << withData << " cells with data) on " << where << "\n";
+        if (wantAcc) os << "largest accumulation " << largest << (acc.weighted() ? "" : " cells") << "\n";
+        if (!streamsPath.empty()) os << streamCells << " stream cells at threshold " << threshold << "\n";
+        if (wantOrder) os << "highest Strahler order " << highestOrder << "\n";
+        if (!network.empty()) os << linkCount << " stream links\n";
+        if (!basins.empty()) {
+            if (outlets.empty()) os << basinCount << " basins\n";
+            else os << "basins of " << outlets.size() << " outlets\n";
+        }
+        return os.str();
+    };
+}
+
+// Several DEMs (a folder of them, sorted by name, or the files named), each an item of a batch over
+// the devices --device names: every output option names a folder, which gets <the DEM's name>.tif
+// (.gpkg for --network, .png for --picture); each DEM's outputs are written when it is done, and its
+// summary lines come out in input order.
+int runD8Batch(const D8Job& shared, const std::vector<std::string>& named, bool serial, const CommonOptions& common,
+               const BatchCliOptions& batch) {
+    std::vector<std::string> extensions;
+    std::string kinds;
+    for (const auto& e : io::rasterOutputExtensions()) {
+        extensions.push_back("." + e);
+        kinds += (kinds.empty() ? "" : ", ") + extensions.back();
+    }
+    const std::vector<std::string> inputs = listBatchInputs(named, extensions, "DEM file (" + kinds + ")");
+    // Each option's folder, and what it gets for a DEM.
+    struct Folder {
+        const char* option;
+        const std::string* folder;
+        std::string D8Job::*path;
+        const char* ext;
+    };
+    const Folder all[] = {{"--filled", &shared.filled, &D8Job::filled, "tif"},           {"--directions", &shared.directions, &D8Job::directions, "tif"},
+                          {"--accumulation", &shared.accumulation, &D8Job::accumulation, "tif"}, {"--streams", &shared.streamsPath, &D8Job::streamsPath, "tif"},
+                          {"--order", &shared.order, &D8Job::order, "tif"},              {"--watersheds", &shared.basins, &D8Job::basins, "tif"},
+                          {"--network", &shared.network, &D8Job::network, "gpkg"},       {"--picture", &shared.picture, &D8Job::picture, "png"}};
+    std::vector<std::string> outputs;
+    std::set<std::string> seen;
+    for (const Folder& f : all) {
+        if (f.folder->empty()) continue;
+        if (!fs::is_directory(*f.folder))
+            throw Error("with several DEMs, " + std::string(f.option) + " names an existing folder for the outputs ('" + *f.folder + "' is none)");
+        for (const auto& in : inputs) {
+            const std::string out = batchOutputPath(*f.folder, in, f.ext);
+            checkOutputPath(out, inputs, f.option);
+            if (!seen.insert(fs::weakly_canonical(out).string()).second)
+                throw Error("two outputs would both be '" + out + "' (two DEMs of one name, or two options naming one folder); rename one");
+            outputs.push_back(out);
+        }
+    }
+    FileBatch fb;
+    fb.items = inputs.size();
+    fb.itemName = [&](std::size_t i) { return "'" + inputs[i] + "'"; };
+    fb.noun = "DEMs";
+    fb.precision = shared.precision;
+    fb.serial = serial;
+    fb.outputs = outputs;
+    fb.compute = [&](Context* ctx, std::size_t i) -> std::function<std::string()> {
+        D8Job job = shared;
+        job.dem = inputs[i];
+        for (const Folder& f : all)
+            if (!f.folder->empty()) job.*f.path = batchOutputPath(*f.folder, inputs[i], f.ext);
+        return runD8(job, [ctx](std::string& where) {
+            where = ctx ? ctx->device().label() : "serial reference";
+            return ctx;
+        }, nullptr, nullptr);
+    };
+    const auto lines = runFileBatch(fb, common, batch);
+    if (lines)
+        for (const auto& l : *lines) std::cout << l;
+    return 0;
+}
+
 int runDrainage(const std::vector<std::string>& args) {
     po::options_description desc("portacl drainage options");
     CommonOptions common;
     common.precision = "double";
     common.add(desc);
+    BatchCliOptions batch;
+    batch.add(desc);
     std::string order, basins, picture, network, units = "cells", method = "d8";
-    std::vector<std::string> outletText;
+    std::vector<std::string> outletText, dems;
     std::string dem, pointers, filled, directions, accumulation, streamsPath, encoding = "esri", weightsPath, tileText, compressText = "deflate";
     double threshold = 0;
     bool serial = false, contamination = false, excludeSelf = false, fill = false, flats = false;
-    desc.add_options()("dem", po::value(&dem), "the DEM (GeoTIFF, ESRI ASCII grid, anything GDAL reads)")(
+    desc.add_options()("dem", po::value(&dems)->composing(),
+                       "the DEM (GeoTIFF, ESRI ASCII grid, anything GDAL reads); several, or a folder of them: a batch over the devices, each output option naming a folder")(
         "pointers", po::value(&pointers), "start from this D8 direction grid (in --encoding) instead of a DEM")(
         "fill", po::bool_switch(&fill), "fill the DEM's depressions before the directions (Priority-Flood's surface)")(
         "filled", po::value(&filled), "write the filled DEM here (implies --fill)")(
@@ -206,7 +597,7 @@ int runDrainage(const std::vector<std::string>& args) {
         "compress", po::value(&compressText), "how GeoTIFF outputs are compressed: deflate (default), zstd, lzw or none")(
         "serial", po::bool_switch(&serial), "use the serial C++ reference instead of the device");
     po::positional_options_description pos;
-    pos.add("dem", 1);
+    pos.add("dem", -1);
     po::variables_map vm;
     const std::string usage =
         "usage: portacl drainage DEM [--fill] [--filled F] [--flats] [--directions D] [--accumulation A] [--streams S --threshold T]\n"
@@ -216,6 +607,15 @@ int runDrainage(const std::vector<std::string>& args) {
         "       portacl drainage DEM --method dinf [--fill] [--filled F] [--directions D] [--accumulation A] [--weights W]";
     if (!parseArgs(args, desc, pos, vm, usage, common.help)) return 0;
 
+    // Several DEMs (or a folder): a batch, each output option a folder.
+    const bool batchInputs = dems.size() > 1 || (dems.size() == 1 && fs::is_directory(dems[0]));
+    if (dems.size() == 1 && !batchInputs) dem = dems[0];
+    if (batchInputs) {
+        if (!pointers.empty() || !weightsPath.empty() || !outletText.empty())
+            throw Error("--pointers, --weights and --outlets are for one grid; run a batch of DEMs without them");
+        if (method != "d8") throw Error("a batch of DEMs runs D8; run --method " + method + " on one DEM at a time");
+        dem = "batch";  // stands for the DEMs in the checks below
+    }
     // Everything that can be refused is refused before any work.
     if (dem.empty() == pointers.empty())
         throw Error(dem.empty() ? "give a DEM or --pointers P (a direction grid)" : "give either a DEM or --pointers, not both");
@@ -252,268 +652,56 @@ int runDrainage(const std::vector<std::string>& args) {
             if (given) throw Error(std::string(option) + " is for D8; --method dinf writes --filled, --directions and --accumulation");
     }
     const std::vector<std::string> inputs{dem, pointers, weightsPath};
-    checkRasterOutput(filled, inputs, "--filled");
-    checkRasterOutput(directions, inputs, "--directions");
-    checkRasterOutput(accumulation, inputs, "--accumulation");
-    checkRasterOutput(streamsPath, inputs, "--streams");
-    checkRasterOutput(order, inputs, "--order");
-    checkRasterOutput(basins, inputs, "--watersheds");
-    if (!network.empty()) {
-        checkOutputExtension(network, io::lineOutputExtensions(), "--network");
-        checkOutputPath(network, inputs, "--network");
+    if (!batchInputs) {
+        checkRasterOutput(filled, inputs, "--filled");
+        checkRasterOutput(directions, inputs, "--directions");
+        checkRasterOutput(accumulation, inputs, "--accumulation");
+        checkRasterOutput(streamsPath, inputs, "--streams");
+        checkRasterOutput(order, inputs, "--order");
+        checkRasterOutput(basins, inputs, "--watersheds");
+        if (!network.empty()) {
+            checkOutputExtension(network, io::lineOutputExtensions(), "--network");
+            checkOutputPath(network, inputs, "--network");
+        }
+        if (!picture.empty()) {
+            checkOutputExtension(picture, {"png"}, "--picture");
+            checkOutputPath(picture, inputs, "--picture");
+        }
+        checkDistinctOutputs({{"--network", network}, {"--picture", picture}, {"--order", order}, {"--watersheds", basins}, {"--filled", filled}, {"--directions", directions}, {"--accumulation", accumulation}, {"--streams", streamsPath}});
     }
-    if (!picture.empty()) {
-        checkOutputExtension(picture, {"png"}, "--picture");
-        checkOutputPath(picture, inputs, "--picture");
-    }
-    checkDistinctOutputs({{"--network", network}, {"--picture", picture}, {"--order", order}, {"--watersheds", basins}, {"--filled", filled}, {"--directions", directions}, {"--accumulation", accumulation}, {"--streams", streamsPath}});
 
     if (dinf)
         return runDinf(dem, filled, directions, accumulation, weightsPath, units, fill, excludeSelf, serial, precision, tiling, compression,
                        common);
 
+    D8Job job;
+    job.dem = dem, job.pointers = pointers, job.weightsPath = weightsPath;
+    job.filled = filled, job.directions = directions, job.accumulation = accumulation, job.streamsPath = streamsPath;
+    job.order = order, job.basins = basins, job.network = network, job.picture = picture, job.units = units;
+    job.outletText = outletText, job.enc = enc, job.fill = fill, job.flats = flats, job.excludeSelf = excludeSelf;
+    job.contamination = contamination, job.thresholdGiven = vm.count("threshold") > 0, job.threshold = threshold;
+    job.precision = precision, job.tiling = tiling, job.compression = compression;
+    if (batchInputs) return runD8Batch(job, dems, serial, common, batch);
+
     const bool wantOrder = !order.empty() || !network.empty();
-    const bool wantAcc = !accumulation.empty() || !streamsPath.empty() || wantOrder || (!picture.empty() && vm.count("threshold"));
+    const bool wantAcc = !accumulation.empty() || !streamsPath.empty() || wantOrder || (!picture.empty() && job.thresholdGiven);
     const bool wantDirections = !dem.empty() && (!directions.empty() || wantAcc || !basins.empty());
     const int steps = 2 + (fill ? 1 : 0) + (wantDirections ? 1 : 0) + (wantDirections && flats ? 1 : 0) + (wantAcc ? 1 : 0) +
                       (wantOrder ? 1 : 0) + (basins.empty() ? 0 : 1);
     Progress progress("drainage", std::uint64_t(steps), "steps");
     StageClock clock;
-    int done = 0;
-    io::Raster input = io::readRaster(dem.empty() ? pointers : dem);
-    clock.mark("read " + std::string(dem.empty() ? "pointers" : "DEM"));
-    const io::Raster weights = readWeights(weightsPath, input, dem.empty() ? "pointer grid" : "DEM");
-    if (!weightsPath.empty()) clock.mark("read weights");
-    dr::DirectionGrid grid;
-    if (dem.empty()) grid = dr::decodeDirections(input, enc);
-    else dr::validateDem(input);
-    const std::vector<std::size_t> outlets = outletCells(outletText, input);
-    clock.mark(dem.empty() ? "decode pointers" : "check DEM");
-    progress.update(++done, "read");
-
-    std::string where;
-    const std::unique_ptr<Context> ctx = openContext(serial, common, where);
-    clock.mark("open device");
-    timeDevice(clock, ctx.get(), common);
-    dr::AccumulationOptions accOpt;
-    accOpt.includeSelf = !excludeSelf;
-    accOpt.edgeContamination = contamination;
-    accOpt.precision = precision;
-    if (!weightsPath.empty()) accOpt.weights = &weights.values;
-    accOpt.tiling = tiling;
-    dr::Accumulation acc;
-    std::vector<int> strahler;
-    int highestOrder = 0;
-    std::vector<std::int32_t> basinLabels;
-    std::int32_t basinCount = 0;
-    if (ctx && !dem.empty() && dr::Pipeline::fits(*ctx, input.frame, precision, tiling, !weightsPath.empty())) {
-        // One piece: the grids stay on the device between the steps; only the outputs come back.
-        auto pipe = std::make_unique<dr::Pipeline>(*ctx, input, precision);
-        if (fill) {
-            pipe->fillDepressions();
-            progress.update(std::uint64_t(++done), "filled");
-            clock.mark("fill");
-        }
-        if (wantDirections) {
-            pipe->d8Directions();
-            progress.update(++done, "directions");
-            clock.mark("directions");
-            if (flats) {
-                pipe->resolveFlats();
-                progress.update(++done, "flats");
-                clock.mark("flats");
-            }
-            if (!directions.empty() || wantOrder) {
-                grid = pipe->directions();
-                clock.mark("download directions");
-            } else {
-                grid.frame = input.frame;
-                grid.source = input.path;
-            }
-        }
-        if (wantAcc) {
-            acc = pipe->accumulate(accOpt);
-            progress.update(++done, "accumulation");
-            clock.mark("accumulation");
-        }
-        if (wantOrder) {
-            strahler = pipe->strahlerOrder(dr::streams(acc, threshold));
-            progress.update(++done, "Strahler order");
-            clock.mark("Strahler order");
-        }
-        if (!basins.empty()) {
-            basinLabels = pipe->watersheds(outlets);
-            progress.update(++done, "watersheds");
-            clock.mark("watersheds");
-        }
-        if (fill && (!filled.empty() || !picture.empty())) {
-            io::Raster surface = pipe->heights();
-            pipe.reset();
-            input = std::move(surface);
-            clock.mark("download filled DEM");
-        }
-    } else {
-        if (fill) {
-            fillDepressionsOf(input, ctx.get(), precision, progress, ++done, tiling);
-            clock.mark("fill");
-        }
-        if (wantDirections) {
-            grid = serial ? dr::d8DirectionsReference(input, precision) : dr::d8Directions(*ctx, input, precision, tiling);
-            progress.update(++done, "directions");
-            clock.mark("directions");
-            if (flats) {
-                grid = serial ? dr::resolveFlatsReference(input, grid, precision) : dr::resolveFlats(*ctx, input, grid, precision, tiling);
-                progress.update(++done, "flats");
-                clock.mark("flats");
-            }
-        }
-        if (wantAcc) {
-            acc = serial ? dr::accumulateReference(grid, accOpt) : dr::accumulate(*ctx, grid, accOpt);
-            progress.update(++done, "accumulation");
-            clock.mark("accumulation");
-        }
-        if (wantOrder) {
-            const auto s = dr::streams(acc, threshold);
-            strahler = serial ? dr::strahlerOrderReference(grid, s) : dr::strahlerOrder(*ctx, grid, s, tiling);
-            progress.update(++done, "Strahler order");
-            clock.mark("Strahler order");
-        }
-        if (!basins.empty()) {
-            basinLabels = serial ? dr::watershedsReference(grid, outlets) : dr::watersheds(*ctx, grid, outlets, tiling);
-            progress.update(++done, "watersheds");
-            clock.mark("watersheds");
-        }
-    }
-    for (auto v : strahler) highestOrder = std::max(highestOrder, v);
-    for (auto v : basinLabels) basinCount = std::max(basinCount, v);
-
-    // Every grid in the type it is written in (no wider copy), then all of them written at once.
-    std::vector<io::RasterOutput> rasters;
-    auto output = [&](const std::string& path, const io::RasterFrame& frame, io::RasterCells cells, io::RasterType type,
-                      bool hasNoData, double noData) {
-        if (!path.empty()) rasters.push_back({path, &frame, cells, type, hasNoData, noData});
-    };
-    output(filled, input.frame, input.values, input.type, input.hasNoData, input.noData);  // DEM heights: its type holds them
-    std::vector<std::uint8_t> directionBytes;
-    std::vector<std::int16_t> directionShorts;
-    if (!directions.empty()) {
-        // The encoding's code of each direction byte, looked up.
-        const bool taudem = enc == dr::Encoding::TauDem;
-        const int noDataCode = taudem ? -32768 : 255;
-        int code[256];
-        for (int d = 0; d < 256; ++d) code[d] = d == dr::kNoData ? noDataCode : d <= dr::kNoFlow ? dr::encodeDirection(std::uint8_t(d), enc) : noDataCode;
-        auto encode = [&](auto& out) {
-            out.resize(grid.dir.size());
-            forEachCell(out.size(), [&](std::size_t i) { out[i] = static_cast<std::remove_reference_t<decltype(out[0])>>(code[grid.dir[i]]); });
-        };
-        if (taudem) {
-            encode(directionShorts);
-            output(directions, grid.frame, directionShorts, io::RasterType::Int16, true, noDataCode);
-        } else {
-            encode(directionBytes);
-            output(directions, grid.frame, directionBytes, io::RasterType::Byte, true, noDataCode);
-        }
-        clock.mark("encode directions");
-    }
-    double largest = 0;
-    std::size_t streamCells = 0;
-    std::vector<std::int32_t> countValues;
-    std::vector<float> floatCells;
-    std::vector<double> doubleCells;
-    std::vector<std::uint8_t> streamBytes, orderBytes;
-    if (wantAcc) {
-        std::vector<double> largestOf(64, 0.0);
-        forCellChunks(acc.valid.size(), [&](std::size_t c, std::size_t begin, std::size_t end) {
-            double m = 0;
-            for (std::size_t i = begin; i < end; ++i)
-                if (acc.valid[i]) m = std::max(m, acc.value(i));
-            largestOf[c] = m;
-        });
-        largest = *std::max_element(largestOf.begin(), largestOf.end());
-        if (!accumulation.empty()) {
-            const double realNoData = -FLT_MAX;
-            if (units == "area") {
-                // Area: the accumulation times one cell's area (the streams keep the threshold in cells).
-                const double cellArea = grid.frame.cellWidth() * grid.frame.cellHeight();
-                doubleCells.resize(acc.valid.size());
-                forEachCell(doubleCells.size(), [&](std::size_t i) { doubleCells[i] = acc.valid[i] ? acc.value(i) * cellArea : realNoData; });
-                output(accumulation, grid.frame, doubleCells, io::RasterType::Float64, true, realNoData);
-            } else if (acc.weighted() && precision == Precision::Float) {
-                floatCells.resize(acc.valid.size());
-                forEachCell(floatCells.size(), [&](std::size_t i) { floatCells[i] = acc.valid[i] ? float(acc.sums[i]) : -FLT_MAX; });
-                output(accumulation, grid.frame, floatCells, io::RasterType::Float32, true, realNoData);
-            } else if (acc.weighted() || largest >= 2147483647.0) {
-                doubleCells.resize(acc.valid.size());
-                forEachCell(doubleCells.size(), [&](std::size_t i) {
-                    doubleCells[i] = acc.valid[i] ? acc.value(i) : acc.weighted() ? realNoData : -1;
-                });
-                output(accumulation, grid.frame, doubleCells, io::RasterType::Float64, true, acc.weighted() ? realNoData : -1);
-            } else {
-                countValues.resize(acc.valid.size());
-                forEachCell(countValues.size(), [&](std::size_t i) { countValues[i] = acc.valid[i] ? std::int32_t(acc.counts[i]) : -1; });
-                output(accumulation, grid.frame, countValues, io::RasterType::Int32, true, -1);
-            }
-        }
-        if (!streamsPath.empty()) {
-            // dr::streams' rule, on all cores.
-            streamBytes.resize(acc.valid.size());
-            forEachCell(streamBytes.size(), [&](std::size_t i) {
-                streamBytes[i] = !acc.valid[i] ? 255 : acc.value(i) >= threshold ? 1 : 0;
-            });
-            streamCells = countCells(streamBytes.size(), [&](std::size_t i) { return streamBytes[i] == 1; });
-            output(streamsPath, grid.frame, streamBytes, io::RasterType::Byte, true, 255);
-        }
-        clock.mark("accumulation and streams values");
-    }
-    if (!order.empty()) {
-        orderBytes.resize(strahler.size());
-        forEachCell(orderBytes.size(), [&](std::size_t i) { orderBytes[i] = grid.dir[i] == dr::kNoData ? 255 : std::uint8_t(strahler[i]); });
-        output(order, grid.frame, orderBytes, io::RasterType::Byte, true, 255);
-    }
-    output(basins, grid.frame, basinLabels, io::RasterType::Int32, true, -1);
-    io::writeRasters(rasters, compression);
-    clock.mark("write rasters");
-    std::size_t linkCount = 0;
-    if (!network.empty()) {
-        const auto links = dr::streamLinks(grid, dr::streams(acc, threshold), strahler);
-        const auto& gt = grid.frame.geoTransform;
-        std::vector<io::LineFeature> lines;
-        for (const auto& link : links) {
-            io::LineFeature f;
-            double length = 0;
-            for (std::size_t cell : link.cells) {
-                const double r = double(cell / std::size_t(grid.frame.cols)) + 0.5, c = double(cell % std::size_t(grid.frame.cols)) + 0.5;
-                const double x = gt[0] + c * gt[1] + r * gt[2], y = gt[3] + c * gt[4] + r * gt[5];
-                if (!f.points.empty()) length += std::hypot(x - f.points.back().first, y - f.points.back().second);
-                f.points.emplace_back(x, y);
-            }
-            f.integers = {link.id, link.downstream, link.order, std::int64_t(link.cells.size())};
-            f.reals = {length};
-            lines.push_back(std::move(f));
-        }
-        io::writeLines(network, grid.frame.crsWkt, "streams", {"link", "downstream", "strahler", "cells"}, {"length"}, lines);
-        linkCount = links.size();
-    }
-    if (!picture.empty())
-        io::writeImage(picture, dr::drainagePicture(input, wantAcc ? dr::streams(acc, threshold) : std::vector<std::uint8_t>{}));
-    if (!network.empty() || !picture.empty()) clock.mark("write network and picture");
-    progress.update(++done, "written");
+    std::unique_ptr<Context> ctx;
+    const auto write = runD8(job, [&](std::string& where) {
+        ctx = openContext(serial, common, where);
+        timeDevice(clock, ctx.get(), common);
+        return ctx.get();
+    }, &progress, &clock);
+    const std::string summary = write();
+    progress.update(std::uint64_t(steps), "written");
     progress.finish();
     if (ctx) printProfile(*ctx, common);
-
-    const std::size_t withData = countCells(input.size(), [&](std::size_t i) { return !input.isNoData(i); });
-    clock.mark("count cells with data");
     if (common.profile) clock.print(std::cerr);
-    std::cout << "drainage of " << (dem.empty() ? pointers : dem) << " (" << input.rows() << "x" << input.cols() << ", "
-              << withData << " cells with data) on " << where << "\n";
-    if (wantAcc) std::cout << "largest accumulation " << largest << (acc.weighted() ? "" : " cells") << "\n";
-    if (!streamsPath.empty()) std::cout << streamCells << " stream cells at threshold " << threshold << "\n";
-    if (wantOrder) std::cout << "highest Strahler order " << highestOrder << "\n";
-    if (!network.empty()) std::cout << linkCount << " stream links\n";
-    if (!basins.empty()) {
-        if (outlets.empty()) std::cout << basinCount << " basins\n";
-        else std::cout << "basins of " << outlets.size() << " outlets\n";
-    }
+    std::cout << summary;
     return 0;
 }
 
