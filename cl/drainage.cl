@@ -258,12 +258,39 @@ __kernel void fill_init(__global const REAL* z, __global const uchar* nodata, __
 // One FILL_TILE x FILL_TILE tile per work-group, its levels and a one-cell halo in local memory: up
 // to FILL_SWEEPS Jacobi sweeps inside the tile (the halo held), then the tile's changed levels are
 // written back and `changed` is raised. The host repeats until a launch changes nothing.
+// A tile runs only when a level of it or of one of its 8 neighbouring tiles fell in the launch before
+// (`fell_before`, a byte a tile; all 1 for the first launch), and records in `fell_now` whether one of
+// its own fell: a tile whose neighbourhood stood still is at its fixed point already (it reached it
+// the last time it ran, and its halo has not moved since), so only the tiles where the levels are
+// moving (the front running in from the outlets) do work. A neighbour's mark already in `fell_now`
+// (this launch's, or one left from the launch before last) makes it run too: running is always
+// safe, and a tile that ran earlier in this launch passes its levels on at once.
 __kernel void fill_tile(__global const REAL* z, __global const uchar* nodata, __global REAL* level,
-                        volatile __global int* changed, const int rows, const int cols) {
+                        volatile __global int* changed, const int rows, const int cols,
+                        __global const uchar* fell_before, __global uchar* fell_now) {
     __local REAL w[FILL_TILE + 2][FILL_TILE + 2];
     __local int any[2];
+    __local int run, tile_fell;
     const int lx = get_local_id(0), ly = get_local_id(1);
-    const int c0 = get_group_id(0) * FILL_TILE, r0 = get_group_id(1) * FILL_TILE;
+    const int gx = get_group_id(0), gy = get_group_id(1), tiles_x = get_num_groups(0), tiles_y = get_num_groups(1);
+    const int lead = lx == 0 && ly == 0;
+    if (lead) {
+        int stirred = 0;
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+                const int ty = gy + dy, tx = gx + dx;
+                if (ty >= 0 && ty < tiles_y && tx >= 0 && tx < tiles_x)
+                    stirred |= fell_before[(long)ty * tiles_x + tx] | fell_now[(long)ty * tiles_x + tx];
+            }
+        run = stirred;
+        tile_fell = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!run) {
+        if (lead) fell_now[(long)gy * tiles_x + gx] = 0;
+        return;
+    }
+    const int c0 = gx * FILL_TILE, r0 = gy * FILL_TILE;
     for (int k = ly * FILL_TILE + lx; k < (FILL_TILE + 2) * (FILL_TILE + 2); k += FILL_TILE * FILL_TILE) {
         const long j = halo_cell(nodata, rows, cols, r0, c0, k);
         w[k / (FILL_TILE + 2)][k % (FILL_TILE + 2)] = j >= 0 ? level[j] : (REAL)INFINITY;
@@ -272,9 +299,11 @@ __kernel void fill_tile(__global const REAL* z, __global const uchar* nodata, __
     const long i = (long)r * cols + c;
     const int active = r < rows && c < cols && !nodata[i] && !is_outlet(nodata, rows, cols, r, c);
     const REAL h = active ? z[i] : (REAL)0;
-    if (lx == 0 && ly == 0) any[0] = 0;
+    if (lead) any[0] = 0;
     int mine = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    // The global fence too: the tile's levels were read from global memory by other work-items than
+    // those that write them back.
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     for (int s = 0; s < FILL_SWEEPS; ++s) {
         REAL next = (REAL)0;
         if (active) {
@@ -285,13 +314,16 @@ __kernel void fill_tile(__global const REAL* z, __global const uchar* nodata, __
         barrier(CLK_LOCAL_MEM_FENCE);
         const int fell = active && next < w[ly + 1][lx + 1];
         if (fell) w[ly + 1][lx + 1] = next;
+        if (fell) tile_fell = 1;
         mine |= fell;
-        if (!sweep_changed(any, s, fell, lx == 0 && ly == 0)) break;
+        if (!sweep_changed(any, s, fell, lead)) break;
     }
     if (mine) {
         level[i] = w[ly + 1][lx + 1];
         *changed = 1;
     }
+    // Every sweep ended at a barrier, after which tile_fell holds all of them.
+    if (lead) fell_now[(long)gy * tiles_x + gx] = (uchar)tile_fell;
 }
 
 // ---- Labels of a filled tile (tiled depression filling, host/drainage/tiled_fill.cpp) ----
@@ -326,7 +358,7 @@ __kernel void fill_label_tile(__global const REAL* level, __global const uchar* 
     const int active = r < rows && c < cols && !nodata[i] && !is_outlet(nodata, rows, cols, r, c);
     if (lx == 0 && ly == 0) any[0] = 0;
     int mine = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);  // as fill_tile's
     const REAL own = lv[ly + 1][lx + 1];
     for (int s = 0; s < FILL_SWEEPS; ++s) {
         int next = w[ly + 1][lx + 1];

@@ -13,6 +13,7 @@ namespace portacl::drainage {
 namespace {
 
 constexpr int kLaunchesPerCheck = 4;
+static_assert(kLaunchesPerCheck % 2 == 0, "the tiles' flags must end in the buffer they started in");
 
 template <typename T>
 io::Raster fillOn(Context& ctx, const io::Raster& dem) {
@@ -58,12 +59,19 @@ int fillOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffer& noda
     cl::Kernel& tile = ctx.kernel("drainage.cl", "fill_tile", p, options);
     setArgs(tile, 0, heights, nodata, level, changed, rows, cols);
     const cl::NDRange global(roundUp(std::size_t(cols), side), roundUp(std::size_t(rows), side)), local(side, side);
+    // Which tiles' levels fell in a launch, read by the next (every tile runs in the first).
+    const std::size_t tiles = (std::size_t(cols) + side - 1) / side * ((std::size_t(rows) + side - 1) / side);
+    const cl::Buffer fell[2] = {ctx.buffer(tiles, "tiles whose levels fell"), ctx.buffer(tiles, "tiles whose levels fell (the other of the pair)")};
+    ctx.fill(fell[0], 1, tiles, "every tile to run");
     Progress progress("depression filling", 0, "launches");
     int launches = 0;
     for (;;) {
         const cl_int zero = 0;
         ctx.write(changed, &zero, sizeof zero, "clear levels changed");
-        for (int k = 0; k < kLaunchesPerCheck; ++k) ctx.launch(tile, global, local);
+        for (int k = 0; k < kLaunchesPerCheck; ++k) {
+            setArgs(tile, 6, fell[k % 2], fell[(k + 1) % 2]);
+            ctx.launch(tile, global, local);
+        }
         launches += kLaunchesPerCheck;
         cl_int any = 0;
         ctx.read(changed, &any, sizeof any, "levels changed");
