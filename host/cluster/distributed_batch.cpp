@@ -57,6 +57,7 @@ void accumulate(BatchReport& into, const BatchReport& chunk) {
         for (std::size_t m = 0; m < chunk.devices.size() && m < into.devices.size(); ++m) {
             into.devices[m].items += chunk.devices[m].items;
             into.devices[m].busySeconds += chunk.devices[m].busySeconds;
+            into.devices[m].phases += chunk.devices[m].phases;
             into.devices[m].failed = chunk.devices[m].failed;
             into.devices[m].failure = chunk.devices[m].failure;
             into.devices[m].leftIdle = into.devices[m].leftIdle || chunk.devices[m].leftIdle;
@@ -380,6 +381,18 @@ std::string DistributedReport::describe() const {
     for (const auto& d : local.devices) {
         std::snprintf(line, sizeof line, "  this rank's %s: %zu items, %.3f s busy", d.device.c_str(), d.items, d.busySeconds);
         os << line << (d.failed ? ", failed (" + d.failure + ")" : std::string()) << "\n";
+    }
+    // How this rank's busy time divides between the host and its devices (BatchReport's phases).
+    const PhaseTimes all = local.phases();
+    if (all.total() > 0) {
+        const char* names[kBatchPhases] = {"read", "host", "device", "write", "locks", "builds"};
+        os << "  this rank's busy time:";
+        for (std::size_t p = 0; p < kBatchPhases; ++p) {
+            std::snprintf(line, sizeof line, "%s %s %.0f %%", p ? "," : "", names[p], 100 * all.seconds[p] / all.total());
+            os << line;
+        }
+        if (all[BatchPhase::Device] < 0.5 * all.total()) os << "; the host, not the devices, limits this rank";
+        os << "\n";
     }
     return os.str();
 }
