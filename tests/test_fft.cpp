@@ -4,10 +4,14 @@
 // so that the mixed-radix paths run; 17 is a prime that clFFT refuses and VkFFT takes (Bluestein).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <complex>
 #include <random>
+#include <thread>
+#include <vector>
 
+#include "fft/loop_pool.hpp"
 #include "fft/reference_dft.hpp"
 #include "portacl/fft.hpp"
 #include "portacl/runtime/error.hpp"
@@ -82,8 +86,11 @@ template <typename T>
 std::vector<double> runTyped(Plan& p, const std::vector<double>& input, Direction dir, std::size_t outputCount) {
     Context& ctx = test::context();
     const std::vector<T> hostIn(input.begin(), input.end());
-    cl::Buffer in = ctx.upload(hostIn, "fft test input");
-    cl::Buffer out = p.desc().inPlace ? in : ctx.buffer(outputBytes(p.desc(), dir), "fft test output");
+    // Buffers as a workload makes them for this backend (FFTW's: shared with the host, transformed
+    // by host tasks in the queue).
+    cl::Buffer in = buffer(ctx, hostIn.size() * sizeof(T), "fft test input", p.backend());
+    ctx.write(in, hostIn.data(), hostIn.size() * sizeof(T), "fft test input");
+    cl::Buffer out = p.desc().inPlace ? in : buffer(ctx, outputBytes(p.desc(), dir), "fft test output", p.backend());
     p.execute(in, out, dir);
     const std::vector<T> hostOut = ctx.download<T>(out, outputCount, "fft test output");
     if (!p.desc().inPlace && p.desc().kind != Kind::C2R)  // documented: only an out-of-place C2R may clobber its input
@@ -336,7 +343,8 @@ INSTANTIATE_TEST_SUITE_P(Backends, FftwAgainstVkfft,
                          paramName);
 
 // Memory off FFTW's alignment (a host pointer one float past it, USE_HOST_PTR) still transforms
-// right: the plan makes an unaligned variant for it.
+// right: the plan makes an unaligned variant for it. Memory the context did not share (not
+// page-aligned) is mapped for the transform instead of handed to a host task.
 TEST(FftwBackend, MemoryOffItsAlignmentTransformsRight) {
     if (!fftwMissing().empty()) GTEST_SKIP() << fftwMissing();
     Context& ctx = test::context();
@@ -354,6 +362,41 @@ TEST(FftwBackend, MemoryOffItsAlignmentTransformsRight) {
     const auto got = ctx.download<float>(data, 2 * n, "transformed");
     EXPECT_LE(relativeL2(std::vector<double>(got.begin(), got.end()), interleave(reference::dft(x, shape, Direction::Forward))),
               tolerance(Precision::Float));
+}
+
+// FFTW's parallel loops on the spinning pool (loop_pool.hpp): every job of every loop runs exactly
+// once, with loops nested in jobs and loops from two threads at once, more jobs than workers.
+TEST(FftwLoopPool, RunsEveryJobOnceNestedAndFromTwoThreads) {
+    detail::reserveLoopWorkers(3);
+    struct Job {
+        std::atomic<int>* runs;
+        int nested;  // jobs of the loop this job opens (0: none)
+    };
+    const auto work = [](char* p) -> void* {
+        Job& j = *reinterpret_cast<Job*>(p);
+        j.runs->fetch_add(1);
+        if (j.nested) {
+            std::vector<std::atomic<int>> inner(j.nested);
+            std::vector<Job> jobs;
+            for (auto& c : inner) jobs.push_back({&c, 0});
+            detail::runParallelLoop(+[](char* q) -> void* { reinterpret_cast<Job*>(q)->runs->fetch_add(1); return nullptr; },
+                                    reinterpret_cast<char*>(jobs.data()), sizeof(Job), j.nested, nullptr);
+            for (auto& c : inner) j.runs->fetch_add(c.load() == 1 ? 0 : 1000);  // a nested job not run once shows
+        }
+        return nullptr;
+    };
+    const auto loop = [&](int njobs, int rounds) {
+        for (int r = 0; r < rounds; ++r) {
+            std::vector<std::atomic<int>> runs(njobs);
+            std::vector<Job> jobs;
+            for (int i = 0; i < njobs; ++i) jobs.push_back({&runs[i], i % 4 == 0 ? 5 : 0});
+            detail::runParallelLoop(work, reinterpret_cast<char*>(jobs.data()), sizeof(Job), njobs, nullptr);
+            for (int i = 0; i < njobs; ++i) EXPECT_EQ(runs[i].load(), 1) << "job " << i << " of " << njobs << ", round " << r;
+        }
+    };
+    std::thread other(loop, 7, 200);
+    loop(16, 200);
+    other.join();
 }
 
 TEST(FftwBackend, RefusedOnDevicesThatAreNotCpus) {

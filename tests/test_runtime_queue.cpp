@@ -111,6 +111,46 @@ TEST(Transfers, MapWriteUnmapThenRead) {
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], static_cast<std::int32_t>(3 * i + 1));
 }
 
+// Memory shared with the host (sharedBuffer): on a CPU device its host address sees the device's
+// writes and the device sees the host's, a sub-buffer's address is its window of the parent's, and
+// a host task runs in queue order: after the command before it, before the one after it.
+TEST(Transfers, SharedBufferAndHostTaskInQueueOrder) {
+    Context& ctx = test::context();
+    const std::size_t n = 4096, align = ctx.subBufferAlignment();
+    cl::Buffer b = ctx.sharedBuffer(2 * n * sizeof(std::int32_t), "shared");
+    void* host = ctx.hostAddress(b);
+    if (!ctx.device().isCpu) {
+        EXPECT_EQ(host, nullptr) << "a GPU's buffers are not the host's memory";
+        GTEST_SKIP() << "the test device keeps its buffers apart from the host";
+    }
+    ASSERT_NE(host, nullptr) << "the CPU runtime copies USE_HOST_PTR memory (PoCL and Intel's use it in place)";
+    EXPECT_EQ(ctx.hostAddress(ctx.buffer(64, "device only")), nullptr);
+    ASSERT_EQ(align % sizeof(std::int32_t), 0u);
+    cl::Buffer window = ctx.subBuffer(b, align, n * sizeof(std::int32_t), "window");
+    EXPECT_EQ(ctx.hostAddress(window), static_cast<char*>(host) + align);
+    const auto values = iota(2 * n, 5);
+    ctx.write(b, values.data(), values.size() * sizeof(std::int32_t), "shared values");
+    auto* p = static_cast<std::int32_t*>(host);
+    for (std::size_t i = 0; i < 2 * n; ++i) ASSERT_EQ(p[i], values[i]) << "device write, element " << i;
+    if (!ctx.runsHostTasks()) GTEST_SKIP() << "the test device runs no host functions";
+    // Doubles the first n elements; the copy after it must see that, the write before it must be done.
+    struct Args {
+        std::int32_t* data;
+        std::size_t count;
+    };
+    const Args args{p, n};
+    ctx.fill(b, 0, n * sizeof(std::int32_t), "zero");
+    ctx.write(b, values.data(), n * sizeof(std::int32_t), "values again");
+    ctx.hostTask(+[](void* a) {
+        const Args& t = *static_cast<const Args*>(a);
+        for (std::size_t i = 0; i < t.count; ++i) t.data[i] *= 2;
+    }, &args, sizeof args, "double on the host");
+    cl::Buffer copy = ctx.buffer(n * sizeof(std::int32_t), "copy");
+    ctx.copy(b, copy, n * sizeof(std::int32_t), "copy doubled");
+    const auto got = ctx.download<std::int32_t>(copy, n, "copy");
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], 2 * values[i]) << "element " << i;
+}
+
 TEST(Transfers, SubBufferIsAWindowOfItsParent) {
     Context& ctx = test::context();
     const std::size_t align = ctx.subBufferAlignment();

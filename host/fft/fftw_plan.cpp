@@ -1,8 +1,13 @@
-// The FFTW backend (FFTW 3.3, threaded), for CPU devices: their buffers are the host's memory, so a
-// transform maps its buffers (zero-copy on a CPU device, through the context's named transfers, which
-// wait for the queue up to that point), runs FFTW's transform on the mapped memory on the host's
-// threads, and unmaps them before the next command. The OpenCL kernels before and after it work on
-// the same memory without copies.
+// The FFTW backend (FFTW 3.3, threaded), for CPU devices: their buffers are the host's memory, so
+// FFTW's transform runs on the host's threads on the same memory the OpenCL kernels before and after
+// it use, without copies.
+//
+// Two ways into the memory. Buffers shared with the host in place (Context::sharedBuffer, what
+// fft::buffer gives FFTW) have host addresses, and the transform goes into the queue as a host task
+// (clEnqueueNativeKernel): it runs on one of the device's threads when the commands before it are
+// done, so the host never waits for the queue and the device never waits for the host. Any other
+// buffer is mapped (zero-copy on a CPU device, through the context's named transfers, which wait for
+// the queue up to that point), transformed and unmapped before the next command.
 //
 // Layout: the guru64 interface describes our C-order shape, batch and (for skipFastestAxis) the
 // untransformed fastest axis directly, in elements of each side (reals for a real side, complex
@@ -10,9 +15,9 @@
 // the output after the transform, on the same threads.
 //
 // Plans: made with the profile's [fft] fftw_planner (measure unless it says estimate or patient) on
-// scratch arrays of FFTW's own alignment, executed on the mapped memory through FFTW's new-array
+// scratch arrays of FFTW's own alignment, executed on the buffers' memory through FFTW's new-array
 // functions; memory of another alignment gets a plan of its own made with FFTW_UNALIGNED. Threads:
-// the device's compute units. Measured plans are kept as FFTW wisdom in the program cache's folder
+// the device's compute units, FFTW's parallel loops run on loop_pool.hpp's workers. Measured plans are kept as FFTW wisdom in the program cache's folder
 // (fftw-wisdom-float.txt, fftw-wisdom-double.txt; written atomically) unless the disk cache is off.
 // FFTW's planner and wisdom are process-global and not thread-safe: they run under one mutex.
 #include <fftw3.h>
@@ -21,12 +26,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 #include "fft/fft_internal.hpp"
+#include "fft/loop_pool.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/program_cache.hpp"
 
@@ -48,7 +56,10 @@ struct Fftw<float> {
     using Plan = fftwf_plan;
     using Complex = fftwf_complex;
     static constexpr const char* name = "float";
-    static void initThreads() { fftwf_init_threads(); }
+    static void initThreads() {
+        fftwf_init_threads();
+        fftwf_threads_set_callback(runParallelLoop, nullptr);
+    }
     static void threads(int n) { fftwf_plan_with_nthreads(n); }
     static void* malloc(std::size_t bytes) { return fftwf_malloc(bytes); }
     static void free(void* p) { fftwf_free(p); }
@@ -75,7 +86,10 @@ struct Fftw<double> {
     using Plan = fftw_plan;
     using Complex = fftw_complex;
     static constexpr const char* name = "double";
-    static void initThreads() { fftw_init_threads(); }
+    static void initThreads() {
+        fftw_init_threads();
+        fftw_threads_set_callback(runParallelLoop, nullptr);
+    }
     static void threads(int n) { fftw_plan_with_nthreads(n); }
     static void* malloc(std::size_t bytes) { return fftw_malloc(bytes); }
     static void free(void* p) { fftw_free(p); }
@@ -148,7 +162,12 @@ void scale(Real* data, std::size_t count, Real factor, int threads) {
     if (n == 1) return part(0, count);
     std::vector<std::thread> workers;
     const std::size_t step = (count + n - 1) / n;
-    for (std::size_t t = 1; t < n; ++t) workers.emplace_back(part, std::min(count, t * step), std::min(count, (t + 1) * step));
+    std::size_t t = 1;
+    try {
+        for (; t < n; ++t) workers.emplace_back(part, std::min(count, t * step), std::min(count, (t + 1) * step));
+    } catch (const std::system_error&) {  // no thread to be had: this one does the rest
+        part(std::min(count, t * step), count);
+    }
     part(0, std::min(count, step));
     for (auto& w : workers) w.join();
 }
@@ -165,6 +184,7 @@ public:
             throw Error("the FFTW backend transforms on the host, so it runs on CPU devices only; " + ctx.device().label() +
                         " is not one (use vkfft or clfft)");
         threads_ = static_cast<int>(std::max(1u, ctx.device().computeUnits));
+        reserveLoopWorkers(threads_ - 1);
         flags_ = plannerFlags(ctx.tuning());
         useWisdom_ = ctx.options().useDiskCache && flags_ != FFTW_ESTIMATE;
         describeLayout();
@@ -186,7 +206,13 @@ public:
     void execute(const cl::Buffer& in, const cl::Buffer& out, Direction dir) override {
         checkDirection(desc_, dir);
         checkBuffers(desc_, dir, in, out);
+        rethrowTaskFailure();
         const std::string name = eventName(desc_, backend_, dir);
+        if (ctx_.runsHostTasks()) {
+            void* src = ctx_.hostAddress(in);
+            void* dst = desc_.inPlace ? src : ctx_.hostAddress(out);
+            if (src && dst) return enqueue(src, dst, dir, name);
+        }
         const std::size_t inBytes = inputBytes(desc_, dir), outBytes = outputBytes(desc_, dir);
         // FFTW keeps the input of an out-of-place R2C and C2C; an out-of-place C2R overwrites it.
         const cl_map_flags inFlags = desc_.inPlace || desc_.kind == Kind::C2R ? CL_MAP_READ | CL_MAP_WRITE : CL_MAP_READ;
@@ -194,7 +220,7 @@ public:
         void* dst = src;
         try {
             if (!desc_.inPlace) dst = ctx_.map(out, CL_MAP_WRITE, outBytes, name + " (map output)");
-            run(src, dst, dir);
+            run(src, dst, dir, planSet(src, dst));
         } catch (...) {
             if (dst != src) ctx_.unmap(out, dst, name + " (unmap output)");
             ctx_.unmap(in, src, name + " (unmap)");
@@ -275,21 +301,57 @@ private:
         if (useWisdom_ && seconds > 0.05) saveWisdom<Real>();  // it measured something new
     }
 
-    void run(void* src, void* dst, Direction dir) {
-        const int dirIndex = dir == Direction::Forward ? 0 : 1;
+    // The plans for this memory's alignment (0: FFTW's, 1: any), made here if they are missing.
+    int planSet(void* src, void* dst) {
         const int set = F::alignmentOf(src) == 0 && F::alignmentOf(dst) == 0 ? 0 : 1;
         if (set == 1) {
             std::lock_guard<std::mutex> lock(plannerMutex());
             if (!plans_[1][0] && !plans_[1][1]) makePlans(1);
         }
-        const auto plan = plans_[set][dirIndex];
+        return set;
+    }
+
+    void run(void* src, void* dst, Direction dir, int set) {
+        const auto plan = plans_[set][dir == Direction::Forward ? 0 : 1];
         switch (desc_.kind) {
             case Kind::C2C: F::runC2C(plan, src, dst); break;
             case Kind::R2C: F::runR2C(plan, src, dst); break;
             case Kind::C2R: F::runC2R(plan, src, dst); break;
         }
+        parkLoopWorkers();  // the OpenCL kernel that follows needs the cores
         if (dir == Direction::Inverse && desc_.scaleInverse)
             scale(static_cast<Real*>(dst), desc_.batch * outputElements(desc_, dir), inverseScale_, threads_);
+    }
+
+    // The transform as a host task in the queue (the file comment). The plan outlives its tasks: the
+    // plan cache is destroyed with the context, after its queue has finished.
+    struct Task {
+        FftwPlan* plan;
+        void* src;
+        void* dst;
+        Direction dir;
+        int set;
+    };
+    static void CL_CALLBACK runTask(void* data) {
+        const Task& t = *static_cast<const Task*>(data);
+        try {
+            t.plan->run(t.src, t.dst, t.dir, t.set);
+        } catch (...) {  // nothing may leave the device's thread: the next execute() throws it
+            std::lock_guard<std::mutex> lock(t.plan->taskMutex_);
+            if (!t.plan->taskFailure_) t.plan->taskFailure_ = std::current_exception();
+        }
+    }
+    void enqueue(void* src, void* dst, Direction dir, const std::string& name) {
+        const Task task{this, src, dst, dir, planSet(src, dst)};
+        ctx_.hostTask(&FftwPlan::runTask, &task, sizeof task, name);
+    }
+    void rethrowTaskFailure() {
+        std::exception_ptr failure;
+        {
+            std::lock_guard<std::mutex> lock(taskMutex_);
+            std::swap(failure, taskFailure_);
+        }
+        if (failure) std::rethrow_exception(failure);
     }
 
     Context& ctx_;
@@ -299,6 +361,8 @@ private:
     std::vector<fftw_iodim64> dims_, how_;
     Real inverseScale_ = 1;
     typename F::Plan plans_[2][2] = {};  // [aligned, unaligned][forward, inverse]
+    std::mutex taskMutex_;
+    std::exception_ptr taskFailure_;  // of a host task, for the next execute()
 };
 
 }  // namespace

@@ -58,6 +58,11 @@ cl_mem_flags bufferFlags(const Context& ctx, Backend requested) {
     return resolve(ctx, requested) == Backend::FFTW ? CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR : CL_MEM_READ_WRITE;
 }
 
+cl::Buffer buffer(Context& ctx, std::size_t bytes, const std::string& what, Backend requested) {
+    if (resolve(ctx, requested) == Backend::FFTW) return ctx.sharedBuffer(bytes, what);
+    return ctx.buffer(bytes, what, bufferFlags(ctx, requested));
+}
+
 Plan& plan(Context& ctx, const PlanDesc& desc) {
     detail::validate(desc);
     ctx.requirePrecision(desc.precision);

@@ -169,10 +169,9 @@ void DeviceFields::allocate(std::size_t otherBytes) {
                              " simulation");
 
     // The state, scratch fields and spectra in the memory the FFT backend wants (host memory for FFTW).
-    const cl_mem_flags fieldFlags = fft::bufferFlags(ctx, opt.fftBackend);
     auto alloc = [&](std::size_t bytes, const std::string& what) {
         deviceBytes += bytes;
-        cl::Buffer b = ctx.buffer(std::max<std::size_t>(bytes, 8), what, fieldFlags);
+        cl::Buffer b = fft::buffer(ctx, std::max<std::size_t>(bytes, 8), what, opt.fftBackend);
         ctx.fill(b, 0, std::max<std::size_t>(bytes, 8), "zero " + what);
         return b;
     };

@@ -135,6 +135,23 @@ public:
     // An event that completes when everything enqueued before it has.
     cl::Event marker(const std::string& name);
 
+    // Memory the host and the device share in place, for host work on device buffers between
+    // kernels (FFTW on a CPU device). On a device that runs CL_MEM_USE_HOST_PTR buffers on their own
+    // host memory (checked once per context; CPU runtimes do), a USE_HOST_PTR buffer on page-aligned
+    // memory the context allocates and the buffer's release frees; elsewhere
+    // buffer(bytes, what, flags | CL_MEM_ALLOC_HOST_PTR). Sub-buffers of it share too.
+    cl::Buffer sharedBuffer(std::size_t bytes, const std::string& what, cl_mem_flags flags = CL_MEM_READ_WRITE);
+    // The host address of a shared buffer's memory (a sub-buffer's part of it), valid while the
+    // buffer lives, for a hostTask to read and write; nullptr for a buffer the device keeps apart.
+    void* hostAddress(const cl::Buffer& b);
+    // Whether the device runs host functions among its commands (CL_EXEC_NATIVE_KERNEL).
+    bool runsHostTasks() const;
+    // Enqueues fn on a copy of the `bytes` of args (clEnqueueNativeKernel, no memory objects): it
+    // runs on one of the device's threads once every command before it has completed, and the
+    // commands after it wait for it, so the queue never waits for the host. fn must not throw or
+    // enqueue work. Recorded as a kernel event named `name`.
+    cl::Event hostTask(void(CL_CALLBACK* fn)(void*), const void* args, std::size_t bytes, const std::string& name);
+
     // Enqueues a kernel. `global` is rounded up to a multiple of `local` when local is given; the
     // kernel's name (CL_KERNEL_FUNCTION_NAME) labels the event.
     cl::Event launch(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local = cl::NullRange);
@@ -208,6 +225,7 @@ private:
     bool hung_ = false;         // a wait ran out of time: the queue may never drain
     std::atomic<bool> stop_{false};  // requestStop
     cl::UserEvent stall_;       // PORTACL_DEVICE_FAULT=stall: the gate before every command
+    int hostInPlace_ = -1;      // sharedBuffer's check: -1 not yet made, else 0 or 1
     std::map<std::type_index, std::shared_ptr<void>> states_;  // declared last: destroyed first
 };
 
