@@ -87,3 +87,5 @@ build_options = -cl-opt-disable
 # FFTW on the host's threads (one per compute unit) on the buffers this CPU device shares with the
 # host, mapped, in place of VkFFT's kernels: host/fft/fftw_plan.cpp, docs/engineering/measurements.md.
 backend = fftw
+# fftw_host_tasks = 1 would run each transform as a host task in the queue instead of mapping (slower
+# at 128^3 on 2 threads of PoCL 3.1; measurements.md, "k-Wave on CPU devices: FFTW's hand-over").

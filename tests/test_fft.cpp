@@ -4,8 +4,13 @@
 // so that the mixed-radix paths run; 17 is a prime that clFFT refuses and VkFFT takes (Bluestein).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <complex>
 #include <random>
 #include <thread>
@@ -86,8 +91,7 @@ template <typename T>
 std::vector<double> runTyped(Plan& p, const std::vector<double>& input, Direction dir, std::size_t outputCount) {
     Context& ctx = test::context();
     const std::vector<T> hostIn(input.begin(), input.end());
-    // Buffers as a workload makes them for this backend (FFTW's: shared with the host, transformed
-    // by host tasks in the queue).
+    // Buffers as a workload makes them for this backend (FFTW's: shared with the host).
     cl::Buffer in = buffer(ctx, hostIn.size() * sizeof(T), "fft test input", p.backend());
     ctx.write(in, hostIn.data(), hostIn.size() * sizeof(T), "fft test input");
     cl::Buffer out = p.desc().inPlace ? in : buffer(ctx, outputBytes(p.desc(), dir), "fft test output", p.backend());
@@ -397,6 +401,54 @@ TEST(FftwLoopPool, RunsEveryJobOnceNestedAndFromTwoThreads) {
     std::thread other(loop, 7, 200);
     loop(16, 200);
     other.join();
+}
+
+// [fft] fftw_host_tasks = 1: on shared buffers the transforms run as host tasks in the queue (a
+// kernel-kind event per transform), with the same results as the direct DFT.
+TEST(FftwBackend, HostTasksInTheQueueTransformRight) {
+    if (!fftwMissing().empty()) GTEST_SKIP() << fftwMissing();
+    if (!test::context().runsHostTasks()) GTEST_SKIP() << "the test device runs no host functions";
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("portacl-fftw-tasks-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path profile = test::context().tuning().path;
+    ASSERT_TRUE(fs::exists(profile)) << profile;
+    fs::copy_file(profile, dir / profile.filename(), fs::copy_options::overwrite_existing);
+    std::ofstream(dir / profile.filename(), std::ios::app) << "\n[fft]\nfftw_host_tasks = 1\n";
+    const char* before = std::getenv("PORTACL_PLATFORMS_DIR");
+    const std::string kept = before ? before : "";
+    ::setenv("PORTACL_PLATFORMS_DIR", dir.c_str(), 1);
+    ContextOptions options = defaultContextOptions();
+    options.profile = true;
+    Context ctx(test::context().device(), options);
+    if (before) ::setenv("PORTACL_PLATFORMS_DIR", kept.c_str(), 1);
+    else ::unsetenv("PORTACL_PLATFORMS_DIR");
+    fs::remove_all(dir);
+    ASSERT_EQ(ctx.tuning().get("fft", "fftw_host_tasks", ""), "1");
+    const Shape shape{6, 10, 14};
+    const std::size_t n = product(shape), batch = 2;
+    PlanDesc d;
+    d.kind = Kind::R2C;
+    d.shape = shape;
+    d.batch = batch;
+    d.backend = Backend::FFTW;
+    Plan& p = plan(ctx, d);
+    const auto x = randomReals(n * batch, 41);
+    const std::vector<float> host(x.begin(), x.end());
+    cl::Buffer in = buffer(ctx, host.size() * sizeof(float), "input", Backend::FFTW);
+    cl::Buffer out = buffer(ctx, outputBytes(d, Direction::Forward), "output", Backend::FFTW);
+    ctx.write(in, host.data(), host.size() * sizeof(float), "input");
+    p.execute(in, out, Direction::Forward);
+    std::vector<Complex> want;
+    for (std::size_t b = 0; b < batch; ++b) {
+        const auto r = reference::dftRealForward({x.begin() + b * n, x.begin() + (b + 1) * n}, shape);
+        want.insert(want.end(), r.begin(), r.end());
+    }
+    const auto got = ctx.download<float>(out, want.size() * 2, "output");
+    EXPECT_LE(relativeL2(std::vector<double>(got.begin(), got.end()), interleave(want)), tolerance(Precision::Float));
+    bool task = false;
+    for (const auto& row : ctx.profiler().summary()) task = task || (row.name == "fftw r2c forward" && row.kind == EventKind::Kernel);
+    EXPECT_TRUE(task) << "the transform did not run as a host task";
 }
 
 TEST(FftwBackend, RefusedOnDevicesThatAreNotCpus) {

@@ -2,12 +2,14 @@
 // FFTW's transform runs on the host's threads on the same memory the OpenCL kernels before and after
 // it use, without copies.
 //
-// Two ways into the memory. Buffers shared with the host in place (Context::sharedBuffer, what
-// fft::buffer gives FFTW) have host addresses, and the transform goes into the queue as a host task
-// (clEnqueueNativeKernel): it runs on one of the device's threads when the commands before it are
-// done, so the host never waits for the queue and the device never waits for the host. Any other
-// buffer is mapped (zero-copy on a CPU device, through the context's named transfers, which wait for
-// the queue up to that point), transformed and unmapped before the next command.
+// Two ways into the memory. By default the buffers are mapped (zero-copy on a CPU device, through
+// the context's named transfers, which wait for the queue up to that point), transformed on the
+// calling thread and unmapped before the next command. With the profile's [fft] fftw_host_tasks = 1,
+// buffers shared with the host in place (Context::sharedBuffer, what fft::buffer gives FFTW) have
+// host addresses, and the transform goes into the queue as a host task (clEnqueueNativeKernel): it
+// runs on one of the device's threads when the commands before it are done, so the host never waits
+// for the queue. (On PoCL 3.1 with 2 threads that made the 128^3 k-Wave step slower, not faster:
+// docs/engineering/measurements.md; it is there to be measured on more cores.)
 //
 // Layout: the guru64 interface describes our C-order shape, batch and (for skipFastestAxis) the
 // untransformed fastest axis directly, in elements of each side (reals for a real side, complex
@@ -186,6 +188,7 @@ public:
         threads_ = static_cast<int>(std::max(1u, ctx.device().computeUnits));
         reserveLoopWorkers(threads_ - 1);
         flags_ = plannerFlags(ctx.tuning());
+        hostTasks_ = ctx.tuning().get("fft", "fftw_host_tasks", "0") == "1" && ctx.runsHostTasks();
         useWisdom_ = ctx.options().useDiskCache && flags_ != FFTW_ESTIMATE;
         describeLayout();
         std::lock_guard<std::mutex> lock(plannerMutex());
@@ -208,7 +211,7 @@ public:
         checkBuffers(desc_, dir, in, out);
         rethrowTaskFailure();
         const std::string name = eventName(desc_, backend_, dir);
-        if (ctx_.runsHostTasks()) {
+        if (hostTasks_) {
             void* src = ctx_.hostAddress(in);
             void* dst = desc_.inPlace ? src : ctx_.hostAddress(out);
             if (src && dst) return enqueue(src, dst, dir, name);
@@ -358,6 +361,7 @@ private:
     int threads_ = 1;
     unsigned flags_ = FFTW_MEASURE;
     bool useWisdom_ = false;
+    bool hostTasks_ = false;  // [fft] fftw_host_tasks = 1: shared buffers transformed by host tasks
     std::vector<fftw_iodim64> dims_, how_;
     Real inverseScale_ = 1;
     typename F::Plan plans_[2][2] = {};  // [aligned, unaligned][forward, inverse]

@@ -28,10 +28,11 @@ constexpr std::size_t kPageBytes = 4096;
 constexpr std::size_t kHugePageBytes = std::size_t(2) << 20;
 
 void* pageAligned(std::size_t bytes) {
-    const std::size_t align = bytes >= kHugePageBytes ? kHugePageBytes : kPageBytes;
+    const bool huge = bytes >= kHugePageBytes;
+    const std::size_t align = huge ? kHugePageBytes : kPageBytes;
     void* p = std::aligned_alloc(align, roundUp(std::max<std::size_t>(bytes, 1), align));
 #ifdef MADV_HUGEPAGE
-    if (p && bytes >= kHugePageBytes) ::madvise(p, roundUp(bytes, align), MADV_HUGEPAGE);  // a hint: failure changes nothing
+    if (p && huge) ::madvise(p, roundUp(bytes, align), MADV_HUGEPAGE);  // a hint: failure changes nothing
 #endif
     return p;
 }

@@ -45,8 +45,9 @@ PORTACL_API Backend resolve(const Context& ctx, Backend requested);
 // (CL_MEM_ALLOC_HOST_PTR), so that mapping them for the host's transform copies nothing.
 PORTACL_API cl_mem_flags bufferFlags(const Context& ctx, Backend requested);
 // A buffer of `bytes` to transform with the backend `requested` resolves to: for FFTW, memory the host
-// shares with the device in place (Context::sharedBuffer), on which FFTW's transforms run in the
-// device's queue as host tasks instead of waiting for it; else a device buffer (bufferFlags).
+// shares with the device in place (Context::sharedBuffer: page-aligned, huge pages from 2 MiB), which
+// FFTW transforms without copies (as host tasks in the queue with [fft] fftw_host_tasks = 1); else a
+// device buffer (bufferFlags).
 PORTACL_API cl::Buffer buffer(Context& ctx, std::size_t bytes, const std::string& what, Backend requested);
 
 struct PORTACL_API PlanDesc {
