@@ -13,9 +13,9 @@
 # ROUNDS (default 1) rounds of k-Wave OMP and ours, alternated, each under `nice -n NICE` (default 0);
 # the table gives each program's median over the rounds and the ratio of the medians, the first
 # round's outputs the error. About a minute a round on 16 cores.
-# PROFILE=1 adds one run of ours with --profile after the rounds: its busiest rows (FFTW's transforms
-# are host tasks in the queue, so they are rows too) and the time per step beside the sum of the
-# commands' own times per step; the difference is what the step spends between commands.
+# PROFILE=1 adds one run of ours with --profile after the rounds: its busiest rows and the time per
+# step beside the sum of the commands' own times per step. FFTW's transforms are rows of their own
+# with the profile's [fft] fftw_host_tasks = 1; mapped (the default), their time falls in the rest.
 set -u
 omp=${1:?usage: PACK=... cpu_compare.sh /path/to/kspaceFirstOrder-OMP [N] [NT] [THREADS]}
 n=${2:-128}
@@ -79,7 +79,7 @@ if [ -n "${PROFILE:-}" ]; then
         awk -v nt="$nt" '/Time per step/ {wall = $4}
             /^Profile:/ {p = 1; next}
             p && $(NF-3) + 0 >= nt {busy += $(NF-2)}
-            END {printf "time per step %.2f ms; the commands of a step (kernels, FFTW tasks) %.2f ms; between them %.2f ms\n", wall, busy / (nt + 1), wall - busy / (nt + 1)}' "$work/prof.log"
+            END {printf "time per step %.2f ms; the commands of a step %.2f ms; the rest (mapped FFTW transforms, hand-overs) %.2f ms\n", wall, busy / (nt + 1), wall - busy / (nt + 1)}' "$work/prof.log"
     else
         echo "  failed:"; tail -8 "$work/prof.log"
     fi
