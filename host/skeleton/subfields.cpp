@@ -43,13 +43,11 @@ std::array<std::size_t, 8> subfieldCounts(const io::BinaryVolume& v) {
 }  // namespace
 
 io::BinaryVolume thinSubfields(Context& ctx, const io::BinaryVolume& v, Stats* stats) {
-    // On a GPU a launch's gap costs more than a short list's work: the subfields in rounds, and one
-    // work-group's chunks for lists to about this length (docs/engineering/volumes.md). A CPU device
-    // runs a work-group on one core only, and its launches cost little.
-    const bool gpu = ctx.device().isGpu;
+    // One launch per subfield on every device: on an H100 the rounds and the one-work-group tail were
+    // slower than it (docs/engineering/volumes.md); the profile's keys still choose them.
     detail::SubfieldSchedule schedule;
-    schedule.groupBelow = std::size_t(ctx.tuning().getInt("skeleton", "group_below", gpu ? 32768 : 0, 0, 1L << 31));
-    schedule.rounds = ctx.tuning().getInt("skeleton", "subfield_rounds", gpu ? 1 : 0, 0, 1) != 0;
+    schedule.groupBelow = std::size_t(ctx.tuning().getInt("skeleton", "group_below", 0, 0, 1L << 31));
+    schedule.rounds = ctx.tuning().getInt("skeleton", "subfield_rounds", 0, 0, 1) != 0;
     schedule.maxUnknown = int(ctx.tuning().getInt("skeleton", "subfield_unknown", schedule.maxUnknown, 0, 26));
     return detail::thinSubfieldsOnDevice(ctx, v, stats, schedule);
 }
