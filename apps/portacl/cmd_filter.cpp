@@ -34,6 +34,18 @@ struct MemberPipeline {
 };
 std::atomic<std::uint64_t> filterBatches{0};
 
+// One image of batch `batchId` through the member's kept pipeline, or the serial reference without a device.
+io::Image filterOne(Context* ctx, const io::Image& in, const std::vector<filter::Operation>& ops,
+                    const filter::Options& options, std::uint64_t batchId) {
+    if (!ctx) return filter::filterReference(in, ops, options);
+    MemberPipeline& kept = ctx->state<MemberPipeline>();
+    if (!kept.pipeline || kept.batch != batchId) {
+        kept.pipeline = std::make_unique<filter::Pipeline>(*ctx, ops, options);
+        kept.batch = batchId;
+    }
+    return kept.pipeline->run(in);
+}
+
 void printList() {
     std::cout << "Operations (each --op, applied in order; sizes are odd):\n";
     for (const auto& h : filter::operationList()) std::cout << "  " << std::left << std::setw(44) << h.syntax << h.description << "\n";
@@ -90,17 +102,7 @@ int runFilterBatch(const std::vector<std::string>& named, const std::string& out
         }
         if (pnm) netpbm.unlock();
         filter::validate(in, ops);
-        auto out = std::make_shared<io::Image>();
-        if (ctx) {
-            MemberPipeline& kept = ctx->state<MemberPipeline>();
-            if (!kept.pipeline || kept.batch != batchId) {
-                kept.pipeline = std::make_unique<filter::Pipeline>(*ctx, ops, options);
-                kept.batch = batchId;
-            }
-            *out = kept.pipeline->run(in);
-        } else {
-            *out = filter::filterReference(in, ops, options);
-        }
+        auto out = std::make_shared<io::Image>(filterOne(ctx, in, ops, options, batchId));
         return [&, i, pnm, out] {
             std::unique_lock<std::mutex> lock(netpbmMutex, std::defer_lock);
             if (pnm) {
@@ -169,17 +171,7 @@ int runFilterStack(const std::string& in, std::size_t pages, const std::string& 
             page = io::readTiffPage(in, i);
         }
         filter::validate(page, ops);
-        auto done = std::make_shared<io::Image>();
-        if (ctx) {
-            MemberPipeline& kept = ctx->state<MemberPipeline>();
-            if (!kept.pipeline || kept.batch != batchId) {
-                kept.pipeline = std::make_unique<filter::Pipeline>(*ctx, ops, options);
-                kept.batch = batchId;
-            }
-            *done = kept.pipeline->run(page);
-        } else {
-            *done = filter::filterReference(page, ops, options);
-        }
+        auto done = std::make_shared<io::Image>(filterOne(ctx, page, ops, options, batchId));
         return [&, i, done]() -> std::string {
             if (world) return encodePage(*done);
             std::unique_lock<std::mutex> lock(writing, std::defer_lock);

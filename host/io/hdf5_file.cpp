@@ -101,6 +101,13 @@ hid_t datasetCreation(const Dims& dims, int compression) {
     return plist.release();
 }
 
+// Elements first .. first + count of a dataset of n elements, or one sentence saying why not.
+void checkElementRange(const std::string& where, std::uint64_t n, std::uint64_t first, std::uint64_t count) {
+    if (first > n || count > n - first)
+        throw Error(where + " has " + std::to_string(n) + " elements, too few for elements " + std::to_string(first) + " to " +
+                    std::to_string(first + count));
+}
+
 }  // namespace
 
 std::uint64_t elementCount(const Dims& dims) { return checkedProduct(dims.data(), dims.size(), "a dataset of shape " + dimsText(dims)); }
@@ -278,9 +285,7 @@ std::vector<float> Hdf5File::readFloatRange(const std::string& dataset, std::uin
     const Dims shape = dims(dataset);
     const std::string where = "dataset '" + dataset + "' in " + path_;
     const auto n = elementCount(shape);
-    if (first > n || count > n - first)
-        throw Error(where + " has " + std::to_string(n) + " elements, too few for elements " + std::to_string(first) + " to " +
-                    std::to_string(first + count));
+    checkElementRange(where, n, first, count);
     Handle d(H5Dopen2(file_, objectPath(dataset).c_str(), H5P_DEFAULT));
     if (!d.valid()) throw Error("'" + dataset + "' in " + path_ + " is not a dataset");
     detail::checkHdf5Storage(d.get(), n, 0, where);
@@ -345,9 +350,7 @@ void Hdf5File::writeFloatRange(const std::string& dataset, std::uint64_t first, 
     const Dims shape = dims(dataset);
     const std::string where = "dataset '" + dataset + "' in " + path_;
     const auto n = elementCount(shape);
-    if (first > n || count > n - first)
-        throw Error(where + " has " + std::to_string(n) + " elements, too few for elements " + std::to_string(first) + " to " +
-                    std::to_string(first + count));
+    checkElementRange(where, n, first, count);
     if (!count) return;
     Handle d(H5Dopen2(file_, objectPath(dataset).c_str(), H5P_DEFAULT));
     if (!d.valid()) throw Error("'" + dataset + "' in " + path_ + " is not a dataset");
