@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "io/hdf5_limits.hpp"
+#include "io/hdf5_untimed.hpp"
 #include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
 
@@ -86,7 +87,7 @@ void selectRange(hid_t space, const Dims& dims, std::uint64_t first, std::uint64
 // The creation properties of a new dataset: compression 0 = contiguous, 1-9 = deflate in chunks of
 // whole trailing planes, at most about 1 M elements, as k-Wave does for its streams.
 hid_t datasetCreation(const Dims& dims, int compression) {
-    Handle plist(H5Pcreate(H5P_DATASET_CREATE));
+    Handle plist(detail::untimedCreation(H5P_DATASET_CREATE));
     const auto n = elementCount(dims);
     if (compression > 0 && n > 0) {
         std::vector<hsize_t> chunk(dims.begin(), dims.end());
@@ -158,7 +159,8 @@ Hdf5File Hdf5File::open(const std::string& path, Mode mode) {
 Hdf5File Hdf5File::create(const std::string& path, const std::string& shownAs) {
     silenceHdf5();
     const std::string name = shownAs.empty() ? path : shownAs;
-    const hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    Handle creation(detail::untimedCreation(H5P_FILE_CREATE));  // the root group's times
+    const hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, creation.get(), H5P_DEFAULT);
     if (id < 0) throw Error("cannot create the HDF5 file " + name);
     return Hdf5File(id, name);
 }
@@ -201,7 +203,8 @@ bool Hdf5File::exists(const std::string& name) const {
 
 void Hdf5File::createGroup(const std::string& name) {
     if (exists(name)) return;
-    Handle g(H5Gcreate2(file_, objectPath(name).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    Handle creation(detail::untimedCreation(H5P_GROUP_CREATE));
+    Handle g(H5Gcreate2(file_, objectPath(name).c_str(), H5P_DEFAULT, creation.get(), H5P_DEFAULT));
     if (!g.valid()) throw Error("cannot create the group " + name + " in " + path_);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/hdf5_limits.hpp"
+#include "io/hdf5_untimed.hpp"
 #include "io/volume_writers.hpp"
 #include "portacl/io/volume.hpp"
 #include "portacl/runtime/checked_size.hpp"
@@ -141,11 +142,12 @@ void writeHdf5Mask(const std::string& target, const BinaryVolume& v, const std::
     AtomicOutput out(target);
     bool ok = true;
     {
-        Id file{H5Fcreate(out.writePath().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose};
+        Id fileCreation{untimedCreation(H5P_FILE_CREATE), H5Pclose};
+        Id file{H5Fcreate(out.writePath().c_str(), H5F_ACC_TRUNC, fileCreation.id, H5P_DEFAULT), H5Fclose};
         if (file.id < 0) throw Error("cannot write " + target + " as an HDF5 file");
         const hsize_t dims[3] = {hsize_t(v.nz), hsize_t(v.ny), hsize_t(v.nx)};
         Id space{H5Screate_simple(3, dims, nullptr), H5Sclose};
-        Id props{H5Pcreate(H5P_DATASET_CREATE), H5Pclose};
+        Id props{untimedCreation(H5P_DATASET_CREATE), H5Pclose};
         const hsize_t chunk[3] = {1, hsize_t(v.ny), hsize_t(v.nx)};  // one z slice a chunk
         ok = H5Pset_chunk(props.id, 3, chunk) >= 0 && H5Pset_deflate(props.id, 4) >= 0;
         Id ds{ok ? H5Dcreate2(file.id, dataset.c_str(), H5T_STD_U8LE, space.id, H5P_DEFAULT, props.id, H5P_DEFAULT) : -1, H5Dclose};

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iomanip>
 
+#include "io/hdf5_untimed.hpp"
 #include "portacl/io/image.hpp"
 #include "portacl/lineal_path/output.hpp"
 #include "portacl/runtime/error.hpp"
@@ -19,10 +20,9 @@ void check(herr_t status, const std::string& path, const std::string& what) {
 void dataset(hid_t file, const std::string& name, const std::vector<hsize_t>& dims, hid_t memType, hid_t fileType,
              const void* data, const std::string& path) {
     const hid_t space = H5Screate_simple(int(dims.size()), dims.data(), nullptr);
-    const hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
-    H5Pset_create_intermediate_group(lcpl, 1);
-    const hid_t ds = H5Dcreate2(file, name.c_str(), fileType, space, lcpl, H5P_DEFAULT, H5P_DEFAULT);
-    H5Pclose(lcpl);
+    const hid_t dcpl = io::detail::untimedCreation(H5P_DATASET_CREATE);
+    const hid_t ds = H5Dcreate2(file, name.c_str(), fileType, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
     H5Sclose(space);
     if (ds < 0) throw Error("cannot create dataset " + name + " in " + path);
     const herr_t st = H5Dwrite(ds, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
@@ -78,9 +78,17 @@ void writeHdf5(const std::string& path, const Result& r, const RadialProfile& ra
                const std::map<std::string, Parameter>& parameters, const std::vector<double>* s2) {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     AtomicOutput out(path);
-    hid_t file = H5Fcreate(out.writePath().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t fcpl = io::detail::untimedCreation(H5P_FILE_CREATE);
+    hid_t file = H5Fcreate(out.writePath().c_str(), H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+    H5Pclose(fcpl);
     if (file < 0) throw Error("cannot create " + path + " (HDF5 could not open it for writing)");
     try {
+        for (const char* name : {"radial", "profiles"}) {
+            const hid_t gcpl = io::detail::untimedCreation(H5P_GROUP_CREATE);
+            const hid_t group = H5Gcreate2(file, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+            H5Pclose(gcpl);
+            if (group < 0 || H5Gclose(group) < 0) throw Error("cannot create the group " + std::string(name) + " in " + path);
+        }
         const std::vector<hsize_t> dims = mapDims(r);
         const auto L = r.map();
         dataset(file, "L", dims, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, L.data(), path);

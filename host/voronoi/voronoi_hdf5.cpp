@@ -55,7 +55,7 @@ void writeContents(io::Hdf5File& h, const Diagram& d, const std::vector<io::Ball
     h.writeDouble("balls/spheres", {nb, 4}, ballData.data());
     h.writeStringAttribute("balls/spheres", "columns", "x y z r (input balls after filtering, numbered from 0 in input order)");
 
-    // The summary line of the text output, one attribute per field.
+    // The summary line of the text output, one attribute per field but its run time (not data).
     h.writeInt64Attribute("/", "balls", static_cast<std::int64_t>(nb));
     h.writeInt64Attribute("/", "hidden", d.hiddenBalls);
     h.writeInt64Attribute("/", "vertices", static_cast<std::int64_t>(nv));
@@ -73,7 +73,6 @@ void writeContents(io::Hdf5File& h, const Diagram& d, const std::vector<io::Ball
     h.writeInt64Attribute("/", "pass_triples", static_cast<std::int64_t>(d.passTriples));
     h.writeInt64Attribute("/", "pass_flagged", static_cast<std::int64_t>(d.passFlagged));
     h.writeInt64Attribute("/", "pass_starts", static_cast<std::int64_t>(d.passSeeds));
-    h.writeDoubleAttribute("/", "seconds", d.seconds);
     h.writeInt64Attribute("/", "frame", info.frame);
     h.writeInt64Attribute("/", "frames", info.frames);
     h.writeStringAttribute("/", "input", info.input);
