@@ -220,6 +220,40 @@ TEST(DeviceSetCli, VoronoiFramesOfSeveralFilesOnSeveralDevicesEqualOneDevice) {
     for (const auto& d : {one, set, pdb}) fs::remove_all(d);
 }
 
+// HDF5 files hold each frame's summary too (waves, the searches phase 2 redid): on two contexts of
+// one device the files are the one context's, byte for byte, and each frame's summary line is the
+// one its frame alone gives, whichever frames shared its waves.
+TEST(DeviceSetCli, VoronoiHdf5FramesOnTwoContextsAreOneContextsBytes) {
+    PORTACL_REQUIRE_DATA();
+    const std::string one = scratch("hone"), set = scratch("hset"), pdb = scratch("5models.pdb"), first = scratch("1model.pdb");
+    fs::create_directories(one);
+    fs::create_directories(set);
+    test::writeFirstModels(test::dataPath("pdb/nmr_neopetrosiamide_2JUY.pdb"), 5, pdb);
+    test::writeFirstModels(test::dataPath("pdb/nmr_neopetrosiamide_2JUY.pdb"), 1, first);
+    test::ShellResult r = runCli("voronoi " + pdb + " -o " + one + "/v.h5 --device pocl");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string oneSummary = r.err;
+    r = runCli("voronoi " + pdb + " -o " + set + "/v.h5 --device 'pocl*2'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (int f = 1; f <= 5; ++f) {
+        const std::string name = "v." + std::to_string(f) + ".h5";
+        const std::string a = readWhole(one + "/" + name);
+        EXPECT_FALSE(a.empty()) << name;
+        EXPECT_TRUE(a == readWhole(set + "/" + name)) << name;
+    }
+    // Frame 1's counters, from "balls" up to its run time, as model 1 alone gives them.
+    const auto counters = [](const std::string& text, const std::string& from) {
+        const auto at = text.find(from);
+        return at == std::string::npos ? std::string() : text.substr(at + from.size(), text.find(" seconds", at) - at - from.size());
+    };
+    r = runCli("voronoi " + first + " -o " + one + "/alone.txt --device pocl");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string alone = counters(r.err, "balls");
+    EXPECT_NE(alone.find("waves"), std::string::npos) << r.err;
+    EXPECT_EQ(counters(oneSummary, "frame 1 balls"), alone);
+    for (const auto& d : {one, set, pdb, first}) fs::remove_all(d);
+}
+
 TEST(DeviceSetCli, DoubleOnAMemberWithoutFp64IsRefusedOrLeftOut) {
     PORTACL_REQUIRE_DATA();
     if (!has("rusticl") || selectDevice("rusticl").fp64) GTEST_SKIP() << "no device without fp64 (Mesa's rusticl) is installed";

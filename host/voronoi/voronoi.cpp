@@ -273,7 +273,11 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     // (A mixed run whose phase 2 is on the host takes the float pass, as it does without fp64.)
     const bool passDouble = ctx.device().fp64 && !twoPhase.phase2OnHost();
     bool passDataReady = passDouble ? useDouble : useFloat;
-    std::size_t undecided = 0;  // searches phase 1 flagged, over the waves
+    // Per frame, as a run of that frame alone counts them (a batch groups frames differently on
+    // different device counts): the searches phase 1 flagged, and the waves with its searches.
+    std::vector<std::size_t> undecided(tracers.size(), 0);
+    std::vector<int> frameWaves(tracers.size(), 0);
+    std::vector<cl_uint> flaggedList;
     int waves = 0;
     std::vector<EdgeTask> wave;
     std::vector<int> owner, order, position;
@@ -418,7 +422,17 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         const std::size_t answersAt = at.read() / sizeof(cl_int2);
         answers.resize(answersAt + n);
         ctx.read(ds.waveBuf.buffer(), answers.data(), at.read() + n * sizeof(cl_int2), "download voronoi answers", at.counts);
-        undecided += twoPhase.report(n, static_cast<cl_uint>(answers[0].s[0])).undecided;
+        const std::size_t flagged = twoPhase.report(n, static_cast<cl_uint>(answers[0].s[0])).undecided;
+        if (tracers.size() == 1) {
+            undecided[0] += flagged;
+        } else if (flagged > 0) {
+            // Whose searches they were: the flagged list holds their places on the device.
+            flaggedList.resize(flagged);
+            ctx.read(ds.waveBuf.buffer(), flaggedList.data(), flagged * sizeof(cl_uint), "download voronoi flagged list", at.list);
+            for (const cl_uint p : flaggedList) ++undecided[owner[order[p]]];
+        }
+        for (std::size_t i = 0; i < n; ++i)
+            if (i == 0 || owner[i] != owner[i - 1]) ++frameWaves[owner[i]];  // a frame's tasks are consecutive
         times.device += lap(tick);
 
         // The answers' geometry in parallel, then recorded in wave order.
@@ -471,7 +485,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         for (std::size_t f = b; f < e; ++f) {
             const bool ordered = orderedSizes[f][0] == tracers[f]->vertices().size() && orderedSizes[f][1] == tracers[f]->edges().size();
             out[f] = tracers[f]->finish();
-            out[f].waves = waves;
+            out[f].waves = frameWaves[f];
             if (ordered) applyOrder(out[f], orders[f]);
             else canonicalize(out[f]);
         }
@@ -480,13 +494,9 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     if (std::getenv("PORTACL_VORONOI_TIMES")) times.print(waves, pool.threads());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     for (auto& d : out) d.seconds = seconds / tracers.size();
-    // Phase 1 flags the merged wave: each frame gets a share of the flagged searches (what phase 2
-    // redoes in mixed mode) in proportion to its searches (exact for a single frame).
-    std::size_t searches = 0;
-    for (const auto& d : out) searches += d.solvedEdges;
-    for (auto& d : out) {
-        d.phase2Edges = searches ? undecided * d.solvedEdges / searches : 0;
-        d.phase2 = twoPhase.phase2;
+    for (std::size_t f = 0; f < out.size(); ++f) {
+        out[f].phase2Edges = undecided[f];
+        out[f].phase2 = twoPhase.phase2;
     }
     return out;
 }
