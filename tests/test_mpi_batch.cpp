@@ -82,7 +82,9 @@ TEST(MpiBatch, FilterFolderOverTwoRanksSurvivesAFailedRank) {
     ShellResult r = run(cli + " filter " + in + " -o " + one + ops);
     ASSERT_EQ(r.status, 0) << r.err;
     // Rank 1's only device fails on its first image: it hands its images back and rank 0 filters them.
-    r = run(twoRanks("", "env PORTACL_BATCH_FAULT=0:1", "filter " + in + " -o " + two + ops));
+    // Rank 0's device waits half a second before each image, so that it cannot have filtered every
+    // image, rank 1's chunk included, before rank 1 has started.
+    r = run(twoRanks("env PORTACL_BATCH_SLOW=0:0.5", "env PORTACL_BATCH_FAULT=0:1", "filter " + in + " -o " + two + ops));
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find("injected fault"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("rank 1 0 (failed"), std::string::npos) << r.err;
