@@ -105,8 +105,9 @@ def python_call(case, args, ctx):
             "fft": lambda: portacl.fft.fftn(*args, ctx=ctx)}[case]
 
 
-def python_seconds(call, warmup, calls):
-    """The median of `calls` timed calls after `warmup` untimed ones."""
+def timed_calls(call, warmup, calls):
+    """`calls` timed calls after `warmup` untimed ones: the median, and each call's (start, end) on
+    time.perf_counter's clock."""
     for _ in range(warmup):
         call()
     starts, ends = [], []
@@ -114,7 +115,12 @@ def python_seconds(call, warmup, calls):
         starts.append(time.perf_counter())
         call()
         ends.append(time.perf_counter())
-    return statistics.median(e - s for s, e in zip(starts, ends))
+    return statistics.median(e - s for s, e in zip(starts, ends)), list(zip(starts, ends))
+
+
+def python_seconds(call, warmup, calls):
+    """The median of `calls` timed calls after `warmup` untimed ones."""
+    return timed_calls(call, warmup, calls)[0]
 
 
 def empty_call_seconds(ctx, calls=20000):

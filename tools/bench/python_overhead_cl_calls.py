@@ -71,18 +71,6 @@ class CallLog:
         return result, [r[1:] for r in rows if r[0] == main]
 
 
-def python_loop(call, calls):
-    """python_overhead.python_seconds with one untimed call first, keeping each timed call's start and
-    end: the median, and the (start, end) pairs on the clock of the layer's times (CLOCK_MONOTONIC)."""
-    call()
-    starts, ends = [], []
-    for _ in range(calls):
-        starts.append(time.perf_counter())
-        call()
-        ends.append(time.perf_counter())
-    return statistics.median(e - s for s, e in zip(starts, ends)), list(zip(starts, ends))
-
-
 def split_calls(rows):
     """The log cut into calls: the shortest period of its sequence of entry points that repeats over
     the whole log, else the period of its first two calls. Returns the calls and the first call whose
@@ -163,9 +151,9 @@ def main():
             steps = po.CxxCase(cxx, ctx.device.index, case, po.BINDING_STEPS, n)
             pause = [max(opt.pause, 0.0)]
             loops = {"C++ steps": lambda: steps.loop(1, opt.calls),
-                     "Python": lambda: python_loop(call, opt.calls),
+                     "Python": lambda: po.timed_calls(call, 1, opt.calls),
                      "C++ steps after a pause": lambda: cxx.portacl_overhead_loop(steps.id, 1, opt.calls, pause[0]),
-                     "C++ steps from a Python loop": lambda: python_loop(steps.call, opt.calls)}
+                     "C++ steps from a Python loop": lambda: po.timed_calls(steps.call, 1, opt.calls)}
             names = list(loops)
             for name in names:
                 loops[name]()
