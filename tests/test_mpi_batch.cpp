@@ -16,6 +16,7 @@
 
 #include "portacl/io/image.hpp"
 #include "portacl/io/image_stack.hpp"
+#include "portacl/runtime/host_cores.hpp"
 #include "support/cli_run.hpp"
 #include "support/test_support.hpp"
 
@@ -132,6 +133,20 @@ TEST(MpiBatch, AStragglingRanksChunkIsCopiedAndTheJobEndsWithoutIt) {
     EXPECT_NE(r.err.find("rank 0 7, rank 1 0"), std::string::npos) << r.err;
     test::expectSameFolders(one, two);
     for (const auto& d : {in, one, two}) fs::remove_all(d);
+}
+
+// A rank bound to fewer cores than its share of the node (mpirun binds a job of one or two ranks to
+// one core each) is told so once, with the launch that gives it its cores; an unbound one is not.
+TEST(MpiBatch, ARankBoundToOneCoreIsToldHowToStartTheJob) {
+    if (machineCores() < 2) GTEST_SKIP() << "one core: a rank bound to it has its whole share";
+    const std::string job = std::string(PORTACL_MPIEXEC) + " --allow-run-as-root --mca btl self,vader -n 1 ";
+    ShellResult r = run(job + "--bind-to core " + cli + " vector-sum -n 1000 --device pocl");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(count(r.err, "bound each rank to 1 core of this node's " + std::to_string(machineCores())), 1u) << r.err;
+    EXPECT_NE(r.err.find("--bind-to none"), std::string::npos) << r.err;
+    r = run(job + "--bind-to none " + cli + " vector-sum -n 1000 --device pocl");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err.find("bound each rank"), std::string::npos) << r.err;
 }
 
 TEST(MpiBatch, ARankThatDiesEndsTheJobWithoutOutputOrHang) {

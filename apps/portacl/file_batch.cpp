@@ -13,6 +13,7 @@
 #include "write_behind.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
+#include "portacl/runtime/host_cores.hpp"
 
 namespace portacl::cli {
 namespace {
@@ -136,7 +137,7 @@ std::optional<std::vector<std::string>> runFileBatch(const FileBatch& fb, const 
             if (!world->isRoot()) return std::nullopt;
             std::cerr << report.describe();
         } else {
-            const unsigned threads = std::max(2u, std::min(32u, std::thread::hardware_concurrency()));
+            const unsigned threads = std::max(2u, std::min(32u, portacl::usableCores()));
             behind = std::make_unique<WriteBehind>(threads, 2 * threads);
             BatchReport report;
             try {

@@ -8,6 +8,7 @@
 #include "command.hpp"
 #include "run_command.hpp"
 #include "portacl/cluster/world.hpp"
+#include "portacl/runtime/log.hpp"
 #include "portacl/runtime/progress.hpp"
 #include "portacl/version.hpp"
 
@@ -65,5 +66,7 @@ int main(int argc, char** argv) {
     // Rank 0 speaks for the job: the other ranks' messages carry their rank, and only rank 0 shows progress.
     portacl::cli::reportToTerminal(world->rank() > 0 ? "portacl[rank " + std::to_string(world->rank()) + "]: " : "portacl: ");
     if (world->rank() > 0) portacl::enableProgress(false);
+    if (world->isRoot())
+        if (const std::string advice = world->bindingAdvice(); !advice.empty()) portacl::log(portacl::LogLevel::Warning, advice);
     return portacl::cli::runCommand(it->second, args, "portacl " + name, "'portacl " + name + " --help'");
 }

@@ -7,6 +7,7 @@
 #include <exception>
 #include <thread>
 #include <vector>
+#include "portacl/runtime/host_cores.hpp"
 
 namespace portacl::cli {
 
@@ -15,7 +16,7 @@ namespace portacl::cli {
 // caller. The first exception thrown is rethrown here.
 template <typename F>
 std::size_t forCellChunks(std::size_t n, F&& f) {
-    const std::size_t hardware = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t hardware = portacl::usableCores();
     const std::size_t chunks = std::max<std::size_t>(1, std::min<std::size_t>({hardware, 64, n >> 20}));
     const std::size_t per = (n + chunks - 1) / chunks;
     std::vector<std::exception_ptr> errors(chunks);

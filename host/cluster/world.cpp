@@ -1,9 +1,11 @@
 #include "portacl/cluster/world.hpp"
 
 #include "portacl/cluster/collectives.hpp"
+#include "portacl/runtime/host_cores.hpp"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 
@@ -73,6 +75,8 @@ World::World(int* argc, char*** argv) {
     MPI_Comm_rank(*local, &localRank_);
     MPI_Comm_size(*local, &localSize_);
     local_ = local;
+    const unsigned mine = usableCores();
+    MPI_Allreduce(&mine, &fewestCores_, 1, MPI_UNSIGNED, MPI_MIN, MPI_COMM_WORLD);
 #else
     (void)argc;
     (void)argv;
@@ -97,6 +101,17 @@ World& World::process() {
     if (currentWorld) return *currentWorld;
     static World own(nullptr, nullptr);  // finalizes MPI at exit, after main's objects are gone
     return own;
+}
+
+std::string World::bindingAdvice() const {
+    if (!mpi_ || fewestCores_ == 0) return "";
+    const unsigned node = machineCores(), share = node / static_cast<unsigned>(std::max(localSize_, 1));
+    if (fewestCores_ * 2 > share) return "";
+    const bool one = fewestCores_ == 1;
+    return "the launcher bound each rank to " + std::to_string(fewestCores_) + (one ? " core" : " cores") + " of this node's " +
+           std::to_string(node) + " (Open MPI binds every rank of a job of two ranks or fewer to one core), so a rank's host threads take turns on " +
+           (one ? "it" : "them") + ": start the job with `mpirun --bind-to none` to give every rank all the node's cores, or with `--map-by slot:PE=" +
+           std::to_string(share) + "` to give each its share";
 }
 
 std::string World::agree(const std::string& failure) const {

@@ -17,6 +17,7 @@
 #include "portacl/filter_bench.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/progress.hpp"
+#include "portacl/runtime/host_cores.hpp"
 
 namespace portacl::filter {
 namespace {
@@ -96,7 +97,7 @@ Timing timeOp(Context& ctx, const std::string& spec, int side, int serialMaxSide
 void addOpenCvPeer(Context& ctx, const std::string& spec, int side, const BenchOptions& opts, BenchRecord& r) {
     // As many threads as the device has compute units, no more than the host's cores (llvmpipe counts
     // 8 units on 2 cores).
-    const int threads = static_cast<int>(std::max(1u, std::min(ctx.device().computeUnits, std::max(1u, std::thread::hardware_concurrency()))));
+    const int threads = static_cast<int>(std::max(1u, std::min(ctx.device().computeUnits, portacl::usableCores())));
     Progress current("OpenCV " + spec, 0, "");
     const OpenCvPeerTiming t = timeOpenCvPeer(spec, benchImage(side), Options{}.border, threads, std::max(1, opts.repeats));
     r.peer = t.peer;

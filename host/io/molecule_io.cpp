@@ -12,6 +12,7 @@
 
 #include "io/molecule_io_detail.hpp"
 #include "portacl/runtime/error.hpp"
+#include "portacl/runtime/host_cores.hpp"
 
 namespace portacl::io {
 
@@ -244,7 +245,7 @@ std::vector<Frame> readMolecule(const std::string& path, const MoleculeOptions& 
                 }
             }
         };
-        const unsigned threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+        const unsigned threads = std::min(16u, portacl::usableCores());
         std::vector<std::thread> helpers;
         for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work);
         work();

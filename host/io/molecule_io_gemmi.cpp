@@ -19,6 +19,7 @@
 
 #include "io/molecule_io_detail.hpp"
 #include "portacl/runtime/error.hpp"
+#include "portacl/runtime/host_cores.hpp"
 
 namespace portacl::io {
 
@@ -124,7 +125,7 @@ bool readPdbLines(const std::string& path, const char* data, std::size_t size, i
 // into pieces read on several threads; the pieces' models joined in order are the file's models, as
 // one reading gives them (a piece begins a new model at its first atom, as its MODEL line would).
 std::vector<RawModel> readPdb(const std::string& path, const char* data, std::size_t size) {
-    const unsigned threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+    const unsigned threads = std::min(16u, portacl::usableCores());
     std::vector<std::size_t> starts{0};
     if (threads > 1 && size > (std::size_t(4) << 20)) {
         const std::string_view text(data, size);

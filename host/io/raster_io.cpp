@@ -22,6 +22,7 @@
 #include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
+#include "portacl/runtime/host_cores.hpp"
 
 namespace portacl::io {
 namespace {
@@ -145,7 +146,7 @@ std::string readRows(GDALDatasetH ds, Raster& r, int first, int last) {
 std::string readCells(GDALDatasetH ds, const std::string& path, Raster& r, int blockRows) {
     const int rows = r.frame.rows;
     const char* driver = GDALGetDriverShortName(GDALGetDatasetDriver(ds));
-    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned hardware = portacl::usableCores();
     const int step = std::max(blockRows, 1);
     const int blockBands = (rows + step - 1) / step;
     const int threads = int(std::min<std::size_t>({hardware, 32, std::size_t(blockBands), r.size() / (1u << 20) + 1}));

@@ -21,6 +21,7 @@
 #include "portacl/kwave.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/progress.hpp"
+#include "portacl/runtime/host_cores.hpp"
 
 namespace portacl::kwave {
 namespace {
@@ -117,7 +118,7 @@ void addOmpPeer(Context& ctx, const BenchOptions& opts, const Simulation& sim, c
     } else if (opts.kwaveOmp.empty()) {
         peer = "kspaceFirstOrder-OMP: not given (--kwave-omp PATH)";
     } else {
-        const int threads = static_cast<int>(std::max(1u, std::min(ctx.device().computeUnits, std::max(1u, std::thread::hardware_concurrency()))));
+        const int threads = static_cast<int>(std::max(1u, std::min(ctx.device().computeUnits, portacl::usableCores())));
         // Enough steps that its time (written to 10 ms) is read to 1 % or better.
         const int steps = sim.grid.nx <= 64 ? 40 : sim.grid.nx <= 128 ? 20 : 10;
         Progress current("kspaceFirstOrder-OMP " + std::to_string(sim.grid.nx) + "^3", 0, "");

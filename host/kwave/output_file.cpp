@@ -9,6 +9,7 @@
 #include "portacl/kwave.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
+#include "portacl/runtime/host_cores.hpp"
 #include "kwave_datasets.hpp"
 #include "sensor_recorder.hpp"
 #include "streamed_grid_fields.hpp"
@@ -167,7 +168,7 @@ void writeOutputContents(const AtomicOutput& file, const Simulation& s, const Ou
         f.writeStringAttribute("/", "major_version", "1");
         f.writeStringAttribute("/", "minor_version", "2");
         f.writeStringAttribute("/", "host_names", info.hostName.empty() ? host : info.hostName);
-        f.writeStringAttribute("/", "number_of_cpu_cores", std::to_string(std::max(1u, std::thread::hardware_concurrency())));
+        f.writeStringAttribute("/", "number_of_cpu_cores", std::to_string(portacl::usableCores()));
         f.writeStringAttribute("/", "data_loading_phase_execution_time", seconds(info.loadSeconds));
         f.writeStringAttribute("/", "pre-processing_phase_execution_time", seconds(info.preprocessingSeconds));
         f.writeStringAttribute("/", "simulation_phase_execution_time", seconds(info.simulationSeconds));

@@ -5,11 +5,12 @@
 #include <thread>
 
 #include "mesh_detail.hpp"
+#include "portacl/runtime/host_cores.hpp"
 
 namespace portacl::mesh::detail {
 
 void onHostThreads(std::size_t n, std::size_t grain, const std::function<void(std::size_t, std::size_t)>& f) {
-    const std::size_t hardware = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t hardware = portacl::usableCores();
     const std::size_t threads = std::min<std::size_t>({hardware, 64, (n + grain - 1) / std::max<std::size_t>(grain, 1)});
     if (threads <= 1) {
         f(0, n);

@@ -21,6 +21,7 @@
 #include "portacl/mesh/frame_sequence.hpp"
 #include "portacl/mesh/self_intersection.hpp"
 #include "portacl/runtime/data_dir.hpp"
+#include "portacl/runtime/host_cores.hpp"
 
 namespace portacl::mesh {
 namespace {
@@ -96,7 +97,7 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
             par.workload = "mesh_self_intersection/cgal-tbb";
             Result got;
             par.seconds = medianHostSeconds([&] { got = selfIntersectionsCgal(it.mesh, true); }, peerRepeats);
-            par.note = "CPU peer on every core of this host (" + std::to_string(std::thread::hardware_concurrency()) +
+            par.note = "CPU peer on every core of this host (" + std::to_string(portacl::usableCores()) +
                        " threads; CGAL box_self_intersection_d<Parallel_tag> over TBB + Epick): " + std::to_string(got.pairs.size()) +
                        " pairs" + (got.pairs == peer.pairs ? "" : ", DIFFERENT from the sequential run's");
             cgalTbb = par.seconds;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include "portacl/runtime/host_cores.hpp"
 
 namespace portacl::voronoi {
 
@@ -23,7 +24,7 @@ unsigned WorkerPool::defaultThreads() {
         const long v = std::strtol(env, nullptr, 10);
         if (v >= 1) return static_cast<unsigned>(std::min(v, 256L));
     }
-    return std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
+    return std::clamp(portacl::usableCores(), 1u, 16u);
 }
 
 // Takes chunks of the current job until none is left (called with the mutex held; released while

@@ -99,7 +99,9 @@ def main():
     p.add_argument("--max-length", type=int, default=32, help="lineal: the longest segment")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--data", default=os.environ.get("PORTACL_DATA_DIR", os.path.join(os.path.dirname(__file__), "../../../shared/data")))
-    p.add_argument("--mpirun", default="mpirun --oversubscribe")
+    # Unbound: Open MPI binds each rank of a job of two ranks or fewer to one core, which starves
+    # the host threads that feed a rank's devices.
+    p.add_argument("--mpirun", default="mpirun --oversubscribe --bind-to none")
     p.add_argument("--verbose", action="store_true", help="print each run's batch report (per member and phase) on stderr")
     args = p.parse_args()
 

@@ -42,6 +42,10 @@ public:
     bool distributed() const { return size_ > 1; }
     bool runsMpi() const { return mpi_; }  // MPI was started for this World
     const std::string& hostName() const { return host_; }
+    // One sentence when the launcher bound the ranks to half their share of a node's cores or less
+    // (Open MPI binds each rank of a job of two or fewer to one core), whose host threads then share
+    // them: what it did and how to start the job instead; else empty. Rank 0's node decides.
+    std::string bindingAdvice() const;
 
     // Collective: every rank passes its own failure sentence (empty when it is ready). Returns, on
     // every rank, "" when all are ready, else the first failing rank's sentence, prefixed with
@@ -53,6 +57,7 @@ public:
 
 private:
     int rank_ = 0, size_ = 1, localRank_ = 0, localSize_ = 1;
+    unsigned fewestCores_ = 0;  // the fewest cores a rank may use (its CPU affinity), when MPI runs
     bool mpi_ = false;
     std::string host_;
     void* local_ = nullptr;  // the node's communicator (MPI_Comm), when MPI runs
