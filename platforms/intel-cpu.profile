@@ -64,6 +64,8 @@ median_search_min = 10
 # Two work-items per narrow search: one per search, as on PoCL, is several times slower on this
 # runtime, and four or eight gain nothing over two.
 lanes = 2
+# Mixed precision runs every search in double, as on PoCL (docs/engineering/voronoi.md).
+mixed_phases = 1
 
 [kwave]
 # The runtime's compiler (2026.2) miscompiles kwave.cl when it optimises: every field stays zero

@@ -72,6 +72,9 @@ lanes = 1
 flagged_lanes = 1
 wide_group = 64
 wide_candidates = 512
+# Mixed precision runs every search in double: the same diagram, and on a CPU double costs what
+# float does while phase 2 redoes the slowest searches (docs/engineering/voronoi.md).
+mixed_phases = 1
 
 [fft]
 # FFTW on the host's threads (one per compute unit) on the buffers this CPU device shares with the

@@ -610,7 +610,7 @@ void voronoiCase(Precision p) {
     const auto balls = voronoiBalls(gTiny ? 24 : 200);
     const auto ref = voronoi::computeReference(balls);
     ASSERT_GT(ref.vertices.size(), 10u);
-    // The profile's tuning; in mixed also the wide, split and flagged search paths forced on.
+    // The profile's tuning; in mixed also the two phases with the wide, split and flagged search paths forced on.
     voronoi::Options plain;
     plain.precision = p;
     voronoi::Options forced = plain;
@@ -619,6 +619,7 @@ void voronoiCase(Precision p) {
     forced.tuning.flaggedLanes = 8;
     forced.tuning.wideGroup = 64;
     forced.tuning.wideCandidates = 8;
+    forced.tuning.mixedPhases = 2;
     std::vector<const voronoi::Options*> runs{&plain};
     // Mixed: phase 1 in float, phase 2 in double; double: the wide search's double kernel.
     if (p != Precision::Float) runs.push_back(&forced);

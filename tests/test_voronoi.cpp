@@ -291,11 +291,28 @@ TEST_F(VoronoiDevice, MixedEqualsDoubleAndCountsPhase2) {
     if (!test::hasFp64()) GTEST_SKIP() << "no fp64 on the test device";
     voronoi::Options o;
     o.precision = Precision::Mixed;
+    o.tuning.mixedPhases = 2;  // the two phases, not double alone (CPU profiles)
     const auto d = voronoi::compute(test::context(), *balls_, o);
     EXPECT_TRUE(voronoi::formatVertices(d) == *ref_) << "differing vertices: " << countDifferences(voronoi::formatVertices(d), *ref_, 1e-6);
     EXPECT_GT(d.phase2Edges, 0u);
     EXPECT_LT(d.phase2Edges, d.solvedEdges);
     std::printf("[ info ] 1EMA mixed: %zu of %zu searches went to phase 2\n", d.phase2Edges, d.solvedEdges);
+}
+
+// Mixed as double alone (mixed_phases = 1, the CPU profiles' choice) gives the two phases' diagram,
+// with no search left for a phase 2.
+TEST_F(VoronoiDevice, MixedAsDoubleEqualsTheTwoPhases) {
+    if (!test::hasFp64()) GTEST_SKIP() << "no fp64 on the test device";
+    voronoi::Options one, two;
+    one.precision = two.precision = Precision::Mixed;
+    one.tuning.mixedPhases = 1;
+    two.tuning.mixedPhases = 2;
+    const auto a = voronoi::compute(test::context(), *balls_, one);
+    const auto b = voronoi::compute(test::context(), *balls_, two);
+    EXPECT_TRUE(voronoi::formatVertices(a) == voronoi::formatVertices(b));
+    EXPECT_TRUE(voronoi::formatEdges(a) == voronoi::formatEdges(b));
+    EXPECT_EQ(a.phase2Edges, 0u);
+    EXPECT_GT(b.phase2Edges, 0u);
 }
 
 TEST_F(VoronoiDevice, FloatAloneReportsDifferingVertices) {
@@ -320,6 +337,7 @@ TEST_F(VoronoiDevice, SearchesSplitOverLanesGiveTheSameAnswers) {
     split.tuning.group = 16;
     split.tuning.flaggedLanes = 32;
     split.tuning.wideGroup = 16;
+    split.tuning.mixedPhases = 2;
     for (Precision p : {Precision::Double, Precision::Mixed}) {
         split.precision = p;
         const auto d = voronoi::compute(test::context(), *balls_, split);
@@ -365,6 +383,7 @@ TEST(VoronoiDegenerate, PlantedDegeneraciesMatchVoronota) {
         if (test::hasFp64()) {
             voronoi::Options o;
             o.precision = Precision::Mixed;
+            o.tuning.mixedPhases = 2;  // the two phases, not double alone (CPU profiles)
             EXPECT_TRUE(voronoi::formatVertices(voronoi::compute(test::context(), balls, o)) == ours)
                 << "device (mixed) differs from the serial reference, seed " << seed;
         }
@@ -414,6 +433,7 @@ TEST(VoronoiFrames, BatchedFramesEqualEachFrameAlone) {
     std::vector<std::vector<io::Ball>> some = {frames[0].balls, frames[7].balls, frames[23].balls};
     voronoi::Options o;
     o.precision = Precision::Mixed;
+    o.tuning.mixedPhases = 2;  // the two phases, not double alone (CPU profiles)
     const auto batch = voronoi::computeFrames(test::context(), some, o);
     ASSERT_EQ(batch.size(), some.size());
     for (std::size_t f = 0; f < some.size(); ++f)
@@ -435,6 +455,7 @@ TEST(VoronoiFrames, NmrEnsembleMixedEqualsDoubleAndSerialReference) {
     for (const auto& f : frames) all.push_back(f.balls);
     voronoi::Options mixed, dbl;
     mixed.precision = Precision::Mixed;
+    mixed.tuning.mixedPhases = 2;
     dbl.precision = Precision::Double;
     const auto m18 = voronoi::compute(test::context(), all[17], mixed);
     const auto d18 = voronoi::compute(test::context(), all[17], dbl);
@@ -519,6 +540,7 @@ TEST(VoronoiComponents, BallsInTheGapOfTwoBigBallsAreASecondComponent) {
     if (test::hasFp64()) {
         voronoi::Options o;
         o.precision = Precision::Mixed;
+        o.tuning.mixedPhases = 2;  // the two phases, not double alone (CPU profiles)
         const auto dev = voronoi::compute(test::context(), balls, o);
         EXPECT_EQ(dev.components, 2);
         EXPECT_TRUE(voronoi::formatVertices(dev) == voronoi::formatVertices(d));
@@ -825,6 +847,7 @@ TEST(VoronoiCompleteness, ProteinsGainNothingFromThePass) {
         if (test::hasFp64()) {
             voronoi::Options o;
             o.precision = Precision::Mixed;
+            o.tuning.mixedPhases = 2;  // the two phases, not double alone (CPU profiles)
             const auto dev = voronoi::compute(test::context(), frames[0].balls, o);
             EXPECT_TRUE(voronoi::formatVertices(dev) == voronoi::formatVertices(d)) << name;
             EXPECT_EQ(dev.passFaces, d.passFaces) << name;
@@ -846,6 +869,7 @@ void expectMixedOnHostEqualsVoronota(Context& ctx, const voronoi::SearchTuning& 
         voronoi::Options o;
         o.precision = Precision::Mixed;
         o.tuning = tuning;
+        o.tuning.mixedPhases = 2;  // the two phases, not double alone (CPU profiles)
         const auto d = voronoi::compute(ctx, balls, o);
         const std::string text = voronoi::formatVertices(d);
         EXPECT_EQ(d.phase2, Phase2Arithmetic::Host) << radii;

@@ -124,6 +124,14 @@ SearchShape searchShape(Context& ctx, const SearchTuning& t) {
     return s;
 }
 
+// The precision the searches run in: mixed runs as double where the device's profile says so
+// ([voronoi] mixed_phases = 1; a device without fp64 keeps its two phases, phase 2 on the host).
+Precision searchPrecision(Context& ctx, const Options& o) {
+    if (o.precision != Precision::Mixed || !ctx.device().fp64) return o.precision;
+    const long phases = tunable(ctx, o.tuning.mixedPhases, "mixed_phases", "PORTACL_VORONOI_MIXED_PHASES", 2, 2, false);
+    return phases == 1 ? Precision::Double : Precision::Mixed;
+}
+
 // The wave kernels of this mode and split (the context creates each once). Mixed mode's phase 2 is one
 // launch of narrow2 over the wave's flagged list, narrow and wide searches alike; `mixedFlagged`: it
 // gives each flagged search a work-group (SearchShape::flaggedLanes).
@@ -194,7 +202,7 @@ void launchSearches(Context& ctx, const cl::Kernel& k, std::size_t searches, std
 }  // namespace
 
 std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<io::Ball>>& frames, const Options& options) {
-    const Precision mode = options.precision;
+    const Precision mode = searchPrecision(ctx, options);
     // The engine's append-list two-phase dispatch: which phases run, phase 2's `direct` and grid.
     const TwoPhaseList twoPhase = twoPhaseList(ctx, mode);
     const auto wallStart = std::chrono::steady_clock::now();

@@ -65,6 +65,10 @@ struct PORTACL_API SearchTuning {
     int flaggedLanes = 0;    // work-items per flagged search in phase 2 of mixed mode (1: as lanes)
     int wideGroup = 0;       // work-items per wide search
     int wideCandidates = 0;  // a search whose box holds more balls is wide
+    // Mixed mode's phases on a device with fp64: 2, float and then double for the searches float
+    // cannot decide; 1, every search in double (the same diagram; CPU devices, where double costs
+    // what float does and phase 2's searches are the slowest ones).
+    int mixedPhases = 0;
 };
 
 struct PORTACL_API Options {
