@@ -294,9 +294,10 @@ __kernel void skel_surface(__global const uchar* img, __global uchar* inSet, __g
 // Entry p of the active list in a direction step: the voxels it puts in the next list (p itself while
 // it is an object voxel, else the object voxels its removal exposed whose first background face
 // neighbour it is, at most 6) in keep[], each with its border bucket in bucket[] (8: not on this
-// border, whose background neighbour is at offset toBackground). Returns how many.
+// border, whose background neighbour is at offset toBackground; with onlyRemovable, also 8 when the
+// voxel is not simple or is an end point: the P of the P-simple thinning). Returns how many.
 inline uint skel_walk_entry(__global const uchar* img, __global uchar* inSet, const uint p, const int py, const int px,
-                            const long toBackground, uint* keep, uchar* bucket) {
+                            const long toBackground, const int onlyRemovable, uint* keep, uchar* bucket) {
     const long plane = (long)py * px;
     const long face[6] = {-plane, -px, -1, 1, px, plane};  // face[5 - k] == -face[k]
     uint kept = 0;
@@ -317,6 +318,7 @@ inline uint skel_walk_entry(__global const uchar* img, __global uchar* inSet, co
         const uint q = keep[j];
         bucket[j] = 8;
         if (img[(long)q + toBackground]) continue;
+        if (onlyRemovable && !skel_removable(neighbourhood(img, q, py, px))) continue;
         // The subfield: parities of the unpadded coordinates, opposite to the padded ones.
         const uint x = q % (uint)px, y = (q / (uint)px) % (uint)py, z = q / (uint)plane;
         bucket[j] = (uchar)((((z + 1) & 1) << 2) | (((y + 1) & 1) << 1) | ((x + 1) & 1));
@@ -326,12 +328,13 @@ inline uint skel_walk_entry(__global const uchar* img, __global uchar* inSet, co
 
 // Direction step `step`: keeps the list's object voxels in the next list, adds the object voxels the
 // last removals exposed, and puts those of them whose neighbour at (bz, by, bx) is background in
-// their subfield's border bucket. Any global size that is a multiple of the work-group size (at
-// least 8): work-groups stride over the list.
+// their subfield's border bucket (with onlyRemovable, only those that are simple and not end points:
+// the P of skel_psimple). A border voxel bucketed is also marked with `stamp` when it is not 0. Any
+// global size that is a multiple of the work-group size (at least 8): work-groups stride over the list.
 __kernel void skel_active_border(__global const uchar* img, __global uchar* inSet, __global const uint* active,
                                  __global uint* nextActive, __global uint* border, volatile __global uint* counters,
                                  __global uchar* mark, const int py, const int px, const int bz, const int by, const int bx,
-                                 const int step, const int stamp, const uint pass) {
+                                 const int step, const int stamp, const uint pass, const int onlyRemovable) {
     __local uint groupActive, baseActive, groupBorder[8], baseBorder[8];
     const uint lid = get_local_id(0);
     const int borderSlot = SKEL_BORDER + 8 * (step % 3);
@@ -347,7 +350,7 @@ __kernel void skel_active_border(__global const uchar* img, __global uchar* inSe
         uchar bucket[6];
         uint kept = 0;
         if (first + lid < count) {
-            kept = skel_walk_entry(img, inSet, active[first + lid], py, px, toBackground, keep, bucket);
+            kept = skel_walk_entry(img, inSet, active[first + lid], py, px, toBackground, onlyRemovable, keep, bucket);
             for (uint j = 0; j < kept; ++j)
                 if (bucket[j] < 8) bucketAt[j] = atomic_inc(&groupBorder[bucket[j]]);
         }
@@ -548,6 +551,63 @@ __kernel void skel_subfield(__global uchar* img, __global const uint* border, vo
     }
 }
 
+// The P-simple thinning (--method psimple; host/skeleton/psimple_reference.cpp states the tests from
+// their definitions). The step's walk (skel_active_border with onlyRemovable) marks P, the border
+// voxels that are simple and not end points, with the step's stamp and lists them in the buckets;
+// skel_psimple removes every voxel of P that is P-simple, all in one launch. A voxel of P is read from
+// its mark (an object voxel, whatever the launch does to it), every other voxel from the image, which
+// the launch does not change there; so no work-item reads what another writes.
+//
+// x is P-simple (Bertrand) when, with R = X \ P and X' the background: T26(x, R) = 1 and
+// T26(x, R + y) = 1 for every y of P among its 26 neighbours (R is one 26-component there and every
+// such y is 26-adjacent to it), T6(x, X') = 1, and T6(x, X' + y) = 1 for every y of P among its 6 face
+// neighbours. For the P here the last two always hold, so only the first two are tested: x is simple
+// (it is in P), so T6(x, X') = 1; and a face neighbour y of x in P is x + e with e across the
+// direction d (x - d is not on the border, x + d is background), so x + d and x + e + d are background,
+// the second 6-adjacent to both y and the first, which is in X''s one component: y added joins it.
+// host/skeleton/psimple_reference.cpp tests all four; the tests hold the device to it.
+// `rest`: x's neighbours in R, `inP`: those in P.
+inline int skel_p_simple(const uint rest, const uint inP) {
+    return rest && at_most_one_piece(rest) && (dilate26(rest) & inP) == inP;
+}
+
+// Removes every P-simple voxel of the step's eight border buckets (P; any global size that is a
+// multiple of the work-group size: each work-item strides over each bucket).
+__kernel void skel_psimple(__global uchar* img, __global const uchar* mark, __global const uint* border,
+                           volatile __global uint* counters, const int py, const int px, const int step, const int stamp,
+                           const uint pass) {
+    __local uint groupRemoved;
+    if (get_local_id(0) == 0) groupRemoved = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint removed = 0;
+    for (int s = 0; s < 8; ++s) {
+        const uint count = counters[SKEL_BORDER + 8 * (step % 3) + s];
+        const uint start = counters[SKEL_BUCKET_START + s];
+        for (uint i = get_global_id(0); i < count; i += get_global_size(0)) {
+            const uint p = border[start + i];
+            uint rest = 0, inP = 0;
+            int bit = 0;
+            for (int dz = -1; dz <= 1; ++dz)
+                for (int dy = -1; dy <= 1; ++dy)
+                    for (int dx = -1; dx <= 1; ++dx, ++bit) {
+                        if (bit == 13) continue;
+                        const uint q = (uint)((long)p + ((long)dz * py + dy) * px + dx);
+                        if (mark[q] == stamp) inP |= 1u << bit;
+                        else if (img[q]) rest |= 1u << bit;
+                    }
+            if (!skel_p_simple(rest, inP)) continue;
+            img[p] = 0;
+            ++removed;
+        }
+    }
+    if (removed) atomic_add(&groupRemoved, removed);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0 && groupRemoved) {
+        atomic_add(&counters[SKEL_REMOVED], groupRemoved);
+        atomic_max(&counters[SKEL_PAR_CHANGED], pass);
+    }
+}
+
 // Lee's six border directions in the order of host/skeleton/skeleton_detail.hpp's kBorders: the
 // (dz, dy, dx) of the neighbour that is background. Direction step t visits direction t % 6.
 __constant int kBorderStep[6][3] = {{0, -1, 0}, {0, 1, 0}, {0, 0, 1}, {0, 0, -1}, {1, 0, 0}, {-1, 0, 0}};
@@ -581,7 +641,7 @@ __kernel void skel_thin_group(__global uchar* img, __global uchar* inSet, __glob
             for (uint i = lid; i < count; i += size) {
                 uint keep[6];
                 uchar bucket[6];
-                const uint kept = skel_walk_entry(img, inSet, active[i], py, px, toBackground, keep, bucket);
+                const uint kept = skel_walk_entry(img, inSet, active[i], py, px, toBackground, 0, keep, bucket);
                 for (uint j = 0; j < kept; ++j) {
                     nextActive[atomic_inc(&nextCount)] = keep[j];
                     if (bucket[j] < 8) border[start[bucket[j]] + atomic_inc(&bucketCount[bucket[j]])] = keep[j];

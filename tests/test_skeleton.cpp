@@ -2,7 +2,9 @@
 // volume and scikit-image's skeletonize_3d voxel for voxel; the device equals the reference on those,
 // on the PuMA micro-CT and on random volumes; scikit-image's skeletons of binary_blobs volumes made in
 // the test (Debian's python3-skimage, tests/scripts/skimage_skeleton.py); ITK's skeletons of stored
-// volumes; bad input. Integer results: exact on every device.
+// volumes; bad input. The parallel thinnings (8 subfields, P-simple): the device equals each one's serial
+// reference, the topology is kept, and the P-simple test equals its definition. Integer results: exact
+// on every device.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -121,9 +123,9 @@ Topology topologyOf(const BinaryVolume& v) {
     return t;
 }
 
-}  // namespace
-
-TEST(Skeleton, ParallelThinningKeepsTopologyAndEqualsItsReference) {
+// The parallel thinnings' volumes: random balls, a hollow box (one cavity), a ring (one tunnel), dense
+// noise touching every face and, with the data, the PuMA volume at threshold 90.
+std::vector<BinaryVolume> parallelThinningVolumes() {
     std::vector<BinaryVolume> volumes;
     for (unsigned seed = 1; seed <= 3; ++seed) volumes.push_back(randomBalls(22, 27, 25, 30, 40 + seed));
     // A hollow box: one cavity; a ring: one tunnel.
@@ -148,6 +150,23 @@ TEST(Skeleton, ParallelThinningKeepsTopologyAndEqualsItsReference) {
     volumes.push_back(noise);
     if (portacl::test::hasData())
         volumes.push_back(readBinary(dataPath("volumes/puma/100_fiberform.tif"), {Binarisation::Rule::Threshold, 90}));
+    EXPECT_EQ(topologyOf(box).cavities, 1);
+    EXPECT_EQ(topologyOf(ring).euler, 0);  // one component, one tunnel
+    return volumes;
+}
+
+void expectSameTopology(const BinaryVolume& before, const BinaryVolume& after, const std::string& what) {
+    const Topology b = topologyOf(before), a = topologyOf(after);
+    EXPECT_TRUE(b == a) << what << ": components " << b.components << " -> " << a.components << ", cavities " << b.cavities << " -> "
+                        << a.cavities << ", Euler " << b.euler << " -> " << a.euler;
+    EXPECT_LT(after.count(), before.count()) << what;
+    for (std::size_t k = 0; k < after.size(); ++k) ASSERT_LE(after.mask[k], before.mask[k]) << what;  // only removes
+}
+
+}  // namespace
+
+TEST(Skeleton, ParallelThinningKeepsTopologyAndEqualsItsReference) {
+    const std::vector<BinaryVolume> volumes = parallelThinningVolumes();
     for (std::size_t i = 0; i < volumes.size(); ++i) {
         const auto& v = volumes[i];
         sk::Stats ds, rs;
@@ -172,15 +191,105 @@ TEST(Skeleton, ParallelThinningKeepsTopologyAndEqualsItsReference) {
         EXPECT_EQ(differing(dev, ref), 0u) << "volume " << i;
         EXPECT_EQ(ds.candidates, rs.candidates);
         EXPECT_EQ(ds.iterations, rs.iterations);
-        const Topology before = topologyOf(v), after = topologyOf(dev);
-        EXPECT_TRUE(before == after) << "volume " << i << ": components " << before.components << " -> " << after.components
-                                     << ", cavities " << before.cavities << " -> " << after.cavities << ", Euler "
-                                     << before.euler << " -> " << after.euler;
-        EXPECT_LT(dev.count(), v.count());
-        for (std::size_t k = 0; k < dev.size(); ++k) ASSERT_LE(dev.mask[k], v.mask[k]);  // only removes
+        expectSameTopology(v, dev, "volume " + std::to_string(i));
     }
-    EXPECT_EQ(topologyOf(box).cavities, 1);
-    EXPECT_EQ(topologyOf(ring).euler, 0);  // one component, one tunnel
+}
+
+// Bertrand's local characterisation against the definition: x in P is P-simple when x is simple for
+// X \ S for every subset S of P \ {x} (only S's voxels among x's neighbours matter). Random
+// neighbourhoods of several densities, P a random part of the object's neighbours, up to 10 of them.
+TEST(Skeleton, PSimpleCharacterisationEqualsItsDefinition) {
+    std::mt19937 rng(28);
+    int pSimple = 0, notPSimple = 0;
+    for (int trial = 0; trial < 6000; ++trial) {
+        const unsigned density = 3 + unsigned(trial % 5);  // object voxels in tenths
+        sk::detail::NeighbourCube object{}, inP{};
+        std::vector<int> pNeighbours;
+        for (int i = 0; i < 27; ++i) {
+            object[i] = i == 13 || rng() % 10 < density;
+            inP[i] = i == 13 || (i != 13 && object[i] && pNeighbours.size() < 10 && rng() % 3 == 0);
+            if (i != 13 && inP[i]) pNeighbours.push_back(i);
+        }
+        bool definition = true;
+        for (unsigned subset = 0; definition && subset < (1u << pNeighbours.size()); ++subset) {
+            sk::detail::NeighbourCube rest = object;
+            for (std::size_t k = 0; k < pNeighbours.size(); ++k)
+                if (subset >> k & 1) rest[pNeighbours[k]] = 0;
+            definition = sk::detail::isSimple(rest);
+        }
+        ASSERT_EQ(sk::detail::isPSimple(object, inP), definition) << "trial " << trial;
+        (definition ? pSimple : notPSimple)++;
+    }
+    // Both answers are common, so that neither is the test's default.
+    EXPECT_GT(pSimple, 300);
+    EXPECT_GT(notPSimple, 300);
+    // The topological numbers on known neighbourhoods: two opposite face neighbours (two pieces of the
+    // object, one background component), and a lone edge neighbour (not touching a face: no T6 piece).
+    sk::detail::NeighbourCube two{};
+    two[4] = two[22] = 1;
+    EXPECT_EQ(sk::detail::topologicalNumber26(two), 2);
+    sk::detail::NeighbourCube background{};
+    for (int i = 0; i < 27; ++i) background[i] = !two[i];
+    EXPECT_EQ(sk::detail::topologicalNumber6(background), 1);
+    sk::detail::NeighbourCube edge{};
+    edge[1] = 1;
+    EXPECT_EQ(sk::detail::topologicalNumber6(edge), 0);
+    EXPECT_EQ(sk::detail::topologicalNumber26(edge), 1);
+}
+
+// The P-simple thinning: the device equals the serial reference voxel for voxel, with its removal
+// count and passes (the marks' stamps cycling every 63 steps, and every 2 or 5), and the reference
+// keeps the topology (components, cavities, Euler characteristic), on the parallel thinnings'
+// volumes and scikit-image's blobs test volume.
+TEST(Skeleton, PSimpleThinningKeepsTopologyAndEqualsItsReference) {
+    std::vector<BinaryVolume> volumes = parallelThinningVolumes();
+    if (portacl::test::hasData()) volumes.push_back(readBinary(dataPath("volumes/skimage_blobs3d/blobs3d_input_generated.npy")));
+    for (std::size_t i = 0; i < volumes.size(); ++i) {
+        const auto& v = volumes[i];
+        const std::string what = "volume " + std::to_string(i);
+        sk::Stats rs, ds;
+        const auto ref = sk::thinPSimpleReference(v, &rs);
+        const auto dev = sk::thinPSimple(context(), v, &ds);
+        EXPECT_EQ(differing(dev, ref), 0u) << what;
+        EXPECT_EQ(ds.candidates, rs.candidates) << what;
+        EXPECT_EQ(ds.iterations, rs.iterations) << what;
+        for (int stamps : {2, 5}) {
+            sk::detail::SubfieldSchedule schedule;
+            schedule.psimple = true;
+            schedule.stamps = stamps;
+            EXPECT_EQ(differing(sk::detail::thinSubfieldsOnDevice(context(), v, &ds, schedule), ref), 0u) << what << ", " << stamps << " stamps";
+        }
+        expectSameTopology(v, ref, what);
+    }
+}
+
+// End points are kept: a straight rod and a diagonal curve are their own skeletons (each of their end
+// voxels is simple, so only the end-point rule keeps them), and a thick rod thins to a curve along
+// its whole length.
+TEST(Skeleton, PSimpleThinningKeepsEndPoints) {
+    BinaryVolume curves;
+    curves.nz = 9, curves.ny = 12, curves.nx = 14;
+    curves.mask.assign(curves.size(), 0);
+    for (int x = 1; x < 13; ++x) curves.mask[curves.index(2, 2, x)] = 1;
+    for (int k = 0; k < 7; ++k) curves.mask[curves.index(1 + k, 4 + k, 2 + k)] = 1;
+    EXPECT_EQ(differing(sk::thinPSimpleReference(curves), curves), 0u);
+    EXPECT_EQ(differing(sk::thinPSimple(context(), curves), curves), 0u);
+    BinaryVolume rod;
+    rod.nz = 7, rod.ny = 7, rod.nx = 30;
+    rod.mask.assign(rod.size(), 0);
+    for (int z = 2; z < 5; ++z)
+        for (int y = 2; y < 5; ++y)
+            for (int x = 2; x < 28; ++x) rod.mask[rod.index(z, y, x)] = 1;
+    const auto thin = sk::thinPSimple(context(), rod);
+    EXPECT_EQ(differing(thin, sk::thinPSimpleReference(rod)), 0u);
+    int first = rod.nx, last = -1;
+    for (int z = 0; z < rod.nz; ++z)
+        for (int y = 0; y < rod.ny; ++y)
+            for (int x = 0; x < rod.nx; ++x)
+                if (thin.at(z, y, x)) first = std::min(first, x), last = std::max(last, x);
+    EXPECT_LE(first, 3);
+    EXPECT_GE(last, 26);
+    EXPECT_LE(thin.count(), std::uint64_t(last - first + 1) + 2);  // a curve, about a voxel thick
 }
 
 TEST(Skeleton, ReferenceEqualsFijiOnScikitImageBlobs) {

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -32,12 +33,29 @@ struct SubfieldSchedule {
     // subfield_unknown sets the first.
     int maxUnknown = 8;
     int stamps = 63;
+    // The P-simple removal (thinPSimple): per direction, the walk marks P and lists it, and one
+    // launch removes every P-simple voxel of P (skel_psimple); rounds and groupBelow are not used.
+    bool psimple = false;
 };
 
-// thinSubfields with the given schedule (thinSubfields takes it from the tuning profile). Exported
+// thinSubfields (thinPSimple with schedule.psimple) with the given schedule (thinSubfields takes it
+// from the tuning profile). Exported
 // (PORTACL_API) for the tests.
 PORTACL_API io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats,
                                                    const SubfieldSchedule& schedule);
+
+// A voxel's 3x3x3 neighbourhood, index (dz+1)*9 + (dy+1)*3 + (dx+1); the centre (13) is the voxel.
+using NeighbourCube = std::array<std::uint8_t, 27>;
+// The topological numbers of a set Y of the neighbourhood (the centre never counts): T26, its
+// 26-components among the 26 neighbours; T6, its 6-components among the 18 face and edge neighbours
+// that hold a face neighbour. Exported (PORTACL_API) for the tests.
+PORTACL_API int topologicalNumber26(const NeighbourCube& y);
+PORTACL_API int topologicalNumber6(const NeighbourCube& y);
+// Simple for a 26-connected object and 6-connected background: T26(object) = T6(background) = 1.
+PORTACL_API bool isSimple(const NeighbourCube& object);
+// Whether the centre, a voxel of P, is P-simple for the object (Bertrand's local characterisation;
+// host/skeleton/psimple_reference.cpp). `inP` marks P's voxels, all of them object voxels.
+PORTACL_API bool isPSimple(const NeighbourCube& object, const NeighbourCube& inP);
 
 // The unpadded indices of the object voxels of the padded image `img` (skel_collect), written to
 // `list` (room for every object voxel) and read back: the skeleton's voxels, not the whole volume.

@@ -1,8 +1,9 @@
-// The directional 8-subfield parallel thinning on the device (cl/skeleton.cl). The volume is swept
-// once, for its surface; from then on every launch works on lists: per border direction one launch
-// takes the border from the active list (the surface), then one launch per subfield removes. The
-// lists' lengths stay on the device; the host reads the counts once per pass, while the next pass
-// runs. The skeleton comes back as a list of its voxels.
+// The directional parallel thinnings on the device (cl/skeleton.cl): the 8-subfield one and the
+// P-simple one. The volume is swept once, for its surface; from then on every launch works on lists:
+// per border direction one launch takes the border from the active list (the surface), then one
+// launch per subfield removes (or, P-simple, one launch for the whole border). The lists' lengths stay
+// on the device; the host reads the counts once per pass, while the next pass runs. The skeleton comes
+// back as a list of its voxels.
 #include <algorithm>
 #include <array>
 
@@ -52,13 +53,20 @@ io::BinaryVolume thinSubfields(Context& ctx, const io::BinaryVolume& v, Stats* s
     return detail::thinSubfieldsOnDevice(ctx, v, stats, schedule);
 }
 
+io::BinaryVolume thinPSimple(Context& ctx, const io::BinaryVolume& v, Stats* stats) {
+    detail::SubfieldSchedule schedule;
+    schedule.psimple = true;
+    return detail::thinSubfieldsOnDevice(ctx, v, stats, schedule);
+}
+
 namespace detail {
 
 io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, const SubfieldSchedule& schedule) {
     validate(v);
     if (schedule.stamps < 1 || schedule.stamps > 63)
         throw Error("thinning's decision bytes hold 1 to 63 step stamps, not " + std::to_string(schedule.stamps));
-    const std::size_t groupBelow = schedule.groupBelow;
+    const bool psimple = schedule.psimple;
+    const std::size_t groupBelow = psimple ? 0 : schedule.groupBelow;
     const int pz = v.nz + 2, py = v.ny + 2, px = v.nx + 2;
     const std::size_t padded = std::size_t(pz) * py * px;
     if (padded >= (std::size_t(1) << 32))
@@ -74,8 +82,10 @@ io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, 
         objects += perSubfield[std::size_t(s)];
     }
     // The rounds need marks and decisions (a byte per voxel each) and the pending list.
-    const bool rounds = schedule.rounds && objects >= groupBelow;
-    ctx.checkFits(v.size() + (rounds ? 4 : 2) * padded + objects * (rounds ? 4 : 3) * sizeof(cl_uint) + 256,
+    const bool rounds = !psimple && schedule.rounds && objects >= groupBelow;
+    // The P-simple removal needs the marks of P (a byte per voxel, stamped as the rounds' are).
+    const bool stamped = rounds || psimple;
+    ctx.checkFits(v.size() + (rounds ? 4 : psimple ? 3 : 2) * padded + objects * (rounds ? 4 : 3) * sizeof(cl_uint) + 256,
                   "thinning a " + std::to_string(v.nz) + "x" + std::to_string(v.ny) + "x" + std::to_string(v.nx) + " volume");
     cl::Buffer mask = ctx.upload(v.mask, "thinning mask", CL_MEM_READ_ONLY);
     cl::Buffer img = ctx.buffer(padded, "thinning image");
@@ -84,15 +94,15 @@ io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, 
                             ctx.buffer(objects * sizeof(cl_uint), "thinning active list (next)")};
     cl::Buffer border = ctx.buffer(objects * sizeof(cl_uint), "thinning border buckets");
     cl::Buffer counters = ctx.buffer(kCounters * sizeof(cl_uint), "thinning counters");
-    // Without rounds, skel_active_border writes no marks (stamp 0): inSet stands in for the marks.
-    cl::Buffer mark = rounds ? ctx.buffer(padded, "thinning border marks") : inSet;
+    // Without stamps, skel_active_border writes no marks (stamp 0): inSet stands in for the marks.
+    cl::Buffer mark = stamped ? ctx.buffer(padded, "thinning border marks") : inSet;
     cl::Buffer decision, pending;
     ctx.fill(img, 0, padded, "clear thinning image");
     ctx.fill(inSet, 0, padded, "clear thinning active marks");
+    if (stamped) ctx.fill(mark, 0, padded, "clear thinning border marks");
     if (rounds) {
         decision = ctx.buffer(padded, "thinning decisions");
         pending = ctx.buffer(objects * sizeof(cl_uint), "thinning pending border voxels");
-        ctx.fill(mark, 0, padded, "clear thinning border marks");
         ctx.fill(decision, 0, padded, "clear thinning decisions");
     }
     ctx.writeAsync(counters, std::move(init), "set thinning counters");
@@ -102,6 +112,7 @@ io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, 
     cl::Kernel& subfield = ctx.kernel("skeleton.cl", "skel_subfield", Precision::Float);
     cl::Kernel& first = ctx.kernel("skeleton.cl", "skel_subfields_first", Precision::Float);
     cl::Kernel& tail = ctx.kernel("skeleton.cl", "skel_subfields_tail", Precision::Float);
+    cl::Kernel& removePSimple = ctx.kernel("skeleton.cl", "skel_psimple", Precision::Float);
     setArgs(pad, 0, mask, img, cl_int(v.nz), cl_int(v.ny), cl_int(v.nx));
     ctx.launch(pad, cl::NDRange(roundUp(v.size(), 256)), cl::NDRange(256));
     setArgs(surface, 0, img, inSet, active[0], counters, cl_int(pz), cl_int(py), cl_int(px));
@@ -123,14 +134,19 @@ io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, 
     auto enqueuePass = [&](cl_uint pass) {
         for (std::size_t b = 0; b < detail::kBorders.size(); ++b, ++step) {
             const auto& d = detail::kBorders[b];
-            if (rounds && step && step % schedule.stamps == 0) {
+            if (stamped && step && step % schedule.stamps == 0) {
                 ctx.fill(mark, 0, padded, "clear thinning border marks");
-                ctx.fill(decision, 0, padded, "clear thinning decisions");
+                if (rounds) ctx.fill(decision, 0, padded, "clear thinning decisions");
             }
-            const cl_int stamp = rounds ? 1 + step % schedule.stamps : 0;
+            const cl_int stamp = stamped ? 1 + step % schedule.stamps : 0;
             setArgs(activeBorder, 0, img, inSet, active[step % 2], active[(step + 1) % 2], border, counters, mark, cl_int(py),
-                    cl_int(px), cl_int(d[0]), cl_int(d[1]), cl_int(d[2]), cl_int(step), stamp, pass);
+                    cl_int(px), cl_int(d[0]), cl_int(d[1]), cl_int(d[2]), cl_int(step), stamp, pass, cl_int(psimple));
             ctx.launch(activeBorder, cl::NDRange(listItems), cl::NDRange(256));
+            if (psimple) {
+                setArgs(removePSimple, 0, img, mark, border, counters, cl_int(py), cl_int(px), cl_int(step), stamp, pass);
+                ctx.launch(removePSimple, cl::NDRange(listItems), cl::NDRange(256));
+                continue;
+            }
             if (rounds) {
                 setArgs(first, 8, cl_int(step), stamp, cl_int(schedule.maxUnknown), pass);
                 ctx.launch(first, cl::NDRange(listItems), cl::NDRange(256));
