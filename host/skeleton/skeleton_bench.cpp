@@ -1,4 +1,4 @@
-// Bench case "skeleton": Lee-Kashyap-Chu thinning and the 8-subfield parallel thinning of seeded overlapping balls (radii 3 to 8 voxels,
+// Bench case "skeleton": Lee-Kashyap-Chu thinning, the 8-subfield and the P-simple parallel thinnings of seeded overlapping balls (radii 3 to 8 voxels,
 // 30 % of the volume) on the device, against the serial reference at the same size: 256^3 on GPUs,
 // 96^3 on CPU devices, 48^3 with --quick. The device time covers the whole call (upload, every pass,
 // download). The skeleton is an integer result: identical to the reference's.
@@ -37,20 +37,22 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
     BenchOptions o = opts;
     if (!ctx.device().isGpu && !opts.quick) o.warmups = 1, o.repeats = 3;
     std::vector<BenchRecord> out;
-    for (bool lee : {true, false}) {
+    for (const std::string method : {"lee", "parallel", "psimple"}) {
+        const bool lee = method == "lee";
         BenchRecord rec;
-        rec.workload = lee ? "skeleton/lee" : "skeleton/parallel";
+        rec.workload = "skeleton/" + method;
         rec.size = std::to_string(n) + "^3";
         rec.precision = "integer";
         Stats st;
-        rec.seconds = medianDeviceSeconds(ctx, [&] { lee ? thin(ctx, v, &st) : thinSubfields(ctx, v, &st); }, o);
+        rec.seconds = medianDeviceSeconds(ctx, [&] { lee ? thin(ctx, v, &st) : method == "parallel" ? thinSubfields(ctx, v, &st) : thinPSimple(ctx, v, &st); }, o);
         rec.bytes = 0;
         rec.note = std::to_string(v.count()) + " object voxels, " + std::to_string(st.iterations) + " passes, " +
                    (lee ? std::to_string(st.candidates) + " candidates, " + std::to_string(st.rounds) + " recheck rounds"
                         : std::to_string(st.candidates) + " removed");
         if (opts.serial) {
             io::BinaryVolume ref;
-            rec.serialSeconds = medianHostSeconds([&] { ref = lee ? thinReference(v) : thinSubfieldsReference(v); }, 1);
+            rec.serialSeconds = medianHostSeconds(
+                [&] { ref = lee ? thinReference(v) : method == "parallel" ? thinSubfieldsReference(v) : thinPSimpleReference(v); }, 1);
             rec.note += "; " + std::to_string(ref.count()) + " skeleton voxels";
         }
         out.push_back(rec);
@@ -60,6 +62,6 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
 
 }  // namespace
 
-PORTACL_REGISTER_BENCH("skeleton", "3-D thinning: Lee-Kashyap-Chu (identical to scikit-image's skeletonize_3d) and 8-subfield parallel", run);
+PORTACL_REGISTER_BENCH("skeleton", "3-D thinning: Lee-Kashyap-Chu (identical to scikit-image's skeletonize_3d), 8-subfield and P-simple parallel", run);
 
 }  // namespace portacl::skeleton
