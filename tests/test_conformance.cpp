@@ -316,6 +316,7 @@ void skeletonCase() {
     EXPECT_EQ(skeleton::thin(ctx(), v).mask, skeleton::thinReference(v).mask);
     const auto parallel = skeleton::thinSubfieldsReference(v).mask;
     EXPECT_EQ(skeleton::thinSubfields(ctx(), v).mask, parallel);
+    EXPECT_EQ(skeleton::thinPSimple(ctx(), v).mask, skeleton::thinPSimpleReference(v).mask);  // skel_psimple
     // Launches per subfield, the subfields in rounds (skel_subfields_first, _tail; with no assignment
     // tried, so that the tail has work), and one work-group for every pass (skel_thin_group).
     const skeleton::detail::SubfieldSchedule schedules[] = {{0, false, 8, 63}, {0, true, 8, 63}, {0, true, 0, 63}, {SIZE_MAX, false, 8, 63}};
