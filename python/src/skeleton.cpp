@@ -42,15 +42,22 @@ io::BinaryVolume binaryVolumeOf(const py::object& volume) {
 
 namespace {
 
-py::array skeletonOf(const py::object& volume, bool subfields, const py::object& ctx, bool reference) {
+// method: "lee", "subfields" or "psimple" (checked by the caller).
+py::array skeletonOf(const py::object& volume, const std::string& method, const py::object& ctx, bool reference) {
     io::BinaryVolume v = binaryVolumeOf(volume);
     const auto ndim = py::reinterpret_borrow<py::array>(volume).ndim();
     checkArgument([&] { skeleton::validate(v); });
     io::BinaryVolume s;
     if (reference)
-        s = withoutGil([&] { return subfields ? skeleton::thinSubfieldsReference(v) : skeleton::thinReference(v); });
+        s = withoutGil([&] {
+            return method == "subfields" ? skeleton::thinSubfieldsReference(v)
+                   : method == "psimple" ? skeleton::thinPSimpleReference(v)
+                                         : skeleton::thinReference(v);
+        });
     else
-        s = onDevice(contextArg(ctx), [&](Context& c) { return subfields ? skeleton::thinSubfields(c, v) : skeleton::thin(c, v); });
+        s = onDevice(contextArg(ctx), [&](Context& c) {
+            return method == "subfields" ? skeleton::thinSubfields(c, v) : method == "psimple" ? skeleton::thinPSimple(c, v) : skeleton::thin(c, v);
+        });
     std::vector<py::ssize_t> shape{s.ny, s.nx};
     if (ndim == 3) shape.insert(shape.begin(), s.nz);
     py::array out = toArray(std::move(s.mask), shape);
@@ -64,12 +71,13 @@ void bindSkeleton(py::module_& m, py::module_& ref) {
         "The skeleton of a binary volume (non-zero voxels are the object; 2-D arrays are one slice):\n"
         "Lee, Kashyap and Chu's thinning, voxel for voxel scikit-image's skeletonize_3d, as a boolean\n"
         "array of the input's shape. method='subfields': a fully parallel topology-preserving thinning\n"
-        "of its own (close to Lee's, with more side branches).";
+        "of its own (close to Lee's, with more side branches); method='psimple': a fully parallel\n"
+        "topology-preserving thinning removing each border direction's P-simple voxels at once.";
     auto bind = [](bool reference) {
         return [reference](const py::object& volume, const std::string& method, const py::object& ctx) {
-            if (method != "lee" && method != "subfields")
-                throw py::value_error("method must be 'lee' or 'subfields', not '" + method + "'");
-            return skeletonOf(volume, method == "subfields", ctx, reference);
+            if (method != "lee" && method != "subfields" && method != "psimple")
+                throw py::value_error("method must be 'lee', 'subfields' or 'psimple', not '" + method + "'");
+            return skeletonOf(volume, method, ctx, reference);
         };
     };
     m.def("skeleton", bind(false), py::arg("volume"), py::kw_only(), py::arg("method") = "lee", py::arg("ctx") = py::none(), doc);

@@ -36,6 +36,9 @@ def test_skeleton_2d_and_subfields(ctx, blob):
     sub = portacl.skeleton(blob, method="subfields", ctx=ctx)
     np.testing.assert_array_equal(sub, portacl.reference.skeleton(blob, method="subfields"))
     assert sub.sum() < blob.sum() and not (sub & ~blob.astype(bool)).any()
+    ps = portacl.skeleton(blob, method="psimple", ctx=ctx)
+    np.testing.assert_array_equal(ps, portacl.reference.skeleton(blob, method="psimple"))
+    assert ps.sum() < blob.sum() and not (ps & ~blob.astype(bool)).any()
 
 
 def test_skeleton_input_dtypes_and_order(ctx, blob):
