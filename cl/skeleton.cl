@@ -291,13 +291,25 @@ __kernel void skel_surface(__global const uchar* img, __global uchar* inSet, __g
     }
 }
 
+// Lohou and Bertrand's masks for P (2005; as Pink's llohoubertrand6dir2005 reads them): border voxel
+// q (q + toBackground is background) is left out of P when, across the direction, a face neighbour
+// q + e is background while q + e + toBackground is object: q lies under an overhang of the border.
+inline int skel_overhang_across(__global const uchar* img, const long q, const long e, const long toBackground) {
+    return e != toBackground && e != -toBackground && !img[q + e] && img[q + e + toBackground];
+}
+inline int skel_under_overhang(__global const uchar* img, const long q, const int py, const int px, const long toBackground) {
+    const long plane = (long)py * px;
+    return skel_overhang_across(img, q, -plane, toBackground) || skel_overhang_across(img, q, plane, toBackground) ||
+           skel_overhang_across(img, q, -px, toBackground) || skel_overhang_across(img, q, px, toBackground) ||
+           skel_overhang_across(img, q, -1, toBackground) || skel_overhang_across(img, q, 1, toBackground);
+}
+
 // Entry p of the active list in a direction step: the voxels it puts in the next list (p itself while
 // it is an object voxel, else the object voxels its removal exposed whose first background face
 // neighbour it is, at most 6) in keep[], each with its border bucket in bucket[] (8: not on this
-// border, whose background neighbour is at offset toBackground; with onlyRemovable, also 8 when the
-// voxel is not simple or is an end point: the P of the P-simple thinning). Returns how many.
+// border, whose background neighbour is at offset toBackground). Returns how many.
 inline uint skel_walk_entry(__global const uchar* img, __global uchar* inSet, const uint p, const int py, const int px,
-                            const long toBackground, const int onlyRemovable, uint* keep, uchar* bucket) {
+                            const long toBackground, uint* keep, uchar* bucket) {
     const long plane = (long)py * px;
     const long face[6] = {-plane, -px, -1, 1, px, plane};  // face[5 - k] == -face[k]
     uint kept = 0;
@@ -318,7 +330,6 @@ inline uint skel_walk_entry(__global const uchar* img, __global uchar* inSet, co
         const uint q = keep[j];
         bucket[j] = 8;
         if (img[(long)q + toBackground]) continue;
-        if (onlyRemovable && !skel_removable(neighbourhood(img, q, py, px))) continue;
         // The subfield: parities of the unpadded coordinates, opposite to the padded ones.
         const uint x = q % (uint)px, y = (q / (uint)px) % (uint)py, z = q / (uint)plane;
         bucket[j] = (uchar)((((z + 1) & 1) << 2) | (((y + 1) & 1) << 1) | ((x + 1) & 1));
@@ -350,7 +361,12 @@ __kernel void skel_active_border(__global const uchar* img, __global uchar* inSe
         uchar bucket[6];
         uint kept = 0;
         if (first + lid < count) {
-            kept = skel_walk_entry(img, inSet, active[first + lid], py, px, toBackground, onlyRemovable, keep, bucket);
+            kept = skel_walk_entry(img, inSet, active[first + lid], py, px, toBackground, keep, bucket);
+            // The P of the P-simple thinning: border voxels that are simple, not end points, not under an overhang.
+            for (uint j = 0; j < kept && onlyRemovable; ++j)
+                if (bucket[j] < 8 && (skel_under_overhang(img, keep[j], py, px, toBackground) ||
+                                      !skel_removable(neighbourhood(img, keep[j], py, px))))
+                    bucket[j] = 8;
             for (uint j = 0; j < kept; ++j)
                 if (bucket[j] < 8) bucketAt[j] = atomic_inc(&groupBorder[bucket[j]]);
         }
@@ -553,10 +569,11 @@ __kernel void skel_subfield(__global uchar* img, __global const uint* border, vo
 
 // The P-simple thinning (--method psimple; host/skeleton/psimple_reference.cpp states the tests from
 // their definitions). The step's walk (skel_active_border with onlyRemovable) marks P, the border
-// voxels that are simple and not end points, with the step's stamp and lists them in the buckets;
-// skel_psimple removes every voxel of P that is P-simple, all in one launch. A voxel of P is read from
-// its mark (an object voxel, whatever the launch does to it), every other voxel from the image, which
-// the launch does not change there; so no work-item reads what another writes.
+// voxels that are simple, not end points and not under an overhang (skel_under_overhang: fewer voxels
+// in P leave more of them P-simple, so fewer passes), with the step's stamp and lists them in the
+// buckets; skel_psimple removes every voxel of P that is P-simple, all in one launch. A voxel of P is
+// read from its mark (an object voxel, whatever the launch does to it), every other voxel from the
+// image, which the launch does not change there; so no work-item reads what another writes.
 //
 // x is P-simple (Bertrand) when, with R = X \ P and X' the background: T26(x, R) = 1 and
 // T26(x, R + y) = 1 for every y of P among its 26 neighbours (R is one 26-component there and every
@@ -641,7 +658,7 @@ __kernel void skel_thin_group(__global uchar* img, __global uchar* inSet, __glob
             for (uint i = lid; i < count; i += size) {
                 uint keep[6];
                 uchar bucket[6];
-                const uint kept = skel_walk_entry(img, inSet, active[i], py, px, toBackground, 0, keep, bucket);
+                const uint kept = skel_walk_entry(img, inSet, active[i], py, px, toBackground, keep, bucket);
                 for (uint j = 0; j < kept; ++j) {
                     nextActive[atomic_inc(&nextCount)] = keep[j];
                     if (bucket[j] < 8) border[start[bucket[j]] + atomic_inc(&bucketCount[bucket[j]])] = keep[j];

@@ -110,13 +110,24 @@ io::BinaryVolume thinPSimpleReference(const io::BinaryVolume& v, Stats* stats) {
         changed = false;
         ++st.iterations;
         for (const auto& border : detail::kBorders) {
-            // P: the direction's border voxels, as the direction starts, that are simple and not end points.
+            // P: the direction's border voxels, as the direction starts, that are simple, not end points
+            // and not under an overhang (Lohou and Bertrand's masks: a face neighbour across the
+            // direction is background while its own neighbour in the direction is object).
             std::fill(inP.begin(), inP.end(), std::uint8_t(0));
             members.clear();
+            auto underOverhang = [&](int z, int y, int x) {
+                for (const auto& e : detail::kBorders) {
+                    if (e[0] * border[0] + e[1] * border[1] + e[2] * border[2] != 0) continue;  // not across
+                    if (!img[idx(z + e[0], y + e[1], x + e[2])] && img[idx(z + e[0] + border[0], y + e[1] + border[1], x + e[2] + border[2])])
+                        return true;
+                }
+                return false;
+            };
             for (int z = 1; z <= v.nz; ++z)
                 for (int y = 1; y <= v.ny; ++y)
                     for (int x = 1; x <= v.nx; ++x) {
-                        if (!img[idx(z, y, x)] || img[idx(z + border[0], y + border[1], x + border[2])]) continue;
+                        if (!img[idx(z, y, x)] || img[idx(z + border[0], y + border[1], x + border[2])] || underOverhang(z, y, x))
+                            continue;
                         const detail::NeighbourCube c = cubeOf(img, z, y, x);
                         int neighbours = 0;
                         for (const auto b : c) neighbours += b;

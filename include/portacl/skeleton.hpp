@@ -55,7 +55,9 @@ PORTACL_API io::BinaryVolume thinSubfieldsReference(const io::BinaryVolume& v, S
 // Acad. Sci. Paris 321, 1995; C. Lohou and G. Bertrand, A 3D 6-subiteration curve thinning algorithm
 // based on P-simple points, Discrete Applied Mathematics 151, 2005, 198-228). Each pass visits Lee's six
 // border directions in Lee's order; for each, P is the set of object voxels on that border that are
-// simple and not curve end points (exactly one object neighbour), as the direction starts, and every
+// simple, not curve end points (exactly one object neighbour) and not under an overhang (a face
+// neighbour across the direction background, its neighbour in the direction object: Lohou and
+// Bertrand's masks), as the direction starts, and every
 // voxel of P that is P-simple (simple for X \ S whatever the subset S of P it loses with it; Bertrand's
 // local characterisation decides it on the 3x3x3 neighbourhood and P's marks) is removed at once,
 // which keeps the object's components, cavities and tunnels. Thinning stops after a pass that removes
