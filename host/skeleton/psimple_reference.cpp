@@ -91,12 +91,10 @@ bool isPSimple(const NeighbourCube& object, const NeighbourCube& inP) {
 
 io::BinaryVolume thinPSimpleReference(const io::BinaryVolume& v, Stats* stats) {
     validate(v);
-    const int pz = v.nz + 2, py = v.ny + 2, px = v.nx + 2;
-    std::vector<std::uint8_t> img(std::size_t(pz) * py * px, 0);
-    auto idx = [&](int z, int y, int x) { return (std::size_t(z) * py + std::size_t(y)) * px + std::size_t(x); };
-    for (int z = 0; z < v.nz; ++z)
-        for (int y = 0; y < v.ny; ++y)
-            for (int x = 0; x < v.nx; ++x) img[idx(z + 1, y + 1, x + 1)] = v.at(z, y, x);
+    detail::PaddedVolume padded(v);
+    std::vector<std::uint8_t>& img = padded.voxels;
+    const int py = padded.py, px = padded.px;
+    auto idx = [&](int z, int y, int x) { return padded.index(z, y, x); };
     auto cubeOf = [&](const std::vector<std::uint8_t>& a, int z, int y, int x) {
         detail::NeighbourCube c;
         for (int i = 0; i < 27; ++i) c[i] = a[idx(z + i / 9 - 1, y + i / 3 % 3 - 1, x + i % 3 - 1)];
@@ -146,12 +144,8 @@ io::BinaryVolume thinPSimpleReference(const io::BinaryVolume& v, Stats* stats) {
             changed = changed || !removed.empty();
         }
     }
-    io::BinaryVolume out = v;
-    for (int z = 0; z < v.nz; ++z)
-        for (int y = 0; y < v.ny; ++y)
-            for (int x = 0; x < v.nx; ++x) out.mask[out.index(z, y, x)] = img[idx(z + 1, y + 1, x + 1)];
     if (stats) *stats = st;
-    return out;
+    return padded.unpadded(v);
 }
 
 }  // namespace portacl::skeleton

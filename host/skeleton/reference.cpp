@@ -74,14 +74,26 @@ void validate(const io::BinaryVolume& v) {
     if (v.count() == 0) throw Error("thinning: the object is empty (no voxel is set)");
 }
 
-io::BinaryVolume thinReference(const io::BinaryVolume& v, Stats* stats) {
-    validate(v);
-    const int pz = v.nz + 2, py = v.ny + 2, px = v.nx + 2;
-    std::vector<std::uint8_t> img(std::size_t(pz) * py * px, 0);
-    auto idx = [&](int z, int y, int x) { return (std::size_t(z) * py + std::size_t(y)) * px + std::size_t(x); };
+detail::PaddedVolume::PaddedVolume(const io::BinaryVolume& v)
+    : pz(v.nz + 2), py(v.ny + 2), px(v.nx + 2), voxels(std::size_t(pz) * py * px, 0) {
     for (int z = 0; z < v.nz; ++z)
         for (int y = 0; y < v.ny; ++y)
-            for (int x = 0; x < v.nx; ++x) img[idx(z + 1, y + 1, x + 1)] = v.at(z, y, x);
+            for (int x = 0; x < v.nx; ++x) voxels[index(z + 1, y + 1, x + 1)] = v.at(z, y, x);
+}
+
+io::BinaryVolume detail::PaddedVolume::unpadded(const io::BinaryVolume& v) const {
+    io::BinaryVolume out = v;
+    for (int z = 0; z < v.nz; ++z)
+        for (int y = 0; y < v.ny; ++y)
+            for (int x = 0; x < v.nx; ++x) out.mask[out.index(z, y, x)] = voxels[index(z + 1, y + 1, x + 1)];
+    return out;
+}
+
+io::BinaryVolume thinReference(const io::BinaryVolume& v, Stats* stats) {
+    validate(v);
+    detail::PaddedVolume padded(v);
+    std::vector<std::uint8_t>& img = padded.voxels;
+    auto idx = [&](int z, int y, int x) { return padded.index(z, y, x); };
     auto cubeAt = [&](int z, int y, int x) {
         Cube c;
         for (int a = -1; a <= 1; ++a)
@@ -116,22 +128,15 @@ io::BinaryVolume thinReference(const io::BinaryVolume& v, Stats* stats) {
             if (!changed) ++unchanged;
         }
     }
-    io::BinaryVolume out = v;
-    for (int z = 0; z < v.nz; ++z)
-        for (int y = 0; y < v.ny; ++y)
-            for (int x = 0; x < v.nx; ++x) out.mask[out.index(z, y, x)] = img[idx(z + 1, y + 1, x + 1)];
     if (stats) *stats = st;
-    return out;
+    return padded.unpadded(v);
 }
 
 io::BinaryVolume thinSubfieldsReference(const io::BinaryVolume& v, Stats* stats) {
     validate(v);
-    const int pz = v.nz + 2, py = v.ny + 2, px = v.nx + 2;
-    std::vector<std::uint8_t> img(std::size_t(pz) * py * px, 0);
-    auto idx = [&](int z, int y, int x) { return (std::size_t(z) * py + std::size_t(y)) * px + std::size_t(x); };
-    for (int z = 0; z < v.nz; ++z)
-        for (int y = 0; y < v.ny; ++y)
-            for (int x = 0; x < v.nx; ++x) img[idx(z + 1, y + 1, x + 1)] = v.at(z, y, x);
+    detail::PaddedVolume padded(v);
+    std::vector<std::uint8_t>& img = padded.voxels;
+    auto idx = [&](int z, int y, int x) { return padded.index(z, y, x); };
     Stats st;
     for (bool changed = true; changed;) {
         changed = false;
@@ -163,12 +168,8 @@ io::BinaryVolume thinSubfieldsReference(const io::BinaryVolume& v, Stats* stats)
                     }
         }
     }
-    io::BinaryVolume out = v;
-    for (int z = 0; z < v.nz; ++z)
-        for (int y = 0; y < v.ny; ++y)
-            for (int x = 0; x < v.nx; ++x) out.mask[out.index(z, y, x)] = img[idx(z + 1, y + 1, x + 1)];
     if (stats) *stats = st;
-    return out;
+    return padded.unpadded(v);
 }
 
 }  // namespace portacl::skeleton

@@ -11,6 +11,17 @@
 
 namespace portacl::skeleton::detail {
 
+// A volume with one voxel of background around it, as the serial references walk it.
+struct PaddedVolume {
+    explicit PaddedVolume(const io::BinaryVolume& v);
+    std::size_t index(int z, int y, int x) const { return (std::size_t(z) * py + std::size_t(y)) * px + std::size_t(x); }
+    // The volume without its padding, in v's shape and with v's metadata.
+    io::BinaryVolume unpadded(const io::BinaryVolume& v) const;
+
+    int pz, py, px;
+    std::vector<std::uint8_t> voxels;
+};
+
 // The six borders in scikit-image's order: the (dz, dy, dx) of the neighbour that must be background.
 constexpr std::array<std::array<int, 3>, 6> kBorders{{{0, -1, 0}, {0, 1, 0}, {0, 0, 1}, {0, 0, -1}, {1, 0, 0}, {-1, 0, 0}}};
 
