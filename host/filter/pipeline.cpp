@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "filter/filter_internal.hpp"
+#include "filter/median_histogram.hpp"
 #include "filter/planes.hpp"
 #include "filter/rows.hpp"
 #include "filter/strip.hpp"
@@ -66,6 +67,8 @@ struct Pipeline::Impl {
     // turns it on (cpu_rows = 1), it takes the operations it can before the register path.
     bool rows = false;
     RowsLayout rowsLayout;
+    // Medians of large 8-bit windows from histograms (cl/filter_median.cl), where the profile says so.
+    MedianHistogramLayout medianHistogram;
     // Masks up to 3x3, 3x3 gradient pairs |Gx| + |Gy|, 1-D rows, rank 1 up to 9x9, medians.
     StripLayout stripSmall, stripGradient, stripRow, stripSeparable, stripMedian3, stripMedian5;
 
@@ -104,6 +107,19 @@ struct Pipeline::Impl {
                         std::to_string(rowsLayout.doubleVector) +
                         " bytes) are not a layout the path can run (vectors of 16, 32 or 64 bytes; at least one row; columns a multiple of each vector).");
         medianSearchMin = setting("median_search_min", 82);
+        medianHistogram.method = setting("median_histogram", medianHistogram.method);
+        medianHistogram.minWindow = setting("median_histogram_min", medianHistogram.minWindow);
+        medianHistogram.segment = setting("median_histogram_segment", medianHistogram.segment);
+        medianHistogram.band = setting("median_histogram_band", medianHistogram.band);
+        medianHistogram.group = setting("median_histogram_group", medianHistogram.group);
+        if (!medianHistogram.valid() ||
+            (medianHistogram.method == 2 && (static_cast<std::size_t>(medianHistogram.group) > ctx.device().maxWorkGroupSize ||
+                                             static_cast<std::size_t>(medianHistogram.group) * 272 > ctx.device().localMemBytes)))
+            throw Error("the [filter] median histograms of the tuning profile " + ctx.tuning().name + " (method " +
+                        std::to_string(medianHistogram.method) + ", segments of " + std::to_string(medianHistogram.segment) +
+                        " columns, bands of " + std::to_string(medianHistogram.band) + " rows, work-groups of " +
+                        std::to_string(medianHistogram.group) +
+                        ") are not a layout this device can run (method 0, 1 or 2; segments of 1 to 4096 columns; work-groups whose 272 bytes each fit its local memory).");
         const int groupX = setting("strip_group_x", gpu ? 32 : 8), groupY = setting("strip_group_y", 2);
         const int wide = gpu ? 16 : 8;
         // Each family may have a work-group of its own (<family>_group_x/y), else strip_group_x/y.
@@ -178,6 +194,30 @@ struct Pipeline::Impl {
         const std::size_t segments = (static_cast<std::size_t>(width) + segment - 1) / segment;
         const std::size_t bands = (static_cast<std::size_t>(height) + band - 1) / band;
         ctx.launch(k, cl::NDRange(segments, bands), cl::NDRange(1, 1));
+        return true;
+    }
+
+    // A median from histograms (cl/filter_median.cl), if the profile sends op there: launched, its
+    // output returned.
+    bool tryMedianHistogram(const DevicePlane& in, const Operation& op, DevicePlane& out) {
+        const MedianHistogramKernel mk = medianHistogramKernel(op, in.type, options.border, medianHistogram);
+        if (mk.name.empty()) return false;
+        cl::Kernel& k = kernel("filter_median.cl", mk.name, mk.defines);
+        out = DevicePlane{planeBuffer(planeBytes(in.type), "filtered plane"), in.type};
+        const int band = medianHistogram.bandFor(height, ctx.device().computeUnits);
+        setArg(k, 0, in.buffer);
+        setArg(k, 1, out.buffer);
+        setArg(k, 2, static_cast<cl_int>(width));
+        setArg(k, 3, static_cast<cl_int>(height));
+        setArg(k, 4, static_cast<cl_int>(saturate(options.borderValue, in.type)));
+        setArg(k, 5, static_cast<cl_int>(band));
+        const std::size_t bands = (static_cast<std::size_t>(height) + band - 1) / band;
+        if (medianHistogram.method == 1) {
+            const std::size_t segments = (static_cast<std::size_t>(width) + medianHistogram.segment - 1) / medianHistogram.segment;
+            ctx.launch(k, cl::NDRange(segments, bands), cl::NDRange(1, 1));
+        } else {
+            ctx.launch(k, cl::NDRange(roundUp(width, medianHistogram.group), bands), cl::NDRange(medianHistogram.group, 1));
+        }
         return true;
     }
 
@@ -296,7 +336,7 @@ struct Pipeline::Impl {
     // One window kernel over one plane.
     DevicePlane window(const DevicePlane& in, const Operation& op, std::size_t opIndex) {
         DevicePlane viaStrip;
-        if (tryRows(in, op, viaStrip) || tryStrip(in, op, viaStrip)) return viaStrip;
+        if (tryMedianHistogram(in, op, viaStrip) || tryRows(in, op, viaStrip) || tryStrip(in, op, viaStrip)) return viaStrip;
         const io::PixelType outT = outputType(op, in.type);
         int opCode = 1, rx = op.width / 2, ry = op.height / 2;
         if (op.kind == Operation::Kind::Median) opCode = 2;

@@ -1,0 +1,32 @@
+// Which medians take the histogram kernels of cl/filter_median.cl, and their defines.
+#include "filter/median_histogram.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace portacl::filter {
+
+bool MedianHistogramLayout::valid() const {
+    return method >= 0 && method <= 2 && minWindow >= 1 && segment >= 1 && segment <= 4096 && band >= 1 && group >= 1 && group <= 1024;
+}
+
+int MedianHistogramLayout::bandFor(int imageHeight, unsigned computeUnits) const {
+    if (method == 2) return band;
+    return std::max(band, imageHeight / static_cast<int>(4 * std::max(1u, computeUnits)));
+}
+
+MedianHistogramKernel medianHistogramKernel(const Operation& op, io::PixelType in, Border border, const MedianHistogramLayout& layout) {
+    if (op.kind != Operation::Kind::Median || in != io::PixelType::U8 || layout.method == 0 || !layout.valid() || op.width < layout.minWindow)
+        return {};
+    std::ostringstream d;
+    d << "-D KW=" << op.width << " -D KH=" << op.height << " -D RX=" << op.width / 2 << " -D RY=" << op.height / 2
+      << " -D BORDER=" << static_cast<int>(border);
+    if (layout.method == 1) {
+        d << " -D SEG=" << layout.segment;
+        return {"median_histogram_segment", d.str()};
+    }
+    d << " -D GROUP=" << layout.group;
+    return {"median_histogram_column", d.str()};
+}
+
+}  // namespace portacl::filter
