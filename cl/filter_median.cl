@@ -1,7 +1,8 @@
 // Medians of K x K windows of 8-bit planes from histograms, for large windows (host/filter/
 // median_histogram.cpp says which the profiles send here). The value is found in the window's
-// histogram of 16 coarse and 16 x 16 fine bins (common/median_histogram.h), so its cost does not grow
-// with K (a selection network's grows as K^2 log K). Two shapes of the same method:
+// histogram of 16 coarse and 16 x 16 fine bins (common/median_histogram.h): the segment kernel's cost
+// per output does not grow with K, the column kernel's grows as K (a selection network's grows as
+// K^2 log K). Two shapes of the same method:
 //   median_histogram_segment  CPU devices (Perreault and Hébert 2007): a work-item walks a band of
 //       `band` rows over a segment of SEG columns, keeping one histogram per column of the segment and
 //       of the window's RX columns either side (private memory: SEG + 2 RX columns of 272 bytes). Each
@@ -9,7 +10,9 @@
 //       the window's histogram along the row: the coarse bins by one 16-byte vector add and subtract
 //       of column histograms per output, the fine bins of a coarse bin only when the median falls in
 //       it, brought up to date from the column it was last used at (or summed afresh from the window's
-//       K columns when that is further back than RX).
+//       K columns when that is further back than RX). (Sliding all 256 fine bins instead, the search
+//       without branches, or each column moved down just before the window takes it in were each
+//       slower on PoCL: docs/engineering/filter.md.)
 //   median_histogram_column   any device (plain OpenCL C; the GPU profiles may choose it): a work-item
 //       is one output column, walking down a band of `band` rows, its window's histogram in local
 //       memory (GROUP work-items a work-group along the row); each output row takes the window's top

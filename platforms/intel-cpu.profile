@@ -59,6 +59,12 @@ median5_group_y = 2
 # (docs/portability.md has the reproducer). Medians above 3x3 take the bitwise search instead.
 median5_strip = 0
 median_search_min = 10
+# Medians of 7x7 and larger windows from histograms, as on PoCL (cl/filter_median.cl; a work-item a
+# band of rows by 256 columns, a histogram per column): no long min/max network for the runtime's
+# compiler, and a cost that does not grow with the window (docs/engineering/filter.md).
+median_histogram = 1
+median_histogram_min = 7
+median_histogram_segment = 256
 
 [voronoi]
 # Two work-items per narrow search: one per search, as on PoCL, is several times slower on this

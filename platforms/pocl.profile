@@ -49,6 +49,14 @@ cpu_rows_double_vector = 32
 # 2 cores, CPU time per launch: Gaussian 9 17.1-17.4 -> 13.6-13.9 ms, box 9 7.9-8.0 -> 5.2-6.3;
 # segments of 256-1024 columns were slower (a walk's rows then short).
 cpu_rows_walk_segment = 4096
+# Medians of 7x7 and larger windows from histograms (cl/filter_median.cl): a work-item walks a band of
+# rows over a segment of 256 columns with a histogram per column (Perreault and Hebert), whose cost
+# does not grow with the window. At 2048^2 on 2 cores, CPU time per launch: median 7 110 -> 89-95 ms,
+# median 9 281 -> 88-91 (the selection network before); the 5x5 network stays far faster (about 5 ms).
+# Segments of 128 and 512 columns ran alike (docs/engineering/filter.md).
+median_histogram = 1
+median_histogram_min = 7
+median_histogram_segment = 256
 # The register path of 8-bit planes (cl/filter_strip.cl): on PoCL at 1024^2, strips of 8 x 4 ran
 # box 3 in 0.65 ms, Sobel 0.78, median 3 0.89, median 5 5.1 and box 9 4.4, against 10.9, 11.3, 4.6,
 # 19.9 and 31.9 ms for the tile kernels (portacl filter --bench --op ..., 2 shared cores); 16-wide
