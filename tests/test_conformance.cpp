@@ -861,6 +861,21 @@ void filterRowsCase() {
     for (const auto& op : {"box:5", "gaussian:9:2.0"}) filterCompare(grey, {op}, rows, 0);
 }
 
+// Medians of large windows from histograms (cl/filter_median.cl), on every device: the CPU profiles'
+// segments with column histograms (method 1) and the portable column walk (method 2), forced, in
+// segments and work-groups that do not divide the image, against the reference.
+void filterMedianHistogramCase() {
+    const io::Image grey = filterImage(gTiny ? 37 : 83, gTiny ? 17 : 47, 1, io::PixelType::U8, 5);
+    filter::Options o;
+    o.border = filter::Border::Constant;
+    o.borderValue = 200;
+    for (int method : {1, 2}) {
+        o.tuning = {{"median_histogram", method}, {"median_histogram_min", 7}, {"median_histogram_segment", 32},
+                    {"median_histogram_band", 5}, {"median_histogram_group", 16}};
+        for (const auto& op : {"median:7", "median:15"}) filterCompare(grey, {op}, o, 0);
+    }
+}
+
 std::vector<Case> cases() {
     using P = Precision;
     std::vector<Case> c;
@@ -873,6 +888,7 @@ std::vector<Case> cases() {
         both(std::string("gemm_") + gemmKernelName(k), [k] { gemmCase<float>(k); }, [k] { gemmCase<double>(k); });
     c.push_back({"filter", P::Float, kIntegerLabel, filterIntegerCase});
     c.push_back({"filter_rows", P::Float, kIntegerLabel, filterRowsCase});
+    c.push_back({"filter_median_histogram", P::Float, kIntegerLabel, filterMedianHistogramCase});
     both("filter", [] { filterFloatCase(P::Float); }, [] { filterFloatCase(P::Double); });
     c.push_back({"lineal_path_2d", P::Float, kIntegerLabel, [] { linealCase(false); }});
     c.push_back({"lineal_path_3d", P::Float, kIntegerLabel, [] { linealCase(true); }});

@@ -239,6 +239,7 @@ std::vector<BenchRecord> runFilterBench(Context& ctx, const BenchOptions& opts) 
                             {"conv:1;8;28;56;70;56;28;8;1:sum", "column pass:1x9 binomial"},
                             {"median:3"},
                             {"median:5"},
+                            {"median:7"},
                             {"median:9"},
                             {"sobel"},
                             {"scharr"},

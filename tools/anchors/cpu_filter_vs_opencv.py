@@ -38,6 +38,8 @@ PAIRS = {
     "column pass 1x9 binomial": "conv:1;8;28;56;70;56;28;8;1:sum",
     "median 3x3": "median:3",
     "median 5x5": "median:5",
+    "median 7x7": "median:7",
+    "median 9x9": "median:9",
     "sobel |dx|+|dy|": "sobel",
     "gaussian 9x9 s2": "gaussian:9:2.0",
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """OpenCV anchors for the filter benchmark (issue 3), measured on the same machine and in the same run
-as `portacl bench --only filter`: 4096x4096 8-bit grey, box 3x3 and 9x9, filter2D 9x9, a 9-tap row and column pass, median 3x3
-and 5x5, Sobel (|dx|+|dy| as two CV_16S Sobel calls and convertScaleAbs, the thesis's operator),
+as `portacl bench --only filter`: 4096x4096 8-bit grey, box 3x3 and 9x9, filter2D 9x9, a 9-tap row and column pass, median 3x3,
+5x5, 7x7 and 9x9, Sobel (|dx|+|dy| as two CV_16S Sobel calls and convertScaleAbs, the thesis's operator),
 Gaussian 9x9 sigma 2. The OpenCL path (cv2.UMat, image already on the device, cv2.ocl.finish()
 after each call, wall time per call) and the CPU path (cv2.Mat, all threads). Prints one line per
 figure; the median of the repeats.
@@ -48,6 +48,8 @@ def opencv_cases():
         "column pass 1x9 binomial": lambda x: cv2.filter2D(x, -1, binomial9),
         "median 3x3": lambda x: cv2.medianBlur(x, 3),
         "median 5x5": lambda x: cv2.medianBlur(x, 5),
+        "median 7x7": lambda x: cv2.medianBlur(x, 7),
+        "median 9x9": lambda x: cv2.medianBlur(x, 9),
         "sobel |dx|+|dy|": sobel,
         "gaussian 9x9 s2": lambda x: cv2.GaussianBlur(x, (9, 9), 2.0),
     }
