@@ -14,8 +14,9 @@ namespace portacl::filter {
 struct PORTACL_API MedianHistogramLayout {
     // 0: off (the networks and the bitwise search keep every median); 1: the CPU kernel, a work-item a
     // band of rows by `segment` columns with a histogram per column (Perreault and Hébert); 2: the
-    // portable kernel, a work-item an output column walking down `band` rows, work-groups of `group`
-    // along the row, its histogram in local memory.
+    // portable kernel, a work-item an output column walking down `band` rows, its histogram in local
+    // memory. Work-groups of `group` work-items along the row (the pipeline's default: 1 for method
+    // 1, 64 for method 2).
     int method = 0;
     int minWindow = 7;  // windows of at least minWindow x minWindow
     int segment = 256, band = 24, group = 64;

@@ -111,15 +111,16 @@ struct Pipeline::Impl {
         medianHistogram.minWindow = setting("median_histogram_min", medianHistogram.minWindow);
         medianHistogram.segment = setting("median_histogram_segment", medianHistogram.segment);
         medianHistogram.band = setting("median_histogram_band", medianHistogram.band);
-        medianHistogram.group = setting("median_histogram_group", medianHistogram.group);
-        if (!medianHistogram.valid() ||
-            (medianHistogram.method == 2 && (static_cast<std::size_t>(medianHistogram.group) > ctx.device().maxWorkGroupSize ||
-                                             static_cast<std::size_t>(medianHistogram.group) * 272 > ctx.device().localMemBytes)))
+        // Work-groups: one work-item for the CPU's segments (each holds tens of KiB of histograms), 64
+        // for the portable column walk, unless the profile says otherwise.
+        medianHistogram.group = setting("median_histogram_group", medianHistogram.method == 1 ? 1 : medianHistogram.group);
+        if (!medianHistogram.valid() || static_cast<std::size_t>(medianHistogram.group) > ctx.device().maxWorkGroupSize ||
+            (medianHistogram.method == 2 && static_cast<std::size_t>(medianHistogram.group) * 272 > ctx.device().localMemBytes))
             throw Error("the [filter] median histograms of the tuning profile " + ctx.tuning().name + " (method " +
                         std::to_string(medianHistogram.method) + ", segments of " + std::to_string(medianHistogram.segment) +
                         " columns, bands of " + std::to_string(medianHistogram.band) + " rows, work-groups of " +
                         std::to_string(medianHistogram.group) +
-                        ") are not a layout this device can run (method 0, 1 or 2; segments of 1 to 4096 columns; work-groups whose 272 bytes each fit its local memory).");
+                        ") are not a layout this device can run (method 0, 1 or 2; segments of 1 to 4096 columns; work-groups this device takes, whose 272 bytes a work-item fit its local memory for method 2).");
         const int groupX = setting("strip_group_x", gpu ? 32 : 8), groupY = setting("strip_group_y", 2);
         const int wide = gpu ? 16 : 8;
         // Each family may have a work-group of its own (<family>_group_x/y), else strip_group_x/y.
@@ -214,7 +215,7 @@ struct Pipeline::Impl {
         const std::size_t bands = (static_cast<std::size_t>(height) + band - 1) / band;
         if (medianHistogram.method == 1) {
             const std::size_t segments = (static_cast<std::size_t>(width) + medianHistogram.segment - 1) / medianHistogram.segment;
-            ctx.launch(k, cl::NDRange(segments, bands), cl::NDRange(1, 1));
+            ctx.launch(k, cl::NDRange(roundUp(segments, medianHistogram.group), bands), cl::NDRange(medianHistogram.group, 1));
         } else {
             ctx.launch(k, cl::NDRange(roundUp(width, medianHistogram.group), bands), cl::NDRange(medianHistogram.group, 1));
         }
