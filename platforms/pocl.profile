@@ -52,8 +52,8 @@ cpu_rows_walk_segment = 4096
 # Medians of 7x7 and larger windows from histograms (cl/filter_median.cl): a work-item walks a band of
 # rows over a segment of 256 columns with a histogram per column (Perreault and Hebert), whose cost
 # does not grow with the window. At 2048^2 on 2 cores, CPU time per launch: median 7 110 -> 89-95 ms,
-# median 9 281 -> 88-91 (the selection network before); the 5x5 network stays far faster (about 5 ms).
-# Segments of 128 and 512 columns ran alike (docs/engineering/filter.md).
+# median 9 281 -> 87-91 (the selection network before); the 5x5 network stays far faster (1.4 ms of
+# CPU at 2048^2). Segments of 128 and 512 columns ran alike (docs/engineering/filter.md).
 median_histogram = 1
 median_histogram_min = 7
 median_histogram_segment = 256
