@@ -6,6 +6,8 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 #include <fstream>
 #include <map>
 #include <random>
@@ -194,6 +196,40 @@ TEST(VoronoiInput, MultiModelFileGivesFrames) {
     ASSERT_EQ(frames.size(), 24u);
     EXPECT_EQ(frames[0].balls.size(), 392u - 182u);  // hydrogens left out
     EXPECT_EQ(frames[23].balls.size(), frames[0].balls.size());
+}
+
+// The text files print "%d" and "%.15f" without printf (host/voronoi/decimal_text.cpp): the same
+// bytes as snprintf for random doubles of every size, halves at the 16th decimal (odd multiples of
+// 2^-16 and finer), values that round up to the next whole number, signed zeros and non-finite ones.
+TEST(VoronoiFormat, NumbersArePrintfs) {
+    std::mt19937_64 rng(7);
+    std::vector<double> values = {0.0, -0.0, 1e-300, -4.9e-324, 0.9999999999999995, 0.9999999999999996, -0.9999999999999995,
+                                  999999.9999999999995, 9007199254740991.0, 9007199254740992.0, 1e300, -1e300,
+                                  std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                                  std::numeric_limits<double>::quiet_NaN()};
+    for (int i = 0; i < 100000; ++i) {
+        std::uint64_t bits = rng();
+        double v;
+        std::memcpy(&v, &bits, sizeof v);
+        values.push_back(v);
+        values.push_back(std::ldexp(std::uniform_real_distribution<double>(-1, 1)(rng), std::uniform_int_distribution<int>(-70, 56)(rng)));
+    }
+    for (int k = 16; k <= 30; ++k)
+        for (int j = -501; j <= 501; j += 2) values.push_back(std::ldexp(j, -k)), values.push_back(std::ldexp(j, -k) + 1234.0);
+    voronoi::Diagram d;
+    std::string expectVertices, expectEdges = "# v0 v1 g1 g2 g3 min_radius (v1 = -1: unbounded; -2 -2: closed, no vertex; -1 -1: open, no vertex)\n";
+    char line[2048];
+    for (std::size_t i = 0; i + 4 <= values.size(); i += 4) {
+        const int q = static_cast<int>(i) - 1000000;
+        d.vertices.push_back({{q, q + 1, q + 2, q + 3}, values[i], values[i + 1], values[i + 2], values[i + 3]});
+        std::snprintf(line, sizeof line, "%d %d %d %d %.15f %.15f %.15f %.15f\n", q, q + 1, q + 2, q + 3, values[i], values[i + 1], values[i + 2], values[i + 3]);
+        expectVertices += line;
+        d.edges.push_back({q, -1, {q, 0, std::numeric_limits<int>::max()}, values[i]});
+        std::snprintf(line, sizeof line, "%d %d %d %d %d %.15f\n", q, -1, q, 0, std::numeric_limits<int>::max(), values[i]);
+        expectEdges += line;
+    }
+    EXPECT_TRUE(voronoi::formatVertices(d) == expectVertices);
+    EXPECT_TRUE(voronoi::formatEdges(d) == expectEdges);
 }
 
 TEST(VoronoiInput, BadInputIsOneSentence) {

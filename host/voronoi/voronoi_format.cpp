@@ -1,7 +1,6 @@
 // Text output of a diagram: vertices in Voronota's format, edges, canonical order.
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cstdio>
 #include <numeric>
 #include <string>
@@ -9,6 +8,7 @@
 
 #include "portacl/voronoi.hpp"
 #include "voronoi/canonical_order.hpp"
+#include "voronoi/decimal_text.hpp"
 
 namespace portacl::voronoi {
 
@@ -81,23 +81,6 @@ void applyOrder(Diagram& d, const CanonicalOrder& o) {
 }
 
 void canonicalize(Diagram& d) { applyOrder(d, canonicalOrder(d.vertices, d.edges)); }
-
-namespace {
-
-// The text of "%d" and of "%.15f" (std::to_chars gives printf's bytes in the "C" locale, several
-// times faster: a batch of thousands of frames spends its host time here).
-void appendInt(std::string& out, int v) {
-    char buf[16];
-    const auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, r.ptr);
-}
-void appendFixed15(std::string& out, double v) {
-    char buf[400];  // the largest double in fixed notation with 15 decimals fits
-    const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 15);
-    out.append(buf, r.ptr);
-}
-
-}  // namespace
 
 std::string formatVertices(const Diagram& d) {
     std::string out;

@@ -1,0 +1,62 @@
+#include "voronoi/decimal_text.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace portacl::voronoi {
+
+void appendInt(std::string& out, int v) {
+    char buf[16];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, r.ptr);
+}
+
+void appendFixed15(std::string& out, double v) {
+    const double a = std::fabs(v);
+    if (!(a < 9007199254740992.0)) {
+        // 2^53 and above, infinities and NaN: std::to_chars (printf's bytes, slower: Ryu's tables).
+        char buf[400];  // the largest double in fixed notation with 15 decimals fits
+        const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 15);
+        out.append(buf, r.ptr);
+        return;
+    }
+    // Below 2^53 the whole part and the fraction are exact doubles; the fraction is m 2^e (m < 2^53,
+    // e <= -53), so fraction x 10^15 = m 5^15 / 2^s with s = -(e + 15) >= 38, and m 5^15 < 2^88:
+    // one 128-bit product and shift, rounded half to even.
+    std::uint64_t whole = static_cast<std::uint64_t>(a);
+    const double fraction = a - static_cast<double>(whole);
+    std::uint64_t bits;
+    std::memcpy(&bits, &fraction, sizeof bits);
+    const int biased = static_cast<int>(bits >> 52);  // the sign bit is clear
+    const std::uint64_t m = (bits & ((std::uint64_t(1) << 52) - 1)) | (biased ? std::uint64_t(1) << 52 : 0);
+    const int s = -((biased ? biased : 1) - 1075 + 15);
+    std::uint64_t decimals = 0;
+    if (m != 0 && s < 128) {  // s >= 128: below 2^-40 x 10^-15, which rounds to 0
+        using u128 = unsigned __int128;
+        const u128 p = static_cast<u128>(m) * 30517578125u;  // 5^15
+        const u128 q = p >> s, rest = p - (q << s), half = static_cast<u128>(1) << (s - 1);
+        decimals = static_cast<std::uint64_t>(q) + (rest > half || (rest == half && (q & 1)));
+        if (decimals == 1000000000000000u) decimals = 0, ++whole;
+    }
+    static constexpr char kPairs[] =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+        "8081828384858687888990919293949596979899";
+    char buf[48];
+    char* const end = buf + sizeof buf;
+    char* p = end;
+    // The 15 decimals: 8 and 7, two at a time.
+    std::uint32_t lo = static_cast<std::uint32_t>(decimals % 100000000u), hi = static_cast<std::uint32_t>(decimals / 100000000u);
+    for (int i = 0; i < 4; ++i, lo /= 100) p -= 2, std::memcpy(p, kPairs + 2 * (lo % 100), 2);
+    for (int i = 0; i < 3; ++i, hi /= 100) p -= 2, std::memcpy(p, kPairs + 2 * (hi % 100), 2);
+    *--p = static_cast<char>('0' + hi);
+    *--p = '.';
+    do *--p = static_cast<char>('0' + whole % 10), whole /= 10;
+    while (whole > 0);
+    if (std::signbit(v)) *--p = '-';
+    out.append(p, end);
+}
+
+}  // namespace portacl::voronoi
