@@ -327,6 +327,11 @@ std::vector<EdgeTask> Tracer::takePending() {
     return out;
 }
 
+void Tracer::movePendingTo(std::vector<EdgeTask>& out) {
+    out.insert(out.end(), pending_.begin(), pending_.end());
+    pending_.clear();
+}
+
 EdgeAnswer Tracer::solveSerial(const EdgeTask& task) const {
     const vor_frame f = frameOf(task.tri);
     EdgeAnswer ans;

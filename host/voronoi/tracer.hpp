@@ -124,6 +124,8 @@ public:
     bool seedNextComponent(WorkerPool* pool = nullptr);
     // The pending edges (the stack), taken all at once.
     std::vector<EdgeTask> takePending();
+    // The same, appended to `out` (the stack keeps its memory for the next wave).
+    void movePendingTo(std::vector<EdgeTask>& out);
     bool hasPending() const { return !pending_.empty(); }
     // Records a search's answer: a new or known end vertex, an unbounded edge, or a retry.
     // accept = commit(resolve): resolve is const and may run on many answers at once.

@@ -288,7 +288,9 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     std::vector<cl_uint> flaggedList;
     int waves = 0;
     std::vector<EdgeTask> wave;
-    std::vector<int> owner, order, position;
+    std::vector<int> owner, order, position, seeding;
+    std::vector<char> seeded;
+    std::vector<std::size_t> frameFirst;  // where each frame's tasks start in the wave (they are consecutive)
     std::vector<char> isWide;
     std::vector<cl_int2>& answers = ds.answers;
     std::vector<EdgeAnswer> answered;
@@ -297,15 +299,28 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         // The wave: every frame's pending edges; a frame with none starts its next component(s).
         wave.clear();
         owner.clear();
-        for (std::size_t f = 0; f < tracers.size(); ++f) {
-            Tracer& tr = *tracers[f];
-            if (finished[f]) continue;
-            if (!tr.hasPending() && !tr.seedNextComponent(&pool)) {
-                if (!options.completenessPass) finished[f] = 1;
-                continue;
-            }
-            for (const EdgeTask& t : tr.takePending()) wave.push_back(t), owner.push_back(static_cast<int>(f));
+        frameFirst.clear();
+        // The frames' starts in parallel (each frame's on one thread; a lone frame's on every thread).
+        seeding.clear();
+        for (std::size_t f = 0; f < tracers.size(); ++f)
+            if (!finished[f] && !tracers[f]->hasPending()) seeding.push_back(static_cast<int>(f));
+        seeded.assign(seeding.size(), 0);
+        if (seeding.size() == 1) {
+            seeded[0] = tracers[seeding[0]]->seedNextComponent(&pool);
+        } else {
+            pool.forRange(seeding.size(), 1, [&](std::size_t b, std::size_t e) {
+                for (std::size_t i = b; i < e; ++i) seeded[i] = tracers[seeding[i]]->seedNextComponent();
+            });
         }
+        for (std::size_t i = 0; i < seeding.size(); ++i)
+            if (!seeded[i] && !options.completenessPass) finished[seeding[i]] = 1;
+        for (std::size_t f = 0; f < tracers.size(); ++f) {
+            if (finished[f] || !tracers[f]->hasPending()) continue;
+            frameFirst.push_back(wave.size());
+            tracers[f]->movePendingTo(wave);
+            owner.resize(wave.size(), static_cast<int>(f));
+        }
+        frameFirst.push_back(wave.size());
         times.seed += lap(tick);
         if (wave.empty()) {
             // Every frame is traced: the completeness pass; its new starts are traced in more waves.
@@ -471,7 +486,11 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
             }
         });
         times.resolve += lap(tick);
-        for (std::size_t i = 0; i < n; ++i) tracers[owner[i]]->commit(wave[i], answered[i], resolved[i]);
+        // Recorded in wave order within each frame; the frames (independent) in parallel.
+        pool.forRange(frameFirst.size() - 1, 1, [&](std::size_t b, std::size_t e) {
+            for (std::size_t w = b; w < e; ++w)
+                for (std::size_t i = frameFirst[w]; i < frameFirst[w + 1]; ++i) tracers[owner[i]]->commit(wave[i], answered[i], resolved[i]);
+        });
         times.commit += lap(tick);
         times.wideSearches += n - narrow;
         if (std::getenv("PORTACL_VORONOI_WAVES")) {
