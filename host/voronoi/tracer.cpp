@@ -203,8 +203,9 @@ void Tracer::canonicalSphere(Vertex* v) const {
 
 int Tracer::findVertex(const Vertex& v) const { return dictionary_.find(v, d_.vertices); }
 
-int Tracer::vertexOf(const Vertex& v, bool* isNew) {
-    const int known = findVertex(v);
+int Tracer::vertexOf(const Vertex& v, bool* isNew, std::size_t slot) {
+    if (slot == VertexDictionary::kNoSlot) slot = dictionary_.slotOf(v.q, d_.vertices);
+    const int known = dictionary_.findAt(slot, v, d_.vertices);
     if (known >= 0) {
         *isNew = false;
         return known;
@@ -212,7 +213,7 @@ int Tracer::vertexOf(const Vertex& v, bool* isNew) {
     const int id = static_cast<int>(d_.vertices.size());
     d_.vertices.push_back(v);
     done_.push_back(0);
-    dictionary_.insert(id, d_.vertices);
+    dictionary_.insertAt(slot, id, d_.vertices);
     if (sphereIndexed_) indexSphere(id);
     for (int i = 0; i < 4; ++i) covered_[v.q[i]] = 1;
     *isNew = true;
@@ -325,6 +326,14 @@ std::vector<EdgeTask> Tracer::takePending() {
     std::vector<EdgeTask> out;
     out.swap(pending_);
     return out;
+}
+
+void Tracer::prefetchEnd(const EdgeTask& task, int endBall) const {
+    __builtin_prefetch(&d_.vertices[task.from]);
+    if (endBall < 0) return;
+    int q[4] = {task.tri[0], task.tri[1], task.tri[2], endBall};
+    std::sort(q, q + 4);
+    dictionary_.prefetch(q);
 }
 
 void Tracer::movePendingTo(std::vector<EdgeTask>& out) {
@@ -459,7 +468,8 @@ ResolvedAnswer Tracer::resolve(const EdgeTask& task, const EdgeAnswer& answer) c
     }
     // What a new vertex needs, worked out here where it runs in parallel, unless the vertex is known
     // already (the dictionary does not change while a wave's answers are resolved).
-    r.knownBefore = findVertex(v) >= 0;
+    r.knownId = findVertex(v);
+    r.knownBefore = r.knownId >= 0;
     if (r.knownBefore) return r;
     r.canonical = v;
     canonicalSphere(&r.canonical);
@@ -512,8 +522,10 @@ void Tracer::commit(const EdgeTask& task, const EdgeAnswer& answer, const Resolv
             break;
     }
     const int endBall = answer.endBall;
-    // A vertex found before keeps its coordinates; a new one gets them from its quadruple.
-    const int known = findVertex(r.end);
+    // A vertex found before keeps its coordinates; a new one gets them from its quadruple. One probe
+    // of the dictionary serves both of a new vertex's look-ups (the end as found, then canonical).
+    const std::size_t quadSlot = r.knownBefore ? VertexDictionary::kNoSlot : dictionary_.slotOf(r.end.q, d_.vertices);
+    const int known = r.knownBefore ? r.knownId : dictionary_.findAt(quadSlot, r.end, d_.vertices);
     if (known >= 0) {
         e.v1 = known;
         e.minRadius = r.minRadius;
@@ -547,7 +559,7 @@ void Tracer::commit(const EdgeTask& task, const EdgeAnswer& answer, const Resolv
         }
     }
     bool isNew;
-    const int id = vertexOf(v, &isNew);
+    const int id = vertexOf(v, &isNew, quadSlot);
     e.v1 = id;
     e.minRadius = r.minRadius;
     addEdge(e, r.maxRadius, r.top);

@@ -71,6 +71,7 @@ struct ResolvedAnswer {
     // End, when the vertex was not known yet at resolve time (it is then most likely new): its sphere
     // recomputed from the sorted quadruple, and for a large sphere whether it is empty.
     bool knownBefore = false;
+    int knownId = -1;  // knownBefore: the vertex (the dictionary's first match stays first as it grows)
     Vertex canonical;
     enum Emptiness : std::uint8_t { Unchecked, Empty, NotEmpty };
     Emptiness emptiness = Unchecked;
@@ -133,6 +134,10 @@ public:
     ResolvedAnswer resolve(const EdgeTask& task, const EdgeAnswer& answer) const;
     void commit(const EdgeTask& task, const EdgeAnswer& answer, const ResolvedAnswer& r);
 
+    // Asks the caches for what resolve and commit of `task` with end ball `endBall` (-1: none) will
+    // read: the start vertex and the dictionary slot of the end's quadruple. Changes nothing.
+    void prefetchEnd(const EdgeTask& task, int endBall) const;
+
     // The serial search of one edge (double, grid-pruned, with the coverage check): one pass.
     EdgeAnswer solveSerial(const EdgeTask& task) const;
     // A search as the device does it: up to kPasses passes in one wave (a wider radius, then every
@@ -178,8 +183,9 @@ private:
     std::vector<int> blockSeeds() const;
     // Vertex id of (q, sphere) if known, else -1.
     int findVertex(const Vertex& v) const;
-    // Vertex id of (q, sphere), adding it when new; *isNew tells which.
-    int vertexOf(const Vertex& v, bool* isNew);
+    // Vertex id of (q, sphere), adding it when new; *isNew tells which. `slot`: the dictionary's slot
+    // of v's quadruple when known (VertexDictionary::slotOf).
+    int vertexOf(const Vertex& v, bool* isNew, std::size_t slot = VertexDictionary::kNoSlot);
     void pushEdges(int vertex, int arrivedExcluding);
     int slotOf(int vertex, int ball) const;
     void addEdge(const Edge& e, double maxRadius, const double top[3]);

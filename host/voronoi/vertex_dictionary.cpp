@@ -21,16 +21,19 @@ std::size_t VertexDictionary::slotOfQuad(const int q[4], const std::vector<Verte
     }
 }
 
-void VertexDictionary::insert(int id, const std::vector<Vertex>& vertices) {
+void VertexDictionary::insert(int id, const std::vector<Vertex>& vertices) { insertAt(kNoSlot, id, vertices); }
+
+void VertexDictionary::insertAt(std::size_t slot, int id, const std::vector<Vertex>& vertices) {
     sameQuad_.resize(vertices.size(), -1);
-    if (2 * (vertices.size() + 1) > table_.size()) {
+    if (mustGrow(vertices.size())) {
         // Grow at half load: rehash every first sphere of a quadruple.
         std::vector<int> old(std::max<std::size_t>(1024, 2 * table_.size()), -1);
         old.swap(table_);
         for (int v : old)
             if (v >= 0) table_[slotOfQuad(vertices[v].q, vertices)] = v;
+        slot = kNoSlot;
     }
-    const std::size_t slot = slotOfQuad(vertices[id].q, vertices);
+    if (slot == kNoSlot) slot = slotOfQuad(vertices[id].q, vertices);
     if (table_[slot] < 0) {
         table_[slot] = id;
         return;
@@ -41,8 +44,12 @@ void VertexDictionary::insert(int id, const std::vector<Vertex>& vertices) {
 }
 
 int VertexDictionary::find(const Vertex& v, const std::vector<Vertex>& vertices) const {
-    if (table_.empty()) return -1;
-    for (int id = table_[slotOfQuad(v.q, vertices)]; id >= 0; id = sameQuad_[id]) {
+    return findAt(slotOf(v.q, vertices), v, vertices);
+}
+
+int VertexDictionary::findAt(std::size_t slot, const Vertex& v, const std::vector<Vertex>& vertices) const {
+    if (slot == kNoSlot) return -1;
+    for (int id = table_[slot]; id >= 0; id = sameQuad_[id]) {
         const Vertex& w = vertices[id];
         const double d2 = (w.x - v.x) * (w.x - v.x) + (w.y - v.y) * (w.y - v.y) + (w.z - v.z) * (w.z - v.z);
         if (d2 < 1e-14 * (1 + v.r * v.r)) return id;

@@ -18,10 +18,25 @@ public:
     // Adds vertices[id], the last vertex, which find() did not know.
     void insert(int id, const std::vector<Vertex>& vertices);
 
+    // The same in steps, so that several spheres of one quadruple take one probe of the table: the
+    // slot of a quadruple (valid until the next insert), find there, insert there.
+    static constexpr std::size_t kNoSlot = ~std::size_t(0);  // an empty table
+    std::size_t slotOf(const int q[4], const std::vector<Vertex>& vertices) const {
+        return table_.empty() ? kNoSlot : slotOfQuad(q, vertices);
+    }
+    int findAt(std::size_t slot, const Vertex& v, const std::vector<Vertex>& vertices) const;
+    void insertAt(std::size_t slot, int id, const std::vector<Vertex>& vertices);
+
+    // Asks the caches for quadruple q's slot (a look-up soon after).
+    void prefetch(const int q[4]) const {
+        if (!table_.empty()) __builtin_prefetch(&table_[quadHash(q) & (table_.size() - 1)]);
+    }
+
 private:
     static std::size_t quadHash(const int q[4]);
     // The table slot of quadruple q: where its first vertex is, or the empty slot where it would go.
     std::size_t slotOfQuad(const int q[4], const std::vector<Vertex>& vertices) const;
+    bool mustGrow(std::size_t vertices) const { return 2 * (vertices + 1) > table_.size(); }
 
     std::vector<int> table_;     // vertex id of the first sphere of a quadruple, or -1
     std::vector<int> sameQuad_;  // per vertex: the next vertex with the same quadruple, or -1
