@@ -412,7 +412,13 @@ EdgeAnswer Tracer::solve(const EdgeTask& task) const {
 
 void Tracer::accept(const EdgeTask& task, const EdgeAnswer& answer) { commit(task, answer, resolve(task, answer)); }
 
-ResolvedAnswer Tracer::resolve(const EdgeTask& task, const EdgeAnswer& answer) const {
+void Tracer::resolveAndCommit(const EdgeTask& task, const EdgeAnswer& answer, std::size_t knownBelow) {
+    const int slot = slotOf(task.from, task.bs);
+    if (done_[task.from] & (1u << slot)) return commit(task, answer, ResolvedAnswer{});  // commit counts it, reads nothing else
+    commit(task, answer, resolve(task, answer, knownBelow));
+}
+
+ResolvedAnswer Tracer::resolve(const EdgeTask& task, const EdgeAnswer& answer, std::size_t knownBelow) const {
     ResolvedAnswer r;
     if (answer.retryRadius > 0) return r;
     const vor_frame f = frameOf(task.tri);
@@ -469,7 +475,7 @@ ResolvedAnswer Tracer::resolve(const EdgeTask& task, const EdgeAnswer& answer) c
     // What a new vertex needs, worked out here where it runs in parallel, unless the vertex is known
     // already (the dictionary does not change while a wave's answers are resolved).
     r.knownId = findVertex(v);
-    r.knownBefore = r.knownId >= 0;
+    r.knownBefore = r.knownId >= 0 && static_cast<std::size_t>(r.knownId) < knownBelow;
     if (r.knownBefore) return r;
     r.canonical = v;
     canonicalSphere(&r.canonical);
@@ -524,8 +530,8 @@ void Tracer::commit(const EdgeTask& task, const EdgeAnswer& answer, const Resolv
     const int endBall = answer.endBall;
     // A vertex found before keeps its coordinates; a new one gets them from its quadruple. One probe
     // of the dictionary serves both of a new vertex's look-ups (the end as found, then canonical).
-    const std::size_t quadSlot = r.knownBefore ? VertexDictionary::kNoSlot : dictionary_.slotOf(r.end.q, d_.vertices);
-    const int known = r.knownBefore ? r.knownId : dictionary_.findAt(quadSlot, r.end, d_.vertices);
+    const std::size_t quadSlot = r.knownId >= 0 ? VertexDictionary::kNoSlot : dictionary_.slotOf(r.end.q, d_.vertices);
+    const int known = r.knownId >= 0 ? r.knownId : dictionary_.findAt(quadSlot, r.end, d_.vertices);
     if (known >= 0) {
         e.v1 = known;
         e.minRadius = r.minRadius;

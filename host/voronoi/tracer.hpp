@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <unordered_map>
@@ -71,7 +72,9 @@ struct ResolvedAnswer {
     // End, when the vertex was not known yet at resolve time (it is then most likely new): its sphere
     // recomputed from the sorted quadruple, and for a large sphere whether it is empty.
     bool knownBefore = false;
-    int knownId = -1;  // knownBefore: the vertex (the dictionary's first match stays first as it grows)
+    // End: the dictionary's match for the end vertex, or -1 (the first match stays first as the
+    // dictionary grows, so commit takes it as it is).
+    int knownId = -1;
     Vertex canonical;
     enum Emptiness : std::uint8_t { Unchecked, Empty, NotEmpty };
     Emptiness emptiness = Unchecked;
@@ -131,8 +134,15 @@ public:
     // Records a search's answer: a new or known end vertex, an unbounded edge, or a retry.
     // accept = commit(resolve): resolve is const and may run on many answers at once.
     void accept(const EdgeTask& task, const EdgeAnswer& answer);
-    ResolvedAnswer resolve(const EdgeTask& task, const EdgeAnswer& answer) const;
+    // knownBelow: vertices from this id on count as unknown (the wave's own, when resolve runs just
+    // before its commit, after the commits of the wave's earlier answers), as they were to a resolve
+    // that ran before any of the wave's commits: the same answer either way.
+    ResolvedAnswer resolve(const EdgeTask& task, const EdgeAnswer& answer, std::size_t knownBelow = SIZE_MAX) const;
     void commit(const EdgeTask& task, const EdgeAnswer& answer, const ResolvedAnswer& r);
+    // commit(resolve(...)) of one answer of a wave whose first knownBelow vertices were there before
+    // its commits; an edge traced from its other end in the same wave (a third of a wave's answers)
+    // skips resolve.
+    void resolveAndCommit(const EdgeTask& task, const EdgeAnswer& answer, std::size_t knownBelow);
 
     // Asks the caches for what resolve and commit of `task` with end ball `endBall` (-1: none) will
     // read: the start vertex and the dictionary slot of the end's quadruple. Changes nothing.

@@ -461,9 +461,12 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
             if (i == 0 || owner[i] != owner[i - 1]) ++frameWaves[owner[i]];  // a frame's tasks are consecutive
         times.device += lap(tick);
 
-        // The answers' geometry in parallel, then recorded in wave order.
+        // The answers' geometry in parallel, then recorded in wave order. With a frame per host thread
+        // or more, each answer's geometry is worked out just before it is recorded (on the frame's
+        // thread: the same answers, and none for an edge already traced from its other end).
+        const bool resolveInCommit = frameFirst.size() - 1 >= pool.threads();
         answered.resize(n);
-        resolved.resize(n);
+        if (!resolveInCommit) resolved.resize(n);
         pool.forRange(n, 256, [&](std::size_t b, std::size_t e) {
             for (std::size_t i = b; i < e; ++i) {
                 if (i + kPrefetchAhead < e) {
@@ -489,18 +492,21 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
                     if (ans.retryRadius > 0 && ans.retryRadius != kUnboundedRadius)
                         ans.retryRadius = static_cast<float>(ans.retryRadius);
                 }
-                resolved[i] = tracers[owner[i]]->resolve(wave[i], ans);
+                if (!resolveInCommit) resolved[i] = tracers[owner[i]]->resolve(wave[i], ans);
             }
         });
         times.resolve += lap(tick);
         // Recorded in wave order within each frame; the frames (independent) in parallel.
         pool.forRange(frameFirst.size() - 1, 1, [&](std::size_t b, std::size_t e) {
-            for (std::size_t w = b; w < e; ++w)
+            for (std::size_t w = b; w < e; ++w) {
+                Tracer& tr = *tracers[owner[frameFirst[w]]];
+                const std::size_t known = tr.vertices().size();  // the vertices from before the wave
                 for (std::size_t i = frameFirst[w]; i < frameFirst[w + 1]; ++i) {
-                    if (i + kPrefetchAhead < frameFirst[w + 1])
-                        tracers[owner[i]]->prefetchEnd(wave[i + kPrefetchAhead], answered[i + kPrefetchAhead].endBall);
-                    tracers[owner[i]]->commit(wave[i], answered[i], resolved[i]);
+                    if (i + kPrefetchAhead < frameFirst[w + 1]) tr.prefetchEnd(wave[i + kPrefetchAhead], answered[i + kPrefetchAhead].endBall);
+                    if (resolveInCommit) tr.resolveAndCommit(wave[i], answered[i], known);
+                    else tr.commit(wave[i], answered[i], resolved[i]);
                 }
+            }
         });
         times.commit += lap(tick);
         times.wideSearches += n - narrow;
