@@ -35,6 +35,7 @@ FacePass Tracer::faceTasks(WorkerPool* pool) {
         int c, k;
         double m;     // the edge's largest tangent-sphere radius
         int edge;     // the edge's index
+        bool bounded;  // the edge has two vertices, or is closed (copied here: the edges are read in order once)
     };
     std::vector<int> start(nb + 1, 0);
     for (const Edge& e : d_.edges) ++start[e.g[0] + 1], ++start[e.g[0] + 1], ++start[e.g[1] + 1];
@@ -47,9 +48,10 @@ FacePass Tracer::faceTasks(WorkerPool* pool) {
         const double m = edgeMax_[i];
         const int id = static_cast<int>(i);
         if (std::isfinite(m)) tauAll = std::max(tauAll, m);
-        entries[fill[e.g[0]]++] = {e.g[1], e.g[2], m, id};
-        entries[fill[e.g[0]]++] = {e.g[2], e.g[1], m, id};
-        entries[fill[e.g[1]]++] = {e.g[2], e.g[0], m, id};
+        const bool bounded = e.v1 >= 0 || e.v0 == -2;
+        entries[fill[e.g[0]]++] = {e.g[1], e.g[2], m, id, bounded};
+        entries[fill[e.g[0]]++] = {e.g[2], e.g[1], m, id, bounded};
+        entries[fill[e.g[1]]++] = {e.g[2], e.g[0], m, id, bounded};
     }
     // The faces of each first ball, in chunks of balls (in parallel on the pool), then joined in order.
     const std::size_t chunks = pool ? std::min<std::size_t>(nb, 4 * pool->threads()) : 1;
@@ -68,8 +70,7 @@ FacePass Tracer::faceTasks(WorkerPool* pool) {
                     for (; end != last && end->c == run->c; ++end) {
                         if (end->m > tau) tau = end->m, topEdge = end->edge;
                         fresh |= end->edge >= static_cast<int>(passEdgeMark_);
-                        const Edge& e = d_.edges[end->edge];
-                        bounded &= e.v1 >= 0 || e.v0 == -2;
+                        bounded &= end->bounded;
                     }
                     if (fresh) {
                         FaceTask t;

@@ -133,11 +133,12 @@ bool Tracer::findStartVertex(int seed, Vertex* out) const {
             if (static_cast<int>(near.size()) >= K || R > span) break;
             R *= 2;
         }
-        // Only the nearest 64 are used in order (the K candidates and the quick emptiness test below).
+        // Only the nearest K are used in order (the candidates), the nearest 64 as a set (the quick
+        // emptiness test below).
         const std::size_t used = std::min<std::size_t>(64, near.size());
         std::nth_element(near.begin(), near.begin() + used, near.end());
-        std::sort(near.begin(), near.begin() + used);
         const int n = std::min<int>(K, static_cast<int>(near.size()));
+        std::partial_sort(near.begin(), near.begin() + n, near.begin() + used);
         for (int l = 2; l < n; ++l)
             for (int k = 1; k < l; ++k)
                 for (int j = 0; j < k; ++j) {
