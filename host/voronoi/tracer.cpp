@@ -329,14 +329,6 @@ std::vector<EdgeTask> Tracer::takePending() {
     return out;
 }
 
-void Tracer::prefetchEnd(const EdgeTask& task, int endBall) const {
-    __builtin_prefetch(&d_.vertices[task.from]);
-    if (endBall < 0) return;
-    int q[4] = {task.tri[0], task.tri[1], task.tri[2], endBall};
-    std::sort(q, q + 4);
-    dictionary_.prefetch(q);
-}
-
 void Tracer::movePendingTo(std::vector<EdgeTask>& out) {
     out.insert(out.end(), pending_.begin(), pending_.end());
     pending_.clear();

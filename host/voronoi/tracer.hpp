@@ -144,10 +144,6 @@ public:
     // skips resolve.
     void resolveAndCommit(const EdgeTask& task, const EdgeAnswer& answer, std::size_t knownBelow);
 
-    // Asks the caches for what resolve and commit of `task` with end ball `endBall` (-1: none) will
-    // read: the start vertex and the dictionary slot of the end's quadruple. Changes nothing.
-    void prefetchEnd(const EdgeTask& task, int endBall) const;
-
     // The serial search of one edge (double, grid-pruned, with the coverage check): one pass.
     EdgeAnswer solveSerial(const EdgeTask& task) const;
     // A search as the device does it: up to kPasses passes in one wave (a wider radius, then every

@@ -27,11 +27,6 @@ public:
     int findAt(std::size_t slot, const Vertex& v, const std::vector<Vertex>& vertices) const;
     void insertAt(std::size_t slot, int id, const std::vector<Vertex>& vertices);
 
-    // Asks the caches for quadruple q's slot (a look-up soon after).
-    void prefetch(const int q[4]) const {
-        if (!table_.empty()) __builtin_prefetch(&table_[quadHash(q) & (table_.size() - 1)]);
-    }
-
 private:
     static std::size_t quadHash(const int q[4]);
     // The table slot of quadruple q: where its first vertex is, or the empty slot where it would go.

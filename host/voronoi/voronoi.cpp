@@ -34,9 +34,6 @@ using namespace device;
 namespace {
 
 constexpr float kAllBalls = 1e30f;  // a search radius the kernel reads as "every ball" (>= 1e29)
-// How many answers ahead the resolve and commit loops ask for the memory of an answer's vertices (a
-// batch's frames hold more than the caches do; PoCL's searches evict them between waves).
-constexpr std::size_t kPrefetchAhead = 8;
 
 // Byte offsets of a wave's arrays in its one device buffer, each part aligned to 128 bytes: the input
 // (tasks (int4), frames (int), starts and radii in float and/or double), the flagged count, then the
@@ -469,10 +466,6 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         if (!resolveInCommit) resolved.resize(n);
         pool.forRange(n, 256, [&](std::size_t b, std::size_t e) {
             for (std::size_t i = b; i < e; ++i) {
-                if (i + kPrefetchAhead < e) {
-                    const std::size_t j = i + kPrefetchAhead;
-                    tracers[owner[j]]->prefetchEnd(wave[j], answers[answersAt + position[j]].s[0]);
-                }
                 const cl_int2 a = answers[answersAt + position[i]];
                 // The retry radius in float, its sign bit: float could not be trusted (phase 1).
                 const std::uint32_t bits = static_cast<std::uint32_t>(a.s[1]);
@@ -501,11 +494,9 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
             for (std::size_t w = b; w < e; ++w) {
                 Tracer& tr = *tracers[owner[frameFirst[w]]];
                 const std::size_t known = tr.vertices().size();  // the vertices from before the wave
-                for (std::size_t i = frameFirst[w]; i < frameFirst[w + 1]; ++i) {
-                    if (i + kPrefetchAhead < frameFirst[w + 1]) tr.prefetchEnd(wave[i + kPrefetchAhead], answered[i + kPrefetchAhead].endBall);
+                for (std::size_t i = frameFirst[w]; i < frameFirst[w + 1]; ++i)
                     if (resolveInCommit) tr.resolveAndCommit(wave[i], answered[i], known);
                     else tr.commit(wave[i], answered[i], resolved[i]);
-                }
             }
         });
         times.commit += lap(tick);
