@@ -7,20 +7,13 @@
 
 namespace portacl::voronoi {
 
-void appendInt(std::string& out, int v) {
-    char buf[16];
-    const auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, r.ptr);
-}
+char* writeInt(char* at, int v) { return std::to_chars(at, at + kIntChars, v).ptr; }
 
-void appendFixed15(std::string& out, double v) {
+char* writeFixed15(char* at, double v) {
     const double a = std::fabs(v);
     if (!(a < 9007199254740992.0)) {
         // 2^53 and above, infinities and NaN: std::to_chars (printf's bytes, slower: Ryu's tables).
-        char buf[400];  // the largest double in fixed notation with 15 decimals fits
-        const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 15);
-        out.append(buf, r.ptr);
-        return;
+        return std::to_chars(at, at + kFixed15Chars, v, std::chars_format::fixed, 15).ptr;
     }
     // Below 2^53 the whole part and the fraction are exact doubles; the fraction is m 2^e (m < 2^53,
     // e <= -53), so fraction x 10^15 = m 5^15 / 2^s with s = -(e + 15) >= 38, and m 5^15 < 2^88:
@@ -44,7 +37,7 @@ void appendFixed15(std::string& out, double v) {
         "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
         "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
         "8081828384858687888990919293949596979899";
-    char buf[48];
+    char buf[40];  // written from its end
     char* const end = buf + sizeof buf;
     char* p = end;
     // The 15 decimals: 8 and 7, two at a time.
@@ -56,7 +49,8 @@ void appendFixed15(std::string& out, double v) {
     do *--p = static_cast<char>('0' + whole % 10), whole /= 10;
     while (whole > 0);
     if (std::signbit(v)) *--p = '-';
-    out.append(p, end);
+    std::memcpy(at, p, static_cast<std::size_t>(end - p));
+    return at + (end - p);
 }
 
 }  // namespace portacl::voronoi

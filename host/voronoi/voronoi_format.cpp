@@ -85,13 +85,16 @@ void canonicalize(Diagram& d) { applyOrder(d, canonicalOrder(d.vertices, d.edges
 std::string formatVertices(const Diagram& d) {
     std::string out;
     out.reserve(d.vertices.size() * 96);
-    // "%d %d %d %d %.15f %.15f %.15f %.15f\n"
+    // "%d %d %d %d %.15f %.15f %.15f %.15f\n", a line at a time
+    char line[4 * (kIntChars + 1) + 4 * (kFixed15Chars + 1)];
     for (const Vertex& v : d.vertices) {
-        for (int k = 0; k < 4; ++k) appendInt(out, v.q[k]), out += ' ';
-        appendFixed15(out, v.x), out += ' ';
-        appendFixed15(out, v.y), out += ' ';
-        appendFixed15(out, v.z), out += ' ';
-        appendFixed15(out, v.r), out += '\n';
+        char* p = line;
+        for (int k = 0; k < 4; ++k) p = writeInt(p, v.q[k]), *p++ = ' ';
+        p = writeFixed15(p, v.x), *p++ = ' ';
+        p = writeFixed15(p, v.y), *p++ = ' ';
+        p = writeFixed15(p, v.z), *p++ = ' ';
+        p = writeFixed15(p, v.r), *p++ = '\n';
+        out.append(line, static_cast<std::size_t>(p - line));
     }
     return out;
 }
@@ -99,12 +102,15 @@ std::string formatVertices(const Diagram& d) {
 std::string formatEdges(const Diagram& d) {
     std::string out = "# v0 v1 g1 g2 g3 min_radius (v1 = -1: unbounded; -2 -2: closed, no vertex; -1 -1: open, no vertex)\n";
     out.reserve(out.size() + d.edges.size() * 48);
-    // "%d %d %d %d %d %.15f\n"
+    // "%d %d %d %d %d %.15f\n", a line at a time
+    char line[5 * (kIntChars + 1) + kFixed15Chars + 1];
     for (const Edge& e : d.edges) {
-        appendInt(out, e.v0), out += ' ';
-        appendInt(out, e.v1), out += ' ';
-        for (int k = 0; k < 3; ++k) appendInt(out, e.g[k]), out += ' ';
-        appendFixed15(out, e.minRadius), out += '\n';
+        char* p = line;
+        p = writeInt(p, e.v0), *p++ = ' ';
+        p = writeInt(p, e.v1), *p++ = ' ';
+        for (int k = 0; k < 3; ++k) p = writeInt(p, e.g[k]), *p++ = ' ';
+        p = writeFixed15(p, e.minRadius), *p++ = '\n';
+        out.append(line, static_cast<std::size_t>(p - line));
     }
     return out;
 }
