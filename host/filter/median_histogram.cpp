@@ -7,7 +7,12 @@
 namespace portacl::filter {
 
 bool MedianHistogramLayout::valid() const {
-    return method >= 0 && method <= 2 && minWindow >= 1 && segment >= 1 && segment <= 4096 && band >= 1 && group >= 1 && group <= 1024;
+    // Method 1's work-item keeps (segment + 2 RX) column histograms of 272 bytes in private memory, and
+    // a CPU device runs a work-group's work-items on one thread's stack: at most 1 MiB a work-group
+    // (RX up to 7), or a wide segment in a wide group overflows that stack.
+    const long privateBytes = (segment + 14L) * 272L * (method == 1 ? group : 1);
+    return method >= 0 && method <= 2 && minWindow >= 1 && segment >= 1 && segment <= 4096 && band >= 1 && group >= 1 && group <= 1024 &&
+           privateBytes <= (1L << 20);
 }
 
 int MedianHistogramLayout::bandFor(int imageHeight, unsigned computeUnits) const {
