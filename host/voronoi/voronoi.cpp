@@ -97,6 +97,7 @@ struct SearchShape {
     std::size_t flaggedLanes = 1;    // work-items per flagged narrow search in phase 2 of mixed mode
     std::size_t wideGroup = 64;      // work-items per wide search
     std::size_t wideCandidates = 512;  // searches with more candidates are wide
+    std::string buildOptions;          // [voronoi] build_options (a vendor compiler that miscompiles the kernels)
     std::string describe() const {
         return "lanes " + std::to_string(lanes) + ", group " + std::to_string(group) + ", flagged lanes " +
                std::to_string(flaggedLanes) + ", wide group " + std::to_string(wideGroup) + ", wide candidates " +
@@ -104,7 +105,8 @@ struct SearchShape {
     }
     std::string kernelOptions() const {
         return "-D VOR_LANES=" + std::to_string(lanes) + " -D VOR_GROUP=" + std::to_string(group) +
-               " -D VOR_FLAGGED=" + std::to_string(flaggedLanes) + " -D VOR_WIDE=" + std::to_string(wideGroup);
+               " -D VOR_FLAGGED=" + std::to_string(flaggedLanes) + " -D VOR_WIDE=" + std::to_string(wideGroup) +
+               (buildOptions.empty() ? "" : " " + buildOptions);
     }
 };
 
@@ -121,6 +123,7 @@ SearchShape searchShape(Context& ctx, const SearchTuning& t) {
     // 1 (or the narrow lanes): the flagged searches run as the narrow ones.
     s.flaggedLanes = fit(tunable(ctx, t.flaggedLanes, "flagged_lanes", "PORTACL_VORONOI_FLAGGED_LANES", 1, split, true));
     if (s.flaggedLanes < 2) s.flaggedLanes = s.lanes;
+    s.buildOptions = ctx.tuning().get("voronoi", "build_options", "");
     return s;
 }
 
