@@ -473,6 +473,18 @@ inline int skel_subfield_of(const uint p, const int py, const int px) {
     return (int)((((z + 1) & 1) << 2) | (((y + 1) & 1) << 1) | ((x + 1) & 1));
 }
 
+// Adds a work-group's removals to the counters and marks the pass as one that changed the image
+// (every work-item of the group calls it; `groupRemoved` starts at 0).
+inline void skel_count_group_removals(__local uint* groupRemoved, const uint removed, volatile __global uint* counters,
+                                      const uint pass) {
+    if (removed) atomic_add(groupRemoved, removed);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0 && *groupRemoved) {
+        atomic_add(&counters[SKEL_REMOVED], *groupRemoved);
+        atomic_max(&counters[SKEL_PAR_CHANGED], pass);
+    }
+}
+
 // The first round over the step's eight border buckets (any global size that is a multiple of the
 // work-group size: each work-item strides over each bucket). Decisions are stored (a removed voxel
 // also cleared from the image); the pending voxels go to `pending` (count in SKEL_PAR_PENDING).
@@ -498,12 +510,7 @@ __kernel void skel_subfields_first(__global uchar* img, __global const uchar* ma
             }
         }
     }
-    if (removed) atomic_add(&groupRemoved, removed);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (get_local_id(0) == 0 && groupRemoved) {
-        atomic_add(&counters[SKEL_REMOVED], groupRemoved);
-        atomic_max(&counters[SKEL_PAR_CHANGED], pass);
-    }
+    skel_count_group_removals(&groupRemoved, removed, counters, pass);
 }
 
 // The rest of the step's rounds in one work-group (launch exactly one), as skel_tail does Lee's:
@@ -617,12 +624,7 @@ __kernel void skel_psimple(__global uchar* img, __global const uchar* mark, __gl
             ++removed;
         }
     }
-    if (removed) atomic_add(&groupRemoved, removed);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (get_local_id(0) == 0 && groupRemoved) {
-        atomic_add(&counters[SKEL_REMOVED], groupRemoved);
-        atomic_max(&counters[SKEL_PAR_CHANGED], pass);
-    }
+    skel_count_group_removals(&groupRemoved, removed, counters, pass);
 }
 
 // Lee's six border directions in the order of host/skeleton/skeleton_detail.hpp's kBorders: the

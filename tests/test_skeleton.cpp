@@ -43,6 +43,17 @@ std::size_t differing(const BinaryVolume& a, const BinaryVolume& b) {
 }
 
 // Overlapping random balls: thick, branching shapes with cavities between them.
+// A volume of `shape` (z, y, x) whose voxels from `lo` up to, not including, `hi` are set.
+BinaryVolume solidBox(std::array<int, 3> shape, std::array<int, 3> lo, std::array<int, 3> hi) {
+    BinaryVolume v;
+    v.nz = shape[0], v.ny = shape[1], v.nx = shape[2];
+    v.mask.assign(v.size(), 0);
+    for (int z = lo[0]; z < hi[0]; ++z)
+        for (int y = lo[1]; y < hi[1]; ++y)
+            for (int x = lo[2]; x < hi[2]; ++x) v.mask[v.index(z, y, x)] = 1;
+    return v;
+}
+
 BinaryVolume randomBalls(int nz, int ny, int nx, int balls, unsigned seed) {
     BinaryVolume v;
     v.nz = nz, v.ny = ny, v.nx = nx;
@@ -274,12 +285,7 @@ TEST(Skeleton, PSimpleThinningKeepsEndPoints) {
     for (int k = 0; k < 7; ++k) curves.mask[curves.index(1 + k, 4 + k, 2 + k)] = 1;
     EXPECT_EQ(differing(sk::thinPSimpleReference(curves), curves), 0u);
     EXPECT_EQ(differing(sk::thinPSimple(context(), curves), curves), 0u);
-    BinaryVolume rod;
-    rod.nz = 7, rod.ny = 7, rod.nx = 30;
-    rod.mask.assign(rod.size(), 0);
-    for (int z = 2; z < 5; ++z)
-        for (int y = 2; y < 5; ++y)
-            for (int x = 2; x < 28; ++x) rod.mask[rod.index(z, y, x)] = 1;
+    const BinaryVolume rod = solidBox({7, 7, 30}, {2, 2, 2}, {5, 5, 28});
     const auto thin = sk::thinPSimple(context(), rod);
     EXPECT_EQ(differing(thin, sk::thinPSimpleReference(rod)), 0u);
     int first = rod.nx, last = -1;
@@ -347,12 +353,7 @@ TEST(Skeleton, DeviceStepStampsCycle) {
         EXPECT_EQ(differing(sk::detail::thinOnDevice(context(), balls, &ds, 6, stamps), ref), 0u) << stamps << " stamps";
         EXPECT_EQ(ds.candidates, rs.candidates);
     }
-    BinaryVolume cube;
-    cube.nz = 40, cube.ny = 38, cube.nx = 39;
-    cube.mask.assign(cube.size(), 0);
-    for (int z = 3; z < 37; ++z)
-        for (int y = 2; y < 36; ++y)
-            for (int x = 3; x < 37; ++x) cube.mask[cube.index(z, y, x)] = 1;
+    const BinaryVolume cube = solidBox({40, 38, 39}, {3, 2, 3}, {37, 36, 37});
     const auto cubeRef = sk::thinReference(cube, &rs);
     EXPECT_EQ(rs.iterations, 18);
     EXPECT_EQ(differing(sk::thin(context(), cube, &ds), cubeRef), 0u);
