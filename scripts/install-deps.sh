@@ -26,6 +26,7 @@ packages=(
   python3-tifffile python3-nibabel  # tests/test_volume_output.cpp: the readers users have, on our outputs
   python3-venv python3-pytest python3-scipy pybind11-dev python3-pybind11  # the Python package (python/) and its tests
   clang libclang-rt-dev  # scripts/sanitize.sh and scripts/fuzz.sh: ASan, UBSan, libFuzzer
+  gdb  # tests/cli/test_cli_guarantees.py: the stacks of a run that hangs, in the failure it reports
   libopenmpi-dev openmpi-bin  # PORTACL_WITH_MPI: batches and k-Wave over the ranks of mpirun (docs/multi_device.md)
   libopenblas-dev  # portacl bench --only gemm on a CPU device: OpenBLAS's SGEMM/DGEMM beside the kernels
   libopencv-imgproc-dev  # portacl bench --only filter on a CPU device: OpenCV's CPU path beside each filter

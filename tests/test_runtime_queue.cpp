@@ -290,8 +290,11 @@ TEST(Watchdog, DeviceWorkThatCannotFinishEndsInOneSentence) {
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_GE(waited, 0.5);
     EXPECT_LT(waited, 30.0);
-    // The watchdog opened the injected gate: the queue drains, the fill and the read behind it ran.
+    // The read that timed out never writes into the caller's memory, now or later.
     ctx.finish();
+    EXPECT_EQ(host, std::vector<unsigned char>(64, 0));
+    // The watchdog opened the injected gate: the queue drained, and the fill behind it ran.
+    ctx.read(b, host.data(), host.size(), "read again");
     EXPECT_EQ(host, std::vector<unsigned char>(64, 7));
 }
 

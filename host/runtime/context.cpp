@@ -118,7 +118,7 @@ Context::~Context() {
         // Device work that did not finish may still use the module states' memory, and releasing the
         // queue would wait for it: all of it is left to the process's exit.
         new auto(std::move(states_));
-        new auto(std::move(pendingWrites_));
+        new auto(std::move(pendingTransfers_));
         new cl::CommandQueue(queue_);
         new cl::Context(context_);
         return;
@@ -135,7 +135,7 @@ Context::~Context() {
         if (queue_()) queue_.finish();
     } catch (...) {  // a failed queue has nothing left to copy
     }
-    pendingWrites_.clear();
+    pendingTransfers_.clear();
     states_.clear();
 }
 
@@ -306,10 +306,15 @@ cl::Kernel Context::newKernel(const std::string& source, const std::string& name
 
 namespace {
 
+// What the runtime itself maps after the check, under an address-space limit: PoCL's per-buffer
+// padding, its worker threads' stacks, compiled code. Without it a limit that leaves the buffers'
+// bytes and a few MiB more passes the check, and PoCL then aborts.
+constexpr std::uint64_t kAddressSpaceReserve = 64ull << 20;
+
 // A CPU device's memory is the host's, and what it can have is what the host has free now: the
 // kernel's MemAvailable, and under an address-space limit (ulimit -v) that limit less what the
-// process has mapped. PoCL takes a buffer's memory at its first use and aborts when it cannot, so
-// a run that does not fit must be refused before its buffers exist.
+// process has mapped and the reserve above. PoCL takes a buffer's memory at its first use and
+// aborts when it cannot, so a run that does not fit must be refused before its buffers exist.
 std::uint64_t hostMemoryAvailable() {
     std::uint64_t available = std::numeric_limits<std::uint64_t>::max();
     std::ifstream meminfo("/proc/meminfo");
@@ -325,8 +330,8 @@ std::uint64_t hostMemoryAvailable() {
     rlimit as{};
     std::uint64_t pages = 0;
     if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY && (std::ifstream("/proc/self/statm") >> pages)) {
-        const std::uint64_t mapped = pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-        available = std::min<std::uint64_t>(available, as.rlim_cur > mapped ? as.rlim_cur - mapped : 0);
+        const std::uint64_t used = pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)) + kAddressSpaceReserve;
+        available = std::min<std::uint64_t>(available, as.rlim_cur > used ? as.rlim_cur - used : 0);
     }
     return available;
 }
@@ -382,30 +387,43 @@ cl::Buffer Context::buffer(std::size_t bytes, const std::string& what, cl_mem_fl
 cl::Event Context::write(const cl::Buffer& b, const void* src, std::size_t bytes, const std::string& name,
                     std::size_t offset) {
     requireBytes(b, offset + bytes, std::to_string(bytes) + " bytes written at offset " + std::to_string(offset), "the buffer of " + name);
+    if (deviceTimeout_ > 0) {
+        // With the watchdog on, a transfer whose wait runs out may still run after the caller has
+        // freed src: it copies from memory the context keeps until the write is done.
+        const auto* first = static_cast<const unsigned char*>(src);
+        auto staged = std::make_shared<const std::vector<unsigned char>>(first, first + bytes);
+        const void* from = staged->data();
+        cl::Event e = writeAsync(b, from, bytes, name, std::move(staged), offset);
+        wait(e, name);
+        return e;
+    }
     cl::Event e;
-    // With the watchdog on, the blocking transfers are enqueued without blocking and waited for by wait().
-    const cl_bool blocking = deviceTimeout_ > 0 ? CL_FALSE : CL_TRUE;
     {
-        std::optional<PhaseScope> waiting;
-        if (blocking) waiting.emplace(BatchPhase::Device);
-        clCall("clEnqueueWriteBuffer", [&] { return queue_.enqueueWriteBuffer(b, blocking, offset, bytes, src, nullptr, &e); });
+        PhaseScope waiting(BatchPhase::Device);
+        clCall("clEnqueueWriteBuffer", [&] { return queue_.enqueueWriteBuffer(b, CL_TRUE, offset, bytes, src, nullptr, &e); });
     }
     recordEvent(name, EventKind::Transfer, e);
-    if (!blocking) wait(e, name);
     return e;
 }
 
 cl::Event Context::read(const cl::Buffer& b, void* dst, std::size_t bytes, const std::string& name, std::size_t offset) {
     requireBytes(b, offset + bytes, std::to_string(bytes) + " bytes read at offset " + std::to_string(offset), "the buffer of " + name);
+    if (deviceTimeout_ > 0) {
+        // The same for a read: one whose wait runs out writes into the context's memory, not dst.
+        releaseCompletedTransfers();
+        auto staged = std::make_shared<std::vector<unsigned char>>(bytes);
+        cl::Event e = readAsync(b, staged->data(), bytes, name, offset);
+        pendingTransfers_.emplace_back(e, staged);
+        wait(e, name);
+        std::copy(staged->begin(), staged->end(), static_cast<unsigned char*>(dst));
+        return e;
+    }
     cl::Event e;
-    const cl_bool blocking = deviceTimeout_ > 0 ? CL_FALSE : CL_TRUE;
     {
-        std::optional<PhaseScope> waiting;
-        if (blocking) waiting.emplace(BatchPhase::Device);
-        clCall("clEnqueueReadBuffer", [&] { return queue_.enqueueReadBuffer(b, blocking, offset, bytes, dst, nullptr, &e); });
+        PhaseScope waiting(BatchPhase::Device);
+        clCall("clEnqueueReadBuffer", [&] { return queue_.enqueueReadBuffer(b, CL_TRUE, offset, bytes, dst, nullptr, &e); });
     }
     recordEvent(name, EventKind::Transfer, e);
-    if (!blocking) wait(e, name);
     return e;
 }
 
@@ -433,7 +451,7 @@ cl::Buffer Context::subBuffer(const cl::Buffer& parent, std::size_t offset, std:
     return b;
 }
 
-void Context::releaseCompletedWrites() {
+void Context::releaseCompletedTransfers() {
     auto done = [](const std::pair<cl::Event, std::shared_ptr<const void>>& w) {
         cl_int status = CL_QUEUED;
         try {
@@ -443,17 +461,17 @@ void Context::releaseCompletedWrites() {
         }
         return status <= CL_COMPLETE;  // complete, or ended by an error: the queue no longer reads it
     };
-    pendingWrites_.erase(std::remove_if(pendingWrites_.begin(), pendingWrites_.end(), done), pendingWrites_.end());
+    pendingTransfers_.erase(std::remove_if(pendingTransfers_.begin(), pendingTransfers_.end(), done), pendingTransfers_.end());
 }
 
 cl::Event Context::writeAsync(const cl::Buffer& b, const void* src, std::size_t bytes, const std::string& name,
                               std::shared_ptr<const void> keepAlive, std::size_t offset) {
-    releaseCompletedWrites();
+    releaseCompletedTransfers();
     requireBytes(b, offset + bytes, std::to_string(bytes) + " bytes written at offset " + std::to_string(offset), "the buffer of " + name);
     cl::Event e;
     clCall("clEnqueueWriteBuffer", [&] { return queue_.enqueueWriteBuffer(b, CL_FALSE, offset, bytes, src, nullptr, &e); });
     recordEvent(name, EventKind::Transfer, e);
-    if (keepAlive) pendingWrites_.emplace_back(e, std::move(keepAlive));
+    if (keepAlive) pendingTransfers_.emplace_back(e, std::move(keepAlive));
     return e;
 }
 
@@ -535,7 +553,7 @@ void Context::finish() {
         wait(e, "the queue's end");
     }
     clCall("clFinish", [&] { return queue_.finish(); });
-    pendingWrites_.clear();
+    pendingTransfers_.clear();
 }
 
 void Context::wait(const cl::Event& e, const std::string& what) {
@@ -565,6 +583,10 @@ void Context::wait(const cl::Event& e, const std::string& what) {
         // queue drains as after any other error.
         clCall("clSetUserEventStatus", [&] { return stall_.setStatus(CL_COMPLETE); });
         stall_ = cl::UserEvent();
+        try {
+            queue_.finish();  // nothing then runs after the throw, in memory the caller frees
+        } catch (const cl::Error&) {
+        }
     } else {
         hung_ = true;
     }

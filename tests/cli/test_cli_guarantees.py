@@ -48,6 +48,24 @@ def run(cmd, cwd=None, timeout=600, env=None, preexec=None, stdin=None):
     return p.returncode, p.stdout.decode(errors="replace"), err
 
 
+def run_or_show_stacks(cmd, env=None, preexec=None, timeout=600):
+    """run(), except that a command still running after `timeout` s fails the test with the stacks of
+    its threads (gdb, where installed), so that a hang says where it is."""
+    p = subprocess.Popen(cmd, env=env, preexec_fn=preexec, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        stacks = "(gdb is not installed)"
+        if shutil.which("gdb"):
+            stacks = subprocess.run(["gdb", "-p", str(p.pid), "-batch", "-ex", "thread apply all bt 25"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120).stdout.decode(errors="replace")
+        p.kill()
+        p.communicate()
+        raise AssertionError("%s was still running after %d s; its threads:\n%s" % (shlex.join(cmd), timeout, stacks[-20000:]))
+    err = "".join(l + "\n" for l in err.decode(errors="replace").splitlines() if not NOTICE.search(l))
+    return p.returncode, out.decode(errors="replace"), err
+
+
 def portacl(*args, **kw):
     return run([os.path.join(ARGS.build, "portacl"), *map(str, args)], **kw)
 
@@ -491,12 +509,17 @@ class OutOfMemory(Scratch):
         # Under ulimit -v the CPU device's buffers, the host's vectors and the runtime's own mappings
         # run out at different points of the run; PoCL aborts when a buffer's memory cannot be had,
         # so a run that cannot fit must be refused before its buffers exist.
+        # A PoCL worker thread that cannot get memory may leave its command unfinished: the
+        # engine's watchdog (PORTACL_DEVICE_TIMEOUT) and its compiler timeout turn such a wait into
+        # one sentence. A run that outlives both is a hang of its own, reported with its threads' stacks.
+        env = dict(os.environ, PORTACL_DEVICE_TIMEOUT="120", PORTACL_BUILD_TIMEOUT="120")
         results = []
         for gib in (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0):
             limit = int(gib * (1 << 30))
             def apply(limit=limit):
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-            rc, out, err = portacl("vector-sum", "--size", "40000000", preexec=apply, timeout=600)
+            cmd = [os.path.join(ARGS.build, "portacl"), "vector-sum", "--size", "40000000"]
+            rc, out, err = run_or_show_stacks(cmd, env=env, preexec=apply, timeout=400)
             results.append((gib, rc, (err.splitlines() or [""])[0][:90]))
             with self.subTest(limit_gib=gib):
                 if rc != 0:

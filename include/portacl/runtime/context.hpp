@@ -106,7 +106,9 @@ public:
         return host;
     }
 
-    // Blocking transfers (fill: enqueued), recorded as named events; each returns its event.
+    // Blocking transfers (fill: enqueued), recorded as named events; each returns its event. Under the
+    // watchdog (PORTACL_DEVICE_TIMEOUT) write and read copy through memory the context owns, so one
+    // whose wait runs out never touches the caller's memory after the throw.
     cl::Event write(const cl::Buffer& b, const void* src, std::size_t bytes, const std::string& name, std::size_t offset = 0);
     cl::Event read(const cl::Buffer& b, void* dst, std::size_t bytes, const std::string& name, std::size_t offset = 0);
     cl::Event fill(const cl::Buffer& b, unsigned char byte, std::size_t bytes, const std::string& name);
@@ -201,8 +203,8 @@ public:
 private:
     // requestStop: waits for the queue, then throws WorkAbandoned.
     void stopIfRequested();
-    // Releases the host memory of non-blocking writes that have completed.
-    void releaseCompletedWrites();
+    // Releases the host memory of non-blocking transfers that have completed.
+    void releaseCompletedTransfers();
 
     DeviceInfo device_;
     ContextOptions options_;
@@ -220,7 +222,7 @@ private:
     std::map<std::string, cl::Kernel*> kernelsBySource_;
     bool timing_ = false;
     std::vector<cl::Event> timed_;
-    std::vector<std::pair<cl::Event, std::shared_ptr<const void>>> pendingWrites_;
+    std::vector<std::pair<cl::Event, std::shared_ptr<const void>>> pendingTransfers_;
     double deviceTimeout_ = 0;  // PORTACL_DEVICE_TIMEOUT
     bool hung_ = false;         // a wait ran out of time: the queue may never drain
     std::atomic<bool> stop_{false};  // requestStop
