@@ -8,6 +8,7 @@
 
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/log.hpp"
+#include "runtime_probe.hpp"
 
 #ifndef CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV
 #define CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000
@@ -147,6 +148,7 @@ std::vector<DeviceInfo> listDevices(std::vector<SkippedPlatform>* skipped) {
     std::vector<cl::Platform> platforms;
     // clGetPlatformIDs returns CL_PLATFORM_NOT_FOUND_KHR when no ICD is installed: that is "no device".
     // The loader itself skips an ICD library that fails to load.
+    probeRuntimesUnderAddressSpaceLimit();
     try {
         cl::Platform::get(&platforms);
     } catch (const cl::Error&) {
