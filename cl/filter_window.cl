@@ -9,17 +9,22 @@
 //         common to two vertically neighbouring windows selected once for both; larger: bitwise
 //         search of the median's value, MEDIAN_SEARCH with KEY_BITS)
 //   OP 3  averaging with a threshold over KW x KH
-//   OP 4  rotating mask: windows of KW x KH centred at every offset within (KW/2, KH/2)
+//   OP 4  rotating mask: windows of KW x KH centred at every offset within (KW/2, KH/2); the
+//         statistics of each window are computed once per work-group (rotating_statistics), then
+//         every output compares the KW*KH windows that hold it
 // Each work-item computes PY outputs of one column, one below the other (a row of work-items writes
 // contiguous pixels at every step). Input rows are read once from local memory into registers and
 // serve every output whose window they fall in. Defines: SRC_T, DST_T, INTEGER, ACC_T (int or long:
-// the host proves the sums fit), OUT_MAX (integer output), BORDER, TX, TY, PY, RX, RY, KW, KH, OP,
-// NMASK, COMBINE.
+// the host proves the sums fit; OP 4: the sums of squares and dispersions), SUM_T (OP 4: the sums),
+// OUT_MAX (integer output), BORDER, TX, TY, PY, RX, RY, KW, KH, OP, NMASK, COMBINE.
 #include "common/filter_common.h"
 
 // Defaults of the defines above (a 3x3 sum of float samples; the host always sets them).
 #ifndef ACC_T
 #define ACC_T int
+#endif
+#ifndef SUM_T
+#define SUM_T int
 #endif
 #ifndef PY
 #define PY 1
@@ -125,15 +130,106 @@ inline void store_linear(__global DST_T* dst, const int at, const sum_t* rr, con
 }
 #endif
 
+#if OP == 4
+// The rotating mask's windows: one centred at every pixel of the output tile grown by (KW/2, KH/2),
+// CW x CH of them. Their sums come in two passes over local memory, each window row's sum over KW
+// values (shared by the KH windows that hold the row), then KH of those; the serial reference adds
+// in the same order (left to right, then top to bottom), so that float results agree bit for bit.
+#define CW (TX + 2 * (KW / 2))
+#define CH (TY * PY + 2 * (KH / 2))
+// Windows per work-item in the second pass.
+#define WINDOWS_PER_ITEM ((CW * CH + TX * TY - 1) / (TX * TY))
+#if INTEGER
+typedef SUM_T sum_t;  // sums of samples
+typedef ACC_T sq_t;   // sums of squares, then dispersions n*Q - S^2
+#else
+typedef real sum_t;
+typedef real sq_t;
+#endif
+
+// First level/spread[t * CW + c] hold the sums of the samples and of their squares over tile row t,
+// columns c .. c+KW-1 (TH x CW of them). Then, in their first CW * CH places, window (c, cy)'s
+// statistics: integers its sum and its dispersion n*Q - S^2 (n^2 times its variance, compared
+// exactly), floats its mean and variance, as the reference computes them. Every work-item of the
+// group must call it (barriers).
+inline void rotating_statistics(__local const val_t* tile, __local sum_t* level, __local sq_t* spread) {
+    const int first = get_local_id(1) * TX + get_local_id(0);
+    for (int i = first; i < TH * CW; i += TX * TY) {
+        const int t = i / CW;
+        __local const val_t* p = tile + t * TW + (i - t * CW);
+        sum_t s = 0;
+        sq_t q = 0;
+#pragma unroll
+        for (int dx = 0; dx < KW; ++dx) {
+#if INTEGER
+            s += p[dx];
+            q += (sq_t)p[dx] * p[dx];
+#else
+            s = s + p[dx];
+            q = q + p[dx] * p[dx];
+#endif
+        }
+        level[i] = s;
+        spread[i] = q;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    // Each window's statistics are held in registers until every work-item has read the row sums
+    // they overwrite (local memory for a second pair of arrays would not fit large windows).
+    sum_t levels[WINDOWS_PER_ITEM];
+    sq_t spreads[WINDOWS_PER_ITEM];
+#pragma unroll
+    for (int k = 0; k < WINDOWS_PER_ITEM; ++k) {
+        const int i = first + k * TX * TY;
+        if (i >= CW * CH) break;
+        sum_t s = 0;
+        sq_t q = 0;
+#pragma unroll
+        for (int dy = 0; dy < KH; ++dy) {
+#if INTEGER
+            s += level[i + dy * CW];
+            q += spread[i + dy * CW];
+#else
+            s = s + level[i + dy * CW];
+            q = q + spread[i + dy * CW];
+#endif
+        }
+#if INTEGER
+        levels[k] = s;
+        spreads[k] = (sq_t)((long)(KW * KH) * q - (long)s * s);
+#else
+        const real mean = s / (real)(KW * KH);
+        levels[k] = mean;
+        spreads[k] = q / (real)(KW * KH) - mean * mean;
+#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int k = 0; k < WINDOWS_PER_ITEM; ++k) {
+        const int i = first + k * TX * TY;
+        if (i >= CW * CH) break;
+        level[i] = levels[k];
+        spread[i] = spreads[k];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+#endif
+
 __kernel __attribute__((reqd_work_group_size(TX, TY, 1)))
 void filter_window(__global const SRC_T* src, __global DST_T* dst, const int w, const int h, const val_t outside,
                    __constant weight_t* masks, const long divisor, const int shift, const real threshold,
                    const long limit) {
     __local val_t tile[TH * TW];
+#if OP == 4
+    __local sum_t level[TH * CW];
+    __local sq_t spread[TH * CW];
+#endif
     const int lx = get_local_id(0), ly = get_local_id(1);
     const int gx0 = (int)get_group_id(0) * TX - RX, gy0 = (int)get_group_id(1) * (TY * PY) - RY;
     load_tile(tile, src, w, h, gx0, gy0, TW, TH, outside);
     barrier(CLK_LOCAL_MEM_FENCE);
+#if OP == 4
+    rotating_statistics(tile, level, spread);
+#endif
     const int x = gx0 + RX + lx, y0 = gy0 + RY + ly * PY;
     if (x >= w || y0 >= h) return;
     // Top-left of the first output's KW x KH window (centred) in the tile; output r's is r rows lower.
@@ -314,53 +410,27 @@ void filter_window(__global const SRC_T* src, __global DST_T* dst, const int w, 
 
 #elif OP == 4
     for (int r = 0; r < PY; ++r) {
-    const int y = y0 + r;
-    if (y >= h) break;
-    // Windows centred at (x+cx, y+cy), raster order; the first of least dispersion wins.
-    __local const val_t* base = tile + (ly * PY + r) * TW + lx;  // top-left of the (2KW-1) x (2KH-1) neighbourhood
-#if INTEGER
-    long bestDisp = -1, bestSum = 0;
-#else
-    real bestVar = (real)0, bestMean = (real)0;
-    int first = 1;
-#endif
-    for (int cy = 0; cy < KH; ++cy)
-        for (int cx = 0; cx < KW; ++cx) {
-            __local const val_t* p = base + cy * TW + cx;
-#if INTEGER
-            long s = 0, q = 0;
-            for (int dy = 0; dy < KH; ++dy)
-                for (int dx = 0; dx < KW; ++dx) {
-                    const long v = p[dy * TW + dx];
-                    s += v;
-                    q += v * v;
-                }
-            const long disp = (long)(KW * KH) * q - s * s;
-            if (bestDisp < 0 || disp < bestDisp) {
-                bestDisp = disp;
-                bestSum = s;
+        if (y0 + r >= h) break;
+        // Windows centred at (x+cx, y+cy), raster order; the first of least dispersion wins.
+        const int first = (ly * PY + r) * CW + lx;
+        int best = first;
+        sq_t least = spread[first];
+        // Unrolled, with selects rather than branches (faster on PoCL: docs/filter.md).
+#pragma unroll
+        for (int cy = 0; cy < KH; ++cy)
+#pragma unroll
+            for (int cx = 0; cx < KW; ++cx) {
+                const int i = first + cy * CW + cx;
+                const sq_t v = spread[i];
+                const int lower = v < least;
+                least = lower ? v : least;
+                best = lower ? i : best;
             }
-#else
-            real s = (real)0, q = (real)0;
-            for (int dy = 0; dy < KH; ++dy)
-                for (int dx = 0; dx < KW; ++dx) {
-                    const real v = p[dy * TW + dx];
-                    s = s + v;
-                    q = q + v * v;
-                }
-            const real mean = s / (real)(KW * KH), var = q / (real)(KW * KH) - mean * mean;
-            if (first || var < bestVar) {
-                bestVar = var;
-                bestMean = mean;
-                first = 0;
-            }
-#endif
-        }
 #if INTEGER
-    dst[y * w + x] = (DST_T)round_div(bestSum, KW * KH, -1);
+        dst[(y0 + r) * w + x] = (DST_T)round_div(level[best], KW * KH, -1);
 #else
-    dst[y * w + x] = (DST_T)bestMean;
+        dst[(y0 + r) * w + x] = (DST_T)level[best];
 #endif
-    }  // r
+    }
 #endif
 }

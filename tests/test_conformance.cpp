@@ -208,7 +208,7 @@ void filterIntegerCase() {
     // Each operation family once on the tile kernels (a build each, the cost on a cold cache).
     filter::Options tiles;
     tiles.tuning = {{"strip", 0}, {"cpu_rows", 0}};
-    for (const auto& op : {"conv:1,2,0;-1,3,1;2,0,1", "gaussian:9:2.0", "median:5", "threshold:3:20", "rotating:3", "sobel",
+    for (const auto& op : {"conv:1,2,0;-1,3,1;2,0,1", "gaussian:9:2.0", "median:5", "threshold:3:20", "rotating:3", "rotating:5", "sobel",
                            "compass:kirsch", "laplace:8"})
         filterCompare(grey, {op}, tiles, 0);
     // Rank-1 masks with both passes in one kernel (the GPU profiles' choice), on every device.
@@ -241,7 +241,7 @@ void filterFloatCase(Precision p) {
     o.border = filter::Border::Reflect;
     const double tol = p == Precision::Float ? 1e-5 : 1e-6;
     for (const auto& s : {"conv:0.1,0.7,-0.2;0.3,0.2,0.1;0.05,0.5,0.25", "gaussian:9:2.0", "median:5", "sobel:dir",
-                          "threshold:3:0.05", "rotating:3", "compass:kirsch"})
+                          "threshold:3:0.05", "rotating:3", "rotating:5", "compass:kirsch"})
         filterCompare(img, {s}, o, tol);
     filterCompare(filterImage(gTiny ? 21 : 53, gTiny ? 15 : 39, 1, io::PixelType::U8, 12), {"box:3", "float", "sobel:x"}, o, tol);
 }

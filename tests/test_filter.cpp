@@ -78,7 +78,7 @@ const std::vector<std::string> kEveryOperation = {
     "conv:1,2,0;-1,3,1;2,0,1", "conv:1,1,1,1,1;1,2,3,2,1;1,1,1,1,1:sum", "conv:1,2,1;2,4,2;1,2,1:sum", "conv:0.1,0.7,-0.2;0.3,0.2,0.1;0.05,0.5,0.25",
     "conv:1,-2,3;-4,9,-4;3,-2,1:sum", "conv:1,-3,1;3,-9,3;1,-3,1:sum",  // negative sums; a negative divisor (rank 1)
     "box:3", "box:7", "binomial:5", "gaussian:9:2.0", "gaussian:5", "median:3", "median:5", "median:9", "threshold:3:20",
-    "rotating:3", "roberts", "prewitt:l2", "sobel", "sobel:l2", "sobel:dir", "sobel:x", "scharr", "compass:kirsch",
+    "rotating:3", "rotating:5", "rotating:7", "rotating:15", "roberts", "prewitt:l2", "sobel", "sobel:l2", "sobel:dir", "sobel:x", "scharr", "compass:kirsch",
     "compass:robinson:dir", "compass:sobel", "laplace:4", "laplace:8", "laplace:4:5", "laplace:8:5"};
 
 }  // namespace
@@ -184,12 +184,13 @@ TEST(FilterDevice, EveryBorderModeEqualsReference) {
         compare(img, {"box:5"}, o);                                  // separable
         compare(img, {"conv:1,0,2,0,1;0,3,0,3,0;2,0,-9,0,2"}, o);    // 5x3, 2-D
         compare(img, {"median:5"}, o);
+        compare(img, {"rotating:5"}, o);
     }
 }
 
 TEST(FilterDevice, SixteenBitColourEqualsReference) {
     const io::Image img = testImage(45, 38, 4, io::PixelType::U16, 5);  // RGBA: alpha passes through
-    for (const auto& s : {"gaussian:7:1.5", "sobel:l2", "median:5", "median:15", "rotating:3", "threshold:5:3000", "box:9"})
+    for (const auto& s : {"gaussian:7:1.5", "sobel:l2", "median:5", "median:15", "rotating:3", "rotating:5", "rotating:15", "threshold:5:3000", "box:9"})
         compare(img, {s}, Options{});
 }
 
@@ -206,7 +207,7 @@ void floatOps(Precision p, double tol) {
     o.precision = p;
     o.border = Border::Reflect;
     for (const auto& s : {"conv:0.1,0.7,-0.2;0.3,0.2,0.1;0.05,0.5,0.25", "gaussian:9:2.0", "box:5", "median:5", "median:9", "sobel:l2",
-                          "sobel:dir", "threshold:3:0.05", "rotating:3", "compass:kirsch", "laplace:4:5"})
+                          "sobel:dir", "threshold:3:0.05", "rotating:3", "rotating:5", "rotating:7", "rotating:15", "compass:kirsch", "laplace:4:5"})
         compare(img, {s}, o, tol);
 }
 

@@ -56,7 +56,7 @@ TEST(FilterLayout, FourOutputsPerItemEqualReference) {
     // 131 = 32*4 + 3 columns: the last column of work-groups almost empty; 19 rows: a partial row of
     // groups (4 outputs per item, one below the other: 32 rows per group).
     const io::Image img = image(131, 19, 3);
-    for (const std::string s : {"box:3", "box:9", "conv:1,2,0;-1,3,1;2,0,1", "gaussian:9:2.0", "median:3", "median:5", "median:7", "sobel", "rotating:3",
+    for (const std::string s : {"box:3", "box:9", "conv:1,2,0;-1,3,1;2,0,1", "gaussian:9:2.0", "median:3", "median:5", "median:7", "sobel", "rotating:3", "rotating:5", "rotating:7",
                                 "threshold:5:10", "compass:kirsch", "laplace:8:5"}) {
         const std::vector<Operation> ops{parseOperation(s)};
         Options o;
@@ -72,7 +72,7 @@ TEST(FilterLayout, InteriorAndEdgeGroupsEqualReference) {
     ASSERT_EQ(test::context().tuning().name, "filter-gpu-layout") << "the layout profile was not picked";
     const io::Image img = image(150, 101, 1);
     for (const Border b : {Border::Constant, Border::Replicate, Border::Wrap}) {
-        for (const std::string s : {"box:9", "median:3", "median:5", "sobel", "conv:1,2,0;-1,3,1;2,0,1"}) {
+        for (const std::string s : {"box:9", "median:3", "median:5", "sobel", "conv:1,2,0;-1,3,1;2,0,1", "rotating:5"}) {
             const std::vector<Operation> ops{parseOperation(s)};
             Options o;
             o.border = b;

@@ -275,18 +275,43 @@ struct Pipeline::Impl {
         return it->second;
     }
 
-    std::string commonDefines(io::PixelType in, io::PixelType out, int rx, int ry) const {
+    // A tile kernel's work-group: x by y work-items, perItem outputs each, one below the other.
+    struct Tile {
+        int x, y, perItem;
+    };
+    Tile profileTile() const { return Tile{tx, ty, px}; }
+
+    std::string commonDefines(io::PixelType in, io::PixelType out, int rx, int ry, const Tile& tile) const {
         std::ostringstream d;
         d << "-D SRC_T=" << clType(in) << " -D DST_T=" << clType(out) << " -D INTEGER=" << (in != io::PixelType::F32 ? 1 : 0)
-          << " -D BORDER=" << static_cast<int>(options.border) << " -D TX=" << tx << " -D TY=" << ty << " -D RX=" << rx
+          << " -D BORDER=" << static_cast<int>(options.border) << " -D TX=" << tile.x << " -D TY=" << tile.y << " -D RX=" << rx
           << " -D RY=" << ry;
         if (out != io::PixelType::F32) d << " -D OUT_MAX=" << maxSample(out);
         return d.str();
     }
 
     cl::NDRange global2d() const { return cl::NDRange(roundUp(width, tx), roundUp(height, ty)); }
-    cl::NDRange globalWindow(int perItem) const {
-        return cl::NDRange(roundUp(width, tx), (static_cast<std::size_t>(height) + ty * perItem - 1) / (ty * perItem) * ty);
+    cl::NDRange globalWindow(const Tile& t) const {
+        const std::size_t rows = static_cast<std::size_t>(t.y) * t.perItem;
+        return cl::NDRange(roundUp(width, t.x), (static_cast<std::size_t>(height) + rows - 1) / rows * t.y);
+    }
+
+    // The profile's tile, with fewer outputs per work-item, then fewer work-items (the longer side
+    // halved), until its local memory (bytes(tile)) fits half the device's; refused when even one
+    // work-item's does not.
+    template <typename Bytes>
+    Tile fitTile(const Bytes& bytes, const Operation& op) const {
+        const std::size_t budget = ctx.device().localMemBytes / 2;
+        Tile t = profileTile();
+        while (bytes(t) > budget && (t.perItem > 1 || t.x > 1 || t.y > 1)) {
+            if (t.perItem > 1) --t.perItem;
+            else if (t.y >= t.x) t.y = (t.y + 1) / 2;
+            else t.x = (t.x + 1) / 2;
+        }
+        if (bytes(t) > budget)
+            throw Error("'" + op.spec + "' needs " + std::to_string(bytes(t)) + " bytes of local memory for a single output, more than half of this device's " +
+                        std::to_string(ctx.device().localMemBytes) + " bytes.");
+        return t;
     }
 
     void setOutside(cl::Kernel& k, int index, io::PixelType t) {
@@ -347,14 +372,32 @@ struct Pipeline::Impl {
             rx = 2 * (op.width / 2);
             ry = 2 * (op.height / 2);
         }
-        // Outputs per work-item: as many as the tile's local memory allows (half the device's).
-        const std::size_t valBytes = in.type != io::PixelType::F32 ? 4 : real() == Precision::Double ? 8 : 4;
-        int perItem = px;
-        while (perItem > 1 && (static_cast<std::size_t>(tx) + 2 * rx) * (ty * perItem + 2 * ry) * valBytes > ctx.device().localMemBytes / 2) --perItem;
         IntegerPlan plan;
         if (op.kind == Operation::Kind::Linear && in.type != io::PixelType::F32) plan = planInteger(op, in.type);
+        bool narrowAcc = plan.narrow, narrowSum = true;
+        const std::size_t valBytes = in.type != io::PixelType::F32 ? 4 : real() == Precision::Double ? 8 : 4;
+        // The rotating mask also keeps two sums (of the samples, of their squares) per tile row and
+        // column of window centres (cl/filter_window.cl, rotating_statistics): int where the sums,
+        // the sums of squares and the dispersions n*Q - S^2 (at most n^2 max^2 / 4) fit.
+        std::size_t windowBytes = 0;
+        if (op.kind == Operation::Kind::RotatingMask) {
+            if (in.type != io::PixelType::F32) {
+                const std::int64_t n = static_cast<std::int64_t>(op.width) * op.height, top = maxSample(in.type);
+                narrowSum = n * top <= INT32_MAX;
+                narrowAcc = std::max(n * top * top, n * n * top * top / 4) <= INT32_MAX;
+                windowBytes = (narrowSum ? 4 : 8) + (narrowAcc ? 4 : 8);
+            } else {
+                windowBytes = 2 * valBytes;
+            }
+        }
+        const auto tileBytes = [&](const Tile& t) {
+            const std::size_t rows = static_cast<std::size_t>(t.y) * t.perItem + 2 * ry;
+            return (static_cast<std::size_t>(t.x) + 2 * rx) * rows * valBytes + (static_cast<std::size_t>(t.x) + 2 * (op.width / 2)) * rows * windowBytes;
+        };
+        const Tile tile = fitTile(tileBytes, op);
         std::ostringstream d;
-        d << commonDefines(in.type, outT, rx, ry) << " -D PY=" << perItem << " -D ACC_T=" << (plan.narrow ? "int" : "long")
+        d << commonDefines(in.type, outT, rx, ry, tile) << " -D PY=" << tile.perItem << " -D ACC_T=" << (narrowAcc ? "int" : "long")
+          << " -D SUM_T=" << (narrowSum ? "int" : "long")
           << " -D DIV_NARROW=" << (plan.narrowDivision ? 1 : 0) << " -D OP=" << opCode << " -D KW=" << op.width << " -D KH=" << op.height
           << " -D NMASK=" << std::max<std::size_t>(1, op.masks.size()) << " -D COMBINE=" << static_cast<int>(op.combine);
         // Medians beyond 9x9: a bitwise search (the selection network grows as N^2 and compiles slowly;
@@ -404,7 +447,7 @@ struct Pipeline::Impl {
         setArg(k, 7, static_cast<cl_int>(divisionShift(divisor)));
         setReal(k, 8, op.threshold);
         setArg(k, 9, static_cast<cl_long>(std::floor(static_cast<double>(n) * op.threshold)));
-        ctx.launch(k, globalWindow(perItem), cl::NDRange(tx, ty));
+        ctx.launch(k, globalWindow(tile), cl::NDRange(tile.x, tile.y));
         return out;
     }
 
@@ -448,7 +491,7 @@ struct Pipeline::Impl {
             }
         }
         const IntegerPlan plan = integer ? planInteger(op, in.type) : IntegerPlan{};
-        const std::string defines = commonDefines(in.type, in.type, rx, ry) + " -D MID_T=" + midT + " -D ACC_T=" +
+        const std::string defines = commonDefines(in.type, in.type, rx, ry, profileTile()) + " -D MID_T=" + midT + " -D ACC_T=" +
                                     (plan.narrow ? "int" : "long") + " -D DIV_NARROW=" + (plan.narrowDivision ? "1" : "0");
         if (integer && fusedSeparable) {
             // One kernel: the input tile and its row sums in local memory (half the device's at most).
@@ -471,7 +514,7 @@ struct Pipeline::Impl {
                 setArg(k, 6, colBuf);
                 setArg(k, 7, static_cast<cl_long>(divisor));
                 setArg(k, 8, static_cast<cl_int>(divisionShift(divisor)));
-                ctx.launch(k, globalWindow(perItem), cl::NDRange(tx, ty));
+                ctx.launch(k, globalWindow(Tile{tx, ty, perItem}), cl::NDRange(tx, ty));
                 return out;
             }
         }

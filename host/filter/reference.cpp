@@ -219,13 +219,20 @@ Plane rotatingMask(const Plane& in, const Operation& op, const Options& o) {
                 bool first = true;
                 for (int cy = -r; cy <= r; ++cy)
                     for (int cx = -r; cx <= r; ++cx) {
+                        // Each window row summed left to right, then the rows top to bottom: the
+                        // device's order (its windows share their rows' sums), so that the float
+                        // sums agree bit for bit.
                         Real s = 0, q = 0;
-                        for (int dy = -r; dy <= r; ++dy)
+                        for (int dy = -r; dy <= r; ++dy) {
+                            Real rowS = 0, rowQ = 0;
                             for (int dx = -r; dx <= r; ++dx) {
                                 const Real v = static_cast<Real>(rd(x + cx + dx, y + cy + dy));
-                                s += v;
-                                q += v * v;
+                                rowS += v;
+                                rowQ += v * v;
                             }
+                            s += rowS;
+                            q += rowQ;
+                        }
                         const Real mean = s / static_cast<Real>(n), var = q / static_cast<Real>(n) - mean * mean;
                         if (first || var < bestVar) {
                             bestVar = var;
