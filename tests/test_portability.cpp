@@ -81,6 +81,30 @@ TEST(IsolatedBuild, ACompilerCrashIsOneSentenceNamingDriverProgramAndOptions) {
     EXPECT_THROW(ctx.program("vector_ops.cl", Precision::Float), BuildError);
 }
 
+TEST(IsolatedBuild, ACompilerOutOfMemoryIsOneSentenceAndNotRemembered) {
+    ScopedEnv env;
+    env.set("PORTACL_CACHE_DIR", freshCacheDir("out-of-memory"));
+    env.set("PORTACL_COMPILE_WORKER_FAULT", "out-of-memory");
+    {
+        Context ctx(testDevice());
+        try {
+            ctx.program("vector_ops.cl", Precision::Float);
+            FAIL() << "the injected std::bad_alloc was not reported";
+        } catch (const BuildError& e) {
+            FAIL() << "reported as a compiler failure, which other paths would then try: " << e.what();
+        } catch (const Error& e) {
+            const std::string what = e.what();
+            EXPECT_EQ(what.rfind("building the kernels of vector_ops.cl on " + testDevice().label() + ": the compiler ran out of host memory", 0), 0u)
+                << what;
+            EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+        }
+    }
+    // Nothing is remembered against the driver: with memory, the same build succeeds.
+    env.set("PORTACL_COMPILE_WORKER_FAULT", "");
+    Context ctx(testDevice());
+    EXPECT_NO_THROW(ctx.kernel("vector_ops.cl", "vector_sum", Precision::Float));
+}
+
 TEST(IsolatedBuild, AHangingCompilerIsStoppedAtTheTimeout) {
     ScopedEnv env;
     env.set("PORTACL_CACHE_DIR", freshCacheDir("hang"));

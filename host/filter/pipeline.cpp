@@ -612,7 +612,7 @@ struct Pipeline::Impl {
         height = img.height;
         sourceColourPlanes = colourPlanes = img.channels == 2 || img.channels == 4 ? img.channels - 1 : img.channels;
         const std::size_t bps = bytesPerSample(img.type), n = img.pixelCount();
-        ctx.checkFits(img.byteCount() * 4 + n * 8, "the image and its working planes");
+        ctx.checkFits(img.byteCount() * 4 + n * 8, "filtering the image (its planes and their working copies)");
         planes.clear();
         std::vector<unsigned char> plane(n * bps + kStripSlack);
         for (int c = 0; c < img.channels; ++c) {

@@ -90,6 +90,13 @@ bool stallRequested() {
     return true;
 }
 
+// " under this process's address-space limit of N MiB (ulimit -v); raise it" where one is set, else "".
+std::string addressSpaceLimitNote() {
+    rlimit as{};
+    if (::getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY) return "";
+    return " under this process's address-space limit of " + std::to_string(as.rlim_cur >> 20) + " MiB (ulimit -v); raise it";
+}
+
 std::string secondsText(double s) {
     std::ostringstream out;
     out << s;
@@ -197,6 +204,13 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
     // A compiler crash is remembered beside the cache entry it would have made (the key holds the
     // driver's version, so a new driver tries again); a timeout is not, as a loaded machine can cause it.
     const std::string crashMarker = cache_.pathFor(cacheKey) + ".crashed";
+    // Out of host memory in the compiler: the same build in this process, or another path's, would
+    // run out too (and a std::bad_alloc thrown through the runtime's C code may leave its locks
+    // held). Under an address-space limit a compiler that crashes has most likely run into the
+    // limit: that is said, and nothing is remembered against the driver.
+    const auto compilerOutOfMemory = [&](const std::string& what) {
+        return Error("building the kernels of " + sourceName + " on " + device_.label() + ": " + what + addressSpaceLimitNote());
+    };
     const auto compilerFailure = [&](const std::string& what) {
         const BuildError e = BuildError::compilerFailure(
             sourceName, device_.platformName + " (driver " + device_.driverVersion + ")", device_.label(), options, what);
@@ -213,6 +227,9 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
         const IsolatedBuild built = buildInChildProcess(device_, source, options, isolatedBuildTimeout(), &stop_);
         using Outcome = IsolatedBuild::Outcome;
         if (built.outcome == Outcome::Stopped) stopIfRequested();
+        if (built.outcome == Outcome::OutOfMemory) throw compilerOutOfMemory("the compiler ran out of host memory");
+        if (built.outcome == Outcome::Crashed && !addressSpaceLimitNote().empty())
+            throw compilerOutOfMemory("the compiler " + built.detail + ", most likely for want of memory,");
         if (built.outcome == Outcome::Rejected)
             throw BuildError(CL_BUILD_PROGRAM_FAILURE, sourceName, device_.label(), options, built.log);
         if (built.outcome == Outcome::Crashed && options_.useDiskCache) {
@@ -248,6 +265,9 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
         detail::OutputCapture capture;
         try {
             p.build(devices, options.c_str());
+        } catch (const std::bad_alloc&) {
+            new cl::Program(std::move(p));  // never released: the runtime's locks may be held
+            throw compilerOutOfMemory("the compiler ran out of host memory");
         } catch (...) {
             compilerOutput = capture.finish();
             throw;

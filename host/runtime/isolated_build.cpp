@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <sstream>
 #include <thread>
 
@@ -29,7 +30,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const char kRequestMagic[] = "PORTACL-BUILD-REQUEST 1";
-constexpr int kExitBuilt = 0, kExitRejected = 3, kExitNoDevice = 4, kExitFailed = 5;
+constexpr int kExitBuilt = 0, kExitRejected = 3, kExitNoDevice = 4, kExitFailed = 5, kExitOutOfMemory = 6;
 
 bool executable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
 
@@ -237,6 +238,9 @@ IsolatedBuild buildInChildProcess(const DeviceInfo& device, const std::string& s
     } else if (WIFEXITED(status) && WEXITSTATUS(status) == kExitRejected) {
         result.outcome = IsolatedBuild::Outcome::Rejected;
         result.log = readFile(dir / "log");
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == kExitOutOfMemory) {
+        result.outcome = IsolatedBuild::Outcome::OutOfMemory;
+        result.detail = readFile(dir / "log");
     } else if (WIFEXITED(status) && (WEXITSTATUS(status) == kExitNoDevice || WEXITSTATUS(status) == kExitFailed)) {
         result.detail = readFile(dir / "log");
     } else {
@@ -258,8 +262,10 @@ int compileWorkerMain(int argc, char** argv) {
     };
     Request req;
     if (!decode(readFile(dir / "request"), req)) return fail(kExitFailed, "unreadable compile request");
+    bool outOfMemory = false;  // the injected fault: the compiler throws std::bad_alloc
     if (const char* fault = std::getenv("PORTACL_COMPILE_WORKER_FAULT"); fault && *fault) {
-        // "abort" or "hang", optionally ":TEXT,TEXT..." to fault only on options that contain a TEXT.
+        // "abort", "hang" or "out-of-memory", optionally ":TEXT,TEXT..." to fault only on options
+        // that contain a TEXT.
         const std::string spec = fault;
         const auto colon = spec.find(':');
         const std::string action = spec.substr(0, colon);
@@ -270,6 +276,7 @@ int compileWorkerMain(int argc, char** argv) {
         if (applies && action == "abort") std::abort();
         if (applies && action == "hang")
             for (;;) std::this_thread::sleep_for(std::chrono::seconds(60));
+        outOfMemory = applies && action == "out-of-memory";
     }
     try {
         const auto all = listDevices();
@@ -283,9 +290,13 @@ int compileWorkerMain(int argc, char** argv) {
                 dev = &d;
         if (!dev) return fail(kExitNoDevice, "the compile worker did not find the device " + req.deviceName);
         const std::vector<cl::Device> devices{dev->device};
-        cl::Context context(dev->device);
-        cl::Program program(context, req.source);
+        // Never released: a std::bad_alloc thrown by the compiler through the runtime's C code
+        // leaves the runtime's locks held, and releasing these while unwinding would wait on them
+        // forever. The process ends right after.
+        cl::Context& context = *new cl::Context(dev->device);
+        cl::Program& program = *new cl::Program(context, req.source);
         try {
+            if (outOfMemory) throw std::bad_alloc();
             program.build(devices, req.options.c_str());
         } catch (const cl::Error& e) {
             std::string log;
@@ -312,6 +323,9 @@ int compileWorkerMain(int argc, char** argv) {
         }
         writeFile(dir / "log", log);
         return kExitBuilt;
+    } catch (const std::bad_alloc&) {
+        // The runtime may hold its locks (see above), and its exit handlers would wait on them.
+        std::_Exit(fail(kExitOutOfMemory, "the compiler ran out of host memory"));
     } catch (const std::exception& e) {
         return fail(kExitFailed, e.what());
     }

@@ -22,9 +22,10 @@
 namespace portacl {
 namespace {
 
-constexpr double kProbeSeconds = 120;  // loading every runtime takes about a second
+constexpr double kProbeSeconds = 60;  // loading every runtime takes about a second
 
-// In the child: every platform and its devices, through the C API; the exit status says it worked.
+// In the child: every platform, its devices and a context on each (where PoCL may start its worker
+// threads), through the C API; the exit status says it worked.
 [[noreturn]] void listInChild() {
     const int null = ::open("/dev/null", O_WRONLY);
     if (null >= 0) {  // the runtimes' own messages stay out of the parent's one sentence
@@ -36,8 +37,14 @@ constexpr double kProbeSeconds = 120;  // loading every runtime takes about a se
         std::vector<cl_platform_id> platforms(count);
         if (clGetPlatformIDs(count, platforms.data(), nullptr) == CL_SUCCESS)
             for (cl_platform_id p : platforms) {
-                cl_uint devices = 0;
-                clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &devices);
+                cl_uint n = 0;
+                if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &n) != CL_SUCCESS || !n) continue;
+                std::vector<cl_device_id> devices(n);
+                if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, n, devices.data(), nullptr) != CL_SUCCESS) continue;
+                for (cl_device_id d : devices) {
+                    cl_int err = CL_SUCCESS;
+                    clCreateContext(nullptr, 1, &d, nullptr, nullptr, &err);
+                }
             }
     }
     ::_exit(0);

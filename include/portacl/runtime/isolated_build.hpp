@@ -31,6 +31,7 @@ struct PORTACL_API IsolatedBuild {
         TimedOut,     // the child did not finish within the timeout and was killed
         Unavailable,  // no worker, or it could not find the device: compile in-process instead
         Stopped,      // *stop became true and the child was killed
+        OutOfMemory,  // the compiler ran out of host memory (an address-space limit, say)
     };
     Outcome outcome = Outcome::Unavailable;
     std::vector<unsigned char> binary;
@@ -53,7 +54,8 @@ PORTACL_API IsolatedBuild buildInChildProcess(const DeviceInfo& device, const st
                                               double timeoutSeconds, const std::atomic<bool>* stop = nullptr);
 
 // The child's side: reads the request file, compiles, writes <request>.bin and <request>.log.
-// Exit status: 0 built, 3 rejected by the compiler, 4 device not found, 5 any other failure.
+// Exit status: 0 built, 3 rejected by the compiler, 4 device not found, 5 any other failure, 6 out
+// of host memory.
 PORTACL_API int compileWorkerMain(int argc, char** argv);
 
 }  // namespace portacl
