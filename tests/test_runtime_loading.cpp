@@ -1,5 +1,5 @@
 // Loading the OpenCL runtimes under an address-space limit (ulimit -v; SGE's h_vmem sets one), where
-// a runtime may crash before the engine can check anything (host/runtime/runtime_probe.hpp): the
+// a runtime may crash before the engine can check anything (host/runtime/address_space_limit.hpp): the
 // command ends in one sentence, through a runtime that aborts while it loads.
 #include <gtest/gtest.h>
 #include <sys/wait.h>

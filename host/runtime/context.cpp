@@ -1,6 +1,7 @@
 #include "portacl/runtime/context.hpp"
 
-#include <sys/resource.h>
+#include "address_space_limit.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -88,13 +89,6 @@ bool stallRequested() {
     if (std::string(v) != "stall")
         throw Error(std::string("PORTACL_DEVICE_FAULT is '") + v + "'; the one fault it injects is 'stall'");
     return true;
-}
-
-// " under this process's address-space limit of N MiB (ulimit -v); raise it" where one is set, else "".
-std::string addressSpaceLimitNote() {
-    rlimit as{};
-    if (::getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY) return "";
-    return " under this process's address-space limit of " + std::to_string(as.rlim_cur >> 20) + " MiB (ulimit -v); raise it";
 }
 
 std::string secondsText(double s) {
@@ -347,11 +341,10 @@ std::uint64_t hostMemoryAvailable() {
         }
         meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
     }
-    rlimit as{};
     std::uint64_t pages = 0;
-    if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY && (std::ifstream("/proc/self/statm") >> pages)) {
+    if (const auto limit = addressSpaceLimit(); limit && (std::ifstream("/proc/self/statm") >> pages)) {
         const std::uint64_t used = pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)) + kAddressSpaceReserve;
-        available = std::min<std::uint64_t>(available, as.rlim_cur > used ? as.rlim_cur - used : 0);
+        available = std::min<std::uint64_t>(available, *limit > used ? *limit - used : 0);
     }
     return available;
 }
@@ -373,9 +366,7 @@ bool hostMemoryFits(std::uint64_t bytes, std::uint64_t* freshFree) {
         return true;
     }
     const std::uint64_t free = hostMemoryAvailable();
-    rlimit as{};
-    const bool limited = ::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY;
-    budget = limited ? 0 : free;
+    budget = addressSpaceLimit() ? 0 : free;
     lastRead = now;
     *freshFree = free;
     return bytes <= free;

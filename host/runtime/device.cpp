@@ -8,7 +8,7 @@
 
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/log.hpp"
-#include "runtime_probe.hpp"
+#include "address_space_limit.hpp"
 
 #ifndef CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV
 #define CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000

@@ -1,4 +1,4 @@
-#include "runtime_probe.hpp"
+#include "address_space_limit.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -59,7 +59,7 @@ std::string describe(int status) {
 }
 
 // The probe's verdict: nothing when the runtimes loaded, else the sentence.
-std::optional<std::string> probe(rlim_t limit) {
+std::optional<std::string> probe(std::uint64_t limit) {
     const std::string where = "under this process's address-space limit of " + std::to_string(limit >> 20) + " MiB (ulimit -v)";
     const std::string advice = "; raise the limit, or load only the runtime you use (OCL_ICD_VENDORS set to its .icd file)";
     const pid_t pid = ::fork();
@@ -87,14 +87,24 @@ std::optional<std::string> probe(rlim_t limit) {
 
 }  // namespace
 
+std::optional<std::uint64_t> addressSpaceLimit() {
+    rlimit as{};
+    if (::getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY) return std::nullopt;
+    return static_cast<std::uint64_t>(as.rlim_cur);
+}
+
+std::string addressSpaceLimitNote() {
+    const auto limit = addressSpaceLimit();
+    return limit ? " under this process's address-space limit of " + std::to_string(*limit >> 20) + " MiB (ulimit -v); raise it" : "";
+}
+
 void probeRuntimesUnderAddressSpaceLimit() {
     static std::mutex mutex;
     static bool probed = false;
     static std::optional<std::string> failure;
     std::lock_guard<std::mutex> lock(mutex);
     if (!probed) {
-        rlimit as{};
-        if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) failure = probe(as.rlim_cur);
+        if (const auto limit = addressSpaceLimit()) failure = probe(*limit);
         probed = true;
     }
     if (failure) throw Error(*failure);
