@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <new>
 #include <sstream>
 #include <thread>
@@ -278,6 +279,11 @@ int compileWorkerMain(int argc, char** argv) {
             for (;;) std::this_thread::sleep_for(std::chrono::seconds(60));
         outOfMemory = applies && action == "out-of-memory";
     }
+    // Released only when the build ends without std::bad_alloc: the compiler throws it through the
+    // runtime's C code, which leaves the runtime's locks held, and releasing these while unwinding
+    // would wait on them forever.
+    std::unique_ptr<cl::Context> context;
+    std::unique_ptr<cl::Program> program;
     try {
         const auto all = listDevices();
         const DeviceInfo* dev = nullptr;
@@ -290,18 +296,15 @@ int compileWorkerMain(int argc, char** argv) {
                 dev = &d;
         if (!dev) return fail(kExitNoDevice, "the compile worker did not find the device " + req.deviceName);
         const std::vector<cl::Device> devices{dev->device};
-        // Never released: a std::bad_alloc thrown by the compiler through the runtime's C code
-        // leaves the runtime's locks held, and releasing these while unwinding would wait on them
-        // forever. The process ends right after.
-        cl::Context& context = *new cl::Context(dev->device);
-        cl::Program& program = *new cl::Program(context, req.source);
+        context = std::make_unique<cl::Context>(dev->device);
+        program = std::make_unique<cl::Program>(*context, req.source);
         try {
             if (outOfMemory) throw std::bad_alloc();
-            program.build(devices, req.options.c_str());
+            program->build(devices, req.options.c_str());
         } catch (const cl::Error& e) {
             std::string log;
             try {
-                log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(dev->device);
+                log = program->getBuildInfo<CL_PROGRAM_BUILD_LOG>(dev->device);
             } catch (const cl::Error&) {
             }
             if (e.err() == CL_BUILD_PROGRAM_FAILURE || e.err() == CL_INVALID_BUILD_OPTIONS)
@@ -310,7 +313,7 @@ int compileWorkerMain(int argc, char** argv) {
         }
         std::string binary;
         try {
-            const auto bins = program.getInfo<CL_PROGRAM_BINARIES>();
+            const auto bins = program->getInfo<CL_PROGRAM_BINARIES>();
             if (!bins.empty()) binary.assign(bins.front().begin(), bins.front().end());
         } catch (const cl::Error&) {
             // A driver that cannot return binaries: the engine compiles in its own process.
@@ -318,13 +321,15 @@ int compileWorkerMain(int argc, char** argv) {
         if (!writeFile(dir / "binary", binary)) return fail(kExitFailed, "could not write the program binary");
         std::string log;
         try {
-            log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(dev->device);
+            log = program->getBuildInfo<CL_PROGRAM_BUILD_LOG>(dev->device);
         } catch (const cl::Error&) {
         }
         writeFile(dir / "log", log);
         return kExitBuilt;
     } catch (const std::bad_alloc&) {
         // The runtime may hold its locks (see above), and its exit handlers would wait on them.
+        context.release();
+        program.release();
         std::_Exit(fail(kExitOutOfMemory, "the compiler ran out of host memory"));
     } catch (const std::exception& e) {
         return fail(kExitFailed, e.what());
