@@ -415,7 +415,7 @@ void filter_window(__global const SRC_T* src, __global DST_T* dst, const int w, 
         const int first = (ly * PY + r) * CW + lx;
         int best = first;
         sq_t least = spread[first];
-        // Unrolled, with selects rather than branches (faster on PoCL: docs/filter.md).
+        // Unrolled, with selects rather than branches (faster on PoCL).
 #pragma unroll
         for (int cy = 0; cy < KH; ++cy)
 #pragma unroll

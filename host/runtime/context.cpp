@@ -222,10 +222,10 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
         using Outcome = IsolatedBuild::Outcome;
         if (built.outcome == Outcome::Stopped) stopIfRequested();
         if (built.outcome == Outcome::OutOfMemory) throw compilerOutOfMemory("the compiler ran out of host memory");
-        if (built.outcome == Outcome::Crashed && !addressSpaceLimitNote().empty())
+        if (built.outcome == Outcome::Crashed && addressSpaceLimit())
             throw compilerOutOfMemory("the compiler " + built.detail + ", most likely for want of memory,");
         // PoCL rejects a build whose compiler ran out of memory with no diagnostic in its log.
-        if (built.outcome == Outcome::Rejected && !addressSpaceLimitNote().empty() && built.log.find("error") == std::string::npos)
+        if (built.outcome == Outcome::Rejected && addressSpaceLimit() && built.log.find("error") == std::string::npos)
             throw compilerOutOfMemory("the compiler failed without a diagnostic, most likely for want of memory,");
         if (built.outcome == Outcome::Rejected)
             throw BuildError(CL_BUILD_PROGRAM_FAILURE, sourceName, device_.label(), options, built.log);

@@ -41,17 +41,11 @@ NOTICE = re.compile(r"^portacl: no GPU found|^No GPU found")
 
 
 def run(cmd, cwd=None, timeout=600, env=None, preexec=None, stdin=None):
-    """Runs cmd (a list), returns (exit status, stdout, stderr without device notices)."""
-    p = subprocess.run(cmd, cwd=cwd, timeout=timeout, env=env, preexec_fn=preexec, stdin=stdin,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    err = "".join(l + "\n" for l in p.stderr.decode(errors="replace").splitlines() if not NOTICE.search(l))
-    return p.returncode, p.stdout.decode(errors="replace"), err
-
-
-def run_or_show_stacks(cmd, env=None, preexec=None, timeout=600):
-    """run(), except that a command still running after `timeout` s fails the test with the stacks of
-    its threads (gdb, where installed), so that a hang says where it is."""
-    p = subprocess.Popen(cmd, env=env, preexec_fn=preexec, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    """Runs cmd (a list), returns (exit status, stdout, stderr without device notices). A command still
+    running after `timeout` s fails the test with the stacks of its threads (gdb, where installed),
+    so that a hang says where it is."""
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, preexec_fn=preexec, stdin=stdin, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -518,8 +512,7 @@ class OutOfMemory(Scratch):
             limit = int(gib * (1 << 30))
             def apply(limit=limit):
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-            cmd = [os.path.join(ARGS.build, "portacl"), "vector-sum", "--size", "40000000"]
-            rc, out, err = run_or_show_stacks(cmd, env=env, preexec=apply, timeout=400)
+            rc, out, err = portacl("vector-sum", "--size", "40000000", env=env, preexec=apply, timeout=400)
             results.append((gib, rc, (err.splitlines() or [""])[0][:90]))
             with self.subTest(limit_gib=gib):
                 if rc != 0:
