@@ -126,7 +126,7 @@ TEST(Gemm3xTf32Reference, ErrorAgainstTheExactProductBesideFp32Fma) {
     Context& ctx = test::context();
     const std::size_t M = 64, N = 96;
     std::cout << "error against the exact product, normwise / largest over sum |a||b| (" << M << " x " << N << " x K):\n";
-    for (GemmInputs kind : {GemmInputs::Random, GemmInputs::WideAlternating})
+    for (GemmInputs kind : {GemmInputs::Random, GemmInputs::WideAlternating, GemmInputs::Cancelling})
         for (std::size_t K : {std::size_t(8), std::size_t(64), std::size_t(512), std::size_t(4096)}) {
             const GemmOperands in = gemmOperands(kind, M, N, K, unsigned(K));
             const ExactRows exact = exactRows(M, N, K, in.A, in.B, M);
@@ -206,7 +206,7 @@ TEST(Gemm3xTf32Emulated, EqualsTheReferenceAtOddSizes) {
         const GemmTuning t = tensorTuning(v);
         for (const auto& s : oddShapes(t)) {
             const std::size_t M = s[0], N = s[1], K = s[2];
-            for (GemmInputs kind : {GemmInputs::Random, GemmInputs::WideAlternating}) {
+            for (GemmInputs kind : {GemmInputs::Random, GemmInputs::WideAlternating, GemmInputs::Cancelling}) {
                 const GemmOperands in = gemmOperands(kind, M, N, K, unsigned(M * 3 + K));
                 const auto C = emulatedProduct(t, M, N, K, in.A, in.B);
                 const auto R = gemmReference3xTf32(M, N, K, in.A, in.B);
@@ -302,7 +302,7 @@ TEST(Gemm3xTf32Device, ErrorNoLargerThanTheFmaKernels) {
     if (const std::string why = gemmKernelRefusal(ctx.device(), GemmKernel::Tensor3xTf32, Precision::Float); !why.empty())
         GTEST_SKIP() << why;
     const std::size_t n = 1000;
-    for (GemmInputs kind : {GemmInputs::Random, GemmInputs::WideAlternating}) {
+    for (GemmInputs kind : {GemmInputs::Random, GemmInputs::WideAlternating, GemmInputs::Cancelling}) {
         const GemmOperands in = gemmOperands(kind, n, n, n, 99);
         const ExactRows exact = exactRows(n, n, n, in.A, in.B, n);
         const GemmError tf32 = gemmError(exact, gemm(ctx, GemmKernel::Tensor3xTf32, n, n, n, in.A, in.B));

@@ -10,7 +10,14 @@
 
 namespace portacl {
 
-const char* gemmInputsName(GemmInputs kind) { return kind == GemmInputs::Random ? "random" : "wide, alternating"; }
+const char* gemmInputsName(GemmInputs kind) {
+    switch (kind) {
+        case GemmInputs::Random: return "random";
+        case GemmInputs::WideAlternating: return "wide, alternating";
+        case GemmInputs::Cancelling: return "cancelling";
+    }
+    return "?";
+}
 
 GemmOperands gemmOperands(GemmInputs kind, std::size_t M, std::size_t N, std::size_t K, unsigned seed) {
     checkGemmSizes(M, N, K, sizeof(float));
@@ -18,9 +25,20 @@ GemmOperands gemmOperands(GemmInputs kind, std::size_t M, std::size_t N, std::si
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f), mantissa(1.0f, 2.0f);
     std::uniform_int_distribution<int> exponent(-10, 9);
     GemmOperands out{std::vector<float>(M * K), std::vector<float>(K * N)};
-    if (kind == GemmInputs::Random) {
+    if (kind != GemmInputs::WideAlternating) {
         for (float& x : out.A) x = uniform(gen);
         for (float& x : out.B) x = uniform(gen);
+    }
+    if (kind == GemmInputs::Random) return out;
+    if (kind == GemmInputs::Cancelling) {
+        // Column k + h of A repeats column k; row k + h of B is minus row k, perturbed: each sum's
+        // halves cancel but for the perturbations (an odd K's last term stays random).
+        const std::size_t h = K / 2;
+        std::uniform_real_distribution<float> perturbation(-1.0f / 1024, 1.0f / 1024);
+        for (std::size_t i = 0; i < M; ++i)
+            for (std::size_t k = 0; k < h; ++k) out.A[i * K + k + h] = out.A[i * K + k];
+        for (std::size_t k = 0; k < h; ++k)
+            for (std::size_t j = 0; j < N; ++j) out.B[(k + h) * N + j] = -out.B[k * N + j] * (1.0f + perturbation(gen));
         return out;
     }
     const auto wide = [&] { return std::ldexp(mantissa(gen), exponent(gen)); };

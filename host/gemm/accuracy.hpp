@@ -11,11 +11,14 @@
 namespace portacl {
 
 enum class GemmInputs {
-    Random,          // uniform in [-1, 1]
-    WideAlternating  // m * 2^e, m uniform in [1, 2), e whole and uniform in [-10, 9]; A's signs
-                     // alternate along K: products spanning 2^40 that cancel (ill-conditioned sums)
+    Random,           // uniform in [-1, 1]
+    WideAlternating,  // m * 2^e, m uniform in [1, 2), e whole and uniform in [-10, 9]; A's signs
+                      // alternate along K: products spanning 2^40 of magnitude, partly cancelling
+    Cancelling        // uniform in [-1, 1], the second half of A's columns repeating the first and the
+                      // second half of B's rows minus the first times 1 + d, d uniform in +-2^-10:
+                      // every element of C a sum that cancels to about 2^-10 of its terms
 };
-PORTACL_API const char* gemmInputsName(GemmInputs kind);  // "random", "wide, alternating"
+PORTACL_API const char* gemmInputsName(GemmInputs kind);  // "random", "wide, alternating", "cancelling"
 
 struct GemmOperands {
     std::vector<float> A, B;  // M x K and K x N, row-major

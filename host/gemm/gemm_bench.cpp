@@ -57,7 +57,7 @@ double time3xTf32AndMeasureErrors(Context& ctx, const BenchOptions& opts, std::s
     ctx.checkFits(3 * n * n * sizeof(float), "the 3xTF32 error measurement");
     double seconds = std::numeric_limits<double>::quiet_NaN();
     std::string errors;
-    for (GemmInputs kind : {GemmInputs::Random, GemmInputs::WideAlternating}) {
+    for (GemmInputs kind : {GemmInputs::Random, GemmInputs::WideAlternating, GemmInputs::Cancelling}) {
         Progress measuring(std::string("3xTF32 and FMA errors, ") + gemmInputsName(kind) + " inputs", 0, "");
         const GemmOperands in = gemmOperands(kind, n, n, n, 2024);
         cl::Buffer dA = ctx.upload(in.A, "A", CL_MEM_READ_ONLY), dB = ctx.upload(in.B, "B", CL_MEM_READ_ONLY);
