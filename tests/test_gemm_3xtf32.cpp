@@ -119,15 +119,15 @@ TEST(Tf32, SplitLeavesAtMostOneFloatUnitOfTheOperand) {
 
 // The comparison the issue asks for: the 3xTF32 reference's error against the exact product, beside
 // a plain FP32 product with fused multiply-adds and the FMA kernel on the test device (printed), for
-// K from one instruction to 4096. The split costs about as much as FP32's rounding of the products
-// (K = 8 and below: up to 2.7 times FMA's error), and the sums, rounded once per 8 products (and
-// per part), less than FP32's once per product: from K = 64 on the 3xTF32 error is no larger.
+// K from one product to 4096. The split costs more than FP32's one rounding of a product (K = 1: 2
+// to 3 times FMA's error), and the sums, rounded once per 8 products (and per part), cost less than
+// FP32's once per product: from K = 64 on the 3xTF32 error is no larger.
 TEST(Gemm3xTf32Reference, ErrorAgainstTheExactProductBesideFp32Fma) {
     Context& ctx = test::context();
     const std::size_t M = 64, N = 96;
     std::cout << "error against the exact product, normwise / largest over sum |a||b| (" << M << " x " << N << " x K):\n";
     for (GemmInputs kind : {GemmInputs::Random, GemmInputs::WideAlternating, GemmInputs::Cancelling})
-        for (std::size_t K : {std::size_t(8), std::size_t(64), std::size_t(512), std::size_t(4096)}) {
+        for (std::size_t K : {std::size_t(1), std::size_t(8), std::size_t(64), std::size_t(512), std::size_t(4096)}) {
             const GemmOperands in = gemmOperands(kind, M, N, K, unsigned(K));
             const ExactRows exact = exactRows(M, N, K, in.A, in.B, M);
             const GemmError tf32 = gemmError(exact, gemmReference3xTf32(M, N, K, in.A, in.B));
@@ -143,7 +143,7 @@ TEST(Gemm3xTf32Reference, ErrorAgainstTheExactProductBesideFp32Fma) {
                 EXPECT_LE(tf32.normwise, fma.normwise) << what;
                 EXPECT_LE(tf32.normwise, kernel.normwise) << what;
             } else {
-                EXPECT_LE(tf32.normwise, 3 * fma.normwise) << what;
+                EXPECT_LE(tf32.normwise, 4 * fma.normwise) << what;
             }
         }
 }
@@ -185,6 +185,17 @@ std::vector<std::array<std::size_t, 3>> oddShapes(const GemmTuning& t) {
             {2 * std::size_t(t.tensorM), 3 * std::size_t(t.tensorN), 4 * std::size_t(t.tensorK)}};
 }
 
+// Whether the emulation's tiles and scratch fit the test device's local memory (NVIDIA's 48 KiB
+// holds only the smaller tilings); those that do not are left out, and said.
+bool emulationFits(const GemmTuning& t, Precision element) {
+    const DeviceInfo& device = test::context().device();
+    if (tensorCoreLocalBytes(device, element, t, MmaPath::Emulated) <= device.localMemBytes) return true;
+    std::cout << "left out: tiles " << shape(t.tensorM, t.tensorN, t.tensorK) << " with emulated instructions need "
+              << tensorCoreLocalBytes(device, element, t, MmaPath::Emulated) << " bytes of local memory, more than the "
+              << device.localMemBytes << " of " << device.label() << "\n";
+    return false;
+}
+
 template <typename T>
 std::vector<T> emulatedProduct(const GemmTuning& t, std::size_t M, std::size_t N, std::size_t K, const std::vector<T>& A,
                                const std::vector<T>& B) {
@@ -201,9 +212,12 @@ std::vector<T> emulatedProduct(const GemmTuning& t, std::size_t M, std::size_t N
 // device has fp64, the emulated instruction rounds as the reference does, so the two are equal.
 TEST(Gemm3xTf32Emulated, EqualsTheReferenceAtOddSizes) {
     const bool exact = test::hasFp64();
+    int ran = 0;
     for (const auto& v : std::vector<std::array<int, 6>>{
              {128, 64, 8, 4, 2, 8}, {64, 64, 16, 2, 2, 8}, {32, 16, 8, 1, 1, 8}, {128, 128, 8, 4, 4, 8}}) {
         const GemmTuning t = tensorTuning(v);
+        if (!emulationFits(t, Precision::Float)) continue;
+        ++ran;
         for (const auto& s : oddShapes(t)) {
             const std::size_t M = s[0], N = s[1], K = s[2];
             for (GemmInputs kind : {GemmInputs::Random, GemmInputs::WideAlternating, GemmInputs::Cancelling}) {
@@ -222,6 +236,7 @@ TEST(Gemm3xTf32Emulated, EqualsTheReferenceAtOddSizes) {
             }
         }
     }
+    EXPECT_GE(ran, 1);
 }
 
 // The FP64 kernel's body (shared with 3xTF32) with each instruction shape, within the FMA kernel's bound.
@@ -229,9 +244,12 @@ TEST(GemmDmmaEmulated, WithinTheFmaBoundAtOddSizes) {
     if (!test::hasFp64()) GTEST_SKIP() << "the test device has no fp64";
     std::mt19937 gen(11);
     std::uniform_real_distribution<double> u(-1, 1);
+    int ran = 0;
     for (const auto& v : std::vector<std::array<int, 6>>{
-             {128, 64, 8, 4, 2, 4}, {128, 128, 8, 4, 4, 8}, {64, 64, 16, 2, 2, 16}}) {
+             {128, 64, 8, 4, 2, 4}, {128, 128, 8, 4, 4, 8}, {64, 64, 16, 2, 2, 16}, {32, 16, 16, 1, 1, 16}}) {
         const GemmTuning t = tensorTuning(v);
+        if (!emulationFits(t, Precision::Double)) continue;
+        ++ran;
         for (const auto& s : oddShapes(t)) {
             const std::size_t M = s[0], N = s[1], K = s[2];
             std::vector<double> A(M * K), B(K * N);
@@ -250,6 +268,7 @@ TEST(GemmDmmaEmulated, WithinTheFmaBoundAtOddSizes) {
             EXPECT_LE(worst, 1.0) << shape(M, N, K) << ", instruction K " << t.tensorInstructionK;
         }
     }
+    EXPECT_GE(ran, 1);
 }
 
 // ---- the kernel on the test device ----

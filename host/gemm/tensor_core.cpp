@@ -21,7 +21,7 @@ int instructionK(const DeviceInfo& device, Precision element, const GemmTuning& 
 // Two A and two B tiles of 8-byte elements (a double, or a float's two TF32 parts), each row padded
 // by 4; the emulation adds each warp's fragments of a step (16 x k of A per 16 rows, k x 8 of B per
 // 8 columns, both parts in float).
-std::size_t localBytes(const GemmTuning& t, Precision element, int k, MmaPath path) {
+std::size_t localBytes(const GemmTuning& t, int k, MmaPath path) {
     std::size_t bytes = 2 * static_cast<std::size_t>(t.tensorK) * (t.tensorM + 4 + t.tensorN + 4) * 8;
     if (path == MmaPath::Emulated)
         bytes += std::size_t(t.tensorWarpsM) * t.tensorWarpsN * 8 * k *
@@ -30,6 +30,10 @@ std::size_t localBytes(const GemmTuning& t, Precision element, int k, MmaPath pa
 }
 
 }  // namespace
+
+std::size_t tensorCoreLocalBytes(const DeviceInfo& device, Precision element, const GemmTuning& t, MmaPath path) {
+    return localBytes(t, instructionK(device, element, t, path), path);
+}
 
 void enqueueTensorCoreGemm(Context& ctx, Precision element, std::size_t M, std::size_t N, std::size_t K,
                            const cl::Buffer& A, const cl::Buffer& B, const cl::Buffer& C, const GemmTuning& t,
@@ -40,8 +44,8 @@ void enqueueTensorCoreGemm(Context& ctx, Precision element, std::size_t M, std::
         throw Error(std::string(what) + " multiplies K in steps of 8, and the profile's [gemm] tensor_k is " +
                     std::to_string(t.tensorK) + "; give it a multiple of 8");
     const int k = instructionK(ctx.device(), element, t, path);
-    if (localBytes(t, element, k, path) > ctx.device().localMemBytes)
-        throw Error(std::string(what) + "'s tiles need " + std::to_string(localBytes(t, element, k, path)) +
+    if (localBytes(t, k, path) > ctx.device().localMemBytes)
+        throw Error(std::string(what) + "'s tiles need " + std::to_string(localBytes(t, k, path)) +
                     " bytes of local memory, more than the " + std::to_string(ctx.device().localMemBytes) + " of " +
                     ctx.device().label() + "; give its profile a smaller [gemm] tensor_k");
     const std::string options = def("BM", t.tensorM) + def("BN", t.tensorN) + def("BK", t.tensorK) +

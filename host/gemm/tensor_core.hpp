@@ -11,6 +11,11 @@ namespace portacl {
 // the tests can run everything else the kernel does (tiles, staging, the 3xTF32 split, edges) on PoCL.
 enum class MmaPath { Instructions, Emulated };
 
+// The local memory a work-group of the tensor-core kernel takes on `device` with these tunables.
+// (Exported, PORTACL_API, for the tests.)
+PORTACL_API std::size_t tensorCoreLocalBytes(const DeviceInfo& device, Precision element, const GemmTuning& tuning,
+                                             MmaPath path);
+
 // Enqueues C = A * B with the tensor-core kernel of `element` precision and the tensor tunables of
 // `tuning`, on device buffers whose sizes the caller has checked. Throws one sentence when the tiles
 // need more local memory than the device has, or (float) tensorK is no multiple of 8.
