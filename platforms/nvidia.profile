@@ -13,8 +13,10 @@ defines = PORTACL_WARP_SIZE=32 PORTACL_NVIDIA=1
 work_group = 256
 
 [gemm]
-# Double on the FP64 tensor cores (cl/gemm_dmma.cl) wherever the GPU has them (compute capability
+# Double on the FP64 tensor cores (cl/gemm_mma.cl) wherever the GPU has them (compute capability
 # 8.0 and up): --kernel fast and the library's default take it; --kernel register-blocked stays on FMA.
+# Float stays on FMA; --kernel tensor-3xtf32 takes the TF32 tensor cores (the tensor_* keys below
+# shape both tensor kernels; tensor_*_double the FP64 one alone).
 tensor_cores = 1
 tensor_m = 128
 tensor_n = 64

@@ -11,7 +11,7 @@ build=${PORTACL_SANITIZE_BUILD:-build-sanitize}
 # small kernels, the FFT. An entry SUITE=FILTER runs that suite's tests matching FILTER only.
 quick=(test_hostile_input test_image_io test_volume_nifti test_voronoi_input "test_drainage=DrainageRasters.*:DrainageBadInput.*"
        "test_cli_conventions=-CliBench.*" test_runtime test_runtime_queue test_lineal_path_io test_voronoi_hdf5
-       test_vector_gemm test_fft)
+       test_vector_gemm "test_gemm_3xtf32=Tf32.*:Gemm3xTf32Reference.*" test_fft)
 suites=()
 for q in "${quick[@]}"; do suites+=("${q%%=*}"); done
 start=$(date +%s)

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "portacl/gemm.hpp"
 #include "portacl/io/hdf5_file.hpp"
 #include "portacl/io/volume.hpp"
 #include "support/test_support.hpp"
@@ -184,6 +185,12 @@ TEST(CliLinealPath, WritesARealNpyAndTypedHdf5) {
 
 TEST(CliMessages, OneSentenceThatSaysWhy) {
     expectOneSentence(cli("gemm --m -5"), "--m must be a positive whole number, not -5");
+    // The 3xTF32 kernel in the precision it does not multiply, and on a device without TF32 tensor cores.
+    expectOneSentence(cli("gemm --m 8 --n 8 --k 8 --kernel tensor-3xtf32 --precision double --device " + testDevice()),
+                      "the 3xTF32 tensor-core matrix product multiplies floats only");
+    if (!gemmKernelRefusal(test::context().device(), GemmKernel::Tensor3xTf32, Precision::Float).empty())
+        expectOneSentence(cli("gemm --m 8 --n 8 --k 8 --kernel tensor-3xtf32 --device " + testDevice()),
+                          "needs an NVIDIA GPU of compute capability 8.0 or higher (TF32 tensor cores)");
     expectOneSentence(cli("voronoi " + scratch("nope.pdb") + " -o " + scratch("v.txt")), "No such file or directory");
     const CliRun purge = cli("cache purge");
     expectOneSentence(purge, "unknown action 'purge'");

@@ -100,8 +100,9 @@ template <typename T>
 void gemmCase(GemmKernel kernel) {
     const GemmTuning t = gemmTuning(ctx().tuning(), precisionOf<T>());
     std::vector<std::array<std::size_t, 3>> shapes = {{1, 1, 1}, {17, 33, 9}};
-    if (kernel == GemmKernel::TensorCore) {
-        const std::string why = tensorCoreRefusal(ctx().device(), precisionOf<T>());
+    const bool tensor = kernel == GemmKernel::TensorCore || kernel == GemmKernel::Tensor3xTf32;
+    if (tensor) {
+        const std::string why = gemmKernelRefusal(ctx().device(), kernel, precisionOf<T>());
         if (!why.empty()) {
             ctx().requirePrecision(precisionOf<T>());  // a device without fp64 refuses double first, as gemm() does
             GTEST_SKIP() << why;
@@ -121,7 +122,17 @@ void gemmCase(GemmKernel kernel) {
         const std::size_t M = s[0], N = s[1], K = s[2];
         const auto A = randomValues<T>(M * K, unsigned(M + 7 * K)), B = randomValues<T>(K * N, unsigned(N + 5 * K));
         const auto C = gemm(ctx(), kernel, M, N, K, A, B);
-        const auto R = gemmReference(M, N, K, A, B);
+        // The 3xTF32 kernel against its own reference, within the roundings of its 3 ceil(K/8) float
+        // sums and the reference's (docs/gemm.md); the others within K * eps * sum |a||b|.
+        std::vector<T> R;
+        double units = K;
+        if constexpr (std::is_same_v<T, float>) {
+            if (kernel == GemmKernel::Tensor3xTf32) {
+                R = gemmReference3xTf32(M, N, K, A, B);
+                units = 7.5 * std::ceil(K / 8.0);
+            }
+        }
+        if (R.empty()) R = gemmReference(M, N, K, A, B);
         ASSERT_EQ(C.size(), R.size());
         const double eps = std::numeric_limits<T>::epsilon();
         double worst = 0;
@@ -129,7 +140,7 @@ void gemmCase(GemmKernel kernel) {
             for (std::size_t j = 0; j < N; ++j) {
                 double magnitude = 0;
                 for (std::size_t k = 0; k < K; ++k) magnitude += std::abs(double(A[i * K + k]) * double(B[k * N + j]));
-                const double bound = K * eps * magnitude + std::numeric_limits<T>::min();
+                const double bound = units * eps * magnitude + std::numeric_limits<T>::min();
                 worst = std::max(worst, std::abs(double(C[i * N + j]) - double(R[i * N + j])) / bound);
             }
         EXPECT_LE(worst, 1.0) << gemmKernelName(kernel) << " " << M << "x" << N << "x" << K << " (error / bound)";
@@ -884,7 +895,8 @@ std::vector<Case> cases() {
         c.push_back({w, P::Double, "double", std::move(d)});
     };
     both("vector_sum", vectorSumCase<float>, vectorSumCase<double>);
-    for (GemmKernel k : {GemmKernel::Direct, GemmKernel::Tiled, GemmKernel::RegisterBlocked, GemmKernel::TensorCore})
+    for (GemmKernel k : {GemmKernel::Direct, GemmKernel::Tiled, GemmKernel::RegisterBlocked, GemmKernel::TensorCore,
+                         GemmKernel::Tensor3xTf32})
         both(std::string("gemm_") + gemmKernelName(k), [k] { gemmCase<float>(k); }, [k] { gemmCase<double>(k); });
     c.push_back({"filter", P::Float, kIntegerLabel, filterIntegerCase});
     c.push_back({"filter_rows", P::Float, kIntegerLabel, filterRowsCase});
@@ -996,8 +1008,9 @@ TEST_P(ConformanceCoverage, EveryKernelRan) {
     // The mesh hierarchy refits its boxes in one launch through atomics, or in passes where the device
     // profile says its atomics do not order that hand-over ([mesh] refit = levels): one of the two runs.
     missing.erase(ctx().tuning().get("mesh", "refit", "atomic") == "levels" ? "mesh_bvh_refit" : "mesh_bvh_refit_level");
-    // The FP64 tensor-core product runs on NVIDIA GPUs of compute capability 8.0 and up only.
+    // The tensor-core products run on NVIDIA GPUs of compute capability 8.0 and up only.
     if (!tensorCoreRefusal(ctx().device(), Precision::Double).empty()) missing.erase("gemm_dmma");
+    if (!gemmKernelRefusal(ctx().device(), GemmKernel::Tensor3xTf32, Precision::Float).empty()) missing.erase("gemm_3xtf32");
     // The slides' push scheme adds 64-bit counts with atomics, which some devices lack (it refuses there).
     if (ctx().device().device.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_int64_base_atomics") == std::string::npos)
         missing.erase("d8_push_step");

@@ -1,9 +1,10 @@
-// portacl gemm: the lecture's matrix product C = A * B with one of its three kernels, checked
-// against the serial reference.
+// portacl gemm: the matrix product C = A * B with one of its kernels, checked against the serial
+// reference (the 3xTF32 kernel against its own, gemmReference3xTf32).
 #include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <random>
+#include <type_traits>
 #include <utility>
 
 #include "command.hpp"
@@ -27,6 +28,8 @@ int multiplyAndCheck(Context& ctx, GemmKernel kernel, std::size_t m, std::size_t
         C = gemm(ctx, kernel, m, n, k, A, B);
     }
     // The serial reference in bands of rows (A is row-major), so that a large product shows progress.
+    // The 3xTF32 kernel is held to its own reference, whose products are its products.
+    const bool tf32 = kernel == GemmKernel::Tensor3xTf32;
     std::vector<T> R(m * n);
     {
         const std::size_t band = 16;
@@ -34,7 +37,9 @@ int multiplyAndCheck(Context& ctx, GemmKernel kernel, std::size_t m, std::size_t
         for (std::size_t r0 = 0; r0 < m; r0 += band) {
             const std::size_t rows = std::min(band, m - r0);
             const std::vector<T> a(A.begin() + static_cast<std::ptrdiff_t>(r0 * k), A.begin() + static_cast<std::ptrdiff_t>((r0 + rows) * k));
-            const auto part = gemmReference(rows, n, k, a, B);
+            std::vector<T> part;
+            if constexpr (std::is_same_v<T, float>) part = tf32 ? gemmReference3xTf32(rows, n, k, a, B) : gemmReference(rows, n, k, a, B);
+            else part = gemmReference(rows, n, k, a, B);
             std::copy(part.begin(), part.end(), R.begin() + static_cast<std::ptrdiff_t>(r0 * n));
             checking.update(r0 + rows);
         }
@@ -42,11 +47,14 @@ int multiplyAndCheck(Context& ctx, GemmKernel kernel, std::size_t m, std::size_t
     }
     double worst = 0;
     for (std::size_t i = 0; i < C.size(); ++i) worst = std::max(worst, std::abs(double(C[i]) - double(R[i])));
-    // Rounding of a k-term dot product of values in [-1, 1], in any summation order.
-    const double bound = 2.0 * k * k * std::numeric_limits<T>::epsilon();
+    // Rounding of a k-term dot product of values in [-1, 1], in any summation order; for 3xTF32, the
+    // roundings of its 3 ceil(k/8) float sums, in the kernel and in the reference (docs/gemm.md).
+    const double eps = std::numeric_limits<T>::epsilon();
+    const double bound = tf32 ? 8.0 * std::ceil(k / 8.0) * k * eps : 2.0 * k * k * eps;
     std::cout << "C = A*B, " << m << "x" << k << " times " << k << "x" << n << ", " << gemmKernelName(kernel)
               << " kernel, " << precisionName(precisionOf<T>()) << ", on " << ctx.device().label()
-              << ": largest difference from the serial reference " << worst << " (bound " << bound << ")\n";
+              << ": largest difference from the serial " << (tf32 ? "3xTF32 " : "") << "reference " << worst
+              << " (bound " << bound << ")\n";
     return worst <= bound ? 0 : 1;
 }
 
@@ -60,8 +68,9 @@ int runGemm(const std::vector<std::string>& args) {
         "n", po::value(&n)->default_value(n), "columns of B and C")("k", po::value(&k)->default_value(k),
                                                                    "columns of A, rows of B")(
         "kernel", po::value(&kernel)->default_value(kernel),
-        "direct, tiled, register-blocked, tensor (double on NVIDIA's FP64 tensor cores) or fast (the device "
-        "profile's choice of the last two)");
+        "direct, tiled, register-blocked, tensor (double on NVIDIA's FP64 tensor cores), tensor-3xtf32 (float "
+        "on NVIDIA's TF32 tensor cores, error-compensated) or fast (the device profile's choice: tensor for "
+        "double where it asks for it, else register-blocked)");
     po::variables_map vm;
     if (!parseArgs(args, desc, {}, vm, "usage: portacl gemm [--m M --n N --k K] [--kernel KERNEL]",
                    common.help))
@@ -78,8 +87,7 @@ int runGemm(const std::vector<std::string>& args) {
     checkGemmSizes(m, n, k, p == Precision::Double ? sizeof(double) : sizeof(float));
     Context ctx(selectDevice(common.device), common.contextOptions());
     if (fast) which = defaultGemmKernel(ctx, p);
-    if (which == GemmKernel::TensorCore)
-        if (const std::string why = tensorCoreRefusal(ctx.device(), p); !why.empty()) throw Error(why);
+    if (const std::string why = gemmKernelRefusal(ctx.device(), which, p); !why.empty()) throw Error(why);
     const int rc = p == Precision::Double ? multiplyAndCheck<double>(ctx, which, m, n, k)
                                           : multiplyAndCheck<float>(ctx, which, m, n, k);
     printProfile(ctx, common);

@@ -7,6 +7,7 @@
 #include "portacl/runtime/buffer_check.hpp"
 #include "portacl/runtime/checked_size.hpp"
 #include "portacl/runtime/error.hpp"
+#include "gemm/tensor_core.hpp"
 
 namespace portacl {
 
@@ -15,7 +16,9 @@ GemmKernel parseGemmKernel(const std::string& name) {
     if (name == "tiled") return GemmKernel::Tiled;
     if (name == "register-blocked" || name == "fast") return GemmKernel::RegisterBlocked;
     if (name == "tensor") return GemmKernel::TensorCore;
-    throw Error("unknown matrix-product kernel '" + name + "'; use direct, tiled, register-blocked or tensor");
+    if (name == "tensor-3xtf32") return GemmKernel::Tensor3xTf32;
+    throw Error("unknown matrix-product kernel '" + name +
+                "'; use direct, tiled, register-blocked, tensor or tensor-3xtf32");
 }
 
 const char* gemmKernelName(GemmKernel k) {
@@ -24,6 +27,7 @@ const char* gemmKernelName(GemmKernel k) {
         case GemmKernel::Tiled: return "tiled";
         case GemmKernel::RegisterBlocked: return "register-blocked";
         case GemmKernel::TensorCore: return "tensor";
+        case GemmKernel::Tensor3xTf32: return "tensor-3xtf32";
     }
     return "?";
 }
@@ -74,11 +78,6 @@ std::size_t registerBlockedLocalBytes(const GemmTuning& t, Precision element) {
 
 // " -D NAME=v": a compile-time tunable of a kernel.
 std::string def(const char* name, long v) { return std::string(" -D ") + name + "=" + std::to_string(v); }
-
-// Two A and two B tiles of doubles, each row padded by 4.
-std::size_t tensorLocalBytes(const GemmTuning& t) {
-    return 2 * static_cast<std::size_t>(t.tensorK) * (t.tensorM + 4 + t.tensorN + 4) * sizeof(double);
-}
 
 std::size_t tiledLocalBytes(int tile, Precision element) {
     return 2 * static_cast<std::size_t>(tile) * tile * (element == Precision::Double ? 8 : 4);
@@ -148,12 +147,12 @@ GemmTuning gemmTuning(const TuningProfile& profile, Precision p) {
     t.warpTile = tunable(profile, p, "warp_tile", 0) != 0;
     t.doubleBuffer = tunable(profile, p, "double_buffer", 1) != 0;
     t.buildOptions = tunableText(profile, p, "build_options");
-    t.tensorM = static_cast<int>(profile.getInt("gemm", "tensor_m", t.tensorM));
-    t.tensorN = static_cast<int>(profile.getInt("gemm", "tensor_n", t.tensorN));
-    t.tensorK = static_cast<int>(profile.getInt("gemm", "tensor_k", t.tensorK));
-    t.tensorWarpsM = static_cast<int>(profile.getInt("gemm", "tensor_warps_m", t.tensorWarpsM));
-    t.tensorWarpsN = static_cast<int>(profile.getInt("gemm", "tensor_warps_n", t.tensorWarpsN));
-    t.tensorInstructionK = static_cast<int>(profile.getInt("gemm", "tensor_instruction_k", t.tensorInstructionK));
+    t.tensorM = static_cast<int>(tunable(profile, p, "tensor_m", t.tensorM));
+    t.tensorN = static_cast<int>(tunable(profile, p, "tensor_n", t.tensorN));
+    t.tensorK = static_cast<int>(tunable(profile, p, "tensor_k", t.tensorK));
+    t.tensorWarpsM = static_cast<int>(tunable(profile, p, "tensor_warps_m", t.tensorWarpsM));
+    t.tensorWarpsN = static_cast<int>(tunable(profile, p, "tensor_warps_n", t.tensorWarpsN));
+    t.tensorInstructionK = static_cast<int>(tunable(profile, p, "tensor_instruction_k", t.tensorInstructionK));
     const std::string why = inconsistency(t);
     if (!why.empty())
         throw Error("the [gemm] values of tuning profile '" + profile.name + "' (" + profile.path + ") for " +
@@ -163,26 +162,37 @@ GemmTuning gemmTuning(const TuningProfile& profile, Precision p) {
 
 namespace {
 
-// tensorCoreRefusal's conditions without its sentence, for the choice a small call makes each time.
-bool tensorCoresRun(const DeviceInfo& device, Precision element) {
-    return element == Precision::Double && device.isNvidia() && device.nvComputeMajor >= 8;
-}
+// The tensor kernels' conditions without their sentences, for the choice a small call makes each time.
+bool tensorCoresRun(const DeviceInfo& device) { return device.isNvidia() && device.nvComputeMajor >= 8; }
 
 }  // namespace
 
 std::string tensorCoreRefusal(const DeviceInfo& device, Precision element) {
-    if (tensorCoresRun(device, element)) return "";
     if (element != Precision::Double)
-        return "the tensor-core matrix product multiplies doubles only; use --precision double or another kernel";
-    if (!device.isNvidia() || device.nvComputeMajor < 8)
+        return "the tensor-core matrix product multiplies doubles only; use --precision double, or "
+               "--kernel tensor-3xtf32 for float";
+    if (!tensorCoresRun(device))
         return "the tensor-core matrix product needs an NVIDIA GPU of compute capability 8.0 or higher (FP64 tensor "
                "cores), and " + device.label() + " is not one; use the register-blocked kernel";
     return "";
 }
 
+std::string gemmKernelRefusal(const DeviceInfo& device, GemmKernel kernel, Precision element) {
+    if (kernel == GemmKernel::TensorCore) return tensorCoreRefusal(device, element);
+    if (kernel != GemmKernel::Tensor3xTf32) return "";
+    if (element != Precision::Float)
+        return "the 3xTF32 tensor-core matrix product multiplies floats only; use --precision float, or "
+               "--kernel tensor for double";
+    if (!tensorCoresRun(device))
+        return "the 3xTF32 tensor-core matrix product needs an NVIDIA GPU of compute capability 8.0 or higher (TF32 "
+               "tensor cores), and " + device.label() + " is not one; use the register-blocked kernel";
+    return "";
+}
+
 GemmKernel defaultGemmKernel(const Context& ctx, Precision element) {
     const bool wanted = ctx.tuning().getInt("gemm", "tensor_cores", 0) != 0;
-    return wanted && tensorCoresRun(ctx.device(), element) ? GemmKernel::TensorCore : GemmKernel::RegisterBlocked;
+    return wanted && element == Precision::Double && tensorCoresRun(ctx.device()) ? GemmKernel::TensorCore
+                                                                                  : GemmKernel::RegisterBlocked;
 }
 
 void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std::size_t N, std::size_t K,
@@ -249,24 +259,11 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
             global = cl::NDRange((N + t.tileN - 1) / t.tileN * rx, (M + t.tileM - 1) / t.tileM * ry);
             break;
         }
-        case GemmKernel::TensorCore: {
-            if (const std::string why = tensorCoreRefusal(ctx.device(), element); !why.empty()) throw Error(why);
-            if (tensorLocalBytes(t) > ctx.device().localMemBytes)
-                throw Error("the tensor-core matrix product's tiles need " + std::to_string(tensorLocalBytes(t)) +
-                            " bytes of local memory, more than the " + std::to_string(ctx.device().localMemBytes) +
-                            " of " + ctx.device().label() + "; give its profile a smaller [gemm] tensor_k");
-            // Compute capability 9.0 multiplies 16 x 8 x 4, 8 or 16 blocks in one instruction; 8.x only
-            // 8 x 8 x 4, two per 16 x 8 x 4 block.
-            const bool hopper = ctx.device().nvComputeMajor >= 9;
-            const std::string options = def("BM", t.tensorM) + def("BN", t.tensorN) + def("BK", t.tensorK) +
-                                        def("WARPS_M", t.tensorWarpsM) + def("WARPS_N", t.tensorWarpsN) +
-                                        def("DMMA_K", hopper ? t.tensorInstructionK : 4) + def("DMMA_M16", hopper);
-            k = ctx.kernel("gemm_dmma.cl", "gemm_dmma", element, options);
-            const std::size_t threads = 32 * std::size_t(t.tensorWarpsM) * t.tensorWarpsN;
-            local = cl::NDRange(threads, 1);
-            global = cl::NDRange((N + t.tensorN - 1) / t.tensorN * threads, (M + t.tensorM - 1) / t.tensorM);
-            break;
-        }
+        case GemmKernel::TensorCore:
+        case GemmKernel::Tensor3xTf32:
+            if (const std::string why = gemmKernelRefusal(ctx.device(), which, element); !why.empty()) throw Error(why);
+            enqueueTensorCoreGemm(ctx, element, M, N, K, A, B, C, t, MmaPath::Instructions);
+            return;
     }
     setArg(k, 0, static_cast<cl_int>(M));
     setArg(k, 1, static_cast<cl_int>(N));

@@ -1,12 +1,16 @@
-// Bench case "gemm": the three matrix-product kernels at 4096^3 on GPUs (1024^3 on CPUs, 256^3
-// with --quick). The serial reference is timed at 512^3 at most and scaled by the flop count
-// (noted), since a serial 4096^3 product takes minutes. PORTACL_GEMM_KERNELS (comma-separated kernel
-// names) limits the kernels timed, for tile sweeps of the register-blocked kernel alone.
+// Bench case "gemm": the matrix-product kernels at 4096^3 on GPUs (1024^3 on CPUs, 256^3 with
+// --quick); the tensor kernels where the device has them, in the precision each multiplies. The
+// serial reference is timed at 512^3 at most and scaled by the flop count (noted), since a serial
+// 4096^3 product takes minutes. PORTACL_GEMM_KERNELS (comma-separated kernel names) limits the
+// kernels timed, for tile sweeps of the register-blocked kernel alone. The 3xTF32 row also gives its
+// error and the FMA kernel's against the exact product, on random and ill-conditioned inputs.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
+#include "gemm/accuracy.hpp"
 #include "portacl/bench.hpp"
 #include "portacl/gemm.hpp"
 #include "portacl/runtime/error.hpp"
@@ -39,9 +43,48 @@ std::string checkSample(const std::vector<T>& A, const std::vector<T>& B, const 
     return "";
 }
 
+// "1.2e-07"
+std::string sci(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2g", v);
+    return text;
+}
+
+// The 3xTF32 kernel's median device time on random n x n operands; its error and the FMA kernel's
+// (register-blocked) against the exact product over 64 rows of C, on random and on wide, alternating
+// inputs, go into `note`.
+double time3xTf32AndMeasureErrors(Context& ctx, const BenchOptions& opts, std::size_t n, std::string& note) {
+    ctx.checkFits(3 * n * n * sizeof(float), "the 3xTF32 error measurement");
+    double seconds = std::numeric_limits<double>::quiet_NaN();
+    std::string errors;
+    for (GemmInputs kind : {GemmInputs::Random, GemmInputs::WideAlternating, GemmInputs::Cancelling}) {
+        Progress measuring(std::string("3xTF32 and FMA errors, ") + gemmInputsName(kind) + " inputs", 0, "");
+        const GemmOperands in = gemmOperands(kind, n, n, n, 2024);
+        cl::Buffer dA = ctx.upload(in.A, "A", CL_MEM_READ_ONLY), dB = ctx.upload(in.B, "B", CL_MEM_READ_ONLY);
+        cl::Buffer dC = ctx.buffer(n * n * sizeof(float), "C");
+        const auto product = [&](GemmKernel k) {
+            gemm(ctx, Precision::Float, k, n, n, n, dA, dB, dC);
+            return ctx.download<float>(dC, n * n, "C");
+        };
+        const ExactRows exact = exactRows(n, n, n, in.A, in.B, 64);
+        const GemmError tf32 = gemmError(exact, product(GemmKernel::Tensor3xTf32));
+        const GemmError fma = gemmError(exact, product(GemmKernel::RegisterBlocked));
+        errors += std::string(errors.empty() ? "" : "; ") + gemmInputsName(kind) + " (median condition " +
+                  sci(exact.medianCondition()) + "): 3xTF32 " + sci(tf32.normwise) + " / " + sci(tf32.componentwise) +
+                  ", FMA " + sci(fma.normwise) + " / " + sci(fma.componentwise);
+        if (kind == GemmInputs::Random)
+            seconds = medianDeviceSeconds(ctx, [&] { gemm(ctx, Precision::Float, GemmKernel::Tensor3xTf32, n, n, n, dA, dB, dC); }, opts);
+    }
+    note += std::string(note.empty() ? "" : "; ") + "timed on random inputs; error against the exact product " +
+            "(normwise / largest over sum |a||b|, 64 rows): " + errors;
+    return seconds;
+}
+
 std::vector<GemmKernel> benchedKernels() {
     const char* env = std::getenv("PORTACL_GEMM_KERNELS");
-    if (!env || !*env) return {GemmKernel::Direct, GemmKernel::Tiled, GemmKernel::RegisterBlocked, GemmKernel::TensorCore};
+    if (!env || !*env)
+        return {GemmKernel::Direct, GemmKernel::Tiled, GemmKernel::RegisterBlocked, GemmKernel::TensorCore,
+                GemmKernel::Tensor3xTf32};
     std::vector<GemmKernel> out;
     std::stringstream ss(env);
     std::string name;
@@ -87,8 +130,8 @@ std::vector<BenchRecord> runPrecision(Context& ctx, const BenchOptions& opts, st
         out.push_back(r);
     }
     for (GemmKernel k : benchedKernels()) {
-        // The tensor-core row where the device has them, in the precision they multiply.
-        if (k == GemmKernel::TensorCore && !tensorCoreRefusal(ctx.device(), p).empty()) continue;
+        // The tensor-core rows where the device has them, in the precision each multiplies.
+        if (!gemmKernelRefusal(ctx.device(), k, p).empty()) continue;
         BenchOptions o = opts;
         // The direct kernel at 4096^3 is slow by design; fewer repeats keep the bench short.
         if (k == GemmKernel::Direct) o.repeats = std::min(o.repeats, 3);
@@ -97,10 +140,17 @@ std::vector<BenchRecord> runPrecision(Context& ctx, const BenchOptions& opts, st
         r.workload = std::string("gemm/") + gemmKernelName(k);
         r.size = std::to_string(n) + "^3";
         r.precision = precisionName(p);
-        r.seconds = medianDeviceSeconds(ctx, [&] { gemm(ctx, p, k, n, n, n, dA, dB, dC); }, o);
         r.flops = 2.0 * n * n * n;
         r.serialSeconds = serial;
         r.note = serialNote;
+        if (k == GemmKernel::Tensor3xTf32) {
+            // Timed on random operands: the bench matrices are TF32 values, whose small parts are
+            // zero. One run on them for the check below.
+            r.seconds = time3xTf32AndMeasureErrors(ctx, o, n, r.note);
+            gemm(ctx, p, k, n, n, n, dA, dB, dC);
+        } else {
+            r.seconds = medianDeviceSeconds(ctx, [&] { gemm(ctx, p, k, n, n, n, dA, dB, dC); }, o);
+        }
         // The tiles that ran, where the device's local memory or work-group size cut the profile's.
         if (k == GemmKernel::RegisterBlocked) {
             const GemmTuning wanted = gemmTuning(ctx.tuning(), p), ran = fitGemmTuning(ctx.device(), p, wanted);
@@ -151,6 +201,6 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
 
 }  // namespace
 
-PORTACL_REGISTER_BENCH("gemm", "matrix product C = A*B: direct, tiled, register-blocked and (NVIDIA, double) tensor-core kernels; OpenBLAS beside them on CPU devices", run);
+PORTACL_REGISTER_BENCH("gemm", "matrix product C = A*B: direct, tiled, register-blocked and (NVIDIA) tensor-core kernels, double and 3xTF32 float; OpenBLAS beside them on CPU devices", run);
 
 }  // namespace portacl

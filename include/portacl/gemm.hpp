@@ -1,4 +1,5 @@
-// The matrix product C = A·B of the lecture (row-major, A: M x K, B: K x N), as three kernels.
+// The matrix product C = A·B of the lecture (row-major, A: M x K, B: K x N): the lecture's kernels,
+// a register-blocked one, and NVIDIA's tensor cores for double and (3xTF32) float.
 #pragma once
 
 #include "portacl/export.hpp"
@@ -14,10 +15,13 @@ enum class GemmKernel {
     Direct,          // the slides' kernel: one work-item per element, operands from global memory
     Tiled,           // the slides' local-memory tiled kernel
     RegisterBlocked,  // register-blocked tiles sized by the vendor profile: the fast one on FMA units
-    TensorCore        // double on NVIDIA's FP64 tensor cores (compute capability 8.0 and up), inline PTX
+    TensorCore,       // double on NVIDIA's FP64 tensor cores (compute capability 8.0 and up), inline PTX
+    Tensor3xTf32      // float on NVIDIA's TF32 tensor cores (8.0 and up), error-compensated: each operand
+                      // split into a TF32 part and a TF32 remainder, three products (docs/gemm.md)
 };
 
-PORTACL_API GemmKernel parseGemmKernel(const std::string& name);  // "direct", "tiled", "register-blocked", "tensor"
+// "direct", "tiled", "register-blocked" (or "fast"), "tensor", "tensor-3xtf32"
+PORTACL_API GemmKernel parseGemmKernel(const std::string& name);
 PORTACL_API const char* gemmKernelName(GemmKernel k);
 
 // The tunables of the tiled and register-blocked kernels, read from the [gemm] section of a tuning
@@ -31,11 +35,14 @@ struct PORTACL_API GemmTuning {
     bool warpTile = false;  // warps of 8 x 4 work-items instead of rows of work-items
     bool doubleBuffer = true;  // two local tiles, one barrier per K-step
     std::string buildOptions;  // compiler options for this kernel alone (e.g. -cl-nv-maxrregcount=128)
-    // The tensor-core kernel: a work-group of tensorWarpsM x tensorWarpsN warps computes a
-    // tensorM x tensorN block of C, K advancing tensorK at a time ([gemm] tensor_m, tensor_n, ...).
+    // The tensor-core kernels: a work-group of tensorWarpsM x tensorWarpsN warps computes a
+    // tensorM x tensorN block of C, K advancing tensorK at a time ([gemm] tensor_m, tensor_n, ...;
+    // tensor_m_double, ... for the FP64 kernel alone).
     int tensorM = 128, tensorN = 64, tensorK = 8;
     int tensorWarpsM = 4, tensorWarpsN = 2;
-    int tensorInstructionK = 4;  // K of one mma.sync instruction: 4, 8 or 16 (compute capability 9.0 and up)
+    // K of one FP64 mma.sync instruction: 4, 8 or 16 (compute capability 9.0 and up). The 3xTF32
+    // kernel's is 8, so its tensorK must be a multiple of 8.
+    int tensorInstructionK = 4;
 };
 
 // The [gemm] values of `profile` for one precision ("<key>_double" overrides "<key>" for double).
@@ -53,9 +60,13 @@ PORTACL_API std::string describeGemmTuning(const GemmTuning& t);
 // Why `device` cannot run the tensor-core kernel in `element` precision, or "" when it can: it needs
 // double and an NVIDIA GPU of compute capability 8.0 or higher.
 PORTACL_API std::string tensorCoreRefusal(const DeviceInfo& device, Precision element);
-// The kernel `portacl gemm` and the library use when none is named: the tensor-core kernel where the
-// device's profile asks for it ([gemm] tensor_cores = 1) and the device can run it, else
-// register-blocked.
+// Why `device` cannot run `kernel` in `element` precision, one sentence, or "" when it can: the
+// tensor kernels need an NVIDIA GPU of compute capability 8.0 or higher, and "tensor" double,
+// "tensor-3xtf32" float; the others run everywhere.
+PORTACL_API std::string gemmKernelRefusal(const DeviceInfo& device, GemmKernel kernel, Precision element);
+// The kernel `portacl gemm` and the library use when none is named: in double the tensor-core kernel
+// where the device's profile asks for it ([gemm] tensor_cores = 1) and the device can run it, else
+// register-blocked (float always: the 3xTF32 kernel is taken only by name).
 PORTACL_API GemmKernel defaultGemmKernel(const Context& ctx, Precision element);
 
 // Enqueues C = A * B on device buffers of `element` precision, tuned by the context's profile.
@@ -89,5 +100,13 @@ PORTACL_API void openBlasGemm(std::size_t M, std::size_t N, std::size_t K, const
 template <typename T>
 PORTACL_API std::vector<T> gemmReference(std::size_t M, std::size_t N, std::size_t K, const std::vector<T>& A,
                                          const std::vector<T>& B);
+
+// The serial reference of the 3xTF32 kernel (host/gemm/reference_3xtf32.cpp): every operand x split
+// into big = tf32(x) and small = tf32(x - big) (round to nearest, ties away from zero, 10 fraction
+// bits); for each block of 8 along K, in the kernel's order, the products small*big, then big*small,
+// then big*big added to C, each block's sum of 8 exact products formed in double and rounded to float
+// once, as the tensor core's instruction writes its float result.
+PORTACL_API std::vector<float> gemmReference3xTf32(std::size_t M, std::size_t N, std::size_t K,
+                                                   const std::vector<float>& A, const std::vector<float>& B);
 
 }  // namespace portacl

@@ -33,8 +33,7 @@ py::array_t<T> gemmOf(const py::object& a, const py::object& b, const std::strin
     PyContext& pc = contextArg(ctx);
     const Precision element = precisionOf<T>();
     const GemmKernel kernel = kernelFor(kernelName, pc.get(), element);
-    if (kernel == GemmKernel::TensorCore)
-        if (const std::string why = tensorCoreRefusal(pc.device(), element); !why.empty()) throw py::value_error(why);
+    if (const std::string why = gemmKernelRefusal(pc.device(), kernel, element); !why.empty()) throw py::value_error(why);
     py::array_t<T> C = emptyArray<T>({py::ssize_t(M), py::ssize_t(N)});
     const T *pa = A.data(), *pb = B.data();
     T* pcOut = C.mutable_data();
@@ -89,9 +88,10 @@ void bindGemm(py::module_& m, py::module_& ref) {
                     "C = A @ B on the device. a: (M, K), b: (K, N), both float32 (computed in float) or both float64\n"
                     "(in double; the device needs fp64). kernel: 'fast' (the default: the device profile's choice,\n"
                     "'tensor' where the profile asks for tensor cores and the device has them, else\n"
-                    "'register-blocked'), 'register-blocked', 'tiled', 'direct', or 'tensor' (double on NVIDIA's FP64\n"
-                    "tensor cores, compute capability 8.0 and up; ValueError elsewhere). C-ordered arrays are read\n"
-                    "in place; others are copied into C order once.");
+                    "'register-blocked'), 'register-blocked', 'tiled', 'direct', 'tensor' (double on NVIDIA's FP64\n"
+                    "tensor cores, compute capability 8.0 and up; ValueError elsewhere) or 'tensor-3xtf32' (float on\n"
+                    "NVIDIA's TF32 tensor cores, error-compensated; the same GPUs). C-ordered arrays are read in\n"
+                    "place; others are copied into C order once.");
     ref.def("gemm", [](const py::object& a, const py::object& b) { return gemmAny(a, b, "direct", py::none(), true); },
             py::arg("a"), py::arg("b"), "The serial C++ reference of gemm (i-k-j loops, accumulating in the arrays' dtype).");
 }

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The 3xTF32 SGEMM (and the FP64 tensor-core DGEMM, whose kernel body it shares) on the NVIDIA GPU, in
+# one run of under 4 minutes, results under $OUT:
+#   devices.txt        the GPU and its driver
+#   tests.txt, *.xml   the GPU tests: test_gemm_3xtf32 (the kernel against its serial reference and the
+#                      exact product at odd sizes and 1000^3, its error beside the FMA kernel's) and
+#                      test_gemm's GemmTensorCore (the DGEMM at each instruction shape)
+#   cli.txt            `portacl gemm --kernel tensor-3xtf32` and `--kernel tensor` at ragged sizes, with
+#                      the compiler's registers and spills (-cl-nv-verbose)
+#   bench.txt/.csv/.json  `portacl bench --only gemm` at 4096^3: register-blocked and tensor-3xtf32 in
+#                      float (the 3xTF32 row's note: its error and the FMA kernel's against the exact
+#                      product, random and ill-conditioned inputs), register-blocked and tensor in double
+#   cuda_anchors.txt   cuBLAS SGEMM and DGEMM 4096^3 through CuPy, in the same run
+#   summary.txt        the lines that matter from all of the above
+# With the argument `sweep`, instead (about a minute): sweep.txt, the 3xTF32 row of the bench at
+# 4096^3 for other tensor tile shapes, each through a copy of the NVIDIA profiles with its [gemm]
+# tensor_* values (they shape both tensor kernels), to choose the float kernel's shape.
+#
+# Run from the repository root on the GPU machine, the programs packed into $PACK (default .device):
+#   ../shared/device/pack build/portacl build/tests/test_gemm_3xtf32 build/tests/test_gemm   (here)
+#   bash tools/anchors/gemm_tf32_check.sh [sweep]                                             (there)
+set -u
+PACK=${PACK:-.device}
+OUT=${OUT:-$(mktemp -d)}
+[ -x "$PACK/run" ] || { echo "gemm_tf32_check: no $PACK/run here (set PACK to the packed programs)"; exit 1; }
+mkdir -p "$OUT"
+export PORTACL_NO_PROGRESS=1 PORTACL_PLATFORMS_DIR=$PWD/platforms
+t0=$SECONDS
+step() { echo "gemm_tf32_check: $1 done after $((SECONDS - t0)) s"; }
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+if [ "${1:-}" = sweep ]; then
+    # tile M x N x K : warps M x N. The Hopper profile's 128x128x8:4x4 is the bench's own row.
+    for v in 128x128x8:4x4 128x128x8:2x4 128x128x8:4x2 256x64x8:4x2 64x64x16:2x2; do
+        IFS=x: read -r m n k wm wn <<< "$v"
+        dir=$scratch/$v
+        mkdir -p "$dir"
+        for p in platforms/*.profile; do
+            sed -E -e "s/^tensor_m = .*/tensor_m = $m/" -e "s/^tensor_n = .*/tensor_n = $n/" -e "s/^tensor_k = .*/tensor_k = $k/" \
+                -e "s/^tensor_warps_m = .*/tensor_warps_m = $wm/" -e "s/^tensor_warps_n = .*/tensor_warps_n = $wn/" \
+                "$p" > "$dir/$(basename "$p")"
+        done
+        PORTACL_PLATFORMS_DIR=$dir PORTACL_GEMM_KERNELS=tensor-3xtf32 timeout 60 "$PACK/run" portacl bench \
+            --device nvidia --only gemm -p float --no-serial --repeats 5 > "$scratch/log" 2>&1 < /dev/null
+        rc=$?
+        row=$(grep -E "gemm/tensor-3xtf32|not run" "$scratch/log" | tr -s ' ')
+        echo "$v (exit $rc): ${row:-$(tail -1 "$scratch/log")}"
+    done > "$OUT/sweep.txt"
+    step sweep
+    cat "$OUT/sweep.txt"
+    exit 0
+fi
+
+"$PACK/run" portacl devices --device nvidia > "$OUT/devices.txt" 2>&1
+step devices
+
+# The GPU tests (skipped, with the reason, on a device without tensor cores).
+{
+    PORTACL_TEST_DEVICE=nvidia timeout 150 "$PACK/run" test_gemm_3xtf32 --gtest_output="xml:$OUT/test_gemm_3xtf32.xml"
+    echo "test_gemm_3xtf32: exit $?"
+    PORTACL_TEST_DEVICE=nvidia timeout 60 "$PACK/run" test_gemm --gtest_filter='GemmTensorCore.*' \
+        --gtest_output="xml:$OUT/test_gemm_tensor.xml"
+    echo "test_gemm GemmTensorCore: exit $?"
+} > "$OUT/tests.txt" 2>&1 < /dev/null
+step tests
+
+# The command line on both tensor kernels, each build's log with NVIDIA's register and spill counts.
+verbose=$scratch/verbose
+mkdir -p "$verbose"
+for p in platforms/*.profile; do sed -E 's/^(options = .*)$/\1 -cl-nv-verbose/' "$p" > "$verbose/$(basename "$p")"; done
+{
+    for run in "tensor-3xtf32 float" "tensor double"; do
+        set -- $run
+        PORTACL_PLATFORMS_DIR=$verbose PORTACL_NO_CACHE=1 PORTACL_SHOW_BUILD_LOG=1 timeout 60 \
+            "$PACK/run" portacl gemm --m 1000 --n 777 --k 513 --kernel "$1" --precision "$2" --device nvidia
+        echo "portacl gemm --kernel $1 --precision $2: exit $?"
+    done
+} > "$OUT/cli.txt" 2>&1 < /dev/null
+step cli
+
+PORTACL_GEMM_KERNELS=register-blocked,tensor,tensor-3xtf32 timeout 150 "$PACK/run" portacl bench --device nvidia \
+    --only gemm --precision float,double --no-serial --repeats 5 --csv "$OUT/bench.csv" --json "$OUT/bench.json" \
+    > "$OUT/bench.txt" 2>&1 < /dev/null
+echo "portacl bench: exit $?" >> "$OUT/bench.txt"
+step bench
+
+timeout 60 python3 tools/anchors/cuda_anchors.py > "$OUT/cuda_anchors.txt" 2>&1
+step "cuBLAS anchors"
+
+{
+    grep -E "Device|driver|compute cap" "$OUT/devices.txt"
+    grep -E -A3 "Failure" "$OUT/tests.txt" | grep -vE "^\[ +(OK|RUN)"
+    grep -E "^\[  (PASSED|FAILED|SKIPPED) |Skipped|normwise|exit" "$OUT/tests.txt"
+    grep -E "largest difference|registers|spill|exit" "$OUT/cli.txt"
+    grep -E "gemm/|exit" "$OUT/bench.txt"
+    grep -E "GEMM" "$OUT/cuda_anchors.txt"
+} > "$OUT/summary.txt" 2>&1
+cat "$OUT/summary.txt"
+echo "gemm_tf32_check: $((SECONDS - t0)) s in all; results in $OUT"
