@@ -1,8 +1,10 @@
 #include "batch.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
+#include "portacl/runtime/host_cores.hpp"
 #include "portacl/runtime/log.hpp"
 
 namespace portacl::cli {
@@ -85,6 +87,16 @@ std::unique_ptr<DeviceSet> openDeviceSet(const CommonOptions& common, const Batc
     }
     return set;
 }
+
+unsigned hostCores() {
+    const unsigned usable = usableCores();
+    const cluster::World* world = ranks();
+    if (world && world->localSize() > 1 && usable >= machineCores())
+        return std::max(1u, usable / static_cast<unsigned>(world->localSize()));
+    return usable;
+}
+
+unsigned writerThreads() { return std::max(2u, hostCores()); }
 
 void printBatchReport(const BatchReport& report, const DeviceSet&) {
     std::cerr << report.describe();

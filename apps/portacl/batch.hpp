@@ -27,6 +27,12 @@ struct BatchCliOptions {
 std::unique_ptr<DeviceSet> openDeviceSet(const CommonOptions& common, const BatchCliOptions& batch, Precision precision,
                                          bool mixedOffered = false);
 
+// The cores this process's host threads may keep busy: its CPU affinity's, shared with the other
+// ranks of its node when the launcher left every rank unbound (each then sees every core).
+unsigned hostCores();
+// The writers behind a batch's devices (WriteBehind): one per core of hostCores(), at least 2.
+unsigned writerThreads();
+
 // The batch's line (items, seconds, items per second) and one line per device, on stderr.
 void printBatchReport(const BatchReport& report, const DeviceSet& set);
 

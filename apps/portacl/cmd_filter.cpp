@@ -161,6 +161,7 @@ int runFilterStack(const std::string& in, std::size_t pages, const std::string& 
     fb.itemName = [&](std::size_t i) { return "page " + std::to_string(i + 1) + " of '" + in + "'"; };
     fb.noun = "pages";
     fb.afterFailure = "nothing was written";
+    fb.lineCarriesData = true;  // under mpirun, a page's line is its pixels, for rank 0
     fb.precision = options.precision;
     fb.serial = serial;
     const std::uint64_t batchId = ++filterBatches;
