@@ -76,7 +76,11 @@ bool rankGatePassed() { return gatePassed || !gateExpected; }
 
 std::unique_ptr<DeviceSet> openDeviceSet(const CommonOptions& common, const BatchCliOptions& batch, Precision precision,
                                          bool mixedOffered) {
-    auto set = std::make_unique<DeviceSet>(selectDeviceSet(rankDeviceSpec(common)), common.contextOptions());
+    const std::string spec = rankDeviceSpec(common);
+    const std::vector<DeviceInfo> members = withMembersPerGpu(selectDeviceSet(spec), spec, batch.membersPerGpu);
+    ContextOptions options = common.contextOptions();
+    options.hostThreads = std::max(1u, hostCores() / static_cast<unsigned>(members.size()));
+    auto set = std::make_unique<DeviceSet>(members, options);
     if (precision == Precision::Double && set->size() > 1) {
         if (batch.skipNoFp64) {
             const std::string dropped = set->dropMembersWithout(precision);

@@ -17,6 +17,7 @@
 #include "batch.hpp"
 #include "command.hpp"
 #include "file_batch.hpp"
+#include "read_ahead.hpp"
 #include "portacl/filter.hpp"
 #include "portacl/filter_bench.hpp"
 #include "portacl/io/image.hpp"
@@ -78,6 +79,22 @@ int runFilterBatch(const std::vector<std::string>& named, const std::string& out
     }
     // libnetpbm keeps its state in globals: its files are read and written one at a time.
     std::mutex netpbmMutex;
+    auto readInput = [&](std::size_t i) {
+        const std::string ext = lowerExtension(inputs[i]);
+        std::unique_lock<std::mutex> netpbm(netpbmMutex, std::defer_lock);
+        if (ext == "pgm" || ext == "ppm" || ext == "pnm") {
+            PhaseScope waiting(BatchPhase::Lock);
+            netpbm.lock();
+        }
+        return io::readImage(inputs[i]);
+    };
+    // In one process, host threads of their own read and decode the images ahead of the members
+    // (a quarter of the cores: decoding costs a fraction of encoding, which the writers do).
+    std::unique_ptr<ReadAhead<io::Image>> ahead;
+    if (!serial && !ranks()) {
+        const unsigned readers = std::max(2u, hostCores() / 4);
+        ahead = std::make_unique<ReadAhead<io::Image>>(inputs.size(), readInput, readers, 2 * readers);
+    }
     FileBatch fb;
     fb.items = inputs.size();
     fb.itemName = [&](std::size_t i) { return "'" + inputs[i] + "'"; };
@@ -90,17 +107,13 @@ int runFilterBatch(const std::vector<std::string>& named, const std::string& out
     fb.compute = [&](Context* ctx, std::size_t i) -> std::function<std::string()> {
         const std::string ext = lowerExtension(inputs[i]);
         const bool pnm = ext == "pgm" || ext == "ppm" || ext == "pnm";
-        std::unique_lock<std::mutex> netpbm(netpbmMutex, std::defer_lock);
-        if (pnm) {
-            PhaseScope waiting(BatchPhase::Lock);
-            netpbm.lock();
-        }
         io::Image in;
-        {
+        if (ahead) {
+            in = ahead->take(i);
+        } else {
             PhaseScope reading(BatchPhase::Read);
-            in = io::readImage(inputs[i]);
+            in = readInput(i);
         }
-        if (pnm) netpbm.unlock();
         filter::validate(in, ops);
         auto out = std::make_shared<io::Image>(filterOne(ctx, in, ops, options, batchId));
         return [&, i, pnm, out] {
@@ -200,6 +213,7 @@ int runFilter(const std::vector<std::string>& args) {
     CommonOptions common;
     common.add(desc);
     BatchCliOptions batch;
+    batch.membersPerGpu = 2;  // an image on a GPU is mostly host work (decoding, copies, encoding)
     batch.add(desc);
     std::vector<std::string> opSpecs, files;
     std::string border = "reflect101", depth = "same", sizes, masks, output;

@@ -163,6 +163,7 @@ int runVoronoi(const std::vector<std::string>& args) {
         "repeats", po::value(&repeats), "compute the diagram this many times in one context (timing: the first run loads the kernels); the summary gives the last run and a line with every run's seconds");
     common.add(desc);
     BatchCliOptions batch;
+    batch.membersPerGpu = 2;  // a frame on a GPU is mostly host work (set-up, the tracer's steps between waves)
     batch.add(desc);
     po::positional_options_description pos;
     pos.add("input", -1);

@@ -17,9 +17,11 @@ Workloads (the batch is made in a scratch folder):
            once held a GPU set: compare "gpu" with "gpu,pocl")
 
 Each row runs --runs times and keeps the median of the batch's own seconds (the command's report:
-the batch alone, without start-up and input reading). The last column divides the members' busy time
-of that run (the report's phases): waiting for the device, host work, reading and writing, locks and
-kernel builds; a row whose device share is low is limited by the host, not by the devices."""
+the batch alone up to its last output written, without start-up and input reading). The busy column
+divides the members' busy time of that run (the report's phases; under mpirun rank 0's): waiting for
+the device, host work, reading and writing, locks and kernel builds; a row whose device share is low
+is limited by the host, not by the devices. The last column is how busy the host threads that write
+behind the devices were over the batch (near 100 %: they, not the devices, limit it)."""
 import argparse
 import os
 import random
@@ -73,19 +75,28 @@ def parse_entry(entry):
 
 
 def batch_seconds(stderr):
+    """The batch's seconds up to its last output written. Builds whose Voronoi wrote frames on a thread per member left its last
+    frames out of the batch's line ("the last frames written in S s"): they are added back."""
     m = re.search(r"(\d+) items in ([0-9.]+) s", stderr)
     if not m:
         raise RuntimeError("no batch report in the command's output:\n" + stderr)
-    return int(m.group(1)), float(m.group(2))
+    tail = re.search(r"the last frames written in ([0-9.]+) s", stderr)
+    return int(m.group(1)), float(m.group(2)) + (float(tail.group(1)) if tail else 0.0)
 
 
 def busy_shares(stderr):
-    """The report's "the members' busy time: read 1 %, host 9 %, device 88 %, ..." as a dict (empty
-    under mpirun, whose report has no such line)."""
-    m = re.search(r"the members' busy time: ([^;\n]*)", stderr)
+    """The report's "the members' busy time: read 1 %, host 9 %, device 88 %, ..." (under mpirun
+    rank 0's "this rank's busy time") as a dict."""
+    m = re.search(r"(?:the members'|this rank's) busy time: ([^;\n]*)", stderr)
     if not m:
         return {}
     return {k: float(v) for k, v in re.findall(r"(\w+) ([0-9.]+) %", m.group(1))}
+
+
+def writers_busy(stderr):
+    """The writers' busy share ("outputs written on N host threads behind the devices, busy P %"), or None."""
+    m = re.search(r"behind the devices, busy ([0-9.]+) %", stderr)
+    return float(m.group(1)) if m else None
 
 
 def main():
@@ -103,9 +114,11 @@ def main():
     # the host threads that feed a rank's devices.
     p.add_argument("--mpirun", default="mpirun --oversubscribe --bind-to none")
     p.add_argument("--verbose", action="store_true", help="print each run's batch report (per member and phase) on stderr")
+    p.add_argument("--scratch", default=None, help="the folder for the batch's inputs and outputs (default: the system's temporary "
+                   "folder; /dev/shm takes the disk out of the measurement)")
     args = p.parse_args()
 
-    scratch = tempfile.mkdtemp(prefix="portacl-scaling-")
+    scratch = tempfile.mkdtemp(prefix="portacl-scaling-", dir=args.scratch)
     try:
         return measure(args, scratch)
     finally:
@@ -165,7 +178,7 @@ def measure(args, scratch):
     for entry in [e for e in args.sets.split(";") if e.strip()]:
         ranks, spec, units = parse_entry(entry)
         launch = (args.mpirun.split() + ["-n", str(ranks)]) if ranks > 1 else []
-        times, shares = [], []
+        times, shares, writers = [], [], []
         for _ in range(args.runs):
             r = subprocess.run(launch + [args.portacl] + command + ["--device", spec], capture_output=True, text=True)
             if r.returncode != 0:
@@ -173,23 +186,25 @@ def measure(args, scratch):
             n, s = batch_seconds(r.stderr)
             times.append(s)
             shares.append(busy_shares(r.stderr))
+            writers.append(writers_busy(r.stderr))
             if args.verbose:
                 sys.stderr.write(f"--device {spec} ranks {ranks}:\n{r.stderr}\n")
         seconds = statistics.median(times)
         # The median run's division of the members' busy time.
-        share = shares[times.index(seconds)] if seconds in times else shares[0]
-        rows.append((entry.strip(), ranks, spec, units, n, seconds, n / seconds, share))
+        median = times.index(seconds) if seconds in times else 0
+        rows.append((entry.strip(), ranks, spec, units, n, seconds, n / seconds, shares[median], writers[median]))
 
     print(f"{what}; median of {args.runs} runs of the batch's own time")
     print()
-    print("| run | ranks | --device | hardware units | items | seconds | items/s | speed-up | efficiency | busy: device / host / read+write / locks+builds |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| run | ranks | --device | hardware units | items | seconds | items/s | speed-up | efficiency | busy: device / host / read+write / locks+builds | writers busy |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     base = rows[0][6] / rows[0][3]
-    for entry, ranks, spec, units, n, seconds, rate, share in rows:
+    for entry, ranks, spec, units, n, seconds, rate, share, writer in rows:
         speed = rate / rows[0][6]
         busy = "-" if not share else (f"{share.get('device', 0):.0f} / {share.get('host', 0):.0f} / "
                                       f"{share.get('read', 0) + share.get('write', 0):.0f} / {share.get('locks', 0) + share.get('builds', 0):.0f} %")
-        print(f"| `{entry}` | {ranks} | `{spec}` | {units:g} | {n} | {seconds:.3f} | {rate:.2f} | {speed:.2f} | {100 * rate / (base * units):.0f} % | {busy} |")
+        behind = "-" if writer is None else f"{writer:.0f} %"
+        print(f"| `{entry}` | {ranks} | `{spec}` | {units:g} | {n} | {seconds:.3f} | {rate:.2f} | {speed:.2f} | {100 * rate / (base * units):.0f} % | {busy} | {behind} |")
     return 0
 
 
