@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include "batch.hpp"
 #include "command.hpp"
@@ -166,8 +167,10 @@ int runFilterStack(const std::string& in, std::size_t pages, const std::string& 
     cluster::World* world = ranks();
     std::unique_ptr<io::TiffStackWriter> writer;
     if (!world || world->isRoot()) writer = std::make_unique<io::TiffStackWriter>(out);
+    // Each page is compressed on the thread that writes it behind the devices; only the append of
+    // compressed pages, in page order, takes turns.
     std::mutex writing;
-    std::map<std::size_t, std::shared_ptr<const io::Image>> waiting;  // done, but a page before is not
+    std::map<std::size_t, io::TiffStackPage> waiting;  // compressed, but a page before is not
     std::size_t next = 0;
     FileBatch fb;
     fb.items = pages;
@@ -188,21 +191,44 @@ int runFilterStack(const std::string& in, std::size_t pages, const std::string& 
         auto done = std::make_shared<io::Image>(filterOne(ctx, page, ops, options, batchId));
         return [&, i, done]() -> std::string {
             if (world) return encodePage(*done);
+            io::TiffStackPage page = io::TiffStackWriter::encode(*done);
             std::unique_lock<std::mutex> lock(writing, std::defer_lock);
             {
                 PhaseScope waitingForLock(BatchPhase::Lock);
                 lock.lock();
             }
-            waiting.emplace(i, done);
+            waiting.emplace(i, std::move(page));
             for (auto it = waiting.begin(); it != waiting.end() && it->first == next; it = waiting.erase(it), ++next)
-                writer->append(*it->second);
+                writer->append(it->second);
             return std::string();
         };
     };
-    const auto lines = runFileBatch(fb, common, batch);
+    auto lines = runFileBatch(fb, common, batch);
     if (!lines) return 0;  // a rank other than 0
-    if (world)
-        for (const std::string& bytes : *lines) writer->append(decodePage(bytes));
+    if (world) {
+        // The ranks' pages, compressed a window at a time on every core, appended in order.
+        const std::size_t window = writerThreads();
+        for (std::size_t b = 0; b < pages; b += window) {
+            const std::size_t e = std::min(pages, b + window);
+            std::vector<io::TiffStackPage> encoded(e - b);
+            std::vector<std::string> failures(e - b);
+            std::vector<std::thread> threads;
+            for (std::size_t i = b; i < e; ++i)
+                threads.emplace_back([&, i] {
+                    try {
+                        encoded[i - b] = io::TiffStackWriter::encode(decodePage((*lines)[i]));
+                    } catch (const std::exception& ex) {
+                        failures[i - b] = ex.what();
+                    }
+                    (*lines)[i] = std::string();
+                });
+            for (auto& t : threads) t.join();
+            for (std::size_t i = b; i < e; ++i) {
+                if (!failures[i - b].empty()) throw Error(failures[i - b]);
+                writer->append(encoded[i - b]);
+            }
+        }
+    }
     if (writer->pages() != pages) throw Error("internal: " + std::to_string(writer->pages()) + " of " + std::to_string(pages) + " pages were written");
     writer->commit();
     return 0;

@@ -242,7 +242,7 @@ def measure(args, scratch):
     written = folder_bytes(out)  # every run writes the same outputs
 
     print(f"{what}; median of {args.runs} runs of the batch's own time; {written / 1e6:.0f} MB of outputs a run, "
-          f"written to {filesystem_of(out)} ({os.path.dirname(out)})")
+          f"written to {filesystem_of(out)} ({os.path.dirname(os.path.dirname(out))})")
     print()
     print("| run | ranks | --device | hardware units | items | seconds | items/s | speed-up | efficiency | output MB/s | busy: device / host / read+write / locks+builds | writers busy |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
