@@ -33,6 +33,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import zlib
 
 
@@ -215,7 +216,10 @@ def measure(args, scratch):
         ranks, spec, _ = parse_entry(entry)
         launch = (shlex.split(args.mpirun) + ["-n", str(ranks)]) if ranks > 1 else []
         # Every run starts with nothing of the runs before it waiting to be written back to the disk.
+        t0 = time.monotonic()
         os.sync()
+        if time.monotonic() - t0 > 1:
+            sys.stderr.write(f"batch_scaling: waited {time.monotonic() - t0:.1f} s for the disk's writeback before --device {spec}\n")
         r = subprocess.run(launch + args.portacl + command + ["--device", spec], capture_output=True, text=True)
         if r.returncode != 0:
             raise SystemExit(f"batch_scaling: {' '.join(launch + args.portacl + command)} --device {spec} failed:\n{r.stderr}")
@@ -225,6 +229,7 @@ def measure(args, scratch):
 
     if not args.no_warmup:
         run(entries[0])  # the kernels built into the cache, the inputs read once
+    # Each row is printed as soon as it is measured (a run cut short by a time limit keeps its rows).
     rows = []
     for entry in entries:
         ranks, spec, units = parse_entry(entry)
@@ -239,21 +244,21 @@ def measure(args, scratch):
         # The median run's division of the members' busy time.
         median = times.index(seconds) if seconds in times else 0
         rows.append((entry.strip(), ranks, spec, units, n, seconds, n / seconds, shares[median], writers[median]))
-    written = folder_bytes(out)  # every run writes the same outputs
-
-    print(f"{what}; median of {args.runs} runs of the batch's own time; {written / 1e6:.0f} MB of outputs a run, "
-          f"written to {filesystem_of(out)} ({os.path.dirname(os.path.dirname(out))})")
-    print()
-    print("| run | ranks | --device | hardware units | items | seconds | items/s | speed-up | efficiency | output MB/s | busy: device / host / read+write / locks+builds | writers busy |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    base = rows[0][6] / rows[0][3]
-    for entry, ranks, spec, units, n, seconds, rate, share, writer in rows:
+        if len(rows) == 1:
+            written = folder_bytes(out)  # every run writes the same outputs
+            print(f"{what}; median of {args.runs} runs of the batch's own time; {written / 1e6:.0f} MB of outputs a run, "
+                  f"written to {filesystem_of(out)} ({os.path.dirname(os.path.dirname(out))})")
+            print()
+            print("| run | ranks | --device | hardware units | items | seconds | items/s | speed-up | efficiency | output MB/s | busy: device / host / read+write / locks+builds | writers busy |")
+            print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+            base = rows[0][6] / rows[0][3]
+        entry, ranks, spec, units, n, seconds, rate, share, writer = rows[-1]
         speed = rate / rows[0][6]
         busy = "-" if not share else (f"{share.get('device', 0):.0f} / {share.get('host', 0):.0f} / "
                                       f"{share.get('read', 0) + share.get('write', 0):.0f} / {share.get('locks', 0) + share.get('builds', 0):.0f} %")
         behind = "-" if writer is None else f"{writer:.0f} %"
         print(f"| `{entry}` | {ranks} | `{spec}` | {units:g} | {n} | {seconds:.3f} | {rate:.2f} | {speed:.2f} | {100 * rate / (base * units):.0f} % | "
-              f"{written / 1e6 / seconds:.0f} | {busy} | {behind} |")
+              f"{written / 1e6 / seconds:.0f} | {busy} | {behind} |", flush=True)
     return 0
 
 
