@@ -80,9 +80,9 @@ std::optional<std::vector<std::string>> runFileBatch(const FileBatch& fb, const 
     // The outputs are written by host threads behind the devices. In one process a writer fills the
     // item's slot; under mpirun it fills `written` (the slot that travels to rank 0 when the call
     // returns says "pending"), whose entries every rank sends rank 0 after the batch.
-    std::unique_ptr<WriteBehind> behind;
     cluster::World* world = fb.serial ? nullptr : ranks();
     std::vector<std::string> written(world ? n : 0);
+    std::unique_ptr<WriteBehind> behind;  // after what its jobs fill, so that it ends first
     // Item i's slot ("" when written behind in one process, kPending under mpirun), or nothing when
     // another copy of it claimed it first.
     auto one = [&](Context* ctx, std::size_t i, BatchCall* call) -> std::optional<std::string> {
