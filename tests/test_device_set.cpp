@@ -86,6 +86,26 @@ TEST(DeviceSetSelection, MultipliersAndRepeatsGiveSeveralMembers) {
     }
 }
 
+// A batch of host-heavy items takes each GPU twice, unless the spec multiplies or splits devices
+// itself; a CPU device stays one member.
+TEST(DeviceSetSelection, HostHeavyBatchesTakeEachGpuTwiceUnlessTheSpecSaysOtherwise) {
+    DeviceInfo gpu, cpu;
+    gpu.isGpu = true;
+    gpu.name = "a GPU";
+    cpu.isCpu = true;
+    cpu.name = "a CPU";
+    const std::vector<DeviceInfo> set = {gpu, cpu, gpu};
+    const auto names = [](const std::vector<DeviceInfo>& v) {
+        std::string s;
+        for (const auto& d : v) s += (s.empty() ? "" : ",") + d.name;
+        return s;
+    };
+    EXPECT_EQ(names(withMembersPerGpu(set, "gpu,cpu", 2)), "a GPU,a GPU,a CPU,a GPU,a GPU");
+    EXPECT_EQ(names(withMembersPerGpu(set, "gpu,cpu", 1)), "a GPU,a CPU,a GPU");
+    EXPECT_EQ(names(withMembersPerGpu(set, "gpu*1,cpu", 2)), "a GPU,a CPU,a GPU");
+    EXPECT_EQ(names(withMembersPerGpu(set, "gpu,cpu/2", 2)), "a GPU,a CPU,a GPU");
+}
+
 TEST(DeviceSet, TwoContextsOnOneDeviceGiveTheSerialResultsInOrder) {
     const DeviceInfo d = selectDevice(testDevice());
     DeviceSet set({d, d});

@@ -11,7 +11,9 @@
 #include <string>
 
 #include "portacl/io/image.hpp"
+#include "portacl/io/image_stack.hpp"
 #include "portacl/runtime/error.hpp"
+#include "support/cli_run.hpp"
 #include "support/test_support.hpp"
 
 using namespace portacl;
@@ -69,6 +71,31 @@ TEST(ImageIo, PngRoundTripsEveryDepthAndChannelCount) {
 TEST(ImageIo, TiffRoundTripsIntegerAndFloat) {
     for (PixelType t : {PixelType::U8, PixelType::U16, PixelType::F32})
         for (int c = 1; c <= 4; ++c) roundTrip("tif", c, t);
+}
+
+// A stack's pages compressed apart (on any thread) and appended as they are make the file that
+// appending the images makes, byte for byte: several strips, every sample type, grey to RGBA.
+TEST(ImageIo, TiffStackPagesEncodedApartMakeTheSameFile) {
+    const std::vector<Image> pages = {pattern(300, 700, 1, PixelType::U8), pattern(64, 33, 3, PixelType::U16),
+                                      pattern(129, 257, 4, PixelType::U8), pattern(90, 41, 1, PixelType::F32),
+                                      pattern(17, 1000, 2, PixelType::U8)};
+    const std::string a = tempPath("stack_a.tif"), b = tempPath("stack_b.tif");
+    {
+        TiffStackWriter whole(a), encoded(b);
+        for (const Image& p : pages) {
+            whole.append(p);
+            encoded.append(TiffStackWriter::encode(p));
+        }
+        whole.commit();
+        encoded.commit();
+    }
+    const std::string bytesA = test::readWhole(a), bytesB = test::readWhole(b);
+    EXPECT_GT(bytesA.size(), 1000u);
+    EXPECT_TRUE(bytesA == bytesB) << bytesA.size() << " and " << bytesB.size() << " bytes";
+    for (std::size_t i = 0; i < pages.size(); ++i) expectSame(readTiffPage(b, i), pages[i]);
+    EXPECT_THROW(TiffStackWriter::encode(makeImage(0, 0, 1, PixelType::U8)), Error);
+    std::remove(a.c_str());
+    std::remove(b.c_str());
 }
 
 TEST(ImageIo, PnmRoundTripsGreyAndColour) {

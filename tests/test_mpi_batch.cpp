@@ -1,6 +1,7 @@
 // Batches over the ranks of an MPI job (`mpirun -n 2 --oversubscribe portacl ...` on PoCL): the
-// frames of a multi-model structure, a folder of images and the pages of a TIFF stack give, byte
-// for byte, what one process gives; a straggling rank's chunk is copied by rank 0 and the job does not wait for it; a rank whose
+// frames of a multi-model structure (text and HDF5), a folder of images and the pages of a TIFF
+// stack give, byte for byte, what one process gives; an output that fails on a rank's writers is
+// named by rank 0; a straggling rank's chunk is copied by rank 0 and the job does not wait for it; a rank whose
 // device fails (an injected fault) hands its items back and none is lost; a
 // rank that dies ends the job with a non-zero status, no output and no hang; a
 // rank that sees no device ends the job in one sentence from rank 0, with a non-zero status and no
@@ -73,6 +74,40 @@ TEST(MpiBatch, VoronoiFramesOverTwoRanksEqualOneProcess) {
     EXPECT_NE(r.err.find("on 2 ranks"), std::string::npos) << r.err;
     test::expectSameFolders(one, two);
     for (const auto& d : {one, two, pdb}) fs::remove_all(d);
+}
+
+// Rank 0 writes the frames as the ranks' diagrams arrive, HDF5 files included (after the batch).
+TEST(MpiBatch, VoronoiHdf5FramesOverTwoRanksEqualOneProcess) {
+    PORTACL_REQUIRE_DATA();
+    const std::string one = scratch("hone"), two = scratch("htwo"), pdb = scratch("5models.pdb");
+    fs::create_directories(one);
+    fs::create_directories(two);
+    test::writeFirstModels(test::dataPath("pdb/nmr_neopetrosiamide_2JUY.pdb"), 5, pdb);
+    ShellResult r = run(cli + " voronoi " + pdb + " -o " + one + "/v.h5 --edges " + one + "/e.txt --device pocl");
+    ASSERT_EQ(r.status, 0) << r.err;
+    r = run(mpirun + "-n 2 " + cli + " voronoi " + pdb + " -o " + two + "/v.h5 --edges " + two + "/e.txt --device pocl");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("on 2 ranks"), std::string::npos) << r.err;
+    test::expectSameFolders(one, two);
+    for (const auto& d : {one, two, pdb}) fs::remove_all(d);
+}
+
+// An output that fails while a rank writes it behind its devices (a 16-bit image cannot be a BMP)
+// reaches rank 0, which names it in the job's one sentence; the other images are written.
+TEST(MpiBatch, AnOutputThatFailsBehindARanksDevicesIsReportedByRankZero) {
+    const std::string in = scratch("win"), out = scratch("wout");
+    makeImages(in, 6);
+    io::Image deep = io::makeImage(24, 16, 1, io::PixelType::U16);
+    io::writeImage(in + "/deep.png", deep);
+    fs::rename(in + "/deep.png", in + "/img3deep.bmp");  // a PNG by its content, a BMP by its name
+    fs::create_directories(out);
+    const ShellResult r = run(twoRanks("env PORTACL_BATCH_SLOW=0:0.3", "", "filter " + in + " -o " + out + " --op box:3 --device pocl"));
+    EXPECT_NE(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("1 of 7 images failed"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("img3deep.bmp"), std::string::npos) << r.err;
+    for (int i = 0; i < 6; ++i) EXPECT_TRUE(fs::exists(out + "/img" + std::to_string(i) + ".png")) << i;
+    EXPECT_FALSE(fs::exists(out + "/img3deep.bmp"));
+    for (const auto& d : {in, out}) fs::remove_all(d);
 }
 
 TEST(MpiBatch, FilterFolderOverTwoRanksSurvivesAFailedRank) {

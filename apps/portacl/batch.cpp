@@ -1,8 +1,10 @@
 #include "batch.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
+#include "portacl/runtime/host_cores.hpp"
 #include "portacl/runtime/log.hpp"
 
 namespace portacl::cli {
@@ -74,7 +76,11 @@ bool rankGatePassed() { return gatePassed || !gateExpected; }
 
 std::unique_ptr<DeviceSet> openDeviceSet(const CommonOptions& common, const BatchCliOptions& batch, Precision precision,
                                          bool mixedOffered) {
-    auto set = std::make_unique<DeviceSet>(selectDeviceSet(rankDeviceSpec(common)), common.contextOptions());
+    const std::string spec = rankDeviceSpec(common);
+    const std::vector<DeviceInfo> members = withMembersPerGpu(selectDeviceSet(spec), spec, batch.membersPerGpu);
+    ContextOptions options = common.contextOptions();
+    options.hostThreads = std::max(1u, hostCores() / static_cast<unsigned>(members.size()));
+    auto set = std::make_unique<DeviceSet>(members, options);
     if (precision == Precision::Double && set->size() > 1) {
         if (batch.skipNoFp64) {
             const std::string dropped = set->dropMembersWithout(precision);
@@ -85,6 +91,16 @@ std::unique_ptr<DeviceSet> openDeviceSet(const CommonOptions& common, const Batc
     }
     return set;
 }
+
+unsigned hostCores() {
+    const unsigned usable = usableCores();
+    const cluster::World* world = ranks();
+    if (world && world->localSize() > 1 && usable >= machineCores())
+        return std::max(1u, usable / static_cast<unsigned>(world->localSize()));
+    return usable;
+}
+
+unsigned writerThreads() { return std::max(2u, hostCores()); }
 
 void printBatchReport(const BatchReport& report, const DeviceSet&) {
     std::cerr << report.describe();

@@ -15,10 +15,16 @@ namespace portacl::cli {
 
 struct BatchCliOptions {
     bool skipNoFp64 = false;
+    // Members each GPU gets when --device has no *N or /N: a command whose items are mostly host
+    // work on a GPU (Voronoi's frames, pictures to decode and encode) sets 2, so that one member's
+    // host work overlaps the other's device work; `gpu*1` keeps one.
+    unsigned membersPerGpu = 1;
     void add(po::options_description& desc);
 };
 
-// The set --device names (selectDeviceSet: "all", "0:0,1:0", "pocl*2", "cpu/2" ...); under mpirun,
+// The set --device names (selectDeviceSet: "all", "0:0,1:0", "pocl*2", "cpu/2" ...), each GPU
+// taken batch.membersPerGpu times when the spec has no *N or /N, every member's context given its
+// share of the host's cores for the workload's own threads (ContextOptions::hostThreads); under mpirun,
 // "auto" (the default) gives each rank its share of its node's GPUs by its local rank (every GPU
 // whose index modulo the node's ranks is the local rank; a rank left without one shares one), and
 // the CPU where the node has no GPU. A double run
@@ -26,6 +32,12 @@ struct BatchCliOptions {
 // --skip-no-fp64 runs on the others, saying which it left out.
 std::unique_ptr<DeviceSet> openDeviceSet(const CommonOptions& common, const BatchCliOptions& batch, Precision precision,
                                          bool mixedOffered = false);
+
+// The cores this process's host threads may keep busy: its CPU affinity's, shared with the other
+// ranks of its node when the launcher left every rank unbound (each then sees every core).
+unsigned hostCores();
+// The writers behind a batch's devices (WriteBehind): one per core of hostCores(), at least 2.
+unsigned writerThreads();
 
 // The batch's line (items, seconds, items per second) and one line per device, on stderr.
 void printBatchReport(const BatchReport& report, const DeviceSet& set);

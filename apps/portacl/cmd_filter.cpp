@@ -13,10 +13,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include "batch.hpp"
 #include "command.hpp"
 #include "file_batch.hpp"
+#include "read_ahead.hpp"
 #include "portacl/filter.hpp"
 #include "portacl/filter_bench.hpp"
 #include "portacl/io/image.hpp"
@@ -78,6 +80,22 @@ int runFilterBatch(const std::vector<std::string>& named, const std::string& out
     }
     // libnetpbm keeps its state in globals: its files are read and written one at a time.
     std::mutex netpbmMutex;
+    auto readInput = [&](std::size_t i) {
+        const std::string ext = lowerExtension(inputs[i]);
+        std::unique_lock<std::mutex> netpbm(netpbmMutex, std::defer_lock);
+        if (ext == "pgm" || ext == "ppm" || ext == "pnm") {
+            PhaseScope waiting(BatchPhase::Lock);
+            netpbm.lock();
+        }
+        return io::readImage(inputs[i]);
+    };
+    // In one process, host threads of their own read and decode the images ahead of the members
+    // (a quarter of the cores: decoding costs a fraction of encoding, which the writers do).
+    std::unique_ptr<ReadAhead<io::Image>> ahead;
+    if (!serial && !ranks()) {
+        const unsigned readers = std::max(2u, hostCores() / 4);
+        ahead = std::make_unique<ReadAhead<io::Image>>(inputs.size(), readInput, readers, 2 * readers);
+    }
     FileBatch fb;
     fb.items = inputs.size();
     fb.itemName = [&](std::size_t i) { return "'" + inputs[i] + "'"; };
@@ -90,17 +108,13 @@ int runFilterBatch(const std::vector<std::string>& named, const std::string& out
     fb.compute = [&](Context* ctx, std::size_t i) -> std::function<std::string()> {
         const std::string ext = lowerExtension(inputs[i]);
         const bool pnm = ext == "pgm" || ext == "ppm" || ext == "pnm";
-        std::unique_lock<std::mutex> netpbm(netpbmMutex, std::defer_lock);
-        if (pnm) {
-            PhaseScope waiting(BatchPhase::Lock);
-            netpbm.lock();
-        }
         io::Image in;
-        {
+        if (ahead) {
+            in = ahead->take(i);
+        } else {
             PhaseScope reading(BatchPhase::Read);
-            in = io::readImage(inputs[i]);
+            in = readInput(i);
         }
-        if (pnm) netpbm.unlock();
         filter::validate(in, ops);
         auto out = std::make_shared<io::Image>(filterOne(ctx, in, ops, options, batchId));
         return [&, i, pnm, out] {
@@ -153,14 +167,17 @@ int runFilterStack(const std::string& in, std::size_t pages, const std::string& 
     cluster::World* world = ranks();
     std::unique_ptr<io::TiffStackWriter> writer;
     if (!world || world->isRoot()) writer = std::make_unique<io::TiffStackWriter>(out);
+    // Each page is compressed on the thread that writes it behind the devices; only the append of
+    // compressed pages, in page order, takes turns.
     std::mutex writing;
-    std::map<std::size_t, std::shared_ptr<const io::Image>> waiting;  // done, but a page before is not
+    std::map<std::size_t, io::TiffStackPage> waiting;  // compressed, but a page before is not
     std::size_t next = 0;
     FileBatch fb;
     fb.items = pages;
     fb.itemName = [&](std::size_t i) { return "page " + std::to_string(i + 1) + " of '" + in + "'"; };
     fb.noun = "pages";
     fb.afterFailure = "nothing was written";
+    fb.lineCarriesData = true;  // under mpirun, a page's line is its pixels, for rank 0
     fb.precision = options.precision;
     fb.serial = serial;
     const std::uint64_t batchId = ++filterBatches;
@@ -174,21 +191,44 @@ int runFilterStack(const std::string& in, std::size_t pages, const std::string& 
         auto done = std::make_shared<io::Image>(filterOne(ctx, page, ops, options, batchId));
         return [&, i, done]() -> std::string {
             if (world) return encodePage(*done);
+            io::TiffStackPage page = io::TiffStackWriter::encode(*done);
             std::unique_lock<std::mutex> lock(writing, std::defer_lock);
             {
                 PhaseScope waitingForLock(BatchPhase::Lock);
                 lock.lock();
             }
-            waiting.emplace(i, done);
+            waiting.emplace(i, std::move(page));
             for (auto it = waiting.begin(); it != waiting.end() && it->first == next; it = waiting.erase(it), ++next)
-                writer->append(*it->second);
+                writer->append(it->second);
             return std::string();
         };
     };
-    const auto lines = runFileBatch(fb, common, batch);
+    auto lines = runFileBatch(fb, common, batch);
     if (!lines) return 0;  // a rank other than 0
-    if (world)
-        for (const std::string& bytes : *lines) writer->append(decodePage(bytes));
+    if (world) {
+        // The ranks' pages, compressed a window at a time on every core, appended in order.
+        const std::size_t window = writerThreads();
+        for (std::size_t b = 0; b < pages; b += window) {
+            const std::size_t e = std::min(pages, b + window);
+            std::vector<io::TiffStackPage> encoded(e - b);
+            std::vector<std::string> failures(e - b);
+            std::vector<std::thread> threads;
+            for (std::size_t i = b; i < e; ++i)
+                threads.emplace_back([&, i] {
+                    try {
+                        encoded[i - b] = io::TiffStackWriter::encode(decodePage((*lines)[i]));
+                    } catch (const std::exception& ex) {
+                        failures[i - b] = ex.what();
+                    }
+                    (*lines)[i] = std::string();
+                });
+            for (auto& t : threads) t.join();
+            for (std::size_t i = b; i < e; ++i) {
+                if (!failures[i - b].empty()) throw Error(failures[i - b]);
+                writer->append(encoded[i - b]);
+            }
+        }
+    }
     if (writer->pages() != pages) throw Error("internal: " + std::to_string(writer->pages()) + " of " + std::to_string(pages) + " pages were written");
     writer->commit();
     return 0;
@@ -199,6 +239,7 @@ int runFilter(const std::vector<std::string>& args) {
     CommonOptions common;
     common.add(desc);
     BatchCliOptions batch;
+    batch.membersPerGpu = 2;  // an image on a GPU is mostly host work (decoding, copies, encoding)
     batch.add(desc);
     std::vector<std::string> opSpecs, files;
     std::string border = "reflect101", depth = "same", sizes, masks, output;

@@ -85,6 +85,7 @@ int runLinealPath(const std::vector<std::string>& args) {
     CommonOptions common;
     common.add(desc);
     BatchCliOptions batch;
+    batch.membersPerGpu = 2;  // a microstructure on a GPU is mostly host work (reading, writing)
     batch.add(desc);
     std::vector<std::string> inputs;
     std::string input, dataset, h5, csv, png, format = "h5";

@@ -10,14 +10,13 @@
 #include <cstring>
 #include <memory>
 #include <fstream>
-#include <future>
 #include <iostream>
 #include <iterator>
-#include <map>
 #include <unistd.h>
 
 #include "batch.hpp"
 #include "command.hpp"
+#include "write_behind.hpp"
 #include "portacl/cluster/distributed_batch.hpp"
 #include "portacl/io/molecule.hpp"
 #include "portacl/io/trajectory.hpp"
@@ -164,6 +163,7 @@ int runVoronoi(const std::vector<std::string>& args) {
         "repeats", po::value(&repeats), "compute the diagram this many times in one context (timing: the first run loads the kernels); the summary gives the last run and a line with every run's seconds");
     common.add(desc);
     BatchCliOptions batch;
+    batch.membersPerGpu = 2;  // a frame on a GPU is mostly host work (set-up, the tracer's steps between waves)
     batch.add(desc);
     po::positional_options_description pos;
     pos.add("input", -1);
@@ -308,66 +308,44 @@ int runVoronoi(const std::vector<std::string>& args) {
                       d.seconds);
         return std::string(line);
     };
-    // Frame f's texts, formatted (and, for files, written) on the calling thread; never throws.
-    auto writeFrameText = [&](std::size_t f, FrameText t) {
+    // Frame f: its texts formatted and, for files, written on the calling thread; only the summary
+    // line (and the text for standard output) is kept. Never throws.
+    auto writeFrame = [&](std::size_t f, const voronoi::Diagram& d) {
+        FrameText t;
         try {
-            if (!hdf5) {
-                if (vertexFiles[f]) {
-                    writeFileContents(*vertexFiles[f], [&](std::ostream& os) { os << t.vertices; }, true);
-                    t.vertices.clear();
-                }
+            t.line = summaryLine(f, d);
+            if (!hdf5 && (vertexFiles[f] || output == "-")) t.vertices = voronoi::formatVertices(d);
+            if (!edges.empty()) t.edges = voronoi::formatEdges(d);
+            if (vertexFiles[f] && !hdf5) {
+                writeFileContents(*vertexFiles[f], [&](std::ostream& os) { os << t.vertices; }, true);
+                t.vertices = std::string();
             }
             if (edgeFiles[f]) {
                 writeFileContents(*edgeFiles[f], [&](std::ostream& os) { os << t.edges; }, true);
-                t.edges.clear();
+                t.edges = std::string();
             }
         } catch (const std::exception& e) {
             t.failure = e.what();
         }
         texts[f] = std::move(t);
     };
-    auto frameText = [&](std::size_t f, const voronoi::Diagram& d) {
-        FrameText t;
-        t.line = summaryLine(f, d);
-        if (!hdf5) t.vertices = voronoi::formatVertices(d);
-        if (!edges.empty()) t.edges = voronoi::formatEdges(d);
-        return t;
-    };
-    // What a rank sends rank 0 for a frame: the diagram (HDF5), or its texts.
-    auto encodeTexts = [](const FrameText& t) {
-        std::string out;
-        for (const std::string* s : {&t.line, &t.vertices, &t.edges}) {
-            put(out, static_cast<std::uint64_t>(s->size()));
-            out += *s;
-        }
-        return out;
-    };
-    auto decodeTexts = [](const std::string& in) {
-        FrameText t;
-        std::size_t at = 0;
-        for (std::string* s : {&t.line, &t.vertices, &t.edges}) {
-            std::uint64_t size = 0;
-            get(in, at, size);
-            if (size > in.size() - at) throw Error("a frame's text sent between ranks arrived truncated");
-            s->assign(in, at, static_cast<std::size_t>(size));
-            at += static_cast<std::size_t>(size);
-        }
-        return t;
-    };
 
-    // Every frame's diagram (on each device, chunks of frames traced together, from a shared queue),
-    // its texts formatted and written by the member's thread behind the device's next chunk.
+    // Every frame's diagram (on each device, chunks of frames traced together, from a shared queue).
+    // Its text is formatted and written by host threads behind the devices: a member hands its
+    // chunk's frames over, one job each, and takes its next chunk. The writers are one per usable
+    // core; at most about one chunk per member waits for them, which bounds the memory they hold.
     std::vector<double> runSeconds;
     BatchReport batchReport;
     cluster::DistributedReport rankReport;
     double wallSeconds = 0, writeSeconds = 0, serialSeconds = 0;
+    std::string writersLine;
     for (int run = 0; run < repeats; ++run) {
         if (serial) {
             serialSeconds = 0;
             for (std::size_t f = 0; f < n; ++f) {
                 voronoi::Diagram d = voronoi::computeReference(frames[f].balls);
                 serialSeconds += d.seconds;
-                writeFrameText(f, frameText(f, d));
+                writeFrame(f, d);
                 if (hdf5) diagrams[f] = std::move(d);
             }
         } else {
@@ -381,59 +359,55 @@ int runVoronoi(const std::vector<std::string>& args) {
                 for (std::size_t f = b; f < e; ++f) balls.push_back(frames[f].balls);
                 return voronoi::computeFrames(ctx, balls, vo);
             };
-            if (world) {
-                const auto bytes = cluster::runDistributedBatch(*world, *devices, n,
-                    [&](Context& ctx, std::size_t b, std::size_t e, std::string* out) {
-                        const auto computed = compute(ctx, b, e);
-                        PhaseScope formatting(BatchPhase::Write);
-                        for (std::size_t f = b; f < e; ++f)
-                            out[f - b] = hdf5 ? encodeDiagram(computed[f - b]) : encodeTexts(frameText(f, computed[f - b]));
-                    }, bo, &rankReport);
-                wallSeconds = rankReport.seconds;
-                if (writes) {
-                    const auto w0 = std::chrono::steady_clock::now();
-                    for (std::size_t f = 0; f < n; ++f) {
-                        if (hdf5) {
-                            diagrams[f] = decodeDiagram(bytes[f]);
-                            writeFrameText(f, frameText(f, diagrams[f]));
-                        } else {
-                            writeFrameText(f, decodeTexts(bytes[f]));
-                        }
-                    }
-                    writeSeconds = secondsSince(w0);
+            std::unique_ptr<WriteBehind> behind;
+            if (writes) behind = std::make_unique<WriteBehind>(writerThreads(), devices->size() * kFramesPerCall + writerThreads());
+            // Frame f's diagram, written behind; an HDF5 file's is kept for after the batch (the
+            // library is not thread-safe), and the writer reads it there.
+            auto submit = [&](std::size_t f, voronoi::Diagram&& d) {
+                std::shared_ptr<const voronoi::Diagram> held;
+                if (hdf5) {
+                    diagrams[f] = std::move(d);
+                    held = std::shared_ptr<const voronoi::Diagram>(std::shared_ptr<const voronoi::Diagram>(), &diagrams[f]);
+                } else {
+                    held = std::make_shared<const voronoi::Diagram>(std::move(d));
                 }
-            } else {
-                // Per member, the formatting and writing of its last chunk, running while its device
-                // computes the next (double-buffered: at most one chunk waits to be written).
-                std::map<const Context*, std::future<void>> pending;
-                for (std::size_t m = 0; m < devices->size(); ++m) pending[&devices->context(m)];
-                auto finishChunk = [&](std::size_t b, std::vector<voronoi::Diagram> computed) {
-                    for (std::size_t f = b; f < b + computed.size(); ++f) {
-                        writeFrameText(f, frameText(f, computed[f - b]));
-                        if (hdf5) diagrams[f] = std::move(computed[f - b]);
-                    }
-                };
-                try {
+                behind->submit([&, f, held] { writeFrame(f, *held); });
+            };
+            try {
+                if (world) {
+                    // Every rank sends its frames' diagrams to rank 0, whose writers format and write
+                    // each one as it arrives, while the ranks compute the next.
+                    cluster::runDistributedBatch(*world, *devices, n,
+                        [&](Context& ctx, std::size_t b, std::size_t e, std::string* out) {
+                            const auto computed = compute(ctx, b, e);
+                            PhaseScope encoding(BatchPhase::Write);
+                            for (std::size_t f = b; f < e; ++f) out[f - b] = encodeDiagram(computed[f - b]);
+                        }, bo, &rankReport,
+                        [&](std::size_t f, std::string&& bytes) {
+                            voronoi::Diagram d = decodeDiagram(bytes);
+                            bytes = std::string();
+                            submit(f, std::move(d));
+                        });
+                    wallSeconds = rankReport.seconds;
+                } else {
                     batchReport = devices->run(n, [&](Context& ctx, std::size_t b, std::size_t e) {
                         auto computed = compute(ctx, b, e);
-                        std::future<void>& previous = pending.at(&ctx);
-                        if (previous.valid()) {
-                            PhaseScope writing(BatchPhase::Write);
-                            previous.get();
-                        }
-                        previous = std::async(std::launch::async, finishChunk, b, std::move(computed));
+                        for (std::size_t f = b; f < e; ++f) submit(f, std::move(computed[f - b]));
                     }, bo);
-                } catch (...) {
-                    for (auto& [c, p] : pending)
-                        if (p.valid()) p.wait();
-                    throw;
+                    wallSeconds = batchReport.seconds;
                 }
-                const auto w0 = std::chrono::steady_clock::now();
-                for (auto& [c, p] : pending)
-                    if (p.valid()) p.get();
-                writeSeconds = secondsSince(w0);  // the writing the devices did not hide
-                wallSeconds = batchReport.seconds;
+            } catch (...) {
+                if (behind) behind->drain();
+                throw;
             }
+            // The batch ends when its last frame is written.
+            const auto w0 = std::chrono::steady_clock::now();
+            if (behind) behind->drain();
+            writeSeconds = secondsSince(w0);
+            wallSeconds += writeSeconds;
+            batchReport.seconds += writeSeconds;
+            rankReport.seconds += writeSeconds;
+            if (behind) writersLine = behind->describe(wallSeconds, writeSeconds);
         }
         runSeconds.push_back(serial ? serialSeconds : wallSeconds);
     }
@@ -490,11 +464,11 @@ int runVoronoi(const std::vector<std::string>& args) {
         printProfile(*devices, common);
     }
     if (n > 1 && !serial) {
-        // The host's part outside the batch, so that a user sees what the devices do not hide.
+        // The writers, and the host's part outside the batch, so that a user sees what the devices do not hide.
         char line[256];
-        std::snprintf(line, sizeof line, "  outside the batch: input read in %.3f s, the last frames written in %.3f s, every file committed in %.3f s\n",
-                      readSeconds, writeSeconds, commitSeconds);
-        std::cerr << line;
+        std::snprintf(line, sizeof line, "  outside the batch: input read in %.3f s, every file committed in %.3f s\n", readSeconds,
+                      commitSeconds);
+        std::cerr << writersLine << line;
     }
     return 0;
 }

@@ -3,25 +3,28 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdint>
+#include <cstring>
 #include <cstdio>
 #include <thread>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
+#include "portacl/cluster/collectives.hpp"
 #include "portacl/cluster/distributed_batch.hpp"
 #include "write_behind.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
-#include "portacl/runtime/host_cores.hpp"
 
 namespace portacl::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-// An item's slot: 'o' and its line, or 'f' and its failure sentence ("" while not computed).
-constexpr char kDone = 'o', kFailed = 'f';
+// An item's slot: 'o' and its line, or 'f' and its failure sentence ("" while not computed); under
+// mpirun 'p' when its rank writes it behind and sends the slot after the batch.
+constexpr char kDone = 'o', kFailed = 'f', kPending = 'p';
 
 }  // namespace
 
@@ -74,11 +77,14 @@ void checkBatchOutputs(const std::string& outDir, const std::vector<std::string>
 std::optional<std::vector<std::string>> runFileBatch(const FileBatch& fb, const CommonOptions& common, const BatchCliOptions& batchOptions) {
     const std::size_t n = fb.items;
     std::vector<std::string> slots(n);
-    // In one process, the outputs are written by host threads behind the devices (under mpirun each
-    // item's slot travels to rank 0 when its call returns, so its rank writes it first).
-    std::unique_ptr<WriteBehind> behind;
-    // Item i's slot ("" when written behind: the writer fills it), or nothing when another copy of
-    // it claimed it first.
+    // The outputs are written by host threads behind the devices. In one process a writer fills the
+    // item's slot; under mpirun it fills `written` (the slot that travels to rank 0 when the call
+    // returns says "pending"), whose entries every rank sends rank 0 after the batch.
+    cluster::World* world = fb.serial ? nullptr : ranks();
+    std::vector<std::string> written(world ? n : 0);
+    std::unique_ptr<WriteBehind> behind;  // after what its jobs fill, so that it ends first
+    // Item i's slot ("" when written behind in one process, kPending under mpirun), or nothing when
+    // another copy of it claimed it first.
     auto one = [&](Context* ctx, std::size_t i, BatchCall* call) -> std::optional<std::string> {
         std::function<std::string()> commit;
         std::string failure;
@@ -90,16 +96,17 @@ std::optional<std::vector<std::string>> runFileBatch(const FileBatch& fb, const 
             failure = e.what();
         }
         if (call && !call->claim(i)) return std::nullopt;
-        if (failure.empty() && behind) {
+        if (failure.empty() && behind && !(world && fb.lineCarriesData)) {
             // Written behind the devices: the job fills the item's slot itself.
-            behind->submit([&fb, &slots, i, commit = std::move(commit)] {
+            std::string& target = world ? written[i] : slots[i];
+            behind->submit([&fb, &target, i, commit = std::move(commit)] {
                 try {
-                    slots[i] = kDone + commit();
+                    target = kDone + commit();
                 } catch (const std::exception& e) {
-                    slots[i] = kFailed + fb.itemName(i) + ": " + e.what();
+                    target = kFailed + fb.itemName(i) + ": " + e.what();
                 }
             });
-            return std::string();
+            return world ? std::string(1, kPending) : std::string();
         }
         if (failure.empty()) {
             try {
@@ -122,23 +129,51 @@ std::optional<std::vector<std::string>> runFileBatch(const FileBatch& fb, const 
         DeviceSet* devices = fb.devices ? fb.devices : opened.get();
         BatchOptions bo;
         bo.itemName = fb.itemName;
-        const cluster::ClaimingResults work = [&](Context& ctx, std::size_t b, std::size_t e, std::string* out, BatchCall& call) {
-            for (std::size_t i = b; i < e; ++i) {
-                if (call.claimed(i)) continue;
-                if (auto slot = one(&ctx, i, &call)) out[i - b] = std::move(*slot);
-            }
-        };
-        if (cluster::World* world = ranks()) {
+        const unsigned threads = writerThreads();
+        behind = std::make_unique<WriteBehind>(threads, 2 * threads);
+        if (world) {
             // Each item's outputs are written by the rank that computed it (the ranks share the
             // folders, as they share the inputs); rank 0 gathers the slots.
             passRankGate();
             cluster::DistributedReport report;
-            slots = cluster::runDistributedBatch(*world, *devices, n, work, bo, &report);
+            try {
+                slots = cluster::runDistributedBatch(*world, *devices, n, cluster::ClaimingResults(
+                    [&](Context& ctx, std::size_t b, std::size_t e, std::string* out, BatchCall& call) {
+                        for (std::size_t i = b; i < e; ++i) {
+                            if (call.claimed(i)) continue;
+                            if (auto slot = one(&ctx, i, &call)) out[i - b] = std::move(*slot);
+                        }
+                    }), bo, &report);
+            } catch (...) {
+                behind->drain();
+                throw;
+            }
+            const auto devicesDone = std::chrono::steady_clock::now();
+            behind->drain();
+            // Every rank's slots of the items it wrote behind, to rank 0 (a straggler's copy may
+            // have been written by two ranks: a written output wins over a failed one).
+            std::string mine;
+            for (std::size_t i = 0; i < n; ++i)
+                if (!written[i].empty()) {
+                    const std::uint64_t head[2] = {i, written[i].size()};
+                    mine.append(reinterpret_cast<const char*>(head), sizeof head);
+                    mine += written[i];
+                }
+            const std::vector<unsigned char> all = cluster::gatherOnRoot(mine.data(), mine.size(), 1, *world);
+            const double tail = std::chrono::duration<double>(std::chrono::steady_clock::now() - devicesDone).count();
             if (!world->isRoot()) return std::nullopt;
-            std::cerr << report.describe();
+            for (std::size_t at = 0; at + 2 * sizeof(std::uint64_t) <= all.size();) {
+                std::uint64_t head[2];
+                std::memcpy(head, all.data() + at, sizeof head);
+                at += sizeof head;
+                const std::string slot(reinterpret_cast<const char*>(all.data() + at), static_cast<std::size_t>(head[1]));
+                at += static_cast<std::size_t>(head[1]);
+                std::string& kept = slots[static_cast<std::size_t>(head[0])];
+                if (!kept.empty() && (kept[0] == kPending || (kept[0] == kFailed && !slot.empty() && slot[0] == kDone))) kept = slot;
+            }
+            report.seconds += tail;
+            std::cerr << report.describe() << behind->describe(report.seconds, tail);
         } else {
-            const unsigned threads = std::max(2u, std::min(32u, portacl::usableCores()));
-            behind = std::make_unique<WriteBehind>(threads, 2 * threads);
             BatchReport report;
             try {
                 report = devices->run(n, DeviceSet::ClaimingWork([&](Context& ctx, std::size_t b, std::size_t e, BatchCall& call) {
@@ -158,10 +193,7 @@ std::optional<std::vector<std::string>> runFileBatch(const FileBatch& fb, const 
             const double tail = std::chrono::duration<double>(std::chrono::steady_clock::now() - devicesDone).count();
             report.seconds += tail;
             printBatchReport(report, *devices);
-            char line[160];
-            std::snprintf(line, sizeof line, "  outputs written on %u host threads behind the devices; the last %.3f s of the batch only wrote\n",
-                          threads, tail);
-            std::cerr << line;
+            std::cerr << behind->describe(report.seconds, tail);
         }
         printProfile(*devices, common);
     }
@@ -169,7 +201,7 @@ std::optional<std::vector<std::string>> runFileBatch(const FileBatch& fb, const 
     std::string first;
     std::vector<std::string> lines(n);
     for (std::size_t i = 0; i < n; ++i) {
-        if (slots[i].empty()) throw Error("internal: " + fb.itemName(i) + " has no result");
+        if (slots[i].empty() || slots[i][0] == kPending) throw Error("internal: " + fb.itemName(i) + " has no result");
         if (slots[i][0] == kFailed && failed++ == 0) first = slots[i].substr(1);
         if (slots[i][0] == kDone) lines[i] = slots[i].substr(1);
     }

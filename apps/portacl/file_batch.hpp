@@ -47,6 +47,9 @@ struct FileBatch {
     bool serial = false;                               // the serial reference, in this process
     DeviceSet* devices = nullptr;                      // the set to run on (default: --device's)
     std::vector<std::string> outputs;                  // the files it writes (their folders are read once)
+    // The line of an item is its data for rank 0 (a TIFF stack's page, which rank 0 writes): under
+    // mpirun its commit runs when the call returns, not behind, so that the line travels with it.
+    bool lineCarriesData = false;
     // Item i on ctx (nullptr: the serial reference): computes, and returns the function that writes
     // its outputs and gives its line for standard output ("" for none). Only the first copy of an item
     // to finish calls it.

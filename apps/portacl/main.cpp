@@ -7,6 +7,7 @@
 #include "batch.hpp"
 #include "command.hpp"
 #include "run_command.hpp"
+#include "termination.hpp"
 #include "portacl/cluster/world.hpp"
 #include "portacl/runtime/log.hpp"
 #include "portacl/runtime/progress.hpp"
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
         std::cerr << "portacl: " << e.what() << "\n";
         return 1;
     }
+    portacl::cli::removeTemporariesOnSignals();
     if (argc < 2) {
         usage(std::cerr);
         return 2;

@@ -111,7 +111,7 @@ std::string receive(const MPI_Status& st) {
 // and once every item of a chunk is in, the rank still computing it is told to stop. Returns the
 // failure sentence, "" when every item has its result.
 std::string serveBatch(const World& world, DeviceSet& devices, std::size_t n, const ClaimingResults& work, const BatchOptions& options,
-                       std::vector<std::string>& results, DistributedReport& rep) {
+                       std::vector<std::string>& results, DistributedReport& rep, const ResultSink& sink) {
     using Clock = std::chrono::steady_clock;
     const int ranks = world.size();
     const std::size_t maxChunk = std::max<std::size_t>(1, options.maxChunk);
@@ -169,12 +169,12 @@ std::string serveBatch(const World& world, DeviceSet& devices, std::size_t n, co
         if (c) held[rank] = {*c, Clock::now()};
         return c;
     };
-    // Item `item`'s result from rank `from`: the first to come is kept. A chunk it completes is
-    // stopped where another rank still computes it.
+    // Item `item`'s result from rank `from`: the first to come is kept (true: the caller hands it to
+    // the sink, after the lock). A chunk it completes is stopped where another rank still computes it.
     auto store = [&](int from, std::size_t item, std::string&& bytes) {
-        if (item >= n || have[item]) return;
+        if (item >= n || have[item]) return false;
         have[item] = 1;
-        results[item] = std::move(bytes);
+        if (!sink) results[item] = std::move(bytes);
         ++rep.rankItems[static_cast<std::size_t>(from)];
         ++received;
         for (const auto& [r, h] : held)
@@ -182,6 +182,7 @@ std::string serveBatch(const World& world, DeviceSet& devices, std::size_t n, co
                 if (r == 0) localStop = true;
                 else stops.emplace_back(r, h.chunk);
             }
+        return true;
     };
     // A chunk given back by a rank that failed: computed again unless another rank has it in hand.
     auto giveBack = [&](int rank, Range c) {
@@ -223,9 +224,16 @@ std::string serveBatch(const World& world, DeviceSet& devices, std::size_t n, co
                 changed.notify_all();
                 return;
             }
+            std::vector<std::size_t> kept;
             if (!stopped)
-                for (std::size_t i = 0; i < out.size(); ++i) store(0, c->first + i, std::move(out[i]));
+                for (std::size_t i = 0; i < out.size(); ++i)
+                    if (store(0, c->first + i, std::move(out[i])) && sink) kept.push_back(i);
             changed.notify_all();
+            if (!kept.empty()) {
+                lock.unlock();
+                for (std::size_t i : kept) sink(c->first + i, std::move(out[i]));
+                lock.lock();
+            }
         }
     });
 
@@ -282,9 +290,14 @@ std::string serveBatch(const World& world, DeviceSet& devices, std::size_t n, co
         } else if (st.MPI_TAG == kResult) {
             std::uint64_t item = 0;
             std::memcpy(&item, msg.data(), sizeof item);
-            std::lock_guard<std::mutex> lock(mutex);
-            store(from, static_cast<std::size_t>(item), msg.substr(sizeof item));
-            changed.notify_all();
+            std::string bytes = msg.substr(sizeof item);
+            bool kept = false;
+            {
+                std::lock_guard<std::mutex> lock(mutex);
+                kept = store(from, static_cast<std::size_t>(item), std::move(bytes));
+                changed.notify_all();
+            }
+            if (kept && sink) sink(static_cast<std::size_t>(item), std::move(bytes));
         } else if (st.MPI_TAG == kFailed) {
             std::lock_guard<std::mutex> lock(mutex);
             held.erase(from);
@@ -398,18 +411,20 @@ std::string DistributedReport::describe() const {
 }
 
 std::vector<std::string> runDistributedBatch(const World& world, DeviceSet& devices, std::size_t n, const RangeResults& work,
-                                             const BatchOptions& options, DistributedReport* report) {
-    return runDistributedBatch(world, devices, n, claimingResults(work), options, report);
+                                             const BatchOptions& options, DistributedReport* report, const ResultSink& sink) {
+    return runDistributedBatch(world, devices, n, claimingResults(work), options, report, sink);
 }
 
 std::vector<std::string> runDistributedBatch(const World& world, DeviceSet& devices, std::size_t n, const ClaimingResults& work,
-                                             const BatchOptions& options, DistributedReport* report) {
+                                             const BatchOptions& options, DistributedReport* report, const ResultSink& sink) {
     DistributedReport rep;
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::string> results;
     if (!world.distributed()) {
         results.resize(n);
         rep.local = devices.run(n, chunkWork(work, 0, results.data()), options);
+        if (sink)
+            for (std::size_t i = 0; i < n; ++i) sink(i, std::move(results[i])), results[i] = std::string();
         rep.rankItems = {n};
         rep.rankFailures = {""};
         rep.seconds = secondsSince(t0);
@@ -422,7 +437,7 @@ std::vector<std::string> runDistributedBatch(const World& world, DeviceSet& devi
     std::string failure;
     if (world.isRoot()) {
         results.resize(n);
-        failure = serveBatch(world, devices, n, work, options, results, rep);
+        failure = serveBatch(world, devices, n, work, options, results, rep, sink);
     } else {
         workBatch(devices, n, work, options, rep);
     }

@@ -34,6 +34,24 @@ struct DevicePlane {
     io::PixelType type = io::PixelType::U8;
 };
 
+// Samples of one channel between an interleaved image and a plane (`toPlane`: image -> plane), a
+// sample of `Bytes` bytes at a time (a move the compiler sees, not a call per sample).
+template <std::size_t Bytes>
+void copyChannel(unsigned char* image, unsigned char* plane, std::size_t n, int channels, int c, bool toPlane) {
+    for (std::size_t i = 0; i < n; ++i) {
+        unsigned char* sample = image + (i * channels + c) * Bytes;
+        if (toPlane) std::memcpy(plane + i * Bytes, sample, Bytes);
+        else std::memcpy(sample, plane + i * Bytes, Bytes);
+    }
+}
+void copyChannel(unsigned char* image, unsigned char* plane, std::size_t n, int channels, int c, std::size_t bps, bool toPlane) {
+    switch (bps) {
+        case 1: return copyChannel<1>(image, plane, n, channels, c, toPlane);
+        case 2: return copyChannel<2>(image, plane, n, channels, c, toPlane);
+        default: return copyChannel<4>(image, plane, n, channels, c, toPlane);
+    }
+}
+
 bool isPowerOfTwo(std::int64_t d) { return d > 0 && (d & (d - 1)) == 0; }
 int log2i(std::int64_t d) {
     int s = 0;
@@ -614,11 +632,19 @@ struct Pipeline::Impl {
         const std::size_t bps = bytesPerSample(img.type), n = img.pixelCount();
         ctx.checkFits(img.byteCount() * 4 + n * 8, "filtering the image (its planes and their working copies)");
         planes.clear();
-        std::vector<unsigned char> plane(n * bps + kStripSlack);
+        // A grey image is its own plane (no copy on the host); its slack is zeros.
+        static const unsigned char zeros[kStripSlack] = {};
+        std::vector<unsigned char> plane(img.channels > 1 ? n * bps : 0);
         for (int c = 0; c < img.channels; ++c) {
-            for (std::size_t i = 0; i < n; ++i)
-                std::memcpy(&plane[i * bps], &img.data[(i * img.channels + c) * bps], bps);
-            planes.push_back({ctx.upload(plane, "image plane"), img.type});
+            const unsigned char* samples = img.data.data();
+            if (img.channels > 1) {
+                copyChannel(const_cast<unsigned char*>(img.data.data()), plane.data(), n, img.channels, c, bps, true);
+                samples = plane.data();
+            }
+            cl::Buffer b = ctx.buffer(n * bps + kStripSlack, "image plane");
+            ctx.write(b, samples, n * bps, "upload image plane");
+            ctx.write(b, zeros, kStripSlack, "upload image plane", n * bps);
+            planes.push_back({b, img.type});
         }
         source = planes;
     }
@@ -626,10 +652,14 @@ struct Pipeline::Impl {
     io::Image download() {
         io::Image img = io::makeImage(width, height, static_cast<int>(planes.size()), planes[0].type);
         const std::size_t bps = bytesPerSample(img.type), n = img.pixelCount();
+        if (img.channels == 1) {
+            ctx.read(planes[0].buffer, img.data.data(), n * bps, "download image plane");
+            return img;
+        }
+        std::vector<unsigned char> plane(n * bps);
         for (int c = 0; c < img.channels; ++c) {
-            const auto plane = ctx.download<unsigned char>(planes[c].buffer, n * bps, "image plane");
-            for (std::size_t i = 0; i < n; ++i)
-                std::memcpy(&img.data[(i * img.channels + c) * bps], &plane[i * bps], bps);
+            ctx.read(planes[c].buffer, plane.data(), n * bps, "download image plane");
+            copyChannel(img.data.data(), plane.data(), n, img.channels, c, bps, false);
         }
         return img;
     }

@@ -4,7 +4,9 @@
 // one-sentence error.
 #include <tiffio.h>
 
+#include <algorithm>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -108,8 +110,8 @@ Image readPage(TIFF* tif, const std::string& path, std::size_t page) {
     return img;
 }
 
-// One page's tags and samples into an open file (its directory is written by the caller).
-void writePage(TIFF* tif, const std::string& path, const Image& img) {
+// One page's tags: its shape, deflate, and strips of libtiff's default size (or `rowsPerStrip`).
+void setPageTags(TIFF* tif, const Image& img, uint32_t rowsPerStrip = 0) {
     const uint16_t bps = static_cast<uint16_t>(8 * bytesPerSample(img.type));
     TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, static_cast<uint32_t>(img.width));
     TIFFSetField(tif, TIFFTAG_IMAGELENGTH, static_cast<uint32_t>(img.height));
@@ -123,7 +125,12 @@ void writePage(TIFF* tif, const std::string& path, const Image& img) {
         const uint16_t alpha = EXTRASAMPLE_UNASSALPHA;
         TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &alpha);
     }
-    TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
+    TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rowsPerStrip ? rowsPerStrip : TIFFDefaultStripSize(tif, 0));
+}
+
+// One page's tags and samples into an open file (its directory is written by the caller).
+void writePage(TIFF* tif, const std::string& path, const Image& img) {
+    setPageTags(tif, img);
     const std::size_t stride = static_cast<std::size_t>(img.width) * img.channels * bytesPerSample(img.type);
     std::vector<unsigned char> line(stride);  // libtiff may modify the buffer it is given
     for (int y = 0; y < img.height; ++y) {
@@ -132,6 +139,35 @@ void writePage(TIFF* tif, const std::string& path, const Image& img) {
             throw Error("cannot write TIFF " + path + ": " + lastTiffError + ".");
     }
 }
+
+// A TIFF file in memory, for libtiff's client procedures: a page is compressed into it on any thread.
+struct MemoryTiff {
+    std::vector<unsigned char> bytes;
+    std::uint64_t at = 0;
+};
+tmsize_t memoryRead(thandle_t h, void* buf, tmsize_t n) {
+    auto* m = static_cast<MemoryTiff*>(h);
+    const std::uint64_t take = m->at >= m->bytes.size() ? 0 : std::min<std::uint64_t>(n, m->bytes.size() - m->at);
+    std::memcpy(buf, m->bytes.data() + m->at, take);
+    m->at += take;
+    return static_cast<tmsize_t>(take);
+}
+tmsize_t memoryWrite(thandle_t h, void* buf, tmsize_t n) {
+    auto* m = static_cast<MemoryTiff*>(h);
+    if (m->at + n > m->bytes.size()) m->bytes.resize(m->at + n);
+    std::memcpy(m->bytes.data() + m->at, buf, static_cast<std::size_t>(n));
+    m->at += n;
+    return n;
+}
+toff_t memorySeek(thandle_t h, toff_t off, int whence) {
+    auto* m = static_cast<MemoryTiff*>(h);
+    m->at = whence == SEEK_SET ? off : whence == SEEK_CUR ? m->at + off : m->bytes.size() + off;
+    return m->at;
+}
+int memoryClose(thandle_t) { return 0; }
+toff_t memorySize(thandle_t h) { return static_cast<MemoryTiff*>(h)->bytes.size(); }
+int memoryMap(thandle_t, void**, toff_t*) { return 0; }
+void memoryUnmap(thandle_t, void*, toff_t) {}
 
 }  // namespace
 
@@ -173,6 +209,45 @@ Image readTiffPage(const std::string& path, std::size_t page) {
     return detail::readPage(tif.get(), path, page);
 }
 
+// A page's shape and its strips, compressed by libtiff's codec as the stack's own writing would.
+struct TiffStackPage::Data {
+    Image shape;  // without its pixels
+    uint32_t rowsPerStrip = 0;
+    std::vector<std::vector<unsigned char>> strips;
+};
+
+TiffStackPage TiffStackWriter::encode(const Image& page) {
+    if (page.width <= 0 || page.height <= 0 || page.channels < 1 || page.channels > 4 || page.data.size() != page.byteCount())
+        throw Error("cannot write a TIFF page: it is empty or its data does not match its size.");
+    detail::MemoryTiff memory;
+    TIFFSetErrorHandler(detail::onTiffError);
+    TIFFSetWarningHandler(nullptr);
+    lastTiffError = "unknown libtiff error";
+    detail::TiffHandle tif(TIFFClientOpen("page", "w", &memory, detail::memoryRead, detail::memoryWrite, detail::memorySeek,
+                                          detail::memoryClose, detail::memorySize, detail::memoryMap, detail::memoryUnmap));
+    if (!tif) throw Error("cannot compress a TIFF page: " + lastTiffError + ".");
+    detail::writePage(tif.get(), "a TIFF page", page);
+    if (!TIFFFlushData(tif.get())) throw Error("cannot compress a TIFF page: " + lastTiffError + ".");
+    auto data = std::make_shared<TiffStackPage::Data>();
+    data->shape = makeImage(page.width, page.height, page.channels, page.type);
+    data->shape.data.clear();
+    data->shape.data.shrink_to_fit();
+    TIFFGetField(tif.get(), TIFFTAG_ROWSPERSTRIP, &data->rowsPerStrip);
+    toff_t* offsets = nullptr;
+    toff_t* counts = nullptr;
+    if (!TIFFGetField(tif.get(), TIFFTAG_STRIPOFFSETS, &offsets) || !TIFFGetField(tif.get(), TIFFTAG_STRIPBYTECOUNTS, &counts))
+        throw Error("cannot compress a TIFF page: libtiff kept no strip offsets.");
+    const uint32_t strips = TIFFNumberOfStrips(tif.get());
+    for (uint32_t k = 0; k < strips; ++k) {
+        if (offsets[k] + counts[k] > memory.bytes.size()) throw Error("cannot compress a TIFF page: a strip lies outside its file.");
+        data->strips.emplace_back(memory.bytes.begin() + static_cast<std::ptrdiff_t>(offsets[k]),
+                                  memory.bytes.begin() + static_cast<std::ptrdiff_t>(offsets[k] + counts[k]));
+    }
+    TiffStackPage out;
+    out.data_ = std::move(data);
+    return out;
+}
+
 struct TiffStackWriter::State {
     AtomicOutput out;
     detail::TiffHandle tif;
@@ -199,6 +274,24 @@ void TiffStackWriter::append(const Image& page) {
     }
     if (!TIFFWriteDirectory(state_->tif.get()))
         throw Error("cannot write page " + std::to_string(state_->pages + 1) + " of TIFF " + path + ": " + lastTiffError + ".");
+    ++state_->pages;
+}
+
+void TiffStackWriter::append(const TiffStackPage& page) {
+    const std::string& path = state_->out.path();
+    if (!state_->tif) throw Error("cannot add a page to TIFF " + path + ": it was committed.");
+    if (!page.data_) throw Error("cannot write TIFF " + path + ": page " + std::to_string(state_->pages + 1) + " was never encoded.");
+    TIFF* tif = state_->tif.get();
+    const auto fail = [&] {
+        throw Error("cannot write page " + std::to_string(state_->pages + 1) + " of TIFF " + path + ": " + lastTiffError + ".");
+    };
+    detail::setPageTags(tif, page.data_->shape, page.data_->rowsPerStrip);
+    for (std::size_t k = 0; k < page.data_->strips.size(); ++k) {
+        auto& strip = page.data_->strips[k];
+        if (TIFFWriteRawStrip(tif, static_cast<uint32_t>(k), const_cast<unsigned char*>(strip.data()), static_cast<tmsize_t>(strip.size())) < 0)
+            fail();
+    }
+    if (!TIFFWriteDirectory(tif)) fail();
     ++state_->pages;
 }
 

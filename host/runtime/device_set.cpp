@@ -135,6 +135,14 @@ std::vector<DeviceInfo> selectDeviceSet(const std::string& specIn) {
     return out;
 }
 
+std::vector<DeviceInfo> withMembersPerGpu(const std::vector<DeviceInfo>& devices, const std::string& spec, unsigned perGpu) {
+    const bool multiplied = spec.find_first_of("*/") != std::string::npos;
+    std::vector<DeviceInfo> out;
+    for (const DeviceInfo& d : devices)
+        for (unsigned k = 0; k < (d.isGpu && !multiplied ? std::max(1u, perGpu) : 1u); ++k) out.push_back(d);
+    return out;
+}
+
 std::string BatchReport::describe() const {
     std::ostringstream os;
     char line[256];

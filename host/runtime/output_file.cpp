@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 #include "portacl/runtime/error.hpp"
@@ -164,7 +165,33 @@ void cleanFromListing(FolderListing& l, const std::string& base) {
     }
 }
 
+// The temporaries of the outputs this process has open (not committed, not discarded), for
+// removeUncommittedTemporaries.
+struct OpenTemporaries {
+    std::mutex mutex;
+    std::set<std::string> paths;
+};
+OpenTemporaries& openTemporaries() {
+    static OpenTemporaries* t = new OpenTemporaries;  // never destroyed: a signal may come during exit
+    return *t;
+}
+void opened(const std::string& path) {
+    std::lock_guard<std::mutex> lock(openTemporaries().mutex);
+    openTemporaries().paths.insert(path);
+}
+void closed(const std::string& path) {
+    std::lock_guard<std::mutex> lock(openTemporaries().mutex);
+    openTemporaries().paths.erase(path);
+}
+
 }  // namespace
+
+void removeUncommittedTemporaries() {
+    OpenTemporaries& t = openTemporaries();
+    std::lock_guard<std::mutex> lock(t.mutex);
+    for (const auto& p : t.paths) ::unlink(p.c_str());
+    t.paths.clear();
+}
 
 OutputFolderScan::OutputFolderScan(const std::vector<std::string>& paths) {
     for (const auto& p : paths) {
@@ -276,6 +303,7 @@ AtomicOutput::AtomicOutput(const std::string& path) : path_(path) {
     target_ = resolvedTarget(path);
     removeStaleTemporaries(target_);
     write_ = freshTemporary(target_);
+    opened(write_);
 }
 
 AtomicOutput::~AtomicOutput() {
@@ -283,7 +311,10 @@ AtomicOutput::~AtomicOutput() {
 }
 
 void AtomicOutput::discard() {
-    if (!inPlace_ && !done_) std::remove(write_.c_str());
+    if (!inPlace_ && !done_) {
+        std::remove(write_.c_str());
+        closed(write_);
+    }
     done_ = true;
 }
 
@@ -291,6 +322,7 @@ void AtomicOutput::commit() {
     if (done_) return;
     done_ = true;
     if (inPlace_) return;
+    closed(write_);
     std::string why;
     if (!renameFile(write_, target_, why)) {
         std::remove(write_.c_str());
@@ -345,6 +377,7 @@ void OutputGroup::commit() {
     for (auto* m : renamed) {
         std::string why;
         m->done_ = true;
+        closed(m->write_);
         if (!renameFile(m->write_, m->target_, why) && failure.empty()) failure = "cannot write " + m->path_ + ": " + why;
     }
     for (const auto& r : records) std::remove(r.c_str());

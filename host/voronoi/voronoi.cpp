@@ -61,10 +61,16 @@ struct WaveLayout {
     std::size_t read() const { return answers - counts; }  // + the answers
 };
 
-// The host threads, kept with the context (a call on a small structure must not pay for starting them).
+// The host threads, kept with the context (a call on a small structure must not pay for starting
+// them); as many as the context's share of the host (ContextOptions::hostThreads).
 struct ContextPool {
-    WorkerPool pool{WorkerPool::defaultThreads()};
+    std::unique_ptr<WorkerPool> pool;
 };
+WorkerPool& contextPool(Context& ctx) {
+    ContextPool& p = ctx.state<ContextPool>();
+    if (!p.pool) p.pool = std::make_unique<WorkerPool>(WorkerPool::defaultThreads(ctx.options().hostThreads));
+    return *p.pool;
+}
 
 // A [voronoi] tunable: the caller's value (> 0), else PORTACL_VORONOI_<KEY> (for trying values on a
 // device), else the device's profile; the last two must lie in [1, hi] and, for the search splits
@@ -211,7 +217,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     const auto wallStart = std::chrono::steady_clock::now();
     auto tick = wallStart;
     HostPhases times;
-    WorkerPool& pool = ctx.state<ContextPool>().pool;
+    WorkerPool& pool = contextPool(ctx);
     std::vector<std::unique_ptr<Tracer>> tracers(frames.size());
     pool.forRange(frames.size(), 1, [&](std::size_t b, std::size_t e) {
         for (std::size_t f = b; f < e; ++f) tracers[f] = std::make_unique<Tracer>(frames[f]);

@@ -19,12 +19,12 @@ WorkerPool::~WorkerPool() {
     for (auto& t : helpers_) t.join();
 }
 
-unsigned WorkerPool::defaultThreads() {
+unsigned WorkerPool::defaultThreads(unsigned share) {
     if (const char* env = std::getenv("PORTACL_VORONOI_THREADS")) {
         const long v = std::strtol(env, nullptr, 10);
         if (v >= 1) return static_cast<unsigned>(std::min(v, 256L));
     }
-    return std::clamp(portacl::usableCores(), 1u, 16u);
+    return std::clamp(share ? share : portacl::usableCores(), 1u, 16u);
 }
 
 // Takes chunks of the current job until none is left (called with the mutex held; released while

@@ -28,8 +28,9 @@ public:
     // first exception thrown is rethrown here. Small ranges run on the caller alone.
     void forRange(std::size_t n, std::size_t grain, const std::function<void(std::size_t, std::size_t)>& f);
 
-    // Threads for this machine: PORTACL_VORONOI_THREADS if set, else the hardware's (at most 16).
-    static unsigned defaultThreads();
+    // Threads for this machine: PORTACL_VORONOI_THREADS if set, else `share` (the context's
+    // ContextOptions::hostThreads) when given, else the usable cores; at most 16 but for the first.
+    static unsigned defaultThreads(unsigned share = 0);
 
 private:
     void work();

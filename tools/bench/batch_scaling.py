@@ -17,19 +17,23 @@ Workloads (the batch is made in a scratch folder):
            once held a GPU set: compare "gpu" with "gpu,pocl")
 
 Each row runs --runs times and keeps the median of the batch's own seconds (the command's report:
-the batch alone, without start-up and input reading). The last column divides the members' busy time
-of that run (the report's phases): waiting for the device, host work, reading and writing, locks and
-kernel builds; a row whose device share is low is limited by the host, not by the devices."""
+the batch alone up to its last output written, without start-up and input reading). The busy column
+divides the members' busy time of that run (the report's phases; under mpirun rank 0's): waiting for
+the device, host work, reading and writing, locks and kernel builds; a row whose device share is low
+is limited by the host, not by the devices. The last column is how busy the host threads that write
+behind the devices were over the batch (near 100 %: they, not the devices, limit it)."""
 import argparse
 import os
 import random
 import re
+import shlex
 import shutil
 import statistics
 import struct
 import subprocess
 import sys
 import tempfile
+import time
 import zlib
 
 
@@ -65,6 +69,31 @@ def make_ensemble(source, repeat, path):
     return n
 
 
+def folder_bytes(folder):
+    total = 0
+    for root, _, files in os.walk(folder):
+        for f in files:
+            try:
+                total += os.stat(os.path.join(root, f)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def filesystem_of(path):
+    """The type of the file system `path` lies on ("ext4", "tmpfs"), from /proc/mounts."""
+    best, kind = "", "unknown"
+    real = os.path.realpath(path)
+    try:
+        for line in open("/proc/mounts"):
+            fields = line.split()
+            if len(fields) > 2 and (real == fields[1] or real.startswith(fields[1].rstrip("/") + "/")) and len(fields[1]) > len(best):
+                best, kind = fields[1], fields[2]
+    except OSError:
+        pass
+    return kind
+
+
 def parse_entry(entry):
     m = re.fullmatch(r"(?:(\d+)x)?(.+?)(?:=(\d+(?:\.\d+)?))?", entry.strip())
     if not m:
@@ -73,19 +102,28 @@ def parse_entry(entry):
 
 
 def batch_seconds(stderr):
+    """The batch's seconds up to its last output written. Builds whose Voronoi wrote frames on a thread per member left its last
+    frames out of the batch's line ("the last frames written in S s"): they are added back."""
     m = re.search(r"(\d+) items in ([0-9.]+) s", stderr)
     if not m:
         raise RuntimeError("no batch report in the command's output:\n" + stderr)
-    return int(m.group(1)), float(m.group(2))
+    tail = re.search(r"the last frames written in ([0-9.]+) s", stderr)
+    return int(m.group(1)), float(m.group(2)) + (float(tail.group(1)) if tail else 0.0)
 
 
 def busy_shares(stderr):
-    """The report's "the members' busy time: read 1 %, host 9 %, device 88 %, ..." as a dict (empty
-    under mpirun, whose report has no such line)."""
-    m = re.search(r"the members' busy time: ([^;\n]*)", stderr)
+    """The report's "the members' busy time: read 1 %, host 9 %, device 88 %, ..." (under mpirun
+    rank 0's "this rank's busy time") as a dict."""
+    m = re.search(r"(?:the members'|this rank's) busy time: ([^;\n]*)", stderr)
     if not m:
         return {}
     return {k: float(v) for k, v in re.findall(r"(\w+) ([0-9.]+) %", m.group(1))}
+
+
+def writers_busy(stderr):
+    """The writers' busy share ("outputs written on N host threads behind the devices, busy P %"), or None."""
+    m = re.search(r"behind the devices, busy ([0-9.]+) %", stderr)
+    return float(m.group(1)) if m else None
 
 
 def main():
@@ -103,9 +141,14 @@ def main():
     # the host threads that feed a rank's devices.
     p.add_argument("--mpirun", default="mpirun --oversubscribe --bind-to none")
     p.add_argument("--verbose", action="store_true", help="print each run's batch report (per member and phase) on stderr")
+    p.add_argument("--scratch", default=None, help="the folder for the batch's inputs and outputs (default: the system's temporary "
+                   "folder; /dev/shm takes the disk out of the measurement)")
+    p.add_argument("--no-warmup", action="store_true", help="skip the untimed first run of the first row (it builds the kernels "
+                   "into the cache on a fresh machine)")
     args = p.parse_args()
+    args.portacl = shlex.split(args.portacl)  # ".device/run portacl" on the GPU machines
 
-    scratch = tempfile.mkdtemp(prefix="portacl-scaling-")
+    scratch = tempfile.mkdtemp(prefix="portacl-scaling-", dir=args.scratch)
     try:
         return measure(args, scratch)
     finally:
@@ -161,35 +204,61 @@ def measure(args, scratch):
         items = args.images
         what = f"filter median:5 + sobel over {items} random 8-bit images of {args.side}x{args.side}"
 
+    # A run's outputs, as temporaries beside the last run's until they are renamed over them.
+    need = 2.2 * {"voronoi": items * 110e3, "filter": items * args.side ** 2 * 1.05, "lineal": items * 1e5}[args.workload]
+    free = shutil.disk_usage(scratch).free
+    if free < need:
+        raise SystemExit(f"batch_scaling: {os.path.dirname(scratch)} has {free / 1e9:.1f} GB free and the runs need about "
+                         f"{need / 1e9:.1f} GB: give --scratch a folder with room")
+    entries = [e for e in args.sets.split(";") if e.strip()]
+
+    def run(entry):
+        ranks, spec, _ = parse_entry(entry)
+        launch = (shlex.split(args.mpirun) + ["-n", str(ranks)]) if ranks > 1 else []
+        # Every run starts with nothing of the runs before it waiting to be written back to the disk.
+        t0 = time.monotonic()
+        os.sync()
+        if time.monotonic() - t0 > 1:
+            sys.stderr.write(f"batch_scaling: waited {time.monotonic() - t0:.1f} s for the disk's writeback before --device {spec}\n")
+        r = subprocess.run(launch + args.portacl + command + ["--device", spec], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SystemExit(f"batch_scaling: {' '.join(launch + args.portacl + command)} --device {spec} failed:\n{r.stderr}")
+        if args.verbose:
+            sys.stderr.write(f"--device {spec} ranks {ranks}:\n{r.stderr}\n")
+        return r.stderr
+
+    if not args.no_warmup:
+        run(entries[0])  # the kernels built into the cache, the inputs read once
+    # Each row is printed as soon as it is measured (a run cut short by a time limit keeps its rows).
     rows = []
-    for entry in [e for e in args.sets.split(";") if e.strip()]:
+    for entry in entries:
         ranks, spec, units = parse_entry(entry)
-        launch = (args.mpirun.split() + ["-n", str(ranks)]) if ranks > 1 else []
-        times, shares = [], []
+        times, shares, writers = [], [], []
         for _ in range(args.runs):
-            r = subprocess.run(launch + [args.portacl] + command + ["--device", spec], capture_output=True, text=True)
-            if r.returncode != 0:
-                raise SystemExit(f"batch_scaling: {' '.join(launch + [args.portacl] + command)} --device {spec} failed:\n{r.stderr}")
-            n, s = batch_seconds(r.stderr)
+            stderr = run(entry)
+            n, s = batch_seconds(stderr)
             times.append(s)
-            shares.append(busy_shares(r.stderr))
-            if args.verbose:
-                sys.stderr.write(f"--device {spec} ranks {ranks}:\n{r.stderr}\n")
+            shares.append(busy_shares(stderr))
+            writers.append(writers_busy(stderr))
         seconds = statistics.median(times)
         # The median run's division of the members' busy time.
-        share = shares[times.index(seconds)] if seconds in times else shares[0]
-        rows.append((entry.strip(), ranks, spec, units, n, seconds, n / seconds, share))
-
-    print(f"{what}; median of {args.runs} runs of the batch's own time")
-    print()
-    print("| run | ranks | --device | hardware units | items | seconds | items/s | speed-up | efficiency | busy: device / host / read+write / locks+builds |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    base = rows[0][6] / rows[0][3]
-    for entry, ranks, spec, units, n, seconds, rate, share in rows:
+        median = times.index(seconds) if seconds in times else 0
+        rows.append((entry.strip(), ranks, spec, units, n, seconds, n / seconds, shares[median], writers[median]))
+        if len(rows) == 1:
+            written = folder_bytes(out)  # every run writes the same outputs
+            print(f"{what}; median of {args.runs} runs of the batch's own time; {written / 1e6:.0f} MB of outputs a run, "
+                  f"written to {filesystem_of(out)} ({os.path.dirname(os.path.dirname(out))})")
+            print()
+            print("| run | ranks | --device | hardware units | items | seconds | items/s | speed-up | efficiency | output MB/s | busy: device / host / read+write / locks+builds | writers busy |")
+            print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+            base = rows[0][6] / rows[0][3]
+        entry, ranks, spec, units, n, seconds, rate, share, writer = rows[-1]
         speed = rate / rows[0][6]
         busy = "-" if not share else (f"{share.get('device', 0):.0f} / {share.get('host', 0):.0f} / "
                                       f"{share.get('read', 0) + share.get('write', 0):.0f} / {share.get('locks', 0) + share.get('builds', 0):.0f} %")
-        print(f"| `{entry}` | {ranks} | `{spec}` | {units:g} | {n} | {seconds:.3f} | {rate:.2f} | {speed:.2f} | {100 * rate / (base * units):.0f} % | {busy} |")
+        behind = "-" if writer is None else f"{writer:.0f} %"
+        print(f"| `{entry}` | {ranks} | `{spec}` | {units:g} | {n} | {seconds:.3f} | {rate:.2f} | {speed:.2f} | {100 * rate / (base * units):.0f} % | "
+              f"{written / 1e6 / seconds:.0f} | {busy} | {behind} |", flush=True)
     return 0
 
 

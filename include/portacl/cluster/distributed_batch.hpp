@@ -37,16 +37,23 @@ using RangeResults = std::function<void(Context& ctx, std::size_t begin, std::si
 using ClaimingResults =
     std::function<void(Context& ctx, std::size_t begin, std::size_t end, std::string* results, BatchCall& call)>;
 
+// Rank 0's use of each item's result as it arrives (the first to arrive, once per item), in place
+// of keeping it for the returned vector: so that rank 0 writes items while the ranks compute others,
+// and holds only those in flight. Called on rank 0's threads (its main thread, or the thread of its
+// own devices), never with the batch's lock held; it may block (a writer's queue that is full), which
+// holds back that thread only.
+using ResultSink = std::function<void(std::size_t item, std::string&& bytes)>;
+
 // Collective over every rank of `world`: items [0, n) computed by `work` on the ranks' devices
 // (DeviceSet::run hands each device ranges of at most options.maxChunk items). On
-// rank 0 returns the n results in input order; on the other ranks an empty vector. Throws on every
-// rank when the batch fails (rank 0: Error naming the item and the failures; others: ReportedByRoot).
-// A rank takes chunks of at most options.maxChunk x its devices.
+// rank 0 returns the n results in input order (empty strings where `sink` took them); on the other
+// ranks an empty vector. Throws on every rank when the batch fails (rank 0: Error naming the item and
+// the failures; others: ReportedByRoot). A rank takes chunks of at most options.maxChunk x its devices.
 PORTACL_API std::vector<std::string> runDistributedBatch(const World& world, DeviceSet& devices, std::size_t n,
                                                          const RangeResults& work, const BatchOptions& options = {},
-                                                         DistributedReport* report = nullptr);
+                                                         DistributedReport* report = nullptr, const ResultSink& sink = {});
 PORTACL_API std::vector<std::string> runDistributedBatch(const World& world, DeviceSet& devices, std::size_t n,
                                                          const ClaimingResults& work, const BatchOptions& options = {},
-                                                         DistributedReport* report = nullptr);
+                                                         DistributedReport* report = nullptr, const ResultSink& sink = {});
 
 }  // namespace portacl::cluster

@@ -19,6 +19,20 @@ PORTACL_API std::size_t tiffPageCount(const std::string& path);
 // Page `page` (0-based) of a TIFF file, read as readImage reads a one-page TIFF.
 PORTACL_API Image readTiffPage(const std::string& path, std::size_t page);
 
+class TiffStackWriter;
+
+// A page compressed as a stack stores it (TiffStackWriter::encode), on any thread: the compression
+// is a page's whole cost, so pages are encoded at once on several threads and only appended in order.
+class PORTACL_API TiffStackPage {
+public:
+    TiffStackPage() = default;
+
+private:
+    friend class TiffStackWriter;
+    struct Data;
+    std::shared_ptr<const Data> data_;
+};
+
 // Appends pages to a TIFF file written as a temporary beside `path`; commit() renames it over `path`.
 // Destroyed uncommitted (a failed page, an exception), it leaves no file. Each page is stored as
 // writeImage stores a one-page TIFF.
@@ -30,6 +44,10 @@ public:
     TiffStackWriter& operator=(const TiffStackWriter&) = delete;
 
     void append(const Image& page);
+    // The page compressed, on any thread (nothing of a writer is used); throws portacl::Error.
+    static TiffStackPage encode(const Image& page);
+    // An encoded page appended: its bytes copied, the same file as append(Image) of it.
+    void append(const TiffStackPage& page);
     std::size_t pages() const;
     void commit();
 

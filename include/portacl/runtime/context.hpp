@@ -34,6 +34,10 @@ struct PORTACL_API ContextOptions {
     // released buffer for the next one created in its place and reports that one's later bytes as
     // uninitialised (docs/portability.md).
     bool keepBuffers = false;
+    // Host threads a workload's own pool on this context may keep busy (the Voronoi tracer's): the
+    // members of a device set share the host's cores. 0: the workload's default (every usable core,
+    // up to its own cap).
+    unsigned hostThreads = 0;
 };
 
 class PORTACL_API Context {

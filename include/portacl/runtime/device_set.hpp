@@ -33,6 +33,13 @@ namespace portacl {
 // in one sentence when nothing matches or a device cannot be split so.
 PORTACL_API std::vector<DeviceInfo> selectDeviceSet(const std::string& spec);
 
+// The members of a batch whose items are mostly host work on a GPU (decoding, tracing, formatting
+// between short kernels): every GPU of `devices` taken `perGpu` times, so that one member's host work
+// overlaps another's device work, unless `spec`, the --device text they came from, gives *N or /N
+// itself. A CPU device stays one member: its cores are the host's.
+PORTACL_API std::vector<DeviceInfo> withMembersPerGpu(const std::vector<DeviceInfo>& devices, const std::string& spec,
+                                                      unsigned perGpu);
+
 // One member's share of a batch.
 struct PORTACL_API DeviceShare {
     std::string device;        // DeviceSet::label()

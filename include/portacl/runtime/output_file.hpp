@@ -101,6 +101,12 @@ PORTACL_API void writeFileAtomically(const std::string& path, const std::functio
 // The same for one member of a group: writes `out`'s temporary, leaving the commit to the group.
 PORTACL_API void writeFileContents(const AtomicOutput& out, const std::function<void(std::ostream&)>& write, bool binary = false);
 
+// Removes the temporary of every output this process has not committed or discarded (AtomicOutput,
+// and so every writer above), for a process that a signal ends: mpirun's SIGTERM when another rank
+// died, Ctrl-C. A file a writer creates at that very moment may stay, for the next writer beside it
+// to remove. Not async-signal-safe: call it from a thread the signal woke, not from the handler.
+PORTACL_API void removeUncommittedTemporaries();
+
 // The older interface over a fixed temporary name "<path>.tmp.<pid>" (the path itself for a special
 // file), for writers that need a path: write there, then commitTemporary(path), or discardTemporary(path).
 PORTACL_API std::string temporaryPathFor(const std::string& path);
