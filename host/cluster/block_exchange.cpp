@@ -20,12 +20,13 @@ namespace {
 
 std::string megabytes(double bytes) { return std::to_string(static_cast<long long>(bytes / 1e6 + 0.5)) + " MB"; }
 
-// PORTACL_EXCHANGE: "" or "auto" (the window on one node), "mpi" or "window".
-std::string requestedMethod() {
+// The request's method, else PORTACL_EXCHANGE's: "auto" (the window on one node), "mpi" or "window".
+std::string requestedMethod(const std::string& asked) {
     const char* v = std::getenv("PORTACL_EXCHANGE");
-    const std::string s = v ? v : "";
+    const std::string s = !asked.empty() ? asked : v ? v : "";
     if (s.empty() || s == "auto" || s == "mpi" || s == "window") return s.empty() ? "auto" : s;
-    throw Error("PORTACL_EXCHANGE is '" + s + "'; it takes auto, mpi or window");
+    throw Error((asked.empty() ? "PORTACL_EXCHANGE is '" : "the exchange method '") + s + (asked.empty() ? "'" : "' is unknown") +
+                "; it takes auto, mpi or window");
 }
 
 #ifdef PORTACL_HAVE_MPI
@@ -170,25 +171,27 @@ unsigned BlockExchange::defaultThreads(const World& world) {
     return std::max(1u, std::min(usableCores(), share));
 }
 
-BlockExchange::BlockExchange(std::size_t maxSendBytes, const std::string& what, const World& world) : impl_(std::make_unique<Impl>()) {
+BlockExchange::BlockExchange(std::size_t maxSendBytes, const std::string& what, const Request& request, const World& world)
+    : impl_(std::make_unique<Impl>()) {
     Impl& m = *impl_;
     m.what = what;
     m.rank = world.rank();
     m.size = world.size();
-    m.description = "MPI_Alltoallv";
-    const std::string requested = requestedMethod();
+    m.description = "a copy (one rank)";
+    const std::string requested = requestedMethod(request.method);
 #ifdef PORTACL_HAVE_MPI
     if (!world.runsMpi() || world.size() < 2) return;
-    if (requested == "mpi") {
-        m.description = "MPI_Alltoallv (PORTACL_EXCHANGE=mpi)";
-        return;
-    }
+    // Every rank chooses alike, since the window is made by all: the node (the same answer on every
+    // rank), then what each was asked.
     if (world.localSize() != world.size()) {
         m.description = "MPI_Alltoallv (the ranks span several nodes)";
         return;
     }
-    // Every rank chooses alike: the window needs them all.
-    const unsigned threads = defaultThreads(world);
+    if (!all(requested != "mpi", world)) {
+        m.description = "MPI_Alltoallv (asked for)";
+        return;
+    }
+    const unsigned threads = request.threads ? request.threads : defaultThreads(world);
     const std::string problem = m.makeWindow(maxSendBytes, world);
     if (!problem.empty()) {
         m.description = "MPI_Alltoallv (no shared-memory window: " + problem + ")";
@@ -198,7 +201,7 @@ BlockExchange::BlockExchange(std::size_t maxSendBytes, const std::string& what, 
     m.threads = std::make_unique<detail::CopyThreads>(threads);
     m.description = "a shared-memory window, " + std::to_string(threads) + (threads == 1 ? " copy thread" : " copy threads") + " a rank";
 #else
-    (void)maxSendBytes, (void)requested;
+    (void)maxSendBytes, (void)requested, (void)request;
 #endif
 }
 

@@ -11,7 +11,8 @@
 //   4. a barrier, so that no segment is written again before every rank has read it.
 // Across nodes, and where the window cannot be made, it is MPI_Alltoallv (allToAll in
 // collectives.hpp), the same bytes. PORTACL_EXCHANGE=mpi or =window chooses one of the two (the
-// window only on one node), PORTACL_EXCHANGE_THREADS the threads a rank copies with.
+// window only on one node), PORTACL_EXCHANGE_THREADS the threads a rank copies with; `portacl
+// alltoall` under mpirun times both (docs/kwave.md).
 #pragma once
 
 #include "portacl/export.hpp"
@@ -25,14 +26,22 @@
 
 namespace portacl::cluster {
 
+// What a BlockExchange's caller asks for; the defaults are the environment's (see above).
+struct ExchangeRequest {
+    std::string method;    // "auto" (the window on one node), "mpi" or "window"; "": PORTACL_EXCHANGE's
+    unsigned threads = 0;  // the window's copy threads a rank; 0: BlockExchange::defaultThreads()
+};
+
 class PORTACL_API BlockExchange {
 public:
     enum class Method { Mpi, SharedWindow };
+    using Request = ExchangeRequest;
 
-    // Collective over every rank of `world`: an exchange in which no rank sends more than
-    // `maxSendBytes` bytes at once to the other ranks (its block to itself excluded). `what` names the
-    // exchange in errors ("the 64x64x64 transform's transpose").
-    BlockExchange(std::size_t maxSendBytes, const std::string& what, const World& world = World::process());
+    // Collective over every rank of `world` (each passing the same request): an exchange in which no
+    // rank sends more than `maxSendBytes` bytes at once to the other ranks (its block to itself
+    // excluded). `what` names the exchange in errors ("the 64x64x64 transform's transpose").
+    BlockExchange(std::size_t maxSendBytes, const std::string& what, const Request& request = {},
+                  const World& world = World::process());
     ~BlockExchange();  // collective: frees the window on every rank
     BlockExchange(const BlockExchange&) = delete;
     BlockExchange& operator=(const BlockExchange&) = delete;
