@@ -57,6 +57,14 @@ Blocks layOut(int ranks, int me, std::size_t elementBytes, const Count& count) {
     return b;
 }
 
+// Megabytes with three significant figures at least.
+std::string mb(double bytes) {
+    const double v = bytes / 1e6;
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(v >= 100 ? 1 : v >= 1 ? 2 : 3) << v;
+    return os.str();
+}
+
 std::string fixed(double v, int digits) {
     std::ostringstream os;
     os << std::fixed << std::setprecision(digits) << v;
@@ -166,7 +174,7 @@ int runAlltoall(const std::vector<std::string>& args) {
     }
     if (world->isRoot())
         std::cout << "portacl alltoall: " << R << " ranks on " << (world->localSize() == R ? "one node" : "several nodes") << ", " << b.what
-                  << ": rank 0 sends " << fixed(b.sendBytes / 1e6, 1) << " MB to the others, " << fixed(b.totalBytes / 1e6, 1)
+                  << ": rank 0 sends " << mb(b.sendBytes) << " MB to the others, " << mb(b.totalBytes)
                   << " MB cross between the ranks per exchange; the median and best of " << repeats
                   << " timed exchanges (the slowest rank's) after one checked" << std::endl;
     std::vector<Timing> rows{timeMethod(*world, b, {"mpi", 0}, repeats, send, recv)};
@@ -174,7 +182,7 @@ int runAlltoall(const std::vector<std::string>& args) {
     if (world->isRoot()) {
         TextTable table({"method", "median ms", "best ms", "GB/s (median)", "vs MPI_Alltoallv"}, {false, true, true, true, true});
         for (const auto& r : rows)
-            table.add({r.method, fixed(r.medianSeconds * 1e3, 2), fixed(r.bestSeconds * 1e3, 2), fixed(b.totalBytes / r.medianSeconds / 1e9, 2),
+            table.add({r.method, fixed(r.medianSeconds * 1e3, 3), fixed(r.bestSeconds * 1e3, 3), fixed(b.totalBytes / r.medianSeconds / 1e9, 2),
                        fixed(rows.front().medianSeconds / r.medianSeconds, 2) + "x"});
         table.print(std::cout);
         std::cout << "GB/s: the bytes every rank sends to the others, summed over the ranks, over the median exchange's time\n";
