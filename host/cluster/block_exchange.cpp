@@ -18,8 +18,6 @@
 namespace portacl::cluster {
 namespace {
 
-std::string megabytes(double bytes) { return std::to_string(static_cast<long long>(bytes / 1e6 + 0.5)) + " MB"; }
-
 // The request's method, else PORTACL_EXCHANGE's: "auto" (the window on one node), "mpi" or "window".
 std::string requestedMethod(const std::string& asked) {
     const char* v = std::getenv("PORTACL_EXCHANGE");
@@ -30,6 +28,8 @@ std::string requestedMethod(const std::string& asked) {
 }
 
 #ifdef PORTACL_HAVE_MPI
+std::string megabytes(double bytes) { return std::to_string(static_cast<long long>(bytes / 1e6 + 0.5)) + " MB"; }
+
 // Where Open MPI puts a shared window's backing file (its osc/sm component; /dev/shm by default), and
 // whether it has room for `bytes`: a tmpfs that runs out while the window's pages are first touched
 // kills the process (SIGBUS), so a window that does not fit is not made.
