@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 
 #ifdef PORTACL_HAVE_MPI
 #include <mpi.h>
@@ -148,9 +149,12 @@ struct BlockExchange::Impl {
     }
 
     ~Impl() {
+        // Freeing the window is collective. Unwinding after an error some ranks may never have met, it
+        // would wait for them for ever instead of letting this rank report and end the job: the window
+        // is left to the end of the process then.
         int finalized = 0;
         MPI_Finalized(&finalized);
-        if (finalized) return;
+        if (finalized || std::uncaught_exceptions() > 0) return;
         if (win != MPI_WIN_NULL) {
             MPI_Win_unlock_all(win);
             MPI_Win_free(&win);
