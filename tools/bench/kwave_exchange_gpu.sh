@@ -6,8 +6,8 @@
 # exchange (PORTACL_EXCHANGE=mpi, then the default). Run from the repository root with the packed
 # programs and the carried Open MPI in .device/ (../shared/device/pack build/portacl &&
 # tools/device/pack_openmpi.sh .device/openmpi):
-#   tools/bench/kwave_exchange_gpu.sh            # about 1 minute; results in $OUT
-#   KWAVE=1 tools/bench/kwave_exchange_gpu.sh    # and the k-Wave runs: about 4 minutes more
+#   tools/bench/kwave_exchange_gpu.sh            # meant to take under a minute; results in $OUT
+#   KWAVE=1 tools/bench/kwave_exchange_gpu.sh    # and the k-Wave runs (input, 4 runs): a few minutes more
 set -u
 OUT=${OUT:-/tmp/kwave_exchange}
 mkdir -p "$OUT"
