@@ -115,7 +115,8 @@ std::string transposeLines(const kwave::RunSummary& run) {
     os << std::fixed << std::setprecision(3) << "Transposes:        " << run.transposeSeconds << " s on the slowest rank, "
        << share(run.transposeSeconds) << " of the simulation time (waiting for the device's blocks, MPI)\n"
        << "  MPI all-to-all:  " << run.exchangeSeconds << " s, " << share(run.exchangeSeconds) << "; " << run.transposes / steps
-       << " transposes and " << (run.transposeHostBytes / steps) / 1000000 << " MB through host memory per step\n";
+       << " transposes and " << (run.transposeHostBytes / steps) / 1000000 << " MB through host memory per step, through "
+       << run.exchangeMethod << "\n";
     return os.str();
 }
 

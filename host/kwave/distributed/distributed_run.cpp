@@ -44,6 +44,7 @@ RunSummary run(Context& ctx, const Simulation& sim, const RunPlan& plan, const R
             summary.transposeSeconds = maxOf(now.exchangeSeconds - before.exchangeSeconds + now.waitSeconds - before.waitSeconds);
             summary.transposes = now.transposes - before.transposes;
             summary.transposeHostBytes = maxOver(now.hostBytes - before.hostBytes);
+            summary.exchangeMethod = solver.exchangeMethod();
         },
         [](DistributedSolver& solver) { return FinalOutput{solver.recording(false), solver.gridFields()}; });
 }

@@ -738,5 +738,6 @@ KSpaceSolver::State DistributedSolver::saveState() { return impl_->saveState(); 
 void DistributedSolver::restoreState(const KSpaceSolver::State& state) { impl_->restoreState(state); }
 std::size_t DistributedSolver::deviceBytes() const { return impl_->deviceBytes + impl_->sensor->deviceBytes(); }
 const TransposeTimes& DistributedSolver::transposeTimes() const { return impl_->fft->times(); }
+const std::string& DistributedSolver::exchangeMethod() const { return impl_->fft->exchangeMethod(); }
 
 }  // namespace portacl::kwave::distributed

@@ -43,6 +43,7 @@ public:
     void restoreState(const KSpaceSolver::State& state);
     std::size_t deviceBytes() const;     // this rank's
     const TransposeTimes& transposeTimes() const;  // this rank's transposes so far
+    const std::string& exchangeMethod() const;     // how the transposes' blocks move between the ranks
 
 private:
     struct Impl;

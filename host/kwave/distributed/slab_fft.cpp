@@ -4,7 +4,6 @@
 #include <chrono>
 
 #include "kwave/box_copy.hpp"
-#include "portacl/cluster/collectives.hpp"
 
 namespace portacl::kwave::distributed {
 namespace {
@@ -81,6 +80,9 @@ SlabFft::SlabFft(Context& ctx, const SlabLayout& layout, Precision precision, ff
     };
     sendHost_ = pinned(sendPinned_, "transpose blocks sent (host)");
     recvHost_ = pinned(recvPinned_, "transpose blocks received (host)");
+    // The forward and the inverse direction send sendElems_ and recvElems_ elements in turn.
+    rankExchange_ = std::make_unique<cluster::BlockExchange>(std::max(sendElems_, recvElems_) * complexBytes_,
+                                                             "the " + l_.describe() + " transform's transpose");
 }
 
 SlabFft::~SlabFft() {
@@ -144,9 +146,9 @@ void SlabFft::exchange(int c, const cl::Event& read, bool forwardDirection) {
     if (read()) ctx_.wait(read, "the transpose's read to host memory");
     times_.waitSeconds += since(t0);
     t0 = std::chrono::steady_clock::now();
-    cluster::allToAll(sendHost_ + at, forwardDirection ? sendCount_ : recvCount_, forwardDirection ? sendOffset_ : recvOffset_, recvHost_ + at,
-             forwardDirection ? recvCount_ : sendCount_, forwardDirection ? recvOffset_ : sendOffset_, complexBytes_,
-             "the " + l_.describe() + " transform's transpose");
+    rankExchange_->allToAll(sendHost_ + at, forwardDirection ? sendCount_ : recvCount_, forwardDirection ? sendOffset_ : recvOffset_,
+                            recvHost_ + at, forwardDirection ? recvCount_ : sendCount_, forwardDirection ? recvOffset_ : sendOffset_,
+                            complexBytes_);
     times_.exchangeSeconds += since(t0);
     times_.transposes += 1;
     times_.hostBytes += (sendElems_ + recvElems_) * complexBytes_;

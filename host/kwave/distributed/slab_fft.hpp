@@ -6,7 +6,8 @@
 //
 // The transpose: the device packs what goes to each other rank into one contiguous block, already in
 // the receiver's order (kwave/box_copy.hpp), and writes its own block straight into place; the host
-// reads the packed blocks into pinned memory, hands them to MPI_Alltoallv and writes what arrives back,
+// reads the packed blocks into pinned memory, exchanges them (cluster::BlockExchange: a shared-memory
+// window copied by several threads when every rank runs on one node, else MPI_Alltoallv) and writes what arrives back,
 // and the device moves each arriving block into place. Several components are pipelined: every
 // component's transform, pack and read are queued first, and on GPUs each component's write-back and
 // transform are queued as soon as its exchange is done, so that the device works while the host
@@ -15,8 +16,10 @@
 // Every rank calls every transform (they are collective).
 #pragma once
 
+#include <memory>
 #include <vector>
 
+#include "portacl/cluster/block_exchange.hpp"
 #include "portacl/fft.hpp"
 #include "slab_layout.hpp"
 
@@ -25,7 +28,7 @@ namespace portacl::kwave::distributed {
 // Where a rank's transposes spend their time (host clocks; device times are the profiler's events
 // "transpose: to host", "transpose: to device" and kwave_box_copy, with --profile).
 struct TransposeTimes {
-    double exchangeSeconds = 0;  // in MPI_Alltoallv
+    double exchangeSeconds = 0;  // in the exchange (cluster::BlockExchange)
     double waitSeconds = 0;      // waiting for the packed blocks' reads (and the device work queued before them)
     std::size_t transposes = 0;  // components transposed
     std::size_t hostBytes = 0;   // bytes this rank read to and wrote from host memory
@@ -54,6 +57,8 @@ public:
     // exchange block), for the memory check before anything is allocated.
     static std::size_t deviceBytes(const SlabLayout& layout, Precision precision);
     const TransposeTimes& times() const { return times_; }
+    // How the blocks move between the ranks (BlockExchange::describe).
+    const std::string& exchangeMethod() const { return rankExchange_->describe(); }
 
     static constexpr int kMaxComponents = 3;
 
@@ -94,6 +99,8 @@ private:
     unsigned char* sendHost_ = nullptr;
     unsigned char* recvHost_ = nullptr;
     std::size_t blockBytes_ = 0;  // one component's share of sendHost_ and recvHost_
+    // One component's blocks at a time, from sendHost_ to recvHost_.
+    std::unique_ptr<cluster::BlockExchange> rankExchange_;
     TransposeTimes times_;
 };
 

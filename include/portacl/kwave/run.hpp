@@ -60,10 +60,12 @@ struct PORTACL_API RunSummary {
     // Distributed runs (kwave/distributed.hpp): ranks; the slowest rank's seconds in the host side of
     // the transforms' global transposes (waiting for the device's packed blocks, with the device work
     // queued before them, and MPI), and of that in MPI's all-to-all; the components transposed, and
-    // the bytes the slowest rank moved through host memory (to host and back).
+    // the bytes the slowest rank moved through host memory (to host and back); how the blocks moved
+    // between the ranks (cluster::BlockExchange::describe: a shared-memory window or MPI_Alltoallv).
     int ranks = 1;
     double transposeSeconds = 0, exchangeSeconds = 0;
     std::size_t transposes = 0, transposeHostBytes = 0;
+    std::string exchangeMethod;
     std::size_t steps() const { return timeIndex - firstStep; }
 };
 
