@@ -28,8 +28,9 @@
 //
 // Phase 2 (double): exact. Inputs are floats, so differences a-b are computed exactly as two-term
 // expansions (two_diff in double, no over/underflow in double's range). Stage A again in double
-// (u = 2^-53; no underflow: every nonzero intermediate stays above 2^-910 for float inputs). If that
-// cannot decide, the determinant is evaluated exactly with Shewchuk's expansion arithmetic
+// (u = 2^-53; no underflow: every nonzero intermediate stays above 2^-910 for float inputs); where
+// it computes an exact zero it can vouch for (the exact case, at pred_grain below), the sign is 0. If
+// that cannot decide, the determinant is evaluated exactly with Shewchuk's expansion arithmetic
 // (two-sum, two-product through fma, scale-expansion and fast-expansion-sum with zero elimination;
 // exact for round-to-nearest-even IEEE double). orient3d works on the exact differences (at most 192
 // components); insphere on the raw coordinates, whose pairwise products are exact doubles (at most
@@ -328,6 +329,49 @@ PRED_EXACT_FN char pred_insphere_expansion(const float3 pa, const float3 pb, con
     return pred_expansion_sign(n, acc);
 }
 
+// The exact case of stage A (an exact zero decided without expansions): all coordinates are integer
+// multiples of a grain G (the value of the lowest set bit of the coordinate that has the lowest; the
+// product of the grains of a degree-k term is then a multiple of G^k). Every value stage A computes
+// from them with +, - and x (fused or not, in any order) is a multiple of G^deg for its degree: an
+// exact result is, and a rounded one is a multiple of its rounding step, which exceeds G^deg (else the
+// result would have been representable). No value underflows (a nonzero one is at least 2^-745). So
+// the computed determinant D and the exact one are both multiples of G^deg (deg 3 for orient3d, 5 for
+// insphere); when D == 0 and stage A's error bound is below G^deg, |det| < G^deg forces det == 0.
+// This decides exactly degenerate queries of coarse coordinates (integer grids, as most meshes' and
+// the synthetic batches' are) without the expansion stage; a nonzero sign it cannot give stage A
+// already gave (|D| >= G^deg > bound). Only reached where stage A cannot decide: out of line with the
+// expansions (PRED_EXACT_OUT_OF_LINE), so that a kernel with many call sites stays small.
+
+// The grain of a finite float: the value of its lowest set bit (x is an integer multiple of it);
+// +infinity for zero, a multiple of every grain.
+inline double pred_grain(const float x) {
+    const uint bits = as_uint(x);
+    const uint field = (bits >> 23) & 0xffu;
+    const uint significand = (bits & 0x7fffffu) | (field != 0u ? 0x800000u : 0u);
+    if (significand == 0u) return INFINITY;
+    const uint lowest = significand & (0u - significand);
+    return (double)lowest * ldexp(1.0, (int)(field != 0u ? field : 1u) - 150);  // 2^-149 is subnormals' unit
+}
+
+inline double pred_grain3(const float3 p) { return fmin(fmin(pred_grain(p.x), pred_grain(p.y)), pred_grain(p.z)); }
+
+// True when stage A's D == 0 is exact for orient3d (see above).
+PRED_EXACT_FN bool pred_orient3d_exact_zero(const float3 a, const float3 b, const float3 c, const float3 d,
+                                            const double det, const double bound) {
+    if (det != 0.0) return false;
+    const double g = fmin(fmin(pred_grain3(a), pred_grain3(b)), fmin(pred_grain3(c), pred_grain3(d)));
+    return bound < g * g * g;
+}
+
+// The same for insphere (degree 5).
+PRED_EXACT_FN bool pred_insphere_exact_zero(const float3 a, const float3 b, const float3 c, const float3 d,
+                                            const float3 e, const double det, const double bound) {
+    if (det != 0.0) return false;
+    const double g = fmin(fmin(fmin(pred_grain3(a), pred_grain3(b)), fmin(pred_grain3(c), pred_grain3(d))),
+                          pred_grain3(e));
+    return bound < g * g * g * g * g;
+}
+
 // The exact orient3d sign: stage A in double on rounded differences (u = 2^-53), else exact.
 inline char orient3d_exact(const float3 a, const float3 b, const float3 c, const float3 d) {
     const double3 ad = convert_double3(a) - convert_double3(d);
@@ -340,7 +384,9 @@ inline char orient3d_exact(const float3 a, const float3 b, const float3 c, const
     const double permanent = (fabs(bxcy) + fabs(cxby)) * fabs(ad.z) + (fabs(cxay) + fabs(axcy)) * fabs(bd.z) +
                              (fabs(axby) + fabs(bxay)) * fabs(cd.z);
     const double bound = (8.0 * 0x1p-53 + 64.0 * 0x1p-106) * permanent;
-    return fabs(det) > bound ? pred_sign_of_double(det) : pred_orient3d_expansion(a, b, c, d);
+    if (fabs(det) > bound) return pred_sign_of_double(det);
+    if (pred_orient3d_exact_zero(a, b, c, d, det, bound)) return 0;
+    return pred_orient3d_expansion(a, b, c, d);
 }
 
 // The exact insphere sign: stage A in double on rounded differences (u = 2^-53), else exact.
@@ -369,7 +415,9 @@ inline char insphere_exact(const float3 fa, const float3 fb, const float3 fc, co
                              (pab * fabs(d.z) + pbd * fabs(a.z) + pda * fabs(b.z)) * clift +
                              (pbc * fabs(a.z) + pac * fabs(b.z) + pab * fabs(c.z)) * dlift;
     const double bound = (17.0 * 0x1p-53 + 256.0 * 0x1p-106) * permanent;
-    return fabs(det) > bound ? pred_sign_of_double(det) : pred_insphere_expansion(fa, fb, fc, fd, fe);
+    if (fabs(det) > bound) return pred_sign_of_double(det);
+    if (pred_insphere_exact_zero(fa, fb, fc, fd, fe, det, bound)) return 0;
+    return pred_insphere_expansion(fa, fb, fc, fd, fe);
 }
 
 #endif  // PORTACL_DOUBLE
