@@ -491,6 +491,24 @@ TEST(Predicates, EveryLayoutAndWorkGroupGivesTheSameSigns) {
     }
 }
 
+TEST(Predicates, PadPointsCopiesTheCloud) {
+    // The device's padded copy: each point's x, y, z, then w = 0; a buffer too short is one sentence.
+    Context& ctx = test::context();
+    const Batch b = syntheticBatch(Predicate::Orient3d, 10, 1001, 0.0, 3);
+    const std::size_t count = b.points.size() / 3;
+    const cl::Buffer packed = ctx.upload(b.points, "packed points");
+    const auto got = ctx.download<float>(padPoints(ctx, packed, count), 4 * count, "padded points");
+    std::vector<float> expected;
+    for (std::size_t i = 0; i < count; ++i) expected.insert(expected.end(), {b.points[3 * i], b.points[3 * i + 1], b.points[3 * i + 2], 0.0f});
+    EXPECT_EQ(got, expected);
+    try {
+        padPoints(ctx, packed, count + 1);
+        FAIL() << "a short point buffer was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("the point buffer of padPoints"), std::string::npos) << e.what();
+    }
+}
+
 TEST(Predicates, SerialMixedAlgorithmIsExact) {
     // The bench's CPU column: the float filter in C++ then big integers; exact on the crafted
     // batches and on a synthetic batch with degenerate queries.

@@ -39,6 +39,14 @@ bool padsPackedCloud(Context& ctx, std::size_t points, std::size_t queryCount, s
 
 std::string pointOptions(bool padded) { return padded ? "-D PRED_POINT_STRIDE=4" : "-D PRED_POINT_STRIDE=3"; }
 
+// Enqueues the padded copy of `count` packed points into `padded` (room for 16 bytes a point).
+cl::Event enqueuePad(Context& ctx, const cl::Buffer& packed, std::size_t count, const cl::Buffer& padded) {
+    cl::Kernel& pad = ctx.kernel("predicates.cl", "pred_pad_points", Precision::Float);
+    setArgs(pad, 0, static_cast<cl_uint>(count), packed, padded);
+    const std::size_t g = workGroup(ctx, pad);
+    return ctx.launch(pad, cl::NDRange(roundUp(count, g)), cl::NDRange(g));
+}
+
 double seconds(const std::vector<cl::Event>& events) {
     double s = 0;
     for (const auto& e : events) s += eventSeconds(e);
@@ -64,6 +72,17 @@ void finishOnHost(Predicate p, const std::vector<float>& points, const std::vect
     }
     report.hostItems = count;
     report.hostSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+cl::Buffer padPoints(Context& ctx, const cl::Buffer& packed, std::size_t pointCount) {
+    requireBytes(packed, pointCount * 3 * sizeof(float), "3 floats per point, " + std::to_string(pointCount) + " points",
+                 "the point buffer of padPoints");
+    if (pointCount > std::numeric_limits<std::uint32_t>::max())
+        throw Error("padPoints copies at most 2^32 - 1 points (the queries' indices are 32-bit), but " +
+                    std::to_string(pointCount) + " were given");
+    cl::Buffer padded = ctx.buffer(std::max<std::size_t>(pointCount, 1) * 4 * sizeof(float), "padded points");
+    if (pointCount > 0) enqueuePad(ctx, packed, pointCount, padded);
+    return padded;
 }
 
 std::size_t arity(Predicate p) { return p == Predicate::Orient3d ? 4 : 5; }
@@ -108,10 +127,7 @@ TwoPhaseReport evaluateOnDevice(Context& ctx, Predicate p, const cl::Buffer& poi
     if (!padded && packedPoints > 0 && packedPoints <= std::numeric_limits<std::uint32_t>::max() &&
         padsPackedCloud(ctx, packedPoints, n, k)) {
         cloud = s.paddedPoints.reserve(ctx, packedPoints * 4 * sizeof(float), "padded predicate points");
-        cl::Kernel& pad = ctx.kernel("predicates.cl", "pred_pad_points", Precision::Float);
-        setArgs(pad, 0, static_cast<cl_uint>(packedPoints), points, cloud);
-        const std::size_t g = workGroup(ctx, pad);
-        phase1.push_back(ctx.launch(pad, cl::NDRange(roundUp(packedPoints, g)), cl::NDRange(g)));
+        phase1.push_back(enqueuePad(ctx, points, packedPoints, cloud));
         padded = true;
     }
     const std::string options = pointOptions(padded);

@@ -62,6 +62,11 @@ PORTACL_API void finishOnHost(Predicate p, const std::vector<float>& points, con
 // cloud on the device first, docs/engineering/predicates.md.)
 enum class PointLayout { Packed, Padded };
 
+// The padded copy (PointLayout::Padded, w = 0) of the first pointCount points of a packed device
+// cloud, made on the device: for a caller that evaluates many batches over one cloud. Refuses a
+// buffer shorter than pointCount points in one sentence.
+PORTACL_API cl::Buffer padPoints(Context& ctx, const cl::Buffer& packed, std::size_t pointCount);
+
 // With hostItems given, phase 2 may run on the host (report.phase2 Host: the profile's [two_phase]
 // phase2 = host): the flagged queries are written there in increasing order, for the caller to finish
 // (their signs in `signs` are phase 1's). One pass over the queries in float, the flagged ones listed
