@@ -233,8 +233,8 @@ inline int pred_minor2(const int pn, const double* p, const int qn, const double
 }
 
 // The exact case of stage A (an exact zero decided without expansions): all coordinates are integer
-// multiples of a grain G (the value of the lowest set bit of the coordinate that has the lowest; the
-// product of the grains of a degree-k term is then a multiple of G^k). Every value stage A computes
+// multiples of G, the smallest of their grains (a float's grain is the value of its lowest set bit, a
+// power of two). Every value stage A computes
 // from them with +, - and x (fused or not, in any order) is a multiple of G^deg for its degree: an
 // exact result is, and a rounded one is a multiple of its rounding step, which exceeds G^deg (else the
 // result would have been representable). No value underflows (a nonzero one is at least 2^-745). So
@@ -254,8 +254,7 @@ inline double pred_grain(const float x) {
     const uint significand = (bits & 0x7fffffu) | (field != 0u ? 0x800000u : 0u);
     if (significand == 0u) return INFINITY;
     const uint lowest = significand & (0u - significand);
-    // 2^(field - 150), 2^-149 for subnormals: a normal double built from its exponent field (no
-    // library call, which would keep PoCL from vectorizing the kernels that include this).
+    // times 2^(field - 150) (2^-149 for subnormals): a normal double built from its exponent field.
     return (double)lowest * as_double((ulong)((field != 0u ? field : 1u) + 873u) << 52);
 }
 
@@ -263,7 +262,7 @@ inline double pred_grain3(const float3 p) { return fmin(fmin(pred_grain(p.x), pr
 
 // True when stage A's D == 0 is exact for orient3d (see above).
 inline bool pred_orient3d_exact_zero(const float3 a, const float3 b, const float3 c, const float3 d,
-                                            const double det, const double bound) {
+                                     const double det, const double bound) {
     if (det != 0.0) return false;
     const double g = fmin(fmin(pred_grain3(a), pred_grain3(b)), fmin(pred_grain3(c), pred_grain3(d)));
     return bound < g * g * g;
@@ -271,7 +270,7 @@ inline bool pred_orient3d_exact_zero(const float3 a, const float3 b, const float
 
 // The same for insphere (degree 5).
 inline bool pred_insphere_exact_zero(const float3 a, const float3 b, const float3 c, const float3 d,
-                                            const float3 e, const double det, const double bound) {
+                                     const float3 e, const double det, const double bound) {
     if (det != 0.0) return false;
     const double g = fmin(fmin(fmin(pred_grain3(a), pred_grain3(b)), fmin(pred_grain3(c), pred_grain3(d))),
                           pred_grain3(e));
