@@ -417,16 +417,19 @@ TEST(Predicates, ExactZeroByTheGrainNeverHidesANonzeroSign) {
 
 // ---- Layouts and shapes of the one-pass kernels ----
 
-// A profile for the test device above every shipped one, holding `body`, for the scope's lifetime.
+// A profile for the test device above every shipped one, holding the shipped profile's build options
+// (so that float's arithmetic, and its guesses, stay the same) and `body`, for the scope's lifetime.
 struct ScopedProfile {
     std::string dir, previous;
     explicit ScopedProfile(const std::string& body) {
         dir = ::testing::TempDir() + "portacl_predicates_profile";
         std::filesystem::create_directories(dir);
         const DeviceInfo& d = test::context().device();
+        const TuningProfile& shipped = test::context().tuning();
         std::ofstream(dir + "/zz_predicates_test.profile")
             << "[match]\nplatform = " << d.platformName << "\ndevice = " << d.name << "\ntype = " << d.type
-            << "\nvendor = " << d.vendor << "\npriority = 1000\n" << body;
+            << "\nvendor = " << d.vendor << "\npriority = 1000\n[build]\noptions = " << shipped.get("build", "options", "")
+            << "\ndefines = " << shipped.get("build", "defines", "") << "\n" << body;
         if (const char* v = std::getenv("PORTACL_PLATFORMS_DIR")) previous = v;
         setenv("PORTACL_PLATFORMS_DIR", dir.c_str(), 1);
     }
