@@ -116,6 +116,15 @@ flagged_lanes = 64
 wide_group = 64
 wide_candidates = 512
 
+[predicates]
+# The batch's float pass gathers 4 or 5 points per query from a cloud the L2 holds: the caller's
+# packed 12-byte points take three 4-byte loads each (the compiler cannot prove 16-byte alignment),
+# a padded copy of the cloud one 16-byte load, for one more pass over the cloud per call
+# (docs/engineering/predicates.md). Chosen by that reasoning, before a GPU measurement:
+# tools/anchors/predicates_bandwidth.sh times both, and other work-groups beside them.
+pad_points = 1
+work_group = 256
+
 [mesh]
 # The exact predicates' expansions out of line in the mesh kernels: NVIDIA's compiler otherwise
 # copies them into every call site (docs/mesh.md gives the build times and the checks).

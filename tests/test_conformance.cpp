@@ -43,6 +43,7 @@
 #include "portacl/predicates.hpp"
 #include "portacl/runtime/data_dir.hpp"
 #include "portacl/runtime/error.hpp"
+#include "portacl/runtime/two_phase.hpp"
 #include "portacl/skeleton.hpp"
 #include "portacl/vector_ops.hpp"
 #include "portacl/voronoi.hpp"
@@ -747,6 +748,32 @@ void predicatesCase(predicates::Predicate which, Precision p) {
     if (p == Precision::Float) EXPECT_LE(wrong, r.report.undecided) << "signs wrong beyond the flagged queries";
     else EXPECT_EQ(wrong, 0u) << "wrong signs";
     if (p == Precision::Mixed) EXPECT_GT(r.report.undecided, 0u) << "the batch's degenerate queries were not flagged";
+    // The same batch over the cloud padded on the device (padPoints, PointLayout::Padded): the same signs.
+    const std::size_t n = exact.size();
+    const cl::Buffer packed = ctx().upload(b.points, "packed points"), queries = ctx().upload(b.queries, "queries");
+    const cl::Buffer padded = padPoints(ctx(), packed, b.points.size() / 3), signs = ctx().buffer(n, "signs");
+    std::vector<std::uint32_t> hostItems;
+    TwoPhaseReport report = evaluateOnDevice(ctx(), which, padded, PointLayout::Padded, queries, n, signs, p, &hostItems);
+    std::vector<std::int8_t> got = ctx().download<std::int8_t>(signs, n, "signs");
+    for (std::uint32_t i : hostItems) got[i] = kDoubleFloatUndecided;
+    if (report.phase2 != Phase2Arithmetic::None) finishOnHost(which, b.points, b.queries, got, report);
+    EXPECT_EQ(got, r.signs) << "padded points";
+}
+
+// ---- the two-phase dispatch's stream compaction (runTwoPhase; the predicates list their flagged
+// queries instead): the indices and the count equal the serial compaction's ----
+
+void compactionCase() {
+    const std::size_t n = gTiny ? 300 : 100003;
+    std::mt19937 rng(12);
+    std::bernoulli_distribution flagged(0.03);
+    std::vector<std::uint8_t> flags(n);
+    for (auto& f : flags) f = flagged(rng) ? 1 : 0;
+    const auto expected = compactFlagsReference(flags);
+    const cl::Buffer flagsBuf = ctx().upload(flags, "flags"), indices = ctx().buffer(n * sizeof(cl_uint), "indices");
+    ASSERT_EQ(compactFlags(ctx(), flagsBuf, n, indices), expected.size());
+    EXPECT_EQ(ctx().download<std::uint32_t>(indices, expected.size(), "indices"), expected);
+    EXPECT_EQ(countFlags(ctx(), flagsBuf, n), expected.size());
 }
 
 // ---- FFT: relative L2 against a direct DFT in long double, 1e-5 in float and 1e-12 in double ----
@@ -926,6 +953,7 @@ std::vector<Case> cases() {
         both(w, [q] { predicatesCase(q, P::Float); }, [q] { predicatesCase(q, P::Double); });
         c.push_back({w, P::Mixed, "mixed", [q] { predicatesCase(q, P::Mixed); }});
     }
+    c.push_back({"two_phase_compaction", P::Float, kIntegerLabel, compactionCase});
     for (fft::Backend b : {fft::Backend::VkFFT, fft::Backend::ClFFT, fft::Backend::FFTW})
         both(std::string("fft_") + fft::backendName(b), [b] { fftCase<float>(b); }, [b] { fftCase<double>(b); });
     both("bench_peaks", peaksCase<float>, peaksCase<double>);

@@ -8,11 +8,15 @@
 #include <cstdlib>
 #include <iostream>
 #include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <vector>
 
 #include "portacl/predicates.hpp"
 #include "portacl/runtime/error.hpp"
+#include "portacl/runtime/kernel_args.hpp"
 #include "runtime/double_float.hpp"
 #include "support/test_support.hpp"
 
@@ -157,24 +161,29 @@ CraftedBatch insphereBatch(unsigned seed) {
     return b;
 }
 
-// Runs Mixed with phase 2 writing to a separate, sentinel-filled buffer, so that the items phase 2
-// touched are visible one by one. Returns them (as a mask) together with the report.
+// Runs Mixed as evaluateOnDevice does (the float pass listing what it cannot decide, the exact pass
+// on the list), with the exact pass writing to a separate, sentinel-filled buffer, so that the items
+// phase 2 touched are visible one by one. Returns them (as a mask) together with the report. Work-
+// groups of 64, so that the last one of an odd batch runs past the end.
 std::vector<bool> phase2Items(Context& ctx, Predicate p, const CraftedBatch& b, TwoPhaseReport& report,
                               std::vector<std::int8_t>* phase2Signs = nullptr) {
-    const std::size_t n = b.queries.size() / arity(p);
+    const std::size_t n = b.queries.size() / arity(p), group = 64;
+    const TwoPhaseList plan = twoPhaseList(ctx, Precision::Mixed, /*hasDoubleFloatKernels=*/true);
     const cl::Buffer points = ctx.upload(b.points, "points"), queries = ctx.upload(b.queries, "queries");
     const cl::Buffer signs1 = ctx.buffer(n, "phase-1 signs");
     const std::vector<std::int8_t> sentinel(n, 100);
     const cl::Buffer signs2 = ctx.upload(sentinel, "phase-2 signs");
-    const std::string name = predicateName(p);
-    TwoPhaseKernels kernels{"predicates.cl", name + "_phase1", name + "_phase2", "",
-                            [&](cl::Kernel& k, cl_uint first) {
-                                k.setArg(first, points);
-                                k.setArg(first + 1, queries);
-                                k.setArg(first + 2, first == kTwoPhase2FirstArg ? signs2 : signs1);
-                            }};
-    kernels.doubleFloat = true;
-    report = runTwoPhase(ctx, Precision::Mixed, n, kernels);
+    const cl::Buffer count = ctx.upload(std::vector<cl_uint>{0}, "list count"), list = ctx.buffer(n * sizeof(cl_uint), "list");
+    const std::string name = predicateName(p), options = "-D PRED_POINT_STRIDE=3";
+    cl::Kernel& k1 = ctx.kernel("predicates.cl", name + "_float_pass", Precision::Float, options);
+    setArgs(k1, 0, cl_uint(n), count, list, cl_uint(1), points, queries, signs1, cl::Local((group + 2) * sizeof(cl_uint)));
+    ctx.launch(k1, cl::NDRange(roundUp(n, group)), cl::NDRange(group));
+    const bool doubleFloat = plan.phase2 == Phase2Arithmetic::DoubleFloat;
+    cl::Kernel& k2 = ctx.kernel("predicates.cl", name + "_exact_pass", doubleFloat ? Precision::Float : Precision::Double,
+                                doubleFloat ? options + " -D PORTACL_DOUBLE_FLOAT=1" : options);
+    setArgs(k2, 0, plan.direct(), cl_uint(n), count, list, points, queries, signs2);
+    ctx.launch(k2, cl::NDRange(plan.phase2Groups((n + group - 1) / group) * group), cl::NDRange(group));
+    report = plan.report(n, ctx.download<cl_uint>(count, 1, "list count")[0]);
     const auto touched = ctx.download<std::int8_t>(signs2, n, "phase-2 signs");
     if (phase2Signs) *phase2Signs = touched;
     std::vector<bool> mask(n);
@@ -290,6 +299,216 @@ TEST(Predicates, WideExponentRangesStayExact) {
         EXPECT_EQ(r1.signs, evaluateReference(Predicate::Orient3d, pts, o));
         const Result r2 = evaluate(ctx, Predicate::Insphere, pts, s, mode);
         EXPECT_EQ(r2.signs, evaluateReference(Predicate::Insphere, pts, s));
+    }
+}
+
+// ---- The exact case of stage A (an exact zero by the coordinates' grain, cl/common/predicates.h) ----
+
+// The value of the lowest set bit of a finite float (x is an integer multiple of it); infinity for 0.
+double grain(float x) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    const std::uint32_t field = (bits >> 23) & 0xffu;
+    const std::uint32_t significand = (bits & 0x7fffffu) | (field ? 0x800000u : 0u);
+    if (significand == 0) return INFINITY;
+    return std::ldexp(double(significand & (0u - significand)), int(field ? field : 1) - 150);
+}
+
+// Stage A in double as the device evaluates it (no contraction: this file is compiled in ISO C++):
+// the determinant D, its error bound, and the smallest grain of the query's coordinates.
+struct StageA {
+    double det, bound, grain;
+};
+
+StageA orient3dStageA(const float* pa, const float* pb, const float* pc, const float* pd) {
+    double a[3], b[3], c[3], g = INFINITY;
+    for (int k = 0; k < 3; ++k) {
+        a[k] = double(pa[k]) - pd[k], b[k] = double(pb[k]) - pd[k], c[k] = double(pc[k]) - pd[k];
+        g = std::min({g, grain(pa[k]), grain(pb[k]), grain(pc[k]), grain(pd[k])});
+    }
+    const double bxcy = b[0] * c[1], cxby = c[0] * b[1], cxay = c[0] * a[1], axcy = a[0] * c[1];
+    const double axby = a[0] * b[1], bxay = b[0] * a[1];
+    const double det = a[2] * (bxcy - cxby) + b[2] * (cxay - axcy) + c[2] * (axby - bxay);
+    const double permanent = (std::fabs(bxcy) + std::fabs(cxby)) * std::fabs(a[2]) +
+                             (std::fabs(cxay) + std::fabs(axcy)) * std::fabs(b[2]) +
+                             (std::fabs(axby) + std::fabs(bxay)) * std::fabs(c[2]);
+    return {det, (8.0 * 0x1p-53 + 64.0 * 0x1p-106) * permanent, g};
+}
+
+StageA insphereStageA(const float* pa, const float* pb, const float* pc, const float* pd, const float* pe) {
+    double a[3], b[3], c[3], d[3], g = INFINITY;
+    for (int k = 0; k < 3; ++k) {
+        a[k] = double(pa[k]) - pe[k], b[k] = double(pb[k]) - pe[k], c[k] = double(pc[k]) - pe[k], d[k] = double(pd[k]) - pe[k];
+        g = std::min({g, grain(pa[k]), grain(pb[k]), grain(pc[k]), grain(pd[k]), grain(pe[k])});
+    }
+    const double axby = a[0] * b[1], bxay = b[0] * a[1], bxcy = b[0] * c[1], cxby = c[0] * b[1];
+    const double cxdy = c[0] * d[1], dxcy = d[0] * c[1], dxay = d[0] * a[1], axdy = a[0] * d[1];
+    const double axcy = a[0] * c[1], cxay = c[0] * a[1], bxdy = b[0] * d[1], dxby = d[0] * b[1];
+    const double ab = axby - bxay, bc = bxcy - cxby, cd = cxdy - dxcy, da = dxay - axdy, ac = axcy - cxay, bd = bxdy - dxby;
+    const double abc = a[2] * bc - b[2] * ac + c[2] * ab, bcd = b[2] * cd - c[2] * bd + d[2] * bc;
+    const double cda = c[2] * da + d[2] * ac + a[2] * cd, dab = d[2] * ab + a[2] * bd + b[2] * da;
+    const double alift = a[0] * a[0] + a[1] * a[1] + a[2] * a[2], blift = b[0] * b[0] + b[1] * b[1] + b[2] * b[2];
+    const double clift = c[0] * c[0] + c[1] * c[1] + c[2] * c[2], dlift = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    const double det = (dlift * abc - clift * dab) + (blift * cda - alift * bcd);
+    const double pab = std::fabs(axby) + std::fabs(bxay), pbc = std::fabs(bxcy) + std::fabs(cxby);
+    const double pcd = std::fabs(cxdy) + std::fabs(dxcy), pda = std::fabs(dxay) + std::fabs(axdy);
+    const double pac = std::fabs(axcy) + std::fabs(cxay), pbd = std::fabs(bxdy) + std::fabs(dxby);
+    const double permanent =
+        (pcd * std::fabs(b[2]) + pbd * std::fabs(c[2]) + pbc * std::fabs(d[2])) * alift +
+        (pda * std::fabs(c[2]) + pac * std::fabs(d[2]) + pcd * std::fabs(a[2])) * blift +
+        (pab * std::fabs(d[2]) + pbd * std::fabs(a[2]) + pda * std::fabs(b[2])) * clift +
+        (pbc * std::fabs(a[2]) + pac * std::fabs(b[2]) + pab * std::fabs(c[2])) * dlift;
+    return {det, (17.0 * 0x1p-53 + 256.0 * 0x1p-106) * permanent, g};
+}
+
+TEST(Predicates, ExactZeroByTheGrainNeverHidesANonzeroSign) {
+    // Two kinds of queries whose stage-A determinant in double is exactly 0: exactly degenerate integer
+    // points (the synthetic batches'), where the bound is below the grain's power and the exact case
+    // answers 0; and random points of mixed magnitudes (2^24 beside 1) whose nonzero determinant
+    // rounds to 0, where the bound is not below it and the expansions answer. Found on the host with
+    // stage A as the device computes it; every device sign equals the exact reference.
+    Context& ctx = test::context();
+    for (Predicate p : {Predicate::Orient3d, Predicate::Insphere}) {
+        const std::size_t k = arity(p);
+        Batch b = syntheticBatch(p, 400, 64, 1.0, 21);  // every query exactly degenerate
+        std::mt19937 rng(22);
+        std::uniform_int_distribution<int> factor(0, 2), wide(0, 1), offset(-1, 1);
+        const float factors[3] = {1.0f, -1.0f, 3.0f};
+        std::size_t grainZeros = 0, hiddenNonzero = 0;
+        auto stageA = [&](const std::uint32_t* q) {
+            const float* v = b.points.data();
+            return p == Predicate::Orient3d ? orient3dStageA(v + 3 * q[0], v + 3 * q[1], v + 3 * q[2], v + 3 * q[3])
+                                            : insphereStageA(v + 3 * q[0], v + 3 * q[1], v + 3 * q[2], v + 3 * q[3], v + 3 * q[4]);
+        };
+        for (std::size_t i = 0; i < 400; ++i) {
+            const StageA a = stageA(&b.queries[k * i]);
+            const double power = std::pow(a.grain, p == Predicate::Orient3d ? 3 : 5);
+            grainZeros += a.det == 0.0 && a.bound < power;
+        }
+        // Candidates of mixed magnitudes until enough of them hide a nonzero sign behind D == 0.
+        for (int tries = 0; tries < 2'000'000 && hiddenNonzero < 30; ++tries) {
+            Batch c;
+            for (std::size_t j = 0; j < 3 * k; ++j)
+                c.points.push_back(factors[factor(rng)] * (wide(rng) ? 0x1p24f : 1.0f) + float(offset(rng)));
+            for (std::size_t j = 0; j < k; ++j) c.queries.push_back(static_cast<std::uint32_t>(j));
+            const float* v = c.points.data();
+            const StageA a = p == Predicate::Orient3d ? orient3dStageA(v, v + 3, v + 6, v + 9)
+                                                      : insphereStageA(v, v + 3, v + 6, v + 9, v + 12);
+            if (a.det != 0.0 || evaluateReference(p, c.points, c.queries)[0] == 0) continue;
+            EXPECT_GE(a.bound, std::pow(a.grain, p == Predicate::Orient3d ? 3 : 5)) << "the exact case would be wrong";
+            const auto first = static_cast<std::uint32_t>(b.points.size() / 3);
+            b.points.insert(b.points.end(), c.points.begin(), c.points.end());
+            for (std::size_t j = 0; j < k; ++j) b.queries.push_back(first + static_cast<std::uint32_t>(j));
+            ++hiddenNonzero;
+        }
+        const auto exact = evaluateReference(p, b.points, b.queries);
+        std::cout << predicateName(p) << ": " << grainZeros << " exact zeros by the grain, " << hiddenNonzero
+                  << " nonzero signs behind a zero stage-A determinant\n";
+        EXPECT_GT(grainZeros, 300u);
+        EXPECT_GE(hiddenNonzero, 10u);
+        for (Precision mode : {Precision::Mixed, Precision::Double}) {
+            if (mode == Precision::Double && !test::hasFp64()) continue;
+            const Result r = evaluate(ctx, p, b.points, b.queries, mode);
+            for (std::size_t i = 0; i < exact.size(); ++i)
+                ASSERT_EQ(r.signs[i], exact[i]) << predicateName(p) << ", " << precisionName(mode) << ", query " << i;
+        }
+    }
+}
+
+// ---- Layouts and shapes of the one-pass kernels ----
+
+// A profile for the test device above every shipped one, holding the shipped profile's build options
+// (so that float's arithmetic, and its guesses, stay the same) and `body`, for the scope's lifetime.
+struct ScopedProfile {
+    std::string dir, previous;
+    explicit ScopedProfile(const std::string& body) {
+        dir = ::testing::TempDir() + "portacl_predicates_profile";
+        std::filesystem::create_directories(dir);
+        const DeviceInfo& d = test::context().device();
+        const TuningProfile& shipped = test::context().tuning();
+        std::ofstream(dir + "/zz_predicates_test.profile")
+            << "[match]\nplatform = " << d.platformName << "\ndevice = " << d.name << "\ntype = " << d.type
+            << "\nvendor = " << d.vendor << "\npriority = 1000\n[build]\noptions = " << shipped.get("build", "options", "")
+            << "\ndefines = " << shipped.get("build", "defines", "") << "\n" << body;
+        if (const char* v = std::getenv("PORTACL_PLATFORMS_DIR")) previous = v;
+        setenv("PORTACL_PLATFORMS_DIR", dir.c_str(), 1);
+    }
+    ~ScopedProfile() {
+        if (previous.empty()) unsetenv("PORTACL_PLATFORMS_DIR");
+        else setenv("PORTACL_PLATFORMS_DIR", previous.c_str(), 1);
+        std::filesystem::remove_all(dir);
+    }
+};
+
+// evaluate's answers through a caller's buffer of points padded to 4 floats.
+Result evaluatePadded(Context& ctx, Predicate p, const Batch& b, Precision mode) {
+    std::vector<float> padded;
+    for (std::size_t i = 0; i < b.points.size(); i += 3) padded.insert(padded.end(), {b.points[i], b.points[i + 1], b.points[i + 2], 0.0f});
+    const std::size_t n = b.queries.size() / arity(p);
+    const cl::Buffer points = ctx.upload(padded, "padded points"), queries = ctx.upload(b.queries, "queries");
+    const cl::Buffer signs = ctx.buffer(n, "signs");
+    Result r;
+    std::vector<std::uint32_t> hostItems;
+    r.report = evaluateOnDevice(ctx, p, points, PointLayout::Padded, queries, n, signs, mode, &hostItems);
+    r.signs = ctx.download<std::int8_t>(signs, n, "signs");
+    for (std::uint32_t i : hostItems) r.signs[i] = kDoubleFloatUndecided;
+    if (r.report.phase2 != Phase2Arithmetic::None) finishOnHost(p, b.points, b.queries, r.signs, r.report);
+    return r;
+}
+
+TEST(Predicates, EveryLayoutAndWorkGroupGivesTheSameSigns) {
+    // Float's signs and flag count, and the exact signs of mixed and double, are the same whether
+    // the points come packed, padded by the caller, or padded on the device ([predicates]
+    // pad_points), and for work-groups of 1, 3 and 100 (the list's one atomic per group; a batch
+    // that ends inside a group).
+    for (Predicate p : {Predicate::Orient3d, Predicate::Insphere}) {
+        const Batch b = syntheticBatch(p, 30011, 2000, 0.05, 4);
+        const auto exact = evaluateReference(p, b.points, b.queries);
+        const Result base = evaluate(test::context(), p, b.points, b.queries, Precision::Float);
+        ASSERT_GT(base.report.undecided, 1000u);
+        auto expectSame = [&](Context& ctx, const std::string& how) {
+            for (Precision mode : {Precision::Float, Precision::Mixed, Precision::Double}) {
+                if (mode == Precision::Double && !ctx.device().fp64) continue;
+                for (bool padded : {false, true}) {
+                    const Result r = padded ? evaluatePadded(ctx, p, b, mode) : evaluate(ctx, p, b.points, b.queries, mode);
+                    const std::string what = std::string(predicateName(p)) + ", " + how + (padded ? ", padded" : "") + ", " +
+                                             precisionName(mode);
+                    if (mode == Precision::Float) {
+                        EXPECT_EQ(r.signs, base.signs) << what;
+                        EXPECT_EQ(r.report.undecided, base.report.undecided) << what;
+                    } else {
+                        EXPECT_EQ(r.signs, exact) << what;
+                    }
+                    if (mode == Precision::Mixed) EXPECT_EQ(r.report.phase2Items, base.report.undecided) << what;
+                }
+            }
+        };
+        expectSame(test::context(), "shipped profile");
+        for (const std::string body : {"[predicates]\nwork_group = 1\n", "[predicates]\nwork_group = 3\npad_points = 1\n",
+                                       "[predicates]\nwork_group = 100\npad_points = 1\n"}) {
+            const ScopedProfile profile(body);
+            Context ctx(test::context().device());
+            ASSERT_EQ(ctx.tuning().getInt("predicates", "work_group", 0) > 0, true);
+            expectSame(ctx, body);
+        }
+    }
+}
+
+TEST(Predicates, PadPointsCopiesTheCloud) {
+    // The device's padded copy: each point's x, y, z, then w = 0; a buffer too short is one sentence.
+    Context& ctx = test::context();
+    const Batch b = syntheticBatch(Predicate::Orient3d, 10, 1001, 0.0, 3);
+    const std::size_t count = b.points.size() / 3;
+    const cl::Buffer packed = ctx.upload(b.points, "packed points");
+    const auto got = ctx.download<float>(padPoints(ctx, packed, count), 4 * count, "padded points");
+    std::vector<float> expected;
+    for (std::size_t i = 0; i < count; ++i) expected.insert(expected.end(), {b.points[3 * i], b.points[3 * i + 1], b.points[3 * i + 2], 0.0f});
+    EXPECT_EQ(got, expected);
+    try {
+        padPoints(ctx, packed, count + 1);
+        FAIL() << "a short point buffer was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("the point buffer of padPoints"), std::string::npos) << e.what();
     }
 }
 

@@ -71,7 +71,7 @@ int runPredicates(const std::vector<std::string>& args) {
         std::cout << ", " << r.report.hostItems << " of them finished exactly on the host";
     if (r.report.phase2 == Phase2Arithmetic::Host) std::cout << " (exact big integers)";
     std::cout << "\n" << std::fixed << std::setprecision(3) << "device time: phase 1 " << r.report.phase1Seconds * 1e3
-              << " ms, compaction " << r.report.compactSeconds * 1e3 << " ms, phase 2 "
+              << " ms, list count " << r.report.compactSeconds * 1e3 << " ms, phase 2 "
               << r.report.phase2Seconds * 1e3 << " ms";
     if (r.report.phase2 == Phase2Arithmetic::DoubleFloat || r.report.phase2 == Phase2Arithmetic::Host)
         std::cout << ", host step " << r.report.hostSeconds * 1e3 << " ms";

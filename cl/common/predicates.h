@@ -28,8 +28,9 @@
 //
 // Phase 2 (double): exact. Inputs are floats, so differences a-b are computed exactly as two-term
 // expansions (two_diff in double, no over/underflow in double's range). Stage A again in double
-// (u = 2^-53; no underflow: every nonzero intermediate stays above 2^-910 for float inputs). If that
-// cannot decide, the determinant is evaluated exactly with Shewchuk's expansion arithmetic
+// (u = 2^-53; no underflow: every nonzero intermediate stays above 2^-910 for float inputs); where
+// it computes an exact zero it can vouch for (the exact case, at pred_grain below), the sign is 0. If
+// that cannot decide, the determinant is evaluated exactly with Shewchuk's expansion arithmetic
 // (two-sum, two-product through fma, scale-expansion and fast-expansion-sum with zero elimination;
 // exact for round-to-nearest-even IEEE double). orient3d works on the exact differences (at most 192
 // components); insphere on the raw coordinates, whose pairwise products are exact doubles (at most
@@ -231,13 +232,61 @@ inline int pred_minor2(const int pn, const double* p, const int qn, const double
     return pred_expansion_sum(n1, pq, n2, rs, m);
 }
 
+// The exact case of stage A (an exact zero decided without expansions): all coordinates are integer
+// multiples of G, the smallest of their grains (a float's grain is the value of its lowest set bit, a
+// power of two). Every value stage A computes
+// from them with +, - and x (fused or not, in any order) is a multiple of G^deg for its degree: an
+// exact result is, and a rounded one is a multiple of its rounding step, which exceeds G^deg (else the
+// result would have been representable). No value underflows (a nonzero one is at least 2^-745). So
+// the computed determinant D and the exact one are both multiples of G^deg (deg 3 for orient3d, 5 for
+// insphere); when D == 0 and stage A's error bound is below G^deg, |det| < G^deg forces det == 0.
+// This decides exactly degenerate queries of coarse coordinates (integer grids, as most meshes' and
+// the synthetic batches' are) without the expansion stage; a nonzero sign it cannot give stage A
+// already gave (|D| >= G^deg > bound). It is the first step of the expansion functions, so that the
+// code where stage A decides stays as it was (with the rule inlined beside stage A's test, PoCL's
+// orient3d in double took 25 % longer on the queries stage A decides).
+
+// The grain of a finite float: the value of its lowest set bit (x is an integer multiple of it);
+// +infinity for zero, a multiple of every grain.
+inline double pred_grain(const float x) {
+    const uint bits = as_uint(x);
+    const uint field = (bits >> 23) & 0xffu;
+    const uint significand = (bits & 0x7fffffu) | (field != 0u ? 0x800000u : 0u);
+    if (significand == 0u) return INFINITY;
+    const uint lowest = significand & (0u - significand);
+    // times 2^(field - 150) (2^-149 for subnormals): a normal double built from its exponent field.
+    return (double)lowest * as_double((ulong)((field != 0u ? field : 1u) + 873u) << 52);
+}
+
+inline double pred_grain3(const float3 p) { return fmin(fmin(pred_grain(p.x), pred_grain(p.y)), pred_grain(p.z)); }
+
+// True when stage A's D == 0 is exact for orient3d (see above).
+inline bool pred_orient3d_exact_zero(const float3 a, const float3 b, const float3 c, const float3 d,
+                                     const double det, const double bound) {
+    if (det != 0.0) return false;
+    const double g = fmin(fmin(pred_grain3(a), pred_grain3(b)), fmin(pred_grain3(c), pred_grain3(d)));
+    return bound < g * g * g;
+}
+
+// The same for insphere (degree 5).
+inline bool pred_insphere_exact_zero(const float3 a, const float3 b, const float3 c, const float3 d,
+                                     const float3 e, const double det, const double bound) {
+    if (det != 0.0) return false;
+    const double g = fmin(fmin(fmin(pred_grain3(a), pred_grain3(b)), fmin(pred_grain3(c), pred_grain3(d))),
+                          pred_grain3(e));
+    return bound < g * g * g * g * g;
+}
+
 // Every expansion of the exact orient3d lives in one private array, carved by hand. With one private
 // array per expansion, NVIDIA's compiler (driver 580, NVVM 7.0.1, H200) miscompiled this function:
 // the same code gave the right sign in one kernel and 0 or the opposite sign in orient3d_phase2 (a
 // debug kernel saw an expansion product read another array's data), with PTX arithmetic that looked
 // right, so most likely its private-memory slot sharing. With one array it is exact on the H200.
 #define PRED_O3_WORK (18 + 48 + 28 + 192 + 32 + 64 + 128 + 192)
-PRED_EXACT_FN char pred_orient3d_expansion(const float3 a, const float3 b, const float3 c, const float3 d) {
+// stageDet and stageBound: stage A's determinant and error bound, for the exact case first.
+PRED_EXACT_FN char pred_orient3d_expansion(const float3 a, const float3 b, const float3 c, const float3 d,
+                                           const double stageDet, const double stageBound) {
+    if (pred_orient3d_exact_zero(a, b, c, d, stageDet, stageBound)) return 0;
     double w[PRED_O3_WORK];
     double *adx = w, *ady = w + 2, *adz = w + 4, *bdx = w + 6, *bdy = w + 8, *bdz = w + 10;
     double *cdx = w + 12, *cdy = w + 14, *cdz = w + 16;
@@ -304,9 +353,11 @@ inline int pred_lift_raw(const float3 p, const double sign, double* out) {
     return pred_expansion_sum(n, xy, 1, z, out);
 }
 
-// The exact insphere sign for any finite float input.
+// The exact insphere sign for any finite float input (after the exact case of stage A, whose
+// determinant and bound are stageDet and stageBound).
 PRED_EXACT_FN char pred_insphere_expansion(const float3 pa, const float3 pb, const float3 pc, const float3 pd,
-                                    const float3 pe) {
+                                           const float3 pe, const double stageDet, const double stageBound) {
+    if (pred_insphere_exact_zero(pa, pb, pc, pd, pe, stageDet, stageBound)) return 0;
     const float3 rows[5] = {pa, pb, pc, pd, pe};
     double o[48], l[3], term[288], scaled[96], tmp[288], acc[1440], next[1440];
     int n = 0;
@@ -340,7 +391,7 @@ inline char orient3d_exact(const float3 a, const float3 b, const float3 c, const
     const double permanent = (fabs(bxcy) + fabs(cxby)) * fabs(ad.z) + (fabs(cxay) + fabs(axcy)) * fabs(bd.z) +
                              (fabs(axby) + fabs(bxay)) * fabs(cd.z);
     const double bound = (8.0 * 0x1p-53 + 64.0 * 0x1p-106) * permanent;
-    return fabs(det) > bound ? pred_sign_of_double(det) : pred_orient3d_expansion(a, b, c, d);
+    return fabs(det) > bound ? pred_sign_of_double(det) : pred_orient3d_expansion(a, b, c, d, det, bound);
 }
 
 // The exact insphere sign: stage A in double on rounded differences (u = 2^-53), else exact.
@@ -369,7 +420,7 @@ inline char insphere_exact(const float3 fa, const float3 fb, const float3 fc, co
                              (pab * fabs(d.z) + pbd * fabs(a.z) + pda * fabs(b.z)) * clift +
                              (pbc * fabs(a.z) + pac * fabs(b.z) + pab * fabs(c.z)) * dlift;
     const double bound = (17.0 * 0x1p-53 + 256.0 * 0x1p-106) * permanent;
-    return fabs(det) > bound ? pred_sign_of_double(det) : pred_insphere_expansion(fa, fb, fc, fd, fe);
+    return fabs(det) > bound ? pred_sign_of_double(det) : pred_insphere_expansion(fa, fb, fc, fd, fe, det, bound);
 }
 
 #endif  // PORTACL_DOUBLE

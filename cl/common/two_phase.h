@@ -8,7 +8,8 @@
 // Append list (TwoPhaseList): phase 1 appends each flagged item to a list through an atomic counter,
 // both in the caller's buffers (the counter zeroed before phase 1); phase 2 reads the count on the
 // device and, in mixed mode, runs on a bounded grid (listPhase2Groups) that loops over the list. The
-// caller launches both kernels and sets all their arguments; a shape that works:
+// caller launches both kernels and sets all their arguments (two_phase_append_group appends with one
+// atomic per work-group where the flagged items are few among many); a shape that works:
 //
 //   __kernel void f1(const uint n, __global uint* listCount, __global uint* list, ...) {
 //       const uint i = get_global_id(0);
@@ -43,6 +44,26 @@ inline uint two_phase_item(__global const uint* items, const uint direct, const 
 // Append list, phase 1: puts `item` on the list of items float cannot be trusted with.
 static inline void two_phase_append(__global uint* listCount, __global uint* list, const uint item) {
     list[atomic_inc(listCount)] = item;
+}
+
+// Append list, phase 1, one global atomic per work-group instead of one per item (for a kernel whose
+// flagged items are rare and whose items are many: the predicates' batch). Every work-item of the
+// (1-D) work-group calls it, those past the last item too (it holds barriers), with `flagged` whether
+// `item` goes on the list. `slots`: local memory for 2 + the work-group's size uints. With keepItems
+// 0, only the counter grows (the list is not written: a float-only run that just counts).
+static inline void two_phase_append_group(__global uint* listCount, __global uint* list, const uint keepItems,
+                                          const uint item, const int flagged, __local uint* slots) {
+    const uint lid = get_local_id(0);
+    if (lid == 0) slots[0] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (flagged) slots[2 + atomic_inc(&slots[0])] = item;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint count = slots[0];  // the same for every work-item of the group
+    if (count == 0) return;
+    if (lid == 0) slots[1] = atomic_add(listCount, count);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (keepItems)
+        for (uint k = lid; k < count; k += get_local_size(0)) list[slots[1] + k] = slots[2 + k];
 }
 
 // Append list, phase 2: how many items it runs on: all n when `direct` (double mode), else the

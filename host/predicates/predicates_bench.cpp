@@ -2,11 +2,13 @@
 // double and mixed, at 2^24 queries on GPUs (2^20 on CPUs and with --quick). The batch indexes a
 // cloud of 2^20 random points; 1 % of the queries are degenerate (coplanar or
 // cospherical integer points), so that mixed mode has real phase-2 work. The note gives the number
-// of queries phase 2 ran on. Each precision runs when asked for (mixed without fp64: phase 2 in
-// double-float, the note giving the queries its host step finished and that step's time, which the
-// device time leaves out). The serial column is the same mixed algorithm in plain C++
-// (predicates::evaluateSerial).
+// of queries phase 2 ran on and each pass's device time. Each precision runs when asked for (mixed
+// without fp64: phase 2 in double-float, the note giving the queries its host step finished and that
+// step's time, which the device time leaves out). The serial column is the same mixed algorithm in
+// plain C++ (predicates::evaluateSerial). Bytes per query, the floor of one pass: k indices, the k
+// points they name, one sign (k = 4 for orient3d, 5 for insphere; docs/engineering/predicates.md).
 #include <algorithm>
+#include <iomanip>
 #include <limits>
 #include <sstream>
 
@@ -56,12 +58,18 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
             r.precision = precisionName(mode);
             r.seconds = medianDeviceSeconds(
                 ctx, [&] { report = predicates::evaluateOnDevice(ctx, p, points, queries, n, signs, mode, &hostItems); }, opts);
-            // Indices, the gathered points (3 floats each), the sign; phase 1 also writes a flag.
-            r.bytes = double(n) * (k * 4 + k * 12 + 1 + (mode == Precision::Double ? 0 : 1));
+            // What one pass must move per query: its k indices, the k points they name (3 floats each,
+            // gathered from a cloud that caches hold), its sign. The list's few entries, the counter
+            // and a padded copy of the cloud ([predicates] pad_points) are not counted.
+            r.bytes = double(n) * (k * 4 + k * 12 + 1);
             r.serialSeconds = serial;
             std::ostringstream note;
             note << "phase 2 on " << report.phase2Items << " of " << n;
             if (mode != Precision::Double) note << " (flagged " << report.undecided << ")";
+            // The last timed run's device time per pass (phase 1 includes the padded copy, if any).
+            note << std::fixed << std::setprecision(4) << "; last run: phase 1 " << report.phase1Seconds * 1e3
+                 << " ms, phase 2 " << report.phase2Seconds * 1e3 << " ms, list count " << report.compactSeconds * 1e3
+                 << " ms" << std::defaultfloat;
             if (report.phase2 == Phase2Arithmetic::DoubleFloat || report.phase2 == Phase2Arithmetic::Host) {
                 std::vector<std::int8_t> got = ctx.download<std::int8_t>(signs, n, "bench signs");
                 for (std::uint32_t i : hostItems) got[i] = predicates::kDoubleFloatUndecided;

@@ -54,12 +54,30 @@ constexpr std::int8_t kDoubleFloatUndecided = 2;  // PRED_DF_HOST of cl/common/p
 // report.hostItems and report.hostSeconds.
 PORTACL_API void finishOnHost(Predicate p, const std::vector<float>& points, const std::vector<std::uint32_t>& queries,
                               std::vector<std::int8_t>& signs, TwoPhaseReport& report);
+
+// How a device buffer of points is laid out. Packed: x, y, z floats (12 bytes a point, the layout of
+// `evaluate` and of the overload without a layout). Padded: x, y, z, w floats (16 bytes a point, w
+// ignored; the buffer 16-byte aligned, as every buffer's start is): each point the kernels gather is
+// one aligned 16-byte load. (The profile's [predicates] pad_points = 1 makes that copy of a packed
+// cloud on the device first, docs/engineering/predicates.md.)
+enum class PointLayout { Packed, Padded };
+
+// The padded copy (PointLayout::Padded, w = 0) of the first pointCount points of a packed device
+// cloud, made on the device: for a caller that evaluates many batches over one cloud. Refuses a
+// buffer shorter than pointCount points in one sentence.
+PORTACL_API cl::Buffer padPoints(Context& ctx, const cl::Buffer& packed, std::size_t pointCount);
+
 // With hostItems given, phase 2 may run on the host (report.phase2 Host: the profile's [two_phase]
-// phase2 = host): the flagged queries are written there, for the caller to finish (their signs in
-// `signs` are phase 1's).
+// phase2 = host): the flagged queries are written there in increasing order, for the caller to finish
+// (their signs in `signs` are phase 1's). One pass over the queries in float, the flagged ones listed
+// on the device (report.compactSeconds: the list's counter reset and count read), the exact pass on
+// that list without a host round trip.
 PORTACL_API TwoPhaseReport evaluateOnDevice(Context& ctx, Predicate p, const cl::Buffer& points, const cl::Buffer& queries,
                                             std::size_t queryCount, const cl::Buffer& signs, Precision mode,
                                             std::vector<std::uint32_t>* hostItems = nullptr);
+PORTACL_API TwoPhaseReport evaluateOnDevice(Context& ctx, Predicate p, const cl::Buffer& points, PointLayout layout,
+                                            const cl::Buffer& queries, std::size_t queryCount, const cl::Buffer& signs,
+                                            Precision mode, std::vector<std::uint32_t>* hostItems = nullptr);
 
 // A synthetic batch: n queries over `cloud` random points in [-100, 100]^3; each query is, with
 // probability degenerateFraction, made of integer points on one plane (orient3d) or one sphere

@@ -110,7 +110,8 @@ struct PORTACL_API TwoPhaseReport {
     std::size_t hostItems = 0;
     double hostSeconds = 0;       // wall time of that host step (and, for Host, of the items' download)
     double phase1Seconds = 0;     // device time of the phase-1 kernel
-    double compactSeconds = 0;    // device time of the compaction kernels (and the count's read)
+    double compactSeconds = 0;    // device time of the compaction kernels and the count's read (append list:
+                                  // the counter's reset and the count's read)
     double phase2Seconds = 0;     // device time of the phase-2 kernel
     double totalSeconds() const { return phase1Seconds + compactSeconds + phase2Seconds; }
 };
