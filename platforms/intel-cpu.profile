@@ -78,9 +78,6 @@ mixed_phases = 1
 build_options = -cl-opt-disable
 
 [kwave]
-# The runtime's compiler (2026.2) miscompiles kwave.cl when it optimises: every field stays zero
-# (docs/portability.md). Unoptimised, the solver equals the serial reference.
-build_options = -cl-opt-disable
 # FFTW's 3-D transforms and the plain spectral kernels, not the fused z kernels (as on PoCL).
 fftw_fused_z = 0
 # The operators stored and the kernels a work-item per x row (as on PoCL: sin, exp and log per
