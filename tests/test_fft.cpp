@@ -429,16 +429,18 @@ std::unique_ptr<Context> contextWithProfileLines(const std::string& lines) {
 
 // [fft] fftw_batch_loop: a batch as one FFTW plan over every item (0) or one item's plan run on each
 // item in turn (1); both against the direct DFT, float and double, with items whose memory is off
-// FFTW's alignment (7x9 complex values an item) and the fastest axis left untransformed.
+// FFTW's alignment (7x9 complex values an item) and the fastest axis left untransformed. The shared
+// buffers are transformed after a wait for the queue, or mapped ([fft] fftw_map_shared = 1).
 TEST(FftwBackend, BatchesItemByItemAndAsOnePlanTransformRight) {
     if (!fftwMissing().empty()) GTEST_SKIP() << fftwMissing();
-    for (const char* loop : {"0", "1"}) {
-        auto owned = contextWithProfileLines(std::string("[fft]\nfftw_batch_loop = ") + loop);
+    for (const char* keys : {"fftw_batch_loop = 0", "fftw_batch_loop = 1", "fftw_batch_loop = 1\nfftw_map_shared = 1"}) {
+        auto owned = contextWithProfileLines(std::string("[fft]\nfftw_host_tasks = 0\n") + keys);
         Context& ctx = *owned;
-        ASSERT_EQ(ctx.tuning().get("fft", "fftw_batch_loop", ""), loop);
+        const std::string loop = ctx.tuning().get("fft", "fftw_batch_loop", "");
+        ASSERT_TRUE(loop == "0" || loop == "1") << keys;
         for (const Precision prec : {Precision::Float, Precision::Double}) {
             if (prec == Precision::Double && !test::hasFp64()) continue;
-            SCOPED_TRACE(std::string("fftw_batch_loop = ") + loop + ", " + precisionName(prec));
+            SCOPED_TRACE(std::string(keys) + ", " + precisionName(prec));
             const auto transform = [&](const PlanDesc& d, Direction dir, const std::vector<double>& input, std::size_t outCount) {
                 Plan& p = plan(ctx, d);
                 const std::size_t bytes = input.size() * (prec == Precision::Double ? sizeof(double) : sizeof(float));
@@ -526,13 +528,16 @@ TEST(FftwBackend, BatchesItemByItemAndAsOnePlanTransformRight) {
                     << "C2C 14x9 batch 5, y only";
             }
         }
-        // Mapped transforms (the profiles' default) are rows of their own in --profile, timed on the host.
-        if (ctx.tuning().get("fft", "fftw_host_tasks", "0") != "1") {
-            bool hostRow = false;
-            for (const auto& row : ctx.profiler().summary())
-                hostRow = hostRow || (row.name == "fftw r2c forward" && row.kind == EventKind::Host && row.count >= 1 && row.totalSeconds > 0);
-            EXPECT_TRUE(hostRow) << "no host row for the mapped transforms in the profile";
+        // Transforms on the calling thread are rows of their own in --profile, timed on the host.
+        // Shared buffers are waited for (one marker a transform) unless fftw_map_shared = 1 maps them.
+        const bool mapped = ctx.tuning().get("fft", "fftw_map_shared", "0") == "1";
+        bool hostRow = false, handOver = false;
+        for (const auto& row : ctx.profiler().summary()) {
+            hostRow = hostRow || (row.name == "fftw r2c forward" && row.kind == EventKind::Host && row.count >= 1 && row.totalSeconds > 0);
+            handOver = handOver || row.name == (mapped ? "fftw r2c forward (map)" : "fftw r2c forward (wait)");
         }
+        EXPECT_TRUE(hostRow) << "no host row for the transforms in the profile (" << keys << ")";
+        EXPECT_TRUE(handOver) << (mapped ? "the shared buffers were not mapped" : "the transform did not wait for the queue") << " (" << keys << ")";
     }
 }
 

@@ -2,13 +2,16 @@
 // FFTW's transform runs on the host's threads on the same memory the OpenCL kernels before and after
 // it use, without copies.
 //
-// Two ways into the memory. By default the buffers are mapped (zero-copy on a CPU device, through
-// the context's named transfers, which wait for the queue up to that point), transformed on the
-// calling thread (--profile shows its host time) and unmapped before the next command. With the
-// profile's [fft] fftw_host_tasks = 1, buffers shared with the host in place (Context::sharedBuffer,
-// what fft::buffer gives FFTW) have host addresses, and the transform goes into the queue as a host
-// task (clEnqueueNativeKernel): it runs on one of the device's threads when the commands before it
-// are done, so the host never waits for the queue. (On PoCL 3.1 with 2 threads that made the 128^3 k-Wave step slower, not faster:
+// Three ways into the memory. Buffers shared with the host in place (Context::sharedBuffer, what
+// fft::buffer gives FFTW) have host addresses: by default the calling thread waits for the queue up
+// to that point (one marker) and transforms there (--profile shows its host time). Other buffers are
+// mapped (zero-copy on a CPU device, through the context's named transfers, which wait for the
+// queue), transformed on the calling thread and unmapped before the next command; the profile's
+// [fft] fftw_map_shared = 1 maps shared ones too (two maps and two unmaps a transform where the wait
+// is one command: each command wakes the device's threads). With [fft] fftw_host_tasks = 1 the
+// transform of shared buffers goes into the queue as a host task (clEnqueueNativeKernel): it runs on
+// one of the device's threads when the commands before it are done, so the host never waits for the
+// queue. (On PoCL 3.1 with 2 threads that made the 128^3 k-Wave step slower, not faster:
 // docs/engineering/measurements.md; it is there to be measured on more cores.)
 //
 // Layout: the guru64 interface describes our C-order shape, batch and (for skipFastestAxis) the
@@ -196,6 +199,7 @@ public:
         flags_ = plannerFlags(ctx.tuning());
         hostTasks_ = ctx.tuning().get("fft", "fftw_host_tasks", "0") == "1" && ctx.runsHostTasks();
         itemLoop_ = d.batch > 1 && ctx.tuning().get("fft", "fftw_batch_loop", "0") == "1";
+        mapShared_ = ctx.tuning().get("fft", "fftw_map_shared", "0") == "1";
         useWisdom_ = ctx.options().useDiskCache && flags_ != FFTW_ESTIMATE;
         describeLayout();
         std::lock_guard<std::mutex> lock(plannerMutex());
@@ -218,10 +222,10 @@ public:
         checkBuffers(desc_, dir, in, out);
         rethrowTaskFailure();
         const std::string name = eventName(desc_, backend_, dir);
-        if (hostTasks_) {
+        if (hostTasks_ || !mapShared_) {  // shared buffers: no map
             void* src = ctx_.hostAddress(in);
             void* dst = desc_.inPlace ? src : ctx_.hostAddress(out);
-            if (src && dst) return enqueue(src, dst, dir, name);
+            if (src && dst) return hostTasks_ ? enqueue(src, dst, dir, name) : waitAndRun(src, dst, dir, name);
         }
         const std::size_t inBytes = inputBytes(desc_, dir), outBytes = outputBytes(desc_, dir);
         // FFTW keeps the input of an out-of-place R2C and C2C; an out-of-place C2R overwrites it.
@@ -350,6 +354,20 @@ private:
             scale(static_cast<Real*>(dst), desc_.batch * outputElements(desc_, dir), inverseScale_, threads_);
     }
 
+    // Shared memory: wait for the queue, then transform on the host addresses; nothing to unmap.
+    // The wait is a marker recorded as a timed event, so that a timing window that starts before
+    // the transform includes it, as the map's event did.
+    void waitAndRun(void* src, void* dst, Direction dir, const std::string& name) {
+        const int set = planSet(src, dst);
+        cl::Event ready;
+        clCall("clEnqueueMarkerWithWaitList", [&] { return ctx_.queue().enqueueMarkerWithWaitList(nullptr, &ready); });
+        ctx_.recordEvent(name + " (wait)", EventKind::Transfer, ready);
+        ctx_.wait(ready, name);
+        const auto started = std::chrono::steady_clock::now();
+        run(src, dst, dir, set);
+        ctx_.profiler().recordHost(name, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    }
+
     // The transform as a host task in the queue (the file comment). The plan outlives its tasks: the
     // plan cache is destroyed with the context, after its queue has finished.
     struct Task {
@@ -387,6 +405,7 @@ private:
     bool useWisdom_ = false;
     bool hostTasks_ = false;  // [fft] fftw_host_tasks = 1: shared buffers transformed by host tasks
     bool itemLoop_ = false;   // [fft] fftw_batch_loop = 1: one item's plan run on each item of a batch
+    bool mapShared_ = false;  // [fft] fftw_map_shared = 1: shared buffers mapped too (the hand-over of before)
     std::size_t itemInBytes_ = 0, itemOutBytes_ = 0;  // from one batch item to the next
     std::vector<fftw_iodim64> dims_, how_;
     Real inverseScale_ = 1;
