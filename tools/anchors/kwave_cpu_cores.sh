@@ -8,10 +8,13 @@
 #           FFTW's batch plans (the profile of commit e79eac2)
 #   batched [fft] fftw_batch_loop = 0: the wait for the queue, FFTW's batch plans
 #   tasks   [fft] fftw_host_tasks = 1: every transform a host task in the queue
-# Results in $OUT (kwave_cpu_128.txt, kwave_cpu_256.txt); about 3 minutes on 16 cores.
+# Results in $OUT (kwave_cpu_128.txt, kwave_cpu_256.txt, kwave_cpu_machine.txt: lscpu, NUMA nodes,
+# devices); about 3 minutes on 16 cores.
 #
 #   cmake --build build -j2 --target portacl_cli
-#   ../shared/device/pack build/portacl /path/to/kspaceFirstOrder-OMP   # k-Wave's, built as docs/kwave.md says
+#   ../shared/device/pack build/portacl
+#   cp /path/to/kspaceFirstOrder-OMP .device/bin/   # k-Wave's, static, built as docs/kwave.md says (the
+#                                                    # pack script stops at a static program: ldd fails)
 #   then on the GPU machine (carry [".device"]), from the repository root:
 #   tools/anchors/kwave_cpu_cores.sh
 set -u
@@ -21,6 +24,8 @@ export PORTACL_PLATFORMS_DIR=$PWD/platforms  # the packed program does not know 
 : "${OUT:?set OUT to the folder for the results}"
 omp=$PACK/bin/kspaceFirstOrder-OMP
 [ -x "$omp" ] || { echo "no $omp: pack k-Wave's kspaceFirstOrder-OMP with the engine"; exit 1; }
+# The cores, their caches and NUMA nodes, and the OpenCL devices, beside the figures.
+{ lscpu; numactl --hardware 2>/dev/null; "$PACK/run" portacl devices; } > "$OUT/kwave_cpu_machine.txt" 2>&1
 variants='before:fft.fftw_map_shared=1,fft.fftw_batch_loop=0 batched:fft.fftw_batch_loop=0 tasks:fft.fftw_host_tasks=1'
 ROUNDS=3 PROFILE=1 VARIANTS=$variants timeout 170 tools/kwave/cpu_compare.sh "$omp" 128 40 > "$OUT/kwave_cpu_128.txt" 2>&1
 echo "128^3: exit $? after $SECONDS s"
