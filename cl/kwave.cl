@@ -512,13 +512,15 @@ __kernel void kwave_add_density(__global rho_t* rhox, __global rho_t* rhoy, __gl
 
 // ux at the velocity source points += transducer_source_input[delay + t]. The host checks every
 // index and delay once; the kernel still reads nothing past the grid (n points) or the signal
-// (signal_length samples), whatever the buffers hold.
+// (signal_length samples), whatever the buffers hold. (t + d cannot wrap: t is a time step. Written
+// as t >= signal_length - d, the check made Intel's CPU compiler 2026.2, optimising, drop the stores
+// of other kernels of the program: kwave_sample_all, kwave_sample and kwave_unstagger wrote nothing.)
 __kernel void kwave_transducer(__global real* ux, __global const ulong* index, __global const real* signal,
                                __global const ulong* delay, uint nsrc, ulong t, ulong n, ulong signal_length) {
     const uint i = get_global_id(0);
     if (i >= nsrc) return;
     const ulong at = index[i], d = delay[i];
-    if (at >= n || d >= signal_length || t >= signal_length - d) return;
+    if (at >= n || d >= signal_length || t + d >= signal_length) return;
     ux[at] += signal[d + t];
 }
 

@@ -90,6 +90,11 @@ mixed_phases = 1
 backend = fftw
 # fftw_host_tasks = 1 would run each transform as a host task in the queue instead of mapping (slower
 # at 128^3 on 2 threads of PoCL 3.1; measurements.md, "k-Wave on CPU devices: FFTW's hand-over").
+# A batch (k-Wave's two or three components) as one item's plan run on each item in turn, as k-Wave's
+# OMP code transforms: FFTW's own batch plans stream every item through each pass. 128^3 float, one
+# thread, per item and forward-inverse pair: 6.6-7.5 ms against 8.8-10.1 (32 MiB of L3); equal at
+# 256^3 and within 10 % at 32^3-64^3 (docs/engineering/measurements.md, "FFTW's batches").
+fftw_batch_loop = 1
 
 [kwave]
 # With FFTW doing the x-y transforms, the fused z kernels (OpenCL z transforms inside the spectral

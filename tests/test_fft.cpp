@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <complex>
 #include <random>
 #include <thread>
@@ -403,27 +404,150 @@ TEST(FftwLoopPool, RunsEveryJobOnceNestedAndFromTwoThreads) {
     other.join();
 }
 
-// [fft] fftw_host_tasks = 1: on shared buffers the transforms run as host tasks in the queue (a
-// kernel-kind event per transform), with the same results as the direct DFT.
-TEST(FftwBackend, HostTasksInTheQueueTransformRight) {
-    if (!fftwMissing().empty()) GTEST_SKIP() << fftwMissing();
-    if (!test::context().runsHostTasks()) GTEST_SKIP() << "the test device runs no host functions";
+// A context on the test device whose profile has `lines` appended to the device's own (later keys
+// override), with --profile's event recording on.
+std::unique_ptr<Context> contextWithProfileLines(const std::string& lines) {
     namespace fs = std::filesystem;
-    const fs::path dir = fs::temp_directory_path() / ("portacl-fftw-tasks-" + std::to_string(::getpid()));
+    static int made = 0;
+    const fs::path dir = fs::temp_directory_path() / ("portacl-fftw-profile-" + std::to_string(::getpid()) + "-" + std::to_string(made++));
     fs::create_directories(dir);
     const fs::path profile = test::context().tuning().path;
-    ASSERT_TRUE(fs::exists(profile)) << profile;
+    EXPECT_TRUE(fs::exists(profile)) << profile;
     fs::copy_file(profile, dir / profile.filename(), fs::copy_options::overwrite_existing);
-    std::ofstream(dir / profile.filename(), std::ios::app) << "\n[fft]\nfftw_host_tasks = 1\n";
+    std::ofstream(dir / profile.filename(), std::ios::app) << "\n" << lines << "\n";
     const char* before = std::getenv("PORTACL_PLATFORMS_DIR");
     const std::string kept = before ? before : "";
     ::setenv("PORTACL_PLATFORMS_DIR", dir.c_str(), 1);
     ContextOptions options = defaultContextOptions();
     options.profile = true;
-    Context ctx(test::context().device(), options);
+    auto ctx = std::make_unique<Context>(test::context().device(), options);
     if (before) ::setenv("PORTACL_PLATFORMS_DIR", kept.c_str(), 1);
     else ::unsetenv("PORTACL_PLATFORMS_DIR");
     fs::remove_all(dir);
+    return ctx;
+}
+
+// [fft] fftw_batch_loop: a batch as one FFTW plan over every item (0) or one item's plan run on each
+// item in turn (1); both against the direct DFT, float and double, with items whose memory is off
+// FFTW's alignment (7x9 complex values an item) and the fastest axis left untransformed. The shared
+// buffers are transformed after a wait for the queue, or mapped ([fft] fftw_map_shared = 1).
+TEST(FftwBackend, BatchesItemByItemAndAsOnePlanTransformRight) {
+    if (!fftwMissing().empty()) GTEST_SKIP() << fftwMissing();
+    for (const char* keys : {"fftw_batch_loop = 0", "fftw_batch_loop = 1", "fftw_batch_loop = 1\nfftw_map_shared = 1"}) {
+        auto owned = contextWithProfileLines(std::string("[fft]\nfftw_host_tasks = 0\n") + keys);
+        Context& ctx = *owned;
+        const std::string loop = ctx.tuning().get("fft", "fftw_batch_loop", "");
+        ASSERT_TRUE(loop == "0" || loop == "1") << keys;
+        for (const Precision prec : {Precision::Float, Precision::Double}) {
+            if (prec == Precision::Double && !test::hasFp64()) continue;
+            SCOPED_TRACE(std::string(keys) + ", " + precisionName(prec));
+            const auto transform = [&](const PlanDesc& d, Direction dir, const std::vector<double>& input, std::size_t outCount) {
+                Plan& p = plan(ctx, d);
+                const std::size_t bytes = input.size() * (prec == Precision::Double ? sizeof(double) : sizeof(float));
+                cl::Buffer in = buffer(ctx, bytes, "input", Backend::FFTW);
+                cl::Buffer out = d.inPlace ? in : buffer(ctx, outputBytes(d, dir), "output", Backend::FFTW);
+                std::vector<double> got;
+                if (prec == Precision::Double) {
+                    ctx.write(in, input.data(), bytes, "input");
+                    p.execute(in, out, dir);
+                    got = ctx.download<double>(out, outCount, "output");
+                } else {
+                    const std::vector<float> host(input.begin(), input.end());
+                    ctx.write(in, host.data(), bytes, "input");
+                    p.execute(in, out, dir);
+                    const auto f = ctx.download<float>(out, outCount, "output");
+                    got.assign(f.begin(), f.end());
+                }
+                return got;
+            };
+            PlanDesc d;
+            d.precision = prec;
+            d.backend = Backend::FFTW;
+            {  // R2C, 3 items of 9x5x15 out of place, as k-Wave's three velocity components
+                d.kind = Kind::R2C;
+                d.shape = {9, 5, 15};
+                d.batch = 3;
+                const std::size_t n = product(d.shape);
+                const auto x = randomReals(3 * n, 51);
+                std::vector<Complex> want;
+                for (std::size_t b = 0; b < 3; ++b) {
+                    const auto r = reference::dftRealForward({x.begin() + b * n, x.begin() + (b + 1) * n}, d.shape);
+                    want.insert(want.end(), r.begin(), r.end());
+                }
+                EXPECT_LE(relativeL2(transform(d, Direction::Forward, x, want.size() * 2), interleave(want)), tolerance(prec)) << "R2C 9x5x15 batch 3";
+            }
+            {  // C2R of 2 items of 6x10x14, unscaled
+                d.kind = Kind::C2R;
+                d.shape = {6, 10, 14};
+                d.batch = 2;
+                d.scaleInverse = false;
+                const std::size_t n = product(d.shape);
+                const auto x = randomReals(2 * n, 52);
+                std::vector<Complex> half;
+                std::vector<double> want;
+                for (std::size_t b = 0; b < 2; ++b) {
+                    const auto h = reference::dftRealForward({x.begin() + b * n, x.begin() + (b + 1) * n}, d.shape);
+                    half.insert(half.end(), h.begin(), h.end());
+                    for (std::size_t i = 0; i < n; ++i) want.push_back(x[b * n + i] * static_cast<double>(n));
+                }
+                EXPECT_LE(relativeL2(transform(d, Direction::Inverse, interleave(half), 2 * n), want), tolerance(prec)) << "C2R 6x10x14 batch 2";
+                d.scaleInverse = true;
+            }
+            {  // C2C, 3 items of 7x9 in place: the second and third items lie off FFTW's alignment
+                d.kind = Kind::C2C;
+                d.shape = {7, 9};
+                d.batch = 3;
+                d.inPlace = true;
+                const std::size_t n = product(d.shape);
+                const auto x = randomComplex(3 * n, 53);
+                std::vector<Complex> want;
+                for (std::size_t b = 0; b < 3; ++b) {
+                    const auto r = reference::dft({x.begin() + b * n, x.begin() + (b + 1) * n}, d.shape, Direction::Forward);
+                    want.insert(want.end(), r.begin(), r.end());
+                }
+                EXPECT_LE(relativeL2(transform(d, Direction::Forward, interleave(x), 2 * 3 * n), interleave(want)), tolerance(prec)) << "C2C 7x9 batch 3";
+            }
+            {  // C2C along y only of 5 items of 14x9 (k-Wave's y transforms), in place: each item's rows
+               // transformed as 1-D transforms of length 14 with stride 9
+                d.kind = Kind::C2C;
+                d.shape = {14, 9};
+                d.batch = 5;
+                d.inPlace = true;
+                d.skipFastestAxis = true;
+                const std::size_t n = product(d.shape);
+                const auto x = randomComplex(5 * n, 54);
+                std::vector<Complex> want(x.size());
+                for (std::size_t b = 0; b < 5; ++b)
+                    for (std::size_t c = 0; c < 9; ++c) {
+                        std::vector<Complex> column(14);
+                        for (std::size_t r = 0; r < 14; ++r) column[r] = x[b * n + r * 9 + c];
+                        const auto t = reference::dft(column, {14}, Direction::Inverse);
+                        for (std::size_t r = 0; r < 14; ++r) want[b * n + r * 9 + c] = t[r];
+                    }
+                EXPECT_LE(relativeL2(transform(d, Direction::Inverse, interleave(x), 2 * 5 * n), interleave(want)), tolerance(prec))
+                    << "C2C 14x9 batch 5, y only";
+            }
+        }
+        // Transforms on the calling thread are rows of their own in --profile, timed on the host.
+        // Shared buffers are waited for (one marker a transform) unless fftw_map_shared = 1 maps them.
+        const bool mapped = ctx.tuning().get("fft", "fftw_map_shared", "0") == "1";
+        bool hostRow = false, handOver = false;
+        for (const auto& row : ctx.profiler().summary()) {
+            hostRow = hostRow || (row.name == "fftw r2c forward" && row.kind == EventKind::Host && row.count >= 1 && row.totalSeconds > 0);
+            handOver = handOver || row.name == (mapped ? "fftw r2c forward (map)" : "fftw r2c forward (wait)");
+        }
+        EXPECT_TRUE(hostRow) << "no host row for the transforms in the profile (" << keys << ")";
+        EXPECT_TRUE(handOver) << (mapped ? "the shared buffers were not mapped" : "the transform did not wait for the queue") << " (" << keys << ")";
+    }
+}
+
+// [fft] fftw_host_tasks = 1: on shared buffers the transforms run as host tasks in the queue (a
+// kernel-kind event per transform), with the same results as the direct DFT.
+TEST(FftwBackend, HostTasksInTheQueueTransformRight) {
+    if (!fftwMissing().empty()) GTEST_SKIP() << fftwMissing();
+    if (!test::context().runsHostTasks()) GTEST_SKIP() << "the test device runs no host functions";
+    auto owned = contextWithProfileLines("[fft]\nfftw_host_tasks = 1");
+    Context& ctx = *owned;
     ASSERT_EQ(ctx.tuning().get("fft", "fftw_host_tasks", ""), "1");
     const Shape shape{6, 10, 14};
     const std::size_t n = product(shape), batch = 2;

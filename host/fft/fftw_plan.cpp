@@ -2,19 +2,28 @@
 // FFTW's transform runs on the host's threads on the same memory the OpenCL kernels before and after
 // it use, without copies.
 //
-// Two ways into the memory. By default the buffers are mapped (zero-copy on a CPU device, through
-// the context's named transfers, which wait for the queue up to that point), transformed on the
-// calling thread and unmapped before the next command. With the profile's [fft] fftw_host_tasks = 1,
-// buffers shared with the host in place (Context::sharedBuffer, what fft::buffer gives FFTW) have
-// host addresses, and the transform goes into the queue as a host task (clEnqueueNativeKernel): it
-// runs on one of the device's threads when the commands before it are done, so the host never waits
-// for the queue. (On PoCL 3.1 with 2 threads that made the 128^3 k-Wave step slower, not faster:
+// Three ways into the memory. Buffers shared with the host in place (Context::sharedBuffer, what
+// fft::buffer gives FFTW) have host addresses: by default the calling thread waits for the queue up
+// to that point (one marker) and transforms there (--profile shows its host time). Other buffers are
+// mapped (zero-copy on a CPU device, through the context's named transfers, which wait for the
+// queue), transformed on the calling thread and unmapped before the next command; the profile's
+// [fft] fftw_map_shared = 1 maps shared ones too (two maps and two unmaps a transform where the wait
+// is one command: each command wakes the device's threads). With [fft] fftw_host_tasks = 1 the
+// transform of shared buffers goes into the queue as a host task (clEnqueueNativeKernel): it runs on
+// one of the device's threads when the commands before it are done, so the host never waits for the
+// queue. (On PoCL 3.1 with 2 threads that made the 128^3 k-Wave step slower, not faster:
 // docs/engineering/measurements.md; it is there to be measured on more cores.)
 //
 // Layout: the guru64 interface describes our C-order shape, batch and (for skipFastestAxis) the
 // untransformed fastest axis directly, in elements of each side (reals for a real side, complex
 // numbers for a complex one). FFTW's inverse is unscaled; the 1/N of our convention is applied to
 // the output after the transform, on the same threads.
+//
+// Batches: FFTW's own plan of a batch loops over its items inside every pass (x of every item, then
+// y of every item, ...), so each pass streams the whole batch through the caches. With the profile's
+// [fft] fftw_batch_loop = 1 the plan is one item's, run on each item in turn, as k-Wave's OMP code
+// runs its transforms: an item's passes then stay in the cache a batch's overflow
+// (docs/engineering/measurements.md, "FFTW's batches").
 //
 // Plans: made with the profile's [fft] fftw_planner (measure unless it says estimate or patient) on
 // scratch arrays of FFTW's own alignment, executed on the buffers' memory through FFTW's new-array
@@ -189,6 +198,8 @@ public:
         reserveLoopWorkers(threads_ - 1);
         flags_ = plannerFlags(ctx.tuning());
         hostTasks_ = ctx.tuning().get("fft", "fftw_host_tasks", "0") == "1" && ctx.runsHostTasks();
+        itemLoop_ = d.batch > 1 && ctx.tuning().get("fft", "fftw_batch_loop", "0") == "1";
+        mapShared_ = ctx.tuning().get("fft", "fftw_map_shared", "0") == "1";
         useWisdom_ = ctx.options().useDiskCache && flags_ != FFTW_ESTIMATE;
         describeLayout();
         std::lock_guard<std::mutex> lock(plannerMutex());
@@ -211,10 +222,10 @@ public:
         checkBuffers(desc_, dir, in, out);
         rethrowTaskFailure();
         const std::string name = eventName(desc_, backend_, dir);
-        if (hostTasks_) {
+        if (hostTasks_ || !mapShared_) {  // shared buffers: no map
             void* src = ctx_.hostAddress(in);
             void* dst = desc_.inPlace ? src : ctx_.hostAddress(out);
-            if (src && dst) return enqueue(src, dst, dir, name);
+            if (src && dst) return hostTasks_ ? enqueue(src, dst, dir, name) : waitAndRun(src, dst, dir, name);
         }
         const std::size_t inBytes = inputBytes(desc_, dir), outBytes = outputBytes(desc_, dir);
         // FFTW keeps the input of an out-of-place R2C and C2C; an out-of-place C2R overwrites it.
@@ -223,7 +234,9 @@ public:
         void* dst = src;
         try {
             if (!desc_.inPlace) dst = ctx_.map(out, CL_MAP_WRITE, outBytes, name + " (map output)");
+            const auto started = std::chrono::steady_clock::now();
             run(src, dst, dir, planSet(src, dst));
+            ctx_.profiler().recordHost(name, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
         } catch (...) {
             if (dst != src) ctx_.unmap(out, dst, name + " (unmap output)");
             ctx_.unmap(in, src, name + " (unmap)");
@@ -252,7 +265,12 @@ private:
             is *= k + 1 == d.shape.size() ? inRow : static_cast<std::ptrdiff_t>(d.shape[k]);
             os *= k + 1 == d.shape.size() ? outRow : static_cast<std::ptrdiff_t>(d.shape[k]);
         }
-        how_.push_back({static_cast<std::ptrdiff_t>(d.batch), is, os});
+        // The batch: a loop of FFTW's (how_), or of ours around one item's plan (item strides in bytes).
+        const std::size_t inElement = d.kind == Kind::R2C ? sizeof(Real) : 2 * sizeof(Real);
+        const std::size_t outElement = d.kind == Kind::C2R ? sizeof(Real) : 2 * sizeof(Real);
+        itemInBytes_ = static_cast<std::size_t>(is) * inElement;
+        itemOutBytes_ = static_cast<std::size_t>(os) * outElement;
+        if (!itemLoop_) how_.push_back({static_cast<std::ptrdiff_t>(d.batch), is, os});
         if (d.skipFastestAxis) {
             if (real || d.shape.size() < 2)
                 throw Error("FFTW cannot run the " + describe(d) + ": only C2C transforms of 2 or 3 axes can leave the fastest untransformed");
@@ -269,8 +287,9 @@ private:
     // Plans for memory of FFTW's alignment (set 0) or of any alignment (set 1, FFTW_UNALIGNED).
     void makePlans(int set) {  // call with plannerMutex() held
         const PlanDesc& d = desc_;
-        const std::size_t inBytes = d.batch * inputElements(d, d.kind == Kind::C2R ? Direction::Inverse : Direction::Forward) * elementBytes(d);
-        const std::size_t outBytes = d.batch * outputElements(d, d.kind == Kind::C2R ? Direction::Inverse : Direction::Forward) * elementBytes(d);
+        const std::size_t items = itemLoop_ ? 1 : d.batch;  // what one plan transforms
+        const std::size_t inBytes = items * inputElements(d, d.kind == Kind::C2R ? Direction::Inverse : Direction::Forward) * elementBytes(d);
+        const std::size_t outBytes = items * outputElements(d, d.kind == Kind::C2R ? Direction::Inverse : Direction::Forward) * elementBytes(d);
         // Scratch arrays for the planner to measure on (it overwrites them). An unaligned plan is
         // made on memory one element off FFTW's alignment so that the planner cannot assume it.
         const std::size_t offset = set ? sizeof(Real) : 0;
@@ -305,8 +324,11 @@ private:
     }
 
     // The plans for this memory's alignment (0: FFTW's, 1: any), made here if they are missing.
+    // With the item loop every item's memory must have FFTW's alignment for set 0.
     int planSet(void* src, void* dst) {
-        const int set = F::alignmentOf(src) == 0 && F::alignmentOf(dst) == 0 ? 0 : 1;
+        int set = 0;
+        for (std::size_t k = 0; k < (itemLoop_ ? desc_.batch : 1); ++k)
+            if (F::alignmentOf(item(src, itemInBytes_, k)) != 0 || F::alignmentOf(item(dst, itemOutBytes_, k)) != 0) set = 1;
         if (set == 1) {
             std::lock_guard<std::mutex> lock(plannerMutex());
             if (!plans_[1][0] && !plans_[1][1]) makePlans(1);
@@ -314,16 +336,36 @@ private:
         return set;
     }
 
+    static void* item(void* base, std::size_t bytes, std::size_t k) { return static_cast<char*>(base) + k * bytes; }
+
     void run(void* src, void* dst, Direction dir, int set) {
         const auto plan = plans_[set][dir == Direction::Forward ? 0 : 1];
-        switch (desc_.kind) {
-            case Kind::C2C: F::runC2C(plan, src, dst); break;
-            case Kind::R2C: F::runR2C(plan, src, dst); break;
-            case Kind::C2R: F::runC2R(plan, src, dst); break;
+        for (std::size_t k = 0; k < (itemLoop_ ? desc_.batch : 1); ++k) {
+            void* a = item(src, itemInBytes_, k);
+            void* b = item(dst, itemOutBytes_, k);
+            switch (desc_.kind) {
+                case Kind::C2C: F::runC2C(plan, a, b); break;
+                case Kind::R2C: F::runR2C(plan, a, b); break;
+                case Kind::C2R: F::runC2R(plan, a, b); break;
+            }
         }
         parkLoopWorkers();  // the OpenCL kernel that follows needs the cores
         if (dir == Direction::Inverse && desc_.scaleInverse)
             scale(static_cast<Real*>(dst), desc_.batch * outputElements(desc_, dir), inverseScale_, threads_);
+    }
+
+    // Shared memory: wait for the queue, then transform on the host addresses; nothing to unmap.
+    // The wait is a marker recorded as a timed event, so that a timing window that starts before
+    // the transform includes it, as the map's event did.
+    void waitAndRun(void* src, void* dst, Direction dir, const std::string& name) {
+        const int set = planSet(src, dst);
+        cl::Event ready;
+        clCall("clEnqueueMarkerWithWaitList", [&] { return ctx_.queue().enqueueMarkerWithWaitList(nullptr, &ready); });
+        ctx_.recordEvent(name + " (wait)", EventKind::Transfer, ready);
+        ctx_.wait(ready, name);
+        const auto started = std::chrono::steady_clock::now();
+        run(src, dst, dir, set);
+        ctx_.profiler().recordHost(name, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     }
 
     // The transform as a host task in the queue (the file comment). The plan outlives its tasks: the
@@ -362,6 +404,9 @@ private:
     unsigned flags_ = FFTW_MEASURE;
     bool useWisdom_ = false;
     bool hostTasks_ = false;  // [fft] fftw_host_tasks = 1: shared buffers transformed by host tasks
+    bool itemLoop_ = false;   // [fft] fftw_batch_loop = 1: one item's plan run on each item of a batch
+    bool mapShared_ = false;  // [fft] fftw_map_shared = 1: shared buffers mapped too (the hand-over of before)
+    std::size_t itemInBytes_ = 0, itemOutBytes_ = 0;  // from one batch item to the next
     std::vector<fftw_iodim64> dims_, how_;
     Real inverseScale_ = 1;
     typename F::Plan plans_[2][2] = {};  // [aligned, unaligned][forward, inverse]

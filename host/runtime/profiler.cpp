@@ -19,6 +19,10 @@ void Profiler::record(const std::string& name, EventKind kind, const cl::Event& 
     if (enabled_) events_.push_back({name, kind, e});
 }
 
+void Profiler::recordHost(const std::string& name, double seconds) {
+    if (enabled_) events_.push_back({name, EventKind::Host, cl::Event(), seconds});
+}
+
 std::vector<Profiler::Row> Profiler::summary() const {
     std::map<std::pair<int, std::string>, Row> byName;
     for (const auto& ev : events_) {
@@ -26,13 +30,25 @@ std::vector<Profiler::Row> Profiler::summary() const {
         r.name = ev.name;
         r.kind = ev.kind;
         r.count += 1;
-        r.totalSeconds += eventSeconds(ev.event);
+        r.totalSeconds += ev.kind == EventKind::Host ? ev.hostSeconds : eventSeconds(ev.event);
     }
     std::vector<Row> rows;
     for (auto& kv : byName) rows.push_back(kv.second);
     std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.totalSeconds > b.totalSeconds; });
     return rows;
 }
+
+namespace {
+const char* kindName(EventKind k) {
+    switch (k) {
+        case EventKind::Kernel: return "kernel";
+        case EventKind::Transfer: return "transfer";
+        case EventKind::Marker: return "marker";
+        case EventKind::Host: return "host";
+    }
+    return "?";
+}
+}  // namespace
 
 void Profiler::print(std::ostream& os, const std::string& title) const {
     const auto rows = summary();
@@ -43,7 +59,7 @@ void Profiler::print(std::ostream& os, const std::string& title) const {
        << "calls" << std::setw(14) << "total ms" << std::setw(14) << "mean ms" << std::setw(8) << "%" << "\n";
     for (const auto& r : rows) {
         os << "  " << std::left << std::setw(38) << r.name << std::setw(10)
-           << (r.kind == EventKind::Kernel ? "kernel" : r.kind == EventKind::Transfer ? "transfer" : "marker") << std::right << std::setw(8) << r.count
+           << kindName(r.kind) << std::right << std::setw(8) << r.count
            << std::fixed << std::setprecision(3) << std::setw(14) << r.totalSeconds * 1e3 << std::setw(14)
            << r.totalSeconds * 1e3 / r.count << std::setprecision(1) << std::setw(8)
            << (total > 0 ? 100.0 * r.totalSeconds / total : 0.0) << "\n";

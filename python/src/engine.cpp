@@ -143,6 +143,7 @@ const char* eventKindName(EventKind k) {
         case EventKind::Kernel: return "kernel";
         case EventKind::Transfer: return "transfer";
         case EventKind::Marker: return "marker";
+        case EventKind::Host: return "host";
     }
     return "other";
 }

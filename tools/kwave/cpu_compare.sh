@@ -1,5 +1,5 @@
 #!/bin/bash
-# k-Wave's kspaceFirstOrder-OMP against kspaceFirstOrder-OpenCL on PoCL, on the same CPU cores: an
+# k-Wave's kspaceFirstOrder-OMP against kspaceFirstOrder-OpenCL on a CPU device, on the same cores: an
 # N^3 heterogeneous, power-law absorbing, nonlinear p0 case (scripts/kwave_example_input.py) through
 # `kspaceFirstOrder-OMP -t T` and `portacl kwave --device pocl -t T`. Prints the time per step of
 # each, and the relative L2 error of our outputs against k-Wave's; everything goes to stdout.
@@ -9,6 +9,11 @@
 # N = grid size (128), NT = time steps (40; k-Wave prints its times with 10 ms resolution),
 # T = threads (all cores). Without PACK, OPENCL names our command (default build/portacl).
 # FFT=vkfft (or clfft, fftw) passes --fft to ours; by default the device profile chooses (FFTW on PoCL).
+# DEVICE=intel runs ours on Intel's CPU runtime (profile platforms/intel-cpu.profile) instead of PoCL
+# (-t then limits nothing: Intel's runtime takes every core).
+# VARIANTS='NAME:SECTION.KEY=VALUE,SECTION.KEY=VALUE NAME2:...' adds a run of ours per variant to
+# every round, with the device's profile plus those keys (appended, so they override; the copy goes
+# first on PORTACL_PLATFORMS_DIR), e.g. VARIANTS='batched:fft.fftw_batch_loop=0 tasks:fft.fftw_host_tasks=1'.
 # Ours runs 2 steps first (--benchmark 2), which builds PoCL's kernels and fills its caches. Then
 # ROUNDS (default 1) rounds of k-Wave OMP and ours, alternated, each under `nice -n NICE` (default 0);
 # the table gives each program's median over the rounds and the ratio of the medians, the first
@@ -32,9 +37,37 @@ export PORTACL_NO_PROGRESS=1
 outputs=(-p --p_rms --p_max --p_final -u)
 rounds=${ROUNDS:-1}
 niceness=${NICE:-0}
+device=${DEVICE:-pocl}
+case $device in
+    pocl) profile_file=pocl.profile ;;
+    intel) profile_file=intel-cpu.profile ;;
+    *) echo "DEVICE must be pocl or intel, not '$device'"; exit 1 ;;
+esac
+# The profiles: PORTACL_PLATFORMS_DIR where set, else this tree's (a packed program on another machine
+# would not find the folder it was built beside); a variant's folder goes first.
+platforms=${PORTACL_PLATFORMS_DIR:-$root/platforms}
+# Ours: the default profile, then one run per variant (its profile folder, made below).
+names=(default) folders=("") VARIANTS_OF=("")
+for v in ${VARIANTS:-}; do
+    name=${v%%:*} d="$work/profile-${v%%:*}"
+    [ "$name" != "$v" ] && [ -n "$name" ] || { echo "a variant is NAME:SECTION.KEY=VALUE,..., not '$v'"; exit 1; }
+    mkdir -p "$d" && cp "${platforms%%:*}/$profile_file" "$d/"
+    IFS=, read -r -a keys <<< "${v#*:}"
+    for kv in "${keys[@]}"; do
+        sk=${kv%%=*}
+        [ "$sk" != "$kv" ] && [ "${sk#*.}" != "$sk" ] || { echo "a variant's key is SECTION.KEY=VALUE, not '$kv'"; exit 1; }
+        printf '\n[%s]\n%s = %s\n' "${sk%%.*}" "${sk#*.}" "${kv#*=}" >> "$d/$profile_file"
+    done
+    names+=("$name") folders+=("$d") VARIANTS_OF+=("${v#*:}")
+done
+ours_in() {  # ours_in I ARGS...: ours with variant I's profile folder
+    local d=${folders[$1]}
+    shift
+    env PORTACL_PLATFORMS_DIR="${d:+$d:}$platforms" "$@"
+}
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {if (NR == 0) print "failed"; else if (NR % 2) print v[(NR+1)/2]; else printf "%.2f\n", (v[NR/2]+v[NR/2+1])/2}'; }
 
-echo "== cpu_compare: ${n}^3 heterogeneous power-law absorbing nonlinear p0, $nt steps, $threads threads; $(nproc) cores"
+echo "== cpu_compare: ${n}^3 heterogeneous power-law absorbing nonlinear p0, $nt steps, $threads threads; $(nproc) cores; ours on $device (${names[*]})"
 grep -m1 'model name' /proc/cpuinfo
 t0=$SECONDS
 $py "$root/scripts/kwave_example_input.py" "$work/in.h5" "$n" --nt "$nt" || { echo "input file not written"; exit 1; }
@@ -43,9 +76,12 @@ step_of_kwave() {  # ms per step from the output file's simulation phase time
     $py -c "import h5py; f=h5py.File('$1','r'); print('%.2f' % (1e3 * float(f.attrs['simulation_phase_execution_time'].decode().strip().rstrip('s')) / $nt))"
 }
 
-"${ours[@]}" -i "$work/in.h5" -o "$work/warm.h5" --device pocl -t "$threads" --benchmark 2 "${outputs[@]}" > "$work/warm.log" 2>&1
-echo "== warm-up of ours (2 steps, kernel builds): $(awk '/Total time/ {print $3}' "$work/warm.log") s"
-omp_all="" ocl_all="" err=-
+for i in "${!names[@]}"; do
+    ours_in "$i" "${ours[@]}" -i "$work/in.h5" -o "$work/warm.h5" --device "$device" -t "$threads" --benchmark 2 "${outputs[@]}" > "$work/warm.log" 2>&1
+    echo "== warm-up of ours, ${names[$i]} (2 steps, kernel builds, FFTW's plans): $(awk '/Total time/ {print $3}' "$work/warm.log") s"
+done
+omp_all="" err=-
+declare -A ocl_all
 for r in $(seq "$rounds"); do
     echo
     echo "== round $r: kspaceFirstOrder-OMP -t $threads (load average $(cut -d' ' -f1 /proc/loadavg))"
@@ -57,42 +93,52 @@ for r in $(seq "$rounds"); do
     else
         echo "  k-Wave OMP failed:"; tail -8 "$work/omp.log"
     fi
-    echo "== round $r: portacl kwave --device pocl -t $threads (load average $(cut -d' ' -f1 /proc/loadavg))"
-    if nice -n "$niceness" "${ours[@]}" -i "$work/in.h5" -o "$work/ocl.h5" --device pocl -t "$threads" "${outputs[@]}" > "$work/ocl.log" 2>&1; then
-        grep -E 'Time per step|Simulation time|Host memory' "$work/ocl.log" | sed 's/^/  /'
-        ocl_all="$ocl_all $(awk '/Time per step/ {print $4}' "$work/ocl.log")"
-        if [ "$r" = 1 ] && [ -f "$work/omp.h5" ]; then
-            $py "$root/tools/kwave/compare_outputs.py" "$work/omp.h5" "$work/ocl.h5" --tol 1e-4 > "$work/cmp.txt"
-            grep -E 'PROBLEM' "$work/cmp.txt" | sed 's/^/  /'
-            err=$(awk '/^worst/ {print $3 " (" $4 ")"}' "$work/cmp.txt")
+    for i in "${!names[@]}"; do
+        echo "== round $r: portacl kwave --device $device -t $threads, ${names[$i]} (load average $(cut -d' ' -f1 /proc/loadavg))"
+        if ours_in "$i" nice -n "$niceness" "${ours[@]}" -i "$work/in.h5" -o "$work/ocl.h5" --device "$device" -t "$threads" "${outputs[@]}" > "$work/ocl.log" 2>&1; then
+            grep -E 'Time per step|Simulation time|Host memory' "$work/ocl.log" | sed 's/^/  /'
+            ocl_all[$i]="${ocl_all[$i]:-} $(awk '/Time per step/ {print $4}' "$work/ocl.log")"
+            if [ "$r" = 1 ] && [ "$i" = 0 ] && [ -f "$work/omp.h5" ]; then
+                $py "$root/tools/kwave/compare_outputs.py" "$work/omp.h5" "$work/ocl.h5" --tol 1e-4 > "$work/cmp.txt"
+                grep -E 'PROBLEM' "$work/cmp.txt" | sed 's/^/  /'
+                err=$(awk '/^worst/ {print $3 " (" $4 ")"}' "$work/cmp.txt")
+            fi
+        else
+            echo "  failed:"; tail -8 "$work/ocl.log"
         fi
-    else
-        echo "  failed:"; tail -8 "$work/ocl.log"
-    fi
+    done
 done
 if [ -n "${PROFILE:-}" ]; then
-    echo
-    echo "== profile: portacl kwave --device pocl -t $threads --profile"
-    if "${ours[@]}" -i "$work/in.h5" -o "$work/prof.h5" --device pocl -t "$threads" --profile "${outputs[@]}" > "$work/prof.log" 2>&1; then
-        sed -n '/^Profile:/,$p' "$work/prof.log" | head -16
-        # Commands of the time loop: those run once per step or more (nt + 1 with the warm-up step).
-        awk -v nt="$nt" '/Time per step/ {wall = $4}
-            /^Profile:/ {p = 1; next}
-            p && $(NF-3) + 0 >= nt {busy += $(NF-2)}
-            END {printf "time per step %.2f ms; the commands of a step %.2f ms; the rest (mapped FFTW transforms, hand-overs) %.2f ms\n", wall, busy / (nt + 1), wall - busy / (nt + 1)}' "$work/prof.log"
-    else
-        echo "  failed:"; tail -8 "$work/prof.log"
-    fi
+    for i in "${!names[@]}"; do
+        echo
+        echo "== profile: portacl kwave --device $device -t $threads --profile, ${names[$i]}"
+        if ours_in "$i" "${ours[@]}" -i "$work/in.h5" -o "$work/prof.h5" --device "$device" -t "$threads" --profile "${outputs[@]}" > "$work/prof.log" 2>&1; then
+            sed -n '/^Profile:/,$p' "$work/prof.log" | head -16
+            # Commands of the time loop: those run once per step or more (nt + 1 with the warm-up
+            # step); mapped FFTW transforms are rows of kind host.
+            awk -v nt="$nt" '/Time per step/ {wall = $4}
+                /^Profile:/ {p = 1; next}
+                p && $(NF-3) + 0 >= nt {busy += $(NF-2)}
+                END {printf "time per step %.2f ms; the commands and transforms of a step %.2f ms; the rest (hand-overs between them) %.2f ms\n", wall, busy / (nt + 1), wall - busy / (nt + 1)}' "$work/prof.log"
+        else
+            echo "  failed:"; tail -8 "$work/prof.log"
+        fi
+    done
 fi
 omp_step=$(echo "$omp_all" | median)
-ocl_step=$(echo "$ocl_all" | median)
 
 echo
-echo "| ${n}^3, $nt steps, $threads threads, median of $rounds (nice $niceness) | ms per step | worst relative L2 vs k-Wave OMP |"
-echo "| --- | --- | --- |"
-echo "| kspaceFirstOrder-OMP | $omp_step | - |"
-echo "| kspaceFirstOrder-OpenCL on PoCL (single, FFT ${FFT:-from the profile}) | $ocl_step | $err |"
-[ "$omp_step" != failed ] && [ "$ocl_step" != failed ] && echo "ratio (ours / k-Wave OMP): $(awk -v a="$ocl_step" -v b="$omp_step" 'BEGIN {printf "%.2f", a / b}')"
+echo "| ${n}^3, $nt steps, $threads threads, median of $rounds (nice $niceness) | ms per step | ratio to k-Wave OMP | worst relative L2 vs k-Wave OMP |"
+echo "| --- | --- | --- | --- |"
+echo "| kspaceFirstOrder-OMP | $omp_step | 1 | - |"
+for i in "${!names[@]}"; do
+    step=$(echo "${ocl_all[$i]:-}" | median)
+    ratio=-
+    [ "$omp_step" != failed ] && [ "$step" != failed ] && ratio=$(awk -v a="$step" -v b="$omp_step" 'BEGIN {printf "%.2f", a / b}')
+    what="kspaceFirstOrder-OpenCL on $device (single, FFT ${FFT:-from the profile})"
+    [ "$i" != 0 ] && what="$what, ${names[$i]}: ${VARIANTS_OF[$i]:-}"
+    echo "| $what | $step | $ratio | $([ "$i" = 0 ] && echo "$err" || echo -) |"
+done
 echo "total $((SECONDS - t0)) s"
 [ -z "${WORK:-}" ] && rm -rf "$work"
 exit 0

@@ -14,12 +14,14 @@
 namespace portacl {
 
 // Marker: a point in the queue (Context::marker); it takes no device time and is left out of timings.
-enum class EventKind { Kernel, Transfer, Marker };
+// Host: work the host did between commands (a mapped FFTW transform), timed on the host's clock.
+enum class EventKind { Kernel, Transfer, Marker, Host };
 
 struct PORTACL_API NamedEvent {
     std::string name;
     EventKind kind;
-    cl::Event event;
+    cl::Event event;          // none for Host
+    double hostSeconds = 0;   // Host only
 };
 
 // Seconds between the start and the end of a finished event (profiling queue required).
@@ -30,6 +32,7 @@ public:
     void setEnabled(bool on) { enabled_ = on; }
     bool enabled() const { return enabled_; }
     void record(const std::string& name, EventKind kind, const cl::Event& e);
+    void recordHost(const std::string& name, double seconds);
 
     struct Row {
         std::string name;
