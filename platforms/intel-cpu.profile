@@ -80,10 +80,13 @@ build_options = -cl-opt-disable
 [kwave]
 # FFTW's 3-D transforms and the plain spectral kernels, not the fused z kernels (as on PoCL).
 fftw_fused_z = 0
-# The operators stored and the kernels a work-item per x row (as on PoCL: sin, exp and log per
-# element cost a CPU more than the reads, and rows vectorise where points of a spectrum do not).
+# The operators stored (as on PoCL: sin, exp and log per element cost a CPU more than the reads).
 stored_operators = 1
-row_kernels = 1
+# A work-item per point, not per x row (PoCL's choice): this runtime's own vectoriser takes
+# consecutive work-items; 128^3 on 2 cores, optimised builds, per call: the velocity gradient
+# 4.4-4.9 -> 2.1 ms, the pressure gradient 3.3 -> 2.0, the absorption terms 3.7 -> 0.4-0.5, the step
+# 58.7-60.4 -> 50.3-53.3 ms (docs/engineering/measurements.md, "Intel's runtime optimised").
+row_kernels = 0
 # FFTW's inverses left unscaled, 1/N carried by the spectral operators (as on PoCL).
 fold_fft_scale = 1
 
