@@ -80,10 +80,13 @@ build_options = -cl-opt-disable
 [kwave]
 # FFTW's 3-D transforms and the plain spectral kernels, not the fused z kernels (as on PoCL).
 fftw_fused_z = 0
-# The operators stored and the kernels a work-item per x row (as on PoCL: sin, exp and log per
-# element cost a CPU more than the reads, and rows vectorise where points of a spectrum do not).
+# The operators stored (as on PoCL: sin, exp and log per element cost a CPU more than the reads).
 stored_operators = 1
-row_kernels = 1
+# A work-item per point, not per x row (PoCL's choice): this runtime's own vectoriser takes
+# consecutive work-items; 128^3 on 2 cores, optimised builds, per call: the velocity gradient
+# 4.4-4.9 -> 2.1 ms, the pressure gradient 3.3 -> 2.0, the absorption terms 3.7 -> 0.4-0.5, the step
+# 58.7-60.4 -> 50.3-53.3 ms (docs/engineering/measurements.md, "Intel's runtime optimised").
+row_kernels = 0
 # FFTW's inverses left unscaled, 1/N carried by the spectral operators (as on PoCL).
 fold_fft_scale = 1
 
@@ -96,10 +99,10 @@ build_options = -cl-opt-disable
 # FFTW on the host's threads (one per compute unit) on the buffers this CPU device shares with the
 # host, mapped, in place of VkFFT's kernels: host/fft/fftw_plan.cpp, docs/engineering/measurements.md.
 backend = fftw
-# fftw_host_tasks = 1 would run each transform as a host task in the queue instead of mapping (slower
-# at 128^3 on 2 threads of PoCL 3.1; measurements.md, "k-Wave on CPU devices: FFTW's hand-over").
+# fftw_host_tasks = 1 would run each transform as a host task in the queue instead of waiting for the
+# queue on the host (slower at 128^3 on 2 threads of PoCL 3.1; measurements.md, "FFTW's hand-over").
 # A batch (k-Wave's two or three components) as one item's plan run on each item in turn, as k-Wave's
 # OMP code transforms: FFTW's own batch plans stream every item through each pass. 128^3 float, one
-# thread, per item and forward-inverse pair: 6.6-7.5 ms against 8.8-10.1 (32 MiB of L3); equal at
-# 256^3 and within 10 % at 32^3-64^3 (docs/engineering/measurements.md, "FFTW's batches").
+# thread, per item and forward-inverse pair: 6.6-8.7 ms against 8.8-10.1 (32 MiB of L3); equal at
+# 256^3 and within 4 % at 32^3-64^3 (docs/engineering/measurements.md, "FFTW's batches").
 fftw_batch_loop = 1

@@ -88,12 +88,12 @@ mixed_phases = 1
 # FFTW on the host's threads (one per compute unit) on the buffers this CPU device shares with the
 # host, mapped, in place of VkFFT's kernels: host/fft/fftw_plan.cpp, docs/engineering/measurements.md.
 backend = fftw
-# fftw_host_tasks = 1 would run each transform as a host task in the queue instead of mapping (slower
-# at 128^3 on 2 threads of PoCL 3.1; measurements.md, "k-Wave on CPU devices: FFTW's hand-over").
+# fftw_host_tasks = 1 would run each transform as a host task in the queue instead of waiting for the
+# queue on the host (slower at 128^3 on 2 threads of PoCL 3.1; measurements.md, "FFTW's hand-over").
 # A batch (k-Wave's two or three components) as one item's plan run on each item in turn, as k-Wave's
 # OMP code transforms: FFTW's own batch plans stream every item through each pass. 128^3 float, one
-# thread, per item and forward-inverse pair: 6.6-7.5 ms against 8.8-10.1 (32 MiB of L3); equal at
-# 256^3 and within 10 % at 32^3-64^3 (docs/engineering/measurements.md, "FFTW's batches").
+# thread, per item and forward-inverse pair: 6.6-8.7 ms against 8.8-10.1 (32 MiB of L3); equal at
+# 256^3 and within 4 % at 32^3-64^3 (docs/engineering/measurements.md, "FFTW's batches").
 fftw_batch_loop = 1
 
 [kwave]
