@@ -1,9 +1,8 @@
 // Lee-Kashyap-Chu thinning on the device (cl/skeleton.cl): per border, the candidates in one launch,
 // the ordered recheck's first round over them in a second and its remaining rounds in a third (one
-// work-group); the counts stay on the device, and the host reads them once per pass while the next
-// pass runs. The skeleton comes back as a list of its voxels.
+// work-group); the counts stay on the device, and the host reads them once per pass while later
+// passes run (runPasses). The skeleton comes back as a list of its voxels.
 #include <algorithm>
-#include <array>
 
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/kernel_args.hpp"
@@ -23,12 +22,12 @@ constexpr int kCounters = 8;
 }  // namespace
 
 io::BinaryVolume thin(Context& ctx, const io::BinaryVolume& v, Stats* stats) {
-    return detail::thinOnDevice(ctx, v, stats, 6, 63);
+    return detail::thinOnDevice(ctx, v, stats, 6, 63, detail::passesAhead(ctx));
 }
 
 namespace detail {
 
-io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, int maxUnknown, int stamps) {
+io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, int maxUnknown, int stamps, unsigned ahead) {
     validate(v);
     if (stamps < 1 || stamps > 63) throw Error("thinning's decision bytes hold 1 to 63 step stamps, not " + std::to_string(stamps));
     const int pz = v.nz + 2, py = v.ny + 2, px = v.nx + 2;
@@ -85,28 +84,18 @@ io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* st
             ctx.launch(tail, cl::NDRange(tailItems), cl::NDRange(tailItems));
         }
     };
-    // Pass p + 1 is enqueued before pass p's counts are waited for, so that the device is never idle
-    // while the host reads; after a pass that removed nothing, the next one finds no candidates.
-    std::array<std::array<cl_uint, kCounters>, 2> counts{};
-    cl::Event reads[2];
-    enqueuePass(1);
-    reads[1] = ctx.readAsync(counters, counts[1].data(), sizeof counts[1], "read thinning counts");
     Stats st;
     Progress progress("thinning", 0, "passes");
-    std::array<cl_uint, kCounters> before{};
-    for (cl_uint pass = 1;; ++pass) {
-        enqueuePass(pass + 1);
-        reads[(pass + 1) % 2] = ctx.readAsync(counters, counts[(pass + 1) % 2].data(), sizeof counts[0], "read thinning counts");
-        ctx.wait(reads[pass % 2], "the thinning counts");
-        const std::array<cl_uint, kCounters>& now = counts[pass % 2];
+    std::vector<cl_uint> before(kCounters, 0);
+    runPasses(ctx, counters, kCounters, ahead, enqueuePass, [&](const std::vector<cl_uint>& now, cl_uint pass) {
         ++st.iterations;
         // The totals may wrap around 2^32 over many passes; a pass's increase does not.
         st.candidates += cl_uint(now[kCandidatesSlot] - before[kCandidatesSlot]);
         st.rounds += cl_uint(now[kRoundsSlot] - before[kRoundsSlot]);
         before = now;
         progress.update(std::uint64_t(st.iterations));
-        if (now[kChangedSlot] != pass) break;
-    }
+        return now[kChangedSlot] != pass;
+    });
     progress.finish();
     const std::vector<cl_uint> voxels = collectSkeleton(ctx, img, list, padded, py, px, defines);
     io::BinaryVolume out = v;

@@ -2,7 +2,7 @@
 // P-simple one. The volume is swept once, for its surface; from then on every launch works on lists:
 // per border direction one launch takes the border from the active list (the surface), then one
 // launch per subfield removes (or, P-simple, one launch for the whole border). The lists' lengths stay
-// on the device; the host reads the counts once per pass, while the next pass runs. The skeleton comes
+// on the device; the host reads the counts once per pass, while later passes run (runPasses). The skeleton comes
 // back as a list of its voxels.
 #include <algorithm>
 #include <array>
@@ -50,12 +50,14 @@ io::BinaryVolume thinSubfields(Context& ctx, const io::BinaryVolume& v, Stats* s
     schedule.groupBelow = std::size_t(ctx.tuning().getInt("skeleton", "group_below", 0, 0, 1L << 31));
     schedule.rounds = ctx.tuning().getInt("skeleton", "subfield_rounds", 0, 0, 1) != 0;
     schedule.maxUnknown = int(ctx.tuning().getInt("skeleton", "subfield_unknown", schedule.maxUnknown, 0, 26));
+    schedule.passesAhead = detail::passesAhead(ctx);
     return detail::thinSubfieldsOnDevice(ctx, v, stats, schedule);
 }
 
 io::BinaryVolume thinPSimple(Context& ctx, const io::BinaryVolume& v, Stats* stats) {
     detail::SubfieldSchedule schedule;
     schedule.psimple = true;
+    schedule.passesAhead = detail::passesAhead(ctx);
     return detail::thinSubfieldsOnDevice(ctx, v, stats, schedule);
 }
 
@@ -164,31 +166,21 @@ io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, 
     // One work-group, as large as the device allows (to 1024).
     const std::size_t groupItems = std::min<std::size_t>(1024, workGroupLimit(group, ctx.device().device));
     Progress progress("thinning", 0, "passes");
-    // Pass p + 1 is enqueued before pass p's counts are waited for, so that the device is never idle
-    // while the host reads; after a pass that removed nothing, the next one takes no border. Once the
-    // active list is shorter than groupBelow (from the start when the object is), one work-group does
-    // every pass still to come in one launch.
+    // Passes are enqueued ahead of the counts the host waits for; after a pass that removed nothing,
+    // the next ones take no border. Once the active list is shorter than groupBelow (from the start
+    // when the object is), one work-group does every pass still to come in one launch.
     cl_uint groupPass = 1;
     if (objects >= groupBelow) {
-        std::array<std::array<cl_uint, kReadCounters>, 2> counts{};
-        cl::Event reads[2];
-        enqueuePass(1);
-        reads[1] = ctx.readAsync(counters, counts[1].data(), sizeof counts[1], "read thinning counts");
-        for (cl_uint pass = 1;; ++pass) {
-            enqueuePass(pass + 1);
-            reads[(pass + 1) % 2] = ctx.readAsync(counters, counts[(pass + 1) % 2].data(), sizeof counts[0], "read thinning counts");
-            ctx.wait(reads[pass % 2], "the thinning counts");
-            const std::array<cl_uint, kReadCounters>& now = counts[pass % 2];
-            progress.update(std::uint64_t(pass));
-            listItems = std::clamp<std::size_t>(roundUp(now[kActiveSlot], 256), 256, maxListItems);
-            // Slot SKEL_ACTIVE + 0: the active list as the next pass starts (its first step, 6 * pass).
-            if (now[kChangedSlot] != pass || now[kActiveSlot] < groupBelow) {
-                groupPass = now[kChangedSlot] != pass ? 0 : pass + 2;
-                break;
-            }
-        }
-        ctx.wait(reads[0], "the thinning counts");
-        ctx.wait(reads[1], "the thinning counts");
+        bool converged = false;
+        const cl_uint lastEnqueued =
+            runPasses(ctx, counters, kReadCounters, schedule.passesAhead, enqueuePass, [&](const std::vector<cl_uint>& now, cl_uint pass) {
+                progress.update(std::uint64_t(pass));
+                listItems = std::clamp<std::size_t>(roundUp(now[kActiveSlot], 256), 256, maxListItems);
+                // Slot SKEL_ACTIVE + 0: the active list as the next pass starts (its first step, 6 * pass).
+                converged = now[kChangedSlot] != pass;
+                return converged || now[kActiveSlot] < groupBelow;
+            });
+        groupPass = converged ? 0 : lastEnqueued + 1;
     }
     if (groupPass) {
         setArgs(group, 0, img, inSet, active[0], active[1], border, counters, cl_int(py), cl_int(px), groupPass);
