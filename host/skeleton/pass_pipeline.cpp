@@ -1,38 +1,34 @@
-// The host's side of thinning's passes: enqueue ahead, read the counts behind (skeleton_detail.hpp).
+// The host's side of thinning's passes: one pass enqueued ahead, the counts read behind (skeleton_detail.hpp).
+#include <array>
+
 #include "portacl/runtime/context.hpp"
 #include "skeleton_detail.hpp"
 
 namespace portacl::skeleton::detail {
 
-unsigned passesAhead(const Context& ctx) { return unsigned(ctx.tuning().getInt("skeleton", "passes_ahead", 1, 1, 16)); }
-
-cl_uint runPasses(Context& ctx, const cl::Buffer& counters, std::size_t words, unsigned ahead,
+cl_uint runPasses(Context& ctx, const cl::Buffer& counters, std::size_t words,
                   const std::function<void(cl_uint)>& enqueuePass,
                   const std::function<bool(const std::vector<cl_uint>&, cl_uint)>& finished) {
-    // A ring of ahead + 1 reads: pass p's slot is reused by pass p + ahead + 1, enqueued only after
-    // pass p's counts were waited for.
-    const std::size_t slots = std::size_t(ahead) + 1;
-    std::vector<std::vector<cl_uint>> counts(slots, std::vector<cl_uint>(words));
-    std::vector<cl::Event> reads(slots);
+    // Pass p + 1 is enqueued before pass p's counts are waited for, so that the device is never idle
+    // while the host reads; pass p's slot is reused by pass p + 2, enqueued after p's counts were read.
+    std::array<std::vector<cl_uint>, 2> counts{std::vector<cl_uint>(words), std::vector<cl_uint>(words)};
+    std::array<cl::Event, 2> reads;
     cl_uint enqueued = 0;
     auto enqueueNext = [&] {
         ++enqueued;
         enqueuePass(enqueued);
-        std::vector<cl_uint>& slot = counts[enqueued % slots];
-        reads[enqueued % slots] = ctx.readAsync(counters, slot.data(), words * sizeof(cl_uint), "read thinning counts");
-        // Submitted now, not when the host next waits: a short pass would otherwise leave the
-        // device idle while the host enqueues the next.
+        reads[enqueued % 2] = ctx.readAsync(counters, counts[enqueued % 2].data(), words * sizeof(cl_uint), "read thinning counts");
+        // Submitted now, not when the host next waits.
         ctx.flush();
     };
-    for (unsigned i = 0; i < ahead; ++i) enqueueNext();
+    enqueueNext();
     for (cl_uint pass = 1;; ++pass) {
         enqueueNext();
-        ctx.wait(reads[pass % slots], "the thinning counts");
-        if (finished(counts[pass % slots], pass)) break;
+        ctx.wait(reads[pass % 2], "the thinning counts");
+        if (finished(counts[pass % 2], pass)) break;
     }
-    // The counts' memory must outlive the reads still in flight.
-    for (const cl::Event& e : reads)
-        if (e()) ctx.wait(e, "the thinning counts");
+    // The counts' memory must outlive the read still in flight.
+    for (const cl::Event& e : reads) ctx.wait(e, "the thinning counts");
     return enqueued;
 }
 

@@ -29,10 +29,8 @@ constexpr std::array<std::array<int, 3>, 6> kBorders{{{0, -1, 0}, {0, 1, 0}, {0,
 // thin() with the number of pending earlier neighbours whose assignments a candidate tries before it
 // waits (thin uses 6; 0 makes every dependent candidate wait for its predecessors, the plain wavefront)
 // and the number of step stamps the state bytes cycle through before they are cleared (1 to 63; thin
-// uses 63, the tests fewer), with `ahead` passes enqueued beyond the one whose counts the host waits
-// for (runPasses). Exported (PORTACL_API) for the tests.
-PORTACL_API io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, int maxUnknown, int stamps = 63,
-                                          unsigned ahead = 1);
+// uses 63, the tests fewer). Exported (PORTACL_API) for the tests.
+PORTACL_API io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats, int maxUnknown, int stamps = 63);
 
 // How the device schedules the parallel thinning (the skeleton is the same whatever it is).
 struct SubfieldSchedule {
@@ -47,8 +45,6 @@ struct SubfieldSchedule {
     // subfield_unknown sets the first.
     int maxUnknown = 8;
     int stamps = 63;
-    // Passes enqueued beyond the one whose counts the host waits for (runPasses; [skeleton] passes_ahead).
-    unsigned passesAhead = 1;
     // The P-simple removal (thinPSimple): per direction, the walk marks P and lists it, and one
     // launch removes every P-simple voxel of P (skel_psimple); rounds and groupBelow are not used.
     bool psimple = false;
@@ -61,17 +57,12 @@ PORTACL_API io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::Binar
                                                    const SubfieldSchedule& schedule);
 
 // Thinning's passes on the device with the host reading each pass's counters (the first `words` of
-// `counters`) while later passes run: enqueuePass(p) enqueues pass p, and once pass p's counters
-// are read, finished(counts, p) says whether to stop. `ahead` passes (1 or more) stay enqueued and
-// submitted beyond the one the host waits for, so that the device has work while the host reads and
-// enqueues; a pass after the last one that removed voxels finds nothing to do. Returns the last
-// pass enqueued; every read has completed when it returns.
-cl_uint runPasses(Context& ctx, const cl::Buffer& counters, std::size_t words, unsigned ahead,
+// `counters`) while the next pass runs: enqueuePass(p) enqueues pass p, and once pass p's counters
+// are read, finished(counts, p) says whether to stop (a pass after the last one that removed voxels
+// finds nothing to do). Returns the last pass enqueued; every read has completed when it returns.
+cl_uint runPasses(Context& ctx, const cl::Buffer& counters, std::size_t words,
                   const std::function<void(cl_uint)>& enqueuePass,
                   const std::function<bool(const std::vector<cl_uint>&, cl_uint)>& finished);
-
-// The passes a thinning keeps enqueued ahead of the one it waits for ([skeleton] passes_ahead).
-unsigned passesAhead(const Context& ctx);
 
 // A voxel's 3x3x3 neighbourhood, index (dz+1)*9 + (dy+1)*3 + (dx+1); the centre (13) is the voxel.
 using NeighbourCube = std::array<std::uint8_t, 27>;
@@ -88,8 +79,11 @@ PORTACL_API bool isPSimple(const NeighbourCube& object, const NeighbourCube& inP
 
 // The unpadded indices of the object voxels of the padded image `img` (skel_collect), written to
 // `list` (room for every object voxel) and read back: the skeleton's voxels, not the whole volume.
-// `defines`: the build options the caller's other skeleton.cl kernels were built with (one program).
-std::vector<cl_uint> collectSkeleton(Context& ctx, const cl::Buffer& img, const cl::Buffer& list, std::size_t padded, int py, int px,
-                                     const std::string& defines = "");
+// `collect`: skel_collect, fetched before the thinning's first command (so that no build falls
+// between its commands).
+std::vector<cl_uint> collectSkeleton(Context& ctx, cl::Kernel& collect, const cl::Buffer& img, const cl::Buffer& list, std::size_t padded,
+                                     int py, int px);
+// The volume of v's shape and metadata whose object is `voxels` (unpadded indices).
+io::BinaryVolume volumeOfVoxels(const io::BinaryVolume& v, const std::vector<cl_uint>& voxels);
 
 }  // namespace portacl::skeleton::detail

@@ -50,14 +50,12 @@ io::BinaryVolume thinSubfields(Context& ctx, const io::BinaryVolume& v, Stats* s
     schedule.groupBelow = std::size_t(ctx.tuning().getInt("skeleton", "group_below", 0, 0, 1L << 31));
     schedule.rounds = ctx.tuning().getInt("skeleton", "subfield_rounds", 0, 0, 1) != 0;
     schedule.maxUnknown = int(ctx.tuning().getInt("skeleton", "subfield_unknown", schedule.maxUnknown, 0, 26));
-    schedule.passesAhead = detail::passesAhead(ctx);
     return detail::thinSubfieldsOnDevice(ctx, v, stats, schedule);
 }
 
 io::BinaryVolume thinPSimple(Context& ctx, const io::BinaryVolume& v, Stats* stats) {
     detail::SubfieldSchedule schedule;
     schedule.psimple = true;
-    schedule.passesAhead = detail::passesAhead(ctx);
     return detail::thinSubfieldsOnDevice(ctx, v, stats, schedule);
 }
 
@@ -89,6 +87,16 @@ io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, 
     const bool stamped = rounds || psimple;
     ctx.checkFits(v.size() + (rounds ? 4 : psimple ? 3 : 2) * padded + objects * (rounds ? 4 : 3) * sizeof(cl_uint) + 256,
                   "thinning a " + std::to_string(v.nz) + "x" + std::to_string(v.ny) + "x" + std::to_string(v.nx) + " volume");
+    // Every kernel before the first command, so that no program build falls between the commands.
+    cl::Kernel& pad = ctx.kernel("skeleton.cl", "skel_pad", Precision::Float);
+    cl::Kernel& surface = ctx.kernel("skeleton.cl", "skel_surface", Precision::Float);
+    cl::Kernel& activeBorder = ctx.kernel("skeleton.cl", "skel_active_border", Precision::Float);
+    cl::Kernel& subfield = ctx.kernel("skeleton.cl", "skel_subfield", Precision::Float);
+    cl::Kernel& first = ctx.kernel("skeleton.cl", "skel_subfields_first", Precision::Float);
+    cl::Kernel& tail = ctx.kernel("skeleton.cl", "skel_subfields_tail", Precision::Float);
+    cl::Kernel& removePSimple = ctx.kernel("skeleton.cl", "skel_psimple", Precision::Float);
+    cl::Kernel& group = ctx.kernel("skeleton.cl", "skel_thin_group", Precision::Float);
+    cl::Kernel& collect = ctx.kernel("skeleton.cl", "skel_collect", Precision::Float);
     cl::Buffer mask = ctx.upload(v.mask, "thinning mask", CL_MEM_READ_ONLY);
     cl::Buffer img = ctx.buffer(padded, "thinning image");
     cl::Buffer inSet = ctx.buffer(padded, "thinning active marks");
@@ -108,13 +116,6 @@ io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, 
         ctx.fill(decision, 0, padded, "clear thinning decisions");
     }
     ctx.writeAsync(counters, std::move(init), "set thinning counters");
-    cl::Kernel& pad = ctx.kernel("skeleton.cl", "skel_pad", Precision::Float);
-    cl::Kernel& surface = ctx.kernel("skeleton.cl", "skel_surface", Precision::Float);
-    cl::Kernel& activeBorder = ctx.kernel("skeleton.cl", "skel_active_border", Precision::Float);
-    cl::Kernel& subfield = ctx.kernel("skeleton.cl", "skel_subfield", Precision::Float);
-    cl::Kernel& first = ctx.kernel("skeleton.cl", "skel_subfields_first", Precision::Float);
-    cl::Kernel& tail = ctx.kernel("skeleton.cl", "skel_subfields_tail", Precision::Float);
-    cl::Kernel& removePSimple = ctx.kernel("skeleton.cl", "skel_psimple", Precision::Float);
     setArgs(pad, 0, mask, img, cl_int(v.nz), cl_int(v.ny), cl_int(v.nx));
     ctx.launch(pad, cl::NDRange(roundUp(v.size(), 256)), cl::NDRange(256));
     setArgs(surface, 0, img, inSet, active[0], counters, cl_int(pz), cl_int(py), cl_int(px));
@@ -162,7 +163,6 @@ io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, 
             }
         }
     };
-    cl::Kernel& group = ctx.kernel("skeleton.cl", "skel_thin_group", Precision::Float);
     // One work-group, as large as the device allows (to 1024).
     const std::size_t groupItems = std::min<std::size_t>(1024, workGroupLimit(group, ctx.device().device));
     Progress progress("thinning", 0, "passes");
@@ -173,7 +173,7 @@ io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, 
     if (objects >= groupBelow) {
         bool converged = false;
         const cl_uint lastEnqueued =
-            runPasses(ctx, counters, kReadCounters, schedule.passesAhead, enqueuePass, [&](const std::vector<cl_uint>& now, cl_uint pass) {
+            runPasses(ctx, counters, kReadCounters, enqueuePass, [&](const std::vector<cl_uint>& now, cl_uint pass) {
                 progress.update(std::uint64_t(pass));
                 listItems = std::clamp<std::size_t>(roundUp(now[kActiveSlot], 256), 256, maxListItems);
                 // Slot SKEL_ACTIVE + 0: the active list as the next pass starts (its first step, 6 * pass).
@@ -193,9 +193,7 @@ io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, 
     Stats st;
     st.iterations = int(last[kChangedSlot]) + 1;
     st.candidates = last[kRemovedSlot];
-    io::BinaryVolume out = v;
-    std::fill(out.mask.begin(), out.mask.end(), std::uint8_t(0));
-    for (const cl_uint i : detail::collectSkeleton(ctx, img, border, padded, py, px)) out.mask[i] = 1;
+    const io::BinaryVolume out = volumeOfVoxels(v, detail::collectSkeleton(ctx, collect, img, border, padded, py, px));
     if (stats) *stats = st;
     return out;
 }
