@@ -1,6 +1,4 @@
 // A thinning's result back on the host: the skeleton's voxels as a list, then as a volume.
-#include <algorithm>
-
 #include "portacl/runtime/kernel_args.hpp"
 #include "skeleton_detail.hpp"
 
@@ -20,8 +18,7 @@ std::vector<cl_uint> collectSkeleton(Context& ctx, cl::Kernel& collect, const cl
 }
 
 io::BinaryVolume volumeOfVoxels(const io::BinaryVolume& v, const std::vector<cl_uint>& voxels) {
-    io::BinaryVolume out = v;
-    std::fill(out.mask.begin(), out.mask.end(), std::uint8_t(0));
+    io::BinaryVolume out = io::emptyLike(v);
     for (const cl_uint i : voxels) out.mask[i] = 1;
     return out;
 }
