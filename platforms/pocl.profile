@@ -13,6 +13,13 @@ defines = PORTACL_POCL=1
 work_group = 256
 
 [gemm]
+# The register-blocked product in its CPU shape (cl/gemm_cpu.cl): a work-item per block of 12 rows
+# x 2 native vectors (AVX-512: 12 x 32 floats, 12 x 16 doubles; 24 of its 32 vector registers), its
+# accumulators in registers over the whole of K; 12 ran faster than 6, 8 and 14 rows on 2 cores
+# (docs/gemm.md). Where the native vector is narrower (AVX2's 16 registers) the host takes fewer
+# rows. The tiles below are the GPU shape's, for a profile without these keys.
+cpu_block_m = 12
+cpu_block_vectors = 2
 tile_m = 32
 tile_n = 32
 tile_k = 16

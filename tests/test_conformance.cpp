@@ -100,7 +100,12 @@ void vectorSumCase() {
 template <typename T>
 void gemmCase(GemmKernel kernel) {
     const GemmTuning t = gemmTuning(ctx().tuning(), precisionOf<T>());
-    std::vector<std::array<std::size_t, 3>> shapes = {{1, 1, 1}, {17, 33, 9}};
+    // (tuning, M, N, K): the register-blocked kernel in both of its shapes, the profile's and the
+    // other (GPU tiles, cl/gemm.cl; CPU blocks, cl/gemm_cpu.cl), so that each runs on every device.
+    std::vector<std::pair<GemmTuning, std::array<std::size_t, 3>>> runs;
+    const auto add = [&](const GemmTuning& tuning, std::array<std::size_t, 3> shape) { runs.push_back({tuning, shape}); };
+    for (const auto& shape : std::vector<std::array<std::size_t, 3>>{{1, 1, 1}, {17, 33, 9}}) add(t, shape);
+    if (!gTiny) add(t, {67, 45, 130});
     const bool tensor = kernel == GemmKernel::TensorCore || kernel == GemmKernel::Tensor3xTf32;
     if (tensor) {
         const std::string why = gemmKernelRefusal(ctx().device(), kernel, precisionOf<T>());
@@ -109,21 +114,28 @@ void gemmCase(GemmKernel kernel) {
             GTEST_SKIP() << why;
         }
         // Partial fragments, warps and tiles at every edge, and whole tiles.
-        shapes.push_back({std::size_t(t.tensorM) + 3, std::size_t(t.tensorN) + 5, std::size_t(t.tensorK) + 3});
-        shapes.push_back({2 * std::size_t(t.tensorM), std::size_t(t.tensorN), 3 * std::size_t(t.tensorK)});
+        add(t, {std::size_t(t.tensorM) + 3, std::size_t(t.tensorN) + 5, std::size_t(t.tensorK) + 3});
+        add(t, {2 * std::size_t(t.tensorM), std::size_t(t.tensorN), 3 * std::size_t(t.tensorK)});
     } else if (kernel == GemmKernel::RegisterBlocked) {
-        // Rows on 4-vector boundaries with guards, and whole tiles (the unguarded path).
-        shapes.push_back({std::size_t(t.tileM) + 3, std::size_t(t.tileN) + 4, std::size_t(t.tileK) + 4});
-        shapes.push_back({2 * std::size_t(t.tileM), std::size_t(t.tileN), 2 * std::size_t(t.tileK)});
+        GemmTuning gpuShape = t, cpuShape = t;
+        gpuShape.cpuRows = 0;
+        if (cpuShape.cpuRows == 0) cpuShape.cpuRows = 12;
+        // GPU tiles: rows on 4-vector boundaries with guards, and whole tiles (the unguarded path).
+        add(gpuShape, {std::size_t(t.tileM) + 3, std::size_t(t.tileN) + 4, std::size_t(t.tileK) + 4});
+        add(gpuShape, {2 * std::size_t(t.tileM), std::size_t(t.tileN), 2 * std::size_t(t.tileK)});
+        // CPU blocks: whole blocks (64 columns are whole for every native width and 2 vectors) beside
+        // partial ones along both edges.
+        const std::size_t rows = std::size_t(cpuShape.cpuRows);
+        add(cpuShape, {2 * rows, 64, 33});
+        add(cpuShape, {3 * rows + 1, 64 * std::size_t(cpuShape.cpuVectors) + 5, 17});
     } else {
-        shapes.push_back({2 * std::size_t(t.tile), std::size_t(t.tile), 3 * std::size_t(t.tile)});
+        add(t, {2 * std::size_t(t.tile), std::size_t(t.tile), 3 * std::size_t(t.tile)});
     }
-    if (!gTiny) shapes.push_back({67, 45, 130});
-    for (const auto& s : shapes) {
+    for (const auto& [tuning, s] : runs) {
         const std::size_t M = s[0], N = s[1], K = s[2];
         const auto A = randomValues<T>(M * K, unsigned(M + 7 * K)), B = randomValues<T>(K * N, unsigned(N + 5 * K));
-        const auto C = gemm(ctx(), kernel, M, N, K, A, B);
-        // The 3xTF32 kernel against its own reference, within the roundings of its 3 ceil(K/8) float
+        const auto C = gemm(ctx(), kernel, M, N, K, A, B, tuning);
+        // The 3xTF32 kernel against its own reference, within the roundings of its 4 ceil(K/8) float
         // sums and the reference's (docs/gemm.md); the others within K * eps * sum |a||b|.
         std::vector<T> R;
         double units = K;

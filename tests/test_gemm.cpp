@@ -104,6 +104,14 @@ struct Shape {
 // FULL_TILES, VEC_A and VEC_B (the shapes of one set share it), and compiling dominates the suite's time.
 std::vector<Shape> shapesFor(const GemmTuning& t, bool scalarOnly, bool mixedVectors) {
     std::vector<Shape> s = {{1, 1, 1, "1x1x1"}, {17, 33, 65, "ragged, scalar"}, {129, 130, 131, "ragged, scalar"}};
+    if (t.cpuRows > 0) {
+        // The CPU shape: whole blocks only (rows of 64 are whole for every native width up to 16 and
+        // 2 vectors), and whole blocks beside partial ones along both edges.
+        const std::size_t rows = std::size_t(t.cpuRows);
+        s.push_back({2 * rows, 64, 33, "whole CPU blocks"});
+        s.push_back({3 * rows + 1, 64 * std::size_t(t.cpuVectors) + 5, 17, "CPU blocks and edges"});
+        return s;
+    }
     if (!scalarOnly)
         s.push_back({std::size_t(t.tileM) + 3, std::size_t(t.tileN) + 4, std::size_t(t.tileK) + 4, "ragged, vector rows"});
     s.push_back({2 * std::size_t(t.tileM), std::size_t(t.tileN), 3 * std::size_t(t.tileK), "whole tiles"});
@@ -127,8 +135,8 @@ void expectMatchesReference(GemmTuning tuning, const std::string& label, bool sc
 // what the loop computes, so variants that differ only there share one test.
 std::string tilesOf(const GemmTuning& t) {
     std::ostringstream o;
-    o << t.tileM << " " << t.tileN << " " << t.tileK << " " << t.wptM << " " << t.wptN << " " << t.warpTile << " "
-      << t.doubleBuffer;
+    if (t.cpuRows > 0) o << "cpu " << t.cpuRows << " " << t.cpuVectors;
+    else o << t.tileM << " " << t.tileN << " " << t.tileK << " " << t.wptM << " " << t.wptN << " " << t.warpTile << " " << t.doubleBuffer;
     return o.str();
 }
 
@@ -206,6 +214,16 @@ TEST(GemmTensorCore, MatchesReferenceAtOddSizesOrIsRefused) {
             EXPECT_LE(worstRelativeToBound<double>(t, s.M, s.N, s.K, GemmKernel::TensorCore), 1.0)
                 << s.M << "x" << s.N << "x" << s.K << " (" << s.what << ", instruction K " << t.tensorInstructionK
                 << ", tile K " << t.tensorK << ")";
+}
+
+// The CPU shape (cl/gemm_cpu.cl) at block sizes the profiles do not ship, on whatever the test
+// device is: a row, an odd number of rows, three vectors.
+TYPED_TEST(GemmTyped, CpuShapeAtOtherBlocksMatchesReference) {
+    for (const auto& [rows, vectors] : std::vector<std::pair<int, int>>{{1, 1}, {5, 3}, {12, 2}}) {
+        GemmTuning t = gemmTuning(test::context().tuning(), precisionOf<TypeParam>());
+        t.cpuRows = rows, t.cpuVectors = vectors;
+        expectMatchesReference<TypeParam>(t, "CPU blocks of " + std::to_string(rows) + " x " + std::to_string(vectors), false, false);
+    }
 }
 
 TEST(GemmSweep, EveryVariantMatchesReference) {

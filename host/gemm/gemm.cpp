@@ -50,6 +50,8 @@ std::string tunableText(const TuningProfile& profile, Precision p, const std::st
 // Why a set of register-blocked tunables cannot work, or "" when they fit together.
 std::string inconsistency(const GemmTuning& t) {
     if (t.tile < 1) return "tile must be positive";
+    if (t.cpuRows < 0 || t.cpuRows > 16 || t.cpuVectors < 1 || t.cpuVectors > 8)
+        return "cpu_block_m must lie between 0 and 16 and cpu_block_vectors between 1 and 8";
     if (t.tileM < 4 || t.tileN < 4 || t.tileK < 4) return "tile_m, tile_n and tile_k must be at least 4";
     if (t.wptM < 4 || t.wptN < 4 || t.wptM % 4 || t.wptN % 4) return "wpt_m and wpt_n must be multiples of 4";
     if (t.tileM % t.wptM || t.tileN % t.wptN) return "wpt_m and wpt_n must divide tile_m and tile_n";
@@ -85,6 +87,15 @@ std::size_t tiledLocalBytes(int tile, Precision element) {
     return 2 * static_cast<std::size_t>(tile) * tile * (element == Precision::Double ? 8 : 4);
 }
 
+// The device's native vector width for the element type, as an OpenCL vector size (2 to 16).
+std::size_t nativeVectorWidth(const DeviceInfo& device, Precision element) {
+    const cl_uint width = element == Precision::Double ? device.device.getInfo<CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE>()
+                                                       : device.device.getInfo<CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT>();
+    std::size_t v = 2;
+    while (v < 16 && v * 2 <= width) v *= 2;
+    return v;
+}
+
 // The largest square work-group no larger than `side` x `side` that `allowed` work-items hold.
 std::size_t squareWithin(std::size_t side, std::size_t allowed) {
     while (side > 1 && side * side > allowed) side /= 2;
@@ -94,6 +105,9 @@ std::size_t squareWithin(std::size_t side, std::size_t allowed) {
 }  // namespace
 
 std::string describeGemmTuning(const GemmTuning& t) {
+    if (t.cpuRows > 0)
+        return "blocks of " + std::to_string(t.cpuRows) + " rows x " + std::to_string(t.cpuVectors) +
+               " native vectors a work-item (CPU shape); tiled " + std::to_string(t.tile);
     return std::to_string(t.tileM) + "x" + std::to_string(t.tileN) + "x" + std::to_string(t.tileK) + " tiles, " +
            (t.doubleBuffer ? "2 buffers" : "1 buffer") + ", " + std::to_string(t.tileN / t.wptN) + "x" +
            std::to_string(t.tileM / t.wptM) + " work-items; tiled " + std::to_string(t.tile);
@@ -149,6 +163,8 @@ GemmTuning gemmTuning(const TuningProfile& profile, Precision p) {
     t.warpTile = tunable(profile, p, "warp_tile", 0) != 0;
     t.doubleBuffer = tunable(profile, p, "double_buffer", 1) != 0;
     t.buildOptions = tunableText(profile, p, "build_options");
+    t.cpuRows = static_cast<int>(tunable(profile, p, "cpu_block_m", t.cpuRows));
+    t.cpuVectors = static_cast<int>(tunable(profile, p, "cpu_block_vectors", t.cpuVectors));
     t.tensorM = static_cast<int>(tunable(profile, p, "tensor_m", t.tensorM));
     t.tensorN = static_cast<int>(tunable(profile, p, "tensor_n", t.tensorN));
     t.tensorK = static_cast<int>(tunable(profile, p, "tensor_k", t.tensorK));
@@ -242,6 +258,20 @@ void gemm(Context& ctx, Precision element, GemmKernel which, std::size_t M, std:
             break;
         }
         case GemmKernel::RegisterBlocked: {
+            if (t.cpuRows > 0) {
+                const std::size_t width = nativeVectorWidth(ctx.device(), element);
+                // Vectors narrower than 512 bits come with 16 registers (SSE, AVX2), not AVX-512's
+                // 32: at most 12 accumulators there, so that the block does not spill.
+                const bool wide = width * (element == Precision::Double ? 8 : 4) >= 64;
+                const int rows = wide ? t.cpuRows : std::max(1, std::min(t.cpuRows, 12 / t.cpuVectors));
+                std::string options = def("CPU_ROWS", rows) + def("CPU_VECTORS", t.cpuVectors) + def("VL", long(width));
+                if (!t.buildOptions.empty()) options += " " + t.buildOptions;
+                k = ctx.kernel("gemm_cpu.cl", "gemm_cpu_blocked", element, options);
+                const std::size_t columns = std::size_t(t.cpuVectors) * width;
+                global = cl::NDRange((N + columns - 1) / columns, (M + rows - 1) / rows);
+                local = cl::NDRange(1, 1);
+                break;
+            }
             const std::size_t rx = t.tileN / t.wptN, ry = t.tileM / t.wptM;
             const bool full = M % t.tileM == 0 && N % t.tileN == 0 && K % t.tileK == 0 && K > 0;
             std::string options = def("TM", t.tileM) + def("TN", t.tileN) + def("TK", t.tileK) + def("WPTM", t.wptM) +

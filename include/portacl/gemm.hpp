@@ -35,6 +35,10 @@ struct PORTACL_API GemmTuning {
     bool warpTile = false;  // warps of 8 x 4 work-items instead of rows of work-items
     bool doubleBuffer = true;  // two local tiles, one barrier per K-step
     std::string buildOptions;  // compiler options for this kernel alone (e.g. -cl-nv-maxrregcount=128)
+    // The register-blocked kernel shaped for CPUs (cl/gemm_cpu.cl) when cpuRows > 0: one work-item
+    // per block of cpuRows rows x cpuVectors of the device's native vectors ([gemm] cpu_block_m,
+    // cpu_block_vectors); 0: the GPU shape above (tiles in local memory).
+    int cpuRows = 0, cpuVectors = 2;
     // The tensor-core kernels: a work-group of tensorWarpsM x tensorWarpsN warps computes a
     // tensorM x tensorN block of C, K advancing tensorK at a time ([gemm] tensor_m, tensor_n, ...;
     // tensor_m_double, ... for the FP64 kernel alone).
