@@ -1,0 +1,232 @@
+#include "lfb_solver.hpp"
+
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstring>
+
+#include "kwave/k_space_operators.hpp"
+#include "kwave/subdomain.hpp"
+#include "portacl/cluster/mpi_comm.hpp"
+#include "portacl/kwave/distributed.hpp"
+#include "slab_output.hpp"
+#include "slab_simulation.hpp"
+
+namespace portacl::kwave::distributed {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::vector<std::size_t> shapeOf(const Grid& g) {
+    return g.is3D() ? std::vector<std::size_t>{g.nz, g.ny, g.nx} : std::vector<std::size_t>{g.ny, g.nx};
+}
+
+// The bell's steepness: erfc(kSteepness (2 s - 1)) / 2 over s in (0, 1) across the overlap runs from
+// 0.9998 to 0.0002 at the ends (s = 0, 1), and the planes sit at s = 1/(N+1), ..., N/(N+1).
+constexpr double kSteepness = 2.5;
+
+// Overlap planes below and above `l.rank`'s slab: `overlap` where it has a neighbour, else none.
+std::size_t planesBelow(const SlabLayout& l, std::size_t overlap) { return l.rank > 0 ? overlap : 0; }
+std::size_t planesAbove(const SlabLayout& l, std::size_t overlap) { return l.rank + 1 < l.ranks ? overlap : 0; }
+
+}  // namespace
+
+std::vector<double> bellPlanes(std::size_t planes) {
+    std::vector<double> b(planes);
+    for (std::size_t j = 0; j < planes; ++j) {
+        const double s = static_cast<double>(planes - j) / static_cast<double>(planes + 1);  // 1: the subdomain's end
+        b[j] = 0.5 * std::erfc(kSteepness * (2.0 * s - 1.0));
+    }
+    return b;
+}
+
+// Refuses an overlap that a neighbour's slab cannot fill (every rank gives the same answer).
+void checkOverlap(const SlabLayout& l, std::size_t overlap) {
+    if (overlap == 0) throw EveryRankError("the local Fourier basis decomposition needs an overlap of 1 plane or more (--overlap N)");
+    const std::size_t smallest = l.count0.back();  // the last ranks take the smaller share
+    if (overlap > smallest)
+        throw EveryRankError("--overlap " + std::to_string(overlap) + " does not fit: the smallest slab of this " + l.describe() +
+                             " grid over " + std::to_string(l.ranks) + " ranks has " + std::to_string(smallest) +
+                             " planes, and a rank's overlap planes are its neighbour's; use --overlap " + std::to_string(smallest) +
+                             " or less, or fewer ranks");
+}
+
+PlaneRange lfbPlanes(const Grid& grid, int rankCount, int rank, std::size_t overlap) {
+    const SlabLayout l(shapeOf(grid), rankCount, rank);
+    checkOverlap(l, overlap);
+    const std::size_t below = planesBelow(l, overlap);
+    return {l.firstPlane() - below, l.planes() + below + planesAbove(l, overlap)};
+}
+
+struct LfbSolver::Impl {
+    Context& ctx;
+    const Simulation& sim;
+    RunOptions opt;
+    SlabLayout l;
+    std::size_t overlap, below, above;
+    SlabSimulation part;
+    Subdomain sub;
+    std::unique_ptr<KSpaceSolver> solver;
+    std::size_t heldPlanes;
+    TransposeTimes times;
+    std::string method;
+    bool localTaken = false;
+    Recording local;  // this rank's recording, its own planes of the whole-grid datasets (taken once, at the end)
+
+    // Pinned staging: [side: below, above][field][overlap planes], up to 3 fields of 8 bytes a point.
+    cl::Buffer sendPinned, recvPinned;
+    unsigned char* sendHost = nullptr;
+    unsigned char* recvHost = nullptr;
+    std::size_t stagingBytes = 0;
+
+    Impl(Context& c, const Simulation& s, const RunOptions& o)
+        : ctx(c), sim(s), opt(o), l(shapeOf(s.grid), ranks(), rank()), overlap(o.overlap),
+          below((checkOverlap(l, o.overlap), planesBelow(l, o.overlap))), above(planesAbove(l, o.overlap)),
+          part(s, l, below, above), heldPlanes(l.planes() + below + above) {
+        method = "MPI point-to-point with the neighbouring ranks (local Fourier basis, overlap " + std::to_string(overlap) + ")";
+        sub.below = below;
+        sub.above = above;
+        const std::vector<double> bell = bellPlanes(overlap);
+        if (below) sub.bellBelow = bell;
+        if (above) sub.bellAbove = bell;
+        // The whole grid's PML along the slab axis over the held planes; the subdomain's own grid has
+        // none there (its edges are not the grid's).
+        const int slow = l.is3D ? 2 : 1;
+        const PerfectlyMatchedLayer layer(sim);
+        const auto first = static_cast<std::ptrdiff_t>(l.firstPlane() - below), last = first + static_cast<std::ptrdiff_t>(heldPlanes);
+        sub.pml.assign(layer.regular[slow].begin() + first, layer.regular[slow].begin() + last);
+        sub.pmlStaggered.assign(layer.staggered[slow].begin() + first, layer.staggered[slow].begin() + last);
+        part.slab.pml.size[slow] = 0;
+        sub.exchange = [this](const cl::Buffer* fields, int count, std::size_t elementBytes) { exchange(fields, count, elementBytes); };
+
+        stagingBytes = std::max<std::size_t>(2 * 3 * overlap * l.plane * 8, 8);
+        auto pinned = [&](cl::Buffer& b, const std::string& what) {
+            b = ctx.buffer(stagingBytes, what, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
+            return static_cast<unsigned char*>(ctx.map(b, CL_MAP_READ | CL_MAP_WRITE, stagingBytes, "map " + what));
+        };
+        sendHost = pinned(sendPinned, "overlap planes sent (host)");
+        recvHost = pinned(recvPinned, "overlap planes received (host)");
+        solver = std::make_unique<KSpaceSolver>(ctx, part.slab, opt, &sub);
+    }
+
+    ~Impl() {
+        try {
+            ctx.finish();
+            if (sendHost) ctx.unmap(sendPinned, sendHost, "unmap overlap planes sent (host)");
+            if (recvHost) ctx.unmap(recvPinned, recvHost, "unmap overlap planes received (host)");
+            ctx.finish();
+        } catch (...) {
+        }
+    }
+
+    // The overlap planes of `count` fields: each rank sends its own first and last `overlap` planes to
+    // the neighbour below and above, and takes theirs into its overlap planes. The device's reads into
+    // pinned memory are waited for, MPI moves the planes, and the writes back are queued (the next
+    // exchange's reads come after them in the queue, so the pinned memory is free again by then).
+    void exchange(const cl::Buffer* fields, int count, std::size_t elementBytes) {
+        const auto t0 = Clock::now();
+        const std::size_t block = overlap * l.plane * elementBytes, side = block * static_cast<std::size_t>(count);
+        if (2 * side > stagingBytes) throw Error("the overlap exchange's staging memory is too small");
+        if (side > static_cast<std::size_t>(INT_MAX))
+            throw Error("an overlap exchange of " + std::to_string(side) + " bytes is more than one MPI message carries; use a smaller --overlap");
+        const std::size_t planeBytes = l.plane * elementBytes;
+        std::vector<cl::Event> reads;
+        for (int f = 0; f < count; ++f) {
+            const std::size_t at = static_cast<std::size_t>(f) * block;
+            if (below) reads.push_back(ctx.readAsync(fields[f], sendHost + at, block, "overlap: to host", below * planeBytes));
+            if (above)
+                reads.push_back(ctx.readAsync(fields[f], sendHost + side + at, block, "overlap: to host", (heldPlanes - above - overlap) * planeBytes));
+        }
+        for (auto& e : reads) ctx.wait(e, "overlap planes to host");
+        const auto t1 = Clock::now();
+        MPI_Comm comm = cluster::communicator(cluster::World::process());
+        MPI_Request req[4];
+        int n = 0;
+        const int bytes = static_cast<int>(side);
+        constexpr int kTag = 30;
+        if (below) MPI_Irecv(recvHost, bytes, MPI_BYTE, l.rank - 1, kTag, comm, &req[n++]);
+        if (above) MPI_Irecv(recvHost + side, bytes, MPI_BYTE, l.rank + 1, kTag, comm, &req[n++]);
+        if (below) MPI_Isend(sendHost, bytes, MPI_BYTE, l.rank - 1, kTag, comm, &req[n++]);
+        if (above) MPI_Isend(sendHost + side, bytes, MPI_BYTE, l.rank + 1, kTag, comm, &req[n++]);
+        if (MPI_Waitall(n, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) throw Error("the overlap planes' exchange between the ranks failed");
+        times.exchangeSeconds += since(t1);
+        for (int f = 0; f < count; ++f) {
+            const std::size_t at = static_cast<std::size_t>(f) * block;
+            if (below) ctx.writeAsync(fields[f], recvHost + at, block, "overlap: to device", nullptr, 0);
+            if (above) ctx.writeAsync(fields[f], recvHost + side + at, block, "overlap: to device", nullptr, (heldPlanes - overlap) * planeBytes);
+        }
+        times.waitSeconds += std::chrono::duration<double>(t1 - t0).count();
+        times.transposes += static_cast<std::size_t>(count);
+        times.hostBytes += 2 * side * ((below ? 1 : 0) + (above ? 1 : 0));
+    }
+
+    bool gridDataset(const std::string& name) const {
+        auto ends = [&](const char* tail) {
+            const std::size_t k = std::strlen(tail);
+            return name.size() >= k && name.compare(name.size() - k, k, tail) == 0;
+        };
+        return ends("_all") || ends("_final");
+    }
+
+    // This rank's recording once, its whole-grid datasets cut to its own planes.
+    const Recording& localRecording() {
+        if (localTaken) return local;
+        local = solver->recording();
+        for (auto& [name, values] : local.data)
+            if (gridDataset(name)) {
+                const auto from = static_cast<std::ptrdiff_t>(below * l.plane);
+                values = std::vector<double>(values.begin() + from, values.begin() + from + static_cast<std::ptrdiff_t>(l.realPoints()));
+            }
+        localTaken = true;
+        return local;
+    }
+
+    Recording recording(bool withGridFields) {
+        Recording mine = localRecording();
+        if (!withGridFields)
+            for (auto it = mine.data.begin(); it != mine.data.end();) it = gridDataset(it->first) ? mine.data.erase(it) : std::next(it);
+        return gatherRecording(mine, sim, l, part.wholeSensorPoints);
+    }
+
+    StreamedGridFields gridFields(std::size_t roundBytes) {
+        StreamedGridFields grids;
+        for (const auto& [name, values] : localRecording().data)
+            if (gridDataset(name)) grids.names.push_back(name);
+        grids.write = [this, roundBytes](const std::string& name, const StreamedGridFields::Sink& put) {
+            auto it = local.data.find(name);
+            if (it == local.data.end()) throw Error("no whole-grid dataset '" + name + "' is recorded");
+            const std::vector<double>& v = it->second;
+            streamGridField(
+                [&](std::size_t from, std::size_t to) {
+                    return std::vector<float>(v.begin() + static_cast<std::ptrdiff_t>(from * l.plane),
+                                              v.begin() + static_cast<std::ptrdiff_t>(to * l.plane));
+                },
+                l, roundBytes, put);
+        };
+        return grids;
+    }
+};
+
+LfbSolver::LfbSolver(Context& ctx, const Simulation& sim, const RunOptions& options) : impl_(std::make_unique<Impl>(ctx, sim, options)) {}
+LfbSolver::~LfbSolver() = default;
+std::size_t LfbSolver::timeIndex() const { return impl_->solver->timeIndex(); }
+std::size_t LfbSolver::completedSteps() { return impl_->solver->completedSteps(); }
+bool LfbSolver::done() const { return impl_->solver->done(); }
+void LfbSolver::step() { impl_->solver->step(); }
+void LfbSolver::run(std::size_t endStep, const std::function<bool(std::size_t)>& stop) { impl_->solver->run(endStep, stop); }
+Recording LfbSolver::recording(bool withGridFields) { return impl_->recording(withGridFields); }
+StreamedGridFields LfbSolver::gridFields(std::size_t roundBytes) { return impl_->gridFields(roundBytes); }
+KSpaceSolver::State LfbSolver::saveState() {
+    throw EveryRankError("checkpoints are not supported with the local Fourier basis decomposition (--decomposition lfb)");
+}
+void LfbSolver::restoreState(const KSpaceSolver::State&) {
+    throw EveryRankError("checkpoints are not supported with the local Fourier basis decomposition (--decomposition lfb)");
+}
+std::size_t LfbSolver::deviceBytes() const { return impl_->solver->deviceBytes(); }
+const TransposeTimes& LfbSolver::transposeTimes() const { return impl_->times; }
+const std::string& LfbSolver::exchangeMethod() const { return impl_->method; }
+
+}  // namespace portacl::kwave::distributed
