@@ -33,6 +33,9 @@ struct KSpaceSolver::Impl : StepKernels {
     std::size_t t = 0;
     // A subdomain of the local Fourier basis decomposition (subdomain.hpp), or none.
     const Subdomain* sub = nullptr;
+    // Which components of u hold the bell on their overlap planes now (from the divergence's
+    // transform until the next exchange), so that the non-staggered output does not apply it twice.
+    bool uBelled[3] = {false, false, false};
     cl::Kernel kBell;
     cl::Buffer bellBelow, bellAbove;
 
@@ -156,7 +159,10 @@ struct KSpaceSolver::Impl : StepKernels {
 
     // The overlap planes of fields the step has just updated, from the neighbours.
     void exchange(const cl::Buffer* fields, int count, std::size_t elementBytes) {
-        if (sub && sub->exchange) sub->exchange(fields, count, elementBytes);
+        if (!sub || !sub->exchange) return;
+        sub->exchange(fields, count, elementBytes);
+        if (fields == f.u)
+            for (bool& b : uBelled) b = false;
     }
 
     // One step's kernels and FFTs on the all-zero state before the time loop, then the state zeroed
@@ -411,7 +417,10 @@ struct KSpaceSolver::Impl : StepKernels {
     }
 
     void computeVelocityGradient() {
-        for (int a = 0; a < dims; ++a) bell(f.u[a]);
+        for (int a = 0; a < dims; ++a) {
+            bell(f.u[a]);
+            uBelled[a] = sub != nullptr;
+        }
         if (zFusedQ) {
             forwardComponents(f.u, f.uAll, dims, true);
             spectralArgs(kZVelocityGradient, f.ddNeg, false);
@@ -507,7 +516,8 @@ struct KSpaceSolver::Impl : StepKernels {
     const cl::Buffer& fieldForSampling(int field) {
         if (field < 4) return field == 0 ? f.p : f.u[field - 1];
         const int a = field - 4;
-        bell(f.u[a]);
+        if (!uBelled[a]) bell(f.u[a]);
+        uBelled[a] = sub != nullptr;
         r2c->execute(f.u[a], f.X[0], fft::Direction::Forward);
         args(kUnstagger, f.X[0], f.shiftNeg[a], u32(a), u32(g.reducedNx()), u32(g.ny), u64(nr));
         launchSpectral(kUnstagger);
