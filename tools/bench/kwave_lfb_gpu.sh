@@ -7,9 +7,14 @@
 # packed programs and the carried Open MPI in .device/ (../shared/device/pack build/portacl &&
 # tools/device/pack_openmpi.sh .device/openmpi), on the 4-GPU machine:
 #   tools/bench/kwave_lfb_gpu.sh      # about 4 minutes (the input, 9 runs); results in $OUT
-# OVERLAPS='4 8' and RANKS='2' narrow it; NT sets the steps (10).
+# Four files come back: summary.txt (a line a run: time per step, the worst relative L2 and its
+# dataset), exchanges.txt (the transposes' and overlap exchanges' summary lines), runs.txt (every
+# run's output) and compare.txt (every comparison, dataset by dataset). OVERLAPS='4 8' and RANKS='2'
+# narrow it; NT sets the steps (10), SIZE the grid (512); MPI=1 adds each rank count's overlap-8 run
+# with PORTACL_EXCHANGE=mpi (MPI point-to-point in place of the shared-memory window).
 set -u
 OUT=${OUT:-/tmp/kwave_lfb}
+LOGS=$(mktemp -d /tmp/kwave_lfb_logs.XXXXXX)
 mkdir -p "$OUT"
 [ -x .device/run ] && [ -f .device/openmpi/env.sh ] || { echo "kwave_lfb_gpu: no .device/run or .device/openmpi here"; exit 1; }
 # shellcheck source=/dev/null
@@ -17,24 +22,28 @@ source .device/openmpi/env.sh
 export PORTACL_NO_PROGRESS=1
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 NT=${NT:-10}
-IN=/tmp/k512_$NT.h5
+SIZE=${SIZE:-512}
+IN=/tmp/k${SIZE}_$NT.h5
 { echo "cores: $(nproc); GPUs: $gpus"; nvidia-smi -L; } > "$OUT/machine.txt" 2>&1
 run() {  # ranks, name, portacl kwave options...
     local ranks=$1 name=$2
     shift 2
-    timeout 150 mpirun --allow-run-as-root --bind-to none -n "$ranks" .device/run portacl kwave -i "$IN" -o "/tmp/o512_$name.h5" \
-        -p --p_final "$@" > "$OUT/kwave512_$name.txt" 2>&1 < /dev/null
-    echo "rc=$?" >> "$OUT/kwave512_$name.txt"
+    local log="$LOGS/run_$name.txt" cmp="$LOGS/compare_$name.txt"
+    echo "== $name: $ranks ranks, $*" > "$log"
+    timeout 150 mpirun --allow-run-as-root --bind-to none -n "$ranks" ${PORTACL_EXCHANGE:+-x PORTACL_EXCHANGE} \
+        .device/run portacl kwave -i "$IN" -o "/tmp/o${SIZE}_$name.h5" -p --p_final "$@" >> "$log" 2>&1 < /dev/null
+    echo "rc=$?" >> "$log"
+    local step worst=""
+    step=$(grep -h "Time per step" "$log" | awk '{print $4, $5}')
     if [ "$name" != 1 ]; then
-        python3 tools/kwave/compare_outputs.py /tmp/o512_1.h5 "/tmp/o512_$name.h5" --tol 1 --label "$name" > "$OUT/compare_$name.txt" 2>&1
+        echo "== $name against 1 GPU" > "$cmp"
+        python3 tools/kwave/compare_outputs.py "/tmp/o${SIZE}_1.h5" "/tmp/o${SIZE}_$name.h5" --tol 1 --label "$name" >> "$cmp" 2>&1
+        worst=$(tail -1 "$cmp")
     fi
-    local step worst
-    step=$(grep -h "Time per step" "$OUT/kwave512_$name.txt" | awk '{print $4, $5}')
-    worst=$([ "$name" = 1 ] || tail -1 "$OUT/compare_$name.txt")
-    printf '%-14s %3s GPUs  %-12s %s\n' "$name" "$ranks" "${step:-failed}" "$worst" | tee -a "$OUT/summary.txt"
+    printf '%-16s %s GPUs  %-12s %s\n' "$name" "$ranks" "${step:-failed}" "$worst" | tee -a "$OUT/summary.txt"
 }
-[ -f "$IN" ] || python3 scripts/kwave_example_input.py "$IN" 512 --nt "$NT" > /dev/null
-: > "$OUT/summary.txt"
+[ -f "$IN" ] || python3 scripts/kwave_example_input.py "$IN" "$SIZE" --nt "$NT" > /dev/null
+echo "${SIZE}^3 example, $NT steps, -p --p_final: run, GPUs, time per step, worst relative L2 against 1 GPU" > "$OUT/summary.txt"
 run 1 1
 for R in ${RANKS:-2 4}; do
     [ "$R" -le "$gpus" ] || { echo "only $gpus GPUs: $R ranks left out" | tee -a "$OUT/summary.txt"; continue; }
@@ -42,5 +51,9 @@ for R in ${RANKS:-2 4}; do
     for N in ${OVERLAPS:-4 8 16}; do
         run "$R" "lfb_${R}_$N" --decomposition lfb --overlap "$N"
     done
+    if [ "${MPI:-0}" = 1 ]; then PORTACL_EXCHANGE=mpi run "$R" "lfb_${R}_8_mpi" --decomposition lfb --overlap 8; fi
 done
-grep -h -E "Transposes|all-to-all|Overlap exchanges|  MPI:" "$OUT"/kwave512_*.txt > "$OUT/exchanges.txt"
+cat "$LOGS"/run_*.txt > "$OUT/runs.txt"
+cat "$LOGS"/compare_*.txt > "$OUT/compare.txt" 2>/dev/null
+grep -h -E "^== |Transposes|all-to-all|Overlap exchanges|  MPI:" "$OUT/runs.txt" > "$OUT/exchanges.txt"
+rm -rf "$LOGS"

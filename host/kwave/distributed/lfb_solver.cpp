@@ -7,6 +7,7 @@
 
 #include "kwave/k_space_operators.hpp"
 #include "kwave/subdomain.hpp"
+#include "portacl/cluster/block_exchange.hpp"
 #include "portacl/cluster/mpi_comm.hpp"
 #include "portacl/kwave/distributed.hpp"
 #include "slab_output.hpp"
@@ -78,8 +79,12 @@ struct LfbSolver::Impl {
     bool localTaken = false;
     Recording local;  // this rank's recording, its own planes of the whole-grid datasets (taken once, at the end)
 
-    // Pinned staging: [side: below, above][field][overlap planes], up to 3 fields of 8 bytes a point.
+    // Pinned staging: [side: below, above][field][overlap planes], up to 3 fields of the element size.
     cl::Buffer sendPinned, recvPinned;
+    // Between ranks of one node the planes go through BlockExchange's shared-memory window, copied by
+    // several threads a rank (MPI's shared-memory transport copies at one core's rate); else, and
+    // with PORTACL_EXCHANGE=mpi, MPI point-to-point with the two neighbours.
+    std::unique_ptr<cluster::BlockExchange> window;
     unsigned char* sendHost = nullptr;
     unsigned char* recvHost = nullptr;
     std::size_t stagingBytes = 0;
@@ -88,7 +93,6 @@ struct LfbSolver::Impl {
         : ctx(c), sim(s), opt(o), l(shapeOf(s.grid), ranks(), rank()), overlap(o.overlap),
           below((checkOverlap(l, o.overlap), planesBelow(l, o.overlap))), above(planesAbove(l, o.overlap)),
           part(s, l, below, above), heldPlanes(l.planes() + below + above) {
-        method = "MPI point-to-point with the neighbouring ranks (local Fourier basis, overlap " + std::to_string(overlap) + ")";
         sub.below = below;
         sub.above = above;
         const std::vector<double> bell = bellPlanes(overlap);
@@ -104,14 +108,47 @@ struct LfbSolver::Impl {
         part.slab.pml.size[slow] = 0;
         sub.exchange = [this](const cl::Buffer* fields, int count, std::size_t elementBytes) { exchange(fields, count, elementBytes); };
 
-        stagingBytes = std::max<std::size_t>(2 * 3 * overlap * l.plane * 8, 8);
+        const std::size_t realBytes = opt.precision == Precision::Double ? 8 : 4;
+        stagingBytes = std::max<std::size_t>(2 * 3 * overlap * l.plane * realBytes, 8);
         auto pinned = [&](cl::Buffer& b, const std::string& what) {
             b = ctx.buffer(stagingBytes, what, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
             return static_cast<unsigned char*>(ctx.map(b, CL_MAP_READ | CL_MAP_WRITE, stagingBytes, "map " + what));
         };
         sendHost = pinned(sendPinned, "overlap planes sent (host)");
         recvHost = pinned(recvPinned, "overlap planes received (host)");
+        window = std::make_unique<cluster::BlockExchange>(stagingBytes, "the " + l.describe() + " grid's overlap planes");
+        if (window->method() != cluster::BlockExchange::Method::SharedWindow) window.reset();
+        method = (window ? window->describe() : std::string("MPI point-to-point with the neighbouring ranks")) +
+                 " (local Fourier basis, overlap " + std::to_string(overlap) + ")";
         solver = std::make_unique<KSpaceSolver>(ctx, part.slab, opt, &sub);
+    }
+
+    // `side` bytes from sendHost (below) and sendHost + side (above) to the neighbours, theirs into
+    // recvHost the same way.
+    void sendPlanes(std::size_t side) {
+        if (window) {
+            const std::size_t R = static_cast<std::size_t>(l.ranks), me = static_cast<std::size_t>(l.rank);
+            std::vector<std::size_t> counts(R, 0), offsets(R, 0);
+            if (below) counts[me - 1] = side;
+            if (above) {
+                counts[me + 1] = side;
+                offsets[me + 1] = side;
+            }
+            window->allToAll(sendHost, counts, offsets, recvHost, counts, offsets, 1);
+            return;
+        }
+        if (side > static_cast<std::size_t>(INT_MAX))
+            throw Error("an overlap exchange of " + std::to_string(side) + " bytes is more than one MPI message carries; use a smaller --overlap");
+        MPI_Comm comm = cluster::communicator(cluster::World::process());
+        MPI_Request req[4];
+        int n = 0;
+        const int bytes = static_cast<int>(side);
+        constexpr int kTag = 30;
+        if (below) MPI_Irecv(recvHost, bytes, MPI_BYTE, l.rank - 1, kTag, comm, &req[n++]);
+        if (above) MPI_Irecv(recvHost + side, bytes, MPI_BYTE, l.rank + 1, kTag, comm, &req[n++]);
+        if (below) MPI_Isend(sendHost, bytes, MPI_BYTE, l.rank - 1, kTag, comm, &req[n++]);
+        if (above) MPI_Isend(sendHost + side, bytes, MPI_BYTE, l.rank + 1, kTag, comm, &req[n++]);
+        if (MPI_Waitall(n, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) throw Error("the overlap planes' exchange between the ranks failed");
     }
 
     ~Impl() {
@@ -132,8 +169,6 @@ struct LfbSolver::Impl {
         const auto t0 = Clock::now();
         const std::size_t block = overlap * l.plane * elementBytes, side = block * static_cast<std::size_t>(count);
         if (2 * side > stagingBytes) throw Error("the overlap exchange's staging memory is too small");
-        if (side > static_cast<std::size_t>(INT_MAX))
-            throw Error("an overlap exchange of " + std::to_string(side) + " bytes is more than one MPI message carries; use a smaller --overlap");
         const std::size_t planeBytes = l.plane * elementBytes;
         std::vector<cl::Event> reads;
         for (int f = 0; f < count; ++f) {
@@ -144,16 +179,7 @@ struct LfbSolver::Impl {
         }
         for (auto& e : reads) ctx.wait(e, "overlap planes to host");
         const auto t1 = Clock::now();
-        MPI_Comm comm = cluster::communicator(cluster::World::process());
-        MPI_Request req[4];
-        int n = 0;
-        const int bytes = static_cast<int>(side);
-        constexpr int kTag = 30;
-        if (below) MPI_Irecv(recvHost, bytes, MPI_BYTE, l.rank - 1, kTag, comm, &req[n++]);
-        if (above) MPI_Irecv(recvHost + side, bytes, MPI_BYTE, l.rank + 1, kTag, comm, &req[n++]);
-        if (below) MPI_Isend(sendHost, bytes, MPI_BYTE, l.rank - 1, kTag, comm, &req[n++]);
-        if (above) MPI_Isend(sendHost + side, bytes, MPI_BYTE, l.rank + 1, kTag, comm, &req[n++]);
-        if (MPI_Waitall(n, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) throw Error("the overlap planes' exchange between the ranks failed");
+        sendPlanes(side);
         times.exchangeSeconds += since(t1);
         for (int f = 0; f < count; ++f) {
             const std::size_t at = static_cast<std::size_t>(f) * block;

@@ -4,8 +4,9 @@
 // holds its slab of the slowest axis plus `overlap` planes of each neighbour's, runs the one-device
 // solver (KSpaceSolver, its transforms and fast paths) on that subdomain with the bell over the
 // overlap planes before every forward transform and the PML at the whole grid's edges only, and after
-// each field update exchanges the overlap planes with its neighbours (MPI point-to-point through
-// pinned host memory). No global transform: the derivatives are approximate near the slabs' edges, an
+// each field update exchanges the overlap planes with its neighbours through pinned host memory
+// (between ranks of one node the transposes' shared-memory window, cluster::BlockExchange, with
+// blocks for the two neighbours only; across nodes, or with PORTACL_EXCHANGE=mpi, MPI point-to-point). No global transform: the derivatives are approximate near the slabs' edges, an
 // error that falls as the overlap grows (docs/kwave.md). The interface is DistributedSolver's, so
 // that the run loop and the output are the slab decomposition's.
 #pragma once
