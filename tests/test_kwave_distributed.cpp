@@ -523,10 +523,45 @@ TEST(KWaveLfbRun, RefusesAnOverlapLargerThanASlab) {
         FAIL() << "no refusal";
     } catch (const dist::EveryRankError&) {
     }
-    const kwave::PlaneRange held = dist::slabPlanes(s.grid, dist::ranks(), dist::rank(), smallest);
-    const kwave::PlaneRange own = dist::slabPlanes(s.grid, dist::ranks(), dist::rank());
-    EXPECT_EQ(held.first, own.first - (dist::rank() > 0 ? smallest : 0));
-    EXPECT_EQ(held.count, own.count + (dist::rank() > 0 ? smallest : 0) + (dist::rank() + 1 < dist::ranks() ? smallest : 0));
+}
+
+// The overlap planes: at least the overlap where a rank has a neighbour, no more than that
+// neighbour's slab, the planes held a product of 2, 3, 5, 7, 11 and 13 (on 2 ranks, 12/11 planes,
+// overlaps 5 and 6 hold 17 planes on one rank before rounding); slabPlanes gives each rank's held planes.
+TEST(KWaveLfbRun, OverlapPlanesRoundToFastLengths) {
+    auto smooth = [](std::size_t n) {
+        for (std::size_t p : {2, 3, 5, 7, 11, 13})
+            while (n % p == 0) n /= p;
+        return n == 1;
+    };
+    for (std::size_t overlap : {1, 2, 3, 5, 6}) {
+        const dist::SlabLayout l({23, 8, 8}, dist::ranks(), dist::rank());
+        const dist::OverlapPlan plan(l, overlap);
+        const std::size_t R = static_cast<std::size_t>(l.ranks);
+        for (std::size_t r = 0; r < R; ++r) {
+            EXPECT_EQ(plan.below[r] == 0, r == 0);
+            EXPECT_EQ(plan.above[r] == 0, r + 1 == R);
+            if (r > 0) {
+                EXPECT_GE(plan.below[r], overlap);
+                EXPECT_LE(plan.below[r], l.count0[r - 1]);
+            }
+            if (r + 1 < R) {
+                EXPECT_GE(plan.above[r], overlap);
+                EXPECT_LE(plan.above[r], l.count0[r + 1]);
+            }
+            const std::size_t held = plan.below[r] + l.count0[r] + plan.above[r];
+            // 2 ranks (12/11) and 3 ranks (8/8/7): every one of these overlaps reaches a fast length.
+            EXPECT_TRUE(smooth(held)) << held << " planes held by rank " << r << " at overlap " << overlap;
+        }
+        kwave::Grid g;
+        g.nx = g.ny = 8;
+        g.nz = 23;
+        const kwave::PlaneRange held = dist::slabPlanes(g, dist::ranks(), dist::rank(), overlap);
+        const kwave::PlaneRange own = dist::slabPlanes(g, dist::ranks(), dist::rank());
+        const std::size_t me = static_cast<std::size_t>(dist::rank());
+        EXPECT_EQ(held.first, own.first - plan.below[me]);
+        EXPECT_EQ(held.count, own.count + plan.below[me] + plan.above[me]);
+    }
 }
 
 int main(int argc, char** argv) {

@@ -1,5 +1,6 @@
 #include "lfb_solver.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -31,11 +32,34 @@ std::vector<std::size_t> shapeOf(const Grid& g) {
 // 1.5, 2, 2.5, 3, 3.5, 4 gave 6.5e-2, 2.4e-2, 6.5e-3, 2.1e-3, 3.2e-3, 5.6e-3 at an overlap of 4.
 constexpr double kSteepness = 3.0;
 
-// Overlap planes below and above `l.rank`'s slab: `overlap` where it has a neighbour, else none.
-std::size_t planesBelow(const SlabLayout& l, std::size_t overlap) { return l.rank > 0 ? overlap : 0; }
-std::size_t planesAbove(const SlabLayout& l, std::size_t overlap) { return l.rank + 1 < l.ranks ? overlap : 0; }
+// A length whose only prime factors are 2, 3, 5, 7, 11 and 13: clFFT's radices (it refuses other
+// lengths) and VkFFT's own (it takes slower ways, Rader's or Bluestein's, for larger primes).
+bool smooth(std::size_t n) {
+    for (std::size_t p : {2, 3, 5, 7, 11, 13})
+        while (n % p == 0) n /= p;
+    return n == 1;
+}
 
 }  // namespace
+
+OverlapPlan::OverlapPlan(const SlabLayout& l, std::size_t overlap) {
+    const std::size_t R = static_cast<std::size_t>(l.ranks);
+    below.assign(R, 0);
+    above.assign(R, 0);
+    for (std::size_t r = 0; r < R; ++r) {
+        if (r > 0) below[r] = overlap;
+        if (r + 1 < R) above[r] = overlap;
+        // The planes held rounded up to a smooth length by more planes of one neighbour's (the upper
+        // one's, the last rank's lower one's), as many as that neighbour's slab has.
+        std::size_t& grow = r + 1 < R ? above[r] : below[r];
+        const std::size_t most = R == 1 ? 0 : l.count0[r + 1 < R ? r + 1 : r - 1];
+        for (std::size_t extra = 0; grow + extra <= most; ++extra)
+            if (smooth(below[r] + l.count0[r] + above[r] + extra)) {
+                grow += extra;
+                break;
+            }
+    }
+}
 
 std::vector<double> bellPlanes(std::size_t planes) {
     std::vector<double> b(planes);
@@ -60,8 +84,9 @@ void checkOverlap(const SlabLayout& l, std::size_t overlap) {
 PlaneRange lfbPlanes(const Grid& grid, int rankCount, int rank, std::size_t overlap) {
     const SlabLayout l(shapeOf(grid), rankCount, rank);
     checkOverlap(l, overlap);
-    const std::size_t below = planesBelow(l, overlap);
-    return {l.firstPlane() - below, l.planes() + below + planesAbove(l, overlap)};
+    const OverlapPlan plan(l, overlap);
+    const auto r = static_cast<std::size_t>(rank);
+    return {l.firstPlane() - plan.below[r], l.planes() + plan.below[r] + plan.above[r]};
 }
 
 struct LfbSolver::Impl {
@@ -69,7 +94,11 @@ struct LfbSolver::Impl {
     const Simulation& sim;
     RunOptions opt;
     SlabLayout l;
-    std::size_t overlap, below, above;
+    std::size_t overlap;
+    OverlapPlan plan;
+    // Planes held below and above the rank's own, and how many of its own it sends each neighbour
+    // (their above and below counts).
+    std::size_t below, above, sendBelow, sendAbove;
     SlabSimulation part;
     Subdomain sub;
     std::unique_ptr<KSpaceSolver> solver;
@@ -89,15 +118,17 @@ struct LfbSolver::Impl {
     unsigned char* recvHost = nullptr;
     std::size_t stagingBytes = 0;
 
+    std::size_t me() const { return static_cast<std::size_t>(l.rank); }
+
     Impl(Context& c, const Simulation& s, const RunOptions& o)
         : ctx(c), sim(s), opt(o), l(shapeOf(s.grid), ranks(), rank()), overlap(o.overlap),
-          below((checkOverlap(l, o.overlap), planesBelow(l, o.overlap))), above(planesAbove(l, o.overlap)),
+          plan((checkOverlap(l, o.overlap), l), o.overlap), below(plan.below[me()]), above(plan.above[me()]),
+          sendBelow(l.rank > 0 ? plan.above[me() - 1] : 0), sendAbove(me() + 1 < plan.below.size() ? plan.below[me() + 1] : 0),
           part(s, l, below, above), heldPlanes(l.planes() + below + above) {
         sub.below = below;
         sub.above = above;
-        const std::vector<double> bell = bellPlanes(overlap);
-        if (below) sub.bellBelow = bell;
-        if (above) sub.bellAbove = bell;
+        sub.bellBelow = bellPlanes(below);
+        sub.bellAbove = bellPlanes(above);
         // The whole grid's PML along the slab axis over the held planes; the subdomain's own grid has
         // none there (its edges are not the grid's).
         const int slow = l.is3D ? 2 : 1;
@@ -109,7 +140,7 @@ struct LfbSolver::Impl {
         sub.exchange = [this](const cl::Buffer* fields, int count, std::size_t elementBytes) { exchange(fields, count, elementBytes); };
 
         const std::size_t realBytes = opt.precision == Precision::Double ? 8 : 4;
-        stagingBytes = std::max<std::size_t>(2 * 3 * overlap * l.plane * realBytes, 8);
+        stagingBytes = std::max<std::size_t>(3 * std::max(below + above, sendBelow + sendAbove) * l.plane * realBytes, 8);
         auto pinned = [&](cl::Buffer& b, const std::string& what) {
             b = ctx.buffer(stagingBytes, what, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
             return static_cast<unsigned char*>(ctx.map(b, CL_MAP_READ | CL_MAP_WRITE, stagingBytes, "map " + what));
@@ -123,31 +154,40 @@ struct LfbSolver::Impl {
         solver = std::make_unique<KSpaceSolver>(ctx, part.slab, opt, &sub);
     }
 
-    // `side` bytes from sendHost (below) and sendHost + side (above) to the neighbours, theirs into
-    // recvHost the same way.
-    void sendPlanes(std::size_t side) {
+    // The staging layout of an exchange: what goes to (comes from) the neighbour below first, then
+    // what goes to (comes from) the one above; bytes.
+    struct Sides {
+        std::size_t sendBelow, sendAbove, recvBelow, recvAbove;
+    };
+
+    void sendPlanes(const Sides& b) {
         if (window) {
-            const std::size_t R = static_cast<std::size_t>(l.ranks), me = static_cast<std::size_t>(l.rank);
-            std::vector<std::size_t> counts(R, 0), offsets(R, 0);
-            if (below) counts[me - 1] = side;
-            if (above) {
-                counts[me + 1] = side;
-                offsets[me + 1] = side;
+            const std::size_t R = static_cast<std::size_t>(l.ranks), r = me();
+            std::vector<std::size_t> sendCounts(R, 0), sendOffsets(R, 0), recvCounts(R, 0), recvOffsets(R, 0);
+            if (r > 0) {
+                sendCounts[r - 1] = b.sendBelow;
+                recvCounts[r - 1] = b.recvBelow;
             }
-            window->allToAll(sendHost, counts, offsets, recvHost, counts, offsets, 1);
+            if (r + 1 < R) {
+                sendCounts[r + 1] = b.sendAbove;
+                sendOffsets[r + 1] = b.sendBelow;
+                recvCounts[r + 1] = b.recvAbove;
+                recvOffsets[r + 1] = b.recvBelow;
+            }
+            window->allToAll(sendHost, sendCounts, sendOffsets, recvHost, recvCounts, recvOffsets, 1);
             return;
         }
-        if (side > static_cast<std::size_t>(INT_MAX))
-            throw Error("an overlap exchange of " + std::to_string(side) + " bytes is more than one MPI message carries; use a smaller --overlap");
+        if (std::max({b.sendBelow, b.sendAbove, b.recvBelow, b.recvAbove}) > static_cast<std::size_t>(INT_MAX))
+            throw Error("an overlap exchange is more than one MPI message carries; use a smaller --overlap");
         MPI_Comm comm = cluster::communicator(cluster::World::process());
         MPI_Request req[4];
         int n = 0;
-        const int bytes = static_cast<int>(side);
         constexpr int kTag = 30;
-        if (below) MPI_Irecv(recvHost, bytes, MPI_BYTE, l.rank - 1, kTag, comm, &req[n++]);
-        if (above) MPI_Irecv(recvHost + side, bytes, MPI_BYTE, l.rank + 1, kTag, comm, &req[n++]);
-        if (below) MPI_Isend(sendHost, bytes, MPI_BYTE, l.rank - 1, kTag, comm, &req[n++]);
-        if (above) MPI_Isend(sendHost + side, bytes, MPI_BYTE, l.rank + 1, kTag, comm, &req[n++]);
+        auto count = [](std::size_t v) { return static_cast<int>(v); };
+        if (l.rank > 0) MPI_Irecv(recvHost, count(b.recvBelow), MPI_BYTE, l.rank - 1, kTag, comm, &req[n++]);
+        if (l.rank + 1 < l.ranks) MPI_Irecv(recvHost + b.recvBelow, count(b.recvAbove), MPI_BYTE, l.rank + 1, kTag, comm, &req[n++]);
+        if (l.rank > 0) MPI_Isend(sendHost, count(b.sendBelow), MPI_BYTE, l.rank - 1, kTag, comm, &req[n++]);
+        if (l.rank + 1 < l.ranks) MPI_Isend(sendHost + b.sendBelow, count(b.sendAbove), MPI_BYTE, l.rank + 1, kTag, comm, &req[n++]);
         if (MPI_Waitall(n, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) throw Error("the overlap planes' exchange between the ranks failed");
     }
 
@@ -161,34 +201,39 @@ struct LfbSolver::Impl {
         }
     }
 
-    // The overlap planes of `count` fields: each rank sends its own first and last `overlap` planes to
-    // the neighbour below and above, and takes theirs into its overlap planes. The device's reads into
-    // pinned memory are waited for, MPI moves the planes, and the writes back are queued (the next
-    // exchange's reads come after them in the queue, so the pinned memory is free again by then).
+    // The overlap planes of `count` fields: each rank sends its own first planes to the neighbour
+    // below (as many as it holds above its slab) and its own last planes to the one above (as many as
+    // it holds below), and takes theirs into its overlap planes. The device's reads into pinned memory
+    // are waited for, the planes move, and the writes back are queued (the next exchange's reads come
+    // after them in the queue, so the pinned memory is free again by then).
     void exchange(const cl::Buffer* fields, int count, std::size_t elementBytes) {
         const auto t0 = Clock::now();
-        const std::size_t block = overlap * l.plane * elementBytes, side = block * static_cast<std::size_t>(count);
-        if (2 * side > stagingBytes) throw Error("the overlap exchange's staging memory is too small");
-        const std::size_t planeBytes = l.plane * elementBytes;
+        const std::size_t planeBytes = l.plane * elementBytes, k = static_cast<std::size_t>(count);
+        const Sides b{sendBelow * planeBytes * k, sendAbove * planeBytes * k, below * planeBytes * k, above * planeBytes * k};
+        if (std::max(b.sendBelow + b.sendAbove, b.recvBelow + b.recvAbove) > stagingBytes)
+            throw Error("the overlap exchange's staging memory is too small");
         std::vector<cl::Event> reads;
-        for (int f = 0; f < count; ++f) {
-            const std::size_t at = static_cast<std::size_t>(f) * block;
-            if (below) reads.push_back(ctx.readAsync(fields[f], sendHost + at, block, "overlap: to host", below * planeBytes));
-            if (above)
-                reads.push_back(ctx.readAsync(fields[f], sendHost + side + at, block, "overlap: to host", (heldPlanes - above - overlap) * planeBytes));
+        for (std::size_t f = 0; f < k; ++f) {
+            if (sendBelow)
+                reads.push_back(ctx.readAsync(fields[f], sendHost + f * sendBelow * planeBytes, sendBelow * planeBytes, "overlap: to host",
+                                              below * planeBytes));
+            if (sendAbove)
+                reads.push_back(ctx.readAsync(fields[f], sendHost + b.sendBelow + f * sendAbove * planeBytes, sendAbove * planeBytes,
+                                              "overlap: to host", (heldPlanes - above - sendAbove) * planeBytes));
         }
         for (auto& e : reads) ctx.wait(e, "overlap planes to host");
         const auto t1 = Clock::now();
-        sendPlanes(side);
+        sendPlanes(b);
         times.exchangeSeconds += since(t1);
-        for (int f = 0; f < count; ++f) {
-            const std::size_t at = static_cast<std::size_t>(f) * block;
-            if (below) ctx.writeAsync(fields[f], recvHost + at, block, "overlap: to device", nullptr, 0);
-            if (above) ctx.writeAsync(fields[f], recvHost + side + at, block, "overlap: to device", nullptr, (heldPlanes - overlap) * planeBytes);
+        for (std::size_t f = 0; f < k; ++f) {
+            if (below) ctx.writeAsync(fields[f], recvHost + f * below * planeBytes, below * planeBytes, "overlap: to device", nullptr, 0);
+            if (above)
+                ctx.writeAsync(fields[f], recvHost + b.recvBelow + f * above * planeBytes, above * planeBytes, "overlap: to device", nullptr,
+                               (heldPlanes - above) * planeBytes);
         }
         times.waitSeconds += std::chrono::duration<double>(t1 - t0).count();
-        times.transposes += static_cast<std::size_t>(count);
-        times.hostBytes += 2 * side * ((below ? 1 : 0) + (above ? 1 : 0));
+        times.transposes += k;
+        times.hostBytes += 2 * (b.sendBelow + b.sendAbove + b.recvBelow + b.recvAbove);
     }
 
     bool gridDataset(const std::string& name) const {

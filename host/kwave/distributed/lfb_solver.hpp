@@ -27,7 +27,16 @@ PORTACL_API std::vector<double> bellPlanes(std::size_t planes);
 // Refuses (EveryRankError, one sentence) an overlap of 0 or one larger than the smallest slab, whose
 // rank's neighbour could not fill it.
 void checkOverlap(const SlabLayout& layout, std::size_t overlap);
-// The planes `rank` holds: its slab and `overlap` planes of each neighbour's (slabPlanes' answer).
+// The overlap planes every rank holds below and above its slab: `overlap` where it has a neighbour,
+// one side grown by as many more planes of that neighbour's slab as make the planes held a product
+// of 2, 3, 5, 7, 11 and 13 (the upper side; the last rank's lower one), when its slab has them, so
+// that each rank's transforms along the slab axis take the FFT libraries' own radices (clFFT has no
+// others). The same on every rank.
+struct PORTACL_API OverlapPlan {  // exported for the distributed tests
+    OverlapPlan(const SlabLayout& layout, std::size_t overlap);
+    std::vector<std::size_t> below, above;  // per rank
+};
+// The planes `rank` holds: its slab and its overlap planes (slabPlanes' answer).
 PlaneRange lfbPlanes(const Grid& grid, int rankCount, int rank, std::size_t overlap);
 
 class PORTACL_API LfbSolver {  // exported for the distributed tests
