@@ -84,7 +84,9 @@ struct KSpaceSolver::Impl : StepKernels {
         if (o.storage != Storage::Full && prec != Precision::Float)
             throw Error("the mixed-* storage modes compute in single precision; they cannot be combined with double");
         requireWholeGrid(sim, "the one-device solver");
-        validate(sim, "the simulation");
+        // A subdomain's simulation is cut from one the distributed solver validated whole (its sensor
+        // may hold none of the points).
+        if (!sub) validate(sim, "the simulation");
         ctx.requirePrecision(prec);
         // Refuse a grid the device cannot hold before building operators or FFT plans for it.
         ctx.checkFits(f.estimateBytes(), "this " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" +
@@ -552,7 +554,9 @@ struct KSpaceSolver::Impl : StepKernels {
             exchange(f.u, dims, realBytes);
         }
         exchange(&f.p, 1, realBytes);
-        if (t >= opt.outputs.startIndex && !sensor->sensorless()) sensor->sample(sampledField);
+        // A subdomain samples even without sensor points of its own, so that its recording holds the
+        // datasets (and the sample count) that the distributed gather expects from every rank.
+        if (t >= opt.outputs.startIndex && (sub || !sensor->sensorless())) sensor->sample(sampledField);
         stepEnds.push_back(ctx.marker("kwave step end"));
         ++t;
         if (t % kFiniteCheckSteps == 0) probeFinite(false);
