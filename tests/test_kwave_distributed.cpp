@@ -512,6 +512,18 @@ TEST(KWaveLfbRun, ApproachesTheOneDeviceSolverAsTheOverlapGrows) {
     EXPECT_NEAR(d6, e6, 0.1 * e6);
 }
 
+// A lossless medium, where the pressure's overlap planes come from the exchanged densities instead
+// of an exchange of their own (heterogeneous c0 and rho0, nonlinear, a PML).
+TEST(KWaveLfbRun, LosslessMediumNeedsNoPressureExchange) {
+    kwave::Simulation s = test::ballSimulation(24, 20, 23, 10);
+    test::makeHard(s);
+    s.medium.absorption = kwave::Absorption::Lossless;
+    s.medium.alphaCoeff = kwave::Field{};
+    const double e = lfbError(s, everyOutput(), 6);
+    if (dist::rank() == 0) std::printf("lossless: worst relative L2 %.3e (overlap 6)\n", e);
+    EXPECT_LT(e, 1.5e-2);
+}
+
 // Sensor points on planes 9 and 10 only (2 ranks: the first's; 3 ranks: the second's): the ranks
 // without a point sample nothing but join the gather with the same datasets (the run once hung
 // there); every dataset within the main test's tolerance at an overlap of 6.

@@ -553,7 +553,9 @@ struct KSpaceSolver::Impl : StepKernels {
             addInitialPressure();  // u from the gradient of p0, wrong on the overlap planes until exchanged
             exchange(f.u, dims, realBytes);
         }
-        exchange(&f.p, 1, realBytes);
+        // Without absorption p is a pointwise function of the densities, whose overlap planes came
+        // from the neighbours, so its own need no exchange; at step 0 p0's went through the bell.
+        if (sim.medium.absorption != Absorption::Lossless || (t == 0 && !sim.p0.empty())) exchange(&f.p, 1, realBytes);
         // A subdomain samples even without sensor points of its own, so that its recording holds the
         // datasets (and the sample count) that the distributed gather expects from every rank.
         if (t >= opt.outputs.startIndex && (sub || !sensor->sensorless())) sensor->sample(sampledField);

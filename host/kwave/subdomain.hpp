@@ -9,8 +9,9 @@
 // - takes the slowest axis's PML profile from here (the whole grid's, over the planes held), not
 //   from its own grid, so that the PML stays at the whole grid's edges;
 // - after each update calls `exchange` with the fields it updated (u after the velocity and its
-//   sources, rho after the density and its sources, p after the pressure; at step 0 with p0 also u),
-//   which replaces their overlap planes with the neighbours' values.
+//   sources, rho after the density and its sources, p after the pressure unless the medium is
+//   lossless, where p follows pointwise from rho; at step 0 with p0 also u, and p), which replaces
+//   their overlap planes with the neighbours' values.
 #pragma once
 
 #include <cstddef>
