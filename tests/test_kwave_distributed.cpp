@@ -14,6 +14,7 @@
 #include "portacl/cluster/collectives.hpp"
 #include "portacl/fft.hpp"
 #include "portacl/kwave/distributed.hpp"
+#include "support/kwave_bell_cases.hpp"
 #include "support/kwave_simulations.hpp"
 #include "support/test_support.hpp"
 
@@ -407,30 +408,11 @@ TEST(KWaveDistributedRun, RefusesAGridTheRanksCannotHold) {
 
 // ---- the local Fourier basis decomposition (lfb_solver.cpp) --------------------------------
 
-// kwave_bell against the serial reference: the planes of a field in a range times the bell of each,
-// the points outside it unchanged; float and double, exact (one multiplication per point).
-template <typename T>
-void checkBellKernel() {
-    Context& ctx = test::context();
-    const Precision prec = sizeof(T) == 8 ? Precision::Double : Precision::Float;
-    cl::Kernel k = ctx.newKernel("kwave.cl", "kwave_bell", prec, "");  // cl/kwave.cl's default defines
-    const std::size_t plane = 35, planes = 9, first = 5, count = 3;
-    const std::vector<T> field = randomField<T>(plane * planes, 3), bell = randomField<T>(count, 4);
-    cl::Buffer f = ctx.upload(field, "field"), b = ctx.upload(bell, "bell");
-    setArgs(k, 0, f, b, cl_ulong(plane), cl_ulong(first * plane), cl_ulong(count * plane));
-    ctx.launch(k, cl::NDRange(count * plane));
-    const std::vector<T> got = ctx.download<T>(f, field.size(), "field");
-    for (std::size_t i = 0; i < field.size(); ++i) {
-        const std::size_t z = i / plane;
-        const T want = z >= first && z < first + count ? field[i] * bell[z - first] : field[i];
-        ASSERT_EQ(got[i], want) << "point " << i;
-    }
-}
-
+// kwave_bell against the serial reference (support/kwave_bell_cases.hpp), float and double, exact.
 TEST(KWaveLfb, BellKernelMatchesTheReference) {
-    checkBellKernel<float>();
+    test::checkBellKernel<float>(test::context());
     if (!test::hasFp64()) GTEST_SKIP() << "the device has no fp64";
-    checkBellKernel<double>();
+    test::checkBellKernel<double>(test::context());
 }
 
 TEST(KWaveLfb, BellFallsFromOneToZeroOverTheOverlap) {

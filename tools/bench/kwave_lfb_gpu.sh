@@ -20,6 +20,7 @@ mkdir -p "$OUT"
 # shellcheck source=/dev/null
 source .device/openmpi/env.sh
 export PORTACL_NO_PROGRESS=1
+.device/run true  # registers NVIDIA's OpenCL driver once, before the ranks start together
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 NT=${NT:-10}
 SIZE=${SIZE:-512}
