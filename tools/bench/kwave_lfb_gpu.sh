@@ -7,7 +7,7 @@
 # packed programs and the carried Open MPI in .device/ (../shared/device/pack build/portacl &&
 # tools/device/pack_openmpi.sh .device/openmpi), on the 4-GPU machine:
 #   tools/bench/kwave_lfb_gpu.sh      # about 4 minutes (the input, 9 runs); results in $OUT
-# Four files come back: summary.txt (a line a run: time per step, the worst relative L2 and its
+# Five files come back: machine.txt (cores, GPUs), summary.txt (a line a run: time per step, the worst relative L2 and its
 # dataset), exchanges.txt (the transposes' and overlap exchanges' summary lines), runs.txt (every
 # run's output) and compare.txt (every comparison, dataset by dataset). OVERLAPS='4 8' and RANKS='2'
 # narrow it; NT sets the steps (10), SIZE the grid (512); MPI=1 adds each rank count's overlap-8 run
