@@ -498,6 +498,15 @@ __kernel void kwave_add_field(__global real* field, __global const real* s, ulon
     field[i] += s[i];
 }
 
+// The local Fourier basis decomposition's bell (host/kwave/subdomain.hpp): `count` points of `field`
+// from point `first` on, each times the bell of its plane (`plane` points each), before a forward
+// transform, so that a subdomain's field falls smoothly to zero over its overlap planes.
+__kernel void kwave_bell(__global real* field, __global const real* bell, ulong plane, ulong first, ulong count) {
+    const size_t i = get_global_id(0);
+    if (i >= count) return;
+    field[first + i] *= bell[i / plane];
+}
+
 __kernel void kwave_add_density(__global rho_t* rhox, __global rho_t* rhoy, __global rho_t* rhoz,
                                 __global const real* s, ulong n) {
     const size_t i = get_global_id(0);

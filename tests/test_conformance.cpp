@@ -49,6 +49,7 @@
 #include "portacl/voronoi.hpp"
 #include "skeleton/skeleton_detail.hpp"
 #include "support/box_copy_cases.hpp"
+#include "support/kwave_bell_cases.hpp"
 #include "support/kwave_simulations.hpp"
 #include "support/random_phase_image.hpp"
 
@@ -958,6 +959,7 @@ std::vector<Case> cases() {
     c.push_back({"voronoi", P::Mixed, "mixed", [] { voronoiCase(P::Mixed); }});
     both("kwave", [] { kwaveCase(P::Float, kwave::Storage::Full); }, [] { kwaveCase(P::Double, kwave::Storage::Full); });
     both("kwave_box_copy", [] { test::checkBoxCopies<float>(ctx()); }, [] { test::checkBoxCopies<double>(ctx()); });
+    both("kwave_bell", [] { test::checkBellKernel<float>(ctx()); }, [] { test::checkBellKernel<double>(ctx()); });
     for (kwave::Storage s : {kwave::Storage::ReducedMin, kwave::Storage::ReducedMid, kwave::Storage::ReducedMax})
         c.push_back({"kwave", P::Float, kwave::storageName(s), [s] { kwaveCase(P::Float, s); }});
     for (predicates::Predicate q : {predicates::Predicate::Orient3d, predicates::Predicate::Insphere}) {

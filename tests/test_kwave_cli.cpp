@@ -89,6 +89,11 @@ TEST(KWaveCli, BadInputGivesOneSentenceAndNoOutput) {
     kwave::writeInputFile(in, smallSimulation());
     expectRefused("-i " + in + " -o " + out + " -s 50", "past the last time step");
     expectRefused("-i " + in + " -o " + out + " --precision quad", "unknown precision");
+    // The local Fourier basis decomposition's options: without mpirun, without an overlap, an
+    // overlap alone, another decomposition.
+    expectRefused("-i " + in + " -o " + out + " --decomposition lfb --overlap 4", "run it under mpirun with 2 ranks or more");
+    expectRefused("-i " + in + " -o " + out + " --overlap 4", "give it with --decomposition lfb");
+    expectRefused("-i " + in + " -o " + out + " --decomposition pencils", "takes slabs or lfb");
 
     // An output file is not an input file.
     ASSERT_EQ(runCli("-i " + in + " -o " + out).status, 0);

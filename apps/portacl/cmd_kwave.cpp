@@ -108,10 +108,19 @@ int runKwave(const std::vector<std::string>& args) {
 
 // A distributed run's transposes: the host's time in them (waiting for the device's packed blocks,
 // with the device work queued before them, and MPI), MPI's part, and the traffic through host memory.
-std::string transposeLines(const kwave::RunSummary& run) {
+// With the local Fourier basis decomposition, the overlap exchanges in their place.
+std::string transposeLines(const kwave::RunSummary& run, bool localBasis) {
     const std::size_t steps = std::max<std::size_t>(run.steps(), 1);
     auto share = [&](double s) { return std::to_string(static_cast<int>(100.0 * s / std::max(run.simulationSeconds, 1e-9) + 0.5)) + " %"; };
     std::ostringstream os;
+    if (localBasis) {
+        os << std::fixed << std::setprecision(3) << "Overlap exchanges: " << run.transposeSeconds << " s on the slowest rank, "
+           << share(run.transposeSeconds) << " of the simulation time (waiting for the device's planes, MPI)\n"
+           << "  MPI:             " << run.exchangeSeconds << " s, " << share(run.exchangeSeconds) << "; " << run.transposes / steps
+           << " fields and " << (run.transposeHostBytes / steps) / 1000000 << " MB through host memory per step, through "
+           << run.exchangeMethod << "\n";
+        return os.str();
+    }
     os << std::fixed << std::setprecision(3) << "Transposes:        " << run.transposeSeconds << " s on the slowest rank, "
        << share(run.transposeSeconds) << " of the simulation time (waiting for the device's blocks, MPI)\n"
        << "  MPI all-to-all:  " << run.exchangeSeconds << " s, " << share(run.exchangeSeconds) << "; " << run.transposes / steps
@@ -122,7 +131,9 @@ std::string transposeLines(const kwave::RunSummary& run) {
 
 int runKwaveOn(const std::vector<std::string>& args, bool distributed, bool& collective) {
     po::options_description desc("portacl kwave (kspaceFirstOrder-OpenCL) options");
-    std::string input, output, checkpointFile, device = defaultDeviceSpec(), fftName = "auto", precisionText = "single", storageText = "full";
+    std::string input, output, checkpointFile, device = defaultDeviceSpec(), fftName = "auto", precisionText = "single", storageText = "full",
+                decomposition = "slabs";
+    std::size_t overlap = 0;
     float progressPercent = 5;
     int compression = 0, verbose = 1, threads = 0, gpu = -1;
     std::size_t benchmarkSteps = 0, checkpointSteps = 0, startIndex = 1;
@@ -165,6 +176,9 @@ int runKwaveOn(const std::vector<std::string>& args, bool distributed, bool& col
         "fft", po::value(&fftName)->default_value("auto"), "FFT library: vkfft, clfft or fftw (auto = the device profile's: fftw on CPU devices, else vkfft)")(
         "precision", po::value(&precisionText)->default_value("single"), "arithmetic: single or double")(
         "storage", po::value(&storageText)->default_value("full"), "with single: full, or 16-bit storage of chosen arrays: reduced-min, reduced-mid or reduced-max (docs/kwave.md)")(
+        "decomposition", po::value(&decomposition)->default_value("slabs"),
+        "under mpirun: slabs (global transforms, exact) or lfb (local Fourier basis: overlapping slabs, approximate; needs --overlap)")(
+        "overlap", po::value(&overlap), "with --decomposition lfb: planes each rank holds of each neighbour's slab (docs/kwave.md gives the error)")(
         "profile", po::bool_switch(&profile), "print per-kernel and per-transfer event times")(
         "no-cache", po::bool_switch(&noCache), "do not use the on-disk program binary cache");
     po::variables_map vm;
@@ -197,6 +211,18 @@ int runKwaveOn(const std::vector<std::string>& args, bool distributed, bool& col
     if (compression < 0 || compression > 9) throw Error("-c takes a compression level from 0 to 9");
     if ((checkpointInterval > 0 || checkpointSteps > 0) && checkpointFile.empty())
         throw Error("--checkpoint_interval and --checkpoint_timesteps need --checkpoint_file");
+    if (decomposition == "lfb") {
+        options.decomposition = kwave::Decomposition::LocalFourierBasis;
+        options.overlap = overlap;
+        if (!distributed) throw Error("--decomposition lfb splits the grid over MPI ranks; run it under mpirun with 2 ranks or more");
+        if (overlap == 0) throw Error("--decomposition lfb needs --overlap N, the planes each rank holds of each neighbour's slab (1 or more)");
+        if (!checkpointFile.empty())
+            throw Error("--decomposition lfb does not take checkpoints (--checkpoint_file); run with the global slabs for them");
+    } else if (decomposition != "slabs") {
+        throw Error("--decomposition takes slabs or lfb, not " + decomposition);
+    } else if (vm.count("overlap")) {
+        throw Error("--overlap is the local Fourier basis decomposition's; give it with --decomposition lfb");
+    }
     // The outputs are checked before the input is read: their folders, and that neither is the input.
     checkOutputPath(output, {input, checkpointFile}, "-o");
     if (!checkpointFile.empty()) {
@@ -225,8 +251,8 @@ int runKwaveOn(const std::vector<std::string>& args, bool distributed, bool& col
     kwave::Simulation sim;
 #if PORTACL_WITH_MPI
     if (distributed && checkpointFile.empty())
-        sim = kwave::readInputFile(input, [rankCount](const kwave::Grid& g) {
-            return kwave::distributed::slabPlanes(g, rankCount, kwave::distributed::rank());
+        sim = kwave::readInputFile(input, [rankCount, &options](const kwave::Grid& g) {
+            return kwave::distributed::slabPlanes(g, rankCount, kwave::distributed::rank(), options.overlap);
         });
     else
 #endif
@@ -254,7 +280,11 @@ int runKwaveOn(const std::vector<std::string>& args, bool distributed, bool& col
                   << "│                  kspaceFirstOrder-OpenCL (PortaCL)            │\n"
                   << "└───────────────────────────────────────────────────────────────┘\n"
                   << "Device:            " << info.label() << (rankCount > 1 ? " (rank 0)" : "") << "\n"
-                  << (rankCount > 1 ? "Ranks:             " + std::to_string(rankCount) + " (a slab of the grid each)\n" : std::string())
+                  << (rankCount > 1 ? "Ranks:             " + std::to_string(rankCount) +
+                                          (options.overlap ? " (a slab of the grid each, " + std::to_string(options.overlap) +
+                                                                 " overlap planes with each neighbour: local Fourier basis)\n"
+                                                           : " (a slab of the grid each)\n")
+                                    : std::string())
                   << "Input file:        " << input << "\n"
                   << "Output file:       " << output << "\n"
                   << "Domain size:       " << g.nx << " x " << g.ny << (g.is3D() ? " x " + std::to_string(g.nz) : std::string()) << "\n"
@@ -336,7 +366,7 @@ int runKwaveOn(const std::vector<std::string>& args, bool distributed, bool& col
                   << "Input:             " << run.loadSeconds << " s" << (run.ranks > 1 ? " (the slowest rank's slab)" : "") << "\n"
                   << "Set-up:            " << run.preprocessingSeconds << " s (medium and operators, kernels, uploads, a warm-up step)\n"
                   << "Simulation time:   " << run.simulationSeconds << " s\n"
-                  << (run.ranks > 1 ? transposeLines(run) : std::string())
+                  << (run.ranks > 1 ? transposeLines(run, options.overlap > 0) : std::string())
                   << "Output:            " << run.outputSeconds << " s (" << (run.ranks > 1 ? "gathering and " : "") << "writing " << output << ")\n"
                   << "Total time:        " << since(t0) << " s\n"
                   << "Device memory:     " << (run.deviceBytes >> 20) << " MB\n"

@@ -16,6 +16,8 @@
 #include "portacl/runtime/error.hpp"
 #include "sensor_sampling.hpp"
 #include "step_kernels.hpp"
+#include "storage_format.hpp"
+#include "subdomain.hpp"
 
 namespace portacl::kwave {
 
@@ -29,6 +31,13 @@ struct KSpaceSolver::Impl : StepKernels {
     Precision prec;
     std::size_t realBytes;
     std::size_t t = 0;
+    // A subdomain of the local Fourier basis decomposition (subdomain.hpp), or none.
+    const Subdomain* sub = nullptr;
+    // Which components of u hold the bell on their overlap planes now (from the divergence's
+    // transform until the next exchange), so that the non-staggered output does not apply it twice.
+    bool uBelled[3] = {false, false, false};
+    cl::Kernel kBell;
+    cl::Buffer bellBelow, bellAbove;
 
     DeviceFields f;
     std::unique_ptr<SensorSampling> sensor;
@@ -67,15 +76,17 @@ struct KSpaceSolver::Impl : StepKernels {
     cl::Kernel kZPressureGradient, kZVelocityGradient, kZAbsorptionTerms, kXVelocity;
     cl::NDRange local3 = cl::NullRange, local1 = cl::NullRange;
 
-    Impl(Context& c, const Simulation& s, const RunOptions& o)
+    Impl(Context& c, const Simulation& s, const RunOptions& o, const Subdomain* subdomain = nullptr)
         : ctx(c), sim(s), opt(o), g(s.grid), n(g.size()), nr(g.reducedSize()), dims(g.dimensions()),
-          prec(o.precision), realBytes(o.precision == Precision::Double ? 8 : 4), f(c, s, opt) {
+          prec(o.precision), realBytes(o.precision == Precision::Double ? 8 : 4), sub(subdomain), f(c, s, opt) {
         if (prec != Precision::Float && prec != Precision::Double)
             throw Error("the k-Wave solver runs in single or double precision (or a mixed-* storage mode)");
         if (o.storage != Storage::Full && prec != Precision::Float)
             throw Error("the mixed-* storage modes compute in single precision; they cannot be combined with double");
         requireWholeGrid(sim, "the one-device solver");
-        validate(sim, "the simulation");
+        // A subdomain's simulation is cut from one the distributed solver validated whole (its sensor
+        // may hold none of the points).
+        if (!sub) validate(sim, "the simulation");
         ctx.requirePrecision(prec);
         // Refuse a grid the device cannot hold before building operators or FFT plans for it.
         ctx.checkFits(f.estimateBytes(), "this " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" +
@@ -98,6 +109,7 @@ struct KSpaceSolver::Impl : StepKernels {
         build(options);
         sensor = std::make_unique<SensorSampling>(ctx, sim, opt, options, local1);
         f.allocate(sensor->plannedBytes());
+        if (sub) setUpSubdomain();
         sensor->allocate();
         if (f.batched) planBatches();
         if (zFusedQ) planXY();
@@ -106,6 +118,54 @@ struct KSpaceSolver::Impl : StepKernels {
     }
 
     std::size_t deviceBytes() const { return f.deviceBytes + sensor->deviceBytes(); }
+
+    // ---- a subdomain of the local Fourier basis decomposition (subdomain.hpp) -------------------
+    std::size_t planePoints() const { return g.is3D() ? g.nx * g.ny : g.nx; }
+    std::size_t planeCount() const { return g.is3D() ? g.nz : g.ny; }
+
+    // The slowest axis's PML from the subdomain (the whole grid's), the bell's two ends uploaded.
+    void setUpSubdomain() {
+        const int slow = g.is3D() ? 2 : 1;
+        if (sub->pml.size() != planeCount() || sub->pmlStaggered.size() != planeCount() || sub->bellBelow.size() != sub->below ||
+            sub->bellAbove.size() != sub->above || sub->below + sub->above >= planeCount())
+            throw Error("a subdomain's PML profile and bell must cover its planes");
+        auto write = [&](const cl::Buffer& b, const std::vector<double>& v, const std::string& what) {
+            const auto bytes = encode(v, StorageFormat::Element, prec);
+            ctx.write(b, bytes.data(), bytes.size(), what);
+        };
+        write(f.pml[slow], sub->pml, "subdomain pml");
+        write(f.pmlSg[slow], sub->pmlStaggered, "subdomain pml_sg");
+        auto bell = [&](const std::vector<double>& v, const std::string& what) {
+            cl::Buffer b = ctx.buffer(std::max<std::size_t>(v.size(), 1) * realBytes, what);
+            if (!v.empty()) write(b, v, what);
+            f.deviceBytes += v.size() * realBytes;
+            return b;
+        };
+        // On the device both in plane order (kwave_bell's bell[0] is the first plane it scales).
+        bellBelow = bell(sub->bellBelow, "bell below");
+        bellAbove = bell(std::vector<double>(sub->bellAbove.rbegin(), sub->bellAbove.rend()), "bell above");
+    }
+
+    // `field` times the bell over its overlap planes, before a forward transform.
+    void bell(const cl::Buffer& field) {
+        if (!sub) return;
+        const std::size_t plane = planePoints();
+        auto apply = [&](const cl::Buffer& w, std::size_t firstPlane, std::size_t planes) {
+            if (!planes) return;
+            args(kBell, field, w, u64(plane), u64(firstPlane * plane), u64(planes * plane));
+            launch1(kBell, planes * plane);
+        };
+        apply(bellBelow, 0, sub->below);
+        apply(bellAbove, planeCount() - sub->above, sub->above);
+    }
+
+    // The overlap planes of fields the step has just updated, from the neighbours.
+    void exchange(const cl::Buffer* fields, int count, std::size_t elementBytes) {
+        if (!sub || !sub->exchange) return;
+        sub->exchange(fields, count, elementBytes);
+        if (fields == f.u)
+            for (bool& b : uBelled) b = false;
+    }
 
     // One step's kernels and FFTs on the all-zero state before the time loop, then the state zeroed
     // again: every element-wise operation of a step maps zero fields to zero (at most a sign of zero
@@ -141,6 +201,7 @@ struct KSpaceSolver::Impl : StepKernels {
             kZAbsorptionTerms = k("kwave_z_absorption_terms");
         }
         if (xFusedQ) kXVelocity = k("kwave_x_velocity");
+        if (sub) kBell = k("kwave_bell");
 
         r2c = &fftPlan(fft::Kind::R2C, 1);
         c2r = &fftPlan(fft::Kind::C2R, 1);
@@ -272,6 +333,7 @@ struct KSpaceSolver::Impl : StepKernels {
     // The pressure gradient in du; with toSpectra (xFusedQ), its x spectra in X (y and z transformed
     // back) for kwave_x_velocity.
     void pressureGradient(bool toSpectra = false) {
+        bell(f.p);
         if (zFusedQ) {
             r2cXY[1]->execute(f.p, f.X[0], fft::Direction::Forward);
             spectralArgs(kZPressureGradient, f.ddPos, false);
@@ -357,6 +419,10 @@ struct KSpaceSolver::Impl : StepKernels {
     }
 
     void computeVelocityGradient() {
+        for (int a = 0; a < dims; ++a) {
+            bell(f.u[a]);
+            uBelled[a] = sub != nullptr;
+        }
         if (zFusedQ) {
             forwardComponents(f.u, f.uAll, dims, true);
             spectralArgs(kZVelocityGradient, f.ddNeg, false);
@@ -380,8 +446,8 @@ struct KSpaceSolver::Impl : StepKernels {
     }
 
     // The power-law pressure terms come out of the density kernel unless a pressure source acts
-    // between the two this step.
-    bool fusedTerms() const { return sim.medium.absorption == Absorption::PowerLaw && sim.p.length <= t; }
+    // between the two this step, or a subdomain's densities get their overlap planes after it.
+    bool fusedTerms() const { return sim.medium.absorption == Absorption::PowerLaw && sim.p.length <= t && !sub; }
 
     void addPressureSource() {
         if (sim.p.length <= t) return;
@@ -409,6 +475,8 @@ struct KSpaceSolver::Impl : StepKernels {
             }
             // du[0] = sum(rho), du[1] = rho0 sum(du) -> du[1] = eta term, du[2] = tau term; du[0] stays.
             const bool fused = zFusedQ != 0;
+            bell(f.du[0]);
+            bell(f.du[1]);
             forwardComponents(f.du, f.duAll, 2, fused);
             cl::Kernel& k = fused ? kZAbsorptionTerms : kAbsorptionTerms;
             const cl::Buffer& n2 = f.storedNabla() ? f.nabla2 : f.waveNumbers2;
@@ -435,6 +503,7 @@ struct KSpaceSolver::Impl : StepKernels {
     void addInitialPressure() {
         args(kInitialPressure, f.p, f.rho[0], f.rho[1], f.rho[2], f.p0, f.c2, u64(n));
         launch1(kInitialPressure, n);
+        bell(f.p);
         r2c->execute(f.p, f.X[0], fft::Direction::Forward);
         gradientSpectra();
         inverseComponents(f.u, f.uAll, dims);
@@ -449,6 +518,8 @@ struct KSpaceSolver::Impl : StepKernels {
     const cl::Buffer& fieldForSampling(int field) {
         if (field < 4) return field == 0 ? f.p : f.u[field - 1];
         const int a = field - 4;
+        if (!uBelled[a]) bell(f.u[a]);
+        uBelled[a] = sub != nullptr;
         r2c->execute(f.u[a], f.X[0], fft::Direction::Forward);
         args(kUnstagger, f.X[0], f.shiftNeg[a], u32(a), u32(g.reducedNx()), u32(g.ny), u64(nr));
         launchSpectral(kUnstagger);
@@ -472,12 +543,22 @@ struct KSpaceSolver::Impl : StepKernels {
         }
         computeVelocity();
         addVelocitySources();
+        exchange(f.u, dims, realBytes);
         computeVelocityGradient();
         computeDensity();
         addPressureSource();
+        exchange(f.rho, dims, bytesPerElement(f.st.rho, prec));
         computePressure();
-        if (t == 0 && !sim.p0.empty()) addInitialPressure();
-        if (t >= opt.outputs.startIndex && !sensor->sensorless()) sensor->sample(sampledField);
+        if (t == 0 && !sim.p0.empty()) {
+            addInitialPressure();  // u from the gradient of p0, wrong on the overlap planes until exchanged
+            exchange(f.u, dims, realBytes);
+        }
+        // Without absorption p is a pointwise function of the densities, whose overlap planes came
+        // from the neighbours, so its own need no exchange; at step 0 p0's went through the bell.
+        if (sim.medium.absorption != Absorption::Lossless || (t == 0 && !sim.p0.empty())) exchange(&f.p, 1, realBytes);
+        // A subdomain samples even without sensor points of its own, so that its recording holds the
+        // datasets (and the sample count) that the distributed gather expects from every rank.
+        if (t >= opt.outputs.startIndex && (sub || !sensor->sensorless())) sensor->sample(sampledField);
         stepEnds.push_back(ctx.marker("kwave step end"));
         ++t;
         if (t % kFiniteCheckSteps == 0) probeFinite(false);
@@ -549,6 +630,8 @@ struct KSpaceSolver::Impl : StepKernels {
 
 KSpaceSolver::KSpaceSolver(Context& ctx, const Simulation& sim, const RunOptions& options)
     : impl_(std::make_unique<Impl>(ctx, sim, options)) {}
+KSpaceSolver::KSpaceSolver(Context& ctx, const Simulation& sim, const RunOptions& options, const Subdomain* subdomain)
+    : impl_(std::make_unique<Impl>(ctx, sim, options, subdomain)) {}
 // The queue may still be writing into host memory this solver owns (sample blocks, the finite
 // check) when it is destroyed by an exception: wait for it first.
 KSpaceSolver::~KSpaceSolver() {

@@ -178,6 +178,14 @@ struct PORTACL_API Recording {
 enum class Storage { Full, ReducedMin, ReducedMid, ReducedMax };
 PORTACL_API const char* storageName(Storage s);
 
+// How a run over several MPI ranks splits the grid along its slowest axis (docs/kwave.md, "Several
+// devices"): slabs whose 3-D transforms are global (one transpose each through host memory; the
+// one-device answer to rounding), or the local Fourier basis decomposition: each rank's slab plus
+// `overlap` planes of each neighbour's, transformed on its own device, the overlap planes exchanged
+// with the neighbours after each update (no transposes; an approximation whose error falls as the
+// overlap grows).
+enum class Decomposition { Slabs, LocalFourierBasis };
+
 struct PORTACL_API RunOptions {
     Precision precision = Precision::Float;  // Float or Double (element precision of arithmetic)
     Storage storage = Storage::Full;         // reduced modes need Float
@@ -186,6 +194,9 @@ struct PORTACL_API RunOptions {
     // Keys of the device profile's [kwave] section given another value for this solver (the kernel
     // paths, e.g. {"fftw_fused_z", 1}), so that tests and experiments run every path on one device.
     std::map<std::string, long> profileKeys;
+    // Distributed runs only (one rank ignores them): the decomposition, and its overlap in planes.
+    Decomposition decomposition = Decomposition::Slabs;
+    std::size_t overlap = 0;
 };
 
 // Parses the arithmetic precision, "single" (k-Wave's name), "float" or "double".
@@ -195,9 +206,14 @@ PORTACL_API Storage parseStorage(const std::string& text);
 
 // The device solver. Construct, then step() until done() (or run()); recording() downloads what
 // was sampled. saveState()/restoreState() carry everything needed to continue (checkpoints).
+struct Subdomain;  // a subdomain of the local Fourier basis decomposition (host/kwave/subdomain.hpp)
+
 class PORTACL_API KSpaceSolver {
 public:
     KSpaceSolver(Context& ctx, const Simulation& sim, const RunOptions& options);
+    // The same solver on one subdomain of the local Fourier basis decomposition (internal: the
+    // distributed solver's; `subdomain` must outlive the solver).
+    KSpaceSolver(Context& ctx, const Simulation& sim, const RunOptions& options, const Subdomain* subdomain);
     ~KSpaceSolver();
     KSpaceSolver(const KSpaceSolver&) = delete;
     KSpaceSolver& operator=(const KSpaceSolver&) = delete;

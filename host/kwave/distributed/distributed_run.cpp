@@ -1,10 +1,11 @@
 // kwave::run's counterpart over MPI ranks (kwave/run_loop.hpp over every rank): the distributed
 // solver, progress reports on rank 0, and k-Wave's output file written by rank 0 from the gathered
 // recording, the whole-grid datasets streamed to it a block of planes at a time; the summary adds
-// the transposes.
+// the transposes (or, with the local Fourier basis decomposition, the overlap exchanges).
 #include <memory>
 
 #include "distributed_solver.hpp"
+#include "lfb_solver.hpp"
 #include "kwave/run_loop.hpp"
 #include "portacl/cluster/collectives.hpp"
 #include "portacl/kwave/distributed.hpp"
@@ -15,7 +16,11 @@ using cluster::broadcast;
 using cluster::maxOf;
 using cluster::maxOver;
 
-RunSummary run(Context& ctx, const Simulation& sim, const RunPlan& plan, const RunObserver& observer) {
+namespace {
+
+// The run loop over every rank with `Solver` (DistributedSolver or LfbSolver, the same interface).
+template <typename Solver>
+RunSummary runWith(Context& ctx, const Simulation& sim, const RunPlan& plan, const RunObserver& observer) {
     RunRanks every;
     every.count = ranks();
     every.root = rank() == 0;
@@ -33,8 +38,8 @@ RunSummary run(Context& ctx, const Simulation& sim, const RunPlan& plan, const R
     };
     TransposeTimes before;  // the warm-up step's
     return runLoop(
-        ctx, sim, plan, observer, every, [&] { return std::make_unique<DistributedSolver>(ctx, sim, plan.options); },
-        [&](const DistributedSolver& solver, RunSummary& summary, bool ended) {
+        ctx, sim, plan, observer, every, [&] { return std::make_unique<Solver>(ctx, sim, plan.options); },
+        [&](const Solver& solver, RunSummary& summary, bool ended) {
             const TransposeTimes& now = solver.transposeTimes();
             if (!ended) {
                 before = now;
@@ -46,7 +51,19 @@ RunSummary run(Context& ctx, const Simulation& sim, const RunPlan& plan, const R
             summary.transposeHostBytes = maxOver(now.hostBytes - before.hostBytes);
             summary.exchangeMethod = solver.exchangeMethod();
         },
-        [](DistributedSolver& solver) { return FinalOutput{solver.recording(false), solver.gridFields()}; });
+        [](Solver& solver) { return FinalOutput{solver.recording(false), solver.gridFields()}; });
+}
+
+}  // namespace
+
+RunSummary run(Context& ctx, const Simulation& sim, const RunPlan& plan, const RunObserver& observer) {
+    if (plan.options.decomposition == Decomposition::LocalFourierBasis) {
+        if (!plan.checkpointFile.empty())
+            throw EveryRankError("checkpoints are not supported with the local Fourier basis decomposition (--decomposition lfb); "
+                                 "run without --checkpoint_file or with the global slabs");
+        return runWith<LfbSolver>(ctx, sim, plan, observer);
+    }
+    return runWith<DistributedSolver>(ctx, sim, plan, observer);
 }
 
 }  // namespace portacl::kwave::distributed

@@ -14,7 +14,9 @@
 #include "kwave/storage_format.hpp"
 #include "portacl/cluster/collectives.hpp"
 #include "portacl/kwave/distributed.hpp"
+#include "lfb_solver.hpp"
 #include "slab_fft.hpp"
+#include "slab_output.hpp"
 #include "slab_simulation.hpp"
 
 namespace portacl::kwave::distributed {
@@ -46,7 +48,8 @@ std::string gigabytes(double bytes) {
 
 }  // namespace
 
-PlaneRange slabPlanes(const Grid& grid, int rankCount, int rank) {
+PlaneRange slabPlanes(const Grid& grid, int rankCount, int rank, std::size_t overlap) {
+    if (overlap) return lfbPlanes(grid, rankCount, rank, overlap);
     const SlabLayout l(shapeOf(grid), rankCount, rank);
     return {l.firstPlane(), l.planes()};
 }
@@ -645,71 +648,23 @@ struct DistributedSolver::Impl : StepKernels {
         return out;
     }
 
-    // One whole-grid dataset to rank 0's `put`, in rounds: in each, every rank sends the next block of
-    // its planes, and rank 0 puts each rank's block where its planes lie. Rank 0 holds one round.
-    void streamGridField(const cl::Buffer& field, std::size_t roundBytes, const StreamedGridFields::Sink& put) {
-        const std::size_t perRound = std::max<std::size_t>(1, roundBytes / (l.plane * sizeof(float) * static_cast<std::size_t>(l.ranks)));
-        const std::size_t most = *std::max_element(l.count0.begin(), l.count0.end());
-        for (std::size_t from = 0; from < most; from += perRound) {
-            auto block = [&](std::size_t r) {
-                const std::size_t f = std::min(from, l.count0[r]);
-                return std::make_pair(f, std::min(f + perRound, l.count0[r]));
-            };
-            const auto [mineFrom, mineTo] = block(static_cast<std::size_t>(l.rank));
-            const std::vector<float> mine = planesAsFloat(field, mineFrom, mineTo);
-            const auto bytes = gatherOnRoot(mine.data(), mine.size(), sizeof(float));
-            if (rank() != 0) continue;
-            const float* at = reinterpret_cast<const float*>(bytes.data());
-            for (std::size_t r = 0; r < static_cast<std::size_t>(l.ranks); ++r) {
-                const auto [f, to] = block(r);
-                const std::size_t count = (to - f) * l.plane;
-                if (count) put((l.start0[r] + f) * l.plane, count, at);
-                at += count;
-            }
-        }
-    }
-
     StreamedGridFields gridFields(std::size_t roundBytes) {
         StreamedGridFields grids;
         for (const auto& [name, buffer] : sensor->gridFields(sampledField)) grids.names.push_back(name);
         grids.write = [this, roundBytes](const std::string& name, const StreamedGridFields::Sink& put) {
             for (const auto& [n, buffer] : sensor->gridFields(sampledField))
-                if (n == name) return streamGridField(*buffer, roundBytes, put);
+                if (n == name) {
+                    const cl::Buffer& field = *buffer;
+                    return streamGridField([&](std::size_t from, std::size_t to) { return planesAsFloat(field, from, to); }, l,
+                                           roundBytes, put);
+                }
             throw Error("no whole-grid dataset '" + name + "' is recorded");
         };
         return grids;
     }
 
     Recording recording(bool withGridFields = true) {
-        Recording local = sensor->recording(sampledField, withGridFields);
-        Recording whole;
-        whole.samples = local.samples;
-        const auto positions = rank() == 0 ? sensorPositionsByRank(sim, l) : std::vector<std::vector<std::size_t>>();
-        const std::size_t points = part.wholeSensorPoints;
-        auto endsWith = [](const std::string& s, const char* tail) {
-            const std::size_t n = std::strlen(tail);
-            return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
-        };
-        for (const auto& [name, values] : local.data) {
-            const auto bytes = gatherOnRoot(values.data(), values.size(), sizeof(double));
-            if (rank() != 0) continue;
-            const double* all = reinterpret_cast<const double*>(bytes.data());
-            std::vector<double>& out = whole.data[name];
-            if (endsWith(name, "_all") || endsWith(name, "_final")) {  // whole fields: the slabs in order
-                out.assign(all, all + bytes.size() / sizeof(double));
-                continue;
-            }
-            const bool aggregate = endsWith(name, "_rms") || endsWith(name, "_max") || endsWith(name, "_min");
-            const std::size_t steps = aggregate ? 1 : local.samples;
-            out.assign(steps * points, 0.0);
-            std::size_t at = 0;
-            for (const auto& mine : positions) {
-                for (std::size_t s = 0; s < steps; ++s)
-                    for (std::size_t j = 0; j < mine.size(); ++j) out[s * points + mine[j]] = all[at + s * mine.size() + j];
-                at += steps * mine.size();
-            }
-        }
-        return whole;
+        return gatherRecording(sensor->recording(sampledField, withGridFields), sim, l, part.wholeSensorPoints);
     }
 };
 

@@ -11,18 +11,23 @@ int ownerOf(std::uint64_t index, const SlabLayout& l) {
     return r;
 }
 
-// The slab's points of a per-point array of `whole`: cut from the whole grid's, or the array itself
-// when the input was read for this slab alone (Simulation::planes).
-std::vector<float> cutPoints(const std::vector<float>& v, const Simulation& whole, const SlabLayout& l) {
+// The planes a rank holds: its slab and the overlap planes below and above it.
+struct Held {
+    std::size_t first, count;
+};
+
+// The held planes' points of a per-point array of `whole`: cut from the whole grid's, or the array
+// itself when the input was read for these planes alone (Simulation::planes).
+std::vector<float> cutPoints(const std::vector<float>& v, const Simulation& whole, const SlabLayout& l, Held h) {
     if (!whole.planes.whole()) return v;
-    const auto first = v.begin() + static_cast<std::ptrdiff_t>(l.firstPlane() * l.plane);
-    return std::vector<float>(first, first + static_cast<std::ptrdiff_t>(l.realPoints()));
+    const auto first = v.begin() + static_cast<std::ptrdiff_t>(h.first * l.plane);
+    return std::vector<float>(first, first + static_cast<std::ptrdiff_t>(h.count * l.plane));
 }
 
-Field cut(const Field& f, const Simulation& whole, const SlabLayout& l) {
+Field cut(const Field& f, const Simulation& whole, const SlabLayout& l, Held h) {
     if (f.values.size() <= 1) return f;
     Field out;
-    out.values = cutPoints(f.values, whole, l);
+    out.values = cutPoints(f.values, whole, l, h);
     return out;
 }
 
@@ -50,13 +55,13 @@ Simulation shellOf(const Simulation& whole) {
     return s;
 }
 
-// The points of `index` inside the slab (their positions in `index` in `kept`), re-indexed to it.
-std::vector<std::uint64_t> localPoints(const std::vector<std::uint64_t>& index, const SlabLayout& l, std::vector<std::size_t>& kept) {
+// The points of `index` inside the held planes (their positions in `index` in `kept`), re-indexed to them.
+std::vector<std::uint64_t> localPoints(const std::vector<std::uint64_t>& index, const SlabLayout& l, Held h, std::vector<std::size_t>& kept) {
     std::vector<std::uint64_t> local;
     kept.clear();
-    const std::uint64_t offset = l.firstPlane() * l.plane;
+    const std::uint64_t offset = h.first * l.plane;
     for (std::size_t i = 0; i < index.size(); ++i)
-        if (ownerOf(index[i], l) == l.rank) {
+        if (index[i] / l.plane >= h.first && index[i] / l.plane < h.first + h.count) {
             local.push_back(index[i] - offset);
             kept.push_back(i);
         }
@@ -83,35 +88,39 @@ std::vector<std::vector<std::size_t>> sensorPositionsByRank(const Simulation& wh
     return byRank;
 }
 
-SlabSimulation::SlabSimulation(const Simulation& whole, const SlabLayout& l) : slab(shellOf(whole)) {
-    if (!whole.planes.whole() && (whole.planes.first != l.firstPlane() || whole.planes.count != l.planes()))
+SlabSimulation::SlabSimulation(const Simulation& whole, const SlabLayout& l, std::size_t below, std::size_t above)
+    : slab(shellOf(whole)) {
+    if (below > l.firstPlane() || l.firstPlane() + l.planes() + above > l.n0)
+        throw Error("a slab's overlap planes must lie inside the grid");
+    const Held h{l.firstPlane() - below, l.planes() + below + above};
+    if (!whole.planes.whole() && (whole.planes.first != h.first || whole.planes.count != h.count))
         throw Error("this rank's input holds planes " + std::to_string(whole.planes.first) + " to " +
-                    std::to_string(whole.planes.first + whole.planes.count - 1) + ", not its slab's " + std::to_string(l.firstPlane()) +
-                    " to " + std::to_string(l.firstPlane() + l.planes() - 1));
+                    std::to_string(whole.planes.first + whole.planes.count - 1) + ", not its slab's " + std::to_string(h.first) +
+                    " to " + std::to_string(h.first + h.count - 1));
     Grid& g = slab.grid;
-    if (l.is3D) g.nz = l.planes();
-    else g.ny = l.planes();
+    if (l.is3D) g.nz = h.count;
+    else g.ny = h.count;
     if (whole.grid.is3D() && !g.is3D())
         throw Error("a " + l.describe() + " grid over " + std::to_string(l.ranks) +
                     " ranks leaves a rank one z plane; 3-D runs need at least 2 planes per rank, so use at most " +
                     std::to_string(whole.grid.nz / 2) + " ranks");
     Medium& m = slab.medium;
     const Medium& w = whole.medium;
-    m.c0 = cut(w.c0, whole, l);
-    m.rho0 = cut(w.rho0, whole, l);
-    m.rho0Sgx = cut(w.rho0Sgx, whole, l);
-    m.rho0Sgy = cut(w.rho0Sgy, whole, l);
-    m.rho0Sgz = cut(w.rho0Sgz, whole, l);
-    m.bOnA = cut(w.bOnA, whole, l);
-    m.alphaCoeff = cut(w.alphaCoeff, whole, l);
-    if (!whole.p0.empty()) slab.p0 = cutPoints(whole.p0, whole, l);
+    m.c0 = cut(w.c0, whole, l, h);
+    m.rho0 = cut(w.rho0, whole, l, h);
+    m.rho0Sgx = cut(w.rho0Sgx, whole, l, h);
+    m.rho0Sgy = cut(w.rho0Sgy, whole, l, h);
+    m.rho0Sgz = cut(w.rho0Sgz, whole, l, h);
+    m.bOnA = cut(w.bOnA, whole, l, h);
+    m.alphaCoeff = cut(w.alphaCoeff, whole, l, h);
+    if (!whole.p0.empty()) slab.p0 = cutPoints(whole.p0, whole, l, h);
     std::vector<std::size_t> kept;
     if (whole.p.length) {
-        slab.p.index = localPoints(whole.p.index, l, kept);
+        slab.p.index = localPoints(whole.p.index, l, h, kept);
         slab.p.signal = cutSignal(whole.p.signal, whole.p.many, whole.p.index.size(), kept);
     }
     if (!whole.u.index.empty()) {
-        slab.u.index = localPoints(whole.u.index, l, kept);
+        slab.u.index = localPoints(whole.u.index, l, h, kept);
         for (int a = 0; a < 3; ++a)
             if (whole.u.length[a]) slab.u.signal[a] = cutSignal(whole.u.signal[a], whole.u.many, whole.u.index.size(), kept);
         if (whole.transducer.length) {
@@ -119,12 +128,12 @@ SlabSimulation::SlabSimulation(const Simulation& whole, const SlabLayout& l) : s
             for (std::size_t k : kept) slab.transducer.delay.push_back(whole.transducer.delay[k]);
         }
     }
-    // The sensor as an index list of the slab's points, in the whole sensor's order.
+    // The sensor as an index list of the slab's own points, in the whole sensor's order.
     const auto points = whole.sensor.points(whole.grid);
     wholeSensorPoints = points.size();
     slab.sensor = SensorMask();
     slab.sensor.type = SensorMask::Type::Index;
-    const std::uint64_t offset = l.firstPlane() * l.plane;
+    const std::uint64_t offset = h.first * l.plane;
     for (std::size_t i = 0; i < points.size(); ++i)
         if (ownerOf(points[i], l) == l.rank) {
             slab.sensor.index.push_back(points[i] - offset);

@@ -12,7 +12,10 @@
 namespace portacl::kwave::distributed {
 
 struct SlabSimulation {
-    SlabSimulation(const Simulation& whole, const SlabLayout& layout);
+    // `below` and `above`: planes of the neighbours' slabs held besides the rank's own (the local
+    // Fourier basis decomposition's overlap): the medium, p0 and the sources cover them too, the
+    // sensor only the rank's own planes.
+    SlabSimulation(const Simulation& whole, const SlabLayout& layout, std::size_t below = 0, std::size_t above = 0);
 
     Simulation slab;                            // grid nx x ny x (planes) or nx x (rows)
     std::vector<std::size_t> sensorPositions;   // slab sensor point j is point sensorPositions[j] of the whole sensor

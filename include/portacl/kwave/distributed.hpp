@@ -34,7 +34,9 @@ public:
 
 // The planes of the slowest axis that `rank` of `rankCount` holds (its slab): what it reads of each
 // per-point dataset of the input (readInputFile's `planesOf`). Throws when the grid cannot be split so.
-PORTACL_API PlaneRange slabPlanes(const Grid& grid, int rankCount, int rank);
+// With `overlap` (the local Fourier basis decomposition), its slab and `overlap` planes of each
+// neighbour's; throws EveryRankError when the overlap is larger than the smallest slab.
+PORTACL_API PlaneRange slabPlanes(const Grid& grid, int rankCount, int rank, std::size_t overlap = 0);
 
 // Device bytes one rank needs for `sim` split over `rankCount` ranks (the fields, spectra, transpose
 // buffer, medium, operators and p0 of its slab; the sensor's buffers not included).

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The distributed k-Wave solver's two decompositions where the global one stalls (docs/kwave.md,
+# "The local Fourier basis decomposition"): the 512^3 example (10 steps) on 1 GPU, then on 2 and 4
+# GPUs with the global slabs (transposes through host memory) and with the local Fourier basis at
+# overlaps 4, 8 and 16; each run's time per step and exchange lines, and every output's relative L2
+# against the one-GPU output (tools/kwave/compare_outputs.py). Run from the repository root with the
+# packed programs and the carried Open MPI in .device/ (../shared/device/pack build/portacl &&
+# tools/device/pack_openmpi.sh .device/openmpi), on the 4-GPU machine:
+#   tools/bench/kwave_lfb_gpu.sh      # about 4 minutes (the input, 9 runs); results in $OUT
+# Five files come back: machine.txt (cores, GPUs), summary.txt (a line a run: time per step, the worst relative L2 and its
+# dataset), exchanges.txt (the transposes' and overlap exchanges' summary lines), runs.txt (every
+# run's output) and compare.txt (every comparison, dataset by dataset). OVERLAPS='4 8' and RANKS='2'
+# narrow it; NT sets the steps (10), SIZE the grid (512); MPI=1 adds each rank count's overlap-8 run
+# with PORTACL_EXCHANGE=mpi (MPI point-to-point in place of the shared-memory window).
+set -u
+OUT=${OUT:-/tmp/kwave_lfb}
+LOGS=$(mktemp -d /tmp/kwave_lfb_logs.XXXXXX)
+mkdir -p "$OUT"
+[ -x .device/run ] && [ -f .device/openmpi/env.sh ] || { echo "kwave_lfb_gpu: no .device/run or .device/openmpi here"; exit 1; }
+# shellcheck source=/dev/null
+source .device/openmpi/env.sh
+export PORTACL_NO_PROGRESS=1
+.device/run true  # registers NVIDIA's OpenCL driver once, before the ranks start together
+gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+NT=${NT:-10}
+SIZE=${SIZE:-512}
+IN=/tmp/k${SIZE}_$NT.h5
+{ echo "cores: $(nproc); GPUs: $gpus"; nvidia-smi -L; } > "$OUT/machine.txt" 2>&1
+run() {  # ranks, name, portacl kwave options...
+    local ranks=$1 name=$2
+    shift 2
+    local log="$LOGS/run_$name.txt" cmp="$LOGS/compare_$name.txt"
+    echo "== $name: $ranks ranks, $*" > "$log"
+    timeout 150 mpirun --allow-run-as-root --bind-to none -n "$ranks" ${PORTACL_EXCHANGE:+-x PORTACL_EXCHANGE} \
+        .device/run portacl kwave -i "$IN" -o "/tmp/o${SIZE}_$name.h5" -p --p_final "$@" >> "$log" 2>&1 < /dev/null
+    echo "rc=$?" >> "$log"
+    local step worst=""
+    step=$(grep -h "Time per step" "$log" | awk '{print $4, $5}')
+    if [ "$name" != 1 ]; then
+        echo "== $name against 1 GPU" > "$cmp"
+        python3 tools/kwave/compare_outputs.py "/tmp/o${SIZE}_1.h5" "/tmp/o${SIZE}_$name.h5" --tol 1 --label "$name" >> "$cmp" 2>&1
+        worst=$(tail -1 "$cmp")
+    fi
+    printf '%-16s %s GPUs  %-12s %s\n' "$name" "$ranks" "${step:-failed}" "$worst" | tee -a "$OUT/summary.txt"
+}
+[ -f "$IN" ] || python3 scripts/kwave_example_input.py "$IN" "$SIZE" --nt "$NT" > /dev/null
+echo "${SIZE}^3 example, $NT steps, -p --p_final: run, GPUs, time per step, worst relative L2 against 1 GPU" > "$OUT/summary.txt"
+run 1 1
+for R in ${RANKS:-2 4}; do
+    [ "$R" -le "$gpus" ] || { echo "only $gpus GPUs: $R ranks left out" | tee -a "$OUT/summary.txt"; continue; }
+    run "$R" "global_$R"
+    for N in ${OVERLAPS:-4 8 16}; do
+        run "$R" "lfb_${R}_$N" --decomposition lfb --overlap "$N"
+    done
+    if [ "${MPI:-0}" = 1 ]; then PORTACL_EXCHANGE=mpi run "$R" "lfb_${R}_8_mpi" --decomposition lfb --overlap 8; fi
+done
+cat "$LOGS"/run_*.txt > "$OUT/runs.txt"
+cat "$LOGS"/compare_*.txt > "$OUT/compare.txt" 2>/dev/null
+grep -h -E "^== |Transposes|all-to-all|Overlap exchanges|  MPI:" "$OUT/runs.txt" > "$OUT/exchanges.txt"
+rm -rf "$LOGS"
