@@ -99,11 +99,13 @@ std::string secondsText(double s) {
 
 }  // namespace
 
-Context::Context(const DeviceInfo& device, ContextOptions options)
+Context::Context(const DeviceInfo& device, ContextOptions options) : Context(device, options, cl::Context()) {}
+
+Context::Context(const DeviceInfo& device, ContextOptions options, const cl::Context& shared)
     : device_(device), options_(options), tuning_(tuningFor(device)) {
     deviceTimeout_ = deviceTimeoutFromEnvironment();
     const bool stall = stallRequested();
-    context_ = clCall("clCreateContext", [&] { return cl::Context(device_.device); });
+    context_ = shared() ? shared : clCall("clCreateContext", [&] { return cl::Context(device_.device); });
     queue_ = clCall("clCreateCommandQueue",
                     [&] { return cl::CommandQueue(context_, device_.device, options_.queueProfiling || options_.profile ? CL_QUEUE_PROFILING_ENABLE : 0); });
     profiler_.setEnabled(options_.profile);

@@ -43,6 +43,10 @@ struct PORTACL_API ContextOptions {
 class PORTACL_API Context {
 public:
     explicit Context(const DeviceInfo& device, ContextOptions options = {});
+    // A context of its own queue on an OpenCL context another Context already holds for the same
+    // device (the members of a device set on one GPU: their kernels may run at once, and the driver
+    // keeps one context's memory and state, not one per member).
+    Context(const DeviceInfo& device, ContextOptions options, const cl::Context& shared);
     // Waits for the queue before anything is freed: a transfer enqueued without waiting (a staged
     // upload, a sample block's read) may still be copying from or into host memory that the
     // module states own, and an exception can unwind past the code that would have waited.
