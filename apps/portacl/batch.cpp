@@ -98,13 +98,6 @@ std::unique_ptr<DeviceSet> openDeviceSet(const CommonOptions& common, const Batc
     return set;
 }
 
-unsigned membersPerGpuFromCores(unsigned cores, unsigned gpus, std::size_t items) {
-    gpus = std::max(1u, gpus);
-    const std::size_t perCores = (std::max(1u, cores) + gpus - 1) / gpus;
-    const std::size_t perItems = items / (kMinItemsPerCoreMember * gpus);
-    return static_cast<unsigned>(std::clamp<std::size_t>(std::min(perCores, perItems), 1, kMaxMembersPerGpu));
-}
-
 unsigned hostCores() {
     const unsigned usable = usableCores();
     const cluster::World* world = ranks();

@@ -26,18 +26,8 @@ struct BatchCliOptions {
     void add(po::options_description& desc);
 };
 
-// The members per GPU for a batch of `items` whose members each keep one core busy while they are
-// not waiting for their device: one per core of each GPU's share of the host (`cores` / `gpus`,
-// rounded up), so that every core feeds a GPU and no member splits its host work over threads that
-// wait for each other; no more than leaves every member kMinItemsPerCoreMember items (a small batch
-// keeps fewer members, each with a share of the cores for its own threads), and at most
-// kMaxMembersPerGpu. At least 1.
-constexpr std::size_t kMinItemsPerCoreMember = 8;
-constexpr unsigned kMaxMembersPerGpu = 64;
-unsigned membersPerGpuFromCores(unsigned cores, unsigned gpus, std::size_t items);
-
 // The set --device names (selectDeviceSet: "all", "0:0,1:0", "pocl*2", "cpu/2" ...), each GPU
-// taken batch.membersPerGpu times (or membersPerGpuFromCores, with batch.coreMembersItems) when the
+// taken batch.membersPerGpu times (or membersPerGpuFromCores of the process's cores, with batch.coreMembersItems) when the
 // spec has no *N or /N, the members on one device sharing its OpenCL context, every member's context given its
 // share of the host's cores for the workload's own threads (ContextOptions::hostThreads); under mpirun,
 // "auto" (the default) gives each rank its share of its node's GPUs by its local rank (every GPU

@@ -143,6 +143,13 @@ std::vector<DeviceInfo> withMembersPerGpu(const std::vector<DeviceInfo>& devices
     return out;
 }
 
+unsigned membersPerGpuFromCores(unsigned cores, unsigned gpus, std::size_t items) {
+    gpus = std::max(1u, gpus);
+    const std::size_t perCores = (std::max(1u, cores) + gpus - 1) / gpus;
+    const std::size_t perItems = items / (kMinItemsPerCoreMember * gpus);
+    return static_cast<unsigned>(std::clamp<std::size_t>(std::min(perCores, perItems), 1, kMaxMembersPerGpu));
+}
+
 std::string BatchReport::describe() const {
     std::ostringstream os;
     char line[256];
