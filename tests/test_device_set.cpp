@@ -137,6 +137,10 @@ TEST(DeviceSet, MembersOnOneDeviceShareItsContextWhereAsked) {
         unsetenv("PORTACL_MEMBER_CONTEXTS");
         EXPECT_EQ(same(set), std::string(mode) == "shared") << mode;
         EXPECT_FALSE(sameQueue(set)) << mode;
+        // On a shared context a program is built once, for every member.
+        const cl_program p0 = set.context(0).program("vector_ops.cl", Precision::Float)();
+        const cl_program p1 = set.context(1).program("vector_ops.cl", Precision::Float)();
+        EXPECT_EQ(p0 == p1, std::string(mode) == "shared") << mode;
     }
     setenv("PORTACL_MEMBER_CONTEXTS", "both", 1);
     EXPECT_THROW(DeviceSet({d, d}), Error);

@@ -205,23 +205,25 @@ DeviceSet::DeviceSet(const std::vector<DeviceInfo>& devices, ContextOptions opti
     // The members on one GPU (a device named twice, SPEC*N, a batch's members per GPU) share its
     // OpenCL context, each with its own queue: their kernels can run at once, and the driver keeps
     // one context (NVIDIA: one CUDA context, its memory and its start paid once, no switches between
-    // members' contexts). A CPU device's members keep a context each (PoCL 3.1 sometimes fails an
+    // members' contexts; each program built once). A CPU device's members keep a context each (PoCL 3.1 sometimes fails an
     // assertion in pocl_release_dlhandle_cache when members share one). Sub-devices are devices of
     // their own. PORTACL_MEMBER_CONTEXTS=shared shares on every device, =separate on none.
     const char* modeEnv = std::getenv("PORTACL_MEMBER_CONTEXTS");
     const std::string mode = modeEnv ? modeEnv : "";
     if (!mode.empty() && mode != "shared" && mode != "separate")
         throw Error("PORTACL_MEMBER_CONTEXTS must be shared or separate, not '" + mode + "'");
-    const auto sharedFor = [&](const DeviceInfo& d) {
+    const auto siblingFor = [&](const DeviceInfo& d) -> Context* {
         const bool share = mode == "shared" || (mode.empty() && d.isGpu);
         if (share)
             for (const auto& c : contexts_)
-                if (c->device().device() == d.device()) return c->clContext();
-        return cl::Context();
+                if (c->device().device() == d.device()) return c.get();
+        return nullptr;
     };
     for (std::size_t i = 0; i < devices.size(); ++i) {
         try {
-            contexts_.push_back(std::make_unique<Context>(devices[i], options, sharedFor(devices[i])));
+            Context* sibling = siblingFor(devices[i]);
+            contexts_.push_back(sibling ? std::make_unique<Context>(devices[i], options, *sibling)
+                                        : std::make_unique<Context>(devices[i], options));
         } catch (const std::exception& e) {
             failures.push_back(devices[i].label() + ": " + e.what());
             log(LogLevel::Warning, "device " + devices[i].label() + " is left out of the set: " + e.what());
