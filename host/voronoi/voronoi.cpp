@@ -536,7 +536,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         }
     });
     times.finish += lap(tick);
-    times.hostCpu = tick.hostCpu, times.deviceCpu = tick.deviceCpu;
+    times.hostCpu = tick.hostCpu, times.deviceCpu = tick.deviceCpu, times.hostProcessCpu = tick.hostProcessCpu;
     times.pageFaults = threadPageFaults() - faultsBefore;
     if (std::getenv("PORTACL_VORONOI_TIMES")) times.print(waves, pool.threads(), tracers.size());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
