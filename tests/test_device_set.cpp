@@ -162,6 +162,29 @@ TEST(DeviceSet, MembersOnOneDeviceShareItsContextWhereAsked) {
     checkVectorBatch(set, 24, {}, 5);
 }
 
+// A report of more than 8 members (a Voronoi batch's member per core) gives a device's members that
+// ran without incident one line, their items summed; a member that failed keeps its own line.
+TEST(DeviceSet, AReportOfManyMembersGroupsThemByDevice) {
+    BatchReport r;
+    r.items = 100;
+    r.seconds = 1;
+    for (int m = 1; m <= 10; ++m) {
+        DeviceShare d;
+        d.device = "1:0 A GPU #" + std::to_string(m);
+        d.items = m == 10 ? 1 : 10 + (m == 1);
+        d.busySeconds = 0.5;
+        d.phases.seconds[static_cast<std::size_t>(BatchPhase::Host)] = 0.4;
+        d.phases.seconds[static_cast<std::size_t>(BatchPhase::Device)] = 0.1;
+        if (m == 10) d.failed = true, d.failure = "out of resources";
+        r.devices.push_back(d);
+    }
+    const std::string text = r.describe();
+    EXPECT_NE(text.find("  1:0 A GPU: 9 members, 91 items (10 to 11 a member), 0.500 s busy a member\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("  1:0 A GPU #10: 1 items, 0.500 s busy, failed (out of resources)"), std::string::npos) << text;
+    EXPECT_EQ(text.find("#1:"), std::string::npos) << text;
+    EXPECT_NE(text.find("the members' busy time: read 0 %, host 80 %, device 20 %"), std::string::npos) << text;
+}
+
 TEST(DeviceSet, TwoContextsOnOneDeviceGiveTheSerialResultsInOrder) {
     const DeviceInfo d = selectDevice(testDevice());
     DeviceSet set({d, d});

@@ -159,7 +159,48 @@ std::string BatchReport::describe() const {
     if (retried) os << ", " << retried << " items retried";
     if (copiedItems) os << ", " << copiedItems << " kept from a faster device's copy";
     os << "\n";
-    for (const auto& d : devices) {
+    // Per item handed out: where the host threads spent the time.
+    const auto perItem = [&](const PhaseTimes& t, std::size_t n, double waiting, const char* waitingWhat) {
+        const double per = 1e3 / static_cast<double>(std::max<std::size_t>(1, n));
+        os << "    per item (ms):";
+        for (std::size_t p = 0; p < kBatchPhases; ++p) {
+            std::snprintf(line, sizeof line, " %s %.2f", kPhaseNames[p], t.seconds[p] * per);
+            os << line;
+        }
+        std::snprintf(line, sizeof line, "; %.3f s %s\n", waiting, waitingWhat);
+        os << line;
+    };
+    // A set of more than 8 members (a Voronoi batch takes a member per core) is told a device at a
+    // time: its members that ran without incident in one line, their items and phases summed.
+    const bool grouped = devices.size() > 8;
+    const auto plain = [](const DeviceShare& d) { return !d.failed && !d.leftIdle && !d.copies && !d.stopped; };
+    const auto deviceOf = [](const std::string& label) {
+        const auto hash = label.rfind(" #");
+        return hash == std::string::npos ? label : label.substr(0, hash);
+    };
+    std::vector<char> told(devices.size(), 0);
+    for (std::size_t i = 0; grouped && i < devices.size(); ++i) {
+        if (told[i] || !plain(devices[i])) continue;
+        const std::string name = deviceOf(devices[i].device);
+        std::size_t members = 0, total = 0, least = SIZE_MAX, most = 0;
+        double busy = 0, waiting = 0;
+        PhaseTimes t;
+        for (std::size_t j = i; j < devices.size(); ++j) {
+            const DeviceShare& d = devices[j];
+            if (told[j] || !plain(d) || deviceOf(d.device) != name) continue;
+            told[j] = 1;
+            ++members, total += d.items, least = std::min(least, d.items), most = std::max(most, d.items);
+            busy += d.busySeconds, waiting += d.waitSeconds;
+            t += d.phases;
+        }
+        std::snprintf(line, sizeof line, "  %s: %zu members, %zu items (%zu to %zu a member), %.3f s busy a member", name.c_str(),
+                      members, total, least, most, busy / static_cast<double>(members));
+        os << line << "\n";
+        if (busy > 0) perItem(t, total, waiting / static_cast<double>(members), "a member waiting for items or idle");
+    }
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        if (told[i]) continue;
+        const DeviceShare& d = devices[i];
         std::snprintf(line, sizeof line, "  %s: %zu items, %.3f s busy", d.device.c_str(), d.items, d.busySeconds);
         os << line;
         if (d.failed) os << ", failed (" << d.failure << ")";
@@ -167,16 +208,7 @@ std::string BatchReport::describe() const {
         if (d.copies) os << ", copied a slower device's items " << d.copies << (d.copies == 1 ? " time" : " times");
         if (d.stopped) os << ", stopped " << d.stopped << (d.stopped == 1 ? " time" : " times") << " (a faster copy finished first)";
         os << "\n";
-        if (d.busySeconds <= 0) continue;
-        // Per item handed to it: where its host thread spent the time.
-        const double per = 1e3 / static_cast<double>(std::max<std::size_t>(1, d.items));
-        os << "    per item (ms):";
-        for (std::size_t p = 0; p < kBatchPhases; ++p) {
-            std::snprintf(line, sizeof line, " %s %.2f", kPhaseNames[p], d.phases.seconds[p] * per);
-            os << line;
-        }
-        std::snprintf(line, sizeof line, "; %.3f s waiting for items or idle\n", d.waitSeconds);
-        os << line;
+        if (d.busySeconds > 0) perItem(d.phases, d.items, d.waitSeconds, "waiting for items or idle");
     }
     const PhaseTimes all = phases();
     const double busy = all.total();
