@@ -145,9 +145,9 @@ TEST(DeviceSet, MembersOnOneDeviceShareItsContextWhereAsked) {
     setenv("PORTACL_MEMBER_CONTEXTS", "both", 1);
     EXPECT_THROW(DeviceSet({d, d}), Error);
     unsetenv("PORTACL_MEMBER_CONTEXTS");
-    // A batch on a shared context: on Intel's CPU runtime where installed (PoCL 3.1 sometimes fails
-    // an assertion when one context's programs are built and released by several threads), else
-    // on a GPU under test.
+    // A batch on a shared context: on Intel's CPU runtime where installed (PoCL 3.1 sometimes aborts
+    // in pocl_release_dlhandle_cache with several members of its device, shared or not), else on a
+    // GPU under test.
     DeviceInfo runOn;
     try {
         runOn = selectDevice("Intel(R) OpenCL");

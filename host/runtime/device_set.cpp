@@ -237,9 +237,9 @@ DeviceSet::DeviceSet(const std::vector<DeviceInfo>& devices, ContextOptions opti
     // The members on one GPU (a device named twice, SPEC*N, a batch's members per GPU) share its
     // OpenCL context, each with its own queue: their kernels can run at once, and the driver keeps
     // one context (NVIDIA: one CUDA context, its memory and its start paid once, no switches between
-    // members' contexts; each program built once). A CPU device's members keep a context each (PoCL 3.1 sometimes fails an
-    // assertion in pocl_release_dlhandle_cache when members share one). Sub-devices are devices of
-    // their own. PORTACL_MEMBER_CONTEXTS=shared shares on every device, =separate on none.
+    // members' contexts; each program built once). A CPU device's members keep a context each, as
+    // they did before GPUs shared theirs. Sub-devices are devices of their own.
+    // PORTACL_MEMBER_CONTEXTS=shared shares on every device, =separate on none.
     const char* modeEnv = std::getenv("PORTACL_MEMBER_CONTEXTS");
     const std::string mode = modeEnv ? modeEnv : "";
     if (!mode.empty() && mode != "shared" && mode != "separate")

@@ -340,13 +340,15 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
                 else ds.fd.upload(ctx, tracers, keep);
                 passDataReady = true;
             }
-            // The output order of each frame's diagram as it stands, worked out on its own thread while
+            // The output order of each frame's diagram as it stands, worked out on a thread of its own while
             // the pass builds its faces and the device filters them: the pass adds nothing on nearly
             // every input (a frame it changes is ordered again at the end).
             std::vector<int> passFrames;
             for (std::size_t f = 0; f < tracers.size(); ++f)
                 if (!finished[f]) passFrames.push_back(static_cast<int>(f));
-            std::future<void> ordering = std::async(std::launch::async, [&] {
+            // With a pool of one thread (a batch's member per core) it runs on the calling thread when the
+            // pass needs it: a thread started per call would only take a core from another member.
+            std::future<void> ordering = std::async(pool.threads() > 1 ? std::launch::async : std::launch::deferred, [&] {
                 for (int f : passFrames) {
                     orders[f] = canonicalOrder(tracers[f]->vertices(), tracers[f]->edges());
                     orderedSizes[f] = {tracers[f]->vertices().size(), tracers[f]->edges().size()};

@@ -7,8 +7,9 @@
 #            OpenCL context) and one rank per GPU; the members per GPU swept on one GPU (8, 16, 32);
 #            the former default (two members per GPU, each splitting its host work over 16 or 8
 #            threads) and 16 members per GPU with a context each (PORTACL_MEMBER_CONTEXTS=separate);
-#            then one GPU and two ranks with two GPUs visible; and the host's CPU time per frame
-#            (voronoi-host.log: 2400 frames on one member of one thread, PORTACL_VORONOI_TIMES)
+#            then one GPU and two ranks with two GPUs visible; the host's CPU time per frame
+#            (voronoi-host.log: 2400 frames on one member of one thread, PORTACL_VORONOI_TIMES), and
+#            those frames' files on one GPU's default members against that one member's, byte for byte
 #   filter   1000 random 8-bit 4096^2 PNG images, median:5 + sobel, the same rows on tmpfs (200 images
 #            on the disk where /dev/shm lacks the 40 GB two runs take)
 # Run from the repository root with the programs packed in .device/ (../shared/device/pack build/portacl
@@ -52,9 +53,14 @@ voronoi)
     host=$(mktemp -d "$scratch/voronoi-host.XXXXXX")
     python3 -c "import sys; sys.path.insert(0, 'tools/bench'); import batch_scaling as b; b.make_ensemble(sys.argv[1], 100, sys.argv[2])" \
         "${PORTACL_DATA_DIR:-../shared/data}/pdb/nmr_neopetrosiamide_2JUY.pdb" "$host/ensemble.pdb"
+    mkdir -p "$host/one" "$host/set"
     PORTACL_LOG=debug PORTACL_VORONOI_TIMES=1 PORTACL_VORONOI_THREADS=1 timeout 60 $PORTACL voronoi "$host/ensemble.pdb" \
-        -o "$host/v.txt" --device "$NV:0*1" > /dev/null 2>> "$OUT/voronoi-host.log"
+        -o "$host/one/v.txt" --edges "$host/one/e.txt" --device "$NV:0*1" > /dev/null 2>> "$OUT/voronoi-host.log"
     echo "voronoi-host: exit $? after $SECONDS s" | tee -a "$OUT/voronoi.md"
+    # The same frames on the default members of one GPU (a member per core, one context): the same bytes.
+    timeout 60 $PORTACL voronoi "$host/ensemble.pdb" -o "$host/set/v.txt" --edges "$host/set/e.txt" --device "$NV:0" \
+        > /dev/null 2>> "$OUT/voronoi-host.log"
+    echo "voronoi-same-bytes: exit $?, $(ls "$host/one" | wc -l) files, $(diff -rq "$host/one" "$host/set" | wc -l) differ" | tee -a "$OUT/voronoi.md"
     rm -rf "$host"
     ;;
 filter)
