@@ -4,9 +4,10 @@
 #   voronoi  2JUY's 24 models x 417 (10 008 frames, mixed precision), the outputs on tmpfs: one, two
 #            and four GPUs in one process with the default members (one per core of each GPU's share
 #            of the host, each tracing its frames on its own thread, the members of a GPU sharing its
-#            OpenCL context) and one rank per GPU; the members per GPU swept on one GPU (8, 16, 32);
-#            the former default (two members per GPU, each splitting its host work over 16 or 8
-#            threads) and 16 members per GPU with a context each (PORTACL_MEMBER_CONTEXTS=separate);
+#            OpenCL context) and one rank per GPU; then once each the members per GPU swept on one
+#            GPU (8, 16, 32), and the former default (two members per GPU, each splitting its host
+#            work over 16 or 8 threads) and 16 members per GPU with a context each
+#            (PORTACL_MEMBER_CONTEXTS=separate);
 #            then one GPU and two ranks with two GPUs visible; the host's CPU time per frame
 #            (voronoi-host.log: 2400 frames on one member of one thread, PORTACL_VORONOI_TIMES), and
 #            those frames' files on one GPU's default members against that one member's, byte for byte
@@ -14,7 +15,7 @@
 #            on the disk where /dev/shm lacks the 40 GB two runs take)
 # Run from the repository root with the programs packed in .device/ (../shared/device/pack build/portacl
 # build/portacl-compile-worker) and Open MPI in .device/openmpi (tools/device/pack_openmpi.sh):
-#   tools/bench/gpu_batch_scaling.sh voronoi     (about 4 minutes)
+#   tools/bench/gpu_batch_scaling.sh voronoi     (about 2 to 3 minutes)
 #   tools/bench/gpu_batch_scaling.sh filter      (about 3 minutes)
 # NV names NVIDIA's platform index (default 1: PoCL is platform 0 there); PORTACL the program;
 # PORTACL_DATA_DIR the folder holding pdb/nmr_neopetrosiamide_2JUY.pdb (default ../shared/data).
@@ -43,9 +44,11 @@ case $part in
 voronoi)
     $PORTACL devices > "$OUT/devices.txt" 2>&1
     scratch=$(scratch_for 4)
-    table voronoi 150 --workload voronoi --repeat 417 --scratch "$scratch" \
-        --sets "$NV:0=1;$NV:0,$NV:1=2;gpu=4;4xauto=4;$NV:0*8=1;$NV:0*16=1;$NV:0*32=1"
-    PORTACL_MEMBER_CONTEXTS=separate table voronoi 90 --workload voronoi --repeat 417 --scratch "$scratch" --no-warmup \
+    table voronoi 120 --workload voronoi --repeat 417 --scratch "$scratch" \
+        --sets "$NV:0=1;$NV:0,$NV:1=2;gpu=4;4xauto=4"
+    table voronoi 60 --workload voronoi --repeat 417 --scratch "$scratch" --no-warmup --runs 1 \
+        --sets "$NV:0*8=1;$NV:0*16=1;$NV:0*32=1"
+    PORTACL_MEMBER_CONTEXTS=separate table voronoi 90 --workload voronoi --repeat 417 --scratch "$scratch" --no-warmup --runs 1 \
         --sets "$NV:0*2=1;gpu*2=4;gpu*16=4"
     CUDA_VISIBLE_DEVICES=0,1 table voronoi 60 --workload voronoi --repeat 417 --scratch "$scratch" --no-warmup \
         --sets "$NV:0=1;2xauto=2"
