@@ -151,16 +151,22 @@ inline void mma(float* c, const uint* a, const uint* b) {
 #endif
 
 // c += a * b for one 16 x 8 x MMA_K block of staged fragments: one instruction in double; in float
-// the three TF32 products, the small parts first (they are the smallest terms).
+// the three TF32 products, the small parts first (they are the smallest terms), into a block sum
+// that starts from zero and is then added to c. The tensor cores' float accumulation truncates
+// (Fasi, Higham, Mikaitis and Pranesh, PeerJ Comput. Sci. 7:e330, 2021), so accumulating the whole
+// of K in the instruction would bias c by about a unit in the last place per block; the block sums
+// are small and the additions to c round to nearest.
 inline void multiply(real* c, const staged* a, const staged* b) {
 #if PORTACL_DOUBLE
     mma(c, a, b);
 #else
     const uint a_big[4] = {a[0].x, a[1].x, a[2].x, a[3].x}, a_small[4] = {a[0].y, a[1].y, a[2].y, a[3].y};
     const uint b_big[2] = {b[0].x, b[1].x}, b_small[2] = {b[0].y, b[1].y};
-    mma(c, a_small, b_big);
-    mma(c, a_big, b_small);
-    mma(c, a_big, b_big);
+    float block[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    mma(block, a_small, b_big);
+    mma(block, a_big, b_small);
+    mma(block, a_big, b_big);
+    for (int e = 0; e < 4; ++e) c[e] += block[e];
 #endif
 }
 
@@ -211,7 +217,14 @@ inline void multiply_warp_tile(real acc[FRAG_M][FRAG_N][4], const staged a[FRAG_
     const int products = 3, a_part[3] = {1, 0, 0}, b_part[3] = {0, 1, 0};
 #endif
     for (int i = 0; i < FRAG_M; ++i)
-        for (int j = 0; j < FRAG_N; ++j)
+        for (int j = 0; j < FRAG_N; ++j) {
+#if !PORTACL_DOUBLE
+            // The block's three products into a sum from zero, then added to c (as with the instructions).
+            real block[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#define BLOCK_SUM(e) block[e]
+#else
+#define BLOCK_SUM(e) acc[i][j][e]
+#endif
             for (int q = 0; q < products; ++q) {
                 __local const real* ab = sa + (a_part[q] * FRAG_M + i) * SCRATCH_A;
                 __local const real* bb = sb + (b_part[q] * FRAG_N + j) * SCRATCH_B;
@@ -219,20 +232,25 @@ inline void multiply_warp_tile(real acc[FRAG_M][FRAG_N][4], const staged a[FRAG_
                     for (int e = 0; e < 2; ++e) {
                         const int row = g + 8 * h, column = 2 * t + e;
 #if PORTACL_DOUBLE
-                        double sum = acc[i][j][2 * h + e];
+                        double sum = BLOCK_SUM(2 * h + e);
                         for (int k = 0; k < MMA_K; ++k) sum = fma(ab[row * MMA_K + k], bb[k * 8 + column], sum);
-                        acc[i][j][2 * h + e] = sum;
+                        BLOCK_SUM(2 * h + e) = sum;
 #elif defined(cl_khr_fp64)
-                        double sum = acc[i][j][2 * h + e];
+                        double sum = BLOCK_SUM(2 * h + e);
                         for (int k = 0; k < MMA_K; ++k) sum += (double)ab[row * MMA_K + k] * (double)bb[k * 8 + column];
-                        acc[i][j][2 * h + e] = (float)sum;
+                        BLOCK_SUM(2 * h + e) = (float)sum;
 #else
-                        float sum = acc[i][j][2 * h + e];
+                        float sum = BLOCK_SUM(2 * h + e);
                         for (int k = 0; k < MMA_K; ++k) sum += ab[row * MMA_K + k] * bb[k * 8 + column];
-                        acc[i][j][2 * h + e] = sum;
+                        BLOCK_SUM(2 * h + e) = sum;
 #endif
                     }
             }
+#if !PORTACL_DOUBLE
+            for (int e = 0; e < 4; ++e) acc[i][j][e] += block[e];
+#endif
+#undef BLOCK_SUM
+        }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 #endif

@@ -269,6 +269,7 @@ TEST(Skeleton, PSimpleThinningKeepsTopologyAndEqualsItsReference) {
             schedule.psimple = true;
             schedule.stamps = stamps;
             EXPECT_EQ(differing(sk::detail::thinSubfieldsOnDevice(context(), v, &ds, schedule), ref), 0u) << what << ", " << stamps << " stamps";
+            EXPECT_EQ(ds.iterations, rs.iterations) << what << ", " << stamps << " stamps";
         }
         expectSameTopology(v, ref, what);
     }

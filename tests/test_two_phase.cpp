@@ -171,8 +171,13 @@ __kernel void orient3d_list_phase1(const uint n, __global uint* countAndList, __
     uchar flag;
     const char sign = orient3d_float(point_at(points, q[0]), point_at(points, q[1]), point_at(points, q[2]),
                                      point_at(points, q[3]), &flag);
-    signs[i] = flag ? 5 : sign;  // kUndecidedSign
-    if (flag) two_phase_append(countAndList, countAndList + LIST_AT, i);
+    // A branch, not `flag ? 5 : sign`: Mesa 22.3 rusticl's JIT (LLVM 15) crashed compiling that select.
+    if (flag) {
+        signs[i] = 5;  // kUndecidedSign
+        two_phase_append(countAndList, countAndList + LIST_AT, i);
+    } else {
+        signs[i] = sign;
+    }
 }
 
 #if PORTACL_DOUBLE

@@ -113,7 +113,9 @@ void printBatchReport(const BatchReport& report, const DeviceSet&) {
 }
 
 void printProfile(DeviceSet& set, const CommonOptions& common) {
-    for (std::size_t i = 0; i < set.size(); ++i) printProfile(set.context(i), common);
+    std::vector<Context*> contexts;
+    for (std::size_t i = 0; i < set.size(); ++i) contexts.push_back(&set.context(i));
+    printProfile(contexts, common);
 }
 
 }  // namespace portacl::cli

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "portacl/runtime/log.hpp"
+#include "portacl/runtime/output_file.hpp"
 #include "portacl/runtime/progress.hpp"
 
 namespace portacl::cli {
@@ -31,6 +32,7 @@ void CommonOptions::add(po::options_description& desc, const std::string& defaul
         "device,d", po::value(&device)->default_value(device),
         "device selection: auto, gpu, cpu, all, P:D, or a vendor/name substring (also PORTACL_DEVICE); a batch runs on every device named (all, 0:0,1:0, pocl*2: two contexts, cpu/2: two sub-devices)")(
         "profile", po::bool_switch(&profile), "print per-kernel and per-transfer event times")(
+        "trace", po::value(&trace), "write every kernel's and transfer's enqueue, submission, start and end as a Chrome trace (.json; chrome://tracing or ui.perfetto.dev)")(
         "no-cache", po::bool_switch(&noCache), "do not use the on-disk program binary cache");
     if (withPrecision)
         desc.add_options()("precision,p", po::value(&precision)->default_value(precision), "float, double or mixed");
@@ -39,7 +41,7 @@ void CommonOptions::add(po::options_description& desc, const std::string& defaul
 ContextOptions CommonOptions::contextOptions() const {
     ContextOptions o = defaultContextOptions();
     if (noCache) o.useDiskCache = false;
-    o.profile = profile;
+    o.profile = profile || !trace.empty();
     return o;
 }
 
@@ -48,6 +50,11 @@ bool parseArgs(const std::vector<std::string>& args, const po::options_descripti
                const std::string& usage, bool help) {
     po::store(po::command_line_parser(args).options(desc).positional(positional).run(), vm);
     po::notify(vm);
+    if (vm.count("trace")) {
+        const std::string trace = vm["trace"].as<std::string>();
+        checkOutputExtension(trace, {"json"}, "--trace");
+        checkOutputPath(trace, {}, "--trace");
+    }
     if (vm.count("help") && vm["help"].as<bool>()) {
         std::cout << usage << "\n\n" << desc << "\n";
         return false;
@@ -56,10 +63,15 @@ bool parseArgs(const std::vector<std::string>& args, const po::options_descripti
     return true;
 }
 
-void printProfile(Context& ctx, const CommonOptions& common) {
-    if (!common.profile) return;
-    ctx.finish();
-    ctx.profiler().print(std::cerr, ctx.device().label());
+void printProfile(const std::vector<Context*>& contexts, const CommonOptions& common) {
+    if (!common.profile && common.trace.empty()) return;
+    std::vector<std::pair<std::string, const Profiler*>> profilers;
+    for (Context* ctx : contexts) {
+        ctx->finish();
+        if (common.profile) ctx->profiler().print(std::cerr, ctx->device().label());
+        profilers.emplace_back(ctx->device().label(), &ctx->profiler());
+    }
+    if (!common.trace.empty()) writeFileAtomically(common.trace, [&](std::ostream& os) { writeEventTrace(os, profilers); });
 }
 
 }  // namespace portacl::cli

@@ -38,11 +38,12 @@ std::string defaultDeviceSpec(const std::string& commandDefault = "");
 // each message on stderr after `prefix` ("portacl: "), and progress lines are on (on a terminal).
 void reportToTerminal(const std::string& prefix);
 
-// The options every command takes: --device, --precision, --profile, --no-cache, --help.
+// The options every command takes: --device, --precision, --profile, --trace, --no-cache, --help.
 struct CommonOptions {
     std::string device;
     std::string precision = "float";  // a command that defaults to another sets it before add()
     bool profile = false;
+    std::string trace;  // --trace: the commands' timeline as a Chrome trace (JSON)
     bool noCache = false;
     bool help = false;
 
@@ -57,7 +58,8 @@ bool parseArgs(const std::vector<std::string>& args, const po::options_descripti
                const po::positional_options_description& positional, po::variables_map& vm,
                const std::string& usage, bool help);
 
-// Prints the --profile table of a context when profiling was requested.
-void printProfile(Context& ctx, const CommonOptions& common);
+// Prints the --profile table of the contexts when profiling was requested, and writes their --trace.
+void printProfile(const std::vector<Context*>& contexts, const CommonOptions& common);
+inline void printProfile(Context& ctx, const CommonOptions& common) { printProfile(std::vector<Context*>{&ctx}, common); }
 
 }  // namespace portacl::cli

@@ -188,13 +188,6 @@ std::string gemmKernelRefusal(const DeviceInfo& device, GemmKernel kernel, Preci
     if (!tensorCoresRun(device))
         return "the 3xTF32 tensor-core matrix product needs an NVIDIA GPU of compute capability 8.0 or higher (TF32 "
                "tensor cores), and " + device.label() + " is not one; use the register-blocked kernel";
-    // Its first run on an H100 missed the error it promises (docs/engineering/gemm.md): withheld until that is
-    // found, runnable on purpose for whoever looks for it.
-    const char* experimental = std::getenv("PORTACL_GEMM_3XTF32");
-    if (!experimental || std::string(experimental) != "1")
-        return "the 3xTF32 tensor-core matrix product is withheld: on an H100 its error was 26 times the FMA kernel's, "
-               "against the emulation's smaller error, and the cause is not found yet (docs/engineering/gemm.md); "
-               "use the register-blocked kernel, or set PORTACL_GEMM_3XTF32=1 to run it anyway";
     return "";
 }
 

@@ -1,4 +1,5 @@
 // The serial reference of the 3xTF32 kernel (cl/gemm_mma.cl, gemm_3xtf32), and TF32 rounding.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -39,22 +40,26 @@ std::vector<float> gemmReference3xTf32(std::size_t M, std::size_t N, std::size_t
         {aSmall.data(), bBig.data()}, {aBig.data(), bSmall.data()}, {aBig.data(), bBig.data()}};
     constexpr std::size_t blockK = 8;  // K of one m16n8k8 instruction
     std::vector<float> C(M * N, 0.0f);
+    std::vector<float> block(N);
     std::vector<double> sum(N);
     for (std::size_t i = 0; i < M; ++i) {
         float* c = C.data() + i * N;
         for (std::size_t k0 = 0; k0 < K; k0 += blockK) {
             const std::size_t k1 = std::min(K, k0 + blockK);
+            // The block's three products go into a sum from zero that is then added to c.
+            std::fill(block.begin(), block.end(), 0.0f);
             for (const auto& [a, b] : products) {
                 // A product of two TF32 values (11 significant bits each) is exact in float and in
-                // double; the block's sum, in double, is rounded to float once.
-                for (std::size_t j = 0; j < N; ++j) sum[j] = c[j];
+                // double; the instruction's sum, in double, is rounded to float once.
+                for (std::size_t j = 0; j < N; ++j) sum[j] = block[j];
                 for (std::size_t k = k0; k < k1; ++k) {
                     const double x = a[i * K + k];
                     const float* row = b + k * N;
                     for (std::size_t j = 0; j < N; ++j) sum[j] += x * double(row[j]);
                 }
-                for (std::size_t j = 0; j < N; ++j) c[j] = static_cast<float>(sum[j]);
+                for (std::size_t j = 0; j < N; ++j) block[j] = static_cast<float>(sum[j]);
             }
+            for (std::size_t j = 0; j < N; ++j) c[j] += block[j];
         }
     }
     return C;

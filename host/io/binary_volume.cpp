@@ -59,6 +59,17 @@ std::string Binarisation::describe() const {
     }
 }
 
+BinaryVolume emptyLike(const BinaryVolume& v) {
+    BinaryVolume out;
+    out.nz = v.nz, out.ny = v.ny, out.nx = v.nx;
+    out.mask.assign(v.size(), 0);
+    out.spacing = v.spacing;
+    out.unit = v.unit;
+    out.worldCode = v.worldCode;
+    out.worldFromVoxel = v.worldFromVoxel;
+    return out;
+}
+
 BinaryVolume binarise(const Volume& v, const Binarisation& b, bool allowFull) {
     if (!v.is3d())
         throw Error("the input is a 2-D image (" + std::to_string(v.nx) + "x" + std::to_string(v.ny) +

@@ -597,6 +597,8 @@ void Context::finish() {
     pendingTransfers_.clear();
 }
 
+void Context::flush() { clCall("clFlush", [&] { return queue_.flush(); }); }
+
 void Context::wait(const cl::Event& e, const std::string& what) {
     PhaseScope waiting(BatchPhase::Device);
     if (deviceTimeout_ <= 0) {

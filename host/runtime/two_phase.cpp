@@ -113,13 +113,13 @@ const char* phase2ArithmeticName(Phase2Arithmetic a) {
 }
 
 bool mixedWithoutDouble(Context& ctx) {
+    // The key is checked on every device, those without fp64 too.
+    const std::string key = ctx.tuning().get("two_phase", "phase2", "double");
+    if (key != "double" && key != "double-float" && key != "host")
+        throw Error("the profile's [two_phase] phase2 = " + key + " is not one of double, double-float, host");
     if (!ctx.device().fp64) return true;
     if (const char* v = std::getenv("PORTACL_FORCE_DOUBLE_FLOAT"); v && *v && std::strcmp(v, "0") != 0) return true;
-    const std::string key = ctx.tuning().get("two_phase", "phase2", "double");
-    if (key == "double-float" || key == "host") return true;
-    if (key != "double")
-        throw Error("the profile's [two_phase] phase2 = " + key + " is not one of double, double-float, host");
-    return false;
+    return key != "double";
 }
 
 Phase2Arithmetic phase2Arithmetic(Context& ctx, Precision mode, bool hasDoubleFloatKernels) {

@@ -1,9 +1,8 @@
 // Lee-Kashyap-Chu thinning on the device (cl/skeleton.cl): per border, the candidates in one launch,
 // the ordered recheck's first round over them in a second and its remaining rounds in a third (one
-// work-group); the counts stay on the device, and the host reads them once per pass while the next
-// pass runs. The skeleton comes back as a list of its voxels.
+// work-group); the counts stay on the device, and the host reads them once per pass while later
+// passes run (runPasses). The skeleton comes back as a list of its voxels.
 #include <algorithm>
-#include <array>
 
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/kernel_args.hpp"
@@ -41,6 +40,13 @@ io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* st
     const std::string what = "thinning a " + std::to_string(v.nz) + "x" + std::to_string(v.ny) + "x" + std::to_string(v.nx) + " volume";
     ctx.checkFits(v.size() + 3 * padded + 2 * listBytes + 256, what);  // mask; image, marks, decisions; lists
 
+    const std::string defines = "-D SKEL_MAX_UNKNOWN=" + std::to_string(maxUnknown);
+    // Every kernel before the first command, so that no program build falls between the commands.
+    cl::Kernel& pad = ctx.kernel("skeleton.cl", "skel_pad", Precision::Float, defines);
+    cl::Kernel& candidates = ctx.kernel("skeleton.cl", "skel_candidates", Precision::Float, defines);
+    cl::Kernel& firstRound = ctx.kernel("skeleton.cl", "skel_first_round", Precision::Float, defines);
+    cl::Kernel& tail = ctx.kernel("skeleton.cl", "skel_tail", Precision::Float, defines);
+    cl::Kernel& collect = ctx.kernel("skeleton.cl", "skel_collect", Precision::Float, defines);
     cl::Buffer mask = ctx.upload(v.mask, "thinning mask", CL_MEM_READ_ONLY);
     cl::Buffer img = ctx.buffer(padded, "thinning image");
     cl::Buffer mark = ctx.buffer(padded, "thinning candidate marks");
@@ -52,11 +58,6 @@ io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* st
     ctx.fill(mark, 0, padded, "clear thinning marks");
     ctx.fill(decision, 0, padded, "clear thinning decisions");
     ctx.writeAsync(counters, std::vector<cl_uint>(kCounters, 0), "clear thinning counters");
-    const std::string defines = "-D SKEL_MAX_UNKNOWN=" + std::to_string(maxUnknown);
-    cl::Kernel& pad = ctx.kernel("skeleton.cl", "skel_pad", Precision::Float, defines);
-    cl::Kernel& candidates = ctx.kernel("skeleton.cl", "skel_candidates", Precision::Float, defines);
-    cl::Kernel& firstRound = ctx.kernel("skeleton.cl", "skel_first_round", Precision::Float, defines);
-    cl::Kernel& tail = ctx.kernel("skeleton.cl", "skel_tail", Precision::Float, defines);
     setArgs(pad, 0, mask, img, cl_int(v.nz), cl_int(v.ny), cl_int(v.nx));
     ctx.launch(pad, cl::NDRange(roundUp(v.size(), 256)), cl::NDRange(256));
 
@@ -85,49 +86,22 @@ io::BinaryVolume thinOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* st
             ctx.launch(tail, cl::NDRange(tailItems), cl::NDRange(tailItems));
         }
     };
-    // Pass p + 1 is enqueued before pass p's counts are waited for, so that the device is never idle
-    // while the host reads; after a pass that removed nothing, the next one finds no candidates.
-    std::array<std::array<cl_uint, kCounters>, 2> counts{};
-    cl::Event reads[2];
-    enqueuePass(1);
-    reads[1] = ctx.readAsync(counters, counts[1].data(), sizeof counts[1], "read thinning counts");
     Stats st;
     Progress progress("thinning", 0, "passes");
-    std::array<cl_uint, kCounters> before{};
-    for (cl_uint pass = 1;; ++pass) {
-        enqueuePass(pass + 1);
-        reads[(pass + 1) % 2] = ctx.readAsync(counters, counts[(pass + 1) % 2].data(), sizeof counts[0], "read thinning counts");
-        ctx.wait(reads[pass % 2], "the thinning counts");
-        const std::array<cl_uint, kCounters>& now = counts[pass % 2];
+    std::vector<cl_uint> before(kCounters, 0);
+    runPasses(ctx, counters, kCounters, enqueuePass, [&](const std::vector<cl_uint>& now, cl_uint pass) {
         ++st.iterations;
         // The totals may wrap around 2^32 over many passes; a pass's increase does not.
         st.candidates += cl_uint(now[kCandidatesSlot] - before[kCandidatesSlot]);
         st.rounds += cl_uint(now[kRoundsSlot] - before[kRoundsSlot]);
         before = now;
         progress.update(std::uint64_t(st.iterations));
-        if (now[kChangedSlot] != pass) break;
-    }
+        return now[kChangedSlot] != pass;
+    });
     progress.finish();
-    const std::vector<cl_uint> voxels = collectSkeleton(ctx, img, list, padded, py, px, defines);
-    io::BinaryVolume out = v;
-    std::fill(out.mask.begin(), out.mask.end(), std::uint8_t(0));
-    for (const cl_uint i : voxels) out.mask[i] = 1;
+    const io::BinaryVolume out = volumeOfVoxels(v, collectSkeleton(ctx, collect, img, list, padded, py, px));
     if (stats) *stats = st;
     return out;
-}
-
-std::vector<cl_uint> collectSkeleton(Context& ctx, const cl::Buffer& img, const cl::Buffer& list, std::size_t padded, int py, int px,
-                                     const std::string& defines) {
-    cl::Buffer count = ctx.buffer(sizeof(cl_uint), "thinning skeleton size");
-    ctx.fill(count, 0, sizeof(cl_uint), "clear thinning skeleton size");
-    cl::Kernel& collect = ctx.kernel("skeleton.cl", "skel_collect", Precision::Float, defines);
-    setArgs(collect, 0, img, list, count, cl_uint(padded), cl_int(py), cl_int(px));
-    ctx.launch(collect, cl::NDRange(roundUp(padded, 256)), cl::NDRange(256));
-    cl_uint kept = 0;
-    ctx.read(count, &kept, sizeof kept, "read skeleton size");
-    std::vector<cl_uint> voxels(kept);
-    if (kept) ctx.read(list, voxels.data(), kept * sizeof(cl_uint), "download skeleton voxels");
-    return voxels;
 }
 
 }  // namespace detail

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,14 @@ struct SubfieldSchedule {
 PORTACL_API io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, Stats* stats,
                                                    const SubfieldSchedule& schedule);
 
+// Thinning's passes on the device with the host reading each pass's counters (the first `words` of
+// `counters`) while the next pass runs: enqueuePass(p) enqueues pass p, and once pass p's counters
+// are read, finished(counts, p) says whether to stop (a pass after the last one that removed voxels
+// finds nothing to do). Returns the last pass enqueued; every read has completed when it returns.
+cl_uint runPasses(Context& ctx, const cl::Buffer& counters, std::size_t words,
+                  const std::function<void(cl_uint)>& enqueuePass,
+                  const std::function<bool(const std::vector<cl_uint>&, cl_uint)>& finished);
+
 // A voxel's 3x3x3 neighbourhood, index (dz+1)*9 + (dy+1)*3 + (dx+1); the centre (13) is the voxel.
 using NeighbourCube = std::array<std::uint8_t, 27>;
 // The topological numbers of a set Y of the neighbourhood (the centre never counts): T26, its
@@ -70,8 +79,11 @@ PORTACL_API bool isPSimple(const NeighbourCube& object, const NeighbourCube& inP
 
 // The unpadded indices of the object voxels of the padded image `img` (skel_collect), written to
 // `list` (room for every object voxel) and read back: the skeleton's voxels, not the whole volume.
-// `defines`: the build options the caller's other skeleton.cl kernels were built with (one program).
-std::vector<cl_uint> collectSkeleton(Context& ctx, const cl::Buffer& img, const cl::Buffer& list, std::size_t padded, int py, int px,
-                                     const std::string& defines = "");
+// `collect`: skel_collect, fetched before the thinning's first command (so that no build falls
+// between its commands).
+std::vector<cl_uint> collectSkeleton(Context& ctx, cl::Kernel& collect, const cl::Buffer& img, const cl::Buffer& list, std::size_t padded,
+                                     int py, int px);
+// The volume of v's shape and metadata whose object is `voxels` (unpadded indices).
+io::BinaryVolume volumeOfVoxels(const io::BinaryVolume& v, const std::vector<cl_uint>& voxels);
 
 }  // namespace portacl::skeleton::detail

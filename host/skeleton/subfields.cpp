@@ -2,7 +2,7 @@
 // P-simple one. The volume is swept once, for its surface; from then on every launch works on lists:
 // per border direction one launch takes the border from the active list (the surface), then one
 // launch per subfield removes (or, P-simple, one launch for the whole border). The lists' lengths stay
-// on the device; the host reads the counts once per pass, while the next pass runs. The skeleton comes
+// on the device; the host reads the counts once per pass, while later passes run (runPasses). The skeleton comes
 // back as a list of its voxels.
 #include <algorithm>
 #include <array>
@@ -87,6 +87,16 @@ io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, 
     const bool stamped = rounds || psimple;
     ctx.checkFits(v.size() + (rounds ? 4 : psimple ? 3 : 2) * padded + objects * (rounds ? 4 : 3) * sizeof(cl_uint) + 256,
                   "thinning a " + std::to_string(v.nz) + "x" + std::to_string(v.ny) + "x" + std::to_string(v.nx) + " volume");
+    // Every kernel before the first command, so that no program build falls between the commands.
+    cl::Kernel& pad = ctx.kernel("skeleton.cl", "skel_pad", Precision::Float);
+    cl::Kernel& surface = ctx.kernel("skeleton.cl", "skel_surface", Precision::Float);
+    cl::Kernel& activeBorder = ctx.kernel("skeleton.cl", "skel_active_border", Precision::Float);
+    cl::Kernel& subfield = ctx.kernel("skeleton.cl", "skel_subfield", Precision::Float);
+    cl::Kernel& first = ctx.kernel("skeleton.cl", "skel_subfields_first", Precision::Float);
+    cl::Kernel& tail = ctx.kernel("skeleton.cl", "skel_subfields_tail", Precision::Float);
+    cl::Kernel& removePSimple = ctx.kernel("skeleton.cl", "skel_psimple", Precision::Float);
+    cl::Kernel& group = ctx.kernel("skeleton.cl", "skel_thin_group", Precision::Float);
+    cl::Kernel& collect = ctx.kernel("skeleton.cl", "skel_collect", Precision::Float);
     cl::Buffer mask = ctx.upload(v.mask, "thinning mask", CL_MEM_READ_ONLY);
     cl::Buffer img = ctx.buffer(padded, "thinning image");
     cl::Buffer inSet = ctx.buffer(padded, "thinning active marks");
@@ -106,13 +116,6 @@ io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, 
         ctx.fill(decision, 0, padded, "clear thinning decisions");
     }
     ctx.writeAsync(counters, std::move(init), "set thinning counters");
-    cl::Kernel& pad = ctx.kernel("skeleton.cl", "skel_pad", Precision::Float);
-    cl::Kernel& surface = ctx.kernel("skeleton.cl", "skel_surface", Precision::Float);
-    cl::Kernel& activeBorder = ctx.kernel("skeleton.cl", "skel_active_border", Precision::Float);
-    cl::Kernel& subfield = ctx.kernel("skeleton.cl", "skel_subfield", Precision::Float);
-    cl::Kernel& first = ctx.kernel("skeleton.cl", "skel_subfields_first", Precision::Float);
-    cl::Kernel& tail = ctx.kernel("skeleton.cl", "skel_subfields_tail", Precision::Float);
-    cl::Kernel& removePSimple = ctx.kernel("skeleton.cl", "skel_psimple", Precision::Float);
     setArgs(pad, 0, mask, img, cl_int(v.nz), cl_int(v.ny), cl_int(v.nx));
     ctx.launch(pad, cl::NDRange(roundUp(v.size(), 256)), cl::NDRange(256));
     setArgs(surface, 0, img, inSet, active[0], counters, cl_int(pz), cl_int(py), cl_int(px));
@@ -160,35 +163,24 @@ io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, 
             }
         }
     };
-    cl::Kernel& group = ctx.kernel("skeleton.cl", "skel_thin_group", Precision::Float);
     // One work-group, as large as the device allows (to 1024).
     const std::size_t groupItems = std::min<std::size_t>(1024, workGroupLimit(group, ctx.device().device));
     Progress progress("thinning", 0, "passes");
-    // Pass p + 1 is enqueued before pass p's counts are waited for, so that the device is never idle
-    // while the host reads; after a pass that removed nothing, the next one takes no border. Once the
-    // active list is shorter than groupBelow (from the start when the object is), one work-group does
-    // every pass still to come in one launch.
+    // Passes are enqueued ahead of the counts the host waits for; after a pass that removed nothing,
+    // the next ones take no border. Once the active list is shorter than groupBelow (from the start
+    // when the object is), one work-group does every pass still to come in one launch.
     cl_uint groupPass = 1;
     if (objects >= groupBelow) {
-        std::array<std::array<cl_uint, kReadCounters>, 2> counts{};
-        cl::Event reads[2];
-        enqueuePass(1);
-        reads[1] = ctx.readAsync(counters, counts[1].data(), sizeof counts[1], "read thinning counts");
-        for (cl_uint pass = 1;; ++pass) {
-            enqueuePass(pass + 1);
-            reads[(pass + 1) % 2] = ctx.readAsync(counters, counts[(pass + 1) % 2].data(), sizeof counts[0], "read thinning counts");
-            ctx.wait(reads[pass % 2], "the thinning counts");
-            const std::array<cl_uint, kReadCounters>& now = counts[pass % 2];
-            progress.update(std::uint64_t(pass));
-            listItems = std::clamp<std::size_t>(roundUp(now[kActiveSlot], 256), 256, maxListItems);
-            // Slot SKEL_ACTIVE + 0: the active list as the next pass starts (its first step, 6 * pass).
-            if (now[kChangedSlot] != pass || now[kActiveSlot] < groupBelow) {
-                groupPass = now[kChangedSlot] != pass ? 0 : pass + 2;
-                break;
-            }
-        }
-        ctx.wait(reads[0], "the thinning counts");
-        ctx.wait(reads[1], "the thinning counts");
+        bool converged = false;
+        const cl_uint lastEnqueued =
+            runPasses(ctx, counters, kReadCounters, enqueuePass, [&](const std::vector<cl_uint>& now, cl_uint pass) {
+                progress.update(std::uint64_t(pass));
+                listItems = std::clamp<std::size_t>(roundUp(now[kActiveSlot], 256), 256, maxListItems);
+                // Slot SKEL_ACTIVE + 0: the active list as the next pass starts (its first step, 6 * pass).
+                converged = now[kChangedSlot] != pass;
+                return converged || now[kActiveSlot] < groupBelow;
+            });
+        groupPass = converged ? 0 : lastEnqueued + 1;
     }
     if (groupPass) {
         setArgs(group, 0, img, inSet, active[0], active[1], border, counters, cl_int(py), cl_int(px), groupPass);
@@ -201,9 +193,7 @@ io::BinaryVolume thinSubfieldsOnDevice(Context& ctx, const io::BinaryVolume& v, 
     Stats st;
     st.iterations = int(last[kChangedSlot]) + 1;
     st.candidates = last[kRemovedSlot];
-    io::BinaryVolume out = v;
-    std::fill(out.mask.begin(), out.mask.end(), std::uint8_t(0));
-    for (const cl_uint i : detail::collectSkeleton(ctx, img, border, padded, py, px)) out.mask[i] = 1;
+    const io::BinaryVolume out = volumeOfVoxels(v, detail::collectSkeleton(ctx, collect, img, border, padded, py, px));
     if (stats) *stats = st;
     return out;
 }

@@ -21,6 +21,7 @@
 usage: test_cli_guarantees.py --build BUILD_DIR --source SOURCE_DIR [--data DATA_DIR] [-k PATTERN]
 """
 import argparse
+import json
 import os
 import re
 import resource
@@ -310,6 +311,25 @@ class OutputsCheckedFirst(Scratch):
         self.assertRefused(portacl("box-count", data("microstructure/mcrpy/sandstone_resized.npy")), "2-D image")
         self.assertEqual(digest(tif), before)
         self.assertEqual(sorted(os.listdir(self.dir)), ["in.tif"])
+
+    def test_trace_is_the_commands_timeline(self):
+        trace = self.at("t.json")
+        self.assertRefused(portacl("vector-sum", "--trace", self.at("t.txt")), ".json")
+        self.assertRefused(portacl("vector-sum", "--trace", self.at("nope", "t.json")), "does not exist")
+        rc, _, err = portacl("vector-sum", "--size", "100000", "--trace", trace)
+        self.assertEqual(rc, 0, err)
+        events = json.load(open(trace))["traceEvents"]
+        spans = [e for e in events if e["ph"] == "X"]
+        self.assertTrue(any(e["cat"] == "kernel" for e in spans), spans)
+        self.assertTrue(any(e["cat"] == "transfer" for e in spans), spans)
+        for e in spans:  # enqueued, then submitted, then started: one device clock
+            self.assertLessEqual(e["args"]["enqueued_us"], e["args"]["submitted_us"] + 1e-3, e)
+            self.assertLessEqual(e["args"]["submitted_us"], e["ts"] + 1e-3, e)
+            self.assertGreaterEqual(e["dur"], 0, e)
+        p = run([sys.executable, os.path.join(ARGS.source, "tools", "trace_gaps.py"), trace])
+        self.assertEqual(p[0], 0, p[2])
+        busy = float(re.search(r"([0-9.]+) ms busy", p[1]).group(1))
+        self.assertAlmostEqual(busy, sum(e["dur"] for e in spans) / 1e3, delta=0.002)
 
     def test_bench_checks_its_files_before_measuring(self):
         t0 = time.monotonic()

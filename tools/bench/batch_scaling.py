@@ -10,7 +10,9 @@ SPEC of each, and U, the hardware units the row spans (GPUs, or whole CPUs; defa
 
 Workloads (the batch is made in a scratch folder):
   voronoi  the 24-model NMR ensemble 2JUY repeated --repeat times (24 x repeat frames), mixed precision
-  filter   --images random 8-bit PNG images of --side^2 pixels, median:5 then sobel
+  filter   --images random 8-bit images of --side^2 pixels, median:5 then sobel; --format png
+           (deflate: the host's encoding and decoding can outweigh the devices' work) or pgm
+           (uncompressed: the devices' work and the copies to and from them)
   lineal   --images random two-phase PNG images of --side^2 pixels (0/1, a third of them 1; at most
            32 distinct, the rest links to them, as for the filter), the
            lineal path of phase 1 up to --max-length (the batch where a slow member's first item
@@ -134,6 +136,7 @@ def main():
     p.add_argument("--repeat", type=int, default=10, help="voronoi: copies of the 24 models")
     p.add_argument("--images", type=int, default=32, help="filter: images in the batch")
     p.add_argument("--side", type=int, default=1024, help="filter: image side in pixels")
+    p.add_argument("--format", choices=["png", "pgm"], default="png", help="filter: the images' file format")
     p.add_argument("--max-length", type=int, default=32, help="lineal: the longest segment")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--data", default=os.environ.get("PORTACL_DATA_DIR", os.path.join(os.path.dirname(__file__), "../../../shared/data")))
@@ -195,14 +198,19 @@ def measure(args, scratch):
         rng = random.Random(5)
         distinct = min(args.images, 32)
         for i in range(args.images):
-            path = os.path.join(images, f"img{i:04d}.png")
+            path = os.path.join(images, f"img{i:04d}.{args.format}")
             if i < distinct:
-                write_png(path, args.side, args.side, rng.randbytes(args.side * args.side))
+                pixels = rng.randbytes(args.side * args.side)
+                if args.format == "png":
+                    write_png(path, args.side, args.side, pixels)
+                else:
+                    with open(path, "wb") as f:
+                        f.write(b"P5\n%d %d\n255\n" % (args.side, args.side) + pixels)
             else:
-                os.link(os.path.join(images, f"img{i % distinct:04d}.png"), path)
+                os.link(os.path.join(images, f"img{i % distinct:04d}.{args.format}"), path)
         command = ["filter", images, "-o", out, "--op", "median:5", "--op", "sobel"]
         items = args.images
-        what = f"filter median:5 + sobel over {items} random 8-bit images of {args.side}x{args.side}"
+        what = f"filter median:5 + sobel over {items} random 8-bit {args.format.upper()} images of {args.side}x{args.side}"
 
     # A run's outputs, as temporaries beside the last run's until they are renamed over them.
     need = 2.2 * {"voronoi": items * 110e3, "filter": items * args.side ** 2 * 1.05, "lineal": items * 1e5}[args.workload]

@@ -11,8 +11,9 @@
 #            then one GPU and two ranks with two GPUs visible; the host's CPU time per frame
 #            (voronoi-host.log: 2400 frames on one member of one thread, PORTACL_VORONOI_TIMES), and
 #            those frames' files on one GPU's default members against that one member's, byte for byte
-#   filter   1000 random 8-bit 4096^2 PNG images, median:5 + sobel, the same rows on tmpfs (200 images
-#            on the disk where /dev/shm lacks the 40 GB two runs take)
+#   filter   1000 random 8-bit 4096^2 PGM images, median:5 + sobel, the same rows on tmpfs (200 images
+#            on the disk where /dev/shm lacks the 40 GB two runs take); then 200 PNG images on one
+#            and four GPUs (the host's deflate against the devices)
 # Run from the repository root with the programs packed in .device/ (../shared/device/pack build/portacl
 # build/portacl-compile-worker) and Open MPI in .device/openmpi (tools/device/pack_openmpi.sh):
 #   tools/bench/gpu_batch_scaling.sh voronoi     (about 2 to 3 minutes)
@@ -67,15 +68,17 @@ voronoi)
     rm -rf "$host"
     ;;
 filter)
-    # 17 GB of PNG a run: on a disk that takes ~300 MB/s every run's writeback would take a minute,
-    # so without room on tmpfs the stack shrinks to 200 images.
+    # 1000 4096^2 images, 17 GB a run: uncompressed PGM (the devices' work and the copies), then PNG
+    # (deflate on the host; 200 images). tmpfs where it has room for two runs, else the disk with 200.
     scratch=$(scratch_for 40)
     images=1000
     [ "$scratch" = /dev/shm ] || images=200
-    table filter 200 --workload filter --images $images --side 4096 --scratch "$scratch" \
+    table filter 200 --workload filter --format pgm --images $images --side 4096 --scratch "$scratch" \
         --sets "$NV:0=1;$NV:0,$NV:1=2;gpu=4;4xauto=4"
-    CUDA_VISIBLE_DEVICES=0,1 table filter 100 --workload filter --images $images --side 4096 --scratch "$scratch" --no-warmup \
-        --sets "$NV:0=1;2xauto=2"
+    CUDA_VISIBLE_DEVICES=0,1 table filter 100 --workload filter --format pgm --images $images --side 4096 --scratch "$scratch" \
+        --no-warmup --sets "$NV:0=1;2xauto=2"
+    table filter 100 --workload filter --format png --images 200 --side 4096 --scratch "$scratch" --no-warmup \
+        --sets "$NV:0=1;gpu=4"
     ;;
 *) echo "gpu_batch_scaling.sh: unknown part $part (voronoi, filter)"; exit 2 ;;
 esac

@@ -29,6 +29,9 @@ struct PORTACL_API BinaryVolume {
     std::uint64_t count() const;  // object voxels
 };
 
+// A volume of v's shape and metadata (spacing, unit, world transform) whose voxels are all background.
+PORTACL_API BinaryVolume emptyLike(const BinaryVolume& v);
+
 // How grey values become the object.
 struct PORTACL_API Binarisation {
     enum class Rule { NonZero, Threshold, Label } rule = Rule::NonZero;

@@ -166,6 +166,8 @@ public:
     // kernel's name (CL_KERNEL_FUNCTION_NAME) labels the event.
     cl::Event launch(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local = cl::NullRange);
     void finish();
+    // Submits what the queue holds to the device without waiting for it (clFlush).
+    void flush();
     // Waits for `e` (`what` names it in a message). The watchdog: with PORTACL_DEVICE_TIMEOUT=S set,
     // this wait, finish() and the blocking transfers end after S seconds in one sentence instead of
     // waiting for device work that cannot finish (a hung kernel, a lost device); the context then

@@ -44,10 +44,19 @@ public:
     std::vector<Row> summary() const;
     void print(std::ostream& os, const std::string& title) const;
     void clear() { events_.clear(); }
+    const std::vector<NamedEvent>& events() const { return events_; }
 
 private:
     bool enabled_ = false;
     std::vector<NamedEvent> events_;
 };
+
+// Writes the recorded device commands of each (label, profiler) as a trace in the Chrome trace-event
+// format (chrome://tracing, ui.perfetto.dev), one process per profiler: each command's execution
+// (start to end) as a span, and the moments the host enqueued it and the runtime submitted it to the
+// device as marks, all on the device's clock from the first command's enqueue. A command enqueued
+// only after the one before it ended shows a host that did not keep the device fed; one submitted
+// long after it was enqueued, a runtime that held it back.
+PORTACL_API void writeEventTrace(std::ostream& os, const std::vector<std::pair<std::string, const Profiler*>>& profilers);
 
 }  // namespace portacl
