@@ -106,6 +106,85 @@ TEST(DeviceSetSelection, HostHeavyBatchesTakeEachGpuTwiceUnlessTheSpecSaysOtherw
     EXPECT_EQ(names(withMembersPerGpu(set, "gpu,cpu/2", 2)), "a GPU,a CPU,a GPU");
 }
 
+// Voronoi's batches take a member per core of each GPU's share of the host, but leave every member
+// at least 8 frames, and at most 64 members on a GPU.
+TEST(DeviceSetSelection, CoreMembersFollowTheCoresPerGpuAndTheBatchsSize) {
+    EXPECT_EQ(membersPerGpuFromCores(64, 1, 10008), 64u);
+    EXPECT_EQ(membersPerGpuFromCores(64, 2, 10008), 32u);
+    EXPECT_EQ(membersPerGpuFromCores(64, 4, 10008), 16u);
+    EXPECT_EQ(membersPerGpuFromCores(64, 3, 10008), 22u);  // rounded up: every core feeds a GPU
+    EXPECT_EQ(membersPerGpuFromCores(256, 1, 100000), kMaxMembersPerGpu);
+    EXPECT_EQ(membersPerGpuFromCores(64, 4, 96), 3u);      // 96 frames: 8 a member
+    EXPECT_EQ(membersPerGpuFromCores(64, 1, 1), 1u);       // one frame: one member, every core its own
+    EXPECT_EQ(membersPerGpuFromCores(0, 0, 0), 1u);
+}
+
+// The members on one device share its OpenCL context, each with its own queue, on a GPU (or when
+// PORTACL_MEMBER_CONTEXTS=shared asks); on a CPU device, or with =separate, each has its own.
+// Shared or not, the batch gives the serial results in order.
+TEST(DeviceSet, MembersOnOneDeviceShareItsContextWhereAsked) {
+    const DeviceInfo d = selectDevice(testDevice());
+    const auto same = [](DeviceSet& set) { return set.context(0).clContext()() == set.context(1).clContext()(); };
+    const auto sameQueue = [](DeviceSet& set) { return set.context(0).queue()() == set.context(1).queue()(); };
+    {
+        DeviceSet set({d, d});
+        EXPECT_EQ(same(set), d.isGpu) << d.label();
+        EXPECT_FALSE(sameQueue(set));
+    }
+    for (const char* mode : {"shared", "separate"}) {
+        setenv("PORTACL_MEMBER_CONTEXTS", mode, 1);
+        DeviceSet set({d, d});
+        unsetenv("PORTACL_MEMBER_CONTEXTS");
+        EXPECT_EQ(same(set), std::string(mode) == "shared") << mode;
+        EXPECT_FALSE(sameQueue(set)) << mode;
+        // On a shared context a program is built once, for every member.
+        const cl_program p0 = set.context(0).program("vector_ops.cl", Precision::Float)();
+        const cl_program p1 = set.context(1).program("vector_ops.cl", Precision::Float)();
+        EXPECT_EQ(p0 == p1, std::string(mode) == "shared") << mode;
+    }
+    setenv("PORTACL_MEMBER_CONTEXTS", "both", 1);
+    EXPECT_THROW(DeviceSet({d, d}), Error);
+    unsetenv("PORTACL_MEMBER_CONTEXTS");
+    // A batch on a shared context: on Intel's CPU runtime where installed (PoCL 3.1 sometimes aborts
+    // in pocl_release_dlhandle_cache with several members of its device, shared or not), else on a
+    // GPU under test.
+    DeviceInfo runOn;
+    try {
+        runOn = selectDevice("Intel(R) OpenCL");
+    } catch (const Error&) {
+        if (!d.isGpu) GTEST_SKIP() << "no device here runs a batch on a shared context (Intel's CPU runtime or a GPU)";
+        runOn = d;
+    }
+    setenv("PORTACL_MEMBER_CONTEXTS", "shared", 1);
+    DeviceSet set({runOn, runOn, runOn});
+    unsetenv("PORTACL_MEMBER_CONTEXTS");
+    ASSERT_TRUE(same(set));
+    checkVectorBatch(set, 24, {}, 5);
+}
+
+// A report of more than 8 members (a Voronoi batch's member per core) gives a device's members that
+// ran without incident one line, their items summed; a member that failed keeps its own line.
+TEST(DeviceSet, AReportOfManyMembersGroupsThemByDevice) {
+    BatchReport r;
+    r.items = 100;
+    r.seconds = 1;
+    for (int m = 1; m <= 10; ++m) {
+        DeviceShare d;
+        d.device = "1:0 A GPU #" + std::to_string(m);
+        d.items = m == 10 ? 1 : 10 + (m == 1);
+        d.busySeconds = 0.5;
+        d.phases.seconds[static_cast<std::size_t>(BatchPhase::Host)] = 0.4;
+        d.phases.seconds[static_cast<std::size_t>(BatchPhase::Device)] = 0.1;
+        if (m == 10) d.failed = true, d.failure = "out of resources";
+        r.devices.push_back(d);
+    }
+    const std::string text = r.describe();
+    EXPECT_NE(text.find("  1:0 A GPU: 9 members, 91 items (10 to 11 a member), 0.500 s busy a member\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("  1:0 A GPU #10: 1 items, 0.500 s busy, failed (out of resources)"), std::string::npos) << text;
+    EXPECT_EQ(text.find("#1:"), std::string::npos) << text;
+    EXPECT_NE(text.find("the members' busy time: read 0 %, host 80 %, device 20 %"), std::string::npos) << text;
+}
+
 TEST(DeviceSet, TwoContextsOnOneDeviceGiveTheSerialResultsInOrder) {
     const DeviceInfo d = selectDevice(testDevice());
     DeviceSet set({d, d});

@@ -220,6 +220,32 @@ TEST(DeviceSetCli, VoronoiFramesOfSeveralFilesOnSeveralDevicesEqualOneDevice) {
     for (const auto& d : {one, set, pdb}) fs::remove_all(d);
 }
 
+// Members that share their device's OpenCL context (as a GPU's members do; here Intel's CPU runtime
+// asked to with PORTACL_MEMBER_CONTEXTS=shared) each trace their frames on their own queue: the files
+// are one device's bytes.
+TEST(DeviceSetCli, VoronoiFramesOnMembersSharingAContextEqualOneDevice) {
+    PORTACL_REQUIRE_DATA();
+    if (!has("Intel(R) OpenCL")) GTEST_SKIP() << "Intel's CPU runtime is not installed (PoCL 3.1 sometimes aborts with several members of its device)";
+    const std::string one = scratch("sone"), set = scratch("sset"), pdb = scratch("12models.pdb");
+    fs::create_directories(one);
+    fs::create_directories(set);
+    test::writeFirstModels(test::dataPath("pdb/nmr_neopetrosiamide_2JUY.pdb"), 12, pdb);
+    test::ShellResult r = runCli("voronoi " + pdb + " -o " + one + "/v.txt --edges " + one + "/e.txt --device 'Intel(R) OpenCL'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    r = runCli("voronoi " + pdb + " -o " + set + "/v.txt --edges " + set + "/e.txt --device 'Intel(R) OpenCL*3'",
+               "PORTACL_MEMBER_CONTEXTS=shared");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("on 3 devices"), std::string::npos) << r.err;
+    for (int f = 1; f <= 12; ++f)
+        for (const char* kind : {"v", "e"}) {
+            const std::string name = std::string(kind) + "." + std::to_string(f) + ".txt";
+            const std::string a = readWhole(one + "/" + name);
+            EXPECT_FALSE(a.empty()) << name;
+            EXPECT_TRUE(a == readWhole(set + "/" + name)) << name;
+        }
+    for (const auto& d : {one, set, pdb}) fs::remove_all(d);
+}
+
 // HDF5 files hold each frame's summary too (waves, the searches phase 2 redid): on two contexts of
 // one device the files are the one context's, byte for byte, and each frame's summary line is the
 // one its frame alone gives, whichever frames shared its waves.

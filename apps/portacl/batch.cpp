@@ -77,7 +77,13 @@ bool rankGatePassed() { return gatePassed || !gateExpected; }
 std::unique_ptr<DeviceSet> openDeviceSet(const CommonOptions& common, const BatchCliOptions& batch, Precision precision,
                                          bool mixedOffered) {
     const std::string spec = rankDeviceSpec(common);
-    const std::vector<DeviceInfo> members = withMembersPerGpu(selectDeviceSet(spec), spec, batch.membersPerGpu);
+    const std::vector<DeviceInfo> devices = selectDeviceSet(spec);
+    unsigned perGpu = batch.membersPerGpu;
+    if (batch.coreMembersItems > 0) {
+        const auto gpus = static_cast<unsigned>(std::count_if(devices.begin(), devices.end(), [](const DeviceInfo& d) { return d.isGpu; }));
+        if (gpus > 0) perGpu = membersPerGpuFromCores(hostCores(), gpus, batch.coreMembersItems);
+    }
+    const std::vector<DeviceInfo> members = withMembersPerGpu(devices, spec, perGpu);
     ContextOptions options = common.contextOptions();
     options.hostThreads = std::max(1u, hostCores() / static_cast<unsigned>(members.size()));
     auto set = std::make_unique<DeviceSet>(members, options);

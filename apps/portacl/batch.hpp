@@ -19,11 +19,16 @@ struct BatchCliOptions {
     // work on a GPU (Voronoi's frames, pictures to decode and encode) sets 2, so that one member's
     // host work overlaps the other's device work; `gpu*1` keeps one.
     unsigned membersPerGpu = 1;
+    // Set by a command whose members each do their items' host work on their own thread (Voronoi's
+    // tracer with a pool of one): the batch's item count, from which each GPU's members follow the
+    // host's cores instead (membersPerGpuFromCores); 0: membersPerGpu as is.
+    std::size_t coreMembersItems = 0;
     void add(po::options_description& desc);
 };
 
 // The set --device names (selectDeviceSet: "all", "0:0,1:0", "pocl*2", "cpu/2" ...), each GPU
-// taken batch.membersPerGpu times when the spec has no *N or /N, every member's context given its
+// taken batch.membersPerGpu times (or membersPerGpuFromCores of the process's cores, with batch.coreMembersItems) when the
+// spec has no *N or /N, the members on one device sharing its OpenCL context, every member's context given its
 // share of the host's cores for the workload's own threads (ContextOptions::hostThreads); under mpirun,
 // "auto" (the default) gives each rank its share of its node's GPUs by its local rank (every GPU
 // whose index modulo the node's ranks is the local rank; a rank left without one shares one), and

@@ -163,7 +163,9 @@ int runVoronoi(const std::vector<std::string>& args) {
         "repeats", po::value(&repeats), "compute the diagram this many times in one context (timing: the first run loads the kernels); the summary gives the last run and a line with every run's seconds");
     common.add(desc);
     BatchCliOptions batch;
-    batch.membersPerGpu = 2;  // a frame on a GPU is mostly host work (set-up, the tracer's steps between waves)
+    // A frame on a GPU is mostly host work (set-up, the tracer's steps between waves): a batch takes
+    // a member per core (batch.coreMembersItems, set below), each tracing its frames on its own thread.
+    batch.membersPerGpu = 2;
     batch.add(desc);
     po::positional_options_description pos;
     pos.add("input", -1);
@@ -264,6 +266,7 @@ int runVoronoi(const std::vector<std::string>& args) {
     vo.precision = common.parsedPrecision();
     // The devices: one, or a set (--device all, 0:0,1:0, ...) that shares the frames out.
     std::unique_ptr<DeviceSet> devices;
+    batch.coreMembersItems = frames.size();
     if (!serial) devices = openDeviceSet(common, batch, vo.precision, true);
     passRankGate();  // under mpirun: every rank has read the input and opened its devices
     cluster::World* world = ranks();
@@ -360,7 +363,11 @@ int runVoronoi(const std::vector<std::string>& args) {
                 return voronoi::computeFrames(ctx, balls, vo);
             };
             std::unique_ptr<WriteBehind> behind;
-            if (writes) behind = std::make_unique<WriteBehind>(writerThreads(), devices->size() * kFramesPerCall + writerThreads());
+            // About a chunk per member waits for the writers (guided chunks are at most a quarter of
+            // the frames over the members).
+            const std::size_t members = devices->size();
+            const std::size_t chunk = std::min(kFramesPerCall, (n + 4 * members - 1) / (4 * members) + 1);
+            if (writes) behind = std::make_unique<WriteBehind>(writerThreads(), members * chunk + writerThreads());
             // Frame f's diagram, written behind; an HDF5 file's is kept for after the batch (the
             // library is not thread-safe), and the writer reads it there.
             auto submit = [&](std::size_t f, voronoi::Diagram&& d) {

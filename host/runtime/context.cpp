@@ -99,11 +99,31 @@ std::string secondsText(double s) {
 
 }  // namespace
 
-Context::Context(const DeviceInfo& device, ContextOptions options)
+// One build of each program for every Context on one OpenCL context: the first to need it builds it
+// (the others wait under the lock rather than build it again), and each keeps it in its own memo.
+struct Context::SharedPrograms {
+    std::mutex mutex;
+    std::map<std::string, cl::Program> programs;
+};
+
+Context::Context(const DeviceInfo& device, ContextOptions options) : device_(device), options_(options), tuning_(tuningFor(device)) {
+    context_ = clCall("clCreateContext", [&] { return cl::Context(device_.device); });
+    sharedPrograms_ = std::make_shared<SharedPrograms>();
+    makeQueue();
+}
+
+Context::Context(const DeviceInfo& device, ContextOptions options, Context& sibling)
     : device_(device), options_(options), tuning_(tuningFor(device)) {
+    if (sibling.device_.device() != device_.device())
+        throw Error("internal error: a context shared between " + sibling.device_.label() + " and " + device_.label());
+    context_ = sibling.context_;
+    sharedPrograms_ = sibling.sharedPrograms_;
+    makeQueue();
+}
+
+void Context::makeQueue() {
     deviceTimeout_ = deviceTimeoutFromEnvironment();
     const bool stall = stallRequested();
-    context_ = clCall("clCreateContext", [&] { return cl::Context(device_.device); });
     queue_ = clCall("clCreateCommandQueue",
                     [&] { return cl::CommandQueue(context_, device_.device, options_.queueProfiling || options_.profile ? CL_QUEUE_PROFILING_ENABLE : 0); });
     profiler_.setEnabled(options_.profile);
@@ -174,6 +194,13 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
     const std::string memoKey = sourceName + "\n" + options + "\n" + std::to_string(fnv1a64(source));
     if (auto it = programs_.find(memoKey); it != programs_.end()) return it->second;
     PhaseScope buildPhase(BatchPhase::Build);
+    std::lock_guard<std::mutex> sharedLock(sharedPrograms_->mutex);
+    if (auto it = sharedPrograms_->programs.find(memoKey); it != sharedPrograms_->programs.end())
+        return programs_[memoKey] = it->second;
+    const auto remember = [&](const cl::Program& p) {
+        programs_[memoKey] = p;
+        sharedPrograms_->programs[memoKey] = p;
+    };
 
     const std::vector<cl::Device> devices{device_.device};
     const std::string cacheKey = ProgramCache::key(device_, source, options);
@@ -183,7 +210,7 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
                 cl::Program::Binaries bins{*binary};
                 cl::Program p(context_, devices, bins);
                 p.build(devices, options.c_str());
-                programs_[memoKey] = p;
+                remember(p);
                 return p;
             } catch (const cl::Error&) {
                 // A stale or foreign binary: compile from source below.
@@ -243,7 +270,7 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
                 if (const char* show = std::getenv("PORTACL_SHOW_BUILD_LOG"); show && *show && std::string(show) != "0")
                     log(LogLevel::Info, "build log of " + sourceName + " [" + options + "] on " + device_.label() + ":\n" + built.log + built.output);
                 if (options_.useDiskCache) cache_.store(cacheKey, built.binary);
-                programs_[memoKey] = p;
+                remember(p);
                 return p;
             } catch (const cl::Error&) {
                 // The driver does not take back its own binary: compile from source below.
@@ -288,7 +315,7 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
             // Devices that cannot return binaries simply are not cached.
         }
     }
-    programs_[memoKey] = p;
+    remember(p);
     return p;
 }
 

@@ -143,6 +143,13 @@ std::vector<DeviceInfo> withMembersPerGpu(const std::vector<DeviceInfo>& devices
     return out;
 }
 
+unsigned membersPerGpuFromCores(unsigned cores, unsigned gpus, std::size_t items) {
+    gpus = std::max(1u, gpus);
+    const std::size_t perCores = (std::max(1u, cores) + gpus - 1) / gpus;
+    const std::size_t perItems = items / (kMinItemsPerCoreMember * gpus);
+    return static_cast<unsigned>(std::clamp<std::size_t>(std::min(perCores, perItems), 1, kMaxMembersPerGpu));
+}
+
 std::string BatchReport::describe() const {
     std::ostringstream os;
     char line[256];
@@ -152,7 +159,48 @@ std::string BatchReport::describe() const {
     if (retried) os << ", " << retried << " items retried";
     if (copiedItems) os << ", " << copiedItems << " kept from a faster device's copy";
     os << "\n";
-    for (const auto& d : devices) {
+    // Per item handed out: where the host threads spent the time.
+    const auto perItem = [&](const PhaseTimes& t, std::size_t n, double waiting, const char* waitingWhat) {
+        const double per = 1e3 / static_cast<double>(std::max<std::size_t>(1, n));
+        os << "    per item (ms):";
+        for (std::size_t p = 0; p < kBatchPhases; ++p) {
+            std::snprintf(line, sizeof line, " %s %.2f", kPhaseNames[p], t.seconds[p] * per);
+            os << line;
+        }
+        std::snprintf(line, sizeof line, "; %.3f s %s\n", waiting, waitingWhat);
+        os << line;
+    };
+    // A set of more than 8 members (a Voronoi batch takes a member per core) is told a device at a
+    // time: its members that ran without incident in one line, their items and phases summed.
+    const bool grouped = devices.size() > 8;
+    const auto plain = [](const DeviceShare& d) { return !d.failed && !d.leftIdle && !d.copies && !d.stopped; };
+    const auto deviceOf = [](const std::string& label) {
+        const auto hash = label.rfind(" #");
+        return hash == std::string::npos ? label : label.substr(0, hash);
+    };
+    std::vector<char> told(devices.size(), 0);
+    for (std::size_t i = 0; grouped && i < devices.size(); ++i) {
+        if (told[i] || !plain(devices[i])) continue;
+        const std::string name = deviceOf(devices[i].device);
+        std::size_t members = 0, total = 0, least = SIZE_MAX, most = 0;
+        double busy = 0, waiting = 0;
+        PhaseTimes t;
+        for (std::size_t j = i; j < devices.size(); ++j) {
+            const DeviceShare& d = devices[j];
+            if (told[j] || !plain(d) || deviceOf(d.device) != name) continue;
+            told[j] = 1;
+            ++members, total += d.items, least = std::min(least, d.items), most = std::max(most, d.items);
+            busy += d.busySeconds, waiting += d.waitSeconds;
+            t += d.phases;
+        }
+        std::snprintf(line, sizeof line, "  %s: %zu members, %zu items (%zu to %zu a member), %.3f s busy a member", name.c_str(),
+                      members, total, least, most, busy / static_cast<double>(members));
+        os << line << "\n";
+        if (busy > 0) perItem(t, total, waiting / static_cast<double>(members), "a member waiting for items or idle");
+    }
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        if (told[i]) continue;
+        const DeviceShare& d = devices[i];
         std::snprintf(line, sizeof line, "  %s: %zu items, %.3f s busy", d.device.c_str(), d.items, d.busySeconds);
         os << line;
         if (d.failed) os << ", failed (" << d.failure << ")";
@@ -160,16 +208,7 @@ std::string BatchReport::describe() const {
         if (d.copies) os << ", copied a slower device's items " << d.copies << (d.copies == 1 ? " time" : " times");
         if (d.stopped) os << ", stopped " << d.stopped << (d.stopped == 1 ? " time" : " times") << " (a faster copy finished first)";
         os << "\n";
-        if (d.busySeconds <= 0) continue;
-        // Per item handed to it: where its host thread spent the time.
-        const double per = 1e3 / static_cast<double>(std::max<std::size_t>(1, d.items));
-        os << "    per item (ms):";
-        for (std::size_t p = 0; p < kBatchPhases; ++p) {
-            std::snprintf(line, sizeof line, " %s %.2f", kPhaseNames[p], d.phases.seconds[p] * per);
-            os << line;
-        }
-        std::snprintf(line, sizeof line, "; %.3f s waiting for items or idle\n", d.waitSeconds);
-        os << line;
+        if (d.busySeconds > 0) perItem(d.phases, d.items, d.waitSeconds, "waiting for items or idle");
     }
     const PhaseTimes all = phases();
     const double busy = all.total();
@@ -195,9 +234,28 @@ PhaseTimes BatchReport::phases() const {
 
 DeviceSet::DeviceSet(const std::vector<DeviceInfo>& devices, ContextOptions options) {
     std::vector<std::string> failures;
+    // The members on one GPU (a device named twice, SPEC*N, a batch's members per GPU) share its
+    // OpenCL context, each with its own queue: their kernels can run at once, and the driver keeps
+    // one context (NVIDIA: one CUDA context, its memory and its start paid once, no switches between
+    // members' contexts; each program built once). A CPU device's members keep a context each, as
+    // they did before GPUs shared theirs. Sub-devices are devices of their own.
+    // PORTACL_MEMBER_CONTEXTS=shared shares on every device, =separate on none.
+    const char* modeEnv = std::getenv("PORTACL_MEMBER_CONTEXTS");
+    const std::string mode = modeEnv ? modeEnv : "";
+    if (!mode.empty() && mode != "shared" && mode != "separate")
+        throw Error("PORTACL_MEMBER_CONTEXTS must be shared or separate, not '" + mode + "'");
+    const auto siblingFor = [&](const DeviceInfo& d) -> Context* {
+        const bool share = mode == "shared" || (mode.empty() && d.isGpu);
+        if (share)
+            for (const auto& c : contexts_)
+                if (c->device().device() == d.device()) return c.get();
+        return nullptr;
+    };
     for (std::size_t i = 0; i < devices.size(); ++i) {
         try {
-            contexts_.push_back(std::make_unique<Context>(devices[i], options));
+            Context* sibling = siblingFor(devices[i]);
+            contexts_.push_back(sibling ? std::make_unique<Context>(devices[i], options, *sibling)
+                                        : std::make_unique<Context>(devices[i], options));
         } catch (const std::exception& e) {
             failures.push_back(devices[i].label() + ": " + e.what());
             log(LogLevel::Warning, "device " + devices[i].label() + " is left out of the set: " + e.what());

@@ -12,7 +12,7 @@ namespace portacl::voronoi::device {
 template <typename R4, typename R>
 bool completenessPass(Context& ctx, DeviceState& ds, const FrameData<R4, R>& data, const std::string& options,
                       std::vector<std::unique_ptr<Tracer>>& tracers, std::vector<char>& done, WorkerPool& pool, HostPhases& times,
-                      std::chrono::steady_clock::time_point& tick, const std::function<void()>& beforeChanges) {
+                      PhaseTick& tick, const std::function<void()>& beforeChanges) {
     const Precision p = std::is_same<R, double>::value ? Precision::Double : Precision::Float;
     cl::Kernel& kernel = ctx.kernel("voronoi.cl", "voronoi_faces", p, options);
     std::vector<int> frames;
@@ -77,7 +77,7 @@ bool completenessPass(Context& ctx, DeviceState& ds, const FrameData<R4, R>& dat
             64, workGroupLimit(kernel, ctx.device().device));
         ctx.launch(kernel, cl::NDRange((n + group - 1) / group * group), cl::NDRange(group));
         ctx.read(ds.passBuf.buffer(), ds.passAnswers.data(), n * sizeof(cl_int), "download voronoi faces", atOut);
-        times.passDevice += lap(tick);
+        times.passDevice += lap(tick, true);
     } else {
         times.passTasks += lap(tick);
     }
@@ -110,9 +110,9 @@ bool completenessPass(Context& ctx, DeviceState& ds, const FrameData<R4, R>& dat
 
 template bool completenessPass(Context&, DeviceState&, const FrameData<cl_float4, float>&, const std::string&,
                                std::vector<std::unique_ptr<Tracer>>&, std::vector<char>&, WorkerPool&, HostPhases&,
-                               std::chrono::steady_clock::time_point&, const std::function<void()>&);
+                               PhaseTick&, const std::function<void()>&);
 template bool completenessPass(Context&, DeviceState&, const FrameData<cl_double4, double>&, const std::string&,
                                std::vector<std::unique_ptr<Tracer>>&, std::vector<char>&, WorkerPool&, HostPhases&,
-                               std::chrono::steady_clock::time_point&, const std::function<void()>&);
+                               PhaseTick&, const std::function<void()>&);
 
 }  // namespace portacl::voronoi::device

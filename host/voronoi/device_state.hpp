@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
+#include <sys/resource.h>
 #include <functional>
 #include <memory>
 #include <string>
@@ -85,32 +87,80 @@ struct DeviceState {
     GrowableBuffer passBuf = keptBuffer(CL_MEM_READ_WRITE);
 };
 
-// Host wall time of the computation's phases (PORTACL_VORONOI_TIMES=1 sends them to the logger).
+// Host wall time of the computation's phases (PORTACL_VORONOI_TIMES=1 sends them to the logger), and
+// the calling thread's CPU time in the host phases and in the waits for the device.
 struct HostPhases {
     double setup = 0, seed = 0, prepare = 0, enqueue = 0, device = 0, resolve = 0, commit = 0, finish = 0;
     double passTasks = 0, passDevice = 0, passHost = 0;  // the completeness pass: faces + upload, filter, exact step
+    double hostCpu = 0, deviceCpu = 0, hostProcessCpu = 0;
+    long pageFaults = 0;  // the calling thread's
     std::size_t wideSearches = 0, passFaces = 0, passTriples = 0, passFlagged = 0;
     int passRounds = 0;
     std::string shape;  // the searches' split (SearchShape::describe)
-    void print(int waves, unsigned threads) const {
-        char line[1024];
+    void print(int waves, unsigned threads, std::size_t frames) const {
+        char line[1400];
         std::snprintf(line, sizeof line,
-                     "voronoi times (%u host threads; %s): setup+upload %.1f ms, starts %.1f ms; %d waves: prepare+upload "
+                     "voronoi times (%zu frames, %u host threads; %s): setup+upload %.1f ms, starts %.1f ms; %d waves: prepare+upload "
                      "%.1f ms, enqueue %.1f ms, device + answer download %.1f ms (%zu wide searches), resolve %.1f ms, "
                      "commit %.1f ms; completeness pass (%d rounds, %zu faces, %zu triples, %zu flagged): faces + upload "
-                     "%.1f ms, device + download %.1f ms, host %.1f ms; finish %.1f ms",
-                     threads, shape.c_str(), 1e3 * setup, 1e3 * seed, waves, 1e3 * prepare, 1e3 * enqueue, 1e3 * device, wideSearches,
+                     "%.1f ms, device + download %.1f ms, host %.1f ms; finish %.1f ms; the calling thread's CPU: %.1f ms in "
+                     "the host phases (%.3f ms a frame), %.1f ms waiting for the device; %ld page faults; the process's CPU in the "
+                     "host phases: %.1f ms (%.3f ms a frame)",
+                     frames, threads, shape.c_str(), 1e3 * setup, 1e3 * seed, waves, 1e3 * prepare, 1e3 * enqueue, 1e3 * device, wideSearches,
                      1e3 * resolve, 1e3 * commit, passRounds, passFaces, passTriples, passFlagged, 1e3 * passTasks, 1e3 * passDevice,
-                     1e3 * passHost, 1e3 * finish);
+                     1e3 * passHost, 1e3 * finish, 1e3 * hostCpu, frames ? 1e3 * hostCpu / static_cast<double>(frames) : 0.0,
+                     1e3 * deviceCpu, pageFaults, 1e3 * hostProcessCpu,
+                     frames ? 1e3 * hostProcessCpu / static_cast<double>(frames) : 0.0);
         log(LogLevel::Debug, line);
     }
 };
 
-// Seconds since `tick`, which moves to now.
-inline double lap(std::chrono::steady_clock::time_point& tick) {
+// The calling thread's CPU time in seconds (CLOCK_THREAD_CPUTIME_ID).
+inline double threadCpuSeconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// The process's CPU time in seconds (every thread: the tracer's pool, and the device's threads on a
+// CPU device).
+inline double processCpuSeconds() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// The calling thread's page faults so far (minor: a page of fresh memory zeroed by the kernel).
+inline long threadPageFaults() {
+    rusage u{};
+    getrusage(RUSAGE_THREAD, &u);
+    return u.ru_minflt + u.ru_majflt;
+}
+
+// Where a computation's phases start: the wall clock, and the calling thread's CPU time, summed
+// apart for the host phases and for the waits for the device (a driver that spins while it waits
+// spends CPU there too). With one host thread (PORTACL_VORONOI_THREADS=1) the host phases' CPU
+// time is the core time the host work of the frames costs.
+// The process's CPU time in the host phases counts the pool's threads too (a one-member run on a
+// GPU: the host work of every thread; on a CPU device its threads sleep while the host works).
+struct PhaseTick {
+    std::chrono::steady_clock::time_point wall = std::chrono::steady_clock::now();
+    double cpu = threadCpuSeconds(), processCpu = processCpuSeconds();
+    double hostCpu = 0, deviceCpu = 0, hostProcessCpu = 0;
+};
+
+// Wall seconds since `tick`, which moves to now; the thread's CPU time since then counts as host
+// work, or with `waitingForDevice` as the device phases'.
+inline double lap(PhaseTick& tick, bool waitingForDevice = false) {
     const auto now = std::chrono::steady_clock::now();
-    const double s = std::chrono::duration<double>(now - tick).count();
-    tick = now;
+    const double cpu = threadCpuSeconds();
+    const double processCpu = processCpuSeconds();
+    const double s = std::chrono::duration<double>(now - tick.wall).count();
+    (waitingForDevice ? tick.deviceCpu : tick.hostCpu) += cpu - tick.cpu;
+    if (!waitingForDevice) tick.hostProcessCpu += processCpu - tick.processCpu;
+    tick.wall = now;
+    tick.cpu = cpu;
+    tick.processCpu = processCpu;
     return s;
 }
 
@@ -123,6 +173,6 @@ inline double lap(std::chrono::steady_clock::time_point& tick) {
 template <typename R4, typename R>
 bool completenessPass(Context& ctx, DeviceState& ds, const FrameData<R4, R>& data, const std::string& options,
                       std::vector<std::unique_ptr<Tracer>>& tracers, std::vector<char>& done, WorkerPool& pool, HostPhases& times,
-                      std::chrono::steady_clock::time_point& tick, const std::function<void()>& beforeChanges);
+                      PhaseTick& tick, const std::function<void()>& beforeChanges);
 
 }  // namespace portacl::voronoi::device

@@ -89,6 +89,11 @@ Tracer::Tracer(const std::vector<io::Ball>& balls) : balls_(balls) {
     rmin_ = rmax_;
     for (std::size_t i = 0; i < balls_.size(); ++i)
         if (active_[i]) rmin_ = std::min(rmin_, balls_[i].r);
+    // A protein's diagram has about 6 vertices and 12 edges a ball (2JUY: 5.9 and 11.9): room for
+    // them at once, not a dozen copies as they grow (a batch makes a tracer per frame).
+    const std::size_t n = balls_.size() - static_cast<std::size_t>(d_.hiddenBalls);
+    d_.vertices.reserve(6 * n + 16), done_.reserve(6 * n + 16);
+    d_.edges.reserve(12 * n + 32), edgeMax_.reserve(12 * n + 32), edgeTop_.reserve(12 * n + 32);
 }
 
 geom::vor_frame Tracer::frameOf(const int tri[3]) const {

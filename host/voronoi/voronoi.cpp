@@ -215,7 +215,8 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     // The engine's append-list two-phase dispatch: which phases run, phase 2's `direct` and grid.
     const TwoPhaseList twoPhase = twoPhaseList(ctx, mode);
     const auto wallStart = std::chrono::steady_clock::now();
-    auto tick = wallStart;
+    PhaseTick tick;
+    const long faultsBefore = threadPageFaults();
     HostPhases times;
     WorkerPool& pool = contextPool(ctx);
     std::vector<std::unique_ptr<Tracer>> tracers(frames.size());
@@ -339,13 +340,15 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
                 else ds.fd.upload(ctx, tracers, keep);
                 passDataReady = true;
             }
-            // The output order of each frame's diagram as it stands, worked out on its own thread while
+            // The output order of each frame's diagram as it stands, worked out on a thread of its own while
             // the pass builds its faces and the device filters them: the pass adds nothing on nearly
             // every input (a frame it changes is ordered again at the end).
             std::vector<int> passFrames;
             for (std::size_t f = 0; f < tracers.size(); ++f)
                 if (!finished[f]) passFrames.push_back(static_cast<int>(f));
-            std::future<void> ordering = std::async(std::launch::async, [&] {
+            // With a pool of one thread (a batch's member per core) it runs on the calling thread when the
+            // pass needs it: a thread started per call would only take a core from another member.
+            std::future<void> ordering = std::async(pool.threads() > 1 ? std::launch::async : std::launch::deferred, [&] {
                 for (int f : passFrames) {
                     orders[f] = canonicalOrder(tracers[f]->vertices(), tracers[f]->edges());
                     orderedSizes[f] = {tracers[f]->vertices().size(), tracers[f]->edges().size()};
@@ -465,7 +468,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         }
         for (std::size_t i = 0; i < n; ++i)
             if (i == 0 || owner[i] != owner[i - 1]) ++frameWaves[owner[i]];  // a frame's tasks are consecutive
-        times.device += lap(tick);
+        times.device += lap(tick, true);
 
         // The answers' geometry in parallel, then recorded in wave order. With a frame per host thread
         // or more, each answer's geometry is worked out just before it is recorded (on the frame's
@@ -535,7 +538,9 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         }
     });
     times.finish += lap(tick);
-    if (std::getenv("PORTACL_VORONOI_TIMES")) times.print(waves, pool.threads());
+    times.hostCpu = tick.hostCpu, times.deviceCpu = tick.deviceCpu, times.hostProcessCpu = tick.hostProcessCpu;
+    times.pageFaults = threadPageFaults() - faultsBefore;
+    if (std::getenv("PORTACL_VORONOI_TIMES")) times.print(waves, pool.threads(), tracers.size());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     for (auto& d : out) d.seconds = seconds / tracers.size();
     for (std::size_t f = 0; f < out.size(); ++f) {

@@ -43,6 +43,10 @@ struct PORTACL_API ContextOptions {
 class PORTACL_API Context {
 public:
     explicit Context(const DeviceInfo& device, ContextOptions options = {});
+    // A context of its own queue on the OpenCL context of `sibling`, a Context of the same device
+    // (the members of a device set on one GPU: their kernels may run at once, the driver keeps one
+    // context's memory and state, not one per member, and each program is built once for all).
+    Context(const DeviceInfo& device, ContextOptions options, Context& sibling);
     // Waits for the queue before anything is freed: a transfer enqueued without waiting (a staged
     // upload, a sample block's read) may still be copying from or into host memory that the
     // module states own, and an exception can unwind past the code that would have waited.
@@ -207,6 +211,8 @@ public:
     std::vector<std::pair<cl_ulong, cl_ulong>> endTimingSpans();  // finishes the queue
 
 private:
+    // The constructors' common part: the queue on context_ (and the test's stall gate).
+    void makeQueue();
     // requestStop: waits for the queue, then throws WorkAbandoned.
     void stopIfRequested();
     // Releases the host memory of non-blocking transfers that have completed.
@@ -220,6 +226,9 @@ private:
     Profiler profiler_;
     ProgramCache cache_;
     std::map<std::string, cl::Program> programs_;
+    // The programs built on context_, shared with the Contexts made on it as siblings.
+    struct SharedPrograms;
+    std::shared_ptr<SharedPrograms> sharedPrograms_;
     std::vector<cl::Buffer> kept_;  // keepBuffers: every buffer made
     std::map<std::string, BuildError> compilerFailures_;  // builds whose compiler crashed or hung
     std::map<std::pair<cl_program, std::string>, std::pair<cl::Program, cl::Kernel>> kernels_;

@@ -26,7 +26,8 @@ namespace portacl {
 
 // The devices a --device spec names, for a device set. The grammar of selectDevices, plus two forms
 // that give one device several members:
-//   SPEC*N   N contexts (each with its own queue and thread) on every device SPEC matches
+//   SPEC*N   N members (each with its own queue and thread; on a GPU they share its OpenCL
+//            context, on a CPU device each has its own: DeviceSet) on every device SPEC matches
 //   SPEC/N   every device SPEC matches split into N sub-devices of equal compute units
 //            (clCreateSubDevices, CL_DEVICE_PARTITION_EQUALLY; PoCL and Intel's CPU runtime offer it)
 // Unlike selectDevices, a device named twice ("0:0,0:0") gives two members. Throws portacl::Error
@@ -39,6 +40,16 @@ PORTACL_API std::vector<DeviceInfo> selectDeviceSet(const std::string& spec);
 // itself. A CPU device stays one member: its cores are the host's.
 PORTACL_API std::vector<DeviceInfo> withMembersPerGpu(const std::vector<DeviceInfo>& devices, const std::string& spec,
                                                       unsigned perGpu);
+
+// The members per GPU for a batch of `items` whose members each keep one core busy while they do
+// not wait for their device (Voronoi's, each tracing its frames on its own thread): one per core of
+// each GPU's share of the host (`cores` / `gpus`, rounded up), so that every core feeds a GPU and no
+// member splits its host work over threads that wait for each other; no more than leave every member
+// kMinItemsPerCoreMember items (a small batch keeps fewer members, each with a share of the cores
+// for its own threads), and at most kMaxMembersPerGpu. At least 1.
+constexpr std::size_t kMinItemsPerCoreMember = 8;
+constexpr unsigned kMaxMembersPerGpu = 64;
+PORTACL_API unsigned membersPerGpuFromCores(unsigned cores, unsigned gpus, std::size_t items);
 
 // One member's share of a batch.
 struct PORTACL_API DeviceShare {
@@ -120,8 +131,11 @@ private:
 
 class PORTACL_API DeviceSet {
 public:
-    // One context per entry (the same device may appear more than once). A device whose context
-    // cannot be made is reported (logged) and left out; throws portacl::Error when none is left.
+    // One Context per entry (the same device may appear more than once): the entries of one GPU
+    // share its OpenCL context, each with its own queue; a CPU device's entries get an OpenCL
+    // context each (PORTACL_MEMBER_CONTEXTS=shared or =separate decides for every device). A device
+    // whose context cannot be made is reported (logged) and left out; throws portacl::Error when
+    // none is left.
     explicit DeviceSet(const std::vector<DeviceInfo>& devices, ContextOptions options = defaultContextOptions());
     ~DeviceSet();
     DeviceSet(const DeviceSet&) = delete;
