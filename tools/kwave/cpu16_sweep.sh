@@ -2,7 +2,7 @@
 # Issue 33's k-Wave comparison on 16 cores of a larger GPU machine (64 cores): kspaceFirstOrder-OMP
 # against `portacl kwave` on PoCL, both under `taskset -c 0-15`, 16 threads each (k-Wave's -t 16;
 # ours -t 16, which sets PoCL's POCL_MAX_PTHREAD_COUNT and POCL_CPU_MAX_CU_COUNT, set here too), the
-# same run, alternated rounds (tools/kwave/cpu_compare.sh). Results in $OUT; about 3.5 minutes.
+# same run, alternated rounds (tools/kwave/cpu_compare.sh). Results in $OUT; at most 4 minutes.
 #
 #   kwave_cpu16_machine.txt  lscpu, NUMA nodes, what 0-15 are, PoCL's devices as the runs see them
 #                            (16 compute units, not the machine's 64)
@@ -11,11 +11,11 @@
 #                              rows0    [kwave] row_group = 0: the row kernels' work-groups as PoCL
 #                                       chooses them (one per thread), the profile of before
 #                              tasks    [fft] fftw_host_tasks = 1: each transform a host task in the queue
-#                              pinned   POCL_AFFINITY=1: PoCL's threads pinned, one a core
-#   kwave_cpu16_scaling.txt  ours (--profile) and k-Wave at 4 and 8 threads on the first 4 and 8 of
-#                            the cores, 128^3, 20 steps: whether the kernels and FFTW scale from 4 to
-#                            16; and, where the 16 cores span NUMA nodes, both under
-#                            `numactl --interleave` of those nodes
+#   kwave_cpu16_scaling.txt  128^3, 20 steps: ours (--profile) with VkFFT's kernels on PoCL in place
+#                            of FFTW (the element-wise kernels' times with no FFTW threads between
+#                            them); ours (--profile) and k-Wave at 4 and 8 threads on the first 4 and 8
+#                            of the cores (whether the kernels and FFTW scale from 4 to 16); and, where
+#                            the 16 cores span NUMA nodes, both under `numactl --interleave` of them
 #   kwave_cpu16_256.txt      256^3, 20 steps, 1 round: default and rows0
 #
 #   cmake --build build -j2 --target portacl_cli
@@ -56,8 +56,8 @@ nodes=$(lscpu -p=CPU,NODE 2>/dev/null | grep -v '^#' | awk -F, -v list="$(taskse
 } > "$OUT/kwave_cpu16_machine.txt" 2>&1
 echo "machine: $((SECONDS - start)) s"
 
-variants='rows0:kwave.row_group=0 tasks:fft.fftw_host_tasks=1 pinned:env.POCL_AFFINITY=1'
-PIN=$cpus ROUNDS=3 PROFILE=1 VARIANTS=$variants timeout 110 tools/kwave/cpu_compare.sh "$omp" "$n1" 40 "$threads" > "$OUT/kwave_cpu16_128.txt" 2>&1
+variants='rows0:kwave.row_group=0 tasks:fft.fftw_host_tasks=1'
+PIN=$cpus ROUNDS=3 PROFILE=1 VARIANTS=$variants timeout 90 tools/kwave/cpu_compare.sh "$omp" "$n1" 40 "$threads" > "$OUT/kwave_cpu16_128.txt" 2>&1
 echo "${n1}^3: exit $? at $((SECONDS - start)) s"
 
 # Scaling: the same case at fewer threads on fewer of the cores, ours with --profile.
@@ -69,10 +69,10 @@ scaling() {
     ours_profile() {  # ours_profile LABEL PREFIX...: one --profile run, its step and busiest rows
         local label=$1
         shift
-        if "$@" "$PACK/run" portacl kwave -i "$work/in.h5" -o "$work/ocl.h5" --device pocl -t "$t" --profile -p > "$work/ocl.log" 2>&1; then
+        if "$@" "$PACK/run" portacl kwave -i "$work/in.h5" -o "$work/ocl.h5" --device pocl -t "$t" ${FFTARG:-} --profile -p > "$work/ocl.log" 2>&1; then
             echo "ours, $label: $(grep -m1 'Threads:' "$work/ocl.log" | tr -s ' ')"
             grep -E 'Time per step' "$work/ocl.log"
-            sed -n '/^Profile:/,$p' "$work/ocl.log" | sed -n 2,12p
+            sed -n '/^Profile:/,$p' "$work/ocl.log" | awk 'NR >= 2 && (NR <= 12 || /kwave_(velocity|density|pressure) /)'
         else
             echo "ours, $label: failed"; tail -4 "$work/ocl.log"
         fi
@@ -86,7 +86,9 @@ scaling() {
             echo "kspaceFirstOrder-OMP, $label: failed"; tail -4 "$work/omp.log"
         fi
     }
-    local first=${cpus%%[-,]*} t
+    local first=${cpus%%[-,]*} t=$threads
+    echo "== $t threads on CPUs $cpus, ${n1}^3, 20 steps, the FFTs by VkFFT's kernels on PoCL"
+    FFTARG="--fft vkfft" ours_profile "-t $t --fft vkfft" taskset -c "$cpus"
     for t in ${SCALING:-4 8}; do
         echo; echo "== $t threads on CPUs $first-$((first + t - 1)), ${n1}^3, 20 steps"
         omp_run "-t $t" taskset -c "$first-$((first + t - 1))"
@@ -103,10 +105,10 @@ scaling() {
     rm -rf "$work"
 }
 export omp py cpus threads nodes n1
-timeout 50 bash -c "$(declare -f scaling); scaling" > "$OUT/kwave_cpu16_scaling.txt" 2>&1
+timeout 55 bash -c "$(declare -f scaling); scaling" > "$OUT/kwave_cpu16_scaling.txt" 2>&1
 echo "scaling: exit $? at $((SECONDS - start)) s"
 
-PIN=$cpus ROUNDS=1 VARIANTS='rows0:kwave.row_group=0' timeout 75 tools/kwave/cpu_compare.sh "$omp" "$n2" 20 "$threads" > "$OUT/kwave_cpu16_256.txt" 2>&1
+PIN=$cpus ROUNDS=1 VARIANTS='rows0:kwave.row_group=0' timeout 90 tools/kwave/cpu_compare.sh "$omp" "$n2" 20 "$threads" > "$OUT/kwave_cpu16_256.txt" 2>&1
 echo "${n2}^3: exit $? at $((SECONDS - start)) s"
 tail -n 7 "$OUT/kwave_cpu16_128.txt" "$OUT/kwave_cpu16_256.txt"
 grep -E '^ours|^kspace|Time per step|kwave_velocity |kwave_density |fftw' "$OUT/kwave_cpu16_scaling.txt"
