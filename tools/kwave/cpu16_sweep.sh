@@ -11,6 +11,7 @@
 #                              rows0    [kwave] row_group = 0: the row kernels' work-groups as PoCL
 #                                       chooses them (one per thread), the profile of before
 #                              tasks    [fft] fftw_host_tasks = 1: each transform a host task in the queue
+#                              pinned   POCL_AFFINITY=1: PoCL's thread i on CPU i (so CPUS must start at 0)
 #   kwave_cpu16_scaling.txt  128^3, 20 steps: ours (--profile) with VkFFT's kernels on PoCL in place
 #                            of FFTW (the element-wise kernels' times with no FFTW threads between
 #                            them); ours (--profile) and k-Wave at 4 and 8 threads on the first 4 and 8
@@ -56,8 +57,8 @@ nodes=$(lscpu -p=CPU,NODE 2>/dev/null | grep -v '^#' | awk -F, -v list="$(taskse
 } > "$OUT/kwave_cpu16_machine.txt" 2>&1
 echo "machine: $((SECONDS - start)) s"
 
-variants='rows0:kwave.row_group=0 tasks:fft.fftw_host_tasks=1'
-PIN=$cpus ROUNDS=3 PROFILE=1 VARIANTS=$variants timeout 90 tools/kwave/cpu_compare.sh "$omp" "$n1" 40 "$threads" > "$OUT/kwave_cpu16_128.txt" 2>&1
+variants='rows0:kwave.row_group=0 tasks:fft.fftw_host_tasks=1 pinned:env.POCL_AFFINITY=1'
+PIN=$cpus ROUNDS=3 PROFILE=1 VARIANTS=$variants timeout 100 tools/kwave/cpu_compare.sh "$omp" "$n1" 40 "$threads" > "$OUT/kwave_cpu16_128.txt" 2>&1
 echo "${n1}^3: exit $? at $((SECONDS - start)) s"
 
 # Scaling: the same case at fewer threads on fewer of the cores, ours with --profile.
@@ -105,10 +106,10 @@ scaling() {
     rm -rf "$work"
 }
 export omp py cpus threads nodes n1
-timeout 55 bash -c "$(declare -f scaling); scaling" > "$OUT/kwave_cpu16_scaling.txt" 2>&1
+timeout 50 bash -c "$(declare -f scaling); scaling" > "$OUT/kwave_cpu16_scaling.txt" 2>&1
 echo "scaling: exit $? at $((SECONDS - start)) s"
 
-PIN=$cpus ROUNDS=1 VARIANTS='rows0:kwave.row_group=0' timeout 90 tools/kwave/cpu_compare.sh "$omp" "$n2" 20 "$threads" > "$OUT/kwave_cpu16_256.txt" 2>&1
+PIN=$cpus ROUNDS=1 VARIANTS='rows0:kwave.row_group=0' timeout 85 tools/kwave/cpu_compare.sh "$omp" "$n2" 20 "$threads" > "$OUT/kwave_cpu16_256.txt" 2>&1
 echo "${n2}^3: exit $? at $((SECONDS - start)) s"
 tail -n 7 "$OUT/kwave_cpu16_128.txt" "$OUT/kwave_cpu16_256.txt"
 grep -E '^ours|^kspace|Time per step|kwave_velocity |kwave_density |fftw' "$OUT/kwave_cpu16_scaling.txt"
