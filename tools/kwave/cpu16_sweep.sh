@@ -7,9 +7,11 @@
 #   kwave_cpu16_machine.txt  lscpu, NUMA nodes, what 0-15 are, PoCL's devices as the runs see them
 #                            (16 compute units, not the machine's 64)
 #   kwave_cpu16_128.txt      128^3, 40 steps, 3 rounds, with a --profile run of each variant:
-#                              default  the pocl.profile of this tree ([kwave] row_group = 16)
-#                              rows0    [kwave] row_group = 0: the row kernels' work-groups as PoCL
-#                                       chooses them (one per thread), the profile of before
+#                              default  the pocl.profile of this tree ([kwave] row_group = 16) and
+#                                       cl/kwave.cl (the row kernels' arrays restrict)
+#                              before   [kwave] row_group = 0 (the row kernels' work-groups as PoCL
+#                                       chooses them: one per thread) and cl/kwave.cl without
+#                                       restrict (PORTACL_KERNEL_DIR): the code of before
 #                              tasks    [fft] fftw_host_tasks = 1: each transform a host task in the queue
 #                              pinned   POCL_AFFINITY=1: PoCL's thread i on CPU i (so CPUS must start at 0)
 #   kwave_cpu16_scaling.txt  128^3, 20 steps: ours (--profile) with VkFFT's kernels on PoCL in place
@@ -17,7 +19,7 @@
 #                            them); ours (--profile) and k-Wave at 4 and 8 threads on the first 4 and 8
 #                            of the cores (whether the kernels and FFTW scale from 4 to 16); and, where
 #                            the 16 cores span NUMA nodes, both under `numactl --interleave` of them
-#   kwave_cpu16_256.txt      256^3, 20 steps, 1 round: default and rows0
+#   kwave_cpu16_256.txt      256^3, 20 steps, 1 round: default and before
 #
 #   cmake --build build -j2 --target portacl_cli
 #   ../shared/device/pack build/portacl
@@ -57,7 +59,11 @@ nodes=$(lscpu -p=CPU,NODE 2>/dev/null | grep -v '^#' | awk -F, -v list="$(taskse
 } > "$OUT/kwave_cpu16_machine.txt" 2>&1
 echo "machine: $((SECONDS - start)) s"
 
-variants='rows0:kwave.row_group=0 tasks:fft.fftw_host_tasks=1 pinned:env.POCL_AFFINITY=1'
+# cl/kwave.cl as it was before restrict, for the variant "before".
+norestrict=$(mktemp -d)
+sed 's/^#define RESTRICT_ROWS restrict$/#define RESTRICT_ROWS/' cl/kwave.cl > "$norestrict/kwave.cl"
+before="before:kwave.row_group=0,env.PORTACL_KERNEL_DIR=$norestrict"
+variants="$before tasks:fft.fftw_host_tasks=1 pinned:env.POCL_AFFINITY=1"
 PIN=$cpus ROUNDS=3 PROFILE=1 VARIANTS=$variants timeout 100 tools/kwave/cpu_compare.sh "$omp" "$n1" 40 "$threads" > "$OUT/kwave_cpu16_128.txt" 2>&1
 echo "${n1}^3: exit $? at $((SECONDS - start)) s"
 
@@ -109,7 +115,8 @@ export omp py cpus threads nodes n1
 timeout 50 bash -c "$(declare -f scaling); scaling" > "$OUT/kwave_cpu16_scaling.txt" 2>&1
 echo "scaling: exit $? at $((SECONDS - start)) s"
 
-PIN=$cpus ROUNDS=1 VARIANTS='rows0:kwave.row_group=0' timeout 85 tools/kwave/cpu_compare.sh "$omp" "$n2" 20 "$threads" > "$OUT/kwave_cpu16_256.txt" 2>&1
+PIN=$cpus ROUNDS=1 VARIANTS=$before timeout 85 tools/kwave/cpu_compare.sh "$omp" "$n2" 20 "$threads" > "$OUT/kwave_cpu16_256.txt" 2>&1
 echo "${n2}^3: exit $? at $((SECONDS - start)) s"
 tail -n 7 "$OUT/kwave_cpu16_128.txt" "$OUT/kwave_cpu16_256.txt"
 grep -E '^ours|^kspace|Time per step|kwave_velocity |kwave_density |fftw' "$OUT/kwave_cpu16_scaling.txt"
+rm -rf "$norestrict"
