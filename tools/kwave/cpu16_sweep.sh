@@ -13,17 +13,21 @@
 #                                       chooses them: one per thread) and cl/kwave.cl without
 #                                       restrict (PORTACL_KERNEL_DIR): the code of before
 #                              tasks    [fft] fftw_host_tasks = 1: each transform a host task in the queue
-#                              pinned   POCL_AFFINITY=1: PoCL's thread i on CPU i (so CPUS must start at 0)
 #   kwave_cpu16_scaling.txt  128^3, 20 steps: ours (--profile) with VkFFT's kernels on PoCL in place
 #                            of FFTW (the element-wise kernels' times with no FFTW threads between
 #                            them); ours (--profile) and k-Wave at 4 and 8 threads on the first 4 and 8
 #                            of the cores (whether the kernels and FFTW scale from 4 to 16); and, where
 #                            the 16 cores span NUMA nodes, both under `numactl --interleave` of them
+#   kwave_cpu16_fftw.txt     FFTW alone (tools/bench/fftw_threads.cpp, if .device/bin/fftw_threads is
+#                            there), 128^3 and 256^3 on the 16 cores: its loops on OpenMP threads (as
+#                            kspaceFirstOrder-OMP), on our loop pool, on FFTW's own threads; back to
+#                            back and after a 2 ms gap (what handing the cores over costs a transform)
 #   kwave_cpu16_256.txt      256^3, 20 steps, 1 round: default and before
 #
 #   cmake --build build -j2 --target portacl_cli
 #   ../shared/device/pack build/portacl
 #   cp /path/to/kspaceFirstOrder-OMP .device/bin/   # k-Wave's, static, built as docs/kwave.md says
+#   cp build/fftw_threads .device/bin/               # static; its header says how to build it
 #   then on the GPU machine (carry [".device"]), from the repository root:
 #   tools/kwave/cpu16_sweep.sh
 # CPUS (default 0-15) and THREADS (16) choose other cores; N1 and N2 (128, 256) other grids.
@@ -63,8 +67,8 @@ echo "machine: $((SECONDS - start)) s"
 norestrict=$(mktemp -d)
 sed 's/^#define RESTRICT_ROWS restrict$/#define RESTRICT_ROWS/' cl/kwave.cl > "$norestrict/kwave.cl"
 before="before:kwave.row_group=0,env.PORTACL_KERNEL_DIR=$norestrict"
-variants="$before tasks:fft.fftw_host_tasks=1 pinned:env.POCL_AFFINITY=1"
-PIN=$cpus ROUNDS=3 PROFILE=1 VARIANTS=$variants timeout 100 tools/kwave/cpu_compare.sh "$omp" "$n1" 40 "$threads" > "$OUT/kwave_cpu16_128.txt" 2>&1
+variants="$before tasks:fft.fftw_host_tasks=1"
+PIN=$cpus ROUNDS=3 PROFILE=1 VARIANTS=$variants timeout 90 tools/kwave/cpu_compare.sh "$omp" "$n1" 40 "$threads" > "$OUT/kwave_cpu16_128.txt" 2>&1
 echo "${n1}^3: exit $? at $((SECONDS - start)) s"
 
 # Scaling: the same case at fewer threads on fewer of the cores, ours with --profile.
@@ -112,11 +116,17 @@ scaling() {
     rm -rf "$work"
 }
 export omp py cpus threads nodes n1
-timeout 50 bash -c "$(declare -f scaling); scaling" > "$OUT/kwave_cpu16_scaling.txt" 2>&1
+timeout 45 bash -c "$(declare -f scaling); scaling" > "$OUT/kwave_cpu16_scaling.txt" 2>&1
 echo "scaling: exit $? at $((SECONDS - start)) s"
 
-PIN=$cpus ROUNDS=1 VARIANTS=$before timeout 85 tools/kwave/cpu_compare.sh "$omp" "$n2" 20 "$threads" > "$OUT/kwave_cpu16_256.txt" 2>&1
+if [ -x "$PACK/bin/fftw_threads" ]; then
+    timeout 20 bash -c "taskset -c $cpus $PACK/bin/fftw_threads $n1 $threads 10 2; taskset -c $cpus $PACK/bin/fftw_threads $n2 $threads 3 2" > "$OUT/kwave_cpu16_fftw.txt" 2>&1
+    echo "FFTW alone: exit $? at $((SECONDS - start)) s"
+fi
+
+PIN=$cpus ROUNDS=1 VARIANTS=$before timeout 80 tools/kwave/cpu_compare.sh "$omp" "$n2" 20 "$threads" > "$OUT/kwave_cpu16_256.txt" 2>&1
 echo "${n2}^3: exit $? at $((SECONDS - start)) s"
 tail -n 7 "$OUT/kwave_cpu16_128.txt" "$OUT/kwave_cpu16_256.txt"
 grep -E '^ours|^kspace|Time per step|kwave_velocity |kwave_density |fftw' "$OUT/kwave_cpu16_scaling.txt"
+[ -f "$OUT/kwave_cpu16_fftw.txt" ] && cat "$OUT/kwave_cpu16_fftw.txt"
 rm -rf "$norestrict"
