@@ -15,13 +15,17 @@
 #                              tasks    [fft] fftw_host_tasks = 1: each transform a host task in the queue
 #   kwave_cpu16_scaling.txt  128^3, 20 steps: ours (--profile) with VkFFT's kernels on PoCL in place
 #                            of FFTW (the element-wise kernels' times with no FFTW threads between
-#                            them); ours (--profile) and k-Wave at 4 and 8 threads on the first 4 and 8
-#                            of the cores (whether the kernels and FFTW scale from 4 to 16); and, where
-#                            the 16 cores span NUMA nodes, both under `numactl --interleave` of them
+#                            them); where the 16 cores span NUMA nodes, both programs under
+#                            `numactl --interleave` of them; ours (--profile) and k-Wave at 8 and 4
+#                            threads on the first 8 and 4 of the cores (whether the kernels and FFTW
+#                            scale to 16)
 #   kwave_cpu16_fftw.txt     FFTW alone (tools/bench/fftw_threads.cpp, if .device/bin/fftw_threads is
 #                            there), 128^3 and 256^3 on the 16 cores: its loops on OpenMP threads (as
 #                            kspaceFirstOrder-OMP), on our loop pool, on FFTW's own threads; back to
 #                            back and after a 2 ms gap (what handing the cores over costs a transform)
+#   kwave_cpu16_vectorizer.txt  LLVM's loop vectorizer on PoCL's builds of the k-Wave kernels
+#                            (POCL_VECTORIZER_REMARKS, a fresh kernel cache, 32^3), per kernel, with and
+#                            without restrict: whether this PoCL vectorises the row kernels' loops
 #   kwave_cpu16_256.txt      256^3, 20 steps, 1 round: default and before
 #
 #   cmake --build build -j2 --target portacl_cli
@@ -68,8 +72,10 @@ norestrict=$(mktemp -d)
 sed 's/^#define RESTRICT_ROWS restrict$/#define RESTRICT_ROWS/' cl/kwave.cl > "$norestrict/kwave.cl"
 before="before:kwave.row_group=0,env.PORTACL_KERNEL_DIR=$norestrict"
 variants="$before tasks:fft.fftw_host_tasks=1"
-PIN=$cpus ROUNDS=3 PROFILE=1 VARIANTS=$variants timeout 90 tools/kwave/cpu_compare.sh "$omp" "$n1" 40 "$threads" > "$OUT/kwave_cpu16_128.txt" 2>&1
+PIN=$cpus ROUNDS=3 PROFILE=1 VARIANTS=$variants timeout 80 tools/kwave/cpu_compare.sh "$omp" "$n1" 40 "$threads" > "$OUT/kwave_cpu16_128.txt" 2>&1
 echo "${n1}^3: exit $? at $((SECONDS - start)) s"
+PIN=$cpus ROUNDS=1 VARIANTS=$before timeout 85 tools/kwave/cpu_compare.sh "$omp" "$n2" 20 "$threads" > "$OUT/kwave_cpu16_256.txt" 2>&1
+echo "${n2}^3: exit $? at $((SECONDS - start)) s"
 
 # Scaling: the same case at fewer threads on fewer of the cores, ours with --profile.
 scaling() {
@@ -98,14 +104,9 @@ scaling() {
         fi
     }
     local first=${cpus%%[-,]*} t=$threads
-    echo "== $t threads on CPUs $cpus, ${n1}^3, 20 steps, the FFTs by VkFFT's kernels on PoCL"
-    FFTARG="--fft vkfft" ours_profile "-t $t --fft vkfft" taskset -c "$cpus"
-    for t in ${SCALING:-4 8}; do
-        echo; echo "== $t threads on CPUs $first-$((first + t - 1)), ${n1}^3, 20 steps"
-        omp_run "-t $t" taskset -c "$first-$((first + t - 1))"
-        POCL_MAX_PTHREAD_COUNT=$t POCL_CPU_MAX_CU_COUNT=$t ours_profile "-t $t" taskset -c "$first-$((first + t - 1))"
-    done
-    t=$threads
+    echo "== $t threads on CPUs $cpus, ${n1}^3, 20 steps, the FFTs by VkFFT's kernels on PoCL (fused_z = 0: the same kernels as with FFTW)"
+    mkdir -p "$work/unfused" && cp "${PORTACL_PLATFORMS_DIR%%:*}/pocl.profile" "$work/unfused/" && printf '\n[kwave]\nfused_z = 0\n' >> "$work/unfused/pocl.profile"
+    PORTACL_PLATFORMS_DIR="$work/unfused:$PORTACL_PLATFORMS_DIR" FFTARG="--fft vkfft" ours_profile "-t $t --fft vkfft" taskset -c "$cpus"
     if [ -n "$nodes" ] && command -v numactl > /dev/null; then
         echo; echo "== $t threads on CPUs $cpus, memory interleaved over NUMA nodes $nodes"
         omp_run "-t $t, numactl --interleave=$nodes" taskset -c "$cpus" numactl --interleave="$nodes"
@@ -113,19 +114,42 @@ scaling() {
     else
         echo; echo "== CPUs $cpus lie on one NUMA node (or numactl is missing): no interleaved runs"
     fi
+    for t in ${SCALING:-8 4}; do
+        echo; echo "== $t threads on CPUs $first-$((first + t - 1)), ${n1}^3, 20 steps"
+        omp_run "-t $t" taskset -c "$first-$((first + t - 1))"
+        POCL_MAX_PTHREAD_COUNT=$t POCL_CPU_MAX_CU_COUNT=$t ours_profile "-t $t" taskset -c "$first-$((first + t - 1))"
+    done
     rm -rf "$work"
 }
 export omp py cpus threads nodes n1
-timeout 45 bash -c "$(declare -f scaling); scaling" > "$OUT/kwave_cpu16_scaling.txt" 2>&1
+timeout 35 bash -c "$(declare -f scaling); scaling" > "$OUT/kwave_cpu16_scaling.txt" 2>&1
 echo "scaling: exit $? at $((SECONDS - start)) s"
 
 if [ -x "$PACK/bin/fftw_threads" ]; then
-    timeout 20 bash -c "taskset -c $cpus $PACK/bin/fftw_threads $n1 $threads 10 2; taskset -c $cpus $PACK/bin/fftw_threads $n2 $threads 3 2" > "$OUT/kwave_cpu16_fftw.txt" 2>&1
+    timeout 15 bash -c "taskset -c $cpus $PACK/bin/fftw_threads $n1 $threads 10 2; taskset -c $cpus $PACK/bin/fftw_threads $n2 $threads 3 2" > "$OUT/kwave_cpu16_fftw.txt" 2>&1
     echo "FFTW alone: exit $? at $((SECONDS - start)) s"
 fi
 
-PIN=$cpus ROUNDS=1 VARIANTS=$before timeout 80 tools/kwave/cpu_compare.sh "$omp" "$n2" 20 "$threads" > "$OUT/kwave_cpu16_256.txt" 2>&1
-echo "${n2}^3: exit $? at $((SECONDS - start)) s"
+# The vectorizer's remarks, each attributed to the work-group function they follow.
+vectorizer() {
+    local work kd what
+    work=$(mktemp -d)
+    $py scripts/kwave_example_input.py "$work/in.h5" 32 --nt 4 > /dev/null || return
+    for kd in "" "$norestrict"; do
+        if [ -n "$kd" ]; then what="kwave.cl without restrict"; else what="kwave.cl as built"; fi
+        echo "== $what: LLVM's loop vectorizer on PoCL's work-group functions (remark counts, each under the last function named before it)"
+        POCL_VECTORIZER_REMARKS=1 POCL_CACHE_DIR="$work/pocl$RANDOM" PORTACL_KERNEL_DIR=$kd taskset -c "$cpus" \
+            "$PACK/run" portacl kwave -i "$work/in.h5" -o "$work/out.h5" --device pocl -t "$threads" --no-cache --benchmark 2 -p 2>&1 |
+            grep -o -E "inlined into '_pocl_kernel_[a-z_0-9]+_workgroup'|vectorized loop \([^)]*\)|loop not vectorized[^<]*" |
+            awk '/inlined into/ {k = $0; sub(/.*_pocl_kernel_/, "", k); sub(/_workgroup.*/, "", k); next}
+                 k != "" {n[k ": " $0]++} END {for (x in n) print n[x] "x " x}' | sort -k2
+    done
+    rm -rf "$work"
+}
+export norestrict
+timeout 20 bash -c "$(declare -f vectorizer); vectorizer" > "$OUT/kwave_cpu16_vectorizer.txt" 2>&1
+echo "vectorizer: exit $? at $((SECONDS - start)) s"
+
 tail -n 7 "$OUT/kwave_cpu16_128.txt" "$OUT/kwave_cpu16_256.txt"
 grep -E '^ours|^kspace|Time per step|kwave_velocity |kwave_density |fftw' "$OUT/kwave_cpu16_scaling.txt"
 [ -f "$OUT/kwave_cpu16_fftw.txt" ] && cat "$OUT/kwave_cpu16_fftw.txt"
