@@ -170,6 +170,16 @@ inline real2 cmul(real2 a, real2 b) { return (real2)(a.x * b.x - a.y * b.y, a.x 
 #define C_STORE(p, i, re, im) (((__global real2*)(p))[i] = (real2)((re), (im)))
 #endif
 #define GRID_END }
+// With ROW_KERNELS the arrays of the kernels below that take rows (RESTRICT_ROWS in their signatures)
+// are restrict: distinct buffers, each written through one pointer only (2-D calls may pass one
+// buffer twice for a z array that is then never touched). Without it the compiler vectorises a row's
+// loop only behind a run-time overlap check of every written array against every other, per row
+// (velocity: three written arrays against eleven), and keeps it scalar past its limit on such checks.
+#if ROW_KERNELS
+#define RESTRICT_ROWS restrict
+#else
+#define RESTRICT_ROWS
+#endif
 // p[i] = a * b for complex a and b.
 #define C_MUL_STORE(p, i, ar, ai, br, bi) C_STORE(p, i, (ar) * (br) - (ai) * (bi), (ar) * (bi) + (ai) * (br))
 
@@ -221,10 +231,13 @@ inline real sinc_of(real a) {
 #endif
 
 // FFT(p) in X -> kappa * dd*_shift_pos * FFT(p) in X, Y, Z (half spectrum).
-__kernel void kwave_pressure_gradient(__global real* X, __global real* Y, __global real* Z,
-                                      __global const kappa_t* kappa, __global const real* kk, real kHalf,
-                                      __global const real* ddx, __global const real* ddy,
-                                      __global const real* ddz, uint nxr, uint ny, ulong nr) {
+__kernel void kwave_pressure_gradient(__global real* RESTRICT_ROWS X, __global real* RESTRICT_ROWS Y,
+                                      __global real* RESTRICT_ROWS Z,
+                                      __global const kappa_t* RESTRICT_ROWS kappa,
+                                      __global const real* RESTRICT_ROWS kk, real kHalf,
+                                      __global const real* RESTRICT_ROWS ddx,
+                                      __global const real* RESTRICT_ROWS ddy,
+                                      __global const real* RESTRICT_ROWS ddz, uint nxr, uint ny, ulong nr) {
     SPECTRAL_BEGIN
     const real k = KAPPA_AT(i);
     C_LOAD(X, i, fr, fi);
@@ -241,10 +254,13 @@ __kernel void kwave_pressure_gradient(__global real* X, __global real* Y, __glob
 }
 
 // FFT(u_i) -> kappa * dd*_shift_neg * FFT(u_i), in place.
-__kernel void kwave_velocity_gradient(__global real* X, __global real* Y, __global real* Z,
-                                      __global const kappa_t* kappa, __global const real* kk, real kHalf,
-                                      __global const real* ddx, __global const real* ddy,
-                                      __global const real* ddz, uint nxr, uint ny, ulong nr) {
+__kernel void kwave_velocity_gradient(__global real* RESTRICT_ROWS X, __global real* RESTRICT_ROWS Y,
+                                      __global real* RESTRICT_ROWS Z,
+                                      __global const kappa_t* RESTRICT_ROWS kappa,
+                                      __global const real* RESTRICT_ROWS kk, real kHalf,
+                                      __global const real* RESTRICT_ROWS ddx,
+                                      __global const real* RESTRICT_ROWS ddy,
+                                      __global const real* RESTRICT_ROWS ddz, uint nxr, uint ny, ulong nr) {
     SPECTRAL_BEGIN
     const real k = KAPPA_AT(i);
     C_LOAD(X, i, xr, xi);
@@ -262,11 +278,14 @@ __kernel void kwave_velocity_gradient(__global real* X, __global real* Y, __glob
 }
 
 // u = pml_sg * (pml_sg * u - dt/rho0_sg * dp/dxi), per axis.
-__kernel void kwave_velocity(__global real* ux, __global real* uy, __global real* uz,
-                             __global const real* gx, __global const real* gy, __global const real* gz,
-                             __global const dtrho_t* dtrx, __global const dtrho_t* dtry,
-                             __global const dtrho_t* dtrz, __global const real* pmlx,
-                             __global const real* pmly, __global const real* pmlz, real dt, uint nx, uint ny, uint nz) {
+__kernel void kwave_velocity(__global real* RESTRICT_ROWS ux, __global real* RESTRICT_ROWS uy,
+                             __global real* RESTRICT_ROWS uz, __global const real* RESTRICT_ROWS gx,
+                             __global const real* RESTRICT_ROWS gy, __global const real* RESTRICT_ROWS gz,
+                             __global const dtrho_t* RESTRICT_ROWS dtrx,
+                             __global const dtrho_t* RESTRICT_ROWS dtry,
+                             __global const dtrho_t* RESTRICT_ROWS dtrz,
+                             __global const real* RESTRICT_ROWS pmlx, __global const real* RESTRICT_ROWS pmly,
+                             __global const real* RESTRICT_ROWS pmlz, real dt, uint nx, uint ny, uint nz) {
     GRID_BEGIN
     const size_t r = AT_RHO0(i);
     const real ex = pmlx[x], ey = pmly[y];
@@ -302,10 +321,13 @@ inline real density_sum(__global const rho_t* rhox, __global const rho_t* rhoy, 
 }
 
 // rho_i = pml_i * (pml_i * rho_i - dt * rho0 * du_i/dxi); nonlinear: rho0 -> 2 sum(rho) + rho0.
-__kernel void kwave_density(__global rho_t* rhox, __global rho_t* rhoy, __global rho_t* rhoz,
-                            __global real* dux, __global real* duy, __global const real* duz,
-                            __global const rho0_t* rho0, __global const real* pmlx, __global const real* pmly,
-                            __global const real* pmlz, real dt, uint nx, uint ny, uint nz, uint writeTerms) {
+__kernel void kwave_density(__global rho_t* RESTRICT_ROWS rhox, __global rho_t* RESTRICT_ROWS rhoy,
+                            __global rho_t* RESTRICT_ROWS rhoz, __global real* RESTRICT_ROWS dux,
+                            __global real* RESTRICT_ROWS duy, __global const real* RESTRICT_ROWS duz,
+                            __global const rho0_t* RESTRICT_ROWS rho0,
+                            __global const real* RESTRICT_ROWS pmlx, __global const real* RESTRICT_ROWS pmly,
+                            __global const real* RESTRICT_ROWS pmlz, real dt, uint nx, uint ny, uint nz,
+                            uint writeTerms) {
     GRID_BEGIN
     const real r0 = KW_LD(ST_RHO0, rho0, AT_RHO0(i));
     const real rx = LD_RHO(rhox, i), ry = LD_RHO(rhoy, i);
@@ -364,9 +386,11 @@ __kernel void kwave_pressure_terms(__global const rho_t* rhox, __global const rh
 // Spectra of the two absorption terms times their operators: the eta term's in X times
 // nabla2 = |k|^(y-1), the tau term's in Y times nabla1 = |k|^(y-2) (0 at k = 0). Computed here in
 // full precision (yMinus2 = y - 2), read as stored (bfloat16) in the reduced modes.
-__kernel void kwave_absorption_terms(__global real* X, __global real* Y, __global const nabla_t* nabla2,
-                                     __global const nabla_t* nabla1, __global const real* kk, real yMinus2,
-                                     uint nxr, uint ny, ulong nr, real scale) {
+__kernel void kwave_absorption_terms(__global real* RESTRICT_ROWS X, __global real* RESTRICT_ROWS Y,
+                                     __global const nabla_t* RESTRICT_ROWS nabla2,
+                                     __global const nabla_t* RESTRICT_ROWS nabla1,
+                                     __global const real* RESTRICT_ROWS kk, real yMinus2, uint nxr, uint ny,
+                                     ulong nr, real scale) {
     SPECTRAL_BEGIN
 #if !NABLA_STORED
     const real k = wave_number(kk, x, y, z, nxr, ny);
@@ -535,8 +559,8 @@ __kernel void kwave_transducer(__global real* ux, __global const ulong* index, _
 
 // --u_non_staggered_raw: the spectrum of u_i times e^(-i k_i d_i/2) along its own axis, which moves
 // it from the staggered grid back to the regular one.
-__kernel void kwave_unstagger(__global real* X, __global const real* shift, uint axis, uint nxr, uint ny,
-                              ulong nr) {
+__kernel void kwave_unstagger(__global real* RESTRICT_ROWS X, __global const real* RESTRICT_ROWS shift,
+                              uint axis, uint nxr, uint ny, ulong nr) {
     SPECTRAL_BEGIN
     const uint j = axis == 0 ? x : axis == 1 ? y : z;
     C_LOAD(X, i, xr, xi);

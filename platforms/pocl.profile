@@ -115,6 +115,10 @@ fftw_fused_z = 0
 # kwave_pressure_gradient 0.56 -> 0.22 ms, kwave_velocity 0.92 -> 0.73 ms (docs/engineering/measurements.md).
 stored_operators = 1
 row_kernels = 1
+# The row kernels' work-groups of 16 rows (an x row each): many more groups than threads, which PoCL
+# hands out in shrinking chunks, where its own choice is one group per thread (16 at 128^3 on 16
+# threads), so that a kernel lasted as long as its latest thread (docs/engineering/kwave.md, "16 cores").
+row_group = 16
 # FFTW's inverses left unscaled, 1/N carried by the spectral operators before them (FFTW's scaling
 # is a pass over the whole output of its own).
 fold_fft_scale = 1

@@ -218,3 +218,20 @@ TEST(KWaveCli, GridTooLargeForOneDeviceNamesTheRanksThatWouldHoldIt) {
     std::remove(in.c_str());
 }
 #endif
+
+// -t N sets PoCL's thread count (its worker threads, and FFTW's, one per compute unit): the run names
+// the device's compute units, N for each N asked, whatever the machine's core count.
+TEST(KWaveCli, ThreadsOptionSetsPoclComputeUnits) {
+    if (::system("clinfo -l 2>/dev/null | grep -qi 'portable computing language'") != 0) GTEST_SKIP() << "no PoCL device";
+    const std::string in = temp("threads_in.h5"), out = temp("threads_out.h5"), log = temp("threads_log.txt");
+    kwave::writeInputFile(in, smallSimulation());
+    for (const int threads : {1, 3}) {
+        const std::string cmd = std::string(PORTACL_CLI_PATH) + " kwave --device pocl --benchmark 2 -t " + std::to_string(threads) +
+                                " -i " + in + " -o " + out + " >" + log + " 2>&1";
+        ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        std::stringstream text;
+        text << std::ifstream(log).rdbuf();
+        EXPECT_NE(text.str().find("Threads:           " + std::to_string(threads) + " "), std::string::npos) << text.str();
+    }
+    for (const std::string& path : {in, out, log}) std::remove(path.c_str());
+}

@@ -236,7 +236,12 @@ int runKwaveOn(const std::vector<std::string>& args, bool distributed, bool& col
 
     options.fftBackend = fft::parseBackend(fftName);
     options.outputs = out;
-    if (threads > 0) setenv("POCL_CPU_MAX_CU_NUM", std::to_string(threads).c_str(), 1);
+    // -t: PoCL's worker threads, and so FFTW's (one per compute unit), before the first OpenCL call.
+    // PoCL reads POCL_MAX_PTHREAD_COUNT (every version) and POCL_CPU_MAX_CU_COUNT (4.0 on); it
+    // never had the POCL_CPU_MAX_CU_NUM that -t used to set, so -t limited nothing and PoCL took
+    // every core it was allowed, also those outside `taskset`'s.
+    if (threads > 0)
+        for (const char* name : {"POCL_MAX_PTHREAD_COUNT", "POCL_CPU_MAX_CU_COUNT"}) setenv(name, std::to_string(threads).c_str(), 1);
 
     const auto t0 = Clock::now();
 #if PORTACL_WITH_MPI
@@ -280,6 +285,7 @@ int runKwaveOn(const std::vector<std::string>& args, bool distributed, bool& col
                   << "│                  kspaceFirstOrder-OpenCL (PortaCL)            │\n"
                   << "└───────────────────────────────────────────────────────────────┘\n"
                   << "Device:            " << info.label() << (rankCount > 1 ? " (rank 0)" : "") << "\n"
+                  << (info.isCpu ? "Threads:           " + std::to_string(info.computeUnits) + " (the CPU device's compute units; -t)\n" : std::string())
                   << (rankCount > 1 ? "Ranks:             " + std::to_string(rankCount) +
                                           (options.overlap ? " (a slab of the grid each, " + std::to_string(options.overlap) +
                                                                  " overlap planes with each neighbour: local Fourier basis)\n"

@@ -54,6 +54,11 @@ struct KSpaceSolver::Impl : StepKernels {
     // The spectral and 3-D element-wise kernels a work-item per x row, looping over it (cl/kwave.cl
     // ROW_KERNELS; [kwave] row_kernels, CPUs).
     bool rowKernels = false;
+    // Their work-groups: [kwave] row_group rows (along y) each, so that a CPU device's threads share
+    // many groups (nz * ny / rows) and the runtime can balance them; 0: the runtime's choice, which
+    // on PoCL is as few groups as it has threads (4 at 128^3 on 2, 16 on 16: one each, so that the
+    // kernel lasts as long as its latest thread).
+    cl::NDRange rowLocal = cl::NullRange;
     // The 3-D transforms' inverses left unscaled, their 1/N carried by the spectral operators before
     // them ([kwave] fold_fft_scale, for FFTW, whose scaling is a pass over the output of its own; not
     // with the fused z kernels, which scale in their z transforms). spectralScale: 1/N, else 1.
@@ -95,6 +100,8 @@ struct KSpaceSolver::Impl : StepKernels {
         zFusedQ = zFusedLines();
         xFusedQ = xFusedRows();
         rowKernels = key("row_kernels", 0) != 0;
+        if (const long rows = key("row_group", 0, 0, 1L << 16); rowKernels && rows > 0)
+            rowLocal = cl::NDRange(std::min<std::size_t>({static_cast<std::size_t>(rows), g.ny, ctx.device().maxWorkGroupSize}), 1);
         foldScale = !zFusedQ && key("fold_fft_scale", 0) != 0;
         spectralScale = foldScale ? 1.0 / static_cast<double>(n) : 1.0;
         f.spectralScale = spectralScale;
@@ -318,13 +325,13 @@ struct KSpaceSolver::Impl : StepKernels {
         setArgs(k, 0, a...);
     }
     void launchGrid(cl::Kernel& k, std::size_t nx) {
-        if (rowKernels) ctx.launch(k, cl::NDRange(g.ny, g.nz));
+        if (rowKernels) ctx.launch(k, cl::NDRange(g.ny, g.nz), rowLocal);
         else ctx.launch(k, cl::NDRange(nx, g.ny, g.nz), local3);
     }
     void launch1(cl::Kernel& k, std::size_t count) { ctx.launch(k, cl::NDRange(count), local1); }
     // A kernel of SPECTRAL_BEGIN over the half spectrum: a work-item per point, or per x row.
     void launchSpectral(cl::Kernel& k) {
-        if (rowKernels) ctx.launch(k, cl::NDRange(g.ny, g.is3D() ? g.nz : 1));
+        if (rowKernels) ctx.launch(k, cl::NDRange(g.ny, g.is3D() ? g.nz : 1), rowLocal);
         else launch1(k, nr);
     }
     cl_uint u32(std::size_t v) const { return static_cast<cl_uint>(v); }

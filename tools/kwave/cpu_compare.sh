@@ -13,7 +13,10 @@
 # (-t then limits nothing: Intel's runtime takes every core).
 # VARIANTS='NAME:SECTION.KEY=VALUE,SECTION.KEY=VALUE NAME2:...' adds a run of ours per variant to
 # every round, with the device's profile plus those keys (appended, so they override; the copy goes
-# first on PORTACL_PLATFORMS_DIR), e.g. VARIANTS='batched:fft.fftw_batch_loop=0 tasks:fft.fftw_host_tasks=1'.
+# first on PORTACL_PLATFORMS_DIR), e.g. VARIANTS='batched:fft.fftw_batch_loop=0 tasks:fft.fftw_host_tasks=1';
+# a key env.NAME=VALUE sets an environment variable for that variant's runs instead (e.g.
+# 'pinned:env.POCL_AFFINITY=1').
+# PIN=CPUS runs both programs under `taskset -c CPUS` (e.g. PIN=0-15 with T=16 on a larger machine).
 # Ours runs 2 steps first (--benchmark 2), which builds PoCL's kernels and fills its caches. Then
 # ROUNDS (default 1) rounds of k-Wave OMP and ours, alternated, each under `nice -n NICE` (default 0);
 # the table gives each program's median over the rounds and the ratio of the medians, the first
@@ -47,27 +50,32 @@ esac
 # would not find the folder it was built beside); a variant's folder goes first.
 platforms=${PORTACL_PLATFORMS_DIR:-$root/platforms}
 # Ours: the default profile, then one run per variant (its profile folder, made below).
-names=(default) folders=("") VARIANTS_OF=("")
+names=(default) folders=("") VARIANTS_OF=("") envs=("")
+pin=()
+[ -n "${PIN:-}" ] && pin=(taskset -c "$PIN")
 for v in ${VARIANTS:-}; do
     name=${v%%:*} d="$work/profile-${v%%:*}"
     [ "$name" != "$v" ] && [ -n "$name" ] || { echo "a variant is NAME:SECTION.KEY=VALUE,..., not '$v'"; exit 1; }
     mkdir -p "$d" && cp "${platforms%%:*}/$profile_file" "$d/"
     IFS=, read -r -a keys <<< "${v#*:}"
+    e=""
     for kv in "${keys[@]}"; do
         sk=${kv%%=*}
         [ "$sk" != "$kv" ] && [ "${sk#*.}" != "$sk" ] || { echo "a variant's key is SECTION.KEY=VALUE, not '$kv'"; exit 1; }
+        if [ "${sk%%.*}" = env ]; then e="$e ${sk#*.}=${kv#*=}"; continue; fi
         printf '\n[%s]\n%s = %s\n' "${sk%%.*}" "${sk#*.}" "${kv#*=}" >> "$d/$profile_file"
     done
-    names+=("$name") folders+=("$d") VARIANTS_OF+=("${v#*:}")
+    names+=("$name") folders+=("$d") VARIANTS_OF+=("${v#*:}") envs+=("$e")
 done
-ours_in() {  # ours_in I ARGS...: ours with variant I's profile folder
-    local d=${folders[$1]}
+ours_in() {  # ours_in I ARGS...: ours with variant I's profile folder and environment
+    local d=${folders[$1]} e
+    read -r -a e <<< "${envs[$1]}"
     shift
-    env PORTACL_PLATFORMS_DIR="${d:+$d:}$platforms" "$@"
+    env PORTACL_PLATFORMS_DIR="${d:+$d:}$platforms" "${e[@]}" "${pin[@]}" "$@"
 }
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {if (NR == 0) print "failed"; else if (NR % 2) print v[(NR+1)/2]; else printf "%.2f\n", (v[NR/2]+v[NR/2+1])/2}'; }
 
-echo "== cpu_compare: ${n}^3 heterogeneous power-law absorbing nonlinear p0, $nt steps, $threads threads; $(nproc) cores; ours on $device (${names[*]})"
+echo "== cpu_compare: ${n}^3 heterogeneous power-law absorbing nonlinear p0, $nt steps, $threads threads; $(nproc) cores${PIN:+, pinned to CPUs $PIN}; ours on $device (${names[*]})"
 grep -m1 'model name' /proc/cpuinfo
 t0=$SECONDS
 $py "$root/scripts/kwave_example_input.py" "$work/in.h5" "$n" --nt "$nt" || { echo "input file not written"; exit 1; }
@@ -85,7 +93,7 @@ declare -A ocl_all
 for r in $(seq "$rounds"); do
     echo
     echo "== round $r: kspaceFirstOrder-OMP -t $threads (load average $(cut -d' ' -f1 /proc/loadavg))"
-    if nice -n "$niceness" "$omp" -t "$threads" -i "$work/in.h5" -o "$work/omp.h5" "${outputs[@]}" > "$work/omp.log" 2>&1; then
+    if "${pin[@]}" nice -n "$niceness" "$omp" -t "$threads" -i "$work/in.h5" -o "$work/omp.h5" "${outputs[@]}" > "$work/omp.log" 2>&1; then
         step=$(step_of_kwave "$work/omp.h5")
         omp_all="$omp_all $step"
         grep -E 'Elapsed time|Peak memory|Total execution' "$work/omp.log" | tr -s ' ' | sed 's/^/  /'
