@@ -143,9 +143,13 @@ inline long threadPageFaults() {
 // time is the core time the host work of the frames costs.
 // The process's CPU time in the host phases counts the pool's threads too (a one-member run on a
 // GPU: the host work of every thread; on a CPU device its threads sleep while the host works).
+// The CPU clocks are read only for PORTACL_VORONOI_TIMES: they are system calls, and the process's
+// sums every thread under a lock of the whole process, which a batch's members would take in turns.
 struct PhaseTick {
+    explicit PhaseTick(bool cpuClocks) : cpuClocks(cpuClocks) {}
+    bool cpuClocks;
     std::chrono::steady_clock::time_point wall = std::chrono::steady_clock::now();
-    double cpu = threadCpuSeconds(), processCpu = processCpuSeconds();
+    double cpu = cpuClocks ? threadCpuSeconds() : 0, processCpu = cpuClocks ? processCpuSeconds() : 0;
     double hostCpu = 0, deviceCpu = 0, hostProcessCpu = 0;
 };
 
@@ -153,12 +157,13 @@ struct PhaseTick {
 // work, or with `waitingForDevice` as the device phases'.
 inline double lap(PhaseTick& tick, bool waitingForDevice = false) {
     const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - tick.wall).count();
+    tick.wall = now;
+    if (!tick.cpuClocks) return s;
     const double cpu = threadCpuSeconds();
     const double processCpu = processCpuSeconds();
-    const double s = std::chrono::duration<double>(now - tick.wall).count();
     (waitingForDevice ? tick.deviceCpu : tick.hostCpu) += cpu - tick.cpu;
     if (!waitingForDevice) tick.hostProcessCpu += processCpu - tick.processCpu;
-    tick.wall = now;
     tick.cpu = cpu;
     tick.processCpu = processCpu;
     return s;

@@ -215,8 +215,9 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     // The engine's append-list two-phase dispatch: which phases run, phase 2's `direct` and grid.
     const TwoPhaseList twoPhase = twoPhaseList(ctx, mode);
     const auto wallStart = std::chrono::steady_clock::now();
-    PhaseTick tick;
-    const long faultsBefore = threadPageFaults();
+    const bool timesWanted = std::getenv("PORTACL_VORONOI_TIMES") != nullptr;
+    PhaseTick tick(timesWanted);
+    const long faultsBefore = timesWanted ? threadPageFaults() : 0;
     HostPhases times;
     WorkerPool& pool = contextPool(ctx);
     std::vector<std::unique_ptr<Tracer>> tracers(frames.size());
@@ -538,9 +539,11 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         }
     });
     times.finish += lap(tick);
-    times.hostCpu = tick.hostCpu, times.deviceCpu = tick.deviceCpu, times.hostProcessCpu = tick.hostProcessCpu;
-    times.pageFaults = threadPageFaults() - faultsBefore;
-    if (std::getenv("PORTACL_VORONOI_TIMES")) times.print(waves, pool.threads(), tracers.size());
+    if (timesWanted) {
+        times.hostCpu = tick.hostCpu, times.deviceCpu = tick.deviceCpu, times.hostProcessCpu = tick.hostProcessCpu;
+        times.pageFaults = threadPageFaults() - faultsBefore;
+        times.print(waves, pool.threads(), tracers.size());
+    }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     for (auto& d : out) d.seconds = seconds / tracers.size();
     for (std::size_t f = 0; f < out.size(); ++f) {
