@@ -107,12 +107,12 @@ TEST(DeviceSetSelection, HostHeavyBatchesTakeEachGpuTwiceUnlessTheSpecSaysOtherw
 }
 
 // Voronoi's batches take a member per core of each GPU's share of the host, but leave every member
-// at least 8 frames, and at most 64 members on a GPU.
+// at least 8 frames, and at most 8 members on a GPU.
 TEST(DeviceSetSelection, CoreMembersFollowTheCoresPerGpuAndTheBatchsSize) {
-    EXPECT_EQ(membersPerGpuFromCores(64, 1, 10008), 64u);
-    EXPECT_EQ(membersPerGpuFromCores(64, 2, 10008), 32u);
-    EXPECT_EQ(membersPerGpuFromCores(64, 4, 10008), 16u);
-    EXPECT_EQ(membersPerGpuFromCores(64, 3, 10008), 22u);  // rounded up: every core feeds a GPU
+    EXPECT_EQ(membersPerGpuFromCores(64, 1, 10008), 8u);
+    EXPECT_EQ(membersPerGpuFromCores(64, 4, 10008), 8u);
+    EXPECT_EQ(membersPerGpuFromCores(12, 2, 10008), 6u);
+    EXPECT_EQ(membersPerGpuFromCores(16, 3, 10008), 6u);   // rounded up: every core feeds a GPU
     EXPECT_EQ(membersPerGpuFromCores(256, 1, 100000), kMaxMembersPerGpu);
     EXPECT_EQ(membersPerGpuFromCores(64, 4, 96), 3u);      // 96 frames: 8 a member
     EXPECT_EQ(membersPerGpuFromCores(64, 1, 1), 1u);       // one frame: one member, every core its own

@@ -46,9 +46,10 @@ PORTACL_API std::vector<DeviceInfo> withMembersPerGpu(const std::vector<DeviceIn
 // each GPU's share of the host (`cores` / `gpus`, rounded up), so that every core feeds a GPU and no
 // member splits its host work over threads that wait for each other; no more than leave every member
 // kMinItemsPerCoreMember items (a small batch keeps fewer members, each with a share of the cores
-// for its own threads), and at most kMaxMembersPerGpu. At least 1.
+// for its own threads), and at most kMaxMembersPerGpu: on one H100 with 64 cores 8 members gave 5259
+// frames a second, 16 5301, 32 3940 and 64 2445 (docs/multi_device.md). At least 1.
 constexpr std::size_t kMinItemsPerCoreMember = 8;
-constexpr unsigned kMaxMembersPerGpu = 64;
+constexpr unsigned kMaxMembersPerGpu = 8;
 PORTACL_API unsigned membersPerGpuFromCores(unsigned cores, unsigned gpus, std::size_t items);
 
 // One member's share of a batch.
