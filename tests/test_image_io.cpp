@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "portacl/io/image.hpp"
 #include "portacl/io/image_stack.hpp"
@@ -239,5 +241,41 @@ TEST(ImageIo, PamAndPlainPnmHeadersReadTheirSamples) {
     ASSERT_EQ(d.channels, 3);
     const unsigned char wantColour[] = {1, 2, 3, 250, 251, 252};
     EXPECT_TRUE(std::equal(d.data.begin(), d.data.end(), wantColour));
-    for (const std::string& p : {pam8, pam16, tempPath("plain.pgm"), tempPath("plain.ppm")}) std::remove(p.c_str());
+    // Raw PGM and PPM, whose rasters of maxval 255 and 65535 are read in one block: 16-bit big-endian
+    // grey, 8-bit colour, and a maxval of 100 (through libnetpbm's rows, values kept as read).
+    Image e = readImage(write(tempPath("raw16.pgm"), "P5\n# c\n3 1\n65535\n" + std::string("\x01\x02\xff\xfe\x00\x07", 6)));
+    ASSERT_EQ(e.type, PixelType::U16);
+    EXPECT_EQ(e.samples<unsigned short>()[0], 0x0102);
+    EXPECT_EQ(e.samples<unsigned short>()[1], 0xfffe);
+    EXPECT_EQ(e.samples<unsigned short>()[2], 0x0007);
+    Image f = readImage(write(tempPath("raw.ppm"), "P6\n2 1\n255\n" + std::string("\x01\x02\x03\xfa\xfb\xfc", 6)));
+    ASSERT_EQ(f.channels, 3);
+    EXPECT_TRUE(std::equal(f.data.begin(), f.data.end(), wantColour));
+    Image g = readImage(write(tempPath("raw100.pgm"), "P5\n2 2\n100\n" + std::string("\x00\x07\x64\x03", 4)));
+    const unsigned char want100[] = {0, 7, 100, 3};
+    EXPECT_TRUE(std::equal(g.data.begin(), g.data.end(), want100));
+    for (const std::string& p : {pam8, pam16, tempPath("plain.pgm"), tempPath("plain.ppm"), tempPath("raw16.pgm"), tempPath("raw.ppm"),
+                                 tempPath("raw100.pgm")})
+        std::remove(p.c_str());
+}
+
+// PGM and PPM files read and written on many threads at once (a batch's members and writers) give
+// every file its own samples: libnetpbm's process-wide state is used by one thread at a time.
+TEST(ImageIo, PnmOnManyThreadsAtOnce) {
+    std::vector<std::thread> threads;
+    std::atomic<int> wrong{0};
+    for (int t = 0; t < 8; ++t)
+        threads.emplace_back([t, &wrong] {
+            for (int round = 0; round < 20; ++round) {
+                const std::string ext = (t + round) % 2 ? "pgm" : "ppm";
+                const Image img = pattern(37 + t, 23 + round, ext == "pgm" ? 1 : 3, round % 3 ? PixelType::U8 : PixelType::U16);
+                const std::string path = tempPath("threads" + std::to_string(t) + "." + ext);
+                writeImage(path, img);
+                const Image back = readImage(path);
+                if (back.data != img.data || back.width != img.width || back.type != img.type) ++wrong;
+                std::remove(path.c_str());
+            }
+        });
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(wrong.load(), 0);
 }

@@ -1,6 +1,9 @@
 // PGM/PPM (plain or raw, maxval up to 65535) through libnetpbm's PAM interface. libnetpbm reports
 // errors by calling a message function and then longjmp-ing to the buffer we set, so every call into
-// it happens inside one setjmp frame that holds no C++ object needing destruction.
+// it happens inside one setjmp frame that holds no C++ object needing destruction. Its error state
+// is global, so its calls are serialised (a batch reads and writes on many threads). The header is
+// always libnetpbm's; the raster of a raw file whose maxval is 255 or 65535 (every sample valid) is
+// read and written here in one block, since libnetpbm's rows of tuples move about 70 MB/s.
 #include <netpbm/pam.h>
 
 #include <algorithm>
@@ -10,7 +13,9 @@
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "io/image_formats.hpp"
 #include "portacl/runtime/checked_size.hpp"
@@ -21,8 +26,12 @@ namespace {
 
 thread_local char netpbmMessage[512];
 
+// libnetpbm's error handler, its jump buffer and its start-up are process-wide.
+std::mutex netpbmMutex;
+
 void onNetpbmError(const char* msg) { std::snprintf(netpbmMessage, sizeof netpbmMessage, "%s", msg); }
 
+// Call with netpbmMutex held.
 void initNetpbm() {
     static bool done = false;
     if (!done) {
@@ -74,33 +83,44 @@ bool readRows(struct pam* pam, Image& img) {
     return true;
 }
 
-bool writeRows(struct pam* pam, const Image& img) {
+// Writes the header; false on a libnetpbm error.
+bool writeHeader(struct pam* pam) {
     jmp_buf jb, *saved = nullptr;
-    tuple* volatile row = nullptr;
     pm_setjmpbufsave(&jb, &saved);  // before setjmp: `saved` must not change after it
     if (setjmp(jb)) {
         pm_setjmpbuf(saved);
-        if (row) pnm_freepamrow(row);
         return false;
     }
     pnm_writepaminit(pam);
-    row = pnm_allocpamrow(pam);
-    for (int y = 0; y < pam->height; ++y) {
-        for (int x = 0; x < pam->width; ++x)
-            for (unsigned c = 0; c < pam->depth; ++c) {
-                const std::size_t i = (static_cast<std::size_t>(y) * pam->width + x) * pam->depth + c;
-                row[x][c] = img.type == PixelType::U16 ? img.samples<unsigned short>()[i] : img.data[i];
-            }
-        pnm_writepamrow(pam, row);
-    }
-    pnm_freepamrow(row);
     pm_setjmpbuf(saved);
     return true;
+}
+
+// The raster of a raw file read as one block: 1 byte a sample, or 2 big-endian. False when the file
+// ends early.
+bool readRawRaster(std::FILE* f, Image& img) {
+    const std::size_t samples = std::size_t(img.width) * img.height * img.channels;
+    if (img.type == PixelType::U8) return std::fread(img.data.data(), 1, samples, f) == samples;
+    std::vector<unsigned char> bytes(2 * samples);
+    if (std::fread(bytes.data(), 1, bytes.size(), f) != bytes.size()) return false;
+    unsigned short* out = img.samples<unsigned short>();
+    for (std::size_t i = 0; i < samples; ++i) out[i] = static_cast<unsigned short>(bytes[2 * i] << 8 | bytes[2 * i + 1]);
+    return true;
+}
+
+bool writeRawRaster(std::FILE* f, const Image& img) {
+    const std::size_t samples = std::size_t(img.width) * img.height * img.channels;
+    if (img.type == PixelType::U8) return std::fwrite(img.data.data(), 1, samples, f) == samples;
+    std::vector<unsigned char> bytes(2 * samples);
+    const unsigned short* in = img.samples<unsigned short>();
+    for (std::size_t i = 0; i < samples; ++i) bytes[2 * i] = static_cast<unsigned char>(in[i] >> 8), bytes[2 * i + 1] = static_cast<unsigned char>(in[i]);
+    return std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
 }
 
 }  // namespace
 
 Image readPnm(const std::string& path) {
+    std::unique_lock<std::mutex> netpbm(netpbmMutex);
     initNetpbm();
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) throw Error("cannot open image " + path + ": " + std::strerror(errno) + ".");
@@ -134,6 +154,14 @@ Image readPnm(const std::string& path) {
         std::fclose(f);
         throw;
     }
+    const bool raw = pam.format == RPGM_FORMAT || pam.format == RPPM_FORMAT;
+    if (raw && (pam.maxval == 255 || pam.maxval == 65535)) {
+        netpbm.unlock();
+        const bool whole = readRawRaster(f, img);
+        std::fclose(f);
+        if (!whole) throw Error("cannot read PGM/PPM " + path + ": the file ends before its last sample.");
+        return img;
+    }
     const bool ok = readRows(&pam, img);
     std::fclose(f);
     if (!ok) throw Error("cannot read PGM/PPM " + path + ": " + netpbmMessage + ".");
@@ -141,6 +169,7 @@ Image readPnm(const std::string& path) {
 }
 
 void writePnm(const std::string& path, const Image& img) {
+    std::unique_lock<std::mutex> netpbm(netpbmMutex);
     initNetpbm();
     std::FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) throw Error("cannot create " + path + ": " + std::strerror(errno) + ".");
@@ -156,7 +185,8 @@ void writePnm(const std::string& path, const Image& img) {
     pam.depth = static_cast<unsigned>(img.channels);
     pam.maxval = img.type == PixelType::U16 ? 65535 : 255;
     std::snprintf(pam.tuple_type, sizeof pam.tuple_type, "%s", img.channels == 1 ? PAM_PGM_TUPLETYPE : PAM_PPM_TUPLETYPE);
-    const bool ok = writeRows(&pam, img);
+    // libnetpbm writes the header; the raster (raw, maxval 255 or 65535) goes out in one block.
+    const bool ok = writeHeader(&pam) && (netpbm.unlock(), writeRawRaster(f, img));
     const bool closed = std::fclose(f) == 0;
     if (!ok) throw Error("cannot write PGM/PPM " + path + ": " + netpbmMessage + ".");
     if (!closed) throw Error("cannot write " + path + ": " + std::strerror(errno) + ".");
