@@ -17,6 +17,8 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "huge_pages.hpp"
+
 namespace {
 
 double wallSeconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
@@ -27,16 +29,6 @@ double cpuSeconds() {
     return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-void* hugePages(std::size_t bytes) {
-    const std::size_t align = std::size_t(2) << 20, size = (bytes + align - 1) / align * align;
-    void* p = std::aligned_alloc(align, size);
-    if (!p) {
-        std::fprintf(stderr, "out of memory for %zu bytes\n", bytes);
-        std::exit(1);
-    }
-    ::madvise(p, size, MADV_HUGEPAGE);
-    return p;
-}
 
 struct Best {
     double wall = 1e30, cpu = 1e30;

@@ -25,6 +25,8 @@
 #include <cstdlib>
 #include <thread>
 
+#include "huge_pages.hpp"
+
 #include "fft/loop_pool.hpp"
 
 namespace {
@@ -35,16 +37,6 @@ using portacl::fft::detail::runParallelLoop;
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-void* hugePages(std::size_t bytes) {
-    const std::size_t align = std::size_t(2) << 20, size = (bytes + align - 1) / align * align;
-    void* p = std::aligned_alloc(align, size);
-    if (!p) {
-        std::fprintf(stderr, "out of memory for %zu bytes\n", bytes);
-        std::exit(1);
-    }
-    ::madvise(p, size, MADV_HUGEPAGE);
-    return p;
-}
 
 // FFTW's parallel loop on OpenMP threads, as its OpenMP backend runs it.
 void openmpLoop(void* (*work)(char*), char* jobdata, std::size_t elsize, int njobs, void*) {
