@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "k_space_operators.hpp"
+#include "medium_upload.hpp"
 #include "profile_keys.hpp"
 #include "portacl/runtime/error.hpp"
 
@@ -71,10 +72,13 @@ std::size_t DeviceFields::estimateBytes() const {
 // Host arrays first, so that the whole working set is checked against the device before any
 // allocation.
 void DeviceFields::allocate(std::size_t otherBytes) {
-    const Medium& m = sim.medium;
-    const KSpaceOperators ops(sim, true);
+    additive = (sim.p.length && sim.p.mode == SourceMode::Additive) ||
+               ((sim.u.length[0] || sim.u.length[1] || sim.u.length[2]) && sim.u.mode == SourceMode::Additive);
+    // The per-point operators only where they are stored (the kernels form them from |k| otherwise).
+    const KSpaceOperators ops(sim, true, {storedKappa(), additive, storedNabla()});
     const PerfectlyMatchedLayer layer(sim);
-    const MediumCoefficients med(sim, sim.medium.absorption == Absorption::Stokes || st.storedOperators);  // absorbingField's needs
+    // [kwave] medium_block_points: points per block (4 M: about 32 MB for each double array).
+    const MediumUpload medium(sim, st, prec, static_cast<std::size_t>(profileKey(ctx, opt, "medium_block_points", 1L << 22, 1, 1L << 40)));
 
     struct Upload {
         cl::Buffer* target;
@@ -100,26 +104,6 @@ void DeviceFields::allocate(std::size_t otherBytes) {
         return b;
     };
 
-    // Medium. Reduced modes store c0 (not c^2) and 1/rho0_sg (not dt/rho0_sg), as the thesis does.
-    std::vector<double> c2v = med.c2;
-    if (st.c2 != StorageFormat::Element) c2v = toDouble(m.c0.values);
-    add(c2, reals(c2v, st.c2), "c0^2");
-    add(rho0, reals(med.rho0, st.rho0), "rho0");
-    for (int a = 0; a < dims; ++a) {
-        std::vector<double> v = med.dtRho0Sg[a];
-        if (st.dtRho != StorageFormat::Element)
-            for (auto& x : v) x /= sim.dt;
-        add(dtRho[a], reals(v, st.dtRho), "dt/rho0_sg");
-    }
-    std::vector<double> nonlinearity{0.0};  // B/A / (2 rho0)
-    if (m.nonlinear) {
-        nonlinearity.resize(std::max(med.bOnA.size(), med.rho0.size()));
-        for (std::size_t i = 0; i < nonlinearity.size(); ++i)
-            nonlinearity[i] = med.bOnA[med.bOnA.size() == 1 ? 0 : i] / (2.0 * med.rho0[med.rho0.size() == 1 ? 0 : i]);
-    }
-    add(bOnA, reals(nonlinearity, st.bOnA), "BonA/(2 rho0)");
-    // Power law: 2 alpha, or 2 alpha c^(y-1) (tau and eta are formed in the kernel); Stokes: tau.
-    add(tau, reals(absorbingField(sim, med, st), st.tau), m.absorption == Absorption::PowerLaw ? "2 alpha" : "absorb_tau");
     for (int a = 0; a < 3; ++a) {
         add(pml[a], reals(layer.regular[a], StorageFormat::Element), "pml");
         add(pmlSg[a], reals(layer.staggered[a], StorageFormat::Element), "pml_sg");
@@ -157,13 +141,10 @@ void DeviceFields::allocate(std::size_t otherBytes) {
         add(trSignal, reals(toDouble(sim.transducer.signal), StorageFormat::Element), "transducer_source_input");
         add(trDelay, indices(sim.transducer.delay), "delay_mask");
     }
-    additive = (sim.p.length && sim.p.mode == SourceMode::Additive) ||
-               ((sim.u.length[0] || sim.u.length[1] || sim.u.length[2]) && sim.u.mode == SourceMode::Additive);
-
     const std::size_t rhoBytes = bytesPerElement(st.rho, prec);
     const std::size_t stateBytes = n * realBytes * (1 + dims + scratchFields()) + n * rhoBytes * dims + (additive ? n * realBytes : 0);
     const std::size_t spectrumBytes = nr * 2 * realBytes * dims;
-    std::size_t total = stateBytes + spectrumBytes + otherBytes;
+    std::size_t total = stateBytes + spectrumBytes + otherBytes + medium.deviceBytes();
     for (const auto& up : uploads) total += up.bytes.size();
     ctx.checkFits(total, "this " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz) +
                              " simulation");
@@ -175,6 +156,8 @@ void DeviceFields::allocate(std::size_t otherBytes) {
         ctx.fill(b, 0, std::max<std::size_t>(bytes, 8), "zero " + what);
         return b;
     };
+    deviceBytes += medium.deviceBytes();
+    medium.upload(ctx, {&c2, &rho0, {&dtRho[0], &dtRho[1], &dtRho[2]}, &bOnA, &tau});
     for (auto& up : uploads) {
         deviceBytes += up.bytes.size();
         *up.target = ctx.buffer(std::max<std::size_t>(up.bytes.size(), 8), up.what);

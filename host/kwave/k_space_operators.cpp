@@ -10,14 +10,15 @@ double waveNumber(std::size_t i, std::size_t n, double d) {
     return 2.0 * M_PI * static_cast<double>(shifted) / (d * static_cast<double>(n));
 }
 
-KSpaceOperators::KSpaceOperators(const Simulation& sim, bool halfSpectrum) {
+KSpaceOperators::KSpaceOperators(const Simulation& sim, bool halfSpectrum, PerPointOperators perPoint) {
     const Grid& g = sim.grid;
     nxStored = halfSpectrum ? g.reducedNx() : g.nx;
     const std::size_t count = nxStored * g.ny * g.nz;
-    const bool absorbing = sim.medium.absorption == Absorption::PowerLaw;
-    const bool additive = (sim.p.length && sim.p.mode == SourceMode::Additive) ||
-                          ((sim.u.length[0] || sim.u.length[1] || sim.u.length[2]) && sim.u.mode == SourceMode::Additive);
-    kappa.resize(count);
+    const bool withKappa = perPoint.kappa;
+    const bool absorbing = perPoint.nabla && sim.medium.absorption == Absorption::PowerLaw;
+    const bool additive = perPoint.sourceKappa && ((sim.p.length && sim.p.mode == SourceMode::Additive) ||
+                                                   ((sim.u.length[0] || sim.u.length[1] || sim.u.length[2]) && sim.u.mode == SourceMode::Additive));
+    if (withKappa) kappa.resize(count);
     if (additive) sourceKappa.resize(count);
     if (absorbing) {
         nabla1.resize(count);
@@ -25,7 +26,7 @@ KSpaceOperators::KSpaceOperators(const Simulation& sim, bool halfSpectrum) {
     }
     const double y = sim.medium.alphaPower;
     const double half = 0.5 * sim.cRef * sim.dt;
-    for (std::size_t z = 0; z < g.nz; ++z) {
+    for (std::size_t z = 0; z < (withKappa || additive || absorbing ? g.nz : 0); ++z) {
         const double kz = g.is3D() ? waveNumber(z, g.nz, g.dz) : 0.0;
         for (std::size_t yy = 0; yy < g.ny; ++yy) {
             const double ky = waveNumber(yy, g.ny, g.dy);
@@ -34,7 +35,7 @@ KSpaceOperators::KSpaceOperators(const Simulation& sim, bool halfSpectrum) {
                 const double k = std::sqrt(kx * kx + ky * ky + kz * kz);
                 const std::size_t i = x + nxStored * (yy + g.ny * z);
                 const double arg = half * k;
-                kappa[i] = arg == 0.0 ? 1.0 : std::sin(arg) / arg;
+                if (withKappa) kappa[i] = arg == 0.0 ? 1.0 : std::sin(arg) / arg;
                 if (additive) sourceKappa[i] = std::cos(arg);
                 if (absorbing) {
                     nabla1[i] = k == 0.0 ? 0.0 : std::pow(k, y - 2.0);

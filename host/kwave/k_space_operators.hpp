@@ -22,12 +22,18 @@ namespace portacl::kwave {
 // of an even axis is the negative Nyquist frequency). Exported (PORTACL_API) for the tests.
 PORTACL_API double waveNumber(std::size_t i, std::size_t n, double d);
 
+// Which per-point operators to compute (each is a pass over the spectrum in double, gigabytes at
+// 1024^3): sourceKappa only with an additive source and nabla only with the power law, even when asked.
+struct PerPointOperators {
+    bool kappa = true, sourceKappa = true, nabla = true;
+};
+
 struct KSpaceOperators {
     std::size_t nxStored = 0;  // nx/2+1 (half spectrum) or nx (full)
     std::vector<double> kappa, sourceKappa, nabla1, nabla2;  // nxStored * ny * nz, x fastest
     std::array<std::vector<std::complex<double>>, 3> ddPos, ddNeg;  // per axis: nxStored, ny, nz
     std::array<std::vector<std::complex<double>>, 3> shiftNeg;      // e^(-i k d/2): staggered to regular grid
-    PORTACL_API KSpaceOperators(const Simulation& sim, bool halfSpectrum);  // exported for the fuzzers
+    PORTACL_API KSpaceOperators(const Simulation& sim, bool halfSpectrum, PerPointOperators perPoint = {});  // exported for the fuzzers
 };
 
 struct PerfectlyMatchedLayer {

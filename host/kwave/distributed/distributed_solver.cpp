@@ -8,6 +8,7 @@
 
 #include "kwave/device_fields.hpp"
 #include "kwave/k_space_operators.hpp"
+#include "kwave/medium_upload.hpp"
 #include "kwave/profile_keys.hpp"
 #include "kwave/sensor_sampling.hpp"
 #include "kwave/step_kernels.hpp"
@@ -215,67 +216,13 @@ struct DistributedSolver::Impl : StepKernels {
         return waveNumber(slotBegin[sl] + i, n[a], d[a]);
     }
 
-    // The medium's fields a block of planes at a time (the coefficients of each block, encoded and
-    // written at its offset), so that the host holds one block's coefficients in double rather than
-    // the slab's: a grid field's buffer holds the slab, a homogeneous one its one value. As
-    // DeviceFields: the reduced modes store c0 (not c^2) and 1/rho0_sg (not dt/rho0_sg).
+    // The medium's fields over the slab, a block at a time (medium_upload.hpp).
     void uploadMedium() {
-        const Medium& m = sim.medium;
-        const StoragePlan& st = storage;
-        const Simulation& ps = part.slab;
-        const bool withTau = m.absorption == Absorption::Stokes || st.storedOperators;  // absorbingField's needs
-        struct Part {
-            cl::Buffer* target;
-            StorageFormat format;
-            std::string what;
-            std::function<std::vector<double>(const MediumCoefficients&, std::size_t first, std::size_t count)> values;
-        };
-        std::vector<Part> parts;
-        parts.push_back({&c2, st.c2, "c0^2", [&](const MediumCoefficients& med, std::size_t first, std::size_t count) {
-                             if (st.c2 == StorageFormat::Element) return med.c2;
-                             const auto& c0 = ps.medium.c0.values;
-                             if (c0.size() == 1) return std::vector<double>{c0[0]};
-                             return std::vector<double>(c0.begin() + static_cast<std::ptrdiff_t>(first),
-                                                        c0.begin() + static_cast<std::ptrdiff_t>(first + count));
-                         }});
-        parts.push_back({&rho0, st.rho0, "rho0", [](const MediumCoefficients& med, std::size_t, std::size_t) { return med.rho0; }});
-        for (int a = 0; a < dims; ++a)
-            parts.push_back({&dtRho[a], st.dtRho, "dt/rho0_sg", [&, a](const MediumCoefficients& med, std::size_t, std::size_t) {
-                                 std::vector<double> v = med.dtRho0Sg[a];
-                                 if (st.dtRho != StorageFormat::Element)
-                                     for (auto& x : v) x /= sim.dt;
-                                 return v;
-                             }});
-        parts.push_back({&bOnA, st.bOnA, "BonA/(2 rho0)", [&](const MediumCoefficients& med, std::size_t, std::size_t) {
-                             std::vector<double> nonlinearity{0.0};
-                             if (m.nonlinear) {
-                                 nonlinearity.resize(std::max(med.bOnA.size(), med.rho0.size()));
-                                 for (std::size_t i = 0; i < nonlinearity.size(); ++i)
-                                     nonlinearity[i] = med.bOnA[med.bOnA.size() == 1 ? 0 : i] / (2.0 * med.rho0[med.rho0.size() == 1 ? 0 : i]);
-                             }
-                             return nonlinearity;
-                         }});
-        parts.push_back({&tau, st.tau, "absorption", [&](const MediumCoefficients& med, std::size_t, std::size_t) {
-                             return absorbingField(ps, med, st);
-                         }});
         // [kwave] medium_block_points: points per block (4 M: about 32 MB for each double array).
         const auto blockPoints = static_cast<std::size_t>(profileKey(ctx, opt, "medium_block_points", 1L << 22, 1, 1L << 40));
-        const std::size_t blockPlanes = std::max<std::size_t>(1, blockPoints / l.plane);
-        for (std::size_t from = 0; from < l.planes(); from += blockPlanes) {
-            const std::size_t first = from * l.plane, count = (std::min(l.planes(), from + blockPlanes) - from) * l.plane;
-            const MediumCoefficients med(ps, withTau, first, count);
-            for (Part& part : parts) {
-                const std::vector<unsigned char> bytes = encode(part.values(med, first, count), part.format, prec);
-                const bool homogeneous = bytes.size() == bytesPerElement(part.format, prec);  // one value (a block has 2 points or more)
-                if (from == 0) {
-                    const std::size_t size = homogeneous ? bytes.size() : nl * bytesPerElement(part.format, prec);
-                    deviceBytes += size;
-                    *part.target = ctx.buffer(std::max<std::size_t>(size, 8), part.what);
-                }
-                if (from == 0 || !homogeneous)
-                    ctx.write(*part.target, bytes.data(), bytes.size(), "upload " + part.what, homogeneous ? 0 : first * bytesPerElement(part.format, prec));
-            }
-        }
+        const MediumUpload medium(part.slab, storage, prec, blockPoints);
+        deviceBytes += medium.deviceBytes();
+        medium.upload(ctx, {&c2, &rho0, {&dtRho[0], &dtRho[1], &dtRho[2]}, &bOnA, &tau});
     }
 
     void allocate() {
