@@ -119,11 +119,12 @@ MediumCoefficients::MediumCoefficients(const Simulation& sim, bool withTauAndEta
         const std::size_t n = (m.alphaCoeff.scalar() && m.c0.scalar()) ? 1 : count;
         tau.resize(n);
         if (m.absorption == Absorption::PowerLaw) eta.resize(n);
+        const double tangent = std::tan(M_PI_2 * y);
         for (std::size_t i = 0; i < n; ++i) {
             const double alpha2 = 2.0 * toNeper * m.alphaCoeff.at(first + i);
             const double c = m.c0.at(first + i);
             tau[i] = -alpha2 * std::pow(c, y - 1.0);
-            if (m.absorption == Absorption::PowerLaw) eta[i] = alpha2 * std::pow(c, y) * std::tan(M_PI_2 * y);
+            if (m.absorption == Absorption::PowerLaw) eta[i] = alpha2 * std::pow(c, y) * tangent;
         }
     }
 }

@@ -11,7 +11,9 @@
 # dataset), exchanges.txt (the transposes' and overlap exchanges' summary lines), runs.txt (every
 # run's output) and compare.txt (every comparison, dataset by dataset). OVERLAPS='4 8' and RANKS='2'
 # narrow it; NT sets the steps (10), SIZE the grid (512); MPI=1 adds each rank count's overlap-8 run
-# with PORTACL_EXCHANGE=mpi (MPI point-to-point in place of the shared-memory window).
+# with PORTACL_EXCHANGE=mpi (MPI point-to-point in place of the shared-memory window). For a grid one GPU
+# cannot hold (SIZE=1024): ONE=0 leaves the one-GPU run out and holds each lfb run to the global run
+# of its rank count instead; IN_DIR puts the input elsewhere (/dev/shm), RUN_TIMEOUT limits each run (150 s).
 set -u
 OUT=${OUT:-/tmp/kwave_lfb}
 LOGS=$(mktemp -d /tmp/kwave_lfb_logs.XXXXXX)
@@ -24,28 +26,31 @@ export PORTACL_NO_PROGRESS=1
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 NT=${NT:-10}
 SIZE=${SIZE:-512}
-IN=/tmp/k${SIZE}_$NT.h5
+IN=${IN_DIR:-/tmp}/k${SIZE}_$NT.h5
+ONE=${ONE:-1}
 { echo "cores: $(nproc); GPUs: $gpus"; nvidia-smi -L; } > "$OUT/machine.txt" 2>&1
 run() {  # ranks, name, portacl kwave options...
     local ranks=$1 name=$2
     shift 2
     local log="$LOGS/run_$name.txt" cmp="$LOGS/compare_$name.txt"
     echo "== $name: $ranks ranks, $*" > "$log"
-    timeout 150 mpirun --allow-run-as-root --bind-to none -n "$ranks" ${PORTACL_EXCHANGE:+-x PORTACL_EXCHANGE} \
-        .device/run portacl kwave -i "$IN" -o "/tmp/o${SIZE}_$name.h5" -p --p_final "$@" >> "$log" 2>&1 < /dev/null
+    timeout "${RUN_TIMEOUT:-150}" mpirun --allow-run-as-root --bind-to none -n "$ranks" ${PORTACL_EXCHANGE:+-x PORTACL_EXCHANGE} \
+        .device/run portacl kwave -i "$IN" -o "${IN_DIR:-/tmp}/o${SIZE}_$name.h5" -p --p_final "$@" >> "$log" 2>&1 < /dev/null
     echo "rc=$?" >> "$log"
     local step worst=""
     step=$(grep -h "Time per step" "$log" | awk '{print $4, $5}')
-    if [ "$name" != 1 ]; then
-        echo "== $name against 1 GPU" > "$cmp"
-        python3 tools/kwave/compare_outputs.py "/tmp/o${SIZE}_1.h5" "/tmp/o${SIZE}_$name.h5" --tol 1 --label "$name" >> "$cmp" 2>&1
+    local reference=1
+    [ "$ONE" = 1 ] || reference="global_$ranks"
+    if [ "$name" != "$reference" ]; then
+        echo "== $name against $reference" > "$cmp"
+        python3 tools/kwave/compare_outputs.py "${IN_DIR:-/tmp}/o${SIZE}_$reference.h5" "${IN_DIR:-/tmp}/o${SIZE}_$name.h5" --tol 1 --label "$name" >> "$cmp" 2>&1
         worst=$(tail -1 "$cmp")
     fi
     printf '%-16s %s GPUs  %-12s %s\n' "$name" "$ranks" "${step:-failed}" "$worst" | tee -a "$OUT/summary.txt"
 }
 [ -f "$IN" ] || python3 scripts/kwave_example_input.py "$IN" "$SIZE" --nt "$NT" > /dev/null
-echo "${SIZE}^3 example, $NT steps, -p --p_final: run, GPUs, time per step, worst relative L2 against 1 GPU" > "$OUT/summary.txt"
-run 1 1
+echo "${SIZE}^3 example, $NT steps, -p --p_final: run, GPUs, time per step, worst relative L2 against $([ "$ONE" = 1 ] && echo "1 GPU" || echo "the global run")" > "$OUT/summary.txt"
+[ "$ONE" = 1 ] && run 1 1
 for R in ${RANKS:-2 4}; do
     [ "$R" -le "$gpus" ] || { echo "only $gpus GPUs: $R ranks left out" | tee -a "$OUT/summary.txt"; continue; }
     run "$R" "global_$R"
