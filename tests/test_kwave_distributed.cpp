@@ -556,13 +556,10 @@ TEST(KWaveLfbRun, SourcesMatchTheOneDeviceSolver2D) {
     EXPECT_LT(e6, e2 / 3) << "the error should fall as the overlap grows";
 }
 
-// Single-point sources (an additive pressure source with a signal per point, a Dirichlet ux source)
-// next to the slabs' edges put much of their energy near the grid's Nyquist wavenumber, which the
-// bell's few planes resolve badly: the error falls slowly with the overlap (docs/kwave.md). Measured
-// worst dataset, overlaps 2 and 6: 7.9e-2 and 2.9e-2 on 2 ranks, 9.5e-2 and 4.2e-2 on 3. The points
-// stay 5 rows or more from the grid's first and last rows, where the one-device solver's periodic
-// wrap, which the decomposition does not have, adds a difference of its own.
-TEST(KWaveLfbRun, PointSourcesConvergeSlowly2D) {
+namespace {
+
+// sourceSimulation with six additive pressure points (6 steps) and three Dirichlet ux points (5).
+kwave::Simulation pointSourceSimulation() {
     kwave::Simulation s = sourceSimulation();
     const std::size_t nx = s.grid.nx;
     s.p.index = {3 + nx * 5, 10 + nx * 6, 5 + nx * 8, 12 + nx * 9, 7 + nx * 10, 4 + nx * 12};
@@ -575,6 +572,19 @@ TEST(KWaveLfbRun, PointSourcesConvergeSlowly2D) {
     s.u.length = {5, 0, 0};
     s.u.mode = kwave::SourceMode::Dirichlet;
     for (std::size_t t = 0; t < 5; ++t) s.u.signal[0].push_back(static_cast<float>(1e-2 * std::cos(0.5 * t)));
+    return s;
+}
+
+}  // namespace
+
+// Single-point sources (an additive pressure source with a signal per point, a Dirichlet ux source)
+// next to the slabs' edges put much of their energy near the grid's Nyquist wavenumber, which the
+// bell's few planes resolve badly: the error falls slowly with the overlap (docs/kwave.md). Measured
+// worst dataset, overlaps 2 and 6: 7.9e-2 and 2.9e-2 on 2 ranks, 9.5e-2 and 4.2e-2 on 3. The points
+// stay 5 rows or more from the grid's first and last rows, where the one-device solver's periodic
+// wrap, which the decomposition does not have, adds a difference of its own.
+TEST(KWaveLfbRun, PointSourcesConvergeSlowly2D) {
+    const kwave::Simulation s = pointSourceSimulation();
     const double e2 = lfbError(s, pressureAndVelocity(), 2), e6 = lfbError(s, pressureAndVelocity(), 6);
     if (dist::rank() == 0) std::printf("2-D point sources: worst relative L2 %.3e (overlap 2), %.3e (overlap 6)\n", e2, e6);
     EXPECT_LT(e2, 0.2);
@@ -593,6 +603,73 @@ TEST(KWaveLfbRun, RanksWithoutSensorPointsJoinTheGather) {
     const double e = lfbError(s, everyOutput(), 6);
     if (dist::rank() == 0) std::printf("sensor on one rank's planes: worst relative L2 %.3e (overlap 6)\n", e);
     EXPECT_LT(e, 1.5e-2);
+}
+
+namespace {
+
+// The local Fourier basis run of `s` at `overlap`, stopped for a checkpoint after `stopAt` steps and
+// continued by a new solver from the file, against the run without a stop: every dataset bit for bit
+// (rank 0 holds them). The checkpoint is then refused by a run at another overlap and by the global
+// slabs, on every rank alike.
+void checkLfbCheckpoint(const kwave::Simulation& s, std::size_t overlap, std::size_t stopAt) {
+    kwave::RunOptions opt;
+    opt.outputs = everyOutput();
+    opt.decomposition = kwave::Decomposition::LocalFourierBasis;
+    opt.overlap = overlap;
+    const std::string path = "/tmp/portacl_kwave_lfb_" + std::to_string(dist::ranks()) + "_checkpoint.h5";
+    kwave::Recording whole;
+    {
+        dist::LfbSolver solver(test::context(), s, opt);
+        solver.run();
+        whole = solver.recording();
+    }
+    {
+        dist::LfbSolver first(test::context(), s, opt);
+        first.run(stopAt);
+        const auto state = first.saveState();
+        if (dist::rank() == 0) kwave::writeCheckpointFile(path, s, state);
+    }
+    cluster::World::process().barrier();
+    const kwave::KSpaceSolver::State saved = kwave::readCheckpointFile(path, s);
+    {
+        dist::LfbSolver second(test::context(), s, opt);
+        second.restoreState(saved);
+        EXPECT_EQ(second.timeIndex(), stopAt);
+        second.run();
+        const kwave::Recording resumed = second.recording();
+        if (dist::rank() == 0) {
+            EXPECT_EQ(resumed.samples, whole.samples);
+            EXPECT_EQ(resumed.data.size(), whole.data.size());
+            for (const auto& [name, v] : whole.data) EXPECT_EQ(resumed.data.at(name), v) << name << " differs after the restart";
+        }
+    }
+    kwave::RunOptions other = opt;
+    other.overlap = overlap - 1;
+    {
+        dist::LfbSolver wrongOverlap(test::context(), s, other);
+        EXPECT_THROW(wrongOverlap.restoreState(saved), dist::EveryRankError);
+    }
+    other.decomposition = kwave::Decomposition::Slabs;
+    other.overlap = 0;
+    {
+        dist::DistributedSolver slabs(test::context(), s, other);
+        EXPECT_THROW(slabs.restoreState(saved), dist::EveryRankError);
+    }
+    cluster::World::process().barrier();
+    if (dist::rank() == 0) std::remove(path.c_str());
+}
+
+}  // namespace
+
+// A checkpoint of the local Fourier basis run continues it bit for bit on the same ranks and overlap:
+// the 3-D medium of the tests above (lossy, p0: the pressure's exchange after each step), stopped
+// after 4 of 10 steps at an overlap of 4; the 2-D sources of SourcesMatchTheOneDeviceSolver2D
+// (exchanges after the sources, the additive pressure source's k-space filter), stopped after 3 of 8.
+TEST(KWaveLfbRun, CheckpointContinuesBitForBit) {
+    kwave::Simulation s = test::ballSimulation(24, 20, 23, 10);
+    test::makeHard(s);
+    checkLfbCheckpoint(s, 4, 4);
+    checkLfbCheckpoint(pointSourceSimulation(), 4, 3);
 }
 
 // An overlap larger than the smallest slab (11 planes of 23 on 2 ranks, 7 on 3) is refused in one

@@ -119,6 +119,9 @@ std::string transposeLines(const kwave::RunSummary& run, bool localBasis) {
            << "  MPI:             " << run.exchangeSeconds << " s, " << share(run.exchangeSeconds) << "; " << run.transposes / steps
            << " fields and " << (run.transposeHostBytes / steps) / 1000000 << " MB through host memory per step, through "
            << run.exchangeMethod << "\n";
+        if (run.deviceWaitSeconds >= 0)
+            os << "  Device waiting:  " << run.deviceWaitSeconds << " s, " << share(run.deviceWaitSeconds)
+               << " (for the planes written back, beyond the work beside their transfers)\n";
         return os.str();
     }
     os << std::fixed << std::setprecision(3) << "Transposes:        " << run.transposeSeconds << " s on the slowest rank, "

@@ -166,10 +166,55 @@ struct KSpaceSolver::Impl : StepKernels {
         apply(bellAbove, planeCount() - sub->above, sub->above);
     }
 
-    // The overlap planes of fields the step has just updated, from the neighbours.
-    void exchange(const cl::Buffer* fields, int count, std::size_t elementBytes) {
-        if (!sub || !sub->exchange) return;
-        sub->exchange(fields, count, elementBytes);
+    // ---- the overlap exchanges of a subdomain ----------------------------------------------------
+    bool exchanging() const { return sub && sub->send && sub->receive; }
+
+    // `launchPlanes(from, to)` updates `fields` over planes [from, to) of the slowest axis, `after`
+    // follows it (this step's sources; `afterActs`: whether they change anything this step). On a
+    // subdomain the overlap planes are then replaced by the neighbours': the planes they need are
+    // updated first and read to the host while the rest of the rank's own planes are updated, and only
+    // the commands after this wait for the planes written back. The overlap planes are not updated
+    // (the exchange replaces them), so the results are those of updating every plane first. With
+    // sources this step, or an update that cannot be split (`splittable` false: it updates every
+    // plane), the planes are read after the whole update.
+    void updateAndExchange(const std::function<cl::Event(std::size_t, std::size_t)>& launchPlanes, bool splittable,
+                           const std::function<void()>& after, bool afterActs, const cl::Buffer* fields, int count,
+                           std::size_t elementBytes) {
+        if (!exchanging()) {
+            launchPlanes(0, planeCount());
+            if (afterActs) after();
+            return;
+        }
+        const std::size_t own0 = sub->below, own1 = planeCount() - sub->above;
+        if (!splittable || afterActs) {
+            launchPlanes(own0, own1);
+            if (afterActs) after();
+            return exchangeNow(fields, count, elementBytes);
+        }
+        // The planes the neighbours need: [own0, lo) below and [hi, own1) above; the rest between.
+        const std::size_t lo = std::min(own1, own0 + sub->sendBelow), hi = std::max(lo, own1 - std::min(own1 - own0, sub->sendAbove));
+        if (lo > own0) launchPlanes(own0, lo);
+        if (own1 > hi) launchPlanes(hi, own1);
+        sub->send(fields, count, elementBytes, ctx.marker("overlap planes updated"));
+        ctx.flush();
+        if (hi > lo) {
+            const cl::Event rest = launchPlanes(lo, hi);
+            ctx.flush();
+            return receive(fields, &rest);
+        }
+        receive(fields, nullptr);
+    }
+
+    // The overlap planes of fields already updated, from the neighbours.
+    void exchangeNow(const cl::Buffer* fields, int count, std::size_t elementBytes) {
+        if (!exchanging()) return;
+        sub->send(fields, count, elementBytes, ctx.marker("overlap planes updated"));
+        ctx.flush();
+        receive(fields, nullptr);
+    }
+
+    void receive(const cl::Buffer* fields, const cl::Event* lastWork) {
+        ctx.barrier(sub->receive(lastWork), "overlap planes written");
         if (fields == f.u)
             for (bool& b : uBelled) b = false;
     }
@@ -324,9 +369,21 @@ struct KSpaceSolver::Impl : StepKernels {
     void args(cl::Kernel& k, const A&... a) {
         setArgs(k, 0, a...);
     }
-    void launchGrid(cl::Kernel& k, std::size_t nx) {
-        if (rowKernels) ctx.launch(k, cl::NDRange(g.ny, g.nz), rowLocal);
-        else ctx.launch(k, cl::NDRange(nx, g.ny, g.nz), local3);
+    cl::Event launchGrid(cl::Kernel& k, std::size_t nx) {
+        if (rowKernels) return ctx.launch(k, cl::NDRange(g.ny, g.nz), rowLocal);
+        return ctx.launch(k, cl::NDRange(nx, g.ny, g.nz), local3);
+    }
+    // A GRID_BEGIN kernel over planes [from, to) of the slowest axis (z; y in 2-D), whose argument
+    // `nyArg` is ny and the next nz: the slowest axis's bound set to `to`, the range offset to `from`.
+    cl::Event launchGridPlanes(cl::Kernel& k, cl_uint nyArg, std::size_t from, std::size_t to) {
+        const bool d3 = g.is3D();
+        if (from == 0 && to == planeCount()) return launchGrid(k, g.nx);
+        setArg(k, d3 ? nyArg + 1 : nyArg, u32(to));
+        if (rowKernels)
+            return d3 ? ctx.launch(k, cl::NDRange(0, from), cl::NDRange(g.ny, to - from), rowLocal)
+                      : ctx.launch(k, cl::NDRange(from, 0), cl::NDRange(to - from, 1), rowLocal);
+        return d3 ? ctx.launch(k, cl::NDRange(0, 0, from), cl::NDRange(g.nx, g.ny, to - from), local3)
+                  : ctx.launch(k, cl::NDRange(0, from, 0), cl::NDRange(g.nx, to - from, 1), local3);
     }
     void launch1(cl::Kernel& k, std::size_t count) { ctx.launch(k, cl::NDRange(count), local1); }
     // A kernel of SPECTRAL_BEGIN over the half spectrum: a work-item per point, or per x row.
@@ -374,22 +431,26 @@ struct KSpaceSolver::Impl : StepKernels {
     }
 
     void computeVelocity() {
+        pressureGradient(xFusedQ != 0);
+        updateVelocity(0, planeCount());
+    }
+
+    // u from the pressure gradient over planes [from, to) (xFusedQ: every plane, the update fused
+    // with the gradient's inverse x transforms).
+    cl::Event updateVelocity(std::size_t from, std::size_t to) {
         if (xFusedQ) {
-            pressureGradient(true);
             args(kXVelocity, f.u[0], f.u[1], f.u[2], f.X[0], f.X[1], f.X[2], f.dtRho[0], f.dtRho[1], f.dtRho[2], f.pmlSg[0], f.pmlSg[1], f.pmlSg[2]);
             setReal(kXVelocity, 12, sim.dt);
             setArg(kXVelocity, 13, u32(g.ny));
             setArg(kXVelocity, 14, u32(g.nz));
-            ctx.launch(kXVelocity, cl::NDRange(roundUp(g.ny * g.nz, zLines), 16), cl::NDRange(zLines, 16));
-            return;
+            return ctx.launch(kXVelocity, cl::NDRange(roundUp(g.ny * g.nz, zLines), 16), cl::NDRange(zLines, 16));
         }
-        pressureGradient();
         args(kVelocity, f.u[0], f.u[1], f.u[2], f.du[0], f.du[1], f.du[2], f.dtRho[0], f.dtRho[1], f.dtRho[2], f.pmlSg[0], f.pmlSg[1], f.pmlSg[2]);
         setReal(kVelocity, 12, sim.dt);
         setArg(kVelocity, 13, u32(g.nx));
         setArg(kVelocity, 14, u32(g.ny));
         setArg(kVelocity, 15, u32(g.nz));
-        launchGrid(kVelocity, g.nx);
+        return launchGridPlanes(kVelocity, 14, from, to);
     }
 
     // source_mat = real(ifftn(source_kappa .* fftn(source_mat))), k-Wave's additive correction.
@@ -399,6 +460,12 @@ struct KSpaceSolver::Impl : StepKernels {
         setReal(kSourceKappa, 3, spectralScale);
         launch1(kSourceKappa, nr);
         c2r->execute(f.X[0], f.scratch, fft::Direction::Inverse);
+    }
+
+    bool velocitySourcesAct() const {
+        for (int a = 0; a < dims; ++a)
+            if (sim.u.length[a] > t) return true;
+        return sim.transducer.length > t;
     }
 
     void addVelocitySources() {
@@ -442,14 +509,17 @@ struct KSpaceSolver::Impl : StepKernels {
         inverseComponents(f.du, f.duAll, dims);
     }
 
-    void computeDensity() {
+    void computeDensity() { updateDensity(0, planeCount()); }
+
+    // rho over planes [from, to).
+    cl::Event updateDensity(std::size_t from, std::size_t to) {
         args(kDensity, f.rho[0], f.rho[1], f.rho[2], f.du[0], f.du[1], f.du[2], f.rho0, f.pml[0], f.pml[1], f.pml[2]);
         setReal(kDensity, 10, sim.dt);
         setArg(kDensity, 11, u32(g.nx));
         setArg(kDensity, 12, u32(g.ny));
         setArg(kDensity, 13, u32(g.nz));
         setArg(kDensity, 14, u32(fusedTerms() ? 1 : 0));
-        launchGrid(kDensity, g.nx);
+        return launchGridPlanes(kDensity, 12, from, to);
     }
 
     // The power-law pressure terms come out of the density kernel unless a pressure source acts
@@ -475,6 +545,12 @@ struct KSpaceSolver::Impl : StepKernels {
     }
 
     void computePressure() {
+        absorptionTerms();
+        updatePressure(0, planeCount());
+    }
+
+    // The power-law absorption's two terms in du[1] and du[2] (sum(rho) stays in du[0]).
+    void absorptionTerms() {
         if (sim.medium.absorption == Absorption::PowerLaw) {
             if (!fusedTerms()) {
                 args(kPressureTerms, f.rho[0], f.rho[1], f.rho[2], f.du[0], f.du[1], f.du[2], f.rho0, u64(n));
@@ -500,11 +576,17 @@ struct KSpaceSolver::Impl : StepKernels {
             }
             inverseComponents(f.du + 1, f.duTail, 2, fused);
         }
-        args(kPressure, f.p, f.rho[0], f.rho[1], f.rho[2], f.du[0], f.du[1], f.du[2], f.c2, f.rho0, f.bOnA, f.tau, u64(n));
+    }
+
+    // p over planes [from, to).
+    cl::Event updatePressure(std::size_t from, std::size_t to) {
+        const std::size_t plane = planePoints();
+        args(kPressure, f.p, f.rho[0], f.rho[1], f.rho[2], f.du[0], f.du[1], f.du[2], f.c2, f.rho0, f.bOnA, f.tau, u64(to * plane));
         const double y = sim.medium.alphaPower;
         setReal(kPressure, 12, y - 1.0);
         setReal(kPressure, 13, sim.medium.absorption == Absorption::PowerLaw ? std::tan(M_PI_2 * y) : 0.0);
-        launch1(kPressure, n);
+        if (from == 0 && to == planeCount()) return ctx.launch(kPressure, cl::NDRange(n), local1);
+        return ctx.launch(kPressure, cl::NDRange(from * plane), cl::NDRange((to - from) * plane), local1);
     }
 
     void addInitialPressure() {
@@ -548,21 +630,26 @@ struct KSpaceSolver::Impl : StepKernels {
             ctx.wait(stepEnds.front(), "time step");
             stepEnds.pop_front();
         }
-        computeVelocity();
-        addVelocitySources();
-        exchange(f.u, dims, realBytes);
+        pressureGradient(xFusedQ != 0);
+        updateAndExchange([this](std::size_t a, std::size_t b) { return updateVelocity(a, b); }, xFusedQ == 0,
+                          [this] { addVelocitySources(); }, velocitySourcesAct(), f.u, dims, realBytes);
         computeVelocityGradient();
-        computeDensity();
-        addPressureSource();
-        exchange(f.rho, dims, bytesPerElement(f.st.rho, prec));
-        computePressure();
-        if (t == 0 && !sim.p0.empty()) {
-            addInitialPressure();  // u from the gradient of p0, wrong on the overlap planes until exchanged
-            exchange(f.u, dims, realBytes);
-        }
+        updateAndExchange([this](std::size_t a, std::size_t b) { return updateDensity(a, b); }, true, [this] { addPressureSource(); },
+                          sim.p.length > t, f.rho, dims, bytesPerElement(f.st.rho, prec));
+        absorptionTerms();
         // Without absorption p is a pointwise function of the densities, whose overlap planes came
         // from the neighbours, so its own need no exchange; at step 0 p0's went through the bell.
-        if (sim.medium.absorption != Absorption::Lossless || (t == 0 && !sim.p0.empty())) exchange(&f.p, 1, realBytes);
+        const bool p0Step = t == 0 && !sim.p0.empty();
+        if (sim.medium.absorption == Absorption::Lossless || p0Step) {
+            updatePressure(0, planeCount());
+            if (p0Step) {
+                addInitialPressure();  // u from the gradient of p0, wrong on the overlap planes until exchanged
+                exchangeNow(f.u, dims, realBytes);
+                exchangeNow(&f.p, 1, realBytes);
+            }
+        } else {
+            updateAndExchange([this](std::size_t a, std::size_t b) { return updatePressure(a, b); }, true, [] {}, false, &f.p, 1, realBytes);
+        }
         // A subdomain samples even without sensor points of its own, so that its recording holds the
         // datasets (and the sample count) that the distributed gather expects from every rank.
         if (t >= opt.outputs.startIndex && (sub || !sensor->sensorless())) sensor->sample(sampledField);
@@ -628,6 +715,7 @@ struct KSpaceSolver::Impl : StepKernels {
     }
 
     void restoreState(const State& s) {
+        requireDecomposition(s, "");
         f.restoreState(s.fields);
         t = s.timeIndex;
         sensor->restore(s.recording);  // waits for the queue first

@@ -193,6 +193,7 @@ void writeCheckpointContents(const AtomicOutput& file, const Simulation& s, cons
         putU64(f, "Nz", g.nz);
         putU64(f, "Nt", s.nt);
         putU64(f, "t_index", state.timeIndex);
+        if (!state.decomposition.empty()) f.writeStringAttribute("/", "decomposition", state.decomposition);
         const std::uint64_t fp = fingerprint(s);
         f.writeUInt64("input_fingerprint", {1, 1, 1}, &fp);
         for (const auto& [name, v] : state.fields) f.writeDouble(name, {g.nz, g.ny, g.nx}, v.data());
@@ -245,6 +246,7 @@ KSpaceSolver::State readCheckpointFile(const std::string& path, const Simulation
         throw Error("the checkpoint " + path + " belongs to another input file");
     KSpaceSolver::State st;
     st.timeIndex = f.readScalarUInt64("t_index");
+    if (f.hasAttribute("/", "decomposition")) st.decomposition = f.readStringAttribute("/", "decomposition");
     const char* fields[7] = {"p", "ux_sgx", "uy_sgy", "uz_sgz", "rhox", "rhoy", "rhoz"};
     for (const char* name : fields)
         if (f.exists(name)) st.fields[name] = f.readDouble(name, g.size());
@@ -255,6 +257,14 @@ KSpaceSolver::State readCheckpointFile(const std::string& path, const Simulation
             if (f.exists(name)) st.recording.data[q + suffix] = f.readDouble(name);
         }
     return st;
+}
+
+void requireDecomposition(const KSpaceSolver::State& state, const std::string& decomposition) {
+    if (state.decomposition == decomposition) return;
+    auto name = [](const std::string& d) { return d.empty() ? std::string("one device or the global slabs") : d; };
+    throw Error("the checkpoint was written by " + name(state.decomposition) + " and this run is " + name(decomposition) +
+                "; continue it " + (state.decomposition.empty() ? "without --decomposition lfb" : "with the same ranks and --overlap") +
+                " (the local Fourier basis's approximation depends on them)");
 }
 
 }  // namespace portacl::kwave

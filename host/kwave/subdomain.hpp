@@ -8,10 +8,12 @@
 //   the subdomain's ends and the periodic transform sees no jump there;
 // - takes the slowest axis's PML profile from here (the whole grid's, over the planes held), not
 //   from its own grid, so that the PML stays at the whole grid's edges;
-// - after each update calls `exchange` with the fields it updated (u after the velocity and its
-//   sources, rho after the density and its sources, p after the pressure unless the medium is
-//   lossless, where p follows pointwise from rho; at step 0 with p0 also u, and p), which replaces
-//   their overlap planes with the neighbours' values.
+// - after each update exchanges the overlap planes of the fields it updated (u after the velocity and
+//   its sources, rho after the density and its sources, p after the pressure unless the medium is
+//   lossless, where p follows pointwise from rho; at step 0 with p0 also u, and p): it updates the
+//   planes the neighbours hold first, `send`s them, updates the rest of its own planes while they
+//   move (the overlap planes are not updated: the exchange replaces them), and waits on the device
+//   for `receive`'s writes only before the next command that reads the fields.
 #pragma once
 
 #include <cstddef>
@@ -29,8 +31,17 @@ struct Subdomain {
     std::vector<double> bellBelow, bellAbove;
     // The slowest axis's PML profile over the subdomain's planes, regular and staggered.
     std::vector<double> pml, pmlStaggered;
-    // Replaces the overlap planes of `count` fields of `elementBytes` per point with the neighbours'.
-    std::function<void(const cl::Buffer* fields, int count, std::size_t elementBytes)> exchange;
+    // The rank's own planes that the neighbours hold as their overlap: its first `sendBelow` and its
+    // last `sendAbove`.
+    std::size_t sendBelow = 0, sendAbove = 0;
+    // The exchange of `count` fields of `elementBytes` per point, in two halves. send: the planes the
+    // neighbours need are read to the host once `ready` (an event of the solver's queue) has
+    // completed, on a queue of their own, without waiting. receive: waits for those reads, moves the
+    // planes and enqueues their writes into the overlap planes; returns the writes' events.
+    // `lastWork`: the solver's last command before the writes are needed (null: none ran beside the
+    // transfers), for the time the device waits on them.
+    std::function<void(const cl::Buffer* fields, int count, std::size_t elementBytes, const cl::Event& ready)> send;
+    std::function<std::vector<cl::Event>(const cl::Event* lastWork)> receive;
 };
 
 }  // namespace portacl::kwave

@@ -562,7 +562,18 @@ cl::Event Context::marker(const std::string& name) {
     return e;
 }
 
+cl::Event Context::barrier(const std::vector<cl::Event>& events, const std::string& name) {
+    cl::Event e;
+    clCall("clEnqueueBarrierWithWaitList", [&] { return queue_.enqueueBarrierWithWaitList(events.empty() ? nullptr : &events, &e); });
+    recordEvent(name, EventKind::Marker, e);
+    return e;
+}
+
 cl::Event Context::launch(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local) {
+    return launch(k, cl::NullRange, global, local);
+}
+
+cl::Event Context::launch(const cl::Kernel& k, const cl::NDRange& offset, const cl::NDRange& global, const cl::NDRange& local) {
     stopIfRequested();
     cl::NDRange g = global;
     if (local.dimensions() > 0) {
@@ -576,7 +587,7 @@ cl::Event Context::launch(const cl::Kernel& k, const cl::NDRange& global, const 
     const std::string name = kernelName(k);
     cl::Event e;
     clCall(("clEnqueueNDRangeKernel(" + name + ")").c_str(),
-           [&] { return queue_.enqueueNDRangeKernel(k, cl::NullRange, g, local, nullptr, &e); });
+           [&] { return queue_.enqueueNDRangeKernel(k, offset, g, local, nullptr, &e); });
     recordEvent(name, EventKind::Kernel, e);
     return e;
 }

@@ -238,6 +238,10 @@ public:
         std::size_t timeIndex = 0;
         std::map<std::string, std::vector<double>> fields;  // p, ux_sgx, ..., rhox, ...
         Recording recording;
+        // The decomposition whose run it continues: empty for the whole grid's state of one device
+        // or the global slabs (it continues on any rank count), else the local Fourier basis's with
+        // its ranks and overlap (it continues only on those: the approximation depends on them).
+        std::string decomposition;
     };
     State saveState();
     void restoreState(const State& state);
@@ -275,5 +279,8 @@ PORTACL_API void writeCheckpointAndOutput(const std::string& checkpointPath, con
                                           int compression = 0);
 // Throws when the checkpoint belongs to another input.
 PORTACL_API KSpaceSolver::State readCheckpointFile(const std::string& path, const Simulation& sim);
+// Refuses (portacl::Error, one sentence) a checkpoint of another decomposition than `decomposition`
+// (State::decomposition's form: empty for one device and the global slabs).
+PORTACL_API void requireDecomposition(const KSpaceSolver::State& state, const std::string& decomposition);
 
 }  // namespace portacl::kwave

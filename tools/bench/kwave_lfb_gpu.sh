@@ -7,10 +7,14 @@
 # packed programs and the carried Open MPI in .device/ (../shared/device/pack build/portacl &&
 # tools/device/pack_openmpi.sh .device/openmpi), on the 4-GPU machine:
 #   tools/bench/kwave_lfb_gpu.sh      # about 4 minutes (the input, 9 runs); results in $OUT
+# and on the 2-GPU machine, one GPU and the local Fourier basis on 2 at overlaps 4 and 8 (about 2 minutes):
+#   RANKS=2 OVERLAPS='4 8' GLOBAL=0 tools/bench/kwave_lfb_gpu.sh
 # Five files come back: machine.txt (cores, GPUs), summary.txt (a line a run: time per step, the worst relative L2 and its
 # dataset), exchanges.txt (the transposes' and overlap exchanges' summary lines), runs.txt (every
-# run's output) and compare.txt (every comparison, dataset by dataset). OVERLAPS='4 8' and RANKS='2'
-# narrow it; NT sets the steps (10), SIZE the grid (512); MPI=1 adds each rank count's overlap-8 run
+# run's output) and compare.txt (every comparison, dataset by dataset); the summary's local Fourier
+# basis lines add the share of the simulation time the slowest rank's device waited for the overlap
+# planes (the run's "Device waiting" line). OVERLAPS='4 8' and RANKS='2' narrow it, GLOBAL=0 leaves
+# out the global slabs (not with ONE=0); NT sets the steps (10), SIZE the grid (512); MPI=1 adds each rank count's overlap-8 run
 # with PORTACL_EXCHANGE=mpi (MPI point-to-point in place of the shared-memory window). For a grid one GPU
 # cannot hold (SIZE=1024): ONE=0 leaves the one-GPU run out and holds each lfb run to the global run
 # of its rank count instead; IN_DIR puts the input elsewhere (/dev/shm), RUN_TIMEOUT limits each run (150 s).
@@ -37,8 +41,9 @@ run() {  # ranks, name, portacl kwave options...
     timeout "${RUN_TIMEOUT:-150}" mpirun --allow-run-as-root --bind-to none -n "$ranks" ${PORTACL_EXCHANGE:+-x PORTACL_EXCHANGE} \
         .device/run portacl kwave -i "$IN" -o "${IN_DIR:-/tmp}/o${SIZE}_$name.h5" -p --p_final "$@" >> "$log" 2>&1 < /dev/null
     echo "rc=$?" >> "$log"
-    local step worst=""
+    local step worst="" waiting
     step=$(grep -h "Time per step" "$log" | awk '{print $4, $5}')
+    waiting=$(grep -h "Device waiting" "$log" | sed -E 's/.*, ([0-9]+ %).*/\1 waiting/')
     local reference=1
     [ "$ONE" = 1 ] || reference="global_$ranks"
     if [ "$name" != "$reference" ]; then
@@ -46,14 +51,14 @@ run() {  # ranks, name, portacl kwave options...
         python3 tools/kwave/compare_outputs.py "${IN_DIR:-/tmp}/o${SIZE}_$reference.h5" "${IN_DIR:-/tmp}/o${SIZE}_$name.h5" --tol 1 --label "$name" >> "$cmp" 2>&1
         worst=$(tail -1 "$cmp")
     fi
-    printf '%-16s %s GPUs  %-12s %s\n' "$name" "$ranks" "${step:-failed}" "$worst" | tee -a "$OUT/summary.txt"
+    printf '%-16s %s GPUs  %-12s %-12s %s\n' "$name" "$ranks" "${step:-failed}" "$waiting" "$worst" | tee -a "$OUT/summary.txt"
 }
 [ -f "$IN" ] || python3 scripts/kwave_example_input.py "$IN" "$SIZE" --nt "$NT" > /dev/null
-echo "${SIZE}^3 example, $NT steps, -p --p_final: run, GPUs, time per step, worst relative L2 against $([ "$ONE" = 1 ] && echo "1 GPU" || echo "the global run")" > "$OUT/summary.txt"
+echo "${SIZE}^3 example, $NT steps, -p --p_final: run, GPUs, time per step, device waiting for overlap planes, worst relative L2 against $([ "$ONE" = 1 ] && echo "1 GPU" || echo "the global run")" > "$OUT/summary.txt"
 [ "$ONE" = 1 ] && run 1 1
 for R in ${RANKS:-2 4}; do
     [ "$R" -le "$gpus" ] || { echo "only $gpus GPUs: $R ranks left out" | tee -a "$OUT/summary.txt"; continue; }
-    run "$R" "global_$R"
+    [ "${GLOBAL:-1}" = 0 ] || run "$R" "global_$R"
     for N in ${OVERLAPS:-4 8 16}; do
         run "$R" "lfb_${R}_$N" --decomposition lfb --overlap "$N"
     done
@@ -61,5 +66,5 @@ for R in ${RANKS:-2 4}; do
 done
 cat "$LOGS"/run_*.txt > "$OUT/runs.txt"
 cat "$LOGS"/compare_*.txt > "$OUT/compare.txt" 2>/dev/null
-grep -h -E "^== |Transposes|all-to-all|Overlap exchanges|  MPI:" "$OUT/runs.txt" > "$OUT/exchanges.txt"
+grep -h -E "^== |Transposes|all-to-all|Overlap exchanges|  MPI:|Device waiting" "$OUT/runs.txt" > "$OUT/exchanges.txt"
 rm -rf "$LOGS"

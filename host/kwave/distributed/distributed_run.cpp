@@ -50,6 +50,7 @@ RunSummary runWith(Context& ctx, const Simulation& sim, const RunPlan& plan, con
             summary.transposes = now.transposes - before.transposes;
             summary.transposeHostBytes = maxOver(now.hostBytes - before.hostBytes);
             summary.exchangeMethod = solver.exchangeMethod();
+            summary.deviceWaitSeconds = maxOf(now.deviceWaitSeconds < 0 ? -1.0 : now.deviceWaitSeconds - before.deviceWaitSeconds);
         },
         [](Solver& solver) { return FinalOutput{solver.recording(false), solver.gridFields()}; });
 }
@@ -57,12 +58,7 @@ RunSummary runWith(Context& ctx, const Simulation& sim, const RunPlan& plan, con
 }  // namespace
 
 RunSummary run(Context& ctx, const Simulation& sim, const RunPlan& plan, const RunObserver& observer) {
-    if (plan.options.decomposition == Decomposition::LocalFourierBasis) {
-        if (!plan.checkpointFile.empty())
-            throw EveryRankError("checkpoints are not supported with the local Fourier basis decomposition (--decomposition lfb); "
-                                 "run without --checkpoint_file or with the global slabs");
-        return runWith<LfbSolver>(ctx, sim, plan, observer);
-    }
+    if (plan.options.decomposition == Decomposition::LocalFourierBasis) return runWith<LfbSolver>(ctx, sim, plan, observer);
     return runWith<DistributedSolver>(ctx, sim, plan, observer);
 }
 

@@ -19,11 +19,11 @@
 #include "slab_fft.hpp"
 #include "slab_output.hpp"
 #include "slab_simulation.hpp"
+#include "slab_state.hpp"
 
 namespace portacl::kwave::distributed {
 
 using cluster::all;
-using cluster::gatherOnRoot;
 using cluster::maxOver;
 using cluster::minOver;
 
@@ -521,63 +521,35 @@ struct DistributedSolver::Impl : StepKernels {
     KSpaceSolver::State saveState() {
         KSpaceSolver::State st;
         st.timeIndex = t;
-        auto gather = [&](const cl::Buffer& b, const std::string& name, StorageFormat f) {
-            const std::vector<double> mine = download(b, f);
-            const auto bytes = gatherOnRoot(mine.data(), mine.size(), sizeof(double));
-            if (rank() != 0) return;
-            const double* all = reinterpret_cast<const double*>(bytes.data());
-            st.fields[name].assign(all, all + bytes.size() / sizeof(double));
-        };
-        gather(p, "p", StorageFormat::Element);
+        gatherStateField(st, "p", download(p, StorageFormat::Element));
         for (int a = 0; a < dims; ++a) {
-            gather(u[a], kVelocityNames[a], StorageFormat::Element);
-            gather(rho[a], kDensityNames[a], storage.rho);
+            gatherStateField(st, kVelocityNames[a], download(u[a], StorageFormat::Element));
+            gatherStateField(st, kDensityNames[a], download(rho[a], storage.rho));
         }
         st.recording = recording();
         return st;
     }
 
     void restoreState(const KSpaceSolver::State& st) {
+        try {
+            requireDecomposition(st, "");
+        } catch (const Error& e) {
+            throw EveryRankError(e.what());
+        }
         const std::size_t first = l.firstPlane() * l.plane;
-        auto slabOf = [&](const std::string& name) {
-            auto it = st.fields.find(name);
-            if (it == st.fields.end() || it->second.size() != g.size())
-                throw EveryRankError("the checkpoint lacks the field '" + name + "' of this grid");
-            return std::vector<double>(it->second.begin() + static_cast<std::ptrdiff_t>(first),
-                                       it->second.begin() + static_cast<std::ptrdiff_t>(first + nl));
-        };
         auto upload = [&](const cl::Buffer& b, const std::vector<double>& v, StorageFormat f = StorageFormat::Element) {
             const auto bytes = encode(v, f, prec);
             ctx.write(b, bytes.data(), bytes.size(), "upload state");
         };
-        upload(p, slabOf("p"));
+        upload(p, stateFieldPart(st, "p", g.size(), first, nl));
         for (int a = 0; a < dims; ++a) {
-            upload(u[a], slabOf(kVelocityNames[a]));
-            upload(rho[a], slabOf(kDensityNames[a]), storage.rho);
+            upload(u[a], stateFieldPart(st, kVelocityNames[a], g.size(), first, nl));
+            upload(rho[a], stateFieldPart(st, kDensityNames[a], g.size(), first, nl), storage.rho);
         }
         t = st.timeIndex;
         // This slab's part of the recording: its sensor points' series and aggregates, its planes of
         // the whole-grid aggregates.
-        Recording mine;
-        mine.samples = st.recording.samples;
-        const std::size_t points = part.wholeSensorPoints;
-        const auto& at = part.sensorPositions;
-        auto endsWith = [](const std::string& s, const char* tail) {
-            const std::size_t n = std::strlen(tail);
-            return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
-        };
-        for (const auto& [name, values] : st.recording.data) {
-            std::vector<double>& out = mine.data[name];
-            if (endsWith(name, "_all") || endsWith(name, "_final")) {
-                if (values.size() == g.size())
-                    out.assign(values.begin() + static_cast<std::ptrdiff_t>(first), values.begin() + static_cast<std::ptrdiff_t>(first + nl));
-                continue;
-            }
-            const std::size_t steps = points ? values.size() / points : 0;
-            for (std::size_t s = 0; s < steps; ++s)
-                for (std::size_t j : at) out.push_back(values[s * points + j]);
-        }
-        sensor->restore(mine);
+        sensor->restore(recordingPart(st.recording, part, g.size(), first, nl));
     }
 
     // Planes [from, to) of this slab of `field` (element precision) as floats.

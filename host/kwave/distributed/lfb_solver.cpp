@@ -13,6 +13,7 @@
 #include "portacl/kwave/distributed.hpp"
 #include "slab_output.hpp"
 #include "slab_simulation.hpp"
+#include "slab_state.hpp"
 
 namespace portacl::kwave::distributed {
 
@@ -117,6 +118,22 @@ struct LfbSolver::Impl {
     unsigned char* sendHost = nullptr;
     unsigned char* recvHost = nullptr;
     std::size_t stagingBytes = 0;
+    // The planes' reads and writes run on a queue of their own on the device's OpenCL context, so
+    // that they overlap the solver's kernels (the copy engines beside the compute units).
+    std::unique_ptr<Context> transfers;
+    // The exchange under way (between send and receive).
+    struct Pending {
+        const cl::Buffer* fields = nullptr;
+        std::size_t count = 0, planeBytes = 0;
+        std::vector<cl::Event> reads;
+    } pending;
+    // Each exchange's events, kept until complete for the time the device waited on the planes.
+    struct Waited {
+        cl::Event lastWork, firstRead, lastWrite;
+        bool hasWork = false;
+    };
+    std::vector<Waited> waited;
+    bool profiled = true;  // the queues give timestamps
 
     std::size_t me() const { return static_cast<std::size_t>(l.rank); }
 
@@ -142,7 +159,13 @@ struct LfbSolver::Impl {
         sub.pml.assign(layer.regular[slow].begin() + first, layer.regular[slow].begin() + last);
         sub.pmlStaggered.assign(layer.staggered[slow].begin() + first, layer.staggered[slow].begin() + last);
         part.slab.pml.size[slow] = 0;
-        sub.exchange = [this](const cl::Buffer* fields, int count, std::size_t elementBytes) { exchange(fields, count, elementBytes); };
+        sub.sendBelow = sendBelow;
+        sub.sendAbove = sendAbove;
+        sub.send = [this](const cl::Buffer* fields, int count, std::size_t elementBytes, const cl::Event& ready) {
+            send(fields, count, elementBytes, ready);
+        };
+        sub.receive = [this](const cl::Event* lastWork) { return receive(lastWork); };
+        transfers = std::make_unique<Context>(ctx.device(), ctx.options(), ctx);
 
         const std::size_t realBytes = opt.precision == Precision::Double ? 8 : 4;
         stagingBytes = std::max<std::size_t>(3 * std::max(below + above, sendBelow + sendAbove) * l.plane * realBytes, 8);
@@ -198,6 +221,7 @@ struct LfbSolver::Impl {
 
     ~Impl() {
         try {
+            if (transfers) transfers->finish();
             ctx.finish();
             if (sendHost) ctx.unmap(sendPinned, sendHost, "unmap overlap planes sent (host)");
             if (recvHost) ctx.unmap(recvPinned, recvHost, "unmap overlap planes received (host)");
@@ -208,37 +232,128 @@ struct LfbSolver::Impl {
 
     // The overlap planes of `count` fields: each rank sends its own first planes to the neighbour
     // below (as many as it holds above its slab) and its own last planes to the one above (as many as
-    // it holds below), and takes theirs into its overlap planes. The device's reads into pinned memory
-    // are waited for, the planes move, and the writes back are queued (the next exchange's reads come
-    // after them in the queue, so the pinned memory is free again by then).
-    void exchange(const cl::Buffer* fields, int count, std::size_t elementBytes) {
-        const auto t0 = Clock::now();
+    // it holds below), and takes theirs into its overlap planes. send queues the reads into pinned
+    // memory once `ready` has completed; receive waits for them, moves the planes and queues the writes
+    // back (the next exchange's reads come after them on the transfer queue, so the pinned memory is
+    // free again by then).
+    void send(const cl::Buffer* fields, int count, std::size_t elementBytes, const cl::Event& ready) {
         const std::size_t planeBytes = l.plane * elementBytes, k = static_cast<std::size_t>(count);
-        const Sides b{sendBelow * planeBytes * k, sendAbove * planeBytes * k, below * planeBytes * k, above * planeBytes * k};
-        if (std::max(b.sendBelow + b.sendAbove, b.recvBelow + b.recvAbove) > stagingBytes)
+        if (std::max(sendBelow + sendAbove, below + above) * planeBytes * k > stagingBytes)
             throw Error("the overlap exchange's staging memory is too small");
-        std::vector<cl::Event> reads;
+        pending.fields = fields;
+        pending.count = k;
+        pending.planeBytes = planeBytes;
+        pending.reads.clear();
+        transfers->barrier({ready}, "overlap: after the update");
         for (std::size_t f = 0; f < k; ++f) {
             if (sendBelow)
-                reads.push_back(ctx.readAsync(fields[f], sendHost + f * sendBelow * planeBytes, sendBelow * planeBytes, "overlap: to host",
-                                              below * planeBytes));
+                pending.reads.push_back(transfers->readAsync(fields[f], sendHost + f * sendBelow * planeBytes, sendBelow * planeBytes,
+                                                             "overlap: to host", below * planeBytes));
             if (sendAbove)
-                reads.push_back(ctx.readAsync(fields[f], sendHost + b.sendBelow + f * sendAbove * planeBytes, sendAbove * planeBytes,
-                                              "overlap: to host", (heldPlanes - above - sendAbove) * planeBytes));
+                pending.reads.push_back(transfers->readAsync(fields[f], sendHost + sendBelow * planeBytes * k + f * sendAbove * planeBytes,
+                                                             sendAbove * planeBytes, "overlap: to host",
+                                                             (heldPlanes - above - sendAbove) * planeBytes));
         }
-        for (auto& e : reads) ctx.wait(e, "overlap planes to host");
+        transfers->flush();
+    }
+
+    std::vector<cl::Event> receive(const cl::Event* lastWork) {
+        const auto t0 = Clock::now();
+        const std::size_t planeBytes = pending.planeBytes, k = pending.count;
+        const cl::Buffer* fields = pending.fields;
+        const Sides b{sendBelow * planeBytes * k, sendAbove * planeBytes * k, below * planeBytes * k, above * planeBytes * k};
+        for (auto& e : pending.reads) transfers->wait(e, "overlap planes to host");
         const auto t1 = Clock::now();
         sendPlanes(b);
         times.exchangeSeconds += since(t1);
+        std::vector<cl::Event> writes;
         for (std::size_t f = 0; f < k; ++f) {
-            if (below) ctx.writeAsync(fields[f], recvHost + f * below * planeBytes, below * planeBytes, "overlap: to device", nullptr, 0);
+            if (below)
+                writes.push_back(transfers->writeAsync(fields[f], recvHost + f * below * planeBytes, below * planeBytes, "overlap: to device",
+                                                       nullptr, 0));
             if (above)
-                ctx.writeAsync(fields[f], recvHost + b.recvBelow + f * above * planeBytes, above * planeBytes, "overlap: to device", nullptr,
-                               (heldPlanes - above) * planeBytes);
+                writes.push_back(transfers->writeAsync(fields[f], recvHost + b.recvBelow + f * above * planeBytes, above * planeBytes,
+                                                       "overlap: to device", nullptr, (heldPlanes - above) * planeBytes));
         }
+        transfers->flush();
         times.waitSeconds += std::chrono::duration<double>(t1 - t0).count();
         times.transposes += k;
         times.hostBytes += 2 * (b.sendBelow + b.sendAbove + b.recvBelow + b.recvAbove);
+        if (profiled && !pending.reads.empty() && !writes.empty()) {
+            Waited w;
+            w.hasWork = lastWork != nullptr;
+            if (lastWork) w.lastWork = *lastWork;
+            w.firstRead = pending.reads.front();
+            w.lastWrite = writes.back();
+            waited.push_back(w);
+            settleWaits(false);
+        }
+        return writes;
+    }
+
+    // Adds the device's wait for each completed exchange's planes: from the end of the solver's last
+    // command beside the transfers (or, when none ran beside them, the first read's start) to the end
+    // of the last write, when positive. `all`: waits for the rest first.
+    void settleWaits(bool all) {
+        auto at = [](const cl::Event& e, cl_profiling_info what) {
+            cl_ulong v = 0;
+            if (clGetEventProfilingInfo(e(), what, sizeof v, &v, nullptr) != CL_SUCCESS) throw std::runtime_error("no timestamp");
+            return v;
+        };
+        std::size_t done = 0;
+        for (; done < waited.size(); ++done) {
+            const Waited& w = waited[done];
+            if (all) transfers->wait(w.lastWrite, "overlap planes to device");
+            else if (w.lastWrite.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() != CL_COMPLETE) break;
+            try {
+                if (w.hasWork && !all && w.lastWork.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() != CL_COMPLETE) break;
+                if (w.hasWork) ctx.wait(w.lastWork, "the update beside the overlap planes");
+                const cl_ulong from = w.hasWork ? at(w.lastWork, CL_PROFILING_COMMAND_END) : at(w.firstRead, CL_PROFILING_COMMAND_START);
+                const cl_ulong to = at(w.lastWrite, CL_PROFILING_COMMAND_END);
+                if (to > from) times.deviceWaitSeconds += 1e-9 * static_cast<double>(to - from);
+            } catch (const std::runtime_error&) {
+                profiled = false;  // a queue without profiling: the measure is left out
+                times.deviceWaitSeconds = -1;
+                waited.clear();
+                return;
+            }
+        }
+        waited.erase(waited.begin(), waited.begin() + static_cast<std::ptrdiff_t>(done));
+    }
+
+    // State::decomposition of this run: a checkpoint continues only on the same ranks and overlap.
+    std::string decomposition() const {
+        return "the local Fourier basis decomposition on " + std::to_string(l.ranks) + " ranks at an overlap of " + std::to_string(overlap);
+    }
+
+    // The whole grid's state on rank 0, as the global slabs' (each rank's own planes gathered), with
+    // the decomposition it belongs to. The overlap planes are left out: after a step they hold the
+    // neighbours' own planes (rho, p) or are replaced before they are read (u, belled in place).
+    KSpaceSolver::State saveState() {
+        const KSpaceSolver::State held = solver->saveState();
+        KSpaceSolver::State st;
+        st.timeIndex = held.timeIndex;
+        st.decomposition = decomposition();
+        const auto from = static_cast<std::ptrdiff_t>(below * l.plane), count = static_cast<std::ptrdiff_t>(l.realPoints());
+        for (const auto& [name, values] : held.fields)
+            gatherStateField(st, name, std::vector<double>(values.begin() + from, values.begin() + from + count));
+        st.recording = recording(true);
+        return st;
+    }
+
+    // The held planes (the rank's own and its overlap) of a whole-grid state of this decomposition.
+    void restoreState(const KSpaceSolver::State& st) {
+        try {
+            requireDecomposition(st, decomposition());
+        } catch (const Error& e) {
+            throw EveryRankError(e.what());
+        }
+        const std::size_t first = (l.firstPlane() - below) * l.plane, count = heldPlanes * l.plane, points = sim.grid.size();
+        KSpaceSolver::State held;
+        held.timeIndex = st.timeIndex;
+        for (const auto& [name, values] : st.fields) held.fields[name] = stateFieldPart(st, name, points, first, count);
+        held.recording = recordingPart(st.recording, part, points, first, count);
+        solver->restoreState(held);
     }
 
     bool gridDataset(const std::string& name) const {
@@ -297,14 +412,13 @@ void LfbSolver::step() { impl_->solver->step(); }
 void LfbSolver::run(std::size_t endStep, const std::function<bool(std::size_t)>& stop) { impl_->solver->run(endStep, stop); }
 Recording LfbSolver::recording(bool withGridFields) { return impl_->recording(withGridFields); }
 StreamedGridFields LfbSolver::gridFields(std::size_t roundBytes) { return impl_->gridFields(roundBytes); }
-KSpaceSolver::State LfbSolver::saveState() {
-    throw EveryRankError("checkpoints are not supported with the local Fourier basis decomposition (--decomposition lfb)");
-}
-void LfbSolver::restoreState(const KSpaceSolver::State&) {
-    throw EveryRankError("checkpoints are not supported with the local Fourier basis decomposition (--decomposition lfb)");
-}
+KSpaceSolver::State LfbSolver::saveState() { return impl_->saveState(); }
+void LfbSolver::restoreState(const KSpaceSolver::State& state) { impl_->restoreState(state); }
 std::size_t LfbSolver::deviceBytes() const { return impl_->solver->deviceBytes(); }
-const TransposeTimes& LfbSolver::transposeTimes() const { return impl_->times; }
+const TransposeTimes& LfbSolver::transposeTimes() const {
+    impl_->settleWaits(true);
+    return impl_->times;
+}
 const std::string& LfbSolver::exchangeMethod() const { return impl_->method; }
 
 }  // namespace portacl::kwave::distributed

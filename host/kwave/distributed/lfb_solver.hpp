@@ -4,7 +4,8 @@
 // holds its slab of the slowest axis plus `overlap` planes of each neighbour's, runs the one-device
 // solver (KSpaceSolver, its transforms and fast paths) on that subdomain with the bell over the
 // overlap planes before every forward transform and the PML at the whole grid's edges only, and after
-// each field update exchanges the overlap planes with its neighbours through pinned host memory
+// each field update exchanges the overlap planes with its neighbours through pinned host memory, on a
+// transfer queue of its own while the device updates the rest of the rank's planes
 // (between ranks of one node the transposes' shared-memory window, cluster::BlockExchange, with
 // blocks for the two neighbours only; across nodes, or with PORTACL_EXCHANGE=mpi, MPI point-to-point). No global transform: the derivatives are approximate near the slabs' edges, an
 // error that falls as the overlap grows (docs/kwave.md). The interface is DistributedSolver's, so
@@ -55,12 +56,16 @@ public:
     // whole-grid datasets (each rank's own planes, the overlap left out).
     Recording recording(bool withGridFields = true);
     StreamedGridFields gridFields(std::size_t roundBytes = std::size_t(256) << 20);
-    // Checkpoints are refused (EveryRankError).
+    // As DistributedSolver's: saveState gathers every rank's own planes into the whole grid's state on
+    // rank 0 (empty elsewhere), marked with this decomposition; restoreState takes the whole state on
+    // every rank and keeps its held planes, and refuses (EveryRankError) one of other ranks, another
+    // overlap or another decomposition.
     KSpaceSolver::State saveState();
     void restoreState(const KSpaceSolver::State& state);
     std::size_t deviceBytes() const;
     // The overlap exchanges: waiting for the planes' reads (with the device work queued before them),
-    // MPI's part, the fields exchanged and the bytes through host memory.
+    // MPI's part, the fields exchanged, the bytes through host memory and the device's wait for the
+    // planes written back (waits for the queues).
     const TransposeTimes& transposeTimes() const;
     const std::string& exchangeMethod() const;
 

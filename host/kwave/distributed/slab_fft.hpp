@@ -32,6 +32,9 @@ struct TransposeTimes {
     double waitSeconds = 0;      // waiting for the packed blocks' reads (and the device work queued before them)
     std::size_t transposes = 0;  // components transposed
     std::size_t hostBytes = 0;   // bytes this rank read to and wrote from host memory
+    // The local Fourier basis's overlap exchanges: the device's time waiting for the planes written
+    // back, beyond the work that ran beside their transfers (profiled; -1: the queues give no timestamps).
+    double deviceWaitSeconds = 0;
 };
 
 class PORTACL_API SlabFft {  // exported for the distributed tests

@@ -64,6 +64,10 @@ struct PORTACL_API RunSummary {
     // between the ranks (cluster::BlockExchange::describe: a shared-memory window or MPI_Alltoallv).
     int ranks = 1;
     double transposeSeconds = 0, exchangeSeconds = 0;
+    // The local Fourier basis decomposition: the slowest rank's device time waiting for the overlap
+    // planes (their reads, the exchange and the writes beyond the work that ran beside them; -1: not
+    // measured, a queue without timestamps).
+    double deviceWaitSeconds = 0;
     std::size_t transposes = 0, transposeHostBytes = 0;
     std::string exchangeMethod;
     std::size_t steps() const { return timeIndex - firstStep; }

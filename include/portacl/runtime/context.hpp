@@ -144,6 +144,9 @@ public:
     cl::Event unmap(const cl::Buffer& b, void* mapped, const std::string& name);
     // An event that completes when everything enqueued before it has.
     cl::Event marker(const std::string& name);
+    // The commands enqueued after it wait for `events`, which may belong to another queue on the same
+    // OpenCL context (a sibling Context's transfers, say); its event completes once they have.
+    cl::Event barrier(const std::vector<cl::Event>& events, const std::string& name);
 
     // Memory the host and the device share in place, for host work on device buffers between
     // kernels (FFTW on a CPU device). On a device that runs CL_MEM_USE_HOST_PTR buffers on their own
@@ -165,6 +168,9 @@ public:
     // Enqueues a kernel. `global` is rounded up to a multiple of `local` when local is given; the
     // kernel's name (CL_KERNEL_FUNCTION_NAME) labels the event.
     cl::Event launch(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local = cl::NullRange);
+    // The same over the work-items offset + [0, global): get_global_id starts at `offset` (the kernel
+    // checks its own upper bounds, since global is rounded up as above).
+    cl::Event launch(const cl::Kernel& k, const cl::NDRange& offset, const cl::NDRange& global, const cl::NDRange& local);
     void finish();
     // Submits what the queue holds to the device without waiting for it (clFlush).
     void flush();
