@@ -9,6 +9,7 @@
 #include "medium_upload.hpp"
 #include "profile_keys.hpp"
 #include "portacl/runtime/error.hpp"
+#include "setup_trace.hpp"
 
 namespace portacl::kwave {
 namespace {
@@ -78,6 +79,7 @@ void DeviceFields::allocate(std::size_t otherBytes) {
     const KSpaceOperators ops(sim, true, {storedKappa(), additive, storedNabla()});
     const PerfectlyMatchedLayer layer(sim);
     // [kwave] medium_block_points: points per block (4 M: about 32 MB for each double array).
+    traceSetup("the medium's first block");
     const MediumUpload medium(sim, st, prec, static_cast<std::size_t>(profileKey(ctx, opt, "medium_block_points", 1L << 22, 1, 1L << 40)));
 
     struct Upload {
@@ -156,6 +158,7 @@ void DeviceFields::allocate(std::size_t otherBytes) {
         ctx.fill(b, 0, std::max<std::size_t>(bytes, 8), "zero " + what);
         return b;
     };
+    traceSetup("the medium's upload");
     deviceBytes += medium.deviceBytes();
     medium.upload(ctx, {&c2, &rho0, {&dtRho[0], &dtRho[1], &dtRho[2]}, &bOnA, &tau});
     for (auto& up : uploads) {
@@ -163,6 +166,7 @@ void DeviceFields::allocate(std::size_t otherBytes) {
         *up.target = ctx.buffer(std::max<std::size_t>(up.bytes.size(), 8), up.what);
         if (!up.bytes.empty()) ctx.write(*up.target, up.bytes.data(), up.bytes.size(), "upload " + up.what);
     }
+    traceSetup("the state, the scratch fields and the spectra");
     p = alloc(n * realBytes, "p");
     const std::size_t align = ctx.subBufferAlignment();
     batched = dims > 1 && (n * realBytes) % align == 0 && (nr * 2 * realBytes) % align == 0;

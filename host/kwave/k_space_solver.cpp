@@ -18,6 +18,7 @@
 #include "step_kernels.hpp"
 #include "storage_format.hpp"
 #include "subdomain.hpp"
+#include "setup_trace.hpp"
 
 namespace portacl::kwave {
 
@@ -113,15 +114,22 @@ struct KSpaceSolver::Impl : StepKernels {
         if (wx > 0) local3 = cl::NDRange(static_cast<std::size_t>(wx), 1, 1);
         if (w1 > 0) local1 = cl::NDRange(static_cast<std::size_t>(w1));
         const std::string options = buildOptions();
+        traceSetup("the kernels and the FFT plans");
         build(options);
+        traceSetup("the sensor's kernels");
         sensor = std::make_unique<SensorSampling>(ctx, sim, opt, options, local1);
+        traceSetup("the fields, the medium and the operators");
         f.allocate(sensor->plannedBytes());
         if (sub) setUpSubdomain();
+        traceSetup("the sensor's buffers");
         sensor->allocate();
+        traceSetup("the batched and fused FFT plans");
         if (f.batched) planBatches();
         if (zFusedQ) planXY();
         stepsAhead = static_cast<std::size_t>(std::max(1L, key("steps_ahead", 8, 1, 1024)));
+        traceSetup("a warm-up step");
         warmUp();
+        traceSetup("the solver is ready");
     }
 
     std::size_t deviceBytes() const { return f.deviceBytes + sensor->deviceBytes(); }

@@ -18,6 +18,7 @@
 #include "portacl/kwave/run.hpp"
 #include "portacl/runtime/error.hpp"
 #include "streamed_grid_fields.hpp"
+#include "setup_trace.hpp"
 
 namespace portacl::kwave {
 
@@ -75,6 +76,7 @@ RunSummary runLoop(Context& ctx, const Simulation& sim, const RunPlan& plan, con
     const auto tPre = Clock::now();
     if (root && observer.buildingSolver) observer.buildingSolver();
     auto solver = makeSolver();
+    traceSetup("the solver built; the checkpoint, if any, and a barrier");
     if (root && observer.solverBuilt) observer.solverBuilt(since(tPre));
     // A checkpoint (of a run on any rank count): rank 0 says whether it exists, every rank reads it
     // and keeps its part.

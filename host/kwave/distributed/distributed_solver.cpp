@@ -20,6 +20,7 @@
 #include "slab_output.hpp"
 #include "slab_simulation.hpp"
 #include "slab_state.hpp"
+#include "kwave/setup_trace.hpp"
 
 namespace portacl::kwave::distributed {
 
@@ -150,13 +151,18 @@ struct DistributedSolver::Impl : StepKernels {
             throw EveryRankError(e.what());
         }
         const std::string options = kernelOptions(ctx, sim, storage);
+        traceSetup("the kernels");
         buildStepKernels(ctx, prec, options);
         sensor = std::make_unique<SensorSampling>(ctx, part.slab, opt, options, cl::NullRange);
+        traceSetup("the slab's FFT plans and transposes");
         fft = std::make_unique<SlabFft>(ctx, l, prec, opt.fftBackend);
         deviceBytes += fft->deviceBytes();
+        traceSetup("the fields, the medium and the operators");
         allocate();
         sensor->allocate();
+        traceSetup("a warm-up step");
         warmUp();
+        traceSetup("the solver is ready");
     }
 
     // As the one-device solver: one step's kernels and transforms on the all-zero state (which they

@@ -14,6 +14,7 @@
 #include "slab_output.hpp"
 #include "slab_simulation.hpp"
 #include "slab_state.hpp"
+#include "kwave/setup_trace.hpp"
 
 namespace portacl::kwave::distributed {
 
@@ -173,12 +174,14 @@ struct LfbSolver::Impl {
             b = ctx.buffer(stagingBytes, what, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
             return static_cast<unsigned char*>(ctx.map(b, CL_MAP_READ | CL_MAP_WRITE, stagingBytes, "map " + what));
         };
+        traceSetup("the overlap planes' pinned staging and exchange window");
         sendHost = pinned(sendPinned, "overlap planes sent (host)");
         recvHost = pinned(recvPinned, "overlap planes received (host)");
         window = std::make_unique<cluster::BlockExchange>(stagingBytes, "the " + l.describe() + " grid's overlap planes");
         if (window->method() != cluster::BlockExchange::Method::SharedWindow) window.reset();
         method = (window ? window->describe() : std::string("MPI point-to-point with the neighbouring ranks")) +
                  " (local Fourier basis, overlap " + std::to_string(overlap) + ")";
+        traceSetup("the subdomain's solver");
         solver = std::make_unique<KSpaceSolver>(ctx, part.slab, opt, &sub);
     }
 
