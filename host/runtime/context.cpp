@@ -468,10 +468,20 @@ cl::Event Context::read(const cl::Buffer& b, void* dst, std::size_t bytes, const
     return e;
 }
 
+// A fill in pieces of at most 1 GiB: NVIDIA's driver (580.159) never finished one clEnqueueFillBuffer
+// of more than 2 GiB (a 1024^3 k-Wave slab's 2.1 GB field on an H200 ran the GPU at 100 % for
+// minutes), as if its fill kernel counted bytes in 32 bits. The queue is in order, so the last
+// piece's event is the whole fill's.
 cl::Event Context::fill(const cl::Buffer& b, unsigned char byte, std::size_t bytes, const std::string& name) {
+    constexpr std::size_t kPiece = std::size_t(1) << 30;
     cl::Event e;
-    clCall("clEnqueueFillBuffer", [&] { return queue_.enqueueFillBuffer(b, byte, 0, bytes, nullptr, &e); });
-    recordEvent(name, EventKind::Transfer, e);
+    std::size_t offset = 0;
+    do {
+        const std::size_t piece = std::min(kPiece, bytes - offset);
+        clCall("clEnqueueFillBuffer", [&] { return queue_.enqueueFillBuffer(b, byte, offset, piece, nullptr, &e); });
+        recordEvent(name, EventKind::Transfer, e);
+        offset += piece;
+    } while (offset < bytes);
     return e;
 }
 
