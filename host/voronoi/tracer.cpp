@@ -85,14 +85,16 @@ Tracer::Tracer(const std::vector<io::Ball>& balls) : balls_(balls) {
         });
         if (!active_[i]) ++d_.hiddenBalls;
     }
-    grid_.build(balls_, active_, cell);
+    // With no ball hidden the grid of the active balls is the grid of all of them, made above.
+    if (d_.hiddenBalls == 0) grid_ = std::move(all);
+    else grid_.build(balls_, active_, cell);
     rmin_ = rmax_;
     for (std::size_t i = 0; i < balls_.size(); ++i)
         if (active_[i]) rmin_ = std::min(rmin_, balls_[i].r);
     // A protein's diagram has about 6 vertices and 12 edges a ball (2JUY: 5.9 and 11.9): room for
     // them at once, not a dozen copies as they grow (a batch makes a tracer per frame).
     const std::size_t n = balls_.size() - static_cast<std::size_t>(d_.hiddenBalls);
-    d_.vertices.reserve(6 * n + 16), done_.reserve(6 * n + 16);
+    d_.vertices.reserve(6 * n + 16), done_.reserve(6 * n + 16), dictionary_.reserve(6 * n + 16, d_.vertices);
     d_.edges.reserve(12 * n + 32), edgeMax_.reserve(12 * n + 32), edgeTop_.reserve(12 * n + 32);
 }
 
@@ -123,7 +125,10 @@ bool Tracer::isEmptySphere(const double p[3], double t, const int q[4]) const {
 bool Tracer::findStartVertex(int seed, Vertex* out) const {
     const io::Ball& s = balls_[seed];
     const double p[3] = {s.x, s.y, s.z};
-    std::vector<std::pair<double, int>> near;
+    // Kept by each thread for its next call (the starts of a frame run on the pool's threads).
+    thread_local std::vector<std::pair<double, int>> near;
+    thread_local std::vector<vor_frame> frames;
+    thread_local std::vector<char> frameKnown;
     double R = 4 * rmax_ + grid_.h;
     const double span = grid_.h * (grid_.dims[0] + grid_.dims[1] + grid_.dims[2]) + 4 * rmax_;
     for (const int K : {16, 40}) {
@@ -144,12 +149,25 @@ bool Tracer::findStartVertex(int seed, Vertex* out) const {
         std::nth_element(near.begin(), near.begin() + used, near.end());
         const int n = std::min<int>(K, static_cast<int>(near.size()));
         std::partial_sort(near.begin(), near.begin() + n, near.begin() + used);
+        // The frame of the seed with candidates j < k, worked out once (the loops below come back to
+        // it for every later fourth ball l).
+        frames.resize(static_cast<std::size_t>(n) * (n - 1) / 2);
+        frameKnown.assign(frames.size(), 0);
+        const auto pairFrame = [&](int j, int k) -> const vor_frame& {
+            const std::size_t at = static_cast<std::size_t>(k) * (k - 1) / 2 + j;
+            if (!frameKnown[at]) {
+                const int tri[3] = {seed, near[j].second, near[k].second};
+                frames[at] = frameOf(tri);
+                frameKnown[at] = 1;
+            }
+            return frames[at];
+        };
         for (int l = 2; l < n; ++l)
             for (int k = 1; k < l; ++k)
                 for (int j = 0; j < k; ++j) {
                     int tri[3] = {seed, near[j].second, near[k].second};
                     const int other = near[l].second;
-                    const vor_frame f = frameOf(tri);
+                    const vor_frame& f = pairFrame(j, k);
                     if (f.kind == 0) continue;
                     const io::Ball& o = balls_[other];
                     double a, b, c, t[2], sv[2], cond;

@@ -215,8 +215,9 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     // The engine's append-list two-phase dispatch: which phases run, phase 2's `direct` and grid.
     const TwoPhaseList twoPhase = twoPhaseList(ctx, mode);
     const auto wallStart = std::chrono::steady_clock::now();
-    const bool timesWanted = std::getenv("PORTACL_VORONOI_TIMES") != nullptr;
-    PhaseTick tick(timesWanted);
+    const char* const timesEnv = std::getenv("PORTACL_VORONOI_TIMES");
+    const bool timesWanted = timesEnv != nullptr;
+    PhaseTick tick(timesWanted, timesWanted && std::strcmp(timesEnv, "cpu") == 0);
     const long faultsBefore = timesWanted ? threadPageFaults() : 0;
     HostPhases times;
     WorkerPool& pool = contextPool(ctx);
@@ -364,9 +365,14 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         const std::size_t n = wave.size();
         // Device order: the searches with few candidates first, then the wide ones; position[i] is
         // task i's place on the device (answers are accepted in wave order).
+        // A search has at most its frame's balls as candidates: a frame of no more balls than
+        // wideCandidates has no wide search, and its candidates are not counted.
         isWide.resize(n);
         pool.forRange(n, 1024, [&](std::size_t b, std::size_t e) {
-            for (std::size_t i = b; i < e; ++i) isWide[i] = tracers[owner[i]]->candidateCount(wave[i]) > wideCandidates;
+            for (std::size_t i = b; i < e; ++i) {
+                const Tracer& tr = *tracers[owner[i]];
+                isWide[i] = tr.grid().cellBalls.size() > wideCandidates && tr.candidateCount(wave[i]) > wideCandidates;
+            }
         });
         order.clear();
         position.assign(n, 0);
@@ -542,6 +548,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     if (timesWanted) {
         times.hostCpu = tick.hostCpu, times.deviceCpu = tick.deviceCpu, times.hostProcessCpu = tick.hostProcessCpu;
         times.pageFaults = threadPageFaults() - faultsBefore;
+        times.cpuPhases = tick.cpuPhases;
         times.print(waves, pool.threads(), tracers.size());
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
