@@ -94,11 +94,15 @@ FacePass Tracer::faceTasks(WorkerPool* pool) {
     };
     if (pool) pool->forRange(chunks, 1, faces);
     else faces(0, chunks);
-    for (FacePass& part : parts) {
-        const int base = static_cast<int>(out.known.size());
-        for (FaceTask& t : part.tasks) t.known0 += base;
-        out.tasks.insert(out.tasks.end(), part.tasks.begin(), part.tasks.end());
-        out.known.insert(out.known.end(), part.known.begin(), part.known.end());
+    if (chunks == 1) {
+        out = std::move(parts[0]);  // one part (a frame of a batch): nothing to join
+    } else {
+        for (FacePass& part : parts) {
+            const int base = static_cast<int>(out.known.size());
+            for (FaceTask& t : part.tasks) t.known0 += base;
+            out.tasks.insert(out.tasks.end(), part.tasks.begin(), part.tasks.end());
+            out.known.insert(out.known.end(), part.known.begin(), part.known.end());
+        }
     }
     passEdgeMark_ = ne;
     // Balls in no vertex: their faces with every ball whose gap to them an empty sphere as large as

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "portacl/runtime/error.hpp"
+#include "voronoi/prefetch.hpp"
 #include "voronoi/worker_pool.hpp"
 
 namespace portacl::voronoi {
@@ -424,6 +425,16 @@ EdgeAnswer Tracer::solve(const EdgeTask& task) const {
         a = solveSerial(t);
     }
     return a;
+}
+
+void Tracer::prefetchTables(std::size_t answers) const {
+    dictionary_.prefetch();
+    prefetchBytes(d_.vertices.data(), d_.vertices.size() * sizeof(Vertex));
+    prefetchBytes(done_.data(), done_.size());
+    prefetchBytes(balls_.data(), balls_.size() * sizeof(io::Ball));
+    // An answer adds at most an edge, and about half of them a vertex.
+    prefetchAppends(d_.edges, answers), prefetchAppends(edgeMax_, answers), prefetchAppends(edgeTop_, answers);
+    prefetchAppends(d_.vertices, answers / 2);
 }
 
 void Tracer::accept(const EdgeTask& task, const EdgeAnswer& answer) { commit(task, answer, resolve(task, answer)); }

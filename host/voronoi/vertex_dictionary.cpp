@@ -1,5 +1,7 @@
 #include "voronoi/vertex_dictionary.hpp"
 
+#include "voronoi/prefetch.hpp"
+
 #include <algorithm>
 #include <cstdint>
 
@@ -36,6 +38,8 @@ void VertexDictionary::reserve(std::size_t count, const std::vector<Vertex>& ver
     if (size > table_.size()) rehash(size, vertices);
     sameQuad_.reserve(count);
 }
+
+void VertexDictionary::prefetch() const { prefetchBytes(table_.data(), table_.size() * sizeof(Slot)); }
 
 void VertexDictionary::insert(int id, const std::vector<Vertex>& vertices) { insertAt(kNoSlot, id, vertices); }
 

@@ -27,6 +27,8 @@ public:
     }
     int findAt(std::size_t slot, const Vertex& v, const std::vector<Vertex>& vertices) const;
     void insertAt(std::size_t slot, int id, const std::vector<Vertex>& vertices);
+    // Asks the cache for the table (Tracer::prefetchTables).
+    void prefetch() const;
     // Room for `count` vertices without growing (a tracer knows about how many its balls make).
     void reserve(std::size_t count, const std::vector<Vertex>& vertices);
 

@@ -512,6 +512,9 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         pool.forRange(frameFirst.size() - 1, 1, [&](std::size_t b, std::size_t e) {
             for (std::size_t w = b; w < e; ++w) {
                 Tracer& tr = *tracers[owner[frameFirst[w]]];
+                // The next frame's tables on their way to the cache while this one's answers are
+                // recorded (a call's frames take turns: each comes back to a cache the others filled).
+                if (w + 1 < e) tracers[owner[frameFirst[w + 1]]]->prefetchTables(frameFirst[w + 2] - frameFirst[w + 1]);
                 const std::size_t known = tr.vertices().size();  // the vertices from before the wave
                 for (std::size_t i = frameFirst[w]; i < frameFirst[w + 1]; ++i)
                     if (resolveInCommit) tr.resolveAndCommit(wave[i], answered[i], known);
