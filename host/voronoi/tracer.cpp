@@ -149,7 +149,9 @@ bool Tracer::findStartVertex(int seed, Vertex* out) const {
         const std::size_t used = std::min<std::size_t>(64, near.size());
         std::nth_element(near.begin(), near.begin() + used, near.end());
         const int n = std::min<int>(K, static_cast<int>(near.size()));
-        std::partial_sort(near.begin(), near.begin() + n, near.begin() + used);
+        // The nearest n in order (a selection and a sort of n: what partial_sort gives, in less time).
+        std::nth_element(near.begin(), near.begin() + n, near.begin() + used);
+        std::sort(near.begin(), near.begin() + n);
         // The frame of the seed with candidates j < k, worked out once (the loops below come back to
         // it for every later fourth ball l).
         frames.resize(static_cast<std::size_t>(n) * (n - 1) / 2);
