@@ -89,6 +89,10 @@ FacePass Tracer::faceTasks(WorkerPool* pool) {
         std::vector<Entry> sorted;
         for (std::size_t c = c0; c < c1; ++c) {
             FacePass& part = parts[c];
+            // Room for the chunk's faces at once (a protein's traced face has about five entries,
+            // and a known ball for each pair of them).
+            const std::size_t chunkEntries = static_cast<std::size_t>(start[nb * (c + 1) / chunks] - start[nb * c / chunks]);
+            part.tasks.reserve(chunkEntries / 4 + 16), part.known.reserve(chunkEntries / 2 + 16);
             for (std::size_t b = nb * c / chunks; b < nb * (c + 1) / chunks; ++b) {
                 const auto first = entries.begin() + start[b], last = entries.begin() + start[b + 1];
                 sortByDistinctKeys(

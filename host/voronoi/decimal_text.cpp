@@ -37,20 +37,24 @@ char* writeFixed15(char* at, double v) {
         "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
         "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
         "8081828384858687888990919293949596979899";
-    char buf[40];  // written from its end
-    char* const end = buf + sizeof buf;
-    char* p = end;
-    // The 15 decimals: 8 and 7, two at a time.
-    std::uint32_t lo = static_cast<std::uint32_t>(decimals % 100000000u), hi = static_cast<std::uint32_t>(decimals / 100000000u);
-    for (int i = 0; i < 4; ++i, lo /= 100) p -= 2, std::memcpy(p, kPairs + 2 * (lo % 100), 2);
-    for (int i = 0; i < 3; ++i, hi /= 100) p -= 2, std::memcpy(p, kPairs + 2 * (hi % 100), 2);
-    *--p = static_cast<char>('0' + hi);
-    *--p = '.';
-    do *--p = static_cast<char>('0' + whole % 10), whole /= 10;
+    // Written in place, forwards in extent and backwards in digits: the sign, the whole part, the
+    // point, the 15 decimals (8 and 7, two at a time).
+    char* p = at;
+    if (std::signbit(v)) *p++ = '-';
+    int wholeDigits = 1;
+    for (std::uint64_t w = whole; w >= 10; w /= 10) ++wholeDigits;
+    char* const point = p + wholeDigits;
+    char* q = point;
+    do *--q = static_cast<char>('0' + whole % 10), whole /= 10;
     while (whole > 0);
-    if (std::signbit(v)) *--p = '-';
-    std::memcpy(at, p, static_cast<std::size_t>(end - p));
-    return at + (end - p);
+    *point = '.';
+    char* const end = point + 16;
+    q = end;
+    std::uint32_t lo = static_cast<std::uint32_t>(decimals % 100000000u), hi = static_cast<std::uint32_t>(decimals / 100000000u);
+    for (int i = 0; i < 4; ++i, lo /= 100) q -= 2, std::memcpy(q, kPairs + 2 * (lo % 100), 2);
+    for (int i = 0; i < 3; ++i, hi /= 100) q -= 2, std::memcpy(q, kPairs + 2 * (hi % 100), 2);
+    *--q = static_cast<char>('0' + hi);
+    return end;
 }
 
 }  // namespace portacl::voronoi

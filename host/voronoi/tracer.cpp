@@ -13,6 +13,39 @@ namespace portacl::voronoi {
 
 using namespace geom;
 
+namespace {
+
+// Moves the k smallest of a[0, n) (distinct values) into a[0, k), in no particular order: what
+// std::nth_element(a, a + k, a + n) leaves there, by a quickselect whose partition has no branch on
+// the comparison (the start search's candidates compare at random, which the branches mispredict).
+template <typename T>
+void selectSmallest(T* a, std::size_t n, std::size_t k) {
+    if (k >= n) return;
+    std::size_t lo = 0, hi = n;
+    while (hi - lo > 16) {
+        // The median of the first, middle and last as the pivot, moved to the end.
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < a[lo]) std::swap(a[mid], a[lo]);
+        if (a[hi - 1] < a[mid]) std::swap(a[hi - 1], a[mid]);
+        if (a[mid] < a[lo]) std::swap(a[mid], a[lo]);
+        std::swap(a[mid], a[hi - 1]);
+        const T pivot = a[hi - 1];
+        std::size_t store = lo;
+        for (std::size_t i = lo; i + 1 < hi; ++i) {
+            const bool less = a[i] < pivot;
+            std::swap(a[i], a[store]);  // [lo, store) below the pivot, [store, i] not
+            store += less;
+        }
+        std::swap(a[store], a[hi - 1]);
+        if (store == k || store + 1 == k) return;
+        if (store > k) hi = store;
+        else lo = store + 1;
+    }
+    std::sort(a + lo, a + hi);
+}
+
+}  // namespace
+
 void BallGrid::build(const std::vector<io::Ball>& balls, const std::vector<char>& use, double cellSize) {
     double hi[3] = {-1e300, -1e300, -1e300};
     for (int i = 0; i < 3; ++i) lo[i] = 1e300;
@@ -147,7 +180,7 @@ bool Tracer::findStartVertex(int seed, Vertex* out) const {
         // Only the nearest K are used in order (the candidates), the nearest 64 as a set (the quick
         // emptiness test below).
         const std::size_t used = std::min<std::size_t>(64, near.size());
-        std::nth_element(near.begin(), near.begin() + used, near.end());
+        selectSmallest(near.data(), near.size(), used);
         const int n = std::min<int>(K, static_cast<int>(near.size()));
         // The nearest n in order (a selection and a sort of n: what partial_sort gives, in less time).
         std::nth_element(near.begin(), near.begin() + n, near.begin() + used);
