@@ -37,8 +37,7 @@ char* writeFixed15(char* at, double v) {
         "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
         "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
         "8081828384858687888990919293949596979899";
-    // Written in place, forwards in extent and backwards in digits: the sign, the whole part, the
-    // point, the 15 decimals (8 and 7, two at a time).
+    // Written in place: the sign, the whole part (its digits counted first), the point, the 15 decimals.
     char* p = at;
     if (std::signbit(v)) *p++ = '-';
     int wholeDigits = 1;
@@ -49,11 +48,17 @@ char* writeFixed15(char* at, double v) {
     while (whole > 0);
     *point = '.';
     char* const end = point + 16;
-    q = end;
-    std::uint32_t lo = static_cast<std::uint32_t>(decimals % 100000000u), hi = static_cast<std::uint32_t>(decimals / 100000000u);
-    for (int i = 0; i < 4; ++i, lo /= 100) q -= 2, std::memcpy(q, kPairs + 2 * (lo % 100), 2);
-    for (int i = 0; i < 3; ++i, hi /= 100) q -= 2, std::memcpy(q, kPairs + 2 * (hi % 100), 2);
-    *--q = static_cast<char>('0' + hi);
+    // The decimals in groups (3, 4, 4, 4 digits: short chains of divisions, not one of seven).
+    const std::uint32_t lo = static_cast<std::uint32_t>(decimals % 100000000u), hi = static_cast<std::uint32_t>(decimals / 100000000u);
+    const std::uint32_t g0 = hi / 10000, g1 = hi % 10000, g2 = lo / 10000, g3 = lo % 10000;
+    const auto four = [&](char* at4, std::uint32_t x) {
+        std::memcpy(at4, kPairs + 2 * (x / 100), 2);
+        std::memcpy(at4 + 2, kPairs + 2 * (x % 100), 2);
+    };
+    char* const d = point + 1;
+    d[0] = static_cast<char>('0' + g0 / 100);
+    std::memcpy(d + 1, kPairs + 2 * (g0 % 100), 2);
+    four(d + 3, g1), four(d + 7, g2), four(d + 11, g3);
     return end;
 }
 

@@ -15,33 +15,33 @@ using namespace geom;
 
 namespace {
 
-// Moves the k smallest of a[0, n) (distinct values) into a[0, k), in no particular order: what
+// Moves the k smallest of a[0, n) by less (no two equal) into a[0, k), in no particular order: what
 // std::nth_element(a, a + k, a + n) leaves there, by a quickselect whose partition has no branch on
 // the comparison (the start search's candidates compare at random, which the branches mispredict).
-template <typename T>
-void selectSmallest(T* a, std::size_t n, std::size_t k) {
+template <typename T, typename Less>
+void selectSmallest(T* a, std::size_t n, std::size_t k, Less less) {
     if (k >= n) return;
     std::size_t lo = 0, hi = n;
     while (hi - lo > 16) {
         // The median of the first, middle and last as the pivot, moved to the end.
         const std::size_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < a[lo]) std::swap(a[mid], a[lo]);
-        if (a[hi - 1] < a[mid]) std::swap(a[hi - 1], a[mid]);
-        if (a[mid] < a[lo]) std::swap(a[mid], a[lo]);
+        if (less(a[mid], a[lo])) std::swap(a[mid], a[lo]);
+        if (less(a[hi - 1], a[mid])) std::swap(a[hi - 1], a[mid]);
+        if (less(a[mid], a[lo])) std::swap(a[mid], a[lo]);
         std::swap(a[mid], a[hi - 1]);
         const T pivot = a[hi - 1];
         std::size_t store = lo;
         for (std::size_t i = lo; i + 1 < hi; ++i) {
-            const bool less = a[i] < pivot;
+            const bool below = less(a[i], pivot);
             std::swap(a[i], a[store]);  // [lo, store) below the pivot, [store, i] not
-            store += less;
+            store += below;
         }
         std::swap(a[store], a[hi - 1]);
         if (store == k || store + 1 == k) return;
         if (store > k) hi = store;
         else lo = store + 1;
     }
-    std::sort(a + lo, a + hi);
+    std::sort(a + lo, a + hi, less);
 }
 
 }  // namespace
@@ -180,11 +180,15 @@ bool Tracer::findStartVertex(int seed, Vertex* out) const {
         // Only the nearest K are used in order (the candidates), the nearest 64 as a set (the quick
         // emptiness test below).
         const std::size_t used = std::min<std::size_t>(64, near.size());
-        selectSmallest(near.data(), near.size(), used);
+        // (gap, ball) as std::pair orders them, without branches.
+        const auto nearer = [](const std::pair<double, int>& x, const std::pair<double, int>& y) {
+            return (x.first < y.first) | ((x.first == y.first) & (x.second < y.second));
+        };
+        selectSmallest(near.data(), near.size(), used, nearer);
         const int n = std::min<int>(K, static_cast<int>(near.size()));
         // The nearest n in order (a selection and a sort of n: what partial_sort gives, in less time).
-        std::nth_element(near.begin(), near.begin() + n, near.begin() + used);
-        std::sort(near.begin(), near.begin() + n);
+        std::nth_element(near.begin(), near.begin() + n, near.begin() + used, nearer);
+        std::sort(near.begin(), near.begin() + n, nearer);
         // The frame of the seed with candidates j < k, worked out once (the loops below come back to
         // it for every later fourth ball l).
         frames.resize(static_cast<std::size_t>(n) * (n - 1) / 2);
