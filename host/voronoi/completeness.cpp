@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "portacl/runtime/error.hpp"
+#include "voronoi/prefetch.hpp"
 #include "voronoi/tracer.hpp"
 #include "voronoi/worker_pool.hpp"
 
@@ -65,6 +66,9 @@ FacePass Tracer::faceTasks(WorkerPool* pool) {
         int edge;     // the edge's index
         bool bounded;  // the edge has two vertices, or is closed (copied here: the edges are read in order once)
     };
+    // Each face reads the top of its largest edge at random: asked for now, while the entries are
+    // made (a batch's frames come back to a cache the other frames filled).
+    prefetchBytes(edgeTop_.data(), edgeTop_.size() * sizeof(edgeTop_[0]));
     std::vector<int> start(nb + 1, 0);
     for (const Edge& e : d_.edges) ++start[e.g[0] + 1], ++start[e.g[0] + 1], ++start[e.g[1] + 1];
     for (std::size_t b = 0; b < nb; ++b) start[b + 1] += start[b];
