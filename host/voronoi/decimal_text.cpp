@@ -29,8 +29,17 @@ char* writeFixed15(char* at, double v) {
     if (m != 0 && s < 128) {  // s >= 128: below 2^-40 x 10^-15, which rounds to 0
         using u128 = unsigned __int128;
         const u128 p = static_cast<u128>(m) * 30517578125u;  // 5^15
-        const u128 q = p >> s, rest = p - (q << s), half = static_cast<u128>(1) << (s - 1);
-        decimals = static_cast<std::uint64_t>(q) + (rest > half || (rest == half && (q & 1)));
+        if (s < 64) {
+            // A fraction of 2^-26 or more (coordinates, radii): the same in 64-bit halves, since the
+            // remainder fits in the low half (s >= 38, so the high half's shift is 1 to 26 bits).
+            const std::uint64_t lo = static_cast<std::uint64_t>(p), hi = static_cast<std::uint64_t>(p >> 64);
+            const std::uint64_t q = hi << (64 - s) | lo >> s, rest = lo & ((std::uint64_t(1) << s) - 1),
+                                half = std::uint64_t(1) << (s - 1);
+            decimals = q + (rest > half || (rest == half && (q & 1)));
+        } else {
+            const u128 q = p >> s, rest = p - (q << s), half = static_cast<u128>(1) << (s - 1);
+            decimals = static_cast<std::uint64_t>(q) + (rest > half || (rest == half && (q & 1)));
+        }
         if (decimals == 1000000000000000u) decimals = 0, ++whole;
     }
     static constexpr char kPairs[] =
