@@ -315,17 +315,22 @@ int runVoronoi(const std::vector<std::string>& args) {
     // line (and the text for standard output) is kept. Never throws.
     auto writeFrame = [&](std::size_t f, const voronoi::Diagram& d) {
         FrameText t;
+        // A writer's text for files, kept for its next frame: its memory is reused, not fresh pages
+        // a frame (the text for standard output is kept in t instead).
+        thread_local std::string fileText;
         try {
             t.line = summaryLine(f, d);
-            if (!hdf5 && (vertexFiles[f] || output == "-")) t.vertices = voronoi::formatVertices(d);
-            if (!edges.empty()) t.edges = voronoi::formatEdges(d);
             if (vertexFiles[f] && !hdf5) {
-                writeFileContents(*vertexFiles[f], [&](std::ostream& os) { os << t.vertices; }, true);
-                t.vertices = std::string();
+                voronoi::formatVertices(d, fileText);
+                writeFileContents(*vertexFiles[f], [&](std::ostream& os) { os << fileText; }, true);
+            } else if (!hdf5 && output == "-") {
+                t.vertices = voronoi::formatVertices(d);
             }
             if (edgeFiles[f]) {
-                writeFileContents(*edgeFiles[f], [&](std::ostream& os) { os << t.edges; }, true);
-                t.edges = std::string();
+                voronoi::formatEdges(d, fileText);
+                writeFileContents(*edgeFiles[f], [&](std::ostream& os) { os << fileText; }, true);
+            } else if (!edges.empty()) {
+                t.edges = voronoi::formatEdges(d);
             }
         } catch (const std::exception& e) {
             t.failure = e.what();

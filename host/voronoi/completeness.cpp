@@ -5,8 +5,11 @@
 // edge with no vertex (a closed ellipse, or an open edge unbounded both ways).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 #include "portacl/runtime/error.hpp"
+#include "voronoi/prefetch.hpp"
 #include "voronoi/tracer.hpp"
 #include "voronoi/worker_pool.hpp"
 
@@ -24,6 +27,32 @@ constexpr int kMeridianPasses = 3;
 
 bool wholeWindow(double tau) { return tau >= VOR_WHOLE; }
 
+// Sorts [first, last) as std::sort(first, last, less) does, where less orders by key(x) (a key below
+// 2^48): through 64-bit words (the key, then the record's place) where the keys are distinct, which
+// leaves one sorted order and is faster than sorting the records; records of equal keys, whose order
+// std::sort leaves to its algorithm, go to std::sort itself. `words` and `sorted`: scratch.
+template <typename T, typename Key, typename Less>
+void sortByDistinctKeys(T* first, T* last, Key key, Less less, std::vector<std::uint64_t>& words, std::vector<T>& sorted) {
+    const std::size_t n = static_cast<std::size_t>(last - first);
+    constexpr std::uint64_t kPlaces = 1u << 16;
+    if (n < 2) return;
+    bool packed = n <= kPlaces;
+    words.clear();
+    for (std::size_t i = 0; i < n && packed; ++i) {
+        const std::uint64_t k = key(first[i]);
+        packed = k < (std::uint64_t(1) << 48);
+        words.push_back(k << 16 | i);
+    }
+    if (packed) {
+        std::sort(words.begin(), words.end());
+        for (std::size_t i = 1; i < n && packed; ++i) packed = (words[i] >> 16) != (words[i - 1] >> 16);
+    }
+    if (!packed) return std::sort(first, last, less);
+    sorted.clear();
+    for (const std::uint64_t w : words) sorted.push_back(first[w & (kPlaces - 1)]);
+    std::copy(sorted.begin(), sorted.end(), first);
+}
+
 }  // namespace
 
 FacePass Tracer::faceTasks(WorkerPool* pool) {
@@ -37,6 +66,9 @@ FacePass Tracer::faceTasks(WorkerPool* pool) {
         int edge;     // the edge's index
         bool bounded;  // the edge has two vertices, or is closed (copied here: the edges are read in order once)
     };
+    // Each face reads the top of its largest edge at random: asked for now, while the entries are
+    // made (a batch's frames come back to a cache the other frames filled).
+    prefetchBytes(edgeTop_.data(), edgeTop_.size() * sizeof(edgeTop_[0]));
     std::vector<int> start(nb + 1, 0);
     for (const Edge& e : d_.edges) ++start[e.g[0] + 1], ++start[e.g[0] + 1], ++start[e.g[1] + 1];
     for (std::size_t b = 0; b < nb; ++b) start[b + 1] += start[b];
@@ -57,11 +89,24 @@ FacePass Tracer::faceTasks(WorkerPool* pool) {
     const std::size_t chunks = pool ? std::min<std::size_t>(nb, 4 * pool->threads()) : 1;
     std::vector<FacePass> parts(chunks);
     const auto faces = [&](std::size_t c0, std::size_t c1) {
+        std::vector<std::uint64_t> words;
+        std::vector<Entry> sorted;
         for (std::size_t c = c0; c < c1; ++c) {
             FacePass& part = parts[c];
+            // Room for the chunk's faces at once (a protein's traced face has about five entries,
+            // and a known ball for each pair of them).
+            const std::size_t chunkEntries = static_cast<std::size_t>(start[nb * (c + 1) / chunks] - start[nb * c / chunks]);
+            part.tasks.reserve(chunkEntries / 4 + 16), part.known.reserve(chunkEntries / 2 + 16);
             for (std::size_t b = nb * c / chunks; b < nb * (c + 1) / chunks; ++b) {
                 const auto first = entries.begin() + start[b], last = entries.begin() + start[b + 1];
-                std::sort(first, last, [](const Entry& x, const Entry& y) { return x.c < y.c || (x.c == y.c && x.k < y.k); });
+                sortByDistinctKeys(
+                    entries.data() + start[b], entries.data() + start[b + 1],
+                    [](const Entry& x) {  // (c, k) in 48 bits, or a key std::sort takes (beyond 2^24 balls)
+                        constexpr std::uint64_t kBalls = 1u << 24;
+                        const std::uint64_t c = static_cast<std::uint32_t>(x.c), k = static_cast<std::uint32_t>(x.k);
+                        return c < kBalls && k < kBalls ? c << 24 | k : ~std::uint64_t(0);
+                    },
+                    [](const Entry& x, const Entry& y) { return x.c < y.c || (x.c == y.c && x.k < y.k); }, words, sorted);
                 for (auto run = first; run != last;) {
                     auto end = run;
                     double tau = -1e300;
@@ -94,11 +139,15 @@ FacePass Tracer::faceTasks(WorkerPool* pool) {
     };
     if (pool) pool->forRange(chunks, 1, faces);
     else faces(0, chunks);
-    for (FacePass& part : parts) {
-        const int base = static_cast<int>(out.known.size());
-        for (FaceTask& t : part.tasks) t.known0 += base;
-        out.tasks.insert(out.tasks.end(), part.tasks.begin(), part.tasks.end());
-        out.known.insert(out.known.end(), part.known.begin(), part.known.end());
+    if (chunks == 1) {
+        out = std::move(parts[0]);  // one part (a frame of a batch): nothing to join
+    } else {
+        for (FacePass& part : parts) {
+            const int base = static_cast<int>(out.known.size());
+            for (FaceTask& t : part.tasks) t.known0 += base;
+            out.tasks.insert(out.tasks.end(), part.tasks.begin(), part.tasks.end());
+            out.known.insert(out.known.end(), part.known.begin(), part.known.end());
+        }
     }
     passEdgeMark_ = ne;
     // Balls in no vertex: their faces with every ball whose gap to them an empty sphere as large as

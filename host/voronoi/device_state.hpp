@@ -97,16 +97,17 @@ struct HostPhases {
     std::size_t wideSearches = 0, passFaces = 0, passTriples = 0, passFlagged = 0;
     int passRounds = 0;
     std::string shape;  // the searches' split (SearchShape::describe)
+    bool cpuPhases = false;  // the phases in the calling thread's CPU time (PhaseTick::cpuPhases), not wall time
     void print(int waves, unsigned threads, std::size_t frames) const {
         char line[1400];
         std::snprintf(line, sizeof line,
-                     "voronoi times (%zu frames, %u host threads; %s): setup+upload %.1f ms, starts %.1f ms; %d waves: prepare+upload "
+                     "voronoi times (%zu frames, %u host threads; %s; %s): setup+upload %.1f ms, starts %.1f ms; %d waves: prepare+upload "
                      "%.1f ms, enqueue %.1f ms, device + answer download %.1f ms (%zu wide searches), resolve %.1f ms, "
                      "commit %.1f ms; completeness pass (%d rounds, %zu faces, %zu triples, %zu flagged): faces + upload "
                      "%.1f ms, device + download %.1f ms, host %.1f ms; finish %.1f ms; the calling thread's CPU: %.1f ms in "
                      "the host phases (%.3f ms a frame), %.1f ms waiting for the device; %ld page faults; the process's CPU in the "
                      "host phases: %.1f ms (%.3f ms a frame)",
-                     frames, threads, shape.c_str(), 1e3 * setup, 1e3 * seed, waves, 1e3 * prepare, 1e3 * enqueue, 1e3 * device, wideSearches,
+                     frames, threads, shape.c_str(), cpuPhases ? "phases in CPU time" : "phases in wall time", 1e3 * setup, 1e3 * seed, waves, 1e3 * prepare, 1e3 * enqueue, 1e3 * device, wideSearches,
                      1e3 * resolve, 1e3 * commit, passRounds, passFaces, passTriples, passFlagged, 1e3 * passTasks, 1e3 * passDevice,
                      1e3 * passHost, 1e3 * finish, 1e3 * hostCpu, frames ? 1e3 * hostCpu / static_cast<double>(frames) : 0.0,
                      1e3 * deviceCpu, pageFaults, 1e3 * hostProcessCpu,
@@ -145,9 +146,11 @@ inline long threadPageFaults() {
 // GPU: the host work of every thread; on a CPU device its threads sleep while the host works).
 // The CPU clocks are read only for PORTACL_VORONOI_TIMES: they are system calls, and the process's
 // sums every thread under a lock of the whole process, which a batch's members would take in turns.
+// With `cpuPhases` (PORTACL_VORONOI_TIMES=cpu) the phases are timed in the thread's CPU time, not
+// the wall clock: on a loaded machine, or with one host thread, what each phase costs a core.
 struct PhaseTick {
-    explicit PhaseTick(bool cpuClocks) : cpuClocks(cpuClocks) {}
-    bool cpuClocks;
+    explicit PhaseTick(bool cpuClocks, bool cpuPhases = false) : cpuClocks(cpuClocks || cpuPhases), cpuPhases(cpuPhases) {}
+    bool cpuClocks, cpuPhases;
     std::chrono::steady_clock::time_point wall = std::chrono::steady_clock::now();
     double cpu = cpuClocks ? threadCpuSeconds() : 0, processCpu = cpuClocks ? processCpuSeconds() : 0;
     double hostCpu = 0, deviceCpu = 0, hostProcessCpu = 0;
@@ -162,11 +165,12 @@ inline double lap(PhaseTick& tick, bool waitingForDevice = false) {
     if (!tick.cpuClocks) return s;
     const double cpu = threadCpuSeconds();
     const double processCpu = processCpuSeconds();
-    (waitingForDevice ? tick.deviceCpu : tick.hostCpu) += cpu - tick.cpu;
+    const double used = cpu - tick.cpu;
+    (waitingForDevice ? tick.deviceCpu : tick.hostCpu) += used;
     if (!waitingForDevice) tick.hostProcessCpu += processCpu - tick.processCpu;
     tick.cpu = cpu;
     tick.processCpu = processCpu;
-    return s;
+    return tick.cpuPhases ? used : s;
 }
 
 // The completeness pass (docs/voronoi.md) of the frames not done yet, one launch for all of them: each

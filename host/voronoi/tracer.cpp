@@ -6,11 +6,45 @@
 #include <cmath>
 
 #include "portacl/runtime/error.hpp"
+#include "voronoi/prefetch.hpp"
 #include "voronoi/worker_pool.hpp"
 
 namespace portacl::voronoi {
 
 using namespace geom;
+
+namespace {
+
+// Moves the k smallest of a[0, n) by less (no two equal) into a[0, k), in no particular order: what
+// std::nth_element(a, a + k, a + n) leaves there, by a quickselect whose partition has no branch on
+// the comparison (the start search's candidates compare at random, which the branches mispredict).
+template <typename T, typename Less>
+void selectSmallest(T* a, std::size_t n, std::size_t k, Less less) {
+    if (k >= n) return;
+    std::size_t lo = 0, hi = n;
+    while (hi - lo > 16) {
+        // The median of the first, middle and last as the pivot, moved to the end.
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (less(a[mid], a[lo])) std::swap(a[mid], a[lo]);
+        if (less(a[hi - 1], a[mid])) std::swap(a[hi - 1], a[mid]);
+        if (less(a[mid], a[lo])) std::swap(a[mid], a[lo]);
+        std::swap(a[mid], a[hi - 1]);
+        const T pivot = a[hi - 1];
+        std::size_t store = lo;
+        for (std::size_t i = lo; i + 1 < hi; ++i) {
+            const bool below = less(a[i], pivot);
+            std::swap(a[i], a[store]);  // [lo, store) below the pivot, [store, i] not
+            store += below;
+        }
+        std::swap(a[store], a[hi - 1]);
+        if (store == k || store + 1 == k) return;
+        if (store > k) hi = store;
+        else lo = store + 1;
+    }
+    std::sort(a + lo, a + hi, less);
+}
+
+}  // namespace
 
 void BallGrid::build(const std::vector<io::Ball>& balls, const std::vector<char>& use, double cellSize) {
     double hi[3] = {-1e300, -1e300, -1e300};
@@ -85,14 +119,16 @@ Tracer::Tracer(const std::vector<io::Ball>& balls) : balls_(balls) {
         });
         if (!active_[i]) ++d_.hiddenBalls;
     }
-    grid_.build(balls_, active_, cell);
+    // With no ball hidden the grid of the active balls is the grid of all of them, made above.
+    if (d_.hiddenBalls == 0) grid_ = std::move(all);
+    else grid_.build(balls_, active_, cell);
     rmin_ = rmax_;
     for (std::size_t i = 0; i < balls_.size(); ++i)
         if (active_[i]) rmin_ = std::min(rmin_, balls_[i].r);
     // A protein's diagram has about 6 vertices and 12 edges a ball (2JUY: 5.9 and 11.9): room for
     // them at once, not a dozen copies as they grow (a batch makes a tracer per frame).
     const std::size_t n = balls_.size() - static_cast<std::size_t>(d_.hiddenBalls);
-    d_.vertices.reserve(6 * n + 16), done_.reserve(6 * n + 16);
+    d_.vertices.reserve(6 * n + 16), done_.reserve(6 * n + 16), dictionary_.reserve(6 * n + 16, d_.vertices);
     d_.edges.reserve(12 * n + 32), edgeMax_.reserve(12 * n + 32), edgeTop_.reserve(12 * n + 32);
 }
 
@@ -123,7 +159,10 @@ bool Tracer::isEmptySphere(const double p[3], double t, const int q[4]) const {
 bool Tracer::findStartVertex(int seed, Vertex* out) const {
     const io::Ball& s = balls_[seed];
     const double p[3] = {s.x, s.y, s.z};
-    std::vector<std::pair<double, int>> near;
+    // Kept by each thread for its next call (the starts of a frame run on the pool's threads).
+    thread_local std::vector<std::pair<double, int>> near;
+    thread_local std::vector<vor_frame> frames;
+    thread_local std::vector<char> frameKnown;
     double R = 4 * rmax_ + grid_.h;
     const double span = grid_.h * (grid_.dims[0] + grid_.dims[1] + grid_.dims[2]) + 4 * rmax_;
     for (const int K : {16, 40}) {
@@ -141,15 +180,34 @@ bool Tracer::findStartVertex(int seed, Vertex* out) const {
         // Only the nearest K are used in order (the candidates), the nearest 64 as a set (the quick
         // emptiness test below).
         const std::size_t used = std::min<std::size_t>(64, near.size());
-        std::nth_element(near.begin(), near.begin() + used, near.end());
+        // (gap, ball) as std::pair orders them, without branches.
+        const auto nearer = [](const std::pair<double, int>& x, const std::pair<double, int>& y) {
+            return (x.first < y.first) | ((x.first == y.first) & (x.second < y.second));
+        };
+        selectSmallest(near.data(), near.size(), used, nearer);
         const int n = std::min<int>(K, static_cast<int>(near.size()));
-        std::partial_sort(near.begin(), near.begin() + n, near.begin() + used);
+        // The nearest n in order (a selection and a sort of n: what partial_sort gives, in less time).
+        std::nth_element(near.begin(), near.begin() + n, near.begin() + used, nearer);
+        std::sort(near.begin(), near.begin() + n, nearer);
+        // The frame of the seed with candidates j < k, worked out once (the loops below come back to
+        // it for every later fourth ball l).
+        frames.resize(static_cast<std::size_t>(n) * (n - 1) / 2);
+        frameKnown.assign(frames.size(), 0);
+        const auto pairFrame = [&](int j, int k) -> const vor_frame& {
+            const std::size_t at = static_cast<std::size_t>(k) * (k - 1) / 2 + j;
+            if (!frameKnown[at]) {
+                const int tri[3] = {seed, near[j].second, near[k].second};
+                frames[at] = frameOf(tri);
+                frameKnown[at] = 1;
+            }
+            return frames[at];
+        };
         for (int l = 2; l < n; ++l)
             for (int k = 1; k < l; ++k)
                 for (int j = 0; j < k; ++j) {
                     int tri[3] = {seed, near[j].second, near[k].second};
                     const int other = near[l].second;
-                    const vor_frame f = frameOf(tri);
+                    const vor_frame& f = pairFrame(j, k);
                     if (f.kind == 0) continue;
                     const io::Ball& o = balls_[other];
                     double a, b, c, t[2], sv[2], cond;
@@ -406,6 +464,16 @@ EdgeAnswer Tracer::solve(const EdgeTask& task) const {
         a = solveSerial(t);
     }
     return a;
+}
+
+void Tracer::prefetchTables(std::size_t answers) const {
+    dictionary_.prefetch();
+    prefetchBytes(d_.vertices.data(), d_.vertices.size() * sizeof(Vertex));
+    prefetchBytes(done_.data(), done_.size());
+    prefetchBytes(balls_.data(), balls_.size() * sizeof(io::Ball));
+    // An answer adds at most an edge, and about half of them a vertex.
+    prefetchAppends(d_.edges, answers), prefetchAppends(edgeMax_, answers), prefetchAppends(edgeTop_, answers);
+    prefetchAppends(d_.vertices, answers / 2);
 }
 
 void Tracer::accept(const EdgeTask& task, const EdgeAnswer& answer) { commit(task, answer, resolve(task, answer)); }

@@ -143,6 +143,10 @@ public:
     // its commits; an edge traced from its other end in the same wave (a third of a wave's answers)
     // skips resolve.
     void resolveAndCommit(const EdgeTask& task, const EdgeAnswer& answer, std::size_t knownBelow);
+    // Asks the cache for what recording `answers` answers reads at random (the vertex dictionary, the
+    // vertices, their traced-edge bits and the balls) and the room its appends fill, ahead of the
+    // commits; changes nothing.
+    void prefetchTables(std::size_t answers) const;
 
     // The serial search of one edge (double, grid-pruned, with the coverage check): one pass.
     EdgeAnswer solveSerial(const EdgeTask& task) const;

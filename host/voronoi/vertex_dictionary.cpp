@@ -1,5 +1,7 @@
 #include "voronoi/vertex_dictionary.hpp"
 
+#include "voronoi/prefetch.hpp"
+
 #include <algorithm>
 #include <cstdint>
 
@@ -12,14 +14,32 @@ std::size_t VertexDictionary::quadHash(const int q[4]) {
 }
 
 std::size_t VertexDictionary::slotOfQuad(const int q[4], const std::vector<Vertex>& vertices) const {
-    const std::size_t mask = table_.size() - 1;
-    for (std::size_t i = quadHash(q) & mask;; i = (i + 1) & mask) {
-        const int id = table_[i];
-        if (id < 0) return i;
-        const int* w = vertices[id].q;
+    const std::size_t mask = table_.size() - 1, hash = quadHash(q);
+    const std::uint32_t tag = tagOf(hash);
+    for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+        const Slot& s = table_[i];
+        if (s.id < 0) return i;
+        if (s.tag != tag) continue;
+        const int* w = vertices[s.id].q;
         if (w[0] == q[0] && w[1] == q[1] && w[2] == q[2] && w[3] == q[3]) return i;
     }
 }
+
+void VertexDictionary::rehash(std::size_t size, const std::vector<Vertex>& vertices) {
+    std::vector<Slot> old(size, Slot{-1, 0});
+    old.swap(table_);
+    for (const Slot& s : old)
+        if (s.id >= 0) table_[slotOfQuad(vertices[s.id].q, vertices)] = s;
+}
+
+void VertexDictionary::reserve(std::size_t count, const std::vector<Vertex>& vertices) {
+    std::size_t size = std::max<std::size_t>(1024, table_.size());
+    while (2 * (count + 1) > size) size *= 2;
+    if (size > table_.size()) rehash(size, vertices);
+    sameQuad_.reserve(count);
+}
+
+void VertexDictionary::prefetch() const { prefetchBytes(table_.data(), table_.size() * sizeof(Slot)); }
 
 void VertexDictionary::insert(int id, const std::vector<Vertex>& vertices) { insertAt(kNoSlot, id, vertices); }
 
@@ -27,18 +47,16 @@ void VertexDictionary::insertAt(std::size_t slot, int id, const std::vector<Vert
     sameQuad_.resize(vertices.size(), -1);
     if (mustGrow(vertices.size())) {
         // Grow at half load: rehash every first sphere of a quadruple.
-        std::vector<int> old(std::max<std::size_t>(1024, 2 * table_.size()), -1);
-        old.swap(table_);
-        for (int v : old)
-            if (v >= 0) table_[slotOfQuad(vertices[v].q, vertices)] = v;
+        rehash(std::max<std::size_t>(1024, 2 * table_.size()), vertices);
         slot = kNoSlot;
     }
     if (slot == kNoSlot) slot = slotOfQuad(vertices[id].q, vertices);
-    if (table_[slot] < 0) {
-        table_[slot] = id;
+    Slot& s = table_[slot];
+    if (s.id < 0) {
+        s = Slot{id, tagOf(quadHash(vertices[id].q))};
         return;
     }
-    int last = table_[slot];
+    int last = s.id;
     while (sameQuad_[last] >= 0) last = sameQuad_[last];
     sameQuad_[last] = id;
 }
@@ -49,7 +67,7 @@ int VertexDictionary::find(const Vertex& v, const std::vector<Vertex>& vertices)
 
 int VertexDictionary::findAt(std::size_t slot, const Vertex& v, const std::vector<Vertex>& vertices) const {
     if (slot == kNoSlot) return -1;
-    for (int id = table_[slot]; id >= 0; id = sameQuad_[id]) {
+    for (int id = table_[slot].id; id >= 0; id = sameQuad_[id]) {
         const Vertex& w = vertices[id];
         const double d2 = (w.x - v.x) * (w.x - v.x) + (w.y - v.y) * (w.y - v.y) + (w.z - v.z) * (w.z - v.z);
         if (d2 < 1e-14 * (1 + v.r * v.r)) return id;

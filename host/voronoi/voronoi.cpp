@@ -215,8 +215,9 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     // The engine's append-list two-phase dispatch: which phases run, phase 2's `direct` and grid.
     const TwoPhaseList twoPhase = twoPhaseList(ctx, mode);
     const auto wallStart = std::chrono::steady_clock::now();
-    const bool timesWanted = std::getenv("PORTACL_VORONOI_TIMES") != nullptr;
-    PhaseTick tick(timesWanted);
+    const char* const timesEnv = std::getenv("PORTACL_VORONOI_TIMES");
+    const bool timesWanted = timesEnv != nullptr;
+    PhaseTick tick(timesWanted, timesWanted && std::strcmp(timesEnv, "cpu") == 0);
     const long faultsBefore = timesWanted ? threadPageFaults() : 0;
     HostPhases times;
     WorkerPool& pool = contextPool(ctx);
@@ -364,9 +365,14 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         const std::size_t n = wave.size();
         // Device order: the searches with few candidates first, then the wide ones; position[i] is
         // task i's place on the device (answers are accepted in wave order).
+        // A search has at most its frame's balls as candidates: a frame of no more balls than
+        // wideCandidates has no wide search, and its candidates are not counted.
         isWide.resize(n);
         pool.forRange(n, 1024, [&](std::size_t b, std::size_t e) {
-            for (std::size_t i = b; i < e; ++i) isWide[i] = tracers[owner[i]]->candidateCount(wave[i]) > wideCandidates;
+            for (std::size_t i = b; i < e; ++i) {
+                const Tracer& tr = *tracers[owner[i]];
+                isWide[i] = tr.grid().cellBalls.size() > wideCandidates && tr.candidateCount(wave[i]) > wideCandidates;
+            }
         });
         order.clear();
         position.assign(n, 0);
@@ -506,6 +512,9 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         pool.forRange(frameFirst.size() - 1, 1, [&](std::size_t b, std::size_t e) {
             for (std::size_t w = b; w < e; ++w) {
                 Tracer& tr = *tracers[owner[frameFirst[w]]];
+                // The next frame's tables on their way to the cache while this one's answers are
+                // recorded (a call's frames take turns: each comes back to a cache the others filled).
+                if (w + 1 < e) tracers[owner[frameFirst[w + 1]]]->prefetchTables(frameFirst[w + 2] - frameFirst[w + 1]);
                 const std::size_t known = tr.vertices().size();  // the vertices from before the wave
                 for (std::size_t i = frameFirst[w]; i < frameFirst[w + 1]; ++i)
                     if (resolveInCommit) tr.resolveAndCommit(wave[i], answered[i], known);
@@ -542,6 +551,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     if (timesWanted) {
         times.hostCpu = tick.hostCpu, times.deviceCpu = tick.deviceCpu, times.hostProcessCpu = tick.hostProcessCpu;
         times.pageFaults = threadPageFaults() - faultsBefore;
+        times.cpuPhases = tick.cpuPhases;
         times.print(waves, pool.threads(), tracers.size());
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();

@@ -84,6 +84,18 @@ void canonicalize(Diagram& d) { applyOrder(d, canonicalOrder(d.vertices, d.edges
 
 std::string formatVertices(const Diagram& d) {
     std::string out;
+    formatVertices(d, out);
+    return out;
+}
+
+std::string formatEdges(const Diagram& d) {
+    std::string out;
+    formatEdges(d, out);
+    return out;
+}
+
+void formatVertices(const Diagram& d, std::string& out) {
+    out.clear();
     out.reserve(d.vertices.size() * 96);
     // "%d %d %d %d %.15f %.15f %.15f %.15f\n", a line at a time
     char line[4 * (kIntChars + 1) + 4 * (kFixed15Chars + 1)];
@@ -96,11 +108,10 @@ std::string formatVertices(const Diagram& d) {
         p = writeFixed15(p, v.r), *p++ = '\n';
         out.append(line, static_cast<std::size_t>(p - line));
     }
-    return out;
 }
 
-std::string formatEdges(const Diagram& d) {
-    std::string out = "# v0 v1 g1 g2 g3 min_radius (v1 = -1: unbounded; -2 -2: closed, no vertex; -1 -1: open, no vertex)\n";
+void formatEdges(const Diagram& d, std::string& out) {
+    out = "# v0 v1 g1 g2 g3 min_radius (v1 = -1: unbounded; -2 -2: closed, no vertex; -1 -1: open, no vertex)\n";
     out.reserve(out.size() + d.edges.size() * 48);
     // "%d %d %d %d %d %.15f\n", a line at a time
     char line[5 * (kIntChars + 1) + kFixed15Chars + 1];
@@ -112,7 +123,6 @@ std::string formatEdges(const Diagram& d) {
         p = writeFixed15(p, e.minRadius), *p++ = '\n';
         out.append(line, static_cast<std::size_t>(p - line));
     }
-    return out;
 }
 
 }  // namespace portacl::voronoi

@@ -97,6 +97,10 @@ PORTACL_API std::string formatVertices(const Diagram& d);
 // `v0 v1 g1 g2 g3 min_radius` (v1 = -1 for unbounded edges; -2 -2: a closed edge with no vertex, -1 -1:
 // an open one), vertex indices into the sorted vertex list.
 PORTACL_API std::string formatEdges(const Diagram& d);
+// The same texts into `out` (its contents replaced, its memory kept: a batch's writer reuses one
+// string for every frame instead of fresh pages a frame).
+PORTACL_API void formatVertices(const Diagram& d, std::string& out);
+PORTACL_API void formatEdges(const Diagram& d, std::string& out);
 
 // What an HDF5 diagram file records besides the diagram and its balls (attributes of the root group).
 struct PORTACL_API Hdf5Info {

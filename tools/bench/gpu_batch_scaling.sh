@@ -9,8 +9,9 @@
 #            work over 16 or 8 threads) and 16 members per GPU with a context each
 #            (PORTACL_MEMBER_CONTEXTS=separate);
 #            then one GPU and two ranks with two GPUs visible; the host's CPU time per frame
-#            (voronoi-host.log: 2400 frames on one member of one thread, PORTACL_VORONOI_TIMES), and
-#            those frames' files on one GPU's default members against that one member's, byte for byte
+#            (voronoi-host.log: 2400 frames on one member of one thread, each phase in CPU time:
+#            PORTACL_VORONOI_TIMES=cpu), and those frames' files on one GPU's default members against
+#            that one member's, byte for byte
 #   filter   1000 random 8-bit 4096^2 PGM images, median:5 + sobel, the same rows on tmpfs (200 images
 #            on the disk where /dev/shm lacks the 40 GB two runs take); then 200 PNG images on one
 #            and four GPUs (the host's deflate against the devices)
@@ -58,7 +59,7 @@ voronoi)
     python3 -c "import sys; sys.path.insert(0, 'tools/bench'); import batch_scaling as b; b.make_ensemble(sys.argv[1], 100, sys.argv[2])" \
         "${PORTACL_DATA_DIR:-../shared/data}/pdb/nmr_neopetrosiamide_2JUY.pdb" "$host/ensemble.pdb"
     mkdir -p "$host/one" "$host/set"
-    PORTACL_LOG=debug PORTACL_VORONOI_TIMES=1 PORTACL_VORONOI_THREADS=1 timeout 60 $PORTACL voronoi "$host/ensemble.pdb" \
+    PORTACL_LOG=debug PORTACL_VORONOI_TIMES=cpu PORTACL_VORONOI_THREADS=1 timeout 60 $PORTACL voronoi "$host/ensemble.pdb" \
         -o "$host/one/v.txt" --edges "$host/one/e.txt" --device "$NV:0*1" > /dev/null 2>> "$OUT/voronoi-host.log"
     echo "voronoi-host: exit $? after $SECONDS s" | tee -a "$OUT/voronoi.md"
     # The same frames on the default members of one GPU (a member per core, one context): the same bytes.
