@@ -468,20 +468,25 @@ cl::Event Context::read(const cl::Buffer& b, void* dst, std::size_t bytes, const
     return e;
 }
 
-// A fill in pieces of at most 1 GiB: NVIDIA's driver (580.159) never finished one clEnqueueFillBuffer
-// of more than 2 GiB (a 1024^3 k-Wave slab's 2.1 GB field on an H200 ran the GPU at 100 % for
-// minutes), as if its fill kernel counted bytes in 32 bits. The queue is in order, so the last
-// piece's event is the whole fill's.
+// NVIDIA's driver (580.159, checked on an H200) mishandles clEnqueueFillBuffer at 2 GiB: one fill of
+// exactly 2 GiB never finished (a 1024^3 k-Wave slab's field), and every fill of a buffer larger than
+// 2 GiB broke the queue, whatever its pieces. So fills go in pieces of at most 1 GiB below 2 GiB, and
+// the bytes past 2 GiB are written from a block of the pattern on the host. The queue is in order, so
+// the last piece's event is the whole fill's.
 cl::Event Context::fill(const cl::Buffer& b, unsigned char byte, std::size_t bytes, const std::string& name) {
-    constexpr std::size_t kPiece = std::size_t(1) << 30;
+    constexpr std::size_t kPiece = std::size_t(1) << 30, kFillEnd = std::size_t(1) << 31, kBlock = std::size_t(64) << 20;
+    const std::size_t filled = bytes > kFillEnd ? kFillEnd : bytes;
     cl::Event e;
-    std::size_t offset = 0;
-    do {
-        const std::size_t piece = std::min(kPiece, bytes - offset);
+    for (std::size_t offset = 0; offset < filled || offset == 0; offset += kPiece) {
+        const std::size_t piece = std::min(kPiece, filled - offset);
         clCall("clEnqueueFillBuffer", [&] { return queue_.enqueueFillBuffer(b, byte, offset, piece, nullptr, &e); });
         recordEvent(name, EventKind::Transfer, e);
-        offset += piece;
-    } while (offset < bytes);
+    }
+    if (bytes > kFillEnd) {
+        const std::vector<unsigned char> pattern(std::min(kBlock, bytes - kFillEnd), byte);
+        for (std::size_t offset = kFillEnd; offset < bytes; offset += pattern.size())
+            e = write(b, pattern.data(), std::min(pattern.size(), bytes - offset), name, offset);
+    }
     return e;
 }
 
