@@ -145,6 +145,7 @@ struct DistributedSolver::Impl : StepKernels {
                              : "; no split of its slowest axis fits devices of this size"));
         }
         ctx.requirePrecision(prec);
+        traceSetup("the input's validation");
         try {
             validate(sim, "the simulation");
         } catch (const Error& e) {

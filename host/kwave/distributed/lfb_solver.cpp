@@ -143,6 +143,7 @@ struct LfbSolver::Impl {
           plan((checkOverlap(l, o.overlap), l), o.overlap), below(plan.below[me()]), above(plan.above[me()]),
           sendBelow(l.rank > 0 ? plan.above[me() - 1] : 0), sendAbove(me() + 1 < plan.below.size() ? plan.below[me() + 1] : 0),
           part(s, l, below, above), heldPlanes(l.planes() + below + above) {
+        traceSetup("the input's validation");
         try {
             validate(sim, "the simulation");
         } catch (const Error& e) {

@@ -1,5 +1,7 @@
 #include "slab_simulation.hpp"
 
+#include "kwave/setup_trace.hpp"
+
 namespace portacl::kwave::distributed {
 namespace {
 
@@ -89,7 +91,7 @@ std::vector<std::vector<std::size_t>> sensorPositionsByRank(const Simulation& wh
 }
 
 SlabSimulation::SlabSimulation(const Simulation& whole, const SlabLayout& l, std::size_t below, std::size_t above)
-    : slab(shellOf(whole)) {
+    : slab((traceSetup("the slab's copy of this rank's input"), shellOf(whole))) {
     if (below > l.firstPlane() || l.firstPlane() + l.planes() + above > l.n0)
         throw Error("a slab's overlap planes must lie inside the grid");
     const Held h{l.firstPlane() - below, l.planes() + below + above};
