@@ -432,9 +432,10 @@ namespace {
 // gathered on rank 0) against the one-device solver's on rank 0's device; the same on every rank.
 // PORTACL_LFB_EACH=1 (mpiexec -x) prints each dataset's.
 double lfbError(const kwave::Simulation& sim, const kwave::OutputSelection& outputs, std::size_t overlap,
-                Precision prec = Precision::Float) {
+                Precision prec = Precision::Float, kwave::Storage storage = kwave::Storage::Full) {
     kwave::RunOptions opt;
     opt.precision = prec;
+    opt.storage = storage;
     opt.outputs = outputs;
     opt.decomposition = kwave::Decomposition::LocalFourierBasis;
     opt.overlap = overlap;
@@ -493,6 +494,19 @@ TEST(KWaveLfbRun, ApproachesTheOneDeviceSolverAsTheOverlapGrows) {
     const double d6 = lfbError(s, everyOutput(), 6, Precision::Double);
     if (dist::rank() == 0) std::printf("in double: %.3e (overlap 6)\n", d6);
     EXPECT_NEAR(d6, e6, 0.1 * e6);
+}
+
+// Reduced-max storage (fp16 and bfloat16 medium, densities and stored operators; the densities'
+// overlap planes exchanged in their 16-bit form) against the one-device solver in the same storage:
+// the method's error, within a third of full storage's.
+TEST(KWaveLfbRun, ReducedStorageKeepsTheMethodsError) {
+    kwave::Simulation s = test::ballSimulation(24, 20, 23, 10);
+    test::makeHard(s);
+    const double full = lfbError(s, everyOutput(), 6);
+    const double reduced = lfbError(s, everyOutput(), 6, Precision::Float, kwave::Storage::ReducedMax);
+    if (dist::rank() == 0) std::printf("reduced-max: worst relative L2 %.3e against full storage's %.3e (overlap 6)\n", reduced, full);
+    EXPECT_LT(reduced, 1.5e-2);
+    EXPECT_NEAR(reduced, full, full / 3);
 }
 
 // A lossless medium, where the pressure's overlap planes come from the exchanged densities instead
