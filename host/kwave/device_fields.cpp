@@ -78,9 +78,8 @@ void DeviceFields::allocate(std::size_t otherBytes) {
     // The per-point operators only where they are stored (the kernels form them from |k| otherwise).
     const KSpaceOperators ops(sim, true, {storedKappa(), additive, storedNabla()});
     const PerfectlyMatchedLayer layer(sim);
-    // [kwave] medium_block_points: points per block (4 M: about 32 MB for each double array).
     traceSetup("the medium's first block");
-    const MediumUpload medium(sim, st, prec, static_cast<std::size_t>(profileKey(ctx, opt, "medium_block_points", 1L << 22, 1, 1L << 40)));
+    const MediumUpload medium(ctx, opt, sim, st);
 
     struct Upload {
         cl::Buffer* target;

@@ -4,10 +4,16 @@
 #include <future>
 #include <thread>
 
-namespace portacl::kwave {
+#include "profile_keys.hpp"
 
-MediumUpload::MediumUpload(const Simulation& sim, const StoragePlan& st, Precision prec, std::size_t blockPoints)
-    : sim_(sim), prec_(prec), points_(sim.pointsHeld()), blockPoints_(std::max<std::size_t>(blockPoints, 2)),
+namespace portacl::kwave {
+namespace {
+constexpr long kDefaultBlockPoints = 1L << 20;
+}
+
+MediumUpload::MediumUpload(const Context& ctx, const RunOptions& opt, const Simulation& sim, const StoragePlan& st)
+    : sim_(sim), prec_(opt.precision), points_(sim.pointsHeld()),
+      blockPoints_(static_cast<std::size_t>(profileKey(ctx, opt, "medium_block_points", kDefaultBlockPoints, 1, 1L << 40))),
       withTau_(sim.medium.absorption == Absorption::Stokes || st.storedOperators) {  // absorbingField's needs
     const Medium& m = sim.medium;
     parts_.push_back({st.c2, "c0^2", [&sim, st](const MediumCoefficients& med, std::size_t first, std::size_t count) {
@@ -36,8 +42,8 @@ MediumUpload::MediumUpload(const Simulation& sim, const StoragePlan& st, Precisi
                       }});
     parts_.push_back({st.tau, m.absorption == Absorption::PowerLaw ? "2 alpha" : "absorb_tau",
                       [&sim, st](const MediumCoefficients& med, std::size_t, std::size_t) { return absorbingField(sim, med, st); }});
-    // A part is homogeneous when the first block (of 2 points or more) gives one value.
-    const auto first = encodeBlock(0, std::min(points_, blockPoints_));
+    // A part is homogeneous when the first 2 points or more give one value.
+    const auto first = encodeBlock(0, std::min(points_, std::max<std::size_t>(blockPoints_, 2)));
     for (std::size_t i = 0; i < parts_.size(); ++i)
         parts_[i].homogeneous = points_ < 2 || first[i].size() == bytesPerElement(parts_[i].format, prec_);
 }

@@ -24,10 +24,12 @@ struct MediumTargets {
 
 class MediumUpload {
 public:
-    // `sim`'s medium over the points it holds (sim.pointsHeld()), in blocks of `blockPoints`
-    // (the [kwave] profile key medium_block_points). The reduced modes store c0 (not c^2) and
+    // `sim`'s medium over the points it holds (sim.pointsHeld()), in blocks of the [kwave] profile
+    // key medium_block_points (1 M points: 8 MB a double array, which glibc keeps in its heap for the
+    // next block; from 4 M, 32 MB, every array was mapped and unmapped anew, and the page faults of
+    // the threads queued on the process's memory map). The reduced modes store c0 (not c^2) and
     // 1/rho0_sg (not dt/rho0_sg), as the thesis does.
-    MediumUpload(const Simulation& sim, const StoragePlan& st, Precision prec, std::size_t blockPoints);
+    MediumUpload(const Context& ctx, const RunOptions& opt, const Simulation& sim, const StoragePlan& st);
     // Device bytes upload() allocates: a grid field's points, a homogeneous field's one value.
     std::size_t deviceBytes() const;
     // Allocates every target and fills it.

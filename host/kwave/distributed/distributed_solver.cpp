@@ -160,6 +160,7 @@ struct DistributedSolver::Impl : StepKernels {
         deviceBytes += fft->deviceBytes();
         traceSetup("the fields, the medium and the operators");
         allocate();
+        traceSetup("the sensor's buffers");
         sensor->allocate();
         traceSetup("a warm-up step");
         warmUp();
@@ -225,9 +226,7 @@ struct DistributedSolver::Impl : StepKernels {
 
     // The medium's fields over the slab, a block at a time (medium_upload.hpp).
     void uploadMedium() {
-        // [kwave] medium_block_points: points per block (4 M: about 32 MB for each double array).
-        const auto blockPoints = static_cast<std::size_t>(profileKey(ctx, opt, "medium_block_points", 1L << 22, 1, 1L << 40));
-        const MediumUpload medium(part.slab, storage, prec, blockPoints);
+        const MediumUpload medium(ctx, opt, part.slab, storage);
         deviceBytes += medium.deviceBytes();
         medium.upload(ctx, {&c2, &rho0, {&dtRho[0], &dtRho[1], &dtRho[2]}, &bOnA, &tau});
     }
@@ -236,7 +235,9 @@ struct DistributedSolver::Impl : StepKernels {
         const Medium& m = sim.medium;
         const StoragePlan& st = storage;
         const PerfectlyMatchedLayer layer(sim);
+        traceSetup("the medium");
         uploadMedium();
+        traceSetup("the PML and the operators");
         // The PML along the slab axis: this slab's planes of it.
         const int slabAxis = g.is3D() ? 2 : 1;
         for (int a = 0; a < 3; ++a) {
@@ -297,6 +298,7 @@ struct DistributedSolver::Impl : StepKernels {
             scratch = zeros(nl * realBytes, "source scratch");
         }
         const Simulation& ps = part.slab;
+        traceSetup("the sources");
         if (!ps.p0.empty()) p0 = upload(encode(toDouble(ps.p0), st.p0, prec), "p0_source_input");
         if (sim.p.length) {
             pIndex = upload(indices(ps.p.index), "p_source_index");
@@ -309,6 +311,7 @@ struct DistributedSolver::Impl : StepKernels {
             trSignal = upload(reals(toDouble(sim.transducer.signal)), "transducer_source_input");
             trDelay = upload(indices(ps.transducer.delay), "delay_mask");
         }
+        traceSetup("the state, the scratch fields and the spectra");
         p = zeros(nl * realBytes, "p");
         for (int a = 0; a < 3; ++a) {
             if (a < dims) {
