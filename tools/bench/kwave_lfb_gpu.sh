@@ -18,6 +18,7 @@
 # with PORTACL_EXCHANGE=mpi (MPI point-to-point in place of the shared-memory window). For a grid one GPU
 # cannot hold (SIZE=1024): ONE=0 leaves the one-GPU run out and holds each lfb run to the global run
 # of its rank count instead; IN_DIR puts the input elsewhere (/dev/shm), RUN_TIMEOUT limits each run (150 s).
+# PORTACL_KWAVE_SETUP_TRACE=1 reaches every rank (each part of the set-up on stderr, in runs.txt).
 set -u
 OUT=${OUT:-/tmp/kwave_lfb}
 LOGS=$(mktemp -d /tmp/kwave_lfb_logs.XXXXXX)
@@ -38,7 +39,7 @@ run() {  # ranks, name, portacl kwave options...
     shift 2
     local log="$LOGS/run_$name.txt" cmp="$LOGS/compare_$name.txt"
     echo "== $name: $ranks ranks, $*" > "$log"
-    timeout "${RUN_TIMEOUT:-150}" mpirun --allow-run-as-root --bind-to none -n "$ranks" ${PORTACL_EXCHANGE:+-x PORTACL_EXCHANGE} \
+    timeout "${RUN_TIMEOUT:-150}" mpirun --allow-run-as-root --bind-to none -n "$ranks" ${PORTACL_EXCHANGE:+-x PORTACL_EXCHANGE} ${PORTACL_KWAVE_SETUP_TRACE:+-x PORTACL_KWAVE_SETUP_TRACE} \
         .device/run portacl kwave -i "$IN" -o "${IN_DIR:-/tmp}/o${SIZE}_$name.h5" -p --p_final "$@" >> "$log" 2>&1 < /dev/null
     echo "rc=$?" >> "$log"
     local step worst="" waiting
