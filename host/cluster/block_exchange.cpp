@@ -11,10 +11,11 @@
 #include <mpi.h>
 #endif
 
-#include "copy_threads.hpp"
+#include "parallel_copy.hpp"
 #include "portacl/cluster/collectives.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/host_cores.hpp"
+#include "portacl/runtime/host_pool.hpp"
 
 namespace portacl::cluster {
 namespace {
@@ -51,7 +52,7 @@ struct BlockExchange::Impl {
     std::string what, description;
     Method method = Method::Mpi;
     int rank = 0, size = 1;
-    std::unique_ptr<detail::CopyThreads> threads;
+    std::unique_ptr<HostPool> threads;  // the copies' (they sleep between exchanges)
 #ifdef PORTACL_HAVE_MPI
     MPI_Comm comm = MPI_COMM_NULL;
     MPI_Win win = MPI_WIN_NULL;
@@ -121,7 +122,7 @@ struct BlockExchange::Impl {
             copies.push_back({mine + at, send + sendOffsets[r] * elementBytes, bytes});
             at += bytes;
         }
-        threads->copy(copies);
+        detail::copyInParallel(*threads, copies);
         // 2. Where each block lies; it also says every rank's segment is written.
         MPI_Win_sync(win);
         MPI_Alltoall(outgoing.data(), 2, MPI_UNSIGNED_LONG_LONG, incoming.data(), 2, MPI_UNSIGNED_LONG_LONG, comm);
@@ -143,7 +144,7 @@ struct BlockExchange::Impl {
                             std::to_string(rank) + ", which expects " + std::to_string(expected));
             if (bytes) copies.push_back({recv + recvOffsets[q] * elementBytes, segments[q] + offset, bytes});
         }
-        threads->copy(copies);
+        detail::copyInParallel(*threads, copies);
         // 4. No segment is written again (the next exchange) before every rank has read its blocks.
         MPI_Barrier(comm);
     }
@@ -202,7 +203,7 @@ BlockExchange::BlockExchange(std::size_t maxSendBytes, const std::string& what, 
         return;
     }
     m.method = Method::SharedWindow;
-    m.threads = std::make_unique<detail::CopyThreads>(threads);
+    m.threads = std::make_unique<HostPool>(threads);
     m.description = "a shared-memory window, " + std::to_string(threads) + (threads == 1 ? " copy thread" : " copy threads") + " a rank";
 #else
     (void)maxSendBytes, (void)requested, (void)request;

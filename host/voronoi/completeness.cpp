@@ -11,7 +11,7 @@
 #include "portacl/runtime/error.hpp"
 #include "voronoi/prefetch.hpp"
 #include "voronoi/tracer.hpp"
-#include "voronoi/worker_pool.hpp"
+#include "portacl/runtime/host_pool.hpp"
 
 namespace portacl::voronoi {
 
@@ -55,7 +55,7 @@ void sortByDistinctKeys(T* first, T* last, Key key, Less less, std::vector<std::
 
 }  // namespace
 
-FacePass Tracer::faceTasks(WorkerPool* pool) {
+FacePass Tracer::faceTasks(HostPool* pool) {
     FacePass out;
     const std::size_t ne = d_.edges.size(), nb = balls_.size();
     // Every traced edge lies on three faces (pairs of its balls), each with the third ball. Entries

@@ -11,7 +11,7 @@ namespace portacl::voronoi::device {
 
 template <typename R4, typename R>
 bool completenessPass(Context& ctx, DeviceState& ds, const FrameData<R4, R>& data, const std::string& options,
-                      std::vector<std::unique_ptr<Tracer>>& tracers, std::vector<char>& done, WorkerPool& pool, HostPhases& times,
+                      std::vector<std::unique_ptr<Tracer>>& tracers, std::vector<char>& done, HostPool& pool, HostPhases& times,
                       PhaseTick& tick, const std::function<void()>& beforeChanges) {
     const Precision p = std::is_same<R, double>::value ? Precision::Double : Precision::Float;
     cl::Kernel& kernel = ctx.kernel("voronoi.cl", "voronoi_faces", p, options);
@@ -109,10 +109,10 @@ bool completenessPass(Context& ctx, DeviceState& ds, const FrameData<R4, R>& dat
 }
 
 template bool completenessPass(Context&, DeviceState&, const FrameData<cl_float4, float>&, const std::string&,
-                               std::vector<std::unique_ptr<Tracer>>&, std::vector<char>&, WorkerPool&, HostPhases&,
+                               std::vector<std::unique_ptr<Tracer>>&, std::vector<char>&, HostPool&, HostPhases&,
                                PhaseTick&, const std::function<void()>&);
 template bool completenessPass(Context&, DeviceState&, const FrameData<cl_double4, double>&, const std::string&,
-                               std::vector<std::unique_ptr<Tracer>>&, std::vector<char>&, WorkerPool&, HostPhases&,
+                               std::vector<std::unique_ptr<Tracer>>&, std::vector<char>&, HostPool&, HostPhases&,
                                PhaseTick&, const std::function<void()>&);
 
 }  // namespace portacl::voronoi::device

@@ -17,7 +17,7 @@
 #include "portacl/runtime/growable_buffer.hpp"
 #include "portacl/runtime/log.hpp"
 #include "voronoi/tracer.hpp"
-#include "voronoi/worker_pool.hpp"
+#include "portacl/runtime/host_pool.hpp"
 
 namespace portacl::voronoi::device {
 
@@ -181,7 +181,7 @@ inline double lap(PhaseTick& tick, bool waitingForDevice = false) {
 // reads them).
 template <typename R4, typename R>
 bool completenessPass(Context& ctx, DeviceState& ds, const FrameData<R4, R>& data, const std::string& options,
-                      std::vector<std::unique_ptr<Tracer>>& tracers, std::vector<char>& done, WorkerPool& pool, HostPhases& times,
+                      std::vector<std::unique_ptr<Tracer>>& tracers, std::vector<char>& done, HostPool& pool, HostPhases& times,
                       PhaseTick& tick, const std::function<void()>& beforeChanges);
 
 }  // namespace portacl::voronoi::device

@@ -7,7 +7,7 @@
 
 #include "portacl/runtime/error.hpp"
 #include "voronoi/prefetch.hpp"
-#include "voronoi/worker_pool.hpp"
+#include "portacl/runtime/host_pool.hpp"
 
 namespace portacl::voronoi {
 
@@ -349,7 +349,7 @@ std::vector<int> Tracer::blockSeeds() const {
     return seeds;
 }
 
-bool Tracer::seedNextComponent(WorkerPool* pool) {
+bool Tracer::seedNextComponent(HostPool* pool) {
     if (!seeded_) {
         // The first starts: a vertex of one ball of every block, so that the fronts meet after a
         // few waves (a front from one start needs as many waves as the diagram is edges across).

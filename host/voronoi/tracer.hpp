@@ -15,6 +15,10 @@
 #include "portacl/voronoi.hpp"
 #include "voronoi/vertex_dictionary.hpp"
 
+namespace portacl {
+class HostPool;
+}
+
 namespace portacl::voronoi {
 
 constexpr double kUnboundedRadius = std::numeric_limits<double>::infinity();
@@ -107,7 +111,6 @@ struct FaceScan {
 };
 constexpr double kWholeConic = 1e30;  // a window radius that takes the whole conic (>= VOR_WHOLE)
 
-class WorkerPool;
 
 class Tracer {
 public:
@@ -125,7 +128,7 @@ public:
     // of every block of the grid (many fronts, so that the waves are few; their start vertices are
     // searched in parallel on `pool` when given); later calls start from a ball that is in no vertex
     // yet (another piece of the diagram, if it has one).
-    bool seedNextComponent(WorkerPool* pool = nullptr);
+    bool seedNextComponent(HostPool* pool = nullptr);
     // The pending edges (the stack), taken all at once.
     std::vector<EdgeTask> takePending();
     // The same, appended to `out` (the stack keeps its memory for the next wave).
@@ -169,7 +172,7 @@ public:
     // the device's voronoi_faces is its twin), and the exact host step on the flagged faces: every
     // vertex of an untraced triple's valid arcs that is not known is a new start (pushes its edges),
     // and an arc with no end at all is an edge with no vertex. Returns whether it added a start.
-    FacePass faceTasks(WorkerPool* pool = nullptr);
+    FacePass faceTasks(HostPool* pool = nullptr);
     FaceScan scanFace(const FaceTask& task, const int* known) const;
     bool completePass(const FacePass& pass, const std::vector<FaceScan>& scans);
 

@@ -20,12 +20,13 @@
 #include <memory>
 
 #include "portacl/runtime/error.hpp"
+#include "portacl/runtime/host_cores.hpp"
+#include "portacl/runtime/host_pool.hpp"
 #include "portacl/runtime/log.hpp"
 #include "portacl/runtime/two_phase.hpp"
 #include "voronoi/canonical_order.hpp"
 #include "voronoi/device_state.hpp"
 #include "voronoi/tracer.hpp"
-#include "voronoi/worker_pool.hpp"
 
 namespace portacl::voronoi {
 
@@ -64,11 +65,20 @@ struct WaveLayout {
 // The host threads, kept with the context (a call on a small structure must not pay for starting
 // them); as many as the context's share of the host (ContextOptions::hostThreads).
 struct ContextPool {
-    std::unique_ptr<WorkerPool> pool;
+    std::unique_ptr<HostPool> pool;
 };
-WorkerPool& contextPool(Context& ctx) {
+// PORTACL_VORONOI_THREADS if set, else `share` (ContextOptions::hostThreads) when given, else the
+// usable cores; at most 16 but for the first.
+unsigned tracerThreads(unsigned share) {
+    if (const char* env = std::getenv("PORTACL_VORONOI_THREADS")) {
+        const long v = std::strtol(env, nullptr, 10);
+        if (v >= 1) return static_cast<unsigned>(std::min(v, 256L));
+    }
+    return std::clamp(share ? share : portacl::usableCores(), 1u, 16u);
+}
+HostPool& contextPool(Context& ctx) {
     ContextPool& p = ctx.state<ContextPool>();
-    if (!p.pool) p.pool = std::make_unique<WorkerPool>(WorkerPool::defaultThreads(ctx.options().hostThreads));
+    if (!p.pool) p.pool = std::make_unique<HostPool>(tracerThreads(ctx.options().hostThreads));
     return *p.pool;
 }
 
@@ -220,7 +230,7 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     PhaseTick tick(timesWanted, timesWanted && std::strcmp(timesEnv, "cpu") == 0);
     const long faultsBefore = timesWanted ? threadPageFaults() : 0;
     HostPhases times;
-    WorkerPool& pool = contextPool(ctx);
+    HostPool& pool = contextPool(ctx);
     std::vector<std::unique_ptr<Tracer>> tracers(frames.size());
     pool.forRange(frames.size(), 1, [&](std::size_t b, std::size_t e) {
         for (std::size_t f = b; f < e; ++f) tracers[f] = std::make_unique<Tracer>(frames[f]);
