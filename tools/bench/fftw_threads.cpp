@@ -1,7 +1,7 @@
 // FFTW alone, the threads of its parallel loops three ways: OpenMP (`#pragma omp parallel for` over
 // the jobs, what libfftw3f_omp does and so what kspaceFirstOrder-OMP runs on), the engine's loop pool
-// (host/fft/loop_pool.cpp, parked after each transform as the engine does), and FFTW's own threads
-// (libfftw3f_threads' default). The forward and inverse real 3-D transforms of N^3 floats, out of
+// (host/fft/loop_pool.cpp on host/runtime/host_pool.cpp, parked after each transform as the engine
+// does), and FFTW's own threads (libfftw3f_threads' default). The forward and inverse real 3-D transforms of N^3 floats, out of
 // place, FFTW_MEASURE, on memory in transparent huge pages as the engine's shared buffers are, on 3
 // pairs of arrays in turn (the three components both programs transform, so that at 128^3 the data
 // are not all in the last-level cache, as in a time step); per transform, the best of REPEATS:
@@ -12,6 +12,7 @@
 // The difference between the two is what handing the cores over costs per transform.
 //
 //   g++ -std=c++17 -O2 -fopenmp -static -Ihost -Iinclude tools/bench/fftw_threads.cpp host/fft/loop_pool.cpp \
+//       host/runtime/host_pool.cpp \
 //       /usr/lib/x86_64-linux-gnu/libfftw3f_threads.a /usr/lib/x86_64-linux-gnu/libfftw3f.a \
 //       -o build/fftw_threads      # static (Debian's libfftw3-dev): copy it to .device/bin for the GPU machine
 //   build/fftw_threads [N=128] [THREADS=all cores] [REPEATS=10] [GAP_MS=2]
