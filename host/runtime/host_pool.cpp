@@ -143,8 +143,8 @@ void HostPool::runItems(std::size_t n, void (*call)(void*, std::size_t), void* f
         s.parked.store(false, std::memory_order_relaxed);
         s.epoch.fetch_add(1, std::memory_order_release);
         // No more sleepers woken than there are items besides the caller's first.
-        if (n - 1 >= static_cast<std::size_t>(s.sleeping)) s.wake.notify_all();
-        else
+        if (s.sleeping > 0 && n - 1 >= static_cast<std::size_t>(s.sleeping)) s.wake.notify_all();
+        else if (s.sleeping > 0)
             for (std::size_t i = 1; i < n; ++i) s.wake.notify_one();
     }
     s.takeItems(loop);
