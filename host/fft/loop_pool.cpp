@@ -25,7 +25,8 @@ void reserveLoopWorkers(int workers) { pool().reserve(static_cast<unsigned>(work
 void parkLoopWorkers() { pool().park(); }
 
 void runParallelLoop(void* (*work)(char*), char* jobdata, std::size_t elsize, int njobs, void*) {
-    pool().run(njobs > 0 ? static_cast<std::size_t>(njobs) : 0, [&](std::size_t i) { work(jobdata + i * elsize); });
+    // By value: a worker reads the job's three words from one place, not from the caller's frame.
+    pool().run(njobs > 0 ? static_cast<std::size_t>(njobs) : 0, [work, jobdata, elsize](std::size_t i) { work(jobdata + i * elsize); });
 }
 
 }  // namespace portacl::fft::detail

@@ -58,9 +58,10 @@ struct HostPool::State {
         }
     }
 
-    // Leaves a loop joined in workerMain: its last touch of *loop.
-    void leave(Loop& loop) {
-        if (spin.count() > 0) {
+    // Leaves a loop joined in workerMain: its last touch of *loop. `spins`: spin.count() > 0, read
+    // once (spin shares a cache line with the mutex the caller has just taken).
+    void leave(Loop& loop, bool spins) {
+        if (spins) {
             loop.users.fetch_sub(1, std::memory_order_release);  // its caller spins on users
             return;
         }
@@ -69,6 +70,7 @@ struct HostPool::State {
     }
 
     void workerMain() {
+        const bool spins = spin.count() > 0;
         for (;;) {
             const std::uint64_t seen = epoch.load(std::memory_order_acquire);
             Loop* loop = nullptr;
@@ -84,16 +86,16 @@ struct HostPool::State {
             }
             if (loop) {
                 takeItems(*loop);
-                leave(*loop);
+                leave(*loop, spins);
                 continue;
             }
-            if (spin.count() > 0) {
+            if (spins) {
                 const auto until = std::chrono::steady_clock::now() + spin;
                 bool changed = false;
                 for (int spins = 1; !changed; ++spins) {
                     cpuRelax();
                     changed = epoch.load(std::memory_order_acquire) != seen;
-                    if (parked.load(std::memory_order_relaxed) || stop.load(std::memory_order_relaxed)) break;
+                    if (parked.load(std::memory_order_relaxed)) break;  // stop: ends the spin by its time
                     if (spins % 64 == 0 && std::chrono::steady_clock::now() >= until) break;
                 }
                 if (changed) continue;
