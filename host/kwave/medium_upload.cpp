@@ -1,9 +1,9 @@
 #include "medium_upload.hpp"
 
 #include <algorithm>
-#include <future>
 #include <thread>
 
+#include "portacl/runtime/host_pool.hpp"
 #include "profile_keys.hpp"
 
 namespace portacl::kwave {
@@ -70,18 +70,18 @@ void MediumUpload::upload(Context& ctx, const MediumTargets& to) const {
         const std::size_t size = (parts_[i].homogeneous ? 1 : points_) * bytesPerElement(parts_[i].format, prec_);
         *targets[i] = ctx.buffer(std::max<std::size_t>(size, 8), parts_[i].what);
     }
-    // Blocks in waves of one per thread (at most 8: a block's coefficients are about 32 MB a double
+    // Blocks in waves of one per thread (at most 8: a block's coefficients are about 8 MB a double
     // array); each wave's blocks are written in order while none is computed.
-    const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8);
+    HostPool pool(static_cast<unsigned>(std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8)));
     const std::size_t blocks = std::max<std::size_t>(1, (points_ + blockPoints_ - 1) / blockPoints_);
-    for (std::size_t wave = 0; wave < blocks; wave += threads) {
-        std::vector<std::future<std::vector<std::vector<unsigned char>>>> encoded;
-        for (std::size_t b = wave; b < std::min(blocks, wave + threads); ++b) {
-            const std::size_t first = b * blockPoints_, count = std::min(points_, first + blockPoints_) - first;
-            encoded.push_back(std::async(std::launch::async, [this, first, count] { return encodeBlock(first, count); }));
-        }
+    for (std::size_t wave = 0; wave < blocks; wave += pool.threads()) {
+        std::vector<std::vector<std::vector<unsigned char>>> encoded(std::min<std::size_t>(blocks - wave, pool.threads()));
+        pool.run(encoded.size(), [&](std::size_t k) {
+            const std::size_t first = (wave + k) * blockPoints_;
+            encoded[k] = encodeBlock(first, std::min(points_, first + blockPoints_) - first);
+        });
         for (std::size_t k = 0; k < encoded.size(); ++k) {
-            const std::vector<std::vector<unsigned char>> bytes = encoded[k].get();
+            const std::vector<std::vector<unsigned char>>& bytes = encoded[k];
             const std::size_t first = (wave + k) * blockPoints_;
             for (std::size_t i = 0; i < parts_.size(); ++i) {
                 if (parts_[i].homogeneous && wave + k > 0) continue;
