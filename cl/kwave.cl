@@ -145,7 +145,7 @@ inline real2 cmul(real2 a, real2 b) { return (real2)(a.x * b.x - a.y * b.y, a.x 
     const uint y = get_global_id(0), z = get_global_id(1);           \
     if (y >= ny || z >= nz) return;                                   \
     const size_t row_ = (size_t)nx * (y + (size_t)ny * z);           \
-    for (uint x = 0; x < nx; ++x) {                                   \
+    for (uint x = 0; x < nx; x += GRID_LANES) {                       \
         const size_t i = row_ + x;
 #define C_LOAD(p, i, re, im) const real re = (p)[2 * (i)], im = (p)[2 * (i) + 1]
 #define C_STORE(p, i, re, im) ((p)[2 * (i)] = (re), (p)[2 * (i) + 1] = (im))
@@ -180,6 +180,50 @@ inline real2 cmul(real2 a, real2 b) { return (real2)(a.x * b.x - a.y * b.y, a.x 
 #else
 #define RESTRICT_ROWS
 #endif
+// The 3-D element-wise kernels (GRID_BEGIN) compute GRID_LANES consecutive points of an x row at
+// once, in explicit vectors (`lreal`), where the host sets ROW_LANES ([kwave] row_lanes, CPU profiles,
+// when nx is a multiple of it): PoCL 5's loop vectorizer leaves the row loop scalar on a CPU (its cost
+// model finds vectors "not beneficial"), where PoCL 3's vectorised it. Elsewhere one point at a time.
+// L_LD(m, p, i) / L_ST(m, p, i, v): the lanes at i of an array stored in mode m (kwave_storage.h);
+// L_AT(flag, m, p, i): those of a quantity that is an array when flag is set, else its one value.
+#if ROW_KERNELS && defined(ROW_LANES) && ROW_LANES > 1
+#define GRID_LANES ROW_LANES
+#define L_CAT_(a, b) a##b
+#define L_CAT(a, b) L_CAT_(a, b)
+#define L_REAL L_CAT(REAL, ROW_LANES)
+typedef L_REAL lreal;
+#define L_LD_0(p, i) L_CAT(vload, ROW_LANES)(0, (p) + (i))
+#define L_LD_1(p, i) L_CAT(convert_, L_REAL)(L_CAT(vload_half, ROW_LANES)(0, (const __global half*)(p) + (i)))
+#define L_LD_2(p, i) L_CAT(convert_, L_REAL)(L_CAT(as_float, ROW_LANES)(L_CAT(convert_uint, ROW_LANES)(L_CAT(vload, ROW_LANES)(0, (p) + (i))) << 16))
+#define L_ST_0(p, i, v) L_CAT(vstore, ROW_LANES)((v), 0, (p) + (i))
+#define L_ST_1(p, i, v) L_CAT(L_CAT(vstore_half, ROW_LANES), _rte)(L_CAT(convert_float, ROW_LANES)(v), 0, (__global half*)(p) + (i))
+#define L_ST_2(p, i, v) L_CAT(vstore, ROW_LANES)(kw_to_bf16_lanes(L_CAT(convert_float, ROW_LANES)(v)), 0, (p) + (i))
+typedef L_CAT(uint, ROW_LANES) luint;
+typedef L_CAT(ushort, ROW_LANES) lushort;
+inline lushort kw_to_bf16_lanes(L_CAT(float, ROW_LANES) v) {
+    luint u = L_CAT(as_uint, ROW_LANES)(v);
+    u += 0x7FFFu + ((u >> 16) & 1u);  // as kw_to_bf16, lane by lane
+    return L_CAT(convert_ushort, ROW_LANES)(u >> 16);
+}
+#define L_LD_(m, p, i) L_LD_##m(p, i)
+#define L_LD(m, p, i) L_LD_(m, p, i)
+#define L_ST_(m, p, i, v) L_ST_##m(p, i, v)
+#define L_ST(m, p, i, v) L_ST_(m, p, i, v)
+#define L_AT(flag, m, p, i) ((flag) ? L_LD(m, p, i) : (lreal)KW_LD(m, p, 0))
+#else
+#define GRID_LANES 1
+typedef real lreal;
+#define L_LD(m, p, i) KW_LD(m, p, i)
+#define L_ST(m, p, i, v) KW_ST(m, p, i, v)
+#define L_AT(flag, m, p, i) KW_LD(m, p, (flag) ? (i) : 0)
+#endif
+
+#if ST_DTRHO
+#define L_DTRHO(p, i) (dt * L_AT(RHO0_ARRAY, ST_DTRHO, p, i))
+#else
+#define L_DTRHO(p, i) L_AT(RHO0_ARRAY, 0, p, i)
+#endif
+
 // p[i] = a * b for complex a and b.
 #define C_MUL_STORE(p, i, ar, ai, br, bi) C_STORE(p, i, (ar) * (br) - (ai) * (bi), (ar) * (bi) + (ai) * (br))
 
@@ -287,13 +331,13 @@ __kernel void kwave_velocity(__global real* RESTRICT_ROWS ux, __global real* RES
                              __global const real* RESTRICT_ROWS pmlx, __global const real* RESTRICT_ROWS pmly,
                              __global const real* RESTRICT_ROWS pmlz, real dt, uint nx, uint ny, uint nz) {
     GRID_BEGIN
-    const size_t r = AT_RHO0(i);
-    const real ex = pmlx[x], ey = pmly[y];
-    ux[i] = (ux[i] * ex - LD_DTRHO(dtrx, r) * gx[i]) * ex;
-    uy[i] = (uy[i] * ey - LD_DTRHO(dtry, r) * gy[i]) * ey;
+    const lreal ex = L_LD(0, pmlx, x);
+    const real ey = pmly[y];
+    L_ST(0, ux, i, (L_LD(0, ux, i) * ex - L_DTRHO(dtrx, i) * L_LD(0, gx, i)) * ex);
+    L_ST(0, uy, i, (L_LD(0, uy, i) * ey - L_DTRHO(dtry, i) * L_LD(0, gy, i)) * ey);
 #if KW_3D
     const real ez = pmlz[z];
-    uz[i] = (uz[i] * ez - LD_DTRHO(dtrz, r) * gz[i]) * ez;
+    L_ST(0, uz, i, (L_LD(0, uz, i) * ez - L_DTRHO(dtrz, i) * L_LD(0, gz, i)) * ez);
 #endif
     GRID_END
 }
@@ -329,36 +373,42 @@ __kernel void kwave_density(__global rho_t* RESTRICT_ROWS rhox, __global rho_t* 
                             __global const real* RESTRICT_ROWS pmlz, real dt, uint nx, uint ny, uint nz,
                             uint writeTerms) {
     GRID_BEGIN
-    const real r0 = KW_LD(ST_RHO0, rho0, AT_RHO0(i));
-    const real rx = LD_RHO(rhox, i), ry = LD_RHO(rhoy, i);
+    const lreal r0 = L_AT(RHO0_ARRAY, ST_RHO0, rho0, i);
+    const lreal rx = L_LD(ST_RHO, rhox, i), ry = L_LD(ST_RHO, rhoy, i);
 #if KW_3D
-    const real rz = LD_RHO(rhoz, i);
+    const lreal rz = L_LD(ST_RHO, rhoz, i);
 #else
-    const real rz = 0;
+    const lreal rz = 0;
 #endif
 #if NONLINEAR
-    const real f = ((real)2 * (rx + ry + rz) + r0) * dt;
+    const lreal f = ((real)2 * (rx + ry + rz) + r0) * dt;
 #else
-    const real f = r0 * dt;
+    const lreal f = r0 * dt;
 #endif
-    const real ex = pmlx[x], ey = pmly[y];
-    const real dx_ = dux[i], dy_ = duy[i];
-    const real nrx = ex * (ex * rx - f * dx_), nry = ey * (ey * ry - f * dy_);
-    ST_RHO_(rhox, i, nrx);
-    ST_RHO_(rhoy, i, nry);
+    const lreal ex = L_LD(0, pmlx, x);
+    const real ey = pmly[y];
+    const lreal dx_ = L_LD(0, dux, i), dy_ = L_LD(0, duy, i);
+    const lreal nrx = ex * (ex * rx - f * dx_), nry = ey * (ey * ry - f * dy_);
+    L_ST(ST_RHO, rhox, i, nrx);
+    L_ST(ST_RHO, rhoy, i, nry);
 #if KW_3D
-    const real ez = pmlz[z], dz_ = duz[i];
-    const real nrz = ez * (ez * rz - f * dz_);
-    ST_RHO_(rhoz, i, nrz);
+    const real ez = pmlz[z];
+    const lreal dz_ = L_LD(0, duz, i);
+    const lreal nrz = ez * (ez * rz - f * dz_);
+    L_ST(ST_RHO, rhoz, i, nrz);
 #else
-    const real nrz = 0, dz_ = 0;
+    const lreal nrz = 0, dz_ = 0;
 #endif
 #if ABSORPTION == 1
     // kwave_pressure_terms fused in, for steps without a pressure source (which would change rho
     // between the two): dux <- sum(rho) as stored, duy <- rho0 sum(du).
     if (writeTerms) {
-        dux[i] = density_sum(rhox, rhoy, rhoz, i);
-        duy[i] = r0 * (dx_ + dy_ + dz_);
+#if KW_3D
+        L_ST(0, dux, i, L_LD(ST_RHO, rhox, i) + L_LD(ST_RHO, rhoy, i) + L_LD(ST_RHO, rhoz, i));
+#else
+        L_ST(0, dux, i, L_LD(ST_RHO, rhox, i) + L_LD(ST_RHO, rhoy, i));
+#endif
+        L_ST(0, duy, i, r0 * (dx_ + dy_ + dz_));
     }
 #endif
     (void)nrz;

@@ -119,6 +119,10 @@ row_kernels = 1
 # hands out in shrinking chunks, where its own choice is one group per thread (16 at 128^3 on 16
 # threads), so that a kernel lasted as long as its latest thread (docs/engineering/kwave.md, "16 cores").
 row_group = 16
+# The 3-D element-wise row kernels (velocity, density) in explicit vectors of 16 points: PoCL 5's
+# loop vectorizer leaves their row loops scalar (PoCL 3.1's vectorised them; the outputs are the
+# same bit for bit either way). Grids whose nx is not a multiple run a point at a time.
+row_lanes = 16
 # FFTW's inverses left unscaled, 1/N carried by the spectral operators before them (FFTW's scaling
 # is a pass over the whole output of its own).
 fold_fft_scale = 1

@@ -575,6 +575,38 @@ TEST(KWaveStorage, ReducedModesStayCloseToSingle) {
     }
 }
 
+// The element-wise row kernels in explicit vectors ([kwave] row_lanes) compute what one point at a
+// time computes: in every storage mode (the vectors' half and bfloat16 loads and stores), 3-D and
+// 2-D, float and double. The same operations in the same order; a compiler may still contract a
+// product and a sum into one rounding differently in vector and scalar code, hence a bound of a few
+// roundings rather than equality.
+TEST(KWaveDevice, RowLanesComputeWhatOnePointAtATimeDoes) {
+    for (const std::array<std::size_t, 3> dims : {std::array<std::size_t, 3>{32, 12, 10}, std::array<std::size_t, 3>{16, 20, 1}}) {  // nx: multiples of 16
+        Simulation s = ballSimulation(dims[0], dims[1], dims[2], 10);
+        makeHard(s);
+        const auto out = everything();
+        auto paths = [](long lanes) {
+            auto keys = kCpuPaths;
+            keys["row_lanes"] = lanes;
+            return keys;
+        };
+        struct Mode {
+            Precision precision;
+            Storage storage;
+            double tol;
+        };
+        for (const Mode m : {Mode{Precision::Float, Storage::Full, 1e-6}, Mode{Precision::Float, Storage::ReducedMin, 1e-6},
+                             Mode{Precision::Float, Storage::ReducedMid, 1e-6}, Mode{Precision::Float, Storage::ReducedMax, 1e-6},
+                             Mode{Precision::Double, Storage::Full, 1e-14}}) {
+            if (m.precision == Precision::Double && !test::hasFp64()) continue;
+            SCOPED_TRACE(std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" + std::to_string(dims[2]) + " " +
+                         storageName(m.storage) + (m.precision == Precision::Double ? " double" : " float"));
+            const Recording one = runDevice(s, m.precision, out, m.storage, paths(1));
+            expectMatches(runDevice(s, m.precision, out, m.storage, paths(16)), one, m.tol);
+        }
+    }
+}
+
 TEST(KWaveOutput, DatasetsShapesAndAttributes) {
     Simulation s = ballSimulation(32, 24, 1, 6);
     s.header.fileDescription = "output test";

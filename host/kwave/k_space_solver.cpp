@@ -60,6 +60,9 @@ struct KSpaceSolver::Impl : StepKernels {
     // on PoCL is as few groups as it has threads (4 at 128^3 on 2, 16 on 16: one each, so that the
     // kernel lasts as long as its latest thread).
     cl::NDRange rowLocal = cl::NullRange;
+    // The points of a row each of their work-items computes at once, in vectors ([kwave] row_lanes:
+    // 2, 4, 8 or 16; 1: one at a time).
+    int rowLanes = 1;
     // The 3-D transforms' inverses left unscaled, their 1/N carried by the spectral operators before
     // them ([kwave] fold_fft_scale, for FFTW, whose scaling is a pass over the output of its own; not
     // with the fused z kernels, which scale in their z transforms). spectralScale: 1/N, else 1.
@@ -103,6 +106,12 @@ struct KSpaceSolver::Impl : StepKernels {
         rowKernels = key("row_kernels", 0) != 0;
         if (const long rows = key("row_group", 0, 0, 1L << 16); rowKernels && rows > 0)
             rowLocal = cl::NDRange(std::min<std::size_t>({static_cast<std::size_t>(rows), g.ny, ctx.device().maxWorkGroupSize}), 1);
+        // The element-wise row kernels' explicit vectors: [kwave] row_lanes points of a row at once,
+        // where whole rows divide into them (cl/kwave.cl, GRID_LANES).
+        const long lanes = key("row_lanes", 1, 1, 16);
+        if ((lanes & (lanes - 1)) != 0)
+            throw Error("the k-Wave solver's [kwave] row_lanes must be 1, 2, 4, 8 or 16, not " + std::to_string(lanes));
+        if (rowKernels && g.nx % static_cast<std::size_t>(lanes) == 0) rowLanes = static_cast<int>(lanes);
         foldScale = !zFusedQ && key("fold_fft_scale", 0) != 0;
         spectralScale = foldScale ? 1.0 / static_cast<double>(n) : 1.0;
         f.spectralScale = spectralScale;
@@ -248,6 +257,7 @@ struct KSpaceSolver::Impl : StepKernels {
         if (zFusedQ) fused << " -D KZ_Q=" << zFusedQ << " -D KZ_LINES=" << zLines;
         if (xFusedQ) fused << " -D KX_Q=" << xFusedQ;
         if (rowKernels) fused << " -D ROW_KERNELS=1";
+        if (rowKernels && rowLanes > 1) fused << " -D ROW_LANES=" << rowLanes;
         return kernelOptions(ctx, sim, f.st, fused.str());
     }
 
