@@ -1,0 +1,101 @@
+// Which operations the GPU tile kernels take, and their defines: the integer plan's factors and
+// bounds for the separable tile, the key width for the rotating tile, each tile's local memory.
+#include "filter/gpu_tiles.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+
+#include "filter/filter_internal.hpp"
+
+namespace portacl::filter {
+namespace {
+
+std::string list(const std::vector<std::int32_t>& v) {
+    std::ostringstream s;
+    for (std::size_t i = 0; i < v.size(); ++i) s << (i ? "," : "") << v[i];
+    return s.str();
+}
+
+bool symmetric(const std::vector<std::int32_t>& v) {
+    for (std::size_t i = 0; i < v.size() / 2; ++i)
+        if (v[i] != v[v.size() - 1 - i]) return false;
+    return true;
+}
+
+double absSum(const std::vector<std::int32_t>& v) {
+    double s = 0;
+    for (auto x : v) s += std::fabs(static_cast<double>(x));
+    return s;
+}
+
+std::size_t roundUp(std::size_t n, std::size_t m) { return (n + m - 1) / m * m; }
+
+}  // namespace
+
+TileKernel separableTileKernel(const Operation& op, io::PixelType in, int width, int height, Border border,
+                               const SeparableTileLayout& l, std::size_t localBytes, bool fp64) {
+    TileKernel k;
+    if (in != io::PixelType::U8 || op.kind != Operation::Kind::Linear || op.combine != Combine::Single || op.rowFactor.empty() ||
+        op.width > 9 || op.height > 9 || width < 1 || height < 1)
+        return k;
+    const IntegerPlan plan = planInteger(op, in);
+    const double rowBound = 255.0 * absSum(plan.row);      // |row sum|
+    const double colBound = rowBound * absSum(plan.col);   // |column sum|
+    if (plan.wideIntermediate || rowBound >= std::ldexp(1.0, 31)) return k;
+    const int rx = op.width / 2, ry = op.height / 2;
+    const int inWords = (l.groupY * l.rows + 2 * ry) * (l.groupX + 2);
+    const std::size_t bytes = static_cast<std::size_t>(inWords) * 4 + static_cast<std::size_t>(l.groupY * l.rows + 2 * ry) * l.groupX * 16;
+    if (bytes > localBytes / 2) return k;
+    const int shift = plan.divisor == 1 ? 0 : (plan.divisor & (plan.divisor - 1)) == 0 ? static_cast<int>(std::log2(static_cast<double>(plan.divisor))) : -1;
+    // Column sums: int where they fit, double where asked for, exact (below 2^53) and the divisor a
+    // power of two, else long.
+    const int acc = plan.narrow ? 0 : (l.doubleSums && fp64 && shift > 0 && colBound < std::ldexp(1.0, 53)) ? 2 : 1;
+    std::ostringstream d;
+    d << "-D BORDER=" << static_cast<int>(border) << " -D RX=" << rx << " -D RY=" << ry << " -D ROW_W=" << list(plan.row)
+      << " -D COL_W=" << list(plan.col) << " -D ROW_SYM=" << (symmetric(plan.row) ? 1 : 0)
+      << " -D COL_SYM=" << (symmetric(plan.col) && 2 * rowBound < std::ldexp(1.0, 31) ? 1 : 0) << " -D ACC=" << acc
+      << " -D DIVISOR=" << plan.divisor << " -D SHIFT=" << shift << " -D DIV_NARROW=" << (plan.narrowDivision ? 1 : 0)
+      << " -D GX=" << l.groupX << " -D GY=" << l.groupY << " -D PY=" << l.rows;
+    k.defines = d.str();
+    k.groupX = l.groupX;
+    k.groupY = l.groupY;
+    k.globalX = roundUp((static_cast<std::size_t>(width) + 3) / 4, l.groupX);
+    k.globalY = roundUp((static_cast<std::size_t>(height) + l.rows - 1) / l.rows, l.groupY);
+    return k;
+}
+
+TileKernel rotatingTileKernel(const Operation& op, io::PixelType in, int width, int height, Border border,
+                              const RotatingTileLayout& l, std::size_t localBytes) {
+    TileKernel k;
+    if (in != io::PixelType::U8 || op.kind != Operation::Kind::RotatingMask || op.width > 9 || op.height > 9 || width < 1 || height < 1 ||
+        l.tileX % 4 != 0)
+        return k;
+    const int rh = op.height / 2, n = op.width * op.height;
+    int indexBits = 1;
+    while ((1 << indexBits) < std::max(op.width, op.height)) ++indexBits;
+    // The dispersion n*Q - S^2 is at most n^2 255^2 / 4; with dy and dx below it the key takes 2B more bits.
+    const double keyTop = std::ldexp(static_cast<double>(n) * n * 255.0 * 255.0 / 4 + 1, 2 * indexBits);
+    const bool wide = keyTop >= std::ldexp(1.0, 32);
+    const std::size_t keyBytes = wide ? 8 : 4;
+    int tileY = l.tileY;
+    const auto bytes = [&](int ty) {
+        const std::size_t groups = l.tileX / 4 + 2, ih = ty + 4 * rh, ch = ty + 2 * rh;
+        return ih * (l.tileX / 4 + 4) * 4 + ih * groups * 32 + ch * groups * 4 + ty * groups * 4 * keyBytes;
+    };
+    while (tileY > 1 && bytes(tileY) > localBytes / 2) tileY /= 2;
+    if (bytes(tileY) > localBytes / 2) return k;
+    std::ostringstream d;
+    d << "-D BORDER=" << static_cast<int>(border) << " -D KW=" << op.width << " -D KH=" << op.height << " -D KEY_WIDE=" << (wide ? 1 : 0)
+      << " -D KEY_BITS_INDEX=" << indexBits << " -D TX=" << l.tileX << " -D TY=" << tileY << " -D GX=" << l.groupX << " -D GY=" << l.groupY
+      << " -D VR=" << std::min(l.walkRows, tileY);
+    k.defines = d.str();
+    k.groupX = l.groupX;
+    k.groupY = l.groupY;
+    k.globalX = (static_cast<std::size_t>(width) + l.tileX - 1) / l.tileX * l.groupX;
+    k.globalY = (static_cast<std::size_t>(height) + tileY - 1) / tileY * l.groupY;
+    return k;
+}
+
+}  // namespace portacl::filter
