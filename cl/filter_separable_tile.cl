@@ -15,7 +15,8 @@
 // Defines: BORDER, RX, RY (<= 4), ROW_W, COL_W (the plan's integer factors, comma-separated),
 // ROW_SYM, COL_SYM (1: the factor is symmetric, pairs added before their one multiplication),
 // ACC (0 int, 1 long, 2 double column sums), DIVISOR, SHIFT (log2 of the divisor, -1 when it is
-// not a power of two), DIV_NARROW (the rounding fits int), GX, GY, PY.
+// not a power of two), DIV_NARROW (the rounding fits int), NO_CLAMP (the result cannot leave
+// [0, 255]), GX, GY, PY.
 #define SRC_T uchar
 #define DST_T uchar
 #define INTEGER 1
@@ -42,6 +43,9 @@
 #endif
 #ifndef DIV_NARROW
 #define DIV_NARROW 1
+#endif
+#ifndef NO_CLAMP
+#define NO_CLAMP 0
 #endif
 #ifndef GX
 #define GX 32
@@ -100,16 +104,36 @@ inline int row_sum(const int* b, const int c) {
     return s;
 }
 
-// round(acc / DIVISOR), halves up, saturated to a byte.
+#if ACC == 2
+// An int as a double without a conversion instruction (those run at a fraction of the rate on
+// GPUs): the bit pattern of 2^52 + 2^31 + v, less 2^52 + 2^31, both exact.
+inline double exact_double(const int v) { return as_double(0x4330000000000000UL | (ulong)((uint)v ^ 0x80000000u)) - 0x1.000008p52; }
+#define TERM(acc, weight, v) acc = fma((double)(weight), exact_double(v), acc)
+#define FIRST(weight, v) ((double)(weight) * exact_double(v))
+#else
+#define TERM(acc, weight, v) acc += (acc_t)(weight) * (acc_t)(v)
+#define FIRST(weight, v) ((acc_t)(weight) * (acc_t)(v))
+#endif
+
+// round(acc / DIVISOR), halves up, saturated to a byte (the clamp left out where the host proved
+// the result in range: NO_CLAMP).
+#if NO_CLAMP
+#define SATURATE(v, lo, hi) (v)
+#else
+#define SATURATE(v, lo, hi) clamp(v, lo, hi)
+#endif
 inline uint out_byte(const acc_t acc) {
 #if ACC == 2
-    // acc is an exact integer below 2^53; with a power-of-two divisor acc * 2^-SHIFT + 1/2 is exact too.
-    const double q = floor(acc * (1.0 / (double)DIVISOR) + 0.5);
-    return (uint)clamp(q, 0.0, 255.0);
+    // acc is an exact integer S, |S| < 2^51: 2^52 + 2^51 + S + DIVISOR/2 is an exact double in
+    // [2^52, 2^53), whose 52 mantissa bits are the integer S + 2^51 + DIVISOR/2; shifted down by
+    // SHIFT and less 2^(51 - SHIFT), it is round(S / DIVISOR) with no conversion instruction.
+    const double biased = acc + (0x1.8p52 + (double)(DIVISOR / 2));
+    const long q = (long)((as_ulong(biased) & 0xFFFFFFFFFFFFFUL) >> SHIFT) - (1L << (51 - SHIFT));
+    return (uint)SATURATE(q, 0L, 255L);
 #elif DIV_NARROW
-    return (uint)clamp(round_div_int((int)acc, DIVISOR, SHIFT), 0, 255);
+    return (uint)SATURATE(round_div_int((int)acc, DIVISOR, SHIFT), 0, 255);
 #else
-    return (uint)clamp(round_div((long)acc, DIVISOR, SHIFT), 0L, 255L);
+    return (uint)SATURATE(round_div((long)acc, DIVISOR, SHIFT), 0L, 255L);
 #endif
 }
 
@@ -159,42 +183,34 @@ void filter_separable_tile(__global const uchar* src, __global uchar* dst, const
         // Pairs of rows with equal weights added first (the host proved the pair sums fit int).
         {
             const int4 v = rs[r + RY];
-            s0 = (acc_t)col_w[RY] * (acc_t)v.s0;
-            s1 = (acc_t)col_w[RY] * (acc_t)v.s1;
-            s2 = (acc_t)col_w[RY] * (acc_t)v.s2;
-            s3 = (acc_t)col_w[RY] * (acc_t)v.s3;
+            s0 = FIRST(col_w[RY], v.s0);
+            s1 = FIRST(col_w[RY], v.s1);
+            s2 = FIRST(col_w[RY], v.s2);
+            s3 = FIRST(col_w[RY], v.s3);
         }
 #pragma unroll
         for (int d = 1; d <= RY; ++d) {
             const int4 v = rs[r + RY - d] + rs[r + RY + d];
-#if ACC == 2
-            s0 = fma((double)col_w[RY + d], (double)v.s0, s0);
-            s1 = fma((double)col_w[RY + d], (double)v.s1, s1);
-            s2 = fma((double)col_w[RY + d], (double)v.s2, s2);
-            s3 = fma((double)col_w[RY + d], (double)v.s3, s3);
-#else
-            s0 += (acc_t)col_w[RY + d] * (acc_t)v.s0;
-            s1 += (acc_t)col_w[RY + d] * (acc_t)v.s1;
-            s2 += (acc_t)col_w[RY + d] * (acc_t)v.s2;
-            s3 += (acc_t)col_w[RY + d] * (acc_t)v.s3;
-#endif
+            TERM(s0, col_w[RY + d], v.s0);
+            TERM(s1, col_w[RY + d], v.s1);
+            TERM(s2, col_w[RY + d], v.s2);
+            TERM(s3, col_w[RY + d], v.s3);
         }
 #else
-        s0 = s1 = s2 = s3 = 0;
+        {
+            const int4 v = rs[r];
+            s0 = FIRST(col_w[0], v.s0);
+            s1 = FIRST(col_w[0], v.s1);
+            s2 = FIRST(col_w[0], v.s2);
+            s3 = FIRST(col_w[0], v.s3);
+        }
 #pragma unroll
-        for (int d = 0; d < KH; ++d) {
+        for (int d = 1; d < KH; ++d) {
             const int4 v = rs[r + d];
-#if ACC == 2
-            s0 = fma((double)col_w[d], (double)v.s0, s0);
-            s1 = fma((double)col_w[d], (double)v.s1, s1);
-            s2 = fma((double)col_w[d], (double)v.s2, s2);
-            s3 = fma((double)col_w[d], (double)v.s3, s3);
-#else
-            s0 += (acc_t)col_w[d] * (acc_t)v.s0;
-            s1 += (acc_t)col_w[d] * (acc_t)v.s1;
-            s2 += (acc_t)col_w[d] * (acc_t)v.s2;
-            s3 += (acc_t)col_w[d] * (acc_t)v.s3;
-#endif
+            TERM(s0, col_w[d], v.s0);
+            TERM(s1, col_w[d], v.s1);
+            TERM(s2, col_w[d], v.s2);
+            TERM(s3, col_w[d], v.s3);
         }
 #endif
         const uchar4 v = (uchar4)((uchar)out_byte(s0), (uchar)out_byte(s1), (uchar)out_byte(s2), (uchar)out_byte(s3));

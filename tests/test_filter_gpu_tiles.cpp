@@ -74,7 +74,7 @@ TEST(FilterGpuTiles, SeparableEveryBorderEqualsReference) {
     // words and has interior work-groups (the aligned load and store).
     const io::Image odd = test::noiseImage(61, 37, 1, 3), whole = test::noiseImage(264, 72, 1, 5);
     for (Border b : kBorders) {
-        expectTileEqualsReference(odd, "gaussian:9:2.0", b, {}, "ACC=1");  // fixed point: long column sums
+        expectTileEqualsReference(odd, "gaussian:9:2.0", b, {}, "ACC=1");  // fixed point: long column sums, no clamp
         expectTileEqualsReference(odd, "box:9", b, {}, "ACC=0");            // int sums, divisor 81
         expectTileEqualsReference(whole, "gaussian:9:2.0", b);
         expectTileEqualsReference(whole, "box:9", b);
@@ -116,6 +116,15 @@ TEST(FilterGpuTiles, SeparableDoubleSumsEqualReference) {
         expectTileEqualsReference(whole, "gaussian:9:2.0", b, {{"separable_tile_double", 1}}, "ACC=2");
     }
     expectTileEqualsReference(odd, "box:9", Border::Reflect101, {{"separable_tile_double", 1}}, "ACC=0");  // int sums stay int
+    // Fixed point with weights of both signs: negative column sums, and the clamp at both ends.
+    const double f[5] = {-0.1, 0.3, 0.6, 0.3, -0.1};
+    std::string spec = "conv:";
+    for (int y = 0; y < 5; ++y)
+        for (int x = 0; x < 5; ++x) spec += std::to_string(f[y] * f[x]) + (x < 4 ? "," : y < 4 ? ";" : "");
+    for (Border b : {Border::Reflect101, Border::Constant}) {
+        expectTileEqualsReference(odd, spec, b, {{"separable_tile_double", 1}}, "ACC=2");
+        expectTileEqualsReference(odd, spec, b, {}, "NO_CLAMP=0");
+    }
 }
 
 TEST(FilterGpuTiles, RotatingEveryBorderEqualsReference) {

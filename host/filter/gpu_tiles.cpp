@@ -47,17 +47,24 @@ TileKernel separableTileKernel(const Operation& op, io::PixelType in, int width,
     const int rx = op.width / 2, ry = op.height / 2;
     const int inWords = (l.groupY * l.rows + 2 * ry) * (l.groupX + 2);
     const std::size_t bytes = static_cast<std::size_t>(inWords) * 4 + static_cast<std::size_t>(l.groupY * l.rows + 2 * ry) * l.groupX * 16;
-    if (bytes > localBytes / 2) return k;
+    if (bytes > localBytes) return k;
     const int shift = plan.divisor == 1 ? 0 : (plan.divisor & (plan.divisor - 1)) == 0 ? static_cast<int>(std::log2(static_cast<double>(plan.divisor))) : -1;
-    // Column sums: int where they fit, double where asked for, exact (below 2^53) and the divisor a
-    // power of two, else long.
-    const int acc = plan.narrow ? 0 : (l.doubleSums && fp64 && shift > 0 && colBound < std::ldexp(1.0, 53)) ? 2 : 1;
+    // Column sums: int where they fit; double where asked for, exact (every product and partial sum
+    // an integer below 2^51, which the kernel's rounding through the bit pattern needs) and the
+    // divisor a power of two; else long.
+    const bool doubleFits = shift > 0 && shift <= 51 && colBound + static_cast<double>(plan.divisor) < std::ldexp(1.0, 51);
+    const int acc = plan.narrow ? 0 : (l.doubleSums && fp64 && doubleFits) ? 2 : 1;
+    // No clamp where the result cannot leave [0, 255]: weights of one sign whose gain is at most 1.
+    bool nonNegative = true;
+    for (auto v : plan.row) nonNegative = nonNegative && v >= 0;
+    for (auto v : plan.col) nonNegative = nonNegative && v >= 0;
+    const bool noClamp = nonNegative && absSum(plan.row) * absSum(plan.col) <= static_cast<double>(plan.divisor);
     std::ostringstream d;
     d << "-D BORDER=" << static_cast<int>(border) << " -D RX=" << rx << " -D RY=" << ry << " -D ROW_W=" << list(plan.row)
       << " -D COL_W=" << list(plan.col) << " -D ROW_SYM=" << (symmetric(plan.row) ? 1 : 0)
       << " -D COL_SYM=" << (symmetric(plan.col) && 2 * rowBound < std::ldexp(1.0, 31) ? 1 : 0) << " -D ACC=" << acc
       << " -D DIVISOR=" << plan.divisor << " -D SHIFT=" << shift << " -D DIV_NARROW=" << (plan.narrowDivision ? 1 : 0)
-      << " -D GX=" << l.groupX << " -D GY=" << l.groupY << " -D PY=" << l.rows;
+      << " -D NO_CLAMP=" << (noClamp ? 1 : 0) << " -D GX=" << l.groupX << " -D GY=" << l.groupY << " -D PY=" << l.rows;
     k.defines = d.str();
     k.groupX = l.groupX;
     k.groupY = l.groupY;
@@ -84,8 +91,8 @@ TileKernel rotatingTileKernel(const Operation& op, io::PixelType in, int width, 
         const std::size_t groups = l.tileX / 4 + 2, ih = ty + 4 * rh, ch = ty + 2 * rh;
         return ih * (l.tileX / 4 + 4) * 4 + ih * groups * 32 + ch * groups * 4 + ty * groups * 4 * keyBytes;
     };
-    while (tileY > 1 && bytes(tileY) > localBytes / 2) tileY /= 2;
-    if (bytes(tileY) > localBytes / 2) return k;
+    while (tileY > 1 && bytes(tileY) > localBytes) tileY /= 2;
+    if (bytes(tileY) > localBytes) return k;
     std::ostringstream d;
     d << "-D BORDER=" << static_cast<int>(border) << " -D KW=" << op.width << " -D KH=" << op.height << " -D KEY_WIDE=" << (wide ? 1 : 0)
       << " -D KEY_BITS_INDEX=" << indexBits << " -D TX=" << l.tileX << " -D TY=" << tileY << " -D GX=" << l.groupX << " -D GY=" << l.groupY

@@ -34,11 +34,11 @@ struct TileKernel {
 };
 
 // Rank-1 masks (Linear, Single, rowFactor set) up to 9x9 on 8-bit planes with 8-bit output whose
-// row sums fit int; `localBytes` is the device's local memory, half of which the tile may take.
+// row sums fit int and whose tile fits `localBytes`, the device's local memory.
 PORTACL_API TileKernel separableTileKernel(const Operation& op, io::PixelType in, int width, int height, Border border,
                                            const SeparableTileLayout& layout, std::size_t localBytes, bool fp64);
 
-// The rotating mask up to 9x9 on 8-bit planes; the tile's rows are halved until it fits half of
+// The rotating mask up to 9x9 on 8-bit planes; the tile's rows are halved until it fits
 // `localBytes`.
 PORTACL_API TileKernel rotatingTileKernel(const Operation& op, io::PixelType in, int width, int height, Border border,
                                           const RotatingTileLayout& layout, std::size_t localBytes);
