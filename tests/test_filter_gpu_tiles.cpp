@@ -25,7 +25,7 @@ Options tileOptions(Border b, std::map<std::string, long> extra = {}) {
     Options o;
     o.border = b;
     o.borderValue = 200;
-    o.tuning = {{"cpu_rows", 0}, {"separable_tile", 1}, {"rotating_tile", 1}};
+    o.tuning = {{"cpu_rows", 0}, {"separable_tile", 1}, {"separable_tile_all", 1}, {"rotating_tile", 1}};
     for (const auto& [k, v] : extra) o.tuning[k] = v;
     return o;
 }
@@ -55,6 +55,7 @@ void expectTileEqualsReference(const io::Image& img, const std::string& spec, Bo
         l.groupX = key("separable_tile_group_x", l.groupX);
         l.groupY = key("separable_tile_group_y", l.groupY);
         l.rows = key("separable_tile_rows", l.rows);
+        l.everyMask = key("separable_tile_all", 0) != 0;
         l.doubleSums = key("separable_tile_double", 0) != 0;
         tk = separableTileKernel(ops[0], io::PixelType::U8, img.width, img.height, b, l, dev.localMemBytes, dev.fp64);
     }
@@ -105,6 +106,24 @@ TEST(FilterGpuTiles, SeparableLayoutsAndShapesEqualReference) {
     }
     expectTileEqualsReference(test::noiseImage(70, 45, 3, 9), "gaussian:9:2.0", Border::Reflect101, small);
     expectTileEqualsReference(test::noiseImage(70, 45, 1, 9), "box:7", Border::Wrap, {{"separable_tile_rows", 8}, {"separable_tile_group_y", 2}});
+}
+
+TEST(FilterGpuTiles, SeparableTakesIntegerMasksOnlyWhenAsked) {
+    // separable_tile_all = 0 (the default): masks whose column sums fit int stay on the register path.
+    const io::Image img = test::noiseImage(64, 40, 1, 29);
+    SeparableTileLayout l;
+    const auto takes = [&](const std::string& s) {
+        return !separableTileKernel(parseOperation(s), io::PixelType::U8, img.width, img.height, Border::Reflect101, l, 1 << 16, true).defines.empty();
+    };
+    EXPECT_TRUE(takes("gaussian:9:2.0"));
+    EXPECT_FALSE(takes("box:9"));
+    EXPECT_FALSE(takes("binomial:7"));
+    EXPECT_FALSE(takes("gaussian:3"));  // 3x3: not rank 1 in the plan (one 2-D pass)
+    EXPECT_FALSE(takes("gaussian:11"));  // over 9 taps
+    l.everyMask = true;
+    EXPECT_TRUE(takes("box:9"));
+    EXPECT_TRUE(takes("binomial:7"));
+    EXPECT_TRUE(separableTileKernel(parseOperation("box:9"), io::PixelType::U16, 64, 40, Border::Reflect101, l, 1 << 16, true).defines.empty());  // 8-bit only
 }
 
 TEST(FilterGpuTiles, SeparableDoubleSumsEqualReference) {

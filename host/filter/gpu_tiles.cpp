@@ -43,7 +43,7 @@ TileKernel separableTileKernel(const Operation& op, io::PixelType in, int width,
     const IntegerPlan plan = planInteger(op, in);
     const double rowBound = 255.0 * absSum(plan.row);      // |row sum|
     const double colBound = rowBound * absSum(plan.col);   // |column sum|
-    if (plan.wideIntermediate || rowBound >= std::ldexp(1.0, 31)) return k;
+    if (plan.wideIntermediate || rowBound >= std::ldexp(1.0, 31) || (plan.narrow && !l.everyMask)) return k;
     const int rx = op.width / 2, ry = op.height / 2;
     const int inWords = (l.groupY * l.rows + 2 * ry) * (l.groupX + 2);
     const std::size_t bytes = static_cast<std::size_t>(inWords) * 4 + static_cast<std::size_t>(l.groupY * l.rows + 2 * ry) * l.groupX * 16;

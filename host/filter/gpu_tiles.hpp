@@ -13,11 +13,13 @@
 namespace portacl::filter {
 
 // The separable tile: work-groups of groupX x groupY work-items, each 4 columns by `rows` rows of
-// outputs. doubleSums: the column sums of fixed-point masks in double (exact: every partial sum an
-// integer below 2^53), for GPUs whose double units run at full rate.
+// outputs. everyMask: every rank-1 mask, also those whose column sums fit int (box, binomial,
+// integer user masks, which the register path runs in 16-bit lanes); else only those whose column
+// sums need more (fixed-point Gaussians and decimal masks). doubleSums: those column sums in double
+// (exact: every partial sum an integer below 2^51), for GPUs whose double units run at full rate.
 struct SeparableTileLayout {
     int groupX = 32, groupY = 8, rows = 4;
-    bool doubleSums = false;
+    bool everyMask = false, doubleSums = false;
 };
 
 // The rotating tile: work-groups of groupX x groupY work-items over a tileX x tileY tile of outputs

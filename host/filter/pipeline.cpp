@@ -135,6 +135,7 @@ struct Pipeline::Impl {
         separableTileLayout.groupX = setting("separable_tile_group_x", separableTileLayout.groupX);
         separableTileLayout.groupY = setting("separable_tile_group_y", separableTileLayout.groupY);
         separableTileLayout.rows = setting("separable_tile_rows", separableTileLayout.rows);
+        separableTileLayout.everyMask = setting("separable_tile_all", 0) != 0;
         separableTileLayout.doubleSums = setting("separable_tile_double", 0) != 0;
         rotatingTile = setting("rotating_tile", 0) != 0;
         rotatingTileLayout.groupX = setting("rotating_tile_group_x", rotatingTileLayout.groupX);
