@@ -1,21 +1,22 @@
 // The rotating mask on 8-bit planes, shaped for GPUs (chosen by the [filter] key rotating_tile;
-// host/filter/rotating_tile.cpp). Windows up to 9x9. The output is the mean of the window of least
+// host/filter/gpu_tiles.cpp). Windows up to 9x9. The output is the mean of the window of least
 // dispersion among the KW x KH windows that hold the pixel, ties to the first in raster order (see
 // docs/filter.md). That choice is a minimum of the key (D, dy, dx) over the windows, D = n*Q - S^2
 // (n^2 times the variance, exact in int): a total order, so its minimum over the K x K centres is
 // the minimum over the columns of each column's minimum, and the K^2 comparisons per output
-// become KH + KW. A work-group writes a TX x TY tile in four steps through local memory, each
-// work-item taking 4 neighbouring columns at a time (int4/uint4 accesses, no bank conflicts):
+// become KH + KW. A work-group writes a TX x TY tile in four steps through local memory, with no
+// bank conflicts (neighbouring work-items take neighbouring words or vectors):
 //   1. the input bytes (the tile grown by 2*RW, 2*RH, rounded out to words), through the border
 //      rule only where the tile touches the image's edge;
 //   2. each input row's sums of the samples and of their squares over KW columns, at every window
-//      centre the tile needs (its columns grown by 4 each side: RW <= 4);
-//   3. walking down each column of centres: the window sums S, Q (KH row sums, added as the walk
-//      enters a row and taken away as it leaves), the window's rounded mean (kept in local
-//      memory) and its key D << 2B; then, for each output row, the least of the KH keys of its
-//      column (dy in bits B..2B-1);
-//   4. for each output, the least of its KW column keys (dx in bits 0..B-1), whose dy and dx name
-//      the window; its mean is the output.
+//      centre the tile needs (its columns grown by 4 each side: RW <= 4), 4 centres a work-item
+//      from 3 words, packed in a word each;
+//   3. walking down each column of centres, one a work-item: the window sums S, Q (KH row sums,
+//      added as the walk enters a row and taken away as it leaves), the window's rounded mean
+//      (kept in local memory) and its key D << 2B; then, for each output row, the least of the KH
+//      keys of its column (dy in bits B..2B-1);
+//   4. for 4 outputs a work-item, the least of each one's KW column keys (dx in bits 0..B-1, 3
+//      vector loads), whose dy and dx name the window; its mean is the output.
 // Defines: BORDER, KW, KH (odd, <= 9), KEY_WIDE (keys in ulong; else uint, where D << 2B fits), KEY_BITS_INDEX (B),
 // TX (a multiple of 4), TY, GX, GY, VR (output rows a work-item's walk in step 3 covers).
 #define SRC_T uchar
@@ -56,6 +57,7 @@
 #define NWIN (KW * KH)
 #define B KEY_BITS_INDEX
 #define CG (TX / 4 + 2)          // groups of 4 centre columns: image columns x0-4 .. x0+TX+3
+#define CW (4 * CG)
 #define CH (TY + 2 * RH)          // centre rows: image rows y0-RH .. y0+TY+RH-1
 #define IWW (TX / 4 + 4)          // staged words a row: image columns x0-8 .. x0+TX+7
 #define IH (TY + 4 * RH)          // staged rows: image rows y0-2RH .. y0+TY+2RH-1
@@ -87,23 +89,26 @@ inline uint gather_word(__global const uchar* src, const int w, const int yi, co
     return as_uint(v);
 }
 
-// Sum and sum of squares of the KW bytes from b[c - RW].
-inline int2 row_stats(const int* b, const int c) {
+// The sum s and the sum of squares q of the KW bytes around b[c], as s | q << 12 (KW <= 9:
+// s < 2^12, q < 2^20).
+inline uint row_stats(const int* b, const int c) {
     int s = 0, q = 0;
 #pragma unroll
     for (int d = -RW; d <= RW; ++d) {
         s += b[c + d];
         q += b[c + d] * b[c + d];
     }
-    return (int2)(s, q);
+    return (uint)s | (uint)q << 12;
 }
 
 __kernel __attribute__((reqd_work_group_size(GX, GY, 1)))
 void filter_rotating_tile(__global const uchar* src, __global uchar* dst, const int w, const int h, const int outside) {
     __local uint in[IH * IWW];
-    __local int4 rowSum[IH * CG], rowSq[IH * CG];
-    __local uint means[CH * CG];        // 4 centres' rounded means, a byte each
-    __local key4 columnKey[TY * CG];    // per output row, each centre column's least key
+    __local uint4 rowStats[IH * CG];  // per staged row and centre: s | q << 12 (s <= 9 * 255, q <= 9 * 255^2)
+    __local uchar means[CH * CW];       // each window's rounded mean
+    __local key4 columnKeys[TY * CG];   // per output row and centre column: the least key of the column
+    __local const uint* stats = (__local const uint*)rowStats;
+    __local KEY_T* columnKey = (__local KEY_T*)columnKeys;
     const int first = get_local_id(1) * GX + get_local_id(0);
     const int x0 = (int)get_group_id(0) * TX, y0 = (int)get_group_id(1) * TY;
 
@@ -124,47 +129,47 @@ void filter_rotating_tile(__global const uchar* src, __global uchar* dst, const 
     barrier(CLK_LOCAL_MEM_FENCE);
 
     // 2. Row sums at 4 centres (centre group k: image columns x0-4+4k ..; their windows' bytes lie
-    // in staged words k .. k+2, at bytes 4+j-RW .. 4+j+RW for centre j).
+    // in staged words k .. k+2, at bytes 4+j-RW .. 4+j+RW for centre j), packed in one word each.
     for (int i = first; i < IH * CG; i += GROUP) {
         const int r = i / CG, k = i - r * CG;
         __local const uint* p = in + r * IWW + k;
         const uchar4 a = as_uchar4(p[0]), m = as_uchar4(p[1]), c = as_uchar4(p[2]);
         const int b[12] = {a.s0, a.s1, a.s2, a.s3, m.s0, m.s1, m.s2, m.s3, c.s0, c.s1, c.s2, c.s3};
-        const int2 t0 = row_stats(b, 4), t1 = row_stats(b, 5), t2 = row_stats(b, 6), t3 = row_stats(b, 7);
-        rowSum[i] = (int4)(t0.x, t1.x, t2.x, t3.x);
-        rowSq[i] = (int4)(t0.y, t1.y, t2.y, t3.y);
+        rowStats[i] = (uint4)(row_stats(b, 4), row_stats(b, 5), row_stats(b, 6), row_stats(b, 7));
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    // 3. Down the centre columns, VR output rows a walk (centre rows o0 .. o0+VR+2RH-1; the window
-    // at centre row c covers staged rows c .. c+KH-1; output row o's windows are centre rows o .. o+2RH).
-    for (int i = first; i < CG * ((TY + VR - 1) / VR); i += GROUP) {
-        const int run = i / CG, k = i - run * CG, o0 = run * VR;
-        int4 s = 0, q = 0;
+    // 3. Down each centre column, VR output rows a walk (centre rows o0 .. o0+VR+2RH-1; the window
+    // at centre row c covers staged rows c .. c+KH-1; output row o's windows are centre rows
+    // o .. o+2RH). One column a work-item, so that every work-item of the group has one.
+    for (int i = first; i < CW * ((TY + VR - 1) / VR); i += GROUP) {
+        const int run = i / CW, col = i - run * CW, o0 = run * VR;
+        int s = 0, q = 0;
 #pragma unroll
         for (int d = 0; d < KH - 1; ++d) {
-            s += rowSum[(o0 + d) * CG + k];
-            q += rowSq[(o0 + d) * CG + k];
+            const uint v = stats[(o0 + d) * CW + col];
+            s += v & 0xFFF;
+            q += v >> 12;
         }
-        key4 keys[VR + 2 * RH];
+        KEY_T keys[VR + 2 * RH];
 #pragma unroll
         for (int c = 0; c < VR + 2 * RH; ++c) {
             const int row = o0 + c;  // centre row
             if (row < CH) {
-                s += rowSum[(row + KH - 1) * CG + k];
-                q += rowSq[(row + KH - 1) * CG + k];
-                const int4 dispersion = NWIN * q - s * s;
-                const int4 mean = (2 * s + NWIN) / (2 * NWIN);  // rounded half up (s >= 0)
-                means[row * CG + k] = as_uint(convert_uchar4(mean));
-                keys[c] = convert_key4(dispersion) << (KEY_T)(2 * B);
-                s -= rowSum[row * CG + k];
-                q -= rowSq[row * CG + k];
+                const uint enter = stats[(row + KH - 1) * CW + col];
+                s += enter & 0xFFF;
+                q += enter >> 12;
+                means[row * CW + col] = (uchar)((2 * s + NWIN) / (2 * NWIN));  // rounded half up (s >= 0)
+                keys[c] = (KEY_T)(NWIN * q - s * s) << (2 * B);
+                const uint leave = stats[row * CW + col];
+                s -= leave & 0xFFF;
+                q -= leave >> 12;
             }
             if (c >= 2 * RH && o0 + c - 2 * RH < TY) {
-                key4 least = keys[c - 2 * RH];
+                KEY_T least = keys[c - 2 * RH];
 #pragma unroll
                 for (int dy = 1; dy < KH; ++dy) least = min(least, keys[c - 2 * RH + dy] | (KEY_T)(dy << B));
-                columnKey[(o0 + c - 2 * RH) * CG + k] = least;
+                columnKey[(o0 + c - 2 * RH) * CW + col] = least;
             }
         }
     }
@@ -176,7 +181,7 @@ void filter_rotating_tile(__global const uchar* src, __global uchar* dst, const 
         const int o = i / (TX / 4), m = i - o * (TX / 4);
         const int y = y0 + o, x = x0 + 4 * m;
         if (y >= h || x >= w) continue;
-        __local const key4* p = columnKey + o * CG + m;
+        __local const key4* p = columnKeys + o * CG + m;
         const key4 a = p[0], b = p[1], c = p[2];
         const KEY_T keys[12] = {a.s0, a.s1, a.s2, a.s3, b.s0, b.s1, b.s2, b.s3, c.s0, c.s1, c.s2, c.s3};
         uchar out[4];
@@ -187,7 +192,7 @@ void filter_rotating_tile(__global const uchar* src, __global uchar* dst, const 
             for (int dx = 1; dx < KW; ++dx) least = min(least, keys[4 + j - RW + dx] | (KEY_T)dx);
             const int dy = (int)(least >> B) & ((1 << B) - 1), dx = (int)least & ((1 << B) - 1);
             const int col = 4 * m + 4 + j - RW + dx;  // centre column in the grid of groups
-            out[j] = ((__local const uchar*)means)[(o + dy) * (4 * CG) + col];
+            out[j] = means[(o + dy) * CW + col];
         }
         __global uchar* d = dst + y * w + x;
         if ((w & 3) == 0) {

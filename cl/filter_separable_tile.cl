@@ -1,5 +1,5 @@
 // Rank-1 masks up to 9x9 on 8-bit planes, both passes in one kernel, shaped for GPUs (chosen by the
-// [filter] key separable_tile; host/filter/separable_tile.cpp). A work-group of GX x GY work-items
+// [filter] key separable_tile; host/filter/gpu_tiles.cpp). A work-group of GX x GY work-items
 // writes a tile of 4*GX columns by GY*PY rows:
 //   1. its input rows (the tile's rows and RY more above and below) go into local memory as 32-bit
 //      words, one word of halo each side (RX <= 4), through the border rule only where the tile

@@ -29,15 +29,21 @@ status=0
 
 # The tests, on the GPU: the tile kernels forced (every border, odd sizes, layouts), and the filter
 # suite's device tests through the NVIDIA profile (which now sends the Gaussians and rotating masks
-# up to 9x9 to the tiles).
+# up to 9x9 to the tiles). A test binary that fails or does not finish in 50 s fails the check.
+run_test() { # program [arguments]
+  echo "== $*"
+  PORTACL_TEST_DEVICE=$DEVICE timeout 50 "$PACK/run" "$@" > "$OUT/.test.txt" 2>&1
+  local rc=$?
+  grep -E '^\[ *(OK|FAILED|PASSED|SKIPPED) |Failure|differing|does not take' "$OUT/.test.txt"
+  echo "exit status $rc"
+  rm -f "$OUT/.test.txt"
+  [ $rc = 0 ] || status=1
+}
 {
-  echo "== test_filter_gpu_tiles"
-  PORTACL_TEST_DEVICE=$DEVICE timeout 50 "$PACK/run" test_filter_gpu_tiles 2>&1 | grep -E '^\[ *(OK|FAILED|PASSED|SKIPPED) |Failure|differing|does not take' || true
-  echo "== test_filter FilterDevice.*"
-  PORTACL_TEST_DEVICE=$DEVICE timeout 50 "$PACK/run" test_filter --gtest_filter='FilterDevice.*' 2>&1 | grep -E '^\[ *(OK|FAILED|PASSED) |Failure|differ' || true
+  run_test test_filter_gpu_tiles
+  run_test test_filter --gtest_filter='FilterDevice.*'
 } > "$OUT/filter_gpu_tests.txt"
-grep -q FAILED "$OUT/filter_gpu_tests.txt" && status=1
-grep -c '^\[ *OK' "$OUT/filter_gpu_tests.txt" | sed 's/^/tests passed: /'
+echo "tests: $(grep -c '^\[ *OK' "$OUT/filter_gpu_tests.txt") passed; exit statuses $(grep '^exit status' "$OUT/filter_gpu_tests.txt" | awk '{printf "%s ", $3}')"
 grep -E 'FAILED' "$OUT/filter_gpu_tests.txt" | head -5
 
 # A 9x9 rank-1 user mask with integer weights (divisor 625, its sums in int) and one with decimal
