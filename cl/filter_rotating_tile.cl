@@ -159,7 +159,9 @@ void filter_rotating_tile(__global const uchar* src, __global uchar* dst, const 
                 const uint enter = stats[(row + KH - 1) * CW + col];
                 s += enter & 0xFFF;
                 q += enter >> 12;
-                means[row * CW + col] = (uchar)((2 * s + NWIN) / (2 * NWIN));  // rounded half up (s >= 0)
+                // Rounded half up (s >= 0). Walks overlap by 2*RH centre rows: each row's mean is
+                // stored by one of them (its first VR rows; the last walk, every row it has).
+                if (c < VR || o0 + VR >= TY) means[row * CW + col] = (uchar)((2 * s + NWIN) / (2 * NWIN));
                 keys[c] = (KEY_T)(NWIN * q - s * s) << (2 * B);
                 const uint leave = stats[row * CW + col];
                 s -= leave & 0xFFF;
