@@ -93,10 +93,16 @@ TileKernel rotatingTileKernel(const Operation& op, io::PixelType in, int width, 
     };
     while (tileY > 1 && bytes(tileY) > localBytes) tileY /= 2;
     if (bytes(tileY) > localBytes) return k;
+    // Walks: one centre column of the tile (tileX + 8 of them) a work-item, walkRows output rows each.
+    const int columns = l.tileX + 8, group = l.groupX * l.groupY;
+    int walk = l.walkRows;
+    if (walk <= 0)
+        for (walk = 1; walk < tileY && columns * ((tileY + walk - 1) / walk) > group;) ++walk;
+    walk = std::min(walk, tileY);
     std::ostringstream d;
     d << "-D BORDER=" << static_cast<int>(border) << " -D KW=" << op.width << " -D KH=" << op.height << " -D KEY_WIDE=" << (wide ? 1 : 0)
       << " -D KEY_BITS_INDEX=" << indexBits << " -D TX=" << l.tileX << " -D TY=" << tileY << " -D GX=" << l.groupX << " -D GY=" << l.groupY
-      << " -D VR=" << std::min(l.walkRows, tileY);
+      << " -D VR=" << walk;
     k.defines = d.str();
     k.groupX = l.groupX;
     k.groupY = l.groupY;

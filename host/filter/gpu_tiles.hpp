@@ -24,9 +24,10 @@ struct SeparableTileLayout {
 
 // The rotating tile: work-groups of groupX x groupY work-items over a tileX x tileY tile of outputs
 // (tileX a multiple of 4); walkRows: output rows each work-item's walk down a column of window
-// centres covers.
+// centres covers, 0 for the fewest that give every walk of the tile a work-item of its own (the
+// work-group waits for its longest walk: 11 for tiles of 64 x 32 and 256 work-items).
 struct RotatingTileLayout {
-    int groupX = 16, groupY = 16, tileX = 64, tileY = 32, walkRows = 8;
+    int groupX = 16, groupY = 16, tileX = 64, tileY = 32, walkRows = 0;
 };
 
 // A kernel's defines and its launch, or empty defines when it does not take the operation.

@@ -146,7 +146,7 @@ struct Pipeline::Impl {
         const auto groupFits = [&](int x, int y) { return x >= 1 && y >= 1 && static_cast<std::size_t>(x) * y <= ctx.device().maxWorkGroupSize; };
         if ((separableTile && (!groupFits(separableTileLayout.groupX, separableTileLayout.groupY) || separableTileLayout.rows < 1 || separableTileLayout.rows > 16)) ||
             (rotatingTile && (!groupFits(rotatingTileLayout.groupX, rotatingTileLayout.groupY) || rotatingTileLayout.tileX < 4 ||
-                              rotatingTileLayout.tileX % 4 != 0 || rotatingTileLayout.tileY < 1 || rotatingTileLayout.walkRows < 1 ||
+                              rotatingTileLayout.tileX % 4 != 0 || rotatingTileLayout.tileY < 1 || rotatingTileLayout.walkRows < 0 ||
                               rotatingTileLayout.walkRows > 32)))
             throw Error("the [filter] GPU tiles of the tuning profile " + ctx.tuning().name + " (separable: work-groups of " +
                         std::to_string(separableTileLayout.groupX) + " x " + std::to_string(separableTileLayout.groupY) + ", " +
@@ -154,7 +154,7 @@ struct Pipeline::Impl {
                         std::to_string(rotatingTileLayout.groupX) + " x " + std::to_string(rotatingTileLayout.groupY) + ", tiles of " +
                         std::to_string(rotatingTileLayout.tileX) + " x " + std::to_string(rotatingTileLayout.tileY) + ", walks of " +
                         std::to_string(rotatingTileLayout.walkRows) +
-                        " rows) are not a layout this device can run (work-groups it takes, 1 to 16 rows; tiles a multiple of 4 wide, walks of 1 to 32 rows).");
+                        " rows) are not a layout this device can run (work-groups it takes, 1 to 16 rows; tiles a multiple of 4 wide, walks of 0 (automatic) to 32 rows).");
         medianHistogram.method = setting("median_histogram", medianHistogram.method);
         medianHistogram.minWindow = setting("median_histogram_min", medianHistogram.minWindow);
         medianHistogram.segment = setting("median_histogram_segment", medianHistogram.segment);

@@ -8,7 +8,8 @@
 #   double       separable_tile_double = 1 (the fixed-point column sums in double)
 #   all          separable_tile_all = 1 (box 9, binomial 9 and the integer rank-1 mask on the tiles too)
 #   sep32x4x8, sep32x8x8, sep16x8x4   the separable tile's work-group x rows a work-item
-#   rot16x8, walk4, walk16            the rotating tile's work-group, its walks of 4 and 16 rows
+#   rot16x8, walk8, walk16            the rotating tile's work-group (16 x 8), its walks of 8 and 16
+#                                     rows (the default: 11 for 256 work-items, 32 for 128)
 # Each bench table gives the copy bandwidth it measured and the same-size copy's row. Run from the
 # repository root on the GPU machine with the programs packed in $PACK (default .device):
 #   ../shared/device/pack build/portacl build/tests/test_filter_gpu_tiles build/tests/test_filter
@@ -72,7 +73,7 @@ variants=(
   "sep32x8x8=separable_tile_rows = 8"
   "sep16x8x4=separable_tile_group_x = 16"
   "rot16x8=rotating_tile_group_y = 8"
-  "walk4=rotating_tile_walk = 4"
+  "walk8=rotating_tile_walk = 8"
   "walk16=rotating_tile_walk = 16"
 )
 : > "$OUT/filter_gpu_bench.txt"
