@@ -4,18 +4,16 @@
 // docs/filter.md). That choice is a minimum of the key (D, dy, dx) over the windows, D = n*Q - S^2
 // (n^2 times the variance, exact in int): a total order, so its minimum over the K x K centres is
 // the minimum over the columns of each column's minimum, and the K^2 comparisons per output
-// become KH + KW. A work-group writes a TX x TY tile in four steps through local memory, with no
-// bank conflicts (neighbouring work-items take neighbouring words or vectors):
+// become KH + KW. A work-group writes a TX x TY tile in three steps through local memory, with no
+// bank conflicts (neighbouring work-items take neighbouring bytes, words or vectors):
 //   1. the input bytes (the tile grown by 2*RW, 2*RH, rounded out to words), through the border
 //      rule only where the tile touches the image's edge;
-//   2. each input row's sums of the samples and of their squares over KW columns, at every window
-//      centre the tile needs (its columns grown by 4 each side: RW <= 4), 4 centres a work-item
-//      from 3 words, packed in a word each;
-//   3. walking down each column of centres, one a work-item: the window sums S, Q (KH row sums,
-//      added as the walk enters a row and taken away as it leaves), the window's rounded mean
-//      (kept in local memory) and its key D << 2B; then, for each output row, the least of the KH
-//      keys of its column (dy in bits B..2B-1);
-//   4. for 4 outputs a work-item, the least of each one's KW column keys (dx in bits 0..B-1, 3
+//   2. walking down each column of window centres (the tile's columns grown by 4 each side:
+//      RW <= 4), one a work-item: each staged row's sum and sum of squares over KW bytes as the
+//      walk enters it, the window sums S, Q (KH of those, the row entering added and the row
+//      leaving taken away), the window's rounded mean (kept in local memory) and its key D << 2B;
+//      then, for each output row, the least of the KH keys of its column (dy in bits B..2B-1);
+//   3. for 4 outputs a work-item, the least of each one's KW column keys (dx in bits 0..B-1, 3
 //      vector loads), whose dy and dx name the window; its mean is the output.
 // Defines: BORDER, KW, KH (odd, <= 9), KEY_WIDE (keys in ulong; else uint, where D << 2B fits), KEY_BITS_INDEX (B),
 // TX (a multiple of 4), TY, GX, GY, VR (output rows a work-item's walk in step 3 covers).
@@ -57,7 +55,7 @@
 #define NWIN (KW * KH)
 #define B KEY_BITS_INDEX
 #define CG (TX / 4 + 2)          // groups of 4 centre columns: image columns x0-4 .. x0+TX+3
-#define CW (4 * CG)
+#define CW (4 * CG)               // centre columns
 #define CH (TY + 2 * RH)          // centre rows: image rows y0-RH .. y0+TY+RH-1
 #define IWW (TX / 4 + 4)          // staged words a row: image columns x0-8 .. x0+TX+7
 #define IH (TY + 4 * RH)          // staged rows: image rows y0-2RH .. y0+TY+2RH-1
@@ -89,25 +87,23 @@ inline uint gather_word(__global const uchar* src, const int w, const int yi, co
     return as_uint(v);
 }
 
-// The sum s and the sum of squares q of the KW bytes around b[c], as s | q << 12 (KW <= 9:
-// s < 2^12, q < 2^20).
-inline uint row_stats(const int* b, const int c) {
+// The sum and the sum of squares of the KW bytes from p.
+inline int2 row_stats(__local const uchar* p) {
     int s = 0, q = 0;
 #pragma unroll
-    for (int d = -RW; d <= RW; ++d) {
-        s += b[c + d];
-        q += b[c + d] * b[c + d];
+    for (int d = 0; d < KW; ++d) {
+        const int v = p[d];
+        s += v;
+        q += v * v;
     }
-    return (uint)s | (uint)q << 12;
+    return (int2)(s, q);
 }
 
 __kernel __attribute__((reqd_work_group_size(GX, GY, 1)))
 void filter_rotating_tile(__global const uchar* src, __global uchar* dst, const int w, const int h, const int outside) {
     __local uint in[IH * IWW];
-    __local uint4 rowStats[IH * CG];  // per staged row and centre: s | q << 12 (s <= 9 * 255, q <= 9 * 255^2)
     __local uchar means[CH * CW];       // each window's rounded mean
     __local key4 columnKeys[TY * CG];   // per output row and centre column: the least key of the column
-    __local const uint* stats = (__local const uint*)rowStats;
     __local KEY_T* columnKey = (__local KEY_T*)columnKeys;
     const int first = get_local_id(1) * GX + get_local_id(0);
     const int x0 = (int)get_group_id(0) * TX, y0 = (int)get_group_id(1) * TY;
@@ -128,44 +124,39 @@ void filter_rotating_tile(__global const uchar* src, __global uchar* dst, const 
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    // 2. Row sums at 4 centres (centre group k: image columns x0-4+4k ..; their windows' bytes lie
-    // in staged words k .. k+2, at bytes 4+j-RW .. 4+j+RW for centre j), packed in one word each.
-    for (int i = first; i < IH * CG; i += GROUP) {
-        const int r = i / CG, k = i - r * CG;
-        __local const uint* p = in + r * IWW + k;
-        const uchar4 a = as_uchar4(p[0]), m = as_uchar4(p[1]), c = as_uchar4(p[2]);
-        const int b[12] = {a.s0, a.s1, a.s2, a.s3, m.s0, m.s1, m.s2, m.s3, c.s0, c.s1, c.s2, c.s3};
-        rowStats[i] = (uint4)(row_stats(b, 4), row_stats(b, 5), row_stats(b, 6), row_stats(b, 7));
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-
-    // 3. Down each centre column, VR output rows a walk (centre rows o0 .. o0+VR+2RH-1; the window
-    // at centre row c covers staged rows c .. c+KH-1; output row o's windows are centre rows
-    // o .. o+2RH). One column a work-item, so that every work-item of the group has one.
+    // 2. Down each centre column, one a work-item, VR output rows a walk: centre rows o0 ..
+    // o0+VR+2RH-1 (the window at centre row c covers staged rows c .. c+KH-1; output row o's windows
+    // are centre rows o .. o+2RH). Centre column g's windows take staged bytes g+4-RW .. g+4+RW of a
+    // row; each staged row's sums are taken once, as the walk enters it, and kept in a ring of KH.
     for (int i = first; i < CW * ((TY + VR - 1) / VR); i += GROUP) {
         const int run = i / CW, col = i - run * CW, o0 = run * VR;
-        int s = 0, q = 0;
+        __local const uchar* bytes = (__local const uchar*)in + col + 4 - RW;
+        int ringS[KH], ringQ[KH], s = 0, q = 0;
 #pragma unroll
         for (int d = 0; d < KH - 1; ++d) {
-            const uint v = stats[(o0 + d) * CW + col];
-            s += v & 0xFFF;
-            q += v >> 12;
+            const int2 t = row_stats(bytes + (o0 + d) * (4 * IWW));
+            ringS[d] = t.x;
+            ringQ[d] = t.y;
+            s += ringS[d];
+            q += ringQ[d];
         }
         KEY_T keys[VR + 2 * RH];
 #pragma unroll
         for (int c = 0; c < VR + 2 * RH; ++c) {
-            const int row = o0 + c;  // centre row
+            const int row = o0 + c;  // centre row; staged row o0 + t is in ring place t % KH
             if (row < CH) {
-                const uint enter = stats[(row + KH - 1) * CW + col];
-                s += enter & 0xFFF;
-                q += enter >> 12;
+                const int enter = (c + KH - 1) % KH, leave = c % KH;
+                const int2 t = row_stats(bytes + (row + KH - 1) * (4 * IWW));
+                ringS[enter] = t.x;
+                ringQ[enter] = t.y;
+                s += ringS[enter];
+                q += ringQ[enter];
                 // Rounded half up (s >= 0). Walks overlap by 2*RH centre rows: each row's mean is
                 // stored by one of them (its first VR rows; the last walk, every row it has).
                 if (c < VR || o0 + VR >= TY) means[row * CW + col] = (uchar)((2 * s + NWIN) / (2 * NWIN));
                 keys[c] = (KEY_T)(NWIN * q - s * s) << (2 * B);
-                const uint leave = stats[row * CW + col];
-                s -= leave & 0xFFF;
-                q -= leave >> 12;
+                s -= ringS[leave];
+                q -= ringQ[leave];
             }
             if (c >= 2 * RH && o0 + c - 2 * RH < TY) {
                 KEY_T least = keys[c - 2 * RH];
@@ -177,7 +168,7 @@ void filter_rotating_tile(__global const uchar* src, __global uchar* dst, const 
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    // 4. Each output: the least of its KW column keys (centre groups m .. m+2 hold them: output j of
+    // 3. Each output: the least of its KW column keys (centre groups m .. m+2 hold them: output j of
     // group m has its centres at 4+j-RW .. 4+j+RW of those 12), then the mean of that window.
     for (int i = first; i < TY * (TX / 4); i += GROUP) {
         const int o = i / (TX / 4), m = i - o * (TX / 4);

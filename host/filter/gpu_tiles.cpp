@@ -87,9 +87,9 @@ TileKernel rotatingTileKernel(const Operation& op, io::PixelType in, int width, 
     const bool wide = keyTop >= std::ldexp(1.0, 32);
     const std::size_t keyBytes = wide ? 8 : 4;
     int tileY = l.tileY;
-    const auto bytes = [&](int ty) {  // the kernel's four arrays: input words, row sums, means, column keys
+    const auto bytes = [&](int ty) {  // the kernel's three arrays: input words, means, column keys
         const std::size_t groups = l.tileX / 4 + 2, ih = ty + 4 * rh, ch = ty + 2 * rh;
-        return ih * (l.tileX / 4 + 4) * 4 + ih * groups * 16 + ch * groups * 4 + ty * groups * 4 * keyBytes;
+        return ih * (l.tileX / 4 + 4) * 4 + ch * groups * 4 + ty * groups * 4 * keyBytes;
     };
     while (tileY > 1 && bytes(tileY) > localBytes) tileY /= 2;
     if (bytes(tileY) > localBytes) return k;
