@@ -124,6 +124,9 @@ TEST(FilterGpuTiles, SeparableTakesIntegerMasksOnlyWhenAsked) {
     EXPECT_TRUE(takes("box:9"));
     EXPECT_TRUE(takes("binomial:7"));
     EXPECT_TRUE(separableTileKernel(parseOperation("box:9"), io::PixelType::U16, 64, 40, Border::Reflect101, l, 1 << 16, true).defines.empty());  // 8-bit only
+    EXPECT_TRUE(separableTileKernel(parseOperation("box:9"), io::PixelType::U8, 50000, 50000, Border::Reflect101, l, 1 << 16, true).defines.empty());  // int offsets
+    EXPECT_TRUE(rotatingTileKernel(parseOperation("rotating:3"), io::PixelType::U8, 50000, 50000, Border::Reflect101, RotatingTileLayout{}, 1 << 16).defines.empty());
+    EXPECT_FALSE(rotatingTileKernel(parseOperation("rotating:3"), io::PixelType::U8, 4096, 4096, Border::Reflect101, RotatingTileLayout{}, 1 << 16).defines.empty());
 }
 
 TEST(FilterGpuTiles, SeparableDoubleSumsEqualReference) {

@@ -32,13 +32,16 @@ double absSum(const std::vector<std::int32_t>& v) {
 
 std::size_t roundUp(std::size_t n, std::size_t m) { return (n + m - 1) / m * m; }
 
+// The kernels index a plane with int offsets: planes of fewer than 2^31 samples (and their slack).
+bool indexable(int width, int height) { return width >= 1 && height >= 1 && static_cast<double>(width) * height < std::ldexp(1.0, 31) - 64; }
+
 }  // namespace
 
 TileKernel separableTileKernel(const Operation& op, io::PixelType in, int width, int height, Border border,
                                const SeparableTileLayout& l, std::size_t localBytes, bool fp64) {
     TileKernel k;
     if (in != io::PixelType::U8 || op.kind != Operation::Kind::Linear || op.combine != Combine::Single || op.rowFactor.empty() ||
-        op.width > 9 || op.height > 9 || width < 1 || height < 1)
+        op.width > 9 || op.height > 9 || !indexable(width, height))
         return k;
     const IntegerPlan plan = planInteger(op, in);
     const double rowBound = 255.0 * absSum(plan.row);      // |row sum|
@@ -76,7 +79,7 @@ TileKernel separableTileKernel(const Operation& op, io::PixelType in, int width,
 TileKernel rotatingTileKernel(const Operation& op, io::PixelType in, int width, int height, Border border,
                               const RotatingTileLayout& l, std::size_t localBytes) {
     TileKernel k;
-    if (in != io::PixelType::U8 || op.kind != Operation::Kind::RotatingMask || op.width > 9 || op.height > 9 || width < 1 || height < 1 ||
+    if (in != io::PixelType::U8 || op.kind != Operation::Kind::RotatingMask || op.width > 9 || op.height > 9 || !indexable(width, height) ||
         l.tileX % 4 != 0)
         return k;
     const int rh = op.height / 2, n = op.width * op.height;

@@ -36,6 +36,7 @@ struct TileKernel {
     std::size_t globalX = 0, globalY = 0, groupX = 0, groupY = 0;
 };
 
+// Both take planes of fewer than 2^31 samples (int offsets).
 // Rank-1 masks (Linear, Single, rowFactor set) up to 9x9 on 8-bit planes with 8-bit output whose
 // row sums fit int and whose tile fits `localBytes`, the device's local memory.
 PORTACL_API TileKernel separableTileKernel(const Operation& op, io::PixelType in, int width, int height, Border border,
