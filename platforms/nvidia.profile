@@ -89,6 +89,16 @@ strip_fixed_width = 1
 # of median_histogram_group, bands of median_histogram_band rows). Not yet timed on a GPU, so the
 # selection network and the bitwise search keep them here (median_histogram = 0, the default).
 
+# The GPU tile kernels of 8-bit planes (host/filter/gpu_tiles.cpp), taken before the register path:
+# rank-1 masks up to 9x9 whose column sums pass 32 bits (fixed-point Gaussians, decimal masks) in one
+# kernel with each tile's row sums in local memory and 4 columns a work-item (separable_tile_all = 1
+# would take box, binomial and integer masks too, which the register path runs in 16-bit lanes), and
+# the rotating mask up to 9x9 as a separable minimum over its windows' (dispersion, dy, dx).
+# Written without a GPU: tools/anchors/filter_gpu_check.sh times them against the paths before (these
+# keys at 0) and the layouts; docs/engineering/filter.md has the figures once it has run.
+separable_tile = 1
+rotating_tile = 1
+
 [voronoi]
 # Edge searches (docs/voronoi.md, "Tuning"; tools/anchors/voronoi_sweep.sh tries others): 16 work-items
 # share a search's candidates, 4 searches per work-group of 64; a work-group of 64 for each search

@@ -927,6 +927,25 @@ void filterMedianHistogramCase() {
     }
 }
 
+// The GPU tile kernels of 8-bit planes (cl/filter_separable_tile.cl, cl/filter_rotating_tile.cl;
+// NVIDIA's profiles' choice), forced on every device: the fixed-point Gaussian (64-bit column sums,
+// and double where the device has fp64), an integer rank-1 mask, and the rotating mask with uint and
+// ulong keys, in work-groups that do not divide the image, against the reference.
+void filterGpuTilesCase() {
+    const io::Image grey = filterImage(gTiny ? 37 : 83, gTiny ? 17 : 47, 1, io::PixelType::U8, 6);
+    filter::Options o;
+    o.border = filter::Border::Constant;
+    o.borderValue = 200;
+    o.tuning = {{"cpu_rows", 0},           {"separable_tile", 1},        {"separable_tile_all", 1},   {"separable_tile_group_x", 8},
+                {"separable_tile_group_y", 4}, {"separable_tile_rows", 3}, {"rotating_tile", 1},        {"rotating_tile_x", 16},
+                {"rotating_tile_y", 8},        {"rotating_tile_walk", 4},  {"rotating_tile_group_x", 8}, {"rotating_tile_group_y", 4}};
+    for (const auto& op : {"gaussian:9:2.0", "box:7", "rotating:5", "rotating:9"}) filterCompare(grey, {op}, o, 0);
+    if (ctx().device().fp64) {
+        o.tuning["separable_tile_double"] = 1;
+        filterCompare(grey, {"gaussian:9:2.0"}, o, 0);
+    }
+}
+
 std::vector<Case> cases() {
     using P = Precision;
     std::vector<Case> c;
@@ -941,6 +960,7 @@ std::vector<Case> cases() {
     c.push_back({"filter", P::Float, kIntegerLabel, filterIntegerCase});
     c.push_back({"filter_rows", P::Float, kIntegerLabel, filterRowsCase});
     c.push_back({"filter_median_histogram", P::Float, kIntegerLabel, filterMedianHistogramCase});
+    c.push_back({"filter_gpu_tiles", P::Float, kIntegerLabel, filterGpuTilesCase});
     both("filter", [] { filterFloatCase(P::Float); }, [] { filterFloatCase(P::Double); });
     c.push_back({"lineal_path_2d", P::Float, kIntegerLabel, [] { linealCase(false); }});
     c.push_back({"lineal_path_3d", P::Float, kIntegerLabel, [] { linealCase(true); }});

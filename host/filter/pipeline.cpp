@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "filter/filter_internal.hpp"
+#include "filter/gpu_tiles.hpp"
 #include "filter/median_histogram.hpp"
 #include "filter/planes.hpp"
 #include "filter/rows.hpp"
@@ -89,6 +90,11 @@ struct Pipeline::Impl {
     MedianHistogramLayout medianHistogram;
     // Masks up to 3x3, 3x3 gradient pairs |Gx| + |Gy|, 1-D rows, rank 1 up to 9x9, medians.
     StripLayout stripSmall, stripGradient, stripRow, stripSeparable, stripMedian3, stripMedian5;
+    // The GPU tile kernels of 8-bit planes (rank-1 masks up to 9x9, the rotating mask up to 9x9),
+    // where the profile turns them on (separable_tile = 1, rotating_tile = 1): before the register path.
+    bool separableTile = false, rotatingTile = false;
+    SeparableTileLayout separableTileLayout;
+    RotatingTileLayout rotatingTileLayout;
 
     Impl(Context& c, std::vector<Operation> o, Options opt) : ctx(c), ops(std::move(o)), options(opt) {
         ctx.requirePrecision(options.precision == Precision::Double ? Precision::Double : Precision::Float);
@@ -125,6 +131,30 @@ struct Pipeline::Impl {
                         std::to_string(rowsLayout.doubleVector) +
                         " bytes) are not a layout the path can run (vectors of 16, 32 or 64 bytes; at least one row; columns a multiple of each vector).");
         medianSearchMin = setting("median_search_min", 82);
+        separableTile = setting("separable_tile", 0) != 0;
+        separableTileLayout.groupX = setting("separable_tile_group_x", separableTileLayout.groupX);
+        separableTileLayout.groupY = setting("separable_tile_group_y", separableTileLayout.groupY);
+        separableTileLayout.rows = setting("separable_tile_rows", separableTileLayout.rows);
+        separableTileLayout.everyMask = setting("separable_tile_all", 0) != 0;
+        separableTileLayout.doubleSums = setting("separable_tile_double", 0) != 0;
+        rotatingTile = setting("rotating_tile", 0) != 0;
+        rotatingTileLayout.groupX = setting("rotating_tile_group_x", rotatingTileLayout.groupX);
+        rotatingTileLayout.groupY = setting("rotating_tile_group_y", rotatingTileLayout.groupY);
+        rotatingTileLayout.tileX = setting("rotating_tile_x", rotatingTileLayout.tileX);
+        rotatingTileLayout.tileY = setting("rotating_tile_y", rotatingTileLayout.tileY);
+        rotatingTileLayout.walkRows = setting("rotating_tile_walk", rotatingTileLayout.walkRows);
+        const auto groupFits = [&](int x, int y) { return x >= 1 && y >= 1 && static_cast<std::size_t>(x) * y <= ctx.device().maxWorkGroupSize; };
+        if ((separableTile && (!groupFits(separableTileLayout.groupX, separableTileLayout.groupY) || separableTileLayout.rows < 1 || separableTileLayout.rows > 16)) ||
+            (rotatingTile && (!groupFits(rotatingTileLayout.groupX, rotatingTileLayout.groupY) || rotatingTileLayout.tileX < 4 ||
+                              rotatingTileLayout.tileX % 4 != 0 || rotatingTileLayout.tileY < 1 || rotatingTileLayout.walkRows < 0 ||
+                              rotatingTileLayout.walkRows > 32)))
+            throw Error("the [filter] GPU tiles of the tuning profile " + ctx.tuning().name + " (separable: work-groups of " +
+                        std::to_string(separableTileLayout.groupX) + " x " + std::to_string(separableTileLayout.groupY) + ", " +
+                        std::to_string(separableTileLayout.rows) + " rows a work-item; rotating: work-groups of " +
+                        std::to_string(rotatingTileLayout.groupX) + " x " + std::to_string(rotatingTileLayout.groupY) + ", tiles of " +
+                        std::to_string(rotatingTileLayout.tileX) + " x " + std::to_string(rotatingTileLayout.tileY) + ", walks of " +
+                        std::to_string(rotatingTileLayout.walkRows) +
+                        " rows) are not a layout this device can run (work-groups it takes, 1 to 16 rows; tiles a multiple of 4 wide, walks of 0 (automatic) to 32 rows).");
         medianHistogram.method = setting("median_histogram", medianHistogram.method);
         medianHistogram.minWindow = setting("median_histogram_min", medianHistogram.minWindow);
         medianHistogram.segment = setting("median_histogram_segment", medianHistogram.segment);
@@ -213,6 +243,35 @@ struct Pipeline::Impl {
         const std::size_t segments = (static_cast<std::size_t>(width) + segment - 1) / segment;
         const std::size_t bands = (static_cast<std::size_t>(height) + band - 1) / band;
         ctx.launch(k, cl::NDRange(segments, bands), cl::NDRange(1, 1));
+        return true;
+    }
+
+    // A GPU tile kernel (cl/filter_separable_tile.cl, cl/filter_rotating_tile.cl) for op on an 8-bit
+    // plane, if the profile turned it on and it takes the operation: launched, its output returned.
+    bool tryGpuTile(const DevicePlane& in, const Operation& op, DevicePlane& out) {
+        const bool rotating = op.kind == Operation::Kind::RotatingMask;
+        if (!(rotating ? rotatingTile : separableTile)) return false;
+        const std::size_t local = ctx.device().localMemBytes;
+        const TileKernel tk = rotating ? rotatingTileKernel(op, in.type, width, height, options.border, rotatingTileLayout, local)
+                                       : separableTileKernel(op, in.type, width, height, options.border, separableTileLayout, local, ctx.device().fp64);
+        if (tk.defines.empty()) return false;
+        cl::Kernel* built = nullptr;
+        try {
+            built = rotating ? &kernel("filter_rotating_tile.cl", "filter_rotating_tile", tk.defines)
+                             : &kernel("filter_separable_tile.cl", "filter_separable_tile", tk.defines);
+        } catch (const BuildError& e) {
+            if (!e.compilerFailed()) throw;
+            portableFallback(e, "the register path or the tile kernels take this operation instead");
+            return false;
+        }
+        cl::Kernel& k = *built;
+        out = DevicePlane{planeBuffer(planeBytes(in.type), "filtered plane"), in.type};
+        setArg(k, 0, in.buffer);
+        setArg(k, 1, out.buffer);
+        setArg(k, 2, static_cast<cl_int>(width));
+        setArg(k, 3, static_cast<cl_int>(height));
+        setArg(k, 4, static_cast<cl_int>(saturate(options.borderValue, in.type)));
+        ctx.launch(k, cl::NDRange(tk.globalX, tk.globalY), cl::NDRange(tk.groupX, tk.groupY));
         return true;
     }
 
@@ -380,7 +439,8 @@ struct Pipeline::Impl {
     // One window kernel over one plane.
     DevicePlane window(const DevicePlane& in, const Operation& op, std::size_t opIndex) {
         DevicePlane viaStrip;
-        if (tryMedianHistogram(in, op, viaStrip) || tryRows(in, op, viaStrip) || tryStrip(in, op, viaStrip)) return viaStrip;
+        if (tryMedianHistogram(in, op, viaStrip) || tryRows(in, op, viaStrip) || tryGpuTile(in, op, viaStrip) || tryStrip(in, op, viaStrip))
+            return viaStrip;
         const io::PixelType outT = outputType(op, in.type);
         int opCode = 1, rx = op.width / 2, ry = op.height / 2;
         if (op.kind == Operation::Kind::Median) opCode = 2;
@@ -471,7 +531,7 @@ struct Pipeline::Impl {
 
     DevicePlane separable(const DevicePlane& in, const Operation& op, std::size_t opIndex) {
         DevicePlane viaStrip;
-        if (tryRows(in, op, viaStrip) || tryStrip(in, op, viaStrip)) return viaStrip;
+        if (tryRows(in, op, viaStrip) || tryGpuTile(in, op, viaStrip) || tryStrip(in, op, viaStrip)) return viaStrip;
         const int rx = op.width / 2, ry = op.height / 2;
         const bool integer = in.type != io::PixelType::F32;
         std::string midT = clType(io::PixelType::F32);
