@@ -106,6 +106,41 @@ TEST(DeviceSetSelection, HostHeavyBatchesTakeEachGpuTwiceUnlessTheSpecSaysOtherw
     EXPECT_EQ(names(withMembersPerGpu(set, "gpu,cpu/2", 2)), "a GPU,a CPU,a GPU");
 }
 
+// A CPU device beside GPU members keeps one core free for each of their host threads: a sub-device
+// of the rest (a real one: its compute units say so), or none when no core would be left; a CPU
+// device the spec split itself stays as given. Here the GPU members are stand-ins (only isGpu is read).
+TEST(DeviceSetSelection, ACpuDeviceBesideGpuMembersLeavesThemACoreEach) {
+    const DeviceInfo cpu = selectDevice("pocl");
+    ASSERT_TRUE(cpu.isCpu);
+    ASSERT_GE(cpu.computeUnits, 2u) << "the test needs a CPU device of two cores or more";
+    DeviceInfo gpu;
+    gpu.isGpu = true;
+    gpu.name = "a GPU";
+    std::string note;
+    std::vector<DeviceInfo> set(cpu.computeUnits - 1, gpu);
+    set.push_back(cpu);
+    const auto narrowed = withCoresForGpuMembers(set, note);
+    ASSERT_EQ(narrowed.size(), set.size());
+    EXPECT_EQ(narrowed.back().computeUnits, 1u);
+    EXPECT_EQ(narrowed.back().device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>(), 1u);
+    EXPECT_NE(note.find("runs on 1 of them"), std::string::npos) << note;
+    Context onOneCore(narrowed.back());  // the sub-device takes work like any device
+    EXPECT_EQ(onOneCore.device().computeUnits, 1u);
+
+    set.insert(set.begin(), gpu);  // as many GPU members as cores: the CPU device is left out
+    const auto without = withCoresForGpuMembers(set, note);
+    EXPECT_EQ(without.size(), set.size() - 1);
+    EXPECT_TRUE(without.back().isGpu);
+    EXPECT_NE(note.find("is left out"), std::string::npos) << note;
+
+    const auto split = selectDeviceSet("pocl/2");  // the spec's own split stays
+    const std::vector<DeviceInfo> asGiven = withCoresForGpuMembers({gpu, split[0], split[1]}, note);
+    ASSERT_EQ(asGiven.size(), 3u);
+    EXPECT_EQ(asGiven[1].computeUnits, split[0].computeUnits);
+    EXPECT_TRUE(note.empty()) << note;
+    EXPECT_EQ(withCoresForGpuMembers({cpu}, note).front().computeUnits, cpu.computeUnits);  // no GPU: as given
+}
+
 // Voronoi's batches take a member per core of each GPU's share of the host, but leave every member
 // at least 8 frames, and at most 8 members on a GPU.
 TEST(DeviceSetSelection, CoreMembersFollowTheCoresPerGpuAndTheBatchsSize) {

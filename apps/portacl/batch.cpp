@@ -83,7 +83,10 @@ std::unique_ptr<DeviceSet> openDeviceSet(const CommonOptions& common, const Batc
         const auto gpus = static_cast<unsigned>(std::count_if(devices.begin(), devices.end(), [](const DeviceInfo& d) { return d.isGpu; }));
         if (gpus > 0) perGpu = membersPerGpuFromCores(hostCores(), gpus, batch.coreMembersItems);
     }
-    const std::vector<DeviceInfo> members = withMembersPerGpu(devices, spec, perGpu);
+    std::string coresNote;
+    const std::vector<DeviceInfo> members = withCoresForGpuMembers(withMembersPerGpu(devices, spec, perGpu), coresNote);
+    if (!coresNote.empty()) log(LogLevel::Info, coresNote);
+    if (members.empty()) throw Error("no device is left for the batch: " + coresNote);
     ContextOptions options = common.contextOptions();
     options.hostThreads = std::max(1u, hostCores() / static_cast<unsigned>(members.size()));
     auto set = std::make_unique<DeviceSet>(members, options);

@@ -402,10 +402,13 @@ int runVoronoi(const std::vector<std::string>& args) {
                         });
                     wallSeconds = rankReport.seconds;
                 } else {
-                    batchReport = devices->run(n, [&](Context& ctx, std::size_t b, std::size_t e) {
+                    // Claimed frame by frame: an idle member may copy the frames a slower one holds
+                    // (its first call, say, still building kernels), and the first copy is written.
+                    batchReport = devices->run(n, DeviceSet::ClaimingWork([&](Context& ctx, std::size_t b, std::size_t e, BatchCall& call) {
                         auto computed = compute(ctx, b, e);
-                        for (std::size_t f = b; f < e; ++f) submit(f, std::move(computed[f - b]));
-                    }, bo);
+                        for (std::size_t f = b; f < e; ++f)
+                            if (call.claim(f)) submit(f, std::move(computed[f - b]));
+                    }), bo);
                     wallSeconds = batchReport.seconds;
                 }
             } catch (...) {

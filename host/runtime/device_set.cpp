@@ -143,6 +143,53 @@ std::vector<DeviceInfo> withMembersPerGpu(const std::vector<DeviceInfo>& devices
     return out;
 }
 
+std::vector<DeviceInfo> withCoresForGpuMembers(const std::vector<DeviceInfo>& members, std::string& note) {
+    note.clear();
+    const auto gpuMembers = static_cast<unsigned>(std::count_if(members.begin(), members.end(), [](const DeviceInfo& d) { return d.isGpu; }));
+    if (gpuMembers == 0) return members;
+    std::vector<DeviceInfo> out;
+    for (const DeviceInfo& d : members) {
+        cl_device_id parent = nullptr;
+        try {
+            parent = d.device.getInfo<CL_DEVICE_PARENT_DEVICE>()();
+        } catch (const cl::Error&) {
+        }
+        // A GPU, or a CPU device the --device spec split itself (SPEC/N): as given.
+        if (!d.isCpu || parent != nullptr) {
+            out.push_back(d);
+            continue;
+        }
+        const std::string what = d.label() + " (" + std::to_string(d.computeUnits) + " cores)";
+        if (d.computeUnits <= gpuMembers) {
+            note += (note.empty() ? "" : "; ") + what + " is left out: the " + std::to_string(gpuMembers) +
+                    " GPU members' host threads need every core";
+            continue;
+        }
+        const unsigned units = d.computeUnits - gpuMembers;
+        const cl_device_partition_property props[] = {CL_DEVICE_PARTITION_BY_COUNTS, static_cast<cl_device_partition_property>(units),
+                                                      CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0};
+        std::vector<cl::Device> subs;
+        try {
+            cl::Device root = d.device;
+            root.createSubDevices(props, &subs);
+        } catch (const cl::Error&) {
+            subs.clear();
+        }
+        if (subs.empty()) {
+            note += (note.empty() ? "" : "; ") + what + " runs on every core: it cannot be narrowed to " + std::to_string(units) +
+                    " (no sub-devices by counts), so it shares them with the GPU members' host threads";
+            out.push_back(d);
+            continue;
+        }
+        DeviceInfo narrowed = d;
+        narrowed.device = subs.front();
+        narrowed.computeUnits = units;
+        note += (note.empty() ? "" : "; ") + what + " runs on " + std::to_string(units) + " of them, one left to each GPU member's host thread";
+        out.push_back(narrowed);
+    }
+    return out;
+}
+
 unsigned membersPerGpuFromCores(unsigned cores, unsigned gpus, std::size_t items) {
     gpus = std::max(1u, gpus);
     const std::size_t perCores = (std::max(1u, cores) + gpus - 1) / gpus;
@@ -492,8 +539,10 @@ BatchReport DeviceSet::run(std::size_t n, const ClaimingWork& work, const BatchO
             } else if (next < n && !shouldIdle(m)) {
                 const std::size_t left = n - next;
                 // Alone, a member takes what it may at once: smaller chunks would balance nothing and
-                // cost each call's fixed part again.
-                const std::size_t share = working() == 1 ? left : left / (4 * working());
+                // cost each call's fixed part again. Beside others, its first call takes the least
+                // chunk: that call also builds its kernels (seconds on a CPU device's compiler) and
+                // measures its pace, and items it holds meanwhile wait for it or for a copy.
+                const std::size_t share = working() == 1 ? left : first ? 0 : left / (4 * working());
                 const std::size_t most = std::max<std::size_t>(1, options.maxChunk);
                 const std::size_t chunk = std::clamp<std::size_t>(share, std::clamp<std::size_t>(options.minChunk, 1, most), most);
                 tasks.push_back({next, next + std::min(chunk, left), 0, false, m, Clock::now()});

@@ -41,6 +41,14 @@ PORTACL_API std::vector<DeviceInfo> selectDeviceSet(const std::string& spec);
 PORTACL_API std::vector<DeviceInfo> withMembersPerGpu(const std::vector<DeviceInfo>& devices, const std::string& spec,
                                                       unsigned perGpu);
 
+// A CPU device beside GPU members shares the host's cores with the threads that drive them (each
+// GPU member's host work: tracing, decoding, formatting), and where those threads are the batch's
+// limit, a CPU device on every core slows the batch down. So, as StarPU dedicates a core to each
+// GPU worker, the CPU device becomes a sub-device of its cores less one per GPU member
+// (CL_DEVICE_PARTITION_BY_COUNTS), or is left out when none would be left. A CPU device the spec
+// split itself (SPEC/N) stays as given. `note` says what was done ("" when nothing was).
+PORTACL_API std::vector<DeviceInfo> withCoresForGpuMembers(const std::vector<DeviceInfo>& members, std::string& note);
+
 // The members per GPU for a batch of `items` whose members each keep one core busy while they do
 // not wait for their device (Voronoi's, each tracing its frames on its own thread): one per core of
 // each GPU's share of the host (`cores` / `gpus`, rounded up), so that every core feeds a GPU and no
