@@ -139,6 +139,9 @@ TEST(DeviceSetSelection, ACpuDeviceBesideGpuMembersLeavesThemACoreEach) {
     EXPECT_EQ(asGiven[1].computeUnits, split[0].computeUnits);
     EXPECT_TRUE(note.empty()) << note;
     EXPECT_EQ(withCoresForGpuMembers({cpu}, note).front().computeUnits, cpu.computeUnits);  // no GPU: as given
+    // A batch whose GPU members keep every core busy leaves the CPU device out.
+    EXPECT_EQ(withCoresForGpuMembers({gpu, cpu}, note, cpu.computeUnits).size(), 1u);
+    EXPECT_NE(note.find("is left out"), std::string::npos) << note;
 }
 
 // Voronoi's batches take a member per core of each GPU's share of the host, but leave every member

@@ -84,7 +84,8 @@ std::unique_ptr<DeviceSet> openDeviceSet(const CommonOptions& common, const Batc
         if (gpus > 0) perGpu = membersPerGpuFromCores(hostCores(), gpus, batch.coreMembersItems);
     }
     std::string coresNote;
-    const std::vector<DeviceInfo> members = withCoresForGpuMembers(withMembersPerGpu(devices, spec, perGpu), coresNote);
+    const std::vector<DeviceInfo> members =
+        withCoresForGpuMembers(withMembersPerGpu(devices, spec, perGpu), coresNote, batch.coreMembersItems > 0 ? hostCores() : 0);
     if (!coresNote.empty()) log(LogLevel::Info, coresNote);
     if (members.empty()) throw Error("no device is left for the batch: " + coresNote);
     ContextOptions options = common.contextOptions();

@@ -143,10 +143,11 @@ std::vector<DeviceInfo> withMembersPerGpu(const std::vector<DeviceInfo>& devices
     return out;
 }
 
-std::vector<DeviceInfo> withCoresForGpuMembers(const std::vector<DeviceInfo>& members, std::string& note) {
+std::vector<DeviceInfo> withCoresForGpuMembers(const std::vector<DeviceInfo>& members, std::string& note, unsigned gpuCores) {
     note.clear();
     const auto gpuMembers = static_cast<unsigned>(std::count_if(members.begin(), members.end(), [](const DeviceInfo& d) { return d.isGpu; }));
     if (gpuMembers == 0) return members;
+    const unsigned reserved = std::max(gpuMembers, gpuCores);
     std::vector<DeviceInfo> out;
     for (const DeviceInfo& d : members) {
         cl_device_id parent = nullptr;
@@ -160,12 +161,12 @@ std::vector<DeviceInfo> withCoresForGpuMembers(const std::vector<DeviceInfo>& me
             continue;
         }
         const std::string what = d.label() + " (" + std::to_string(d.computeUnits) + " cores)";
-        if (d.computeUnits <= gpuMembers) {
+        if (d.computeUnits <= reserved) {
             note += (note.empty() ? "" : "; ") + what + " is left out: the " + std::to_string(gpuMembers) +
                     " GPU members' host threads need every core";
             continue;
         }
-        const unsigned units = d.computeUnits - gpuMembers;
+        const unsigned units = d.computeUnits - reserved;
         const cl_device_partition_property props[] = {CL_DEVICE_PARTITION_BY_COUNTS, static_cast<cl_device_partition_property>(units),
                                                       CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0};
         std::vector<cl::Device> subs;
@@ -184,7 +185,7 @@ std::vector<DeviceInfo> withCoresForGpuMembers(const std::vector<DeviceInfo>& me
         DeviceInfo narrowed = d;
         narrowed.device = subs.front();
         narrowed.computeUnits = units;
-        note += (note.empty() ? "" : "; ") + what + " runs on " + std::to_string(units) + " of them, one left to each GPU member's host thread";
+        note += (note.empty() ? "" : "; ") + what + " runs on " + std::to_string(units) + " of them, the rest left to the GPU members' host threads";
         out.push_back(narrowed);
     }
     return out;

@@ -45,9 +45,14 @@ PORTACL_API std::vector<DeviceInfo> withMembersPerGpu(const std::vector<DeviceIn
 // GPU member's host work: tracing, decoding, formatting), and where those threads are the batch's
 // limit, a CPU device on every core slows the batch down. So, as StarPU dedicates a core to each
 // GPU worker, the CPU device becomes a sub-device of its cores less one per GPU member
-// (CL_DEVICE_PARTITION_BY_COUNTS), or is left out when none would be left. A CPU device the spec
-// split itself (SPEC/N) stays as given. `note` says what was done ("" when nothing was).
-PORTACL_API std::vector<DeviceInfo> withCoresForGpuMembers(const std::vector<DeviceInfo>& members, std::string& note);
+// (CL_DEVICE_PARTITION_BY_COUNTS), or is left out when none would be left. `gpuCores` reserves more
+// cores than that for them: a batch whose GPU members each keep a core busy (Voronoi's, a member per
+// core) reserves every core, and on one H200 with 16 cores the CPU device beside it, even on 8
+// of them, took the GPU's members from 3.4 to 5.3 ms of host work a frame (docs/multi_device.md).
+// A CPU device the spec split itself (SPEC/N) stays as given. `note` says what was done ("" when
+// nothing was).
+PORTACL_API std::vector<DeviceInfo> withCoresForGpuMembers(const std::vector<DeviceInfo>& members, std::string& note,
+                                                           unsigned gpuCores = 0);
 
 // The members per GPU for a batch of `items` whose members each keep one core busy while they do
 // not wait for their device (Voronoi's, each tracing its frames on its own thread): one per core of
