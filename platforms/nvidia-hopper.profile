@@ -111,9 +111,11 @@ row_strip_rows = 4
 # kernel with each tile's row sums in local memory and 4 columns a work-item (separable_tile_all = 1
 # would take box, binomial and integer masks too, which the register path runs in 16-bit lanes), and
 # the rotating mask up to 9x9 as a separable minimum over its windows' (dispersion, dy, dx).
-# Written without a GPU: tools/anchors/filter_gpu_check.sh times them against the paths before (these
-# keys at 0) and the layouts; docs/engineering/filter.md has the figures once it has run.
-separable_tile = 1
+# On an H200 at 4096^2 (tools/anchors/filter_gpu_check.sh, two rounds; docs/engineering/filter.md):
+# the rotating tile took rotating 3, 5 and 7 from 97, 147 and 233 us to 52, 70 and 93; the separable
+# tile was slower on the Gaussian 9x9 (57-68 us against the register path's 51-52) in every layout
+# tried, so it stays off.
+separable_tile = 0
 rotating_tile = 1
 
 [voronoi]
