@@ -67,13 +67,11 @@ fi
 DGEMM_VARIANTS=(
     "shipped"
     "r-4x4-k4        m=128 n=128 k=8 warps_m=4 warps_n=4 instruction_k=4 stages=0 build_options=-cl-nv-maxrregcount=128"
-    "r-4x4-k8        m=128 n=128 k=8 warps_m=4 warps_n=4 instruction_k=8 stages=0 build_options=-cl-nv-maxrregcount=128"
     "a2-4x4-k4       m=128 n=128 k=8 warps_m=4 warps_n=4 instruction_k=4 stages=2 build_options=-cl-nv-maxrregcount=128"
     "a3-4x4-k4       m=128 n=128 k=8 warps_m=4 warps_n=4 instruction_k=4 stages=3 build_options=-cl-nv-maxrregcount=128"
     "a3-4x4-k8       m=128 n=128 k=8 warps_m=4 warps_n=4 instruction_k=8 stages=3 build_options=-cl-nv-maxrregcount=128"
     "a4-k4x4-4x4     m=128 n=128 k=4 warps_m=4 warps_n=4 instruction_k=4 stages=4 build_options=-cl-nv-maxrregcount=128"
     "a3-2x4-k4       m=128 n=128 k=8 warps_m=2 warps_n=4 instruction_k=4 stages=3"
-    "a3-2x4-k8       m=128 n=128 k=8 warps_m=2 warps_n=4 instruction_k=8 stages=3"
     "a4-128x64-4x2   m=128 n=64 k=8 warps_m=4 warps_n=2 instruction_k=4 stages=4 build_options=-cl-nv-maxrregcount=128"
     "a2-128x64x16-k16 m=128 n=64 k=16 warps_m=4 warps_n=2 instruction_k=16 stages=2 build_options=-cl-nv-maxrregcount=128"
     "a4-64x64-2x2    m=64 n=64 k=8 warps_m=2 warps_n=2 instruction_k=4 stages=4 build_options=-cl-nv-maxrregcount=128"
