@@ -16,6 +16,14 @@
 // by side), stored K-major and padded by 4 elements, so that the fragment reads of a half-warp (rows
 // g = lane / 4, columns t = lane % 4) fall in 16 different 8-byte banks.
 //
+// STAGES > 0 (double only) stages the tiles instead with cp.async (compute capability 8.0 and up):
+// each work-item copies its elements from global to local memory without passing them through
+// registers, STAGES K-steps in flight, one barrier per step. Those tiles are unpadded (three stages of
+// 128 x 128 x 8 fill the 48 KiB NVIDIA's OpenCL gives a work-group) and XOR-swizzled instead: A is
+// stored M-major (row m's K elements contiguous, as global memory has them) with K index k at
+// k ^ A_SWIZZLE(m), B K-major with column n at n ^ B_SWIZZLE(k); both move whole 4-element groups,
+// so that every fragment read, one 64-bit load a lane, falls in 16 different 8-byte banks per half-warp.
+//
 // MMA_PTX = 1 (the host's choice on NVIDIA GPUs) issues the instructions; without it each mma.sync
 // is computed through local memory from the same fragments, so that the tiling, staging, splitting
 // and edges run, and are tested, on any device (tests/test_gemm_3xtf32.cpp, on PoCL).
@@ -46,6 +54,9 @@
 #ifndef MMA_PTX
 #define MMA_PTX 0
 #endif
+#ifndef STAGES  // 0: register staging into two padded tiles; 2 to 4: cp.async stages (double only)
+#define STAGES 0
+#endif
 
 // Double for the FP64 kernel, and for the emulated TF32 instruction's sums where the device has it.
 #if PORTACL_DOUBLE || (!MMA_PTX && defined(cl_khr_fp64))
@@ -74,6 +85,9 @@ typedef uint2 staged;  // a staged operand: its big (x) and small (y) TF32 parts
 #endif
 #if !PORTACL_DOUBLE && MMA_K != 8
 #error "gemm_mma: the 3xTF32 product multiplies 16 x 8 x 8 blocks (MMA_K = 8)"
+#endif
+#if STAGES && (!PORTACL_DOUBLE || STAGES < 2 || STAGES > 4 || (BK != 4 && BK != 8 && BK != 16) || BN % 16)
+#error "gemm_mma: cp.async staging takes double, 2 to 4 stages, K-steps of 4, 8 or 16 and tensor_n a multiple of 16"
 #endif
 
 // The fragments of one 16 x 8 x MMA_K block (lane = 4g + t), as the PTX ISA lays out m16n8k4, k8 and
@@ -255,6 +269,46 @@ inline void multiply_warp_tile(real acc[FRAG_M][FRAG_N][4], const staged a[FRAG_
 }
 #endif
 
+#if STAGES
+// Where element (m, k) of an A tile and (k, n) of a B tile lie in the unpadded, swizzled stages. A
+// half-warp reads rows g = 0..3 and K indices t = 0..3 of A (rows BK doubles apart), rows t = 0..3
+// and columns g = 0..3 of B (rows BN, a multiple of 16 banks, apart): the XORs by multiples of 4 put
+// each row's four elements into banks of their own.
+#define A_SWIZZLE(m) (BK == 4 ? 0 : BK == 8 ? 4 * (((m) >> 1) & 1) : 4 * ((m) & 3))
+#define A_AT(m, k) ((m) * BK + ((k) ^ A_SWIZZLE(m)))
+#define B_AT(k, n) ((k) * BN + ((n) ^ (4 * ((k) & 3))))
+#define A_COPIES (BM * BK / THREADS)
+#define B_COPIES (BK * BN / THREADS)
+
+// *to = inside ? *from : 0, asynchronously on NVIDIA (cp.async with a source size of 0 fills zeros and
+// reads nothing; `from` is then any valid address), at once elsewhere.
+inline void copy_async(__local double* to, __global const double* from, bool inside) {
+#if MMA_PTX
+    // A __local pointer's integer value is its offset in the shared window, what .shared addresses take.
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"((uint)(size_t)to), "l"(from), "r"(inside ? 8 : 0)
+                 : "memory");
+#else
+    *to = inside ? *from : 0.0;
+#endif
+}
+
+// The copies issued since the last commit form one group; wait until at most STAGES - 2 groups, the
+// later steps', are still in flight (this work-item's copies only: a barrier follows).
+#if MMA_PTX
+#define ASYNC_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
+#if STAGES == 2
+#define ASYNC_WAIT() asm volatile("cp.async.wait_group 0;" ::: "memory")
+#elif STAGES == 3
+#define ASYNC_WAIT() asm volatile("cp.async.wait_group 1;" ::: "memory")
+#else
+#define ASYNC_WAIT() asm volatile("cp.async.wait_group 2;" ::: "memory")
+#endif
+#else
+#define ASYNC_COMMIT()
+#define ASYNC_WAIT()
+#endif
+#endif
+
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
 #if PORTACL_DOUBLE
 void gemm_dmma(const int M, const int N, const int K, __global const double* restrict A,
@@ -264,8 +318,13 @@ void gemm_3xtf32(const int M, const int N, const int K, __global const float* re
                  __global const float* restrict B, __global float* restrict C)
 #endif
 {
+#if STAGES
+    __local double As[STAGES][BM * BK];  // A_AT(m, k)
+    __local double Bs[STAGES][BK * BN];  // B_AT(k, n)
+#else
     __local staged As[2][BK][LDA];  // As[k][m]: A transposed
     __local staged Bs[2][BK][LDB];  // Bs[k][n]
+#endif
     const int tid = get_local_id(0), lane = tid & 31, warp = tid >> 5;
     const int g = lane >> 2, t = lane & 3;
     const int wm = (warp / WARPS_N) * WTM, wn = (warp % WARPS_N) * WTN;
@@ -285,6 +344,58 @@ void gemm_3xtf32(const int M, const int N, const int K, __global const float* re
 #pragma unroll
             for (int e = 0; e < 4; ++e) acc[i][j][e] = 0;
 
+#if STAGES
+    // Work-item tid copies elements tid, tid + THREADS, ... of the A tile along its rows (BK a row)
+    // and of the B tile along its rows (BN a row): each warp's copies cover whole rows of 8-byte banks.
+#define MMA_COPY(k0, to)                                                                          \
+    _Pragma("unroll") for (int l = 0; l < A_COPIES; ++l) {                                        \
+        const int v = tid + l * THREADS, m = v / BK, k = v % BK, r = row0 + m, c = (k0) + k;       \
+        const bool inside = r < M && c < K;                                                       \
+        copy_async(&As[to][A_AT(m, k)], inside ? A + (size_t)r * K + c : A, inside);              \
+    }                                                                                             \
+    _Pragma("unroll") for (int l = 0; l < B_COPIES; ++l) {                                        \
+        const int v = tid + l * THREADS, k = v / BN, n = v % BN, r = (k0) + k, c = col0 + n;       \
+        const bool inside = r < K && c < N;                                                       \
+        copy_async(&Bs[to][B_AT(k, n)], inside ? B + (size_t)r * N + c : B, inside);              \
+    }
+
+    // Steps 0 .. STAGES - 2 in flight; then each step waits for its own, and after the barrier
+    // (everyone's copies are in, and everyone has finished reading the previous step's stage) the
+    // copies of the step STAGES - 1 ahead go into that stage. Every step commits a group, empty or not,
+    // so that the wait counts the same everywhere.
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s * BK < K) { MMA_COPY(s * BK, s) }
+        ASYNC_COMMIT();
+    }
+    int stage = 0;
+    for (int k0 = 0; k0 < K; k0 += BK) {
+        ASYNC_WAIT();
+        barrier(CLK_LOCAL_MEM_FENCE);
+        {
+            const int ahead = k0 + (STAGES - 1) * BK, to = stage == 0 ? STAGES - 1 : stage - 1;
+            if (ahead < K) { MMA_COPY(ahead, to) }
+            ASYNC_COMMIT();
+        }
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += MMA_K) {
+            staged a[FRAG_M][MMA_K / 2], b[FRAG_N][MMA_K / 4];
+#pragma unroll
+            for (int s = 0; s < MMA_K / 4; ++s) {
+#pragma unroll
+                for (int i = 0; i < FRAG_M; ++i) {
+                    a[i][2 * s] = As[stage][A_AT(wm + i * 16 + g, kk + t + 4 * s)];
+                    a[i][2 * s + 1] = As[stage][A_AT(wm + i * 16 + g + 8, kk + t + 4 * s)];
+                }
+#pragma unroll
+                for (int j = 0; j < FRAG_N; ++j) b[j][s] = Bs[stage][B_AT(kk + t + 4 * s, wn + j * 8 + g)];
+            }
+            multiply_warp_tile(acc, a, b, scratch);
+        }
+        stage = stage == STAGES - 1 ? 0 : stage + 1;
+    }
+#undef MMA_COPY
+#else
     // Work-item tid stages elements tid, tid + THREADS, ... of the A tile along its rows (BK a row)
     // and of the B tile along its rows (BN a row).
     real ra[A_LOADS], rb[B_LOADS];
@@ -338,6 +449,7 @@ void gemm_3xtf32(const int M, const int N, const int K, __global const float* re
     }
 #undef MMA_LOAD
 #undef MMA_STORE
+#endif
 
 #pragma unroll
     for (int i = 0; i < FRAG_M; ++i)

@@ -28,6 +28,10 @@ tensor_warps_m = 2
 tensor_warps_n = 4
 # K of one mma.sync instruction (4, 8 or 16; compute capability 9.0 and up, 8.x always uses 4)
 tensor_instruction_k = 4
+# Candidates for the FP64 kernel alone, not yet measured (docs/engineering/gemm.md; `bash
+# tools/anchors/gemm_tf32_check.sh dgemm` times them): tensor_build_options_double =
+# -cl-nv-maxrregcount=128 lets 4 x 4 warps into a work-group again, tensor_stages_double = 2 to 4
+# stages the tiles through cp.async instead of registers.
 # Measured on an H200 (tools/anchors/gemm_sweep.sh, 4096^3; cuBLAS in the same run: SGEMM 50.8,
 # DGEMM 60.3 TFLOP/s): float blocks of 64 x 128 with 8 x 8 outputs per work-item in warps of 8 x 4,
 # K-steps of 16 fully unrolled, at most 128 registers: 42.4 TFLOP/s (83 %), against 40.4 for

@@ -206,6 +206,18 @@ TEST(GemmTensorCore, MatchesReferenceAtOddSizesOrIsRefused) {
             t.tensorInstructionK = v[5];
             tunings.push_back(t);
         }
+    // cp.async staging (compute capability 8.0 and up, as the kernel itself), registers capped at 128 so
+    // that 4 x 4 warps fit: 128 x 128 in 4 x 4 warps with 2 stages of K 8 and 4 of K 4, 128 x 64 in 4 x 2
+    // with 3 of K 8 (m16n8k8 on 9.0). Three stages of 128 x 128 x 8 fill the 48 KiB exactly; the
+    // bench's candidates try them (tools/anchors/gemm_tf32_check.sh dgemm).
+    for (const std::array<int, 7>& v : std::vector<std::array<int, 7>>{
+             {128, 128, 8, 4, 4, 2, 4}, {128, 128, 4, 4, 4, 4, 4}, {128, 64, 8, 4, 2, 3, 8}}) {
+        GemmTuning t = tunings.front();
+        t.tensorM = v[0], t.tensorN = v[1], t.tensorK = v[2], t.tensorWarpsM = v[3], t.tensorWarpsN = v[4];
+        t.tensorStages = v[5], t.tensorInstructionK = ctx.device().nvComputeMajor >= 9 ? v[6] : 4;
+        t.tensorBuildOptions = "-cl-nv-maxrregcount=128";
+        tunings.push_back(t);
+    }
     for (const GemmTuning& t : tunings)
         for (const auto& s : std::vector<Shape>{{1, 1, 1, "1x1x1"},
                                                 {std::size_t(t.tensorM) + 3, std::size_t(t.tensorN) + 5, std::size_t(t.tensorK) + 3, "ragged"},
@@ -213,7 +225,7 @@ TEST(GemmTensorCore, MatchesReferenceAtOddSizesOrIsRefused) {
                                                 {257, 129, 263, "odd"}})
             EXPECT_LE(worstRelativeToBound<double>(t, s.M, s.N, s.K, GemmKernel::TensorCore), 1.0)
                 << s.M << "x" << s.N << "x" << s.K << " (" << s.what << ", instruction K " << t.tensorInstructionK
-                << ", tile K " << t.tensorK << ")";
+                << ", tile K " << t.tensorK << ", stages " << t.tensorStages << ")";
 }
 
 // The CPU shape (cl/gemm_cpu.cl) at block sizes the profiles do not ship, on whatever the test
@@ -246,11 +258,18 @@ TEST(GemmTuning, DoubleKeysOverrideForDouble) {
     EXPECT_EQ(gemmTuning(p, Precision::Float).unrollK, 4);
     EXPECT_EQ(gemmTuning(p, Precision::Double).unrollK, 8);
     EXPECT_EQ(gemmTuning(p, Precision::Double).buildOptions, "-x");
+    const auto q = TuningProfile::parse("[gemm]\ntensor_stages_double = 3\ntensor_build_options_double = -y\n", "t", "t");
+    EXPECT_EQ(gemmTuning(q, Precision::Float).tensorStages, 0);
+    EXPECT_EQ(gemmTuning(q, Precision::Double).tensorStages, 3);
+    EXPECT_EQ(gemmTuning(q, Precision::Float).tensorBuildOptions, "");
+    EXPECT_EQ(gemmTuning(q, Precision::Double).tensorBuildOptions, "-y");
 }
 
 TEST(GemmTuning, InconsistentTilesAreRefusedNamingTheProfile) {
     for (const char* bad : {"wpt_m = 6", "tile_k = 10", "tile_k = 4", "unroll_k = 0", "tile_n = 32\nwpt_n = 8\nwarp_tile = 1",
-                            "tensor_instruction_k = 6", "tensor_k = 8\ntensor_instruction_k = 16"}) {
+                            "tensor_instruction_k = 6", "tensor_k = 8\ntensor_instruction_k = 16",
+                            "tensor_stages = 1", "tensor_stages = 5", "tensor_stages = 2\ntensor_k = 32\ntensor_instruction_k = 16",
+                            "tensor_stages = 2\ntensor_k = 16\ntensor_n = 72\ntensor_warps_n = 1"}) {
         const auto p = TuningProfile::parse(std::string("[gemm]\n") + bad + "\n", "broken", "broken.profile");
         try {
             gemmTuning(p, Precision::Float);

@@ -170,10 +170,12 @@ TEST(Tf32, ThreeProductsWithinFourEpsOfTheProduct) {
 
 namespace {
 
-GemmTuning tensorTuning(std::array<int, 6> v) {
+// tile M, N, K, warps M, N, instruction K; cp.async stages (0: register staging)
+GemmTuning tensorTuning(std::array<int, 6> v, int stages = 0) {
     GemmTuning t;
     t.tensorM = v[0], t.tensorN = v[1], t.tensorK = v[2], t.tensorWarpsM = v[3], t.tensorWarpsN = v[4];
     t.tensorInstructionK = v[5];
+    t.tensorStages = stages;
     return t;
 }
 
@@ -239,15 +241,19 @@ TEST(Gemm3xTf32Emulated, EqualsTheReferenceAtOddSizes) {
     EXPECT_GE(ran, 1);
 }
 
-// The FP64 kernel's body (shared with 3xTF32) with each instruction shape, within the FMA kernel's bound.
+// The FP64 kernel's body (shared with 3xTF32) with each instruction shape, within the FMA kernel's
+// bound; with register staging and with each count of cp.async stages (unpadded, swizzled tiles;
+// the copies are plain loads and stores here, so the layout, the ring of stages and the edges are
+// what this checks).
 TEST(GemmDmmaEmulated, WithinTheFmaBoundAtOddSizes) {
     if (!test::hasFp64()) GTEST_SKIP() << "the test device has no fp64";
     std::mt19937 gen(11);
     std::uniform_real_distribution<double> u(-1, 1);
     int ran = 0;
-    for (const auto& v : std::vector<std::array<int, 6>>{
-             {128, 64, 8, 4, 2, 4}, {128, 128, 8, 4, 4, 8}, {64, 64, 16, 2, 2, 16}, {32, 16, 16, 1, 1, 16}}) {
-        const GemmTuning t = tensorTuning(v);
+    for (const GemmTuning& t : std::vector<GemmTuning>{
+             tensorTuning({128, 64, 8, 4, 2, 4}), tensorTuning({128, 128, 8, 4, 4, 8}), tensorTuning({64, 64, 16, 2, 2, 16}),
+             tensorTuning({32, 16, 16, 1, 1, 16}), tensorTuning({64, 64, 8, 2, 2, 4}, 3), tensorTuning({64, 32, 4, 2, 2, 4}, 4),
+             tensorTuning({32, 32, 16, 1, 2, 8}, 2), tensorTuning({128, 128, 8, 4, 4, 4}, 3)}) {
         if (!emulationFits(t, Precision::Double)) continue;
         ++ran;
         for (const auto& s : oddShapes(t)) {
@@ -265,10 +271,24 @@ TEST(GemmDmmaEmulated, WithinTheFmaBoundAtOddSizes) {
                     const double bound = K * std::numeric_limits<double>::epsilon() * magnitude + std::numeric_limits<double>::min();
                     worst = std::max(worst, std::abs(C[i * N + j] - R[i * N + j]) / bound);
                 }
-            EXPECT_LE(worst, 1.0) << shape(M, N, K) << ", instruction K " << t.tensorInstructionK;
+            EXPECT_LE(worst, 1.0) << shape(M, N, K) << ", instruction K " << t.tensorInstructionK << ", stages "
+                                  << t.tensorStages;
         }
     }
     EXPECT_GE(ran, 1);
+}
+
+// The 3xTF32 kernel splits its operands as it stages them: cp.async stages are refused in one sentence.
+TEST(Gemm3xTf32Emulated, RefusesCpAsyncStages) {
+    Context& ctx = test::context();
+    const GemmTuning t = tensorTuning({32, 16, 8, 1, 1, 8}, 2);
+    cl::Buffer b = ctx.buffer(16 * 16 * sizeof(float), "x", CL_MEM_READ_WRITE);
+    try {
+        enqueueTensorCoreGemm(ctx, Precision::Float, 16, 16, 16, b, b, b, t, MmaPath::Emulated);
+        ADD_FAILURE() << "tensor_stages = 2 was taken by the 3xTF32 kernel";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("tensor_stages_double"), std::string::npos) << e.what();
+    }
 }
 
 // ---- the kernel on the test device ----

@@ -72,6 +72,10 @@ std::string inconsistency(const GemmTuning& t) {
                "tensor_warps_n warps, tensor_instruction_k must be 4, 8 or 16 and divide tensor_k, and both tiles "
                "must split evenly over the " +
                std::to_string(tensorThreads) + " work-items";
+    if (t.tensorStages != 0 &&
+        (t.tensorStages < 2 || t.tensorStages > 4 || (t.tensorK != 4 && t.tensorK != 8 && t.tensorK != 16) || t.tensorN % 16))
+        return "tensor_stages must be 0 (register staging) or 2 to 4 (cp.async), the latter with a tensor_k of 4, 8 or 16 "
+               "and a tensor_n that is a multiple of 16";
     return "";
 }
 
@@ -171,6 +175,8 @@ GemmTuning gemmTuning(const TuningProfile& profile, Precision p) {
     t.tensorWarpsM = static_cast<int>(tunable(profile, p, "tensor_warps_m", t.tensorWarpsM));
     t.tensorWarpsN = static_cast<int>(tunable(profile, p, "tensor_warps_n", t.tensorWarpsN));
     t.tensorInstructionK = static_cast<int>(tunable(profile, p, "tensor_instruction_k", t.tensorInstructionK));
+    t.tensorStages = static_cast<int>(tunable(profile, p, "tensor_stages", t.tensorStages));
+    t.tensorBuildOptions = tunableText(profile, p, "tensor_build_options");
     const std::string why = inconsistency(t);
     if (!why.empty())
         throw Error("the [gemm] values of tuning profile '" + profile.name + "' (" + profile.path + ") for " +

@@ -19,10 +19,11 @@ int instructionK(const DeviceInfo& device, Precision element, const GemmTuning& 
 }
 
 // Two A and two B tiles of 8-byte elements (a double, or a float's two TF32 parts), each row padded
-// by 4; the emulation adds each warp's fragments of a step (16 x k of A per 16 rows, k x 8 of B per
+// by 4, or tensorStages unpadded ones (cp.async staging, double); the emulation adds each warp's fragments of a step (16 x k of A per 16 rows, k x 8 of B per
 // 8 columns, both parts in float).
 std::size_t localBytes(const GemmTuning& t, int k, MmaPath path) {
-    std::size_t bytes = 2 * static_cast<std::size_t>(t.tensorK) * (t.tensorM + 4 + t.tensorN + 4) * 8;
+    std::size_t bytes = t.tensorStages ? static_cast<std::size_t>(t.tensorStages) * t.tensorK * (t.tensorM + t.tensorN) * 8
+                                       : 2 * static_cast<std::size_t>(t.tensorK) * (t.tensorM + 4 + t.tensorN + 4) * 8;
     if (path == MmaPath::Emulated)
         bytes += std::size_t(t.tensorWarpsM) * t.tensorWarpsN * 8 * k *
                  (t.tensorM / t.tensorWarpsM + t.tensorN / t.tensorWarpsN);  // 8: a double, or two floats
@@ -43,6 +44,10 @@ void enqueueTensorCoreGemm(Context& ctx, Precision element, std::size_t M, std::
     if (!dmma && t.tensorK % 8)
         throw Error(std::string(what) + " multiplies K in steps of 8, and the profile's [gemm] tensor_k is " +
                     std::to_string(t.tensorK) + "; give it a multiple of 8");
+    if (!dmma && t.tensorStages)
+        throw Error(std::string(what) + " stages its tiles through registers (it splits each operand as it stores "
+                    "it), and the profile's [gemm] tensor_stages is " + std::to_string(t.tensorStages) +
+                    "; set tensor_stages_double for the FP64 kernel alone");
     const int k = instructionK(ctx.device(), element, t, path);
     if (localBytes(t, k, path) > ctx.device().localMemBytes)
         throw Error(std::string(what) + "'s tiles need " + std::to_string(localBytes(t, k, path)) +
@@ -51,7 +56,8 @@ void enqueueTensorCoreGemm(Context& ctx, Precision element, std::size_t M, std::
     const std::string options = def("BM", t.tensorM) + def("BN", t.tensorN) + def("BK", t.tensorK) +
                                 def("WARPS_M", t.tensorWarpsM) + def("WARPS_N", t.tensorWarpsN) + def("MMA_K", k) +
                                 def("MMA_M16", dmma && ctx.device().nvComputeMajor >= 9) +
-                                def("MMA_PTX", path == MmaPath::Instructions);
+                                def("MMA_PTX", path == MmaPath::Instructions) + def("STAGES", t.tensorStages) +
+                                (t.tensorBuildOptions.empty() ? "" : " " + t.tensorBuildOptions);
     cl::Kernel kernel = ctx.kernel("gemm_mma.cl", dmma ? "gemm_dmma" : "gemm_3xtf32", element, options);
     const std::size_t threads = 32 * std::size_t(t.tensorWarpsM) * t.tensorWarpsN;
     if (workGroupLimit(kernel, ctx.device().device) < threads)

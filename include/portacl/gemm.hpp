@@ -47,6 +47,14 @@ struct PORTACL_API GemmTuning {
     // K of one FP64 mma.sync instruction: 4, 8 or 16 (compute capability 9.0 and up). The 3xTF32
     // kernel's is 8, so its tensorK must be a multiple of 8.
     int tensorInstructionK = 4;
+    // The FP64 kernel's staging ([gemm] tensor_stages, usually as tensor_stages_double): 0, the next
+    // K-step read into registers and stored into the second of two padded tiles; 2 to 4, that many
+    // K-steps in flight through cp.async (compute capability 8.0 and up) into unpadded, swizzled
+    // tiles. The 3xTF32 kernel splits its operands as it stages them, so it takes 0 only.
+    int tensorStages = 0;
+    // Compiler options for the tensor kernels alone ([gemm] tensor_build_options, e.g.
+    // -cl-nv-maxrregcount=128, so that 512 work-items fit a work-group).
+    std::string tensorBuildOptions;
 };
 
 // The [gemm] values of `profile` for one precision ("<key>_double" overrides "<key>" for double).

@@ -3,7 +3,7 @@
 # OpenCL C to PTX for nvptx64 (as NVIDIA's compiler would, with MMA_PTX=1), and NVIDIA's assembler,
 # ptxas, assembles it for compute capability 8.0 (sm_80) and 9.0 (sm_90), for every instruction shape
 # the host builds: the 3xTF32 kernel (cvt.rna.tf32.f32, mma m16n8k8 tf32) and the FP64 one (two
-# m8n8k4 on 8.x; m16n8k4, k8 or k16 on 9.0). A control checks that ptxas refuses an instruction the
+# m8n8k4 on 8.x; m16n8k4, k8 or k16 on 9.0; its cp.async staging). A control checks that ptxas refuses an instruction the
 # target lacks (m16n8k4 f64 on sm_80), so a pass means the instructions were checked.
 #
 #   bash tests/scripts/check_gemm_mma_ptx.sh SOURCE_DIR [WORK_DIR]
@@ -55,6 +55,11 @@ for k in 4 8 16; do
     check "dmma-m16n8k$k-sm90" 90 "mma.sync.aligned.m16n8k$k.row.col.f64" -D PORTACL_DOUBLE=1 -D BM=64 -D BN=64 -D BK=16 \
         -D WARPS_M=2 -D WARPS_N=2 -D MMA_K=$k -D MMA_M16=1
 done
+# cp.async staging of the FP64 kernel (3 stages of 128 x 128 x 8, 4 of 64 x 64 x 4).
+check dmma-cp.async-3-sm80 80 "cp.async.ca.shared.global" -D PORTACL_DOUBLE=1 -D BM=128 -D BN=128 -D BK=8 -D WARPS_M=4 \
+    -D WARPS_N=4 -D MMA_K=4 -D MMA_M16=0 -D STAGES=3
+check dmma-cp.async-4-sm90 90 "cp.async.wait_group 2" -D PORTACL_DOUBLE=1 -D BM=64 -D BN=64 -D BK=4 -D WARPS_M=2 \
+    -D WARPS_N=2 -D MMA_K=4 -D MMA_M16=1 -D STAGES=4
 if assemble control-m16n8k4-f64-sm80 80 -D PORTACL_DOUBLE=1 -D MMA_K=4 -D MMA_M16=1; then
     echo "FAIL control: ptxas took m16n8k4 f64 for sm_80, which lacks it: the checks above prove nothing"; status=1
 else

@@ -15,10 +15,19 @@
 # With the argument `sweep`, instead (about a minute): sweep.txt, the 3xTF32 row of the bench at
 # 4096^3 for other tensor tile shapes, each through a copy of the NVIDIA profiles with its [gemm]
 # tensor_* values (they shape both tensor kernels), to choose the float kernel's shape.
+# With the argument `dgemm`, instead (about 3 minutes), toward the FP64 kernel's shape:
+#   dgemm_tests.txt    the GPU tests at odd sizes: test_gemm's GemmTensorCore (the profile's shape, each
+#                      instruction shape, the cp.async stages) and test_gemm_3xtf32's Gemm3xTf32Device
+#   cuda_anchors.txt   cuBLAS SGEMM and DGEMM 4096^3 through CuPy
+#   dgemm_sweep.txt    per candidate in DGEMM_VARIANTS below: the `gemm/tensor` bench row at 4096^3
+#                      (double) and NVIDIA's registers and spills for gemm_dmma (-cl-nv-verbose), each
+#                      through a copy of the NVIDIA profiles with the candidate's tensor_*_double keys;
+#                      then the shipped profile's tensor-3xtf32 row (the float kernel is unchanged)
+#   dgemm_logs/        each candidate's whole output
 #
 # Run from the repository root on the GPU machine, the programs packed into $PACK (default .device):
 #   ../shared/device/pack build/portacl build/tests/test_gemm_3xtf32 build/tests/test_gemm   (here)
-#   bash tools/anchors/gemm_tf32_check.sh [sweep]                                             (there)
+#   bash tools/anchors/gemm_tf32_check.sh [sweep|dgemm]                                       (there)
 set -u
 PACK=${PACK:-.device}
 OUT=${OUT:-$(mktemp -d)}
@@ -49,6 +58,70 @@ if [ "${1:-}" = sweep ]; then
     done > "$OUT/sweep.txt"
     step sweep
     cat "$OUT/sweep.txt"
+    exit 0
+fi
+
+# The FP64 kernel's candidates: name, then [gemm] keys given as tensor_<key>_double (m n k warps_m
+# warps_n instruction_k stages build_options). "shipped" is the profile as it is. maxrregcount=128 lets
+# 4 x 4 warps (512 work-items) into a work-group.
+DGEMM_VARIANTS=(
+    "shipped"
+    "r-4x4-k4        m=128 n=128 k=8 warps_m=4 warps_n=4 instruction_k=4 stages=0 build_options=-cl-nv-maxrregcount=128"
+    "a2-4x4-k4       m=128 n=128 k=8 warps_m=4 warps_n=4 instruction_k=4 stages=2 build_options=-cl-nv-maxrregcount=128"
+    "a3-4x4-k4       m=128 n=128 k=8 warps_m=4 warps_n=4 instruction_k=4 stages=3 build_options=-cl-nv-maxrregcount=128"
+    "a3-4x4-k8       m=128 n=128 k=8 warps_m=4 warps_n=4 instruction_k=8 stages=3 build_options=-cl-nv-maxrregcount=128"
+    "a4-k4x4-4x4     m=128 n=128 k=4 warps_m=4 warps_n=4 instruction_k=4 stages=4 build_options=-cl-nv-maxrregcount=128"
+    "a3-2x4-k4       m=128 n=128 k=8 warps_m=2 warps_n=4 instruction_k=4 stages=3"
+    "a4-128x64-4x2   m=128 n=64 k=8 warps_m=4 warps_n=2 instruction_k=4 stages=4 build_options=-cl-nv-maxrregcount=128"
+    "a2-128x64x16-k16 m=128 n=64 k=16 warps_m=4 warps_n=2 instruction_k=16 stages=2 build_options=-cl-nv-maxrregcount=128"
+    "a4-64x64-2x2    m=64 n=64 k=8 warps_m=2 warps_n=2 instruction_k=4 stages=4 build_options=-cl-nv-maxrregcount=128"
+)
+
+if [ "${1:-}" = dgemm ]; then
+    "$PACK/run" portacl devices --device nvidia > "$OUT/devices.txt" 2>&1
+    {
+        PORTACL_TEST_DEVICE=nvidia timeout 90 "$PACK/run" test_gemm --gtest_filter='GemmTensorCore.*' \
+            --gtest_output="xml:$OUT/test_gemm_tensor.xml"
+        echo "test_gemm GemmTensorCore: exit $?"
+        PORTACL_TEST_DEVICE=nvidia timeout 60 "$PACK/run" test_gemm_3xtf32 --gtest_filter='Gemm3xTf32Device.*' \
+            --gtest_output="xml:$OUT/test_gemm_3xtf32.xml"
+        echo "test_gemm_3xtf32 Gemm3xTf32Device: exit $?"
+    } > "$OUT/dgemm_tests.txt" 2>&1 < /dev/null
+    step tests
+    timeout 60 python3 tools/anchors/cuda_anchors.py > "$OUT/cuda_anchors.txt" 2>&1
+    step "cuBLAS anchors"
+    mkdir -p "$OUT/dgemm_logs"
+    for v in "${DGEMM_VARIANTS[@]}"; do
+        set -- $v
+        name=$1
+        shift
+        dir=$scratch/$name
+        mkdir -p "$dir"
+        for p in platforms/*.profile; do
+            # -cl-nv-verbose on the build options, the candidate's keys at the top of [gemm]
+            sed -E 's/^(options = .*)$/\1 -cl-nv-verbose/' "$p" > "$dir/$(basename "$p")"
+            for kv in "$@"; do sed -i -E "/^\[gemm\]$/a tensor_${kv%%=*}_double = ${kv#*=}" "$dir/$(basename "$p")"; done
+        done
+        PORTACL_PLATFORMS_DIR=$dir PORTACL_NO_CACHE=1 PORTACL_SHOW_BUILD_LOG=1 PORTACL_GEMM_KERNELS=tensor timeout 40 \
+            "$PACK/run" portacl bench --device nvidia --only gemm -p double --no-serial --repeats 5 \
+            > "$OUT/dgemm_logs/$name.txt" 2>&1 < /dev/null
+        rc=$?
+        row=$(grep -E "gemm/tensor|not run" "$OUT/dgemm_logs/$name.txt" | tr -s ' ')
+        regs=$(grep -A3 "entry function 'gemm_dmma'" "$OUT/dgemm_logs/$name.txt" | grep -E "registers|spill" | sed 's/ptxas *\(info *\)*[:.]* *//' | tr -s ' \n' ' ')
+        echo "$name (exit $rc) [$*]: ${row:-$(tail -1 "$OUT/dgemm_logs/$name.txt")} | gemm_dmma: ${regs:-no build log}"
+    done > "$OUT/dgemm_sweep.txt"
+    PORTACL_GEMM_KERNELS=tensor-3xtf32 timeout 40 "$PACK/run" portacl bench --device nvidia --only gemm -p float \
+        --no-serial --repeats 5 2>&1 < /dev/null | grep -E "gemm/tensor-3xtf32|not run" | tr -s ' ' >> "$OUT/dgemm_sweep.txt"
+    step "DGEMM candidates"
+    {
+        grep -E "Device|driver|compute cap" "$OUT/devices.txt"
+        grep -E -A3 "Failure" "$OUT/dgemm_tests.txt" | grep -vE "^\[ +(OK|RUN)"
+        grep -E "^\[  (PASSED|FAILED|SKIPPED) |exit" "$OUT/dgemm_tests.txt"
+        grep -E "GEMM" "$OUT/cuda_anchors.txt"
+        cat "$OUT/dgemm_sweep.txt"
+    } > "$OUT/summary.txt" 2>&1
+    cat "$OUT/summary.txt"
+    echo "gemm_tf32_check dgemm: $((SECONDS - t0)) s in all; results in $OUT"
     exit 0
 fi
 
