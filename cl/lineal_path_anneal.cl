@@ -76,6 +76,62 @@ __kernel void anneal_delta(__global const uchar* X, const int nz, const int ny, 
     }
 }
 
+// Windows of the image around each candidate's pixels, so that anneal_delta_window reads the
+// placements through a and b without wrapping coordinates or testing for the swapped pixels: window
+// 2i holds X around a (offsets -ML..ML per axis, z only in 3-D), window 2i + 1 holds X after swap i
+// around b. Window position (wz, wy, wx) is pixel centre + (wz - mlz, wy - ml, wx - ml), wrapped.
+__kernel void anneal_window(__global const uchar* X, const int nz, const int ny, const int nx,
+                            __global const int2* swaps, const int i0, const int ml, const int mlz,
+                            __global uchar* win) {
+    const int w = get_global_id(0), side = get_global_id(1) & 1, k = get_global_id(1) >> 1;
+    const int W = 2 * ml + 1, S = (2 * mlz + 1) * W * W;
+    if (w >= S) return;
+    const int a = swaps[i0 + k].x, b = swaps[i0 + k].y, c = side ? b : a;
+    const int cz = c / (ny * nx), cy = (c / nx) % ny, cx = c % nx;
+    const int wz = w / (W * W), wy = (w / W) % W, wx = w % W;
+    const int q = (wrapc(cz + wz - mlz, nz) * ny + wrapc(cy + wy - ml, ny)) * nx + wrapc(cx + wx - ml, nx);
+    win[(size_t)get_global_id(1) * S + w] = side ? (uchar)pixelAfter(X, q, a, b) : X[q];
+}
+
+// Whether the segment (window offsets lin[0..len)) at window position p lies in the phase. The first
+// and last pixels are tested together before the loop: on a random image most placements fail one of
+// them, and one well-predicted branch replaces two.
+inline int fitsWindow(__global const uchar* w, __global const int* lin, int len, int p) {
+    if (!(w[p + lin[0]] & w[p + lin[len - 1]])) return 0;
+    for (int m = 1; m < len - 1; ++m)
+        if (!w[p + lin[m]]) return 0;
+    return 1;
+}
+
+// anneal_delta for candidates i0 + k (k < K) from their windows (anneal_window); segLin holds the
+// segment offsets as window offsets ((oz * W) + oy) * W + ox. Same results as anneal_delta.
+__kernel void anneal_delta_window(__global const uchar* win, const int ml, const int mlz,
+                                  __global const int* segLin, __global const int* segStart, const int nd,
+                                  const int i0, const int K, __global int* delta, __global const uchar* X,
+                                  const int nz, const int ny, const int nx, __global const int4* seg,
+                                  __global const int2* swaps, const int s2, __global int* delta2) {
+    const int d = get_global_id(0), k = get_global_id(1);
+    if (d >= nd || k >= K) return;
+    const int W = 2 * ml + 1, S = (2 * mlz + 1) * W * W, centre = (mlz * W + ml) * W + ml;
+    __global const uchar* wa = win + (size_t)(2 * k) * S;
+    __global const uchar* wb = wa + S;
+    __global const int* lin = segLin + segStart[d];
+    const int len = segStart[d + 1] - segStart[d];
+    int change = 0;
+    for (int j = 0; j < len; ++j) {
+        const int p = centre - lin[j];
+        change += fitsWindow(wb, lin, len, p) - fitsWindow(wa, lin, len, p);
+    }
+    const int i = i0 + k;
+    delta[(size_t)i * nd + d] = change;
+    if (s2) {
+        const int a = swaps[i].x, b = swaps[i].y;
+        const int4 e = seg[segStart[d + 1] - 1];
+        delta2[(size_t)i * nd + d] = s2Change(X, nz, ny, nx, a / (ny * nx), (a / nx) % ny, a % nx, b / (ny * nx),
+                                              (b / nx) % ny, b % nx, e.x, e.y, e.z, a, b);
+    }
+}
+
 // dE[i] = sum_d (e_d + delta/N)^2 - e_d^2 with e_d = count_d/N - target_d; one work-group per candidate.
 // With s2 != 0 adds w2 * sum_d (e2_d + delta2/N)^2 - e2_d^2.
 __kernel void anneal_energy(__global const int* delta, __global const real* e, const real invN, const int nd,

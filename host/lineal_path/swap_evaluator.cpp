@@ -32,7 +32,20 @@ struct SegmentTable {
         start.push_back(cl_int(offsets.size()));
     }
     int displacements() const { return int(start.size()) - 1; }
+    // The offsets as linear offsets in a window of side 2 ML + 1 (cl/lineal_path_anneal.cl's anneal_window).
+    std::vector<cl_int> windowOffsets(int ml) const {
+        const int w = 2 * ml + 1;
+        std::vector<cl_int> lin;
+        lin.reserve(offsets.size());
+        for (const auto& o : offsets) lin.push_back((o.s[0] * w + o.s[1]) * w + o.s[2]);
+        return lin;
+    }
 };
+
+// Device memory for the candidates' image windows of one evaluation at most; a batch whose windows
+// need more is evaluated in parts, and a cell whose single window pair needs more (3-D, large ML)
+// takes anneal_delta on the whole image instead.
+constexpr std::size_t kWindowBytes = std::size_t(64) << 20;
 
 std::vector<std::uint64_t> fullCounts(const PhaseImage& img, const Target& t) {
     return linealPathReference(img, {t.maxLength, true}).count;
@@ -176,6 +189,15 @@ public:
         ls_ = std::min<std::size_t>(std::size_t(ctx.tuning().getInt("lineal_path", "anneal_work_group", 128, 1, 1L << 16)),
                                     ctx.device().maxWorkGroupSize);
         while (ls_ & (ls_ - 1)) ls_ &= ls_ - 1;
+        ml_ = t.maxLength;
+        mlz_ = t.nz > 1 ? ml_ : 0;
+        windowSize_ = std::size_t(2 * mlz_ + 1) * std::size_t(2 * ml_ + 1) * std::size_t(2 * ml_ + 1);
+        if (2 * windowSize_ <= kWindowBytes) {
+            windowCandidates_ = int(std::min<std::size_t>(kWindowBytes / (2 * windowSize_), std::size_t(1) << 20));
+            segLin_ = ctx.upload(seg_.windowOffsets(ml_), "anneal segment window offsets", CL_MEM_READ_ONLY);
+            window_ = ctx.newKernel("lineal_path_anneal.cl", "anneal_window", p);
+            deltaWindow_ = ctx.newKernel("lineal_path_anneal.cl", "anneal_delta_window", p);
+        }
     }
     std::vector<double> deltaErrors(const Swaps& swaps) override {
         const int K = int(swaps.size());
@@ -192,19 +214,10 @@ public:
             s[i].s[1] = cl_int(swaps[i].second);
         }
         ctx_.write(swapBuf_, s.data(), s.size() * sizeof(cl_int2), "upload anneal candidates");
-        setArg(delta_, 0, X_);
-        setArg(delta_, 1, cl_int(img_.nz));
-        setArg(delta_, 2, cl_int(img_.ny));
-        setArg(delta_, 3, cl_int(img_.nx));
-        setArg(delta_, 4, seg);
-        setArg(delta_, 5, start_);
-        setArg(delta_, 6, cl_int(nd_));
-        setArg(delta_, 7, swapBuf_);
-        setArg(delta_, 8, cl_int(K));
-        setArg(delta_, 9, deltaBuf_);
-        setArg(delta_, 10, cl_int(s2_ ? 1 : 0));
-        setArg(delta_, 11, delta2Buf_);
-        ctx_.launch(delta_, cl::NDRange(roundUp(std::size_t(nd_), 64), std::size_t(K)), cl::NDRange(64, 1));
+        if (windowCandidates_ > 0)
+            deltasFromWindows(K);
+        else
+            deltasFromImage(K);
         setArg(energy_, 0, deltaBuf_);
         setArg(energy_, 1, e_);
         setArg(energy_, 2, invN_);
@@ -256,10 +269,69 @@ public:
     const PhaseImage& image() const override { return img_; }
 
 private:
+    void deltasFromImage(int K) {
+        setArg(delta_, 0, X_);
+        setArg(delta_, 1, cl_int(img_.nz));
+        setArg(delta_, 2, cl_int(img_.ny));
+        setArg(delta_, 3, cl_int(img_.nx));
+        setArg(delta_, 4, seg);
+        setArg(delta_, 5, start_);
+        setArg(delta_, 6, cl_int(nd_));
+        setArg(delta_, 7, swapBuf_);
+        setArg(delta_, 8, cl_int(K));
+        setArg(delta_, 9, deltaBuf_);
+        setArg(delta_, 10, cl_int(s2_ ? 1 : 0));
+        setArg(delta_, 11, delta2Buf_);
+        ctx_.launch(delta_, cl::NDRange(roundUp(std::size_t(nd_), 64), std::size_t(K)), cl::NDRange(64, 1));
+    }
+    // The windows of up to windowCandidates_ candidates at a time, then their count changes.
+    void deltasFromWindows(int K) {
+        const int part = std::min(K, windowCandidates_);
+        if (part > windowCapacity_) {
+            windowCapacity_ = part;
+            windowBuf_ = ctx_.buffer(std::size_t(part) * 2 * windowSize_, "anneal candidate windows");
+        }
+        for (int i0 = 0; i0 < K; i0 += part) {
+            const int k = std::min(part, K - i0);
+            setArg(window_, 0, X_);
+            setArg(window_, 1, cl_int(img_.nz));
+            setArg(window_, 2, cl_int(img_.ny));
+            setArg(window_, 3, cl_int(img_.nx));
+            setArg(window_, 4, swapBuf_);
+            setArg(window_, 5, cl_int(i0));
+            setArg(window_, 6, cl_int(ml_));
+            setArg(window_, 7, cl_int(mlz_));
+            setArg(window_, 8, windowBuf_);
+            ctx_.launch(window_, cl::NDRange(roundUp(windowSize_, 64), std::size_t(2 * k)), cl::NDRange(64, 1));
+            setArg(deltaWindow_, 0, windowBuf_);
+            setArg(deltaWindow_, 1, cl_int(ml_));
+            setArg(deltaWindow_, 2, cl_int(mlz_));
+            setArg(deltaWindow_, 3, segLin_);
+            setArg(deltaWindow_, 4, start_);
+            setArg(deltaWindow_, 5, cl_int(nd_));
+            setArg(deltaWindow_, 6, cl_int(i0));
+            setArg(deltaWindow_, 7, cl_int(k));
+            setArg(deltaWindow_, 8, deltaBuf_);
+            setArg(deltaWindow_, 9, X_);
+            setArg(deltaWindow_, 10, cl_int(img_.nz));
+            setArg(deltaWindow_, 11, cl_int(img_.ny));
+            setArg(deltaWindow_, 12, cl_int(img_.nx));
+            setArg(deltaWindow_, 13, seg);
+            setArg(deltaWindow_, 14, swapBuf_);
+            setArg(deltaWindow_, 15, cl_int(s2_ ? 1 : 0));
+            setArg(deltaWindow_, 16, delta2Buf_);
+            ctx_.launch(deltaWindow_, cl::NDRange(roundUp(std::size_t(nd_), 64), std::size_t(k)), cl::NDRange(64, 1));
+        }
+    }
+
     Context& ctx_;
     SegmentTable seg_;
     PhaseImage img_;
     int nd_ = 0, capacity_ = 0;
+    int ml_ = 0, mlz_ = 0, windowCandidates_ = 0, windowCapacity_ = 0;  // windowCandidates_ 0: no windows
+    std::size_t windowSize_ = 0;
+    cl::Buffer segLin_, windowBuf_;
+    cl::Kernel window_, deltaWindow_;
     T invN_, w2_ = 0;
     bool s2_ = false;
     cl::Buffer counts2_, target2_, e2_, delta2Buf_;
