@@ -78,19 +78,24 @@ __kernel void anneal_delta(__global const uchar* X, const int nz, const int ny, 
 
 // Windows of the image around each candidate's pixels, so that anneal_delta_window reads the
 // placements through a and b without wrapping coordinates or testing for the swapped pixels: window
-// 2i holds X around a (offsets -ML..ML per axis, z only in 3-D), window 2i + 1 holds X after swap i
-// around b. Window position (wz, wy, wx) is pixel centre + (wz - mlz, wy - ml, wx - ml), wrapped.
+// 2k holds X around a = swaps[i0 + k].x (offsets -ML..ML per axis, z only in 3-D), window 2k + 1
+// holds X after the swap around b. Window position (wz, wy, wx) is pixel centre + (wz - mlz, wy - ml,
+// wx - ml), wrapped. One work-item per window row.
 __kernel void anneal_window(__global const uchar* X, const int nz, const int ny, const int nx,
                             __global const int2* swaps, const int i0, const int ml, const int mlz,
                             __global uchar* win) {
-    const int w = get_global_id(0), side = get_global_id(1) & 1, k = get_global_id(1) >> 1;
-    const int W = 2 * ml + 1, S = (2 * mlz + 1) * W * W;
-    if (w >= S) return;
+    const int r = get_global_id(0), side = get_global_id(1) & 1, k = get_global_id(1) >> 1;
+    const int W = 2 * ml + 1, rows = (2 * mlz + 1) * W;
+    if (r >= rows) return;
     const int a = swaps[i0 + k].x, b = swaps[i0 + k].y, c = side ? b : a;
     const int cz = c / (ny * nx), cy = (c / nx) % ny, cx = c % nx;
-    const int wz = w / (W * W), wy = (w / W) % W, wx = w % W;
-    const int q = (wrapc(cz + wz - mlz, nz) * ny + wrapc(cy + wy - ml, ny)) * nx + wrapc(cx + wx - ml, nx);
-    win[(size_t)get_global_id(1) * S + w] = side ? (uchar)pixelAfter(X, q, a, b) : X[q];
+    const int row = (wrapc(cz + r / W - mlz, nz) * ny + wrapc(cy + r % W - ml, ny)) * nx;
+    __global uchar* out = win + ((size_t)get_global_id(1) * rows + r) * W;
+    int x = wrapc(cx - ml, nx);
+    for (int wx = 0; wx < W; ++wx) {
+        out[wx] = side ? (uchar)pixelAfter(X, row + x, a, b) : X[row + x];
+        if (++x == nx) x = 0;
+    }
 }
 
 // Whether the segment (window offsets lin[0..len)) at window position p lies in the phase. The first

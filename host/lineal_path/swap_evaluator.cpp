@@ -104,6 +104,8 @@ public:
     std::vector<std::uint64_t> counts() override { return counts_; }
     std::vector<std::uint64_t> s2Counts() override { return counts2_; }
     const PhaseImage& image() const override { return img_; }
+    // Every candidate costs the same and there is no launch to amortize: one at a time wastes nothing.
+    std::uint64_t nextBatch(std::uint64_t, std::uint64_t, std::uint64_t) const override { return 1; }
 
 private:
     int at(int z, int y, int x) const {
@@ -189,6 +191,13 @@ public:
         ls_ = std::min<std::size_t>(std::size_t(ctx.tuning().getInt("lineal_path", "anneal_work_group", 128, 1, 1L << 16)),
                                     ctx.device().maxWorkGroupSize);
         while (ls_ & (ls_ - 1)) ls_ &= ls_ - 1;
+        // 512 work-items (8 work-groups) per compute unit balance PoCL's cores; 2^16 placements per
+        // compute unit take about 0.25 ms (4 ns each on a 2-core Xeon), a few launch round trips.
+        if (!ctx.device().isGpu) {
+            const std::uint64_t units = std::max(1u, ctx.device().computeUnits);
+            fullBatch_ = (units * 512 + std::uint64_t(nd_) - 1) / std::uint64_t(nd_);
+            cheapPlacements_ = units << 16;
+        }
         ml_ = t.maxLength;
         mlz_ = t.nz > 1 ? ml_ : 0;
         windowSize_ = std::size_t(2 * mlz_ + 1) * std::size_t(2 * ml_ + 1) * std::size_t(2 * ml_ + 1);
@@ -267,6 +276,15 @@ public:
         return std::vector<std::uint64_t>(c.begin(), c.end());
     }
     const PhaseImage& image() const override { return img_; }
+    // A CPU device's evaluation time grows with every candidate, and the candidates after an accepted
+    // one are wasted: it takes the fewest that keep its cores busy (fullBatch_), and doubles on a full
+    // rejection only while the batch is cheap beside a launch and its read-back (cheapPlacements_).
+    // GPUs keep the default.
+    std::uint64_t nextBatch(std::uint64_t k, std::uint64_t used, std::uint64_t maxBatch) const override {
+        if (fullBatch_ == 0) return SwapEvaluator::nextBatch(k, used, maxBatch);
+        const bool widen = used == k && 2 * k * seg_.offsets.size() <= cheapPlacements_;
+        return std::min(std::max(widen ? 2 * k : 1, fullBatch_), maxBatch);
+    }
 
 private:
     void deltasFromImage(int K) {
@@ -302,7 +320,7 @@ private:
             setArg(window_, 6, cl_int(ml_));
             setArg(window_, 7, cl_int(mlz_));
             setArg(window_, 8, windowBuf_);
-            ctx_.launch(window_, cl::NDRange(roundUp(windowSize_, 64), std::size_t(2 * k)), cl::NDRange(64, 1));
+            ctx_.launch(window_, cl::NDRange(roundUp(windowSize_ / std::size_t(2 * ml_ + 1), 64), std::size_t(2 * k)), cl::NDRange(64, 1));
             setArg(deltaWindow_, 0, windowBuf_);
             setArg(deltaWindow_, 1, cl_int(ml_));
             setArg(deltaWindow_, 2, cl_int(mlz_));
@@ -330,6 +348,7 @@ private:
     int nd_ = 0, capacity_ = 0;
     int ml_ = 0, mlz_ = 0, windowCandidates_ = 0, windowCapacity_ = 0;  // windowCandidates_ 0: no windows
     std::size_t windowSize_ = 0;
+    std::uint64_t fullBatch_ = 0, cheapPlacements_ = 0;  // fullBatch_ 0: a GPU (the default batch rule)
     cl::Buffer segLin_, windowBuf_;
     cl::Kernel window_, deltaWindow_;
     T invN_, w2_ = 0;
