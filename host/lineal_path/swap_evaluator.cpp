@@ -42,10 +42,7 @@ struct SegmentTable {
     }
 };
 
-// Device memory for the candidates' image windows of one evaluation at most; a batch whose windows
-// need more is evaluated in parts, and a cell whose single window pair needs more (3-D, large ML)
-// takes anneal_delta on the whole image instead.
-constexpr std::size_t kWindowBytes = std::size_t(64) << 20;
+
 
 std::vector<std::uint64_t> fullCounts(const PhaseImage& img, const Target& t) {
     return linealPathReference(img, {t.maxLength, true}).count;
@@ -201,8 +198,15 @@ public:
         ml_ = t.maxLength;
         mlz_ = t.nz > 1 ? ml_ : 0;
         windowSize_ = std::size_t(2 * mlz_ + 1) * std::size_t(2 * ml_ + 1) * std::size_t(2 * ml_ + 1);
-        if (2 * windowSize_ <= kWindowBytes) {
-            windowCandidates_ = int(std::min<std::size_t>(kWindowBytes / (2 * windowSize_), std::size_t(1) << 20));
+        // Windows are measured on CPU devices (docs/engineering/lineal_path.md); GPUs keep anneal_delta
+        // on the whole image unless their profile sets anneal_windows = 1.
+        const bool windows = ctx.tuning().getInt("lineal_path", "anneal_windows", ctx.device().isGpu ? 0 : 1, 0, 1) != 0;
+        // Device memory for the candidates' windows of one evaluation at most (profile key
+        // anneal_window_bytes): a batch whose windows need more is evaluated in parts, and a cell whose
+        // single window pair needs more (3-D, large ML) takes anneal_delta on the whole image instead.
+        const auto windowBytes = std::size_t(ctx.tuning().getInt("lineal_path", "anneal_window_bytes", 64L << 20, 1, 1L << 40));
+        if (windows && 2 * windowSize_ <= windowBytes) {
+            windowCandidates_ = int(std::min<std::size_t>(windowBytes / (2 * windowSize_), std::size_t(1) << 20));
             segLin_ = ctx.upload(seg_.windowOffsets(ml_), "anneal segment window offsets", CL_MEM_READ_ONLY);
             window_ = ctx.newKernel("lineal_path_anneal.cl", "anneal_window", p);
             deltaWindow_ = ctx.newKernel("lineal_path_anneal.cl", "anneal_delta_window", p);
