@@ -226,7 +226,9 @@ public:
             s[i].s[0] = cl_int(swaps[i].first);
             s[i].s[1] = cl_int(swaps[i].second);
         }
-        ctx_.write(swapBuf_, s.data(), s.size() * sizeof(cl_int2), "upload anneal candidates");
+        // Queued behind the last accepted swap's anneal_apply without waiting for it: the blocking
+        // read of ΔE below is the step's only round trip.
+        ctx_.writeAsync(swapBuf_, std::move(s), "upload anneal candidates");
         if (windowCandidates_ > 0)
             deltasFromWindows(K);
         else
