@@ -76,40 +76,35 @@ __kernel void anneal_delta(__global const uchar* X, const int nz, const int ny, 
     }
 }
 
-// Windows of the image around each candidate's pixels, so that anneal_delta_window reads the
-// placements through a and b without wrapping coordinates or testing for the swapped pixels: window
-// 2k holds X around a = swaps[i0 + k].x (offsets -ML..ML per axis, z only in 3-D), window 2k + 1
-// holds X after the swap around b. Window position (wz, wy, wx) is pixel centre + (wz - mlz, wy - ml,
-// wx - ml), wrapped. One work-item per window row.
+// A window of the image around each candidate's pixels, so that anneal_delta_window reads the
+// placements through a and b without wrapping coordinates or testing for the swapped pixels. Byte w
+// of window k holds two pixels at the same offset: bit 0 from X around a = swaps[i0 + k].x, bit 1
+// from X after the swap around b. Position (wz, wy, wx) is offset (wz - mlz, wy - ml, wx - ml) from
+// the centre, wrapped. One work-item per window row.
 __kernel void anneal_window(__global const uchar* X, const int nz, const int ny, const int nx,
                             __global const int2* swaps, const int i0, const int ml, const int mlz,
                             __global uchar* win) {
-    const int r = get_global_id(0), side = get_global_id(1) & 1, k = get_global_id(1) >> 1;
+    const int r = get_global_id(0), k = get_global_id(1);
     const int W = 2 * ml + 1, rows = (2 * mlz + 1) * W;
     if (r >= rows) return;
-    const int a = swaps[i0 + k].x, b = swaps[i0 + k].y, c = side ? b : a;
-    const int cz = c / (ny * nx), cy = (c / nx) % ny, cx = c % nx;
-    const int row = (wrapc(cz + r / W - mlz, nz) * ny + wrapc(cy + r % W - ml, ny)) * nx;
-    __global uchar* out = win + ((size_t)get_global_id(1) * rows + r) * W;
-    int x = wrapc(cx - ml, nx);
+    const int a = swaps[i0 + k].x, b = swaps[i0 + k].y;
+    const int oz = r / W - mlz, oy = r % W - ml;
+    const int rowA = (wrapc(a / (ny * nx) + oz, nz) * ny + wrapc((a / nx) % ny + oy, ny)) * nx;
+    const int rowB = (wrapc(b / (ny * nx) + oz, nz) * ny + wrapc((b / nx) % ny + oy, ny)) * nx;
+    __global uchar* out = win + ((size_t)k * rows + r) * W;
+    int xa = wrapc(a % nx - ml, nx), xb = wrapc(b % nx - ml, nx);
     for (int wx = 0; wx < W; ++wx) {
-        out[wx] = side ? (uchar)pixelAfter(X, row + x, a, b) : X[row + x];
-        if (++x == nx) x = 0;
+        out[wx] = (uchar)(X[rowA + xa] | (pixelAfter(X, rowB + xb, a, b) << 1));
+        if (++xa == nx) xa = 0;
+        if (++xb == nx) xb = 0;
     }
 }
 
-// Whether the segment (window offsets lin[0..len)) at window position p lies in the phase. The first
-// and last pixels are tested together before the loop: on a random image most placements fail one of
-// them, and one well-predicted branch replaces two.
-inline int fitsWindow(__global const uchar* w, __global const int* lin, int len, int p) {
-    if (!(w[p + lin[0]] & w[p + lin[len - 1]])) return 0;
-    for (int m = 1; m < len - 1; ++m)
-        if (!w[p + lin[m]]) return 0;
-    return 1;
-}
-
 // anneal_delta for candidates i0 + k (k < K) from their windows (anneal_window); segLin holds the
-// segment offsets as window offsets ((oz * W) + oy) * W + ox. Same results as anneal_delta.
+// segment offsets as window offsets ((oz * W) + oy) * W + ox. Same results as anneal_delta. A
+// placement's two tests (before the swap around a, after it around b) run together on the window's
+// two bits, starting with the segment's first and last pixels: on a random image most placements
+// fail one of them, and the loop stops once both tests have failed.
 __kernel void anneal_delta_window(__global const uchar* win, const int ml, const int mlz,
                                   __global const int* segLin, __global const int* segStart, const int nd,
                                   const int i0, const int K, __global int* delta, __global const uchar* X,
@@ -118,14 +113,15 @@ __kernel void anneal_delta_window(__global const uchar* win, const int ml, const
     const int d = get_global_id(0), k = get_global_id(1);
     if (d >= nd || k >= K) return;
     const int W = 2 * ml + 1, S = (2 * mlz + 1) * W * W, centre = (mlz * W + ml) * W + ml;
-    __global const uchar* wa = win + (size_t)(2 * k) * S;
-    __global const uchar* wb = wa + S;
+    __global const uchar* w = win + (size_t)k * S;
     __global const int* lin = segLin + segStart[d];
-    const int len = segStart[d + 1] - segStart[d];
+    const int len = segStart[d + 1] - segStart[d], first = lin[0], last = lin[len - 1];
     int change = 0;
     for (int j = 0; j < len; ++j) {
         const int p = centre - lin[j];
-        change += fitsWindow(wb, lin, len, p) - fitsWindow(wa, lin, len, p);
+        int both = w[p + first] & w[p + last];
+        for (int m = 1; both && m < len - 1; ++m) both &= w[p + lin[m]];
+        change += (both >> 1) - (both & 1);
     }
     const int i = i0 + k;
     delta[(size_t)i * nd + d] = change;

@@ -1,6 +1,6 @@
 // The reconstruction's two device paths under a tuning profile of this test's own, held to the serial
-// evaluator in float and double: candidate windows split into parts (a window budget of 2000 bytes:
-// a few candidates per part), and a cell whose window pair exceeds the budget, which reads the whole
+// evaluator in float and double: candidate windows split into parts (a window budget of 1000 bytes:
+// a few candidates per part), and a cell whose window exceeds the budget, which reads the whole
 // image (anneal_delta, the GPUs' default). test_lineal_path_reconstruct covers the default CPU path.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -32,7 +32,7 @@ public:
         std::ofstream(dir_ + "/anneal-windows.profile") << "[match]\nplatform = " << d.platformName << "\nvendor = " << d.vendor
                                                         << "\ndevice = " << d.name << "\ntype = " << d.type << "\n"
                                                         << "[build]\noptions = -cl-mad-enable\n"
-                                                        << "[lineal_path]\nanneal_windows = 1\nanneal_window_bytes = 2000\n";
+                                                        << "[lineal_path]\nanneal_windows = 1\nanneal_window_bytes = 1000\n";
         ::setenv("PORTACL_PLATFORMS_DIR", dir_.c_str(), 1);
     }
     void TearDown() override {
@@ -87,11 +87,11 @@ void matchesReference(int nz, int ny, int nx, int ml, double s2Weight) {
 
 }  // namespace
 
-// 2 x 11^2 = 242 bytes per candidate: 8 candidates per part, a batch of 12 in two parts.
+// 11^2 = 121 bytes per candidate: 8 candidates per part, a batch of 12 in two parts.
 TEST(LinealPathReconstructWindows, BatchInParts2D) { matchesReference(1, 18, 22, 5, 0.7); }
 
-// 2 x 5^3 = 250 bytes per candidate, with windows wider than the cell's 4-pixel side (wrapped twice).
+// 5^3 = 125 bytes per candidate (8 per part), with windows wider than the cell's 4-pixel side.
 TEST(LinealPathReconstructWindows, BatchInParts3D) { matchesReference(4, 6, 7, 2, 0.0); }
 
-// 2 x 45^2 = 4050 bytes for one candidate, beyond the budget: the whole-image kernel.
+// 45^2 = 2025 bytes for one candidate, beyond the budget: the whole-image kernel.
 TEST(LinealPathReconstructWindows, WholeImageBeyondBudget) { matchesReference(1, 48, 46, 22, 0.5); }

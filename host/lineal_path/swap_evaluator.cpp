@@ -203,10 +203,10 @@ public:
         const bool windows = ctx.tuning().getInt("lineal_path", "anneal_windows", ctx.device().isGpu ? 0 : 1, 0, 1) != 0;
         // Device memory for the candidates' windows of one evaluation at most (profile key
         // anneal_window_bytes): a batch whose windows need more is evaluated in parts, and a cell whose
-        // single window pair needs more (3-D, large ML) takes anneal_delta on the whole image instead.
+        // single window needs more (3-D, large ML) takes anneal_delta on the whole image instead.
         const auto windowBytes = std::size_t(ctx.tuning().getInt("lineal_path", "anneal_window_bytes", 64L << 20, 1, 1L << 40));
-        if (windows && 2 * windowSize_ <= windowBytes) {
-            windowCandidates_ = int(std::min<std::size_t>(windowBytes / (2 * windowSize_), std::size_t(1) << 20));
+        if (windows && windowSize_ <= windowBytes) {
+            windowCandidates_ = int(std::min<std::size_t>(windowBytes / windowSize_, std::size_t(1) << 20));
             segLin_ = ctx.upload(seg_.windowOffsets(ml_), "anneal segment window offsets", CL_MEM_READ_ONLY);
             window_ = ctx.newKernel("lineal_path_anneal.cl", "anneal_window", p);
             deltaWindow_ = ctx.newKernel("lineal_path_anneal.cl", "anneal_delta_window", p);
@@ -313,7 +313,7 @@ private:
         const int part = std::min(K, windowCandidates_);
         if (part > windowCapacity_) {
             windowCapacity_ = part;
-            windowBuf_ = ctx_.buffer(std::size_t(part) * 2 * windowSize_, "anneal candidate windows");
+            windowBuf_ = ctx_.buffer(std::size_t(part) * windowSize_, "anneal candidate windows");
         }
         for (int i0 = 0; i0 < K; i0 += part) {
             const int k = std::min(part, K - i0);
@@ -326,7 +326,7 @@ private:
             setArg(window_, 6, cl_int(ml_));
             setArg(window_, 7, cl_int(mlz_));
             setArg(window_, 8, windowBuf_);
-            ctx_.launch(window_, cl::NDRange(roundUp(windowSize_ / std::size_t(2 * ml_ + 1), 64), std::size_t(2 * k)), cl::NDRange(64, 1));
+            ctx_.launch(window_, cl::NDRange(roundUp(windowSize_ / std::size_t(2 * ml_ + 1), 64), std::size_t(k)), cl::NDRange(64, 1));
             setArg(deltaWindow_, 0, windowBuf_);
             setArg(deltaWindow_, 1, cl_int(ml_));
             setArg(deltaWindow_, 2, cl_int(mlz_));
