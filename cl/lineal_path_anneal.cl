@@ -76,6 +76,63 @@ __kernel void anneal_delta(__global const uchar* X, const int nz, const int ny, 
     }
 }
 
+// A window of the image around each candidate's pixels, so that anneal_delta_window reads the
+// placements through a and b without wrapping coordinates or testing for the swapped pixels. Byte w
+// of window k holds two pixels at the same offset: bit 0 from X around a = swaps[i0 + k].x, bit 1
+// from X after the swap around b. Position (wz, wy, wx) is offset (wz - mlz, wy - ml, wx - ml) from
+// the centre, wrapped. One work-item per window row.
+__kernel void anneal_window(__global const uchar* X, const int nz, const int ny, const int nx,
+                            __global const int2* swaps, const int i0, const int ml, const int mlz,
+                            __global uchar* win) {
+    const int r = get_global_id(0), k = get_global_id(1);
+    const int W = 2 * ml + 1, rows = (2 * mlz + 1) * W;
+    if (r >= rows) return;
+    const int a = swaps[i0 + k].x, b = swaps[i0 + k].y;
+    const int oz = r / W - mlz, oy = r % W - ml;
+    const int rowA = (wrapc(a / (ny * nx) + oz, nz) * ny + wrapc((a / nx) % ny + oy, ny)) * nx;
+    const int rowB = (wrapc(b / (ny * nx) + oz, nz) * ny + wrapc((b / nx) % ny + oy, ny)) * nx;
+    __global uchar* out = win + ((size_t)k * rows + r) * W;
+    int xa = wrapc(a % nx - ml, nx), xb = wrapc(b % nx - ml, nx);
+    for (int wx = 0; wx < W; ++wx) {
+        out[wx] = (uchar)(X[rowA + xa] | (pixelAfter(X, rowB + xb, a, b) << 1));
+        if (++xa == nx) xa = 0;
+        if (++xb == nx) xb = 0;
+    }
+}
+
+// anneal_delta for candidates i0 + k (k < K) from their windows (anneal_window); segLin holds the
+// segment offsets as window offsets ((oz * W) + oy) * W + ox. Same results as anneal_delta. A
+// placement's two tests (before the swap around a, after it around b) run together on the window's
+// two bits, starting with the segment's first and last pixels: on a random image most placements
+// fail one of them, and the loop stops once both tests have failed.
+__kernel void anneal_delta_window(__global const uchar* win, const int ml, const int mlz,
+                                  __global const int* segLin, __global const int* segStart, const int nd,
+                                  const int i0, const int K, __global int* delta, __global const uchar* X,
+                                  const int nz, const int ny, const int nx, __global const int4* seg,
+                                  __global const int2* swaps, const int s2, __global int* delta2) {
+    const int d = get_global_id(0), k = get_global_id(1);
+    if (d >= nd || k >= K) return;
+    const int W = 2 * ml + 1, S = (2 * mlz + 1) * W * W, centre = (mlz * W + ml) * W + ml;
+    __global const uchar* w = win + (size_t)k * S;
+    __global const int* lin = segLin + segStart[d];
+    const int len = segStart[d + 1] - segStart[d], first = lin[0], last = lin[len - 1];
+    int change = 0;
+    for (int j = 0; j < len; ++j) {
+        const int p = centre - lin[j];
+        int both = w[p + first] & w[p + last];
+        for (int m = 1; both && m < len - 1; ++m) both &= w[p + lin[m]];
+        change += (both >> 1) - (both & 1);
+    }
+    const int i = i0 + k;
+    delta[(size_t)i * nd + d] = change;
+    if (s2) {
+        const int a = swaps[i].x, b = swaps[i].y;
+        const int4 e = seg[segStart[d + 1] - 1];
+        delta2[(size_t)i * nd + d] = s2Change(X, nz, ny, nx, a / (ny * nx), (a / nx) % ny, a % nx, b / (ny * nx),
+                                              (b / nx) % ny, b % nx, e.x, e.y, e.z, a, b);
+    }
+}
+
 // dE[i] = sum_d (e_d + delta/N)^2 - e_d^2 with e_d = count_d/N - target_d; one work-group per candidate.
 // With s2 != 0 adds w2 * sum_d (e2_d + delta2/N)^2 - e2_d^2.
 __kernel void anneal_energy(__global const int* delta, __global const real* e, const real invN, const int nd,

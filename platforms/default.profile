@@ -24,7 +24,9 @@ tile = 16
 
 [lineal_path]
 # Work-items per displacement in lineal_count (a power of two), displacements per launch, and the
-# work-group of the annealing dE reduction.
+# work-group of the annealing dE reduction. anneal_windows (0 or 1; default 1 on CPU devices, 0 on
+# GPUs): the reconstruction reads each candidate's pixels from a window of the image around it;
+# anneal_window_bytes (default 64 MiB) bounds the device memory of one evaluation's windows.
 work_group = 256
 chunk = 65536
 anneal_work_group = 128

@@ -295,6 +295,11 @@ void validate(const AnnealOptions& opt) {
     if (opt.historyEvery < 1) throw Error("the history interval must be at least 1 step");
 }
 
+// Long rejection streaks get wider batches; an early acceptance narrows them again.
+std::uint64_t SwapEvaluator::nextBatch(std::uint64_t k, std::uint64_t used, std::uint64_t maxBatch) const {
+    return used == k ? std::min(k * 2, maxBatch) : std::min(std::max<std::uint64_t>(1, used * 2), maxBatch);
+}
+
 void anneal(SwapEvaluator& ev, const Target& t, const AnnealOptions& opt, AnnealState& st) {
     validate(opt);
     PhaseLists lists(ev.image());
@@ -332,9 +337,7 @@ void anneal(SwapEvaluator& ev, const Target& t, const AnnealOptions& opt, Anneal
             }
         }
         st.step += used;
-        // Long rejection streaks get wider batches; an early acceptance narrows them again.
-        batch = used == k ? std::min<std::uint64_t>(batch * 2, std::uint64_t(std::max(1, opt.maxBatch)))
-                          : std::max<std::uint64_t>(1, used * 2);
+        batch = std::max<std::uint64_t>(1, ev.nextBatch(k, used, std::uint64_t(std::max(1, opt.maxBatch))));
         if (st.step - lastHistory >= opt.historyEvery || st.error <= 0 || st.step >= opt.steps) {
             record();
             lastHistory = st.step;

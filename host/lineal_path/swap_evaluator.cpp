@@ -32,7 +32,17 @@ struct SegmentTable {
         start.push_back(cl_int(offsets.size()));
     }
     int displacements() const { return int(start.size()) - 1; }
+    // The offsets as linear offsets in a window of side 2 ML + 1 (cl/lineal_path_anneal.cl's anneal_window).
+    std::vector<cl_int> windowOffsets(int ml) const {
+        const int w = 2 * ml + 1;
+        std::vector<cl_int> lin;
+        lin.reserve(offsets.size());
+        for (const auto& o : offsets) lin.push_back((o.s[0] * w + o.s[1]) * w + o.s[2]);
+        return lin;
+    }
 };
+
+
 
 std::vector<std::uint64_t> fullCounts(const PhaseImage& img, const Target& t) {
     return linealPathReference(img, {t.maxLength, true}).count;
@@ -91,6 +101,8 @@ public:
     std::vector<std::uint64_t> counts() override { return counts_; }
     std::vector<std::uint64_t> s2Counts() override { return counts2_; }
     const PhaseImage& image() const override { return img_; }
+    // Every candidate costs the same and there is no launch to amortize: one at a time wastes nothing.
+    std::uint64_t nextBatch(std::uint64_t, std::uint64_t, std::uint64_t) const override { return 1; }
 
 private:
     int at(int z, int y, int x) const {
@@ -176,6 +188,29 @@ public:
         ls_ = std::min<std::size_t>(std::size_t(ctx.tuning().getInt("lineal_path", "anneal_work_group", 128, 1, 1L << 16)),
                                     ctx.device().maxWorkGroupSize);
         while (ls_ & (ls_ - 1)) ls_ &= ls_ - 1;
+        // 512 work-items (8 work-groups) per compute unit balance PoCL's cores; 2^16 placements per
+        // compute unit take about 0.25 ms (4 ns each on a 2-core Xeon), a few launch round trips.
+        if (!ctx.device().isGpu) {
+            const std::uint64_t units = std::max(1u, ctx.device().computeUnits);
+            fullBatch_ = (units * 512 + std::uint64_t(nd_) - 1) / std::uint64_t(nd_);
+            cheapPlacements_ = units << 16;
+        }
+        ml_ = t.maxLength;
+        mlz_ = t.nz > 1 ? ml_ : 0;
+        windowSize_ = std::size_t(2 * mlz_ + 1) * std::size_t(2 * ml_ + 1) * std::size_t(2 * ml_ + 1);
+        // Windows are measured on CPU devices (docs/engineering/lineal_path.md); GPUs keep anneal_delta
+        // on the whole image unless their profile sets anneal_windows = 1.
+        const bool windows = ctx.tuning().getInt("lineal_path", "anneal_windows", ctx.device().isGpu ? 0 : 1, 0, 1) != 0;
+        // Device memory for the candidates' windows of one evaluation at most (profile key
+        // anneal_window_bytes): a batch whose windows need more is evaluated in parts, and a cell whose
+        // single window needs more (3-D, large ML) takes anneal_delta on the whole image instead.
+        const auto windowBytes = std::size_t(ctx.tuning().getInt("lineal_path", "anneal_window_bytes", 64L << 20, 1, 1L << 40));
+        if (windows && windowSize_ <= windowBytes) {
+            windowCandidates_ = int(std::min<std::size_t>(windowBytes / windowSize_, std::size_t(1) << 20));
+            segLin_ = ctx.upload(seg_.windowOffsets(ml_), "anneal segment window offsets", CL_MEM_READ_ONLY);
+            window_ = ctx.newKernel("lineal_path_anneal.cl", "anneal_window", p);
+            deltaWindow_ = ctx.newKernel("lineal_path_anneal.cl", "anneal_delta_window", p);
+        }
     }
     std::vector<double> deltaErrors(const Swaps& swaps) override {
         const int K = int(swaps.size());
@@ -191,20 +226,13 @@ public:
             s[i].s[0] = cl_int(swaps[i].first);
             s[i].s[1] = cl_int(swaps[i].second);
         }
-        ctx_.write(swapBuf_, s.data(), s.size() * sizeof(cl_int2), "upload anneal candidates");
-        setArg(delta_, 0, X_);
-        setArg(delta_, 1, cl_int(img_.nz));
-        setArg(delta_, 2, cl_int(img_.ny));
-        setArg(delta_, 3, cl_int(img_.nx));
-        setArg(delta_, 4, seg);
-        setArg(delta_, 5, start_);
-        setArg(delta_, 6, cl_int(nd_));
-        setArg(delta_, 7, swapBuf_);
-        setArg(delta_, 8, cl_int(K));
-        setArg(delta_, 9, deltaBuf_);
-        setArg(delta_, 10, cl_int(s2_ ? 1 : 0));
-        setArg(delta_, 11, delta2Buf_);
-        ctx_.launch(delta_, cl::NDRange(roundUp(std::size_t(nd_), 64), std::size_t(K)), cl::NDRange(64, 1));
+        // Queued behind the last accepted swap's anneal_apply without waiting for it: the blocking
+        // read of ΔE below is the step's only round trip.
+        ctx_.writeAsync(swapBuf_, std::move(s), "upload anneal candidates");
+        if (windowCandidates_ > 0)
+            deltasFromWindows(K);
+        else
+            deltasFromImage(K);
         setArg(energy_, 0, deltaBuf_);
         setArg(energy_, 1, e_);
         setArg(energy_, 2, invN_);
@@ -254,12 +282,81 @@ public:
         return std::vector<std::uint64_t>(c.begin(), c.end());
     }
     const PhaseImage& image() const override { return img_; }
+    // A CPU device's evaluation time grows with every candidate, and the candidates after an accepted
+    // one are wasted: it takes the fewest that keep its cores busy (fullBatch_), and doubles on a full
+    // rejection only while the batch is cheap beside a launch and its read-back (cheapPlacements_).
+    // GPUs keep the default.
+    std::uint64_t nextBatch(std::uint64_t k, std::uint64_t used, std::uint64_t maxBatch) const override {
+        if (fullBatch_ == 0) return SwapEvaluator::nextBatch(k, used, maxBatch);
+        const bool widen = used == k && 2 * k * seg_.offsets.size() <= cheapPlacements_;
+        return std::min(std::max(widen ? 2 * k : 1, fullBatch_), maxBatch);
+    }
 
 private:
+    void deltasFromImage(int K) {
+        setArg(delta_, 0, X_);
+        setArg(delta_, 1, cl_int(img_.nz));
+        setArg(delta_, 2, cl_int(img_.ny));
+        setArg(delta_, 3, cl_int(img_.nx));
+        setArg(delta_, 4, seg);
+        setArg(delta_, 5, start_);
+        setArg(delta_, 6, cl_int(nd_));
+        setArg(delta_, 7, swapBuf_);
+        setArg(delta_, 8, cl_int(K));
+        setArg(delta_, 9, deltaBuf_);
+        setArg(delta_, 10, cl_int(s2_ ? 1 : 0));
+        setArg(delta_, 11, delta2Buf_);
+        ctx_.launch(delta_, cl::NDRange(roundUp(std::size_t(nd_), 64), std::size_t(K)), cl::NDRange(64, 1));
+    }
+    // The windows of up to windowCandidates_ candidates at a time, then their count changes.
+    void deltasFromWindows(int K) {
+        const int part = std::min(K, windowCandidates_);
+        if (part > windowCapacity_) {
+            windowCapacity_ = part;
+            windowBuf_ = ctx_.buffer(std::size_t(part) * windowSize_, "anneal candidate windows");
+        }
+        for (int i0 = 0; i0 < K; i0 += part) {
+            const int k = std::min(part, K - i0);
+            setArg(window_, 0, X_);
+            setArg(window_, 1, cl_int(img_.nz));
+            setArg(window_, 2, cl_int(img_.ny));
+            setArg(window_, 3, cl_int(img_.nx));
+            setArg(window_, 4, swapBuf_);
+            setArg(window_, 5, cl_int(i0));
+            setArg(window_, 6, cl_int(ml_));
+            setArg(window_, 7, cl_int(mlz_));
+            setArg(window_, 8, windowBuf_);
+            ctx_.launch(window_, cl::NDRange(roundUp(windowSize_ / std::size_t(2 * ml_ + 1), 64), std::size_t(k)), cl::NDRange(64, 1));
+            setArg(deltaWindow_, 0, windowBuf_);
+            setArg(deltaWindow_, 1, cl_int(ml_));
+            setArg(deltaWindow_, 2, cl_int(mlz_));
+            setArg(deltaWindow_, 3, segLin_);
+            setArg(deltaWindow_, 4, start_);
+            setArg(deltaWindow_, 5, cl_int(nd_));
+            setArg(deltaWindow_, 6, cl_int(i0));
+            setArg(deltaWindow_, 7, cl_int(k));
+            setArg(deltaWindow_, 8, deltaBuf_);
+            setArg(deltaWindow_, 9, X_);
+            setArg(deltaWindow_, 10, cl_int(img_.nz));
+            setArg(deltaWindow_, 11, cl_int(img_.ny));
+            setArg(deltaWindow_, 12, cl_int(img_.nx));
+            setArg(deltaWindow_, 13, seg);
+            setArg(deltaWindow_, 14, swapBuf_);
+            setArg(deltaWindow_, 15, cl_int(s2_ ? 1 : 0));
+            setArg(deltaWindow_, 16, delta2Buf_);
+            ctx_.launch(deltaWindow_, cl::NDRange(roundUp(std::size_t(nd_), 64), std::size_t(k)), cl::NDRange(64, 1));
+        }
+    }
+
     Context& ctx_;
     SegmentTable seg_;
     PhaseImage img_;
     int nd_ = 0, capacity_ = 0;
+    int ml_ = 0, mlz_ = 0, windowCandidates_ = 0, windowCapacity_ = 0;  // windowCandidates_ 0: no windows
+    std::size_t windowSize_ = 0;
+    std::uint64_t fullBatch_ = 0, cheapPlacements_ = 0;  // fullBatch_ 0: a GPU (the default batch rule)
+    cl::Buffer segLin_, windowBuf_;
+    cl::Kernel window_, deltaWindow_;
     T invN_, w2_ = 0;
     bool s2_ = false;
     cl::Buffer counts2_, target2_, e2_, delta2Buf_;

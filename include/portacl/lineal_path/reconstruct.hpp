@@ -55,6 +55,11 @@ public:
     // Exact S2 counts (empty when the target has no S2).
     virtual std::vector<std::uint64_t> s2Counts() = 0;
     virtual const PhaseImage& image() const = 0;
+    // Candidates of the next evaluation, at most maxBatch, after one of k candidates of which the walk
+    // used the first `used` (used < k: the used-th was accepted). The default suits devices on which a
+    // few more candidates cost almost nothing (GPUs): twice as many after a full rejection, twice the
+    // used count after an acceptance. Any choice gives the same chain; only the wasted work differs.
+    virtual std::uint64_t nextBatch(std::uint64_t k, std::uint64_t used, std::uint64_t maxBatch) const;
 };
 // On the device, in float or double (the ΔE sums; the counts are exact either way).
 PORTACL_API std::unique_ptr<SwapEvaluator> makeDeviceEvaluator(Context& ctx, const Target& t, const PhaseImage& start, Precision p);
