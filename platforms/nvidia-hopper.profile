@@ -152,3 +152,9 @@ work_group = 256
 # The exact predicates' expansions out of line in the mesh kernels: NVIDIA's compiler otherwise
 # copies them into every call site (docs/mesh.md gives the build times and the checks).
 build_options = -DPRED_EXACT_OUT_OF_LINE=1
+
+[lineal_path]
+# The reconstruction's candidate windows (cl/lineal_path_anneal.cl, anneal_window): on an H200 the
+# 256^2, ML 64 bench case evaluated 16 702-16 828 swaps a second with them against 10 029-10 094
+# without, alternated in one run (tools/anchors/recon_gpu_windows.sh, docs/engineering/lineal_path.md).
+anneal_windows = 1

@@ -204,6 +204,8 @@ TEST(GemmTensorCore, MatchesReferenceAtOddSizesOrIsRefused) {
             GemmTuning t = tunings.front();
             t.tensorM = v[0], t.tensorN = v[1], t.tensorK = v[2], t.tensorWarpsM = v[3], t.tensorWarpsN = v[4];
             t.tensorInstructionK = v[5];
+            t.tensorStages = 0;  // register staging, whatever the profile stages
+            t.tensorBuildOptions.clear();
             tunings.push_back(t);
         }
     // cp.async staging (compute capability 8.0 and up, as the kernel itself), registers capped at 128:
