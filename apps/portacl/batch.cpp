@@ -87,7 +87,6 @@ std::unique_ptr<DeviceSet> openDeviceSet(const CommonOptions& common, const Batc
     const std::vector<DeviceInfo> members =
         withCoresForGpuMembers(withMembersPerGpu(devices, spec, perGpu), coresNote, batch.coreMembersItems > 0 ? hostCores() : 0);
     if (!coresNote.empty()) log(LogLevel::Info, coresNote);
-    if (members.empty()) throw Error("no device is left for the batch: " + coresNote);
     ContextOptions options = common.contextOptions();
     options.hostThreads = std::max(1u, hostCores() / static_cast<unsigned>(members.size()));
     auto set = std::make_unique<DeviceSet>(members, options);
