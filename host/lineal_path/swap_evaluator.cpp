@@ -42,8 +42,6 @@ struct SegmentTable {
     }
 };
 
-
-
 std::vector<std::uint64_t> fullCounts(const PhaseImage& img, const Target& t) {
     return linealPathReference(img, {t.maxLength, true}).count;
 }
