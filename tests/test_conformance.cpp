@@ -567,12 +567,15 @@ void reconstructionCase(Precision p) {
     const std::vector<Item> items = gTiny ? std::vector<Item>{{1, 10, 12, 3, 0.5}, {4, 5, 6, 2, 0.0}}
                                           : std::vector<Item>{{1, 18, 22, 5, 0.7}, {6, 7, 8, 2, 0.0}, {5, 6, 7, 2, 1.0}};
     const int swaps = gTiny ? 6 : 60;
+    // Both ways of reading a candidate's pixels (windows around it, or the whole image), whichever the
+    // device's profile takes.
+    for (const bool windows : {true, false})
     for (const auto& it : items) {
         SCOPED_TRACE(std::to_string(it.nz) + "x" + std::to_string(it.ny) + "x" + std::to_string(it.nx) + " S2 weight " +
-                     std::to_string(it.s2Weight));
+                     std::to_string(it.s2Weight) + (windows ? ", windows" : ", whole image"));
         const auto t = lineal::targetFromImage(ctx(), bothPhases(it.nz, it.ny, it.nx, 0.5, 7), it.ml, it.s2Weight);
         const auto start = bothPhases(it.nz, it.ny, it.nx, 0.5, 8);
-        auto dev = lineal::makeDeviceEvaluator(ctx(), t, start, p);
+        auto dev = lineal::makeDeviceEvaluator(ctx(), t, start, p, windows);
         auto ref = lineal::makeReferenceEvaluator(t, start);
         std::mt19937 rng(9);
         // Float: ΔE sums at most a few hundred squared differences of L values below 1, so its

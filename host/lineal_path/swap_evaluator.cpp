@@ -1,5 +1,6 @@
 // Incremental lineal path counts under pixel swaps: on the device (cl/lineal_path_anneal.cl) and the
 // serial reference, with the same placement rule (see the kernel's header comment).
+#include <optional>
 #include <cmath>
 
 #include "portacl/lineal_path/reconstruct.hpp"
@@ -152,7 +153,8 @@ private:
 template <typename T>
 class DeviceEvaluator : public SwapEvaluator {
 public:
-    DeviceEvaluator(Context& ctx, const Target& t, const PhaseImage& start) : ctx_(ctx), seg_(t), img_(start) {
+    DeviceEvaluator(Context& ctx, const Target& t, const PhaseImage& start, std::optional<bool> windowsAsked)
+        : ctx_(ctx), seg_(t), img_(start) {
         checkStart(t, start);
         nd_ = seg_.displacements();
         invN_ = T(1) / T(double(start.size()));
@@ -198,7 +200,8 @@ public:
         windowSize_ = std::size_t(2 * mlz_ + 1) * std::size_t(2 * ml_ + 1) * std::size_t(2 * ml_ + 1);
         // Windows are measured on CPU devices (docs/engineering/lineal_path.md); GPUs keep anneal_delta
         // on the whole image unless their profile sets anneal_windows = 1.
-        const bool windows = ctx.tuning().getInt("lineal_path", "anneal_windows", ctx.device().isGpu ? 0 : 1, 0, 1) != 0;
+        const bool windows = windowsAsked ? *windowsAsked
+                                          : ctx.tuning().getInt("lineal_path", "anneal_windows", ctx.device().isGpu ? 0 : 1, 0, 1) != 0;
         // Device memory for the candidates' windows of one evaluation at most (profile key
         // anneal_window_bytes): a batch whose windows need more is evaluated in parts, and a cell whose
         // single window needs more (3-D, large ML) takes anneal_delta on the whole image instead.
@@ -366,13 +369,14 @@ private:
 
 }  // namespace
 
-std::unique_ptr<SwapEvaluator> makeDeviceEvaluator(Context& ctx, const Target& t, const PhaseImage& start, Precision p) {
+std::unique_ptr<SwapEvaluator> makeDeviceEvaluator(Context& ctx, const Target& t, const PhaseImage& start, Precision p,
+                                                   std::optional<bool> windows) {
     if (p == Precision::Double) {
         ctx.requirePrecision(p);
-        return std::make_unique<DeviceEvaluator<double>>(ctx, t, start);
+        return std::make_unique<DeviceEvaluator<double>>(ctx, t, start, windows);
     }
     if (p != Precision::Float) throw Error("the reconstruction runs in float or double, not mixed");
-    return std::make_unique<DeviceEvaluator<float>>(ctx, t, start);
+    return std::make_unique<DeviceEvaluator<float>>(ctx, t, start, windows);
 }
 
 std::unique_ptr<SwapEvaluator> makeReferenceEvaluator(const Target& t, const PhaseImage& start) {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,8 +62,11 @@ public:
     // used count after an acceptance. Any choice gives the same chain; only the wasted work differs.
     virtual std::uint64_t nextBatch(std::uint64_t k, std::uint64_t used, std::uint64_t maxBatch) const;
 };
-// On the device, in float or double (the ΔE sums; the counts are exact either way).
-PORTACL_API std::unique_ptr<SwapEvaluator> makeDeviceEvaluator(Context& ctx, const Target& t, const PhaseImage& start, Precision p);
+// On the device, in float or double (the ΔE sums; the counts are exact either way). `windows` reads
+// each candidate's pixels from a window around it (true) or from the whole image (false), whatever
+// the profile's [lineal_path] anneal_windows says; unset, the profile decides.
+PORTACL_API std::unique_ptr<SwapEvaluator> makeDeviceEvaluator(Context& ctx, const Target& t, const PhaseImage& start, Precision p,
+                                                               std::optional<bool> windows = std::nullopt);
 // Serial C++ reference, ΔE in double.
 PORTACL_API std::unique_ptr<SwapEvaluator> makeReferenceEvaluator(const Target& t, const PhaseImage& start);
 
