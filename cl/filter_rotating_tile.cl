@@ -21,6 +21,7 @@
 #define DST_T uchar
 #define INTEGER 1
 #include "common/filter_common.h"
+#include "common/filter_byte_words.h"
 
 #ifndef KW
 #define KW 3
@@ -73,19 +74,6 @@ typedef uint KEY_T;
 typedef uint4 key4;
 #define convert_key4 convert_uint4
 #endif
-
-inline uint gather_word(__global const uchar* src, const int w, const int yi, const int x, const int outside) {
-    uchar4 v;
-    int xi = border_index(x, w);
-    v.s0 = (yi < 0 || xi < 0) ? (uchar)outside : src[yi * w + xi];
-    xi = border_index(x + 1, w);
-    v.s1 = (yi < 0 || xi < 0) ? (uchar)outside : src[yi * w + xi];
-    xi = border_index(x + 2, w);
-    v.s2 = (yi < 0 || xi < 0) ? (uchar)outside : src[yi * w + xi];
-    xi = border_index(x + 3, w);
-    v.s3 = (yi < 0 || xi < 0) ? (uchar)outside : src[yi * w + xi];
-    return as_uint(v);
-}
 
 // The sum and the sum of squares of the KW bytes from p.
 inline int2 row_stats(__local const uchar* p) {

@@ -21,6 +21,7 @@
 #define DST_T uchar
 #define INTEGER 1
 #include "common/filter_common.h"
+#include "common/filter_byte_words.h"
 
 #ifndef ROW_W
 #define ROW_W 1, 2, 1
@@ -75,20 +76,6 @@ typedef long acc_t;
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 typedef double acc_t;
 #endif
-
-// Four bytes of row yi (-1: outside under the constant rule) from column x on, through the border rule.
-inline uint gather_word(__global const uchar* src, const int w, const int yi, const int x, const int outside) {
-    uchar4 v;
-    int xi = border_index(x, w);
-    v.s0 = (yi < 0 || xi < 0) ? (uchar)outside : src[yi * w + xi];
-    xi = border_index(x + 1, w);
-    v.s1 = (yi < 0 || xi < 0) ? (uchar)outside : src[yi * w + xi];
-    xi = border_index(x + 2, w);
-    v.s2 = (yi < 0 || xi < 0) ? (uchar)outside : src[yi * w + xi];
-    xi = border_index(x + 3, w);
-    v.s3 = (yi < 0 || xi < 0) ? (uchar)outside : src[yi * w + xi];
-    return as_uint(v);
-}
 
 // The row sum of the column whose byte is b[c] (b: 12 bytes, the column's 4 middle ones at 4..7).
 inline int row_sum(const int* b, const int c) {

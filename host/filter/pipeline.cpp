@@ -212,27 +212,40 @@ struct Pipeline::Impl {
                             std::to_string(l->groupY) + ") is not one this device can run (strip widths 4, 8 or 16).");
     }
 
+    // A kernel of the register path or the GPU tiles, or null when the device's compiler failed on it
+    // (said once; the tile kernels take the operation instead).
+    cl::Kernel* builtOrFallback(const char* file, const char* name, const std::string& defines) {
+        try {
+            return &kernel(file, name, defines);
+        } catch (const BuildError& e) {
+            if (!e.compilerFailed()) throw;
+            portableFallback(e, "the register path or the tile kernels take this operation instead");
+            return nullptr;
+        }
+    }
+
+    // A new output plane of in's type, bound with the arguments every plane kernel takes first:
+    // in, out, width, height, the border value.
+    DevicePlane bindPlane(cl::Kernel& k, const DevicePlane& in) {
+        DevicePlane out{planeBuffer(planeBytes(in.type), "filtered plane"), in.type};
+        setArg(k, 0, in.buffer);
+        setArg(k, 1, out.buffer);
+        setArg(k, 2, static_cast<cl_int>(width));
+        setArg(k, 3, static_cast<cl_int>(height));
+        setArg(k, 4, static_cast<cl_int>(saturate(options.borderValue, in.type)));
+        return out;
+    }
+
     // The row-band path's kernel for op on an 8-bit plane, if the profile chose it and it takes the
     // operation: launched, its output returned.
     bool tryRows(const DevicePlane& in, const Operation& op, DevicePlane& out) {
         if (!rows) return false;
         const std::string defines = rowsDefines(op, in.type, width, height, options.border, rowsLayout, ctx.device().fp64);
         if (defines.empty()) return false;
-        cl::Kernel* built = nullptr;
-        try {
-            built = &kernel("filter_rows.cl", "filter_rows", defines);
-        } catch (const BuildError& e) {
-            if (!e.compilerFailed()) throw;
-            portableFallback(e, "the register path or the tile kernels take this operation instead");
-            return false;
-        }
+        cl::Kernel* built = builtOrFallback("filter_rows.cl", "filter_rows", defines);
+        if (!built) return false;
         cl::Kernel& k = *built;
-        out = DevicePlane{planeBuffer(planeBytes(in.type), "filtered plane"), in.type};
-        setArg(k, 0, in.buffer);
-        setArg(k, 1, out.buffer);
-        setArg(k, 2, static_cast<cl_int>(width));
-        setArg(k, 3, static_cast<cl_int>(height));
-        setArg(k, 4, static_cast<cl_int>(saturate(options.borderValue, in.type)));
+        out = bindPlane(k, in);
         // Rank-1 masks walk along the rows where the profile says so (HWALK): their own segments and bands.
         const bool walk = defines.find("-D HWALK=1") != std::string::npos;
         const int band = walk ? rowsLayout.walkBandFor(height, ctx.device().computeUnits)
@@ -255,22 +268,11 @@ struct Pipeline::Impl {
         const TileKernel tk = rotating ? rotatingTileKernel(op, in.type, width, height, options.border, rotatingTileLayout, local)
                                        : separableTileKernel(op, in.type, width, height, options.border, separableTileLayout, local, ctx.device().fp64);
         if (tk.defines.empty()) return false;
-        cl::Kernel* built = nullptr;
-        try {
-            built = rotating ? &kernel("filter_rotating_tile.cl", "filter_rotating_tile", tk.defines)
-                             : &kernel("filter_separable_tile.cl", "filter_separable_tile", tk.defines);
-        } catch (const BuildError& e) {
-            if (!e.compilerFailed()) throw;
-            portableFallback(e, "the register path or the tile kernels take this operation instead");
-            return false;
-        }
+        cl::Kernel* built = rotating ? builtOrFallback("filter_rotating_tile.cl", "filter_rotating_tile", tk.defines)
+                                     : builtOrFallback("filter_separable_tile.cl", "filter_separable_tile", tk.defines);
+        if (!built) return false;
         cl::Kernel& k = *built;
-        out = DevicePlane{planeBuffer(planeBytes(in.type), "filtered plane"), in.type};
-        setArg(k, 0, in.buffer);
-        setArg(k, 1, out.buffer);
-        setArg(k, 2, static_cast<cl_int>(width));
-        setArg(k, 3, static_cast<cl_int>(height));
-        setArg(k, 4, static_cast<cl_int>(saturate(options.borderValue, in.type)));
+        out = bindPlane(k, in);
         ctx.launch(k, cl::NDRange(tk.globalX, tk.globalY), cl::NDRange(tk.groupX, tk.groupY));
         return true;
     }
@@ -281,13 +283,8 @@ struct Pipeline::Impl {
         const MedianHistogramKernel mk = medianHistogramKernel(op, in.type, options.border, medianHistogram);
         if (mk.name.empty()) return false;
         cl::Kernel& k = kernel("filter_median.cl", mk.name, mk.defines);
-        out = DevicePlane{planeBuffer(planeBytes(in.type), "filtered plane"), in.type};
+        out = bindPlane(k, in);
         const int band = medianHistogram.bandFor(height, ctx.device().computeUnits);
-        setArg(k, 0, in.buffer);
-        setArg(k, 1, out.buffer);
-        setArg(k, 2, static_cast<cl_int>(width));
-        setArg(k, 3, static_cast<cl_int>(height));
-        setArg(k, 4, static_cast<cl_int>(saturate(options.borderValue, in.type)));
         setArg(k, 5, static_cast<cl_int>(band));
         const std::size_t bands = (static_cast<std::size_t>(height) + band - 1) / band;
         if (medianHistogram.method == 1) {

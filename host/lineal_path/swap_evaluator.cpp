@@ -295,18 +295,8 @@ public:
 
 private:
     void deltasFromImage(int K) {
-        setArg(delta_, 0, X_);
-        setArg(delta_, 1, cl_int(img_.nz));
-        setArg(delta_, 2, cl_int(img_.ny));
-        setArg(delta_, 3, cl_int(img_.nx));
-        setArg(delta_, 4, seg);
-        setArg(delta_, 5, start_);
-        setArg(delta_, 6, cl_int(nd_));
-        setArg(delta_, 7, swapBuf_);
-        setArg(delta_, 8, cl_int(K));
-        setArg(delta_, 9, deltaBuf_);
-        setArg(delta_, 10, cl_int(s2_ ? 1 : 0));
-        setArg(delta_, 11, delta2Buf_);
+        setArgs(delta_, 0, X_, cl_int(img_.nz), cl_int(img_.ny), cl_int(img_.nx), seg, start_, cl_int(nd_), swapBuf_, cl_int(K),
+                deltaBuf_, cl_int(s2_ ? 1 : 0), delta2Buf_);
         ctx_.launch(delta_, cl::NDRange(roundUp(std::size_t(nd_), 64), std::size_t(K)), cl::NDRange(64, 1));
     }
     // The windows of up to windowCandidates_ candidates at a time, then their count changes.
@@ -318,33 +308,11 @@ private:
         }
         for (int i0 = 0; i0 < K; i0 += part) {
             const int k = std::min(part, K - i0);
-            setArg(window_, 0, X_);
-            setArg(window_, 1, cl_int(img_.nz));
-            setArg(window_, 2, cl_int(img_.ny));
-            setArg(window_, 3, cl_int(img_.nx));
-            setArg(window_, 4, swapBuf_);
-            setArg(window_, 5, cl_int(i0));
-            setArg(window_, 6, cl_int(ml_));
-            setArg(window_, 7, cl_int(mlz_));
-            setArg(window_, 8, windowBuf_);
+            setArgs(window_, 0, X_, cl_int(img_.nz), cl_int(img_.ny), cl_int(img_.nx), swapBuf_, cl_int(i0), cl_int(ml_), cl_int(mlz_),
+                    windowBuf_);
             ctx_.launch(window_, cl::NDRange(roundUp(windowSize_ / std::size_t(2 * ml_ + 1), 64), std::size_t(k)), cl::NDRange(64, 1));
-            setArg(deltaWindow_, 0, windowBuf_);
-            setArg(deltaWindow_, 1, cl_int(ml_));
-            setArg(deltaWindow_, 2, cl_int(mlz_));
-            setArg(deltaWindow_, 3, segLin_);
-            setArg(deltaWindow_, 4, start_);
-            setArg(deltaWindow_, 5, cl_int(nd_));
-            setArg(deltaWindow_, 6, cl_int(i0));
-            setArg(deltaWindow_, 7, cl_int(k));
-            setArg(deltaWindow_, 8, deltaBuf_);
-            setArg(deltaWindow_, 9, X_);
-            setArg(deltaWindow_, 10, cl_int(img_.nz));
-            setArg(deltaWindow_, 11, cl_int(img_.ny));
-            setArg(deltaWindow_, 12, cl_int(img_.nx));
-            setArg(deltaWindow_, 13, seg);
-            setArg(deltaWindow_, 14, swapBuf_);
-            setArg(deltaWindow_, 15, cl_int(s2_ ? 1 : 0));
-            setArg(deltaWindow_, 16, delta2Buf_);
+            setArgs(deltaWindow_, 0, windowBuf_, cl_int(ml_), cl_int(mlz_), segLin_, start_, cl_int(nd_), cl_int(i0), cl_int(k),
+                    deltaBuf_, X_, cl_int(img_.nz), cl_int(img_.ny), cl_int(img_.nx), seg, swapBuf_, cl_int(s2_ ? 1 : 0), delta2Buf_);
             ctx_.launch(deltaWindow_, cl::NDRange(roundUp(std::size_t(nd_), 64), std::size_t(k)), cl::NDRange(64, 1));
         }
     }
