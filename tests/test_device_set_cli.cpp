@@ -54,7 +54,8 @@ std::string setSpec(bool withRusticl) {
     return "'" + spec + "'";
 }
 
-// A folder of n random 8-bit images of different sizes (grey and RGB).
+// A folder of n random 8-bit images of different sizes (grey and RGB; PGM, PPM and PNG, so that a
+// batch reads and writes the formats on several threads at once).
 std::vector<std::string> makeImages(const std::string& dir, int n) {
     fs::create_directories(dir);
     std::mt19937 rng(7);
@@ -62,7 +63,7 @@ std::vector<std::string> makeImages(const std::string& dir, int n) {
     for (int i = 0; i < n; ++i) {
         io::Image img = io::makeImage(40 + 9 * i, 31 + 5 * i, i % 2 ? 3 : 1, io::PixelType::U8);
         for (auto& b : img.data) b = static_cast<unsigned char>(rng() & 0xff);
-        const std::string name = "img" + std::to_string(i) + ".png";
+        const std::string name = "img" + std::to_string(i) + (i % 4 == 0 ? ".pgm" : i % 4 == 1 ? ".ppm" : ".png");
         io::writeImage(dir + "/" + name, img);
         names.push_back(name);
     }

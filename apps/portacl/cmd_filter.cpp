@@ -56,13 +56,6 @@ void printList() {
 
 namespace fs = std::filesystem;
 
-std::string lowerExtension(const fs::path& p) {
-    std::string e = p.extension().string();
-    if (!e.empty()) e.erase(0, 1);
-    std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return e;
-}
-
 // A folder or list of images, each filtered on whichever device of the set is free, written to
 // OUTDIR under its own name (each file atomically, as one image's output is).
 int runFilterBatch(const std::vector<std::string>& named, const std::string& outDir, const std::vector<filter::Operation>& ops,
@@ -78,17 +71,9 @@ int runFilterBatch(const std::vector<std::string>& named, const std::string& out
         checkOutputPath(out, inputs, "the output image");
         outputs.push_back(out);
     }
-    // libnetpbm keeps its state in globals: its files are read and written one at a time.
-    std::mutex netpbmMutex;
-    auto readInput = [&](std::size_t i) {
-        const std::string ext = lowerExtension(inputs[i]);
-        std::unique_lock<std::mutex> netpbm(netpbmMutex, std::defer_lock);
-        if (ext == "pgm" || ext == "ppm" || ext == "pnm") {
-            PhaseScope waiting(BatchPhase::Lock);
-            netpbm.lock();
-        }
-        return io::readImage(inputs[i]);
-    };
+    // The image readers and writers may run on many threads at once (libnetpbm's process-wide
+    // state is guarded inside image_io_pnm.cpp, around its header calls only).
+    auto readInput = [&](std::size_t i) { return io::readImage(inputs[i]); };
     // In one process, host threads of their own read and decode the images ahead of the members
     // (a quarter of the cores: decoding costs a fraction of encoding, which the writers do).
     std::unique_ptr<ReadAhead<io::Image>> ahead;
@@ -106,8 +91,6 @@ int runFilterBatch(const std::vector<std::string>& named, const std::string& out
     // One pipeline per member, kept over its images: its device buffers are made once, not per image.
     const std::uint64_t batchId = ++filterBatches;
     fb.compute = [&](Context* ctx, std::size_t i) -> std::function<std::string()> {
-        const std::string ext = lowerExtension(inputs[i]);
-        const bool pnm = ext == "pgm" || ext == "ppm" || ext == "pnm";
         io::Image in;
         if (ahead) {
             in = ahead->take(i);
@@ -117,12 +100,7 @@ int runFilterBatch(const std::vector<std::string>& named, const std::string& out
         }
         filter::validate(in, ops);
         auto out = std::make_shared<io::Image>(filterOne(ctx, in, ops, options, batchId));
-        return [&, i, pnm, out] {
-            std::unique_lock<std::mutex> lock(netpbmMutex, std::defer_lock);
-            if (pnm) {
-                PhaseScope waiting(BatchPhase::Lock);
-                lock.lock();
-            }
+        return [&, i, out] {
             io::writeImage(outputs[i], *out);
             return std::string();
         };

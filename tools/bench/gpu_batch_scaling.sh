@@ -19,6 +19,8 @@
 # build/portacl-compile-worker) and Open MPI in .device/openmpi (tools/device/pack_openmpi.sh):
 #   tools/bench/gpu_batch_scaling.sh voronoi     (about 2 to 3 minutes)
 #   tools/bench/gpu_batch_scaling.sh filter      (about 3 minutes)
+# On a machine of two GPUs the same parts run one GPU, both GPUs in one process and one rank per GPU,
+# and leave out the rows that need four (the count comes from nvidia-smi; GPUS overrides it).
 # NV names NVIDIA's platform index (default 1: PoCL is platform 0 there); PORTACL the program;
 # PORTACL_DATA_DIR the folder holding pdb/nmr_neopetrosiamide_2JUY.pdb (default ../shared/data).
 set -u
@@ -27,6 +29,9 @@ PORTACL=${PORTACL:-.device/run portacl}
 NV=${NV:-1}
 [ -f .device/openmpi/env.sh ] && source .device/openmpi/env.sh
 MPIRUN="mpirun --allow-run-as-root --bind-to none"
+GPUS=${GPUS:-$(nvidia-smi -L 2>/dev/null | wc -l)}
+ALL="$NV:0=1;$NV:0,$NV:1=2;gpu=4;4xauto=4"
+[ "$GPUS" -ge 4 ] || ALL="$NV:0=1;$NV:0,$NV:1=2;2xauto=2"
 # tmpfs when it has room for two runs' outputs (the filter's are 2 x 17 GB), else the disk.
 scratch_for() {
     local need_gb=$1 free_gb
@@ -47,13 +52,15 @@ voronoi)
     $PORTACL devices > "$OUT/devices.txt" 2>&1
     scratch=$(scratch_for 4)
     table voronoi 120 --workload voronoi --repeat 417 --scratch "$scratch" \
-        --sets "$NV:0=1;$NV:0,$NV:1=2;gpu=4;4xauto=4"
+        --sets "$ALL"
     table voronoi 60 --workload voronoi --repeat 417 --scratch "$scratch" --no-warmup --runs 1 \
         --sets "$NV:0*8=1;$NV:0*16=1;$NV:0*32=1"
+    if [ "$GPUS" -ge 4 ]; then
     PORTACL_MEMBER_CONTEXTS=separate table voronoi 90 --workload voronoi --repeat 417 --scratch "$scratch" --no-warmup --runs 1 \
         --sets "$NV:0*2=1;gpu*2=4;gpu*16=4"
     CUDA_VISIBLE_DEVICES=0,1 table voronoi 60 --workload voronoi --repeat 417 --scratch "$scratch" --no-warmup \
         --sets "$NV:0=1;2xauto=2"
+    fi
     # The host's work per frame on this machine's cores: one member, one host thread, 2400 frames.
     host=$(mktemp -d "$scratch/voronoi-host.XXXXXX")
     python3 -c "import sys; sys.path.insert(0, 'tools/bench'); import batch_scaling as b; b.make_ensemble(sys.argv[1], 100, sys.argv[2])" \
@@ -75,11 +82,11 @@ filter)
     images=1000
     [ "$scratch" = /dev/shm ] || images=200
     table filter 200 --workload filter --format pgm --images $images --side 4096 --scratch "$scratch" \
-        --sets "$NV:0=1;$NV:0,$NV:1=2;gpu=4;4xauto=4"
-    CUDA_VISIBLE_DEVICES=0,1 table filter 100 --workload filter --format pgm --images $images --side 4096 --scratch "$scratch" \
+        --sets "$ALL"
+    [ "$GPUS" -lt 4 ] || CUDA_VISIBLE_DEVICES=0,1 table filter 100 --workload filter --format pgm --images $images --side 4096 --scratch "$scratch" \
         --no-warmup --sets "$NV:0=1;2xauto=2"
     table filter 100 --workload filter --format png --images 200 --side 4096 --scratch "$scratch" --no-warmup \
-        --sets "$NV:0=1;gpu=4"
+        --sets "$NV:0=1;gpu=$GPUS"
     ;;
 *) echo "gpu_batch_scaling.sh: unknown part $part (voronoi, filter)"; exit 2 ;;
 esac

@@ -19,6 +19,9 @@
 # cannot hold (SIZE=1024): ONE=0 leaves the one-GPU run out and holds each lfb run to the global run
 # of its rank count instead; IN_DIR puts the input elsewhere (/dev/shm), RUN_TIMEOUT limits each run (150 s).
 # PORTACL_KWAVE_SETUP_TRACE=1 reaches every rank (each part of the set-up on stderr, in runs.txt).
+# CPU_CORES=16 runs the same on the first 16 cores through PoCL in place of the GPUs (the ranks share
+# them: -t 16/R each, MPI yielding while it waits), for the strong scaling over ranks of one CPU:
+#   CPU_CORES=16 SIZE=256 NT=20 RANKS='2 4' OVERLAPS=8 tools/bench/kwave_lfb_gpu.sh
 set -u
 OUT=${OUT:-/tmp/kwave_lfb}
 LOGS=$(mktemp -d /tmp/kwave_lfb_logs.XXXXXX)
@@ -29,6 +32,11 @@ source .device/openmpi/env.sh
 export PORTACL_NO_PROGRESS=1
 .device/run true  # registers NVIDIA's OpenCL driver once, before the ranks start together
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+CPU_CORES=${CPU_CORES:-}
+if [ -n "$CPU_CORES" ]; then
+    gpus=$CPU_CORES  # the most ranks the cores take
+    export OMPI_MCA_mpi_yield_when_idle=1
+fi
 NT=${NT:-10}
 SIZE=${SIZE:-512}
 IN=${IN_DIR:-/tmp}/k${SIZE}_$NT.h5
@@ -38,8 +46,9 @@ run() {  # ranks, name, portacl kwave options...
     local ranks=$1 name=$2
     shift 2
     local log="$LOGS/run_$name.txt" cmp="$LOGS/compare_$name.txt"
+    [ -z "$CPU_CORES" ] || set -- "$@" --device pocl -t $((CPU_CORES / ranks))
     echo "== $name: $ranks ranks, $*" > "$log"
-    timeout "${RUN_TIMEOUT:-150}" mpirun --allow-run-as-root --bind-to none -n "$ranks" ${PORTACL_EXCHANGE:+-x PORTACL_EXCHANGE} ${PORTACL_KWAVE_SETUP_TRACE:+-x PORTACL_KWAVE_SETUP_TRACE} \
+    timeout "${RUN_TIMEOUT:-150}" ${CPU_CORES:+taskset -c 0-$((CPU_CORES - 1))} mpirun --allow-run-as-root --bind-to none -n "$ranks" ${PORTACL_EXCHANGE:+-x PORTACL_EXCHANGE} ${PORTACL_KWAVE_SETUP_TRACE:+-x PORTACL_KWAVE_SETUP_TRACE} \
         .device/run portacl kwave -i "$IN" -o "${IN_DIR:-/tmp}/o${SIZE}_$name.h5" -p --p_final "$@" >> "$log" 2>&1 < /dev/null
     echo "rc=$?" >> "$log"
     local step worst="" waiting
@@ -52,10 +61,10 @@ run() {  # ranks, name, portacl kwave options...
         python3 tools/kwave/compare_outputs.py "${IN_DIR:-/tmp}/o${SIZE}_$reference.h5" "${IN_DIR:-/tmp}/o${SIZE}_$name.h5" --tol 1 --label "$name" >> "$cmp" 2>&1
         worst=$(tail -1 "$cmp")
     fi
-    printf '%-16s %s GPUs  %-12s %-12s %s\n' "$name" "$ranks" "${step:-failed}" "$waiting" "$worst" | tee -a "$OUT/summary.txt"
+    printf '%-16s %s ranks  %-12s %-12s %s\n' "$name" "$ranks" "${step:-failed}" "$waiting" "$worst" | tee -a "$OUT/summary.txt"
 }
 [ -f "$IN" ] || python3 scripts/kwave_example_input.py "$IN" "$SIZE" --nt "$NT" > /dev/null
-echo "${SIZE}^3 example, $NT steps, -p --p_final: run, GPUs, time per step, device waiting for overlap planes, worst relative L2 against $([ "$ONE" = 1 ] && echo "1 GPU" || echo "the global run")" > "$OUT/summary.txt"
+echo "${SIZE}^3 example, $NT steps, -p --p_final${CPU_CORES:+, PoCL on $CPU_CORES cores}: run, ranks, time per step, device waiting for overlap planes, worst relative L2 against $([ "$ONE" = 1 ] && echo "one rank" || echo "the global run")" > "$OUT/summary.txt"
 [ "$ONE" = 1 ] && run 1 1
 for R in ${RANKS:-2 4}; do
     [ "$R" -le "$gpus" ] || { echo "only $gpus GPUs: $R ranks left out" | tee -a "$OUT/summary.txt"; continue; }
