@@ -90,6 +90,9 @@ wide_candidates = 512
 # Mixed precision runs every search in double: the same diagram, and on a CPU double costs what
 # float does while phase 2 redoes the slowest searches (docs/engineering/voronoi.md).
 mixed_phases = 1
+# Double searches skip the balls whose line misses the arc up to the best found so far (the same
+# answers; docs/engineering/voronoi.md, "Pruned searches").
+prune = 1
 
 [fft]
 # FFTW on the host's threads (one per compute unit) on the buffers this CPU device shares with the
