@@ -41,8 +41,9 @@
 #ifndef VOR_PRUNE
 #define VOR_PRUNE 0  // 1: double searches skip the balls whose line misses the arc up to the best found
 #endif
-// A pruned search's first ring: balls within t0 + rmax3 + VOR_NEAR (Å) of the start centre.
-#define VOR_NEAR 2
+// A pruned search's near cells: those of the cube of half-size t0 + rmax3 + VOR_NEAR (Å) around the
+// start centre.
+#define VOR_NEAR 1
 
 // One search in progress: its frame, start, candidate box (in grid cells) and state.
 typedef struct {
@@ -158,68 +159,84 @@ static void edge_begin(const uint i, VOR_ARGS, vor_edge* e) {
     edge_box(e, radii[i], 0, 0);
 }
 
-// Offers lane `lane` of `lanes` (a power of two) its share of the box's candidates whose squared
-// distance from the start centre is above inner2 and within `outer`, all but those whose line misses
-// the arc up to the best found so far when `prune` (vor_search_hull): the box's balls numbered
-// row after row (a row's cells are consecutive in the grid, so its balls are one range of
-// cellBalls), the lane takes the numbers equal to `lane` modulo `lanes` (every lane gets as many,
-// however short the rows are).
-static void edge_ring(vor_edge* e, const int lane, const int lanes, __global const int* cellStart,
-                      __global const real4* cellBalls, __global const int* cellIndex, const real flagTol,
-                      const real inner2, const real outer, const int prune) {
+// Offers lane `lane` of `lanes` (a power of two) its share of the candidates in the cells [lo, hi]
+// of the search's box less the cells [skipLo, skipHi] (none when skipLo[0] > skipHi[0]), all but
+// those whose line misses the arc up to the best found so far when `prune` (vor_search_hull): the
+// balls numbered row segment after row segment (a row's cells are consecutive in the grid, so its
+// balls are one range of cellBalls), the lane takes the numbers equal to `lane` modulo `lanes`
+// (every lane gets as many, however short the rows are).
+static void edge_cells(vor_edge* e, const int lane, const int lanes, __global const int* cellStart,
+                       __global const real4* cellBalls, __global const int* cellIndex, const real flagTol,
+                       const int lo[3], const int hi[3], const int skipLo[3], const int skipHi[3], const int prune) {
     cellStart += e->startBase;
     cellBalls += e->cellBase;
     cellIndex += e->cellBase;
-    const real R = e->R, R2 = R * R, outer2 = outer * outer;
+    const real R = e->R, R2 = R * R;
     const real4 c1 = e->c1, st = e->st;
     const int4 task = e->task;
     real seenBest = e->q.best;
     vor_hull hull;
     hull.usable = 0;
     if (prune) hull = vor_search_hull(&e->f, &e->q, e->t0, e->s0);
-    int seen = 0;  // candidates in the rows before this one
-    for (int z = e->lo[2]; z <= e->hi[2]; ++z)
-        for (int y = e->lo[1]; y <= e->hi[1]; ++y) {
+    int seen = 0;  // candidates in the row segments before this one
+    for (int z = lo[2]; z <= hi[2]; ++z)
+        for (int y = lo[1]; y <= hi[1]; ++y) {
             const int row = (z * e->dm[1] + y) * e->dm[0];
-            const int begin = cellStart[row + e->lo[0]], stop = cellStart[row + e->hi[0] + 1];
-            const int skip = (lane - seen) & (lanes - 1);
-            seen += stop - begin;
-            for (int j = begin + skip; j < stop; j += lanes) {
-                const int m = cellIndex[j];
-                if (m == task.x || m == task.y || m == task.z) continue;
-                const real4 b = cellBalls[j];
-                const real dx = b.x - c1.x, dy = b.y - c1.y, dz = b.z - c1.z;
-                const real ex = dx - st.x, ey = dy - st.y, ez = dz - st.z;
-                const real e2 = ex * ex + ey * ey + ez * ez;
-                if (e2 <= inner2) continue;  // an earlier ring's
-                // Float may put a ball on the other side of the search radius than double does
-                // (the distance's rounding is ~1e-7 relative: 1e-5 is safe).
-                if (R < VOR_ALL_BALLS && fabs(e2 - R2) < (real)1e-2 * flagTol * R2) e->flag = 1;
-                if (outer < VOR_ALL_BALLS && e2 > outer2) continue;
-                if (prune && vor_misses_hull(&e->f, &hull, dx, dy, dz, b.w)) continue;
-                vor_search_consider(&e->f, &e->q, m, dx, dy, dz, b.w);
-                if (prune && e->q.best != seenBest) {
-                    seenBest = e->q.best;
-                    hull = vor_search_hull(&e->f, &e->q, e->t0, e->s0);
+            // The row's cells [lo, hi] in two segments, around the skipped cells where they cross the row.
+            const int crossed = z >= skipLo[2] && z <= skipHi[2] && y >= skipLo[1] && y <= skipHi[1];
+            const int cut0 = crossed ? skipLo[0] : hi[0] + 1, cut1 = crossed ? skipHi[0] + 1 : hi[0] + 1;
+            for (int part = 0; part < 2; ++part) {
+                const int x0 = part ? cut1 : lo[0], x1 = part ? hi[0] : cut0 - 1;
+                if (x0 > x1) continue;
+                const int begin = cellStart[row + x0], stop = cellStart[row + x1 + 1];
+                const int skip = (lane - seen) & (lanes - 1);
+                seen += stop - begin;
+                for (int j = begin + skip; j < stop; j += lanes) {
+                    const int m = cellIndex[j];
+                    if (m == task.x || m == task.y || m == task.z) continue;
+                    const real4 b = cellBalls[j];
+                    const real dx = b.x - c1.x, dy = b.y - c1.y, dz = b.z - c1.z;
+                    const real ex = dx - st.x, ey = dy - st.y, ez = dz - st.z;
+                    const real e2 = ex * ex + ey * ey + ez * ez;
+                    // Float may put a ball on the other side of the search radius than double does
+                    // (the distance's rounding is ~1e-7 relative: 1e-5 is safe).
+                    if (R < VOR_ALL_BALLS && fabs(e2 - R2) < (real)1e-2 * flagTol * R2) e->flag = 1;
+                    if (R < VOR_ALL_BALLS && e2 > R2) continue;
+                    if (prune && vor_misses_hull(&e->f, &hull, dx, dy, dz, b.w)) continue;
+                    vor_search_consider(&e->f, &e->q, m, dx, dy, dz, b.w);
+                    if (prune && e->q.best != seenBest) {
+                        seenBest = e->q.best;
+                        hull = vor_search_hull(&e->f, &e->q, e->t0, e->s0);
+                    }
                 }
             }
         }
 }
 
-// The search's candidates (edge_ring). Pruned (VOR_PRUNE, double: no flags to keep): the balls near
-// the start first, which end nearly every edge, then the rest of the box, each offered only if its
-// line meets the arc up to the best found so far (most do not); the best, and so the answer, is what
-// every candidate gives. Float offers every candidate: its flags count near misses anywhere on the edge.
+// The search's candidates (edge_cells). Pruned (VOR_PRUNE, double: no flags to keep): the cells near
+// the start first, whose balls end nearly every edge, then the rest of the box, each ball offered
+// only if its line meets the arc up to the best found so far (most do not); the best, and so the
+// answer, is what every candidate gives. Float offers every candidate: its flags count near misses
+// anywhere on the edge.
 static void edge_scan(vor_edge* e, const int lane, const int lanes, __global const int* cellStart,
                       __global const real4* cellBalls, __global const int* cellIndex, const real flagTol) {
     if (e->lo[0] > e->hi[0]) return;
+    const int none[3] = {0, 0, 0}, noneHi[3] = {-1, -1, -1};
     if (!(VOR_PRUNE && PORTACL_DOUBLE && flagTol == 0)) {
-        edge_ring(e, lane, lanes, cellStart, cellBalls, cellIndex, flagTol, -1, e->R, 0);
+        edge_cells(e, lane, lanes, cellStart, cellBalls, cellIndex, flagTol, e->lo, e->hi, none, noneHi, 0);
         return;
     }
-    const real ring = e->t0 + e->f.rmax3 + VOR_NEAR;
-    edge_ring(e, lane, lanes, cellStart, cellBalls, cellIndex, flagTol, -1, fmin(ring, e->R), 1);
-    if (ring < e->R) edge_ring(e, lane, lanes, cellStart, cellBalls, cellIndex, flagTol, ring * ring, e->R, 1);
+    // The near cells: those of the cube of half-size t0 + rmax3 + VOR_NEAR around the start centre,
+    // within the box.
+    const real near = e->t0 + e->f.rmax3 + VOR_NEAR;
+    int nlo[3], nhi[3];
+    for (int a = 0; a < 3; ++a) {
+        const real l = (e->p[a] - near - e->gl[a]) / e->h, u = (e->p[a] + near - e->gl[a]) / e->h;
+        nlo[a] = l < e->lo[a] ? e->lo[a] : (l > e->hi[a] ? e->hi[a] : (int)l);
+        nhi[a] = u < nlo[a] ? nlo[a] : (u > e->hi[a] ? e->hi[a] : (int)u);
+    }
+    edge_cells(e, lane, lanes, cellStart, cellBalls, cellIndex, flagTol, nlo, nhi, none, noneHi, 1);
+    edge_cells(e, lane, lanes, cellStart, cellBalls, cellIndex, flagTol, e->lo, e->hi, nlo, nhi, 1);
 }
 
 // The search's decision: *end the end ball (or -1), *retry 0 or the search radius to redo the search
