@@ -680,12 +680,15 @@ TEST(VoronoiSearch, PrunedSearchEqualsOneSearch) {
         // The start centre (relative to c1) and the first ring, as edge_scan takes them.
         const double px = f.Ax + f.Bx * t0 + f.nx * s0, py = f.Ay + f.By * t0 + f.ny * s0, pz = f.Az + f.Bz * t0 + f.nz * s0;
         const double ring = t0 + f.rmax3 + 2;
+        const auto misses = [&](const vor_hull& h, const std::array<double, 4>& b) {
+            return h.usable && vor_hull_gap(&f, &h, b[0], b[1], b[2], b[3]) < 0;
+        };
         for (int pass = 0; pass < 2; ++pass) {
             vor_hull hull = vor_search_hull(&f, &pruned, t0, s0);
             for (int k = 0; k < 80; ++k) {
                 const auto& b = balls[k];
                 const double e2 = (b[0] - px) * (b[0] - px) + (b[1] - py) * (b[1] - py) + (b[2] - pz) * (b[2] - pz);
-                if ((e2 <= ring * ring) != (pass == 0) || vor_misses_hull(&f, &hull, b[0], b[1], b[2], b[3])) continue;
+                if ((e2 <= ring * ring) != (pass == 0) || misses(hull, b)) continue;
                 const double before = pruned.best;
                 vor_search_consider(&f, &pruned, k, b[0], b[1], b[2], b[3]);
                 if (pruned.best != before) hull = vor_search_hull(&f, &pruned, t0, s0);
@@ -699,7 +702,7 @@ TEST(VoronoiSearch, PrunedSearchEqualsOneSearch) {
         ++checked;
         const vor_hull hull = vor_search_hull(&f, &whole, t0, s0);
         for (int k = 0; k < 80; ++k) {
-            if (!vor_misses_hull(&f, &hull, balls[k][0], balls[k][1], balls[k][2], balls[k][3])) continue;
+            if (!misses(hull, balls[k])) continue;
             ++missed;
             vor_search alone;
             vor_search_init(&alone, x0, dir, 1e-9, 1e-9, -1);

@@ -111,12 +111,15 @@ VOR_FN void vor_tangent(const vor_frame* f, real t, real s, real* dt, real* ds) 
     }
 }
 
-// The line a t + b s = c of a fourth ball (relative centre d, radius rk).
+// The line a t + b s = c of a fourth ball (relative centre d, radius rk), in any real type: real, or
+// a vector of several balls (vor_hull_gap).
+#define VOR_BALL_LINE(f, dx, dy, dz, rk, a, b, c)                                                        \
+    ((a) = (f)->Bx * (dx) + (f)->By * (dy) + (f)->Bz * (dz) - ((f)->r1 - (rk)),                           \
+     (b) = (f)->nx * (dx) + (f)->ny * (dy) + (f)->nz * (dz),                                              \
+     (c) = ((dx) * (dx) + (dy) * (dy) + (dz) * (dz) - (rk) * (rk) + (f)->r1 * (f)->r1) * (real)0.5 -        \
+           ((f)->Ax * (dx) + (f)->Ay * (dy) + (f)->Az * (dz)))
 VOR_FN void vor_ball_line(const vor_frame* f, real dx, real dy, real dz, real rk, real* a, real* b, real* c) {
-    const real e = (dx * dx + dy * dy + dz * dz - rk * rk + f->r1 * f->r1) * (real)0.5;
-    *a = f->Bx * dx + f->By * dy + f->Bz * dz - (f->r1 - rk);
-    *b = f->nx * dx + f->ny * dy + f->nz * dz;
-    *c = e - (f->Ax * dx + f->Ay * dy + f->Az * dz);
+    VOR_BALL_LINE(f, dx, dy, dz, rk, *a, *b, *c);
 }
 
 // The (up to two) valid points where the ball's line meets the edge's conic. Returns how many;
@@ -406,14 +409,22 @@ VOR_FN vor_hull vor_search_hull(const vor_frame* f, const vor_search* q, real t0
     return h;
 }
 
-// Whether the ball (centre relative to c1, radius rk) has no root on the hull's arc.
-VOR_FN int vor_misses_hull(const vor_frame* f, const vor_hull* h, real dx, real dy, real dz, real rk) {
-    if (!h->usable) return 0;
-    real a, b, c;
-    vor_ball_line(f, dx, dy, dz, rk, &a, &b, &c);
-    const real margin = (real)1e-5 * (1 + 1 / fmax(f->gram, VOR_EPS)) * (1 + fabs(c) + fabs(a) * h->tm + fabs(b) * h->sm);
-    const real g0 = a * h->t[0] + b * h->s[0] - c, g1 = a * h->t[1] + b * h->s[1] - c, g2 = a * h->t[2] + b * h->s[2] - c;
-    return fmax(g0, fmax(g1, g2)) < -margin;
+// Balls tested at once by vor_hull_gap: one on the host, four in the kernels (explicit vectors, which
+// CPU compilers without a loop vectorizer still run as vector code).
+#ifdef PORTACL_VORONOI_GEOMETRY_HOST
+typedef real vor_lanes;
+#else
+typedef real4 vor_lanes;
+#endif
+
+// The largest g of the ball (centre relative to c1, radius rk) at the hull's corners plus the
+// margin: below 0, the ball has no root on the arc (for a usable hull).
+VOR_FN vor_lanes vor_hull_gap(const vor_frame* f, const vor_hull* h, vor_lanes dx, vor_lanes dy, vor_lanes dz, vor_lanes rk) {
+    vor_lanes a, b, c;
+    VOR_BALL_LINE(f, dx, dy, dz, rk, a, b, c);
+    const vor_lanes margin = (real)1e-5 * (1 + 1 / fmax(f->gram, VOR_EPS)) * (1 + fabs(c) + fabs(a) * h->tm + fabs(b) * h->sm);
+    const vor_lanes g0 = a * h->t[0] + b * h->s[0] - c, g1 = a * h->t[1] + b * h->s[1] - c, g2 = a * h->t[2] + b * h->s[2] - c;
+    return fmax(g0, fmax(g1, g2)) + margin;
 }
 
 // The start of an edge: its position and the direction away from the start ball b_s (whose
