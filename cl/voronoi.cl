@@ -234,7 +234,7 @@ static void edge_cells_pruned(vor_edge* e, const int lane, const int lanes, __gl
                     const real4 e2 = ex * ex + ey * ey + ez * ez;
                     int4 take = (int4)(1, j1 != j, j2 != j, j3 != j);
                     if (R < VOR_ALL_BALLS) take &= convert_int4(e2 <= R2);
-                    if (hull.usable) take &= convert_int4(vor_hull_gap(&e->f, &hull, dx, dy, dz, rk) >= 0);
+                    if (hull.usable) take &= ~convert_int4(vor_hull_gap(&e->f, &hull, dx, dy, dz, rk) < 0);  // NaN: taken
                     if (!any(take != 0)) continue;
                     const int at[4] = {j, j1, j2, j3}, taken[4] = {take.s0, take.s1, take.s2, take.s3};
                     for (int k = 0; k < 4; ++k) {
