@@ -38,6 +38,12 @@
 // Passes of a search in one launch: the first radius, a wider one, every ball (Tracer::solve takes the
 // same passes), narrow and wide alike: a retry left to the next wave would cost a wave.
 #define VOR_PASSES 3
+#ifndef VOR_PRUNE
+#define VOR_PRUNE 0  // 1: double searches skip the balls whose line misses the arc up to the best found
+#endif
+// A pruned search's near cells: those of the cube of half-size t0 + rmax3 + VOR_NEAR (Å) around the
+// start centre.
+#define VOR_NEAR 1
 
 // One search in progress: its frame, start, candidate box (in grid cells) and state.
 typedef struct {
@@ -157,15 +163,14 @@ static void edge_begin(const uint i, VOR_ARGS, vor_edge* e) {
 // numbered row after row (a row's cells are consecutive in the grid, so its balls are one range of
 // cellBalls), the lane takes the numbers equal to `lane` modulo `lanes` (every lane gets as many,
 // however short the rows are).
-static void edge_scan(vor_edge* e, const int lane, const int lanes, __global const int* cellStart,
-                      __global const real4* cellBalls, __global const int* cellIndex, const real flagTol) {
+static void edge_cells(vor_edge* e, const int lane, const int lanes, __global const int* cellStart,
+                       __global const real4* cellBalls, __global const int* cellIndex, const real flagTol) {
     cellStart += e->startBase;
     cellBalls += e->cellBase;
     cellIndex += e->cellBase;
     const real R = e->R, R2 = R * R;
     const real4 c1 = e->c1, st = e->st;
     const int4 task = e->task;
-    if (e->lo[0] > e->hi[0]) return;
     int seen = 0;  // candidates in the rows before this one
     for (int z = e->lo[2]; z <= e->hi[2]; ++z)
         for (int y = e->lo[1]; y <= e->hi[1]; ++y) {
@@ -187,6 +192,90 @@ static void edge_scan(vor_edge* e, const int lane, const int lanes, __global con
                 vor_search_consider(&e->f, &e->q, m, dx, dy, dz, b.w);
             }
         }
+}
+
+// edge_cells pruned (double: no flags to keep), over the cells [lo, hi] of the box less the cells
+// [skipLo, skipHi] (none when skipLo[0] > skipHi[0]): a candidate is offered only if its line meets
+// the arc up to the best found so far (vor_search_hull, vor_hull_gap; most do not). The lane's balls
+// of a row segment four at a time, in explicit vectors (the last ones of a segment padded with its
+// first, not offered); a triangle redrawn within four balls is used from the next four (the older
+// one holds the shorter arc too).
+static void edge_cells_pruned(vor_edge* e, const int lane, const int lanes, __global const int* cellStart,
+                              __global const real4* cellBalls, __global const int* cellIndex, const int lo[3],
+                              const int hi[3], const int skipLo[3], const int skipHi[3]) {
+    cellStart += e->startBase;
+    cellBalls += e->cellBase;
+    cellIndex += e->cellBase;
+    const real R = e->R, R2 = R * R;
+    const real4 c1 = e->c1, st = e->st;
+    const int4 task = e->task;
+    real seenBest = e->q.best;
+    vor_hull hull = vor_search_hull(&e->f, &e->q, e->t0, e->s0);
+    int seen = 0;  // candidates in the row segments before this one
+    for (int z = lo[2]; z <= hi[2]; ++z)
+        for (int y = lo[1]; y <= hi[1]; ++y) {
+            const int row = (z * e->dm[1] + y) * e->dm[0];
+            // The row's cells [lo, hi] in two segments, around the skipped cells where they cross the row.
+            const int crossed = z >= skipLo[2] && z <= skipHi[2] && y >= skipLo[1] && y <= skipHi[1];
+            const int cut0 = crossed ? skipLo[0] : hi[0] + 1, cut1 = crossed ? skipHi[0] + 1 : hi[0] + 1;
+            for (int part = 0; part < 2; ++part) {
+                const int x0 = part ? cut1 : lo[0], x1 = part ? hi[0] : cut0 - 1;
+                if (x0 > x1) continue;
+                const int begin = cellStart[row + x0], stop = cellStart[row + x1 + 1];
+                const int skip = (lane - seen) & (lanes - 1);
+                seen += stop - begin;
+                for (int j = begin + skip; j < stop; j += 4 * lanes) {
+                    const int j1 = j + lanes < stop ? j + lanes : j, j2 = j + 2 * lanes < stop ? j + 2 * lanes : j,
+                              j3 = j + 3 * lanes < stop ? j + 3 * lanes : j;
+                    const real4 b0 = cellBalls[j], b1 = cellBalls[j1], b2 = cellBalls[j2], b3 = cellBalls[j3];
+                    const real4 dx = (real4)(b0.x, b1.x, b2.x, b3.x) - c1.x, dy = (real4)(b0.y, b1.y, b2.y, b3.y) - c1.y,
+                                dz = (real4)(b0.z, b1.z, b2.z, b3.z) - c1.z, rk = (real4)(b0.w, b1.w, b2.w, b3.w);
+                    const real4 ex = dx - st.x, ey = dy - st.y, ez = dz - st.z;
+                    const real4 e2 = ex * ex + ey * ey + ez * ez;
+                    int4 take = (int4)(1, j1 != j, j2 != j, j3 != j);
+                    if (R < VOR_ALL_BALLS) take &= convert_int4(e2 <= R2);
+                    if (hull.usable) take &= ~convert_int4(vor_hull_gap(&e->f, &hull, dx, dy, dz, rk) < 0);  // NaN: taken
+                    if (!any(take != 0)) continue;
+                    const int at[4] = {j, j1, j2, j3}, taken[4] = {take.s0, take.s1, take.s2, take.s3};
+                    for (int k = 0; k < 4; ++k) {
+                        if (!taken[k]) continue;
+                        const int m = cellIndex[at[k]];
+                        if (m == task.x || m == task.y || m == task.z) continue;
+                        const real4 b = cellBalls[at[k]];
+                        vor_search_consider(&e->f, &e->q, m, b.x - c1.x, b.y - c1.y, b.z - c1.z, b.w);
+                        if (e->q.best != seenBest) {
+                            seenBest = e->q.best;
+                            hull = vor_search_hull(&e->f, &e->q, e->t0, e->s0);
+                        }
+                    }
+                }
+            }
+        }
+}
+
+// The search's candidates. Pruned (VOR_PRUNE, double: no flags to keep): the cells near the start
+// first, whose balls end nearly every edge, then the rest of the box (edge_cells_pruned); the best,
+// and so the answer, is what every candidate gives. Float offers every candidate: its flags count
+// near misses anywhere on the edge.
+static void edge_scan(vor_edge* e, const int lane, const int lanes, __global const int* cellStart,
+                      __global const real4* cellBalls, __global const int* cellIndex, const real flagTol) {
+    if (e->lo[0] > e->hi[0]) return;
+    if (!(VOR_PRUNE && PORTACL_DOUBLE && flagTol == 0)) {
+        edge_cells(e, lane, lanes, cellStart, cellBalls, cellIndex, flagTol);
+        return;
+    }
+    // The near cells: those of the cube of half-size t0 + rmax3 + VOR_NEAR around the start centre,
+    // within the box.
+    const real near = e->t0 + e->f.rmax3 + VOR_NEAR;
+    int nlo[3], nhi[3];
+    for (int a = 0; a < 3; ++a) {
+        const real l = (e->p[a] - near - e->gl[a]) / e->h, u = (e->p[a] + near - e->gl[a]) / e->h;
+        nlo[a] = l < e->lo[a] ? e->lo[a] : (l > e->hi[a] ? e->hi[a] : (int)l);
+        nhi[a] = u < nlo[a] ? nlo[a] : (u > e->hi[a] ? e->hi[a] : (int)u);
+    }
+    const int none[3] = {0, 0, 0}, noneHi[3] = {-1, -1, -1};
+    edge_cells_pruned(e, lane, lanes, cellStart, cellBalls, cellIndex, nlo, nhi, none, noneHi);
+    edge_cells_pruned(e, lane, lanes, cellStart, cellBalls, cellIndex, e->lo, e->hi, nlo, nhi);
 }
 
 // The search's decision: *end the end ball (or -1), *retry 0 or the search radius to redo the search

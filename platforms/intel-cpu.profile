@@ -79,6 +79,9 @@ median_histogram_segment = 256
 lanes = 2
 # Mixed precision runs every search in double, as on PoCL (docs/engineering/voronoi.md).
 mixed_phases = 1
+# Double searches skip the balls that cannot end the edge first, and no search is wide, as on PoCL.
+prune = 1
+wide_candidates = 1000000000
 # The runtime's compiler (2026.2) gets the search kernels wrong when it optimises (27 807 vertices
 # for the 719 of a planted degenerate set; docs/portability.md). Unoptimised, they equal the serial
 # reference on every test.

@@ -82,14 +82,20 @@ strip_group_y = 2
 
 [voronoi]
 # CPUs: one work-item walks a search's candidates (the work-items of a group run one after another,
-# so splitting a search only adds the merge); a work-group of 64 for each wide search.
+# so splitting a search only adds the merge), the wide ones too: a work-group runs on one core
+# anyway, and a pruned search (below) walks a box of every ball faster alone than split over 64
+# work-items that each prune by their own best (docs/engineering/voronoi.md, "Pruned searches").
+# wide_group is for the tests that force wide searches.
 lanes = 1
 flagged_lanes = 1
 wide_group = 64
-wide_candidates = 512
+wide_candidates = 1000000000
 # Mixed precision runs every search in double: the same diagram, and on a CPU double costs what
 # float does while phase 2 redoes the slowest searches (docs/engineering/voronoi.md).
 mixed_phases = 1
+# Double searches skip the balls whose line misses the arc up to the best found so far (the same
+# answers; docs/engineering/voronoi.md, "Pruned searches").
+prune = 1
 
 [fft]
 # FFTW on the host's threads (one per compute unit) on the buffers this CPU device shares with the

@@ -391,6 +391,32 @@ TEST_F(VoronoiDevice, SearchesSplitOverLanesGiveTheSameAnswers) {
     EXPECT_EQ(a.waves, b.waves);
 }
 
+// Pruned double searches (the CPU profiles' prune) give the serial reference's file byte for byte:
+// one work-item per search with the every-ball searches among them, split over lanes, and phase 2 of
+// mixed mode; so do the searches that offer every candidate.
+TEST_F(VoronoiDevice, PrunedSearchesGiveTheSameAnswers) {
+    if (!test::hasFp64()) GTEST_SKIP() << "no fp64 on the test device";
+    struct Case {
+        Precision precision;
+        int prune, lanes, wideCandidates;
+    };
+    for (const Case c : {Case{Precision::Double, 1, 1, 1 << 20}, Case{Precision::Double, 1, 4, 64},
+                         Case{Precision::Mixed, 1, 1, 0}, Case{Precision::Double, -1, 1, 0}}) {
+        voronoi::Options o;
+        o.precision = c.precision;
+        o.tuning.prune = c.prune;
+        o.tuning.lanes = c.lanes;
+        o.tuning.group = 16;
+        o.tuning.wideGroup = 16;
+        o.tuning.wideCandidates = c.wideCandidates;
+        o.tuning.mixedPhases = 2;
+        const auto d = voronoi::compute(test::context(), *balls_, o);
+        EXPECT_TRUE(voronoi::formatVertices(d) == *ref_)
+            << precisionName(c.precision) << ", prune " << c.prune << ", lanes " << c.lanes
+            << ": differing vertices: " << countDifferences(voronoi::formatVertices(d), *ref_, 1e-6);
+    }
+}
+
 namespace {
 // Random balls with planted degeneracies: five balls on one sphere, and a block of equal balls on a lattice.
 std::vector<io::Ball> plantedBalls(unsigned seed) {
@@ -624,6 +650,68 @@ TEST(VoronoiSearch, MergedPartialSearchesEqualOneSearch) {
         }
     }
     EXPECT_GT(checked, 50);
+}
+
+// A pruned search (VOR_PRUNE: the balls near the start first, then each ball only if its line meets
+// the arc up to the best found so far) must end where the search offered every ball does, and a ball
+// whose line misses the final arc's triangle must have no root at or before the best.
+TEST(VoronoiSearch, PrunedSearchEqualsOneSearch) {
+    using namespace geom;
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> pos(-6, 6), rad(1.2, 1.9), unit(0, 1);
+    int checked = 0, missed = 0;
+    for (int trial = 0; trial < 400; ++trial) {
+        const double r1 = rad(rng), r2 = rad(rng), r3 = rad(rng);
+        const vor_frame f = vor_make_frame(r1, 2.5 + unit(rng), pos(rng) / 6, pos(rng) / 6, r2, pos(rng) / 4, 2.5 + unit(rng),
+                                           pos(rng) / 6, r3);
+        if (f.kind == 0) continue;
+        // A start on the conic: an angle of the ellipse, or a point of the open branch.
+        const double phi = 6.283185307179586 * unit(rng), sOpen = pos(rng);
+        const double t0 = f.kind == 1 ? f.tc + f.at * std::cos(phi) : vor_open_t(&f, sOpen);
+        const double s0 = f.kind == 1 ? f.as * std::sin(phi) : sOpen;
+        const double x0 = vor_param(&f, t0, s0);
+        const int dir = trial % 2 ? 1 : -1;
+        std::vector<std::array<double, 4>> balls(80);
+        for (auto& b : balls) b = {pos(rng), pos(rng), pos(rng), rad(rng)};
+        vor_search whole, pruned;
+        vor_search_init(&whole, x0, dir, 1e-9, 1e-9, -1);
+        vor_search_init(&pruned, x0, dir, 1e-9, 1e-9, -1);
+        for (int k = 0; k < 80; ++k) vor_search_consider(&f, &whole, k, balls[k][0], balls[k][1], balls[k][2], balls[k][3]);
+        // The start centre (relative to c1) and the first ring, as edge_scan takes them.
+        const double px = f.Ax + f.Bx * t0 + f.nx * s0, py = f.Ay + f.By * t0 + f.ny * s0, pz = f.Az + f.Bz * t0 + f.nz * s0;
+        const double ring = t0 + f.rmax3 + 2;
+        const auto misses = [&](const vor_hull& h, const std::array<double, 4>& b) {
+            return h.usable && vor_hull_gap(&f, &h, b[0], b[1], b[2], b[3]) < 0;
+        };
+        for (int pass = 0; pass < 2; ++pass) {
+            vor_hull hull = vor_search_hull(&f, &pruned, t0, s0);
+            for (int k = 0; k < 80; ++k) {
+                const auto& b = balls[k];
+                const double e2 = (b[0] - px) * (b[0] - px) + (b[1] - py) * (b[1] - py) + (b[2] - pz) * (b[2] - pz);
+                if ((e2 <= ring * ring) != (pass == 0) || misses(hull, b)) continue;
+                const double before = pruned.best;
+                vor_search_consider(&f, &pruned, k, b[0], b[1], b[2], b[3]);
+                if (pruned.best != before) hull = vor_search_hull(&f, &pruned, t0, s0);
+            }
+        }
+        EXPECT_EQ(pruned.bestK, whole.bestK);
+        EXPECT_EQ(pruned.best, whole.best);
+        EXPECT_EQ(pruned.bestT, whole.bestT);
+        EXPECT_EQ(pruned.bestS, whole.bestS);
+        if (whole.bestK < 0) continue;
+        ++checked;
+        const vor_hull hull = vor_search_hull(&f, &whole, t0, s0);
+        for (int k = 0; k < 80; ++k) {
+            if (!misses(hull, balls[k])) continue;
+            ++missed;
+            vor_search alone;
+            vor_search_init(&alone, x0, dir, 1e-9, 1e-9, -1);
+            vor_search_consider(&f, &alone, k, balls[k][0], balls[k][1], balls[k][2], balls[k][3]);
+            EXPECT_TRUE(alone.bestK < 0 || alone.best > whole.best) << "trial " << trial << ", ball " << k;
+        }
+    }
+    EXPECT_GT(checked, 100);
+    EXPECT_GT(missed, 20 * checked);  // most balls miss the arc: what pruning gains
 }
 
 }  // namespace

@@ -111,12 +111,15 @@ VOR_FN void vor_tangent(const vor_frame* f, real t, real s, real* dt, real* ds) 
     }
 }
 
-// The line a t + b s = c of a fourth ball (relative centre d, radius rk).
+// The line a t + b s = c of a fourth ball (relative centre d, radius rk), in any real type: real, or
+// a vector of several balls (vor_hull_gap).
+#define VOR_BALL_LINE(f, dx, dy, dz, rk, a, b, c)                                                        \
+    ((a) = (f)->Bx * (dx) + (f)->By * (dy) + (f)->Bz * (dz) - ((f)->r1 - (rk)),                           \
+     (b) = (f)->nx * (dx) + (f)->ny * (dy) + (f)->nz * (dz),                                              \
+     (c) = ((dx) * (dx) + (dy) * (dy) + (dz) * (dz) - (rk) * (rk) + (f)->r1 * (f)->r1) * (real)0.5 -        \
+           ((f)->Ax * (dx) + (f)->Ay * (dy) + (f)->Az * (dz)))
 VOR_FN void vor_ball_line(const vor_frame* f, real dx, real dy, real dz, real rk, real* a, real* b, real* c) {
-    const real e = (dx * dx + dy * dy + dz * dz - rk * rk + f->r1 * f->r1) * (real)0.5;
-    *a = f->Bx * dx + f->By * dy + f->Bz * dz - (f->r1 - rk);
-    *b = f->nx * dx + f->ny * dy + f->nz * dz;
-    *c = e - (f->Ax * dx + f->Ay * dy + f->Az * dz);
+    VOR_BALL_LINE(f, dx, dy, dz, rk, *a, *b, *c);
 }
 
 // The (up to two) valid points where the ball's line meets the edge's conic. Returns how many;
@@ -365,6 +368,63 @@ VOR_FN void vor_search_merge(vor_search* a, const vor_search* b) {
     }
     a->grazed |= b->grazed;
     a->uLow = fmin(a->uLow, b->uLow);
+}
+
+// Pruning by the best found so far. In the (t, s) plane of the frame a ball's roots are where its
+// line g = a t + b s - c = 0 meets the conic; the arc from the start P0 = (t0, s0) to the best P1
+// (travel `best`) is convex and, while it turns by less than half a turn, lies in the triangle of P0,
+// P1 and the meeting point T of its tangents there. A line with g below -margin at the three corners
+// misses the triangle, so the ball has no root on the arc: it can neither come before the best nor
+// tie with it. The margin (relative to g's terms) covers the rounding of the line (growing as 1/gram
+// with the frame's A and B), of roots near a tangency (the square root of the line's error), and of
+// P0 and P1 themselves. Only the best is kept exact: the flags' bookkeeping (second, uLow, grazed)
+// sees fewer balls, so only searches without flags (double) may prune.
+typedef struct {
+    real t[3], s[3];  // P0, T, P1
+    real tm, sm;      // the largest |t| and |s| of the corners
+    int usable;       // a best exists and its arc turns by less than half a turn
+} vor_hull;
+
+VOR_FN vor_hull vor_search_hull(const vor_frame* f, const vor_search* q, real t0, real s0) {
+    vor_hull h;
+    h.usable = 0;
+    h.tm = h.sm = 0;
+    h.t[0] = t0, h.s[0] = s0;
+    h.t[2] = q->bestT, h.s[2] = q->bestS;
+    h.t[1] = h.s[1] = 0;
+    if (q->bestK < 0) return h;
+    real u0t, u0s, u1t, u1s;
+    vor_tangent(f, t0, s0, &u0t, &u0s);
+    vor_tangent(f, q->bestT, q->bestS, &u1t, &u1s);
+    u0t *= q->dir, u0s *= q->dir, u1t *= q->dir, u1s *= q->dir;  // in the travel direction
+    // T = P0 + al u0 = P1 - be u1.
+    const real det = u0t * u1s - u0s * u1t;
+    const real pt = q->bestT - t0, ps = q->bestS - s0;
+    const real al = (pt * u1s - ps * u1t) / det, be = (u0t * ps - u0s * pt) / det;
+    // Both ahead (al, be >= 0): less than half a turn; parallel tangents (det 0) give no triangle.
+    if (!(det != 0 && al >= 0 && be >= 0 && al < (real)1e30 && be < (real)1e30)) return h;
+    h.t[1] = t0 + al * u0t, h.s[1] = s0 + al * u0s;
+    for (int i = 0; i < 3; ++i) h.tm = fmax(h.tm, fabs(h.t[i])), h.sm = fmax(h.sm, fabs(h.s[i]));
+    h.usable = 1;
+    return h;
+}
+
+// Balls tested at once by vor_hull_gap: one on the host, four in the kernels (explicit vectors, which
+// CPU compilers without a loop vectorizer still run as vector code).
+#ifdef PORTACL_VORONOI_GEOMETRY_HOST
+typedef real vor_lanes;
+#else
+typedef real4 vor_lanes;
+#endif
+
+// The largest g of the ball (centre relative to c1, radius rk) at the hull's corners plus the
+// margin: below 0, the ball has no root on the arc (for a usable hull).
+VOR_FN vor_lanes vor_hull_gap(const vor_frame* f, const vor_hull* h, vor_lanes dx, vor_lanes dy, vor_lanes dz, vor_lanes rk) {
+    vor_lanes a, b, c;
+    VOR_BALL_LINE(f, dx, dy, dz, rk, a, b, c);
+    const vor_lanes margin = (real)1e-5 * (1 + 1 / fmax(f->gram, VOR_EPS)) * (1 + fabs(c) + fabs(a) * h->tm + fabs(b) * h->sm);
+    const vor_lanes g0 = a * h->t[0] + b * h->s[0] - c, g1 = a * h->t[1] + b * h->s[1] - c, g2 = a * h->t[2] + b * h->s[2] - c;
+    return fmax(g0, fmax(g1, g2)) + margin;
 }
 
 // The start of an edge: its position and the direction away from the start ball b_s (whose

@@ -98,6 +98,15 @@ long tunable(Context& ctx, int given, const char* key, const char* env, long fal
     return ctx.tuning().getInt("voronoi", key, fallback, 1, hi, powerOfTwo);
 }
 
+// [voronoi] prune (0 or 1), overridden by PORTACL_VORONOI_PRUNE.
+bool pruneSetting(Context& ctx) {
+    if (const char* v = std::getenv("PORTACL_VORONOI_PRUNE")) {
+        if (std::string(v) != "0" && std::string(v) != "1") throw Error("PORTACL_VORONOI_PRUNE must be 0 or 1");
+        return std::string(v) == "1";
+    }
+    return ctx.tuning().getInt("voronoi", "prune", 0, 0, 1, false) == 1;
+}
+
 // Largest power of two not above x (at least 1).
 std::size_t powerOfTwoBelow(long x) {
     std::size_t p = 1;
@@ -113,16 +122,17 @@ struct SearchShape {
     std::size_t flaggedLanes = 1;    // work-items per flagged narrow search in phase 2 of mixed mode
     std::size_t wideGroup = 64;      // work-items per wide search
     std::size_t wideCandidates = 512;  // searches with more candidates are wide
+    bool prune = false;                // double searches skip the balls that cannot end the edge first
     std::string buildOptions;          // [voronoi] build_options (a vendor compiler that miscompiles the kernels)
     std::string describe() const {
         return "lanes " + std::to_string(lanes) + ", group " + std::to_string(group) + ", flagged lanes " +
                std::to_string(flaggedLanes) + ", wide group " + std::to_string(wideGroup) + ", wide candidates " +
-               std::to_string(wideCandidates);
+               std::to_string(wideCandidates) + ", prune " + std::to_string(prune ? 1 : 0);
     }
     std::string kernelOptions() const {
         return "-D VOR_LANES=" + std::to_string(lanes) + " -D VOR_GROUP=" + std::to_string(group) +
                " -D VOR_FLAGGED=" + std::to_string(flaggedLanes) + " -D VOR_WIDE=" + std::to_string(wideGroup) +
-               (buildOptions.empty() ? "" : " " + buildOptions);
+               " -D VOR_PRUNE=" + std::to_string(prune ? 1 : 0) + (buildOptions.empty() ? "" : " " + buildOptions);
     }
 };
 
@@ -139,6 +149,7 @@ SearchShape searchShape(Context& ctx, const SearchTuning& t) {
     // 1 (or the narrow lanes): the flagged searches run as the narrow ones.
     s.flaggedLanes = fit(tunable(ctx, t.flaggedLanes, "flagged_lanes", "PORTACL_VORONOI_FLAGGED_LANES", 1, split, true));
     if (s.flaggedLanes < 2) s.flaggedLanes = s.lanes;
+    s.prune = t.prune != 0 ? t.prune > 0 : pruneSetting(ctx);
     s.buildOptions = ctx.tuning().get("voronoi", "build_options", "");
     return s;
 }

@@ -69,6 +69,10 @@ struct PORTACL_API SearchTuning {
     // cannot decide; 1, every search in double (the same diagram; CPU devices, where double costs
     // what float does and phase 2's searches are the slowest ones).
     int mixedPhases = 0;
+    // Double searches skip the balls whose line misses the arc up to the best found so far (1), or
+    // offer every candidate (-1); 0: the profile's [voronoi] prune (default: every candidate). The
+    // same answers either way; the CPU profiles prune.
+    int prune = 0;
 };
 
 struct PORTACL_API Options {
