@@ -275,7 +275,10 @@ static void edge_scan(vor_edge* e, const int lane, const int lanes, __global con
     }
     const int none[3] = {0, 0, 0}, noneHi[3] = {-1, -1, -1};
     edge_cells_pruned(e, lane, lanes, cellStart, cellBalls, cellIndex, nlo, nhi, none, noneHi);
-    edge_cells_pruned(e, lane, lanes, cellStart, cellBalls, cellIndex, e->lo, e->hi, nlo, nhi);
+    // The box's bounds in private arrays: e points to the generic space under OpenCL C 2.0 and later
+    // (PoCL 5), and a private array parameter takes no generic pointer.
+    const int lo[3] = {e->lo[0], e->lo[1], e->lo[2]}, hi[3] = {e->hi[0], e->hi[1], e->hi[2]};
+    edge_cells_pruned(e, lane, lanes, cellStart, cellBalls, cellIndex, lo, hi, nlo, nhi);
 }
 
 // The search's decision: *end the end ball (or -1), *retry 0 or the search radius to redo the search

@@ -7,7 +7,9 @@ type = CPU
 priority = 10
 
 [build]
-options = -cl-mad-enable
+# OpenCL C 3.0 with its generic address space, as PoCL 5 builds by default: CI has no PoCL 5, and
+# the 1.2 default lets a kernel pass a generic pointer where a private one is declared.
+options = -cl-mad-enable -cl-std=CL3.0
 defines = PORTACL_INTEL_CPU=1
 
 [vector]
