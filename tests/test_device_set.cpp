@@ -142,6 +142,14 @@ TEST(DeviceSetSelection, ACpuDeviceBesideGpuMembersLeavesThemACoreEach) {
     // A batch whose GPU members keep every core busy leaves the CPU device out.
     EXPECT_EQ(withCoresForGpuMembers({gpu, cpu}, note, cpu.computeUnits).size(), 1u);
     EXPECT_NE(note.find("is left out"), std::string::npos) << note;
+    // A device of every type at once (oclgrind's simulator) is a GPU member, never left out as a
+    // CPU: alone, it was once left out of its own set, and the command divided by no members.
+    DeviceInfo everyType = cpu;
+    everyType.isGpu = true;
+    const auto kept = withCoresForGpuMembers({everyType}, note, cpu.computeUnits);
+    ASSERT_EQ(kept.size(), 1u);
+    EXPECT_EQ(kept.front().computeUnits, cpu.computeUnits);
+    EXPECT_TRUE(note.empty()) << note;
 }
 
 // Voronoi's batches take a member per core of each GPU's share of the host, but leave every member

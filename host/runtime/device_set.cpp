@@ -155,8 +155,9 @@ std::vector<DeviceInfo> withCoresForGpuMembers(const std::vector<DeviceInfo>& me
             parent = d.device.getInfo<CL_DEVICE_PARENT_DEVICE>()();
         } catch (const cl::Error&) {
         }
-        // A GPU, or a CPU device the --device spec split itself (SPEC/N): as given.
-        if (!d.isCpu || parent != nullptr) {
+        // A GPU (oclgrind reports every type at once: a GPU member, not a CPU to narrow), or a CPU
+        // device the --device spec split itself (SPEC/N): as given.
+        if (!d.isCpu || d.isGpu || parent != nullptr) {
             out.push_back(d);
             continue;
         }
