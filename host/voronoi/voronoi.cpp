@@ -83,28 +83,19 @@ HostPool& contextPool(Context& ctx) {
 }
 
 // A [voronoi] tunable: the caller's value (> 0), else PORTACL_VORONOI_<KEY> (for trying values on a
-// device), else the device's profile; the last two must lie in [1, hi] and, for the search splits
+// device), else the device's profile; the last two must lie in [lo, hi] and, for the search splits
 // (`powerOfTwo`), be powers of two, as the kernels' reductions need.
-long tunable(Context& ctx, int given, const char* key, const char* env, long fallback, long hi, bool powerOfTwo) {
+long tunable(Context& ctx, int given, const char* key, const char* env, long fallback, long hi, bool powerOfTwo, long lo = 1) {
     if (given > 0) return given;
     if (const char* v = std::getenv(env)) {
         char* end = nullptr;
         const long x = std::strtol(v, &end, 10);
-        if (end == v || *end != '\0' || x < 1 || x > hi || (powerOfTwo && (x & (x - 1)) != 0))
-            throw Error(std::string(env) + " must be " + (powerOfTwo ? "a power of two" : "a whole number") + " from 1 to " +
-                        std::to_string(hi));
+        if (end == v || *end != '\0' || x < lo || x > hi || (powerOfTwo && (x & (x - 1)) != 0))
+            throw Error(std::string(env) + " must be " + (powerOfTwo ? "a power of two" : "a whole number") + " from " +
+                        std::to_string(lo) + " to " + std::to_string(hi));
         return x;
     }
-    return ctx.tuning().getInt("voronoi", key, fallback, 1, hi, powerOfTwo);
-}
-
-// [voronoi] prune (0 or 1), overridden by PORTACL_VORONOI_PRUNE.
-bool pruneSetting(Context& ctx) {
-    if (const char* v = std::getenv("PORTACL_VORONOI_PRUNE")) {
-        if (std::string(v) != "0" && std::string(v) != "1") throw Error("PORTACL_VORONOI_PRUNE must be 0 or 1");
-        return std::string(v) == "1";
-    }
-    return ctx.tuning().getInt("voronoi", "prune", 0, 0, 1, false) == 1;
+    return ctx.tuning().getInt("voronoi", key, fallback, lo, hi, powerOfTwo);
 }
 
 // Largest power of two not above x (at least 1).
@@ -149,7 +140,7 @@ SearchShape searchShape(Context& ctx, const SearchTuning& t) {
     // 1 (or the narrow lanes): the flagged searches run as the narrow ones.
     s.flaggedLanes = fit(tunable(ctx, t.flaggedLanes, "flagged_lanes", "PORTACL_VORONOI_FLAGGED_LANES", 1, split, true));
     if (s.flaggedLanes < 2) s.flaggedLanes = s.lanes;
-    s.prune = t.prune != 0 ? t.prune > 0 : pruneSetting(ctx);
+    s.prune = t.prune != 0 ? t.prune > 0 : tunable(ctx, 0, "prune", "PORTACL_VORONOI_PRUNE", 0, 1, false, 0) == 1;
     s.buildOptions = ctx.tuning().get("voronoi", "build_options", "");
     return s;
 }
