@@ -96,6 +96,9 @@ mixed_phases = 1
 # Double searches skip the balls whose line misses the arc up to the best found so far (the same
 # answers; docs/engineering/voronoi.md, "Pruned searches").
 prune = 1
+# A work-group runs on one core: at least 4 work-groups a core in each launch, however few searches
+# a wave has (a small structure's first and last waves left most of 16 cores idle in groups of 128).
+groups_per_unit = 4
 
 [fft]
 # FFTW on the host's threads (one per compute unit) on the buffers this CPU device shares with the

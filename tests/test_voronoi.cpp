@@ -417,6 +417,24 @@ TEST_F(VoronoiDevice, PrunedSearchesGiveTheSameAnswers) {
     }
 }
 
+// Small work-groups where a wave has few searches (the CPU profiles' groups_per_unit): the same
+// vertices as the serial reference, down to one search a work-group.
+TEST_F(VoronoiDevice, SmallWorkGroupsGiveTheSameAnswers) {
+    if (!test::hasFp64()) GTEST_SKIP() << "no fp64 on the test device";
+    for (const Precision p : {Precision::Float, Precision::Mixed, Precision::Double}) {
+        for (const int perUnit : {4, 1024}) {
+            voronoi::Options o;
+            o.precision = p;
+            o.tuning.lanes = 1;
+            o.tuning.groupsPerUnit = perUnit;
+            const auto d = voronoi::compute(test::context(), *balls_, o);
+            EXPECT_TRUE(voronoi::formatVertices(d) == *ref_)
+                << precisionName(p) << ", " << perUnit << " groups per unit: differing vertices: "
+                << countDifferences(voronoi::formatVertices(d), *ref_, 1e-6);
+        }
+    }
+}
+
 namespace {
 // Random balls with planted degeneracies: five balls on one sphere, and a block of equal balls on a lattice.
 std::vector<io::Ball> plantedBalls(unsigned seed) {

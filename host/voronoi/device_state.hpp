@@ -64,6 +64,15 @@ struct FrameData {
 struct WaveKernels {
     cl::Kernel narrow1, wide1, narrow2, wide2;  // phase 1 (float) and phase 2 (double); absent when unused
     std::size_t itemGroup = 1;                   // work-group of the narrow kernels with one work-item per search
+    std::size_t minGroups = 0;                   // work-groups a launch should have at least ([voronoi] groups_per_unit)
+    // The work-group for a launch of `searches` one-work-item searches: itemGroup, halved until the
+    // launch has minGroups groups (a CPU runs a work-group on one core: 1A8O's first wave, 664
+    // searches, would be 6 groups of 128 on 16 cores).
+    std::size_t itemGroupFor(std::size_t searches) const {
+        std::size_t g = itemGroup;
+        while (g > 1 && (searches + g - 1) / g < minGroups) g /= 2;
+        return g;
+    }
 };
 
 // What a computation keeps on the device and the host copies behind its writes, kept with the

@@ -114,11 +114,13 @@ struct SearchShape {
     std::size_t wideGroup = 64;      // work-items per wide search
     std::size_t wideCandidates = 512;  // searches with more candidates are wide
     bool prune = false;                // double searches skip the balls that cannot end the edge first
+    std::size_t groupsPerUnit = 0;     // work-groups per compute unit a one-work-item launch has at least
     std::string buildOptions;          // [voronoi] build_options (a vendor compiler that miscompiles the kernels)
     std::string describe() const {
         return "lanes " + std::to_string(lanes) + ", group " + std::to_string(group) + ", flagged lanes " +
                std::to_string(flaggedLanes) + ", wide group " + std::to_string(wideGroup) + ", wide candidates " +
-               std::to_string(wideCandidates) + ", prune " + std::to_string(prune ? 1 : 0);
+               std::to_string(wideCandidates) + ", prune " + std::to_string(prune ? 1 : 0) +
+               (groupsPerUnit ? ", groups per unit " + std::to_string(groupsPerUnit) : "");
     }
     std::string kernelOptions() const {
         return "-D VOR_LANES=" + std::to_string(lanes) + " -D VOR_GROUP=" + std::to_string(group) +
@@ -141,6 +143,8 @@ SearchShape searchShape(Context& ctx, const SearchTuning& t) {
     s.flaggedLanes = fit(tunable(ctx, t.flaggedLanes, "flagged_lanes", "PORTACL_VORONOI_FLAGGED_LANES", 1, split, true));
     if (s.flaggedLanes < 2) s.flaggedLanes = s.lanes;
     s.prune = t.prune != 0 ? t.prune > 0 : tunable(ctx, 0, "prune", "PORTACL_VORONOI_PRUNE", 0, 1, false, 0) == 1;
+    s.groupsPerUnit = static_cast<std::size_t>(
+        tunable(ctx, t.groupsPerUnit, "groups_per_unit", "PORTACL_VORONOI_GROUPS_PER_UNIT", 0, 1024, false, 0));
     s.buildOptions = ctx.tuning().get("voronoi", "build_options", "");
     return s;
 }
@@ -175,6 +179,7 @@ WaveKernels buildWaveKernels(Context& ctx, const TwoPhaseList& twoPhase, const S
     for (const cl::Kernel* kernel : {&k.narrow1, &k.narrow2})
         if ((*kernel)())
             k.itemGroup = std::min(k.itemGroup, workGroupLimit(*kernel, ctx.device().device));
+    k.minGroups = shape.groupsPerUnit * std::max(1u, ctx.device().computeUnits);
     return k;
 }
 
@@ -209,11 +214,11 @@ WaveKernels waveKernels(Context& ctx, const TwoPhaseList& twoPhase, SearchShape&
 }
 
 // Launches `searches` searches of `perSearch` work-items each, `perGroup` searches per work-group
-// (perSearch 1: one work-item per search, work-groups of `itemGroup`); phase 2 (`phase2` given) on
+// (perSearch 1: one work-item per search, work-groups of wk.itemGroupFor); phase 2 (`phase2` given) on
 // its grid, bounded in mixed mode (the kernel then loops over the flagged list).
 void launchSearches(Context& ctx, const cl::Kernel& k, std::size_t searches, std::size_t perSearch, std::size_t perGroup,
-                    std::size_t itemGroup, const TwoPhaseList* phase2 = nullptr) {
-    if (perSearch == 1) perGroup = std::max<std::size_t>(1, itemGroup);
+                    const WaveKernels& wk, const TwoPhaseList* phase2 = nullptr) {
+    if (perSearch == 1) perGroup = std::max<std::size_t>(1, wk.itemGroupFor(searches));
     std::size_t groups = (searches + perGroup - 1) / perGroup;
     if (phase2) groups = phase2->phase2Groups(groups);
     const std::size_t local = perSearch * perGroup;
@@ -273,7 +278,6 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
     // part, and phase 2's `direct`); a wave sets its count, offset and buffer.
     WaveKernels wk = waveKernels(ctx, twoPhase, shape);
     times.shape = shape.describe();
-    const std::size_t itemGroup = wk.itemGroup;
     for (int part = 0; part < 2; ++part) {
         if (useFloat) {
             cl::Kernel& k = part == 0 ? wk.narrow1 : wk.wide1;
@@ -455,21 +459,21 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
             if (useFloat) {
                 cl::Kernel& k1 = part == 0 ? wk.narrow1 : wk.wide1;
                 setWave(k1, 0, count, first, waveAtF);
-                if (part == 0) launchSearches(ctx, k1, count, shape.lanes, shape.group / shape.lanes, itemGroup);
-                else launchSearches(ctx, k1, count, shape.wideGroup, 1, itemGroup);
+                if (part == 0) launchSearches(ctx, k1, count, shape.lanes, shape.group / shape.lanes, wk);
+                else launchSearches(ctx, k1, count, shape.wideGroup, 1, wk);
             }
             if (mode == Precision::Double) {
                 cl::Kernel& k2 = part == 0 ? wk.narrow2 : wk.wide2;
                 setWave(k2, 1, count, first, waveAtD);
-                if (part == 1) launchSearches(ctx, k2, count, shape.wideGroup, 1, itemGroup, &twoPhase);
-                else launchSearches(ctx, k2, count, shape.lanes, shape.group / shape.lanes, itemGroup, &twoPhase);
+                if (part == 1) launchSearches(ctx, k2, count, shape.wideGroup, 1, wk, &twoPhase);
+                else launchSearches(ctx, k2, count, shape.lanes, shape.group / shape.lanes, wk, &twoPhase);
             }
         }
         if (mode == Precision::Mixed && twoPhase.runsPhase2()) {
             // The flagged count is on the device only: a bounded grid loops over the list.
             setWave(wk.narrow2, 1, n, 0, waveAtD);
-            if (shape.flaggedLanes != shape.lanes) launchSearches(ctx, wk.narrow2, n, shape.flaggedLanes, 1, itemGroup, &twoPhase);
-            else launchSearches(ctx, wk.narrow2, n, shape.lanes, shape.group / shape.lanes, itemGroup, &twoPhase);
+            if (shape.flaggedLanes != shape.lanes) launchSearches(ctx, wk.narrow2, n, shape.flaggedLanes, 1, wk, &twoPhase);
+            else launchSearches(ctx, wk.narrow2, n, shape.lanes, shape.group / shape.lanes, wk, &twoPhase);
         }
         times.enqueue += lap(tick);
         // The wave's one host sync: the flagged count and the answers.

@@ -73,6 +73,10 @@ struct PORTACL_API SearchTuning {
     // offer every candidate (-1); 0: the profile's [voronoi] prune (default: every candidate). The
     // same answers either way; the CPU profiles prune.
     int prune = 0;
+    // Launches of one work-item per search have at least this many work-groups per compute unit,
+    // smaller groups where a wave has few searches (CPUs run a work-group on one core); 0: the
+    // profile's [voronoi] groups_per_unit (default: none, groups of the engine's item size).
+    int groupsPerUnit = 0;
 };
 
 struct PORTACL_API Options {

@@ -1,0 +1,18 @@
+// How a batch process's allocator treats freed memory. A batch allocates the same buffers item after
+// item (a frame's tracer, a 16 MB image) on many threads at once. glibc by default returns large
+// blocks to the kernel on free and grows its per-thread heaps a page range at a time, so each item
+// maps fresh pages again: page faults, zeroing, and mprotect/munmap calls that take the process's
+// address-space lock and interrupt every core it runs on (docs/multi_device.md, "Where a host-bound
+// batch's time goes"). Kept, the freed blocks serve the next item.
+#pragma once
+
+#include "portacl/export.hpp"
+
+namespace portacl {
+
+// Once per process, before a batch's first item: blocks up to 64 MiB come from the allocator's heaps
+// and freed memory stays there (glibc's mallopt; elsewhere nothing). PORTACL_BATCH_MALLOC=system
+// leaves the allocator as it was, for comparison.
+PORTACL_API void keepFreedMemoryForBatches();
+
+}  // namespace portacl
