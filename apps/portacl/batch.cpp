@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "portacl/runtime/batch_memory.hpp"
 #include "portacl/runtime/host_cores.hpp"
 #include "portacl/runtime/log.hpp"
 
@@ -76,6 +77,7 @@ bool rankGatePassed() { return gatePassed || !gateExpected; }
 
 std::unique_ptr<DeviceSet> openDeviceSet(const CommonOptions& common, const BatchCliOptions& batch, Precision precision,
                                          bool mixedOffered) {
+    keepFreedMemoryForBatches();
     const std::string spec = rankDeviceSpec(common);
     const std::vector<DeviceInfo> devices = selectDeviceSet(spec);
     unsigned perGpu = batch.membersPerGpu;

@@ -12,7 +12,6 @@
 #include <sstream>
 #include <thread>
 
-#include "portacl/runtime/batch_memory.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/log.hpp"
 #include "portacl/runtime/progress.hpp"
@@ -391,7 +390,6 @@ BatchReport DeviceSet::run(std::size_t n, const ClaimingWork& work, const BatchO
     report.devices.resize(members);
     for (std::size_t m = 0; m < members; ++m) report.devices[m].device = labels_[m];
     if (n == 0) return report;
-    keepFreedMemoryForBatches();
     if (working() == 0) {
         std::string why;
         for (std::size_t m = 0; m < members; ++m) why += (why.empty() ? "" : "; ") + labels_[m] + ": " + failures_[m];
