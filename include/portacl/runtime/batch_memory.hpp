@@ -2,8 +2,8 @@
 // item (a frame's tracer, a 16 MB image) on many threads at once. glibc by default returns large
 // blocks to the kernel on free and grows its per-thread heaps a page range at a time, so each item
 // maps fresh pages again: page faults, zeroing, and mprotect/munmap calls that take the process's
-// address-space lock and interrupt every core it runs on (docs/multi_device.md, "Where a host-bound
-// batch's time goes"). Kept, the freed blocks serve the next item.
+// address-space lock and interrupt every core it runs on (docs/multi_device.md, "On four H200s").
+// Kept, the freed blocks serve the next item.
 #pragma once
 
 #include "portacl/export.hpp"
