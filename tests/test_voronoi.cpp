@@ -435,6 +435,29 @@ TEST_F(VoronoiDevice, SmallWorkGroupsGiveTheSameAnswers) {
     }
 }
 
+// A lone structure's waves in chunks, each recorded while the device searches the next (the CPU
+// profiles' wave_chunks): the serial reference's vertices in float, mixed (run as double where the
+// profile says so) and double, one work-item and four lanes a search.
+TEST_F(VoronoiDevice, ChunkedWavesGiveTheSameAnswers) {
+    if (!test::hasFp64()) GTEST_SKIP() << "no fp64 on the test device";
+    for (const Precision p : {Precision::Float, Precision::Mixed, Precision::Double}) {
+        for (const int lanes : {1, 4}) {
+            for (const int chunks : {4, 64}) {
+                voronoi::Options o;
+                o.precision = p;
+                o.tuning.lanes = lanes;
+                o.tuning.group = 16;
+                o.tuning.wideCandidates = 1 << 30;  // no wide searches: every wave can go in chunks
+                o.tuning.waveChunks = chunks;
+                const auto d = voronoi::compute(test::context(), *balls_, o);
+                EXPECT_TRUE(voronoi::formatVertices(d) == *ref_)
+                    << precisionName(p) << ", " << lanes << " lanes, " << chunks << " chunks: differing vertices: "
+                    << countDifferences(voronoi::formatVertices(d), *ref_, 1e-6);
+            }
+        }
+    }
+}
+
 namespace {
 // Random balls with planted degeneracies: five balls on one sphere, and a block of equal balls on a lattice.
 std::vector<io::Ball> plantedBalls(unsigned seed) {

@@ -77,6 +77,10 @@ struct PORTACL_API SearchTuning {
     // smaller groups where a wave has few searches (CPUs run a work-group on one core); 0: the
     // profile's [voronoi] groups_per_unit (default: none, groups of the engine's item size).
     int groupsPerUnit = 0;
+    // A lone structure's waves in this many launches, each one's answers recorded while the device
+    // searches the next (float and double mode, no wide searches; chunks of 256 searches or more);
+    // 0: the profile's [voronoi] wave_chunks (default 1: one launch a wave).
+    int waveChunks = 0;
 };
 
 struct PORTACL_API Options {
