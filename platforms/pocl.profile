@@ -99,9 +99,9 @@ prune = 1
 # A work-group runs on one core: at least 4 work-groups a core in each launch, however few searches
 # a wave has (a small structure's first and last waves left most of 16 cores idle in groups of 128).
 groups_per_unit = 4
-# A lone structure's wave in up to 4 launches (256 searches or more each), each one's answers recorded
-# by the host while the cores search the next, instead of the host and the cores waiting in turn.
-wave_chunks = 4
+# wave_chunks (a lone structure's wave in up to N launches, each one's answers recorded while the
+# cores search the next) stays 1: no faster on 2 cores, where the recording thread takes one of the
+# two from the searches; not yet measured on 16 (docs/engineering/voronoi.md).
 
 [fft]
 # FFTW on the host's threads (one per compute unit) on the buffers this CPU device shares with the
