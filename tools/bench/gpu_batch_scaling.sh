@@ -11,7 +11,8 @@
 #            then one GPU and two ranks with two GPUs visible; the host's CPU time per frame
 #            (voronoi-host.log: 2400 frames on one member of one thread, each phase in CPU time:
 #            PORTACL_VORONOI_TIMES=cpu), and those frames' files on one GPU's default members against
-#            that one member's, byte for byte
+#            that one member's, byte for byte; with voronota on the PATH, how the machine's cores hold
+#            up under load (host_cores.txt, tools/bench/host_core_scaling.sh)
 #   filter   1000 random 8-bit 4096^2 PGM images, median:5 + sobel, the same rows on tmpfs (200 images
 #            on the disk where /dev/shm lacks the 40 GB two runs take); then 200 PNG images on one
 #            and four GPUs (the host's deflate against the devices)
@@ -74,6 +75,11 @@ voronoi)
         > /dev/null 2>> "$OUT/voronoi-host.log"
     echo "voronoi-same-bytes: exit $?, $(ls "$host/one" | wc -l) files, $(diff -rq "$host/one" "$host/set" | wc -l) differ" | tee -a "$OUT/voronoi.md"
     rm -rf "$host"
+    # The ceiling of a host-bound batch on this machine: one-core jobs run N at once (needs voronota).
+    if command -v voronota > /dev/null; then
+        timeout 60 tools/bench/host_core_scaling.sh 1 $(( $(nproc) / 4 )) $(( $(nproc) / 2 )) "$(nproc)" > "$OUT/host_cores.txt" 2>&1
+        echo "host-cores: exit $? after $SECONDS s" | tee -a "$OUT/voronoi.md"
+    fi
     ;;
 filter)
     # 1000 4096^2 images, 17 GB a run: uncompressed PGM (the devices' work and the copies), then PNG

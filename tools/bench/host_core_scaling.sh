@@ -6,7 +6,7 @@
 #   tools/bench/host_core_scaling.sh [N ...]
 set -eu
 command -v voronota > /dev/null || { echo "host_core_scaling: no voronota on the PATH" >&2; exit 2; }
-data=${PORTACL_DATA_DIR:-$(dirname "$0")/../../../shared/data}
+data=${PORTACL_DATA_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/../shared/data}
 balls=$(mktemp)
 trap 'rm -f "$balls"' EXIT
 voronota get-balls-from-atoms-file < "$data/pdb/2BEG.pdb" > "$balls"
