@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "portacl/runtime/batch_memory.hpp"
+#include "portacl/runtime/error.hpp"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -34,6 +35,10 @@ TEST(BatchMemory, BlocksOfTensOfMebibytesComeFromTheHeapAndStayThere) {
     if (sanitizerAllocator()) GTEST_SKIP() << "a sanitizer replaces the allocator";
     if (const char* c = std::getenv("PORTACL_BATCH_MALLOC"); c && std::strcmp(c, "system") == 0)
         GTEST_SKIP() << "PORTACL_BATCH_MALLOC=system";
+    // A misspelt choice is refused in one sentence, and changes nothing.
+    ::setenv("PORTACL_BATCH_MALLOC", "sytem", 1);
+    EXPECT_THROW(portacl::keepFreedMemoryForBatches(), portacl::Error);
+    ::unsetenv("PORTACL_BATCH_MALLOC");
     // Above the largest threshold glibc moves its own to (32 MiB), below the policy's (64 MiB).
     const std::size_t bytes = std::size_t(48) << 20;
     const auto mapped = [] { return mallinfo2().hblkhd; };  // bytes in blocks mapped on their own

@@ -3,6 +3,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
+
+#include "portacl/runtime/error.hpp"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -15,6 +18,8 @@ void keepFreedMemoryForBatches() {
     std::call_once(once, [] {
         const char* choice = std::getenv("PORTACL_BATCH_MALLOC");
         if (choice && std::strcmp(choice, "system") == 0) return;
+        if (choice && *choice && std::strcmp(choice, "keep") != 0)
+            throw Error(std::string("PORTACL_BATCH_MALLOC must be keep (the default) or system, not ") + choice);
 #if defined(__GLIBC__)
         constexpr int kMiB = 1 << 20;
         // A fixed threshold (glibc's own moves with the largest block freed) keeps a batch's

@@ -10,7 +10,8 @@ set -u
 cd "$(dirname "$0")/../.."
 PACK=${PACK:-.device}
 : "${OUT:?set OUT to the folder for the results}"
-export PORTACL_PLATFORMS_DIR=$PWD/platforms PORTACL_NO_PROGRESS=1 POCL_CPU_MAX_CU_NUM=16 PATH=$PWD/$PACK/bin:$PATH
+# PoCL's thread count: POCL_MAX_PTHREAD_COUNT (every version), POCL_CPU_MAX_CU_COUNT (4.0 on).
+export PORTACL_PLATFORMS_DIR=$PWD/platforms PORTACL_NO_PROGRESS=1 POCL_MAX_PTHREAD_COUNT=16 POCL_CPU_MAX_CU_COUNT=16 PATH=$PWD/$PACK/bin:$PATH
 command -v voronota > /dev/null || echo "cpu16_workloads: no voronota on the PATH; the Voronoi rows will have no peer"
 timeout "${LIMIT:-300}" taskset -c 0-15 "$PACK/run" portacl bench --device pocl --only gemm,voronoi,lineal_path,lineal_path_reconstruct \
     --repeats 3 --csv "$OUT/cpu16_workloads.csv" > "$OUT/cpu16_workloads.txt" 2>&1

@@ -13,7 +13,8 @@ namespace portacl {
 // Once per process: blocks up to 64 MiB come from the allocator's heaps and freed memory stays there
 // (glibc's mallopt; elsewhere nothing). The command line's batches call it before opening their
 // devices; the library never does, since a host program's allocator is its own to set (Python's, for
-// one). PORTACL_BATCH_MALLOC=system leaves the allocator as it was, for comparison.
+// one). PORTACL_BATCH_MALLOC=system leaves the allocator as it was, for comparison (=keep: the
+// default); any other value throws Error, and a later call looks again.
 PORTACL_API void keepFreedMemoryForBatches();
 
 }  // namespace portacl
