@@ -17,6 +17,7 @@
 #if PORTACL_WITH_MPI
 #include "portacl/kwave/distributed.hpp"
 #endif
+#include "portacl/runtime/cpu_runtime_threads.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/output_file.hpp"
 #include "portacl/version.hpp"
@@ -241,8 +242,7 @@ int runKwaveOn(const std::vector<std::string>& args, bool distributed, bool& col
     // PoCL reads POCL_MAX_PTHREAD_COUNT (every version) and POCL_CPU_MAX_CU_COUNT (4.0 on); it
     // never had the POCL_CPU_MAX_CU_NUM that -t used to set, so -t limited nothing and PoCL took
     // every core it was allowed, also those outside `taskset`'s.
-    if (threads > 0)
-        for (const char* name : {"POCL_MAX_PTHREAD_COUNT", "POCL_CPU_MAX_CU_COUNT"}) setenv(name, std::to_string(threads).c_str(), 1);
+    if (threads > 0) setCpuRuntimeThreads(static_cast<unsigned>(threads), true);
 
     const auto t0 = Clock::now();
 #if PORTACL_WITH_MPI

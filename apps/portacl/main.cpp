@@ -9,6 +9,7 @@
 #include "run_command.hpp"
 #include "termination.hpp"
 #include "portacl/cluster/world.hpp"
+#include "portacl/runtime/cpu_runtime_threads.hpp"
 #include "portacl/runtime/log.hpp"
 #include "portacl/runtime/progress.hpp"
 #include "portacl/version.hpp"
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
         std::cerr << "portacl: " << e.what() << "\n";
         return 1;
     }
+    portacl::fitCpuRuntimeThreadsToAffinity();  // before any OpenCL call
     portacl::cli::removeTemporariesOnSignals();
     if (argc < 2) {
         usage(std::cerr);

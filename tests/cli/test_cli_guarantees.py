@@ -17,6 +17,8 @@
    is refused, --verbose 0 is silent, -g 0 on a machine without a GPU falls back to the CPU.
 7. Out of memory (an address-space limit) ends in success or one sentence, never a crash.
 8. Processes started at once on a cold kernel cache all succeed and leave only valid entries.
+9. A process bound to some cores (taskset, mpirun's binding) runs PoCL on as many threads as it has
+   cores, unless the user set PoCL's count.
 
 usage: test_cli_guarantees.py --build BUILD_DIR --source SOURCE_DIR [--data DATA_DIR] [-k PATTERN]
 """
@@ -560,6 +562,41 @@ class ColdCache(Scratch):
         for e in entries:
             self.assertTrue(e.endswith(".bin"), "left in the cache: " + e)
             self.assertTrue(valid_cache_entry(e), "corrupt cache entry " + e)
+
+
+# ---- 9. the cores a process may use ----
+
+def pocl_compute_units(devices_output):
+    """The compute units of each PoCL device `portacl devices` lists."""
+    units, in_pocl = [], False
+    for line in devices_output.splitlines():
+        if line.startswith("Platform "):
+            in_pocl = "Portable Computing Language" in line
+        m = re.match(r"\s+compute units\s+(\d+)", line)
+        if m and in_pocl:
+            units.append(int(m.group(1)))
+    return units
+
+
+class CoresOfTheProcess(Scratch):
+    def test_pocl_runs_as_many_threads_as_the_process_has_cores(self):
+        if not shutil.which("taskset") or len(os.sched_getaffinity(0)) < 2:
+            self.skipTest("needs taskset and two cores")
+        first = min(os.sched_getaffinity(0))
+        env = {k: v for k, v in os.environ.items() if k not in ("POCL_MAX_PTHREAD_COUNT", "POCL_CPU_MAX_CU_COUNT")}
+        code, out, err = run([os.path.join(ARGS.build, "portacl"), "devices"], env=env)
+        self.assertEqual(code, 0, err)
+        if not pocl_compute_units(out):
+            self.skipTest("no PoCL device")
+        self.assertTrue(all(u >= 2 for u in pocl_compute_units(out)), out)
+        code, out, err = run(["taskset", "-c", str(first), os.path.join(ARGS.build, "portacl"), "devices"], env=env)
+        self.assertEqual(code, 0, err)
+        self.assertEqual(set(pocl_compute_units(out)), {1}, out)
+        # The user's own count wins.
+        code, out, err = run(["taskset", "-c", str(first), os.path.join(ARGS.build, "portacl"), "devices"],
+                             env=dict(env, POCL_MAX_PTHREAD_COUNT="2", POCL_CPU_MAX_CU_COUNT="2"))
+        self.assertEqual(code, 0, err)
+        self.assertEqual(set(pocl_compute_units(out)), {2}, out)
 
 
 def fnv1a64(data):
