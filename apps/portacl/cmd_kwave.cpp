@@ -239,9 +239,6 @@ int runKwaveOn(const std::vector<std::string>& args, bool distributed, bool& col
     options.fftBackend = fft::parseBackend(fftName);
     options.outputs = out;
     // -t: PoCL's worker threads, and so FFTW's (one per compute unit), before the first OpenCL call.
-    // PoCL reads POCL_MAX_PTHREAD_COUNT (every version) and POCL_CPU_MAX_CU_COUNT (4.0 on); it
-    // never had the POCL_CPU_MAX_CU_NUM that -t used to set, so -t limited nothing and PoCL took
-    // every core it was allowed, also those outside `taskset`'s.
     if (threads > 0) setCpuRuntimeThreads(static_cast<unsigned>(threads), true);
 
     const auto t0 = Clock::now();
