@@ -101,7 +101,8 @@ prune = 1
 groups_per_unit = 4
 # wave_chunks (a lone structure's wave in up to N launches, each one's answers recorded while the
 # cores search the next) stays 1: no faster on 2 cores, where the recording thread takes one of the
-# two from the searches; not yet measured on 16 (docs/engineering/voronoi.md).
+# two from the searches, and slower on 16 (1A8O 10.7-11.0 ms against 8.5-8.8 with chunks of 4;
+# docs/engineering/voronoi.md).
 
 [fft]
 # FFTW on the host's threads (one per compute unit) on the buffers this CPU device shares with the
