@@ -96,13 +96,12 @@ mixed_phases = 1
 # Double searches skip the balls whose line misses the arc up to the best found so far (the same
 # answers; docs/engineering/voronoi.md, "Pruned searches").
 prune = 1
-# A work-group runs on one core: at least 4 work-groups a core in each launch, however few searches
-# a wave has (a small structure's first and last waves left most of 16 cores idle in groups of 128).
-groups_per_unit = 4
-# wave_chunks (a lone structure's wave in up to N launches, each one's answers recorded while the
-# cores search the next) stays 1: no faster on 2 cores, where the recording thread takes one of the
-# two from the searches, and slower on 16 (1A8O 10.7-11.0 ms against 8.5-8.8 with chunks of 4;
-# docs/engineering/voronoi.md).
+# A work-group runs on one core: at least 8 work-groups a core in each launch, however few searches
+# a wave has (a small structure's first and last waves left most of 16 cores idle in groups of 128),
+# and work-groups of at most 32 one-work-item searches: on 16 cores (H200 host, PoCL 5.0) 1A8O, 2BEG,
+# 2XHE and 4UN3 ran 4-18 % faster than with groups of 128 and 4 a core, in both rounds
+# (docs/engineering/voronoi.md, "On 16 CPU cores with the pruned searches").
+item_group = 32
 
 [fft]
 # FFTW on the host's threads (one per compute unit) on the buffers this CPU device shares with the

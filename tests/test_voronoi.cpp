@@ -417,42 +417,23 @@ TEST_F(VoronoiDevice, PrunedSearchesGiveTheSameAnswers) {
     }
 }
 
-// Small work-groups where a wave has few searches (the CPU profiles' groups_per_unit): the same
-// vertices as the serial reference, down to one search a work-group.
+// Small work-groups where a wave has few searches (the CPU profiles' groups_per_unit) and at most 16
+// searches a work-group (item_group): the same vertices as the serial reference, down to one search a
+// work-group.
 TEST_F(VoronoiDevice, SmallWorkGroupsGiveTheSameAnswers) {
     if (!test::hasFp64()) GTEST_SKIP() << "no fp64 on the test device";
     for (const Precision p : {Precision::Float, Precision::Mixed, Precision::Double}) {
         for (const int perUnit : {4, 1024}) {
-            voronoi::Options o;
-            o.precision = p;
-            o.tuning.lanes = 1;
-            o.tuning.groupsPerUnit = perUnit;
-            const auto d = voronoi::compute(test::context(), *balls_, o);
-            EXPECT_TRUE(voronoi::formatVertices(d) == *ref_)
-                << precisionName(p) << ", " << perUnit << " groups per unit: differing vertices: "
-                << countDifferences(voronoi::formatVertices(d), *ref_, 1e-6);
-        }
-    }
-}
-
-// A lone structure's waves in chunks, each recorded while the device searches the next (the CPU
-// profiles' wave_chunks): the serial reference's vertices in float, mixed (run as double where the
-// profile says so) and double, one work-item and four lanes a search.
-TEST_F(VoronoiDevice, ChunkedWavesGiveTheSameAnswers) {
-    if (!test::hasFp64()) GTEST_SKIP() << "no fp64 on the test device";
-    for (const Precision p : {Precision::Float, Precision::Mixed, Precision::Double}) {
-        for (const int lanes : {1, 4}) {
-            for (const int chunks : {4, 64}) {
+            for (const int itemGroup : {0, 16}) {
                 voronoi::Options o;
                 o.precision = p;
-                o.tuning.lanes = lanes;
-                o.tuning.group = 16;
-                o.tuning.wideCandidates = 1 << 30;  // no wide searches: every wave can go in chunks
-                o.tuning.waveChunks = chunks;
+                o.tuning.lanes = 1;
+                o.tuning.groupsPerUnit = perUnit;
+                o.tuning.itemGroup = itemGroup;
                 const auto d = voronoi::compute(test::context(), *balls_, o);
                 EXPECT_TRUE(voronoi::formatVertices(d) == *ref_)
-                    << precisionName(p) << ", " << lanes << " lanes, " << chunks << " chunks: differing vertices: "
-                    << countDifferences(voronoi::formatVertices(d), *ref_, 1e-6);
+                    << precisionName(p) << ", " << perUnit << " groups per unit, item groups of " << itemGroup
+                    << ": differing vertices: " << countDifferences(voronoi::formatVertices(d), *ref_, 1e-6);
             }
         }
     }

@@ -115,14 +115,14 @@ struct SearchShape {
     std::size_t wideCandidates = 512;  // searches with more candidates are wide
     bool prune = false;                // double searches skip the balls that cannot end the edge first
     std::size_t groupsPerUnit = 0;     // work-groups per compute unit a one-work-item launch has at least
-    std::size_t waveChunks = 1;        // a lone frame's wave in this many launches, recorded chunk by chunk
+    std::size_t itemGroup = 0;         // work-group of a one-work-item launch, at most (0: the engine's item size)
     std::string buildOptions;          // [voronoi] build_options (a vendor compiler that miscompiles the kernels)
     std::string describe() const {
         return "lanes " + std::to_string(lanes) + ", group " + std::to_string(group) + ", flagged lanes " +
                std::to_string(flaggedLanes) + ", wide group " + std::to_string(wideGroup) + ", wide candidates " +
                std::to_string(wideCandidates) + ", prune " + std::to_string(prune ? 1 : 0) +
                (groupsPerUnit ? ", groups per unit " + std::to_string(groupsPerUnit) : "") +
-               (waveChunks > 1 ? ", wave chunks " + std::to_string(waveChunks) : "");
+               (itemGroup ? ", item group " + std::to_string(itemGroup) : "");
     }
     std::string kernelOptions() const {
         return "-D VOR_LANES=" + std::to_string(lanes) + " -D VOR_GROUP=" + std::to_string(group) +
@@ -147,7 +147,8 @@ SearchShape searchShape(Context& ctx, const SearchTuning& t) {
     s.prune = t.prune != 0 ? t.prune > 0 : tunable(ctx, 0, "prune", "PORTACL_VORONOI_PRUNE", 0, 1, false, 0) == 1;
     s.groupsPerUnit = static_cast<std::size_t>(
         tunable(ctx, t.groupsPerUnit, "groups_per_unit", "PORTACL_VORONOI_GROUPS_PER_UNIT", 0, 1024, false, 0));
-    s.waveChunks = static_cast<std::size_t>(tunable(ctx, t.waveChunks, "wave_chunks", "PORTACL_VORONOI_WAVE_CHUNKS", 1, 64, false));
+    const long itemGroup = tunable(ctx, t.itemGroup, "item_group", "PORTACL_VORONOI_ITEM_GROUP", 0, split, false, 0);
+    s.itemGroup = itemGroup > 0 ? fit(itemGroup) : 0;
     s.buildOptions = ctx.tuning().get("voronoi", "build_options", "");
     return s;
 }
@@ -177,8 +178,10 @@ WaveKernels buildWaveKernels(Context& ctx, const TwoPhaseList& twoPhase, const S
                                Precision::Double, options);
         if (mode == Precision::Double) k.wide2 = ctx.kernel("voronoi.cl", "voronoi_edges_wide_phase2", Precision::Double, options);
     }
-    // One work-item per search (lanes 1): work-groups of the engine's item size, as the kernels allow.
-    k.itemGroup = static_cast<std::size_t>(std::max(1L, ctx.tuning().getInt("two_phase", "item_work_group", 128, 1, 1L << 16)));
+    // One work-item per search (lanes 1): work-groups of [voronoi] item_group, else of the engine's item
+    // size, as the kernels allow.
+    k.itemGroup = shape.itemGroup ? shape.itemGroup
+                                  : static_cast<std::size_t>(std::max(1L, ctx.tuning().getInt("two_phase", "item_work_group", 128, 1, 1L << 16)));
     for (const cl::Kernel* kernel : {&k.narrow1, &k.narrow2})
         if ((*kernel)())
             k.itemGroup = std::min(k.itemGroup, workGroupLimit(*kernel, ctx.device().device));
@@ -230,9 +233,6 @@ EdgeAnswer decodeAnswer(const cl_int2 a, const Precision mode) {
     return ans;
 }
 
-// The fewest searches a chunk of a chunked wave has (SearchShape::waveChunks): fewer, and a launch and
-// a read cost more than the recording they let overlap.
-constexpr std::size_t kMinWaveChunk = 256;
 
 // Launches `searches` searches of `perSearch` work-items each, `perGroup` searches per work-group
 // (perSearch 1: one work-item per search, work-groups of wk.itemGroupFor); phase 2 (`phase2` given) on
@@ -474,123 +474,85 @@ std::vector<Diagram> computeFrames(Context& ctx, const std::vector<std::vector<i
         const std::size_t answersAt = at.read() / sizeof(cl_int2);
         answers.resize(answersAt + n);
         answered.resize(n);
-        // A lone frame's wave on a device that asks for chunks ([voronoi] wave_chunks: CPUs, where the
-        // host's recording would otherwise wait for every search and the searches for the recording):
-        // its searches go in chunks of 256 or more, each chunk's answers read on their own, and a chunk
-        // is recorded (in wave order, as below) while the device searches the chunks after it. Not in
-        // mixed mode (its phase 2 is one launch over the whole wave) nor with wide searches.
-        const std::size_t chunks = tracers.size() == 1 && narrow == n && mode != Precision::Mixed
-                                       ? std::min(shape.waveChunks, n / kMinWaveChunk)
-                                       : 1;
-        if (chunks > 1) {
-            cl::Kernel& k = useFloat ? wk.narrow1 : wk.narrow2;
-            const std::size_t per = (n + chunks - 1) / chunks;
-            std::vector<cl::Event> arrived;
-            for (std::size_t c0 = 0; c0 < n; c0 += per) {
-                const std::size_t count = std::min(per, n - c0);
-                setWave(k, useFloat ? 0 : 1, count, static_cast<cl_uint>(c0), useFloat ? waveAtF : waveAtD);
-                launchSearches(ctx, k, count, shape.lanes, shape.group / shape.lanes, wk, useFloat ? nullptr : &twoPhase);
-                arrived.push_back(ctx.readAsync(ds.waveBuf.buffer(), answers.data() + answersAt + c0, count * sizeof(cl_int2),
-                                                "download voronoi answers", at.answers + c0 * sizeof(cl_int2)));
+        // The narrow searches, then the wide ones; each part's `first` is its offset into the wave's
+        // arrays. Phase 1 (float) in float and mixed mode; phase 2 (double) in double mode on every
+        // search of each part, in mixed mode once on the wave's flagged list (both parts append to it).
+        for (int part = 0; part < 2; ++part) {
+            const std::size_t count = part == 0 ? narrow : n - narrow;
+            if (count == 0) continue;
+            const cl_uint first = part == 0 ? 0 : static_cast<cl_uint>(narrow);
+            if (useFloat) {
+                cl::Kernel& k1 = part == 0 ? wk.narrow1 : wk.wide1;
+                setWave(k1, 0, count, first, waveAtF);
+                if (part == 0) launchSearches(ctx, k1, count, shape.lanes, shape.group / shape.lanes, wk);
+                else launchSearches(ctx, k1, count, shape.wideGroup, 1, wk);
             }
-            ctx.flush();
-            times.enqueue += lap(tick);
-            Tracer& tr = *tracers[0];
-            const std::size_t known = tr.vertices().size();  // the vertices from before the wave
-            for (std::size_t c = 0; c < arrived.size(); ++c) {
-                ctx.wait(arrived[c], "download voronoi answers");
-                times.device += lap(tick, true);
-                for (std::size_t i = c * per; i < std::min(n, (c + 1) * per); ++i) {
-                    answered[i] = decodeAnswer(answers[answersAt + i], mode);
-                    tr.resolveAndCommit(wave[i], answered[i], known);
-                }
-                times.commit += lap(tick);
+            if (mode == Precision::Double) {
+                cl::Kernel& k2 = part == 0 ? wk.narrow2 : wk.wide2;
+                setWave(k2, 1, count, first, waveAtD);
+                if (part == 1) launchSearches(ctx, k2, count, shape.wideGroup, 1, wk, &twoPhase);
+                else launchSearches(ctx, k2, count, shape.lanes, shape.group / shape.lanes, wk, &twoPhase);
             }
-            ctx.read(ds.waveBuf.buffer(), answers.data(), at.read(), "download voronoi flagged count", at.counts);
-            undecided[0] += twoPhase.report(n, static_cast<cl_uint>(answers[0].s[0])).undecided;
-            ++frameWaves[0];
-            times.device += lap(tick, true);
-        } else {
-            // The narrow searches, then the wide ones; each part's `first` is its offset into the wave's
-            // arrays. Phase 1 (float) in float and mixed mode; phase 2 (double) in double mode on every
-            // search of each part, in mixed mode once on the wave's flagged list (both parts append to it).
-            for (int part = 0; part < 2; ++part) {
-                const std::size_t count = part == 0 ? narrow : n - narrow;
-                if (count == 0) continue;
-                const cl_uint first = part == 0 ? 0 : static_cast<cl_uint>(narrow);
-                if (useFloat) {
-                    cl::Kernel& k1 = part == 0 ? wk.narrow1 : wk.wide1;
-                    setWave(k1, 0, count, first, waveAtF);
-                    if (part == 0) launchSearches(ctx, k1, count, shape.lanes, shape.group / shape.lanes, wk);
-                    else launchSearches(ctx, k1, count, shape.wideGroup, 1, wk);
-                }
-                if (mode == Precision::Double) {
-                    cl::Kernel& k2 = part == 0 ? wk.narrow2 : wk.wide2;
-                    setWave(k2, 1, count, first, waveAtD);
-                    if (part == 1) launchSearches(ctx, k2, count, shape.wideGroup, 1, wk, &twoPhase);
-                    else launchSearches(ctx, k2, count, shape.lanes, shape.group / shape.lanes, wk, &twoPhase);
-                }
-            }
-            if (mode == Precision::Mixed && twoPhase.runsPhase2()) {
-                // The flagged count is on the device only: a bounded grid loops over the list.
-                setWave(wk.narrow2, 1, n, 0, waveAtD);
-                if (shape.flaggedLanes != shape.lanes) launchSearches(ctx, wk.narrow2, n, shape.flaggedLanes, 1, wk, &twoPhase);
-                else launchSearches(ctx, wk.narrow2, n, shape.lanes, shape.group / shape.lanes, wk, &twoPhase);
-            }
-            times.enqueue += lap(tick);
-            // The wave's one host sync: the flagged count and the answers.
-            ctx.read(ds.waveBuf.buffer(), answers.data(), at.read() + n * sizeof(cl_int2), "download voronoi answers", at.counts);
-            const std::size_t flagged = twoPhase.report(n, static_cast<cl_uint>(answers[0].s[0])).undecided;
-            if (tracers.size() == 1) {
-                undecided[0] += flagged;
-            } else if (flagged > 0) {
-                // Whose searches they were: the flagged list holds their places on the device.
-                flaggedList.resize(flagged);
-                ctx.read(ds.waveBuf.buffer(), flaggedList.data(), flagged * sizeof(cl_uint), "download voronoi flagged list", at.list);
-                for (const cl_uint p : flaggedList) ++undecided[owner[order[p]]];
-            }
-            for (std::size_t i = 0; i < n; ++i)
-                if (i == 0 || owner[i] != owner[i - 1]) ++frameWaves[owner[i]];  // a frame's tasks are consecutive
-            times.device += lap(tick, true);
-
-            // The answers' geometry in parallel, then recorded in wave order. With a frame per host thread
-            // or more, each answer's geometry is worked out just before it is recorded (on the frame's
-            // thread: the same answers, and none for an edge already traced from its other end).
-            const bool resolveInCommit = frameFirst.size() - 1 >= pool.threads();
-            if (!resolveInCommit) resolved.resize(n);
-            pool.forRange(n, 256, [&](std::size_t b, std::size_t e) {
-                for (std::size_t i = b; i < e; ++i) {
-                    const cl_int2 a = answers[answersAt + position[i]];
-                    const bool flaggedByFloat = (static_cast<std::uint32_t>(a.s[1]) >> 31) != 0;
-                    EdgeAnswer& ans = answered[i];
-                    ans = decodeAnswer(a, mode);
-                    // Phase 2 on the host (a device without fp64): the flagged search again, in double,
-                    // as the device's double kernel does it.
-                    if (twoPhase.phase2OnHost() && flaggedByFloat) {
-                        ans = tracers[owner[i]]->solve(wave[i]);
-                        // The answer word carries a retry radius in float (as the device's phase 2 writes it).
-                        if (ans.retryRadius > 0 && ans.retryRadius != kUnboundedRadius)
-                            ans.retryRadius = static_cast<float>(ans.retryRadius);
-                    }
-                    if (!resolveInCommit) resolved[i] = tracers[owner[i]]->resolve(wave[i], ans);
-                }
-            });
-            times.resolve += lap(tick);
-            // Recorded in wave order within each frame; the frames (independent) in parallel.
-            pool.forRange(frameFirst.size() - 1, 1, [&](std::size_t b, std::size_t e) {
-                for (std::size_t w = b; w < e; ++w) {
-                    Tracer& tr = *tracers[owner[frameFirst[w]]];
-                    // The next frame's tables on their way to the cache while this one's answers are
-                    // recorded (a call's frames take turns: each comes back to a cache the others filled).
-                    if (w + 1 < e) tracers[owner[frameFirst[w + 1]]]->prefetchTables(frameFirst[w + 2] - frameFirst[w + 1]);
-                    const std::size_t known = tr.vertices().size();  // the vertices from before the wave
-                    for (std::size_t i = frameFirst[w]; i < frameFirst[w + 1]; ++i)
-                        if (resolveInCommit) tr.resolveAndCommit(wave[i], answered[i], known);
-                        else tr.commit(wave[i], answered[i], resolved[i]);
-                }
-            });
-            times.commit += lap(tick);
         }
+        if (mode == Precision::Mixed && twoPhase.runsPhase2()) {
+            // The flagged count is on the device only: a bounded grid loops over the list.
+            setWave(wk.narrow2, 1, n, 0, waveAtD);
+            if (shape.flaggedLanes != shape.lanes) launchSearches(ctx, wk.narrow2, n, shape.flaggedLanes, 1, wk, &twoPhase);
+            else launchSearches(ctx, wk.narrow2, n, shape.lanes, shape.group / shape.lanes, wk, &twoPhase);
+        }
+        times.enqueue += lap(tick);
+        // The wave's one host sync: the flagged count and the answers.
+        ctx.read(ds.waveBuf.buffer(), answers.data(), at.read() + n * sizeof(cl_int2), "download voronoi answers", at.counts);
+        const std::size_t flagged = twoPhase.report(n, static_cast<cl_uint>(answers[0].s[0])).undecided;
+        if (tracers.size() == 1) {
+            undecided[0] += flagged;
+        } else if (flagged > 0) {
+            // Whose searches they were: the flagged list holds their places on the device.
+            flaggedList.resize(flagged);
+            ctx.read(ds.waveBuf.buffer(), flaggedList.data(), flagged * sizeof(cl_uint), "download voronoi flagged list", at.list);
+            for (const cl_uint p : flaggedList) ++undecided[owner[order[p]]];
+        }
+        for (std::size_t i = 0; i < n; ++i)
+            if (i == 0 || owner[i] != owner[i - 1]) ++frameWaves[owner[i]];  // a frame's tasks are consecutive
+        times.device += lap(tick, true);
+
+        // The answers' geometry in parallel, then recorded in wave order. With a frame per host thread
+        // or more, each answer's geometry is worked out just before it is recorded (on the frame's
+        // thread: the same answers, and none for an edge already traced from its other end).
+        const bool resolveInCommit = frameFirst.size() - 1 >= pool.threads();
+        if (!resolveInCommit) resolved.resize(n);
+        pool.forRange(n, 256, [&](std::size_t b, std::size_t e) {
+            for (std::size_t i = b; i < e; ++i) {
+                const cl_int2 a = answers[answersAt + position[i]];
+                const bool flaggedByFloat = (static_cast<std::uint32_t>(a.s[1]) >> 31) != 0;
+                EdgeAnswer& ans = answered[i];
+                ans = decodeAnswer(a, mode);
+                // Phase 2 on the host (a device without fp64): the flagged search again, in double,
+                // as the device's double kernel does it.
+                if (twoPhase.phase2OnHost() && flaggedByFloat) {
+                    ans = tracers[owner[i]]->solve(wave[i]);
+                    // The answer word carries a retry radius in float (as the device's phase 2 writes it).
+                    if (ans.retryRadius > 0 && ans.retryRadius != kUnboundedRadius)
+                        ans.retryRadius = static_cast<float>(ans.retryRadius);
+                }
+                if (!resolveInCommit) resolved[i] = tracers[owner[i]]->resolve(wave[i], ans);
+            }
+        });
+        times.resolve += lap(tick);
+        // Recorded in wave order within each frame; the frames (independent) in parallel.
+        pool.forRange(frameFirst.size() - 1, 1, [&](std::size_t b, std::size_t e) {
+            for (std::size_t w = b; w < e; ++w) {
+                Tracer& tr = *tracers[owner[frameFirst[w]]];
+                // The next frame's tables on their way to the cache while this one's answers are
+                // recorded (a call's frames take turns: each comes back to a cache the others filled).
+                if (w + 1 < e) tracers[owner[frameFirst[w + 1]]]->prefetchTables(frameFirst[w + 2] - frameFirst[w + 1]);
+                const std::size_t known = tr.vertices().size();  // the vertices from before the wave
+                for (std::size_t i = frameFirst[w]; i < frameFirst[w + 1]; ++i)
+                    if (resolveInCommit) tr.resolveAndCommit(wave[i], answered[i], known);
+                    else tr.commit(wave[i], answered[i], resolved[i]);
+            }
+        });
+        times.commit += lap(tick);
         times.wideSearches += n - narrow;
         if (std::getenv("PORTACL_VORONOI_WAVES")) {
             std::size_t retries = 0, unbounded = 0, wider = 0, first = 0;

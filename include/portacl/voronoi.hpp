@@ -77,10 +77,10 @@ struct PORTACL_API SearchTuning {
     // smaller groups where a wave has few searches (CPUs run a work-group on one core); 0: the
     // profile's [voronoi] groups_per_unit (default: none, groups of the engine's item size).
     int groupsPerUnit = 0;
-    // A lone structure's waves in this many launches, each one's answers recorded while the device
-    // searches the next (float and double mode, no wide searches; chunks of 256 searches or more);
-    // 0: the profile's [voronoi] wave_chunks (default 1: one launch a wave).
-    int waveChunks = 0;
+    // Launches of one work-item per search have work-groups of at most this many work-items (a power of
+    // two); 0: the profile's [voronoi] item_group (default: the engine's item size, [two_phase]
+    // item_work_group). Smaller groups balance a wave's searches over a CPU's cores more evenly.
+    int itemGroup = 0;
 };
 
 struct PORTACL_API Options {
