@@ -233,7 +233,6 @@ EdgeAnswer decodeAnswer(const cl_int2 a, const Precision mode) {
     return ans;
 }
 
-
 // Launches `searches` searches of `perSearch` work-items each, `perGroup` searches per work-group
 // (perSearch 1: one work-item per search, work-groups of wk.itemGroupFor); phase 2 (`phase2` given) on
 // its grid, bounded in mixed mode (the kernel then loops over the flagged list).
