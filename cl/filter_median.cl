@@ -1,8 +1,8 @@
 // Medians of K x K windows of 8-bit planes from histograms, for large windows (host/filter/
 // median_histogram.cpp says which the profiles send here). The value is found in the window's
 // histogram of 16 coarse and 16 x 16 fine bins (common/median_histogram.h): the segment kernel's cost
-// per output does not grow with K, the column kernel's grows as K (a selection network's grows as
-// K^2 log K). Two shapes of the same method:
+// per output does not grow with K, the column and tile kernels' grow as K (a selection network's as
+// K^2 log K). Three shapes of the same method:
 //   median_histogram_segment  CPU devices (Perreault and Hébert 2007): a work-item walks a band of
 //       `band` rows over a segment of SEG columns, keeping one histogram per column of the segment and
 //       of the window's RX columns either side (private memory: SEG + 2 RX columns of 272 bytes). Each
@@ -17,9 +17,17 @@
 //       is one output column, walking down a band of `band` rows, its window's histogram in local
 //       memory (GROUP work-items a work-group along the row); each output row takes the window's top
 //       row out and its new bottom row in, 2K values.
+//   median_histogram_tile     GPUs (Perreault and Hébert's column histograms shared by a work-group):
+//       a work-group of GROUP work-items owns GROUP output columns and walks down a band of `band`
+//       rows, keeping in local memory one histogram per image column of its tile and of the window's
+//       RX columns either side ((GROUP + 2 RX) x 272 bytes). Each output row first moves every column
+//       histogram down a row (one value in, one out: 4 byte updates a column, where the column walk
+//       makes 4K), then, after a barrier, each work-item sums its window's K coarse histograms as
+//       16-byte vectors, finds the median's coarse bin, sums the K columns' 16 fine bins of that bin
+//       and finds the fine bin: 2K vector reads of local memory an output.
 // Every read outside the image goes through the border rule (common/filter_common.h), as the serial
 // reference's. Defines: KW (= KH, odd, up to 15), RX = KW / 2, BORDER; SEG (segment kernel), GROUP
-// (column kernel).
+// (column and tile kernels).
 #ifndef KW
 #define KW 9
 #endif
@@ -34,6 +42,7 @@
 
 #define MEDIAN_RANK ((KW * KW) / 2)
 #define SEG_COLUMNS (SEG + 2 * RX)
+#define TILE_COLUMNS (GROUP + 2 * RX)
 
 // The byte at (row, column) through the border rule's indices (-1: the constant border's value).
 inline uint median_pixel(const global uchar* src, const int width, const int row, const int column, const uchar outside) {
@@ -145,5 +154,83 @@ __kernel void median_histogram_column(const global uchar* restrict src, global u
         MEDIAN_HISTOGRAM_BIN(coarseBins, MEDIAN_RANK, below, b);
         MEDIAN_HISTOGRAM_BIN(fineBins + b * 16, MEDIAN_RANK, below, f);
         dst[(size_t)y * (size_t)width + x] = (uchar)(b * 16 + f);
+    }
+}
+
+// MEDIAN_HISTOGRAM_BIN on 16 byte counts packed in 4 words, in registers: unrolled, every index a
+// constant (a byte array taken by address would live in memory).
+inline int median_word_bin(const uint4 h, const int rank, int* below) {
+    const uint words[4] = {h.x, h.y, h.z, h.w};
+    int bin = -1, acc = *below;
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+        const int count = (int)((words[i / 4] >> (8 * (i % 4))) & 255u);
+        if (bin < 0 && acc + count > rank) bin = i;
+        else if (bin < 0) acc += count;
+    }
+    *below = acc;
+    return bin;
+}
+
+__kernel void median_histogram_tile(const global uchar* restrict src, global uchar* restrict dst, const int width, const int height,
+                                    const int outsideValue, const int band) {
+    // Column c of the tile (image column x0 - RX + c) keeps its 16 coarse counts at coarse[c * 16] and
+    // the 16 fine counts of coarse bin b at fine[(b * TILE_COLUMNS + c) * 16]: neighbouring work-items
+    // read neighbouring 16-byte vectors, and no two work-items write to one word.
+    // The counts are written as bytes and summed as words: a window's count of a bin is at most
+    // KW * KW < 256, so adding 4 bytes packed in a uint never carries from one to the next.
+    local uint coarseWords[TILE_COLUMNS * 4];
+    local uint fineWords[16 * TILE_COLUMNS * 4];
+    local uchar* coarse = (local uchar*)coarseWords;
+    local uchar* fine = (local uchar*)fineWords;
+    const uchar outside = (uchar)outsideValue;
+    const int lid = (int)get_local_id(0), x0 = (int)get_group_id(0) * GROUP, x = x0 + lid;
+    const int y0 = (int)get_global_id(1) * band;
+    if (y0 >= height) return;  // the whole work-group (its work-items share y0)
+    const int ye = min(y0 + band, height);
+    for (int i = lid; i < TILE_COLUMNS; i += GROUP) vstore4((uint4)(0), i, coarseWords);
+    for (int i = lid; i < 16 * TILE_COLUMNS; i += GROUP) vstore4((uint4)(0), i, fineWords);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    // The columns this work-item moves down (lid, lid + GROUP, ...; those left of the image's width only).
+    for (int r = y0 - RX; r < y0 + RX; ++r) {
+        const int row = border_index(r, height);
+        for (int c = lid; c < TILE_COLUMNS; c += GROUP) {
+            const int column = x0 - RX + c;
+            if (column >= width + RX) break;
+            const uint v = median_pixel(src, width, row, border_index(column, width), outside);
+            ++coarse[c * 16 + (v >> 4)];
+            ++fine[((v >> 4) * TILE_COLUMNS + c) * 16 + (v & 15)];
+        }
+    }
+    for (int y = y0; y < ye; ++y) {
+        // Every column histogram down one row: row y + RX in, row y - RX - 1 out (from the second row on).
+        const int rowIn = border_index(y + RX, height), rowOut = border_index(y - RX - 1, height);
+        for (int c = lid; c < TILE_COLUMNS; c += GROUP) {
+            const int column = x0 - RX + c;
+            if (column >= width + RX) break;
+            const int index = border_index(column, width);
+            const uint v = median_pixel(src, width, rowIn, index, outside);
+            ++coarse[c * 16 + (v >> 4)];
+            ++fine[((v >> 4) * TILE_COLUMNS + c) * 16 + (v & 15)];
+            if (y > y0) {
+                const uint o = median_pixel(src, width, rowOut, index, outside);
+                --coarse[c * 16 + (o >> 4)];
+                --fine[((o >> 4) * TILE_COLUMNS + c) * 16 + (o & 15)];
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (x < width) {
+            // The window's coarse counts, the sum of its KW columns', then the fine counts of the
+            // median's coarse bin.
+            uint4 hc = vload4(lid, coarseWords);
+            for (int c = 1; c < KW; ++c) hc += vload4(lid + c, coarseWords);
+            int below = 0;
+            const int b = median_word_bin(hc, MEDIAN_RANK, &below);
+            uint4 hf = vload4(b * TILE_COLUMNS + lid, fineWords);
+            for (int c = 1; c < KW; ++c) hf += vload4(b * TILE_COLUMNS + lid + c, fineWords);
+            const int f = median_word_bin(hf, MEDIAN_RANK, &below);
+            dst[(size_t)y * (size_t)width + x] = (uchar)(b * 16 + f);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
 }

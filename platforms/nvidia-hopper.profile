@@ -101,15 +101,16 @@ strip_float = 0
 # width), so that every row is an immediate offset of one pointer. H200, Sobel at 4096^2 through
 # CUDA back to back: 7.36 -> 6.54 million instructions, 11.9 -> 11.1 us (tools/profile/ncu_filter_strip.sh).
 strip_fixed_width = 1
-# Medians of 9x9 and larger from histograms (cl/filter_median.cl's column walk: a work-item per output
-# column walking down bands of 64 rows, its window's histogram in local memory, work-groups of 32).
-# H200, 8-bit 4096^2, one call of tools/anchors/filter_variants.sh, two rounds: median 9 1780 -> 875 us,
-# median 15 4567 -> 1346; median 7 693 (the network) against 743 and median 5 112 against 617, so
-# those keep the networks. Bands of 16 and 32 rows and work-groups of 64 and 128 were slower.
-median_histogram = 2
-median_histogram_min = 9
-median_histogram_band = 64
-median_histogram_group = 32
+# Medians of 7x7 and larger from histograms: the GPU tile of column histograms (cl/filter_median.cl,
+# method 3: a work-group of 64 output columns walking down bands of 32 rows, a histogram per column of
+# its tile in local memory). H200, 8-bit 4096^2, tools/anchors/filter_variants.sh, two rounds each:
+# median 7 695 -> 679 us (the network before), 9 1783 -> 733, 15 4571 -> 1282; the column walk
+# (method 2, bands of 64, groups of 32) took 743, 878 and 1342, and median 5 stays on the network
+# (115 against 545). Groups of 32 and bands of 64 ran within 5 % of these.
+median_histogram = 3
+median_histogram_min = 7
+median_histogram_band = 32
+median_histogram_group = 64
 
 # strip_gradient_lanes (default 1 from compute capability 8.0, which has min.f16x2): 3x3 gradient
 # pairs |Gx| + |Gy| (Sobel, Scharr, Prewitt) in 16-bit fp16x2 lanes instead of dot products. H100,

@@ -84,9 +84,9 @@ strip_float = 0
 # width), so that every row is an immediate offset of one pointer. H200, Sobel at 4096^2 through
 # CUDA back to back: 7.36 -> 6.54 million instructions, 11.9 -> 11.1 us (tools/profile/ncu_filter_strip.sh).
 strip_fixed_width = 1
-# Medians of 7x7 and larger from histograms: `median_histogram = 2` sends them to the portable
-# column walk of cl/filter_median.cl (a work-item per column, its histogram in local memory; work-groups
-# of median_histogram_group, bands of median_histogram_band rows). Not yet timed on a GPU, so the
+# Medians of 7x7 and larger from histograms: `median_histogram = 3` sends them to the GPU tile of
+# column histograms of cl/filter_median.cl (2: the portable column walk). Timed on Hopper only
+# (nvidia-hopper.profile takes the tile there: 9x9 2.4 times faster than the network), so the
 # selection network and the bitwise search keep them here (median_histogram = 0, the default).
 
 # The GPU tile kernels of 8-bit planes (host/filter/gpu_tiles.cpp), taken before the register path:

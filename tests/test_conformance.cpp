@@ -916,14 +916,15 @@ void filterRowsCase() {
 }
 
 // Medians of large windows from histograms (cl/filter_median.cl), on every device: the CPU profiles'
-// segments with column histograms (method 1) and the portable column walk (method 2), forced, in
-// segments and work-groups that do not divide the image, against the reference.
+// segments with column histograms (method 1), the portable column walk (method 2) and the GPU tile
+// of column histograms (method 3), forced, in segments and work-groups that do not divide the image,
+// against the reference.
 void filterMedianHistogramCase() {
     const io::Image grey = filterImage(gTiny ? 37 : 83, gTiny ? 17 : 47, 1, io::PixelType::U8, 5);
     filter::Options o;
     o.border = filter::Border::Constant;
     o.borderValue = 200;
-    for (int method : {1, 2}) {
+    for (int method : {1, 2, 3}) {
         o.tuning = {{"median_histogram", method}, {"median_histogram_min", 7}, {"median_histogram_segment", 32},
                     {"median_histogram_band", 5}, {"median_histogram_group", 16}};
         for (const auto& op : {"median:7", "median:15"}) filterCompare(grey, {op}, o, 0);

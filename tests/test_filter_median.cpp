@@ -1,6 +1,6 @@
 // Medians of large 8-bit windows from histograms (cl/filter_median.cl) held to the serial reference,
-// bit for bit: both kernels (method 1, the CPU profiles' segments with column histograms; method 2,
-// the portable column walk for GPUs), forced through Options::tuning on the test device, in
+// bit for bit: the three kernels (method 1, the CPU profiles' segments with column histograms; method
+// 2, the portable column walk; method 3, the GPU tiles of column histograms), forced through Options::tuning on the test device, in
 // work-groups of 16 unless a test says otherwise; windows 3
 // to 15; every border; images narrower and shorter than the window, widths that are not a multiple
 // of a segment or of a work-group, bands that do not divide the image, colour planes; float and
@@ -57,13 +57,13 @@ const Border kBorders[] = {Border::Constant, Border::Replicate, Border::Reflect,
 TEST(FilterMedianHistogram, EveryWindowEqualsReference) {
     // Odd sizes: the last segment and work-group partial, the last band short.
     const io::Image img = test::noiseImage(71, 37, 1, 21);
-    for (int method : {1, 2})
+    for (int method : {1, 2, 3})
         for (int k = 3; k <= 15; k += 2) expectEqualReference(img, k, Layout{method}, Border::Reflect101);
 }
 
 TEST(FilterMedianHistogram, EveryBorderEqualsReference) {
     const io::Image img = test::noiseImage(45, 29, 1, 22);
-    for (int method : {1, 2})
+    for (int method : {1, 2, 3})
         for (Border b : kBorders)
             for (int k : {7, 15}) expectEqualReference(img, k, Layout{method, 16, 7, 8}, b);
 }
@@ -71,7 +71,7 @@ TEST(FilterMedianHistogram, EveryBorderEqualsReference) {
 TEST(FilterMedianHistogram, ImagesSmallerThanTheWindowEqualReference) {
     // Narrower and shorter than the window (the border rule applied more than once), a single row and
     // a single column, under every border.
-    for (int method : {1, 2})
+    for (int method : {1, 2, 3})
         for (Border b : kBorders) {
             expectEqualReference(test::noiseImage(5, 4, 1, 23), 9, Layout{method}, b);
             expectEqualReference(test::noiseImage(13, 1, 1, 24), 15, Layout{method}, b);
@@ -89,13 +89,16 @@ TEST(FilterMedianHistogram, LayoutsEqualReference) {
     expectEqualReference(img, 9, Layout{1, 7, 6, 1}, Border::Reflect);
     expectEqualReference(img, 11, Layout{2, 1, 64, 1}, Border::Wrap);
     expectEqualReference(img, 11, Layout{2, 1, 1, 64}, Border::Reflect);
+    expectEqualReference(img, 11, Layout{3, 1, 64, 1}, Border::Wrap);      // tiles of one column
+    expectEqualReference(img, 13, Layout{3, 1, 1, 64}, Border::Reflect);   // a tile wider than the image
+    expectEqualReference(img, 15, Layout{3, 1, 3, 24}, Border::Replicate); // tiles and bands that do not divide it
     io::Image flat = io::makeImage(40, 20, 1, io::PixelType::U8);
     for (std::size_t i = 0; i < flat.data.size(); ++i) flat.data[i] = static_cast<unsigned char>(i < 400 ? 255 : 0);
-    for (int method : {1, 2}) expectEqualReference(flat, 15, Layout{method}, Border::Constant);
+    for (int method : {1, 2, 3}) expectEqualReference(flat, 15, Layout{method}, Border::Constant);
 }
 
 TEST(FilterMedianHistogram, ColourPlanesAndDoubleBuildsEqualReference) {
-    for (int method : {1, 2}) {
+    for (int method : {1, 2, 3}) {
         expectEqualReference(test::noiseImage(39, 21, 4, 27), 9, Layout{method}, Border::Constant);
         expectEqualReference(test::noiseImage(67, 19, 1, 28), 13, Layout{method}, Border::Reflect101, Precision::Double);
     }
@@ -126,6 +129,8 @@ TEST(FilterMedianHistogram, TakesOnlyLargeEightBitMedians) {
     l.segment = 256;
     l.group = 1;
     l.method = 3;
+    EXPECT_EQ(name("median:15"), "median_histogram_tile");
+    l.method = 4;
     EXPECT_FALSE(l.valid());
     EXPECT_EQ(name("median:9"), "");
     l.method = 1;

@@ -11,12 +11,12 @@ bool MedianHistogramLayout::valid() const {
     // a CPU device runs a work-group's work-items on one thread's stack: at most 1 MiB a work-group
     // (RX up to 7), or a wide segment in a wide group overflows that stack.
     const long privateBytes = (segment + 14L) * 272L * (method == 1 ? group : 1);
-    return method >= 0 && method <= 2 && minWindow >= 1 && segment >= 1 && segment <= 4096 && band >= 1 && group >= 1 && group <= 1024 &&
+    return method >= 0 && method <= 3 && minWindow >= 1 && segment >= 1 && segment <= 4096 && band >= 1 && group >= 1 && group <= 1024 &&
            privateBytes <= (1L << 20);
 }
 
 int MedianHistogramLayout::bandFor(int imageHeight, unsigned computeUnits) const {
-    if (method == 2) return band;
+    if (method >= 2) return band;
     return std::max(band, imageHeight / static_cast<int>(4 * std::max(1u, computeUnits)));
 }
 
@@ -31,7 +31,7 @@ MedianHistogramKernel medianHistogramKernel(const Operation& op, io::PixelType i
         return {"median_histogram_segment", d.str()};
     }
     d << " -D GROUP=" << layout.group;
-    return {"median_histogram_column", d.str()};
+    return {layout.method == 2 ? "median_histogram_column" : "median_histogram_tile", d.str()};
 }
 
 }  // namespace portacl::filter

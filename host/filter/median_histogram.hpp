@@ -1,5 +1,5 @@
 // Medians of large windows of 8-bit planes from histograms (cl/filter_median.cl): which medians the
-// profile sends there, by which of the two kernels, and their defines.
+// profile sends there, by which of the three kernels, and their defines.
 #pragma once
 
 #include <string>
@@ -15,14 +15,15 @@ struct PORTACL_API MedianHistogramLayout {
     // 0: off (the networks and the bitwise search keep every median); 1: the CPU kernel, a work-item a
     // band of rows by `segment` columns with a histogram per column (Perreault and Hébert); 2: the
     // portable kernel, a work-item an output column walking down `band` rows, its histogram in local
-    // memory. Work-groups of `group` work-items along the row (the pipeline's default: 1 for method
-    // 1, 64 for method 2).
+    // memory; 3: the GPU kernel, a work-group `group` output columns walking down `band` rows with a
+    // histogram per column of its tile in local memory. Work-groups of `group` work-items along the
+    // row (the pipeline's default: 1 for method 1, 64 for methods 2 and 3).
     int method = 0;
     int minWindow = 7;  // windows of at least minWindow x minWindow
     int segment = 256, band = 24, group = 64;
     bool valid() const;
     // Method 1: at least `band` rows, as tall as 4 bands per compute unit allow (a band's first rows
-    // fill its column histograms, 2 RX rows of work that no output shares). Method 2: `band`.
+    // fill its column histograms, 2 RX rows of work that no output shares). Methods 2 and 3: `band`.
     int bandFor(int imageHeight, unsigned computeUnits) const;
 };
 

@@ -163,12 +163,13 @@ struct Pipeline::Impl {
         // for the portable column walk, unless the profile says otherwise.
         medianHistogram.group = setting("median_histogram_group", medianHistogram.method == 1 ? 1 : medianHistogram.group);
         if (!medianHistogram.valid() || static_cast<std::size_t>(medianHistogram.group) > ctx.device().maxWorkGroupSize ||
-            (medianHistogram.method == 2 && static_cast<std::size_t>(medianHistogram.group) * 272 > ctx.device().localMemBytes))
+            (medianHistogram.method == 2 && static_cast<std::size_t>(medianHistogram.group) * 272 > ctx.device().localMemBytes) ||
+            (medianHistogram.method == 3 && static_cast<std::size_t>(medianHistogram.group + 14) * 272 > ctx.device().localMemBytes))
             throw Error("the [filter] median histograms of the tuning profile " + ctx.tuning().name + " (method " +
                         std::to_string(medianHistogram.method) + ", segments of " + std::to_string(medianHistogram.segment) +
                         " columns, bands of " + std::to_string(medianHistogram.band) + " rows, work-groups of " +
                         std::to_string(medianHistogram.group) +
-                        ") are not a layout this device can run (method 0, 1 or 2; segments of 1 to 4096 columns; work-groups this device takes, whose 272 bytes a work-item fit its local memory for method 2).");
+                        ") are not a layout this device can run (method 0, 1, 2 or 3; segments of 1 to 4096 columns; work-groups this device takes, whose 272 bytes a work-item, and for method 3 those of 14 more columns, fit its local memory).");
         const int groupX = setting("strip_group_x", gpu ? 32 : 8), groupY = setting("strip_group_y", 2);
         const int wide = gpu ? 16 : 8;
         // Each family may have a work-group of its own (<family>_group_x/y), else strip_group_x/y.
