@@ -20,9 +20,10 @@
 //   median_histogram_tile     GPUs (Perreault and Hébert's column histograms shared by a work-group):
 //       a work-group of GROUP work-items owns GROUP output columns and walks down a band of `band`
 //       rows, keeping in local memory one histogram per image column of its tile and of the window's
-//       RX columns either side ((GROUP + 2 RX) x 272 bytes). Each output row first moves every column
-//       histogram down a row (one value in, one out: 4 byte updates a column, where the column walk
-//       makes 4K), then, after a barrier, each work-item sums its window's K coarse histograms as
+//       RX columns either side ((GROUP + 2 RX) x 272 bytes; the host checks the 15x15 window's,
+//       (GROUP + 14) x 272, against the device's local memory). Each output row first moves every
+//       column histogram down a row (one value in, one out: 4 byte updates a column, where the column
+//       walk makes 4K), then, after a barrier, each work-item sums its window's K coarse histograms as
 //       16-byte vectors, finds the median's coarse bin, sums the K columns' 16 fine bins of that bin
 //       and finds the fine bin: 2K vector reads of local memory an output.
 // Every read outside the image goes through the border rule (common/filter_common.h), as the serial

@@ -1,11 +1,14 @@
 // Medians of large 8-bit windows from histograms (cl/filter_median.cl) held to the serial reference,
 // bit for bit: the three kernels (method 1, the CPU profiles' segments with column histograms; method
-// 2, the portable column walk; method 3, the GPU tiles of column histograms), forced through Options::tuning on the test device, in
-// work-groups of 16 unless a test says otherwise; windows 3
-// to 15; every border; images narrower and shorter than the window, widths that are not a multiple
-// of a segment or of a work-group, bands that do not divide the image, colour planes; float and
-// double builds (8-bit results are integers: the same bytes in both).
+// 2, the portable column walk; method 3, the GPU tiles of column histograms), forced through
+// Options::tuning on the test device, in work-groups of 16 unless a test says otherwise; windows 3 to
+// 15; every border; images narrower and shorter than the window, widths that are not a multiple of a
+// segment or of a work-group, bands that do not divide the image, colour planes; float and double
+// builds (8-bit results are integers: the same bytes in both). A GPU tile that does not fit the
+// device's local memory is refused in one sentence.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "filter/median_histogram.hpp"
 #include "portacl/filter.hpp"
@@ -92,6 +95,8 @@ TEST(FilterMedianHistogram, LayoutsEqualReference) {
     expectEqualReference(img, 11, Layout{3, 1, 64, 1}, Border::Wrap);      // tiles of one column
     expectEqualReference(img, 13, Layout{3, 1, 1, 64}, Border::Reflect);   // a tile wider than the image
     expectEqualReference(img, 15, Layout{3, 1, 3, 24}, Border::Replicate); // tiles and bands that do not divide it
+    // Widths and heights that are multiples of the segment or work-group and of the band.
+    for (int method : {1, 2, 3}) expectEqualReference(test::noiseImage(64, 30, 1, 29), 9, Layout{method, 32, 10, 16}, Border::Wrap);
     io::Image flat = io::makeImage(40, 20, 1, io::PixelType::U8);
     for (std::size_t i = 0; i < flat.data.size(); ++i) flat.data[i] = static_cast<unsigned char>(i < 400 ? 255 : 0);
     for (int method : {1, 2, 3}) expectEqualReference(flat, 15, Layout{method}, Border::Constant);
@@ -102,6 +107,47 @@ TEST(FilterMedianHistogram, ColourPlanesAndDoubleBuildsEqualReference) {
         expectEqualReference(test::noiseImage(39, 21, 4, 27), 9, Layout{method}, Border::Constant);
         expectEqualReference(test::noiseImage(67, 19, 1, 28), 13, Layout{method}, Border::Reflect101, Precision::Double);
     }
+}
+
+// A pipeline whose profile asks for `l` is refused when it is made, in one sentence.
+void expectRefusedInOneSentence(const Layout& l) {
+    try {
+        Pipeline pipe(test::context(), {parseOperation("median:9")}, histogramOptions(l, Border::Reflect101, Precision::Float));
+        ADD_FAILURE() << "method " << l.method << " in work-groups of " << l.group << " was accepted";
+    } catch (const Error& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("not a layout this device can run"), std::string::npos) << m;
+        EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+        EXPECT_EQ(m.back(), '.') << m;
+    }
+}
+
+TEST(FilterMedianHistogram, TilesThatDoNotFitLocalMemoryAreRefused) {
+    // Method 3 takes 272 bytes of local memory for each column of its tile and of the 15x15 window's
+    // 7 columns either side, whatever the window: one layout serves them all.
+    MedianHistogramLayout l;
+    l.method = 3;
+    l.group = 64;
+    EXPECT_EQ(l.localBytes(), 78u * 272u);
+    EXPECT_TRUE(l.fits(1024, 48 * 1024));    // NVIDIA's 48 KiB
+    l.group = 256;
+    EXPECT_FALSE(l.fits(1024, 48 * 1024));   // 73 KB
+    EXPECT_TRUE(l.fits(1024, 256 * 1024));
+    EXPECT_FALSE(l.fits(128, 256 * 1024));   // more work-items than the device takes
+    l.group = 166;                           // 180 columns: 48,960 bytes, under 48 KiB by less than a column
+    EXPECT_TRUE(l.fits(1024, 48 * 1024));
+    l.group = 167;
+    EXPECT_FALSE(l.fits(1024, 48 * 1024));
+    l.method = 2;
+    EXPECT_EQ(l.localBytes(), 167u * 272u);
+    l.method = 1;
+    EXPECT_EQ(l.localBytes(), 0u);
+    // On the test device: work-groups over 1024 on every device; the widest it takes, where that
+    // tile does not fit its local memory (Intel's CPU runtime, 256 KiB; NVIDIA's, 48 KiB).
+    expectRefusedInOneSentence(Layout{3, 1, 32, 2048});
+    const DeviceInfo& dev = test::context().device();
+    const int widest = static_cast<int>(std::min<std::size_t>(dev.maxWorkGroupSize, 1024));
+    if ((widest + 14u) * 272u > dev.localMemBytes) expectRefusedInOneSentence(Layout{3, 1, 32, widest});
 }
 
 TEST(FilterMedianHistogram, TakesOnlyLargeEightBitMedians) {

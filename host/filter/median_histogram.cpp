@@ -15,6 +15,16 @@ bool MedianHistogramLayout::valid() const {
            privateBytes <= (1L << 20);
 }
 
+std::uint64_t MedianHistogramLayout::localBytes() const {
+    if (method == 2) return static_cast<std::uint64_t>(group) * 272u;
+    if (method == 3) return (static_cast<std::uint64_t>(group) + 14u) * 272u;
+    return 0;
+}
+
+bool MedianHistogramLayout::fits(std::size_t maxWorkGroupSize, std::uint64_t localMemBytes) const {
+    return valid() && static_cast<std::size_t>(group) <= maxWorkGroupSize && localBytes() <= localMemBytes;
+}
+
 int MedianHistogramLayout::bandFor(int imageHeight, unsigned computeUnits) const {
     if (method >= 2) return band;
     return std::max(band, imageHeight / static_cast<int>(4 * std::max(1u, computeUnits)));

@@ -158,13 +158,16 @@ struct Pipeline::Impl {
         medianHistogram.method = setting("median_histogram", medianHistogram.method);
         medianHistogram.minWindow = setting("median_histogram_min", medianHistogram.minWindow);
         medianHistogram.segment = setting("median_histogram_segment", medianHistogram.segment);
-        medianHistogram.band = setting("median_histogram_band", medianHistogram.band);
+        // Bands of 24 rows, 32 for the GPU tile: a band's first 2 RX rows only fill its column
+        // histograms (14 of 46 rows at 15x15), while taller bands leave fewer work-groups to fill the
+        // GPU (4096^2 in tiles of 64 by 32 rows: 8192); 32 by 64 ran best of bands 32-64 by groups
+        // 32-64 on an H200 (docs/engineering/filter.md).
+        medianHistogram.band = setting("median_histogram_band", medianHistogram.method == 3 ? 32 : medianHistogram.band);
         // Work-groups: one work-item for the CPU's segments (each holds tens of KiB of histograms), 64
-        // for the portable column walk, unless the profile says otherwise.
+        // for the portable column walk and the GPU tile (whose 78 column histograms, 21 KB, leave room
+        // for several work-groups on a multiprocessor), unless the profile says otherwise.
         medianHistogram.group = setting("median_histogram_group", medianHistogram.method == 1 ? 1 : medianHistogram.group);
-        if (!medianHistogram.valid() || static_cast<std::size_t>(medianHistogram.group) > ctx.device().maxWorkGroupSize ||
-            (medianHistogram.method == 2 && static_cast<std::size_t>(medianHistogram.group) * 272 > ctx.device().localMemBytes) ||
-            (medianHistogram.method == 3 && static_cast<std::size_t>(medianHistogram.group + 14) * 272 > ctx.device().localMemBytes))
+        if (!medianHistogram.fits(ctx.device().maxWorkGroupSize, ctx.device().localMemBytes))
             throw Error("the [filter] median histograms of the tuning profile " + ctx.tuning().name + " (method " +
                         std::to_string(medianHistogram.method) + ", segments of " + std::to_string(medianHistogram.segment) +
                         " columns, bands of " + std::to_string(medianHistogram.band) + " rows, work-groups of " +
