@@ -158,19 +158,10 @@ __kernel void median_histogram_column(const global uchar* restrict src, global u
     }
 }
 
-// MEDIAN_HISTOGRAM_BIN on 16 byte counts packed in 4 words, in registers: unrolled, every index a
-// constant (a byte array taken by address would live in memory).
-inline int median_word_bin(const uint4 h, const int rank, int* below) {
-    const uint words[4] = {h.x, h.y, h.z, h.w};
-    int bin = -1, acc = *below;
-#pragma unroll
-    for (int i = 0; i < 16; ++i) {
-        const int count = (int)((words[i / 4] >> (8 * (i % 4))) & 255u);
-        if (bin < 0 && acc + count > rank) bin = i;
-        else if (bin < 0) acc += count;
-    }
-    *below = acc;
-    return bin;
+// One value into (d = 1) or out of (d = -1) column c's counts of the tile.
+inline void tile_count(local uchar* coarse, local uchar* fine, const int c, const uint v, const int d) {
+    coarse[c * 16 + (v >> 4)] += d;
+    fine[((v >> 4) * TILE_COLUMNS + c) * 16 + (v & 15)] += d;
 }
 
 __kernel void median_histogram_tile(const global uchar* restrict src, global uchar* restrict dst, const int width, const int height,
@@ -198,9 +189,7 @@ __kernel void median_histogram_tile(const global uchar* restrict src, global uch
         for (int c = lid; c < TILE_COLUMNS; c += GROUP) {
             const int column = x0 - RX + c;
             if (column >= width + RX) break;
-            const uint v = median_pixel(src, width, row, border_index(column, width), outside);
-            ++coarse[c * 16 + (v >> 4)];
-            ++fine[((v >> 4) * TILE_COLUMNS + c) * 16 + (v & 15)];
+            tile_count(coarse, fine, c, median_pixel(src, width, row, border_index(column, width), outside), 1);
         }
     }
     for (int y = y0; y < ye; ++y) {
@@ -210,14 +199,8 @@ __kernel void median_histogram_tile(const global uchar* restrict src, global uch
             const int column = x0 - RX + c;
             if (column >= width + RX) break;
             const int index = border_index(column, width);
-            const uint v = median_pixel(src, width, rowIn, index, outside);
-            ++coarse[c * 16 + (v >> 4)];
-            ++fine[((v >> 4) * TILE_COLUMNS + c) * 16 + (v & 15)];
-            if (y > y0) {
-                const uint o = median_pixel(src, width, rowOut, index, outside);
-                --coarse[c * 16 + (o >> 4)];
-                --fine[((o >> 4) * TILE_COLUMNS + c) * 16 + (o & 15)];
-            }
+            tile_count(coarse, fine, c, median_pixel(src, width, rowIn, index, outside), 1);
+            if (y > y0) tile_count(coarse, fine, c, median_pixel(src, width, rowOut, index, outside), -1);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         if (x < width) {

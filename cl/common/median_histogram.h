@@ -20,4 +20,19 @@
         }                                                      \
     } while (0)
 
+// MEDIAN_HISTOGRAM_BIN on 16 byte counts packed in 4 words (bin i in byte i: little-endian devices), in
+// registers: unrolled, every index a constant (a byte array taken by address would live in memory).
+inline int median_word_bin(const uint4 h, const int rank, int* below) {
+    const uint words[4] = {h.x, h.y, h.z, h.w};
+    int bin = -1, acc = *below;
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+        const int count = (int)((words[i / 4] >> (8 * (i % 4))) & 255u);
+        if (bin < 0 && acc + count > rank) bin = i;
+        else if (bin < 0) acc += count;
+    }
+    *below = acc;
+    return bin;
+}
+
 #endif
