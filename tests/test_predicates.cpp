@@ -527,6 +527,20 @@ TEST(Predicates, SerialMixedAlgorithmIsExact) {
     }
 }
 
+TEST(Predicates, CgalPeerGivesTheExactSigns) {
+    // The bench's CPU peer, converted to the engine's sign convention: an independent exact answer
+    // (CGAL's interval filter and exact fallback) on the crafted near-degenerate batches and on a
+    // synthetic batch with exactly degenerate queries.
+    for (Predicate p : {Predicate::Orient3d, Predicate::Insphere}) {
+        const CraftedBatch crafted = p == Predicate::Orient3d ? orient3dBatch(8) : insphereBatch(9);
+        EXPECT_EQ(evaluateCgal(p, crafted.points, crafted.queries), evaluateReference(p, crafted.points, crafted.queries));
+        const auto synthetic = syntheticBatch(p, 3000, 500, 0.05, 4);
+        const auto exact = evaluateReference(p, synthetic.points, synthetic.queries);
+        EXPECT_GT(std::count(exact.begin(), exact.end(), 0), 50);
+        EXPECT_EQ(evaluateCgal(p, synthetic.points, synthetic.queries), exact);
+    }
+}
+
 TEST(Predicates, EmptyBatch) {
     const Result r = evaluate(test::context(), Predicate::Orient3d, {}, {}, Precision::Float);
     EXPECT_TRUE(r.signs.empty());

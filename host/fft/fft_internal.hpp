@@ -33,6 +33,22 @@ std::unique_ptr<Plan> makeVkfftPlan(Context& ctx, const PlanDesc& d);
 std::unique_ptr<Plan> makeClfftPlan(Context& ctx, const PlanDesc& d);
 std::unique_ptr<Plan> makeFftwPlan(Context& ctx, const PlanDesc& d);  // only with PORTACL_HAVE_FFTW
 
+// The FFT bench's CPU peer (fftw_peer.cpp): a side^3 real-to-complex plus complex-to-real pair
+// through FFTW's own plans (FFTW_MEASURE), arrays and `threads` threads, planned at construction;
+// run() transforms once. Raises portacl::Error in a build without FFTW. Exported for the bench case.
+class PORTACL_API FftwPeerPair {
+public:
+    FftwPeerPair(std::size_t side, int threads, Precision precision);
+    ~FftwPeerPair();
+    FftwPeerPair(const FftwPeerPair&) = delete;
+    FftwPeerPair& operator=(const FftwPeerPair&) = delete;
+    void run();
+
+private:
+    struct State;
+    std::unique_ptr<State> s_;
+};
+
 // True when clFFT can transform length n: its only radices are 2, 3, 5, 7, 11 and 13.
 bool clfftSupportsLength(std::size_t n);
 

@@ -121,6 +121,10 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
                  << "; CGAL time / device time " << cg.seconds / rec.seconds;
             if (cgalTbb > 0) note << ", CGAL with TBB / device " << cgalTbb / rec.seconds;
             rec.note = note.str();
+            if (ctx.device().isCpu && same) {  // the peer column: CGAL on every core where it was built so, else on one
+                rec.peer = cgalTbb > 0 ? "CGAL over TBB, " + std::to_string(portacl::usableCores()) + " threads" : "CGAL, one core";
+                rec.peerSeconds = cgalTbb > 0 ? cgalTbb : cg.seconds;
+            }
             if (opts.serial && method == Method::Hierarchy && p == Precision::Mixed && it.mesh.triangleCount() <= 1000000)
                 rec.serialSeconds = medianHostSeconds([&] { selfIntersectionsReference(it.mesh); }, 1);
             out.push_back(rec);

@@ -8,8 +8,10 @@
 // plain C++ (predicates::evaluateSerial). Bytes per query, the floor of one pass: k indices, the k
 // points they name, one sign (k = 4 for orient3d, 5 for insphere; docs/engineering/predicates.md).
 #include <algorithm>
+#include <functional>
 #include <iomanip>
 #include <limits>
+#include <numeric>
 #include <sstream>
 
 #include "portacl/bench.hpp"
@@ -44,10 +46,21 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
         // The serial mixed algorithm (float filter, exact big integers where it cannot decide), timed
         // on at most 2^20 queries and scaled.
         const std::size_t serialN = std::min<std::size_t>(n, std::size_t(1) << 20);
-        if (opts.serial) {
-            const std::vector<std::uint32_t> head(b.queries.begin(), b.queries.begin() + serialN * k);
-            serial = medianHostSeconds([&] { predicates::evaluateSerial(p, b.points, head); }, 3) *
-                     (double(n) / double(serialN));
+        const std::vector<std::uint32_t> head(b.queries.begin(), b.queries.begin() + serialN * k);
+        if (opts.serial)
+            serial = medianHostSeconds([&] { predicates::evaluateSerial(p, b.points, head); }, 3) * (double(n) / double(serialN));
+        // On a CPU device, CGAL's filtered predicates beside every row (the peer a CPU user has), on
+        // the same queries, their signs checked against the exact ones.
+        std::string peer;
+        double peerSeconds = std::numeric_limits<double>::quiet_NaN();
+        if (ctx.device().isCpu) {
+            std::vector<std::int8_t> cgal;
+            peerSeconds = medianHostSeconds([&] { cgal = predicates::evaluateCgal(p, b.points, head); }, 3) * (double(n) / double(serialN));
+            const std::vector<std::int8_t> exact = predicates::evaluateSerial(p, b.points, head);
+            const auto wrong = std::inner_product(cgal.begin(), cgal.end(), exact.begin(), std::size_t(0), std::plus<>(),
+                                                  [](std::int8_t x, std::int8_t y) { return std::size_t(x != y); });
+            peer = wrong == 0 ? "CGAL Epick, one core" : "CGAL Epick: " + std::to_string(wrong) + " signs differ from the exact ones";
+            if (wrong) peerSeconds = std::numeric_limits<double>::quiet_NaN();
         }
         for (Precision mode : modes) {
             TwoPhaseReport report;
@@ -63,6 +76,8 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
             // and a padded copy of the cloud ([predicates] pad_points) are not counted.
             r.bytes = double(n) * (k * 4 + k * 12 + 1);
             r.serialSeconds = serial;
+            r.peer = peer;
+            r.peerSeconds = peerSeconds;
             std::ostringstream note;
             note << "phase 2 on " << report.phase2Items << " of " << n;
             if (mode != Precision::Double) note << " (flagged " << report.undecided << ")";
@@ -78,7 +93,7 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
                      << report.hostSeconds * 1e3 << " ms (not in the time)";
             }
             note << "; serial: float filter + exact big integers";
-            if (serialN < n) note << ", timed on 2^20 queries and scaled";
+            if (serialN < n) note << ", timed on 2^20 queries and scaled" << (peer.empty() ? "" : ", as CGAL");
             r.note = note.str();
             out.push_back(r);
         }

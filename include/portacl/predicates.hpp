@@ -93,6 +93,11 @@ PORTACL_API Batch syntheticBatch(Predicate p, std::size_t n, std::size_t cloud, 
 PORTACL_API std::vector<std::int8_t> evaluateSerial(Predicate p, const std::vector<float>& points,
                                                     const std::vector<std::uint32_t>& queries);
 
+// CGAL's filtered predicates (Epick), one query after another: the benchmark's CPU peer, in the
+// engine's sign convention.
+PORTACL_API std::vector<std::int8_t> evaluateCgal(Predicate p, const std::vector<float>& points,
+                                                  const std::vector<std::uint32_t>& queries);
+
 // Serial exact references (big-integer evaluation, independent of any floating-point reasoning).
 PORTACL_API int orient3dExact(const float* a, const float* b, const float* c, const float* d);
 PORTACL_API int insphereExact(const float* a, const float* b, const float* c, const float* d, const float* e);
