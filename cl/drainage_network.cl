@@ -97,12 +97,14 @@ __kernel void watershed_init(__global const uchar* dir, __global const uchar* is
     to[i] = (is_outlet[i] || d < 0) ? (int)i : (int)d;
 }
 
-// One doubling: to[i] = to[to[i]] (reading the previous pointers, writing the next).
-__kernel void watershed_jump(__global const int* from, __global int* to, volatile __global int* changed, const int n) {
+// One doubling: to[i] = to[to[i]] (reading the previous pointers, writing the next); changed[slot]
+// set when a pointer moved (the host reads the flags of several jumps at once).
+__kernel void watershed_jump(__global const int* from, __global int* to, volatile __global int* changed, const int slot,
+                             const int n) {
     const long i = get_global_id(0);
     if (i >= n) return;
     const int a = from[i];
     const int b = a < 0 ? a : from[a];
     to[i] = b;
-    if (b != a) *changed = 1;
+    if (b != a) changed[slot] = 1;
 }

@@ -118,6 +118,12 @@ void strahlerOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& cel
 // Each cell's outlet by pointer jumping on the directions in `dir`, water stopping at the cells of
 // `outlets` (bytes): the returned buffer holds an int cell index per cell.
 cl::Buffer watershedReachOnDevice(Context& ctx, const cl::Buffer& dir, const cl::Buffer& outlets, const io::RasterFrame& frame);
+// Pointer doubling (watershed_jump) from to[0] of n cells until no pointer moves; returns which of the
+// two buffers holds the settled pointers. The jumps go kJumpsPerRead at a time between reads of their
+// change flags (`changed`: kJumpsPerRead ints), so that a grid pays a sync per batch, not per jump,
+// and at most kJumpsPerRead - 1 jumps after it has settled.
+constexpr int kJumpsPerRead = 4;
+int doublePointers(Context& ctx, const cl::Buffer (&to)[2], const cl::Buffer& changed, std::size_t n);
 
 void checkStreams(const DirectionGrid& g, const std::vector<std::uint8_t>& stream);
 // The given outlets as a mask; throws for one outside the grid or on NoData.

@@ -1,6 +1,7 @@
 // The stream network on the device (cl/drainage_network.cl): Strahler order by dependency counting
 // along the stream cells, level by level (frontier.cpp), watersheds by pointer jumping; in tiles
 // (tiled_network.cpp) when tiling is forced or the grid does not fit the device.
+#include <array>
 #include <climits>
 
 #include "drainage_detail.hpp"
@@ -71,23 +72,27 @@ cl::Buffer watershedReachOnDevice(Context& ctx, const cl::Buffer& dir, const cl:
     const cl_int rows = frame.rows, cols = frame.cols;
     const cl::NDRange global(roundUp(n, kLocal)), local(kLocal);
     cl::Buffer to[2] = {ctx.buffer(n * 4, "pointers"), ctx.buffer(n * 4, "pointers doubled")};
-    cl::Buffer changed = ctx.buffer(sizeof(cl_int), "pointers changed");
+    cl::Buffer changed = ctx.buffer(kJumpsPerRead * sizeof(cl_int), "pointers changed");
     cl::Kernel& init = ctx.kernel("drainage_network.cl", "watershed_init", Precision::Float);
     setArgs(init, 0, dir, outlets, to[0], rows, cols);
     ctx.launch(init, global, local);
+    return to[doublePointers(ctx, to, changed, n)];
+}
+
+int doublePointers(Context& ctx, const cl::Buffer (&to)[2], const cl::Buffer& changed, std::size_t n) {
     cl::Kernel& jump = ctx.kernel("drainage_network.cl", "watershed_jump", Precision::Float);
+    const cl::NDRange global(roundUp(n, kLocal)), local(kLocal);
+    std::array<cl_int, kJumpsPerRead> moved{};
     int cur = 0;
     for (;;) {
-        const cl_int zero = 0;
-        ctx.write(changed, &zero, sizeof zero, "clear pointers changed");
-        setArgs(jump, 0, to[cur], to[cur ^ 1], changed, cl_int(n));
-        ctx.launch(jump, global, local);
-        cur ^= 1;
-        cl_int any = 0;
-        ctx.read(changed, &any, sizeof any, "pointers changed");
-        if (!any) break;
+        ctx.fill(changed, 0, sizeof moved, "clear pointers changed");
+        for (int k = 0; k < kJumpsPerRead; ++k, cur ^= 1) {
+            setArgs(jump, 0, to[cur], to[cur ^ 1], changed, cl_int(k), cl_int(n));
+            ctx.launch(jump, global, local);
+        }
+        ctx.read(changed, moved.data(), sizeof moved, "pointers changed");
+        if (!moved.back()) return cur;  // the last jump moved nothing: every pointer has settled
     }
-    return to[cur];
 }
 
 void checkStreams(const DirectionGrid& g, const std::vector<std::uint8_t>& stream) {

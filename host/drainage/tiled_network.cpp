@@ -49,9 +49,8 @@ std::vector<std::int32_t> watershedsTiled(Context& ctx, const DirectionGrid& g, 
     cl::Buffer dir = ctx.buffer(largest, "tile D8 directions", CL_MEM_READ_ONLY);
     cl::Buffer mask = ctx.buffer(largest, "tile outlets", CL_MEM_READ_ONLY);
     cl::Buffer to[2] = {ctx.buffer(largest * 4, "tile pointers"), ctx.buffer(largest * 4, "tile pointers doubled")};
-    cl::Buffer changed = ctx.buffer(sizeof(cl_int), "tile pointers changed");
+    cl::Buffer changed = ctx.buffer(kJumpsPerRead * sizeof(cl_int), "tile pointers changed");
     cl::Kernel& init = ctx.kernel("drainage_network.cl", "watershed_init", Precision::Float);
-    cl::Kernel& jump = ctx.kernel("drainage_network.cl", "watershed_jump", Precision::Float);
     // reach: first each cell's outlet inside its tile, then its outlet in the grid.
     std::vector<long> reach(g.dir.size(), -1);
     Progress progress("tiled watersheds", tiles.size(), "tiles");
@@ -65,17 +64,7 @@ std::vector<std::int32_t> watershedsTiled(Context& ctx, const DirectionGrid& g, 
         const cl::NDRange global(roundUp(n, kLocal)), local(kLocal);
         setArgs(init, 0, dir, mask, to[0], cl_int(t.rows), cl_int(t.cols));
         ctx.launch(init, global, local);
-        int cur = 0;
-        for (;;) {
-            const cl_int zero = 0;
-            ctx.write(changed, &zero, sizeof zero, "clear tile pointers changed");
-            setArgs(jump, 0, to[cur], to[cur ^ 1], changed, cl_int(n));
-            ctx.launch(jump, global, local);
-            cur ^= 1;
-            cl_int any = 0;
-            ctx.read(changed, &any, sizeof any, "tile pointers changed");
-            if (!any) break;
-        }
+        const int cur = doublePointers(ctx, to, changed, n);
         const auto end = ctx.download<cl_int>(to[cur], n, "tile outlets reached");
         for (int y = 0; y < t.rows; ++y)
             for (int x = 0; x < t.cols; ++x) {
