@@ -55,6 +55,14 @@ inline REAL direction_angle(int k, REAL diagonal) {
 // is the edge's own (e1's or e2's angle exactly), the slope the edge's; the angle is held between e1's
 // and e2's, so that only they receive. The first facet of greatest slope wins; a facet with a
 // neighbour off the grid or without data is skipped.
+// A facet whose every candidate slope (s1, the diagonal edge's, the inside one) is no more than the
+// best so far cannot win: on PoCL, whose work-items run as scalar code, its atan2 is skipped (the
+// choice unchanged); a vectorising compiler (Intel's CPU runtime, GPUs) pays more for the branch.
+#if defined(PORTACL_POCL)
+#define DINF_SKIP_LOSING_FACETS 1
+#else
+#define DINF_SKIP_LOSING_FACETS 0
+#endif
 __kernel void dinf_directions(__global const REAL* z, __global const uchar* nodata, __global REAL* angle, const int rows,
                               const int cols, const REAL dx, const REAL dy, const REAL diagonal) {
     const long i = get_global_id(0);
@@ -65,6 +73,10 @@ __kernel void dinf_directions(__global const REAL* z, __global const uchar* noda
     }
     const int r = (int)(i / cols), c = (int)(i % cols);
     const REAL e0 = z[i];
+    // The facets' edge angles and diagonal lengths, two of each (facets whose first edge runs east or
+    // west, then north or south), in the expressions each facet used.
+    const REAL edgeEastWest = atan2(dy, dx), edgeNorthSouth = atan2(dx, dy);
+    const REAL diagonalEastWest = sqrt(dx * dx + dy * dy), diagonalNorthSouth = sqrt(dy * dy + dx * dx);
     REAL best = (REAL)0, a = DINF_NO_FLOW;
     for (int f = 0; f < 8; ++f) {
         const long n1 = dinf_neighbour(nodata, rows, cols, r, c, FACET_E1[f]);
@@ -73,7 +85,9 @@ __kernel void dinf_directions(__global const REAL* z, __global const uchar* noda
         const int eastWest = (FACET_E1[f] & 3) == 0;
         const REAL d1 = eastWest ? dx : dy, d2 = eastWest ? dy : dx;
         const REAL s1 = (e0 - z[n1]) / d1, s2 = (z[n1] - z[n2]) / d2;
-        const REAL t = atan2(s2, s1), edge = atan2(d2, d1);
+        const REAL inside = sqrt(s1 * s1 + s2 * s2), alongEdge = (e0 - z[n2]) / (eastWest ? diagonalEastWest : diagonalNorthSouth);
+        if (DINF_SKIP_LOSING_FACETS && !(fmax(fmax(s1, inside), alongEdge) > best)) continue;
+        const REAL t = atan2(s2, s1), edge = eastWest ? edgeEastWest : edgeNorthSouth;
         // e1's angle (2π for E in the last facet) and e2's.
         const REAL a1 = f == 7 ? TWO_PI : direction_angle(FACET_E1[f], diagonal), a2 = direction_angle(FACET_E2[f], diagonal);
         REAL s, af;
@@ -81,10 +95,10 @@ __kernel void dinf_directions(__global const REAL* z, __global const uchar* noda
             s = s1;
             af = a1;
         } else if (t >= edge) {
-            s = (e0 - z[n2]) / sqrt(d1 * d1 + d2 * d2);
+            s = alongEdge;
             af = a2;
         } else {
-            s = sqrt(s1 * s1 + s2 * s2);
+            s = inside;
             af = clamp(FACET_AC[f] * HALF_PI + FACET_AF[f] * t, fmin(a1, a2), fmax(a1, a2));
         }
         if (s > best) {
@@ -96,23 +110,35 @@ __kernel void dinf_directions(__global const REAL* z, __global const uchar* noda
     angle[i] = a;
 }
 
-// The share of a cell's flow (angle a) that goes to its neighbour in direction d (0..7).
-inline REAL share_to(REAL a, int d, REAL diagonal) {
-    if (a < 0) return 0;
+// The facet a cell's flow (angle a >= 0) falls in: the direction k below it (0..7) and the fraction f
+// of the way on to k + 1 (mod 8); k receives 1 - f of the flow, k + 1 receives f.
+inline int flow_facet(REAL a, REAL diagonal, REAL* f) {
     int k = 7;
     while (k > 0 && direction_angle(k, diagonal) > a) --k;
     const REAL lo = direction_angle(k, diagonal), hi = k == 7 ? TWO_PI : direction_angle(k + 1, diagonal);
-    const REAL f = (a - lo) / (hi - lo);
-    if (d == k) return 1 - f;
-    if (d == ((k + 1) & 7)) return f;
-    return 0;
+    *f = (a - lo) / (hi - lo);
+    return k;
 }
 
-// Neighbour k of i that sends part of its flow into i: its index, else -1.
+// The share of the flow of facet (k, f) that goes to the neighbour in direction d (0..7).
+inline REAL facet_share(int k, REAL f, int d) { return d == k ? 1 - f : d == ((k + 1) & 7) ? f : 0; }
+
+// The share of a cell's flow (angle a) that goes to its neighbour in direction d (0..7).
+inline REAL share_to(REAL a, int d, REAL diagonal) {
+    if (a < 0) return 0;
+    REAL f;
+    const int k = flow_facet(a, diagonal, &f);
+    return facet_share(k, f, d);
+}
+
+// Neighbour k of cell (r, c) that sends part of its flow into it: its index, with that share in
+// *share, else -1.
 inline long dinf_contributor(__global const REAL* angle, __global const uchar* nodata, int rows, int cols, REAL diagonal,
-                             long i, int k) {
-    const long n = dinf_neighbour(nodata, rows, cols, (int)(i / cols), (int)(i % cols), k);
-    return n >= 0 && share_to(angle[n], (k + 4) & 7, diagonal) > 0 ? n : -1;
+                             int r, int c, int k, REAL* share) {
+    const long n = dinf_neighbour(nodata, rows, cols, r, c, k);
+    if (n < 0) return -1;
+    *share = share_to(angle[n], (k + 4) & 7, diagonal);
+    return *share > 0 ? n : -1;
 }
 
 __kernel void dinf_dependencies(__global const REAL* angle, __global const uchar* nodata, __global int* deps,
@@ -122,7 +148,9 @@ __kernel void dinf_dependencies(__global const REAL* angle, __global const uchar
     if (i >= (long)rows * cols) return;
     int n = 0;
     if (!nodata[i]) {
-        for (int k = 0; k < 8; ++k) n += dinf_contributor(angle, nodata, rows, cols, diagonal, i, k) >= 0;
+        const int r = (int)(i / cols), c = (int)(i % cols);
+        REAL share;
+        for (int k = 0; k < 8; ++k) n += dinf_contributor(angle, nodata, rows, cols, diagonal, r, c, k, &share) >= 0;
         if (n == 0) frontier_push(frontier, state, (long)rows * cols, -1, i);
     }
     deps[i] = n;
@@ -144,9 +172,10 @@ __kernel void dinf_window_dependencies(__global const REAL* angle, __global cons
     int n = 0;
     const int inner = !dinf_on_ring(rows, cols, r, c) && !nodata[i];
     if (inner) {
+        REAL share;
         for (int k = 0; k < 8; ++k)
             n += !dinf_on_ring(rows, cols, r + ROW_OFFSET[k], c + COL_OFFSET[k]) &&
-                 dinf_contributor(angle, nodata, rows, cols, diagonal, i, k) >= 0;
+                 dinf_contributor(angle, nodata, rows, cols, diagonal, r, c, k, &share) >= 0;
         if (n == 0) frontier_push(frontier, state, (long)rows * cols, -1, i);
     }
     deps[i] = n;
@@ -164,15 +193,20 @@ inline ACC dinf_own(__global const REAL* weight, long i) {
 inline void dinf_cell(__global const REAL* angle, __global const uchar* nodata, volatile __global int* deps,
                       __global ACC* acc, __global const REAL* weight, __global int* frontier, volatile __global int* state,
                       const int rows, const int cols, const REAL diagonal, const int level, const long cell) {
+    const int r = (int)(cell / cols), c = (int)(cell % cols);
     ACC sum = dinf_own(weight, cell);
     for (int k = 0; k < 8; ++k) {
-        const long n = dinf_contributor(angle, nodata, rows, cols, diagonal, cell, k);
-        if (n >= 0) sum += acc[n] * share_to(angle[n], (k + 4) & 7, diagonal);
+        REAL share;
+        const long n = dinf_contributor(angle, nodata, rows, cols, diagonal, r, c, k, &share);
+        if (n >= 0) sum += acc[n] * share;
     }
     acc[cell] = sum;
-    const int r = (int)(cell / cols), c = (int)(cell % cols);
+    const REAL a = angle[cell];
+    if (a < 0) return;
+    REAL f;
+    const int facet = flow_facet(a, diagonal, &f);
     for (int k = 0; k < 8; ++k) {
-        if (share_to(angle[cell], k, diagonal) <= 0) continue;
+        if (facet_share(facet, f, k) <= 0) continue;
         const long next = dinf_neighbour(nodata, rows, cols, r, c, k);
         if (next >= 0 && atomic_dec(deps + next) == 1) frontier_push(frontier, state, (long)rows * cols, level, next);
     }
