@@ -144,3 +144,8 @@ fold_fft_scale = 1
 # faster than the hierarchy on spot, the bunny and 4 copies of it, in every precision (portacl bench
 # --only mesh_self_intersection, 2 shared cores; docs/mesh.md), and 1.5 times on 15 copies.
 broad_phase = grid
+
+[drainage]
+# Depression filling's tiles, 8 x 8 cells a work-group (16 x 16 elsewhere): the same filled surface
+# sooner on PoCL's cores, 32 and 64 slower (docs/drainage.md, "Depression filling's tiles on CPUs").
+fill_tile = 8

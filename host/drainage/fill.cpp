@@ -49,8 +49,9 @@ namespace detail {
 
 int fillOnDevice(Context& ctx, const cl::Buffer& heights, const cl::Buffer& nodata, const cl::Buffer& level,
                  const cl::Buffer& changed, const io::RasterFrame& frame, Precision p) {
-    // 16 x 16 work-items where the device allows them, else 8 x 8.
-    const std::size_t side = ctx.device().maxWorkGroupSize >= 256 ? 16 : 8;
+    // 16 x 16 work-items where the device allows them, else 8 x 8; [drainage] fill_tile overrides.
+    const std::size_t fallback = ctx.device().maxWorkGroupSize >= 256 ? 16 : 8;
+    const std::size_t side = std::size_t(ctx.tuning().getInt("drainage", "fill_tile", long(fallback), 4, 64));
     const std::string options = "-D FILL_TILE=" + std::to_string(side);
     const cl_int rows = frame.rows, cols = frame.cols;
     cl::Kernel& init = ctx.kernel("drainage.cl", "fill_init", p, options);
