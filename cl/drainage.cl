@@ -81,12 +81,16 @@ inline int contributors(__global const uchar* dir, int rows, int cols, int r, in
 // sources) make level 0's frontier (d8_frontier.h).
 __kernel void d8_dependencies(__global const uchar* dir, __global int* deps, __global int* frontier,
                               volatile __global int* state, const int rows, const int cols) {
+    volatile __local int sources, first;
     const long i = get_global_id(0);
-    if (i >= (long)rows * cols) return;
-    const int r = (int)(i / cols), c = (int)(i % cols);
-    const int n = dir[i] != NO_DATA ? contributors(dir, rows, cols, r, c) : 0;
-    if (dir[i] != NO_DATA && n == 0) frontier_push(frontier, state, (long)rows * cols, -1, i);
-    deps[i] = n;
+    int source = 0;
+    if (i < (long)rows * cols) {
+        const int r = (int)(i / cols), c = (int)(i % cols);
+        const int n = dir[i] != NO_DATA ? contributors(dir, rows, cols, r, c) : 0;
+        source = dir[i] != NO_DATA && n == 0;
+        deps[i] = n;
+    }
+    frontier_seed(frontier, state, i, source, &sources, &first);
 }
 
 // d8_dependencies for a tile's window (the tile and a one-cell ring of its neighbours): the ring's
@@ -97,16 +101,20 @@ inline int on_ring(int rows, int cols, int r, int c) { return r == 0 || c == 0 |
 
 __kernel void d8_window_dependencies(__global const uchar* dir, __global int* deps, __global int* frontier,
                                      volatile __global int* state, const int rows, const int cols) {
+    volatile __local int sources, first;
     const long i = get_global_id(0);
-    if (i >= (long)rows * cols) return;
-    const int r = (int)(i / cols), c = (int)(i % cols);
-    int n = 0;
-    const int inner = !on_ring(rows, cols, r, c) && dir[i] != NO_DATA;
-    if (inner)
-        for (int k = 0; k < 8; ++k)
-            n += drains_in(dir, rows, cols, r, c, k) && !on_ring(rows, cols, r + ROW_OFFSET[k], c + COL_OFFSET[k]);
-    if (inner && n == 0) frontier_push(frontier, state, (long)rows * cols, -1, i);
-    deps[i] = n;
+    int source = 0;
+    if (i < (long)rows * cols) {
+        const int r = (int)(i / cols), c = (int)(i % cols);
+        int n = 0;
+        const int inner = !on_ring(rows, cols, r, c) && dir[i] != NO_DATA;
+        if (inner)
+            for (int k = 0; k < 8; ++k)
+                n += drains_in(dir, rows, cols, r, c, k) && !on_ring(rows, cols, r + ROW_OFFSET[k], c + COL_OFFSET[k]);
+        source = inner && n == 0;
+        deps[i] = n;
+    }
+    frontier_seed(frontier, state, i, source, &sources, &first);
 }
 
 // A cell's own share: its weight, or 1.

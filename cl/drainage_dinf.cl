@@ -144,16 +144,20 @@ inline long dinf_contributor(__global const REAL* angle, __global const uchar* n
 __kernel void dinf_dependencies(__global const REAL* angle, __global const uchar* nodata, __global int* deps,
                                 __global int* frontier, volatile __global int* state, const int rows, const int cols,
                                 const REAL diagonal) {
+    volatile __local int sources, first;
     const long i = get_global_id(0);
-    if (i >= (long)rows * cols) return;
-    int n = 0;
-    if (!nodata[i]) {
-        const int r = (int)(i / cols), c = (int)(i % cols);
-        REAL share;
-        for (int k = 0; k < 8; ++k) n += dinf_contributor(angle, nodata, rows, cols, diagonal, r, c, k, &share) >= 0;
-        if (n == 0) frontier_push(frontier, state, (long)rows * cols, -1, i);
+    int source = 0;
+    if (i < (long)rows * cols) {
+        int n = 0;
+        if (!nodata[i]) {
+            const int r = (int)(i / cols), c = (int)(i % cols);
+            REAL share;
+            for (int k = 0; k < 8; ++k) n += dinf_contributor(angle, nodata, rows, cols, diagonal, r, c, k, &share) >= 0;
+            source = n == 0;
+        }
+        deps[i] = n;
     }
-    deps[i] = n;
+    frontier_seed(frontier, state, i, source, &sources, &first);
 }
 
 // dinf_dependencies for a tile's window (the tile and a one-cell ring of its neighbours): the ring's
@@ -166,19 +170,23 @@ inline int dinf_on_ring(int rows, int cols, int r, int c) { return r == 0 || c =
 __kernel void dinf_window_dependencies(__global const REAL* angle, __global const uchar* nodata, __global int* deps,
                                        __global int* frontier, volatile __global int* state, const int rows,
                                        const int cols, const REAL diagonal) {
+    volatile __local int sources, first;
     const long i = get_global_id(0);
-    if (i >= (long)rows * cols) return;
-    const int r = (int)(i / cols), c = (int)(i % cols);
-    int n = 0;
-    const int inner = !dinf_on_ring(rows, cols, r, c) && !nodata[i];
-    if (inner) {
-        REAL share;
-        for (int k = 0; k < 8; ++k)
-            n += !dinf_on_ring(rows, cols, r + ROW_OFFSET[k], c + COL_OFFSET[k]) &&
-                 dinf_contributor(angle, nodata, rows, cols, diagonal, r, c, k, &share) >= 0;
-        if (n == 0) frontier_push(frontier, state, (long)rows * cols, -1, i);
+    int source = 0;
+    if (i < (long)rows * cols) {
+        const int r = (int)(i / cols), c = (int)(i % cols);
+        int n = 0;
+        const int inner = !dinf_on_ring(rows, cols, r, c) && !nodata[i];
+        if (inner) {
+            REAL share;
+            for (int k = 0; k < 8; ++k)
+                n += !dinf_on_ring(rows, cols, r + ROW_OFFSET[k], c + COL_OFFSET[k]) &&
+                     dinf_contributor(angle, nodata, rows, cols, diagonal, r, c, k, &share) >= 0;
+            source = n == 0;
+        }
+        deps[i] = n;
     }
-    deps[i] = n;
+    frontier_seed(frontier, state, i, source, &sources, &first);
 }
 
 inline ACC dinf_own(__global const REAL* weight, long i) {

@@ -32,11 +32,15 @@ inline int stream_contributors(__global const uchar* dir, __global const uchar* 
 __kernel void strahler_dependencies(__global const uchar* dir, __global const uchar* stream, __global int* deps,
                                     __global int* frontier, volatile __global int* state, const int rows,
                                     const int cols) {
+    volatile __local int sources, first;
     const long i = get_global_id(0);
-    if (i >= (long)rows * cols) return;
-    const int n = stream[i] == 1 ? stream_contributors(dir, stream, rows, cols, i) : 0;
-    if (stream[i] == 1 && n == 0) frontier_push(frontier, state, (long)rows * cols, -1, i);
-    deps[i] = n;
+    int source = 0;
+    if (i < (long)rows * cols) {
+        const int n = stream[i] == 1 ? stream_contributors(dir, stream, rows, cols, i) : 0;
+        source = stream[i] == 1 && n == 0;
+        deps[i] = n;
+    }
+    frontier_seed(frontier, state, i, source, &sources, &first);
 }
 
 // A stream cell's order: 1 at a source; else the largest order among its stream contributors (final

@@ -27,6 +27,21 @@ inline void frontier_push(__global int* frontier, volatile __global int* state, 
     frontier[((level + 1) & 1) * capacity + slot] = (int)cell;
 }
 
+// Level 0's frontier from the kernels that seed it, one cell a work-item of a one-dimensional
+// work-group: the group's sources are counted in local memory and placed with one global atomic, not
+// one each, which on a CPU device's cores contend for one counter's cache line (docs/drainage.md).
+// Every work-item of the group calls it (it holds barriers); `source` says whether its cell goes in.
+inline void frontier_seed(__global int* frontier, volatile __global int* state, long cell, int source,
+                          volatile __local int* count, volatile __local int* first) {
+    if (get_local_id(0) == 0) *count = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int slot = source ? atomic_inc(count) : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) *first = *count > 0 ? atomic_add(state, *count) : 0;  // state[0]: level 0's size
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (source) frontier[*first + slot] = (int)cell;  // level 0 fills the first half
+}
+
 // The loops of a frontier's two kernels. OpenCL C has no templates: a workload defines
 // FINALISE(cell, level), the call that finalises one cell of level `level`, and writes the bodies of
 // its kernels with these.
