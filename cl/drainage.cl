@@ -131,9 +131,8 @@ inline ACC own(__global const REAL* weight, long i) {
 // this cell drains into is this work-item's alone: it goes on there at once (along the chains of
 // single contributors that make most hillslopes); otherwise it counts itself off that cell.
 inline void accumulate_cell(__global const uchar* dir, volatile __global int* deps, __global ACC* acc,
-                            __global uchar* taint, __global const REAL* weight, __global int* frontier,
-                            volatile __global int* state, const int rows, const int cols, const int contamination,
-                            const int level, long cell) {
+                            __global uchar* taint, __global const REAL* weight, const int rows, const int cols,
+                            const int contamination, long cell, long* out) {
     for (;;) {
         const int r = (int)(cell / cols), c = (int)(cell % cols);
         ACC sum = own(weight, cell);
@@ -153,19 +152,19 @@ inline void accumulate_cell(__global const uchar* dir, volatile __global int* de
             cell = next;
             continue;
         }
-        if (atomic_dec(deps + next) == 1) frontier_push(frontier, state, (long)rows * cols, level, next);
+        if (atomic_dec(deps + next) == 1) out[0] = next;
         return;
     }
 }
 
 // accumulate_cell in the two kernels below (their arguments), for d8_frontier.h's loops.
-#define D8_FINALISE(cell, level) \
-    accumulate_cell(dir, deps, acc, taint, weight, frontier, state, rows, cols, contamination, level, cell)
+#define D8_FINALISE(cell, level, out) accumulate_cell(dir, deps, acc, taint, weight, rows, cols, contamination, cell, out)
 
 __kernel void d8_accumulate_level(__global const uchar* dir, volatile __global int* deps, __global ACC* acc,
                                   __global uchar* taint, __global const REAL* weight, __global int* frontier,
                                   volatile __global int* state, const int rows, const int cols,
                                   const int contamination, const int level) {
+    FRONTIER_LOCALS;
     FRONTIER_LEVEL(frontier, state, (long)rows * cols, level, D8_FINALISE);
 }
 
@@ -173,6 +172,7 @@ __kernel void d8_accumulate_group(__global const uchar* dir, volatile __global i
                                   __global uchar* taint, __global const REAL* weight, __global int* frontier,
                                   volatile __global int* state, const int rows, const int cols,
                                   const int contamination, const int first_level, const int limit) {
+    FRONTIER_LOCALS;
     FRONTIER_GROUP(frontier, state, (long)rows * cols, first_level, limit, D8_FINALISE);
 }
 

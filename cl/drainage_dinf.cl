@@ -199,8 +199,8 @@ inline ACC dinf_own(__global const REAL* weight, long i) {
 
 // Sums a cell of the frontier, then counts it off each cell it sends flow to.
 inline void dinf_cell(__global const REAL* angle, __global const uchar* nodata, volatile __global int* deps,
-                      __global ACC* acc, __global const REAL* weight, __global int* frontier, volatile __global int* state,
-                      const int rows, const int cols, const REAL diagonal, const int level, const long cell) {
+                      __global ACC* acc, __global const REAL* weight, const int rows, const int cols, const REAL diagonal,
+                      const long cell, long* out) {
     const int r = (int)(cell / cols), c = (int)(cell % cols);
     ACC sum = dinf_own(weight, cell);
     for (int k = 0; k < 8; ++k) {
@@ -213,20 +213,22 @@ inline void dinf_cell(__global const REAL* angle, __global const uchar* nodata, 
     if (a < 0) return;
     REAL f;
     const int facet = flow_facet(a, diagonal, &f);
+    int completed = 0;  // at most two: the facet's two directions
     for (int k = 0; k < 8; ++k) {
         if (facet_share(facet, f, k) <= 0) continue;
         const long next = dinf_neighbour(nodata, rows, cols, r, c, k);
-        if (next >= 0 && atomic_dec(deps + next) == 1) frontier_push(frontier, state, (long)rows * cols, level, next);
+        if (next >= 0 && atomic_dec(deps + next) == 1) out[completed++] = next;
     }
 }
 
 // dinf_cell in the two kernels below (their arguments), for d8_frontier.h's loops.
-#define DINF_FINALISE(cell, level) dinf_cell(angle, nodata, deps, acc, weight, frontier, state, rows, cols, diagonal, level, cell)
+#define DINF_FINALISE(cell, level, out) dinf_cell(angle, nodata, deps, acc, weight, rows, cols, diagonal, cell, out)
 
 __kernel void dinf_accumulate_level(__global const REAL* angle, __global const uchar* nodata, volatile __global int* deps,
                                     __global ACC* acc, __global const REAL* weight, __global int* frontier,
                                     volatile __global int* state, const int rows, const int cols, const REAL diagonal,
                                     const int level) {
+    FRONTIER_LOCALS;
     FRONTIER_LEVEL(frontier, state, (long)rows * cols, level, DINF_FINALISE);
 }
 
@@ -234,6 +236,7 @@ __kernel void dinf_accumulate_group(__global const REAL* angle, __global const u
                                     __global ACC* acc, __global const REAL* weight, __global int* frontier,
                                     volatile __global int* state, const int rows, const int cols, const REAL diagonal,
                                     const int first_level, const int limit) {
+    FRONTIER_LOCALS;
     FRONTIER_GROUP(frontier, state, (long)rows * cols, first_level, limit, DINF_FINALISE);
 }
 

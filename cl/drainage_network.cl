@@ -48,8 +48,7 @@ __kernel void strahler_dependencies(__global const uchar* dir, __global const uc
 // A stream cell downstream that only this cell feeds is this work-item's alone and follows at once;
 // otherwise the cell counts itself off there.
 inline void strahler_cell(__global const uchar* dir, __global const uchar* stream, volatile __global int* deps,
-                          __global int* order, __global int* frontier, volatile __global int* state, const int rows,
-                          const int cols, const int level, long cell) {
+                          __global int* order, const int rows, const int cols, long cell, long* out) {
     for (;;) {
         int top = 0, count = 0;
         for (int k = 0; k < 8; ++k) {
@@ -67,23 +66,25 @@ inline void strahler_cell(__global const uchar* dir, __global const uchar* strea
             cell = next;
             continue;
         }
-        if (atomic_dec(deps + next) == 1) frontier_push(frontier, state, (long)rows * cols, level, next);
+        if (atomic_dec(deps + next) == 1) out[0] = next;
         return;
     }
 }
 
 // strahler_cell in the two kernels below (their arguments), for d8_frontier.h's loops.
-#define STRAHLER_FINALISE(cell, level) strahler_cell(dir, stream, deps, order, frontier, state, rows, cols, level, cell)
+#define STRAHLER_FINALISE(cell, level, out) strahler_cell(dir, stream, deps, order, rows, cols, cell, out)
 
 __kernel void strahler_level(__global const uchar* dir, __global const uchar* stream, volatile __global int* deps,
                              __global int* order, __global int* frontier, volatile __global int* state,
                              const int rows, const int cols, const int level) {
+    FRONTIER_LOCALS;
     FRONTIER_LEVEL(frontier, state, (long)rows * cols, level, STRAHLER_FINALISE);
 }
 
 __kernel void strahler_group(__global const uchar* dir, __global const uchar* stream, volatile __global int* deps,
                              __global int* order, __global int* frontier, volatile __global int* state,
                              const int rows, const int cols, const int first_level, const int limit) {
+    FRONTIER_LOCALS;
     FRONTIER_GROUP(frontier, state, (long)rows * cols, first_level, limit, STRAHLER_FINALISE);
 }
 

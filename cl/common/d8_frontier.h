@@ -21,12 +21,6 @@ inline __global const int* frontier_in(__global const int* frontier, long capaci
     return frontier + (level & 1) * capacity;
 }
 
-// Puts `cell` in level `level + 1`'s frontier.
-inline void frontier_push(__global int* frontier, volatile __global int* state, long capacity, int level, long cell) {
-    const int slot = atomic_inc(state + (level + 1) % 3);
-    frontier[((level + 1) & 1) * capacity + slot] = (int)cell;
-}
-
 // Level 0's frontier from the kernels that seed it, one cell a work-item of a one-dimensional
 // work-group: the group's sources are counted in local memory and placed with one global atomic, not
 // one each, which on a CPU device's cores contend for one counter's cache line (docs/drainage.md).
@@ -42,37 +36,76 @@ inline void frontier_seed(__global int* frontier, volatile __global int* state, 
     if (source) frontier[*first + slot] = (int)cell;  // level 0 fills the first half
 }
 
+// The cells a finalised cell puts in the next frontier: at most FRONTIER_OUT (D-infinity's two
+// receivers), written by FINALISE into out[0..], -1 where none.
+#define FRONTIER_OUT 2
+// The local memory of a frontier kernel's loops, declared at the kernel's outermost scope (OpenCL C
+// allows __local variables nowhere else): a round's staged cells, for work-groups of at most
+// FRONTIER_MAX_GROUP work-items.
+#define FRONTIER_MAX_GROUP 256
+#define FRONTIER_LOCALS                                          \
+    __local int frontier_cells_[FRONTIER_OUT * FRONTIER_MAX_GROUP]; \
+    volatile __local int frontier_count_, frontier_first_
+
+// One round's cells of a work-group into level + 1's frontier: counted in local memory, the group's
+// place taken with one global atomic (one a cell contended on a CPU device's cores: docs/drainage.md),
+// then written. Every work-item of the group calls it.
+inline void frontier_stage(__global int* frontier, volatile __global int* state, long capacity, int level, const long* out,
+                           __local int* cells, volatile __local int* count, volatile __local int* first) {
+    barrier(CLK_LOCAL_MEM_FENCE);  // the round before has read count and first
+    if (get_local_id(0) == 0) *count = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 0; k < FRONTIER_OUT; ++k)
+        if (out[k] >= 0) cells[atomic_inc(count)] = (int)out[k];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) *first = *count > 0 ? atomic_add(state + (level + 1) % 3, *count) : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __global int* to = frontier + ((level + 1) & 1) * capacity + *first;
+    for (int k = get_local_id(0); k < *count; k += get_local_size(0)) to[k] = cells[k];
+}
+
 // The loops of a frontier's two kernels. OpenCL C has no templates: a workload defines
-// FINALISE(cell, level), the call that finalises one cell of level `level`, and writes the bodies of
-// its kernels with these.
+// FINALISE(cell, level, out), the call that finalises one cell of level `level` and names the cells it
+// completes downstream in out, and writes the bodies of its kernels with these, after FRONTIER_LOCALS.
+// The loops run the same number of rounds in every work-item of a group (frontier_stage's barriers).
 // FRONTIER_LEVEL: level `level` over the whole device (the host launches one per level while the
 // frontier is wide).
-#define FRONTIER_LEVEL(frontier, state, capacity, level, FINALISE)                 \
-    do {                                                                           \
-        __global const int* in_ = frontier_in(frontier, capacity, level);          \
-        const int n_ = state[(level) % 3];                                         \
-        for (long j_ = get_global_id(0); j_ < n_; j_ += get_global_size(0))        \
-            FINALISE(in_[j_], level);                                              \
-        if (get_global_id(0) == 0) state[((level) + 2) % 3] = 0;                   \
+#define FRONTIER_LEVEL(frontier, state, capacity, level, FINALISE)                                     \
+    do {                                                                                               \
+        __global const int* in_ = frontier_in(frontier, capacity, level);                              \
+        const long n_ = state[(level) % 3];                                                            \
+        for (long base_ = 0; base_ < n_; base_ += get_global_size(0)) {                                \
+            long out_[FRONTIER_OUT] = {-1, -1};                                                        \
+            const long j_ = base_ + get_global_id(0);                                                  \
+            if (j_ < n_) FINALISE(in_[j_], level, out_);                                               \
+            frontier_stage(frontier, state, capacity, level, out_, frontier_cells_, &frontier_count_,  \
+                           &frontier_first_);                                                          \
+        }                                                                                              \
+        if (get_global_id(0) == 0) state[((level) + 2) % 3] = 0;                                       \
     } while (0)
 
 // FRONTIER_GROUP: level after level from first_level in one work-group, a barrier between them,
 // while the frontier holds at most `limit` cells (the long narrow tail of the flow paths);
 // state[3] says where it stopped.
-#define FRONTIER_GROUP(frontier, state, capacity, first_level, limit, FINALISE)    \
-    do {                                                                           \
-        int level_ = first_level;                                                  \
-        for (;;) {                                                                 \
-            const int n_ = state[level_ % 3];                                      \
-            if (n_ == 0 || n_ > (limit)) break;                                    \
-            __global const int* in_ = frontier_in(frontier, capacity, level_);     \
-            for (int j_ = get_local_id(0); j_ < n_; j_ += get_local_size(0))       \
-                FINALISE(in_[j_], level_);                                         \
-            if (get_local_id(0) == 0) state[(level_ + 2) % 3] = 0;                 \
-            barrier(CLK_GLOBAL_MEM_FENCE);                                         \
-            ++level_;                                                              \
-        }                                                                          \
-        if (get_local_id(0) == 0) state[3] = level_;                               \
+#define FRONTIER_GROUP(frontier, state, capacity, first_level, limit, FINALISE)                        \
+    do {                                                                                               \
+        int level_ = first_level;                                                                      \
+        for (;;) {                                                                                     \
+            const int n_ = state[level_ % 3];                                                          \
+            if (n_ == 0 || n_ > (limit)) break;                                                        \
+            __global const int* in_ = frontier_in(frontier, capacity, level_);                         \
+            for (int base_ = 0; base_ < n_; base_ += (int)get_local_size(0)) {                         \
+                long out_[FRONTIER_OUT] = {-1, -1};                                                    \
+                const int j_ = base_ + (int)get_local_id(0);                                           \
+                if (j_ < n_) FINALISE(in_[j_], level_, out_);                                          \
+                frontier_stage(frontier, state, capacity, level_, out_, frontier_cells_,               \
+                               &frontier_count_, &frontier_first_);                                    \
+            }                                                                                          \
+            if (get_local_id(0) == 0) state[(level_ + 2) % 3] = 0;                                     \
+            barrier(CLK_GLOBAL_MEM_FENCE);                                                             \
+            ++level_;                                                                                  \
+        }                                                                                              \
+        if (get_local_id(0) == 0) state[3] = level_;                                                   \
     } while (0)
 
 #endif

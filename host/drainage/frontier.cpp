@@ -13,7 +13,7 @@ namespace {
 
 constexpr std::size_t kWideLocal = 64;
 constexpr int kLevelsPerRead = 8;       // wide launches between reads of the state (an empty level costs a launch)
-constexpr std::size_t kGroupSide = 256;  // the narrow kernel's work-group, where the device allows it
+constexpr std::size_t kGroupSide = 256;  // the narrow kernel's work-group where the device allows it (at most FRONTIER_MAX_GROUP)
 constexpr long kGroupLimitPerItem = 4;  // a narrow level: at most this many cells per work-item, unless tuned
 
 }  // namespace
