@@ -1,18 +1,19 @@
 // FFTW called as its users call it: the FFT bench's CPU peer on CPU devices. A 3-D real-to-complex and
 // complex-to-real pair on FFTW's own arrays, its own threads (FFTW's pthreads, not the engine's loop
-// pool, which the FFTW backend installs as FFTW's loop callback: swapped out for the peer's runs and
-// back after) and FFTW_MEASURE plans, as kspaceFirstOrder-OMP plans its transforms. Built with FFTW
-// where CMake found it (PORTACL_HAVE_FFTW).
+// pool, which the FFTW backend installs as FFTW's loop callback: swapped out while the peer plans and
+// runs, back after) and FFTW_MEASURE plans, as kspaceFirstOrder-OMP plans its transforms. Built with
+// FFTW where CMake found it (PORTACL_HAVE_FFTW).
+#include <array>
 #include <cmath>
+#include <cstddef>
 #include <memory>
 #include <string>
 
 #include "fft/fft_internal.hpp"
-#include "fft/loop_pool.hpp"
 #include "portacl/runtime/error.hpp"
 
 #ifdef PORTACL_HAVE_FFTW
-#include <fftw3.h>
+#include "fft/fftw_api.hpp"
 #endif
 
 namespace portacl::fft::detail {
@@ -20,42 +21,16 @@ namespace portacl::fft::detail {
 #ifdef PORTACL_HAVE_FFTW
 namespace {
 
-template <typename Real>
-struct PeerApi;
-
-template <>
-struct PeerApi<float> {
-    using Complex = fftwf_complex;
-    using Plan = fftwf_plan;
-    static void threads(int n) {
-        fftwf_init_threads();
-        fftwf_plan_with_nthreads(n);
-    }
-    static void ownThreads(bool own) { fftwf_threads_set_callback(own ? nullptr : runParallelLoop, nullptr); }
-    static void* malloc(std::size_t bytes) { return fftwf_malloc(bytes); }
-    static void free(void* p) { fftwf_free(p); }
-    static Plan r2c(int n, void* in, void* out) { return fftwf_plan_dft_r2c_3d(n, n, n, static_cast<float*>(in), static_cast<Complex*>(out), FFTW_MEASURE); }
-    static Plan c2r(int n, void* in, void* out) { return fftwf_plan_dft_c2r_3d(n, n, n, static_cast<Complex*>(in), static_cast<float*>(out), FFTW_MEASURE); }
-    static void execute(Plan p) { fftwf_execute(p); }
-    static void destroy(Plan p) { fftwf_destroy_plan(p); }
-};
-
-template <>
-struct PeerApi<double> {
-    using Complex = fftw_complex;
-    using Plan = fftw_plan;
-    static void threads(int n) {
-        fftw_init_threads();
-        fftw_plan_with_nthreads(n);
-    }
-    static void ownThreads(bool own) { fftw_threads_set_callback(own ? nullptr : runParallelLoop, nullptr); }
-    static void* malloc(std::size_t bytes) { return fftw_malloc(bytes); }
-    static void free(void* p) { fftw_free(p); }
-    static Plan r2c(int n, void* in, void* out) { return fftw_plan_dft_r2c_3d(n, n, n, static_cast<double*>(in), static_cast<Complex*>(out), FFTW_MEASURE); }
-    static Plan c2r(int n, void* in, void* out) { return fftw_plan_dft_c2r_3d(n, n, n, static_cast<Complex*>(in), static_cast<double*>(out), FFTW_MEASURE); }
-    static void execute(Plan p) { fftw_execute(p); }
-    static void destroy(Plan p) { fftw_destroy_plan(p); }
-};
+// A side^3 array's three axes in C order, from the real side to the complex one (r2c) or back: each
+// axis's length, and its stride in the elements of either side (the complex side holds side / 2 + 1
+// numbers along the fastest axis), as FFTW's 3-D real plans lay them out.
+std::array<fftw_iodim64, 3> cubeAxes(std::size_t side, bool fromReal) {
+    const std::ptrdiff_t n = std::ptrdiff_t(side), half = n / 2 + 1;
+    const std::ptrdiff_t real[3] = {n * n, n, 1}, complex[3] = {n * half, half, 1};
+    std::array<fftw_iodim64, 3> axes{};
+    for (int k = 0; k < 3; ++k) axes[k] = {n, fromReal ? real[k] : complex[k], fromReal ? complex[k] : real[k]};
+    return axes;
+}
 
 // One precision's arrays and plans; the pair's state behind FftwPeerPair.
 struct PairBase {
@@ -65,7 +40,7 @@ struct PairBase {
 
 template <typename Real>
 struct Pair final : PairBase {
-    using F = PeerApi<Real>;
+    using F = Fftw<Real>;
     Real* real = nullptr;
     typename F::Complex* complex = nullptr;
     typename F::Plan r2c = nullptr, c2r = nullptr;
@@ -78,20 +53,22 @@ struct Pair final : PairBase {
             release();
             throw Error("FFTW's peer: no memory for the " + std::to_string(side) + "^3 arrays");
         }
-        F::ownThreads(true);
+        F::initThreads();
+        F::loopsOnEngineThreads(false);
         F::threads(threads);
         // Planned before the data are written: FFTW_MEASURE overwrites the arrays.
-        r2c = F::r2c(int(side), real, complex);
-        c2r = F::c2r(int(side), complex, real);
-        F::ownThreads(false);
+        const auto forward = cubeAxes(side, true), inverse = cubeAxes(side, false);
+        r2c = F::r2c(3, forward.data(), 0, nullptr, real, complex, FFTW_MEASURE);
+        c2r = F::c2r(3, inverse.data(), 0, nullptr, complex, real, FFTW_MEASURE);
+        F::loopsOnEngineThreads(true);
         for (std::size_t i = 0; i < n; ++i) real[i] = static_cast<Real>(std::sin(0.001 * static_cast<double>(i)) + 1e-6 * (i % 97));
     }
     ~Pair() override { release(); }
     void run() override {
-        F::ownThreads(true);
-        F::execute(r2c);
-        F::execute(c2r);
-        F::ownThreads(false);
+        F::loopsOnEngineThreads(false);
+        F::runR2C(r2c, real, complex);
+        F::runC2R(c2r, complex, real);
+        F::loopsOnEngineThreads(true);
     }
     void release() {
         if (r2c) F::destroy(r2c);
