@@ -81,7 +81,7 @@ inline int contributors(__global const uchar* dir, int rows, int cols, int r, in
 // sources) make level 0's frontier (d8_frontier.h).
 __kernel void d8_dependencies(__global const uchar* dir, __global int* deps, __global int* frontier,
                               volatile __global int* state, const int rows, const int cols) {
-    volatile __local int sources, first;
+    FRONTIER_LOCALS;
     const long i = get_global_id(0);
     int source = 0;
     if (i < (long)rows * cols) {
@@ -90,7 +90,7 @@ __kernel void d8_dependencies(__global const uchar* dir, __global int* deps, __g
         source = dir[i] != NO_DATA && n == 0;
         deps[i] = n;
     }
-    frontier_seed(frontier, state, i, source, &sources, &first);
+    FRONTIER_SEED(frontier, state, (long)rows * cols, i, source);
 }
 
 // d8_dependencies for a tile's window (the tile and a one-cell ring of its neighbours): the ring's
@@ -101,7 +101,7 @@ inline int on_ring(int rows, int cols, int r, int c) { return r == 0 || c == 0 |
 
 __kernel void d8_window_dependencies(__global const uchar* dir, __global int* deps, __global int* frontier,
                                      volatile __global int* state, const int rows, const int cols) {
-    volatile __local int sources, first;
+    FRONTIER_LOCALS;
     const long i = get_global_id(0);
     int source = 0;
     if (i < (long)rows * cols) {
@@ -114,7 +114,7 @@ __kernel void d8_window_dependencies(__global const uchar* dir, __global int* de
         source = inner && n == 0;
         deps[i] = n;
     }
-    frontier_seed(frontier, state, i, source, &sources, &first);
+    FRONTIER_SEED(frontier, state, (long)rows * cols, i, source);
 }
 
 // A cell's own share: its weight, or 1.

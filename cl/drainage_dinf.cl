@@ -144,7 +144,7 @@ inline long dinf_contributor(__global const REAL* angle, __global const uchar* n
 __kernel void dinf_dependencies(__global const REAL* angle, __global const uchar* nodata, __global int* deps,
                                 __global int* frontier, volatile __global int* state, const int rows, const int cols,
                                 const REAL diagonal) {
-    volatile __local int sources, first;
+    FRONTIER_LOCALS;
     const long i = get_global_id(0);
     int source = 0;
     if (i < (long)rows * cols) {
@@ -157,7 +157,7 @@ __kernel void dinf_dependencies(__global const REAL* angle, __global const uchar
         }
         deps[i] = n;
     }
-    frontier_seed(frontier, state, i, source, &sources, &first);
+    FRONTIER_SEED(frontier, state, (long)rows * cols, i, source);
 }
 
 // dinf_dependencies for a tile's window (the tile and a one-cell ring of its neighbours): the ring's
@@ -170,7 +170,7 @@ inline int dinf_on_ring(int rows, int cols, int r, int c) { return r == 0 || c =
 __kernel void dinf_window_dependencies(__global const REAL* angle, __global const uchar* nodata, __global int* deps,
                                        __global int* frontier, volatile __global int* state, const int rows,
                                        const int cols, const REAL diagonal) {
-    volatile __local int sources, first;
+    FRONTIER_LOCALS;
     const long i = get_global_id(0);
     int source = 0;
     if (i < (long)rows * cols) {
@@ -186,7 +186,7 @@ __kernel void dinf_window_dependencies(__global const REAL* angle, __global cons
         }
         deps[i] = n;
     }
-    frontier_seed(frontier, state, i, source, &sources, &first);
+    FRONTIER_SEED(frontier, state, (long)rows * cols, i, source);
 }
 
 inline ACC dinf_own(__global const REAL* weight, long i) {

@@ -32,7 +32,7 @@ inline int stream_contributors(__global const uchar* dir, __global const uchar* 
 __kernel void strahler_dependencies(__global const uchar* dir, __global const uchar* stream, __global int* deps,
                                     __global int* frontier, volatile __global int* state, const int rows,
                                     const int cols) {
-    volatile __local int sources, first;
+    FRONTIER_LOCALS;
     const long i = get_global_id(0);
     int source = 0;
     if (i < (long)rows * cols) {
@@ -40,7 +40,7 @@ __kernel void strahler_dependencies(__global const uchar* dir, __global const uc
         source = stream[i] == 1 && n == 0;
         deps[i] = n;
     }
-    frontier_seed(frontier, state, i, source, &sources, &first);
+    FRONTIER_SEED(frontier, state, (long)rows * cols, i, source);
 }
 
 // A stream cell's order: 1 at a source; else the largest order among its stream contributors (final

@@ -21,21 +21,6 @@ inline __global const int* frontier_in(__global const int* frontier, long capaci
     return frontier + (level & 1) * capacity;
 }
 
-// Level 0's frontier from the kernels that seed it, one cell a work-item of a one-dimensional
-// work-group: the group's sources are counted in local memory and placed with one global atomic, not
-// one each, which on a CPU device's cores contend for one counter's cache line (docs/drainage.md).
-// Every work-item of the group calls it (it holds barriers); `source` says whether its cell goes in.
-inline void frontier_seed(__global int* frontier, volatile __global int* state, long cell, int source,
-                          volatile __local int* count, volatile __local int* first) {
-    if (get_local_id(0) == 0) *count = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const int slot = source ? atomic_inc(count) : 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (get_local_id(0) == 0) *first = *count > 0 ? atomic_add(state, *count) : 0;  // state[0]: level 0's size
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (source) frontier[*first + slot] = (int)cell;  // level 0 fills the first half
-}
-
 // The cells a finalised cell puts in the next frontier: at most FRONTIER_OUT (D-infinity's two
 // receivers), written by FINALISE into out[0..], -1 where none.
 #define FRONTIER_OUT 2
@@ -63,6 +48,16 @@ inline void frontier_stage(__global int* frontier, volatile __global int* state,
     __global int* to = frontier + ((level + 1) & 1) * capacity + *first;
     for (int k = get_local_id(0); k < *count; k += get_local_size(0)) to[k] = cells[k];
 }
+
+// Level 0's frontier from the kernels that seed it, one cell a work-item of a one-dimensional
+// work-group (after FRONTIER_LOCALS; every work-item runs it, `source` saying whether its cell goes
+// in): frontier_stage as the round of a level -1.
+#define FRONTIER_SEED(frontier, state, capacity, cell, source)                                         \
+    do {                                                                                               \
+        const long seed_[FRONTIER_OUT] = {(source) ? (long)(cell) : -1, -1};                           \
+        frontier_stage(frontier, state, capacity, -1, seed_, frontier_cells_, &frontier_count_,        \
+                       &frontier_first_);                                                              \
+    } while (0)
 
 // The loops of a frontier's two kernels. OpenCL C has no templates: a workload defines
 // FINALISE(cell, level, out), the call that finalises one cell of level `level` and names the cells it
