@@ -2,6 +2,7 @@
 #include <chrono>
 
 #include "portacl/bench.hpp"
+#include "portacl/runtime/host_cores.hpp"
 
 namespace portacl {
 
@@ -78,6 +79,10 @@ StreamSeconds streamDeviceSeconds(Context& ctx, const std::function<void()>& enq
     s.span = extentSeconds(spans, 0, spans.size()) / runs;
     return s;
 }
+
+unsigned peerThreads(const Context& ctx) { return std::max(1u, std::min(ctx.device().computeUnits, usableCores())); }
+
+std::string threadsText(unsigned threads) { return std::to_string(threads) + (threads == 1 ? " thread" : " threads"); }
 
 double medianHostSeconds(const std::function<void()>& work, int repeats) {
     std::vector<double> times;

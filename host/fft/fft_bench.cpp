@@ -10,7 +10,6 @@
 #include "fft/fft_internal.hpp"
 #include "portacl/bench.hpp"
 #include "portacl/runtime/error.hpp"
-#include "portacl/runtime/host_cores.hpp"
 
 namespace portacl::fft {
 namespace {
@@ -23,12 +22,12 @@ struct FftwPeer {
 };
 FftwPeer timeFftwPeer(Context& ctx, std::size_t side, Precision precision, const BenchOptions& opts) {
     if (!available(Backend::FFTW)) return {"FFTW: not in this build"};
-    const int threads = static_cast<int>(std::max(1u, std::min(ctx.device().computeUnits, usableCores())));
+    const int threads = static_cast<int>(peerThreads(ctx));
     try {
         detail::FftwPeerPair pair(side, threads, precision);
         pair.run();  // a warm-up
         const double seconds = medianHostSeconds([&] { pair.run(); }, std::max(1, opts.repeats));
-        return {"FFTW 3, " + std::to_string(threads) + " thread" + (threads == 1 ? "" : "s") + ", its own arrays", seconds};
+        return {"FFTW 3, " + threadsText(unsigned(threads)) + ", its own arrays", seconds};
     } catch (const Error& e) {
         return {e.what()};
     }

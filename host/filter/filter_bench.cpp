@@ -17,7 +17,6 @@
 #include "portacl/filter_bench.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/progress.hpp"
-#include "portacl/runtime/host_cores.hpp"
 
 namespace portacl::filter {
 namespace {
@@ -95,9 +94,7 @@ Timing timeOp(Context& ctx, const std::string& spec, int side, int serialMaxSide
 // On a CPU device, OpenCV's CPU path on the same image, on as many threads as the device has compute
 // units, timed now: the peer beside the row, or why there is none.
 void addOpenCvPeer(Context& ctx, const std::string& spec, int side, const BenchOptions& opts, BenchRecord& r) {
-    // As many threads as the device has compute units, no more than the host's cores (llvmpipe counts
-    // 8 units on 2 cores).
-    const int threads = static_cast<int>(std::max(1u, std::min(ctx.device().computeUnits, portacl::usableCores())));
+    const int threads = static_cast<int>(peerThreads(ctx));
     Progress current("OpenCV " + spec, 0, "");
     const OpenCvPeerTiming t = timeOpenCvPeer(spec, benchImage(side), Options{}.border, threads, std::max(1, opts.repeats));
     r.peer = t.peer;

@@ -85,7 +85,7 @@ OpenCvPeerTiming timeOpenCvPeer(const std::string& spec, const io::Image& img, B
         return t;
     }
     t.seconds = std::atof(answer.c_str());
-    t.peer = version + ", " + std::to_string(threads) + " thread" + (threads == 1 ? "" : "s");
+    t.peer = version + ", " + threadsText(unsigned(threads));
     return t;
 }
 

@@ -21,7 +21,6 @@
 #include "portacl/kwave.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/progress.hpp"
-#include "portacl/runtime/host_cores.hpp"
 
 namespace portacl::kwave {
 namespace {
@@ -118,13 +117,13 @@ void addOmpPeer(Context& ctx, const BenchOptions& opts, const Simulation& sim, c
     } else if (opts.kwaveOmp.empty()) {
         peer = "kspaceFirstOrder-OMP: not given (--kwave-omp PATH)";
     } else {
-        const int threads = static_cast<int>(std::max(1u, std::min(ctx.device().computeUnits, portacl::usableCores())));
+        const int threads = static_cast<int>(peerThreads(ctx));
         // Enough steps that its time (written to 10 ms) is read to 1 % or better.
         const int steps = sim.grid.nx <= 64 ? 40 : sim.grid.nx <= 128 ? 20 : 10;
         Progress current("kspaceFirstOrder-OMP " + std::to_string(sim.grid.nx) + "^3", 0, "");
         try {
             seconds = ompSecondsPerStep(opts.kwaveOmp, sim, steps, threads);
-            peer = "kspaceFirstOrder-OMP, " + std::to_string(threads) + " threads, single";
+            peer = "kspaceFirstOrder-OMP, " + threadsText(unsigned(threads)) + ", single";
         } catch (const Error& e) {
             peer = std::string("kspaceFirstOrder-OMP: ") + e.what();
         }

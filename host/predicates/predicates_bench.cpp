@@ -47,8 +47,9 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
         // on at most 2^20 queries and scaled.
         const std::size_t serialN = std::min<std::size_t>(n, std::size_t(1) << 20);
         const std::vector<std::uint32_t> head(b.queries.begin(), b.queries.begin() + serialN * k);
+        std::vector<std::int8_t> exact;  // the serial algorithm's signs, exact
         if (opts.serial)
-            serial = medianHostSeconds([&] { predicates::evaluateSerial(p, b.points, head); }, 3) * (double(n) / double(serialN));
+            serial = medianHostSeconds([&] { exact = predicates::evaluateSerial(p, b.points, head); }, 3) * (double(n) / double(serialN));
         // On a CPU device, CGAL's filtered predicates beside every row (the peer a CPU user has), on
         // the same queries, their signs checked against the exact ones.
         std::string peer;
@@ -56,7 +57,7 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
         if (ctx.device().isCpu) {
             std::vector<std::int8_t> cgal;
             peerSeconds = medianHostSeconds([&] { cgal = predicates::evaluateCgal(p, b.points, head); }, 3) * (double(n) / double(serialN));
-            const std::vector<std::int8_t> exact = predicates::evaluateSerial(p, b.points, head);
+            if (exact.empty()) exact = predicates::evaluateSerial(p, b.points, head);
             const auto wrong = std::inner_product(cgal.begin(), cgal.end(), exact.begin(), std::size_t(0), std::plus<>(),
                                                   [](std::int8_t x, std::int8_t y) { return std::size_t(x != y); });
             peer = wrong == 0 ? "CGAL Epick, one core" : "CGAL Epick: " + std::to_string(wrong) + " signs differ from the exact ones";

@@ -1,11 +1,9 @@
 // Bench case "vector_sum": c = a + b at 2^28 elements on GPUs, 2^24 on CPUs and with --quick (three
 // arrays of 64 MiB or more in float: beyond the caches, as the copy peak it is compared with).
 // On CPU devices the peer is the same loop in C++ on as many host threads as the device has cores.
-#include <algorithm>
 #include <cmath>
 
 #include "portacl/bench.hpp"
-#include "portacl/runtime/host_cores.hpp"
 #include "portacl/runtime/host_pool.hpp"
 #include "portacl/vector_ops.hpp"
 
@@ -35,7 +33,7 @@ BenchRecord runOne(Context& ctx, const BenchOptions& opts, unsigned log2n) {
         r.serialSeconds = medianHostSeconds([&] { c = vectorSumReference(a, b); }, 3);
     }
     if (ctx.device().isCpu) {
-        const unsigned threads = std::max(1u, std::min(ctx.device().computeUnits, usableCores()));
+        const unsigned threads = peerThreads(ctx);
         HostPool pool(threads);
         std::vector<T> c(n);
         const auto sum = [&] {
@@ -45,7 +43,7 @@ BenchRecord runOne(Context& ctx, const BenchOptions& opts, unsigned log2n) {
         };
         sum();  // pages touched, workers started
         r.peerSeconds = medianHostSeconds(sum, std::max(1, opts.repeats));
-        r.peer = "C++ loop, " + std::to_string(threads) + " thread" + (threads == 1 ? "" : "s");
+        r.peer = "C++ loop, " + threadsText(threads);
     }
     return r;
 }

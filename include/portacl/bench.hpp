@@ -80,6 +80,13 @@ PORTACL_API StreamSeconds streamDeviceSeconds(Context& ctx, const std::function<
 // The same for host work, by the steady clock.
 PORTACL_API double medianHostSeconds(const std::function<void()>& work, int repeats);
 
+// The threads a CPU peer runs on beside a CPU device's rows, so that both use the same cores: as many
+// as the device has compute units, no more than the cores this process may use (llvmpipe counts 8
+// units on 2 cores), at least one.
+PORTACL_API unsigned peerThreads(const Context& ctx);
+// "1 thread", "16 threads": a peer's name in the table.
+PORTACL_API std::string threadsText(unsigned threads);
+
 // `s` quoted for a POSIX shell, for the peers the bench runs as commands (std::system).
 PORTACL_API std::string shellQuote(const std::string& s);
 
