@@ -4,12 +4,17 @@
 // two; boxes holding both phases, as porespy counts); 1024^3 on GPUs, 256^3 on CPU devices, 64^3
 // with --quick. Device time
 // excludes the upload (the volume is already on the device, as in a pipeline); the serial reference
-// of the 8 placements is timed up to 256^3. Counts are integers.
+// of the 8 placements is timed up to 256^3. Counts are integers. On CPU devices the porespy-sides row
+// has porespy's metrics.boxcount (NumPy, one thread) beside it, its counts checked equal to ours.
 #include <cmath>
+#include <limits>
+
+#include "bench/python_peer.hpp"
 
 #include "box_count/box_count_detail.hpp"
 #include "portacl/bench.hpp"
 #include "portacl/box_count.hpp"
+#include "portacl/io/volume.hpp"
 
 namespace portacl::boxcount {
 namespace {
@@ -31,6 +36,30 @@ io::BinaryVolume gyroid(int n) {
     return v;
 }
 
+// porespy's box counts of `v` at `sides` beside the row, on one thread, checked equal to `ours`.
+void porespyPeer(const io::BinaryVolume& v, const std::vector<int>& sides, const std::vector<std::uint64_t>& ours, int repeats,
+                 BenchRecord& rec) {
+    const bench::PythonPeer peer("porespy");
+    bench::ScratchFolder scratch("portacl-box-count-peer");
+    std::string failure, differs, list;
+    for (int side : sides) list += (list.empty() ? "" : ",") + std::to_string(side);
+    double seconds = std::numeric_limits<double>::quiet_NaN();
+    if (peer.available() && scratch.ok()) {
+        bench::writeVolumeNpy(scratch.file("volume.npy"), v);
+        seconds = peer.time("boxcount", scratch.file("volume.npy"), scratch.file("counts.npy"), 1, repeats, list, failure);
+        if (!std::isnan(seconds)) {
+            const io::Volume theirs = io::readNpy(scratch.file("counts.npy"));
+            for (std::size_t i = 0; i < ours.size() && differs.empty(); ++i)
+                if (theirs.size() != ours.size() || theirs.data[i] != double(ours[i]))
+                    differs = "side " + std::to_string(sides[i]) + ": " + (theirs.size() == ours.size() ? std::to_string(std::uint64_t(theirs.data[i])) : "?") +
+                              " boxes against " + std::to_string(ours[i]);
+        }
+    } else {
+        failure = peer.available() ? "porespy: no scratch folder" : peer.name();
+    }
+    bench::setPeerColumn(rec, peer, seconds, failure, 1, differs);
+}
+
 std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
     const int n = opts.quick ? 64 : ctx.device().isGpu ? 1024 : 256;
     const io::BinaryVolume v = gyroid(n);
@@ -50,12 +79,14 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
         rec.size = std::to_string(n) + "^3";
         rec.precision = "integer";
         const std::size_t directMinBoxes = perBox ? 0 : detail::directScanMinBoxes(ctx.device());
-        rec.seconds = medianDeviceSeconds(ctx, [&] { detail::boxCountOnDevice(ctx, mask, n, n, n, opt, directMinBoxes); }, opts);
+        Result counted;
+        rec.seconds = medianDeviceSeconds(ctx, [&] { counted = detail::boxCountOnDevice(ctx, mask, n, n, n, opt, directMinBoxes); }, opts);
         rec.bytes = double(v.size()) * double(opt.sizes.size());
         rec.note = std::to_string(opt.sizes.size()) + " sides " + std::to_string(opt.sizes.front()) + ".." +
                    std::to_string(opt.sizes.back()) + " (porespy's defaults), mixed boxes; device time of the kernels";
         if (perBox) rec.note += "; every side scanned per box";
         if (opts.serial && n <= 256 && !perBox) rec.serialSeconds = medianHostSeconds([&] { boxCountReference(v, opt); }, 1);
+        if (!ctx.device().isGpu && !perBox) porespyPeer(v, opt.sizes, counted.counts, opts.repeats, rec);
         out.push_back(rec);
     }
     for (bool offsets : {false, true}) {

@@ -6,11 +6,16 @@
 // beside the slides' iterative push-with-atomics and pull schemes, whose counts are checked equal to
 // it before they are timed; D∞ accumulation of the same bowl; filling, flats, accumulation, Strahler
 // order, watersheds and D∞ in 16 tiles beside their one-piece runs. Device time excludes the uploads (the grid is already on the device).
+// On CPU devices WhiteboxTools' tools run beside the rows that have one (whitebox_peer.hpp): D8
+// pointers, depression filling, D8 and D∞ accumulation of our directions, basins.
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
 #include <functional>
+#include <memory>
 
+#include "drainage/whitebox_peer.hpp"
 #include "drainage_detail.hpp"
 #include "portacl/bench.hpp"
 #include "portacl/drainage.hpp"
@@ -106,9 +111,16 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
     BenchOptions few = opts;  // for the long rows
     few.warmups = 0;
     few.repeats = std::min(opts.repeats, 3);
+    const bool peers = !ctx.device().isGpu;
+    std::unique_ptr<WhiteboxPeer> whitebox = peers ? std::make_unique<WhiteboxPeer>(peerThreads(ctx), few.repeats) : nullptr;
+    io::Raster theirs;
 
-    // Directions (on the device, kept there for the accumulation).
+    // Directions (on the device, kept there for the accumulation). WhiteboxTools' pointers (it works
+    // in double) are held to the double ones and its time put beside both rows.
     const DirectionGrid grid = d8Directions(ctx, dem, Precision::Float);
+    std::string d8Differs;
+    if (peers && whitebox->run("d8-pointer", dem.frame, dem.values, io::RasterType::Float64, theirs))
+        d8Differs = theirs.values == whiteboxPointers(d8DirectionsReference(dem, Precision::Double)) ? "" : "other pointers";
     cl::Buffer dir = ctx.upload(grid.dir, "bench directions", CL_MEM_READ_ONLY);
     for (Precision p : {Precision::Float, Precision::Double}) {
         if (!runsOn(ctx, opts, p, "drainage/d8-directions", out)) continue;
@@ -125,6 +137,7 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
         rec.bytes = double(cells) * (p == Precision::Double ? 8 + 2 : 4 + 2);
         rec.note = "steepest descent over 8 neighbours, heights already on the device";
         if (opts.serial) rec.serialSeconds = medianHostSeconds([&] { d8DirectionsReference(dem, p); }, 1);
+        if (peers) whitebox->column(rec, d8Differs);
         out.push_back(rec);
     }
 
@@ -161,6 +174,18 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
             rec.note = "tiled relaxation, " + std::to_string(launches) + " launches; " + std::to_string(raised) +
                        " cells raised; equal to Priority-Flood";
             if (opts.serial) rec.serialSeconds = medianHostSeconds([&] { fillDepressionsReference(rough, p); }, 1);
+            const io::RasterType type = p == Precision::Double ? io::RasterType::Float64 : io::RasterType::Float32;
+            if (peers && whitebox->run("fill", rough.frame, rough.values, type, theirs)) {
+                // WhiteboxTools raises a few cells beside the grid's edges higher than Priority-Flood
+                // with every edge cell an outlet does: its time stands while they are few.
+                const std::vector<double> ours = fillDepressionsReference(rough, p).values;
+                std::size_t other = 0;
+                for (std::size_t i = 0; i < cells; ++i) other += theirs.values[i] != ours[i];
+                whitebox->column(rec, other * 1000 > cells ? std::to_string(other) + " cells filled otherwise" : "");
+                if (other) rec.note += "; WhiteboxTools fills " + std::to_string(other) + " cells otherwise";
+            } else if (peers) {
+                whitebox->column(rec);
+            }
             out.push_back(rec);
         }
         // Flat resolution of the filled surface (its lakes are flats).
@@ -178,6 +203,7 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
         rec.bytes = double(cells) * 16;
         rec.note = std::to_string(flatCells) + " cells without flow before; transfers included";
         if (opts.serial) rec.serialSeconds = medianHostSeconds([&] { resolveFlatsReference(want, d8, Precision::Float); }, 1);
+        if (peers) whitebox->none(rec, "no such tool (its flat fix raises the cells)");
         out.push_back(rec);
         tiledRows(ctx, rough, want, resolved, size, few, out);
     }
@@ -223,6 +249,13 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
         rec.note = "dependency counting level by level, " + std::to_string(launches) + " launches; largest accumulation " +
                    std::to_string(largest) + " cells";
         if (opts.serial) rec.serialSeconds = medianHostSeconds([&] { accumulateReference(grid, opt); }, 1);
+        if (peers && weighted) {
+            whitebox->none(rec, "no weighted D8 accumulation");
+        } else if (peers && whitebox->run("d8-accumulation", grid.frame, whiteboxPointers(grid), io::RasterType::Float64, theirs)) {
+            whitebox->column(rec, std::equal(want.counts.begin(), want.counts.end(), theirs.values.begin()) ? "" : "other counts");
+        } else if (peers) {
+            whitebox->column(rec);
+        }
         out.push_back(rec);
     }
 
@@ -258,6 +291,18 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
         rec.note = "D-infinity shares pulled level by level, " + std::to_string(launches) + " launches; within " +
                    (p == Precision::Float ? "1e-4" : "1e-11") + " of the reference";
         if (opts.serial) rec.serialSeconds = medianHostSeconds([&] { dinfAccumulateReference(angles, opt); }, 1);
+        // WhiteboxTools sums in double: held to the double sums of the same angles, within 1e-4 relative
+        // (the float row's own sums are float's, up to about 1e-3 from them).
+        if (peers && whitebox->run("dinf-accumulation", angles.frame, whiteboxAzimuths(angles), io::RasterType::Float64, theirs)) {
+            AccumulationOptions exact = opt;
+            exact.precision = Precision::Double;
+            const std::vector<double> sums = dinfAccumulateReference(angles, exact).sums;
+            std::size_t far = 0;
+            for (std::size_t i = 0; i < cells; ++i) far += std::abs(theirs.values[i] - sums[i]) > 1e-4 * std::abs(sums[i]);
+            whitebox->column(rec, far ? std::to_string(far) + " cells beyond 1e-4" : "");
+        } else if (peers) {
+            whitebox->column(rec);
+        }
         out.push_back(rec);
     }
 
@@ -273,6 +318,9 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
         rec.bytes = double(cells) * 9;
         rec.note = "pointer jumping; transfers included";
         if (opts.serial) rec.serialSeconds = medianHostSeconds([&] { watershedsReference(grid); }, 1);
+        if (peers && whitebox->run("basins", grid.frame, whiteboxPointers(grid), io::RasterType::Float64, theirs))
+            whitebox->column(rec, partitionDifference(watershedsReference(grid), theirs.values));
+        else if (peers) whitebox->column(rec);
         out.push_back(rec);
     }
 

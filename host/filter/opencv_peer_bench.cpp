@@ -2,12 +2,12 @@
 // in a scratch folder, its answer comes back on its standard output.
 #include "filter/opencv_peer.hpp"
 
-#include <sys/wait.h>
+#include "bench/peer_process.hpp"
+
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "portacl/bench.hpp"
@@ -33,25 +33,12 @@ std::string peerProgram() {
     return path;
 }
 
-struct Scratch {
-    fs::path dir;
-    Scratch() {
-        std::string t = (fs::temp_directory_path() / "portacl-opencv-peer-XXXXXX").string();
-        if (::mkdtemp(t.data())) dir = t;
-    }
-    ~Scratch() {
-        std::error_code ec;
-        if (!dir.empty()) fs::remove_all(dir, ec);
-    }
-};
-
 // The program's exit status and first line of output for `args` (already quoted).
-int runPeer(const Scratch& scratch, const std::string& args, std::string& line) {
-    const std::string out = (scratch.dir / "out.txt").string();
-    const int rc = std::system((shellQuote(peerProgram()) + " " + args + " > " + shellQuote(out) + " 2>&1").c_str());
-    std::ifstream f(out);
-    std::getline(f, line);
-    return rc == -1 || !WIFEXITED(rc) ? -1 : WEXITSTATUS(rc);
+int runPeer(const bench::ScratchFolder& scratch, const std::string& args, std::string& line) {
+    std::vector<std::string> lines;
+    const int rc = bench::runPeerCommand(scratch, shellQuote(peerProgram()) + " " + args, lines);
+    line = lines.empty() ? std::string() : lines.front();
+    return rc;
 }
 
 }  // namespace
@@ -62,8 +49,8 @@ OpenCvPeerTiming timeOpenCvPeer(const std::string& spec, const io::Image& img, B
         t.peer = "OpenCV: not in this build";
         return t;
     }
-    Scratch scratch;
-    if (scratch.dir.empty()) {
+    bench::ScratchFolder scratch("portacl-opencv-peer");
+    if (!scratch.ok()) {
         t.peer = "OpenCV: no scratch folder for its image";
         return t;
     }
@@ -76,7 +63,7 @@ OpenCvPeerTiming timeOpenCvPeer(const std::string& spec, const io::Image& img, B
         t.peer = "OpenCV: no such call";
         return t;
     }
-    const std::string image = (scratch.dir / "image.pgm").string();
+    const std::string image = scratch.file("image.pgm");
     io::writeImage(image, img);
     std::ostringstream args;
     args << "--time " << shellQuote(spec) << ' ' << shellQuote(image) << ' ' << borderName(border) << ' ' << threads << ' ' << repeats;

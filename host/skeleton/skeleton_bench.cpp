@@ -1,10 +1,17 @@
 // Bench case "skeleton": Lee-Kashyap-Chu thinning, the 8-subfield and the P-simple parallel thinnings of seeded overlapping balls (radii 3 to 8 voxels,
 // 30 % of the volume) on the device, against the serial reference at the same size: 256^3 on GPUs,
 // 96^3 on CPU devices, 48^3 with --quick. The device time covers the whole call (upload, every pass,
-// download). The skeleton is an integer result: identical to the reference's.
+// download). The skeleton is an integer result: identical to the reference's. On CPU devices Lee's
+// row has scikit-image's skeletonize (method "lee", one thread, as it runs) beside it, its skeleton
+// checked equal to ours.
+#include <cmath>
+#include <limits>
 #include <random>
 
+#include "bench/python_peer.hpp"
+
 #include "portacl/bench.hpp"
+#include "portacl/io/volume.hpp"
 #include "portacl/skeleton.hpp"
 
 namespace portacl::skeleton {
@@ -31,6 +38,28 @@ io::BinaryVolume balls(int n, unsigned seed) {
     return v;
 }
 
+// scikit-image's Lee skeleton of `v` beside the row, on one thread, checked equal to `ours`.
+void scikitImagePeer(const io::BinaryVolume& v, const io::BinaryVolume& ours, int repeats, BenchRecord& rec) {
+    const bench::PythonPeer peer("scikit-image");
+    bench::ScratchFolder scratch("portacl-skeleton-peer");
+    std::string failure, differs;
+    double seconds = std::numeric_limits<double>::quiet_NaN();
+    if (peer.available() && scratch.ok()) {
+        bench::writeVolumeNpy(scratch.file("volume.npy"), v);
+        seconds = peer.time("skeleton-lee", scratch.file("volume.npy"), scratch.file("skeleton.npy"), 1, repeats, "", failure);
+        if (!std::isnan(seconds)) {
+            const io::Volume theirs = io::readNpy(scratch.file("skeleton.npy"));
+            std::size_t differing = 0;
+            for (std::size_t i = 0; theirs.size() == ours.size() && i < ours.size(); ++i) differing += (theirs.data[i] != 0) != (ours.mask[i] != 0);
+            if (theirs.size() != ours.size()) differs = "a volume of another size";
+            else if (differing) differs = std::to_string(differing) + " voxels";
+        }
+    } else {
+        failure = peer.available() ? "scikit-image: no scratch folder" : peer.name();
+    }
+    bench::setPeerColumn(rec, peer, seconds, failure, 1, differs);
+}
+
 std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
     const int n = opts.quick ? 48 : ctx.device().isGpu ? 256 : 96;
     const io::BinaryVolume v = balls(n, 28);
@@ -44,7 +73,10 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
         rec.size = std::to_string(n) + "^3";
         rec.precision = "integer";
         Stats st;
-        rec.seconds = medianDeviceSeconds(ctx, [&] { lee ? thin(ctx, v, &st) : method == "parallel" ? thinSubfields(ctx, v, &st) : thinPSimple(ctx, v, &st); }, o);
+        io::BinaryVolume skeleton;
+        rec.seconds = medianDeviceSeconds(ctx, [&] {
+            skeleton = lee ? thin(ctx, v, &st) : method == "parallel" ? thinSubfields(ctx, v, &st) : thinPSimple(ctx, v, &st);
+        }, o);
         rec.bytes = 0;
         rec.note = std::to_string(v.count()) + " object voxels, " + std::to_string(st.iterations) + " passes, " +
                    (lee ? std::to_string(st.candidates) + " candidates, " + std::to_string(st.rounds) + " recheck rounds"
@@ -55,6 +87,8 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
                 [&] { ref = lee ? thinReference(v) : method == "parallel" ? thinSubfieldsReference(v) : thinPSimpleReference(v); }, 1);
             rec.note += "; " + std::to_string(ref.count()) + " skeleton voxels";
         }
+        if (!ctx.device().isGpu && lee) scikitImagePeer(v, skeleton, o.repeats, rec);
+        else if (!ctx.device().isGpu) rec.peer = "scikit-image: no such method";
         out.push_back(rec);
     }
     return out;
