@@ -813,6 +813,10 @@ void expectDeviceEqualsReference(const std::vector<io::Ball>& balls, const voron
         EXPECT_TRUE(voronoi::formatEdges(d) == voronoi::formatEdges(ref)) << precisionName(p);
         EXPECT_EQ(d.components, ref.components) << precisionName(p);
         EXPECT_EQ(d.closedEdges, ref.closedEdges) << precisionName(p);
+        // How many starts and triples the pass takes follows float's rounding, which OpenCL lets an
+        // implementation choose within its ulp bounds (rusticl's division and square root are not
+        // PoCL's): counted in double and mixed only; the diagram above is held in every precision.
+        if (p == Precision::Float) continue;
         EXPECT_EQ(d.passSeeds, ref.passSeeds) << precisionName(p);
         EXPECT_EQ(d.passTriples, ref.passTriples) << precisionName(p);
     }
