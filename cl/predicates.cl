@@ -63,6 +63,28 @@ __kernel void insphere_float_pass(const uint n, __global uint* listCount, __glob
     two_phase_append_group(listCount, list, keepList, i, undecided, groupList);
 }
 
+// The memory floor of the float passes (the bench's "gather floor" rows): a query's indices read and
+// its points gathered as the passes gather them, one byte written that depends on every coordinate,
+// no predicate and no list.
+__kernel void orient3d_gather_floor(const uint n, __global const float* points, __global const uint4* queries,
+                                    __global char* out) {
+    const uint i = get_global_id(0);
+    if (i >= n) return;
+    const uint4 q = queries[i];
+    const float3 s = point_at(points, q.x) + point_at(points, q.y) + point_at(points, q.z) + point_at(points, q.w);
+    out[i] = (char)(s.x + s.y + s.z > 0.0f);
+}
+
+__kernel void insphere_gather_floor(const uint n, __global const float* points, __global const uint* queries,
+                                    __global char* out) {
+    const uint i = get_global_id(0);
+    if (i >= n) return;
+    __global const uint* q = queries + 5 * (size_t)i;
+    const float3 s = point_at(points, q[0]) + point_at(points, q[1]) + point_at(points, q[2]) + point_at(points, q[3]) +
+                     point_at(points, q[4]);
+    out[i] = (char)(s.x + s.y + s.z > 0.0f);
+}
+
 #if PORTACL_DOUBLE || PORTACL_DOUBLE_FLOAT
 
 #if PORTACL_DOUBLE

@@ -16,6 +16,7 @@
 
 #include "portacl/bench.hpp"
 #include "portacl/predicates.hpp"
+#include "portacl/runtime/kernel_args.hpp"
 
 namespace portacl {
 namespace {
@@ -23,6 +24,29 @@ namespace {
 using predicates::Predicate;
 
 constexpr double kDegenerateFraction = 0.01;
+
+// The memory floor of the float pass on GPUs: the same indices read and points gathered in the layout
+// the pass uses there (the padded copy where the profile pads, made before the timing), one byte
+// written, no predicate: how near the float rows are to what the gathers alone allow.
+BenchRecord gatherFloor(Context& ctx, Predicate p, const cl::Buffer& points, const cl::Buffer& queries, const cl::Buffer& out,
+                        std::size_t n, unsigned log2n, const BenchOptions& opts) {
+    const std::size_t k = predicates::arity(p), cloud = points.getInfo<CL_MEM_SIZE>() / (3 * sizeof(float));
+    const bool padded = ctx.tuning().getInt("predicates", "pad_points", 0, 0, 1) == 1;
+    const cl::Buffer gathered = padded ? predicates::padPoints(ctx, points, cloud) : points;
+    cl::Kernel& kernel = ctx.kernel("predicates.cl", std::string(predicates::predicateName(p)) + "_gather_floor", Precision::Float,
+                                    padded ? "-D PRED_POINT_STRIDE=4" : "-D PRED_POINT_STRIDE=3");
+    setArgs(kernel, 0, static_cast<cl_uint>(n), gathered, queries, out);
+    const std::size_t g = std::min<std::size_t>(256, workGroupLimit(kernel, ctx.device().device));
+    BenchRecord r;
+    r.workload = std::string("predicates/") + predicates::predicateName(p) + " gather floor";
+    r.size = "2^" + std::to_string(log2n);
+    r.precision = "float";
+    r.seconds = medianDeviceSeconds(ctx, [&] { ctx.launch(kernel, cl::NDRange(roundUp(n, g)), cl::NDRange(g)); }, opts);
+    r.bytes = double(n) * (k * 4 + k * 12 + 1);
+    r.note = std::string("indices read and points gathered as the float pass does (") + (padded ? "padded" : "packed") +
+             " cloud), one byte written; no predicate, no list";
+    return r;
+}
 
 std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
     // --quick keeps the CPU's sizes (a smaller batch and cloud sit in the caches and then appear to
@@ -98,6 +122,7 @@ std::vector<BenchRecord> run(Context& ctx, const BenchOptions& opts) {
             r.note = note.str();
             out.push_back(r);
         }
+        if (ctx.device().isGpu) out.push_back(gatherFloor(ctx, p, points, queries, signs, n, log2n, opts));
     }
     return out;
 }
