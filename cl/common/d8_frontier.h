@@ -80,12 +80,18 @@ inline void frontier_stage(__global int* frontier, volatile __global int* state,
     } while (0)
 
 // FRONTIER_GROUP: level after level from first_level in one work-group, a barrier between them,
-// while the frontier holds at most `limit` cells (the long narrow tail of the flow paths);
-// state[3] says where it stopped.
+// while the frontier holds at most `limit` cells (the long narrow tail of the flow paths), at most
+// FRONTIER_GROUP_LEVELS of them a launch; state[3] says where it stopped, and the host launches it
+// again from there. Why the bound: Mesa's llvmpipe (rusticl) lost a level's cells in a work-group
+// that had run about a thousand levels (D-infinity's spiral in tests/test_drainage_tiles.cpp, at
+// level 1061), and a display GPU's watchdog ends a launch that runs for seconds.
+#ifndef FRONTIER_GROUP_LEVELS
+#define FRONTIER_GROUP_LEVELS 512
+#endif
 #define FRONTIER_GROUP(frontier, state, capacity, first_level, limit, FINALISE)                        \
     do {                                                                                               \
         int level_ = first_level;                                                                      \
-        for (;;) {                                                                                     \
+        for (int run_ = 0; run_ < FRONTIER_GROUP_LEVELS; ++run_) {                                     \
             const int n_ = state[level_ % 3];                                                          \
             if (n_ == 0 || n_ > (limit)) break;                                                        \
             __global const int* in_ = frontier_in(frontier, capacity, level_);                         \
