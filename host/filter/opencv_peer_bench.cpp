@@ -2,14 +2,13 @@
 // in a scratch folder, its answer comes back on its standard output.
 #include "filter/opencv_peer.hpp"
 
-#include "bench/peer_process.hpp"
-
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
+#include "bench/peer_process.hpp"
 #include "portacl/bench.hpp"
 
 namespace portacl::filter {
