@@ -887,6 +887,41 @@ void peaksCase() {
     }
 }
 
+// The predicates' gather floor (the bench's GPU rows: cl/predicates.cl, *_gather_floor): each query's
+// points gathered from a packed and a padded cloud, the byte written the sign of their float sum
+// taken in the kernel's order, against the same sums on the host.
+void gatherFloorCase() {
+    const std::size_t points = gTiny ? 23 : 1031, n = gTiny ? 29 : 4099;
+    const auto cloud = randomValues<float>(3 * points, 11);
+    std::mt19937 rng(12);
+    for (predicates::Predicate q : {predicates::Predicate::Orient3d, predicates::Predicate::Insphere}) {
+        const std::size_t k = predicates::arity(q);
+        std::vector<cl_uint> queries(n * k);
+        for (auto& i : queries) i = cl_uint(rng() % points);
+        std::vector<cl_char> want(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            float s[3] = {0, 0, 0};
+            for (std::size_t j = 0; j < k; ++j)
+                for (int d = 0; d < 3; ++d) s[d] = j == 0 ? cloud[3 * queries[i * k] + d] : s[d] + cloud[3 * queries[i * k + j] + d];
+            want[i] = cl_char((s[0] + s[1]) + s[2] > 0.0f);
+        }
+        const cl::Buffer packed = ctx().upload(cloud, "gather floor cloud");
+        const cl::Buffer query = ctx().upload(queries, "gather floor queries");
+        for (bool padded : {false, true}) {
+            const cl::Buffer gathered = padded ? predicates::padPoints(ctx(), packed, points) : packed;
+            cl::Buffer out = ctx().buffer(n, "gather floor bytes");
+            cl::Kernel kernel = ctx().kernel("predicates.cl", std::string(predicates::predicateName(q)) + "_gather_floor", Precision::Float,
+                                             padded ? "-D PRED_POINT_STRIDE=4" : "-D PRED_POINT_STRIDE=3");
+            kernel.setArg(0, cl_uint(n));
+            kernel.setArg(1, gathered);
+            kernel.setArg(2, query);
+            kernel.setArg(3, out);
+            ctx().launch(kernel, cl::NDRange((n + 63) / 64 * 64), cl::NDRange(64));
+            EXPECT_EQ(ctx().download<cl_char>(out, n, "gather floor bytes"), want) << predicates::predicateName(q) << (padded ? " padded" : " packed");
+        }
+    }
+}
+
 // ---- the table of cases ----
 
 struct Case {
@@ -995,6 +1030,7 @@ std::vector<Case> cases() {
     for (fft::Backend b : {fft::Backend::VkFFT, fft::Backend::ClFFT, fft::Backend::FFTW})
         both(std::string("fft_") + fft::backendName(b), [b] { fftCase<float>(b); }, [b] { fftCase<double>(b); });
     both("bench_peaks", peaksCase<float>, peaksCase<double>);
+    c.push_back({"bench_gather_floor", P::Float, "float", gatherFloorCase});
     return c;
 }
 
