@@ -168,3 +168,10 @@ build_options = -DPRED_EXACT_OUT_OF_LINE=1
 # 256^2, ML 64 bench case evaluated 16 702-16 828 swaps a second with them against 10 029-10 094
 # without, alternated in one run (tools/anchors/recon_gpu_windows.sh, docs/engineering/lineal_path.md).
 anneal_windows = 1
+
+[drainage]
+# The largest frontier level the one work-group takes (host/drainage/frontier.cpp): on an H200 the
+# 8192^2 rough bowl's D8 accumulation took 88.0-88.9 ms at 256 cells against 102.4-102.5 at the
+# default 1024 (91 at 64, 151 at 4096), its D-infinity accumulation 40.5-40.6 against 46.5-46.6, the
+# files the same (docs/drainage.md, "The frontiers' narrow levels on an H200").
+narrow_cells = 256
