@@ -53,23 +53,21 @@ TEST(BenchPythonPeers, AnUnknownLibraryOrOperationSaysWhy) {
 
     const bench::PythonPeer skimage("scikit-image");
     if (!skimage.available()) GTEST_SKIP() << skimage.name();
-    bench::ScratchFolder scratch("portacl-test-peer");
-    bench::writeVolumeNpy(scratch.file("v.npy"), randomBalls(8, 1));
+    bench::writeVolumeNpy(skimage.file("v.npy"), randomBalls(8, 1));
     std::string failure;
-    EXPECT_TRUE(std::isnan(skimage.time("no-such-operation", scratch.file("v.npy"), scratch.file("o.npy"), 1, 1, "", failure)));
+    EXPECT_TRUE(std::isnan(skimage.time("no-such-operation", skimage.file("v.npy"), skimage.file("o.npy"), 1, 1, "", failure)));
     EXPECT_NE(failure.find("no-such-operation"), std::string::npos) << failure;
 }
 
 TEST(BenchPythonPeers, ScikitImageSkeletonIsLeesReference) {
     const bench::PythonPeer peer("scikit-image");
     if (!peer.available()) GTEST_SKIP() << peer.name();
-    bench::ScratchFolder scratch("portacl-test-peer");
     const io::BinaryVolume v = randomBalls(40, 7);
-    bench::writeVolumeNpy(scratch.file("v.npy"), v);
+    bench::writeVolumeNpy(peer.file("v.npy"), v);
     std::string failure;
-    const double seconds = peer.time("skeleton-lee", scratch.file("v.npy"), scratch.file("s.npy"), 1, 1, "", failure);
+    const double seconds = peer.time("skeleton-lee", peer.file("v.npy"), peer.file("s.npy"), 1, 1, "", failure);
     ASSERT_FALSE(std::isnan(seconds)) << failure;
-    const io::Volume theirs = io::readNpy(scratch.file("s.npy"));
+    const io::Volume theirs = io::readNpy(peer.file("s.npy"));
     const io::BinaryVolume ours = skeleton::thinReference(v);
     ASSERT_EQ(theirs.size(), ours.size());
     std::size_t differing = 0;
@@ -81,15 +79,14 @@ TEST(BenchPythonPeers, ScikitImageSkeletonIsLeesReference) {
 TEST(BenchPythonPeers, PorespyCountsAreTheMixedBoxes) {
     const bench::PythonPeer peer("porespy");
     if (!peer.available()) GTEST_SKIP() << peer.name();
-    bench::ScratchFolder scratch("portacl-test-peer");
     const io::BinaryVolume v = randomBalls(36, 3);
-    bench::writeVolumeNpy(scratch.file("v.npy"), v);
+    bench::writeVolumeNpy(peer.file("v.npy"), v);
     boxcount::Options opt;
     opt.count = boxcount::Count::Mixed;
     opt.sizes = {3, 5, 8, 13, 36};
     std::string failure;
-    ASSERT_FALSE(std::isnan(peer.time("boxcount", scratch.file("v.npy"), scratch.file("c.npy"), 1, 1, "3,5,8,13,36", failure))) << failure;
-    const io::Volume theirs = io::readNpy(scratch.file("c.npy"));
+    ASSERT_FALSE(std::isnan(peer.time("boxcount", peer.file("v.npy"), peer.file("c.npy"), 1, 1, "3,5,8,13,36", failure))) << failure;
+    const io::Volume theirs = io::readNpy(peer.file("c.npy"));
     const boxcount::Result ours = boxcount::boxCountReference(v, opt);
     ASSERT_EQ(theirs.size(), ours.counts.size());
     for (std::size_t i = 0; i < ours.counts.size(); ++i) EXPECT_EQ(theirs.data[i], double(ours.counts[i])) << "side " << opt.sizes[i];

@@ -19,6 +19,8 @@ public:
     // $PORTACL_PYTHON, else python3 on the path, else /usr/bin/python3 (Debian's packages).
     explicit PythonPeer(const std::string& tool);
     bool available() const { return !python_.empty(); }
+    // A path in the peer's scratch folder, for the files its calls read and write (removed with it).
+    std::string file(const std::string& name) const { return scratch_.file(name); }
     // "scikit-image 0.19.3", or why it cannot run ("porespy: not installed").
     const std::string& name() const { return name_; }
 

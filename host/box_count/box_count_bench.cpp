@@ -40,22 +40,21 @@ io::BinaryVolume gyroid(int n) {
 void porespyPeer(const io::BinaryVolume& v, const std::vector<int>& sides, const std::vector<std::uint64_t>& ours, int repeats,
                  BenchRecord& rec) {
     const bench::PythonPeer peer("porespy");
-    bench::ScratchFolder scratch("portacl-box-count-peer");
     std::string failure, differs, list;
     for (int side : sides) list += (list.empty() ? "" : ",") + std::to_string(side);
     double seconds = std::numeric_limits<double>::quiet_NaN();
-    if (peer.available() && scratch.ok()) {
-        bench::writeVolumeNpy(scratch.file("volume.npy"), v);
-        seconds = peer.time("boxcount", scratch.file("volume.npy"), scratch.file("counts.npy"), 1, repeats, list, failure);
+    if (peer.available()) {
+        bench::writeVolumeNpy(peer.file("volume.npy"), v);
+        seconds = peer.time("boxcount", peer.file("volume.npy"), peer.file("counts.npy"), 1, repeats, list, failure);
         if (!std::isnan(seconds)) {
-            const io::Volume theirs = io::readNpy(scratch.file("counts.npy"));
+            const io::Volume theirs = io::readNpy(peer.file("counts.npy"));
             for (std::size_t i = 0; i < ours.size() && differs.empty(); ++i)
                 if (theirs.size() != ours.size() || theirs.data[i] != double(ours[i]))
                     differs = "side " + std::to_string(sides[i]) + ": " + (theirs.size() == ours.size() ? std::to_string(std::uint64_t(theirs.data[i])) : "?") +
                               " boxes against " + std::to_string(ours[i]);
         }
     } else {
-        failure = peer.available() ? "porespy: no scratch folder" : peer.name();
+        failure = peer.name();
     }
     bench::setPeerColumn(rec, peer, seconds, failure, 1, differs);
 }

@@ -28,7 +28,6 @@ private:
     unsigned threads_;
     int repeats_;
     bench::PythonPeer peer_{"whitebox"};
-    bench::ScratchFolder scratch_{"portacl-drainage-peer"};
     double seconds_ = 0;
     std::string failure_;
 };

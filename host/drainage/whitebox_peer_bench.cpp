@@ -13,11 +13,11 @@ bool WhiteboxPeer::run(const std::string& op, const io::RasterFrame& frame, cons
                        io::Raster& output) {
     seconds_ = std::numeric_limits<double>::quiet_NaN();
     failure_.clear();
-    if (!peer_.available() || !scratch_.ok()) {
-        failure_ = peer_.available() ? "WhiteboxTools: no scratch folder" : peer_.name();
+    if (!peer_.available()) {
+        failure_ = peer_.name();
         return false;
     }
-    const std::string in = scratch_.file("in.tif"), out = scratch_.file("out.tif");
+    const std::string in = peer_.file("in.tif"), out = peer_.file("out.tif");
     io::writeRaster(in, frame, cells, type, false, 0, io::RasterCompression::None);
     seconds_ = peer_.time(op, in, out, threads_, repeats_, "", failure_);
     if (std::isnan(seconds_)) return false;

@@ -85,6 +85,20 @@ cl::Buffer padPoints(Context& ctx, const cl::Buffer& packed, std::size_t pointCo
     return padded;
 }
 
+cl::Kernel& gatherFloorKernel(Context& ctx, Predicate p, const cl::Buffer& points, const cl::Buffer& queries, std::size_t n,
+                              const cl::Buffer& out) {
+    const std::size_t cloud = points.getInfo<CL_MEM_SIZE>() / (3 * sizeof(float));
+    const bool padded = cloud > 0 && padsPackedCloud(ctx, cloud, n, arity(p));
+    cl::Buffer gathered = points;
+    if (padded) {
+        gathered = ctx.state<BatchState>().paddedPoints.reserve(ctx, cloud * 4 * sizeof(float), "padded predicate points");
+        enqueuePad(ctx, points, cloud, gathered);
+    }
+    cl::Kernel& kernel = ctx.kernel("predicates.cl", std::string(predicateName(p)) + "_gather_floor", Precision::Float, pointOptions(padded));
+    setArgs(kernel, 0, static_cast<cl_uint>(n), gathered, queries, out);
+    return kernel;
+}
+
 std::size_t arity(Predicate p) { return p == Predicate::Orient3d ? 4 : 5; }
 const char* predicateName(Predicate p) { return p == Predicate::Orient3d ? "orient3d" : "insphere"; }
 

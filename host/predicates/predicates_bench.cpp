@@ -25,26 +25,20 @@ using predicates::Predicate;
 
 constexpr double kDegenerateFraction = 0.01;
 
-// The memory floor of the float pass on GPUs: the same indices read and points gathered in the layout
-// the pass uses there (the padded copy where the profile pads, made before the timing), one byte
-// written, no predicate: how near the float rows are to what the gathers alone allow.
+// The memory floor of the float pass on GPUs (predicates::gatherFloorKernel): how near the float
+// rows are to what the gathers alone allow.
 BenchRecord gatherFloor(Context& ctx, Predicate p, const cl::Buffer& points, const cl::Buffer& queries, const cl::Buffer& out,
                         std::size_t n, unsigned log2n, const BenchOptions& opts) {
-    const std::size_t k = predicates::arity(p), cloud = points.getInfo<CL_MEM_SIZE>() / (3 * sizeof(float));
-    const bool padded = ctx.tuning().getInt("predicates", "pad_points", 0, 0, 1) == 1;
-    const cl::Buffer gathered = padded ? predicates::padPoints(ctx, points, cloud) : points;
-    cl::Kernel& kernel = ctx.kernel("predicates.cl", std::string(predicates::predicateName(p)) + "_gather_floor", Precision::Float,
-                                    padded ? "-D PRED_POINT_STRIDE=4" : "-D PRED_POINT_STRIDE=3");
-    setArgs(kernel, 0, static_cast<cl_uint>(n), gathered, queries, out);
+    cl::Kernel& kernel = predicates::gatherFloorKernel(ctx, p, points, queries, n, out);
     const std::size_t g = std::min<std::size_t>(256, workGroupLimit(kernel, ctx.device().device));
     BenchRecord r;
     r.workload = std::string("predicates/") + predicates::predicateName(p) + " gather floor";
     r.size = "2^" + std::to_string(log2n);
     r.precision = "float";
     r.seconds = medianDeviceSeconds(ctx, [&] { ctx.launch(kernel, cl::NDRange(roundUp(n, g)), cl::NDRange(g)); }, opts);
+    const std::size_t k = predicates::arity(p);
     r.bytes = double(n) * (k * 4 + k * 12 + 1);
-    r.note = std::string("indices read and points gathered as the float pass does (") + (padded ? "padded" : "packed") +
-             " cloud), one byte written; no predicate, no list";
+    r.note = "indices read and points gathered as the float pass does, one byte written; no predicate, no list";
     return r;
 }
 

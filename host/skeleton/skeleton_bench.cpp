@@ -41,21 +41,20 @@ io::BinaryVolume balls(int n, unsigned seed) {
 // scikit-image's Lee skeleton of `v` beside the row, on one thread, checked equal to `ours`.
 void scikitImagePeer(const io::BinaryVolume& v, const io::BinaryVolume& ours, int repeats, BenchRecord& rec) {
     const bench::PythonPeer peer("scikit-image");
-    bench::ScratchFolder scratch("portacl-skeleton-peer");
     std::string failure, differs;
     double seconds = std::numeric_limits<double>::quiet_NaN();
-    if (peer.available() && scratch.ok()) {
-        bench::writeVolumeNpy(scratch.file("volume.npy"), v);
-        seconds = peer.time("skeleton-lee", scratch.file("volume.npy"), scratch.file("skeleton.npy"), 1, repeats, "", failure);
+    if (peer.available()) {
+        bench::writeVolumeNpy(peer.file("volume.npy"), v);
+        seconds = peer.time("skeleton-lee", peer.file("volume.npy"), peer.file("skeleton.npy"), 1, repeats, "", failure);
         if (!std::isnan(seconds)) {
-            const io::Volume theirs = io::readNpy(scratch.file("skeleton.npy"));
+            const io::Volume theirs = io::readNpy(peer.file("skeleton.npy"));
             std::size_t differing = 0;
             for (std::size_t i = 0; theirs.size() == ours.size() && i < ours.size(); ++i) differing += (theirs.data[i] != 0) != (ours.mask[i] != 0);
             if (theirs.size() != ours.size()) differs = "a volume of another size";
             else if (differing) differs = std::to_string(differing) + " voxels";
         }
     } else {
-        failure = peer.available() ? "scikit-image: no scratch folder" : peer.name();
+        failure = peer.name();
     }
     bench::setPeerColumn(rec, peer, seconds, failure, 1, differs);
 }

@@ -67,6 +67,13 @@ enum class PointLayout { Packed, Padded };
 // buffer shorter than pointCount points in one sentence.
 PORTACL_API cl::Buffer padPoints(Context& ctx, const cl::Buffer& packed, std::size_t pointCount);
 
+// The memory floor of evaluateOnDevice's float pass (the bench's "gather floor" rows): the kernel
+// that reads each of n queries' indices, gathers its points from the packed cloud `points` as the
+// pass would (from the padded copy where the profile pads: made here, before the kernel's launch)
+// and writes one byte to `out`, its arguments set; the caller launches it over n work-items.
+PORTACL_API cl::Kernel& gatherFloorKernel(Context& ctx, Predicate p, const cl::Buffer& points, const cl::Buffer& queries,
+                                          std::size_t n, const cl::Buffer& out);
+
 // With hostItems given, phase 2 may run on the host (report.phase2 Host: the profile's [two_phase]
 // phase2 = host): the flagged queries are written there in increasing order, for the caller to finish
 // (their signs in `signs` are phase 1's). One pass over the queries in float, the flagged ones listed
