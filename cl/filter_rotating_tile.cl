@@ -8,15 +8,19 @@
 // bank conflicts (neighbouring work-items take neighbouring bytes, words or vectors):
 //   1. the input bytes (the tile grown by 2*RW, 2*RH, rounded out to words), through the border
 //      rule only where the tile touches the image's edge;
-//   2. walking down each column of window centres (the tile's columns grown by 4 each side:
-//      RW <= 4), one a work-item: each staged row's sum and sum of squares over KW bytes as the
-//      walk enters it, the window sums S, Q (KH of those, the row entering added and the row
-//      leaving taken away), the window's rounded mean (kept in local memory) and its key D << 2B;
-//      then, for each output row, the least of the KH keys of its column (dy in bits B..2B-1);
+//   2. walking down each column of window centres (the tile's columns grown by RW each side; the
+//      local arrays have room for 4, RW <= 4), one a work-item: each staged row's sum and sum of
+//      squares over KW bytes as the walk enters it, the window sums S, Q (KH of those, the row
+//      entering added and the row leaving taken away), the window's rounded mean (kept in local
+//      memory, or in the key) and its key D << 2B; then, for each output row, the least of the KH
+//      keys of its column (dy in bits B..2B-1);
 //   3. for 4 outputs a work-item, the least of each one's KW column keys (dx in bits 0..B-1, 3
 //      vector loads), whose dy and dx name the window; its mean is the output.
+// Where the key can carry the window's mean too (MEAN_IN_KEY: 3x3, whose ((D * n + dy * KW + dx) << 8)
+// | mean fits 32 bits, ordered as (D, dy, dx)), the least key is the output and step 3 reads no means.
+// ROW_DOTS: each staged row's sums from whole words, as byte dot products (NVIDIA's dp4a where DP4A).
 // Defines: BORDER, KW, KH (odd, <= 9), KEY_WIDE (keys in ulong; else uint, where D << 2B fits), KEY_BITS_INDEX (B),
-// TX (a multiple of 4), TY, GX, GY, VR (output rows a work-item's walk in step 3 covers).
+// MEAN_IN_KEY, ROW_DOTS, DP4A, TX (a multiple of 4), TY, GX, GY, VR (output rows a work-item's walk in step 3 covers).
 #define SRC_T uchar
 #define DST_T uchar
 #define INTEGER 1
@@ -50,6 +54,15 @@
 #ifndef VR
 #define VR 8
 #endif
+#ifndef MEAN_IN_KEY
+#define MEAN_IN_KEY 0
+#endif
+#ifndef ROW_DOTS
+#define ROW_DOTS 0
+#endif
+#ifndef DP4A
+#define DP4A 0
+#endif
 
 #define RW (KW / 2)
 #define RH (KH / 2)
@@ -57,6 +70,7 @@
 #define B KEY_BITS_INDEX
 #define CG (TX / 4 + 2)          // groups of 4 centre columns: image columns x0-4 .. x0+TX+3
 #define CW (4 * CG)               // centre columns
+#define NCOL (TX + 2 * RW)        // the centre columns the outputs use: 4-RW .. TX+3+RW
 #define CH (TY + 2 * RH)          // centre rows: image rows y0-RH .. y0+TY+RH-1
 #define IWW (TX / 4 + 4)          // staged words a row: image columns x0-8 .. x0+TX+7
 #define IH (TY + 4 * RH)          // staged rows: image rows y0-2RH .. y0+TY+2RH-1
@@ -64,6 +78,17 @@
 
 #if KEY_BITS_INDEX * 2 + 1 > 32
 #error KEY_BITS_INDEX too large
+#endif
+#if MEAN_IN_KEY && KEY_WIDE
+#error MEAN_IN_KEY: 32-bit keys only
+#endif
+// A key's place among the windows that hold an output: dy and dx added to it.
+#if MEAN_IN_KEY
+#define DY_STEP ((KEY_T)(KW << 8))
+#define DX_STEP ((KEY_T)(1 << 8))
+#else
+#define DY_STEP ((KEY_T)(1 << B))
+#define DX_STEP ((KEY_T)1)
 #endif
 #if KEY_WIDE
 typedef ulong KEY_T;
@@ -75,8 +100,40 @@ typedef uint4 key4;
 #define convert_key4 convert_uint4
 #endif
 
-// The sum and the sum of squares of the KW bytes from p.
-inline int2 row_stats(__local const uchar* p) {
+#if ROW_DOTS
+// c + the dot product of a's and b's four bytes, unsigned: one instruction where DP4A (NVIDIA,
+// compute capability 6.1 and up), else spelt out.
+inline uint byte_dot(const uint a, const uint b, const uint c) {
+#if DP4A
+    uint r;
+    asm("dp4a.u32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+    return r;
+#else
+    return c + (a & 0xffu) * (b & 0xffu) + ((a >> 8) & 0xffu) * ((b >> 8) & 0xffu) + ((a >> 16) & 0xffu) * ((b >> 16) & 0xffu) +
+           (a >> 24) * (b >> 24);
+#endif
+}
+
+// The sum and the sum of squares of the KW bytes from byte `at` of the staged row `row`: four bytes at
+// a time, each chunk a funnel shift of two staged words, its bytes past the window masked off.
+inline int2 row_stats(__local const uint* row, const int at) {
+    __local const uint* p = row + (at >> 2);
+    const uint shift = 8u * (uint)(at & 3);
+    uint s = 0, q = 0;
+#pragma unroll
+    for (int c = 0; c < (KW + 3) / 4; ++c) {
+        const uint lo = p[c], hi = p[c + 1];
+        uint word = (uint)((((ulong)hi << 32) | lo) >> shift);
+        if (KW - 4 * c < 4) word &= (1u << (8 * (KW - 4 * c))) - 1u;
+        s = byte_dot(word, 0x01010101u, s);
+        q = byte_dot(word, word, q);
+    }
+    return (int2)((int)s, (int)q);
+}
+#else
+// The sum and the sum of squares of the KW bytes from byte `at` of the staged row `row`.
+inline int2 row_stats(__local const uint* row, const int at) {
+    __local const uchar* p = (__local const uchar*)row + at;
     int s = 0, q = 0;
 #pragma unroll
     for (int d = 0; d < KW; ++d) {
@@ -86,11 +143,14 @@ inline int2 row_stats(__local const uchar* p) {
     }
     return (int2)(s, q);
 }
+#endif
 
 __kernel __attribute__((reqd_work_group_size(GX, GY, 1)))
 void filter_rotating_tile(__global const uchar* src, __global uchar* dst, const int w, const int h, const int outside) {
-    __local uint in[IH * IWW];
+    __local uint in[IH * IWW + 1];      // (+1: the last row's funnel shifts read a word past it)
+#if !MEAN_IN_KEY
     __local uchar means[CH * CW];       // each window's rounded mean
+#endif
     __local key4 columnKeys[TY * CG];   // per output row and centre column: the least key of the column
     __local KEY_T* columnKey = (__local KEY_T*)columnKeys;
     const int first = get_local_id(1) * GX + get_local_id(0);
@@ -116,13 +176,14 @@ void filter_rotating_tile(__global const uchar* src, __global uchar* dst, const 
     // o0+VR+2RH-1 (the window at centre row c covers staged rows c .. c+KH-1; output row o's windows
     // are centre rows o .. o+2RH). Centre column g's windows take staged bytes g+4-RW .. g+4+RW of a
     // row; each staged row's sums are taken once, as the walk enters it, and kept in a ring of KH.
-    for (int i = first; i < CW * ((TY + VR - 1) / VR); i += GROUP) {
-        const int run = i / CW, col = i - run * CW, o0 = run * VR;
-        __local const uchar* bytes = (__local const uchar*)in + col + 4 - RW;
+    // Only the centre columns the outputs use are walked.
+    for (int i = first; i < NCOL * ((TY + VR - 1) / VR); i += GROUP) {
+        const int run = i / NCOL, col = i - run * NCOL + 4 - RW, o0 = run * VR;
+        const int at = col + 4 - RW;  // the window's first byte in a staged row
         int ringS[KH], ringQ[KH], s = 0, q = 0;
 #pragma unroll
         for (int d = 0; d < KH - 1; ++d) {
-            const int2 t = row_stats(bytes + (o0 + d) * (4 * IWW));
+            const int2 t = row_stats(in + (o0 + d) * IWW, at);
             ringS[d] = t.x;
             ringQ[d] = t.y;
             s += ringS[d];
@@ -134,22 +195,27 @@ void filter_rotating_tile(__global const uchar* src, __global uchar* dst, const 
             const int row = o0 + c;  // centre row; staged row o0 + t is in ring place t % KH
             if (row < CH) {
                 const int enter = (c + KH - 1) % KH, leave = c % KH;
-                const int2 t = row_stats(bytes + (row + KH - 1) * (4 * IWW));
+                const int2 t = row_stats(in + (row + KH - 1) * IWW, at);
                 ringS[enter] = t.x;
                 ringQ[enter] = t.y;
                 s += ringS[enter];
                 q += ringQ[enter];
                 // Rounded half up (s >= 0). Walks overlap by 2*RH centre rows: each row's mean is
                 // stored by one of them (its first VR rows; the last walk, every row it has).
-                if (c < VR || o0 + VR >= TY) means[row * CW + col] = (uchar)((2 * s + NWIN) / (2 * NWIN));
+                const uint mean = (uint)((2 * s + NWIN) / (2 * NWIN));
+#if MEAN_IN_KEY
+                keys[c] = (KEY_T)(NWIN * q - s * s) * (KEY_T)(NWIN << 8) + mean;
+#else
+                if (c < VR || o0 + VR >= TY) means[row * CW + col] = (uchar)mean;
                 keys[c] = (KEY_T)(NWIN * q - s * s) << (2 * B);
+#endif
                 s -= ringS[leave];
                 q -= ringQ[leave];
             }
             if (c >= 2 * RH && o0 + c - 2 * RH < TY) {
                 KEY_T least = keys[c - 2 * RH];
 #pragma unroll
-                for (int dy = 1; dy < KH; ++dy) least = min(least, keys[c - 2 * RH + dy] | (KEY_T)(dy << B));
+                for (int dy = 1; dy < KH; ++dy) least = min(least, keys[c - 2 * RH + dy] + (KEY_T)dy * DY_STEP);
                 columnKey[(o0 + c - 2 * RH) * CW + col] = least;
             }
         }
@@ -170,10 +236,14 @@ void filter_rotating_tile(__global const uchar* src, __global uchar* dst, const 
         for (int j = 0; j < 4; ++j) {
             KEY_T least = keys[4 + j - RW];
 #pragma unroll
-            for (int dx = 1; dx < KW; ++dx) least = min(least, keys[4 + j - RW + dx] | (KEY_T)dx);
+            for (int dx = 1; dx < KW; ++dx) least = min(least, keys[4 + j - RW + dx] + (KEY_T)dx * DX_STEP);
+#if MEAN_IN_KEY
+            out[j] = (uchar)(least & 0xffu);
+#else
             const int dy = (int)(least >> B) & ((1 << B) - 1), dx = (int)least & ((1 << B) - 1);
             const int col = 4 * m + 4 + j - RW + dx;  // centre column in the grid of groups
             out[j] = means[(o + dy) * CW + col];
+#endif
         }
         __global uchar* d = dst + y * w + x;
         if ((w & 3) == 0) {

@@ -133,9 +133,13 @@ row_strip_rows = 4
 # On an H200 at 4096^2 (tools/anchors/filter_gpu_check.sh, two rounds; docs/engineering/filter.md):
 # the rotating tile took rotating 3, 5 and 7 from 97, 147 and 233 us to 52, 70 and 93; the separable
 # tile was slower on the Gaussian 9x9 (57-68 us against the register path's 51-52) in every layout
-# tried, so it stays off.
+# tried, so it stays off. Tiles of 64 x 64 outputs (with 3x3's mean carried in its key, and rows of
+# windows 5 wide and up by dp4a, the default) took rotating 3, 5, 7 and 9 from 53, 71, 95 and 173 us
+# to 43-45, 61-62, 67-68 and 175-177 (H200, portacl filter --bench, two rounds each in three calls;
+# tiles of 60 x 64: 42, 58, 71 and 185).
 separable_tile = 0
 rotating_tile = 1
+rotating_tile_y = 64
 
 [voronoi]
 # Edge searches (docs/voronoi.md, "Tuning"; tools/anchors/voronoi_sweep.sh tries others): 16 work-items

@@ -49,6 +49,8 @@ void expectTileEqualsReference(const io::Image& img, const std::string& spec, Bo
         l.tileX = key("rotating_tile_x", l.tileX);
         l.tileY = key("rotating_tile_y", l.tileY);
         l.walkRows = key("rotating_tile_walk", l.walkRows);
+        l.dotsFrom = key("rotating_tile_dot", 0);
+        l.dp4a = dev.isNvidia() && dev.nvComputeMajor * 10 + dev.nvComputeMinor >= 61;
         tk = rotatingTileKernel(ops[0], io::PixelType::U8, img.width, img.height, b, l, dev.localMemBytes);
     } else {
         SeparableTileLayout l;
@@ -150,12 +152,30 @@ TEST(FilterGpuTiles, SeparableDoubleSumsEqualReference) {
 }
 
 TEST(FilterGpuTiles, RotatingEveryBorderEqualsReference) {
+    // 3x3 carries the mean in its key; 5x5 reads it from local memory. Each with its rows' sums from
+    // bytes and from whole words (byte dot products: NVIDIA's dp4a on NVIDIA devices, else spelt out).
     const io::Image odd = test::noiseImage(61, 37, 1, 17), whole = test::noiseImage(136, 72, 1, 19);
     for (Border b : kBorders)
-        for (const std::string s : {"rotating:3", "rotating:5"}) {
-            expectTileEqualsReference(odd, s, b, {}, "KEY_WIDE=0");
-            expectTileEqualsReference(whole, s, b);
+        for (long dots : {0, 1}) {
+            const std::map<std::string, long> keys{{"rotating_tile_dot", dots}};
+            const std::string rowDots = "ROW_DOTS=" + std::to_string(dots);
+            expectTileEqualsReference(odd, "rotating:3", b, keys, "MEAN_IN_KEY=1");
+            expectTileEqualsReference(odd, "rotating:5", b, keys, "MEAN_IN_KEY=0 -D " + rowDots);
+            expectTileEqualsReference(whole, "rotating:3", b, keys, rowDots);
+            expectTileEqualsReference(whole, "rotating:5", b, keys, "KEY_WIDE=0");
         }
+}
+
+TEST(FilterGpuTiles, RotatingDotsFromTheProfilesWidth) {
+    // rotating_tile_dot = W: windows at least W wide take the dot products, narrower ones the bytes.
+    RotatingTileLayout l;
+    l.dotsFrom = 5;
+    const auto defines = [&](const std::string& s) { return rotatingTileKernel(parseOperation(s), io::PixelType::U8, 640, 480, Border::Reflect101, l, 1 << 16).defines; };
+    EXPECT_NE(defines("rotating:3").find("ROW_DOTS=0"), std::string::npos);
+    EXPECT_NE(defines("rotating:5").find("ROW_DOTS=1"), std::string::npos);
+    EXPECT_NE(defines("rotating:9").find("ROW_DOTS=1"), std::string::npos);
+    l.dotsFrom = 0;
+    EXPECT_NE(defines("rotating:9").find("ROW_DOTS=0"), std::string::npos);
 }
 
 TEST(FilterGpuTiles, RotatingWindowsAndLayoutsEqualReference) {
@@ -166,15 +186,27 @@ TEST(FilterGpuTiles, RotatingWindowsAndLayoutsEqualReference) {
     expectTileEqualsReference(img, "rotating:7", Border::Reflect101, {}, "KEY_WIDE=0");
     expectTileEqualsReference(img, "rotating:9", Border::Reflect101, {}, "KEY_WIDE=1");
     expectTileEqualsReference(img, "rotating:9", Border::Constant, {}, "KEY_WIDE=1");
+    for (const std::string s : {"rotating:7", "rotating:9"})  // rows of two and three words' chunks
+        expectTileEqualsReference(img, s, Border::Reflect, {{"rotating_tile_dot", 1}}, "ROW_DOTS=1");
     io::Image flat = test::noiseImage(40, 30, 1, 23);
     for (std::size_t i = 0; i < flat.data.size(); ++i) flat.data[i] = (i / 40) % 7 < 3 ? 90 : 91;  // bands: ties everywhere
-    for (Border b : kBorders) expectTileEqualsReference(flat, "rotating:5", b);
+    for (Border b : kBorders)
+        for (const std::string s : {"rotating:3", "rotating:5"}) expectTileEqualsReference(flat, s, b, {{"rotating_tile_dot", b == Border::Wrap}});
     const std::map<std::string, long> small{{"rotating_tile_x", 8},       {"rotating_tile_y", 6},       {"rotating_tile_walk", 4},
                                             {"rotating_tile_group_x", 8}, {"rotating_tile_group_y", 2}};
     for (const auto& [w, h] : std::vector<std::pair<int, int>>{{5, 5}, {9, 3}, {3, 9}, {23, 19}}) {
         const io::Image im = test::noiseImage(w, h, 1, static_cast<unsigned>(w * 17 + h));
         for (Border b : kBorders)
             if (b != Border::Reflect || (w >= 5 && h >= 5)) expectTileEqualsReference(im, "rotating:3", b, small);
+    }
+    std::map<std::string, long> smallDots = small;
+    smallDots["rotating_tile_dot"] = 1;
+    expectTileEqualsReference(test::noiseImage(23, 19, 1, 27), "rotating:3", Border::Replicate, smallDots);
+    // The Hopper profile's tiles of 64 x 64 and tiles 60 wide (not a multiple of 8), 3x3 and 7x7.
+    const io::Image wide = test::noiseImage(190, 150, 1, 29);
+    for (const std::string s : {"rotating:3", "rotating:7"}) {
+        expectTileEqualsReference(wide, s, Border::Reflect101, {{"rotating_tile_y", 64}, {"rotating_tile_dot", 5}});
+        expectTileEqualsReference(wide, s, Border::Constant, {{"rotating_tile_x", 60}, {"rotating_tile_y", 64}});
     }
     expectTileEqualsReference(test::noiseImage(45, 33, 3, 25), "rotating:5", Border::Reflect101, small);
 }

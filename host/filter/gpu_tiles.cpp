@@ -86,25 +86,29 @@ TileKernel rotatingTileKernel(const Operation& op, io::PixelType in, int width, 
     int indexBits = 1;
     while ((1 << indexBits) < std::max(op.width, op.height)) ++indexBits;
     // The dispersion n*Q - S^2 is at most n^2 255^2 / 4; with dy and dx below it the key takes 2B more bits.
-    const double keyTop = std::ldexp(static_cast<double>(n) * n * 255.0 * 255.0 / 4 + 1, 2 * indexBits);
-    const bool wide = keyTop >= std::ldexp(1.0, 32);
+    const double dispersionTop = static_cast<double>(n) * n * 255.0 * 255.0 / 4;
+    const bool wide = std::ldexp(dispersionTop + 1, 2 * indexBits) >= std::ldexp(1.0, 32);
+    // The mean carried in the key's low byte, under (D * n + dy * KW + dx): 3x3 windows.
+    const bool meanInKey = (dispersionTop * n + n) * 256 < std::ldexp(1.0, 32);
     const std::size_t keyBytes = wide ? 8 : 4;
+    const bool rowDots = l.dotsFrom > 0 && op.width >= l.dotsFrom;
     int tileY = l.tileY;
     const auto bytes = [&](int ty) {  // the kernel's three arrays: input words, means, column keys
         const std::size_t groups = l.tileX / 4 + 2, ih = ty + 4 * rh, ch = ty + 2 * rh;
-        return ih * (l.tileX / 4 + 4) * 4 + ch * groups * 4 + ty * groups * 4 * keyBytes;
+        return (ih * (l.tileX / 4 + 4) + 1) * 4 + (meanInKey ? 0 : ch * groups * 4) + ty * groups * 4 * keyBytes;
     };
     while (tileY > 1 && bytes(tileY) > localBytes) tileY /= 2;
     if (bytes(tileY) > localBytes) return k;
-    // Walks: one centre column of the tile (tileX + 8 of them) a work-item, walkRows output rows each.
-    const int columns = l.tileX + 8, group = l.groupX * l.groupY;
+    // Walks: one centre column of the tile (tileX + 2 rw of them) a work-item, walkRows output rows each.
+    const int columns = l.tileX + 2 * (op.width / 2), group = l.groupX * l.groupY;
     int walk = l.walkRows;
     if (walk <= 0)
         for (walk = 1; walk < tileY && columns * ((tileY + walk - 1) / walk) > group;) ++walk;
     walk = std::min(walk, tileY);
     std::ostringstream d;
     d << "-D BORDER=" << static_cast<int>(border) << " -D KW=" << op.width << " -D KH=" << op.height << " -D KEY_WIDE=" << (wide ? 1 : 0)
-      << " -D KEY_BITS_INDEX=" << indexBits << " -D TX=" << l.tileX << " -D TY=" << tileY << " -D GX=" << l.groupX << " -D GY=" << l.groupY
+      << " -D KEY_BITS_INDEX=" << indexBits << " -D MEAN_IN_KEY=" << (meanInKey ? 1 : 0)
+      << " -D ROW_DOTS=" << (rowDots ? 1 : 0) << " -D DP4A=" << (rowDots && l.dp4a ? 1 : 0) << " -D TX=" << l.tileX << " -D TY=" << tileY << " -D GX=" << l.groupX << " -D GY=" << l.groupY
       << " -D VR=" << walk;
     k.defines = d.str();
     k.groupX = l.groupX;

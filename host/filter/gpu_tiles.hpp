@@ -25,9 +25,12 @@ struct SeparableTileLayout {
 // The rotating tile: work-groups of groupX x groupY work-items over a tileX x tileY tile of outputs
 // (tileX a multiple of 4); walkRows: output rows each work-item's walk down a column of window
 // centres covers, 0 for the fewest that give every walk of the tile a work-item of its own (the
-// work-group waits for its longest walk: 11 for tiles of 64 x 32 and 256 work-items).
+// work-group waits for its longest walk: 11 for tiles of 64 x 32 and 256 work-items). dotsFrom: windows
+// at least that wide (0: none) take each staged row's sums as byte dot products of whole words, by
+// NVIDIA's dp4a where dp4a.
 struct RotatingTileLayout {
-    int groupX = 16, groupY = 16, tileX = 64, tileY = 32, walkRows = 0;
+    int groupX = 16, groupY = 16, tileX = 64, tileY = 32, walkRows = 0, dotsFrom = 0;
+    bool dp4a = false;
 };
 
 // A kernel's defines and its launch, or empty defines when it does not take the operation.

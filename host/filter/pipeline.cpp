@@ -102,6 +102,11 @@ struct Pipeline::Impl {
         // below the other; CPUs (PoCL): square tiles, one output per work-item (PoCL vectorises across
         // work-items).
         const bool gpu = ctx.device().isGpu;
+        // NVIDIA's byte dot products (dp4a), saturating packed stores (cvt.pack) and 16-bit lanes, by
+        // compute capability.
+        const DeviceInfo& dev = ctx.device();
+        const auto nvidiaFrom = [&](int capability) { return dev.isNvidia() && static_cast<int>(dev.nvComputeMajor * 10 + dev.nvComputeMinor) >= capability; };
+        const bool dp4a = nvidiaFrom(61), cvtPack = nvidiaFrom(72), halfLanes = nvidiaFrom(80);
         tx = setting("tile_x", gpu ? 32 : 16);
         ty = setting("tile_y", gpu ? 8 : 16);
         px = setting("pixels_per_item", gpu ? 4 : 1);
@@ -143,6 +148,8 @@ struct Pipeline::Impl {
         rotatingTileLayout.tileX = setting("rotating_tile_x", rotatingTileLayout.tileX);
         rotatingTileLayout.tileY = setting("rotating_tile_y", rotatingTileLayout.tileY);
         rotatingTileLayout.walkRows = setting("rotating_tile_walk", rotatingTileLayout.walkRows);
+        rotatingTileLayout.dotsFrom = setting("rotating_tile_dot", dp4a ? 5 : 0);
+        rotatingTileLayout.dp4a = dp4a;
         const auto groupFits = [&](int x, int y) { return x >= 1 && y >= 1 && static_cast<std::size_t>(x) * y <= ctx.device().maxWorkGroupSize; };
         if ((separableTile && (!groupFits(separableTileLayout.groupX, separableTileLayout.groupY) || separableTileLayout.rows < 1 || separableTileLayout.rows > 16)) ||
             (rotatingTile && (!groupFits(rotatingTileLayout.groupX, rotatingTileLayout.groupY) || rotatingTileLayout.tileX < 4 ||
@@ -192,9 +199,6 @@ struct Pipeline::Impl {
         // Byte dot products and saturating packed stores: by default where NVIDIA's dp4a and
         // cvt.pack instructions exist (elsewhere the products spelt out cost more than the shared
         // base sums). The image width compiled in: one program per width (the profile says where).
-        const DeviceInfo& dev = ctx.device();
-        const auto nvidiaFrom = [&](int capability) { return dev.isNvidia() && static_cast<int>(dev.nvComputeMajor * 10 + dev.nvComputeMinor) >= capability; };
-        const bool dp4a = nvidiaFrom(61), cvtPack = nvidiaFrom(72), halfLanes = nvidiaFrom(80);
         const bool floatSums = setting("strip_float", 0) != 0, byteDots = setting("strip_dot", dp4a ? 1 : 0) != 0,
                    satPack = setting("strip_pack", cvtPack ? 1 : 0) != 0, fixedWidth = setting("strip_fixed_width", 0) != 0,
                    gradientLanes = setting("strip_gradient_lanes", halfLanes ? 1 : 0) != 0;
