@@ -112,7 +112,9 @@ backend = fftw
 # A batch (k-Wave's two or three components) as one item's plan run on each item in turn, as k-Wave's
 # OMP code transforms: FFTW's own batch plans stream every item through each pass. 128^3 float, one
 # thread, per item and forward-inverse pair: 6.6-8.7 ms against 8.8-10.1 (32 MiB of L3); equal at
-# 256^3 and within 4 % at 32^3-64^3 (docs/engineering/measurements.md, "FFTW's batches").
+# 256^3 and within 4 % at 32^3-64^3 (docs/engineering/measurements.md, "FFTW's batches"). Only items
+# of fftw_batch_loop_points (64^3 by default) and up: the distributed solver's batches of lines,
+# run item by item, took 2.5 times as long a step (docs/kwave.md).
 fftw_batch_loop = 1
 
 [kwave]

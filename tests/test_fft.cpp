@@ -428,12 +428,14 @@ std::unique_ptr<Context> contextWithProfileLines(const std::string& lines) {
 }
 
 // [fft] fftw_batch_loop: a batch as one FFTW plan over every item (0) or one item's plan run on each
-// item in turn (1); both against the direct DFT, float and double, with items whose memory is off
-// FFTW's alignment (7x9 complex values an item) and the fastest axis left untransformed. The shared
-// buffers are transformed after a wait for the queue, or mapped ([fft] fftw_map_shared = 1).
+// item in turn (1, for items of fftw_batch_loop_points and up: every item here); both against the
+// direct DFT, float and double, with items whose memory is off FFTW's alignment (7x9 complex values
+// an item) and the fastest axis left untransformed. The shared buffers are transformed after a wait
+// for the queue, or mapped ([fft] fftw_map_shared = 1).
 TEST(FftwBackend, BatchesItemByItemAndAsOnePlanTransformRight) {
     if (!fftwMissing().empty()) GTEST_SKIP() << fftwMissing();
-    for (const char* keys : {"fftw_batch_loop = 0", "fftw_batch_loop = 1", "fftw_batch_loop = 1\nfftw_map_shared = 1"}) {
+    for (const char* keys : {"fftw_batch_loop = 0", "fftw_batch_loop = 1\nfftw_batch_loop_points = 1",
+                             "fftw_batch_loop = 1\nfftw_batch_loop_points = 1\nfftw_map_shared = 1"}) {
         auto owned = contextWithProfileLines(std::string("[fft]\nfftw_host_tasks = 0\n") + keys);
         Context& ctx = *owned;
         const std::string loop = ctx.tuning().get("fft", "fftw_batch_loop", "");

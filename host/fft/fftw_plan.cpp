@@ -21,9 +21,11 @@
 //
 // Batches: FFTW's own plan of a batch loops over its items inside every pass (x of every item, then
 // y of every item, ...), so each pass streams the whole batch through the caches. With the profile's
-// [fft] fftw_batch_loop = 1 the plan is one item's, run on each item in turn, as k-Wave's OMP code
-// runs its transforms: an item's passes then stay in the cache a batch's overflow
-// (docs/engineering/measurements.md, "FFTW's batches").
+// [fft] fftw_batch_loop = 1 the plan of a batch of large items (fftw_batch_loop_points and up, a 64^3
+// field unless the profile says otherwise: k-Wave's fields) is one item's, run on each item in turn, as k-Wave's OMP code runs its transforms: an
+// item's passes then stay in the cache a batch's overflow (docs/engineering/measurements.md, "FFTW's
+// batches"). A batch of small items (the distributed solver's thousands of lines) keeps FFTW's batch
+// plan: run item by item it would pay the threads' hand-over once a line.
 //
 // Plans: made with the profile's [fft] fftw_planner (measure unless it says estimate or patient) on
 // scratch arrays of FFTW's own alignment, executed on the buffers' memory through FFTW's new-array
@@ -120,6 +122,12 @@ void scale(Real* data, std::size_t count, Real factor, int threads) {
     for (auto& w : workers) w.join();
 }
 
+// The smallest item a batch is run item by item for ([fft] fftw_batch_loop), unless the profile's
+// fftw_batch_loop_points says otherwise: a 64^3 field (the loop gained at 128^3, nothing at
+// 32^3-64^3). The distributed k-Wave solver's batches of lines and planes took 123-135 ms a step item
+// by item at 128^3 over two ranks of 16 cores, 51 ms as FFTW's batches (docs/engineering/kwave.md).
+constexpr long kItemLoopPoints = 1L << 18;
+
 template <typename Real>
 class FftwPlan final : public Plan {
     using F = Fftw<Real>;
@@ -135,7 +143,8 @@ public:
         reserveLoopWorkers(threads_ - 1);
         flags_ = plannerFlags(ctx.tuning());
         hostTasks_ = ctx.tuning().get("fft", "fftw_host_tasks", "0") == "1" && ctx.runsHostTasks();
-        itemLoop_ = d.batch > 1 && ctx.tuning().get("fft", "fftw_batch_loop", "0") == "1";
+        const long loopPoints = ctx.tuning().getInt("fft", "fftw_batch_loop_points", kItemLoopPoints, 1, 1L << 40);
+        itemLoop_ = d.batch > 1 && static_cast<long>(totalPoints(d)) >= loopPoints && ctx.tuning().get("fft", "fftw_batch_loop", "0") == "1";
         mapShared_ = ctx.tuning().get("fft", "fftw_map_shared", "0") == "1";
         useWisdom_ = ctx.options().useDiskCache && flags_ != FFTW_ESTIMATE;
         describeLayout();
