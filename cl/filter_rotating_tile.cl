@@ -60,9 +60,6 @@
 #ifndef ROW_DOTS
 #define ROW_DOTS 0
 #endif
-#ifndef DP4A
-#define DP4A 0
-#endif
 
 #define RW (KW / 2)
 #define RH (KH / 2)
@@ -101,18 +98,7 @@ typedef uint4 key4;
 #endif
 
 #if ROW_DOTS
-// c + the dot product of a's and b's four bytes, unsigned: one instruction where DP4A (NVIDIA,
-// compute capability 6.1 and up), else spelt out.
-inline uint byte_dot(const uint a, const uint b, const uint c) {
-#if DP4A
-    uint r;
-    asm("dp4a.u32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
-    return r;
-#else
-    return c + (a & 0xffu) * (b & 0xffu) + ((a >> 8) & 0xffu) * ((b >> 8) & 0xffu) + ((a >> 16) & 0xffu) * ((b >> 16) & 0xffu) +
-           (a >> 24) * (b >> 24);
-#endif
-}
+#include "common/byte_dot.h"
 
 // The sum and the sum of squares of the KW bytes from byte `at` of the staged row `row`: four bytes at
 // a time, each chunk a funnel shift of two staged words, its bytes past the window masked off.
@@ -125,8 +111,8 @@ inline int2 row_stats(__local const uint* row, const int at) {
         const uint lo = p[c], hi = p[c + 1];
         uint word = (uint)((((ulong)hi << 32) | lo) >> shift);
         if (KW - 4 * c < 4) word &= (1u << (8 * (KW - 4 * c))) - 1u;
-        s = byte_dot(word, 0x01010101u, s);
-        q = byte_dot(word, word, q);
+        s = byte_dot_unsigned(word, 0x01010101u, s);
+        q = byte_dot_unsigned(word, word, q);
     }
     return (int2)((int)s, (int)q);
 }

@@ -449,18 +449,7 @@ inline out_t strip_combine(const sum_t g0, const int g1) {
 #if OP != 1 || KW < 3 || FLOAT_SUMS || HSLIDE || VSLIDE || COLUMN_LANES || WIDE_SUMS || COLUMN_SUMS
 #error "BYTE_DOTS: integer masks at least 3 wide, summed row by row"
 #endif
-// c + the sum of a's four bytes, unsigned, times wt's four, signed. NVIDIA (DP4A): one instruction,
-// from compute capability 6.1 on; elsewhere the products spelt out.
-inline int strip_dot(const uint a, const uint wt, const int c) {
-#if DP4A
-    int r;
-    asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(wt), "r"(c));
-    return r;
-#else
-    return c + (int)(a & 0xffu) * (int)(char)(wt & 0xffu) + (int)((a >> 8) & 0xffu) * (int)(char)((wt >> 8) & 0xffu) +
-           (int)((a >> 16) & 0xffu) * (int)(char)((wt >> 16) & 0xffu) + (int)(a >> 24) * (int)(char)(wt >> 24);
-#endif
-}
+#include "common/byte_dot.h"
 // Output i's window, strip bytes i - RX .. i + RX, starts at byte DOT_OFF(i) of word DOT_Q(i) (word
 // -1 is the left side word). Where the window fits NCH words from there (DOT_OFF(i) <= 4 NCH - KW)
 // those words are its chunks as they are, the weights placed from byte DOT_AT(i) = DOT_OFF(i);
@@ -483,7 +472,7 @@ inline int strip_dot(const uint a, const uint wt, const int c) {
                 const int k_ = 4 * c_ + b_ - (at);                                                   \
                 if (k_ >= 0 && k_ < KW) wt_ |= ((uint)((sc) * bases[(bi) * KW + k_]) & 0xffu) << (8 * b_); \
             }                                                                                        \
-            if (wt_ != 0) s = strip_dot((w)[c_], wt_, s);                                            \
+            if (wt_ != 0) s = byte_dot_signed((w)[c_], wt_, s);                                            \
         }                                                                                            \
     }
 #endif
