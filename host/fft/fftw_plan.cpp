@@ -22,10 +22,11 @@
 // Batches: FFTW's own plan of a batch loops over its items inside every pass (x of every item, then
 // y of every item, ...), so each pass streams the whole batch through the caches. With the profile's
 // [fft] fftw_batch_loop = 1 the plan of a batch of large items (fftw_batch_loop_points and up, a 64^3
-// field unless the profile says otherwise: k-Wave's fields) is one item's, run on each item in turn, as k-Wave's OMP code runs its transforms: an
-// item's passes then stay in the cache a batch's overflow (docs/engineering/measurements.md, "FFTW's
-// batches"). A batch of small items (the distributed solver's thousands of lines) keeps FFTW's batch
-// plan: run item by item it would pay the threads' hand-over once a line.
+// field unless the profile says otherwise: k-Wave's fields) is one item's, run on each item in turn,
+// as k-Wave's OMP code runs its transforms: an item's passes then stay in the cache a batch's
+// overflow (docs/engineering/measurements.md, "FFTW's batches"). A batch of small items (the
+// distributed solver's thousands of lines) keeps FFTW's batch plan: run item by item it would pay
+// the threads' hand-over once a line.
 //
 // Plans: made with the profile's [fft] fftw_planner (measure unless it says estimate or patient) on
 // scratch arrays of FFTW's own alignment, executed on the buffers' memory through FFTW's new-array
