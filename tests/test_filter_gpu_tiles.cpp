@@ -50,7 +50,7 @@ void expectTileEqualsReference(const io::Image& img, const std::string& spec, Bo
         l.tileY = key("rotating_tile_y", l.tileY);
         l.walkRows = key("rotating_tile_walk", l.walkRows);
         l.dotsFrom = key("rotating_tile_dot", 0);
-        l.dp4a = dev.isNvidia() && dev.nvComputeMajor * 10 + dev.nvComputeMinor >= 61;
+        l.dp4a = dev.nvidiaFrom(61);
         tk = rotatingTileKernel(ops[0], io::PixelType::U8, img.width, img.height, b, l, dev.localMemBytes);
     } else {
         SeparableTileLayout l;

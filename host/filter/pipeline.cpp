@@ -105,8 +105,7 @@ struct Pipeline::Impl {
         // NVIDIA's byte dot products (dp4a), saturating packed stores (cvt.pack) and 16-bit lanes, by
         // compute capability.
         const DeviceInfo& dev = ctx.device();
-        const auto nvidiaFrom = [&](int capability) { return dev.isNvidia() && static_cast<int>(dev.nvComputeMajor * 10 + dev.nvComputeMinor) >= capability; };
-        const bool dp4a = nvidiaFrom(61), cvtPack = nvidiaFrom(72), halfLanes = nvidiaFrom(80);
+        const bool dp4a = dev.nvidiaFrom(61), cvtPack = dev.nvidiaFrom(72), halfLanes = dev.nvidiaFrom(80);
         tx = setting("tile_x", gpu ? 32 : 16);
         ty = setting("tile_y", gpu ? 8 : 16);
         px = setting("pixels_per_item", gpu ? 4 : 1);

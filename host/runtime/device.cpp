@@ -124,6 +124,8 @@ bool DeviceInfo::isNvidia() const {
            lower(platformName).find("nvidia") != std::string::npos;
 }
 
+bool DeviceInfo::nvidiaFrom(unsigned capability) const { return isNvidia() && nvComputeMajor * 10 + nvComputeMinor >= capability; }
+
 bool DeviceInfo::isSimulator() const {
     return lower(platformName).find("oclgrind") != std::string::npos;
 }

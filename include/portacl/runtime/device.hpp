@@ -42,6 +42,8 @@ struct PORTACL_API DeviceInfo {
     unsigned warpSize = 0;
 
     bool isNvidia() const;
+    // An NVIDIA device of compute capability major.minor or higher (61: 6.1).
+    bool nvidiaFrom(unsigned capability) const;
     bool isPocl() const;
     // A simulator (oclgrind): listed, but chosen only by a spec that names it or when it is the only
     // device, because it runs kernels thousands of times slower than any real device.
