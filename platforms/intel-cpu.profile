@@ -118,5 +118,5 @@ backend = fftw
 # thread, per item and forward-inverse pair: 6.6-8.7 ms against 8.8-10.1 (32 MiB of L3); equal at
 # 256^3 and within 4 % at 32^3-64^3 (docs/engineering/measurements.md, "FFTW's batches"). Only items
 # of fftw_batch_loop_points (64^3 by default) and up: the distributed solver's batches of lines,
-# run item by item, took 2.5 times as long a step (docs/kwave.md).
+# run item by item, took 2.5 times as long a step (docs/engineering/kwave.md).
 fftw_batch_loop = 1
