@@ -111,6 +111,19 @@ median_histogram = 3
 median_histogram_min = 7
 median_histogram_band = 32
 median_histogram_group = 64
+# Medians of 7x7 to 15x15 by the tile's shared selection network (cl/filter_median_network.cl,
+# host/filter/median_network.cpp), ahead of the histograms: each work-item two 4 x 2 tiles in the
+# 16-bit lanes of min.u16x2 and max.u16x2, work-groups of 16 x 8. On an H200 (4096^2, one call of
+# tools/anchors/filter_variants.sh, two rounds; docs/engineering/filter.md) median 7 678 -> 139-144 us,
+# 9 733 -> 226, 11 989 -> 306-308, 15 1276 -> 725-727 against the histogram tile; tiles of 8 x 2,
+# 4 x 4 and 2 x 2 were slower, and without the packed lanes 4 x 2 took 252, 434, 642 and 3583.
+median_network = 1
+median_network_min = 7
+median_network_max = 15
+median_network_tile_x = 4
+median_network_tile_y = 2
+median_network_group_x = 16
+median_network_group_y = 8
 
 # strip_gradient_lanes (default 1 from compute capability 8.0, which has min.f16x2): 3x3 gradient
 # pairs |Gx| + |Gy| (Sobel, Scharr, Prewitt) in 16-bit fp16x2 lanes instead of dot products. H100,

@@ -88,6 +88,14 @@ strip_fixed_width = 1
 # column histograms of cl/filter_median.cl (2: the portable column walk). Timed on Hopper only
 # (nvidia-hopper.profile takes the tile there: 9x9 2.4 times faster than the network), so the
 # selection network and the bitwise search keep them here (median_histogram = 0, the default).
+# Medians of 7x7 to 15x15 by the tile's shared selection network (cl/filter_median_network.cl), two
+# 4 x 2 tiles a work-item in 16-bit lanes, work-groups of 16 x 8. Timed on Hopper with its packed
+# min/max switched off (median_network_u16x2 = 0, what GPUs before compute capability 9.0 run):
+# median 7 252 us, 9 434, 11 642, 15 3583 at 4096^2, against 695, 1783, - and 4571 for the
+# selection network of the tile kernels that keeps them otherwise (docs/engineering/filter.md).
+median_network = 1
+median_network_min = 7
+median_network_max = 15
 
 # The GPU tile kernels of 8-bit planes (host/filter/gpu_tiles.cpp), taken before the register path:
 # rank-1 masks up to 9x9 whose column sums pass 32 bits (fixed-point Gaussians, decimal masks) in one

@@ -966,6 +966,19 @@ void filterMedianHistogramCase() {
     }
 }
 
+// Medians by a tile's shared selection network (cl/filter_median_network.cl; NVIDIA's profiles'
+// choice from 7x7), forced on every device, tiles and work-groups that do not divide the image.
+void filterMedianNetworkCase() {
+    const io::Image grey = filterImage(gTiny ? 37 : 83, gTiny ? 17 : 47, 1, io::PixelType::U8, 7);
+    filter::Options o;
+    o.border = filter::Border::Constant;
+    o.borderValue = 200;
+    o.tuning = {{"median_network", 1},          {"median_network_min", 5},     {"median_network_max", 9},
+                {"median_network_tile_x", 4},   {"median_network_tile_y", 2},  {"median_network_group_x", 4},
+                {"median_network_group_y", 2}};
+    for (const auto& op : {"median:5", "median:9"}) filterCompare(grey, {op}, o, 0);
+}
+
 // The GPU tile kernels of 8-bit planes (cl/filter_separable_tile.cl, cl/filter_rotating_tile.cl;
 // NVIDIA's profiles' choice), forced on every device: the fixed-point Gaussian (64-bit column sums,
 // and double where the device has fp64), an integer rank-1 mask, and the rotating mask with uint and
@@ -999,6 +1012,7 @@ std::vector<Case> cases() {
     c.push_back({"filter", P::Float, kIntegerLabel, filterIntegerCase});
     c.push_back({"filter_rows", P::Float, kIntegerLabel, filterRowsCase});
     c.push_back({"filter_median_histogram", P::Float, kIntegerLabel, filterMedianHistogramCase});
+    c.push_back({"filter_median_network", P::Float, kIntegerLabel, filterMedianNetworkCase});
     c.push_back({"filter_gpu_tiles", P::Float, kIntegerLabel, filterGpuTilesCase});
     both("filter", [] { filterFloatCase(P::Float); }, [] { filterFloatCase(P::Double); });
     c.push_back({"lineal_path_2d", P::Float, kIntegerLabel, [] { linealCase(false); }});

@@ -11,6 +11,7 @@
 #include "filter/filter_internal.hpp"
 #include "filter/gpu_tiles.hpp"
 #include "filter/median_histogram.hpp"
+#include "filter/median_network.hpp"
 #include "filter/planes.hpp"
 #include "filter/rows.hpp"
 #include "filter/strip.hpp"
@@ -88,6 +89,10 @@ struct Pipeline::Impl {
     RowsLayout rowsLayout;
     // Medians of large 8-bit windows from histograms (cl/filter_median.cl), where the profile says so.
     MedianHistogramLayout medianHistogram;
+    // Medians by a selection network shared over tiles of outputs (cl/filter_median_network.cl), where
+    // the profile says so; the networks of the windows used, built once.
+    MedianNetworkLayout medianNetwork;
+    std::map<int, std::string> medianNetworkSources;
     // Masks up to 3x3, 3x3 gradient pairs |Gx| + |Gy|, 1-D rows, rank 1 up to 9x9, medians.
     StripLayout stripSmall, stripGradient, stripRow, stripSeparable, stripMedian3, stripMedian5;
     // The GPU tile kernels of 8-bit planes (rank-1 masks up to 9x9, the rotating mask up to 9x9),
@@ -179,6 +184,20 @@ struct Pipeline::Impl {
                         " columns, bands of " + std::to_string(medianHistogram.band) + " rows, work-groups of " +
                         std::to_string(medianHistogram.group) +
                         ") are not a layout this device can run (method 0, 1, 2 or 3; segments of 1 to 4096 columns; work-groups this device takes, whose 272 bytes a work-item, and for method 3 those of 14 more columns, fit its local memory).");
+        medianNetwork.enabled = setting("median_network", 0) != 0;
+        medianNetwork.minWindow = setting("median_network_min", medianNetwork.minWindow);
+        medianNetwork.maxWindow = setting("median_network_max", medianNetwork.maxWindow);
+        medianNetwork.tileX = setting("median_network_tile_x", medianNetwork.tileX);
+        medianNetwork.tileY = setting("median_network_tile_y", medianNetwork.tileY);
+        medianNetwork.groupX = setting("median_network_group_x", medianNetwork.groupX);
+        medianNetwork.groupY = setting("median_network_group_y", medianNetwork.groupY);
+        medianNetwork.u16x2 = setting("median_network_u16x2", dev.nvidiaFrom(90) ? 1 : 0) != 0;
+        if (medianNetwork.enabled && !medianNetwork.fits(ctx.device().maxWorkGroupSize, ctx.device().localMemBytes))
+            throw Error("the [filter] median networks of the tuning profile " + ctx.tuning().name + " (windows " +
+                        std::to_string(medianNetwork.minWindow) + " to " + std::to_string(medianNetwork.maxWindow) + ", tiles of " +
+                        std::to_string(medianNetwork.tileX) + " x " + std::to_string(medianNetwork.tileY) + ", work-groups of " +
+                        std::to_string(medianNetwork.groupX) + " x " + std::to_string(medianNetwork.groupY) +
+                        ") are not a layout this device can run (windows 3 to 15, tiles of at most 32 outputs, work-groups it takes whose patch fits its local memory).");
         const int groupX = setting("strip_group_x", gpu ? 32 : 8), groupY = setting("strip_group_y", 2);
         const int wide = gpu ? 16 : 8;
         // Each family may have a work-group of its own (<family>_group_x/y), else strip_group_x/y.
@@ -281,6 +300,22 @@ struct Pipeline::Impl {
         cl::Kernel& k = *built;
         out = bindPlane(k, in);
         ctx.launch(k, cl::NDRange(tk.globalX, tk.globalY), cl::NDRange(tk.groupX, tk.groupY));
+        return true;
+    }
+
+    // A median by a tile's selection network (cl/filter_median_network.cl), if the profile sends op
+    // there: launched, its output returned.
+    bool tryMedianNetwork(const DevicePlane& in, const Operation& op, DevicePlane& out) {
+        if (!medianNetwork.takes(op, in.type)) return false;
+        auto source = medianNetworkSources.find(op.width);
+        if (source == medianNetworkSources.end())
+            source = medianNetworkSources.emplace(op.width, buildMedianNetwork(op.width, medianNetwork.tileX, medianNetwork.tileY).openclFunction()).first;
+        cl::Kernel& k = ctx.kernel("filter_median_network.cl", "median_network_tile", real(), medianNetwork.defines(op.width, options.border),
+                                   source->second);
+        out = bindPlane(k, in);
+        const std::size_t groupsX = (static_cast<std::size_t>(width) + medianNetwork.groupOutputsX() - 1) / medianNetwork.groupOutputsX();
+        const std::size_t groupsY = (static_cast<std::size_t>(height) + medianNetwork.groupOutputsY() - 1) / medianNetwork.groupOutputsY();
+        ctx.launch(k, cl::NDRange(groupsX * medianNetwork.groupX, groupsY * medianNetwork.groupY), cl::NDRange(medianNetwork.groupX, medianNetwork.groupY));
         return true;
     }
 
@@ -443,7 +478,7 @@ struct Pipeline::Impl {
     // One window kernel over one plane.
     DevicePlane window(const DevicePlane& in, const Operation& op, std::size_t opIndex) {
         DevicePlane viaStrip;
-        if (tryMedianHistogram(in, op, viaStrip) || tryRows(in, op, viaStrip) || tryGpuTile(in, op, viaStrip) || tryStrip(in, op, viaStrip))
+        if (tryMedianNetwork(in, op, viaStrip) || tryMedianHistogram(in, op, viaStrip) || tryRows(in, op, viaStrip) || tryGpuTile(in, op, viaStrip) || tryStrip(in, op, viaStrip))
             return viaStrip;
         const io::PixelType outT = outputType(op, in.type);
         int opCode = 1, rx = op.width / 2, ry = op.height / 2;

@@ -176,7 +176,8 @@ void Context::stopIfRequested() {
     throw WorkAbandoned("the work on " + device_.label() + " was stopped (another device finished it first)");
 }
 
-cl::Program Context::program(const std::string& sourceName, Precision element, const std::string& extraOptions) {
+cl::Program Context::program(const std::string& sourceName, Precision element, const std::string& extraOptions,
+                             const std::string& generated) {
     stopIfRequested();
     requirePrecision(element);
     std::string options = std::string("-D REAL=") + realTypeName(element) +
@@ -190,7 +191,7 @@ cl::Program Context::program(const std::string& sourceName, Precision element, c
     if (!profileOptions.empty()) options += " " + profileOptions;
     if (!extraOptions.empty()) options += " " + extraOptions;
 
-    const std::string source = kernelSource(sourceName);
+    const std::string source = kernelSource(sourceName) + generated;
     const std::string memoKey = sourceName + "\n" + options + "\n" + std::to_string(fnv1a64(source));
     if (auto it = programs_.find(memoKey); it != programs_.end()) return it->second;
     PhaseScope buildPhase(BatchPhase::Build);
@@ -330,14 +331,15 @@ cl::Kernel& Context::kernel(const cl::Program& program, const std::string& name)
 }
 
 cl::Kernel& Context::kernel(const std::string& source, const std::string& name, Precision element,
-                            const std::string& extraOptions) {
+                            const std::string& extraOptions, const std::string& generated) {
     std::string key;
     key.reserve(source.size() + name.size() + extraOptions.size() + 8);
     key.append(source).append(1, '\n').append(name).append(1, '\n').append(std::to_string(static_cast<int>(element)));
     key.append(1, '\n').append(extraOptions);
+    if (!generated.empty()) key.append(1, '\n').append(std::to_string(fnv1a64(generated)));
     auto it = kernelsBySource_.find(key);
     if (it != kernelsBySource_.end()) return *it->second;
-    cl::Kernel& k = kernel(program(source, element, extraOptions), name);
+    cl::Kernel& k = kernel(program(source, element, extraOptions, generated), name);
     kernelsBySource_.emplace(std::move(key), &k);
     return k;
 }

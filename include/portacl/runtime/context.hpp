@@ -76,8 +76,10 @@ public:
     // disk cache when it can; otherwise it is compiled in a child process first (isolated_build.hpp).
     // Throws BuildError with the log when the compiler rejects it, and BuildError with
     // compilerFailed() when the compiler crashes or hangs (one sentence; callers with another path
-    // for the same work catch it).
-    cl::Program program(const std::string& source, Precision element, const std::string& extraOptions = "");
+    // for the same work catch it). `generated`: code the host wrote for this build (a median
+    // network, for instance), appended to the file's text.
+    cl::Program program(const std::string& source, Precision element, const std::string& extraOptions = "",
+                        const std::string& generated = "");
 
     // The kernel `name` of a program, one object per program and name for the life of the context:
     // creating it is paid once (and, by source, the program's source is read once per context). Its arguments are whatever was set last, so a caller sets every
@@ -85,7 +87,7 @@ public:
     // kept across calls is made with newKernel instead.
     cl::Kernel& kernel(const cl::Program& program, const std::string& name);
     cl::Kernel& kernel(const std::string& source, const std::string& name, Precision element,
-                       const std::string& extraOptions = "");
+                       const std::string& extraOptions = "", const std::string& generated = "");
     // A kernel object of the caller's own (arguments bound once and kept).
     cl::Kernel newKernel(const std::string& source, const std::string& name, Precision element,
                          const std::string& extraOptions = "");

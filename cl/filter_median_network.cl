@@ -1,0 +1,88 @@
+// Medians of 8-bit planes by a selection network shared over a tile of outputs: the windows of
+// neighbouring outputs overlap, and the network (built by host/filter/median_network.cpp, appended
+// to this file as median_network()) sorts each shared piece once, merges it into every output that
+// holds it and drops the values that can no longer be a median (Adams 2021; Sugy 2025). Min and max
+// only: no branch depends on the data.
+//
+// A work-group reads its patch of the image into local memory through the border rule, then each
+// work-item computes two tiles of NTX x NTY outputs, one above the other, as the two 16-bit lanes of
+// its values (one instruction for both on NVIDIA's compute capability 9.0 with U16X2 = 1).
+// Defines: KW (odd), RX = RY = KW / 2, BORDER, NTX, NTY (a lane's tile), GX, GY (the work-group), U16X2.
+#include "common/filter_common.h"
+
+#ifndef KW
+#define KW 9
+#endif
+#ifndef NTX
+#define NTX 4
+#endif
+#ifndef NTY
+#define NTY 2
+#endif
+#ifndef GX
+#define GX 16
+#endif
+#ifndef GY
+#define GY 8
+#endif
+#ifndef U16X2
+#define U16X2 0
+#endif
+
+#define ITEM_ROWS (2 * NTY)
+#define PATCH_W (GX * NTX + KW - 1)
+#define PATCH_H (GY * ITEM_ROWS + KW - 1)
+
+#if U16X2
+typedef uint LANE_T;
+inline uint lane_min(const uint a, const uint b) {
+    uint r;
+    asm("min.u16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+inline uint lane_max(const uint a, const uint b) {
+    uint r;
+    asm("max.u16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+#define LANE_MIN(a, b) lane_min(a, b)
+#define LANE_MAX(a, b) lane_max(a, b)
+#define LANE_PACK(lo, hi) ((uint)(lo) | ((uint)(hi) << 16))
+#define LANE_LO(v) ((uchar)(v))
+#define LANE_HI(v) ((uchar)((v) >> 16))
+#else
+typedef ushort2 LANE_T;
+#define LANE_MIN(a, b) min(a, b)
+#define LANE_MAX(a, b) max(a, b)
+#define LANE_PACK(lo, hi) ((ushort2)((ushort)(lo), (ushort)(hi)))
+#define LANE_LO(v) ((uchar)(v).x)
+#define LANE_HI(v) ((uchar)(v).y)
+#endif
+
+// The work-item's patch starts at `patch` (row stride PATCH_W); its outputs at (x0, y0).
+#define MEDIAN_NETWORK_PARAMS local const uchar* patch, global uchar* dst, const int width, const int height, const int x0, const int y0
+#define MEDIAN_LOAD(r, c) LANE_PACK(patch[(r) * PATCH_W + (c)], patch[((r) + NTY) * PATCH_W + (c)])
+#define MEDIAN_STORE(y, x, v) median_store(dst, width, height, x0 + (x), y0 + (y), v)
+
+inline void median_store(global uchar* dst, const int width, const int height, const int x, const int y, const LANE_T v) {
+    if (x >= width) return;
+    if (y < height) dst[(size_t)y * (size_t)width + x] = LANE_LO(v);
+    if (y + NTY < height) dst[(size_t)(y + NTY) * (size_t)width + x] = LANE_HI(v);
+}
+
+void median_network(MEDIAN_NETWORK_PARAMS);
+
+__kernel __attribute__((reqd_work_group_size(GX, GY, 1))) void median_network_tile(const global uchar* restrict src, global uchar* restrict dst,
+                                                                                   const int width, const int height, const int outsideValue) {
+    local uchar tile[PATCH_H * PATCH_W];
+    const uchar outside = (uchar)outsideValue;
+    const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
+    const int gx0 = (int)get_group_id(0) * (GX * NTX), gy0 = (int)get_group_id(1) * (GY * ITEM_ROWS);
+    for (int i = ly * GX + lx; i < PATCH_H * PATCH_W; i += GX * GY) {
+        const int r = i / PATCH_W, c = i - r * PATCH_W;
+        const int row = border_index(gy0 - RY + r, height), column = border_index(gx0 - RX + c, width);
+        tile[i] = (row < 0 || column < 0) ? outside : src[(size_t)row * (size_t)width + column];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    median_network(tile + ly * ITEM_ROWS * PATCH_W + lx * NTX, dst, width, height, gx0 + lx * NTX, gy0 + ly * ITEM_ROWS);
+}

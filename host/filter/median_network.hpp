@@ -1,0 +1,71 @@
+// The selection network of a tile of medians, shared as a tree (Adams 2021; Sugy 2025): the outputs
+// of a work-item's tile have windows that overlap, and the median of each is found by merging sorted
+// pieces of the overlap once for all the outputs that hold it, discarding at each step the values
+// that can no longer be the median of any of them. The network is data-oblivious (min and max only),
+// built here and written out as straight-line OpenCL C (cl/filter_median_network.cl includes it).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "portacl/export.hpp"
+#include "portacl/filter.hpp"
+
+namespace portacl::filter {
+
+// A network over the (tileY + k - 1) x (tileX + k - 1) input patch of a tile of tileX x tileY
+// outputs of a k x k median. Wire w < inputs() is patch cell (w / patchWidth, w % patchWidth), row
+// by row; compare-exchange i writes wire inputs() + 2 i (the smaller) and inputs() + 2 i + 1 (the
+// larger). Only what the outputs need is kept: a comparison whose larger value nothing reads keeps
+// its min alone (needMax false), and so on.
+struct PORTACL_API MedianNetwork {
+    struct Compare {
+        int a = 0, b = 0;
+        bool needMin = true, needMax = true;
+    };
+    int k = 0, tileX = 0, tileY = 0;
+    std::vector<Compare> compares;
+    std::vector<int> outputs;  // the median's wire of output (y, x) at y * tileX + x
+
+    int patchWidth() const { return tileX + k - 1; }
+    int patchHeight() const { return tileY + k - 1; }
+    int inputs() const { return patchWidth() * patchHeight(); }
+    // min and max operations the tile takes (what the kernel executes), and per output.
+    std::size_t operations() const;
+    double operationsPerOutput() const { return static_cast<double>(operations()) / (tileX * tileY); }
+
+    // The medians of one patch (row by row, patchHeight() x patchWidth() values): tileY x tileX.
+    std::vector<std::uint16_t> evaluate(const std::vector<std::uint16_t>& patch) const;
+    // The network as the OpenCL C function `void median_network(MEDIAN_NETWORK_PARAMS)`: patch
+    // cell (r, c) read as `LANE_T wN = MEDIAN_LOAD(r, c);`, then `LANE_T wN = LANE_MIN(wA, wB);` and
+    // `LANE_MAX` in order, then `MEDIAN_STORE(y, x, wN);` for each output. The kernel file defines
+    // the four macros and the type (cl/filter_median_network.cl).
+    std::string openclFunction() const;
+};
+
+// k odd, at least 3; tileX and tileY at least 1.
+PORTACL_API MedianNetwork buildMedianNetwork(int k, int tileX, int tileY);
+
+// The [filter] keys median_network (on), median_network_min and _max (the windows it takes),
+// median_network_tile_x and _y (a lane's tile), median_network_group_x and _y (the work-group) and
+// median_network_u16x2 (NVIDIA's packed 16-bit min and max, compute capability 9.0).
+struct PORTACL_API MedianNetworkLayout {
+    bool enabled = false;
+    int minWindow = 7, maxWindow = 11;
+    int tileX = 4, tileY = 2, groupX = 16, groupY = 8;
+    bool u16x2 = false;
+    bool valid() const;
+    // The work-group's patch of the image in local memory, for a k x k window.
+    std::uint64_t localBytes(int k) const;
+    bool fits(std::size_t maxWorkGroupSize, std::uint64_t localMemBytes) const;
+    // Whether op on a plane of type `in` takes the network: an 8-bit square median within the windows.
+    bool takes(const Operation& op, io::PixelType in) const;
+    // The kernel's defines (cl/filter_median_network.cl) for a k x k median under `border`.
+    std::string defines(int k, Border border) const;
+    // Outputs a work-group covers: groupX * tileX by groupY * 2 * tileY (two lanes, one tile above the other).
+    int groupOutputsX() const { return groupX * tileX; }
+    int groupOutputsY() const { return groupY * 2 * tileY; }
+};
+
+}  // namespace portacl::filter
