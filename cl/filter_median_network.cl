@@ -32,6 +32,7 @@
 #define ITEM_ROWS (2 * NTY)
 #define PATCH_W (GX * NTX + KW - 1)
 #define PATCH_H (GY * ITEM_ROWS + KW - 1)
+#define PATCH_COLUMNS_PER_ITEM ((PATCH_W + GX - 1) / GX)
 
 #if U16X2
 typedef uint LANE_T;
@@ -78,10 +79,17 @@ __kernel __attribute__((reqd_work_group_size(GX, GY, 1))) void median_network_ti
     const uchar outside = (uchar)outsideValue;
     const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
     const int gx0 = (int)get_group_id(0) * (GX * NTX), gy0 = (int)get_group_id(1) * (GY * ITEM_ROWS);
-    for (int i = ly * GX + lx; i < PATCH_H * PATCH_W; i += GX * GY) {
-        const int r = i / PATCH_W, c = i - r * PATCH_W;
-        const int row = border_index(gy0 - RY + r, height), column = border_index(gx0 - RX + c, width);
-        tile[i] = (row < 0 || column < 0) ? outside : src[(size_t)row * (size_t)width + column];
+    // Each work-item reads the patch's columns lx, lx + GX, ... of its rows ly, ly + GY, ...: the
+    // border rule once per column and once per row.
+    int column[PATCH_COLUMNS_PER_ITEM];
+#pragma unroll
+    for (int j = 0; j < PATCH_COLUMNS_PER_ITEM; ++j) column[j] = border_index(gx0 - RX + lx + j * GX, width);
+    for (int r = ly; r < PATCH_H; r += GY) {
+        const int row = border_index(gy0 - RY + r, height);
+        const global uchar* line = src + (size_t)max(row, 0) * (size_t)width;
+#pragma unroll
+        for (int j = 0; j < PATCH_COLUMNS_PER_ITEM; ++j)
+            if (lx + j * GX < PATCH_W) tile[r * PATCH_W + lx + j * GX] = (row < 0 || column[j] < 0) ? outside : line[column[j]];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     median_network(tile + ly * ITEM_ROWS * PATCH_W + lx * NTX, dst, width, height, gx0 + lx * NTX, gy0 + ly * ITEM_ROWS);

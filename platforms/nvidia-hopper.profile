@@ -111,14 +111,15 @@ median_histogram = 3
 median_histogram_min = 7
 median_histogram_band = 32
 median_histogram_group = 64
-# Medians of 7x7 to 15x15 by the tile's shared selection network (cl/filter_median_network.cl,
-# host/filter/median_network.cpp), ahead of the histograms: each work-item two 4 x 2 tiles in the
-# 16-bit lanes of min.u16x2 and max.u16x2, work-groups of 16 x 8. On an H200 (4096^2, one call of
-# tools/anchors/filter_variants.sh, two rounds; docs/engineering/filter.md) median 7 678 -> 139-144 us,
-# 9 733 -> 226, 11 989 -> 306-308, 15 1276 -> 725-727 against the histogram tile; tiles of 8 x 2,
-# 4 x 4 and 2 x 2 were slower, and without the packed lanes 4 x 2 took 252, 434, 642 and 3583.
+# Medians of 5x5 to 15x15 by the tile's shared selection network (cl/filter_median_network.cl,
+# host/filter/median_network.cpp), ahead of the histograms and the 5x5 register path: each work-item
+# two 4 x 2 tiles in the 16-bit lanes of min.u16x2 and max.u16x2, work-groups of 16 x 8. On an H200
+# (4096^2, tools/anchors/filter_variants.sh, two rounds; docs/engineering/filter.md) median 5 111 ->
+# 61 us (the register path), 7 673 -> 104, 9 728 -> 169, 11 977 -> 261 against the histogram tile
+# (stream times); tiles of 8 x 2, 4 x 4, 3 x 2 and 2 x 2 and work-groups of 16 x 4, 8 x 8, 32 x 4
+# and 16 x 16 were slower.
 median_network = 1
-median_network_min = 7
+median_network_min = 5
 median_network_max = 15
 median_network_tile_x = 4
 median_network_tile_y = 2

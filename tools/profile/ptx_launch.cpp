@@ -4,8 +4,10 @@
 // destination, W, H and the constant border's value (0); the grid is the pipeline's (strips of SW
 // x RPI outputs, work-groups of GX x GY). Prints the registers and the mean time of REPEATS
 // back-to-back launches.
+// PTX_KERNEL names another kernel with the same arguments and a grid of the same shape (the median
+// network's, cl/filter_median_network.cl: SW = its tile's width, RPI = twice its height).
 //   nvcc -O2 -o ptx_launch ptx_launch.cpp -lcuda
-//   ptx_launch PTX W H SW RPI GX GY [REPEATS]
+//   [PTX_KERNEL=name] ptx_launch PTX W H SW RPI GX GY [REPEATS]
 #include <cuda.h>
 
 #include <cstdio>
@@ -57,7 +59,9 @@ int main(int argc, char** argv) {
     CUmodule module;
     check(cuModuleLoadData(&module, ptx.c_str()), "cuModuleLoadData");
     CUfunction kernel;
-    check(cuModuleGetFunction(&kernel, module, "filter_strip"), "cuModuleGetFunction(filter_strip)");
+    const char* name = std::getenv("PTX_KERNEL");
+    if (!name || !*name) name = "filter_strip";
+    check(cuModuleGetFunction(&kernel, module, name), "cuModuleGetFunction");
     int registers = 0;
     check(cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, kernel), "cuFuncGetAttribute");
 
