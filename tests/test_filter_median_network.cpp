@@ -1,7 +1,8 @@
 // Medians by a tile's shared selection network (host/filter/median_network.cpp, cl/filter_median_network.cl).
 // The network alone: every output of every tile equals the middle of its window sorted (std::sort),
 // windows 3 to 15, random bytes and few distinct values (ties). On the test device, forced through
-// Options::tuning: the serial reference bit for bit at odd sizes (partial work-groups and tiles),
+// Options::tuning: the serial reference bit for bit at odd sizes (partial work-groups and tiles) and
+// at widths that are multiples of 4,
 // every border, images smaller than the window, tiles and work-groups of several shapes, colour
 // planes, float and double builds. A layout the device cannot run is refused in one sentence.
 #include <gtest/gtest.h>
@@ -85,6 +86,9 @@ TEST(MedianNetwork, EveryWindowEqualsReference) {
     // Odd sizes: the last work-group's tiles partly outside the image.
     const io::Image img = test::noiseImage(71, 37, 1, 31);
     for (int k = 3; k <= 11; k += 2) expectEqualReference(img, k, Layout{}, Border::Reflect101);
+    // Widths that are multiples of 4: tiles partly outside only at the bottom.
+    expectEqualReference(test::noiseImage(64, 30, 1, 39), 9, Layout{}, Border::Replicate);
+    expectEqualReference(test::noiseImage(68, 30, 1, 40), 7, Layout{}, Border::Reflect);
 }
 
 TEST(MedianNetwork, EveryBorderEqualsReference) {
