@@ -28,11 +28,16 @@
 #ifndef U16X2
 #define U16X2 0
 #endif
+#ifndef SORTED_COLUMNS
+#define SORTED_COLUMNS 0
+#endif
 
 #define ITEM_ROWS (2 * NTY)
 #define PATCH_W (GX * NTX + KW - 1)
 #define PATCH_H (GY * ITEM_ROWS + KW - 1)
 #define PATCH_COLUMNS_PER_ITEM ((PATCH_W + GX - 1) / GX)
+// The rows of a lane's tile that all its output rows share: rows NTY - 1 to KW - 1 of its patch.
+#define CORE_LEN (KW - NTY + 1)
 
 #if U16X2
 typedef uint LANE_T;
@@ -61,8 +66,11 @@ typedef ushort2 LANE_T;
 #endif
 
 // The work-item's patch starts at `patch` (row stride PATCH_W); its outputs at (x0, y0).
-#define MEDIAN_NETWORK_PARAMS local const uchar* patch, global uchar* dst, const int width, const int height, const int x0, const int y0
+#define MEDIAN_NETWORK_PARAMS local const uchar* patch, local const LANE_T* sorted, global uchar* dst, const int width, const int height, \
+                              const int x0, const int y0
 #define MEDIAN_LOAD(r, c) LANE_PACK(patch[(r) * PATCH_W + (c)], patch[((r) + NTY) * PATCH_W + (c)])
+// SORTED_COLUMNS: the i-th smallest of the shared rows of patch column c, from the work-group's sorts.
+#define MEDIAN_LOAD_SORTED(c, i) sorted[(c) * CORE_LEN + (i)]
 #define MEDIAN_STORE(y, x, v) median_store(dst, width, height, x0 + (x), y0 + (y), v)
 
 inline void median_store(global uchar* dst, const int width, const int height, const int x, const int y, const LANE_T v) {
@@ -72,6 +80,9 @@ inline void median_store(global uchar* dst, const int width, const int height, c
 }
 
 void median_network(MEDIAN_NETWORK_PARAMS);
+#if SORTED_COLUMNS
+void median_sort_core(LANE_T* v);
+#endif
 
 __kernel __attribute__((reqd_work_group_size(GX, GY, 1))) void median_network_tile(const global uchar* restrict src, global uchar* restrict dst,
                                                                                    const int width, const int height, const int outsideValue) {
@@ -92,5 +103,24 @@ __kernel __attribute__((reqd_work_group_size(GX, GY, 1))) void median_network_ti
             if (lx + j * GX < PATCH_W) tile[r * PATCH_W + lx + j * GX] = (row < 0 || column[j] < 0) ? outside : line[column[j]];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    median_network(tile + ly * ITEM_ROWS * PATCH_W + lx * NTX, dst, width, height, gx0 + lx * NTX, gy0 + ly * ITEM_ROWS);
+#if SORTED_COLUMNS
+    // The shared rows of every patch column for every row of work-items, sorted once here: the
+    // work-items that read a column (KW - 1 + NTX of them a row) no longer each sort it.
+    local LANE_T sorted[GY * PATCH_W * CORE_LEN];
+    for (int s = ly * GX + lx; s < GY * PATCH_W; s += GX * GY) {
+        const int sy = s / PATCH_W, c = s - sy * PATCH_W;
+        local const uchar* column = tile + (sy * ITEM_ROWS + NTY - 1) * PATCH_W + c;
+        LANE_T v[CORE_LEN];
+#pragma unroll
+        for (int i = 0; i < CORE_LEN; ++i) v[i] = LANE_PACK(column[i * PATCH_W], column[(i + NTY) * PATCH_W]);
+        median_sort_core(v);
+#pragma unroll
+        for (int i = 0; i < CORE_LEN; ++i) sorted[s * CORE_LEN + i] = v[i];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    local const LANE_T* mine = sorted + (ly * PATCH_W + lx * NTX) * CORE_LEN;
+#else
+    local const LANE_T* mine = 0;
+#endif
+    median_network(tile + ly * ITEM_ROWS * PATCH_W + lx * NTX, mine, dst, width, height, gx0 + lx * NTX, gy0 + ly * ITEM_ROWS);
 }

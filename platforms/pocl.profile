@@ -64,15 +64,16 @@ cpu_rows_walk_segment = 4096
 median_histogram = 1
 median_histogram_min = 7
 median_histogram_segment = 256
-# Medians of 7x7 and 9x9 by the tile's shared selection network (cl/filter_median_network.cl), ahead
-# of the histograms: at 2048^2 on 2 cores (PoCL 3.1), CPU time per launch: median 7 87-88 -> 31 ms,
-# median 9 84-86 -> 47-48 ms; 11x11 alike (78 against 81), 15x15 slower, so the histograms keep
-# those. Work-groups of 16 x 8 with tiles of 4 x 2 (the defaults); 32 x 4, 8 x 8 alike, 8 x 2 and
-# 4 x 4 tiles slower at 9x9. Intel's CPU runtime ran the network slower than its histograms
-# (median 7 121 against 94 ms of CPU), so its profile keeps them.
+# Medians of 7x7 to 11x11 by the tile's shared selection network (cl/filter_median_network.cl), ahead
+# of the histograms, each column's shared rows sorted once a work-group (median_network_sorted_columns):
+# at 2048^2 on 2 cores (PoCL 3.1), CPU time per launch: median 7 87-88 -> 26-27 ms, median 9 84-86
+# -> 39-40, median 11 78 -> 56 (without the sorted columns 30, 47-48 and 78); 13x13 and 15x15 slower,
+# so the histograms keep those. Work-groups of 16 x 8 with tiles of 4 x 2 (the defaults); 32 x 4,
+# 8 x 8 alike, 8 x 2 and 4 x 4 tiles slower at 9x9.
 median_network = 1
 median_network_min = 7
-median_network_max = 9
+median_network_max = 11
+median_network_sorted_columns = 1
 # The register path of 8-bit planes (cl/filter_strip.cl): on PoCL at 1024^2, strips of 8 x 4 ran
 # box 3 in 0.65 ms, Sobel 0.78, median 3 0.89, median 5 5.1 and box 9 4.4, against 10.9, 11.3, 4.6,
 # 19.9 and 31.9 ms for the tile kernels (portacl filter --bench --op ..., 2 shared cores); 16-wide

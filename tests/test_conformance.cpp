@@ -967,16 +967,19 @@ void filterMedianHistogramCase() {
 }
 
 // Medians by a tile's shared selection network (cl/filter_median_network.cl; NVIDIA's profiles'
-// choice from 7x7), forced on every device, tiles and work-groups that do not divide the image.
+// choice from 7x7), forced on every device, tiles and work-groups that do not divide the image, with
+// and without the columns' shared rows sorted once a work-group.
 void filterMedianNetworkCase() {
     const io::Image grey = filterImage(gTiny ? 37 : 83, gTiny ? 17 : 47, 1, io::PixelType::U8, 7);
     filter::Options o;
     o.border = filter::Border::Constant;
     o.borderValue = 200;
-    o.tuning = {{"median_network", 1},          {"median_network_min", 5},     {"median_network_max", 9},
-                {"median_network_tile_x", 4},   {"median_network_tile_y", 2},  {"median_network_group_x", 4},
-                {"median_network_group_y", 2}};
-    for (const auto& op : {"median:5", "median:9"}) filterCompare(grey, {op}, o, 0);
+    for (int sorted : {0, 1}) {
+        o.tuning = {{"median_network", 1},         {"median_network_min", 5},    {"median_network_max", 9},
+                    {"median_network_tile_x", 4},  {"median_network_tile_y", 2}, {"median_network_group_x", 4},
+                    {"median_network_group_y", 2}, {"median_network_sorted_columns", sorted}};
+        for (const auto& op : {"median:5", "median:9"}) filterCompare(grey, {op}, o, 0);
+    }
 }
 
 // The GPU tile kernels of 8-bit planes (cl/filter_separable_tile.cl, cl/filter_rotating_tile.cl;

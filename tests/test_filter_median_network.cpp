@@ -1,5 +1,6 @@
 // Medians by a tile's shared selection network (host/filter/median_network.cpp, cl/filter_median_network.cl).
-// The network alone: every output of every tile equals the middle of its window sorted (std::sort),
+// The network alone, with and without its columns' shared rows given sorted: every output of every
+// tile equals the middle of its window sorted (std::sort),
 // windows 3 to 15, random bytes and few distinct values (ties). On the test device, forced through
 // Options::tuning: the serial reference bit for bit at odd sizes (partial work-groups and tiles) and
 // at widths that are multiples of 4,
@@ -22,6 +23,7 @@ namespace {
 
 struct Layout {
     int tileX = 4, tileY = 2, groupX = 8, groupY = 4;
+    int sortedColumns = 0;
 };
 
 Options networkOptions(const Layout& l, Border b, Precision p, int maxWindow = 15) {
@@ -31,7 +33,7 @@ Options networkOptions(const Layout& l, Border b, Precision p, int maxWindow = 1
     o.precision = p;
     o.tuning = {{"median_network", 1},           {"median_network_min", 3},          {"median_network_max", maxWindow},
                 {"median_network_tile_x", l.tileX}, {"median_network_tile_y", l.tileY}, {"median_network_group_x", l.groupX},
-                {"median_network_group_y", l.groupY}};
+                {"median_network_group_y", l.groupY}, {"median_network_sorted_columns", l.sortedColumns}};
     return o;
 }
 
@@ -44,7 +46,7 @@ void expectEqualReference(const io::Image& img, int k, const Layout& l, Border b
     const test::ByteDifference diff = test::compareBytes(got, want);
     EXPECT_EQ(diff.count, 0u) << "median " << k << " border " << borderName(b) << " image " << img.width << "x" << img.height << "x"
                               << img.channels << ", tiles of " << l.tileX << "x" << l.tileY << ", work-groups of " << l.groupX << "x"
-                              << l.groupY << ": " << diff.first;
+                              << l.groupY << (l.sortedColumns ? ", sorted columns" : "") << ": " << diff.first;
 }
 
 const Border kBorders[] = {Border::Constant, Border::Replicate, Border::Reflect, Border::Reflect101, Border::Wrap};
@@ -55,10 +57,12 @@ TEST(MedianNetwork, EveryTileEqualsSortedWindows) {
     std::mt19937 rng(7);
     const std::pair<int, int> tiles[] = {{1, 1}, {2, 1}, {1, 3}, {4, 2}, {3, 3}, {8, 2}, {4, 4}, {16, 2}};
     for (int k = 3; k <= 15; k += 2)
-        for (const auto& [tx, ty] : tiles) {
-            const MedianNetwork net = buildMedianNetwork(k, tx, ty);
+        for (const auto& [tx, ty] : tiles)
+            for (bool sortedColumns : {false, true}) {
+            if (sortedColumns && ty > k) continue;  // no rows that every output row shares
+            const MedianNetwork net = buildMedianNetwork(k, tx, ty, sortedColumns);
             for (int trial = 0; trial < 40; ++trial) {
-                std::vector<std::uint16_t> patch(net.inputs());
+                std::vector<std::uint16_t> patch(net.cells());
                 const unsigned range = trial % 4 == 0 ? 2u : trial % 4 == 1 ? 5u : 256u;
                 for (auto& v : patch) v = static_cast<std::uint16_t>(rng() % range);
                 const std::vector<std::uint16_t> got = net.evaluate(patch);
@@ -68,10 +72,11 @@ TEST(MedianNetwork, EveryTileEqualsSortedWindows) {
                         for (int r = 0; r < k; ++r)
                             for (int c = 0; c < k; ++c) window.push_back(patch[(y + r) * net.patchWidth() + x + c]);
                         std::sort(window.begin(), window.end());
-                        ASSERT_EQ(got[y * tx + x], window[window.size() / 2]) << k << "x" << k << " tile " << tx << "x" << ty << " output (" << x << ", " << y << ")";
+                        ASSERT_EQ(got[y * tx + x], window[window.size() / 2]) << k << "x" << k << " tile " << tx << "x" << ty << " output (" << x << ", " << y << ")"
+                                                                              << (sortedColumns ? ", sorted columns" : "");
                     }
             }
-        }
+            }
 }
 
 TEST(MedianNetwork, SharingCutsTheWork) {
@@ -86,6 +91,9 @@ TEST(MedianNetwork, EveryWindowEqualsReference) {
     // Odd sizes: the last work-group's tiles partly outside the image.
     const io::Image img = test::noiseImage(71, 37, 1, 31);
     for (int k = 3; k <= 11; k += 2) expectEqualReference(img, k, Layout{}, Border::Reflect101);
+    // The columns' shared rows sorted once a work-group.
+    for (int k : {3, 7, 9, 15}) expectEqualReference(img, k, Layout{4, 2, 8, 4, 1}, Border::Reflect101);
+    expectEqualReference(img, 9, Layout{3, 3, 5, 3, 1}, Border::Wrap);
     // Widths that are multiples of 4: tiles partly outside only at the bottom.
     expectEqualReference(test::noiseImage(64, 30, 1, 39), 9, Layout{}, Border::Replicate);
     expectEqualReference(test::noiseImage(68, 30, 1, 40), 7, Layout{}, Border::Reflect);

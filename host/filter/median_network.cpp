@@ -86,7 +86,17 @@ public:
 
     // The sorted cells of column `column` over rows `rows`; the rows every output row of the tile
     // shares are sorted once and merged into each taller range.
-    const Wires& columnSegment(int column, Span rows) { return segment(true, column, rows, Span{net_.tileY - 1, net_.k - 1}); }
+    const Wires& columnSegment(int column, Span rows) {
+        const Span shared{net_.tileY - 1, net_.k - 1};
+        if (net_.sortedColumns && rows == shared) {
+            const auto key = std::make_tuple(true, column, rows.lo, rows.hi);
+            if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+            Wires sorted;
+            for (int i = 0; i < net_.coreLength(); ++i) sorted.push_back(net_.cells() + column * net_.coreLength() + i);
+            return memo_.emplace(key, std::move(sorted)).first->second;
+        }
+        return segment(true, column, rows, shared);
+    }
     const Wires& rowSegment(int row, Span columns) { return segment(false, row, columns, Span{net_.tileX - 1, net_.k - 1}); }
 
     static void prune(Partial& p) {
@@ -163,15 +173,24 @@ private:
 };
 
 // Keeps only the comparisons (and of those, the min or the max) that an output depends on.
-void removeDeadCompares(MedianNetwork& net) {
-    const int inputs = net.inputs();
-    std::vector<char> live(inputs + 2 * net.compares.size(), 0);
-    for (int w : net.outputs) live[w] = 1;
-    for (std::size_t i = net.compares.size(); i-- > 0;) {
-        MedianNetwork::Compare& c = net.compares[i];
+void removeDeadCompares(std::vector<MedianNetwork::Compare>& compares, int inputs, const std::vector<int>& outputs) {
+    std::vector<char> live(inputs + 2 * compares.size(), 0);
+    for (int w : outputs) live[w] = 1;
+    for (std::size_t i = compares.size(); i-- > 0;) {
+        MedianNetwork::Compare& c = compares[i];
         c.needMin = live[inputs + 2 * i] != 0;
         c.needMax = live[inputs + 2 * i + 1] != 0;
         if (c.needMin || c.needMax) live[c.a] = live[c.b] = 1;
+    }
+}
+
+// The statements of a network: `LANE_T wN = LANE_MIN(wA, wB);` and LANE_MAX for what is needed.
+void writeCompares(std::ostringstream& s, const std::vector<MedianNetwork::Compare>& compares, int inputs) {
+    for (std::size_t i = 0; i < compares.size(); ++i) {
+        const MedianNetwork::Compare& c = compares[i];
+        const std::size_t low = inputs + 2 * i;
+        if (c.needMin) s << "LANE_T w" << low << " = LANE_MIN(w" << c.a << ", w" << c.b << ");\n";
+        if (c.needMax) s << "LANE_T w" << low + 1 << " = LANE_MAX(w" << c.a << ", w" << c.b << ");\n";
     }
 }
 
@@ -184,9 +203,16 @@ std::size_t MedianNetwork::operations() const {
 }
 
 std::vector<std::uint16_t> MedianNetwork::evaluate(const std::vector<std::uint16_t>& patch) const {
-    if (patch.size() != static_cast<std::size_t>(inputs())) throw std::invalid_argument("median network: the patch has the wrong size");
+    if (patch.size() != static_cast<std::size_t>(cells())) throw std::invalid_argument("median network: the patch has the wrong size");
     std::vector<std::uint16_t> wire(inputs() + 2 * compares.size());
     std::copy(patch.begin(), patch.end(), wire.begin());
+    if (sortedColumns)
+        for (int c = 0; c < patchWidth(); ++c) {
+            std::vector<std::uint16_t> column;
+            for (int r = tileY - 1; r < k; ++r) column.push_back(patch[r * patchWidth() + c]);
+            std::sort(column.begin(), column.end());
+            std::copy(column.begin(), column.end(), wire.begin() + cells() + c * coreLength());
+        }
     for (std::size_t i = 0; i < compares.size(); ++i) {
         const Compare& c = compares[i];
         wire[inputs() + 2 * i] = std::min(wire[c.a], wire[c.b]);
@@ -203,41 +229,64 @@ std::string MedianNetwork::openclFunction() const {
       << " medians, written by host/filter/median_network.cpp.\nvoid median_network(MEDIAN_NETWORK_PARAMS) {\n";
     for (int r = 0; r < patchHeight(); ++r)
         for (int c = 0; c < patchWidth(); ++c) s << "LANE_T w" << r * patchWidth() + c << " = MEDIAN_LOAD(" << r << ", " << c << ");\n";
-    for (std::size_t i = 0; i < compares.size(); ++i) {
-        const Compare& c = compares[i];
-        const std::size_t low = inputs() + 2 * i;
-        if (c.needMin) s << "LANE_T w" << low << " = LANE_MIN(w" << c.a << ", w" << c.b << ");\n";
-        if (c.needMax) s << "LANE_T w" << low + 1 << " = LANE_MAX(w" << c.a << ", w" << c.b << ");\n";
-    }
+    if (sortedColumns)
+        for (int c = 0; c < patchWidth(); ++c)
+            for (int i = 0; i < coreLength(); ++i)
+                s << "LANE_T w" << cells() + c * coreLength() + i << " = MEDIAN_LOAD_SORTED(" << c << ", " << i << ");\n";
+    writeCompares(s, compares, inputs());
     for (int y = 0; y < tileY; ++y)
         for (int x = 0; x < tileX; ++x) s << "MEDIAN_STORE(" << y << ", " << x << ", w" << outputs[y * tileX + x] << ");\n";
     s << "}\n";
+    if (sortedColumns) {
+        s << "\n// Sorts " << coreLength() << " values in place.\nvoid median_sort_core(LANE_T* v) {\n";
+        for (int i = 0; i < coreLength(); ++i) s << "LANE_T w" << i << " = v[" << i << "];\n";
+        writeCompares(s, coreSort, coreLength());
+        for (int i = 0; i < coreLength(); ++i) s << "v[" << i << "] = w" << coreSortOutputs[i] << ";\n";
+        s << "}\n";
+    }
     return s.str();
 }
 
-MedianNetwork buildMedianNetwork(int k, int tileX, int tileY) {
-    if (k < 3 || k % 2 == 0 || tileX < 1 || tileY < 1) throw std::invalid_argument("median network: k must be odd and at least 3, the tile at least 1 x 1");
+MedianNetwork buildMedianNetwork(int k, int tileX, int tileY, bool sortedColumns) {
+    if (k < 3 || k % 2 == 0 || tileX < 1 || tileY < 1 || (sortedColumns && tileY > k))
+        throw std::invalid_argument("median network: k must be odd and at least 3, the tile at least 1 x 1 (and with sorted columns at most k high)");
     MedianNetwork net;
     net.k = k;
     net.tileX = tileX;
     net.tileY = tileY;
+    net.sortedColumns = sortedColumns;
     net.outputs.assign(static_cast<std::size_t>(tileX) * tileY, -1);
     Builder builder(net);
     Partial root;
     root.n = k * k;
     root.rank = (k * k) / 2;
     builder.solve(0, tileX, 0, tileY, root, Span{}, Span{});
-    removeDeadCompares(net);
+    removeDeadCompares(net.compares, net.inputs(), net.outputs);
+    if (sortedColumns) {
+        // The sort of one column's shared rows: a network of its own over coreLength() inputs.
+        MedianNetwork core;
+        core.k = 1;
+        core.tileX = net.coreLength();
+        core.tileY = 1;
+        Builder coreBuilder(core);
+        Wires cells;
+        for (int i = 0; i < net.coreLength(); ++i) cells.push_back(i);
+        net.coreSortOutputs = coreBuilder.sort(cells);
+        net.coreSort = std::move(core.compares);
+        removeDeadCompares(net.coreSort, net.coreLength(), net.coreSortOutputs);
+    }
     return net;
 }
 
 bool MedianNetworkLayout::valid() const {
-    return minWindow >= 3 && maxWindow >= minWindow && maxWindow <= 15 && tileX >= 1 && tileY >= 1 && tileX * tileY <= 32 && groupX >= 1 &&
-           groupY >= 1;
+    return minWindow >= 3 && maxWindow >= minWindow && maxWindow <= 15 && tileX >= 1 && tileY >= 1 && (!sortedColumns || tileY <= minWindow) &&
+           tileX * tileY <= 32 && groupX >= 1 && groupY >= 1;
 }
 
 std::uint64_t MedianNetworkLayout::localBytes(int k) const {
-    return static_cast<std::uint64_t>(groupOutputsX() + k - 1) * static_cast<std::uint64_t>(groupOutputsY() + k - 1);
+    const std::uint64_t width = groupOutputsX() + k - 1, height = groupOutputsY() + k - 1;
+    // The sorted shared rows: one column of k - tileY + 1 lane pairs (4 bytes) per patch column and work-item row.
+    return width * height + (sortedColumns ? 4u * width * groupY * static_cast<std::uint64_t>(k - tileY + 1) : 0u);
 }
 
 bool MedianNetworkLayout::fits(std::size_t maxWorkGroupSize, std::uint64_t localMemBytes) const {
@@ -252,7 +301,8 @@ bool MedianNetworkLayout::takes(const Operation& op, io::PixelType in) const {
 std::string MedianNetworkLayout::defines(int k, Border border) const {
     std::ostringstream d;
     d << "-D KW=" << k << " -D RX=" << k / 2 << " -D RY=" << k / 2 << " -D BORDER=" << static_cast<int>(border) << " -D NTX=" << tileX
-      << " -D NTY=" << tileY << " -D GX=" << groupX << " -D GY=" << groupY << " -D U16X2=" << (u16x2 ? 1 : 0);
+      << " -D NTY=" << tileY << " -D GX=" << groupX << " -D GY=" << groupY << " -D U16X2=" << (u16x2 ? 1 : 0)
+      << " -D SORTED_COLUMNS=" << (sortedColumns ? 1 : 0);
     return d.str();
 }
 

@@ -25,12 +25,22 @@ struct PORTACL_API MedianNetwork {
         bool needMin = true, needMax = true;
     };
     int k = 0, tileX = 0, tileY = 0;
+    // With sorted columns: the rows every output row of the tile shares ([tileY - 1, k - 1], of
+    // coreLength() cells) of each patch column come in sorted, as inputs (the kernel sorts them once
+    // for all the work-items that read them); 0: the network sorts them itself.
+    bool sortedColumns = false;
     std::vector<Compare> compares;
     std::vector<int> outputs;  // the median's wire of output (y, x) at y * tileX + x
+    // The network that sorts coreLength() values in place (sortedColumns), and its outputs in order.
+    std::vector<Compare> coreSort;
+    std::vector<int> coreSortOutputs;
 
     int patchWidth() const { return tileX + k - 1; }
     int patchHeight() const { return tileY + k - 1; }
-    int inputs() const { return patchWidth() * patchHeight(); }
+    int coreLength() const { return k - tileY + 1; }
+    int cells() const { return patchWidth() * patchHeight(); }
+    // Wires cells() + c * coreLength() + i: column c's shared rows, i-th smallest (sortedColumns).
+    int inputs() const { return cells() + (sortedColumns ? patchWidth() * coreLength() : 0); }
     // min and max operations the tile takes (what the kernel executes), and per output.
     std::size_t operations() const;
     double operationsPerOutput() const { return static_cast<double>(operations()) / (tileX * tileY); }
@@ -40,12 +50,14 @@ struct PORTACL_API MedianNetwork {
     // The network as the OpenCL C function `void median_network(MEDIAN_NETWORK_PARAMS)`: patch
     // cell (r, c) read as `LANE_T wN = MEDIAN_LOAD(r, c);`, then `LANE_T wN = LANE_MIN(wA, wB);` and
     // `LANE_MAX` in order, then `MEDIAN_STORE(y, x, wN);` for each output. The kernel file defines
-    // the four macros and the type (cl/filter_median_network.cl).
+    // the four macros and the type (cl/filter_median_network.cl). With sortedColumns, the sorted
+    // inputs are read as `MEDIAN_LOAD_SORTED(c, i)`, and a second function
+    // `void median_sort_core(LANE_T* v)` sorts coreLength() values in place.
     std::string openclFunction() const;
 };
 
-// k odd, at least 3; tileX and tileY at least 1.
-PORTACL_API MedianNetwork buildMedianNetwork(int k, int tileX, int tileY);
+// k odd, at least 3; tileX and tileY at least 1 (with sortedColumns, tileY at most k).
+PORTACL_API MedianNetwork buildMedianNetwork(int k, int tileX, int tileY, bool sortedColumns = false);
 
 // The [filter] keys median_network (on), median_network_min and _max (the windows it takes),
 // median_network_tile_x and _y (a lane's tile), median_network_group_x and _y (the work-group) and
@@ -55,6 +67,7 @@ struct PORTACL_API MedianNetworkLayout {
     int minWindow = 7, maxWindow = 11;
     int tileX = 4, tileY = 2, groupX = 16, groupY = 8;
     bool u16x2 = false;
+    bool sortedColumns = false;  // median_network_sorted_columns: each column's shared rows sorted once a work-group
     bool valid() const;
     // The work-group's patch of the image in local memory, for a k x k window.
     std::uint64_t localBytes(int k) const;

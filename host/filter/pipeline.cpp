@@ -192,6 +192,7 @@ struct Pipeline::Impl {
         medianNetwork.groupX = setting("median_network_group_x", medianNetwork.groupX);
         medianNetwork.groupY = setting("median_network_group_y", medianNetwork.groupY);
         medianNetwork.u16x2 = setting("median_network_u16x2", dev.nvidiaFrom(90) ? 1 : 0) != 0;
+        medianNetwork.sortedColumns = setting("median_network_sorted_columns", 0) != 0;
         if (medianNetwork.enabled && !medianNetwork.fits(ctx.device().maxWorkGroupSize, ctx.device().localMemBytes))
             throw Error("the [filter] median networks of the tuning profile " + ctx.tuning().name + " (windows " +
                         std::to_string(medianNetwork.minWindow) + " to " + std::to_string(medianNetwork.maxWindow) + ", tiles of " +
@@ -309,7 +310,7 @@ struct Pipeline::Impl {
         if (!medianNetwork.takes(op, in.type)) return false;
         auto source = medianNetworkSources.find(op.width);
         if (source == medianNetworkSources.end())
-            source = medianNetworkSources.emplace(op.width, buildMedianNetwork(op.width, medianNetwork.tileX, medianNetwork.tileY).openclFunction()).first;
+            source = medianNetworkSources.emplace(op.width, buildMedianNetwork(op.width, medianNetwork.tileX, medianNetwork.tileY, medianNetwork.sortedColumns).openclFunction()).first;
         cl::Kernel& k = ctx.kernel("filter_median_network.cl", "median_network_tile", real(), medianNetwork.defines(op.width, options.border),
                                    source->second);
         out = bindPlane(k, in);
