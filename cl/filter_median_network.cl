@@ -7,7 +7,9 @@
 // A work-group reads its patch of the image into local memory through the border rule, then each
 // work-item computes two tiles of NTX x NTY outputs, one above the other, as the two 16-bit lanes of
 // its values (one instruction for both on NVIDIA's compute capability 9.0 with U16X2 = 1).
-// Defines: KW (odd), RX = RY = KW / 2, BORDER, NTX, NTY (a lane's tile), GX, GY (the work-group), U16X2.
+// Defines: KW (odd), RX = RY = KW / 2, BORDER, NTX, NTY (a lane's tile), GX, GY (the work-group), U16X2,
+// SORTED_COLUMNS (each patch column's shared rows sorted once by the work-group; the host's network
+// then reads them sorted, and appends median_sort_core() too).
 #include "common/filter_common.h"
 
 #ifndef KW
@@ -105,14 +107,15 @@ __kernel __attribute__((reqd_work_group_size(GX, GY, 1))) void median_network_ti
     barrier(CLK_LOCAL_MEM_FENCE);
 #if SORTED_COLUMNS
     // The shared rows of every patch column for every row of work-items, sorted once here: the
-    // work-items that read a column (KW - 1 + NTX of them a row) no longer each sort it.
+    // work-items of a row that read a column ((KW - 1 + NTX) / NTX of them: 3 at 9x9 in tiles 4 wide)
+    // no longer each sort it.
     local LANE_T sorted[GY * PATCH_W * CORE_LEN];
     for (int s = ly * GX + lx; s < GY * PATCH_W; s += GX * GY) {
         const int sy = s / PATCH_W, c = s - sy * PATCH_W;
-        local const uchar* column = tile + (sy * ITEM_ROWS + NTY - 1) * PATCH_W + c;
+        local const uchar* firstShared = tile + (sy * ITEM_ROWS + NTY - 1) * PATCH_W + c;
         LANE_T v[CORE_LEN];
 #pragma unroll
-        for (int i = 0; i < CORE_LEN; ++i) v[i] = LANE_PACK(column[i * PATCH_W], column[(i + NTY) * PATCH_W]);
+        for (int i = 0; i < CORE_LEN; ++i) v[i] = LANE_PACK(firstShared[i * PATCH_W], firstShared[(i + NTY) * PATCH_W]);
         median_sort_core(v);
 #pragma unroll
         for (int i = 0; i < CORE_LEN; ++i) sorted[s * CORE_LEN + i] = v[i];

@@ -263,7 +263,8 @@ MedianNetwork buildMedianNetwork(int k, int tileX, int tileY, bool sortedColumns
     builder.solve(0, tileX, 0, tileY, root, Span{}, Span{});
     removeDeadCompares(net.compares, net.inputs(), net.outputs);
     if (sortedColumns) {
-        // The sort of one column's shared rows: a network of its own over coreLength() inputs.
+        // The sort of one column's shared rows: a network of its own over coreLength() inputs (a
+        // MedianNetwork of k = 1 and one row of coreLength() outputs has exactly those inputs).
         MedianNetwork core;
         core.k = 1;
         core.tileX = net.coreLength();

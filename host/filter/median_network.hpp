@@ -2,7 +2,7 @@
 // of a work-item's tile have windows that overlap, and the median of each is found by merging sorted
 // pieces of the overlap once for all the outputs that hold it, discarding at each step the values
 // that can no longer be the median of any of them. The network is data-oblivious (min and max only),
-// built here and written out as straight-line OpenCL C (cl/filter_median_network.cl includes it).
+// built here and written out as straight-line OpenCL C, appended to cl/filter_median_network.cl.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +15,7 @@
 namespace portacl::filter {
 
 // A network over the (tileY + k - 1) x (tileX + k - 1) input patch of a tile of tileX x tileY
-// outputs of a k x k median. Wire w < inputs() is patch cell (w / patchWidth, w % patchWidth), row
+// outputs of a k x k median. Wire w < cells() is patch cell (w / patchWidth, w % patchWidth), row
 // by row; compare-exchange i writes wire inputs() + 2 i (the smaller) and inputs() + 2 i + 1 (the
 // larger). Only what the outputs need is kept: a comparison whose larger value nothing reads keeps
 // its min alone (needMax false), and so on.
@@ -60,8 +60,9 @@ struct PORTACL_API MedianNetwork {
 PORTACL_API MedianNetwork buildMedianNetwork(int k, int tileX, int tileY, bool sortedColumns = false);
 
 // The [filter] keys median_network (on), median_network_min and _max (the windows it takes),
-// median_network_tile_x and _y (a lane's tile), median_network_group_x and _y (the work-group) and
-// median_network_u16x2 (NVIDIA's packed 16-bit min and max, compute capability 9.0).
+// median_network_tile_x and _y (a lane's tile), median_network_group_x and _y (the work-group),
+// median_network_u16x2 (NVIDIA's packed 16-bit min and max, compute capability 9.0) and
+// median_network_sorted_columns.
 struct PORTACL_API MedianNetworkLayout {
     bool enabled = false;
     int minWindow = 7, maxWindow = 11;
