@@ -90,9 +90,9 @@ struct Pipeline::Impl {
     // Medians of large 8-bit windows from histograms (cl/filter_median.cl), where the profile says so.
     MedianHistogramLayout medianHistogram;
     // Medians by a selection network shared over tiles of outputs (cl/filter_median_network.cl), where
-    // the profile says so; the networks of the windows used, built once.
+    // the profile says so; the kernel of each window used, its network built and compiled once.
     MedianNetworkLayout medianNetwork;
-    std::map<int, std::string> medianNetworkSources;
+    std::map<int, cl::Kernel*> medianNetworkKernels;
     // Masks up to 3x3, 3x3 gradient pairs |Gx| + |Gy|, 1-D rows, rank 1 up to 9x9, medians.
     StripLayout stripSmall, stripGradient, stripRow, stripSeparable, stripMedian3, stripMedian5;
     // The GPU tile kernels of 8-bit planes (rank-1 masks up to 9x9, the rotating mask up to 9x9),
@@ -308,11 +308,13 @@ struct Pipeline::Impl {
     // there: launched, its output returned.
     bool tryMedianNetwork(const DevicePlane& in, const Operation& op, DevicePlane& out) {
         if (!medianNetwork.takes(op, in.type)) return false;
-        auto source = medianNetworkSources.find(op.width);
-        if (source == medianNetworkSources.end())
-            source = medianNetworkSources.emplace(op.width, buildMedianNetwork(op.width, medianNetwork.tileX, medianNetwork.tileY, medianNetwork.sortedColumns).openclFunction()).first;
-        cl::Kernel& k = ctx.kernel("filter_median_network.cl", "median_network_tile", real(), medianNetwork.defines(op.width, options.border),
-                                   source->second);
+        cl::Kernel*& built = medianNetworkKernels[op.width];
+        if (!built) {
+            const MedianNetwork network = buildMedianNetwork(op.width, medianNetwork.tileX, medianNetwork.tileY, medianNetwork.sortedColumns);
+            built = &ctx.kernel("filter_median_network.cl", "median_network_tile", real(), medianNetwork.defines(op.width, options.border),
+                                network.openclFunction());
+        }
+        cl::Kernel& k = *built;
         out = bindPlane(k, in);
         const std::size_t groupsX = (static_cast<std::size_t>(width) + medianNetwork.groupOutputsX() - 1) / medianNetwork.groupOutputsX();
         const std::size_t groupsY = (static_cast<std::size_t>(height) + medianNetwork.groupOutputsY() - 1) / medianNetwork.groupOutputsY();
