@@ -157,6 +157,25 @@ TEST(IsolatedBuild, AFilterWhoseSpecialisedKernelCrashesTheCompilerTakesThePorta
     EXPECT_EQ(got.data, want.data);
 }
 
+TEST(IsolatedBuild, AMedianNetworkThatCrashesTheCompilerLeavesTheMedianToTheOtherKernels) {
+    ScopedEnv env;
+    env.set("PORTACL_CACHE_DIR", freshCacheDir("median-network"));
+    env.set("PORTACL_COMPILE_WORKER_FAULT", "abort:SORTED_COLUMNS");  // among the network's options only
+    io::Image img;
+    img.width = 41, img.height = 23, img.channels = 1;
+    img.data.resize(img.byteCount());
+    std::mt19937 rng(11);
+    for (auto& v : img.data) v = static_cast<unsigned char>(rng());
+    const std::vector<filter::Operation> ops{filter::parseOperation("median:9")};
+    filter::Options options;
+    options.tuning = {{"median_network", 1}, {"median_network_min", 7}, {"median_network_group_x", 8}, {"median_network_group_y", 4}};
+    Context ctx(testDevice());
+    filter::Pipeline pipeline(ctx, ops, options);
+    const io::Image want = filter::filterReference(img, ops, options);
+    EXPECT_EQ(pipeline.run(img).data, want.data);
+    EXPECT_EQ(pipeline.run(img).data, want.data);  // the failed build remembered, not tried again
+}
+
 TEST(Devices, EveryPlatformIsListedOrSkippedWithAReason) {
     std::vector<SkippedPlatform> skipped;
     const auto devices = listDevices(&skipped);

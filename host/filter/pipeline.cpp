@@ -90,7 +90,8 @@ struct Pipeline::Impl {
     // Medians of large 8-bit windows from histograms (cl/filter_median.cl), where the profile says so.
     MedianHistogramLayout medianHistogram;
     // Medians by a selection network shared over tiles of outputs (cl/filter_median_network.cl), where
-    // the profile says so; the kernel of each window used, its network built and compiled once.
+    // the profile says so; the kernel of each window used, its network built and compiled once (null:
+    // the device's compiler failed on it).
     MedianNetworkLayout medianNetwork;
     std::map<int, cl::Kernel*> medianNetworkKernels;
     // Masks up to 3x3, 3x3 gradient pairs |Gx| + |Gy|, 1-D rows, rank 1 up to 9x9, medians.
@@ -308,13 +309,23 @@ struct Pipeline::Impl {
     // there: launched, its output returned.
     bool tryMedianNetwork(const DevicePlane& in, const Operation& op, DevicePlane& out) {
         if (!medianNetwork.takes(op, in.type)) return false;
-        cl::Kernel*& built = medianNetworkKernels[op.width];
-        if (!built) {
+        auto built = medianNetworkKernels.find(op.width);
+        if (built == medianNetworkKernels.end()) {
             const MedianNetwork network = buildMedianNetwork(op.width, medianNetwork.tileX, medianNetwork.tileY, medianNetwork.sortedColumns);
-            built = &ctx.kernel("filter_median_network.cl", "median_network_tile", real(), medianNetwork.defines(op.width, options.border),
+            cl::Kernel* k = nullptr;
+            try {
+                k = &ctx.kernel("filter_median_network.cl", "median_network_tile", real(), medianNetwork.defines(op.width, options.border),
                                 network.openclFunction());
+            } catch (const BuildError& e) {
+                // A compiler that crashes or takes too long on the network's straight-line code (Intel's
+                // CPU runtime on 15x15): said once, and the kernels below take the median.
+                if (!e.compilerFailed()) throw;
+                portableFallback(e, "the histograms or the per-window networks take this median instead");
+            }
+            built = medianNetworkKernels.emplace(op.width, k).first;
         }
-        cl::Kernel& k = *built;
+        if (!built->second) return false;
+        cl::Kernel& k = *built->second;
         out = bindPlane(k, in);
         const std::size_t groupsX = (static_cast<std::size_t>(width) + medianNetwork.groupOutputsX() - 1) / medianNetwork.groupOutputsX();
         const std::size_t groupsY = (static_cast<std::size_t>(height) + medianNetwork.groupOutputsY() - 1) / medianNetwork.groupOutputsY();
