@@ -49,6 +49,7 @@
 #include "portacl/voronoi.hpp"
 #include "skeleton/skeleton_detail.hpp"
 #include "support/box_copy_cases.hpp"
+#include "support/filter_images.hpp"
 #include "support/kwave_bell_cases.hpp"
 #include "support/kwave_simulations.hpp"
 #include "support/random_phase_image.hpp"
@@ -239,7 +240,7 @@ void filterIntegerCase() {
     // Rank-1 masks with both passes in one kernel (the GPU profiles' choice), on every device.
     filter::Options fused = tiles;
     fused.tuning["fused_separable"] = 1;
-    filterCompare(grey, {"gaussian:9:2.0"}, fused, 0);
+    for (const auto& op : {std::string("gaussian:9:2.0"), test::decimalRank1Mask()}) filterCompare(grey, {op}, fused, 0);
     const filter::Options strips = stripOptions();
     for (const auto& op : {"box:3", "sobel", "median:3", "median:5", "gaussian:5"}) filterCompare(grey, {op}, strips, 0);
     // The border modes other than the default reflect101, each under one mask shape.
@@ -943,11 +944,12 @@ void filterRowsCase() {
                    {"cpu_rows_linear_vector", 16}, {"cpu_rows_row_vector", 16}, {"cpu_rows_double_vector", 16}};
     rows.border = filter::Border::Constant;
     rows.borderValue = 200;
-    for (const auto& op : {"conv:1,3,5;2,4,1;3,5,2:sum", "conv:1;8;28;56;70;56;28;8;1:sum", "gaussian:9:2.0", "median:3", "median:5"})
+    for (const auto& op : {std::string("conv:1,3,5;2,4,1;3,5,2:sum"), std::string("conv:1;8;28;56;70;56;28;8;1:sum"), std::string("gaussian:9:2.0"),
+                           test::decimalRank1Mask(), std::string("median:3"), std::string("median:5")})
         filterCompare(grey, {op}, rows, 0);
     // Rank-1 masks walked along the rows, in segments of two vectors.
     rows.tuning["cpu_rows_walk_segment"] = 32;
-    for (const auto& op : {"box:5", "gaussian:9:2.0"}) filterCompare(grey, {op}, rows, 0);
+    for (const auto& op : {std::string("box:5"), std::string("gaussian:9:2.0"), test::decimalRank1Mask()}) filterCompare(grey, {op}, rows, 0);
 }
 
 // Medians of large windows from histograms (cl/filter_median.cl), on every device: the CPU profiles'
@@ -983,8 +985,8 @@ void filterMedianNetworkCase() {
 }
 
 // The GPU tile kernels of 8-bit planes (cl/filter_separable_tile.cl, cl/filter_rotating_tile.cl;
-// NVIDIA's profiles' choice), forced on every device: the fixed-point Gaussian (64-bit column sums,
-// and double where the device has fp64), an integer rank-1 mask, and the rotating mask with uint and
+// NVIDIA's profiles' choice), forced on every device: a fixed-point decimal mask (64-bit column sums,
+// and double where the device has fp64), OpenCV's integer Gaussian, an integer rank-1 mask, and the rotating mask with uint and
 // ulong keys, in work-groups that do not divide the image, against the reference.
 void filterGpuTilesCase() {
     const io::Image grey = filterImage(gTiny ? 37 : 83, gTiny ? 17 : 47, 1, io::PixelType::U8, 6);
@@ -994,10 +996,11 @@ void filterGpuTilesCase() {
     o.tuning = {{"cpu_rows", 0},           {"separable_tile", 1},        {"separable_tile_all", 1},   {"separable_tile_group_x", 8},
                 {"separable_tile_group_y", 4}, {"separable_tile_rows", 3}, {"rotating_tile", 1},        {"rotating_tile_x", 16},
                 {"rotating_tile_y", 8},        {"rotating_tile_walk", 4},  {"rotating_tile_group_x", 8}, {"rotating_tile_group_y", 4}};
-    for (const auto& op : {"gaussian:9:2.0", "box:7", "rotating:5", "rotating:9"}) filterCompare(grey, {op}, o, 0);
+    for (const auto& op : {test::decimalRank1Mask(), std::string("gaussian:9:2.0"), std::string("box:7"), std::string("rotating:5"), std::string("rotating:9")})
+        filterCompare(grey, {op}, o, 0);
     if (ctx().device().fp64) {
         o.tuning["separable_tile_double"] = 1;
-        filterCompare(grey, {"gaussian:9:2.0"}, o, 0);
+        filterCompare(grey, {test::decimalRank1Mask()}, o, 0);
     }
 }
 

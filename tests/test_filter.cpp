@@ -5,12 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numeric>
 #include <random>
 
 #include "filter/filter_internal.hpp"
 #include "filter/planes.hpp"
 #include "portacl/filter.hpp"
 #include "portacl/runtime/error.hpp"
+#include "support/filter_images.hpp"
 #include "support/test_support.hpp"
 
 using namespace portacl;
@@ -157,15 +159,37 @@ TEST(FilterReference, SeparableDetection) {
     EXPECT_TRUE(parseOperation("box:3").rowFactor.empty());
 }
 
-TEST(FilterReference, FixedPointGaussianIsWithinAHundredthOfALevelOfRealArithmetic) {
+TEST(FilterReference, FixedPointRealMaskIsWithinAHundredthOfALevelOfRealArithmetic) {
     // Integer images take real masks in fixed point; the float image path computes in double.
     const io::Image img = testImage(50, 41, 1, io::PixelType::U8);
     io::Image f = io::makeImage(50, 41, 1, io::PixelType::F32);
     for (std::size_t i = 0; i < img.data.size(); ++i) f.samples<float>()[i] = img.data[i];
     Options o;
     o.precision = Precision::Double;
-    const io::Image a = filterReference(img, parse({"gaussian:9:2.0"}), o), b = filterReference(f, parse({"gaussian:9:2.0"}), o);
+    const std::string mask = test::decimalRank1Mask();
+    const io::Image a = filterReference(img, parse({mask}), o), b = filterReference(f, parse({mask}), o);
     for (std::size_t i = 0; i < a.data.size(); ++i) ASSERT_LE(std::fabs(a.data[i] - b.samples<float>()[i]), 0.5 + 0.01) << i;
+}
+
+TEST(FilterReference, GaussianTakesOpenCvsFixedPointWeights) {
+    // OpenCV 4.6's bit-exact GaussianBlur: 8 fractional bits a factor for 8-bit images, 16 for
+    // 16-bit, rounded by error diffusion from the ends inwards. Published values: its 9-tap table for
+    // sigma <= 0 (4, 13, 30, 51, 60 / 256) and the sampled 9 taps of sigma 2, which OpenCV's
+    // getGaussianKernel(9, 2) gives as 0.02763055 0.06628225 0.12383154 0.18017382 0.20416369 (the
+    // integers below are their error diffusion; test_filter_opencv holds the images to OpenCV's).
+    const auto weights = [](const std::string& spec, io::PixelType t) { return planInteger(parseOperation(spec), t).row; };
+    EXPECT_EQ(weights("gaussian:9", io::PixelType::U8), (std::vector<std::int32_t>{4, 13, 30, 51, 60, 51, 30, 13, 4}));
+    EXPECT_EQ(weights("gaussian:9:2.0", io::PixelType::U8), (std::vector<std::int32_t>{7, 17, 32, 46, 52, 46, 32, 17, 7}));
+    // 16 bits: 0.02763055 * 65536 = 1810.8 rounds to 1811, its error carried inwards.
+    const auto w16 = weights("gaussian:9:2.0", io::PixelType::U16);
+    EXPECT_EQ(w16, (std::vector<std::int32_t>{1811, 4344, 8115, 11808, 13380, 11808, 8115, 4344, 1811}));
+    EXPECT_EQ(std::accumulate(w16.begin(), w16.end(), 0), 65536);
+    EXPECT_EQ(planInteger(parseOperation("gaussian:9:2.0"), io::PixelType::U16).divisor, std::int64_t(1) << 32);
+    // 3x3 Gaussians are one 2-D mask: the outer product of the factors over 2^16.
+    const IntegerPlan g3 = planInteger(parseOperation("gaussian:3"), io::PixelType::U8);
+    ASSERT_EQ(g3.masks.size(), 1u);
+    EXPECT_EQ(g3.masks[0], (std::vector<std::int32_t>{4096, 8192, 4096, 8192, 16384, 8192, 4096, 8192, 4096}));
+    EXPECT_EQ(g3.divisor, 65536);
 }
 
 // ---- the device against the reference ----

@@ -1,6 +1,6 @@
 // The GPU tile kernels of 8-bit planes (cl/filter_separable_tile.cl, cl/filter_rotating_tile.cl)
-// held to the serial reference, exactly: rank-1 masks up to 9x9 (fixed-point Gaussians with long and
-// double column sums, integer masks with int sums and a divisor that is not a power of two,
+// held to the serial reference, exactly: rank-1 masks up to 9x9 (fixed-point decimal masks with long
+// and double column sums, OpenCV's integer Gaussians, integer masks with int sums and a divisor that is not a power of two,
 // asymmetric factors of both signs, a 9x5 mask) and the rotating mask 3 to 9
 // (uint and ulong keys), under every border, at sizes that are and are not multiples of the tile
 // and of 4, images narrower and shorter than a tile, and colour planes. The kernels are selected
@@ -76,17 +76,18 @@ TEST(FilterGpuTiles, SeparableEveryBorderEqualsReference) {
     // 61 x 37: neither a multiple of 4 nor of a tile (128 x 32 outputs); the second image is whole
     // words and has interior work-groups (the aligned load and store).
     const io::Image odd = test::noiseImage(61, 37, 1, 3), whole = test::noiseImage(264, 72, 1, 5);
+    const std::string decimal = test::decimalRank1Mask();
     for (Border b : kBorders) {
-        expectTileEqualsReference(odd, "gaussian:9:2.0", b, {}, "ACC=1");  // fixed point: long column sums, no clamp
-        expectTileEqualsReference(odd, "box:9", b, {}, "ACC=0");            // int sums, divisor 81
-        expectTileEqualsReference(whole, "gaussian:9:2.0", b);
+        expectTileEqualsReference(odd, decimal, b, {}, "ACC=1");  // fixed point: long column sums, no clamp
+        expectTileEqualsReference(odd, "box:9", b, {}, "ACC=0");   // int sums, divisor 81
+        expectTileEqualsReference(whole, decimal, b);
         expectTileEqualsReference(whole, "box:9", b);
     }
 }
 
 TEST(FilterGpuTiles, SeparableMasksEqualReference) {
     const io::Image img = test::noiseImage(133, 70, 1, 7);
-    for (const std::string s : {"gaussian:5", "gaussian:7:1.5", "binomial:9", "box:5",
+    for (const std::string s : {"gaussian:5", "gaussian:7:1.5", "gaussian:9:2.0", "binomial:9", "box:5",
                                 // a rank-1 filter2D: integer factors, divisor 625 (not a power of two)
                                 "conv:1,2,3,4,5,4,3,2,1;2,4,6,8,10,8,6,4,2;3,6,9,12,15,12,9,6,3;4,8,12,16,20,16,12,8,4;5,10,15,20,25,20,15,10,5;"
                                 "4,8,12,16,20,16,12,8,4;3,6,9,12,15,12,9,6,3;2,4,6,8,10,8,6,4,2;1,2,3,4,5,4,3,2,1:sum",
@@ -106,7 +107,7 @@ TEST(FilterGpuTiles, SeparableLayoutsAndShapesEqualReference) {
         for (Border b : kBorders)
             expectTileEqualsReference(img, "gaussian:5", b, small);
     }
-    expectTileEqualsReference(test::noiseImage(70, 45, 3, 9), "gaussian:9:2.0", Border::Reflect101, small);
+    expectTileEqualsReference(test::noiseImage(70, 45, 3, 9), test::decimalRank1Mask(), Border::Reflect101, small);
     expectTileEqualsReference(test::noiseImage(70, 45, 1, 9), "box:7", Border::Wrap, {{"separable_tile_rows", 8}, {"separable_tile_group_y", 2}});
 }
 
@@ -117,7 +118,8 @@ TEST(FilterGpuTiles, SeparableTakesIntegerMasksOnlyWhenAsked) {
     const auto takes = [&](const std::string& s) {
         return !separableTileKernel(parseOperation(s), io::PixelType::U8, img.width, img.height, Border::Reflect101, l, 1 << 16, true).defines.empty();
     };
-    EXPECT_TRUE(takes("gaussian:9:2.0"));
+    EXPECT_TRUE(takes(test::decimalRank1Mask()));
+    EXPECT_FALSE(takes("gaussian:9:2.0"));  // OpenCV's integers: int sums
     EXPECT_FALSE(takes("box:9"));
     EXPECT_FALSE(takes("binomial:7"));
     EXPECT_FALSE(takes("gaussian:3"));  // 3x3: not rank 1 in the plan (one 2-D pass)
@@ -136,8 +138,8 @@ TEST(FilterGpuTiles, SeparableDoubleSumsEqualReference) {
     if (!test::context().device().fp64) GTEST_SKIP() << "the device has no fp64";
     const io::Image odd = test::noiseImage(61, 37, 1, 13), whole = test::noiseImage(264, 72, 1, 15);
     for (Border b : kBorders) {
-        expectTileEqualsReference(odd, "gaussian:9:2.0", b, {{"separable_tile_double", 1}}, "ACC=2");
-        expectTileEqualsReference(whole, "gaussian:9:2.0", b, {{"separable_tile_double", 1}}, "ACC=2");
+        expectTileEqualsReference(odd, test::decimalRank1Mask(), b, {{"separable_tile_double", 1}}, "ACC=2");
+        expectTileEqualsReference(whole, test::decimalRank1Mask(), b, {{"separable_tile_double", 1}}, "ACC=2");
     }
     expectTileEqualsReference(odd, "box:9", Border::Reflect101, {{"separable_tile_double", 1}}, "ACC=0");  // int sums stay int
     // Fixed point with weights of both signs: negative column sums, and the clamp at both ends.

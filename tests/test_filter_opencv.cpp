@@ -1,7 +1,8 @@
 // The filters against OpenCV 4 (Debian's python3-opencv): filter2D, blur, GaussianBlur, medianBlur,
 // Sobel, Scharr and Laplacian with the same border on every image of ../shared/data/images, run by
-// tests/tools/filter_opencv.py. 8-bit outputs may differ by at most 1 grey level (OpenCV rounds
-// its own fixed-point and float sums; ours are exact or fixed point with 20+ fractional bits).
+// tests/tools/filter_opencv.py. Outputs may differ by at most 1 grey level (OpenCV rounds its own
+// fixed-point and float sums; ours are exact or fixed point with 20+ fractional bits), except the
+// Gaussians, 8- and 16-bit: OpenCV's are bit-exact integer arithmetic, and so are ours, the same.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -16,7 +17,7 @@
 
 using namespace portacl;
 
-TEST(FilterOpenCv, EightBitResultsWithinOneGreyLevel) {
+TEST(FilterOpenCv, ResultsWithinOneGreyLevelAndGaussiansEqual) {
     PORTACL_REQUIRE_DATA();
     if (std::system("/usr/bin/python3 -c 'import cv2' >/dev/null 2>&1") != 0)
         GTEST_SKIP() << "/usr/bin/python3 has no cv2 (install python3-opencv): the OpenCV comparison is skipped";
@@ -57,13 +58,15 @@ TEST(FilterOpenCv, EightBitResultsWithinOneGreyLevel) {
                 off = i;
             }
         }
-        EXPECT_LE(worst, 1) << name << " (" << specs << ", border " << border << ") on " << input << ": worst at sample " << off;
+        const int allowed = name.rfind("gaussian", 0) == 0 ? 0 : 1;
+        EXPECT_LE(worst, allowed) << name << " (" << specs << ", border " << border << ") on " << input << ": worst at sample " << off;
         borders.insert(border);
         cases.insert(name);
         std::remove((dir + "/" + file).c_str());
         ++compared;
     }
     std::remove((dir + "/manifest.tsv").c_str());
+    std::remove((dir + "/input16.png").c_str());
     ::rmdir(dir.c_str());
     EXPECT_GE(compared, 60);
     EXPECT_EQ(borders.size(), 5u);  // constant, replicate, reflect, reflect101, wrap

@@ -1,6 +1,6 @@
 // The row-band path of 8-bit planes (cl/filter_rows.cl, the CPU profiles' choice) held to the serial
 // reference, exactly: every kind of operation it takes (2-D masks in 16- and 32-bit lanes, rank-1
-// masks and 1-D passes, fixed-point Gaussians with their column sums estimated in float or in double, both medians), every
+// masks and 1-D passes, fixed-point rank-1 masks with their column sums estimated in float or in double, OpenCV's integer Gaussians, both medians), every
 // border mode, vectors of 16, 32 and 64 bytes, bands and segments that do not divide the image (so
 // work-items meet at band and segment edges and the last chunk of a row overlaps the one before),
 // images one vector wide and barely taller than the window's radius, colour planes, and a build in
@@ -117,14 +117,16 @@ std::string signedSeparable() {
     return s;
 }
 
-TEST(FilterRows, GaussianEstimateEqualsReference) {
-    // Fixed-point Gaussians: the column sums estimated in float with the exact sums in double where an
+TEST(FilterRows, FixedPointEstimateEqualsReference) {
+    // Fixed-point rank-1 masks (decimal weights): the column sums estimated in float with the exact sums in double where an
     // estimate lies near a rounding boundary (estimate 1), and every vector through the exact sums
     // (2); odd sizes, float and double builds, 16- and 32-byte vectors. (The double sums alone, 0, are
     // the signed mask's path below.)
     const io::Image img = test::noiseImage(97, 41, 1, 12);
-    for (Precision p : {Precision::Float, Precision::Double}) expectRowsEqualReference(img, "gaussian:9:2.0", Layout{16, 7, 2, 1}, Border::Reflect101, p);
-    expectRowsEqualReference(img, "gaussian:9:2.0", Layout{16, 7, 2, 2}, Border::Reflect101);
+    const std::string decimal = test::decimalRank1Mask();
+    for (Precision p : {Precision::Float, Precision::Double}) expectRowsEqualReference(img, decimal, Layout{16, 7, 2, 1}, Border::Reflect101, p);
+    expectRowsEqualReference(img, decimal, Layout{16, 7, 2, 2}, Border::Reflect101);
+    // OpenCV's integer Gaussians (32-bit sums), odd sizes and borders.
     expectRowsEqualReference(test::noiseImage(53, 31, 1, 13), "gaussian:7:1.3", Layout{32, 5, 1, 1}, Border::Constant);
     expectRowsEqualReference(test::noiseImage(53, 31, 3, 14), "gaussian:5:0.8", Layout{16, 5, 1, 1}, Border::Wrap);
     expectRowsEqualReference(test::noiseImage(61, 27, 1, 15), signedSeparable(), Layout{16, 5, 1, 1}, Border::Reflect);
@@ -133,14 +135,15 @@ TEST(FilterRows, GaussianEstimateEqualsReference) {
 TEST(FilterRows, WalksAlongTheRowsEqualReference) {
     // Rank-1 masks walked along the rows (HWALK): segments of 2 vectors (the last one partial and
     // overlapping the one before) and one segment wider than the image; box masks (the column sums
-    // sliding), the Gaussian's estimate and its exact sums, a column, a row, the signed mask's double
+    // sliding), a fixed-point mask's estimate and its exact sums, a column, a row, the signed mask's double
     // sums; odd sizes, every border among them, float and double builds.
     const io::Image img = test::noiseImage(97, 41, 1, 16);
     const auto walk = [](int vector, int segment, int estimate = 1) { return Layout{vector, 5, 2, estimate, segment}; };
     expectRowsEqualReference(img, "box:9", walk(16, 32), Border::Reflect101);
     expectRowsEqualReference(img, "box:5", walk(32, 224), Border::Wrap);
-    for (Precision p : {Precision::Float, Precision::Double}) expectRowsEqualReference(img, "gaussian:9:2.0", walk(16, 32), Border::Constant, p);
-    expectRowsEqualReference(img, "gaussian:9:2.0", walk(16, 112, 2), Border::Reflect);
+    for (Precision p : {Precision::Float, Precision::Double}) expectRowsEqualReference(img, test::decimalRank1Mask(), walk(16, 32), Border::Constant, p);
+    expectRowsEqualReference(img, test::decimalRank1Mask(), walk(16, 112, 2), Border::Reflect);
+    expectRowsEqualReference(img, "gaussian:9:2.0", walk(16, 32), Border::Wrap);
     expectRowsEqualReference(img, kColumn, walk(32, 64), Border::Replicate);
     expectRowsEqualReference(test::noiseImage(61, 23, 3, 17), "conv:1,2,3,4,3,2,1:sum", walk(16, 48), Border::Reflect101);
     expectRowsEqualReference(img, signedSeparable(), walk(16, 32), Border::Reflect101);
@@ -152,16 +155,18 @@ TEST(FilterRows, PathTakesOnlyWhatItCovers) {
         return rowsDefines(parseOperation(spec), t, w, h, Border::Reflect101, l, fp64);
     };
     // 16-bit lanes where every sum fits, 32-bit where it does not or a weight is negative, double
-    // column sums for fixed-point Gaussians (only with fp64).
+    // column sums for fixed-point rank-1 masks past 32 bits (only with fp64).
+    const std::string decimal = test::decimalRank1Mask();
     EXPECT_NE(takes(kFilter2D).find("ACC=0"), std::string::npos);
     EXPECT_NE(takes(kColumn).find("ACC=0"), std::string::npos);
     EXPECT_NE(takes(kSignedMask).find("ACC=1"), std::string::npos);
-    EXPECT_NE(takes("gaussian:9:2.0").find("ACC=3"), std::string::npos);  // non-negative weights: the float estimate
+    EXPECT_NE(takes(decimal).find("ACC=3"), std::string::npos);  // non-negative weights: the float estimate
+    EXPECT_NE(takes("gaussian:9:2.0").find("ACC=1"), std::string::npos);  // OpenCV's integers: 32-bit sums
     EXPECT_NE(takes(signedSeparable()).find("ACC=2"), std::string::npos);
     RowsLayout exact;
     exact.estimate = 0;
-    EXPECT_NE(rowsDefines(parseOperation("gaussian:9:2.0"), io::PixelType::U8, 256, 256, Border::Reflect101, exact, true).find("ACC=2"), std::string::npos);
-    EXPECT_EQ(takes("gaussian:9:2.0", io::PixelType::U8, 256, 256, false), "");
+    EXPECT_NE(rowsDefines(parseOperation(decimal), io::PixelType::U8, 256, 256, Border::Reflect101, exact, true).find("ACC=2"), std::string::npos);
+    EXPECT_EQ(takes(decimal, io::PixelType::U8, 256, 256, false), "");
     // Not taken: other depths, two masks, masks over 9 taps, medians other than 3x3 and 5x5, images
     // narrower than a vector or not taller than the window's radius, a bad layout.
     EXPECT_EQ(takes("median:3", io::PixelType::U16), "");

@@ -78,7 +78,8 @@ const std::vector<std::string> kStripOperations = {
     "conv:1,2,1:sum", "conv:1;-2;4:sum", "conv:0,0,0;0,0,0;0,0,0",  // 3x1, 1x3, all zero
     "roberts", "sobel", "sobel:y", "scharr:l2", "laplace:8", "median:3", "median:5",
     "box:9", "binomial:5", "conv:1,2,3,2,1;-2,-4,-6,-4,-2;0,0,0,0,0;2,4,6,4,2;-1,-2,-3,-2,-1",  // rank 1, a zero row
-    "gaussian:9:2.0"};                                                                   // fixed-point factors: 64-bit column sums
+    "gaussian:9:2.0",                                                                    // OpenCV's integers: 32-bit sums
+    test::decimalRank1Mask()};                                                           // fixed-point factors: 64-bit column sums
 
 // Compiling each program takes PoCL a second or more: kNarrow is platforms/pocl.profile's layout
 // (test_filter builds the same programs), the others run a few operations each.
@@ -92,7 +93,7 @@ const Layout kNarrow{8, 4, 8, 2, 2}, kMiddle{4, 3, 4, 4, 3}, kWide{16, 4, 8, 2, 
 // share with the operations left out (each pair of operation and rule is a program of its own).
 const std::vector<std::string> kEveryBorderOperations = {
     "box:3", "conv:1,2,1:sum", "conv:1;-2;4:sum", "roberts", "sobel", "median:3", "median:5",
-    "box:9", "binomial:5", "gaussian:9:2.0"};  // 3x3, 3x1, 1x3, 2x2 sums, pairs, medians, sliding and column sums
+    "box:9", "binomial:5", test::decimalRank1Mask()};  // 3x3, 3x1, 1x3, 2x2 sums, pairs, medians, sliding and 64-bit column sums
 
 TEST(FilterStrip, EveryOperationEveryBorderEqualsReference) {
     const io::Image img = test::noiseImage(45, 23, 1, 1);  // 6 strips, the last 5 wide; 6 rows of items, the last 3 high
@@ -332,7 +333,8 @@ TEST(FilterStrip, PathTakesOnlyWhatItCovers) {
     EXPECT_TRUE(takes("conv:1,1,1,1,1,1,1,1,1", io::PixelType::U8));  // 1-D masks up to 9 taps
     EXPECT_TRUE(takes("conv:1;2;3;4;5;4;3;2;1", io::PixelType::U8));
     EXPECT_FALSE(takes("conv:1,1,1,1,1,1,1,1,1,1,1", io::PixelType::U8));
-    EXPECT_TRUE(takes("gaussian:9:2.0", io::PixelType::U8));  // fixed-point factors: 64-bit column sums
+    EXPECT_TRUE(takes("gaussian:9:2.0", io::PixelType::U8));
+    EXPECT_TRUE(takes(test::decimalRank1Mask(), io::PixelType::U8));  // fixed-point factors: 64-bit column sums
     EXPECT_FALSE(takes("gaussian:11:2.0", io::PixelType::U8));
     EXPECT_FALSE(takes("median:7", io::PixelType::U8));
     EXPECT_FALSE(takes("sobel:dir", io::PixelType::U8));  // float output
@@ -347,7 +349,8 @@ TEST(FilterStrip, PathTakesOnlyWhatItCovers) {
     EXPECT_TRUE(has("box:9", "HSLIDE=1") && has("box:9", "VSLIDE=1") && has("box:9", "FLOAT_SUMS=1"));
     EXPECT_TRUE(has("binomial:7", "HSLIDE=0") && has("binomial:7", "VSLIDE=0"));
     EXPECT_TRUE(has("scharr:l2", "FLOAT_SUMS=0"));
-    EXPECT_TRUE(has("gaussian:9:2.0", "WIDE_SUMS=1") && has("gaussian:9:2.0", "FLOAT_SUMS=0") && has("binomial:9", "WIDE_SUMS=0"));
+    const std::string decimal = test::decimalRank1Mask();
+    EXPECT_TRUE(has(decimal, "WIDE_SUMS=1") && has(decimal, "FLOAT_SUMS=0") && has("binomial:9", "WIDE_SUMS=0") && has("gaussian:9:2.0", "WIDE_SUMS=0"));
     EXPECT_TRUE(has("conv:1,1,1,1,1,1,1,1,1:sum", "HSLIDE=1") && has("conv:1,1,1,1,1,1,1,1,1:sum", "VSLIDE=0"));
     EXPECT_TRUE(has("conv:2;2;2;2;2;2;2", "HSLIDE=0") && has("conv:2;2;2;2;2;2;2", "VSLIDE=1"));
     // 16-bit lanes: small non-negative integer columns; not signed ones, not rows, not wide sums.
@@ -358,7 +361,8 @@ TEST(FilterStrip, PathTakesOnlyWhatItCovers) {
     EXPECT_FALSE(lanes("conv:1;-2;0;5;2;-1;1") || lanes("conv:1,8,28,56,70,56,28,8,1:sum") || lanes("conv:200;200;200;1;200;200;200"));
     EXPECT_TRUE(lanes("binomial:9") && lanes("conv:1,-2,3,-2,1;2,-4,6,-4,2;3,-6,9,-6,3;2,-4,6,-4,2;1,-2,3,-2,1"));  // rank 1: columns first
     EXPECT_TRUE(lanes("box:9") && lanes("conv:3;3;3;3;3;3;3;3;3:sum"));                       // sliding down the strip
-    EXPECT_FALSE(lanes("gaussian:9:2.0") || lanes("binomial:3") || lanes("conv:1,1,1,1,1,1,1,1,1:sum"));  // 64-bit, 3 rows, a row
+    EXPECT_TRUE(lanes("gaussian:9:2.0"));  // OpenCV's integers: each factor sums to 256
+    EXPECT_FALSE(lanes(decimal) || lanes("binomial:3") || lanes("conv:1,1,1,1,1,1,1,1,1:sum"));  // 64-bit, 3 rows, a row
     // Division: a multiply-shift where one fits 32 bits, else the unsigned division.
     EXPECT_TRUE(has("box:3", "DIV_MODE=3") && has("conv:1,-2,3;-4,9,-4;3,-2,1:sum", "DIV_MODE=3") && has("binomial:3", "DIV_MODE=1"));
     EXPECT_TRUE(has("conv:1000,2000,1000;2000,4001,2000;1000,2000,1000:sum", "DIV_MODE=2"));

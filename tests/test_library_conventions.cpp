@@ -163,7 +163,9 @@ TEST(LibraryFilter, OpenCvBorderNamesAreAccepted) {
 
 // 16-bit images through fixed-point masks: a constant keeps its value exactly, and any image stays
 // within rounding (0.5 grey level plus 0.01) of the same mask in double arithmetic, on the device and
-// in the serial reference.
+// in the serial reference. Gaussians take OpenCV's integers (16 fractional bits a factor, so that
+// they equal OpenCV's GaussianBlur: test_filter_opencv), whose quantisation moves a 16-bit result by
+// up to about a grey level: they are held to 1.5.
 TEST(LibraryFilter, SixteenBitRealMasksKeepTheirGain) {
     const int w = 67, h = 45;
     for (const std::string spec : {"gaussian:9:2.0", "gaussian:5:1.3", "gaussian:3:0.7", "conv:0.1,0.2,0.1;0.2,0.7,0.2;0.1,0.2,0.1:sum"}) {
@@ -192,7 +194,8 @@ TEST(LibraryFilter, SixteenBitRealMasksKeepTheirGain) {
         double worst = 0;
         for (int i = 0; i < w * h; ++i)
             worst = std::max(worst, std::fabs(dev.samples<unsigned short>()[i] - double(exact.samples<float>()[i])));
-        EXPECT_LE(worst, 0.51) << spec << ": more than rounding plus 0.01 grey level from double arithmetic";
+        const double allowed = spec.rfind("gaussian", 0) == 0 ? 1.5 : 0.51;
+        EXPECT_LE(worst, allowed) << spec << ": further from double arithmetic than its fixed point allows";
     }
 }
 

@@ -31,7 +31,8 @@ struct IntegerPlan {
     bool narrowDivision = false;  // 2 * |sum| + divisor fits 32 bits (the rounding divides in int)
     bool exact = true;  // false when the mask was quantised to fixed point
 };
-IntegerPlan planInteger(const Operation& op, io::PixelType type);
+// (Exported, PORTACL_API, for the tests.)
+PORTACL_API IntegerPlan planInteger(const Operation& op, io::PixelType type);
 
 // Largest sample value of an integer type (255 or 65535).
 inline std::int64_t maxSample(io::PixelType t) { return t == io::PixelType::U16 ? 65535 : 255; }

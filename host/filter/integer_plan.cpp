@@ -56,6 +56,49 @@ std::vector<std::int32_t> toFixedPoint(const std::vector<double>& v, double scal
     return out;
 }
 
+// OpenCV's fixed point for its bit-exact GaussianBlur (getGaussianKernelFixedPoint_ED): the outer
+// weights, from the ends inwards, each rounded to `bits` fractional bits (to the nearest, ties to
+// even) with the previous one's rounding error added first; the centre takes what makes the sum
+// exactly 2^bits. Scaling by a power of two is exact, so each step rounds once, as in soft float.
+std::vector<std::int32_t> gaussianFixedPoint(const std::vector<double>& kernel, int bits) {
+    const int n = static_cast<int>(kernel.size());
+    const double one = std::ldexp(1.0, bits);
+    std::vector<std::int32_t> out(n);
+    double err = 0;
+    std::int64_t sum = 0;
+    for (int i = 0; i < n / 2; ++i) {
+        const double v = kernel[i] * one + err;
+        const double r = std::nearbyint(v);
+        err = v - r;
+        out[i] = out[n - 1 - i] = static_cast<std::int32_t>(r);
+        sum += static_cast<std::int64_t>(r);
+    }
+    out[n / 2] = static_cast<std::int32_t>((std::int64_t(1) << bits) - 2 * sum);
+    return out;
+}
+
+std::vector<std::int32_t> outerProduct(const std::vector<std::int32_t>& col, const std::vector<std::int32_t>& row) {
+    std::vector<std::int32_t> m;
+    for (auto c : col)
+        for (auto r : row) m.push_back(c * r);
+    return m;
+}
+
+// OpenCV's integer Gaussian for an image of this type, when every weight of the form the operation
+// takes fits 32 bits (16-bit images' 3x3 Gaussians of sigma below about 0.5 do not: they keep the
+// general fixed point below, within a grey level of OpenCV's).
+bool gaussianPlan(const Operation& op, double maxv, bool separable, IntegerPlan& plan) {
+    if (op.gaussianKernel.empty() || op.masks.size() != 1) return false;
+    const int bits = maxv > 255 ? 16 : 8;
+    const std::vector<std::int32_t> f = gaussianFixedPoint(op.gaussianKernel, bits);
+    const std::int64_t largest = *std::max_element(f.begin(), f.end());
+    if (!separable && largest * largest >= (std::int64_t(1) << 31)) return false;
+    if (separable) plan.row = plan.col = f;
+    else plan.masks.push_back(outerProduct(f, f));
+    plan.divisor = std::int64_t(1) << (2 * bits);
+    return true;
+}
+
 }  // namespace
 
 io::PixelType outputType(const Operation& op, io::PixelType t) {
@@ -73,7 +116,9 @@ IntegerPlan planInteger(const Operation& op, io::PixelType type) {
     for (const auto& m : op.masks) integer = integer && allInteger(m);
     if (separable) integer = integer && allInteger(op.rowFactor) && allInteger(op.colFactor);
     const double sign = op.divisor < 0 ? -1.0 : 1.0;  // keep the divisor positive
-    if (integer) {
+    if (gaussianPlan(op, maxv, separable, plan)) {
+        // OpenCV's bit-exact Gaussian: its integers, so its bytes.
+    } else if (integer) {
         for (const auto& m : op.masks) plan.masks.push_back(toInt(m, sign));
         if (separable) {
             plan.row = toInt(op.rowFactor, 1.0);

@@ -114,22 +114,32 @@ Mask outer(const std::vector<double>& col, const std::vector<double>& row) {
     return m;
 }
 
-// OpenCV's getGaussianKernel: fixed tables for sizes up to 7 with sigma <= 0, else the sampled
-// Gaussian normalised to sum 1, with sigma <= 0 meaning 0.3*((k-1)/2 - 1) + 0.8.
+// OpenCV's getGaussianKernel (getGaussianKernelBitExact in OpenCV 4.6): fixed tables for sizes up
+// to 9 with sigma <= 0, else the sampled Gaussian scaled by the inverse of its sum, with sigma <= 0
+// meaning 0.15 k + 0.35 (= 0.3((k-1)/2 - 1) + 0.8, fused as OpenCV computes it). The arithmetic
+// follows OpenCV's step by step so that the fixed-point rounding of the integer plan meets the
+// same values (OpenCV's exponential is its soft float's; the C library's agrees to an ulp).
 std::vector<double> gaussian1d(int k, double sigma) {
     static const std::vector<std::vector<double>> small = {
-        {1.0}, {0.25, 0.5, 0.25}, {0.0625, 0.25, 0.375, 0.25, 0.0625},
-        {0.03125, 0.109375, 0.21875, 0.28125, 0.21875, 0.109375, 0.03125}};
-    if (sigma <= 0 && k <= 7) return small[k / 2];
-    if (sigma <= 0) sigma = 0.3 * ((k - 1) * 0.5 - 1) + 0.8;
+        {1.0},
+        {0.25, 0.5, 0.25},
+        {0.0625, 0.25, 0.375, 0.25, 0.0625},
+        {0.03125, 0.109375, 0.21875, 0.28125, 0.21875, 0.109375, 0.03125},
+        {4 / 256.0, 13 / 256.0, 30 / 256.0, 51 / 256.0, 60 / 256.0, 51 / 256.0, 30 / 256.0, 13 / 256.0, 4 / 256.0}};
+    if (sigma <= 0 && k <= 9) return small[k / 2];
+    if (sigma <= 0) sigma = std::fma(static_cast<double>(k), 0.15, 0.35);
+    const double scale = -0.125 / (sigma * sigma);  // x below is twice the offset from the centre
+    const int half = (k - 1) / 2;
     std::vector<double> g(k);
     double sum = 0;
-    for (int i = 0; i < k; ++i) {
-        const double x = i - (k - 1) * 0.5;
-        g[i] = std::exp(-x * x / (2 * sigma * sigma));
+    for (int i = 0, x = 1 - k; i < half; ++i, x += 2) {
+        g[i] = std::exp(static_cast<double>(x * x) * scale);
         sum += g[i];
     }
-    for (double& v : g) v /= sum;
+    sum = sum * 2 + 1;
+    const double inverse = 1 / sum;
+    for (int i = 0; i < half; ++i) g[i] = g[k - 1 - i] = g[i] * inverse;
+    g[half] = inverse;
     return g;
 }
 
@@ -318,7 +328,7 @@ Operation parseOperation(const std::string& spec) {
             op.divisor = std::pow(4.0, k - 1);
         } else {
             const double sigma = arg(2).empty() ? 0.0 : parseNumber(spec, arg(2), "sigma");
-            op.rowFactor = op.colFactor = gaussian1d(k, sigma);
+            op.gaussianKernel = op.rowFactor = op.colFactor = gaussian1d(k, sigma);
         }
         op.masks.push_back(outer(op.colFactor, op.rowFactor));
         dropSmallFactors(op);

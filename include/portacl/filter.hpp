@@ -52,6 +52,9 @@ struct PORTACL_API Operation {
     // Single masks of rank 1 (box, binomial, Gaussian, or a user mask found to be one): the mask is
     // column (x) row, and runs as a horizontal then a vertical 1-D pass. Empty: a 2-D pass.
     std::vector<double> rowFactor, colFactor;
+    // Gaussians: OpenCV's 1-D kernel. Integer images take its fixed-point rounding, as OpenCV's
+    // bit-exact GaussianBlur does (8 fractional bits a pass for 8-bit images, 16 for 16-bit ones).
+    std::vector<double> gaussianKernel;
     Combine combine = Combine::Single;
     double threshold = 0;  // ThresholdMean: T
     bool greyFloor = false;  // Grey: the thesis's floor instead of rounding

@@ -1,4 +1,4 @@
-// Images and comparisons the filter suites share (test_filter_rows.cpp, test_filter_strip.cpp).
+// Images, masks and comparisons the filter suites share (test_filter_rows.cpp, test_filter_strip.cpp, ...).
 #pragma once
 
 #include <cstddef>
@@ -19,6 +19,21 @@ inline io::Image noiseImage(int w, int h, int channels, unsigned seed) {
         v = static_cast<unsigned char>(r == 0 ? 0 : r == 1 ? 255 : r < 4 ? 128 : rng() % 256);
     }
     return img;
+}
+
+// A 9x9 rank-1 `conv` mask of decimal weights, non-negative and summing to 1: the fixed-point plan
+// whose column sums pass 32 bits (the kernels' 64-bit, double and float-estimate paths). The
+// Gaussians take OpenCV's integers, whose sums fit 32 bits, so they no longer reach those paths.
+inline std::string decimalRank1Mask() {
+    // (The centre weight, the pivot of the separation, keeps the row factor's sum 1 / 0.36 < 4, so
+    // that the row sums fit 31 bits with 20 fractional bits.)
+    const double w[9] = {0.02, 0.05, 0.10, 0.15, 0.36, 0.15, 0.10, 0.05, 0.02};
+    std::ostringstream s;
+    s.precision(12);
+    s << "conv:";
+    for (int y = 0; y < 9; ++y)
+        for (int x = 0; x < 9; ++x) s << w[y] * w[x] << (x < 8 ? "," : y < 8 ? ";" : "");
+    return s.str();
 }
 
 // How many bytes of `got` differ from `want` (the same size), and "first differing sample I (x, y)"

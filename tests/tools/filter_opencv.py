@@ -3,7 +3,7 @@
 
 usage: /usr/bin/python3 filter_opencv.py IMAGE_DIR OUT_DIR
 
-For each case it writes OUT_DIR/<n>.png (8-bit, OpenCV's own output) and a line of
+For each case it writes OUT_DIR/<n>.png (OpenCV's own output; 8-bit, and for a few Gaussians 16-bit) and a line of
 OUT_DIR/manifest.tsv: file, input image, the equivalent `portacl filter` operations (separated by
 spaces) and the border mode. Cases OpenCV refuses (a border it does not support) are left out.
 """
@@ -52,6 +52,10 @@ CASES = {
     "blur-9": ("box:9", lambda im, b: cv2.blur(im, (9, 9), borderType=b)),
     "gaussian-9-2": ("gaussian:9:2.0", lambda im, b: cv2.GaussianBlur(im, (9, 9), 2.0, borderType=b)),
     "gaussian-5": ("gaussian:5", lambda im, b: cv2.GaussianBlur(im, (5, 5), 0, borderType=b)),
+    "gaussian-3": ("gaussian:3", lambda im, b: cv2.GaussianBlur(im, (3, 3), 0, borderType=b)),
+    "gaussian-9": ("gaussian:9", lambda im, b: cv2.GaussianBlur(im, (9, 9), 0, borderType=b)),
+    "gaussian-7-1.3": ("gaussian:7:1.3", lambda im, b: cv2.GaussianBlur(im, (7, 7), 1.3, borderType=b)),
+    "gaussian-15-3.3": ("gaussian:15:3.3", lambda im, b: cv2.GaussianBlur(im, (15, 15), 3.3, borderType=b)),
     "sobel-l1": ("sobel", lambda im, b: gradient(im, sobel, b)),
     "sobel-l2": ("sobel:l2", lambda im, b: gradient(im, sobel, b, l2=True)),
     "scharr-l1": ("scharr", lambda im, b: gradient(im, scharr, b)),
@@ -61,7 +65,10 @@ CASES = {
 # medianBlur always replicates the border.
 MEDIAN = {"medianBlur-3": ("median:3", 3), "medianBlur-5": ("median:5", 5)}
 
-ALL_BORDERS_CASES = ["filter2D-5x5-sum", "blur-3", "gaussian-5", "sobel-l1"]
+ALL_BORDERS_CASES = ["filter2D-5x5-sum", "blur-3", "gaussian-5", "gaussian-9-2", "sobel-l1"]
+# OpenCV's 16-bit Gaussians are bit-exact too (16 fractional bits a pass): these run on a 16-bit
+# image made from the first one.
+GAUSSIANS_16 = ["gaussian-5", "gaussian-9-2", "gaussian-15-3.3"]
 
 
 def main():
@@ -92,6 +99,16 @@ def main():
             n += 1
             cv2.imwrite(os.path.join(out_dir, f), cv2.medianBlur(img, k))
             lines.append("\t".join([f, path, ops, "replicate", case]))
+    first = cv2.imread(os.path.join(image_dir, images[0]), cv2.IMREAD_UNCHANGED)
+    wide = first.astype(np.uint16) * 257 + (np.arange(first.size, dtype=np.uint32) % 251).astype(np.uint16).reshape(first.shape)
+    wide_path = os.path.join(out_dir, "input16.png")
+    cv2.imwrite(wide_path, wide)
+    for case in GAUSSIANS_16:
+        ops, fn = CASES[case]
+        f = "%d.png" % n
+        n += 1
+        cv2.imwrite(os.path.join(out_dir, f), fn(wide, cv2.BORDER_REFLECT_101))
+        lines.append("\t".join([f, wide_path, ops, "reflect101", case + "-16bit"]))
     with open(os.path.join(out_dir, "manifest.tsv"), "w") as m:
         m.write("\n".join(lines) + "\n")
 
