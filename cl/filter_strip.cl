@@ -27,8 +27,11 @@
 // symmetric pair of weights). WIDE_SUMS: those column sums in 64 bits (fixed-point Gaussians: the
 // row sums stay below 2^31, their weighted column sums do not); the divisor is then a power of two.
 // COLUMN_LANES: a rank-1 or 1-D column mask whose column factor has non-negative weights with a sum
-// of bytes that fits 16 bits (binomials, say) takes its column sums first, two to a register in
-// 16-bit lanes, and then the row factor along them.
+// of bytes that fits 16 bits (binomials, OpenCV's 8-bit Gaussians) takes its column sums first, two
+// to a register in 16-bit lanes, and then the row factor along them. LANE_DOTS: a row factor of
+// weights 0 to 255 runs on the lanes as they are, two taps two columns apart in one dot product of
+// the two lanes with two byte weights (NVIDIA's dp2a where DP2A, else spelt out): 5 instructions
+// for 9 taps where unpacking the lanes and the pairs' adds and multiplications took about 11.
 // BYTE_DOTS: integer masks whose weights fit a signed byte (those up to 3x3, the compass operators'
 // eight, masks up to 9x9 that are not rank 1, and 1-D rows) take each output's sum of a mask row as
 // dot products of four bytes (words of the input row that hold the window's KW bytes) with the
@@ -54,6 +57,9 @@
 // - DIV_K), CLAMP_LO, CLAMP_HI (the result can leave [0, 255]).
 #include "common/real.h"
 #include "common/filter_networks.h"
+// (Included once, unconditionally: the engine inlines each header at its first #include, so a
+// header behind an #if that is false there would be missing at a later #include.)
+#include "common/byte_dot.h"
 
 // Defaults: the host always sets every define (host/filter/strip.cpp); these make the file compile
 // on its own, as StripLayout's default strip computing a 3x3 box mean (rounded, halves up) under
@@ -136,6 +142,9 @@
 #endif
 #ifndef COLUMN_LANES
 #define COLUMN_LANES 0
+#endif
+#ifndef LANE_DOTS
+#define LANE_DOTS 0
 #endif
 #ifndef WIDE_SUMS
 #define WIDE_SUMS 0
@@ -449,7 +458,6 @@ inline out_t strip_combine(const sum_t g0, const int g1) {
 #if OP != 1 || KW < 3 || FLOAT_SUMS || HSLIDE || VSLIDE || COLUMN_LANES || WIDE_SUMS || COLUMN_SUMS
 #error "BYTE_DOTS: integer masks at least 3 wide, summed row by row"
 #endif
-#include "common/byte_dot.h"
 // Output i's window, strip bytes i - RX .. i + RX, starts at byte DOT_OFF(i) of word DOT_Q(i) (word
 // -1 is the left side word). Where the window fits NCH words from there (DOT_OFF(i) <= 4 NCH - KW)
 // those words are its chunks as they are, the weights placed from byte DOT_AT(i) = DOT_OFF(i);
@@ -783,6 +791,9 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #if !(COLUMN_SUMS || VSLIDE) || NMASK != 1 || NBASE != 1 || FLOAT_SUMS || WIDE_SUMS
 #error "COLUMN_LANES: rank-1 masks whose column factor has small non-negative integers only"
 #endif
+#if LANE_DOTS && (HSLIDE || VSLIDE || KW < 3)
+#error "LANE_DOTS: a row factor of byte weights, neither sliding"
+#endif
     // A column factor of non-negative weights whose sum of bytes fits 16 bits: the column sums come
     // first, two to a register in 16-bit lanes (even[j][q] holds bytes 0 and 2 of word q of row j,
     // odd[j][q] bytes 1 and 3), so that each multiply-add serves two columns; then the row factor
@@ -806,8 +817,14 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
         }
         const int r = j - (KH - 1);
         if (r >= 0 && y0 + r < h) {
+#if LANE_DOTS
+            // E[s], O[s]: the lanes of word s - 1 (s = 0: the left side word), the column sums of
+            // pixels x0 + 4s - 4 and + 4s - 2, and of x0 + 4s - 3 and + 4s - 1.
+            uint E[SW / 4 + 2], O[SW / 4 + 2];
+#else
             // cs[4 + p]: the column sum of pixel x0 + p, for p from -4 to SW + 3.
             acc_t cs[SW + 8];
+#endif
 #pragma unroll
             for (int q = 0; q < NW; ++q) {
                 uint se = 0, so = 0;
@@ -832,13 +849,52 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #undef EVEN_TERM
 #undef ODD_TERM
 #endif
+#if LANE_DOTS
+                const int slot = q < SW / 4 ? q + 1 : q == SW / 4 ? 0 : SW / 4 + 1;
+                E[slot] = se;
+                O[slot] = so;
+#else
                 const int at = q < SW / 4 ? 4 + 4 * q : q == SW / 4 ? 0 : 4 + SW;
                 cs[at] = (acc_t)(se & 0xffffu);
                 cs[at + 1] = (acc_t)(so & 0xffffu);
                 cs[at + 2] = (acc_t)(se >> 16);
                 cs[at + 3] = (acc_t)(so >> 16);
+#endif
             }
             out_t o[SW];
+#if LANE_DOTS
+            // The lanes across two words: ES[s] holds the column sums of pixels x0 + 4s - 2 and
+            // x0 + 4s, OS[s] of x0 + 4s - 1 and x0 + 4s + 1. The lanes of pixels t and t + 2 are
+            // then one register: LANE_PAIR(t), for t from -4 to SW - 1.
+            uint ES[SW / 4 + 1], OS[SW / 4 + 1];
+#pragma unroll
+            for (int s = 0; s <= SW / 4; ++s) {
+                ES[s] = (E[s] >> 16) | (E[s + 1] << 16);  // one funnel shift on NVIDIA GPUs
+                OS[s] = (O[s] >> 16) | (O[s + 1] << 16);
+            }
+#define LANE_PAIR(t) (((t) + 4) % 4 == 0 ? E[((t) + 4) / 4] : ((t) + 4) % 4 == 1 ? O[((t) + 4) / 4] : ((t) + 4) % 4 == 2 ? ES[((t) + 4) / 4] : OS[((t) + 4) / 4])
+// The register holding pixel t's lane (E or O), and the byte of the weight word that meets it.
+#define LANE_OF(t) (((t) + 4) % 2 == 0 ? E[((t) + 4) / 4] : O[((t) + 4) / 4])
+#define LANE_BYTE(t) (((t) + 4) % 4 >= 2 ? 8 : 0)
+#pragma unroll
+            for (int i = 0; i < SW; ++i) {
+                // Taps k and k + 2 (k % 4 of 0 or 1) together, a last tap alone.
+                uint s = 0;
+#pragma unroll
+                for (int k = 0; k < KW; ++k) {
+                    const int t = i - RX + k;
+                    if (k % 4 >= 2 || (bases[k] == 0 && (k + 2 >= KW || bases[k + 2] == 0))) continue;
+                    if (k + 2 < KW)
+                        s = lane_dot_unsigned(LANE_PAIR(t), (uint)bases[k] | (uint)bases[k + 2] << 8, s);
+                    else
+                        s = lane_dot_unsigned(LANE_OF(t), (uint)bases[k] << LANE_BYTE(t), s);
+                }
+                o[i] = strip_combine((acc_t)s, 0);
+            }
+#undef LANE_PAIR
+#undef LANE_OF
+#undef LANE_BYTE
+#else
             acc_t s;
 #pragma unroll
             for (int i = 0; i < SW; ++i) {
@@ -854,6 +910,7 @@ void filter_strip(__global const uchar* src, __global uchar* dst, const int w, c
 #undef SUM_TERM
                 o[i] = strip_combine(VSLIDE ? (acc_t)VSCALE * s : s, 0);  // the constant column factor last
             }
+#endif
             STORE_OUT(o, r);
         }
     }

@@ -22,7 +22,7 @@ namespace {
 
 struct Layout {
     int width, rows, groupX, groupY, medianRows;
-    bool floatSums = false, byteDots = false, satPack = false, fixedWidth = false, gradientLanes = false;
+    bool floatSums = false, byteDots = false, satPack = false, fixedWidth = false, gradientLanes = false, laneDots = false;
 };
 
 Options stripOptions(const Layout& l, Border b) {
@@ -37,7 +37,8 @@ Options stripOptions(const Layout& l, Border b) {
                 {"strip_dot", l.byteDots ? 1 : 0},
                 {"strip_pack", l.satPack ? 1 : 0},
                 {"strip_fixed_width", l.fixedWidth ? 1 : 0},
-                {"strip_gradient_lanes", l.gradientLanes ? 1 : 0}};
+                {"strip_gradient_lanes", l.gradientLanes ? 1 : 0},
+                {"strip_lane_dots", l.laneDots ? 1 : 0}};
     for (const std::string kind : {"strip", "gradient_strip", "row_strip", "separable_strip", "median3_strip", "median5_strip"}) {
         o.tuning[kind + "_width"] = l.width;
         o.tuning[kind + "_rows"] = kind.rfind("median", 0) == 0 ? l.medianRows : l.rows;
@@ -54,6 +55,7 @@ void expectStripEqualsReference(const io::Image& img, const std::string& spec, c
     sl.satPack = l.satPack;
     sl.fixedWidth = l.fixedWidth;
     sl.gradientLanes = l.gradientLanes;
+    sl.laneDots = l.laneDots;
     const std::string defines = stripDefines(ops[0], io::PixelType::U8, img.width, img.height, b, sl);
     ASSERT_EQ(defines.empty(), !strip) << spec << (strip ? " does not take" : " takes") << " the strip path on " << img.width << "x" << img.height;
     if (l.floatSums) ASSERT_NE(defines.find("FLOAT_SUMS=1"), std::string::npos) << spec << " does not sum in float";
@@ -238,6 +240,37 @@ TEST(FilterStrip, GradientLanesEqualReference) {
     EXPECT_NE(defines("scharr").find("GRAD_C0=3 -D GRAD_C1=10 -D GRAD_C0_H2=1107313152u -D GRAD_C1_H2=1224755456u"), std::string::npos);
     for (const std::string s : {"sobel:l2", "sobel:x", "scharr:y", "roberts", "laplace:8", "conv:1,0,-1;2,0,-2;1,0,-1"})
         EXPECT_NE(defines(s).find("GRADIENT_LANES=0"), std::string::npos) << s;
+}
+
+TEST(FilterStrip, LaneDotsEqualReference) {
+    // Rank-1 masks on the 16-bit column lanes with the row factor as dot products of two lanes with
+    // two byte weights (strip_lane_dots = 1; on PoCL spelt out, on NVIDIA GPUs dp2a): OpenCV's
+    // Gaussians and binomials of 5, 7 and 9 taps (a lone last tap in each), a row factor with zero
+    // weights (a pair skipped, a lone tap zero) 9 wide by 5 tall, every border, strips 4, 8 and 16
+    // wide (every pair of lanes across words, and the side words at either end), a last strip
+    // stored byte by byte and whole strips, an image a strip and a byte wide.
+    Layout dots8{8, 8, 8, 2, 2}, dots16{16, 4, 8, 2, 2}, dots4{4, 3, 4, 4, 3};
+    for (Layout* l : {&dots8, &dots16, &dots4}) l->laneDots = true;
+    const std::string zeros = "conv:0,3,0,5,7,5,0,3,0;0,12,0,20,28,20,0,12,0;0,18,0,30,42,30,0,18,0;0,12,0,20,28,20,0,12,0;0,3,0,5,7,5,0,3,0:sum";
+    for (Border b : kBorders)
+        for (const std::string& s : {std::string("gaussian:9:2.0"), std::string("binomial:9"), zeros}) {
+            expectStripEqualsReference(test::noiseImage(45, 23, 1, 50), s, dots8, b);
+            expectStripEqualsReference(test::noiseImage(64, 17, 1, 51), s, dots16, b);
+        }
+    for (const std::string s : {"gaussian:5", "gaussian:7:1.3", "binomial:7", "gaussian:9"}) {
+        expectStripEqualsReference(test::noiseImage(61, 29, 1, 52), s, dots16, Border::Reflect101);
+        expectStripEqualsReference(test::noiseImage(22, 13, 1, 53), s, dots4, Border::Constant);
+        expectStripEqualsReference(test::noiseImage(9, 12, 3, 54), s, dots8, Border::Reflect);  // a strip and a byte, colour
+    }
+    // Who takes them: byte row weights, neither sliding; not box masks, not row weights past 255.
+    StripLayout l{8, 8, 8, 2};
+    l.laneDots = true;
+    const auto defines = [&](const std::string& spec) { return stripDefines(parseOperation(spec), io::PixelType::U8, 64, 40, Border::Reflect101, l); };
+    for (const std::string& s : {std::string("gaussian:9:2.0"), std::string("binomial:5"), zeros}) EXPECT_NE(defines(s).find("LANE_DOTS=1"), std::string::npos) << s;
+    for (const std::string s : {"box:9", "conv:1,300,1,300,1;1,300,1,300,1;1,300,1,300,1;1,300,1,300,1;1,300,1,300,1", "conv:1;4;6;4;1"})
+        EXPECT_NE(defines(s).find("LANE_DOTS=0"), std::string::npos) << s;
+    l.laneDots = false;
+    EXPECT_NE(defines("gaussian:9:2.0").find("LANE_DOTS=0 -D DP2A=0"), std::string::npos);
 }
 
 TEST(FilterStrip, WiderStripsEqualReference) {

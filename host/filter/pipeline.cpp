@@ -221,7 +221,8 @@ struct Pipeline::Impl {
         // base sums). The image width compiled in: one program per width (the profile says where).
         const bool floatSums = setting("strip_float", 0) != 0, byteDots = setting("strip_dot", dp4a ? 1 : 0) != 0,
                    satPack = setting("strip_pack", cvtPack ? 1 : 0) != 0, fixedWidth = setting("strip_fixed_width", 0) != 0,
-                   gradientLanes = setting("strip_gradient_lanes", halfLanes ? 1 : 0) != 0;
+                   gradientLanes = setting("strip_gradient_lanes", halfLanes ? 1 : 0) != 0,
+                   laneDots = setting("strip_lane_dots", dp4a ? 1 : 0) != 0;
         for (StripLayout* l : {&stripSmall, &stripGradient, &stripRow, &stripSeparable, &stripMedian3, &stripMedian5}) {
             l->floatSums = floatSums;  // (linear masks only: the median families ignore the first three)
             l->byteDots = byteDots;
@@ -231,6 +232,7 @@ struct Pipeline::Impl {
             l->fixedWidth = fixedWidth;
             l->gradientLanes = gradientLanes;
             l->halfLanes = halfLanes;
+            l->laneDots = laneDots;
         }
         for (const StripLayout* l : {&stripSmall, &stripGradient, &stripRow, &stripSeparable, &stripMedian3, &stripMedian5})
             if ((l->width != 4 && l->width != 8 && l->width != 16) || l->rows < 1 || l->rows > 64 || l->groupX < 1 || l->groupY < 1 ||

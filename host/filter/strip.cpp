@@ -253,6 +253,10 @@ std::string linearDefines(const Operation& op, const StripLayout& layout) {
     const bool lanes = kh >= 5 && nmask == 1 && bases.size() == 1 && !wide && !useFloat &&
                        std::all_of(rowScale.begin(), rowScale.end(), [](std::int64_t v) { return v >= 0; }) &&
                        255 * std::accumulate(rowScale.begin(), rowScale.end(), std::int64_t(0)) < (1 << 16);
+    // The row factor on the lanes as they are: byte weights, not sliding (the kernel's dot products
+    // of two lanes with two bytes).
+    const bool laneDots = lanes && layout.laneDots && !hslide && !vslide && kw >= 3 &&
+                          std::all_of(bases[0].begin(), bases[0].end(), [](std::int64_t v) { return v >= 0 && v <= 255; });
     const float inv = static_cast<float>(1.0 / static_cast<double>(plan.divisor));
     char invText[64];
     std::snprintf(invText, sizeof invText, "%af", static_cast<double>(inv));
@@ -261,7 +265,7 @@ std::string linearDefines(const Operation& op, const StripLayout& layout) {
     d << " -D GRADIENT_LANES=" << (gradientLanes ? 1 : 0) << " -D HALF_LANES=" << (gradientLanes && layout.halfLanes ? 1 : 0)
       << " -D GRAD_C0=" << gradC0 << " -D GRAD_C1=" << gradC1 << " -D GRAD_C0_H2=" << halfPair(std::max(gradC0, 1))
       << "u -D GRAD_C1_H2=" << halfPair(std::max(gradC1, 1)) << "u";
-    d << " -D COLUMN_LANES=" << (lanes ? 1 : 0) << " -D WIDE_SUMS=" << (wide ? 1 : 0) << " -D FLOAT_SUMS=" << (useFloat ? 1 : 0) << " -D HSLIDE=" << (hslide ? 1 : 0) << " -D VSLIDE=" << (vslide ? 1 : 0)
+    d << " -D COLUMN_LANES=" << (lanes ? 1 : 0) << " -D LANE_DOTS=" << (laneDots ? 1 : 0) << " -D DP2A=" << (laneDots && layout.dp4a ? 1 : 0) << " -D WIDE_SUMS=" << (wide ? 1 : 0) << " -D FLOAT_SUMS=" << (useFloat ? 1 : 0) << " -D HSLIDE=" << (hslide ? 1 : 0) << " -D VSLIDE=" << (vslide ? 1 : 0)
       << " -D VSCALE=" << vscale << " -D DIV_INV=" << invText;
     d << " -D OP=1 -D NMASK=" << nmask << " -D COMBINE=" << static_cast<int>(op.combine) << " -D NBASE=" << bases.size()
       << " -D BASES=" << list(flatBases) << " -D ROW_BASE=" << list(rowBase) << " -D ROW_SCALE=" << list(rowScale)

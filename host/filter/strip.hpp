@@ -24,10 +24,12 @@ namespace portacl::filter {
 // gradientLanes: 3x3 gradient pairs combined as |Gx| + |Gy| (Sobel, Scharr, Prewitt) take two
 // columns to a register in 16-bit lanes; halfLanes: the lanes are fp16 numbers on NVIDIA's fp16x2
 // units (compute capability 8.0 on), else integers spelt out lane by lane (the same bytes).
+// laneDots: rank-1 masks on 16-bit column lanes whose row factor has weights 0 to 255 take it as
+// dot products of two lanes with two byte weights (NVIDIA's dp2a where dp4a is set, else spelt out).
 struct StripLayout {
     int width = 16, rows = 4, groupX = 32, groupY = 2;
     bool floatSums = false, byteDots = false, dp4a = false, satPack = false, cvtPack = false, fixedWidth = false;
-    bool gradientLanes = false, halfLanes = false;
+    bool gradientLanes = false, halfLanes = false, laneDots = false;
 };
 
 // Bytes a plane's buffer holds after its last sample, for the kernel's side words: the last strip of
