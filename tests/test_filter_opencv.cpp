@@ -49,16 +49,24 @@ TEST(FilterOpenCv, ResultsWithinOneGreyLevelAndGaussiansEqual) {
         const io::Image ours = p.run(in), theirs = io::readImage(dir + "/" + file);
         ASSERT_EQ(ours.channels, theirs.channels) << name;
         ASSERT_EQ(ours.data.size(), theirs.data.size()) << name;
+        ASSERT_EQ(ours.type, theirs.type) << name;
+        const bool wide = ours.type == io::PixelType::U16;
+        const std::size_t samples = ours.data.size() / (wide ? 2 : 1);
+        const auto sample = [&](const io::Image& im, std::size_t i) {
+            return wide ? int(im.samples<unsigned short>()[i]) : int(im.data[i]);
+        };
         int worst = 0;
         std::size_t off = 0;
-        for (std::size_t i = 0; i < ours.data.size(); ++i) {
-            const int d = std::abs(int(ours.data[i]) - int(theirs.data[i]));
+        for (std::size_t i = 0; i < samples; ++i) {
+            const int d = std::abs(sample(ours, i) - sample(theirs, i));
             if (d > worst) {
                 worst = d;
                 off = i;
             }
         }
-        const int allowed = name.rfind("gaussian", 0) == 0 ? 0 : 1;
+        // (A 16-bit 3x3 Gaussian of sigma below about 0.56 would need 2-D weights past 32 bits: the
+        // general fixed point, within 2 grey levels; docs/filter.md.)
+        const int allowed = name == "gaussian-3-0.3-16bit" ? 2 : name.rfind("gaussian", 0) == 0 ? 0 : 1;
         EXPECT_LE(worst, allowed) << name << " (" << specs << ", border " << border << ") on " << input << ": worst at sample " << off;
         borders.insert(border);
         cases.insert(name);

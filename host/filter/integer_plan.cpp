@@ -85,8 +85,9 @@ std::vector<std::int32_t> outerProduct(const std::vector<std::int32_t>& col, con
 }
 
 // OpenCV's integer Gaussian for an image of this type, when every weight of the form the operation
-// takes fits 32 bits (16-bit images' 3x3 Gaussians of sigma below about 0.5 do not: they keep the
-// general fixed point below, within a grey level of OpenCV's).
+// takes fits 32 bits (16-bit images' 3x3 Gaussians, one 2-D mask, of sigma below about 0.56 do not:
+// the centre weight squared passes 2^31; they keep the general fixed point below, measured within
+// 2 grey levels of OpenCV's).
 bool gaussianPlan(const Operation& op, double maxv, bool separable, IntegerPlan& plan) {
     if (op.gaussianKernel.empty() || op.masks.size() != 1) return false;
     const int bits = maxv > 255 ? 16 : 8;

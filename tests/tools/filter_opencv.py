@@ -56,6 +56,7 @@ CASES = {
     "gaussian-9": ("gaussian:9", lambda im, b: cv2.GaussianBlur(im, (9, 9), 0, borderType=b)),
     "gaussian-7-1.3": ("gaussian:7:1.3", lambda im, b: cv2.GaussianBlur(im, (7, 7), 1.3, borderType=b)),
     "gaussian-15-3.3": ("gaussian:15:3.3", lambda im, b: cv2.GaussianBlur(im, (15, 15), 3.3, borderType=b)),
+    "gaussian-3-0.3": ("gaussian:3:0.3", lambda im, b: cv2.GaussianBlur(im, (3, 3), 0.3, borderType=b)),
     "sobel-l1": ("sobel", lambda im, b: gradient(im, sobel, b)),
     "sobel-l2": ("sobel:l2", lambda im, b: gradient(im, sobel, b, l2=True)),
     "scharr-l1": ("scharr", lambda im, b: gradient(im, scharr, b)),
@@ -68,7 +69,7 @@ MEDIAN = {"medianBlur-3": ("median:3", 3), "medianBlur-5": ("median:5", 5)}
 ALL_BORDERS_CASES = ["filter2D-5x5-sum", "blur-3", "gaussian-5", "gaussian-9-2", "sobel-l1"]
 # OpenCV's 16-bit Gaussians are bit-exact too (16 fractional bits a pass): these run on a 16-bit
 # image made from the first one.
-GAUSSIANS_16 = ["gaussian-5", "gaussian-9-2", "gaussian-15-3.3"]
+GAUSSIANS_16 = ["gaussian-5", "gaussian-9-2", "gaussian-15-3.3", "gaussian-3-0.3"]
 
 
 def main():
