@@ -150,10 +150,13 @@ row_strip_rows = 4
 # tried, so it stays off. Tiles of 64 x 64 outputs (with 3x3's mean carried in its key, and rows of
 # windows 5 wide and up by dp4a, the default) took rotating 3, 5, 7 and 9 from 53, 71, 95 and 173 us
 # to 43-45, 61-62, 67-68 and 175-177 (H200, portacl filter --bench, two rounds each in three calls;
-# tiles of 60 x 64: 42, 58, 71 and 185).
+# tiles of 60 x 64: 42, 58, 71 and 185). So windows up to 5x5 take tiles 60 wide
+# (rotating_tile_x_small): rotating 3 41.4-43.7 us against 43.5-44.1 in 64 x 64, 39.0-39.2 against
+# 41.1-41.3 in a stream; rotating 5 57.0-59.6 against 60.7-61.4 (H200, 4096^2, two rounds, one call).
 separable_tile = 0
 rotating_tile = 1
 rotating_tile_y = 64
+rotating_tile_x_small = 60
 
 [voronoi]
 # Edge searches (docs/voronoi.md, "Tuning"; tools/anchors/voronoi_sweep.sh tries others): 16 work-items

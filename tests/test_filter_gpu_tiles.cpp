@@ -47,6 +47,7 @@ void expectTileEqualsReference(const io::Image& img, const std::string& spec, Bo
         l.groupX = key("rotating_tile_group_x", l.groupX);
         l.groupY = key("rotating_tile_group_y", l.groupY);
         l.tileX = key("rotating_tile_x", l.tileX);
+        l.smallTileX = key("rotating_tile_x_small", l.smallTileX);
         l.tileY = key("rotating_tile_y", l.tileY);
         l.walkRows = key("rotating_tile_walk", l.walkRows);
         l.dotsFrom = key("rotating_tile_dot", 0);
@@ -211,4 +212,9 @@ TEST(FilterGpuTiles, RotatingWindowsAndLayoutsEqualReference) {
         expectTileEqualsReference(wide, s, Border::Constant, {{"rotating_tile_x", 60}, {"rotating_tile_y", 64}});
     }
     expectTileEqualsReference(test::noiseImage(45, 33, 3, 25), "rotating:5", Border::Reflect101, small);
+    // The Hopper profile's tiles 60 wide for windows up to 5x5 only (rotating_tile_x_small).
+    const std::map<std::string, long> hopper{{"rotating_tile_y", 64}, {"rotating_tile_x_small", 60}, {"rotating_tile_dot", 5}};
+    expectTileEqualsReference(wide, "rotating:3", Border::Reflect, hopper, "TX=60 ");
+    expectTileEqualsReference(wide, "rotating:5", Border::Wrap, hopper, "TX=60 ");
+    expectTileEqualsReference(wide, "rotating:7", Border::Reflect101, hopper, "TX=64 ");
 }

@@ -79,8 +79,10 @@ TileKernel separableTileKernel(const Operation& op, io::PixelType in, int width,
 TileKernel rotatingTileKernel(const Operation& op, io::PixelType in, int width, int height, Border border,
                               const RotatingTileLayout& l, std::size_t localBytes) {
     TileKernel k;
+    // Windows up to 5x5 may take tiles of their own width (smallTileX).
+    const int tileX = l.smallTileX > 0 && op.width <= 5 && op.height <= 5 ? l.smallTileX : l.tileX;
     if (in != io::PixelType::U8 || op.kind != Operation::Kind::RotatingMask || op.width > 9 || op.height > 9 || !indexable(width, height) ||
-        l.tileX % 4 != 0)
+        tileX % 4 != 0)
         return k;
     const int rh = op.height / 2, n = op.width * op.height;
     int indexBits = 1;
@@ -94,13 +96,13 @@ TileKernel rotatingTileKernel(const Operation& op, io::PixelType in, int width, 
     const bool rowDots = l.dotsFrom > 0 && op.width >= l.dotsFrom;
     int tileY = l.tileY;
     const auto bytes = [&](int ty) {  // the kernel's three arrays: input words, means, column keys
-        const std::size_t groups = l.tileX / 4 + 2, ih = ty + 4 * rh, ch = ty + 2 * rh;
-        return (ih * (l.tileX / 4 + 4) + 1) * 4 + (meanInKey ? 0 : ch * groups * 4) + ty * groups * 4 * keyBytes;
+        const std::size_t groups = tileX / 4 + 2, ih = ty + 4 * rh, ch = ty + 2 * rh;
+        return (ih * (tileX / 4 + 4) + 1) * 4 + (meanInKey ? 0 : ch * groups * 4) + ty * groups * 4 * keyBytes;
     };
     while (tileY > 1 && bytes(tileY) > localBytes) tileY /= 2;
     if (bytes(tileY) > localBytes) return k;
     // Walks: one centre column of the tile (tileX + 2 rw of them) a work-item, walkRows output rows each.
-    const int columns = l.tileX + 2 * (op.width / 2), group = l.groupX * l.groupY;
+    const int columns = tileX + 2 * (op.width / 2), group = l.groupX * l.groupY;
     int walk = l.walkRows;
     if (walk <= 0)
         for (walk = 1; walk < tileY && columns * ((tileY + walk - 1) / walk) > group;) ++walk;
@@ -108,12 +110,12 @@ TileKernel rotatingTileKernel(const Operation& op, io::PixelType in, int width, 
     std::ostringstream d;
     d << "-D BORDER=" << static_cast<int>(border) << " -D KW=" << op.width << " -D KH=" << op.height << " -D KEY_WIDE=" << (wide ? 1 : 0)
       << " -D KEY_BITS_INDEX=" << indexBits << " -D MEAN_IN_KEY=" << (meanInKey ? 1 : 0)
-      << " -D ROW_DOTS=" << (rowDots ? 1 : 0) << " -D DP4A=" << (rowDots && l.dp4a ? 1 : 0) << " -D TX=" << l.tileX << " -D TY=" << tileY << " -D GX=" << l.groupX << " -D GY=" << l.groupY
+      << " -D ROW_DOTS=" << (rowDots ? 1 : 0) << " -D DP4A=" << (rowDots && l.dp4a ? 1 : 0) << " -D TX=" << tileX << " -D TY=" << tileY << " -D GX=" << l.groupX << " -D GY=" << l.groupY
       << " -D VR=" << walk;
     k.defines = d.str();
     k.groupX = l.groupX;
     k.groupY = l.groupY;
-    k.globalX = (static_cast<std::size_t>(width) + l.tileX - 1) / l.tileX * l.groupX;
+    k.globalX = (static_cast<std::size_t>(width) + tileX - 1) / tileX * l.groupX;
     k.globalY = (static_cast<std::size_t>(height) + tileY - 1) / tileY * l.groupY;
     return k;
 }

@@ -28,8 +28,10 @@ struct SeparableTileLayout {
 // work-group waits for its longest walk: 11 for tiles of 64 x 32 and 256 work-items). dotsFrom: windows
 // at least that wide (0: none) take each staged row's sums as byte dot products of whole words, by
 // NVIDIA's dp4a where dp4a.
+// smallTileX: the tile width of windows up to 5x5 (0: tileX), whose walks fill a work-group
+// better in tiles a little narrower.
 struct RotatingTileLayout {
-    int groupX = 16, groupY = 16, tileX = 64, tileY = 32, walkRows = 0, dotsFrom = 0;
+    int groupX = 16, groupY = 16, tileX = 64, tileY = 32, walkRows = 0, dotsFrom = 0, smallTileX = 0;
     bool dp4a = false;
 };
 

@@ -152,6 +152,7 @@ struct Pipeline::Impl {
         rotatingTileLayout.groupY = setting("rotating_tile_group_y", rotatingTileLayout.groupY);
         rotatingTileLayout.tileX = setting("rotating_tile_x", rotatingTileLayout.tileX);
         rotatingTileLayout.tileY = setting("rotating_tile_y", rotatingTileLayout.tileY);
+        rotatingTileLayout.smallTileX = setting("rotating_tile_x_small", rotatingTileLayout.smallTileX);
         rotatingTileLayout.walkRows = setting("rotating_tile_walk", rotatingTileLayout.walkRows);
         rotatingTileLayout.dotsFrom = setting("rotating_tile_dot", dp4a ? 5 : 0);
         rotatingTileLayout.dp4a = dp4a;
