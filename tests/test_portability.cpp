@@ -276,7 +276,8 @@ TEST(VendorPaths, NvidiaKeysOnAnotherDeviceTakeThePortableSpellings) {
 TEST(VendorPaths, AProfileDefiningTheEnginesVendorMacrosIsRefused) {
     for (const std::string& build : {std::string("defines = PORTACL_WARP_SIZE=32 PORTACL_DEVICE_NVIDIA=1\n"),
                                      std::string("options = -cl-mad-enable -DDP4A=1\n"),
-                                     std::string("options = -D HALF_LANES=1\n"), std::string("defines = REAL=double\n")}) {
+                                     std::string("options = -D HALF_LANES=1\n"), std::string("options = -D DP2A=1\n"),
+                                     std::string("defines = REAL=double\n")}) {
         ScopedEnv env;
         env.set("PORTACL_PLATFORMS_DIR", profileForTheTestDevice("forced", "[build]\n" + build));
         env.set("PORTACL_CACHE_DIR", freshCacheDir("forced"));

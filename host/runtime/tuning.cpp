@@ -122,7 +122,7 @@ std::string TuningProfile::buildOptions() const {
     // instructions (NVIDIA's inline PTX) only where the device reports them. A profile setting one
     // would run a path the device may lack, so it is refused rather than passed on.
     static const std::set<std::string> engineMacros = {"REAL", "PORTACL_DOUBLE", "PORTACL_DOUBLE_FLOAT", "PORTACL_DEVICE_NVIDIA",
-                                                       "DP4A", "CVT_PACK", "HALF_LANES"};
+                                                       "DP4A", "DP2A", "CVT_PACK", "HALF_LANES"};
     const auto refuseEngineMacro = [&](const std::string& definition, const char* where) {
         const std::string macro = definition.substr(0, definition.find('='));
         if (engineMacros.count(macro))
