@@ -144,10 +144,8 @@ TEST(FilterGpuTiles, SeparableDoubleSumsEqualReference) {
     }
     expectTileEqualsReference(odd, "box:9", Border::Reflect101, {{"separable_tile_double", 1}}, "ACC=0");  // int sums stay int
     // Fixed point with weights of both signs: negative column sums, and the clamp at both ends.
-    const double f[5] = {-0.1, 0.3, 0.6, 0.3, -0.1};
-    std::string spec = "conv:";
-    for (int y = 0; y < 5; ++y)
-        for (int x = 0; x < 5; ++x) spec += std::to_string(f[y] * f[x]) + (x < 4 ? "," : y < 4 ? ";" : "");
+    const std::vector<double> f = {-0.1, 0.3, 0.6, 0.3, -0.1};
+    const std::string spec = test::rank1ConvSpec(f, f);
     for (Border b : {Border::Reflect101, Border::Constant}) {
         expectTileEqualsReference(odd, spec, b, {{"separable_tile_double", 1}}, "ACC=2");
         expectTileEqualsReference(odd, spec, b, {}, "NO_CLAMP=0");

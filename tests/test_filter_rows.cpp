@@ -109,13 +109,7 @@ TEST(FilterRows, DoubleBuildsEqualReference) {
 
 // A rank-1 mask of decimal weights, one of them negative: fixed point with wide column sums, which
 // the float estimate does not take (its error bound needs non-negative terms).
-std::string signedSeparable() {
-    const double col[] = {1, 2, 3, 2, 1}, row[] = {0.5, -1.25, 2.75, -1.25, 0.5};
-    std::string s = "conv:";
-    for (int y = 0; y < 5; ++y)
-        for (int x = 0; x < 5; ++x) s += std::to_string(col[y] * row[x]) + (x < 4 ? "," : y < 4 ? ";" : ":sum");
-    return s;
-}
+std::string signedSeparable() { return test::rank1ConvSpec({1, 2, 3, 2, 1}, {0.5, -1.25, 2.75, -1.25, 0.5}, ":sum"); }
 
 TEST(FilterRows, FixedPointEstimateEqualsReference) {
     // Fixed-point rank-1 masks (decimal weights): the column sums estimated in float with the exact sums in double where an

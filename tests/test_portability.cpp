@@ -52,6 +52,16 @@ std::string freshCacheDir(const std::string& name) {
 
 const DeviceInfo& testDevice() { return test::context().device(); }
 
+// An 8-bit grey image of uniformly random bytes.
+io::Image randomGreyImage(int width, int height, unsigned seed) {
+    io::Image img;
+    img.width = width, img.height = height, img.channels = 1;
+    img.data.resize(img.byteCount());
+    std::mt19937 rng(seed);
+    for (auto& v : img.data) v = static_cast<unsigned char>(rng());
+    return img;
+}
+
 }  // namespace
 
 TEST(IsolatedBuild, TheCompileWorkerIsFoundBesideTheLibrary) {
@@ -143,11 +153,7 @@ TEST(IsolatedBuild, AFilterWhoseSpecialisedKernelCrashesTheCompilerTakesThePorta
     // The register path's kernels (SAT_PACK is among their options only) and the tile kernels'
     // median network crash; the median's bitwise search remains.
     env.set("PORTACL_COMPILE_WORKER_FAULT", "abort:SAT_PACK,MEDIAN_SEARCH=0");
-    io::Image img;
-    img.width = 37, img.height = 29, img.channels = 1;
-    img.data.resize(img.byteCount());
-    std::mt19937 rng(7);
-    for (auto& v : img.data) v = static_cast<unsigned char>(rng());
+    const io::Image img = randomGreyImage(37, 29, 7);
     const std::vector<filter::Operation> ops{filter::parseOperation("median:5")};
     filter::Options options;
     Context ctx(testDevice());
@@ -161,11 +167,7 @@ TEST(IsolatedBuild, AMedianNetworkThatCrashesTheCompilerLeavesTheMedianToTheOthe
     ScopedEnv env;
     env.set("PORTACL_CACHE_DIR", freshCacheDir("median-network"));
     env.set("PORTACL_COMPILE_WORKER_FAULT", "abort:SORTED_COLUMNS");  // among the network's options only
-    io::Image img;
-    img.width = 41, img.height = 23, img.channels = 1;
-    img.data.resize(img.byteCount());
-    std::mt19937 rng(11);
-    for (auto& v : img.data) v = static_cast<unsigned char>(rng());
+    const io::Image img = randomGreyImage(41, 23, 11);
     const std::vector<filter::Operation> ops{filter::parseOperation("median:9")};
     filter::Options options;
     options.tuning = {{"median_network", 1}, {"median_network_min", 7}, {"median_network_group_x", 8}, {"median_network_group_y", 4}};

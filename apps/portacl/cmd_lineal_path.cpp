@@ -23,6 +23,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The pictures among the inputs a batch takes (the rest are volumes).
+const std::vector<std::string> kPictureExtensions = {".png", ".tif", ".tiff", ".bmp", ".pgm"};
+
 struct BatchRequest {
     std::vector<std::string> named;
     std::string outDir, format, dataset;
@@ -37,9 +40,9 @@ int runLinealPathBatch(const BatchRequest& q, const CommonOptions& common, const
     if (!fs::is_directory(q.outDir)) throw Error("with several inputs, -o names an existing folder for the outputs ('" + q.outDir + "' is none)");
     if (q.format != "h5" && q.format != "npy" && q.format != "csv") throw Error("--format must be h5, npy or csv, not '" + q.format + "'");
     if (q.s2 && q.format != "h5") throw Error("--s2 writes into HDF5 outputs: use --format h5");
-    const std::vector<std::string> inputs =
-        listBatchInputs(q.named, {".png", ".tif", ".tiff", ".bmp", ".pgm", ".npy", ".h5", ".hdf5", ".nii", ".gz"},
-                        "image or volume file (.png .tif .bmp .pgm .npy .h5 .nii)");
+    std::vector<std::string> extensions = kPictureExtensions;
+    extensions.insert(extensions.end(), {".npy", ".h5", ".hdf5", ".nii", ".gz"});
+    const std::vector<std::string> inputs = listBatchInputs(q.named, extensions, "image or volume file (.png .tif .bmp .pgm .npy .h5 .nii)");
     std::vector<std::string> outputs;
     for (const auto& in : inputs) outputs.push_back(batchOutputPath(q.outDir, in, q.format));
     checkBatchOutputs(q.outDir, inputs, outputs);
@@ -83,7 +86,7 @@ int runLinealPathBatch(const BatchRequest& q, const CommonOptions& common, const
     BatchCliOptions members = batch;
     const auto picture = [](const std::string& path) {
         const std::string ext = lowerCase(fs::path(path).extension().string());
-        return ext == ".png" || ext == ".tif" || ext == ".tiff" || ext == ".bmp" || ext == ".pgm";
+        return std::find(kPictureExtensions.begin(), kPictureExtensions.end(), ext) != kPictureExtensions.end();
     };
     if (std::all_of(inputs.begin(), inputs.end(), picture)) members.coreMembersItems = inputs.size();
     runFileBatch(fb, common, members);

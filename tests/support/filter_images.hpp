@@ -5,6 +5,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "portacl/io/image.hpp"
 
@@ -21,19 +22,24 @@ inline io::Image noiseImage(int w, int h, int channels, unsigned seed) {
     return img;
 }
 
-// A 9x9 rank-1 `conv` mask of decimal weights, non-negative and summing to 1: the fixed-point plan
-// whose column sums pass 32 bits (the kernels' 64-bit, double and float-estimate paths). The
-// Gaussians take OpenCV's integers, whose sums fit 32 bits, so they no longer reach those paths.
-inline std::string decimalRank1Mask() {
-    // (The centre weight, the pivot of the separation, keeps the row factor's sum 1 / 0.36 < 4, so
-    // that the row sums fit 31 bits with 20 fractional bits.)
-    const double w[9] = {0.02, 0.05, 0.10, 0.15, 0.36, 0.15, 0.10, 0.05, 0.02};
+// The `conv` operation of the rank-1 mask col (x) row (rows top to bottom), with `suffix` (":sum").
+inline std::string rank1ConvSpec(const std::vector<double>& col, const std::vector<double>& row, const std::string& suffix = "") {
     std::ostringstream s;
     s.precision(12);
     s << "conv:";
-    for (int y = 0; y < 9; ++y)
-        for (int x = 0; x < 9; ++x) s << w[y] * w[x] << (x < 8 ? "," : y < 8 ? ";" : "");
-    return s.str();
+    for (std::size_t y = 0; y < col.size(); ++y)
+        for (std::size_t x = 0; x < row.size(); ++x) s << col[y] * row[x] << (x + 1 < row.size() ? "," : y + 1 < col.size() ? ";" : "");
+    return s.str() + suffix;
+}
+
+// A 9x9 rank-1 `conv` mask of decimal weights, non-negative and summing to 1: the fixed-point plan
+// whose column sums pass 32 bits (the kernels' 64-bit, double and float-estimate paths). The
+// Gaussians take OpenCV's integers, whose sums fit 32 bits, so they no longer reach those paths.
+// (The centre weight, the pivot of the separation, keeps the row factor's sum 1 / 0.36 < 4, so
+// that the row sums fit 31 bits with 20 fractional bits.)
+inline std::string decimalRank1Mask() {
+    const std::vector<double> w = {0.02, 0.05, 0.10, 0.15, 0.36, 0.15, 0.10, 0.05, 0.02};
+    return rank1ConvSpec(w, w);
 }
 
 // How many bytes of `got` differ from `want` (the same size), and "first differing sample I (x, y)"
