@@ -89,14 +89,12 @@
 // Every sum here is an exact integer (in double too), so a fused multiply-add gives the same value.
 #pragma OPENCL FP_CONTRACT ON
 
-// VW lanes of each type. On PoCL and Intel's CPU runtime (clang compilers), clang's extended
-// vectors, of any width, which take no built-in functions (the conversions are
+// VW lanes of each type. Where the profile says the compiler is clang's (ROWS_CLANG_VECTORS: PoCL,
+// Intel's CPU runtime), clang's extended vectors, of any width, which take no built-in functions (the conversions are
 // __builtin_convertvector, min and max a comparison and a select), and unaligned whole-vector loads
 // and stores through a type of alignment 1 (vload16/vstore16 became 16 byte moves on PoCL).
 // Elsewhere OpenCL C's own 16-lane vectors and built-ins.
-#if defined(PORTACL_POCL) || defined(PORTACL_INTEL_CPU)
-#define ROWS_CLANG_VECTORS 1
-#else
+#ifndef ROWS_CLANG_VECTORS
 #define ROWS_CLANG_VECTORS 0
 #endif
 #if ROWS_CLANG_VECTORS
@@ -118,7 +116,7 @@ typedef vu8 __attribute__((aligned(1))) vu8_u;
 #define VMAX(a, b) ((a) < (b) ? (b) : (a))
 #else
 #if VW != 16
-#error "vectors wider than 16 bytes need clang's extended vectors (PoCL, Intel's CPU runtime)"
+#error "vectors wider than 16 bytes need clang's extended vectors (ROWS_CLANG_VECTORS, the profile's cpu_rows_extended_vectors)"
 #endif
 #define vu8 uchar16
 #define vu16 ushort16

@@ -42,6 +42,8 @@ tile = 32
 # against 1.9, the medians alike (docs/filter.md's command, one run each). It outran the register
 # path on every operation it takes (docs/engineering/filter.md).
 cpu_rows = 1
+# This runtime's compiler is clang's: vectors of 32 and 64 bytes are its extended vectors.
+cpu_rows_extended_vectors = 1
 cpu_rows_band = 24
 cpu_rows_median3_band = 8
 cpu_rows_segment = 8192

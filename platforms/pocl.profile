@@ -39,6 +39,8 @@ tile = 16
 # linear filter up to 9x9 and the 3x3 and 5x5 medians before the register path below, which it
 # outran on every one measured (docs/engineering/filter.md).
 cpu_rows = 1
+# PoCL's compiler is clang's: vectors of 32 and 64 bytes are its extended vectors.
+cpu_rows_extended_vectors = 1
 cpu_rows_band = 24
 cpu_rows_median3_band = 8
 cpu_rows_window_bytes = 98304

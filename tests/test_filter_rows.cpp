@@ -31,6 +31,9 @@ struct Layout {
     int walkSegment = 0;  // cpu_rows_walk_segment
 };
 
+// Whether the test device's compiler takes vectors over 16 bytes (its profile says so).
+bool extendedVectors() { return test::context().tuning().getInt("filter", "cpu_rows_extended_vectors", 0) != 0; }
+
 Options rowsOptions(const Layout& l, Border b, Precision p) {
     Options o;
     o.border = b;
@@ -45,17 +48,24 @@ Options rowsOptions(const Layout& l, Border b, Precision p) {
                 {"cpu_rows_row_vector", l.vector},
                 {"cpu_rows_double_vector", l.vector},
                 {"cpu_rows_estimate", l.estimate},
-                {"cpu_rows_walk_segment", l.walkSegment}};
+                {"cpu_rows_walk_segment", l.walkSegment},
+                {"cpu_rows_extended_vectors", extendedVectors() ? 1 : 0}};
     return o;
 }
 
 void expectRowsEqualReference(const io::Image& img, const std::string& spec, const Layout& l, Border b, Precision p = Precision::Float) {
     if (p == Precision::Double && !test::hasFp64()) GTEST_SKIP() << "the test device has no fp64";
+    if (l.vector > 16 && !extendedVectors()) GTEST_SKIP() << "the test device's compiler takes no vectors over 16 bytes";
     const std::vector<Operation> ops{parseOperation(spec)};
     RowsLayout rl{l.band, l.band, l.vector * l.segmentVectors, l.vector, l.vector, l.vector, l.vector};
     rl.estimate = l.estimate;
     rl.walkSegment = l.walkSegment;
-    ASSERT_FALSE(rowsDefines(ops[0], io::PixelType::U8, img.width, img.height, b, rl, test::context().device().fp64).empty())
+    rl.extendedVectors = extendedVectors();
+    const bool fp64 = test::context().device().fp64;
+    if (!fp64 && rowsDefines(ops[0], io::PixelType::U8, img.width, img.height, b, rl, true).size() > 0 &&
+        rowsDefines(ops[0], io::PixelType::U8, img.width, img.height, b, rl, false).empty())
+        GTEST_SKIP() << spec << " takes the row-band path only on devices with fp64 (its exact column sums are in double)";
+    ASSERT_FALSE(rowsDefines(ops[0], io::PixelType::U8, img.width, img.height, b, rl, fp64).empty())
         << spec << " does not take the row-band path on " << img.width << "x" << img.height;
     const Options o = rowsOptions(l, b, p);
     Pipeline pipe(test::context(), ops, o);
@@ -192,4 +202,22 @@ TEST(FilterRows, BandsGrowToTheWindowBytes) {
     EXPECT_EQ(l.bandFor(median3, 2048, 2048, 2), 8);
     l.windowBytes = 0;
     EXPECT_EQ(l.bandFor(gaussian, 2048, 2048, 2), 24);
+}
+
+TEST(FilterRows, WideVectorsOnlyWhereTheProfileSaysTheCompilerTakesThem) {
+    // Vectors of 32 and 64 bytes are clang's extended vectors: a layout asking for them is refused
+    // unless cpu_rows_extended_vectors = 1 (PoCL's and Intel's profiles), with one sentence before any build.
+    RowsLayout l;
+    l.medianVector = 32;
+    EXPECT_FALSE(l.valid());
+    l.extendedVectors = true;
+    EXPECT_TRUE(l.valid());
+    Options o = rowsOptions(Layout{32, 6, 1}, Border::Reflect101, Precision::Float);
+    o.tuning["cpu_rows_extended_vectors"] = 0;
+    try {
+        Pipeline pipe(test::context(), {parseOperation("median:3")}, o);
+        FAIL() << "a layout of 32-byte vectors without extended vectors was taken";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("cpu_rows_extended_vectors"), std::string::npos) << e.what();
+    }
 }

@@ -133,13 +133,15 @@ struct Pipeline::Impl {
         rowsLayout.doubleVector = setting("cpu_rows_double_vector", rowsLayout.doubleVector);
         rowsLayout.estimate = setting("cpu_rows_estimate", rowsLayout.estimate);
         rowsLayout.walkSegment = setting("cpu_rows_walk_segment", rowsLayout.walkSegment);
+        rowsLayout.extendedVectors = setting("cpu_rows_extended_vectors", 0) != 0;
         if (rows && !rowsLayout.valid())
             throw Error("the [filter] row bands of the tuning profile " + ctx.tuning().name + " (" + std::to_string(rowsLayout.band) + " and " +
                         std::to_string(rowsLayout.median3Band) + " rows by " +
                         std::to_string(rowsLayout.segment) + " columns; vectors of " + std::to_string(rowsLayout.medianVector) + ", " +
                         std::to_string(rowsLayout.linearVector) + ", " + std::to_string(rowsLayout.rowVector) + " and " +
                         std::to_string(rowsLayout.doubleVector) +
-                        " bytes) are not a layout the path can run (vectors of 16, 32 or 64 bytes; at least one row; columns a multiple of each vector).");
+                        " bytes) are not a layout the path can run (vectors of 16, 32 or 64 bytes, over 16 only where the profile sets "
+                        "cpu_rows_extended_vectors = 1 for a compiler that takes clang's extended vectors; at least one row; columns a multiple of each vector).");
         medianSearchMin = setting("median_search_min", 82);
         separableTile = setting("separable_tile", 0) != 0;
         separableTileLayout.groupX = setting("separable_tile_group_x", separableTileLayout.groupX);

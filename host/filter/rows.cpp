@@ -113,7 +113,7 @@ std::string linearDefines(const Operation& op, const RowsLayout& layout, bool fp
 
 bool RowsLayout::valid() const {
     for (int v : {medianVector, linearVector, rowVector, doubleVector})
-        if ((v != 16 && v != 32 && v != 64) || segment < v || segment % v != 0 || walkSegment < 0 ||
+        if ((v != 16 && v != 32 && v != 64) || (v != 16 && !extendedVectors) || segment < v || segment % v != 0 || walkSegment < 0 ||
             (walkSegment > 0 && (walkSegment < v || walkSegment % v != 0)))
             return false;
     return band >= 1 && median3Band >= 1 && estimate >= 0 && estimate <= 2;
@@ -149,7 +149,8 @@ std::string rowsDefines(const Operation& op, io::PixelType in, int imageWidth, i
     if (specific.empty() || imageWidth < vw) return "";
     std::ostringstream d;
     d << "-D VW=" << vw << " -D KW=" << op.width << " -D KH=" << op.height << " -D RX=" << op.width / 2
-      << " -D RY=" << op.height / 2 << " -D BORDER=" << static_cast<int>(border) << specific;
+      << " -D RY=" << op.height / 2 << " -D BORDER=" << static_cast<int>(border) << " -D ROWS_CLANG_VECTORS=" << (layout.extendedVectors ? 1 : 0)
+      << specific;
     return d.str();
 }
 

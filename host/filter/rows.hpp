@@ -28,6 +28,10 @@ struct PORTACL_API RowsLayout {
     // walkSegment > 0: rank-1 masks walk along the rows instead (HWALK), each work-item a segment of
     // this many columns (a multiple of every vector) by a band of walkBandFor rows.
     int walkSegment = 0;
+    // Vectors of 32 and 64 bytes are clang's extended vectors, which only some compilers take
+    // (PoCL's, Intel's CPU runtime's: their profiles' cpu_rows_extended_vectors = 1); without them
+    // every vector is OpenCL C's 16.
+    bool extendedVectors = false;
     bool valid() const;
     int bandFor(const Operation& op, int imageWidth, int imageHeight, unsigned computeUnits) const;
     // The walk along the rows' band: at least `band` rows, as tall as 4 bands per compute unit allow.
