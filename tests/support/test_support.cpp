@@ -1,10 +1,12 @@
 #include "support/test_support.hpp"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 
 #include "portacl/runtime/data_dir.hpp"
 #include "portacl/runtime/error.hpp"
@@ -27,14 +29,31 @@ struct PrivateTempDir {
     }
 };
 const PrivateTempDir privateTempDir;
+
+// The shared contexts, released when the tests end rather than by the exit handlers: oclgrind's
+// runtime tears its LLVM down at exit first, and a context released after that aborted the process
+// ("corrupted unsorted chunks") once every test had passed (docs/portability.md).
+std::mutex contextsMutex;  // tests may ask from several threads
+std::unique_ptr<Context> testContext, rusticl;
+bool rusticlTried = false;
+
+struct ReleaseContexts : ::testing::Environment {
+    void TearDown() override {
+        std::lock_guard<std::mutex> lock(contextsMutex);
+        testContext.reset();
+        rusticl.reset();
+    }
+};
+::testing::Environment* const releaseContexts = ::testing::AddGlobalTestEnvironment(new ReleaseContexts);
 }  // namespace
 
 Context& context() {
-    static std::unique_ptr<Context> ctx = [] {
+    std::lock_guard<std::mutex> lock(contextsMutex);
+    if (!testContext) {
         const char* spec = std::getenv("PORTACL_TEST_DEVICE");
-        return std::make_unique<Context>(selectDevice(spec ? spec : ""), defaultContextOptions());
-    }();
-    return *ctx;
+        testContext = std::make_unique<Context>(selectDevice(spec ? spec : ""), defaultContextOptions());
+    }
+    return *testContext;
 }
 
 std::string dataPath(const std::string& relative) { return dataDirectory() + "/" + relative; }
@@ -46,14 +65,15 @@ std::string missingDataSentence() { return "needs the shared data: " + dataDirec
 bool hasFp64() { return context().device().fp64; }
 
 Context* rusticlContext() {
-    static std::unique_ptr<Context> ctx = []() -> std::unique_ptr<Context> {
+    std::lock_guard<std::mutex> lock(contextsMutex);
+    if (!rusticlTried) {
+        rusticlTried = true;
         try {
-            return std::make_unique<Context>(selectDevice("rusticl"), defaultContextOptions());
+            rusticl = std::make_unique<Context>(selectDevice("rusticl"), defaultContextOptions());
         } catch (const Error&) {
-            return nullptr;
         }
-    }();
-    return ctx.get();
+    }
+    return rusticl.get();
 }
 
 }  // namespace portacl::test
