@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <random>
 #include <set>
 #include <sstream>
@@ -159,7 +160,15 @@ TYPED_TEST(GemmTyped, EveryShippedProfileMatchesReference) {
     std::set<std::string> done{tilesOf(gemmTuning(test::context().tuning(), p))};
     for (const auto& profile : shippedProfiles()) {
         const GemmTuning t = gemmTuning(profile, p);
-        if (done.insert(tilesOf(t)).second) expectMatchesReference<TypeParam>(t, "profile " + profile.name, false, false);
+        if (!done.insert(tilesOf(t)).second) continue;
+        try {
+            expectMatchesReference<TypeParam>(t, "profile " + profile.name, false, false);
+        } catch (const Error& e) {
+            // Tiles of more work-items than this device runs the kernel with (rusticl on llvmpipe:
+            // 32) are refused in the sentence that says so; any other error fails the test.
+            if (std::string(e.what()).find("give the device's profile smaller [gemm] tiles") == std::string::npos) throw;
+            std::cout << "profile " << profile.name << ": " << e.what() << "\n";
+        }
     }
     EXPECT_GE(done.size(), 2u);
 }
