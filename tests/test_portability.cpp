@@ -244,8 +244,15 @@ std::string profileForTheTestDevice(const std::string& name, const std::string& 
     const fs::path dir = fs::path(testing::TempDir()) / ("profiles-" + name);
     fs::create_directories(dir);
     const DeviceInfo& d = testDevice();
-    std::ofstream(dir / (name + ".profile")) << "[match]\nplatform = " << d.platformName << "\ndevice = " << d.name
-                                             << "\npriority = 1000000\n" << body;
+    // Every key that holds for the device, so that no shipped profile is more specific (NVIDIA's
+    // name their compute capabilities).
+    std::ofstream profile(dir / (name + ".profile"));
+    profile << "[match]\nplatform = " << d.platformName << "\ndevice = " << d.name << "\nvendor = " << d.vendor << "\ntype = " << d.type << "\n";
+    if (d.nvComputeMajor > 0) {
+        const std::string capability = std::to_string(d.nvComputeMajor) + "." + std::to_string(d.nvComputeMinor);
+        profile << "compute_capability_min = " << capability << "\ncompute_capability_max = " << capability << "\n";
+    }
+    profile << "priority = 1000000\n" << body;
     return dir.string();
 }
 }  // namespace
