@@ -31,8 +31,8 @@ struct PrivateTempDir {
 const PrivateTempDir privateTempDir;
 
 // The shared contexts, released when the tests end rather than by the exit handlers: oclgrind's
-// runtime tears its LLVM down at exit first, and a context released after that aborted the process
-// ("corrupted unsorted chunks") once every test had passed (docs/portability.md).
+// runtime tears its LLVM down at exit first, and a context released after that aborts the process
+// ("corrupted unsorted chunks") (docs/portability.md).
 std::mutex contextsMutex;  // tests may ask from several threads
 std::unique_ptr<Context> testContext, rusticl;
 bool rusticlTried = false;
@@ -63,6 +63,8 @@ bool hasData() { return !dataDirectory().empty(); }
 std::string missingDataSentence() { return "needs the shared data: " + dataDirectoryHint(); }
 
 bool hasFp64() { return context().device().fp64; }
+
+bool testDeviceIsRusticl() { return context().device().platformName.find("rusticl") != std::string::npos; }
 
 Context* rusticlContext() {
     std::lock_guard<std::mutex> lock(contextsMutex);

@@ -27,6 +27,9 @@ bool hasFp64();
 // the variable in a static initializer).
 Context* rusticlContext();
 
+// Whether the test device is Mesa's rusticl, whose known faults some tests pass over (docs/portability.md).
+bool testDeviceIsRusticl();
+
 }  // namespace portacl::test
 
 // Skips the current test, with where the data belongs, when the shared data is absent.
