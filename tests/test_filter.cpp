@@ -225,6 +225,18 @@ TEST(FilterDevice, PipelineWithGreyConversionEqualsReference) {
     compare(img, {"box:3", "float", "sobel:x"}, Options{}, 1e-6);  // signed float gradient
 }
 
+TEST(FilterDevice, ImagesOfEverySizeThroughOnePipelineEqualReference) {
+    // A batch member keeps its pipeline, and the pipeline its plane buffers, from one image to the
+    // next: smaller, larger, more and fewer channels, 8 and 16 bits, each as if it came alone.
+    const std::vector<Operation> ops = parse({"box:3", "sobel"});
+    Pipeline p(test::context(), ops, Options{});
+    for (const io::Image& img : {testImage(301, 209, 1, io::PixelType::U16, 21), testImage(61, 47, 4, io::PixelType::U8, 22),
+                                 testImage(403, 307, 1, io::PixelType::U8, 23), testImage(150, 145, 3, io::PixelType::U16, 24),
+                                 testImage(17, 9, 2, io::PixelType::U8, 25)})
+        expectMatch(p.run(img), filterReference(img, ops, Options{}), 0,
+                    std::to_string(img.width) + "x" + std::to_string(img.height) + "x" + std::to_string(img.channels));
+}
+
 void floatOps(Precision p, double tol) {
     const io::Image img = testImage(53, 39, 1, io::PixelType::F32, 11);
     Options o;

@@ -74,14 +74,21 @@ int runFilterBatch(const std::vector<std::string>& named, const std::string& out
     // The image readers and writers may run on many threads at once (libnetpbm's process-wide
     // state is guarded inside image_io_pnm.cpp, around its header calls only).
     auto readInput = [&](std::size_t i) { return io::readImage(inputs[i]); };
-    // In one process, host threads of their own read and decode the images ahead of the members
-    // (a quarter of the cores: decoding costs a fraction of encoding, which the writers do).
+    // Host threads of their own read and decode the images ahead of the members (a quarter of the
+    // cores: decoding costs a fraction of encoding, which the writers do): in one process every image
+    // in order, under mpirun the images of each chunk as this rank is handed it.
     std::unique_ptr<ReadAhead<io::Image>> ahead;
-    if (!serial && !ranks()) {
+    FileBatch fb;
+    if (!serial) {
         const unsigned readers = std::max(2u, hostCores() / 4);
         ahead = std::make_unique<ReadAhead<io::Image>>(inputs.size(), readInput, readers, 2 * readers);
+        if (ranks()) {
+            fb.chunkStarting = [&](std::size_t b, std::size_t e) { ahead->expect(b, e); };
+            fb.chunkDone = [&](std::size_t b, std::size_t e) { ahead->forget(b, e); };
+        } else {
+            ahead->expect(0, inputs.size());
+        }
     }
-    FileBatch fb;
     fb.items = inputs.size();
     fb.itemName = [&](std::size_t i) { return "'" + inputs[i] + "'"; };
     fb.noun = "images";

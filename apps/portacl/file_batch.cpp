@@ -129,6 +129,8 @@ std::optional<std::vector<std::string>> runFileBatch(const FileBatch& fb, const 
         DeviceSet* devices = fb.devices ? fb.devices : opened.get();
         BatchOptions bo;
         bo.itemName = fb.itemName;
+        bo.chunkStarting = fb.chunkStarting;
+        bo.chunkDone = fb.chunkDone;
         const unsigned threads = writerThreads();
         behind = std::make_unique<WriteBehind>(threads, 2 * threads);
         if (world) {

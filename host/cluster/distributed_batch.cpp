@@ -75,7 +75,15 @@ std::vector<std::string> computeChunk(DeviceSet& devices, std::size_t n, Range c
     o.itemName = [&](std::size_t i) {
         return options.itemName ? options.itemName(c.first + i) : "item " + std::to_string(c.first + i + 1) + " of " + std::to_string(n);
     };
-    const BatchReport r = devices.run(out.size(), chunkWork(work, c.first, out.data()), o);
+    if (options.chunkStarting) options.chunkStarting(c.first, c.second);
+    BatchReport r;
+    try {
+        r = devices.run(out.size(), chunkWork(work, c.first, out.data()), o);
+    } catch (...) {
+        if (options.chunkDone) options.chunkDone(c.first, c.second);
+        throw;
+    }
+    if (options.chunkDone) options.chunkDone(c.first, c.second);
     accumulate(local, r);
     return out;
 }

@@ -78,6 +78,7 @@ struct Pipeline::Impl {
     // it pay its allocation.
     std::vector<GrowableBuffer> planePool;
     std::size_t planePoolTaken = 0;
+    std::vector<GrowableBuffer> sourcePool;  // the uploaded planes, one per channel, kept the same way
     int tx = 16, ty = 16, px = 1;
     bool fusedSeparable = false;  // integer rank-1 masks: both passes in one kernel
     bool strip = false;           // 8-bit planes: the register path (cl/filter_strip.cl) where it applies
@@ -759,7 +760,8 @@ struct Pipeline::Impl {
                 copyChannel(const_cast<unsigned char*>(img.data.data()), plane.data(), n, img.channels, c, bps, true);
                 samples = plane.data();
             }
-            cl::Buffer b = ctx.buffer(n * bps + kStripSlack, "image plane");
+            if (sourcePool.size() <= static_cast<std::size_t>(c)) sourcePool.emplace_back();
+            cl::Buffer b = sourcePool[c].reserve(ctx, n * bps + kStripSlack, "image plane");
             ctx.write(b, samples, n * bps, "upload image plane");
             ctx.write(b, zeros, kStripSlack, "upload image plane", n * bps);
             planes.push_back({b, img.type});

@@ -120,10 +120,10 @@ bool writeRawRaster(std::FILE* f, const Image& img) {
 }  // namespace
 
 Image readPnm(const std::string& path) {
-    std::unique_lock<std::mutex> netpbm(netpbmMutex);
-    initNetpbm();
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) throw Error("cannot open image " + path + ": " + std::strerror(errno) + ".");
+    std::unique_lock<std::mutex> netpbm(netpbmMutex);
+    initNetpbm();
     struct pam pam;
     if (!readHeader(f, &pam)) {
         std::fclose(f);
@@ -135,12 +135,17 @@ Image readPnm(const std::string& path) {
                                                  ? ": " + std::to_string(pam.depth) + " channels are not supported (1 to 4 are)."
                                                  : ": 1-bit PBM is not supported (8- and 16-bit grey PGM and colour PPM are)."));
     }
+    // The rest of a raw file's reading needs none of libnetpbm's state: the batch readers allocate
+    // and fill their images side by side (a 4096^2 image's pages are faulted in as it is made).
+    const bool raw = pam.format == RPGM_FORMAT || pam.format == RPPM_FORMAT;
+    const bool rawBlock = raw && (pam.maxval == 255 || pam.maxval == 65535);
+    if (rawBlock) netpbm.unlock();
     // The samples the header declares must be in the file: a raw sample takes 1 or 2 bytes, a plain
     // one at least a digit. Checked before the image is allocated (a 21-byte header can declare 2 GB).
     Image img;
     try {
-        const bool raw = pam.format == RPGM_FORMAT || pam.format == RPPM_FORMAT || pam.format == PAM_FORMAT;
-        const std::uint64_t sampleBytes = raw ? (pam.maxval > 255 ? 2 : 1) : 1;
+        const bool binary = raw || pam.format == PAM_FORMAT;
+        const std::uint64_t sampleBytes = binary ? (pam.maxval > 255 ? 2 : 1) : 1;
         if (pam.width <= 0 || pam.height <= 0)
             throw Error("cannot read PGM/PPM " + path + ": its size " + std::to_string(pam.width) + " x " +
                         std::to_string(pam.height) + " is empty.");
@@ -154,9 +159,7 @@ Image readPnm(const std::string& path) {
         std::fclose(f);
         throw;
     }
-    const bool raw = pam.format == RPGM_FORMAT || pam.format == RPPM_FORMAT;
-    if (raw && (pam.maxval == 255 || pam.maxval == 65535)) {
-        netpbm.unlock();
+    if (rawBlock) {
         const bool whole = readRawRaster(f, img);
         std::fclose(f);
         if (!whole) throw Error("cannot read PGM/PPM " + path + ": the file ends before its last sample.");
@@ -169,10 +172,10 @@ Image readPnm(const std::string& path) {
 }
 
 void writePnm(const std::string& path, const Image& img) {
-    std::unique_lock<std::mutex> netpbm(netpbmMutex);
-    initNetpbm();
     std::FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) throw Error("cannot create " + path + ": " + std::strerror(errno) + ".");
+    std::unique_lock<std::mutex> netpbm(netpbmMutex);
+    initNetpbm();
     struct pam pam;
     std::memset(&pam, 0, sizeof pam);
     pam.size = sizeof pam;

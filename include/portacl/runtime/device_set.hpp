@@ -117,6 +117,10 @@ struct PORTACL_API BatchOptions {
     // batch (each member at its next launch, Context::requestStop) and run throws WorkAbandoned.
     // For a batch whose items another process has finished (an MPI rank's chunk copied by another).
     std::function<bool()> stopWhen;
+    // runDistributedBatch: called on a rank as it starts computing a chunk [begin, end) that rank 0
+    // handed it, and once it is done with it (finished, stopped or failed), so that the rank's work
+    // can read the chunk's inputs ahead of its devices.
+    std::function<void(std::size_t begin, std::size_t end)> chunkStarting, chunkDone;
 };
 
 // What a work call learns from the set. Two calls may compute the same items at once (a straggler
