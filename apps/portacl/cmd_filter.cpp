@@ -85,6 +85,7 @@ int runFilterBatch(const std::vector<std::string>& named, const std::string& out
         if (ranks()) {
             fb.chunkStarting = [&](std::size_t b, std::size_t e) { ahead->expect(b, e); };
             fb.chunkDone = [&](std::size_t b, std::size_t e) { ahead->forget(b, e); };
+            fb.rankChunk = 2 * readers;  // chunks that keep the readers a window ahead
         } else {
             ahead->expect(0, inputs.size());
         }

@@ -131,6 +131,7 @@ std::optional<std::vector<std::string>> runFileBatch(const FileBatch& fb, const 
         bo.itemName = fb.itemName;
         bo.chunkStarting = fb.chunkStarting;
         bo.chunkDone = fb.chunkDone;
+        bo.rankChunk = fb.rankChunk;
         const unsigned threads = writerThreads();
         behind = std::make_unique<WriteBehind>(threads, 2 * threads);
         if (world) {

@@ -54,8 +54,10 @@ struct FileBatch {
     // its outputs and gives its line for standard output ("" for none). Only the first copy of an item
     // to finish calls it.
     std::function<std::function<std::string()>(Context* ctx, std::size_t i)> compute;
-    // Under mpirun: this rank starts, and is done with, the chunk [begin, end) (BatchOptions).
+    // Under mpirun: this rank starts, and is done with, the chunk [begin, end), of at most rankChunk
+    // items per device (BatchOptions).
     std::function<void(std::size_t begin, std::size_t end)> chunkStarting, chunkDone;
+    std::size_t rankChunk = 0;
 };
 
 // Runs the batch and returns each item's line in input order; on the ranks of mpirun other than 0,

@@ -122,7 +122,7 @@ std::string serveBatch(const World& world, DeviceSet& devices, std::size_t n, co
                        std::vector<std::string>& results, DistributedReport& rep, const ResultSink& sink) {
     using Clock = std::chrono::steady_clock;
     const int ranks = world.size();
-    const std::size_t maxChunk = std::max<std::size_t>(1, options.maxChunk);
+    const std::size_t maxChunk = std::max<std::size_t>(1, options.rankChunk ? options.rankChunk : options.maxChunk);
     std::mutex mutex;
     std::condition_variable changed;
     std::size_t next = 0, received = 0;

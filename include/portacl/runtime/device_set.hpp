@@ -121,6 +121,10 @@ struct PORTACL_API BatchOptions {
     // handed it, and once it is done with it (finished, stopped or failed), so that the rank's work
     // can read the chunk's inputs ahead of its devices.
     std::function<void(std::size_t begin, std::size_t end)> chunkStarting, chunkDone;
+    // runDistributedBatch: the most items a rank's chunk holds per device of the rank (0: maxChunk,
+    // one call each). Larger chunks give a rank's read-ahead items to read before its devices ask for
+    // them; the guided split still shrinks them to one item per device towards the end.
+    std::size_t rankChunk = 0;
 };
 
 // What a work call learns from the set. Two calls may compute the same items at once (a straggler
