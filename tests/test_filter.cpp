@@ -226,15 +226,28 @@ TEST(FilterDevice, PipelineWithGreyConversionEqualsReference) {
 }
 
 TEST(FilterDevice, ImagesOfEverySizeThroughOnePipelineEqualReference) {
-    // A batch member keeps its pipeline, and the pipeline its plane buffers, from one image to the
-    // next: smaller, larger, more and fewer channels, 8 and 16 bits, each as if it came alone.
-    const std::vector<Operation> ops = parse({"box:3", "sobel"});
-    Pipeline p(test::context(), ops, Options{});
-    for (const io::Image& img : {testImage(301, 209, 1, io::PixelType::U16, 21), testImage(61, 47, 4, io::PixelType::U8, 22),
-                                 testImage(403, 307, 1, io::PixelType::U8, 23), testImage(150, 145, 3, io::PixelType::U16, 24),
-                                 testImage(17, 9, 2, io::PixelType::U8, 25)})
-        expectMatch(p.run(img), filterReference(img, ops, Options{}), 0,
-                    std::to_string(img.width) + "x" + std::to_string(img.height) + "x" + std::to_string(img.channels));
+    // A batch member keeps its pipeline, and the pipeline its plane buffers and pinned staging, from
+    // one image to the next: smaller, larger, more and fewer channels, 8 and 16 bits, float, each as
+    // if it came alone; planes of more than one 4 MiB staging chunk, through the chunks
+    // (staged_transfers = 1, GPUs' default) and straight from the image's memory (0).
+    for (int staged : {1, 0}) {
+        Options o;
+        o.tuning["staged_transfers"] = staged;
+        const std::vector<Operation> ops = parse({"box:3", "sobel"});
+        Pipeline p(test::context(), ops, o);
+        for (const io::Image& img : {testImage(1531, 1409, 1, io::PixelType::U16, 21), testImage(61, 47, 4, io::PixelType::U8, 22),
+                                     testImage(2203, 1907, 1, io::PixelType::U8, 23), testImage(1500, 1451, 3, io::PixelType::U16, 24),
+                                     testImage(17, 9, 2, io::PixelType::U8, 25)})
+            expectMatch(p.run(img), filterReference(img, ops, o), 0,
+                        "staged " + std::to_string(staged) + ", " + std::to_string(img.width) + "x" + std::to_string(img.height) + "x" +
+                            std::to_string(img.channels));
+        Options f = o;
+        f.border = Border::Reflect;
+        const std::vector<Operation> floatOps = parse({"gaussian:5", "laplace:4"});
+        Pipeline pf(test::context(), floatOps, f);
+        const io::Image img = testImage(1100, 1003, 2, io::PixelType::F32, 26);
+        expectMatch(pf.run(img), filterReference(img, floatOps, f), 1e-5, "staged " + std::to_string(staged) + ", float grey and alpha");
+    }
 }
 
 void floatOps(Precision p, double tol) {

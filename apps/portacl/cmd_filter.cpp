@@ -225,7 +225,7 @@ int runFilter(const std::vector<std::string>& args) {
     CommonOptions common;
     common.add(desc);
     BatchCliOptions batch;
-    batch.membersPerGpu = 2;  // an image on a GPU is mostly host work (decoding, copies, encoding)
+    batch.membersPerGpu = 4;  // an image on a GPU is mostly host work (its copies through the pinned chunks, decoding, encoding)
     batch.add(desc);
     std::vector<std::string> opSpecs, files;
     std::string border = "reflect101", depth = "same", sizes, masks, output;

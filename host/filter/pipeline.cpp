@@ -5,8 +5,10 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "filter/filter_internal.hpp"
 #include "filter/gpu_tiles.hpp"
@@ -18,6 +20,7 @@
 #include "portacl/filter.hpp"
 #include "portacl/runtime/error.hpp"
 #include "portacl/runtime/growable_buffer.hpp"
+#include "portacl/runtime/staging.hpp"
 
 namespace portacl::filter {
 namespace {
@@ -54,6 +57,10 @@ void copyChannel(unsigned char* image, unsigned char* plane, std::size_t n, int 
     }
 }
 
+// A staging chunk: a multiple of every sample size, large enough that a chunk's transfer costs more
+// than its command, small enough that the copy into the next overlaps most of it.
+constexpr std::size_t kStagingChunk = std::size_t(4) << 20;
+
 bool isPowerOfTwo(std::int64_t d) { return d > 0 && (d & (d - 1)) == 0; }
 int log2i(std::int64_t d) {
     int s = 0;
@@ -79,6 +86,8 @@ struct Pipeline::Impl {
     std::vector<GrowableBuffer> planePool;
     std::size_t planePoolTaken = 0;
     std::vector<GrowableBuffer> sourcePool;  // the uploaded planes, one per channel, kept the same way
+    std::unique_ptr<StagedTransfers> stagingRing;
+    bool stagingChecked = false;
     int tx = 16, ty = 16, px = 1;
     bool fusedSeparable = false;  // integer rank-1 masks: both passes in one kernel
     bool strip = false;           // 8-bit planes: the register path (cl/filter_strip.cl) where it applies
@@ -751,19 +760,26 @@ struct Pipeline::Impl {
         const std::size_t bps = bytesPerSample(img.type), n = img.pixelCount();
         ctx.checkFits(img.byteCount() * 4 + n * 8, "filtering the image (its planes and their working copies)");
         planes.clear();
-        // A grey image is its own plane (no copy on the host); its slack is zeros.
         static const unsigned char zeros[kStripSlack] = {};
-        std::vector<unsigned char> plane(img.channels > 1 ? n * bps : 0);
+        unsigned char* interleaved = const_cast<unsigned char*>(img.data.data());
         for (int c = 0; c < img.channels; ++c) {
-            const unsigned char* samples = img.data.data();
-            if (img.channels > 1) {
-                copyChannel(const_cast<unsigned char*>(img.data.data()), plane.data(), n, img.channels, c, bps, true);
-                samples = plane.data();
-            }
             if (sourcePool.size() <= static_cast<std::size_t>(c)) sourcePool.emplace_back();
             cl::Buffer b = sourcePool[c].reserve(ctx, n * bps + kStripSlack, "image plane");
-            ctx.write(b, samples, n * bps, "upload image plane");
-            ctx.write(b, zeros, kStripSlack, "upload image plane", n * bps);
+            if (staging()) {
+                // Each chunk of the plane is gathered (a grey image: copied) into pinned memory while
+                // the chunk before it crosses the bus.
+                staging()->upload<unsigned char>(b, n * bps, "upload image plane", [&](unsigned char* chunk, std::size_t first, std::size_t bytes) {
+                    if (img.channels == 1) std::memcpy(chunk, interleaved + first, bytes);
+                    else copyChannel(interleaved + first * img.channels, chunk, bytes / bps, img.channels, c, bps, true);
+                });
+            } else if (img.channels == 1) {
+                ctx.write(b, img.data.data(), n * bps, "upload image plane");  // a grey image is its own plane
+            } else {
+                std::vector<unsigned char> plane(n * bps);
+                copyChannel(interleaved, plane.data(), n, img.channels, c, bps, true);
+                ctx.write(b, plane.data(), n * bps, "upload image plane");
+            }
+            ctx.write(b, zeros, kStripSlack, "upload image plane", n * bps);  // the slack the register path reads
             planes.push_back({b, img.type});
         }
         source = planes;
@@ -772,16 +788,31 @@ struct Pipeline::Impl {
     io::Image download() {
         io::Image img = io::makeImage(width, height, static_cast<int>(planes.size()), planes[0].type);
         const std::size_t bps = bytesPerSample(img.type), n = img.pixelCount();
-        if (img.channels == 1) {
-            ctx.read(planes[0].buffer, img.data.data(), n * bps, "download image plane");
-            return img;
-        }
-        std::vector<unsigned char> plane(n * bps);
         for (int c = 0; c < img.channels; ++c) {
-            ctx.read(planes[c].buffer, plane.data(), n * bps, "download image plane");
-            copyChannel(img.data.data(), plane.data(), n, img.channels, c, bps, false);
+            if (staging()) {
+                staging()->download<unsigned char>(planes[c].buffer, n * bps, "download image plane", [&](const unsigned char* chunk, std::size_t first, std::size_t bytes) {
+                    if (img.channels == 1) std::memcpy(img.data.data() + first, chunk, bytes);
+                    else copyChannel(img.data.data() + first * img.channels, const_cast<unsigned char*>(chunk), bytes / bps, img.channels, c, bps, false);
+                });
+            } else if (img.channels == 1) {
+                ctx.read(planes[0].buffer, img.data.data(), n * bps, "download image plane");
+            } else {
+                std::vector<unsigned char> plane(n * bps);
+                ctx.read(planes[c].buffer, plane.data(), n * bps, "download image plane");
+                copyChannel(img.data.data(), plane.data(), n, img.channels, c, bps, false);
+            }
         }
         return img;
+    }
+
+    // The pinned chunks the planes cross the bus through, where the profile says the device copies
+    // from pageable memory slowly (staged_transfers = 1: discrete GPUs); null elsewhere.
+    StagedTransfers* staging() {
+        if (!stagingChecked) {
+            stagingChecked = true;
+            if (setting("staged_transfers", ctx.device().isGpu ? 1 : 0) != 0) stagingRing = std::make_unique<StagedTransfers>(ctx, kStagingChunk);
+        }
+        return stagingRing.get();
     }
 };
 
