@@ -50,6 +50,11 @@ void copyChannel(unsigned char* image, unsigned char* plane, std::size_t n, int 
     }
 }
 void copyChannel(unsigned char* image, unsigned char* plane, std::size_t n, int channels, int c, std::size_t bps, bool toPlane) {
+    if (channels == 1) {  // a grey image is its plane
+        if (toPlane) std::memcpy(plane, image, n * bps);
+        else std::memcpy(image, plane, n * bps);
+        return;
+    }
     switch (bps) {
         case 1: return copyChannel<1>(image, plane, n, channels, c, toPlane);
         case 2: return copyChannel<2>(image, plane, n, channels, c, toPlane);
@@ -762,6 +767,7 @@ struct Pipeline::Impl {
         planes.clear();
         static const unsigned char zeros[kStripSlack] = {};
         unsigned char* interleaved = const_cast<unsigned char*>(img.data.data());
+        std::vector<unsigned char> plane(img.channels > 1 && !staging() ? n * bps : 0);
         for (int c = 0; c < img.channels; ++c) {
             if (sourcePool.size() <= static_cast<std::size_t>(c)) sourcePool.emplace_back();
             cl::Buffer b = sourcePool[c].reserve(ctx, n * bps + kStripSlack, "image plane");
@@ -769,13 +775,11 @@ struct Pipeline::Impl {
                 // Each chunk of the plane is gathered (a grey image: copied) into pinned memory while
                 // the chunk before it crosses the bus.
                 staging()->upload<unsigned char>(b, n * bps, "upload image plane", [&](unsigned char* chunk, std::size_t first, std::size_t bytes) {
-                    if (img.channels == 1) std::memcpy(chunk, interleaved + first, bytes);
-                    else copyChannel(interleaved + first * img.channels, chunk, bytes / bps, img.channels, c, bps, true);
+                    copyChannel(interleaved + first * img.channels, chunk, bytes / bps, img.channels, c, bps, true);
                 });
             } else if (img.channels == 1) {
                 ctx.write(b, img.data.data(), n * bps, "upload image plane");  // a grey image is its own plane
             } else {
-                std::vector<unsigned char> plane(n * bps);
                 copyChannel(interleaved, plane.data(), n, img.channels, c, bps, true);
                 ctx.write(b, plane.data(), n * bps, "upload image plane");
             }
@@ -788,16 +792,15 @@ struct Pipeline::Impl {
     io::Image download() {
         io::Image img = io::makeImage(width, height, static_cast<int>(planes.size()), planes[0].type);
         const std::size_t bps = bytesPerSample(img.type), n = img.pixelCount();
+        std::vector<unsigned char> plane(img.channels > 1 && !staging() ? n * bps : 0);
         for (int c = 0; c < img.channels; ++c) {
             if (staging()) {
                 staging()->download<unsigned char>(planes[c].buffer, n * bps, "download image plane", [&](const unsigned char* chunk, std::size_t first, std::size_t bytes) {
-                    if (img.channels == 1) std::memcpy(img.data.data() + first, chunk, bytes);
-                    else copyChannel(img.data.data() + first * img.channels, const_cast<unsigned char*>(chunk), bytes / bps, img.channels, c, bps, false);
+                    copyChannel(img.data.data() + first * img.channels, const_cast<unsigned char*>(chunk), bytes / bps, img.channels, c, bps, false);
                 });
             } else if (img.channels == 1) {
                 ctx.read(planes[0].buffer, img.data.data(), n * bps, "download image plane");
             } else {
-                std::vector<unsigned char> plane(n * bps);
                 ctx.read(planes[c].buffer, plane.data(), n * bps, "download image plane");
                 copyChannel(img.data.data(), plane.data(), n, img.channels, c, bps, false);
             }
