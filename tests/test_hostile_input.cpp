@@ -253,6 +253,28 @@ TEST(HostileLinealPath, AnnealOptionsHaveRanges) {
 
 // ---- k-Wave ----
 
+TEST(HostileKWave, AStringAttributeOfSeveralStringsIsRefused) {
+    // file_type as an array of four 8-byte strings: reading it as one string overran the buffer (the
+    // k-Wave input fuzzer's find).
+    const std::string path = temp("kwave_file_type.h5");
+    kwave::writeInputFile(path, smallSimulation());
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    H5Adelete(f, "file_type");
+    const hid_t str = H5Tcopy(H5T_C_S1);
+    H5Tset_size(str, 8);
+    const hsize_t four = 4;
+    const hid_t space = H5Screate_simple(1, &four, nullptr);
+    const hid_t a = H5Acreate2(f, "file_type", str, space, H5P_DEFAULT, H5P_DEFAULT);
+    const char values[32] = "input\0\0\0" "input\0\0\0" "input\0\0\0" "input\0\0";
+    H5Awrite(a, str, values);
+    H5Aclose(a);
+    H5Sclose(space);
+    H5Tclose(str);
+    H5Fclose(f);
+    expectSentence([&] { kwave::readInputFile(path); }, "attribute 'file_type' in " + path + " holds 4 strings, not one");
+    std::remove(path.c_str());
+}
+
 TEST(HostileKWave, DelayMasksThatWrapPastTheSignalAreRefused) {
     kwave::Simulation s = smallSimulation();
     s.u.index = {40, 41};

@@ -395,6 +395,11 @@ std::string Hdf5File::readStringAttribute(const std::string& object, const std::
     Handle t(H5Aget_type(a.get()));
     if (H5Tget_class(t.get()) != H5T_STRING)
         throw Error("attribute '" + attribute + "' in " + path_ + " is not a string");
+    // One string is read: an attribute holding several would overrun the buffer for it.
+    Handle space(H5Aget_space(a.get()));
+    if (H5Sget_simple_extent_npoints(space.get()) != 1)
+        throw Error("attribute '" + attribute + "' in " + path_ + " holds " + std::to_string(H5Sget_simple_extent_npoints(space.get())) +
+                    " strings, not one");
     std::string value;
     if (H5Tis_variable_str(t.get()) > 0) {
         Handle mem(H5Tcopy(H5T_C_S1));
