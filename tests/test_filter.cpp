@@ -235,17 +235,24 @@ TEST(FilterDevice, ImagesOfEverySizeThroughOnePipelineEqualReference) {
         o.tuning["staged_transfers"] = staged;
         const std::vector<Operation> ops = parse({"box:3", "sobel"});
         Pipeline p(test::context(), ops, o);
-        for (const io::Image& img : {testImage(1531, 1409, 1, io::PixelType::U16, 21), testImage(61, 47, 4, io::PixelType::U8, 22),
-                                     testImage(2203, 1907, 1, io::PixelType::U8, 23), testImage(1500, 1451, 3, io::PixelType::U16, 24),
-                                     testImage(17, 9, 2, io::PixelType::U8, 25)})
-            expectMatch(p.run(img), filterReference(img, ops, o), 0,
-                        "staged " + std::to_string(staged) + ", " + std::to_string(img.width) + "x" + std::to_string(img.height) + "x" +
-                            std::to_string(img.channels));
+        const std::vector<io::Image> images = {testImage(1531, 1409, 1, io::PixelType::U16, 21), testImage(61, 47, 4, io::PixelType::U8, 22),
+                                               testImage(2203, 1907, 1, io::PixelType::U8, 23), testImage(1500, 1451, 3, io::PixelType::U16, 24),
+                                               testImage(17, 9, 2, io::PixelType::U8, 25), testImage(61, 47, 4, io::PixelType::U8, 26),
+                                               testImage(61, 47, 4, io::PixelType::U8, 28)};  // the same size again
+        io::Image recycled;  // one output image filled again and again, as a batch's are
+        for (const io::Image& img : images) {
+            const std::string what = "staged " + std::to_string(staged) + ", " + std::to_string(img.width) + "x" +
+                                     std::to_string(img.height) + "x" + std::to_string(img.channels);
+            const io::Image want = filterReference(img, ops, o);
+            expectMatch(p.run(img), want, 0, what);
+            p.run(img, recycled);
+            expectMatch(recycled, want, 0, what + ", into the last image's memory");
+        }
         Options f = o;
         f.border = Border::Reflect;
         const std::vector<Operation> floatOps = parse({"gaussian:5", "laplace:4"});
         Pipeline pf(test::context(), floatOps, f);
-        const io::Image img = testImage(1100, 1003, 2, io::PixelType::F32, 26);
+        const io::Image img = testImage(1100, 1003, 2, io::PixelType::F32, 27);
         expectMatch(pf.run(img), filterReference(img, floatOps, f), 1e-5, "staged " + std::to_string(staged) + ", float grey and alpha");
     }
 }

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "batch.hpp"
 #include "command.hpp"
@@ -36,17 +37,54 @@ struct MemberPipeline {
 };
 std::atomic<std::uint64_t> filterBatches{0};
 
-// One image of batch `batchId` through the member's kept pipeline, or the serial reference without a device.
-io::Image filterOne(Context* ctx, const io::Image& in, const std::vector<filter::Operation>& ops,
-                    const filter::Options& options, std::uint64_t batchId) {
-    if (!ctx) return filter::filterReference(in, ops, options);
+// One image of batch `batchId` into `out` through the member's kept pipeline, or the serial
+// reference without a device.
+void filterOne(Context* ctx, const io::Image& in, const std::vector<filter::Operation>& ops, const filter::Options& options,
+               std::uint64_t batchId, io::Image& out) {
+    if (!ctx) {
+        out = filter::filterReference(in, ops, options);
+        return;
+    }
     MemberPipeline& kept = ctx->state<MemberPipeline>();
     if (!kept.pipeline || kept.batch != batchId) {
         kept.pipeline = std::make_unique<filter::Pipeline>(*ctx, ops, options);
         kept.batch = batchId;
     }
-    return kept.pipeline->run(in);
+    kept.pipeline->run(in, out);
 }
+
+// A batch's output images, recycled: a member fills one a writer has finished with (its memory
+// reused when the size matches), so that each image's bytes are not allocated and zeroed anew. As
+// many are kept as were in flight at once.
+class SpareImages {
+public:
+    // An image to fill; it comes back here when the last holder lets it go.
+    std::shared_ptr<io::Image> take() {
+        std::unique_ptr<io::Image> img;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (!spare_.empty()) {
+                img = std::move(spare_.back());
+                spare_.pop_back();
+            }
+        }
+        if (!img) img = std::make_unique<io::Image>();
+        return std::shared_ptr<io::Image>(img.release(), [this](io::Image* done) { give(done); });
+    }
+
+private:
+    void give(io::Image* done) noexcept {
+        std::unique_ptr<io::Image> img(done);
+        try {
+            std::lock_guard<std::mutex> lock(mutex_);
+            spare_.push_back(std::move(img));
+        } catch (...) {
+            // not kept: freed
+        }
+    }
+    std::mutex mutex_;
+    std::vector<std::unique_ptr<io::Image>> spare_;
+};
 
 void printList() {
     std::cout << "Operations (each --op, applied in order; sizes are odd):\n";
@@ -78,6 +116,7 @@ int runFilterBatch(const std::vector<std::string>& named, const std::string& out
     // cores: decoding costs a fraction of encoding, which the writers do): in one process every image
     // in order, under mpirun the images of each chunk as this rank is handed it.
     std::unique_ptr<ReadAhead<io::Image>> ahead;
+    SpareImages spare;  // before the batch, whose writers hand its images back
     FileBatch fb;
     if (!serial) {
         const unsigned readers = std::max(2u, hostCores() / 4);
@@ -107,7 +146,8 @@ int runFilterBatch(const std::vector<std::string>& named, const std::string& out
             in = readInput(i);
         }
         filter::validate(in, ops);
-        auto out = std::make_shared<io::Image>(filterOne(ctx, in, ops, options, batchId));
+        auto out = spare.take();
+        filterOne(ctx, in, ops, options, batchId, *out);
         return [&, i, out] {
             io::writeImage(outputs[i], *out);
             return std::string();
@@ -174,7 +214,8 @@ int runFilterStack(const std::string& in, std::size_t pages, const std::string& 
             page = io::readTiffPage(in, i);
         }
         filter::validate(page, ops);
-        auto done = std::make_shared<io::Image>(filterOne(ctx, page, ops, options, batchId));
+        auto done = std::make_shared<io::Image>();
+        filterOne(ctx, page, ops, options, batchId, *done);
         return [&, i, done]() -> std::string {
             if (world) return encodePage(*done);
             io::TiffStackPage page = io::TiffStackWriter::encode(*done);

@@ -789,8 +789,11 @@ struct Pipeline::Impl {
         source = planes;
     }
 
-    io::Image download() {
-        io::Image img = io::makeImage(width, height, static_cast<int>(planes.size()), planes[0].type);
+    void download(io::Image& img) {
+        const int channels = static_cast<int>(planes.size());
+        if (img.width != width || img.height != height || img.channels != channels || img.type != planes[0].type ||
+            img.data.size() != img.byteCount())
+            img = io::makeImage(width, height, channels, planes[0].type);
         const std::size_t bps = bytesPerSample(img.type), n = img.pixelCount();
         std::vector<unsigned char> plane(img.channels > 1 && !staging() ? n * bps : 0);
         for (int c = 0; c < img.channels; ++c) {
@@ -805,7 +808,6 @@ struct Pipeline::Impl {
                 copyChannel(img.data.data(), plane.data(), n, img.channels, c, bps, false);
             }
         }
-        return img;
     }
 
     // The pinned chunks the planes cross the bus through, where the profile says the device copies
@@ -826,12 +828,22 @@ Pipeline::Pipeline(Pipeline&&) noexcept = default;
 
 void Pipeline::upload(const io::Image& in) { impl_->upload(in); }
 void Pipeline::enqueue() { impl_->enqueue(); }
-io::Image Pipeline::download() { return impl_->download(); }
+io::Image Pipeline::download() {
+    io::Image out;
+    impl_->download(out);
+    return out;
+}
+void Pipeline::download(io::Image& out) { impl_->download(out); }
 
 io::Image Pipeline::run(const io::Image& in) {
+    io::Image out;
+    run(in, out);
+    return out;
+}
+void Pipeline::run(const io::Image& in, io::Image& out) {
     impl_->upload(in);
     impl_->enqueue();
-    return impl_->download();
+    impl_->download(out);
 }
 
 }  // namespace portacl::filter

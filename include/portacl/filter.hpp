@@ -91,11 +91,15 @@ public:
     Pipeline(Pipeline&&) noexcept;
 
     io::Image run(const io::Image& in);
+    // The same into `out`, whose memory is reused when it already has the result's size, channels
+    // and type (a batch recycles its output images: no allocation, no zeroing).
+    void run(const io::Image& in, io::Image& out);
 
     // For benchmarks: the image on the device, filtered in place by enqueue() (no transfers).
     void upload(const io::Image& in);
     void enqueue();
     io::Image download();
+    void download(io::Image& out);
 
 private:
     struct Impl;
