@@ -207,6 +207,24 @@ TEST(HostileVolumes, Hdf5ExtentsBeyondIntAndUnwrittenDataAreRefused) {
     std::remove(empty.c_str());
 }
 
+// An attribute `name` on `loc` holding four fixed 8-byte strings, each `value` (at most 7 characters):
+// what a reader of one string must refuse, not read past its buffer.
+namespace {
+void writeFourStrings(hid_t loc, const char* name, const std::string& value) {
+    const hid_t str = H5Tcopy(H5T_C_S1);
+    H5Tset_size(str, 8);
+    const hsize_t four = 4;
+    const hid_t space = H5Screate_simple(1, &four, nullptr);
+    const hid_t a = H5Acreate2(loc, name, str, space, H5P_DEFAULT, H5P_DEFAULT);
+    char values[32] = {};
+    for (int i = 0; i < 4; ++i) value.copy(values + 8 * i, 7);
+    H5Awrite(a, str, values);
+    H5Aclose(a);
+    H5Sclose(space);
+    H5Tclose(str);
+}
+}  // namespace
+
 // ---- Lineal path and reconstruction ----
 
 TEST(HostileLinealPath, TargetAttributesMustBeOneStringOrAFewIntegers) {
@@ -218,16 +236,7 @@ TEST(HostileLinealPath, TargetAttributesMustBeOneStringOrAFewIntegers) {
     const hid_t d = H5Dcreate2(f, "L", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, L);
     // "shape" as an array of four 8-byte strings: reading it as one string overflowed the buffer.
-    const hid_t str = H5Tcopy(H5T_C_S1);
-    H5Tset_size(str, 8);
-    const hsize_t four = 4;
-    const hid_t arraySpace = H5Screate_simple(1, &four, nullptr);
-    const hid_t a = H5Acreate2(f, "shape", str, arraySpace, H5P_DEFAULT, H5P_DEFAULT);
-    const char values[32] = "16x16\0\0\0" "16x16\0\0\0" "16x16\0\0\0" "16x16\0\0";
-    H5Awrite(a, str, values);
-    H5Aclose(a);
-    H5Sclose(arraySpace);
-    H5Tclose(str);
+    writeFourStrings(f, "shape", "16x16");
     H5Dclose(d);
     H5Sclose(space);
     H5Fclose(f);
@@ -260,16 +269,7 @@ TEST(HostileKWave, AStringAttributeOfSeveralStringsIsRefused) {
     kwave::writeInputFile(path, smallSimulation());
     const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
     H5Adelete(f, "file_type");
-    const hid_t str = H5Tcopy(H5T_C_S1);
-    H5Tset_size(str, 8);
-    const hsize_t four = 4;
-    const hid_t space = H5Screate_simple(1, &four, nullptr);
-    const hid_t a = H5Acreate2(f, "file_type", str, space, H5P_DEFAULT, H5P_DEFAULT);
-    const char values[32] = "input\0\0\0" "input\0\0\0" "input\0\0\0" "input\0\0";
-    H5Awrite(a, str, values);
-    H5Aclose(a);
-    H5Sclose(space);
-    H5Tclose(str);
+    writeFourStrings(f, "file_type", "input");
     H5Fclose(f);
     expectSentence([&] { kwave::readInputFile(path); }, "attribute 'file_type' in " + path + " holds 4 strings, not one");
     std::remove(path.c_str());

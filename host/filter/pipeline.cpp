@@ -91,8 +91,9 @@ struct Pipeline::Impl {
     std::vector<GrowableBuffer> planePool;
     std::size_t planePoolTaken = 0;
     std::vector<GrowableBuffer> sourcePool;  // the uploaded planes, one per channel, kept the same way
-    std::unique_ptr<StagedTransfers> stagingRing;
-    bool stagingChecked = false;
+    // The pinned chunks the planes cross the bus through, where the profile says the device copies
+    // from pageable memory slowly (staged_transfers = 1: GPUs); null elsewhere.
+    std::unique_ptr<StagedTransfers> staging;
     int tx = 16, ty = 16, px = 1;
     bool fusedSeparable = false;  // integer rank-1 masks: both passes in one kernel
     bool strip = false;           // 8-bit planes: the register path (cl/filter_strip.cl) where it applies
@@ -137,6 +138,7 @@ struct Pipeline::Impl {
         // The register path: on every device (PoCL too runs it several times faster than the tiles).
         strip = setting("strip", 1) != 0;
         median5Strip = setting("median5_strip", 1) != 0;
+        if (setting("staged_transfers", gpu ? 1 : 0) != 0) staging = std::make_unique<StagedTransfers>(ctx, kStagingChunk);
         rows = setting("cpu_rows", 0) != 0;
         rowsLayout.band = setting("cpu_rows_band", rowsLayout.band);
         rowsLayout.median3Band = setting("cpu_rows_median3_band", rowsLayout.median3Band);
@@ -767,14 +769,14 @@ struct Pipeline::Impl {
         planes.clear();
         static const unsigned char zeros[kStripSlack] = {};
         unsigned char* interleaved = const_cast<unsigned char*>(img.data.data());
-        std::vector<unsigned char> plane(img.channels > 1 && !staging() ? n * bps : 0);
+        std::vector<unsigned char> plane(img.channels > 1 && !staging ? n * bps : 0);
         for (int c = 0; c < img.channels; ++c) {
             if (sourcePool.size() <= static_cast<std::size_t>(c)) sourcePool.emplace_back();
             cl::Buffer b = sourcePool[c].reserve(ctx, n * bps + kStripSlack, "image plane");
-            if (staging()) {
+            if (staging) {
                 // Each chunk of the plane is gathered (a grey image: copied) into pinned memory while
                 // the chunk before it crosses the bus.
-                staging()->upload<unsigned char>(b, n * bps, "upload image plane", [&](unsigned char* chunk, std::size_t first, std::size_t bytes) {
+                staging->upload<unsigned char>(b, n * bps, "upload image plane", [&](unsigned char* chunk, std::size_t first, std::size_t bytes) {
                     copyChannel(interleaved + first * img.channels, chunk, bytes / bps, img.channels, c, bps, true);
                 });
             } else if (img.channels == 1) {
@@ -795,10 +797,10 @@ struct Pipeline::Impl {
             img.data.size() != img.byteCount())
             img = io::makeImage(width, height, channels, planes[0].type);
         const std::size_t bps = bytesPerSample(img.type), n = img.pixelCount();
-        std::vector<unsigned char> plane(img.channels > 1 && !staging() ? n * bps : 0);
+        std::vector<unsigned char> plane(img.channels > 1 && !staging ? n * bps : 0);
         for (int c = 0; c < img.channels; ++c) {
-            if (staging()) {
-                staging()->download<unsigned char>(planes[c].buffer, n * bps, "download image plane", [&](const unsigned char* chunk, std::size_t first, std::size_t bytes) {
+            if (staging) {
+                staging->download<unsigned char>(planes[c].buffer, n * bps, "download image plane", [&](const unsigned char* chunk, std::size_t first, std::size_t bytes) {
                     copyChannel(img.data.data() + first * img.channels, const_cast<unsigned char*>(chunk), bytes / bps, img.channels, c, bps, false);
                 });
             } else if (img.channels == 1) {
@@ -808,16 +810,6 @@ struct Pipeline::Impl {
                 copyChannel(img.data.data(), plane.data(), n, img.channels, c, bps, false);
             }
         }
-    }
-
-    // The pinned chunks the planes cross the bus through, where the profile says the device copies
-    // from pageable memory slowly (staged_transfers = 1: discrete GPUs); null elsewhere.
-    StagedTransfers* staging() {
-        if (!stagingChecked) {
-            stagingChecked = true;
-            if (setting("staged_transfers", ctx.device().isGpu ? 1 : 0) != 0) stagingRing = std::make_unique<StagedTransfers>(ctx, kStagingChunk);
-        }
-        return stagingRing.get();
     }
 };
 
