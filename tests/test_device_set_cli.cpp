@@ -99,7 +99,10 @@ TEST(DeviceSetCli, AnInjectedFaultMidBatchLosesNoImage) {
     const std::string in = scratch("fin"), out = scratch("fout");
     const auto names = makeImages(in, 6);
     fs::create_directories(out);
-    const test::ShellResult r = runCli("filter " + in + " -o " + out + " --op box:3 --device 'pocl*2'", "PORTACL_BATCH_FAULT=1:1");
+    // Member 0 waits before each image, so that member 1 surely takes one (and fails on it) before
+    // member 0 has done them all.
+    const test::ShellResult r = runCli("filter " + in + " -o " + out + " --op box:3 --device 'pocl*2'",
+                                       "PORTACL_BATCH_SLOW=0:0.2 PORTACL_BATCH_FAULT=1:1");
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find("injected fault"), std::string::npos) << r.err;
     for (const auto& name : names) {
