@@ -277,18 +277,30 @@ inline void multiply_warp_tile(real acc[FRAG_M][FRAG_N][4], const staged a[FRAG_
 #define A_SWIZZLE(m) (BK == 4 ? 0 : BK == 8 ? 4 * (((m) >> 1) & 1) : 4 * ((m) & 3))
 #define A_AT(m, k) ((m) * BK + ((k) ^ A_SWIZZLE(m)))
 #define B_AT(k, n) ((k) * BN + ((n) ^ (4 * ((k) & 3))))
-#define A_COPIES (BM * BK / THREADS)
-#define B_COPIES (BK * BN / THREADS)
+// COPY_WIDTH 2 (the host's choice where K and N are even): each copy moves two neighbouring doubles
+// of a row, 16 bytes, which then are aligned and either wholly inside the matrix or wholly outside.
+// The swizzles move groups of four, so a pair stays side by side in the stage too.
+#ifndef COPY_WIDTH
+#define COPY_WIDTH 1
+#endif
+#define A_COPIES (BM * BK / COPY_WIDTH / THREADS)
+#define B_COPIES (BK * BN / COPY_WIDTH / THREADS)
+#if (BM * BK / COPY_WIDTH) % THREADS || (BK * BN / COPY_WIDTH) % THREADS
+#error "gemm_mma: the tiles' copies do not split evenly over the work-items"
+#endif
 
-// *to = inside ? *from : 0, asynchronously on NVIDIA (cp.async with a source size of 0 fills zeros and
-// reads nothing; `from` is then any valid address), at once elsewhere.
+// to[0 .. COPY_WIDTH) = inside ? from[0 .. COPY_WIDTH) : 0, asynchronously on NVIDIA (cp.async with a
+// source size of 0 fills zeros and reads nothing; `from` is then any valid address), at once elsewhere.
 inline void copy_async(__local double* to, __global const double* from, bool inside) {
-#if MMA_PTX
+#if MMA_PTX && COPY_WIDTH == 2
     // A __local pointer's integer value is its offset in the shared window, what .shared addresses take.
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"((uint)(size_t)to), "l"(from), "r"(inside ? 16 : 0)
+                 : "memory");
+#elif MMA_PTX
     asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"((uint)(size_t)to), "l"(from), "r"(inside ? 8 : 0)
                  : "memory");
 #else
-    *to = inside ? *from : 0.0;
+    for (int e = 0; e < COPY_WIDTH; ++e) to[e] = inside ? from[e] : 0.0;
 #endif
 }
 
@@ -319,8 +331,8 @@ void gemm_3xtf32(const int M, const int N, const int K, __global const float* re
 #endif
 {
 #if STAGES
-    __local double As[STAGES][BM * BK];  // A_AT(m, k)
-    __local double Bs[STAGES][BK * BN];  // B_AT(k, n)
+    __local double As[STAGES][BM * BK] __attribute__((aligned(16)));  // A_AT(m, k)
+    __local double Bs[STAGES][BK * BN] __attribute__((aligned(16)));  // B_AT(k, n)
 #else
     __local staged As[2][BK][LDA];  // As[k][m]: A transposed
     __local staged Bs[2][BK][LDB];  // Bs[k][n]
@@ -345,16 +357,19 @@ void gemm_3xtf32(const int M, const int N, const int K, __global const float* re
             for (int e = 0; e < 4; ++e) acc[i][j][e] = 0;
 
 #if STAGES
-    // Work-item tid copies elements tid, tid + THREADS, ... of the A tile along its rows (BK a row)
-    // and of the B tile along its rows (BN a row): each warp's copies cover whole rows of 8-byte banks.
+    // Work-item tid copies elements (or pairs, COPY_WIDTH) tid, tid + THREADS, ... of the A tile along
+    // its rows (BK a row) and of the B tile along its rows (BN a row): each warp's copies cover whole
+    // rows of 8-byte banks.
 #define MMA_COPY(k0, to)                                                                          \
     _Pragma("unroll") for (int l = 0; l < A_COPIES; ++l) {                                        \
-        const int v = tid + l * THREADS, m = v / BK, k = v % BK, r = row0 + m, c = (k0) + k;       \
+        const int v = tid + l * THREADS, m = v / (BK / COPY_WIDTH), k = v % (BK / COPY_WIDTH) * COPY_WIDTH; \
+        const int r = row0 + m, c = (k0) + k;                                                      \
         const bool inside = r < M && c < K;                                                       \
         copy_async(&As[to][A_AT(m, k)], inside ? A + (size_t)r * K + c : A, inside);              \
     }                                                                                             \
     _Pragma("unroll") for (int l = 0; l < B_COPIES; ++l) {                                        \
-        const int v = tid + l * THREADS, k = v / BN, n = v % BN, r = (k0) + k, c = col0 + n;       \
+        const int v = tid + l * THREADS, k = v / (BN / COPY_WIDTH), n = v % (BN / COPY_WIDTH) * COPY_WIDTH; \
+        const int r = (k0) + k, c = col0 + n;                                                      \
         const bool inside = r < K && c < N;                                                       \
         copy_async(&Bs[to][B_AT(k, n)], inside ? B + (size_t)r * N + c : B, inside);              \
     }

@@ -28,15 +28,16 @@ tensor_warps_m = 2
 tensor_warps_n = 4
 # K of one mma.sync instruction (4, 8 or 16; compute capability 9.0 and up, 8.x always uses 4)
 tensor_instruction_k = 4
-# The FP64 kernel alone: 128 x 64 tiles in 4 x 2 warps, staged through cp.async in 4 stages, registers
-# capped at 128. On an H200 (`bash tools/anchors/gemm_tf32_check.sh dgemm`, docs/engineering/gemm.md)
-# DGEMM 4096^3 ran at 44.7 TFLOP/s in that shape against 35.2 in the shared one above; cuBLAS 58.5 in
-# the same run. 4 x 4 warps stay refused with the cap too (the driver allows 256 work-items a group).
+# The FP64 kernel alone: 128 x 64 tiles in 2 x 2 warps (a warp's part 64 x 32, 229 registers, two
+# work-groups an SM), staged through cp.async in 2 stages of K 16, 16 bytes a copy where K and N are
+# even. On an H200 (`bash tools/anchors/gemm_tf32_check.sh dgemm`, docs/engineering/gemm.md) DGEMM
+# 4096^3 ran at 52.2 TFLOP/s in that shape against 44.7 in 4 x 2 warps of 4 stages of K 8 capped at
+# 128 registers (8-byte copies); cuBLAS 61.2 in the same run.
 tensor_n_double = 64
-tensor_warps_m_double = 4
+tensor_k_double = 16
+tensor_warps_m_double = 2
 tensor_warps_n_double = 2
-tensor_stages_double = 4
-tensor_build_options_double = -cl-nv-maxrregcount=128
+tensor_stages_double = 2
 # Measured on an H200 (tools/anchors/gemm_sweep.sh, 4096^3; cuBLAS in the same run: SGEMM 50.8,
 # DGEMM 60.3 TFLOP/s): float blocks of 64 x 128 with 8 x 8 outputs per work-item in warps of 8 x 4,
 # K-steps of 16 fully unrolled, at most 128 registers: 42.4 TFLOP/s (83 %), against 40.4 for

@@ -224,9 +224,9 @@ TEST(GemmTensorCore, MatchesReferenceAtOddSizesOrIsRefused) {
             tunings.push_back(t);
         }
     // cp.async staging (compute capability 8.0 and up, as the kernel itself), registers capped at 128:
-    // 128 x 64 in 4 x 2 warps with 2 and 4 stages of K 8 (the Hopper profile's), 3 stages with
-    // m16n8k8 on 9.0, and 64 x 64 in 2 x 2 warps with 4 stages. (4 x 4 warps stay refused on NVIDIA's
-    // driver with the cap: 256 work-items a group.)
+    // 128 x 64 in 4 x 2 warps with 2 and 4 stages of K 8, 3 stages with m16n8k8 on 9.0, and 64 x 64
+    // in 2 x 2 warps with 4 stages. (4 x 4 warps stay refused on NVIDIA's driver with the cap: 256
+    // work-items a group.)
     for (const std::array<int, 7>& v : std::vector<std::array<int, 7>>{
              {128, 64, 8, 4, 2, 2, 4}, {128, 64, 8, 4, 2, 4, 4}, {128, 64, 8, 4, 2, 3, 8}, {64, 64, 8, 2, 2, 4, 4}}) {
         GemmTuning t = tunings.front();

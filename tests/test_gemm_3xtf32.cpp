@@ -243,8 +243,8 @@ TEST(Gemm3xTf32Emulated, EqualsTheReferenceAtOddSizes) {
 
 // The FP64 kernel's body (shared with 3xTF32) with each instruction shape, within the FMA kernel's
 // bound; with register staging and with each count of cp.async stages (unpadded, swizzled tiles;
-// the copies are plain loads and stores here, so the layout, the ring of stages and the edges are
-// what this checks).
+// the copies are plain loads and stores here, so the layout, the ring of stages, the 16-byte copies
+// of even K and N and the edges are what this checks).
 TEST(GemmDmmaEmulated, WithinTheFmaBoundAtOddSizes) {
     if (!test::hasFp64()) GTEST_SKIP() << "the test device has no fp64";
     std::mt19937 gen(11);

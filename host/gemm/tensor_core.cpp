@@ -53,13 +53,17 @@ void enqueueTensorCoreGemm(Context& ctx, Precision element, std::size_t M, std::
         throw Error(std::string(what) + "'s tiles need " + std::to_string(localBytes(t, k, path)) +
                     " bytes of local memory, more than the " + std::to_string(ctx.device().localMemBytes) + " of " +
                     ctx.device().label() + "; give its profile a smaller [gemm] tensor_k");
+    const std::size_t threads = 32 * std::size_t(t.tensorWarpsM) * t.tensorWarpsN;
+    // cp.async stages copy 16 bytes at a time where every pair of neighbouring doubles in a row is
+    // aligned (K and N even) and the tiles' pairs split evenly over the work-items.
+    const std::size_t pairsA = std::size_t(t.tensorM) * t.tensorK / 2, pairsB = std::size_t(t.tensorK) * t.tensorN / 2;
+    const bool copyPairs = dmma && t.tensorStages && K % 2 == 0 && N % 2 == 0 && pairsA % threads == 0 && pairsB % threads == 0;
     const std::string options = def("BM", t.tensorM) + def("BN", t.tensorN) + def("BK", t.tensorK) +
                                 def("WARPS_M", t.tensorWarpsM) + def("WARPS_N", t.tensorWarpsN) + def("MMA_K", k) +
                                 def("MMA_M16", dmma && ctx.device().nvComputeMajor >= 9) +
                                 def("MMA_PTX", path == MmaPath::Instructions) + def("STAGES", t.tensorStages) +
-                                (t.tensorBuildOptions.empty() ? "" : " " + t.tensorBuildOptions);
+                                def("COPY_WIDTH", copyPairs ? 2 : 1) + (t.tensorBuildOptions.empty() ? "" : " " + t.tensorBuildOptions);
     cl::Kernel kernel = ctx.kernel("gemm_mma.cl", dmma ? "gemm_dmma" : "gemm_3xtf32", element, options);
-    const std::size_t threads = 32 * std::size_t(t.tensorWarpsM) * t.tensorWarpsN;
     if (workGroupLimit(kernel, ctx.device().device) < threads)
         throw Error(std::string(what) + "'s kernel allows " + std::to_string(workGroupLimit(kernel, ctx.device().device)) +
                     " work-items per work-group on " + ctx.device().label() + ", fewer than its " +

@@ -62,19 +62,21 @@ if [ "${1:-}" = sweep ]; then
 fi
 
 # The FP64 kernel's candidates: name, then [gemm] keys given as tensor_<key>_double (m n k warps_m
-# warps_n instruction_k stages build_options). "shipped" is the profile as it is. maxrregcount=128 lets
-# 4 x 4 warps (512 work-items) into a work-group.
+# warps_n instruction_k stages build_options), which replace the profile's own; "shipped" is the
+# profile as it is. Deeper cp.async rings of K 4 (up to 8 stages in 48 KiB), warp tiles of 64 x 32
+# (2 x 2 warps over 128 x 64), and tiles of 128 x 128 and 256 x 64 that read less of A and B again.
 DGEMM_VARIANTS=(
     "shipped"
-    "r-4x4-k4        m=128 n=128 k=8 warps_m=4 warps_n=4 instruction_k=4 stages=0 build_options=-cl-nv-maxrregcount=128"
-    "a2-4x4-k4       m=128 n=128 k=8 warps_m=4 warps_n=4 instruction_k=4 stages=2 build_options=-cl-nv-maxrregcount=128"
-    "a3-4x4-k4       m=128 n=128 k=8 warps_m=4 warps_n=4 instruction_k=4 stages=3 build_options=-cl-nv-maxrregcount=128"
-    "a3-4x4-k8       m=128 n=128 k=8 warps_m=4 warps_n=4 instruction_k=8 stages=3 build_options=-cl-nv-maxrregcount=128"
-    "a4-k4x4-4x4     m=128 n=128 k=4 warps_m=4 warps_n=4 instruction_k=4 stages=4 build_options=-cl-nv-maxrregcount=128"
-    "a3-2x4-k4       m=128 n=128 k=8 warps_m=2 warps_n=4 instruction_k=4 stages=3"
-    "a4-128x64-4x2   m=128 n=64 k=8 warps_m=4 warps_n=2 instruction_k=4 stages=4 build_options=-cl-nv-maxrregcount=128"
-    "a2-128x64x16-k16 m=128 n=64 k=16 warps_m=4 warps_n=2 instruction_k=16 stages=2 build_options=-cl-nv-maxrregcount=128"
-    "a4-64x64-2x2    m=64 n=64 k=8 warps_m=2 warps_n=2 instruction_k=4 stages=4 build_options=-cl-nv-maxrregcount=128"
+    "s2-128x64x16-2x2      m=128 n=64 k=16 warps_m=2 warps_n=2 instruction_k=4 stages=2"
+    "s2-128x64x16-2x2-k8   m=128 n=64 k=16 warps_m=2 warps_n=2 instruction_k=8 stages=2"
+    "s2-128x64x16-2x2-k16  m=128 n=64 k=16 warps_m=2 warps_n=2 instruction_k=16 stages=2"
+    "s2-64x128x16-1x4      m=64 n=128 k=16 warps_m=1 warps_n=4 instruction_k=4 stages=2"
+    "s2-128x64x16-4x2      m=128 n=64 k=16 warps_m=4 warps_n=2 instruction_k=4 stages=2 build_options=-cl-nv-maxrregcount=128"
+    "s3-64x64x16-1x2       m=64 n=64 k=16 warps_m=1 warps_n=2 instruction_k=4 stages=3"
+    "s3-64x64x16-2x2       m=64 n=64 k=16 warps_m=2 warps_n=2 instruction_k=4 stages=3 build_options=-cl-nv-maxrregcount=128"
+    "s2-128x32x16-2x1      m=128 n=32 k=16 warps_m=2 warps_n=1 instruction_k=4 stages=2"
+    "s4-128x64x8-2x2       m=128 n=64 k=8 warps_m=2 warps_n=2 instruction_k=4 stages=4"
+    "a4-128x64-4x2         m=128 n=64 k=8 warps_m=4 warps_n=2 instruction_k=4 stages=4 build_options=-cl-nv-maxrregcount=128"
 )
 
 if [ "${1:-}" = dgemm ]; then
@@ -100,6 +102,8 @@ if [ "${1:-}" = dgemm ]; then
         for p in platforms/*.profile; do
             # -cl-nv-verbose on the build options, the candidate's keys at the top of [gemm]
             sed -E 's/^(options = .*)$/\1 -cl-nv-verbose/' "$p" > "$dir/$(basename "$p")"
+            # A candidate replaces the profile's own FP64 keys (the last of a repeated key is the one read).
+            [ $# -gt 0 ] && sed -i -E '/^tensor_[a-z_]+_double *=/d' "$dir/$(basename "$p")"
             for kv in "$@"; do sed -i -E "/^\[gemm\]$/a tensor_${kv%%=*}_double = ${kv#*=}" "$dir/$(basename "$p")"; done
         done
         PORTACL_PLATFORMS_DIR=$dir PORTACL_NO_CACHE=1 PORTACL_SHOW_BUILD_LOG=1 PORTACL_GEMM_KERNELS=tensor timeout 40 \
