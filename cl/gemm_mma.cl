@@ -16,13 +16,14 @@
 // by side), stored K-major and padded by 4 elements, so that the fragment reads of a half-warp (rows
 // g = lane / 4, columns t = lane % 4) fall in 16 different 8-byte banks.
 //
-// STAGES > 0 (double only) stages the tiles instead with cp.async (compute capability 8.0 and up):
-// each work-item copies its elements from global to local memory without passing them through
-// registers, STAGES K-steps in flight, one barrier per step. Those tiles are unpadded (three stages of
-// 128 x 128 x 8 fill the 48 KiB NVIDIA's OpenCL gives a work-group) and XOR-swizzled instead: A is
-// stored M-major (row m's K elements contiguous, as global memory has them) with K index k at
+// STAGES > 0 stages the tiles instead with cp.async (compute capability 8.0 and up): each work-item
+// copies its elements from global to local memory without passing them through registers, STAGES
+// K-steps in flight, one barrier per step. Those tiles hold the operands as they are (a float is split
+// into its TF32 parts as its fragment is read, not as it is staged), unpadded (three stages of
+// 128 x 128 x 8 doubles fill the 48 KiB NVIDIA's OpenCL gives a work-group) and XOR-swizzled instead:
+// A is stored M-major (row m's K elements contiguous, as global memory has them) with K index k at
 // k ^ A_SWIZZLE(m), B K-major with column n at n ^ B_SWIZZLE(k); both move whole 4-element groups,
-// so that every fragment read, one 64-bit load a lane, falls in 16 different 8-byte banks per half-warp.
+// so that the fragment reads of a warp fall in different banks.
 //
 // MMA_PTX = 1 (the host's choice on NVIDIA GPUs) issues the instructions; without it each mma.sync
 // is computed through local memory from the same fragments, so that the tiling, staging, splitting
@@ -54,7 +55,7 @@
 #ifndef MMA_PTX
 #define MMA_PTX 0
 #endif
-#ifndef STAGES  // 0: register staging into two padded tiles; 2 to 4: cp.async stages (double only)
+#ifndef STAGES  // 0: register staging into two padded tiles; 2 to 4: cp.async stages
 #define STAGES 0
 #endif
 
@@ -86,8 +87,8 @@ typedef uint2 staged;  // a staged operand: its big (x) and small (y) TF32 parts
 #if !PORTACL_DOUBLE && MMA_K != 8
 #error "gemm_mma: the 3xTF32 product multiplies 16 x 8 x 8 blocks (MMA_K = 8)"
 #endif
-#if STAGES && (!PORTACL_DOUBLE || STAGES < 2 || STAGES > 4 || (BK != 4 && BK != 8 && BK != 16) || BN % 16)
-#error "gemm_mma: cp.async staging takes double, 2 to 4 stages, K-steps of 4, 8 or 16 and tensor_n a multiple of 16"
+#if STAGES && (STAGES < 2 || STAGES > 4 || (BK != 4 && BK != 8 && BK != 16 && (PORTACL_DOUBLE || BK != 32)) || BN % (PORTACL_DOUBLE ? 16 : 32))
+#error "gemm_mma: cp.async staging takes 2 to 4 stages, K-steps of 4, 8 or 16 (float also 32) and tensor_n a multiple of 16 (float 32)"
 #endif
 
 // The fragments of one 16 x 8 x MMA_K block (lane = 4g + t), as the PTX ISA lays out m16n8k4, k8 and
@@ -270,16 +271,28 @@ inline void multiply_warp_tile(real acc[FRAG_M][FRAG_N][4], const staged a[FRAG_
 #endif
 
 #if STAGES
-// Where element (m, k) of an A tile and (k, n) of a B tile lie in the unpadded, swizzled stages. A
-// half-warp reads rows g = 0..3 and K indices t = 0..3 of A (rows BK doubles apart), rows t = 0..3
-// and columns g = 0..3 of B (rows BN, a multiple of 16 banks, apart): the XORs by multiples of 4 put
-// each row's four elements into banks of their own.
+// What a stage holds per element: the operand as it is in global memory (a float is split into its
+// TF32 parts as its fragment is read), and where element (m, k) of an A tile and (k, n) of a B tile
+// lie in the unpadded, swizzled stages. A half-warp's fragment reads (rows g = 0..7 of A and columns
+// g of B, K indices t = 0..3) fall in different banks: the XORs move whole groups of four elements.
+// Double (8-byte banks, 16 a row): A rows BK doubles apart, B rows BN (a multiple of 16) apart.
+// Float (4-byte banks, 32 a row): 32 / BK rows of A share a row of banks, so its groups are XORed by
+// the row's place among the 8 rows a warp reads; B rows (BN a multiple of 32) all start at bank 0, so
+// column n moves by 8 per K index.
+#if PORTACL_DOUBLE
+typedef double stored;
 #define A_SWIZZLE(m) (BK == 4 ? 0 : BK == 8 ? 4 * (((m) >> 1) & 1) : 4 * ((m) & 3))
+#define B_SWIZZLE(k) (4 * ((k) & 3))
+#else
+typedef float stored;
+#define A_SWIZZLE(m) (4 * (((m) / (32 / BK)) & (BK / 4 - 1)))
+#define B_SWIZZLE(k) (8 * ((k) & 3))
+#endif
 #define A_AT(m, k) ((m) * BK + ((k) ^ A_SWIZZLE(m)))
-#define B_AT(k, n) ((k) * BN + ((n) ^ (4 * ((k) & 3))))
-// COPY_WIDTH 2 (the host's choice where K and N are even): each copy moves two neighbouring doubles
-// of a row, 16 bytes, which then are aligned and either wholly inside the matrix or wholly outside.
-// The swizzles move groups of four, so a pair stays side by side in the stage too.
+#define B_AT(k, n) ((k) * BN + ((n) ^ B_SWIZZLE(k)))
+// COPY_WIDTH (the host's choice): each copy moves that many neighbouring elements of a row, 16 bytes
+// (two doubles or four floats) where K and N are multiples of it, so that they are aligned and either
+// wholly inside the matrix or wholly outside; else one. The swizzles keep such a group side by side.
 #ifndef COPY_WIDTH
 #define COPY_WIDTH 1
 #endif
@@ -289,18 +302,24 @@ inline void multiply_warp_tile(real acc[FRAG_M][FRAG_N][4], const staged a[FRAG_
 #error "gemm_mma: the tiles' copies do not split evenly over the work-items"
 #endif
 
-// to[0 .. COPY_WIDTH) = inside ? from[0 .. COPY_WIDTH) : 0, asynchronously on NVIDIA (cp.async with a
-// source size of 0 fills zeros and reads nothing; `from` is then any valid address), at once elsewhere.
-inline void copy_async(__local double* to, __global const double* from, bool inside) {
-#if MMA_PTX && COPY_WIDTH == 2
-    // A __local pointer's integer value is its offset in the shared window, what .shared addresses take.
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"((uint)(size_t)to), "l"(from), "r"(inside ? 16 : 0)
-                 : "memory");
-#elif MMA_PTX
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"((uint)(size_t)to), "l"(from), "r"(inside ? 8 : 0)
-                 : "memory");
+// to[0 .. COPY_WIDTH) = inside ? from[0 .. COPY_WIDTH) : 0, asynchronously on NVIDIA through L1
+// (cp.async with a source size of 0 fills zeros and reads nothing; `from` is then any valid
+// address), at once elsewhere.
+#if MMA_PTX
+#if COPY_WIDTH * (PORTACL_DOUBLE ? 8 : 4) == 16
+#define COPY_ASYNC "cp.async.ca.shared.global [%0], [%1], 16, %2;"
+#elif PORTACL_DOUBLE
+#define COPY_ASYNC "cp.async.ca.shared.global [%0], [%1], 8, %2;"
 #else
-    for (int e = 0; e < COPY_WIDTH; ++e) to[e] = inside ? from[e] : 0.0;
+#define COPY_ASYNC "cp.async.ca.shared.global [%0], [%1], 4, %2;"
+#endif
+#endif
+inline void copy_async(__local stored* to, __global const stored* from, bool inside) {
+#if MMA_PTX
+    // A __local pointer's integer value is its offset in the shared window, what .shared addresses take.
+    asm volatile(COPY_ASYNC ::"r"((uint)(size_t)to), "l"(from), "r"(inside ? COPY_WIDTH * (int)sizeof(stored) : 0) : "memory");
+#else
+    for (int e = 0; e < COPY_WIDTH; ++e) to[e] = inside ? from[e] : 0;
 #endif
 }
 
@@ -331,8 +350,8 @@ void gemm_3xtf32(const int M, const int N, const int K, __global const float* re
 #endif
 {
 #if STAGES
-    __local double As[STAGES][BM * BK] __attribute__((aligned(16)));  // A_AT(m, k)
-    __local double Bs[STAGES][BK * BN] __attribute__((aligned(16)));  // B_AT(k, n)
+    __local stored As[STAGES][BM * BK] __attribute__((aligned(16)));  // A_AT(m, k)
+    __local stored Bs[STAGES][BK * BN] __attribute__((aligned(16)));  // B_AT(k, n)
 #else
     __local staged As[2][BK][LDA];  // As[k][m]: A transposed
     __local staged Bs[2][BK][LDB];  // Bs[k][n]
@@ -399,11 +418,11 @@ void gemm_3xtf32(const int M, const int N, const int K, __global const float* re
             for (int s = 0; s < MMA_K / 4; ++s) {
 #pragma unroll
                 for (int i = 0; i < FRAG_M; ++i) {
-                    a[i][2 * s] = As[stage][A_AT(wm + i * 16 + g, kk + t + 4 * s)];
-                    a[i][2 * s + 1] = As[stage][A_AT(wm + i * 16 + g + 8, kk + t + 4 * s)];
+                    a[i][2 * s] = split(As[stage][A_AT(wm + i * 16 + g, kk + t + 4 * s)]);
+                    a[i][2 * s + 1] = split(As[stage][A_AT(wm + i * 16 + g + 8, kk + t + 4 * s)]);
                 }
 #pragma unroll
-                for (int j = 0; j < FRAG_N; ++j) b[j][s] = Bs[stage][B_AT(kk + t + 4 * s, wn + j * 8 + g)];
+                for (int j = 0; j < FRAG_N; ++j) b[j][s] = split(Bs[stage][B_AT(kk + t + 4 * s, wn + j * 8 + g)]);
             }
             multiply_warp_tile(acc, a, b, scratch);
         }

@@ -18,14 +18,17 @@ work_group = 256
 # Float stays on FMA; --kernel tensor-3xtf32 takes the TF32 tensor cores (the tensor_* keys below
 # shape both tensor kernels; tensor_*_double the FP64 one alone).
 tensor_cores = 1
-# 128 x 128 tiles in 2 x 4 warps: the kernel body the DGEMM shares with the 3xTF32 product needs more than
-# 128 registers, so NVIDIA's driver allows 256 work-items a group, not 4 x 4 warps' 512. On an H100
-# (docs/engineering/gemm.md) DGEMM 4096^3 ran at 35.6 TFLOP/s in that shape, cuBLAS 61.2 in the same run.
-tensor_m = 128
-tensor_n = 128
+# The 3xTF32 kernel (and the FP64 one where no tensor_*_double key says otherwise): 64 x 256 tiles in
+# 1 x 4 warps (a warp's part 64 x 64), staged as floats through cp.async in 4 stages of K 8 and split
+# into their TF32 parts as the fragments are read. On an H200 (docs/engineering/gemm.md) the 3xTF32
+# SGEMM 4096^3 ran at 52.3 TFLOP/s in that shape against cuBLAS SGEMM's 50.4 in the same call, and at
+# 24.1 in 128 x 128 tiles of 2 x 4 warps staged through registers (split as stored).
+tensor_m = 64
+tensor_n = 256
 tensor_k = 8
-tensor_warps_m = 2
+tensor_warps_m = 1
 tensor_warps_n = 4
+tensor_stages = 4
 # K of one mma.sync instruction (4, 8 or 16; compute capability 9.0 and up, 8.x always uses 4)
 tensor_instruction_k = 4
 # The FP64 kernel alone: 128 x 64 tiles in 2 x 2 warps (a warp's part 64 x 32, 229 registers, two
@@ -33,6 +36,7 @@ tensor_instruction_k = 4
 # even. On an H200 (`bash tools/anchors/gemm_tf32_check.sh dgemm`, docs/engineering/gemm.md) DGEMM
 # 4096^3 ran at 52.2 TFLOP/s in that shape against 44.7 in 4 x 2 warps of 4 stages of K 8 capped at
 # 128 registers (8-byte copies); cuBLAS 61.2 in the same run.
+tensor_m_double = 128
 tensor_n_double = 64
 tensor_k_double = 16
 tensor_warps_m_double = 2

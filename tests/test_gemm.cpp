@@ -287,7 +287,7 @@ TEST(GemmTuning, DoubleKeysOverrideForDouble) {
 TEST(GemmTuning, InconsistentTilesAreRefusedNamingTheProfile) {
     for (const char* bad : {"wpt_m = 6", "tile_k = 10", "tile_k = 4", "unroll_k = 0", "tile_n = 32\nwpt_n = 8\nwarp_tile = 1",
                             "tensor_instruction_k = 6", "tensor_k = 8\ntensor_instruction_k = 16",
-                            "tensor_stages = 1", "tensor_stages = 5", "tensor_stages = 2\ntensor_k = 32\ntensor_instruction_k = 16",
+                            "tensor_stages = 1", "tensor_stages = 5", "tensor_stages = 2\ntensor_k = 64\ntensor_instruction_k = 16",
                             "tensor_stages = 2\ntensor_k = 16\ntensor_n = 72\ntensor_warps_n = 1"}) {
         const auto p = TuningProfile::parse(std::string("[gemm]\n") + bad + "\n", "broken", "broken.profile");
         try {

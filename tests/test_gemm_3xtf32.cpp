@@ -210,14 +210,17 @@ std::vector<T> emulatedProduct(const GemmTuning& t, std::size_t M, std::size_t N
 
 }  // namespace
 
-// The 3xTF32 kernel's every step but the instruction, with tiles of 1 to 16 warps: where the test
-// device has fp64, the emulated instruction rounds as the reference does, so the two are equal.
+// The 3xTF32 kernel's every step but the instruction, with tiles of 1 to 16 warps, staged through
+// registers and through cp.async stages (the operands split as their fragments are read; 16-byte
+// copies where K and N are multiples of 4): where the test device has fp64, the emulated instruction
+// rounds as the reference does, so the two are equal.
 TEST(Gemm3xTf32Emulated, EqualsTheReferenceAtOddSizes) {
     const bool exact = test::hasFp64();
     int ran = 0;
-    for (const auto& v : std::vector<std::array<int, 6>>{
-             {128, 64, 8, 4, 2, 8}, {64, 64, 16, 2, 2, 8}, {32, 16, 8, 1, 1, 8}, {128, 128, 8, 4, 4, 8}}) {
-        const GemmTuning t = tensorTuning(v);
+    for (const GemmTuning& t : std::vector<GemmTuning>{
+             tensorTuning({128, 64, 8, 4, 2, 8}), tensorTuning({64, 64, 16, 2, 2, 8}), tensorTuning({32, 16, 8, 1, 1, 8}),
+             tensorTuning({128, 128, 8, 4, 4, 8}), tensorTuning({64, 64, 16, 2, 2, 8}, 2), tensorTuning({64, 32, 8, 2, 1, 8}, 3),
+             tensorTuning({32, 32, 32, 1, 1, 8}, 2), tensorTuning({32, 64, 8, 1, 2, 8}, 4)}) {
         if (!emulationFits(t, Precision::Float)) continue;
         ++ran;
         for (const auto& s : oddShapes(t)) {
@@ -278,16 +281,20 @@ TEST(GemmDmmaEmulated, WithinTheFmaBoundAtOddSizes) {
     EXPECT_GE(ran, 1);
 }
 
-// The 3xTF32 kernel splits its operands as it stages them: cp.async stages are refused in one sentence.
-TEST(Gemm3xTf32Emulated, RefusesCpAsyncStages) {
+// Stages the kernels cannot take are refused in one sentence: the 3xTF32 kernel's with a tensor_n that
+// is not a multiple of 32, the FP64 kernel's of K 32.
+TEST(GemmTensorEmulated, RefusesStagesItCannotTake) {
     Context& ctx = test::context();
-    const GemmTuning t = tensorTuning({32, 16, 8, 1, 1, 8}, 2);
-    cl::Buffer b = ctx.buffer(16 * 16 * sizeof(float), "x", CL_MEM_READ_WRITE);
-    try {
-        enqueueTensorCoreGemm(ctx, Precision::Float, 16, 16, 16, b, b, b, t, MmaPath::Emulated);
-        ADD_FAILURE() << "tensor_stages = 2 was taken by the 3xTF32 kernel";
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("tensor_stages_double"), std::string::npos) << e.what();
+    cl::Buffer b = ctx.buffer(16 * 16 * sizeof(double), "x", CL_MEM_READ_WRITE);
+    const std::vector<std::pair<Precision, GemmTuning>> refused{
+        {Precision::Float, tensorTuning({32, 16, 8, 1, 1, 8}, 2)}, {Precision::Double, tensorTuning({32, 32, 32, 1, 2, 4}, 2)}};
+    for (const auto& [element, t] : refused) {
+        try {
+            enqueueTensorCoreGemm(ctx, element, 16, 16, 16, b, b, b, t, MmaPath::Emulated);
+            ADD_FAILURE() << "taken: tiles " << shape(t.tensorM, t.tensorN, t.tensorK) << " in " << precisionName(element);
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("staged through cp.async"), std::string::npos) << e.what();
+        }
     }
 }
 

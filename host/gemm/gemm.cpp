@@ -73,9 +73,10 @@ std::string inconsistency(const GemmTuning& t) {
                "must split evenly over the " +
                std::to_string(tensorThreads) + " work-items";
     if (t.tensorStages != 0 &&
-        (t.tensorStages < 2 || t.tensorStages > 4 || (t.tensorK != 4 && t.tensorK != 8 && t.tensorK != 16) || t.tensorN % 16))
-        return "tensor_stages must be 0 (register staging) or 2 to 4 (cp.async), the latter with a tensor_k of 4, 8 or 16 "
-               "and a tensor_n that is a multiple of 16";
+        (t.tensorStages < 2 || t.tensorStages > 4 || (t.tensorK != 4 && t.tensorK != 8 && t.tensorK != 16 && t.tensorK != 32) ||
+         t.tensorN % 16))
+        return "tensor_stages must be 0 (register staging) or 2 to 4 (cp.async), the latter with a tensor_k of 4, 8, 16 "
+               "or 32 and a tensor_n that is a multiple of 16 (32 for the 3xTF32 kernel; tensor_k 32 for it alone)";
     return "";
 }
 

@@ -19,10 +19,11 @@ int instructionK(const DeviceInfo& device, Precision element, const GemmTuning& 
 }
 
 // Two A and two B tiles of 8-byte elements (a double, or a float's two TF32 parts), each row padded
-// by 4, or tensorStages unpadded ones (cp.async staging, double); the emulation adds each warp's fragments of a step (16 x k of A per 16 rows, k x 8 of B per
+// by 4, or tensorStages unpadded ones of the operands as they are (cp.async staging); the emulation adds each warp's fragments of a step (16 x k of A per 16 rows, k x 8 of B per
 // 8 columns, both parts in float).
-std::size_t localBytes(const GemmTuning& t, int k, MmaPath path) {
-    std::size_t bytes = t.tensorStages ? static_cast<std::size_t>(t.tensorStages) * t.tensorK * (t.tensorM + t.tensorN) * 8
+std::size_t localBytes(const GemmTuning& t, Precision element, int k, MmaPath path) {
+    const std::size_t stored = element == Precision::Double ? 8 : 4;  // a cp.async stage holds the operand as it is
+    std::size_t bytes = t.tensorStages ? static_cast<std::size_t>(t.tensorStages) * t.tensorK * (t.tensorM + t.tensorN) * stored
                                        : 2 * static_cast<std::size_t>(t.tensorK) * (t.tensorM + 4 + t.tensorN + 4) * 8;
     if (path == MmaPath::Emulated)
         bytes += std::size_t(t.tensorWarpsM) * t.tensorWarpsN * 8 * k *
@@ -33,7 +34,7 @@ std::size_t localBytes(const GemmTuning& t, int k, MmaPath path) {
 }  // namespace
 
 std::size_t tensorCoreLocalBytes(const DeviceInfo& device, Precision element, const GemmTuning& t, MmaPath path) {
-    return localBytes(t, instructionK(device, element, t, path), path);
+    return localBytes(t, element, instructionK(device, element, t, path), path);
 }
 
 void enqueueTensorCoreGemm(Context& ctx, Precision element, std::size_t M, std::size_t N, std::size_t K,
@@ -44,25 +45,28 @@ void enqueueTensorCoreGemm(Context& ctx, Precision element, std::size_t M, std::
     if (!dmma && t.tensorK % 8)
         throw Error(std::string(what) + " multiplies K in steps of 8, and the profile's [gemm] tensor_k is " +
                     std::to_string(t.tensorK) + "; give it a multiple of 8");
-    if (!dmma && t.tensorStages)
-        throw Error(std::string(what) + " stages its tiles through registers (it splits each operand as it stores "
-                    "it), and the profile's [gemm] tensor_stages is " + std::to_string(t.tensorStages) +
-                    "; set tensor_stages_double for the FP64 kernel alone");
+    if (dmma && t.tensorStages && t.tensorK == 32)
+        throw Error(std::string(what) + " staged through cp.async takes a [gemm] tensor_k of 4, 8 or 16, and the "
+                    "profile's is 32; give tensor_k_double one of those");
+    if (!dmma && t.tensorStages && t.tensorN % 32)
+        throw Error(std::string(what) + " staged through cp.async needs a [gemm] tensor_n that is a multiple of 32, and "
+                    "the profile's is " + std::to_string(t.tensorN) + "; set tensor_stages_double to stage the FP64 kernel alone");
     const int k = instructionK(ctx.device(), element, t, path);
-    if (localBytes(t, k, path) > ctx.device().localMemBytes)
-        throw Error(std::string(what) + "'s tiles need " + std::to_string(localBytes(t, k, path)) +
+    if (localBytes(t, element, k, path) > ctx.device().localMemBytes)
+        throw Error(std::string(what) + "'s tiles need " + std::to_string(localBytes(t, element, k, path)) +
                     " bytes of local memory, more than the " + std::to_string(ctx.device().localMemBytes) + " of " +
                     ctx.device().label() + "; give its profile a smaller [gemm] tensor_k");
     const std::size_t threads = 32 * std::size_t(t.tensorWarpsM) * t.tensorWarpsN;
-    // cp.async stages copy 16 bytes at a time where every pair of neighbouring doubles in a row is
-    // aligned (K and N even) and the tiles' pairs split evenly over the work-items.
-    const std::size_t pairsA = std::size_t(t.tensorM) * t.tensorK / 2, pairsB = std::size_t(t.tensorK) * t.tensorN / 2;
-    const bool copyPairs = dmma && t.tensorStages && K % 2 == 0 && N % 2 == 0 && pairsA % threads == 0 && pairsB % threads == 0;
+    // cp.async stages copy 16 bytes at a time (two doubles, four floats) where every such group in a
+    // row is aligned (K and N multiples of it) and the tiles' groups split evenly over the work-items.
+    const std::size_t wide = dmma ? 2 : 4;
+    const bool wideCopies = t.tensorStages && K % wide == 0 && N % wide == 0 &&
+                            std::size_t(t.tensorM) * t.tensorK / wide % threads == 0 && std::size_t(t.tensorK) * t.tensorN / wide % threads == 0;
     const std::string options = def("BM", t.tensorM) + def("BN", t.tensorN) + def("BK", t.tensorK) +
                                 def("WARPS_M", t.tensorWarpsM) + def("WARPS_N", t.tensorWarpsN) + def("MMA_K", k) +
                                 def("MMA_M16", dmma && ctx.device().nvComputeMajor >= 9) +
                                 def("MMA_PTX", path == MmaPath::Instructions) + def("STAGES", t.tensorStages) +
-                                def("COPY_WIDTH", copyPairs ? 2 : 1) + (t.tensorBuildOptions.empty() ? "" : " " + t.tensorBuildOptions);
+                                def("COPY_WIDTH", wideCopies ? long(wide) : 1L) + (t.tensorBuildOptions.empty() ? "" : " " + t.tensorBuildOptions);
     cl::Kernel kernel = ctx.kernel("gemm_mma.cl", dmma ? "gemm_dmma" : "gemm_3xtf32", element, options);
     if (workGroupLimit(kernel, ctx.device().device) < threads)
         throw Error(std::string(what) + "'s kernel allows " + std::to_string(workGroupLimit(kernel, ctx.device().device)) +
