@@ -40,8 +40,9 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
 if [ "${1:-}" = sweep ]; then
-    # tile M x N x K : warps M x N. The Hopper profile's 128x128x8:4x4 is the bench's own row.
-    for v in 128x128x8:4x4 128x128x8:2x4 128x128x8:4x2 256x64x8:4x2 64x64x16:2x2; do
+    # tile M x N x K : warps M x N, in the profile's cp.async stages. The Hopper profile's 64x256x8:1x4
+    # is the first; the others give each warp the same 64 x 64 part of C in other work-groups.
+    for v in 64x256x8:1x4 128x128x8:2x2 128x256x8:2x4 64x128x8:1x2 256x128x16:4x2; do
         IFS=x: read -r m n k wm wn <<< "$v"
         dir=$scratch/$v
         mkdir -p "$dir"
