@@ -118,15 +118,17 @@ median_histogram_band = 32
 median_histogram_group = 64
 # Medians of 5x5 to 15x15 by the tile's shared selection network (cl/filter_median_network.cl,
 # host/filter/median_network.cpp), ahead of the histograms and the 5x5 register path: each work-item
-# two 4 x 2 tiles in the 16-bit lanes of min.u16x2 and max.u16x2, work-groups of 16 x 8. On an H200
-# (4096^2, tools/anchors/filter_variants.sh, two rounds; docs/engineering/filter.md) median 5 111 ->
-# 61 us (the register path), 7 673 -> 104, 9 728 -> 169, 11 977 -> 261 against the histogram tile
-# (stream times); tiles of 8 x 2, 4 x 4, 3 x 2 and 2 x 2 and work-groups of 16 x 4, 8 x 8, 32 x 4
-# and 16 x 16 were slower.
+# two 8 x 2 tiles (4 x 2 from 13x13) in the 16-bit lanes of min.u16x2 and max.u16x2, work-groups of
+# 16 x 8. On an H200 (4096^2, tools/anchors/filter_variants.sh, two rounds; docs/engineering/filter.md)
+# median 5 111 -> 57 us (the register path), 7 673 -> 99, 9 728 -> 163, 11 977 -> 255 against the
+# histogram tile (stream times); 8 x 2 tiles against 4 x 2: 5-6 % faster up to 11x11, 7 % and 74 %
+# slower at 13x13 and 15x15; tiles of 16 x 2, 12 x 2, 8 x 1, 4 x 4, 4 x 3, 6 x 2, 3 x 2, 2 x 4 and
+# 2 x 2 and work-groups of 16 x 4, 8 x 8, 32 x 4 and 16 x 16 were slower.
 median_network = 1
 median_network_min = 5
 median_network_max = 15
-median_network_tile_x = 4
+median_network_tile_x = 8
+median_network_tile_x_large = 4
 median_network_tile_y = 2
 median_network_group_x = 16
 median_network_group_y = 8

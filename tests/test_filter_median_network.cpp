@@ -24,6 +24,7 @@ namespace {
 struct Layout {
     int tileX = 4, tileY = 2, groupX = 8, groupY = 4;
     int sortedColumns = 0;
+    int largeTileX = 0;  // the tile's width from 13 x 13 (0: tileX)
 };
 
 Options networkOptions(const Layout& l, Border b, Precision p, int maxWindow = 15) {
@@ -33,7 +34,8 @@ Options networkOptions(const Layout& l, Border b, Precision p, int maxWindow = 1
     o.precision = p;
     o.tuning = {{"median_network", 1},           {"median_network_min", 3},          {"median_network_max", maxWindow},
                 {"median_network_tile_x", l.tileX}, {"median_network_tile_y", l.tileY}, {"median_network_group_x", l.groupX},
-                {"median_network_group_y", l.groupY}, {"median_network_sorted_columns", l.sortedColumns}};
+                {"median_network_group_y", l.groupY}, {"median_network_sorted_columns", l.sortedColumns},
+                {"median_network_tile_x_large", l.largeTileX}};
     return o;
 }
 
@@ -46,7 +48,9 @@ void expectEqualReference(const io::Image& img, int k, const Layout& l, Border b
     const test::ByteDifference diff = test::compareBytes(got, want);
     EXPECT_EQ(diff.count, 0u) << "median " << k << " border " << borderName(b) << " image " << img.width << "x" << img.height << "x"
                               << img.channels << ", tiles of " << l.tileX << "x" << l.tileY << ", work-groups of " << l.groupX << "x"
-                              << l.groupY << (l.sortedColumns ? ", sorted columns" : "") << ": " << diff.first;
+                              << l.groupY << (l.sortedColumns ? ", sorted columns" : "")
+                              << (l.largeTileX ? ", tiles " + std::to_string(l.largeTileX) + " wide from 13x13" : std::string()) << ": "
+                              << diff.first;
 }
 
 const Border kBorders[] = {Border::Constant, Border::Replicate, Border::Reflect, Border::Reflect101, Border::Wrap};
@@ -125,6 +129,20 @@ TEST(MedianNetwork, LayoutsEqualReference) {
     expectEqualReference(flat, 9, Layout{}, Border::Constant);
 }
 
+// Windows of 13 x 13 and up in tiles of their own width (median_network_tile_x_large), the smaller
+// ones in the other width, in one pipeline's layout.
+TEST(MedianNetwork, LargeWindowsInTilesOfTheirOwnWidthEqualReference) {
+    const io::Image img = test::noiseImage(45, 29, 1, 39);
+    const Layout l{8, 2, 4, 4, 0, 3};
+    for (int k : {11, 13, 15}) expectEqualReference(img, k, l, Border::Reflect101);
+    MedianNetworkLayout layout;
+    layout.tileX = 8, layout.largeTileX = 3;
+    EXPECT_EQ(layout.forWindow(11).tileX, 8);
+    EXPECT_EQ(layout.forWindow(13).tileX, 3);
+    layout.largeTileX = 0;
+    EXPECT_EQ(layout.forWindow(15).tileX, 8);
+}
+
 TEST(MedianNetwork, ColourPlanesAndDoubleBuildsEqualReference) {
     expectEqualReference(test::noiseImage(39, 21, 4, 37), 9, Layout{}, Border::Constant);
     expectEqualReference(test::noiseImage(67, 19, 1, 38), 7, Layout{}, Border::Reflect101, Precision::Double);
@@ -144,9 +162,9 @@ TEST(MedianNetwork, TakesOnlyEightBitSquareMediansInItsWindows) {
 }
 
 TEST(MedianNetwork, LayoutsTheDeviceCannotRunAreRefused) {
-    // Tiles of more than 32 outputs (a network too long to keep in registers), and work-groups wider
-    // than any device takes.
-    for (const Layout& l : {Layout{8, 8, 8, 4}, Layout{4, 2, 1 << 16, 1}}) {
+    // Tiles of more than 32 outputs (a network too long to keep in registers; the large windows' too),
+    // and work-groups wider than any device takes.
+    for (const Layout& l : {Layout{8, 8, 8, 4}, Layout{4, 2, 1 << 16, 1}, Layout{4, 2, 8, 4, 0, 20}}) {
         try {
             Pipeline pipe(test::context(), {parseOperation("median:9")}, networkOptions(l, Border::Reflect101, Precision::Float));
             ADD_FAILURE() << "tiles of " << l.tileX << "x" << l.tileY << " in work-groups of " << l.groupX << " were accepted";

@@ -281,7 +281,14 @@ MedianNetwork buildMedianNetwork(int k, int tileX, int tileY, bool sortedColumns
 
 bool MedianNetworkLayout::valid() const {
     return minWindow >= 3 && maxWindow >= minWindow && maxWindow <= 15 && tileX >= 1 && tileY >= 1 && (!sortedColumns || tileY <= minWindow) &&
-           tileX * tileY <= 32 && groupX >= 1 && groupY >= 1;
+           tileX * tileY <= 32 && largeTileX >= 0 && largeTileX * tileY <= 32 && groupX >= 1 && groupY >= 1;
+}
+
+MedianNetworkLayout MedianNetworkLayout::forWindow(int k) const {
+    MedianNetworkLayout l = *this;
+    if (k >= 13 && largeTileX > 0) l.tileX = largeTileX;
+    l.largeTileX = 0;
+    return l;
 }
 
 std::uint64_t MedianNetworkLayout::localBytes(int k) const {
@@ -291,7 +298,11 @@ std::uint64_t MedianNetworkLayout::localBytes(int k) const {
 }
 
 bool MedianNetworkLayout::fits(std::size_t maxWorkGroupSize, std::uint64_t localMemBytes) const {
-    return valid() && static_cast<std::size_t>(groupX) * groupY <= maxWorkGroupSize && localBytes(maxWindow) <= localMemBytes;
+    // The largest patch: the largest window's, or the largest below 13 x 13 where those take wider tiles.
+    const int belowLarge = std::min(maxWindow, 11);
+    return valid() && static_cast<std::size_t>(groupX) * groupY <= maxWorkGroupSize &&
+           forWindow(maxWindow).localBytes(maxWindow) <= localMemBytes &&
+           (belowLarge < minWindow || forWindow(belowLarge).localBytes(belowLarge) <= localMemBytes);
 }
 
 bool MedianNetworkLayout::takes(const Operation& op, io::PixelType in) const {

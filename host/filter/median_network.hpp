@@ -60,16 +60,20 @@ struct PORTACL_API MedianNetwork {
 PORTACL_API MedianNetwork buildMedianNetwork(int k, int tileX, int tileY, bool sortedColumns = false);
 
 // The [filter] keys median_network (on), median_network_min and _max (the windows it takes),
-// median_network_tile_x and _y (a lane's tile), median_network_group_x and _y (the work-group),
+// median_network_tile_x and _y (a lane's tile), median_network_tile_x_large (the tile's width for
+// windows of 13 x 13 and up; 0: tile_x), median_network_group_x and _y (the work-group),
 // median_network_u16x2 (NVIDIA's packed 16-bit min and max, compute capability 9.0) and
 // median_network_sorted_columns.
 struct PORTACL_API MedianNetworkLayout {
     bool enabled = false;
     int minWindow = 7, maxWindow = 11;
     int tileX = 4, tileY = 2, groupX = 16, groupY = 8;
+    int largeTileX = 0;  // the tile's width for windows of 13 x 13 and up (0: tileX)
     bool u16x2 = false;
     bool sortedColumns = false;  // median_network_sorted_columns: each column's shared rows sorted once a work-group
     bool valid() const;
+    // The layout of a k x k window: largeTileX wide from 13 x 13 where it is set.
+    MedianNetworkLayout forWindow(int k) const;
     // The work-group's patch of the image in local memory, for a k x k window.
     std::uint64_t localBytes(int k) const;
     bool fits(std::size_t maxWorkGroupSize, std::uint64_t localMemBytes) const;

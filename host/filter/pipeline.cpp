@@ -209,6 +209,7 @@ struct Pipeline::Impl {
         medianNetwork.minWindow = setting("median_network_min", medianNetwork.minWindow);
         medianNetwork.maxWindow = setting("median_network_max", medianNetwork.maxWindow);
         medianNetwork.tileX = setting("median_network_tile_x", medianNetwork.tileX);
+        medianNetwork.largeTileX = setting("median_network_tile_x_large", medianNetwork.largeTileX);
         medianNetwork.tileY = setting("median_network_tile_y", medianNetwork.tileY);
         medianNetwork.groupX = setting("median_network_group_x", medianNetwork.groupX);
         medianNetwork.groupY = setting("median_network_group_y", medianNetwork.groupY);
@@ -217,8 +218,9 @@ struct Pipeline::Impl {
         if (medianNetwork.enabled && !medianNetwork.fits(ctx.device().maxWorkGroupSize, ctx.device().localMemBytes))
             throw Error("the [filter] median networks of the tuning profile " + ctx.tuning().name + " (windows " +
                         std::to_string(medianNetwork.minWindow) + " to " + std::to_string(medianNetwork.maxWindow) + ", tiles of " +
-                        std::to_string(medianNetwork.tileX) + " x " + std::to_string(medianNetwork.tileY) + ", work-groups of " +
-                        std::to_string(medianNetwork.groupX) + " x " + std::to_string(medianNetwork.groupY) +
+                        std::to_string(medianNetwork.tileX) + " x " + std::to_string(medianNetwork.tileY) +
+                        (medianNetwork.largeTileX > 0 ? " (" + std::to_string(medianNetwork.largeTileX) + " wide from 13 x 13)" : std::string()) +
+                        ", work-groups of " + std::to_string(medianNetwork.groupX) + " x " + std::to_string(medianNetwork.groupY) +
                         ") are not a layout this device can run (windows 3 to 15, tiles of at most 32 outputs, work-groups it takes whose patch fits its local memory).");
         const int groupX = setting("strip_group_x", gpu ? 32 : 8), groupY = setting("strip_group_y", 2);
         const int wide = gpu ? 16 : 8;
@@ -331,12 +333,13 @@ struct Pipeline::Impl {
     // there: launched, its output returned.
     bool tryMedianNetwork(const DevicePlane& in, const Operation& op, DevicePlane& out) {
         if (!medianNetwork.takes(op, in.type)) return false;
+        const MedianNetworkLayout layout = medianNetwork.forWindow(op.width);
         auto built = medianNetworkKernels.find(op.width);
         if (built == medianNetworkKernels.end()) {
-            const MedianNetwork network = buildMedianNetwork(op.width, medianNetwork.tileX, medianNetwork.tileY, medianNetwork.sortedColumns);
+            const MedianNetwork network = buildMedianNetwork(op.width, layout.tileX, layout.tileY, layout.sortedColumns);
             cl::Kernel* k = nullptr;
             try {
-                k = &ctx.kernel("filter_median_network.cl", "median_network_tile", real(), medianNetwork.defines(op.width, options.border),
+                k = &ctx.kernel("filter_median_network.cl", "median_network_tile", real(), layout.defines(op.width, options.border),
                                 network.openclFunction());
             } catch (const BuildError& e) {
                 // A compiler that crashes or takes too long on the network's straight-line code (Intel's
@@ -349,8 +352,8 @@ struct Pipeline::Impl {
         if (!built->second) return false;
         cl::Kernel& k = *built->second;
         out = bindPlane(k, in);
-        const std::size_t groupsX = (static_cast<std::size_t>(width) + medianNetwork.groupOutputsX() - 1) / medianNetwork.groupOutputsX();
-        const std::size_t groupsY = (static_cast<std::size_t>(height) + medianNetwork.groupOutputsY() - 1) / medianNetwork.groupOutputsY();
+        const std::size_t groupsX = (static_cast<std::size_t>(width) + layout.groupOutputsX() - 1) / layout.groupOutputsX();
+        const std::size_t groupsY = (static_cast<std::size_t>(height) + layout.groupOutputsY() - 1) / layout.groupOutputsY();
         ctx.launch(k, cl::NDRange(groupsX * medianNetwork.groupX, groupsY * medianNetwork.groupY), cl::NDRange(medianNetwork.groupX, medianNetwork.groupY));
         return true;
     }
