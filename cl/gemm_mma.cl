@@ -376,9 +376,9 @@ void gemm_3xtf32(const int M, const int N, const int K, __global const float* re
             for (int e = 0; e < 4; ++e) acc[i][j][e] = 0;
 
 #if STAGES
-    // Work-item tid copies elements (or pairs, COPY_WIDTH) tid, tid + THREADS, ... of the A tile along
-    // its rows (BK a row) and of the B tile along its rows (BN a row): each warp's copies cover whole
-    // rows of 8-byte banks.
+    // Work-item tid copies elements (or groups of COPY_WIDTH) tid, tid + THREADS, ... of the A tile
+    // along its rows (BK a row) and of the B tile along its rows (BN a row): each warp's copies cover
+    // whole rows of banks.
 #define MMA_COPY(k0, to)                                                                          \
     _Pragma("unroll") for (int l = 0; l < A_COPIES; ++l) {                                        \
         const int v = tid + l * THREADS, m = v / (BK / COPY_WIDTH), k = v % (BK / COPY_WIDTH) * COPY_WIDTH; \

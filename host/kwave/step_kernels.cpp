@@ -14,9 +14,7 @@ std::string kernelOptions(const Context& ctx, const Simulation& sim, const Stora
        << " -D ABSORB_ARRAY=" << (m.absorption != Absorption::Lossless && !(m.alphaCoeff.scalar() && m.c0.scalar()) ? 1 : 0)
        << " -D NONLINEAR=" << (m.nonlinear ? 1 : 0) << " -D ABSORPTION=" << static_cast<int>(m.absorption) << " "
        << storage.defines() << fused;
-    const std::string own = ctx.tuning().get("kwave", "build_options", "");
-    if (!own.empty()) os << " " << own;
-    return os.str();
+    return ctx.tuning().withBuildOptions("kwave", os.str());
 }
 
 void StepKernels::buildStepKernels(Context& ctx, Precision precision, const std::string& options) {

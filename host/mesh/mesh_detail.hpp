@@ -40,8 +40,7 @@ constexpr const char* kSource = "mesh_self_intersection.cl";
 // A mesh kernel, built with the profile's [mesh] build_options (a vendor compiler that miscompiles it)
 // and `extra`.
 inline cl::Kernel& meshKernel(Context& ctx, const std::string& source, const char* name, Precision element, const std::string& extra = "") {
-    const std::string profile = ctx.tuning().get("mesh", "build_options", "");
-    return ctx.kernel(source, name, element, profile.empty() ? extra : extra.empty() ? profile : profile + " " + extra);
+    return ctx.kernel(source, name, element, ctx.tuning().withBuildOptions("mesh", extra));
 }
 // The build option of the kernels that decide pairs under a touching convention.
 inline std::string touchingOption(Touching t) { return t == Touching::Ignore ? "-DMESH_IGNORE_TOUCHING=1" : ""; }

@@ -161,9 +161,8 @@ TwoPhaseReport evaluateOnDevice(Context& ctx, Predicate p, const cl::Buffer& poi
         const bool doubleFloat = plan.phase2 == Phase2Arithmetic::DoubleFloat;
         // The profile's [predicates] build_options go to the exact pass (a compiler that gets its
         // expansions wrong when it optimises).
-        const std::string own = ctx.tuning().get("predicates", "build_options", "");
         cl::Kernel& k2 = ctx.kernel("predicates.cl", name + "_exact_pass", doubleFloat ? Precision::Float : Precision::Double,
-                                    (doubleFloat ? options + " -D PORTACL_DOUBLE_FLOAT=1" : options) + (own.empty() ? "" : " " + own));
+                                    ctx.tuning().withBuildOptions("predicates", doubleFloat ? options + " -D PORTACL_DOUBLE_FLOAT=1" : options));
         const std::size_t g = workGroup(ctx, k2);
         const cl::Buffer& list = s.list.reserve(ctx, sizeof(cl_uint), "predicate list");
         setArgs(k2, 0, plan.direct(), n32, s.listCount, list, cloud, queries, signs);

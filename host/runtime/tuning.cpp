@@ -96,6 +96,11 @@ std::string TuningProfile::get(const std::string& section, const std::string& ke
     return k == s->second.end() ? fallback : k->second;
 }
 
+std::string TuningProfile::withBuildOptions(const std::string& section, const std::string& options) const {
+    const std::string own = get(section, "build_options", "");
+    return own.empty() ? options : options.empty() ? own : options + " " + own;
+}
+
 long TuningProfile::getInt(const std::string& section, const std::string& key, long fallback) const {
     const std::string v = get(section, key, "");
     if (v.empty()) return fallback;

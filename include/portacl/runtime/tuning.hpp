@@ -43,6 +43,9 @@ public:
     int priority() const;
 
     std::string get(const std::string& section, const std::string& key, const std::string& fallback) const;
+    // `options` with the [section] build_options appended (compiler options for that workload's
+    // kernels alone: a vendor compiler that miscompiles them optimised, say), space-separated.
+    std::string withBuildOptions(const std::string& section, const std::string& options) const;
     long getInt(const std::string& section, const std::string& key, long fallback) const;
     // The same, refused with one sentence naming the profile, key and value unless it lies in
     // [lo, hi] (and, with powerOfTwo, is a power of two): what the kernel using it allows.
