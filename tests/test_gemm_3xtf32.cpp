@@ -188,14 +188,27 @@ std::vector<std::array<std::size_t, 3>> oddShapes(const GemmTuning& t) {
 }
 
 // Whether the emulation's tiles and scratch fit the test device's local memory (NVIDIA's 48 KiB
-// holds only the smaller tilings); those that do not are left out, and said.
+// holds only the smaller tilings) and its kernel takes the work-group (llvmpipe's takes 32
+// work-items); those that do not are left out, and said.
 bool emulationFits(const GemmTuning& t, Precision element) {
-    const DeviceInfo& device = test::context().device();
-    if (tensorCoreLocalBytes(device, element, t, MmaPath::Emulated) <= device.localMemBytes) return true;
-    std::cout << "left out: tiles " << shape(t.tensorM, t.tensorN, t.tensorK) << " with emulated instructions need "
-              << tensorCoreLocalBytes(device, element, t, MmaPath::Emulated) << " bytes of local memory, more than the "
-              << device.localMemBytes << " of " << device.label() << "\n";
-    return false;
+    Context& ctx = test::context();
+    const DeviceInfo& device = ctx.device();
+    if (tensorCoreLocalBytes(device, element, t, MmaPath::Emulated) > device.localMemBytes) {
+        std::cout << "left out: tiles " << shape(t.tensorM, t.tensorN, t.tensorK) << " with emulated instructions need "
+                  << tensorCoreLocalBytes(device, element, t, MmaPath::Emulated) << " bytes of local memory, more than the "
+                  << device.localMemBytes << " of " << device.label() << "\n";
+        return false;
+    }
+    cl::Buffer b = ctx.buffer(sizeof(double), "x", CL_MEM_READ_WRITE);
+    try {
+        enqueueTensorCoreGemm(ctx, element, 1, 1, 1, b, b, b, t, MmaPath::Emulated);
+        ctx.finish();
+    } catch (const Error& e) {
+        if (std::string(e.what()).find("work-items per work-group") == std::string::npos) throw;
+        std::cout << "left out: tiles " << shape(t.tensorM, t.tensorN, t.tensorK) << ": " << e.what() << "\n";
+        return false;
+    }
+    return true;
 }
 
 template <typename T>
