@@ -94,6 +94,7 @@ def dead_pid():
     return p.pid
 
 
+# Every class derived from Scratch is a CTest test of its own (tests/CMakeLists.txt reads them here).
 class Scratch(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="portacl_cli_")
