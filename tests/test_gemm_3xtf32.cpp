@@ -193,9 +193,10 @@ std::vector<std::array<std::size_t, 3>> oddShapes(const GemmTuning& t) {
 bool emulationFits(const GemmTuning& t, Precision element) {
     Context& ctx = test::context();
     const DeviceInfo& device = ctx.device();
-    if (tensorCoreLocalBytes(device, element, t, MmaPath::Emulated) > device.localMemBytes) {
+    const std::size_t localBytes = tensorCoreLocalBytes(device, element, t, MmaPath::Emulated);
+    if (localBytes > device.localMemBytes) {
         std::cout << "left out: tiles " << shape(t.tensorM, t.tensorN, t.tensorK) << " with emulated instructions need "
-                  << tensorCoreLocalBytes(device, element, t, MmaPath::Emulated) << " bytes of local memory, more than the "
+                  << localBytes << " bytes of local memory, more than the "
                   << device.localMemBytes << " of " << device.label() << "\n";
         return false;
     }
